@@ -1,0 +1,98 @@
+// Backend: one loaded device plugin, and the registry of all of them.
+//
+// Note [Plugins are loaded, never linked]
+//   The CPU device is a plugin like any other: libmonoflow_cpu.so is dlopen()ed
+//   through the same entry point a third-party library exports, so the ABI is
+//   exercised on every run. A plugin that cannot be loaded (missing file,
+//   corrupt, wrong ABI major, failing init) raises a RuntimeError naming the
+//   path and the reason; the Python layer turns discovery failures into
+//   warnings and keeps them in flow.devices.failed().
+#pragma once
+#include <array>
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "monoflow/allocator.h"
+#include "monoflow/device.h"
+#include "monoflow/dtype.h"
+#include "monoflow/plugin.h"
+
+namespace monoflow {
+
+class Backend {
+ public:
+  Backend(int16_t type_id, std::string path, void* handle, const MFDevicePlugin* api);
+  ~Backend();
+
+  const std::string& name() const { return name_; }
+  const std::string& path() const { return path_; }
+  int16_t type_id() const { return type_id_; }
+  bool host_memory() const { return api_->flags & MF_DEVICE_HOST_MEMORY; }
+  int device_count() const { return device_count_; }
+  const MFDevicePlugin& api() const { return *api_; }
+  MFDeviceProperties properties(int index) const;
+
+  // The default stream of a device, created on first use.
+  MFStream stream(int index);
+  CachingAllocator& allocator(int index);
+  void synchronize(int index);  // throws the first pending kernel error
+  void synchronize_all();
+
+  // Throws the matching core exception when status != MF_OK, with the
+  // plugin's last_error message, prefixed by `what`.
+  void check(MFStatus status, const char* what) const;
+
+  // Kernel table: kernels_[op][in_dtype] holds the ANY kernel and per-output ones.
+  MFKernelFn find_kernel(int op_id, DType in, DType out) const;
+  MFStatus add_kernel(const char* op_name, int32_t in_dtype, int32_t out_dtype, MFKernelFn fn);
+
+ private:
+  struct PerDevice {
+    std::once_flag once;
+    MFStream stream = nullptr;
+    std::unique_ptr<CachingAllocator> allocator;
+  };
+  struct KernelSlot {
+    MFKernelFn any = nullptr;
+    std::array<MFKernelFn, kNumDTypes> by_out{};
+  };
+  void init_device(int index);
+
+  int16_t type_id_;
+  std::string path_;
+  std::string name_;
+  void* handle_;
+  const MFDevicePlugin* api_;
+  int device_count_;
+  std::vector<std::unique_ptr<PerDevice>> devices_;
+  std::vector<std::array<KernelSlot, kNumDTypes>> kernels_;  // indexed by op id
+};
+
+class DeviceRegistry {
+ public:
+  static DeviceRegistry& get();
+
+  // Loads a plugin library; returns its device type name. Throws RuntimeError
+  // (naming path and reason) when it cannot be loaded; never crashes.
+  std::string load(const std::string& path);
+  Backend& backend(int16_t type_id) const;
+  Backend& backend(const Device& d) const { return backend(d.type); }
+  Backend* find(const std::string& name) const;
+  std::vector<std::string> names() const;
+  bool has_cpu() const { return !backends_.empty(); }
+
+  // The CPU fallback: how many times op ran on the CPU for want of a kernel.
+  void count_fallback(const Device& device, int op_id);
+  std::map<std::pair<std::string, std::string>, int64_t> fallback_counts() const;
+
+ private:
+  mutable std::mutex mu_;
+  std::vector<std::unique_ptr<Backend>> backends_;
+  std::map<std::pair<int16_t, int>, int64_t> fallbacks_;
+};
+
+}  // namespace monoflow

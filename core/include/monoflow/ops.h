@@ -1,0 +1,61 @@
+// The C++ op API: what the bindings call. Each function validates its
+// arguments (errors name the op), picks dtypes and shapes and dispatches.
+#pragma once
+#include <optional>
+
+#include "monoflow/op_registry.h"
+#include "monoflow/scalar.h"
+#include "monoflow/tensor.h"
+
+namespace monoflow {
+
+// creation
+Tensor full(const Dims& shape, Scalar value, DType dtype, Device device);
+Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<DType> dtype, Device device);
+Tensor from_host(const void* src, const Dims& shape, DType dtype, Device device);
+
+// copies and conversions
+Tensor to(const Tensor& t, Device device, DType dtype, bool copy);
+Tensor contiguous(const Tensor& t);
+Tensor clone(const Tensor& t);
+void copy_(const Tensor& dst, const Tensor& src);  // broadcasts; any devices and dtypes
+void fill_(const Tensor& t, Scalar value);
+// Synchronises and copies t's elements, contiguous, to host memory.
+void copy_to_host(const Tensor& t, void* dst);
+Scalar item(const Tensor& t);
+void synchronize(Device device);
+
+// elementwise
+Tensor binary(int op, const Tensor& a, const Tensor& b);
+void binary_(int op, const Tensor& self, const Tensor& b);
+Tensor binary_scalar(int op, const Tensor& a, Scalar s);
+void binary_scalar_(int op, const Tensor& self, Scalar s);
+Tensor unary(int op, const Tensor& x);
+
+// reductions; empty dims = all dims
+Tensor sum(const Tensor& x, const Dims& dims, bool keepdim, std::optional<DType> dtype);
+
+// linear algebra
+Tensor matmul(const Tensor& a, const Tensor& b);
+
+// views (share storage)
+Tensor view(const Tensor& t, const Dims& shape);
+Tensor reshape(const Tensor& t, const Dims& shape);
+Tensor transpose(const Tensor& t, int64_t d0, int64_t d1);
+Tensor permute(const Tensor& t, const Dims& dims);
+Tensor expand(const Tensor& t, const Dims& shape);
+Tensor squeeze(const Tensor& t, std::optional<int64_t> dim);
+Tensor unsqueeze(const Tensor& t, int64_t dim);
+Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length);
+Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> stop,
+             int64_t step);
+Tensor select(const Tensor& t, int64_t dim, int64_t index);
+Tensor unfold(const Tensor& t, int64_t dim, int64_t size, int64_t step);
+Tensor flatten(const Tensor& t, int64_t start, int64_t end);
+Tensor as_strided(const Tensor& t, const Dims& shape, const Dims& strides, int64_t offset);
+
+// Shape helpers shared by ops.
+Dims broadcast_shapes(const Dims& a, const Dims& b, const char* op);
+Dims infer_view_shape(const Dims& shape, int64_t numel, const char* op);  // resolves one -1
+
+}  // namespace monoflow

@@ -1,0 +1,37 @@
+// Storage: one allocation of device memory that tensors view.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "monoflow/device.h"
+
+namespace monoflow {
+
+struct Block;
+
+struct Storage {
+  void* data = nullptr;
+  size_t nbytes = 0;
+  Device device;
+  Block* block = nullptr;             // set when the caching allocator owns the memory
+  void (*release)(void* ctx) = nullptr;  // set for memory borrowed from elsewhere (numpy)
+  void* release_ctx = nullptr;
+  // Bumped by every in-place write; shared by all views of this storage so
+  // that autograd can detect that a saved tensor was modified.
+  int64_t version = 0;
+
+  Storage() = default;
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+  ~Storage();
+
+  // Allocates nbytes on `device` through its caching allocator.
+  static std::shared_ptr<Storage> allocate(Device device, size_t nbytes);
+  // Wraps memory owned by someone else; `release(ctx)` runs when the last
+  // view dies (after the device's pending work on it is done).
+  static std::shared_ptr<Storage> borrow(Device device, void* data, size_t nbytes, void (*release)(void*),
+                                         void* ctx);
+};
+
+}  // namespace monoflow

@@ -1,0 +1,46 @@
+// Tensor: a strided view (shape, strides, offset, dtype) of a Storage.
+#pragma once
+#include <memory>
+#include <string>
+
+#include "monoflow/device.h"
+#include "monoflow/dtype.h"
+#include "monoflow/small_vector.h"
+#include "monoflow/storage.h"
+
+namespace monoflow {
+
+struct TensorImpl;
+using Tensor = std::shared_ptr<TensorImpl>;
+
+struct TensorImpl {
+  std::shared_ptr<Storage> storage;
+  Dims shape;
+  Dims strides;        // in elements
+  int64_t offset = 0;  // in elements
+  DType dtype = DType::Float32;
+
+  int64_t dim() const { return static_cast<int64_t>(shape.size()); }
+  int64_t numel() const;
+  const Device& device() const { return storage->device; }
+  bool is_contiguous() const;
+  // Whether two indices of the tensor can address the same element (a
+  // broadcast, stride-0 dimension); writing to such a tensor is refused.
+  bool has_internal_overlap() const;
+  void* data_ptr() const;  // address of element [0, ..., 0]
+  int64_t version() const { return storage->version; }
+  void bump_version() { ++storage->version; }
+};
+
+Dims contiguous_strides(const Dims& shape);
+int64_t shape_numel(const Dims& shape);
+std::string shape_str(const Dims& shape);  // "[2, 3]"
+// Wraps a possibly negative dim; IndexError mentioning `op` when out of range.
+int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op);
+
+// New uninitialised contiguous tensor.
+Tensor empty(const Dims& shape, DType dtype, Device device);
+// A view sharing `base`'s storage.
+Tensor make_view(const Tensor& base, Dims shape, Dims strides, int64_t offset);
+
+}  // namespace monoflow

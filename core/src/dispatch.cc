@@ -1,0 +1,170 @@
+#include "monoflow/dispatch.h"
+
+#include <mutex>
+#include <set>
+
+#include "monoflow/backend.h"
+#include "monoflow/error.h"
+
+namespace monoflow {
+
+namespace {
+constexpr int kMaxOperands = 8;
+
+WarningHandler& warning_handler() {
+  static WarningHandler handler;
+  return handler;
+}
+
+// Shapes/strides of every operand, with contiguous dims merged for
+// elementwise ops so that kernels see the fewest, longest loops.
+struct Layout {
+  int n = 0;
+  int ndim = 0;
+  int64_t shape[kMaxOperands][16];
+  int64_t strides[kMaxOperands][16];
+};
+
+bool build_coalesced(const Tensor* ops[], int n, Layout& out) {
+  const Dims& shape = (*ops[0])->shape;
+  if (shape.size() > 16) return false;
+  out.n = n;
+  int nd = 0;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 1) continue;  // size-1 dims carry no iteration
+    bool merge = nd > 0;
+    for (int k = 0; k < n && merge; ++k)
+      merge = out.strides[k][nd - 1] == (*ops[k])->strides[d] * shape[d];
+    if (merge) {
+      for (int k = 0; k < n; ++k) {
+        out.shape[k][nd - 1] *= shape[d];
+        out.strides[k][nd - 1] = (*ops[k])->strides[d];
+      }
+    } else {
+      for (int k = 0; k < n; ++k) {
+        out.shape[k][nd] = shape[d];
+        out.strides[k][nd] = (*ops[k])->strides[d];
+      }
+      ++nd;
+    }
+  }
+  out.ndim = nd;
+  return true;
+}
+
+MFTensorDesc desc_of(const Tensor& t) {
+  return MFTensorDesc{t->data_ptr(), static_cast<int32_t>(t->dtype), static_cast<int32_t>(t->dim()),
+                      t->shape.data(), t->strides.data()};
+}
+
+void call_kernel(Backend& be, const Device& dev, MFKernelFn fn, const LaunchArgs& a) {
+  int n = a.num_inputs + a.num_outputs;
+  MF_CHECK(n <= kMaxOperands, RuntimeError, a.op->name, ": too many operands");
+  MFTensorDesc descs[kMaxOperands];
+  const Tensor* ops[kMaxOperands];
+  for (int i = 0; i < a.num_inputs; ++i) ops[i] = &a.inputs[i];
+  for (int i = 0; i < a.num_outputs; ++i) ops[a.num_inputs + i] = &a.outputs[i];
+  Layout layout;
+  bool coalesced = a.coalesce && build_coalesced(ops, n, layout);
+  for (int k = 0; k < n; ++k) {
+    descs[k] = desc_of(*ops[k]);
+    if (coalesced) {
+      descs[k].ndim = layout.ndim;
+      descs[k].shape = layout.shape[k];
+      descs[k].strides = layout.strides[k];
+    }
+  }
+  MFKernelCall call{sizeof(MFKernelCall), dev.index,  be.stream(dev.index), a.num_inputs, descs,
+                    a.num_outputs,        descs + a.num_inputs, a.num_attrs,  a.attrs};
+  be.check(fn(&call), a.op->name);
+}
+
+// Element span [0, extent) a strided view covers, relative to its first element.
+int64_t extent_of(const Tensor& t) {
+  if (t->numel() == 0) return 0;
+  int64_t e = 1;
+  for (size_t d = 0; d < t->shape.size(); ++d) e += (t->shape[d] - 1) * t->strides[d];
+  return e;
+}
+
+// A CPU tensor holding the bytes `t` covers, laid out with t's strides.
+Tensor fetch_to_host(Backend& be, const Tensor& t) {
+  int64_t extent = extent_of(t);
+  Device cpu{0, 0};
+  Tensor host = empty(Dims{extent}, t->dtype, cpu);
+  host->shape = t->shape;
+  host->strides = t->strides;
+  size_t bytes = static_cast<size_t>(extent) * itemsize(t->dtype);
+  if (bytes) {
+    be.check(be.api().memcpy_d2h(t->device().index, be.stream(t->device().index), host->data_ptr(), t->data_ptr(),
+                                 bytes),
+             "memcpy_d2h");
+    be.synchronize(t->device().index);
+  }
+  return host;
+}
+
+void store_from_host(Backend& be, const Tensor& host, const Tensor& t) {
+  size_t bytes = static_cast<size_t>(extent_of(t)) * itemsize(t->dtype);
+  if (!bytes) return;
+  be.check(be.api().memcpy_h2d(t->device().index, be.stream(t->device().index), t->data_ptr(), host->data_ptr(),
+                               bytes),
+           "memcpy_h2d");
+  be.synchronize(t->device().index);  // the host buffer dies with this scope
+}
+
+void run_on_cpu_fallback(Backend& be, const Device& dev, const LaunchArgs& a, DType out_dtype) {
+  Backend& cpu = DeviceRegistry::get().backend(0);
+  MFKernelFn fn = cpu.find_kernel(a.op->id, a.kernel_dtype, out_dtype);
+  MF_CHECK(fn, NotImplementedError, a.op->name, ": no kernel for dtype ", dtype_name(a.kernel_dtype), " on ",
+           be.name(), " and none on the CPU to fall back to");
+  static std::mutex mu;
+  static std::set<std::pair<int, int>> warned;
+  bool first;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    first = warned.insert({dev.type, a.op->id}).second;
+  }
+  if (first)
+    warn(str_cat(be.name(), " has no kernel for '", a.op->name, "' (", dtype_name(a.kernel_dtype),
+                 "); running it on the CPU with copies (reported once per op)"));
+  DeviceRegistry::get().count_fallback(dev, a.op->id);
+
+  Tensor hin[kMaxOperands], hout[kMaxOperands];
+  for (int i = 0; i < a.num_inputs; ++i) hin[i] = fetch_to_host(be, a.inputs[i]);
+  for (int i = 0; i < a.num_outputs; ++i) hout[i] = fetch_to_host(be, a.outputs[i]);
+  LaunchArgs host_args = a;
+  host_args.inputs = hin;
+  host_args.outputs = hout;
+  call_kernel(cpu, Device{0, 0}, fn, host_args);
+  cpu.synchronize(0);
+  for (int i = 0; i < a.num_outputs; ++i) store_from_host(be, hout[i], a.outputs[i]);
+}
+}  // namespace
+
+void set_warning_handler(WarningHandler handler) { warning_handler() = std::move(handler); }
+
+void warn(const std::string& message) {
+  if (warning_handler())
+    warning_handler()(message);
+  else
+    fprintf(stderr, "monoflow warning: %s\n", message.c_str());
+}
+
+void launch(const LaunchArgs& a) {
+  const Tensor& first = a.num_outputs ? a.outputs[0] : a.inputs[0];
+  for (int i = 0; i < a.num_outputs; ++i)
+    if (a.outputs[i]->numel() == 0) return;  // nothing to compute
+  const Device& dev = first->device();
+  Backend& be = DeviceRegistry::get().backend(dev);
+  DType out_dtype = a.num_outputs ? a.outputs[0]->dtype : a.kernel_dtype;
+  if (MFKernelFn fn = be.find_kernel(a.op->id, a.kernel_dtype, out_dtype)) {
+    call_kernel(be, dev, fn, a);
+    return;
+  }
+  MF_CHECK(!dev.is_cpu(), NotImplementedError, a.op->name, ": not implemented for dtype ",
+           dtype_name(a.kernel_dtype), " on cpu");
+  run_on_cpu_fallback(be, dev, a, out_dtype);
+}
+
+}  // namespace monoflow

@@ -1,0 +1,177 @@
+// Creation, copies between layouts, dtypes and devices, and host transfers.
+#include <cmath>
+#include <cstring>
+
+#include "monoflow/backend.h"
+#include "monoflow/dispatch.h"
+#include "monoflow/error.h"
+#include "monoflow/half.h"
+#include "monoflow/ops.h"
+
+namespace monoflow {
+
+namespace {
+MFAttr scalar_attr(const char* name, Scalar s) { return MFAttr{name, MF_ATTR_SCALAR, 1, s.i, s.f, nullptr}; }
+
+// Moves the bytes of contiguous `src` into contiguous `dst` of equal size on
+// another device; synchronous with respect to the host.
+void transfer(const Tensor& dst, const Tensor& src) {
+  size_t bytes = static_cast<size_t>(src->numel()) * itemsize(src->dtype);
+  if (!bytes) return;
+  auto& reg = DeviceRegistry::get();
+  Backend& sb = reg.backend(src->device());
+  Backend& db = reg.backend(dst->device());
+  int si = src->device().index, di = dst->device().index;
+  if (sb.host_memory()) {
+    sb.synchronize(si);
+    db.check(db.api().memcpy_h2d(di, db.stream(di), dst->data_ptr(), src->data_ptr(), bytes), "memcpy_h2d");
+    db.synchronize(di);
+  } else if (db.host_memory()) {
+    db.synchronize(di);
+    sb.check(sb.api().memcpy_d2h(si, sb.stream(si), dst->data_ptr(), src->data_ptr(), bytes), "memcpy_d2h");
+    sb.synchronize(si);
+  } else {  // device -> host staging buffer -> device
+    Tensor staging = empty(src->shape, src->dtype, Device{0, 0});
+    transfer(staging, src);
+    transfer(dst, staging);
+  }
+}
+}  // namespace
+
+Tensor full(const Dims& shape, Scalar value, DType dtype, Device device) {
+  Tensor t = empty(shape, dtype, device);
+  fill_(t, value);
+  return t;
+}
+
+void fill_(const Tensor& t, Scalar value) {
+  MF_CHECK(!t->has_internal_overlap(), RuntimeError,
+           "fill_: unsupported operation: more than one element of the written-to tensor refers to a single "
+           "memory location. Please clone() the tensor before performing the operation.");
+  if (t->dtype == DType::Bool) value = Scalar::from_bool(value.f != 0.0 || value.i != 0);
+  MFAttr attr = scalar_attr("value", value);
+  LaunchArgs a{&op_def(kOp_fill), t->dtype};
+  a.outputs = &t;
+  a.num_outputs = 1;
+  a.attrs = &attr;
+  a.num_attrs = 1;
+  a.coalesce = true;
+  launch(a);
+  t->bump_version();
+}
+
+Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<DType> dtype, Device device) {
+  MF_CHECK(step.f != 0.0, RuntimeError, "arange: step must be nonzero");
+  bool any_float = start.kind == Scalar::Float || end.kind == Scalar::Float || step.kind == Scalar::Float;
+  DType dt = dtype ? *dtype : any_float ? default_float_dtype() : DType::Int64;
+  double n = std::ceil((end.f - start.f) / step.f);
+  MF_CHECK(std::isfinite(n), RuntimeError, "arange: unsupported range: ", start.f, " -> ", end.f);
+  MF_CHECK((step.f > 0 && end.f >= start.f) || (step.f < 0 && end.f <= start.f), RuntimeError,
+           "arange: upper bound and larger bound inconsistent with step sign");
+  Tensor t = empty(Dims{static_cast<int64_t>(std::max(n, 0.0))}, dt, device);
+  MFAttr attrs[2] = {scalar_attr("start", start), scalar_attr("step", step)};
+  LaunchArgs a{&op_def(kOp_arange), dt};
+  a.outputs = &t;
+  a.num_outputs = 1;
+  a.attrs = attrs;
+  a.num_attrs = 2;
+  launch(a);
+  return t;
+}
+
+Tensor from_host(const void* src, const Dims& shape, DType dtype, Device device) {
+  Tensor t = empty(shape, dtype, device);
+  size_t bytes = static_cast<size_t>(t->numel()) * itemsize(dtype);
+  if (!bytes) return t;
+  Backend& b = DeviceRegistry::get().backend(device);
+  b.check(b.api().memcpy_h2d(device.index, b.stream(device.index), t->data_ptr(), src, bytes), "memcpy_h2d");
+  b.synchronize(device.index);  // `src` belongs to the caller
+  return t;
+}
+
+void copy_(const Tensor& dst, const Tensor& src) {
+  MF_CHECK(!dst->has_internal_overlap(), RuntimeError,
+           "copy_: unsupported operation: more than one element of the written-to tensor refers to a single "
+           "memory location. Please clone() the tensor before performing the operation.");
+  Tensor s = expand(src, dst->shape);
+  if (dst->numel() == 0) return;
+  if (dst->device() != s->device()) {
+    Tensor staged = empty(s->shape, s->dtype, dst->device());
+    transfer(staged, contiguous(s));
+    s = staged;
+  }
+  if (s->storage == dst->storage && s->offset == dst->offset && s->strides == dst->strides &&
+      s->dtype == dst->dtype)
+    return;  // copying a tensor onto itself
+  LaunchArgs a{&op_def(kOp_copy), s->dtype};
+  a.inputs = &s;
+  a.num_inputs = 1;
+  a.outputs = &dst;
+  a.num_outputs = 1;
+  a.coalesce = true;
+  launch(a);
+  dst->bump_version();
+}
+
+Tensor contiguous(const Tensor& t) {
+  if (t->is_contiguous()) return t;
+  return clone(t);
+}
+
+Tensor clone(const Tensor& t) {
+  Tensor out = empty(t->shape, t->dtype, t->device());
+  copy_(out, t);
+  return out;
+}
+
+Tensor to(const Tensor& t, Device device, DType dtype, bool copy) {
+  if (!copy && device == t->device() && dtype == t->dtype) return t;
+  Tensor out = empty(t->shape, dtype, device);
+  if (device == t->device() || dtype == t->dtype) {
+    copy_(out, t);
+  } else {  // move first, then cast on the destination
+    Tensor moved = empty(t->shape, t->dtype, device);
+    copy_(moved, t);
+    copy_(out, moved);
+  }
+  return out;
+}
+
+void copy_to_host(const Tensor& t, void* dst) {
+  Tensor c = contiguous(t);
+  size_t bytes = static_cast<size_t>(c->numel()) * itemsize(c->dtype);
+  if (!bytes) return;
+  Backend& b = DeviceRegistry::get().backend(c->device());
+  int i = c->device().index;
+  if (b.host_memory()) {
+    b.synchronize(i);
+    std::memcpy(dst, c->data_ptr(), bytes);
+  } else {
+    b.check(b.api().memcpy_d2h(i, b.stream(i), dst, c->data_ptr(), bytes), "memcpy_d2h");
+    b.synchronize(i);
+  }
+}
+
+Scalar item(const Tensor& t) {
+  MF_CHECK(t->numel() == 1, RuntimeError, "item: a Tensor with ", t->numel(),
+           " elements cannot be converted to Scalar");
+  alignas(8) unsigned char buf[8];
+  copy_to_host(t, buf);
+  switch (t->dtype) {
+    case DType::Bool: return Scalar::from_bool(buf[0] != 0);
+    case DType::UInt8: return Scalar::from_int(*reinterpret_cast<uint8_t*>(buf));
+    case DType::Int8: return Scalar::from_int(*reinterpret_cast<int8_t*>(buf));
+    case DType::Int16: return Scalar::from_int(*reinterpret_cast<int16_t*>(buf));
+    case DType::Int32: return Scalar::from_int(*reinterpret_cast<int32_t*>(buf));
+    case DType::Int64: return Scalar::from_int(*reinterpret_cast<int64_t*>(buf));
+    case DType::Float16: return Scalar::from_float(mf_half_to_float(*reinterpret_cast<uint16_t*>(buf)));
+    case DType::BFloat16: return Scalar::from_float(mf_bfloat16_to_float(*reinterpret_cast<uint16_t*>(buf)));
+    case DType::Float32: return Scalar::from_float(*reinterpret_cast<float*>(buf));
+    case DType::Float64: return Scalar::from_float(*reinterpret_cast<double*>(buf));
+  }
+  throw RuntimeError("item: unknown dtype");
+}
+
+void synchronize(Device device) { DeviceRegistry::get().backend(device).synchronize(device.index); }
+
+}  // namespace monoflow

@@ -1,0 +1,163 @@
+// Elementwise ops: broadcasting, type promotion and in-place rules as in PyTorch.
+#include "monoflow/dispatch.h"
+#include "monoflow/error.h"
+#include "monoflow/ops.h"
+
+namespace monoflow {
+
+Dims broadcast_shapes(const Dims& a, const Dims& b, const char* op) {
+  size_t n = std::max(a.size(), b.size());
+  Dims out(n);
+  for (size_t i = 0; i < n; ++i) {
+    int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
+    int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
+    MF_CHECK(da == db || da == 1 || db == 1, ValueError, op, ": shapes ", shape_str(a), " and ", shape_str(b),
+             " cannot be broadcast together (size ", da, " vs ", db, " at dimension ", i, ")");
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+namespace {
+void check_same_device(const OpDef& op, const Tensor& a, const Tensor& b) {
+  MF_CHECK(a->device() == b->device(), RuntimeError, op.name,
+           ": expected all tensors to be on the same device, but found at least two devices, ", a->device().str(),
+           " and ", b->device().str());
+}
+
+Tensor cast_to(const Tensor& t, DType dtype) { return t->dtype == dtype ? t : to(t, t->device(), dtype, false); }
+
+// Whether `a` and `b` touch common memory without being the same view.
+bool partially_overlap(const Tensor& a, const Tensor& b) {
+  if (a->storage != b->storage || a->numel() == 0 || b->numel() == 0) return false;
+  if (a->offset == b->offset && a->shape == b->shape && a->strides == b->strides) return false;
+  auto range = [](const Tensor& t) {
+    int64_t hi = t->offset;
+    for (size_t d = 0; d < t->shape.size(); ++d) hi += (t->shape[d] - 1) * t->strides[d];
+    return std::make_pair(t->offset * static_cast<int64_t>(itemsize(t->dtype)),
+                          (hi + 1) * static_cast<int64_t>(itemsize(t->dtype)));
+  };
+  auto ra = range(a), rb = range(b);
+  return ra.first < rb.second && rb.first < ra.second;
+}
+
+void check_writable(const OpDef& op, const Tensor& self) {
+  MF_CHECK(!self->has_internal_overlap(), RuntimeError, op.name,
+           "_: unsupported operation: more than one element of the written-to tensor refers to a single memory "
+           "location. Please clone() the tensor before performing the operation.");
+}
+
+void check_result_castable(const OpDef& op, DType result, DType self) {
+  MF_CHECK(can_cast(result, self), RuntimeError, op.name, "_: result type ", dtype_torch_name(result),
+           " can't be cast to the desired output type ", dtype_torch_name(self));
+}
+
+void check_dtype_supported(const OpDef& op, DType compute) {
+  MF_CHECK(!(compute == DType::Bool && (op.id == kOp_sub || op.id == kOp_sub_scalar || op.id == kOp_rsub_scalar)),
+           TypeError, op.name,
+           ": subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+           "`logical_xor()` operator instead.");
+  MF_CHECK(!(compute == DType::Bool && op.id == kOp_neg), TypeError, op.name,
+           ": negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, "
+           "use the `~` or `logical_not()` operator instead.");
+  MF_CHECK(!(compute == DType::Bool && op.id == kOp_floor_divide), TypeError, op.name,
+           ": not supported for bool tensors");
+}
+
+MFAttr scalar_attr(Scalar s) { return MFAttr{"other", MF_ATTR_SCALAR, 1, s.i, s.f, nullptr}; }
+
+void run(const OpDef& op, DType kernel_dtype, std::initializer_list<Tensor> inputs, const Tensor& out,
+         const MFAttr* attr = nullptr) {
+  LaunchArgs a{&op, kernel_dtype};
+  a.inputs = inputs.begin();
+  a.num_inputs = static_cast<int>(inputs.size());
+  a.outputs = &out;
+  a.num_outputs = 1;
+  a.attrs = attr;
+  a.num_attrs = attr ? 1 : 0;
+  a.coalesce = true;
+  launch(a);
+}
+}  // namespace
+
+Tensor binary(int op_id, const Tensor& a, const Tensor& b) {
+  const OpDef& op = op_def(op_id);
+  check_same_device(op, a, b);
+  PromotionState ps;
+  ps.add_tensor(a->dtype, a->dim() == 0);
+  ps.add_tensor(b->dtype, b->dim() == 0);
+  DType compute = compute_dtype(op, ps.result());
+  check_dtype_supported(op, compute);
+  Dims shape = broadcast_shapes(a->shape, b->shape, op.name);
+  Tensor out = empty(shape, output_dtype(op, compute), a->device());
+  run(op, compute, {expand(cast_to(a, compute), shape), expand(cast_to(b, compute), shape)}, out);
+  return out;
+}
+
+void binary_(int op_id, const Tensor& self, const Tensor& b) {
+  const OpDef& op = op_def(op_id);
+  check_same_device(op, self, b);
+  check_writable(op, self);
+  PromotionState ps;
+  ps.add_tensor(self->dtype, self->dim() == 0);
+  ps.add_tensor(b->dtype, b->dim() == 0);
+  DType compute = compute_dtype(op, ps.result());
+  check_dtype_supported(op, compute);
+  DType result = output_dtype(op, compute);
+  check_result_castable(op, result, self->dtype);
+  Dims shape = broadcast_shapes(self->shape, b->shape, op.name);
+  MF_CHECK(shape == self->shape, RuntimeError, op.name, "_: output with shape ", shape_str(self->shape),
+           " doesn't match the broadcast shape ", shape_str(shape));
+  MF_CHECK(!partially_overlap(self, b), RuntimeError, op.name,
+           "_: unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
+           "single memory location. Please clone() the tensor before performing the operation.");
+  if (result == self->dtype && compute == self->dtype) {
+    run(op, compute, {self, expand(cast_to(b, compute), shape)}, self);
+    self->bump_version();
+  } else {
+    copy_(self, binary(op_id, self, b));
+  }
+}
+
+Tensor binary_scalar(int op_id, const Tensor& a, Scalar s) {
+  const OpDef& op = op_def(op_id);
+  PromotionState ps;
+  ps.add_tensor(a->dtype, a->dim() == 0);
+  ps.add_scalar(s.dtype());
+  DType compute = compute_dtype(op, ps.result());
+  check_dtype_supported(op, compute);
+  Tensor out = empty(a->shape, output_dtype(op, compute), a->device());
+  MFAttr attr = scalar_attr(s);
+  run(op, compute, {cast_to(a, compute)}, out, &attr);
+  return out;
+}
+
+void binary_scalar_(int op_id, const Tensor& self, Scalar s) {
+  const OpDef& op = op_def(op_id);
+  check_writable(op, self);
+  PromotionState ps;
+  ps.add_tensor(self->dtype, self->dim() == 0);
+  ps.add_scalar(s.dtype());
+  DType compute = compute_dtype(op, ps.result());
+  check_dtype_supported(op, compute);
+  DType result = output_dtype(op, compute);
+  check_result_castable(op, result, self->dtype);
+  if (result == self->dtype && compute == self->dtype) {
+    MFAttr attr = scalar_attr(s);
+    run(op, compute, {self}, self, &attr);
+    self->bump_version();
+  } else {
+    copy_(self, binary_scalar(op_id, self, s));
+  }
+}
+
+Tensor unary(int op_id, const Tensor& x) {
+  const OpDef& op = op_def(op_id);
+  DType compute = compute_dtype(op, x->dtype);
+  check_dtype_supported(op, compute);
+  Tensor out = empty(x->shape, output_dtype(op, compute), x->device());
+  run(op, compute, {cast_to(x, compute)}, out);
+  return out;
+}
+
+}  // namespace monoflow

@@ -1,0 +1,46 @@
+#include "monoflow/storage.h"
+
+#include "monoflow/backend.h"
+
+namespace monoflow {
+
+std::shared_ptr<Storage> Storage::allocate(Device device, size_t nbytes) {
+  auto s = std::make_shared<Storage>();
+  s->device = device;
+  s->nbytes = nbytes;
+  if (nbytes > 0) {
+    Backend& b = DeviceRegistry::get().backend(device);
+    s->block = b.allocator(device.index).allocate(nbytes, b.stream(device.index));
+    s->data = CachingAllocator::block_ptr(s->block);
+  }
+  return s;
+}
+
+std::shared_ptr<Storage> Storage::borrow(Device device, void* data, size_t nbytes, void (*release)(void*),
+                                         void* ctx) {
+  auto s = std::make_shared<Storage>();
+  s->device = device;
+  s->data = data;
+  s->nbytes = nbytes;
+  s->release = release;
+  s->release_ctx = ctx;
+  return s;
+}
+
+Storage::~Storage() {
+  Backend& b = DeviceRegistry::get().backend(device);
+  if (block) {
+    // Stream-ordered: safe to recycle without waiting (Note [Stream-ordered reuse]).
+    b.allocator(device.index).free(block);
+  } else if (release) {
+    // Borrowed memory may still be read by queued kernels: wait for them.
+    try {
+      b.synchronize(device.index);
+    } catch (...) {
+      // The error stays reported at the next sync point; the memory must go.
+    }
+    release(release_ctx);
+  }
+}
+
+}  // namespace monoflow

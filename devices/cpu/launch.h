@@ -1,0 +1,105 @@
+// The launch half of every kernel: validate the MFKernelCall cheaply (what
+// would otherwise make the task read out of bounds), copy it into a stream
+// task and return. The task half runs later on the stream's worker thread.
+#pragma once
+
+#include <monoflow/plugin.h>
+
+#include <cstring>
+#include <string>
+
+#include "error.h"
+#include "stream.h"
+
+namespace mfcpu {
+
+struct LaunchSpec {
+  int num_inputs;
+  int num_outputs;
+  int32_t in_dtype;   // every input's dtype
+  int32_t out_dtype;  // every output's dtype; MF_DTYPE_ANY: not checked
+  const char* attrs[2];  // scalar attributes copied into Task::ival/fval
+};
+
+inline const MFAttr* find_attr(const MFKernelCall* call, const char* name) {
+  for (int32_t i = 0; i < call->num_attrs; ++i)
+    if (call->attrs[i].name && std::strcmp(call->attrs[i].name, name) == 0) return &call->attrs[i];
+  return nullptr;
+}
+
+inline bool same_shape(const MFTensorDesc& a, const MFTensorDesc& b) {
+  if (a.ndim != b.ndim) return false;
+  for (int32_t d = 0; d < a.ndim; ++d)
+    if (a.shape[d] != b.shape[d]) return false;
+  return true;
+}
+
+[[noreturn]] inline void invalid(const char* op, const char* what) {
+  fail(MF_ERR_INVALID_ARGUMENT, std::string(op) + ": " + what);
+}
+
+inline void check_call(const char* op, const MFKernelCall* call, const LaunchSpec& spec) {
+  if (!call || call->struct_size < sizeof(MFKernelCall)) invalid(op, "bad MFKernelCall");
+  if (call->device != 0) invalid(op, "no such cpu device");
+  if (call->num_inputs != spec.num_inputs || call->num_outputs != spec.num_outputs)
+    invalid(op, "wrong number of operands");
+  for (int i = 0; i < spec.num_inputs; ++i)
+    if (call->inputs[i].dtype != spec.in_dtype) invalid(op, "input dtype does not match the kernel");
+  if (spec.out_dtype != MF_DTYPE_ANY)
+    for (int i = 0; i < spec.num_outputs; ++i)
+      if (call->outputs[i].dtype != spec.out_dtype) invalid(op, "output dtype does not match the kernel");
+}
+
+// Elementwise ops: every operand has the output's shape.
+inline void check_same_shapes(const char* op, const MFKernelCall* call) {
+  for (int i = 0; i < call->num_inputs; ++i)
+    if (!same_shape(call->inputs[i], call->outputs[0])) invalid(op, "operand shapes differ");
+}
+
+inline void enqueue_call(const char* op, const MFKernelCall* call, const LaunchSpec& spec,
+                         Task::Fn fn) {
+  int64_t ival[2] = {0, 0};
+  double fval[2] = {0, 0};
+  for (int k = 0; k < 2 && spec.attrs[k]; ++k) {
+    const MFAttr* attr = find_attr(call, spec.attrs[k]);
+    if (!attr || attr->kind != MF_ATTR_SCALAR)
+      invalid(op, (std::string("missing scalar attribute '") + spec.attrs[k] + "'").c_str());
+    ival[k] = attr->i;
+    fval[k] = attr->f;
+  }
+  stream_from_handle(call->stream)->enqueue([&](Task& task) {
+    task.fn = fn;
+    task.set_operands(call->outputs, call->num_outputs, call->inputs, call->num_inputs);
+    task.ival[0] = ival[0];
+    task.ival[1] = ival[1];
+    task.fval[0] = fval[0];
+    task.fval[1] = fval[1];
+  });
+}
+
+// Registration helper: collects the first failure of a batch of registrations.
+class Registrar {
+ public:
+  explicit Registrar(const MFHostApi* host) : host_(host) {}
+  void add(const char* op, int32_t in_dtype, int32_t out_dtype, MFKernelFn fn) {
+    const MFStatus s = host_->register_kernel(host_->registry, op, in_dtype, out_dtype, fn);
+    if (s != MF_OK && status_ == MF_OK) {
+      status_ = s;
+      failed_op_ = op;
+    }
+  }
+  MFStatus status() const { return status_; }
+  const std::string& failed_op() const { return failed_op_; }
+
+ private:
+  const MFHostApi* host_;
+  MFStatus status_ = MF_OK;
+  std::string failed_op_;
+};
+
+void register_elementwise_kernels(Registrar& r);
+void register_copy_kernels(Registrar& r);
+void register_reduce_kernels(Registrar& r);
+void register_matmul_kernels(Registrar& r);
+
+}  // namespace mfcpu

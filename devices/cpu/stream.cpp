@@ -1,0 +1,229 @@
+#include "stream.h"
+
+#include <chrono>
+#include <cstring>
+
+#include "error.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+namespace mfcpu {
+namespace {
+
+// Spinning keeps launch->start and finish->synchronize latencies in the
+// sub-microsecond range for back-to-back small ops; after these budgets the
+// thread blocks so an idle stream costs no CPU.
+constexpr auto kWorkerSpin = std::chrono::microseconds(30);
+constexpr auto kWaiterSpin = std::chrono::microseconds(20);
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+template <class Pred>
+bool spin_until(Pred pred, std::chrono::nanoseconds budget) {
+  const auto start = std::chrono::steady_clock::now();
+  for (unsigned i = 1;; ++i) {
+    if (pred()) return true;
+    cpu_relax();
+    if ((i & 15u) == 0 && std::chrono::steady_clock::now() - start > budget) return pred();
+  }
+}
+
+void run_wait_task(Task& task) { task.wait_progress->wait_for(task.wait_target); }
+
+}  // namespace
+
+// ---------------------------------------------------------------- Progress
+
+void Progress::wait_for(uint64_t target) {
+  if (reached(target)) return;
+  if (spin_until([&] { return reached(target); }, kWaiterSpin)) return;
+  // Dekker pairing with publish(): we bump waiters_ before re-checking, it
+  // stores completed_ before reading waiters_, so one side sees the other.
+  waiters_.fetch_add(1, std::memory_order_seq_cst);
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    cv_.wait(lock, [&] { return completed_.load(std::memory_order_seq_cst) >= target; });
+  }
+  waiters_.fetch_sub(1, std::memory_order_relaxed);
+}
+
+void Progress::publish(uint64_t completed) {
+  completed_.store(completed, std::memory_order_seq_cst);
+  if (waiters_.load(std::memory_order_seq_cst) > 0) {
+    { std::lock_guard<std::mutex> lock(mutex_); }  // a waiter is either before its check or in wait()
+    cv_.notify_all();
+  }
+}
+
+// ---------------------------------------------------------------- Task
+
+void Task::set_operands(const MFTensorDesc* outputs, int num_outputs, const MFTensorDesc* inputs,
+                        int num_inputs) {
+  const int n = num_outputs + num_inputs;
+  auto desc = [&](int k) -> const MFTensorDesc& {
+    return k < num_outputs ? outputs[k] : inputs[k - num_outputs];
+  };
+  bool fits = n <= kInlineOperands;
+  size_t total_dims = 0;
+  for (int k = 0; k < n; ++k) {
+    const int32_t nd = desc(k).ndim;
+    if (nd < 0 || nd > kMaxDims) fail(MF_ERR_UNSUPPORTED, "tensor rank must be in [0, 64]");
+    if (nd > kInlineDims) fits = false;
+    total_dims += size_t(nd);
+  }
+  int64_t* dims = nullptr;
+  if (fits) {
+    ops = inline_ops_;
+  } else {  // rare: spill operands and dims to one heap block
+    heap_.reset(new unsigned char[n * sizeof(Operand) + 2 * total_dims * sizeof(int64_t)]);
+    ops = reinterpret_cast<Operand*>(heap_.get());
+    dims = reinterpret_cast<int64_t*>(heap_.get() + n * sizeof(Operand));
+  }
+  num_operands = n;
+  for (int k = 0; k < n; ++k) {
+    const MFTensorDesc& d = desc(k);
+    const size_t nd = size_t(d.ndim);
+    int64_t* shape = fits ? inline_dims_[k] : dims;
+    int64_t* strides = fits ? inline_dims_[k] + kInlineDims : dims + nd;
+    if (!fits) dims += 2 * nd;
+    if (nd) {
+      std::memcpy(shape, d.shape, nd * sizeof(int64_t));
+      std::memcpy(strides, d.strides, nd * sizeof(int64_t));
+    }
+    ops[k] = Operand{static_cast<char*>(d.data), d.dtype, d.ndim, shape, strides};
+  }
+}
+
+// ---------------------------------------------------------------- Stream
+
+Stream::Stream() : progress_(std::make_shared<Progress>()), ring_(new Task[kCapacity]) {
+  worker_ = std::thread([this] { worker_loop(); });
+}
+
+Stream::~Stream() {
+  progress_->wait_for(enqueued());
+  {
+    std::lock_guard<std::mutex> lock(sleep_mutex_);
+    stop_ = true;
+  }
+  sleep_cv_.notify_one();
+  worker_.join();
+}
+
+void Stream::wake_worker() {
+  { std::lock_guard<std::mutex> lock(sleep_mutex_); }  // worker is before its check or waiting
+  sleep_cv_.notify_one();
+}
+
+void Stream::run(Task& task) noexcept {
+  try {
+    task.fn(task);
+  } catch (...) {
+    const char* message = nullptr;
+    const MFStatus status = classify_current_exception(&message);
+    std::lock_guard<std::mutex> lock(error_mutex_);
+    if (error_ == MF_OK) {  // keep the first error until it is reported
+      error_ = status == MF_ERR_INTERNAL ? MF_ERR_KERNEL : status;
+      try {
+        error_message_ = message;
+      } catch (...) {
+        error_message_.clear();  // the status still gets through
+      }
+    }
+  }
+  task.clear();
+}
+
+void Stream::worker_loop() {
+  uint64_t done = 0;
+  for (;;) {
+    if (enqueued_.load(std::memory_order_acquire) > done) {
+      run(ring_[done & (kCapacity - 1)]);
+      progress_->publish(++done);
+      continue;
+    }
+    if (spin_until([&] { return enqueued_.load(std::memory_order_acquire) > done; }, kWorkerSpin))
+      continue;
+    std::unique_lock<std::mutex> lock(sleep_mutex_);
+    sleeping_.store(true, std::memory_order_seq_cst);
+    sleep_cv_.wait(lock, [&] { return stop_ || enqueued_.load(std::memory_order_seq_cst) > done; });
+    sleeping_.store(false, std::memory_order_relaxed);
+    if (stop_ && enqueued_.load(std::memory_order_acquire) == done) return;
+  }
+}
+
+void Stream::enqueue_wait(std::shared_ptr<Progress> progress, uint64_t target) {
+  if (progress == progress_ || progress->reached(target)) return;  // already ordered / done
+  enqueue([&](Task& task) {
+    task.fn = run_wait_task;
+    task.wait_progress = std::move(progress);
+    task.wait_target = target;
+  });
+}
+
+MFStatus Stream::take_error() {
+  std::lock_guard<std::mutex> lock(error_mutex_);
+  const MFStatus status = error_;
+  if (status != MF_OK) {
+    set_last_error(error_message_.c_str());
+    error_ = MF_OK;
+    error_message_.clear();
+  }
+  return status;
+}
+
+MFStatus Stream::synchronize() {
+  progress_->wait_for(enqueued());
+  return take_error();
+}
+
+MFStatus Stream::query() {
+  if (!progress_->reached(enqueued())) return MF_NOT_READY;
+  return take_error();
+}
+
+// ---------------------------------------------------------------- Event
+
+std::shared_ptr<Progress> Event::snapshot(uint64_t* target) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  *target = target_;
+  return progress_;
+}
+
+void Event::record(Stream& stream) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  progress_ = stream.progress();
+  target_ = stream.enqueued();
+}
+
+bool Event::query() {
+  uint64_t target;
+  const auto progress = snapshot(&target);
+  return !progress || progress->reached(target);
+}
+
+void Event::synchronize() {
+  uint64_t target;
+  if (const auto progress = snapshot(&target)) progress->wait_for(target);
+}
+
+void Event::make_stream_wait(Stream& stream) {
+  uint64_t target;
+  if (auto progress = snapshot(&target)) stream.enqueue_wait(std::move(progress), target);
+}
+
+Stream* stream_from_handle(MFStream handle) {
+  if (handle) return reinterpret_cast<Stream*>(handle);
+  static Stream default_stream;  // drained and joined at exit / dlclose
+  return &default_stream;
+}
+
+}  // namespace mfcpu

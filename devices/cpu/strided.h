@@ -1,0 +1,165 @@
+// N-d strided iteration shared by the elementwise kernels.
+//
+// The operands' dims are simplified first (size-1 dims dropped, dims ordered by
+// the output's strides, mergeable neighbours coalesced) so a contiguous or
+// transposed tensor runs as one long inner loop. The driver then hands
+// contiguous "runs" along the innermost dim to an inner functor, which picks a
+// vectorisable loop when strides allow. Big loops are split across OpenMP
+// threads by linear index.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "stream.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace mfcpu {
+
+// Below this many elements an OpenMP team costs more than it saves.
+constexpr int64_t kParallelGrain = 65536;
+
+inline int max_threads() {
+#ifdef _OPENMP
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
+
+inline int64_t numel(const Operand& op) {
+  int64_t n = 1;
+  for (int d = 0; d < op.ndim; ++d) n *= op.shape[d];
+  return n;
+}
+
+// Splits [0, total) evenly over the threads of a parallel region (or runs it
+// inline when small). body(lo, hi) must not throw.
+template <class Body>
+void parallel_range(int64_t total, int64_t work_per_item, Body&& body) {
+  if (total <= 0) return;
+#ifdef _OPENMP
+  if (total > 1 && total * work_per_item >= kParallelGrain && omp_get_max_threads() > 1 &&
+      !omp_in_parallel()) {
+#pragma omp parallel
+    {
+      const int64_t nt = omp_get_num_threads();
+      const int64_t chunk = (total + nt - 1) / nt;
+      const int64_t lo = std::min(total, chunk * omp_get_thread_num());
+      const int64_t hi = std::min(total, lo + chunk);
+      if (lo < hi) body(lo, hi);
+    }
+    return;
+  }
+#endif
+  body(int64_t(0), total);
+}
+
+template <int N>
+struct Geometry {
+  int ndim = 0;
+  int64_t shape[kMaxDims];
+  int64_t strides[N][kMaxDims];  // bytes
+  char* data[N];
+
+  int64_t numel() const {
+    int64_t n = 1;
+    for (int d = 0; d < ndim; ++d) n *= shape[d];
+    return n;
+  }
+};
+
+// ops[0] is the output; all operands have the output's shape (inputs already
+// broadcast with stride 0). Returns a geometry with ndim >= 1.
+template <int N>
+Geometry<N> make_geometry(const Operand* ops, const size_t (&elem_size)[N]) {
+  Geometry<N> g;
+  const Operand& out = ops[0];
+  int order[kMaxDims];
+  int n = 0;
+  for (int d = 0; d < out.ndim; ++d) {
+    if (out.shape[d] == 0) {  // empty: nothing to iterate
+      g.ndim = 1;
+      g.shape[0] = 0;
+      for (int k = 0; k < N; ++k) g.strides[k][0] = 0, g.data[k] = ops[k].data;
+      return g;
+    }
+    if (out.shape[d] != 1) order[n++] = d;
+  }
+  // Outermost = largest output stride, so the output is walked in memory order
+  // (the identity for a contiguous output). Stable: ties keep logical order.
+  std::stable_sort(order, order + n,
+                   [&](int a, int b) { return out.strides[a] > out.strides[b]; });
+  for (int k = 0; k < N; ++k) g.data[k] = ops[k].data;
+  for (int i = 0; i < n; ++i) {
+    const int d = order[i];
+    const int64_t size = out.shape[d];
+    if (g.ndim > 0) {  // merge into the previous (outer) dim if linear in every operand
+      const int p = g.ndim - 1;
+      bool mergeable = true;
+      for (int k = 0; k < N; ++k)
+        mergeable &= g.strides[k][p] == ops[k].strides[d] * int64_t(elem_size[k]) * size;
+      if (mergeable) {
+        g.shape[p] *= size;
+        for (int k = 0; k < N; ++k) g.strides[k][p] = ops[k].strides[d] * int64_t(elem_size[k]);
+        continue;
+      }
+    }
+    g.shape[g.ndim] = size;
+    for (int k = 0; k < N; ++k) g.strides[k][g.ndim] = ops[k].strides[d] * int64_t(elem_size[k]);
+    ++g.ndim;
+  }
+  if (g.ndim == 0) {  // a single element
+    g.ndim = 1;
+    g.shape[0] = 1;
+    for (int k = 0; k < N; ++k) g.strides[k][0] = 0;
+  }
+  return g;
+}
+
+// Calls inner(char* ptrs[N], const int64_t inner_strides[N], int64_t n) for
+// every run along the innermost dim covering linear indices [lo, hi).
+template <int N, class Inner>
+void run_range(const Geometry<N>& g, int64_t lo, int64_t hi, Inner& inner) {
+  const int last = g.ndim - 1;
+  int64_t idx[kMaxDims];
+  char* row[N];  // pointer to element (idx[0..last-1], 0)
+  int64_t rem = lo;
+  for (int d = last; d >= 0; --d) {
+    idx[d] = rem % g.shape[d];
+    rem /= g.shape[d];
+  }
+  for (int k = 0; k < N; ++k) {
+    row[k] = g.data[k];
+    for (int d = 0; d < last; ++d) row[k] += idx[d] * g.strides[k][d];
+  }
+  int64_t inner_strides[N];
+  for (int k = 0; k < N; ++k) inner_strides[k] = g.strides[k][last];
+  int64_t left = hi - lo;
+  int64_t start = idx[last];
+  while (left > 0) {
+    const int64_t n = std::min(g.shape[last] - start, left);
+    char* p[N];
+    for (int k = 0; k < N; ++k) p[k] = row[k] + start * inner_strides[k];
+    inner(p, inner_strides, n);
+    left -= n;
+    if (left == 0) break;
+    start = 0;
+    for (int d = last - 1; d >= 0; --d) {  // next row, with carry
+      for (int k = 0; k < N; ++k) row[k] += g.strides[k][d];
+      if (++idx[d] < g.shape[d]) break;
+      for (int k = 0; k < N; ++k) row[k] -= g.shape[d] * g.strides[k][d];
+      idx[d] = 0;
+    }
+  }
+}
+
+template <int N, class Inner>
+void run_loop(const Geometry<N>& g, Inner& inner) {
+  parallel_range(g.numel(), 1, [&](int64_t lo, int64_t hi) { run_range(g, lo, hi, inner); });
+}
+
+}  // namespace mfcpu

@@ -1,0 +1,755 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, embedsignature=True
+# distutils: language = c++
+"""Bindings of the monoflow core. Thin by design: argument conversion only;
+every rule (shapes, dtypes, devices, errors) lives in the C++ core."""
+
+from cpython.object cimport PyObject, PyTypeObject
+from cpython.ref cimport Py_INCREF
+from libc.stdint cimport int16_t, int64_t, uintptr_t
+from libcpp cimport bool as cbool
+from libcpp.memory cimport shared_ptr
+from libcpp.optional cimport optional, nullopt
+from libcpp.string cimport string
+from libcpp.vector cimport vector
+
+from monoflow._core cimport *
+
+
+class OutOfMemoryError(RuntimeError):
+    """A device ran out of memory even after the caching allocator released its cache."""
+
+
+set_oom_type(OutOfMemoryError)
+
+# ---------------------------------------------------------------- dtypes
+
+cdef class dtype:
+    """An element type, e.g. ``monoflow.float32``."""
+    cdef readonly int _value
+    cdef readonly str name
+    cdef readonly int itemsize
+    cdef readonly bint is_floating_point
+    cdef readonly bint is_signed
+
+    def __repr__(self):
+        return "monoflow." + self.name
+
+    def __reduce__(self):
+        return (_dtype_from_name, (self.name,))
+
+    def to_complex(self):
+        raise TypeError(f"{self.name} has no complex counterpart in monoflow")
+
+
+_DTYPE_NAMES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64")
+cdef list _DTYPES = []
+for _i, _n in enumerate(_DTYPE_NAMES):
+    _d = dtype.__new__(dtype)
+    (<dtype>_d)._value = _i
+    (<dtype>_d).name = _n
+    (<dtype>_d).itemsize = itemsize(<DType>_i)
+    (<dtype>_d).is_floating_point = _i >= 6
+    (<dtype>_d).is_signed = _i >= 2
+    _DTYPES.append(_d)
+
+dtypes = tuple(_DTYPES)
+
+
+def _dtype_from_name(str name):
+    return _DTYPES[_DTYPE_NAMES.index(name)]
+
+
+cdef inline dtype _wrap_dtype(DType t):
+    return <dtype>_DTYPES[<int>t]
+
+
+cdef inline DType _dt(object d) except *:
+    if type(d) is dtype:
+        return <DType>(<dtype>d)._value
+    raise TypeError(f"expected a monoflow dtype, got {d!r}")
+
+
+def promote_types(dtype a, dtype b):
+    return _wrap_dtype(c_promote_types(<DType>a._value, <DType>b._value))
+
+
+def can_cast(dtype from_, dtype to):
+    return c_can_cast(<DType>from_._value, <DType>to._value)
+
+
+def get_default_dtype():
+    return _wrap_dtype(default_float_dtype())
+
+
+def set_default_dtype(dtype d):
+    if not d.is_floating_point:
+        raise TypeError(f"set_default_dtype: only floating-point dtypes are allowed, got {d!r}")
+    set_default_float_dtype(<DType>d._value)
+
+# ---------------------------------------------------------------- devices
+
+cdef class device:
+    """A device: ``monoflow.device("cpu")``, ``monoflow.device("testdev", 1)``."""
+    cdef Device _d
+    cdef readonly str type
+    cdef readonly int index
+
+    def __init__(self, spec, index=None):
+        cdef Device d
+        if isinstance(spec, device):
+            d = (<device>spec)._d
+        elif isinstance(spec, str):
+            if index is not None:
+                if ":" in spec:
+                    raise ValueError(f"device: type (string) must not include an index because index was passed explicitly: {spec}")
+                spec = f"{spec}:{int(index)}"
+            d = parse_device(spec.encode())
+        else:
+            raise TypeError(f"device: expected a string or a device, got {type(spec).__name__}")
+        self._set(d)
+
+    cdef _set(self, Device d):
+        self._d = d
+        self.type = registry().backend(d.type).name().decode()
+        self.index = d.index
+
+    def __repr__(self):
+        return f"device(type='{self.type}', index={self.index})"
+
+    def __str__(self):
+        return f"{self.type}:{self.index}"
+
+    def __eq__(self, other):
+        if isinstance(other, str):
+            try:
+                other = device(other)
+            except Exception:
+                return False
+        if not isinstance(other, device):
+            return NotImplemented
+        return self._d.type == (<device>other)._d.type and self._d.index == (<device>other)._d.index
+
+    def __hash__(self):
+        return hash((self.type, self.index))
+
+    def __reduce__(self):
+        return (device, (str(self),))
+
+
+cdef dict _device_cache = {}
+
+cdef device _wrap_device(Device d):
+    key = (d.type, d.index)
+    r = _device_cache.get(key)
+    if r is None:
+        r = device.__new__(device)
+        (<device>r)._set(d)
+        _device_cache[key] = r
+    return <device>r
+
+
+cdef Device _dev(object d) except *:
+    cdef Device out
+    if d is None:
+        out.type = 0
+        out.index = 0
+        return out
+    if isinstance(d, device):
+        return (<device>d)._d
+    if isinstance(d, str):
+        return parse_device(d.encode())
+    if isinstance(d, int):
+        raise TypeError("device: integer device ordinals are ambiguous in monoflow; pass a string such as 'cpu' or 'testdev:0'")
+    raise TypeError(f"expected a device or a device string, got {type(d).__name__}")
+
+
+def load_plugin(str path):
+    """Loads a device plugin library; returns its device type name."""
+    return registry().load(path.encode()).decode()
+
+
+def device_types():
+    return [n.decode() for n in registry().names()]
+
+
+def device_count(str type_name):
+    cdef Backend* b = registry().find(type_name.encode())
+    if b == NULL:
+        raise RuntimeError(f"Unknown device type '{type_name}'")
+    return b.device_count()
+
+
+def device_info(str type_name):
+    cdef Backend* b = registry().find(type_name.encode())
+    if b == NULL:
+        raise RuntimeError(f"Unknown device type '{type_name}'")
+    out = []
+    cdef MFDeviceProperties p
+    for i in range(b.device_count()):
+        p = b.properties(i)
+        out.append({"name": p.name.decode(errors="replace"), "total_memory": p.total_memory,
+                    "multiprocessor_count": p.multiprocessor_count})
+    return {"type": type_name, "path": b.path().decode(), "host_memory": b.host_memory(), "devices": out}
+
+
+def fallback_counts():
+    return {(k.first.decode(), k.second.decode()): v for k, v in registry().fallback_counts()}
+
+
+def set_warning_handler(handler):
+    install_warning_handler(handler)
+
+
+def synchronize(dev=None):
+    """Waits for all queued work on a device (all devices when None) and raises
+    the first error a kernel reported."""
+    cdef Backend* b
+    if dev is None:
+        for name in registry().names():
+            registry().find(name).synchronize_all()
+    else:
+        c_synchronize(_dev(dev))
+
+
+cdef CachingAllocator* _allocator(object dev) except NULL:
+    cdef Device d = _dev(dev)
+    return &registry().backend(d.type).allocator(d.index)
+
+
+def memory_stats(dev=None):
+    cdef AllocatorStats s = _allocator(dev).stats()
+    return {"allocated_bytes": s.allocated_bytes, "reserved_bytes": s.reserved_bytes,
+            "peak_allocated_bytes": s.peak_allocated_bytes, "peak_reserved_bytes": s.peak_reserved_bytes,
+            "num_allocs": s.num_allocs, "cache_hits": s.cache_hits, "num_raw_allocs": s.num_raw_allocs,
+            "num_raw_frees": s.num_raw_frees, "num_oom_retries": s.num_oom_retries,
+            "active_blocks": s.active_blocks}
+
+
+def empty_cache(dev=None):
+    _allocator(dev).empty_cache()
+
+
+def reset_peak_memory_stats(dev=None):
+    _allocator(dev).reset_peak()
+
+# ---------------------------------------------------------------- tensors
+
+cdef object _tensor_cls = None
+
+
+def _set_tensor_class(cls):
+    global _tensor_cls
+    if not issubclass(cls, TensorBase):
+        raise TypeError("the tensor class must derive from TensorBase")
+    _tensor_cls = cls
+
+
+cdef extern from *:
+    """
+    static PyObject* mf_empty_tuple = NULL;
+    // Instantiates the Python tensor class without running __init__: the
+    // cheapest way to hand a new tensor back to Python.
+    static inline PyObject* mf_new_instance(PyObject* cls) {
+      if (!mf_empty_tuple && !(mf_empty_tuple = PyTuple_New(0))) return NULL;
+      return ((PyTypeObject*)cls)->tp_new((PyTypeObject*)cls, mf_empty_tuple, NULL);
+    }
+    """
+    object mf_new_instance(object cls)
+
+
+cdef inline object wrap(const Tensor& t):
+    obj = mf_new_instance(_tensor_cls)
+    (<TensorBase>obj).t = t
+    return obj
+
+
+cdef Dims _dims(object seq, str what) except *:
+    cdef Dims d
+    if isinstance(seq, int):
+        d.push_back(seq)
+        return d
+    for v in seq:
+        if isinstance(v, TensorBase):
+            v = v.item()
+        if not isinstance(v, int):
+            try:
+                v = v.__index__()
+            except AttributeError:
+                raise TypeError(f"{what}: expected a sequence of integers, got an element of type {type(v).__name__}")
+        d.push_back(v)
+    return d
+
+
+cdef Dims _shape_args(tuple args, str what) except *:
+    # f(2, 3) and f((2, 3)) and f([2, 3]) all mean shape (2, 3)
+    if len(args) == 1 and not isinstance(args[0], int):
+        return _dims(args[0], what)
+    return _dims(args, what)
+
+
+cdef tuple _tuple(const Dims& d):
+    return tuple([d[i] for i in range(d.size())])
+
+
+cdef inline bint _to_scalar(object v, Scalar* out) except -1:
+    if isinstance(v, bool):
+        out[0] = scalar_from_bool(v)
+    elif isinstance(v, int):
+        if not (-9223372036854775808 <= v <= 9223372036854775807):
+            raise OverflowError(f"value {v} cannot be converted to int64 without overflow")
+        out[0] = scalar_from_int(v)
+    elif isinstance(v, float):
+        out[0] = scalar_from_float(v)
+    elif hasattr(v, "dtype") and hasattr(v, "item") and not isinstance(v, TensorBase):  # numpy scalar
+        return _to_scalar(v.item(), out)
+    else:
+        return 0
+    return 1
+
+
+cdef object _from_scalar(Scalar s):
+    if s.kind == 0:
+        return s.i != 0
+    if s.kind == 1:
+        return s.i
+    return s.f
+
+
+cdef class TensorBase:
+    """The C++ tensor handle. ``monoflow.Tensor`` derives from it and adds
+    the Python-level methods."""
+    cdef Tensor t
+
+    # -- metadata
+    @property
+    def shape(self):
+        return _size_cls(_tuple(self.t.get().shape))
+
+    def size(self, dim=None):
+        if dim is None:
+            return self.shape
+        return self.t.get().shape[self._wrap(dim)] if self.t.get().dim() else 1
+
+    def stride(self, dim=None):
+        s = _tuple(self.t.get().strides)
+        return s if dim is None else s[self._wrap(dim)]
+
+    cdef int64_t _wrap(self, int64_t dim) except -1:
+        cdef int64_t n = self.t.get().dim()
+        if n == 0:
+            n = 1
+        if dim < -n or dim >= n:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+        return dim + n if dim < 0 else dim
+
+    def storage_offset(self):
+        return self.t.get().offset
+
+    @property
+    def dtype(self):
+        return _wrap_dtype(self.t.get().dtype)
+
+    @property
+    def device(self):
+        return _wrap_device(self.t.get().device())
+
+    @property
+    def ndim(self):
+        return self.t.get().dim()
+
+    def dim(self):
+        return self.t.get().dim()
+
+    def numel(self):
+        return self.t.get().numel()
+
+    def element_size(self):
+        return itemsize(self.t.get().dtype)
+
+    def is_contiguous(self):
+        return self.t.get().is_contiguous()
+
+    def data_ptr(self):
+        return <uintptr_t>self.t.get().data_ptr()
+
+    @property
+    def _version(self):
+        return self.t.get().version()
+
+    def _is_view_of(self, TensorBase other):
+        return self.t.get().storage.get() == other.t.get().storage.get()
+
+    def __len__(self):
+        if self.t.get().dim() == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self.t.get().shape[0]
+
+    # -- arithmetic (hot path: straight into the core)
+    def __add__(self, other):
+        return _binary(kOp_add, kOp_add_scalar, self, other)
+
+    def __radd__(self, other):
+        return _binary(kOp_add, kOp_add_scalar, self, other)
+
+    def __sub__(self, other):
+        return _binary(kOp_sub, kOp_sub_scalar, self, other)
+
+    def __rsub__(self, other):
+        return _rbinary(kOp_sub, kOp_rsub_scalar, self, other)
+
+    def __mul__(self, other):
+        return _binary(kOp_mul, kOp_mul_scalar, self, other)
+
+    def __rmul__(self, other):
+        return _binary(kOp_mul, kOp_mul_scalar, self, other)
+
+    def __truediv__(self, other):
+        return _binary(kOp_div, kOp_div_scalar, self, other)
+
+    def __rtruediv__(self, other):
+        return _rbinary(kOp_div, kOp_rdiv_scalar, self, other)
+
+    def __floordiv__(self, other):
+        if not isinstance(other, TensorBase):
+            other = self._scalar_tensor(other)
+        return wrap(binary(kOp_floor_divide, self.t, (<TensorBase>other).t))
+
+    def __iadd__(self, other):
+        return _inplace(kOp_add, kOp_add_scalar, self, other)
+
+    def __isub__(self, other):
+        return _inplace(kOp_sub, kOp_sub_scalar, self, other)
+
+    def __imul__(self, other):
+        return _inplace(kOp_mul, kOp_mul_scalar, self, other)
+
+    def __itruediv__(self, other):
+        return _inplace(kOp_div, kOp_div_scalar, self, other)
+
+    def __neg__(self):
+        return wrap(unary(kOp_neg, self.t))
+
+    def __pos__(self):
+        return self
+
+    def __matmul__(self, other):
+        if not isinstance(other, TensorBase):
+            return NotImplemented
+        return wrap(matmul(self.t, (<TensorBase>other).t))
+
+    def __eq__(self, other):
+        return _compare(kOp_eq, self, other)
+
+    def __ne__(self, other):
+        return _compare(kOp_ne, self, other)
+
+    def __lt__(self, other):
+        return _compare(kOp_lt, self, other)
+
+    def __le__(self, other):
+        return _compare(kOp_le, self, other)
+
+    def __gt__(self, other):
+        return _compare(kOp_gt, self, other)
+
+    def __ge__(self, other):
+        return _compare(kOp_ge, self, other)
+
+    __hash__ = object.__hash__
+
+    cdef object _scalar_tensor(self, object v):
+        # A Python number as a 0-dim tensor of its own type on self's device.
+        cdef Scalar s
+        if not _to_scalar(v, &s):
+            raise TypeError(f"unsupported operand type: {type(v).__name__}")
+        cdef DType dt = <DType>(0 if s.kind == 0 else 5 if s.kind == 1 else 9)
+        return wrap(c_full(Dims(), s, dt, self.t.get().device()))
+
+    def add(self, other, *, alpha=1):
+        if alpha != 1:
+            other = other * alpha
+        return self + other
+
+    def sub(self, other, *, alpha=1):
+        if alpha != 1:
+            other = other * alpha
+        return self - other
+
+    def mul(self, other):
+        return self * other
+
+    def div(self, other):
+        return self / other
+
+    def add_(self, other, *, alpha=1):
+        if alpha != 1:
+            other = other * alpha
+        return _inplace(kOp_add, kOp_add_scalar, self, other)
+
+    def sub_(self, other, *, alpha=1):
+        if alpha != 1:
+            other = other * alpha
+        return _inplace(kOp_sub, kOp_sub_scalar, self, other)
+
+    def mul_(self, other):
+        return _inplace(kOp_mul, kOp_mul_scalar, self, other)
+
+    def div_(self, other):
+        return _inplace(kOp_div, kOp_div_scalar, self, other)
+
+    def neg(self):
+        return wrap(unary(kOp_neg, self.t))
+
+    def maximum(self, TensorBase other):
+        return wrap(binary(kOp_maximum, self.t, other.t))
+
+    def minimum(self, TensorBase other):
+        return wrap(binary(kOp_minimum, self.t, other.t))
+
+    def floor_divide(self, other):
+        return self.__floordiv__(other)
+
+    def matmul(self, TensorBase other):
+        return wrap(matmul(self.t, other.t))
+
+    def sum(self, dim=None, keepdim=False, *, dtype=None):
+        cdef Dims dims
+        cdef optional[DType] odt
+        if dim is not None:
+            dims = _dims(dim, "sum")
+            if dims.size() == 0:
+                dims = Dims()
+        if dtype is not None:
+            odt = _dt(dtype)
+        return wrap(sum(self.t, dims, keepdim, odt))
+
+    # -- copies and conversions
+    def fill_(self, value):
+        cdef Scalar s
+        if isinstance(value, TensorBase):
+            value = value.item()
+        if not _to_scalar(value, &s):
+            raise TypeError(f"fill_: expected a number, got {type(value).__name__}")
+        fill_(self.t, s)
+        return self
+
+    def zero_(self):
+        return self.fill_(0)
+
+    def copy_(self, TensorBase src):
+        copy_(self.t, src.t)
+        return self
+
+    def contiguous(self):
+        return wrap(contiguous(self.t))
+
+    def clone(self):
+        return wrap(clone(self.t))
+
+    def _to(self, dev, dt, bint copy):
+        cdef Device d = self.t.get().device() if dev is None else _dev(dev)
+        cdef DType t = self.t.get().dtype if dt is None else _dt(dt)
+        return wrap(to(self.t, d, t, copy))
+
+    def item(self):
+        return _from_scalar(item(self.t))
+
+    def _copy_to_host(self, uintptr_t ptr):
+        copy_to_host(self.t, <void*>ptr)
+
+    def _host_view_interface(self):
+        """__array_interface__ of this tensor's memory after synchronising,
+        for host-memory devices only (numpy() shares memory with it)."""
+        cdef TensorImpl* p = self.t.get()
+        cdef Device d = p.device()
+        if not registry().backend(d.type).host_memory():
+            return None
+        c_synchronize(d)
+        isz = itemsize(p.dtype)
+        return (<uintptr_t>p.data_ptr(), _tuple(p.shape), tuple([s * isz for s in _tuple(p.strides)]))
+
+    # -- views
+    def view(self, *shape):
+        if len(shape) == 1 and isinstance(shape[0], dtype):
+            raise NotImplementedError("view(dtype) is not supported; use .to(dtype)")
+        return wrap(view(self.t, _shape_args(shape, "view")))
+
+    def reshape(self, *shape):
+        return wrap(reshape(self.t, _shape_args(shape, "reshape")))
+
+    def transpose(self, int64_t dim0, int64_t dim1):
+        return wrap(transpose(self.t, dim0, dim1))
+
+    def permute(self, *dims):
+        return wrap(permute(self.t, _shape_args(dims, "permute")))
+
+    def expand(self, *sizes):
+        return wrap(expand(self.t, _shape_args(sizes, "expand")))
+
+    def expand_as(self, TensorBase other):
+        return wrap(expand(self.t, other.t.get().shape))
+
+    def squeeze(self, dim=None):
+        cdef optional[int64_t] d
+        if dim is not None:
+            d = <int64_t>dim
+        return wrap(squeeze(self.t, d))
+
+    def unsqueeze(self, int64_t dim):
+        return wrap(unsqueeze(self.t, dim))
+
+    def narrow(self, int64_t dim, int64_t start, int64_t length):
+        return wrap(narrow(self.t, dim, start, length))
+
+    def select(self, int64_t dim, int64_t index):
+        return wrap(select(self.t, dim, index))
+
+    def unfold(self, int64_t dimension, int64_t size, int64_t step):
+        return wrap(unfold(self.t, dimension, size, step))
+
+    def flatten(self, int64_t start_dim=0, int64_t end_dim=-1):
+        return wrap(flatten(self.t, start_dim, end_dim))
+
+    def as_strided(self, size, stride, storage_offset=None):
+        cdef int64_t off = self.t.get().offset if storage_offset is None else storage_offset
+        return wrap(as_strided(self.t, _dims(size, "as_strided"), _dims(stride, "as_strided"), off))
+
+    def __getitem__(self, idx):
+        return wrap(index_basic(self.t, _index_items(idx)))
+
+    def __setitem__(self, idx, value):
+        cdef Tensor target = index_basic(self.t, _index_items(idx))
+        cdef Scalar s
+        if isinstance(value, TensorBase):
+            copy_(target, (<TensorBase>value).t)
+        elif _to_scalar(value, &s):
+            fill_(target, s)
+        else:
+            raise TypeError(f"__setitem__: cannot assign a value of type {type(value).__name__}")
+
+
+cdef object _size_cls = tuple
+
+
+def _set_size_class(cls):
+    global _size_cls
+    _size_cls = cls
+
+
+cdef vector[IndexItem] _index_items(object idx) except *:
+    cdef vector[IndexItem] items
+    cdef IndexItem it
+    if not isinstance(idx, tuple):
+        idx = (idx,)
+    for x in idx:
+        it = IndexItem()
+        if x is None:
+            it.kind = IDX_NONE
+        elif x is Ellipsis:
+            it.kind = IDX_ELLIPSIS
+        elif isinstance(x, slice):
+            it.kind = IDX_SLICE
+            if x.start is not None:
+                it.start = <int64_t>x.start.__index__()
+            if x.stop is not None:
+                it.stop = <int64_t>x.stop.__index__()
+            it.step = 1 if x.step is None else x.step.__index__()
+            if it.step <= 0:
+                raise ValueError("step must be greater than zero")
+        elif isinstance(x, bool):
+            raise IndexError("indexing with a bool is not supported yet")
+        elif isinstance(x, int) or (hasattr(x, "__index__") and not isinstance(x, TensorBase)):
+            it.kind = IDX_INT
+            it.index = x.__index__()
+        elif isinstance(x, TensorBase) and (<TensorBase>x).t.get().dim() == 0 and (<TensorBase>x).t.get().dtype != <DType>0:
+            it.kind = IDX_INT
+            it.index = x.item()
+        else:
+            raise IndexError(f"unsupported index of type {type(x).__name__}: only integers, slices (`:`), "
+                             "ellipsis (`...`) and None are valid indices here")
+        items.push_back(it)
+    return items
+
+
+cdef inline object _binary(int op, int sop, object a, object b):
+    # a is always a TensorBase here (Python dispatches __radd__ only to it)
+    cdef Scalar s
+    if isinstance(b, TensorBase):
+        return wrap(binary(op, (<TensorBase>a).t, (<TensorBase>b).t))
+    if _to_scalar(b, &s):
+        return wrap(binary_scalar(sop, (<TensorBase>a).t, s))
+    return NotImplemented
+
+
+cdef inline object _rbinary(int op, int rsop, object a, object b):
+    # b (op) a where b is not a tensor
+    cdef Scalar s
+    if _to_scalar(b, &s):
+        return wrap(binary_scalar(rsop, (<TensorBase>a).t, s))
+    return NotImplemented
+
+
+cdef inline object _inplace(int op, int sop, object a, object b):
+    cdef Scalar s
+    if isinstance(b, TensorBase):
+        binary_(op, (<TensorBase>a).t, (<TensorBase>b).t)
+    elif _to_scalar(b, &s):
+        binary_scalar_(sop, (<TensorBase>a).t, s)
+    else:
+        return NotImplemented
+    return a
+
+
+cdef object _compare(int op, object a, object b):
+    if not isinstance(b, TensorBase):
+        if not isinstance(b, (bool, int, float)) and not (hasattr(b, "dtype") and hasattr(b, "item")):
+            return NotImplemented
+        b = (<TensorBase>a)._scalar_tensor(b)
+    return wrap(binary(op, (<TensorBase>a).t, (<TensorBase>b).t))
+
+# ---------------------------------------------------------------- creation
+
+
+def empty(shape, dtype dt, dev=None):
+    return wrap(c_empty(_dims(shape, "empty"), <DType>dt._value, _dev(dev)))
+
+
+def full(shape, value, dtype dt, dev=None):
+    cdef Scalar s
+    if not _to_scalar(value, &s):
+        raise TypeError(f"full: fill value must be a number, got {type(value).__name__}")
+    return wrap(c_full(_dims(shape, "full"), s, <DType>dt._value, _dev(dev)))
+
+
+def arange(start, end, step, dt, dev=None):
+    cdef Scalar a, b, c
+    if not (_to_scalar(start, &a) and _to_scalar(end, &b) and _to_scalar(step, &c)):
+        raise TypeError("arange: expected numbers for start, end and step")
+    cdef optional[DType] odt
+    if dt is not None:
+        odt = _dt(dt)
+    return wrap(c_arange(a, b, c, odt, _dev(dev)))
+
+
+def from_host_buffer(uintptr_t ptr, shape, dtype dt, dev=None):
+    """Copies contiguous host memory at `ptr` into a new tensor."""
+    return wrap(from_host(<const void*>ptr, _dims(shape, "tensor"), <DType>dt._value, _dev(dev)))
+
+
+def borrow_host_memory(owner, uintptr_t ptr, size_t nbytes, shape, strides, dtype dt):
+    """A CPU tensor viewing memory owned by `owner` (kept alive meanwhile)."""
+    cdef Device cpu
+    cpu.type = 0
+    cpu.index = 0
+    Py_INCREF(owner)
+    cdef shared_ptr[Storage] st = borrow(cpu, <void*>ptr, nbytes, release_pyobject, <void*><PyObject*>owner)
+    cdef Tensor base = c_empty(Dims(), <DType>dt._value, cpu)
+    base.get().storage = st
+    return wrap(make_view(base, _dims(shape, "from_numpy"), _dims(strides, "from_numpy"), 0))
+
+
+def broadcast_shapes(*shapes):
+    cdef Dims r
+    for s in shapes:
+        r = c_broadcast_shapes(r, _dims(s, "broadcast_shapes"), "broadcast_shapes")
+    return _size_cls(_tuple(r))

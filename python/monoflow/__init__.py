@@ -1,0 +1,36 @@
+"""monoflow: a deep-learning framework with a pluggable C++ core and a
+PyTorch-compatible API. ``import monoflow as flow``."""
+import builtins as _builtins
+
+from monoflow import _plugins
+
+_plugins.discover()
+
+from monoflow._C import (  # noqa: E402
+    OutOfMemoryError,
+    can_cast,
+    device,
+    dtype,
+    get_default_dtype,
+    promote_types,
+    set_default_dtype,
+    synchronize,
+)
+from monoflow._dtypes import (  # noqa: E402
+    bfloat16, float16, float32, float64, int8, int16, int32, int64, uint8,
+)
+from monoflow._dtypes import bool_ as bool  # noqa: E402,A001
+from monoflow._tensor import Size, Tensor  # noqa: E402
+from monoflow._creation import (  # noqa: E402
+    arange, as_tensor, empty, empty_like, from_numpy, full, full_like, ones, ones_like, tensor, zeros,
+    zeros_like,
+)
+from monoflow._functional import *  # noqa: E402,F401,F403
+from monoflow._C import broadcast_shapes  # noqa: E402
+from monoflow import devices, memory  # noqa: E402
+
+half, float, double = float16, float32, float64  # noqa: A001
+short, int, long = int16, int32, int64  # noqa: A001
+
+__version__ = "0.1.0"
+del _builtins

@@ -1,0 +1,162 @@
+# Declarations of the C++ core used by _C.pyx.
+from libc.stdint cimport int8_t, int16_t, int64_t
+from libcpp cimport bool as cbool
+from libcpp.map cimport map as cmap
+from libcpp.memory cimport shared_ptr
+from libcpp.optional cimport optional
+from libcpp.pair cimport pair
+from libcpp.string cimport string
+from libcpp.vector cimport vector
+
+
+cdef extern from "_errors.h" namespace "monoflow_py":
+    void translate_exception()
+    void set_oom_type(object t)
+    void install_warning_handler(object callable)
+    void release_pyobject(void* obj)
+
+cdef extern from "monoflow/small_vector.h" namespace "monoflow":
+    cdef cppclass Dims:
+        Dims()
+        void push_back(int64_t v)
+        size_t size()
+        int64_t& operator[](size_t i)
+
+cdef extern from "monoflow/dtype.h" namespace "monoflow":
+    cdef enum class DType(int8_t):
+        pass
+    size_t itemsize(DType t)
+    DType c_promote_types "monoflow::promote_types"(DType a, DType b)
+    cbool c_can_cast "monoflow::can_cast"(DType a, DType b)
+    DType default_float_dtype()
+    void set_default_float_dtype(DType t)
+
+cdef extern from "monoflow/device.h" namespace "monoflow":
+    cdef cppclass Device:
+        int16_t type
+        int16_t index
+        cbool is_cpu()
+        string str() except +translate_exception
+    Device parse_device(const string& spec) except +translate_exception
+
+cdef extern from "monoflow/storage.h" namespace "monoflow":
+    cdef cppclass Storage:
+        void* data
+        size_t nbytes
+        Device device
+        int64_t version
+    shared_ptr[Storage] borrow "monoflow::Storage::borrow"(Device d, void* data, size_t nbytes,
+                                                          void (*release)(void*), void* ctx) except +translate_exception
+
+cdef extern from "monoflow/tensor.h" namespace "monoflow":
+    cdef cppclass TensorImpl:
+        shared_ptr[Storage] storage
+        Dims shape
+        Dims strides
+        int64_t offset
+        DType dtype
+        int64_t dim()
+        int64_t numel()
+        const Device& device()
+        cbool is_contiguous()
+        void* data_ptr()
+        int64_t version()
+    ctypedef shared_ptr[TensorImpl] Tensor
+    Tensor c_empty "monoflow::empty"(const Dims& shape, DType dtype, Device device) except +translate_exception
+    Tensor make_view(const Tensor& base, Dims shape, Dims strides, int64_t offset) except +translate_exception
+
+cdef extern from "monoflow/scalar.h" namespace "monoflow":
+    cdef cppclass Scalar:
+        int kind
+        int64_t i
+        double f
+    Scalar scalar_from_bool "monoflow::Scalar::from_bool"(cbool v)
+    Scalar scalar_from_int "monoflow::Scalar::from_int"(int64_t v)
+    Scalar scalar_from_float "monoflow::Scalar::from_float"(double v)
+
+cdef extern from "monoflow/op_registry.h" namespace "monoflow":
+    int find_op(const string& name)
+    cdef enum OpId:
+        kOp_add, kOp_sub, kOp_mul, kOp_div, kOp_floor_divide, kOp_maximum, kOp_minimum
+        kOp_add_scalar, kOp_sub_scalar, kOp_rsub_scalar, kOp_mul_scalar, kOp_div_scalar, kOp_rdiv_scalar
+        kOp_eq, kOp_ne, kOp_lt, kOp_le, kOp_gt, kOp_ge, kOp_neg
+
+cdef extern from "monoflow/indexing.h" namespace "monoflow":
+    cdef enum IndexKind "monoflow::IndexItem::Kind":
+        IDX_INT "monoflow::IndexItem::Int"
+        IDX_SLICE "monoflow::IndexItem::Slice"
+        IDX_NONE "monoflow::IndexItem::None"
+        IDX_ELLIPSIS "monoflow::IndexItem::Ellipsis"
+    cdef cppclass IndexItem:
+        IndexItem()
+        IndexKind kind
+        int64_t index
+        optional[int64_t] start
+        optional[int64_t] stop
+        int64_t step
+    Tensor index_basic(const Tensor& t, const vector[IndexItem]& items) except +translate_exception
+
+cdef extern from "monoflow/ops.h" namespace "monoflow":
+    Tensor c_full "monoflow::full"(const Dims& shape, Scalar value, DType dtype, Device device) except +translate_exception
+    Tensor c_arange "monoflow::arange"(Scalar start, Scalar end, Scalar step, optional[DType] dtype, Device device) except +translate_exception
+    Tensor from_host(const void* src, const Dims& shape, DType dtype, Device device) except +translate_exception
+    Tensor to(const Tensor& t, Device device, DType dtype, cbool copy) except +translate_exception
+    Tensor contiguous(const Tensor& t) except +translate_exception
+    Tensor clone(const Tensor& t) except +translate_exception
+    void copy_(const Tensor& dst, const Tensor& src) except +translate_exception
+    void fill_(const Tensor& t, Scalar value) except +translate_exception
+    void copy_to_host(const Tensor& t, void* dst) except +translate_exception
+    Scalar item(const Tensor& t) except +translate_exception
+    void c_synchronize "monoflow::synchronize"(Device device) except +translate_exception
+    Tensor binary(int op, const Tensor& a, const Tensor& b) except +translate_exception
+    void binary_(int op, const Tensor& a, const Tensor& b) except +translate_exception
+    Tensor binary_scalar(int op, const Tensor& a, Scalar s) except +translate_exception
+    void binary_scalar_(int op, const Tensor& a, Scalar s) except +translate_exception
+    Tensor unary(int op, const Tensor& x) except +translate_exception
+    Tensor sum(const Tensor& x, const Dims& dims, cbool keepdim, optional[DType] dtype) except +translate_exception
+    Tensor matmul(const Tensor& a, const Tensor& b) except +translate_exception
+    Tensor view(const Tensor& t, const Dims& shape) except +translate_exception
+    Tensor reshape(const Tensor& t, const Dims& shape) except +translate_exception
+    Tensor transpose(const Tensor& t, int64_t d0, int64_t d1) except +translate_exception
+    Tensor permute(const Tensor& t, const Dims& dims) except +translate_exception
+    Tensor expand(const Tensor& t, const Dims& shape) except +translate_exception
+    Tensor squeeze(const Tensor& t, optional[int64_t] dim) except +translate_exception
+    Tensor unsqueeze(const Tensor& t, int64_t dim) except +translate_exception
+    Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) except +translate_exception
+    Tensor select(const Tensor& t, int64_t dim, int64_t index) except +translate_exception
+    Tensor unfold(const Tensor& t, int64_t dim, int64_t size, int64_t step) except +translate_exception
+    Tensor flatten(const Tensor& t, int64_t start, int64_t end) except +translate_exception
+    Tensor as_strided(const Tensor& t, const Dims& shape, const Dims& strides, int64_t offset) except +translate_exception
+    Dims c_broadcast_shapes "monoflow::broadcast_shapes"(const Dims& a, const Dims& b, const char* op) except +translate_exception
+
+cdef extern from "monoflow/allocator.h" namespace "monoflow":
+    cdef cppclass AllocatorStats:
+        int64_t allocated_bytes, reserved_bytes, peak_allocated_bytes, peak_reserved_bytes
+        int64_t num_allocs, cache_hits, num_raw_allocs, num_raw_frees, num_oom_retries, active_blocks
+    cdef cppclass CachingAllocator:
+        void empty_cache() except +translate_exception
+        void reset_peak()
+        AllocatorStats stats()
+
+cdef extern from "monoflow/plugin.h":
+    cdef cppclass MFDeviceProperties:
+        char name[128]
+        unsigned long long total_memory
+        int multiprocessor_count
+
+cdef extern from "monoflow/backend.h" namespace "monoflow":
+    cdef cppclass Backend:
+        const string& name()
+        const string& path()
+        int device_count()
+        cbool host_memory()
+        CachingAllocator& allocator(int index) except +translate_exception
+        MFDeviceProperties properties(int index) except +translate_exception
+        void synchronize_all() except +translate_exception
+    cdef cppclass DeviceRegistry:
+        string load(const string& path) except +translate_exception
+        Backend& backend(int16_t type_id) except +translate_exception
+        Backend* find(const string& name)
+        vector[string] names()
+        cmap[pair[string, string], int64_t] fallback_counts()
+    DeviceRegistry& registry "monoflow::DeviceRegistry::get"()

@@ -1,0 +1,118 @@
+"""Creation functions: tensor, from_numpy, zeros/ones/full/empty (and _like), arange."""
+import numbers
+
+import numpy as np
+
+from monoflow import _C, _dtypes
+from monoflow._tensor import Tensor
+
+
+def _shape(size):
+    if len(size) == 1 and not isinstance(size[0], numbers.Integral):
+        return tuple(size[0])
+    return tuple(size)
+
+
+def _infer_dtype(arr, data):
+    if isinstance(data, np.ndarray) or isinstance(data, np.generic):
+        return _dtypes.from_numpy(arr.dtype)
+    if arr.dtype == np.bool_:
+        return _dtypes.bool_
+    if np.issubdtype(arr.dtype, np.integer):
+        return _dtypes.int64
+    if np.issubdtype(arr.dtype, np.floating):
+        return _C.get_default_dtype()
+    raise TypeError(f"tensor: could not infer a dtype from data of numpy type {arr.dtype}")
+
+
+def tensor(data, dtype=None, device=None, requires_grad=False):
+    """A new tensor copying `data` (nested lists, numbers, numpy arrays, tensors)."""
+    if isinstance(data, _C.TensorBase):
+        out = data.clone()
+        return out.to(device=device or out.device, dtype=dtype or out.dtype)
+    try:
+        arr = np.asarray(data)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"tensor: cannot build a tensor from {type(data).__name__}: {exc}") from None
+    if arr.dtype == object:
+        raise TypeError(f"tensor: could not convert data of type {type(data).__name__} (ragged or non-numeric)")
+    target = dtype or _infer_dtype(arr, data)
+    staging = _dtypes.float32 if target == _dtypes.bfloat16 else target
+    host = np.ascontiguousarray(arr, dtype=_dtypes.to_numpy(staging))
+    out = _C.from_host_buffer(host.__array_interface__["data"][0], host.shape, staging, device)
+    return out if staging == target else out.to(target)
+
+
+def as_tensor(data, dtype=None, device=None):
+    if isinstance(data, _C.TensorBase):
+        return data.to(device=device or data.device, dtype=dtype or data.dtype)
+    if isinstance(data, np.ndarray) and dtype is None and device in (None, "cpu"):
+        try:
+            return from_numpy(data)
+        except (TypeError, ValueError):
+            pass
+    return tensor(data, dtype=dtype, device=device)
+
+
+def from_numpy(arr):
+    """A CPU tensor sharing memory with the numpy array `arr`."""
+    if not isinstance(arr, np.ndarray):
+        raise TypeError(f"from_numpy: expected np.ndarray (got {type(arr).__name__})")
+    dt = _dtypes.from_numpy(arr.dtype)
+    item = arr.itemsize
+    if any(s < 0 for s in arr.strides):
+        raise ValueError("from_numpy: arrays with negative strides are not supported; use arr.copy() first")
+    if any(s % item for s in arr.strides):
+        raise ValueError("from_numpy: strides that are not a multiple of the element size are not supported")
+    strides = tuple(s // item for s in arr.strides)
+    extent = 1 + sum((n - 1) * s for n, s in zip(arr.shape, strides)) if arr.size else 0
+    ptr = arr.__array_interface__["data"][0]
+    return _C.borrow_host_memory(arr, ptr, extent * item, arr.shape, strides, dt)
+
+
+def empty(*size, dtype=None, device=None, requires_grad=False):
+    return _C.empty(_shape(size), dtype or _C.get_default_dtype(), device)
+
+
+def zeros(*size, dtype=None, device=None, requires_grad=False):
+    return _C.full(_shape(size), 0, dtype or _C.get_default_dtype(), device)
+
+
+def ones(*size, dtype=None, device=None, requires_grad=False):
+    return _C.full(_shape(size), 1, dtype or _C.get_default_dtype(), device)
+
+
+def full(size, fill_value, dtype=None, device=None, requires_grad=False):
+    if dtype is None:
+        dtype = (_dtypes.bool_ if isinstance(fill_value, bool) else
+                 _dtypes.int64 if isinstance(fill_value, numbers.Integral) else _C.get_default_dtype())
+    return _C.full(tuple(size) if not isinstance(size, int) else (size,), fill_value, dtype, device)
+
+
+def _like(t, dtype, device):
+    return tuple(t.shape), dtype or t.dtype, device or t.device
+
+
+def empty_like(t, dtype=None, device=None):
+    return _C.empty(*_like(t, dtype, device))
+
+
+def zeros_like(t, dtype=None, device=None):
+    shape, dt, dev = _like(t, dtype, device)
+    return _C.full(shape, 0, dt, dev)
+
+
+def ones_like(t, dtype=None, device=None):
+    shape, dt, dev = _like(t, dtype, device)
+    return _C.full(shape, 1, dt, dev)
+
+
+def full_like(t, fill_value, dtype=None, device=None):
+    shape, dt, dev = _like(t, dtype, device)
+    return _C.full(shape, fill_value, dt, dev)
+
+
+def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
+    if end is None:
+        start, end = 0, start
+    return _C.arange(start, end, step, dtype, device)

@@ -1,0 +1,90 @@
+"""Finding and loading device plugins.
+
+Built-in plugins ship in ``monoflow/lib``. Third-party ones are found through
+the entry-point group ``monoflow.devices`` (an entry point resolves to a path,
+a list of paths, or a callable returning either) and the environment variable
+``MONOFLOW_DEVICE_PLUGINS`` (paths separated by ``os.pathsep``). A plugin that
+fails to load is reported with a warning and listed by
+``monoflow.devices.failed()``; it never stops ``import monoflow``.
+"""
+import ctypes
+import os
+import warnings
+from importlib import metadata
+
+from monoflow import _C
+
+ENV_VAR = "MONOFLOW_DEVICE_PLUGINS"
+ENTRY_POINT_GROUP = "monoflow.devices"
+
+_failed = []
+
+
+class DeviceWarning(UserWarning):
+    """A device plugin could not be loaded, or an op fell back to the CPU."""
+
+
+def lib_dir():
+    return os.path.join(os.path.dirname(os.path.abspath(_C.__file__)), "lib")
+
+
+def _preload_openblas():
+    # The CPU plugin links the OpenBLAS of the scipy-openblas32 wheel; loading
+    # it globally first lets the dynamic linker resolve it by soname wherever
+    # the wheel lives (regular, editable or --target installs alike).
+    import scipy_openblas32
+
+    libdir = scipy_openblas32.get_lib_dir()
+    for name in os.listdir(libdir):
+        if name.startswith("lib") and ".so" in name:
+            ctypes.CDLL(os.path.join(libdir, name), mode=ctypes.RTLD_GLOBAL)
+
+
+def _report(source, exc):
+    message = f"monoflow: device plugin from {source} was not loaded: {exc}"
+    _failed.append((source, str(exc)))
+    warnings.warn(message, DeviceWarning, stacklevel=3)
+
+
+def _entry_point_paths():
+    try:
+        eps = metadata.entry_points(group=ENTRY_POINT_GROUP)
+    except Exception as exc:  # a broken distribution must not break import
+        _report(f"entry points '{ENTRY_POINT_GROUP}'", exc)
+        return []
+    found = []
+    for ep in eps:
+        source = f"entry point '{ep.name}' ({ep.value})"
+        try:
+            target = ep.load()
+            if callable(target):
+                target = target()
+            paths = [target] if isinstance(target, (str, os.PathLike)) else list(target)
+            found.extend((source, os.fspath(p)) for p in paths)
+        except Exception as exc:
+            _report(source, exc)
+    return found
+
+
+def load(path):
+    """Loads one plugin library now; returns its device type. Raises RuntimeError."""
+    return _C.load_plugin(os.fspath(path))
+
+
+def discover():
+    _preload_openblas()
+    _C.set_warning_handler(lambda msg: warnings.warn(msg, DeviceWarning, stacklevel=2))
+    _C.load_plugin(os.path.join(lib_dir(), "libmonoflow_cpu.so"))  # the CPU must exist
+    candidates = _entry_point_paths()
+    env = os.environ.get(ENV_VAR, "")
+    candidates += [(f"${ENV_VAR} ({p})", p) for p in env.split(os.pathsep) if p]
+    for source, path in candidates:
+        try:
+            load(path)
+        except Exception as exc:
+            _report(source, exc)
+
+
+def failed():
+    """(source, reason) for every plugin that failed to load since import."""
+    return list(_failed)

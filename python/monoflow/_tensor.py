@@ -1,0 +1,193 @@
+"""monoflow.Tensor: the C++ handle plus the Python-level conveniences."""
+import numpy as np
+
+from monoflow import _C, _dtypes
+from monoflow._tensor_str import tensor_repr
+
+
+class Size(tuple):
+    """A tensor's shape, as a tuple of ints."""
+
+    def __repr__(self):
+        return f"monoflow.Size([{', '.join(str(s) for s in self)}])"
+
+    def numel(self):
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+
+_C._set_size_class(Size)
+
+
+def _parse_to_args(args, kwargs):
+    device = kwargs.pop("device", None)
+    dtype = kwargs.pop("dtype", None)
+    copy = kwargs.pop("copy", False)
+    kwargs.pop("non_blocking", None)
+    if kwargs:
+        raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
+    for a in args:
+        if isinstance(a, _C.dtype):
+            dtype = a
+        elif isinstance(a, (str, _C.device)):
+            device = a
+        elif isinstance(a, _C.TensorBase):
+            device, dtype = a.device, a.dtype
+        elif isinstance(a, bool):
+            copy = a
+        else:
+            raise TypeError(f"to() received an invalid argument of type {type(a).__name__}")
+    return device, dtype, copy
+
+
+class Tensor(_C.TensorBase):
+    __module__ = "monoflow"
+
+    def __repr__(self):
+        return tensor_repr(self)
+
+    # -- conversions
+    def to(self, *args, **kwargs):
+        device, dtype, copy = _parse_to_args(args, kwargs)
+        return self._to(device, dtype, copy)
+
+    def cpu(self):
+        return self._to("cpu", None, False)
+
+    def type(self, dtype=None):
+        if dtype is None:
+            return f"monoflow.{self.dtype.name}"
+        return self._to(None, dtype, False)
+
+    def float(self):
+        return self._to(None, _dtypes.float32, False)
+
+    def double(self):
+        return self._to(None, _dtypes.float64, False)
+
+    def half(self):
+        return self._to(None, _dtypes.float16, False)
+
+    def bfloat16(self):
+        return self._to(None, _dtypes.bfloat16, False)
+
+    def int(self):
+        return self._to(None, _dtypes.int32, False)
+
+    def long(self):
+        return self._to(None, _dtypes.int64, False)
+
+    def short(self):
+        return self._to(None, _dtypes.int16, False)
+
+    def byte(self):
+        return self._to(None, _dtypes.uint8, False)
+
+    def char(self):
+        return self._to(None, _dtypes.int8, False)
+
+    def bool(self):
+        return self._to(None, _dtypes.bool_, False)
+
+    def type_as(self, other):
+        return self._to(None, other.dtype, False)
+
+    def is_floating_point(self):
+        return self.dtype.is_floating_point
+
+    def numpy(self):
+        """A numpy array sharing memory with this tensor on the CPU (a copy elsewhere).
+        Waits for pending work on the tensor's device."""
+        npdt = _dtypes.to_numpy(self.dtype)
+        view = self._host_view_interface()
+        if view is not None:
+            ptr, shape, strides = view
+            return np.asarray(_HostArray(self, ptr, shape, strides, np.dtype(npdt)))
+        out = np.empty(tuple(self.shape), dtype=npdt)
+        self._copy_to_host(out.__array_interface__["data"][0])
+        return out
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.numpy()
+        return a if dtype is None else a.astype(dtype)
+
+    def tolist(self):
+        t = self.float() if self.dtype == _dtypes.bfloat16 else self
+        return t.numpy().tolist()
+
+    def __bool__(self):
+        if self.numel() != 1:
+            raise RuntimeError(f"Boolean value of Tensor with {self.numel()} elements is ambiguous")
+        return bool(self.item())
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self.dtype.is_floating_point or self.dtype == _dtypes.bool_ or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __iter__(self):
+        if self.dim() == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(len(self)))
+
+    def __format__(self, spec):
+        if self.dim() == 0:
+            return self.item().__format__(spec)
+        return object.__format__(self, spec)
+
+    # -- shape helpers that are pure compositions of core views
+    @property
+    def T(self):
+        return self.permute(*reversed(range(self.dim())))
+
+    @property
+    def mT(self):
+        return self.transpose(-2, -1)
+
+    def t(self):
+        if self.dim() > 2:
+            raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.dim()}D")
+        return self.transpose(0, -1) if self.dim() == 2 else self
+
+    def view_as(self, other):
+        return self.view(other.shape)
+
+    def reshape_as(self, other):
+        return self.reshape(other.shape)
+
+    def new_zeros(self, *size, dtype=None, device=None):
+        from monoflow._creation import zeros
+
+        return zeros(*size, dtype=dtype or self.dtype, device=device or self.device)
+
+    def new_ones(self, *size, dtype=None, device=None):
+        from monoflow._creation import ones
+
+        return ones(*size, dtype=dtype or self.dtype, device=device or self.device)
+
+    def new_full(self, size, fill_value, dtype=None, device=None):
+        from monoflow._creation import full
+
+        return full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device)
+
+
+class _HostArray:
+    """Exposes a tensor's host memory to numpy and keeps the tensor alive."""
+
+    __slots__ = ("tensor", "__array_interface__")
+
+    def __init__(self, tensor, ptr, shape, strides, npdt):
+        self.tensor = tensor
+        self.__array_interface__ = {"version": 3, "shape": shape, "strides": strides,
+                                    "typestr": npdt.str, "data": (ptr, False)}
+
+
+_C._set_tensor_class(Tensor)

@@ -1,0 +1,51 @@
+"""Test set-up: builds the out-of-tree test device plugin, registers it, and
+parametrises device-generic tests over every registered device type."""
+import os
+import sys
+import tempfile
+import warnings
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+import monoflow as flow
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "plugins"))
+from build_testdev import build_testdev  # noqa: E402
+
+# Hypothesis: few examples in CI (2 cores, shared), more locally.
+settings.register_profile("ci", max_examples=15, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("dev", max_examples=100, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
+
+BUILD_DIR = os.environ.get("MONOFLOW_TESTDEV_BUILD",
+                           os.path.join(tempfile.gettempdir(), f"monoflow-testdev-{os.getuid()}"))
+PLUGINS = build_testdev(BUILD_DIR, flow.devices.get_include())
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    flow.devices.load(PLUGINS["testdev"])
+
+DEVICES = flow.devices.available()
+
+
+@pytest.fixture(params=DEVICES)
+def device(request):
+    """Each registered device type, index 0."""
+    return f"{request.param}:0"
+
+
+@pytest.fixture
+def plugins():
+    """name -> path of the test plugin libraries (see tests/plugins/build_testdev.py)."""
+    return dict(PLUGINS)
+
+
+@pytest.fixture(autouse=True)
+def _quiet_fallback_warnings():
+    # The CPU-fallback warning is asserted by its own tests; elsewhere it is noise.
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=flow.devices.DeviceWarning)
+        yield
