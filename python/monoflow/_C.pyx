@@ -193,7 +193,8 @@ def device_info(str type_name):
 
 
 def fallback_counts():
-    return {(k.first.decode(), k.second.decode()): v for k, v in registry().fallback_counts()}
+    counts = registry().fallback_counts()
+    return {(dev.decode(), op.decode()): n for (dev, op), n in counts.items()}
 
 
 def set_warning_handler(handler):
