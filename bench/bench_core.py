@@ -1,0 +1,161 @@
+"""Core speed of monoflow beside numpy and PyTorch (when installed), as ratios.
+
+    python bench/bench_core.py            # full run
+    python bench/bench_core.py --quick    # fewer repeats
+
+Per-op overhead is the time of one Python-level call on a tiny tensor (lower
+is better); throughputs are GFLOP/s or GB/s (higher is better). The ratio
+column is monoflow's speed relative to each reference: > 1 means monoflow is
+faster.
+"""
+import argparse
+import os
+import time
+
+import numpy as np
+
+import monoflow as flow
+
+try:
+    import torch
+
+    torch.set_num_threads(os.cpu_count() or 1)
+except ImportError:  # PyTorch is optional
+    torch = None
+
+
+def best_time(fn, repeat, number):
+    """Best wall time of one call over `repeat` rounds of `number` calls."""
+    fn()  # warm-up: allocator caches, lazy initialisation
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for _ in range(number):
+            fn()
+        best = min(best, (time.perf_counter() - t0) / number)
+    return best
+
+
+def sync_flow(x):
+    flow.synchronize()
+    return x
+
+
+class Table:
+    def __init__(self):
+        self.rows = []
+
+    def add(self, name, unit, lower_is_better, results):
+        self.rows.append((name, unit, lower_is_better, results))
+
+    def show(self):
+        print(f"{'benchmark':<34}{'unit':>8}{'monoflow':>12}{'numpy':>12}{'torch':>12}"
+              f"{'vs numpy':>10}{'vs torch':>10}")
+        for name, unit, lower, res in self.rows:
+            mf = res.get("monoflow")
+
+            def cell(k):
+                return f"{res[k]:12.3f}" if res.get(k) is not None else f"{'-':>12}"
+
+            def ratio(k):
+                ref = res.get(k)
+                if ref is None or mf is None:
+                    return f"{'-':>10}"
+                return f"{(ref / mf if lower else mf / ref):10.2f}"
+
+            print(f"{name:<34}{unit:>8}{cell('monoflow')}{cell('numpy')}{cell('torch')}"
+                  f"{ratio('numpy')}{ratio('torch')}")
+
+
+def bench_overhead(table, repeat):
+    for n in (1, 100):
+        a_np = np.random.rand(n).astype(np.float32)
+        b_np = np.random.rand(n).astype(np.float32)
+        res = {}
+        a, b = flow.from_numpy(a_np.copy()), flow.from_numpy(b_np.copy())
+        res["monoflow"] = best_time(lambda: a + b, repeat, 20000) * 1e6
+        flow.synchronize()
+        res["numpy"] = best_time(lambda: a_np + b_np, repeat, 20000) * 1e6
+        if torch:
+            ta, tb = torch.from_numpy(a_np), torch.from_numpy(b_np)
+            res["torch"] = best_time(lambda: ta + tb, repeat, 20000) * 1e6
+        table.add(f"a + b, {n} element(s)", "us/op", True, res)
+
+    def chain(x, y):
+        z = x + y
+        z = z * y
+        z = z - x
+        z = z / y
+        z = z + 1.0
+        z = z * 0.5
+        z = -z
+        z = z - y
+        z = z * x
+        return z + y
+
+    a_np = np.random.rand(100).astype(np.float32) + 1
+    b_np = np.random.rand(100).astype(np.float32) + 1
+    res = {"monoflow": best_time(lambda: chain(flow.from_numpy(a_np), flow.from_numpy(b_np)), repeat, 2000) * 1e6}
+    a, b = flow.from_numpy(a_np), flow.from_numpy(b_np)
+    res["monoflow"] = best_time(lambda: chain(a, b), repeat, 2000) * 1e6
+    flow.synchronize()
+    res["numpy"] = best_time(lambda: chain(a_np, b_np), repeat, 2000) * 1e6
+    if torch:
+        ta, tb = torch.from_numpy(a_np), torch.from_numpy(b_np)
+        res["torch"] = best_time(lambda: chain(ta, tb), repeat, 2000) * 1e6
+    table.add("10-op chain, 100 elements", "us", True, res)
+
+
+def bench_matmul(table, repeat):
+    for n in (256, 1024, 2048):
+        a_np = np.random.rand(n, n).astype(np.float32)
+        b_np = np.random.rand(n, n).astype(np.float32)
+        flops = 2.0 * n ** 3
+        number = 20 if n == 256 else 2 if n == 1024 else 1
+        rep = repeat if n < 2048 else max(2, repeat // 2)
+        a, b = flow.from_numpy(a_np), flow.from_numpy(b_np)
+        res = {"monoflow": flops / best_time(lambda: sync_flow(a @ b), rep, number) / 1e9}
+        res["numpy"] = flops / best_time(lambda: a_np @ b_np, rep, number) / 1e9
+        if torch:
+            ta, tb = torch.from_numpy(a_np), torch.from_numpy(b_np)
+            res["torch"] = flops / best_time(lambda: ta @ tb, rep, number) / 1e9
+        table.add(f"matmul {n}x{n} float32", "GFLOP/s", False, res)
+
+
+def bench_bandwidth(table, repeat):
+    n = 16 * 1024 * 1024
+    a_np = np.random.rand(n).astype(np.float32)
+    b_np = np.random.rand(n).astype(np.float32)
+    a, b = flow.from_numpy(a_np), flow.from_numpy(b_np)
+    moved = 3 * 4 * n  # read a, read b, write c
+    res = {"monoflow": moved / best_time(lambda: sync_flow(a + b), repeat, 5) / 1e9,
+           "numpy": moved / best_time(lambda: a_np + b_np, repeat, 5) / 1e9}
+    if torch:
+        ta, tb = torch.from_numpy(a_np), torch.from_numpy(b_np)
+        res["torch"] = moved / best_time(lambda: ta + tb, repeat, 5) / 1e9
+    table.add("add 16M float32 (new output)", "GB/s", False, res)
+
+    moved = 4 * n
+    res = {"monoflow": moved / best_time(lambda: a.sum().item(), repeat, 5) / 1e9,
+           "numpy": moved / best_time(lambda: a_np.sum(), repeat, 5) / 1e9}
+    if torch:
+        res["torch"] = moved / best_time(lambda: ta.sum().item(), repeat, 5) / 1e9
+    table.add("sum 16M float32", "GB/s", False, res)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args()
+    repeat = 3 if args.quick else 7
+    table = Table()
+    bench_overhead(table, repeat)
+    bench_matmul(table, repeat)
+    bench_bandwidth(table, repeat)
+    print(f"monoflow {flow.__version__}, numpy {np.__version__}, torch {torch.__version__ if torch else 'n/a'}, "
+          f"{os.cpu_count()} CPU(s)")
+    table.show()
+
+
+if __name__ == "__main__":
+    main()
