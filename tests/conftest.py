@@ -49,3 +49,29 @@ def _quiet_fallback_warnings():
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", category=flow.devices.DeviceWarning)
         yield
+
+
+@pytest.fixture(scope="session")
+def testdev_lib():
+    """The testdev plugin's control functions (testdev_*) through ctypes.
+
+    dlopen() of the path the core loaded returns the same library instance,
+    so these read and steer the very plugin the tests run on."""
+    import ctypes
+
+    lib = ctypes.CDLL(PLUGINS["testdev"])
+    sigs = {
+        "testdev_fail_next_allocations": (None, [ctypes.c_int]),
+        "testdev_set_memory_limit": (None, [ctypes.c_uint64]),
+        "testdev_live_bytes": (ctypes.c_uint64, []),
+        "testdev_live_allocations": (ctypes.c_int64, []),
+        "testdev_allocation_count": (ctypes.c_int64, []),
+        "testdev_kernel_launches": (ctypes.c_int64, [ctypes.c_char_p]),
+        "testdev_fail_next_kernels": (None, [ctypes.c_int]),
+        "testdev_reset_counters": (None, []),
+    }
+    for name, (restype, argtypes) in sigs.items():
+        fn = getattr(lib, name)
+        fn.restype = restype
+        fn.argtypes = argtypes
+    return lib

@@ -1,6 +1,7 @@
 #include "monoflow/allocator.h"
 
 #include <algorithm>
+#include <limits>
 #include <tuple>
 
 #include "monoflow/error.h"
@@ -88,6 +89,11 @@ Block* CachingAllocator::new_segment(Pool& pool, size_t size, MFStream stream) {
     release_cached_segments();
     st = raw_alloc_(seg, &ptr);
   }
+  if (st != MF_OK && st != MF_ERR_OUT_OF_MEMORY) {  // a broken device, not a full one
+    std::string why = last_error_();
+    throw RuntimeError(str_cat(device_name_, ": allocating ", seg, " bytes failed (status ", static_cast<int>(st),
+                               ")", why.empty() ? "" : ": ", why));
+  }
   if (st != MF_OK || !ptr) {
     std::string why = last_error_();
     throw OutOfMemoryError(str_cat(device_name_, ": out of memory trying to allocate ", size,
@@ -107,6 +113,10 @@ Block* CachingAllocator::new_segment(Pool& pool, size_t size, MFStream stream) {
 }
 
 Block* CachingAllocator::allocate(size_t nbytes, MFStream stream) {
+  // No device holds half the address space; refusing here also keeps the
+  // rounding below from wrapping around to a tiny block.
+  if (nbytes > std::numeric_limits<size_t>::max() / 2)
+    throw OutOfMemoryError(str_cat(device_name_, ": out of memory trying to allocate ", nbytes, " bytes"));
   size_t size = round_up(std::max<size_t>(nbytes, 1), kRound);
   std::lock_guard<std::mutex> lock(mu_);
   Pool& pool = size <= kSmallLimit ? *small_ : *large_;

@@ -60,7 +60,7 @@ void Backend::init_device(int index) {
         str_cat(name_, ":", index),
         [api, index](size_t n, void** out) { return api->allocate(index, n, out); },
         [api, index](void* p) { api->deallocate(index, p); },
-        [this, index] { synchronize(index); },
+        [this, index] { synchronize_deferring_errors(index); },
         [api]() -> std::string {
           const char* m = api->last_error ? api->last_error() : nullptr;
           return m ? m : "";
@@ -78,9 +78,43 @@ CachingAllocator& Backend::allocator(int index) {
   return *devices_[index]->allocator;
 }
 
+// Note [Deferred kernel errors]
+//   stream_synchronize returns a kernel's error once and then forgets it. A
+//   wait that is not a sync point of the user's program (a Storage freeing
+//   borrowed memory, the allocator emptying its cache) must not swallow that
+//   error, nor raise it from a destructor or an unrelated allocation: it is
+//   parked here and thrown by the device's next synchronize(), so it reaches
+//   Python at the next flow.synchronize()/.numpy()/.item() as if never taken.
+//   Only the first error is kept, as a stream keeps only its first.
 void Backend::synchronize(int index) {
   MFStream s = stream(index);
-  check(api_->stream_synchronize(index, s), "a kernel");
+  MFStatus st = api_->stream_synchronize(index, s);
+  PerDevice& d = *devices_[index];
+  std::exception_ptr parked;
+  {
+    std::lock_guard<std::mutex> lock(d.error_mu);
+    parked = std::move(d.deferred_error);
+    d.deferred_error = nullptr;
+  }
+  if (parked) std::rethrow_exception(parked);  // older than any error `st` reports
+  check(st, "a kernel");
+}
+
+void Backend::synchronize_deferring_errors(int index) noexcept {
+  try {
+    MFStream s = stream(index);
+    MFStatus st = api_->stream_synchronize(index, s);
+    if (st == MF_OK) return;
+    try {
+      check(st, "a kernel");
+    } catch (...) {
+      PerDevice& d = *devices_[index];
+      std::lock_guard<std::mutex> lock(d.error_mu);
+      if (!d.deferred_error) d.deferred_error = std::current_exception();
+    }
+  } catch (...) {
+    // The device itself is unusable (no stream): nothing to wait for.
+  }
 }
 
 void Backend::synchronize_all() {
@@ -157,7 +191,7 @@ bool valid_type_name(const char* s) {
 }  // namespace
 
 std::string DeviceRegistry::load(const std::string& path) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::unique_lock<std::mutex> lock(mu_);
   auto fail = [&](const std::string& why) -> RuntimeError {
     return RuntimeError(str_cat("cannot load device plugin '", path, "': ", why));
   };
@@ -166,6 +200,14 @@ std::string DeviceRegistry::load(const std::string& path) {
     const char* err = dlerror();
     throw fail(err ? err : "dlopen failed");
   }
+  // The same library again, maybe under another spelling of its path
+  // (relative, symlink, "dir/./lib.so"): dlopen() hands back the same
+  // handle, so loading it twice is a no-op whatever the string.
+  for (auto& b : backends_)
+    if (b->handle() == handle) {
+      dlclose(handle);  // drop the reference this call added
+      return b->name();
+    }
   auto entry = reinterpret_cast<MFPluginEntryFn>(dlsym(handle, MF_PLUGIN_ENTRY_SYMBOL));
   if (!entry) {
     dlclose(handle);
@@ -216,11 +258,15 @@ std::string DeviceRegistry::load(const std::string& path) {
     const char* msg = api->last_error ? api->last_error() : nullptr;
     throw fail(str_cat("register_kernels failed: ", msg && *msg ? msg : "unknown error"));
   }
-  // A plugin built for a newer core may know ops this core does not: not fatal.
+  backends_.push_back(std::move(backend));
+  // A plugin built for a newer core may know ops this core does not: not
+  // fatal. Warned after registering and unlocking: the warning runs Python
+  // code (which may call back into the registry, or raise when warnings are
+  // errors) and must not undo a load that succeeded.
+  lock.unlock();
   if (ctx.rejected)
     warn(str_cat("device plugin '", path, "': ignored ", ctx.rejected, " kernel registration(s) with an unknown op ",
                  "name or dtype, the first for op '", ctx.first_rejected, "'"));
-  backends_.push_back(std::move(backend));
   return name;
 }
 

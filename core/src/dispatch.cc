@@ -87,21 +87,22 @@ int64_t extent_of(const Tensor& t) {
   return e;
 }
 
-// A CPU tensor holding the bytes `t` covers, laid out with t's strides.
-Tensor fetch_to_host(Backend& be, const Tensor& t) {
-  int64_t extent = extent_of(t);
-  Device cpu{0, 0};
-  Tensor host = empty(Dims{extent}, t->dtype, cpu);
+// A CPU tensor with room for the bytes `t` covers, laid out with t's strides.
+Tensor host_buffer_for(const Tensor& t) {
+  Tensor host = empty(Dims{extent_of(t)}, t->dtype, Device{0, 0});
   host->shape = t->shape;
   host->strides = t->strides;
-  size_t bytes = static_cast<size_t>(extent) * itemsize(t->dtype);
-  if (bytes) {
-    be.check(be.api().memcpy_d2h(t->device().index, be.stream(t->device().index), host->data_ptr(), t->data_ptr(),
-                                 bytes),
-             "memcpy_d2h");
-    be.synchronize(t->device().index);
-  }
   return host;
+}
+
+// Copies the bytes `t` covers into `host` (from host_buffer_for(t)).
+void fetch_to_host(Backend& be, const Tensor& t, const Tensor& host) {
+  size_t bytes = static_cast<size_t>(extent_of(t)) * itemsize(t->dtype);
+  if (!bytes) return;
+  be.check(be.api().memcpy_d2h(t->device().index, be.stream(t->device().index), host->data_ptr(), t->data_ptr(),
+                               bytes),
+           "memcpy_d2h");
+  be.synchronize(t->device().index);
 }
 
 void store_from_host(Backend& be, const Tensor& host, const Tensor& t) {
@@ -120,19 +121,37 @@ void run_on_cpu_fallback(Backend& be, const Device& dev, const LaunchArgs& a, DT
            be.name(), " and none on the CPU to fall back to");
   static std::mutex mu;
   static std::set<std::pair<int, int>> warned;
+  const std::pair<int, int> key{dev.type, a.op->id};
   bool first;
   {
     std::lock_guard<std::mutex> lock(mu);
-    first = warned.insert({dev.type, a.op->id}).second;
+    first = warned.insert(key).second;
   }
-  if (first)
-    warn(str_cat(be.name(), " has no kernel for '", a.op->name, "' (", dtype_name(a.kernel_dtype),
-                 "); running it on the CPU with copies (reported once per op)"));
+  if (first) {
+    try {
+      warn(str_cat(be.name(), " has no kernel for '", a.op->name, "' (", dtype_name(a.kernel_dtype),
+                   "); running it on the CPU with copies (reported once per op)"));
+    } catch (...) {
+      // The warning became an error (a warnings filter): the op did not run,
+      // so the next attempt must warn, and fail, again.
+      std::lock_guard<std::mutex> lock(mu);
+      warned.erase(key);
+      throw;
+    }
+  }
   DeviceRegistry::get().count_fallback(dev, a.op->id);
 
   Tensor hin[kMaxOperands], hout[kMaxOperands];
-  for (int i = 0; i < a.num_inputs; ++i) hin[i] = fetch_to_host(be, a.inputs[i]);
-  for (int i = 0; i < a.num_outputs; ++i) hout[i] = fetch_to_host(be, a.outputs[i]);
+  for (int i = 0; i < a.num_inputs; ++i) hin[i] = host_buffer_for(a.inputs[i]);
+  for (int i = 0; i < a.num_outputs; ++i) hout[i] = host_buffer_for(a.outputs[i]);
+  // The host buffers come from the CPU's stream-ordered cache: a block freed
+  // a moment ago may still be read or written by kernels queued on the CPU
+  // stream (Note [Stream-ordered reuse]). The device's memcpy_d2h writes them
+  // from outside that stream, so the CPU stream must be idle first. (An
+  // error of an earlier CPU kernel stays for the CPU's next sync point.)
+  cpu.synchronize_deferring_errors(0);
+  for (int i = 0; i < a.num_inputs; ++i) fetch_to_host(be, a.inputs[i], hin[i]);
+  for (int i = 0; i < a.num_outputs; ++i) fetch_to_host(be, a.outputs[i], hout[i]);
   LaunchArgs host_args = a;
   host_args.inputs = hin;
   host_args.outputs = hout;

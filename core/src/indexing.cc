@@ -14,15 +14,22 @@ Tensor index_basic(const Tensor& t, const std::vector<IndexItem>& items) {
   MF_CHECK(ellipses <= 1, IndexError, "an index can only have a single ellipsis ('...')");
   MF_CHECK(consumed <= t->dim(), IndexError, "too many indices for tensor of dimension ", t->dim());
   Tensor r = t;
-  int64_t dim = 0;  // next dim of `r` to index
+  int64_t dim = 0;       // next dim of `r` to index
+  int64_t orig_dim = 0;  // the dim of `t` it comes from (for messages)
   for (const auto& it : items) {
     switch (it.kind) {
-      case IndexItem::Int:
+      case IndexItem::Int: {
+        int64_t size = r->shape[dim];
+        MF_CHECK(it.index >= -size && it.index < size, IndexError, "index ", it.index,
+                 " is out of bounds for dimension ", orig_dim, " with size ", size);
         r = select(r, dim, it.index);
+        ++orig_dim;
         break;
+      }
       case IndexItem::Slice:
         r = slice(r, dim, it.start, it.stop, it.step);
         ++dim;
+        ++orig_dim;
         break;
       case IndexItem::None:
         r = unsqueeze(r, dim);
@@ -30,6 +37,7 @@ Tensor index_basic(const Tensor& t, const std::vector<IndexItem>& items) {
         break;
       case IndexItem::Ellipsis:
         dim += t->dim() - consumed;
+        orig_dim += t->dim() - consumed;
         break;
     }
   }

@@ -1,4 +1,5 @@
 // Creation, copies between layouts, dtypes and devices, and host transfers.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -36,7 +37,39 @@ void transfer(const Tensor& dst, const Tensor& src) {
     transfer(dst, staging);
   }
 }
+// Whether t's elements cover [offset, offset + numel) exactly once, in any
+// order of dims (PyTorch's is_non_overlapping_and_dense).
+bool non_overlapping_and_dense(const Tensor& t) {
+  struct Dim {
+    int64_t stride, size;
+  };
+  SmallVector<Dim, 8> dims;
+  for (size_t d = 0; d < t->shape.size(); ++d)
+    if (t->shape[d] != 1) dims.push_back({t->strides[d], t->shape[d]});
+  std::sort(dims.begin(), dims.end(), [](const Dim& x, const Dim& y) { return x.stride < y.stride; });
+  int64_t expected = 1;
+  for (const Dim& d : dims) {
+    if (d.stride != expected) return false;
+    expected *= d.size;
+  }
+  return true;
+}
 }  // namespace
+
+Overlap overlap(const Tensor& a, const Tensor& b) {
+  if (a->numel() == 0 || b->numel() == 0 || a->storage != b->storage) return Overlap::No;
+  auto byte_range = [](const Tensor& t) {
+    int64_t hi = t->offset;
+    for (size_t d = 0; d < t->shape.size(); ++d) hi += (t->shape[d] - 1) * t->strides[d];
+    int64_t size = static_cast<int64_t>(itemsize(t->dtype));
+    return std::make_pair(t->offset * size, (hi + 1) * size);
+  };
+  auto ra = byte_range(a), rb = byte_range(b);
+  if (!(ra.first < rb.second && rb.first < ra.second)) return Overlap::No;
+  if (!non_overlapping_and_dense(a) || !non_overlapping_and_dense(b)) return Overlap::TooHard;
+  if (ra == rb && a->strides == b->strides) return Overlap::Full;
+  return Overlap::Partial;
+}
 
 Tensor full(const Dims& shape, Scalar value, DType dtype, Device device) {
   Tensor t = empty(shape, dtype, device);
@@ -61,9 +94,16 @@ void fill_(const Tensor& t, Scalar value) {
 }
 
 Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<DType> dtype, Device device) {
-  MF_CHECK(step.f != 0.0, RuntimeError, "arange: step must be nonzero");
   bool any_float = start.kind == Scalar::Float || end.kind == Scalar::Float || step.kind == Scalar::Float;
   DType dt = dtype ? *dtype : any_float ? default_float_dtype() : DType::Int64;
+  if (!is_floating(dt)) {
+    // An integer arange runs on the bounds and step truncated to integers
+    // (as PyTorch does for int64): arange(0, 5, 0.5, dtype=int64) has step 0.
+    start = Scalar::from_int(start.i);
+    end = Scalar::from_int(end.i);
+    step = Scalar::from_int(step.i);
+  }
+  MF_CHECK(step.f != 0.0, RuntimeError, "arange: step must be nonzero");
   double n = std::ceil((end.f - start.f) / step.f);
   MF_CHECK(std::isfinite(n), RuntimeError, "arange: unsupported range: ", start.f, " -> ", end.f);
   MF_CHECK((step.f > 0 && end.f >= start.f) || (step.f < 0 && end.f <= start.f), RuntimeError,
@@ -94,15 +134,29 @@ void copy_(const Tensor& dst, const Tensor& src) {
            "copy_: unsupported operation: more than one element of the written-to tensor refers to a single "
            "memory location. Please clone() the tensor before performing the operation.");
   Tensor s = expand(src, dst->shape);
-  if (dst->numel() == 0) return;
+  if (dst->numel() == 0) {
+    dst->bump_version();  // an in-place op, if one without effect
+    return;
+  }
+  // A kernel copying element by element would read elements it has already
+  // overwritten (x[1:].copy_(x[:-1])): refused as in PyTorch when both sides
+  // are dense; when one is not, their elements may interleave without
+  // overlapping (x[::2] and x[1::2]), so the source is copied out first.
+  Overlap ov = overlap(dst, src);
+  MF_CHECK(ov != Overlap::Partial, RuntimeError,
+           "copy_: unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
+           "single memory location. Please clone() the tensor before performing the operation.");
+  if (ov == Overlap::TooHard) s = expand(clone(src), dst->shape);
   if (dst->device() != s->device()) {
     Tensor staged = empty(s->shape, s->dtype, dst->device());
     transfer(staged, contiguous(s));
     s = staged;
   }
   if (s->storage == dst->storage && s->offset == dst->offset && s->strides == dst->strides &&
-      s->dtype == dst->dtype)
+      s->dtype == dst->dtype) {
+    dst->bump_version();
     return;  // copying a tensor onto itself
+  }
   LaunchArgs a{&op_def(kOp_copy), s->dtype};
   a.inputs = &s;
   a.num_inputs = 1;

@@ -27,20 +27,6 @@ void check_same_device(const OpDef& op, const Tensor& a, const Tensor& b) {
 
 Tensor cast_to(const Tensor& t, DType dtype) { return t->dtype == dtype ? t : to(t, t->device(), dtype, false); }
 
-// Whether `a` and `b` touch common memory without being the same view.
-bool partially_overlap(const Tensor& a, const Tensor& b) {
-  if (a->storage != b->storage || a->numel() == 0 || b->numel() == 0) return false;
-  if (a->offset == b->offset && a->shape == b->shape && a->strides == b->strides) return false;
-  auto range = [](const Tensor& t) {
-    int64_t hi = t->offset;
-    for (size_t d = 0; d < t->shape.size(); ++d) hi += (t->shape[d] - 1) * t->strides[d];
-    return std::make_pair(t->offset * static_cast<int64_t>(itemsize(t->dtype)),
-                          (hi + 1) * static_cast<int64_t>(itemsize(t->dtype)));
-  };
-  auto ra = range(a), rb = range(b);
-  return ra.first < rb.second && rb.first < ra.second;
-}
-
 void check_writable(const OpDef& op, const Tensor& self) {
   MF_CHECK(!self->has_internal_overlap(), RuntimeError, op.name,
            "_: unsupported operation: more than one element of the written-to tensor refers to a single memory "
@@ -52,11 +38,16 @@ void check_result_castable(const OpDef& op, DType result, DType self) {
            " can't be cast to the desired output type ", dtype_torch_name(self));
 }
 
-void check_dtype_supported(const OpDef& op, DType compute) {
-  MF_CHECK(!(compute == DType::Bool && (op.id == kOp_sub || op.id == kOp_sub_scalar || op.id == kOp_rsub_scalar)),
-           TypeError, op.name,
+// `a` and `b`: the operands' own dtypes (a Python bool counts as Bool), as
+// PyTorch refuses a subtraction with any bool operand, whatever the result.
+void check_dtype_supported(const OpDef& op, DType compute, DType a, DType b = DType::Float32) {
+  bool is_sub = op.id == kOp_sub || op.id == kOp_sub_scalar || op.id == kOp_rsub_scalar;
+  MF_CHECK(!(is_sub && a == DType::Bool && b == DType::Bool), TypeError, op.name,
            ": subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
            "`logical_xor()` operator instead.");
+  MF_CHECK(!(is_sub && (a == DType::Bool || b == DType::Bool)), TypeError, op.name,
+           ": subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a "
+           "mask, use the `~` or `logical_not()` operator instead.");
   MF_CHECK(!(compute == DType::Bool && op.id == kOp_neg), TypeError, op.name,
            ": negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, "
            "use the `~` or `logical_not()` operator instead.");
@@ -87,7 +78,7 @@ Tensor binary(int op_id, const Tensor& a, const Tensor& b) {
   ps.add_tensor(a->dtype, a->dim() == 0);
   ps.add_tensor(b->dtype, b->dim() == 0);
   DType compute = compute_dtype(op, ps.result());
-  check_dtype_supported(op, compute);
+  check_dtype_supported(op, compute, a->dtype, b->dtype);
   Dims shape = broadcast_shapes(a->shape, b->shape, op.name);
   Tensor out = empty(shape, output_dtype(op, compute), a->device());
   run(op, compute, {expand(cast_to(a, compute), shape), expand(cast_to(b, compute), shape)}, out);
@@ -102,20 +93,24 @@ void binary_(int op_id, const Tensor& self, const Tensor& b) {
   ps.add_tensor(self->dtype, self->dim() == 0);
   ps.add_tensor(b->dtype, b->dim() == 0);
   DType compute = compute_dtype(op, ps.result());
-  check_dtype_supported(op, compute);
+  check_dtype_supported(op, compute, self->dtype, b->dtype);
   DType result = output_dtype(op, compute);
   check_result_castable(op, result, self->dtype);
   Dims shape = broadcast_shapes(self->shape, b->shape, op.name);
   MF_CHECK(shape == self->shape, RuntimeError, op.name, "_: output with shape ", shape_str(self->shape),
            " doesn't match the broadcast shape ", shape_str(shape));
-  MF_CHECK(!partially_overlap(self, b), RuntimeError, op.name,
+  // As in copy_: refused when both are dense and overlap partially; when one
+  // is not dense, `b` is read from a copy.
+  Overlap ov = overlap(self, b);
+  MF_CHECK(ov != Overlap::Partial, RuntimeError, op.name,
            "_: unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
            "single memory location. Please clone() the tensor before performing the operation.");
+  Tensor other = ov == Overlap::TooHard ? clone(b) : b;
   if (result == self->dtype && compute == self->dtype) {
-    run(op, compute, {self, expand(cast_to(b, compute), shape)}, self);
+    run(op, compute, {self, expand(cast_to(other, compute), shape)}, self);
     self->bump_version();
   } else {
-    copy_(self, binary(op_id, self, b));
+    copy_(self, binary(op_id, self, other));
   }
 }
 
@@ -125,7 +120,7 @@ Tensor binary_scalar(int op_id, const Tensor& a, Scalar s) {
   ps.add_tensor(a->dtype, a->dim() == 0);
   ps.add_scalar(s.dtype());
   DType compute = compute_dtype(op, ps.result());
-  check_dtype_supported(op, compute);
+  check_dtype_supported(op, compute, a->dtype, s.dtype());
   Tensor out = empty(a->shape, output_dtype(op, compute), a->device());
   MFAttr attr = scalar_attr(s);
   run(op, compute, {cast_to(a, compute)}, out, &attr);
@@ -139,7 +134,7 @@ void binary_scalar_(int op_id, const Tensor& self, Scalar s) {
   ps.add_tensor(self->dtype, self->dim() == 0);
   ps.add_scalar(s.dtype());
   DType compute = compute_dtype(op, ps.result());
-  check_dtype_supported(op, compute);
+  check_dtype_supported(op, compute, self->dtype, s.dtype());
   DType result = output_dtype(op, compute);
   check_result_castable(op, result, self->dtype);
   if (result == self->dtype && compute == self->dtype) {
@@ -151,10 +146,17 @@ void binary_scalar_(int op_id, const Tensor& self, Scalar s) {
   }
 }
 
+Tensor scalar_operand(const Tensor& other, Scalar s) {
+  PromotionState ps;
+  ps.add_tensor(other->dtype, other->dim() == 0);
+  ps.add_scalar(s.dtype());
+  return full(Dims{}, s, ps.result(), other->device());
+}
+
 Tensor unary(int op_id, const Tensor& x) {
   const OpDef& op = op_def(op_id);
   DType compute = compute_dtype(op, x->dtype);
-  check_dtype_supported(op, compute);
+  check_dtype_supported(op, compute, x->dtype);
   Tensor out = empty(x->shape, output_dtype(op, compute), x->device());
   run(op, compute, {cast_to(x, compute)}, out);
   return out;

@@ -33,12 +33,10 @@ Storage::~Storage() {
     // Stream-ordered: safe to recycle without waiting (Note [Stream-ordered reuse]).
     b.allocator(device.index).free(block);
   } else if (release) {
-    // Borrowed memory may still be read by queued kernels: wait for them.
-    try {
-      b.synchronize(device.index);
-    } catch (...) {
-      // The error stays reported at the next sync point; the memory must go.
-    }
+    // Borrowed memory may still be read by queued kernels: wait for them. A
+    // kernel error seen here is kept for the next sync point (Note
+    // [Deferred kernel errors] in backend.cc); the memory must go now.
+    b.synchronize_deferring_errors(device.index);
     release(release_ctx);
   }
 }

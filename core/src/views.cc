@@ -34,6 +34,9 @@ namespace {
 // Strides for viewing (shape, strides) as new_shape without a copy, if any:
 // each run of dims that is contiguous in memory may be re-split freely.
 std::optional<Dims> view_strides(Dims old_shape, Dims old_strides, const Dims& new_shape) {
+  // (PyTorch's computeStride: an empty tensor viewed as its own shape keeps
+  // its strides, otherwise any empty or 0-dim tensor views as contiguous)
+  if (shape_numel(old_shape) == 0 && old_shape == new_shape) return old_strides;
   if (shape_numel(old_shape) == 0 || old_shape.empty()) return contiguous_strides(new_shape);
   Dims out(new_shape.size());
   int64_t view_d = static_cast<int64_t>(new_shape.size()) - 1;
@@ -113,13 +116,17 @@ Tensor expand(const Tensor& t, const Dims& shape) {
     int64_t j = i - (nd - td);
     int64_t want = shape[i];
     if (j < 0) {
-      MF_CHECK(want >= 0, RuntimeError, "expand: -1 is not allowed in a leading, non-existing dimension");
+      MF_CHECK(want >= 0, RuntimeError, "expand: the expanded size of the tensor (", want,
+               ") isn't allowed in a leading, non-existing dimension ", i);
       out_shape[i] = want;
-      out_strides[i] = 0;
+      // (torch's strides: a new size-1 dim gets the stride a contiguous
+      // layout would give it; a broadcast one 0)
+      out_strides[i] = want == 1 && i + 1 < nd ? out_shape[i + 1] * out_strides[i + 1] : 0;
       continue;
     }
     int64_t have = t->shape[j];
     if (want == -1) want = have;
+    MF_CHECK(want >= 0, RuntimeError, "expand: invalid size ", want, " at dimension ", i, " (sizes must be >= 0 or -1)");
     MF_CHECK(have == want || have == 1, RuntimeError, "expand: the expanded size of the tensor (", want,
              ") must match the existing size (", have, ") at non-singleton dimension ", i, ".  Target sizes: ",
              shape_str(shape), ".  Tensor sizes: ", shape_str(t->shape));
@@ -216,6 +223,7 @@ Tensor flatten(const Tensor& t, int64_t start, int64_t end) {
   if (t->dim() == 0) return reshape(t, Dims{1});
   int64_t s = wrap_dim(start, t->dim(), "flatten"), e = wrap_dim(end, t->dim(), "flatten");
   MF_CHECK(s <= e, RuntimeError, "flatten: start_dim cannot come after end_dim");
+  if (s == e) return make_view(t, t->shape, t->strides, t->offset);  // as torch: the strides stay as they are
   Dims shape;
   for (int64_t i = 0; i < s; ++i) shape.push_back(t->shape[i]);
   int64_t n = 1;

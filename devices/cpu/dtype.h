@@ -92,7 +92,8 @@ inline To cast(From x) {
     return boolean{uint8_t(x != 0)};
   } else if constexpr (std::is_same<To, half>::value || std::is_same<To, bfloat16>::value) {
     if constexpr (std::is_same<From, float>::value) return store<To>(x);
-    const double d = double(x);  // exact for floats and |ints| < 2^53
+    if constexpr (std::is_integral<From>::value && sizeof(From) <= 2) return store<To>(float(x));
+    const double d = double(x);  // exact for double and |ints| < 2^53
     if constexpr (std::is_same<To, half>::value) return half{double_to_half(d)};
     else return bfloat16{double_to_bfloat16(d)};
   } else if constexpr (std::is_integral<To>::value && std::is_floating_point<From>::value) {

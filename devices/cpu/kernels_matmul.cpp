@@ -55,8 +55,15 @@ bool blas_view(const Mat<T>& m, CBLAS_TRANSPOSE* trans, blasint* ld) {
 // Copies (and converts) a strided matrix into contiguous row-major `dst`.
 template <class TD, class TS>
 void pack(const Mat<TS>& src, TD* dst) {
-  for (int64_t i = 0; i < src.rows; ++i)
-    for (int64_t j = 0; j < src.cols; ++j) dst[i * src.cols + j] = TD(load(src(i, j)));
+  for (int64_t i = 0; i < src.rows; ++i) {
+    TD* d = dst + i * src.cols;
+    const TS* s = &src(i, 0);
+    if (src.cs == 1) {  // vectorisable (matters for the float16 -> float widening)
+      for (int64_t j = 0; j < src.cols; ++j) d[j] = TD(load(s[j]));
+    } else {
+      for (int64_t j = 0; j < src.cols; ++j) d[j] = TD(load(s[j * src.cs]));
+    }
+  }
 }
 
 inline void gemm_call(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint m, blasint n, blasint k,
@@ -166,8 +173,15 @@ void matmul_2d(const Mat<const S>& a, const Mat<const S>& b, const Mat<S>& c,
       gemm_call(CblasNoTrans, CblasNoTrans, blasint(c.rows), blasint(c.cols), blasint(a.cols),
                 fa.data(), blasint(a.cols), fb.data(), blasint(b.cols), fc.data(),
                 blasint(c.cols));
-      for (int64_t i = 0; i < c.rows; ++i)
-        for (int64_t j = 0; j < c.cols; ++j) c(i, j) = store<S>(fc[size_t(i * c.cols + j)]);
+      for (int64_t i = 0; i < c.rows; ++i) {
+        const float* src = fc.data() + i * c.cols;
+        S* dst = &c(i, 0);
+        if (c.cs == 1) {
+          for (int64_t j = 0; j < c.cols; ++j) dst[j] = store<S>(src[j]);
+        } else {
+          for (int64_t j = 0; j < c.cols; ++j) dst[j * c.cs] = store<S>(src[j]);
+        }
+      }
       return;
     }
   }

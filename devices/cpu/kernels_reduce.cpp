@@ -6,9 +6,9 @@
 //  - inner: the fastest-varying dim is reduced -> each output is a (blocked,
 //    SIMD) dot-free sum over contiguous runs; parallel over outputs, or over
 //    the reduction itself when there are too few outputs (full reductions).
-//  - outer: the fastest-varying dim is kept -> rows of x are added into a
-//    small accumulator vector of output columns; parallel over column chunks
-//    (and over the reduction when there are too few chunks).
+//  - outer: the fastest-varying dim is kept -> rows of x are added into an
+//    accumulator row of output columns; parallel over column chunks (and over
+//    the reduction when there are too few chunks).
 #include <algorithm>
 #include <type_traits>
 #include <vector>
@@ -113,22 +113,25 @@ void for_each_run(const Dims& d, int64_t lo, int64_t hi, F&& f) {
   }
 }
 
-// Sum of n elements at stride `stride`. Contiguous runs are summed in blocks
-// whose SIMD partials are then added, which also keeps float64 rounding error
-// growth low for long runs.
+// Sum of n elements at stride `stride`. Contiguous runs use 8 independent
+// accumulators (vectorised into several SIMD registers, so the adds are not
+// one latency-bound chain) over blocks whose partials are then added, which
+// also keeps float64 rounding error growth low for long runs.
 template <class S>
 acc_t<S> sum_run(const S* p, int64_t stride, int64_t n) {
   using A = acc_t<S>;
   A total = 0;
   if (stride == 1) {
-    constexpr int64_t kBlock = 2048;
+    constexpr int64_t kLanes = 8, kBlock = 4096;
     for (int64_t b = 0; b < n; b += kBlock) {
       const int64_t m = std::min(kBlock, n - b);
       const S* q = p + b;
-      A part = 0;
-#pragma omp simd reduction(+ : part)
-      for (int64_t j = 0; j < m; ++j) part += widen(q[j]);
-      total += part;
+      A lane[kLanes] = {};
+      int64_t j = 0;
+      for (; j + kLanes <= m; j += kLanes)
+        for (int64_t l = 0; l < kLanes; ++l) lane[l] += widen(q[j + l]);
+      for (; j < m; ++j) lane[0] += widen(q[j]);
+      for (int64_t l = 0; l < kLanes; ++l) total += lane[l];
     }
   } else {
     for (int64_t i = 0; i < n; ++i) total += widen(p[i * stride]);
@@ -209,20 +212,26 @@ void sum_inner(const S* x, sum_out_t<S>* out, const Dims& K, const Dims& R) {
 template <class S>
 void sum_outer(const S* x, sum_out_t<S>* out, const Dims& K, const Dims& R) {
   using A = acc_t<S>;
-  constexpr int64_t kCols = 256;  // accumulator chunk: 2 KiB, stays in L1
-  Dims Ko = K;                    // kept dims except the innermost (columns)
+  Dims Ko = K;  // kept dims except the innermost (the columns)
   --Ko.n;
   const int64_t ncols = K.size[K.n - 1], cxs = K.xs[K.n - 1], cos = K.os[K.n - 1];
-  const int64_t nchunks = (ncols + kCols - 1) / kCols;
+  const int threads = max_threads();
+  // Column chunk per work item: wide enough that each row segment read is
+  // long (prefetch/TLB friendly), small enough for the accumulators to stay
+  // in L1/L2 (<= 32 KiB), and split so that every thread gets a chunk.
+  const int64_t per_thread = (ncols + threads - 1) / threads;
+  const int64_t chunk = std::min<int64_t>(ncols, std::max<int64_t>(256, std::min<int64_t>(4096, per_thread)));
+  const int64_t nchunks = (ncols + chunk - 1) / chunk;
   const int64_t items = Ko.count() * nchunks, nR = R.count();
   const int64_t r_stride = R.inner_xs();
+  std::vector<A> acc_buffers(size_t(threads) * size_t(chunk));  // one accumulator row per thread
 
-  // acc[0..cn) += the rows of item's chunk for reduction indices [lo, hi).
+  // acc[0..cn) = sum over reduction indices [lo, hi) of the item's columns.
   auto accumulate = [&](int64_t item, A* acc, int64_t lo, int64_t hi, int64_t* oo, int64_t* cn) {
     int64_t xo;
     offsets_of(Ko, item / nchunks, &xo, oo);
-    const int64_t c0 = (item % nchunks) * kCols;
-    *cn = std::min(kCols, ncols - c0);
+    const int64_t c0 = (item % nchunks) * chunk;
+    *cn = std::min(chunk, ncols - c0);
     xo += c0 * cxs;
     *oo += c0 * cos;
     std::fill(acc, acc + *cn, A(0));
@@ -233,11 +242,17 @@ void sum_outer(const S* x, sum_out_t<S>* out, const Dims& K, const Dims& R) {
   auto write = [&](const A* acc, int64_t oo, int64_t cn) {
     for (int64_t j = 0; j < cn; ++j) out[oo + j * cos] = finish<S>(acc[j]);
   };
+  auto thread_buffer = [&] {
+#ifdef _OPENMP
+    return acc_buffers.data() + size_t(omp_get_thread_num()) * size_t(chunk);
+#else
+    return acc_buffers.data();
+#endif
+  };
 
-  const int threads = max_threads();
-  if (items >= threads || items * nR * kCols < kParallelGrain) {
-    parallel_range(items, nR * kCols, [&](int64_t lo, int64_t hi) {
-      A acc[kCols];
+  if (items >= threads || items * nR * chunk < kParallelGrain) {
+    parallel_range(items, nR * chunk, [&](int64_t lo, int64_t hi) {
+      A* acc = thread_buffer();
       for (int64_t item = lo; item < hi; ++item) {
         int64_t oo, cn;
         accumulate(item, acc, 0, nR, &oo, &cn);
@@ -246,18 +261,18 @@ void sum_outer(const S* x, sum_out_t<S>* out, const Dims& K, const Dims& R) {
     });
     return;
   }
-  // Few column chunks but a long reduction: per-thread accumulators.
-  std::vector<A> partial(size_t(threads) * kCols);
+  // Fewer column chunks than threads but a long reduction: every thread
+  // reduces a slice of the rows into its own accumulator row; add them up.
   for (int64_t item = 0; item < items; ++item) {
     int64_t oo = 0, cn = 0;
     const int parts = split_reduction(nR, threads, [&](int t, int64_t lo, int64_t hi) {
       int64_t oo_t, cn_t;
-      accumulate(item, partial.data() + size_t(t) * kCols, lo, hi, &oo_t, &cn_t);
+      accumulate(item, acc_buffers.data() + size_t(t) * size_t(chunk), lo, hi, &oo_t, &cn_t);
       if (t == 0) oo = oo_t, cn = cn_t;
     });
     for (int t = 1; t < parts; ++t)
-      for (int64_t j = 0; j < cn; ++j) partial[size_t(j)] += partial[size_t(t) * kCols + j];
-    write(partial.data(), oo, cn);
+      for (int64_t j = 0; j < cn; ++j) acc_buffers[size_t(j)] += acc_buffers[size_t(t) * size_t(chunk) + size_t(j)];
+    write(acc_buffers.data(), oo, cn);
   }
 }
 

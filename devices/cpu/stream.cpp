@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <thread>
 
 #include "error.h"
 
@@ -17,6 +18,9 @@ namespace {
 // thread blocks so an idle stream costs no CPU.
 constexpr auto kWorkerSpin = std::chrono::microseconds(30);
 constexpr auto kWaiterSpin = std::chrono::microseconds(20);
+// After this long, spinning yields the core between checks: on an
+// oversubscribed machine the thread we wait for may need exactly this core.
+constexpr auto kPauseOnly = std::chrono::microseconds(2);
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -31,8 +35,13 @@ bool spin_until(Pred pred, std::chrono::nanoseconds budget) {
   const auto start = std::chrono::steady_clock::now();
   for (unsigned i = 1;; ++i) {
     if (pred()) return true;
-    cpu_relax();
-    if ((i & 15u) == 0 && std::chrono::steady_clock::now() - start > budget) return pred();
+    if ((i & 15u) != 0) {
+      cpu_relax();
+      continue;
+    }
+    const auto spent = std::chrono::steady_clock::now() - start;
+    if (spent > budget) return pred();
+    if (spent > kPauseOnly) std::this_thread::yield();
   }
 }
 

@@ -52,7 +52,9 @@ class Progress {
   std::condition_variable cv_;
 };
 
-struct Task {
+// One ring slot. Cache-line aligned so the slot the producer writes never
+// shares a line with the one the worker is reading.
+struct alignas(64) Task {
   using Fn = void (*)(Task&);  // may throw mfcpu::Error; runs on the worker thread
 
   Fn fn = nullptr;

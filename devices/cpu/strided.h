@@ -1,11 +1,13 @@
 // N-d strided iteration shared by the elementwise kernels.
 //
 // The operands' dims are simplified first (size-1 dims dropped, dims ordered by
-// the output's strides, mergeable neighbours coalesced) so a contiguous or
-// transposed tensor runs as one long inner loop. The driver then hands
-// contiguous "runs" along the innermost dim to an inner functor, which picks a
-// vectorisable loop when strides allow. Big loops are split across OpenMP
-// threads by linear index.
+// the output's strides, mergeable neighbours coalesced) so a contiguous tensor
+// runs as one long inner loop. The driver then hands "runs" along the
+// innermost dim to an inner functor, which picks a vectorisable loop when
+// strides allow. Big loops are split across OpenMP threads by linear index.
+// When an input is contiguous along the second-innermost dim instead (a
+// transpose), the last two dims are walked in square tiles so each cache line
+// of that input is reused instead of refetched for every output row.
 #pragma once
 
 #include <algorithm>
@@ -63,6 +65,7 @@ struct Geometry {
   int ndim = 0;
   int64_t shape[kMaxDims];
   int64_t strides[N][kMaxDims];  // bytes
+  int64_t elem[N];                // element sizes (bytes)
   char* data[N];
 
   int64_t numel() const {
@@ -77,6 +80,7 @@ struct Geometry {
 template <int N>
 Geometry<N> make_geometry(const Operand* ops, const size_t (&elem_size)[N]) {
   Geometry<N> g;
+  for (int k = 0; k < N; ++k) g.elem[k] = int64_t(elem_size[k]);
   const Operand& out = ops[0];
   int order[kMaxDims];
   int n = 0;
@@ -157,8 +161,55 @@ void run_range(const Geometry<N>& g, int64_t lo, int64_t hi, Inner& inner) {
   }
 }
 
+constexpr int64_t kTile = 32;
+
+template <int N>
+bool wants_tiling(const Geometry<N>& g) {
+  const int last = g.ndim - 1;
+  if (last < 1 || g.shape[last] < kTile / 2 || g.shape[last - 1] < kTile / 2) return false;
+  for (int k = 0; k < N; ++k) {
+    const int64_t inner = g.strides[k][last];
+    if (inner != 0 && inner != g.elem[k] && g.strides[k][last - 1] == g.elem[k]) return true;
+  }
+  return false;
+}
+
+// Tiled walk over the last two dims; tiles are the unit of parallel work.
+template <int N, class Inner>
+void run_tiled(const Geometry<N>& g, Inner& inner) {
+  const int last = g.ndim - 1, row_dim = last - 1;
+  const int64_t rows = g.shape[row_dim], cols = g.shape[last];
+  const int64_t row_tiles = (rows + kTile - 1) / kTile, col_tiles = (cols + kTile - 1) / kTile;
+  const int64_t tiles_per_matrix = row_tiles * col_tiles;
+  int64_t matrices = 1;
+  for (int d = 0; d < row_dim; ++d) matrices *= g.shape[d];
+  int64_t inner_strides[N];
+  for (int k = 0; k < N; ++k) inner_strides[k] = g.strides[k][last];
+  parallel_range(matrices * tiles_per_matrix, kTile * kTile, [&](int64_t lo, int64_t hi) {
+    for (int64_t t = lo; t < hi; ++t) {
+      int64_t rem = t / tiles_per_matrix;
+      const int64_t r0 = (t % tiles_per_matrix) / col_tiles * kTile;
+      const int64_t c0 = (t % col_tiles) * kTile;
+      char* base[N];
+      for (int k = 0; k < N; ++k) base[k] = g.data[k];
+      for (int d = row_dim - 1; d >= 0; --d) {  // offset of the matrix
+        const int64_t idx = rem % g.shape[d];
+        rem /= g.shape[d];
+        for (int k = 0; k < N; ++k) base[k] += idx * g.strides[k][d];
+      }
+      const int64_t r1 = std::min(rows, r0 + kTile), n = std::min(cols - c0, kTile);
+      for (int64_t r = r0; r < r1; ++r) {
+        char* p[N];
+        for (int k = 0; k < N; ++k) p[k] = base[k] + r * g.strides[k][row_dim] + c0 * inner_strides[k];
+        inner(p, inner_strides, n);
+      }
+    }
+  });
+}
+
 template <int N, class Inner>
 void run_loop(const Geometry<N>& g, Inner& inner) {
+  if (wants_tiling(g)) return run_tiled(g, inner);
   parallel_range(g.numel(), 1, [&](int64_t lo, int64_t hi) { run_range(g, lo, hi, inner); });
 }
 

@@ -193,7 +193,9 @@ def device_info(str type_name):
 
 
 def fallback_counts():
-    counts = registry().fallback_counts()
+    # Typed as a dict: Cython converts the std::map (pair keys become tuples of
+    # bytes); an untyped local would stay a C++ map without .items().
+    cdef dict counts = registry().fallback_counts()
     return {(dev.decode(), op.decode()): n for (dev, op), n in counts.items()}
 
 
@@ -269,6 +271,8 @@ cdef Dims _dims(object seq, str what) except *:
     if isinstance(seq, int):
         d.push_back(seq)
         return d
+    if not hasattr(seq, "__iter__"):
+        raise TypeError(f"{what}: expected a sequence of integers, got {type(seq).__name__}")
     for v in seq:
         if isinstance(v, TensorBase):
             v = v.item()
@@ -415,6 +419,16 @@ cdef class TensorBase:
             other = self._scalar_tensor(other)
         return wrap(binary(kOp_floor_divide, self.t, (<TensorBase>other).t))
 
+    def __rfloordiv__(self, other):
+        other = self._scalar_tensor(other)
+        return wrap(binary(kOp_floor_divide, (<TensorBase>other).t, self.t))
+
+    def __ifloordiv__(self, other):
+        if not isinstance(other, TensorBase):
+            other = self._scalar_tensor(other)
+        binary_(kOp_floor_divide, self.t, (<TensorBase>other).t)
+        return self
+
     def __iadd__(self, other):
         return _inplace(kOp_add, kOp_add_scalar, self, other)
 
@@ -463,8 +477,7 @@ cdef class TensorBase:
         cdef Scalar s
         if not _to_scalar(v, &s):
             raise TypeError(f"unsupported operand type: {type(v).__name__}")
-        cdef DType dt = <DType>(0 if s.kind == 0 else 5 if s.kind == 1 else 9)
-        return wrap(c_full(Dims(), s, dt, self.t.get().device()))
+        return wrap(scalar_operand(self.t, s))
 
     def add(self, other, *, alpha=1):
         if alpha != 1:
@@ -509,6 +522,9 @@ cdef class TensorBase:
 
     def floor_divide(self, other):
         return self.__floordiv__(other)
+
+    def floor_divide_(self, other):
+        return self.__ifloordiv__(other)
 
     def matmul(self, TensorBase other):
         return wrap(matmul(self.t, other.t))

@@ -113,6 +113,7 @@ cdef extern from "monoflow/ops.h" namespace "monoflow":
     Tensor binary_scalar(int op, const Tensor& a, Scalar s) except +translate_exception
     void binary_scalar_(int op, const Tensor& a, Scalar s) except +translate_exception
     Tensor unary(int op, const Tensor& x) except +translate_exception
+    Tensor scalar_operand(const Tensor& other, Scalar s) except +translate_exception
     Tensor sum(const Tensor& x, const Dims& dims, cbool keepdim, optional[DType] dtype) except +translate_exception
     Tensor matmul(const Tensor& a, const Tensor& b) except +translate_exception
     Tensor view(const Tensor& t, const Dims& shape) except +translate_exception

@@ -7,9 +7,12 @@ from monoflow import _C, _dtypes
 from monoflow._tensor import Tensor
 
 
-def _shape(size):
+def _shape(size, what):
     if len(size) == 1 and not isinstance(size[0], numbers.Integral):
-        return tuple(size[0])
+        size = size[0]
+        if not hasattr(size, "__iter__"):
+            raise TypeError(f"{what}: expected a shape (integers or one sequence of integers), "
+                            f"got {type(size).__name__}")
     return tuple(size)
 
 
@@ -25,6 +28,17 @@ def _infer_dtype(arr, data):
     raise TypeError(f"tensor: could not infer a dtype from data of numpy type {arr.dtype}")
 
 
+def _big_python_ints(arr, data, dtype):
+    # numpy keeps numbers as Python objects when ints exceed 64 bits: fine
+    # for a floating target, an overflow for an integral one
+    flat = arr.ravel().tolist()
+    if not flat or not all(isinstance(v, numbers.Real) for v in flat):
+        raise TypeError(f"tensor: could not convert data of type {type(data).__name__} (ragged or non-numeric)")
+    if any(isinstance(v, float) for v in flat) or (dtype is not None and dtype.is_floating_point):
+        return np.asarray(arr, dtype=np.float64)
+    raise OverflowError("tensor: a Python int in the data is out of the int64 range")
+
+
 def tensor(data, dtype=None, device=None, requires_grad=False):
     """A new tensor copying `data` (nested lists, numbers, numpy arrays, tensors)."""
     if isinstance(data, _C.TensorBase):
@@ -35,10 +49,15 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
     except (ValueError, TypeError) as exc:
         raise ValueError(f"tensor: cannot build a tensor from {type(data).__name__}: {exc}") from None
     if arr.dtype == object:
-        raise TypeError(f"tensor: could not convert data of type {type(data).__name__} (ragged or non-numeric)")
+        arr = _big_python_ints(arr, data, dtype)
+    if arr.dtype == np.uint64 and not isinstance(data, (np.ndarray, np.generic)) and \
+            (dtype is None or not dtype.is_floating_point):
+        # Python ints above the int64 range (numpy made them uint64)
+        raise OverflowError("tensor: a Python int in the data is out of the int64 range")
     target = dtype or _infer_dtype(arr, data)
     staging = _dtypes.float32 if target == _dtypes.bfloat16 else target
-    host = np.ascontiguousarray(arr, dtype=_dtypes.to_numpy(staging))
+    # (np.asarray, not np.ascontiguousarray: that one turns 0-dim data into 1-dim)
+    host = np.asarray(arr, dtype=_dtypes.to_numpy(staging), order="C")
     out = _C.from_host_buffer(host.__array_interface__["data"][0], host.shape, staging, device)
     return out if staging == target else out.to(target)
 
@@ -71,15 +90,15 @@ def from_numpy(arr):
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False):
-    return _C.empty(_shape(size), dtype or _C.get_default_dtype(), device)
+    return _C.empty(_shape(size, "empty"), dtype or _C.get_default_dtype(), device)
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False):
-    return _C.full(_shape(size), 0, dtype or _C.get_default_dtype(), device)
+    return _C.full(_shape(size, "zeros"), 0, dtype or _C.get_default_dtype(), device)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False):
-    return _C.full(_shape(size), 1, dtype or _C.get_default_dtype(), device)
+    return _C.full(_shape(size, "ones"), 1, dtype or _C.get_default_dtype(), device)
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):

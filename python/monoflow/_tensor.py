@@ -155,7 +155,7 @@ class Tensor(_C.TensorBase):
     def t(self):
         if self.dim() > 2:
             raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.dim()}D")
-        return self.transpose(0, -1) if self.dim() == 2 else self
+        return self.transpose(0, -1)  # a new view also for 0-D and 1-D tensors, as in torch
 
     def view_as(self, other):
         return self.view(other.shape)

@@ -1,11 +1,17 @@
-"""repr() of tensors, formatted as PyTorch formats them."""
+"""repr() of tensors, formatted as PyTorch formats them (torch/_tensor_str.py
+with its default print options): the same choice of integer/fixed/scientific
+notation, widths, summarisation with "...", line wrapping at 80 columns and
+suffixes (device, size, dtype)."""
+import math
+
 import numpy as np
 
-from monoflow import _dtypes
+from monoflow import _C, _dtypes
 
 EDGE_ITEMS = 3
 THRESHOLD = 1000
 PRECISION = 4
+LINEWIDTH = 80
 
 
 def _host_values(t):
@@ -15,7 +21,7 @@ def _host_values(t):
 
 
 def _summarize(a):
-    # Keep the first and last EDGE_ITEMS along every dim (for the width scan).
+    # The first and last EDGE_ITEMS along every dim: what the formatter scans.
     if a.ndim == 0:
         return a
     for d in range(a.ndim):
@@ -26,70 +32,106 @@ def _summarize(a):
 
 
 class _Formatter:
+    """Picks one notation and width for all elements. For floats only the
+    nonzero finite values decide (zeros, nan and inf may end up wider)."""
+
     def __init__(self, values, floating):
         self.floating = floating
         self.int_mode = True
         self.sci_mode = False
+        self.max_width = 1
         flat = values.ravel()
-        if floating:
-            finite = flat[np.isfinite(flat)].astype(np.float64)
-            self.int_mode = bool(finite.size == 0 or np.all(finite == np.ceil(finite)))
-            nonzero = np.abs(finite[finite != 0])
-            if nonzero.size:
-                hi, lo = nonzero.max(), nonzero.min()
-                if self.int_mode:
-                    self.sci_mode = hi > 1e8
-                else:
-                    self.sci_mode = hi / lo > 1000.0 or hi > 1e8 or lo < 1e-4
-        self.width = max((len(self._fmt(v)) for v in flat), default=1)
-
-    def _fmt(self, v):
-        if isinstance(v, (bool, np.bool_)):
-            return "True" if v else "False"
-        if not self.floating:
-            return str(int(v))
-        v = float(v)
-        if not np.isfinite(v):
-            return "nan" if np.isnan(v) else ("inf" if v > 0 else "-inf")
-        if self.sci_mode:
-            return f"{v:.{PRECISION}e}"
+        if not floating:
+            for v in flat.tolist():
+                self.max_width = max(self.max_width, len(f"{v}"))
+            return
+        f64 = flat.astype(np.float64)
+        nonzero = f64[np.isfinite(f64) & (f64 != 0)]
+        if nonzero.size == 0:
+            return
+        lo, hi = np.abs(nonzero).min(), np.abs(nonzero).max()
+        self.int_mode = bool(np.all(nonzero == np.ceil(nonzero)))
         if self.int_mode:
-            return f"{v:.0f}."
-        return f"{v:.{PRECISION}f}"
+            self.sci_mode = hi / lo > 1000.0 or hi > 1.0e8
+            fmt = (lambda v: f"{v:.{PRECISION}e}") if self.sci_mode else (lambda v: f"{v:.0f}.")
+        else:
+            self.sci_mode = hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4
+            fmt = (lambda v: f"{v:.{PRECISION}e}") if self.sci_mode else (lambda v: f"{v:.{PRECISION}f}")
+        for v in nonzero.tolist():
+            self.max_width = max(self.max_width, len(fmt(v)))
 
-    def __call__(self, v):
-        return self._fmt(v).rjust(self.width)
+    def __call__(self, value):
+        if isinstance(value, (bool, np.bool_)) or not self.floating:
+            ret = f"{value}"
+        elif self.sci_mode:
+            ret = f"{value:{self.max_width}.{PRECISION}e}"
+        elif self.int_mode:
+            ret = f"{value:.0f}"
+            if not (math.isinf(value) or math.isnan(value)):
+                ret += "."
+        else:
+            ret = f"{value:.{PRECISION}f}"
+        return (self.max_width - len(ret)) * " " + ret
+
+
+def _vector_str(a, indent, summarize, fmt):
+    element_length = fmt.max_width + 2  # with ", "
+    per_line = max(1, int(math.floor((LINEWIDTH - indent) / element_length)))
+    if summarize and a.shape[0] > 2 * EDGE_ITEMS:
+        data = ([fmt(v) for v in a[:EDGE_ITEMS].tolist()] + [" ..."] +
+                [fmt(v) for v in a[-EDGE_ITEMS:].tolist()])
+    else:
+        data = [fmt(v) for v in a.tolist()]
+    lines = [", ".join(data[i:i + per_line]) for i in range(0, len(data), per_line)]
+    return "[" + ("," + "\n" + " " * (indent + 1)).join(lines) + "]"
 
 
 def _format(a, fmt, indent, summarize):
     if a.ndim == 0:
-        return fmt(a.item() if hasattr(a, "item") else a)
-    n = a.shape[0]
-    cut = summarize and n > 2 * EDGE_ITEMS
-    rows = list(range(EDGE_ITEMS)) + [None] + list(range(n - EDGE_ITEMS, n)) if cut else list(range(n))
+        return fmt(a.item())
     if a.ndim == 1:
-        items = ["..." if i is None else fmt(a[i]) for i in rows]
-        return "[" + ", ".join(items) + "]"
-    sep = "," + "\n" * (a.ndim - 1) + " " * (indent + 1)
-    parts = ["..." if i is None else _format(a[i], fmt, indent + 1, summarize) for i in rows]
-    return "[" + sep.join(parts) + "]"
-
-
-def tensor_repr(t, prefix="tensor(", suffixes=()):
-    suffixes = list(suffixes)
-    default_dtypes = (_dtypes.float32, _dtypes.int64, _dtypes.bool_)
-    if t.device.type != "cpu":
-        suffixes.insert(0, f"device='{t.device}'")
-    values = _host_values(t)
-    summarize = values.size > THRESHOLD
-    if values.size == 0:
-        body = "[]"
-        if values.ndim != 1:
-            suffixes.append(f"size={tuple(values.shape)}")
+        return _vector_str(a, indent, summarize, fmt)
+    n = a.shape[0]
+    if summarize and n > 2 * EDGE_ITEMS:
+        rows = list(range(EDGE_ITEMS)) + [None] + list(range(n - EDGE_ITEMS, n))
     else:
-        shown = _summarize(values) if summarize else values
-        fmt = _Formatter(shown, t.dtype.is_floating_point)
-        body = _format(values, fmt, len(prefix), summarize)
-    if t.dtype not in default_dtypes or (values.size == 0 and t.dtype != _dtypes.float32):
-        suffixes.append(f"dtype={t.dtype!r}")
-    return prefix + body + "".join(", " + s for s in suffixes) + ")"
+        rows = list(range(n))
+    parts = ["..." if i is None else _format(a[i], fmt, indent + 1, summarize) for i in rows]
+    return "[" + ("," + "\n" * (a.ndim - 1) + " " * (indent + 1)).join(parts) + "]"
+
+
+def _add_suffixes(text, suffixes, indent):
+    # A suffix that would cross the line width goes on a line of its own.
+    out = [text]
+    last_line_len = len(text) - text.rfind("\n") + 1
+    for suffix in suffixes:
+        if last_line_len + len(suffix) + 2 > LINEWIDTH:
+            out.append(",\n" + " " * indent + suffix)
+            last_line_len = indent + len(suffix)
+        else:
+            out.append(", " + suffix)
+            last_line_len += len(suffix) + 2
+    out.append(")")
+    return "".join(out)
+
+
+def tensor_repr(t, prefix="tensor("):
+    indent = len(prefix)
+    suffixes = []
+    if t.device.type != "cpu":
+        suffixes.append(f"device='{t.device}'")
+    default = _C.get_default_dtype()
+    if t.numel() == 0:
+        if t.dim() != 1:
+            suffixes.append(f"size={tuple(t.shape)}")
+        if t.dtype != default:
+            suffixes.append(f"dtype={t.dtype!r}")
+        body = "[]"
+    else:
+        if t.dtype not in (default, _dtypes.int64, _dtypes.bool_):
+            suffixes.append(f"dtype={t.dtype!r}")
+        values = _host_values(t)
+        summarize = values.size > THRESHOLD
+        fmt = _Formatter(_summarize(values) if summarize else values, t.dtype.is_floating_point)
+        body = _format(values, fmt, indent, summarize)
+    return _add_suffixes(prefix + body, suffixes, indent)

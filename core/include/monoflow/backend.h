@@ -10,6 +10,7 @@
 #pragma once
 #include <array>
 #include <atomic>
+#include <exception>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -30,6 +31,7 @@ class Backend {
 
   const std::string& name() const { return name_; }
   const std::string& path() const { return path_; }
+  void* handle() const { return handle_; }
   int16_t type_id() const { return type_id_; }
   bool host_memory() const { return api_->flags & MF_DEVICE_HOST_MEMORY; }
   int device_count() const { return device_count_; }
@@ -41,6 +43,11 @@ class Backend {
   CachingAllocator& allocator(int index);
   void synchronize(int index);  // throws the first pending kernel error
   void synchronize_all();
+  // Waits like synchronize() but never throws: a kernel error it collects is
+  // kept and thrown by the next synchronize() of that device (Note [Deferred
+  // kernel errors]). For waits that are not sync points of the user's
+  // program: destructors, the allocator's empty_cache and OOM retry.
+  void synchronize_deferring_errors(int index) noexcept;
 
   // Throws the matching core exception when status != MF_OK, with the
   // plugin's last_error message, prefixed by `what`.
@@ -55,6 +62,8 @@ class Backend {
     std::once_flag once;
     MFStream stream = nullptr;
     std::unique_ptr<CachingAllocator> allocator;
+    std::mutex error_mu;
+    std::exception_ptr deferred_error;  // guarded by error_mu
   };
   struct KernelSlot {
     MFKernelFn any = nullptr;

@@ -31,6 +31,11 @@ void binary_(int op, const Tensor& self, const Tensor& b);
 Tensor binary_scalar(int op, const Tensor& a, Scalar s);
 void binary_scalar_(int op, const Tensor& self, Scalar s);
 Tensor unary(int op, const Tensor& x);
+// A Python number as a 0-dim tensor operand for ops that have no scalar form
+// (floor_divide, comparisons): on `other`'s device, of the dtype `other` and
+// the number promote to, so that, like PyTorch's wrapped numbers, it never
+// raises the result dtype above what a scalar operand would give.
+Tensor scalar_operand(const Tensor& other, Scalar s);
 
 // reductions; empty dims = all dims
 Tensor sum(const Tensor& x, const Dims& dims, bool keepdim, std::optional<DType> dtype);
@@ -57,5 +62,10 @@ Tensor as_strided(const Tensor& t, const Dims& shape, const Dims& strides, int64
 // Shape helpers shared by ops.
 Dims broadcast_shapes(const Dims& a, const Dims& b, const char* op);
 Dims infer_view_shape(const Dims& shape, int64_t numel, const char* op);  // resolves one -1
+// Memory overlap of two tensors, as PyTorch classifies it: No, Full (the same
+// elements in the same order), Partial, or TooHard (one of them is not dense,
+// so an overlap of their extents says nothing about their elements).
+enum class Overlap { No, Full, Partial, TooHard };
+Overlap overlap(const Tensor& a, const Tensor& b);
 
 }  // namespace monoflow
