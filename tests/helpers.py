@@ -5,7 +5,6 @@ type promotion is derived from the value ranges of the dtypes, values are
 computed with numpy, and torch is an extra oracle when it is installed (it is
 never required: use ``TORCH`` and skip torch-only checks when it is None).
 """
-import itertools
 import math
 import operator
 
@@ -37,7 +36,6 @@ NAME = {v: k for k, v in FLOW.items()}
 NP = {n: np.dtype("float32" if n == "bfloat16" else n) for n in DTYPES}
 # unit roundoff
 EPS = {"float16": 2.0 ** -11, "bfloat16": 2.0 ** -8, "float32": 2.0 ** -24, "float64": 2.0 ** -53}
-TORCH_NAMES = {n: n for n in DTYPES}
 
 
 def tdt(name):
@@ -108,6 +106,23 @@ def can_cast(src, dst):
     return not (src != "bool" and dst == "bool")
 
 
+def value_fits(name, v):
+    """Whether filling a tensor of dtype `name` with the Python number v is
+    allowed (torch's c10::overflows): integers in range (uint8 also down to
+    -255, wrapping), floats into integers only within the range, float32
+    refuses finite values beyond its range."""
+    if name in ("bool", "float16", "bfloat16", "float64"):
+        return True
+    if name == "float32":
+        return not isinstance(v, float) or not math.isfinite(v) or abs(v) <= float(np.finfo(np.float32).max)
+    lo, hi = (int(x) for x in (np.iinfo(name).min, np.iinfo(name).max))
+    if isinstance(v, float):
+        return lo <= v <= hi if name != "int64" else -(2.0 ** 63) <= v < 2.0 ** 63
+    if name == "uint8":
+        return -255 <= v <= 255
+    return lo <= v <= hi
+
+
 # ---------------------------------------------------------------- numpy references
 
 def bf16_round(a):
@@ -155,11 +170,6 @@ def to_np(t):
     return np.array(t.numpy(), copy=True)
 
 
-def round_to(a, name):
-    """Rounds higher-precision results to dtype `name` (floats only)."""
-    return np_cast(a, name)
-
-
 def assert_values(actual, expected, name, *, atol=None):
     """Checks a monoflow tensor's dtype, shape and values against numpy
     `expected` (exactly, or to within `atol` where given; NaNs must match)."""
@@ -173,7 +183,8 @@ def assert_values(actual, expected, name, *, atol=None):
         got64, exp64 = got.astype(np.float64), exp.astype(np.float64)
         np.testing.assert_array_equal(np.isnan(got64), np.isnan(exp64))
         ok = np.isnan(exp64) | (got64 == exp64) | (np.abs(got64 - exp64) <= atol)
-        assert ok.all(), f"mismatch beyond tolerance:\n got {got64[~ok]}\n exp {exp64[~ok]}\n tol {np.broadcast_to(atol, exp64.shape)[~ok]}"
+        tol = np.broadcast_to(atol, exp64.shape)
+        assert ok.all(), f"mismatch beyond tolerance:\n got {got64[~ok]}\n exp {exp64[~ok]}\n tol {tol[~ok]}"
 
 
 def torch_of(t):
@@ -327,23 +338,15 @@ def python_scalars(kind=None):
     return st.one_of(*choices.values())
 
 
-def all_dtype_pairs():
-    return list(itertools.product(DTYPES, DTYPES))
-
-
 # ---------------------------------------------------------------- op references
 
-def _floor_divide(a, b):
-    return np.floor_divide(a, b)
-
-
-# name -> (python operator, numpy function, torch function name)
+# name -> (monoflow/python operator, numpy function)
 BINARY_OPS = {
     "add": (operator.add, np.add),
     "sub": (operator.sub, np.subtract),
     "mul": (operator.mul, np.multiply),
     "div": (operator.truediv, np.true_divide),
-    "floor_divide": (operator.floordiv, _floor_divide),
+    "floor_divide": (operator.floordiv, np.floor_divide),
     "maximum": (lambda a, b: flow.maximum(a, b), np.maximum),
     "minimum": (lambda a, b: flow.minimum(a, b), np.minimum),
     "eq": (operator.eq, np.equal),

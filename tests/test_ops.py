@@ -13,10 +13,10 @@ from hypothesis.extra import numpy as hnp
 
 import monoflow as flow
 from helpers import (
-    BINARY_OPS, COMPARISONS, DTYPES, EPS, FLOATING, FLOW, INTEGRAL, NAME, NP, NUMERIC, SCALAR_OPS, TORCH,
-    assert_values, broadcast_to_shape, can_cast, category, default_float, device_settings, elements, np_binary, np_cast, op_dtypes,
+    BINARY_OPS, COMPARISONS, DTYPES, EPS, FLOATING, FLOW, NAME, NP, SCALAR_OPS, TORCH, assert_values,
+    broadcast_to_shape, can_cast, category, default_float, device_settings, np_binary, np_cast, op_dtypes,
     op_error, python_scalars, ref_promote, ref_result_type, scalar_kind, shapes, tdt, tensor_specs, to_np,
-    torch_np, torch_of, values,
+    torch_np, torch_of, value_fits, values,
 )
 
 needs_torch = pytest.mark.skipif(TORCH is None, reason="torch is not installed")
@@ -33,24 +33,19 @@ def other_devices(device):
 
 # ================================================================ type promotion
 
-def test_promote_types_all_pairs():
+def test_promote_types_and_can_cast_all_pairs():
     for a, b in itertools.product(DTYPES, DTYPES):
         got = flow.promote_types(FLOW[a], FLOW[b])
         assert got == FLOW[ref_promote(a, b)], (a, b, got)
         assert got == flow.promote_types(FLOW[b], FLOW[a])
+        assert flow.can_cast(FLOW[a], FLOW[b]) == can_cast(a, b), (a, b)
 
 
 @needs_torch
 def test_promotion_reference_matches_torch():
     for a, b in itertools.product(DTYPES, DTYPES):
         assert tdt(ref_promote(a, b)) == TORCH.promote_types(tdt(a), tdt(b)), (a, b)
-        assert can_cast_ref_matches_torch(a, b)
-
-
-def can_cast_ref_matches_torch(a, b):
-    from helpers import can_cast as ref
-
-    return ref(a, b) == TORCH.can_cast(tdt(a), tdt(b)) == flow.can_cast(FLOW[a], FLOW[b])
+        assert can_cast(a, b) == TORCH.can_cast(tdt(a), tdt(b)), (a, b)
 
 
 def _operand(kind, name, device):
@@ -202,9 +197,10 @@ def test_zeros_ones_full_empty(device, shape, name, fill):
         assert t.device == flow.device(device)
         t2 = fn(shape, dtype=dt, device=device)
         assert t2.shape == shape
-    assume(not (category(name) < 2 and isinstance(fill, float)) or abs(fill) < 100)
-    if category(name) == 1 and isinstance(fill, float) and name == "uint8":
-        fill = abs(fill)
+    if not value_fits(name, fill):
+        with pytest.raises(RuntimeError, match=f"value .* cannot be converted to type {name} without overflow"):
+            flow.full(shape, fill, dtype=dt, device=device)
+        fill = 1
     f = flow.full(shape, fill, dtype=dt, device=device)
     expected = np_cast(np.full(shape, fill, dtype=np.float64 if isinstance(fill, float) else np.int64), name)
     assert_values(f, expected, name)
@@ -280,13 +276,27 @@ def _broadcastable_pair(draw):
     return shapes_.input_shapes
 
 
-def _expected_binary(op, a_vals, a_name, b_vals, b_name, compute):
-    return np_binary(op, np_cast(a_vals, compute), np_cast(b_vals, compute), compute)
+def _exact_in(x, name):
+    """Whether operand x (a tensor or a Python number) converts exactly to dtype `name`."""
+    v = np.asarray(to_np(x) if isinstance(x, flow.Tensor) else x, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        c = np_cast(v, name).astype(np.float64)
+    return bool(np.all((c == v) | np.isnan(v)))
 
 
-def _check_with_torch(op, fa, fb, got):
+def _check_with_torch(op, fa, fb, got, compute):
+    """torch as a second oracle. For float16/bfloat16 computations torch is
+    not consistent about when it rounds an operand of another dtype to the
+    compute dtype (0-dim tensors and Python numbers keep their value in some
+    kernels), so those cases are only compared when the operands convert
+    exactly; monoflow always converts first (docs/kernels.md) and is checked
+    exactly against numpy above."""
     if TORCH is None:
         return
+    if compute in ("float16", "bfloat16") and not (_exact_in(fa, compute) and _exact_in(fb, compute)):
+        return
+    if compute in ("float16", "bfloat16") and op == "floor_divide":
+        return  # torch's half kernels round a / b before the floor (4472 // 3 gives 1491)
     ta = torch_of(fa) if not isinstance(fa, (bool, int, float)) else fa
     tb = torch_of(fb) if not isinstance(fb, (bool, int, float)) else fb
     fn = {"maximum": TORCH.maximum, "minimum": TORCH.minimum}.get(op, BINARY_OPS[op][0])
@@ -298,21 +308,14 @@ def _check_with_torch(op, fa, fb, got):
     if op == "div" and isinstance(fa, (bool, int, float)):
         # torch computes `s / t` as `t.reciprocal() * s`, rounding twice
         np.testing.assert_allclose(act, exp, rtol=EPS[NAME[got.dtype]] * 4, atol=0)
-    elif got.dtype in (flow.float16, flow.bfloat16) and op not in COMPARISONS:
-        # monoflow casts the operands to the compute dtype first (see
-        # docs/kernels.md); torch converts an integer operand straight to
-        # float32, so an integer that half precision can't hold differs by
-        # one rounding
-        np.testing.assert_allclose(act.astype(np.float64), exp.astype(np.float64),
-                                   rtol=EPS[NAME[got.dtype]] * 4, atol=0)
     else:
         np.testing.assert_array_equal(act, exp)
 
 
+@pytest.mark.parametrize("op", sorted(BINARY_OPS))
 @device_settings
-@given(data=st.data(), op=st.sampled_from(sorted(BINARY_OPS)),
-       names=st.tuples(st.sampled_from(DTYPES), st.sampled_from(DTYPES)))
-def test_binary_tensor_tensor(device, data, op, names):
+@given(data=st.data(), names=st.tuples(st.sampled_from(DTYPES), st.sampled_from(DTYPES)))
+def test_binary_tensor_tensor(device, op, data, names):
     sa, sb = _broadcastable_pair(data.draw)
     na, nb = names
     if data.draw(st.booleans(), label="zero_dim_b"):
@@ -335,19 +338,20 @@ def test_binary_tensor_tensor(device, data, op, names):
         assume(not (np_cast(B.values, compute) == 0).any())  # division by zero: tested on its own
     before = (to_np(a), to_np(b))
     out = fn(a, b)
-    expected = _expected_binary(op, A.values, na, B.values, nb, compute)
+    expected = np_binary(op, np_cast(A.values, compute), np_cast(B.values, compute), compute)
     assert out.device == flow.device(device)
     assert out.is_contiguous()
     assert_values(out, expected, result)
     # inputs are untouched
     np.testing.assert_array_equal(to_np(a), before[0])
     np.testing.assert_array_equal(to_np(b), before[1])
-    _check_with_torch(op, a, b, out)
+    _check_with_torch(op, a, b, out, compute)
 
 
+@pytest.mark.parametrize("op", SCALAR_OPS)
 @device_settings
-@given(data=st.data(), op=st.sampled_from(SCALAR_OPS), name=st.sampled_from(DTYPES), reverse=st.booleans())
-def test_binary_tensor_scalar(device, data, op, name, reverse):
+@given(data=st.data(), name=st.sampled_from(DTYPES), reverse=st.booleans())
+def test_binary_tensor_scalar(device, op, data, name, reverse):
     A = data.draw(tensor_specs(dtype=name), label="a")
     s = data.draw(python_scalars(), label="scalar")
     a = A.make(device)
@@ -385,7 +389,7 @@ def test_binary_tensor_scalar(device, data, op, name, reverse):
     expected = np.broadcast_to(expected, A.values.shape)
     assert_values(out, expected, result)
     if TORCH is not None:
-        _check_with_torch(op, s if reverse else a, a if reverse else s, out)
+        _check_with_torch(op, s if reverse else a, a if reverse else s, out, compute)
 
 
 def test_reverse_scalar_ops_values(device):
@@ -454,11 +458,11 @@ INPLACE = {"add": "__iadd__", "sub": "__isub__", "mul": "__imul__", "div": "__it
 INPLACE_METHODS = {"add": "add_", "sub": "sub_", "mul": "mul_", "div": "div_", "floor_divide": "floor_divide_"}
 
 
+@pytest.mark.parametrize("op", sorted(INPLACE))
 @device_settings
-@given(data=st.data(), op=st.sampled_from(sorted(INPLACE)),
-       names=st.tuples(st.sampled_from(DTYPES), st.sampled_from(DTYPES)), use_scalar=st.booleans(),
+@given(data=st.data(), names=st.tuples(st.sampled_from(DTYPES), st.sampled_from(DTYPES)), use_scalar=st.booleans(),
        method=st.booleans())
-def test_inplace_binary(device, data, op, names, use_scalar, method):
+def test_inplace_binary(device, op, data, names, use_scalar, method):
     ns, no = names
     S = data.draw(tensor_specs(dtype=ns, layouts=("contiguous", "permuted", "strided")), label="self")
     if use_scalar:
@@ -526,19 +530,21 @@ def test_sum(device, data, name, keepdim):
     X = data.draw(tensor_specs(dtype=name, **({"lo": -100, "hi": 100} if name in FLOATING else {})), label="x")
     x = X.make(device)
     nd = X.values.ndim
-    dims = data.draw(st.one_of(st.none(), st.lists(st.integers(0, max(nd, 1) - 1), unique=True, max_size=max(nd, 1)))
-                     .map(lambda ds: ds if ds is None else [d - max(nd, 1) if data.draw(st.booleans()) else d
-                                                              for d in ds]), label="dims")
+    dims = None
+    if data.draw(st.booleans(), label="given dims"):
+        # distinct dims, each maybe negative (a 0-dim tensor takes 0 and -1)
+        n = max(nd, 1)
+        dims = [d - n if neg else d for d, neg in
+                data.draw(st.lists(st.tuples(st.integers(0, n - 1), st.booleans()), unique_by=lambda p: p[0],
+                                   max_size=n), label="dims")]
     dt = data.draw(st.sampled_from([None, None, "int64", "float64", "float32", "int32"]), label="dtype")
-    if dt is not None and category(dt) == 1 and name in FLOATING:
-        assume(False)  # summing floats into ints truncates per element first; covered below
+    # (summing floats with an integer dtype= truncates each element first: test_sum_examples)
+    assume(not (dt is not None and category(dt) == 1 and name in FLOATING))
     kw = {} if dt is None else {"dtype": FLOW[dt]}
-    out = x.sum(dims, keepdim, **kw) if dims is not None else x.sum(**kw) if not keepdim else x.sum(None, True, **kw)
+    out = x.sum(dims, keepdim, **kw)
     src = np_cast(X.values, dt) if dt else X.values
     acc = dt or ("int64" if category(name) < 2 else name)
     axes = tuple(range(nd)) if not dims else tuple(d % nd for d in dims) if nd else ()
-    if dims is None and keepdim:
-        axes = tuple(range(nd))
     work = np.float64 if category(acc) == 2 else np.int64
     exp = np.sum(src.astype(work), axis=axes, keepdims=keepdim)
     if acc in FLOATING:
@@ -551,10 +557,9 @@ def test_sum(device, data, name, keepdim):
     if TORCH is not None:
         tkw = {} if dt is None else {"dtype": tdt(dt)}
         tx = torch_of(x)
-        tt = tx.sum(dims, keepdim, **tkw) if dims is not None else tx.sum(**tkw)
+        tt = tx.sum(dims, keepdim, **tkw)
         assert tt.dtype == tdt(acc)
-        if dims is not None:
-            assert tuple(tt.shape) == tuple(out.shape)
+        assert tuple(tt.shape) == tuple(out.shape)
 
 
 def test_sum_examples(device):
@@ -600,10 +605,6 @@ def matmul_shapes(draw):
     }[kind]
 
 
-def _np_matmul(a, b):
-    return np.matmul(a, b)
-
-
 @device_settings
 @given(data=st.data(), shapes_=matmul_shapes(), name=st.sampled_from(MATMUL_DTYPES))
 def test_matmul(device, data, shapes_, name):
@@ -615,16 +616,16 @@ def test_matmul(device, data, shapes_, name):
     out = a @ b
     assert out.device == flow.device(device)
     if name == "bool":
-        exp = _np_matmul(A.values.astype(np.int64), B.values.astype(np.int64)) != 0
+        exp = np.matmul(A.values.astype(np.int64), B.values.astype(np.int64)) != 0
         assert_values(out, exp, name)
     elif category(name) == 1:
-        exp = _np_matmul(A.values.astype(np.int64), B.values.astype(np.int64))
+        exp = np.matmul(A.values.astype(np.int64), B.values.astype(np.int64))
         assert_values(out, np_cast(exp, name), name)
     else:
         a64, b64 = A.values.astype(np.float64), B.values.astype(np.float64)
-        exp = _np_matmul(a64, b64)
+        exp = np.matmul(a64, b64)
         k = sa[-1]
-        bound = _np_matmul(np.abs(a64), np.abs(b64))
+        bound = np.matmul(np.abs(a64), np.abs(b64))
         tol = (k + 2) * max(EPS[name], 2.0 ** -24) * bound + EPS[name] * np.abs(exp)
         assert_values(out, exp, name, atol=tol)
         if TORCH is not None and name in ("float32", "float64"):
@@ -675,9 +676,10 @@ def _cast_source_values(src, dst):
     return {}
 
 
+@pytest.mark.parametrize("src", DTYPES)
 @device_settings
-@given(data=st.data(), src=st.sampled_from(DTYPES), dst=st.sampled_from(DTYPES))
-def test_cast_all_dtype_pairs(device, data, src, dst):
+@given(data=st.data(), dst=st.sampled_from(DTYPES))
+def test_cast_all_dtype_pairs(device, src, data, dst):
     X = data.draw(tensor_specs(dtype=src, **_cast_source_values(src, dst)), label="x")
     x = X.make(device)
     y = x.to(FLOW[dst])
@@ -745,3 +747,30 @@ def test_copy_broadcasts_and_checks_shape(device):
     with pytest.raises(RuntimeError, match="expand"):
         d.copy_(flow.ones(4, device=device))
     assert flow.tensor([1, 2], device=device).cpu().device == flow.device("cpu")
+
+
+# ================================================================ larger tensors (parallel kernel paths)
+
+def test_large_tensors(device):
+    rng = np.random.default_rng(1234)
+    a = rng.standard_normal((300, 257)).astype(np.float32)
+    b = rng.standard_normal((257,)).astype(np.float32)
+    ta, tb = flow.tensor(a, device=device), flow.tensor(b, device=device)
+    assert_values(ta + tb, a + b, "float32")
+    assert_values(ta.t() * 2.5, a.T * np.float32(2.5), "float32")
+    assert_values(ta.t().contiguous(), a.T, "float32")
+    assert_values(ta[::3, 1::2].to(flow.float16), a[::3, 1::2].astype(np.float16), "float16")
+    assert_values(ta.t() < tb[:, None], a.T < b[:, None], "bool")
+    for dims in ((0,), (1,), (0, 1)):
+        exact = a.astype(np.float64).sum(axis=dims)
+        tol = 4 * a.shape[dims[0]] * 2.0 ** -24 * np.abs(a).astype(np.float64).sum(axis=dims) + 1e-6
+        assert_values(ta.sum(dims), exact, "float32", atol=tol)
+    i = rng.integers(-1000, 1000, (70001,)).astype(np.int32)
+    ti = flow.tensor(i, device=device)
+    assert ti.sum().item() == int(i.astype(np.int64).sum())
+    assert_values(ti // 7, i // 7, "int32")
+    assert_values(ti[1::2] - ti[::2][:35000], i[1::2] - i[::2][:35000], "int32")
+    m = rng.standard_normal((97, 130))
+    n = rng.standard_normal((130, 65))
+    out = flow.tensor(m, device=device) @ flow.tensor(n.T.copy(), device=device).t()
+    assert_values(out, m @ n, "float64", atol=1e-10)

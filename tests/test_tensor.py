@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import monoflow as flow
-from helpers import DTYPES, FLOATING, FLOW, INTEGRAL, NP, TORCH, assert_values, device_settings, np_cast, \
-    shapes, tdt, tensor_specs, to_np, values
+from helpers import DTYPES, FLOATING, FLOW, INTEGRAL, NP, TORCH, device_settings, shapes, tdt, tensor_specs, \
+    to_np, values
 
 # ---------------------------------------------------------------- dtypes
 
@@ -409,6 +409,15 @@ def test_dtype_errors(device):
     assert flow.tensor([2 ** 70, 0.5], device=device).dtype == flow.float32
     with pytest.raises(ValueError, match="tensor: cannot build a tensor"):
         flow.tensor([[1, 2], [3]], device=device)
+    for value, dt in ((300, flow.int8), (-256, flow.uint8), (1e30, flow.int64), (float("nan"), flow.int32),
+                      (-0.5, flow.uint8), (1e300, flow.float32)):
+        with pytest.raises(RuntimeError, match=f"fill_: value .* cannot be converted to type {dt.name} without "
+                                               "overflow"):
+            flow.full((2,), value, dtype=dt, device=device)
+        with pytest.raises(RuntimeError, match="without overflow"):
+            flow.zeros(2, dtype=dt, device=device)[0] = value
+    assert flow.full((1,), -1, dtype=flow.uint8, device=device).tolist() == [255]  # wraps, as in torch
+    assert flow.full((1,), 1e300, dtype=flow.float16, device=device).tolist() == [math.inf]
 
 
 def test_index_and_dim_errors(device):

@@ -6,7 +6,6 @@ Views are taken of a 1-D "root" tensor holding 0, 1, 2, ...: an element of a
 view must then hold its own storage position, offset + sum(index * stride),
 which checks every view's layout without any other oracle.
 """
-import itertools
 import math
 
 import numpy as np
@@ -17,7 +16,7 @@ from hypothesis.extra import numpy as hnp
 
 import monoflow as flow
 from helpers import DTYPES, FLOW, TORCH, assert_values, broadcast_to_shape, device_settings, np_cast, \
-    python_scalars, shapes, tensor_specs, to_np
+    python_scalars, shapes, tensor_specs, to_np, value_fits
 
 # ---------------------------------------------------------------- view op chains
 
@@ -233,7 +232,15 @@ def test_view_chains(device, chain, dtype):
                 apply_flow(t, op)
             return
         prev = t
-        t = apply_flow(t, op)
+        try:
+            t = apply_flow(t, op)
+        except RuntimeError as e:
+            # without torch to tell, a view of a layout that can't be viewed
+            # that way may fail; reshape must then manage with a copy
+            if tt is not None or op[0] != "view" or "Use .reshape(...) instead" not in str(e):
+                raise
+            assert not prev.reshape(op[1])._is_view_of(prev)
+            return
         a = apply_np(a, op)
         assert tuple(t.shape) == a.shape, (op, t.shape, a.shape)
         assert_values(t, np_cast(a, dtype), dtype)
@@ -351,7 +358,8 @@ def test_view_shape_errors(device):
 
 def test_dim_errors(device):
     x = flow.zeros(2, 3, device=device)
-    with pytest.raises(IndexError, match=r"transpose: dimension out of range \(expected to be in range of \[-2, 1\], but got 2\)"):
+    with pytest.raises(IndexError, match=r"transpose: dimension out of range \(expected to be in range of "
+                                         r"\[-2, 1\], but got 2\)"):
         x.transpose(2, 0)
     with pytest.raises(RuntimeError, match="permute: number of dims don't match"):
         x.permute(0)
@@ -377,7 +385,8 @@ def test_dim_errors(device):
         x.unfold(1, 2, 0)
     with pytest.raises(RuntimeError, match="flatten: start_dim cannot come after end_dim"):
         x.flatten(1, 0)
-    with pytest.raises(RuntimeError, match=r"expand: the expanded size of the tensor \(4\) must match the existing size \(3\)"):
+    with pytest.raises(RuntimeError, match=r"expand: the expanded size of the tensor \(4\) must match the "
+                                           r"existing size \(3\)"):
         x.expand(2, 4)
     with pytest.raises(RuntimeError, match="expand: the number of sizes provided"):
         x.expand(3)
@@ -486,10 +495,10 @@ def test_setitem(device, shape, data, name):
     target_shape = expected[idx].shape
     if data.draw(st.booleans(), label="scalar value"):
         value = data.draw(python_scalars(), label="value")
-        if name in ("uint8",) and isinstance(value, (int, float)):
-            value = abs(value)
-        if name == "bool":
-            value = bool(value)
+        if not value_fits(name, value):
+            with pytest.raises(RuntimeError, match="cannot be converted to type .* without overflow"):
+                x[idx] = value
+            return
         nv = np_cast(np.array(value), name)
     else:
         vshape = data.draw(broadcast_to_shape(target_shape), label="vshape")

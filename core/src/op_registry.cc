@@ -29,6 +29,8 @@ DType output_dtype(const OpDef& op, DType compute) {
       return DType::Bool;
     case DTypeRule::IntToInt64:
       return is_floating(compute) ? compute : DType::Int64;
+    case DTypeRule::ToInt64:
+      return DType::Int64;
     default:
       return compute;
   }

@@ -77,10 +77,46 @@ Tensor full(const Dims& shape, Scalar value, DType dtype, Device device) {
   return t;
 }
 
-void fill_(const Tensor& t, Scalar value) {
+namespace {
+// PyTorch's c10::overflows: integers take values in their range (uint8 also
+// negative ones down to -255, which wrap), a float converts to an integer
+// only when it lies in the range (no NaN or inf), float32 refuses finite
+// doubles beyond its range; bool, float16, bfloat16 and float64 take anything.
+void check_value_fits(DType dt, Scalar v, const char* op) {
+  bool ok = true;
+  if (dt == DType::Float32) {
+    ok = v.kind != Scalar::Float || !std::isfinite(v.f) || std::fabs(v.f) <= 3.4028234663852886e38;
+  } else if (is_integral(dt, false)) {
+    int64_t lo = 0, hi = 0;
+    switch (dt) {
+      case DType::UInt8: lo = 0, hi = 255; break;
+      case DType::Int8: lo = -128, hi = 127; break;
+      case DType::Int16: lo = -32768, hi = 32767; break;
+      case DType::Int32: lo = INT32_MIN, hi = INT32_MAX; break;
+      default: lo = INT64_MIN, hi = INT64_MAX; break;
+    }
+    if (v.kind == Scalar::Float)  // (2^63 is the first double above INT64_MAX; NaN fails both tests)
+      ok = v.f >= static_cast<double>(lo) && (dt == DType::Int64 ? v.f < 0x1p63 : v.f <= static_cast<double>(hi));
+    else if (dt == DType::UInt8)
+      ok = v.i <= hi && v.i >= -hi;
+    else
+      ok = v.i >= lo && v.i <= hi;
+  }
+  if (!ok) {
+    if (v.kind == Scalar::Float)
+      throw RuntimeError(str_cat(op, ": value ", v.f, " cannot be converted to type ", dtype_name(dt),
+                                 " without overflow"));
+    throw RuntimeError(str_cat(op, ": value ", v.i, " cannot be converted to type ", dtype_name(dt),
+                               " without overflow"));
+  }
+}
+}  // namespace
+
+void fill_(const Tensor& t, Scalar value, bool check_range) {
   MF_CHECK(!t->has_internal_overlap(), RuntimeError,
            "fill_: unsupported operation: more than one element of the written-to tensor refers to a single "
            "memory location. Please clone() the tensor before performing the operation.");
+  if (check_range) check_value_fits(t->dtype, value, "fill_");
   if (t->dtype == DType::Bool) value = Scalar::from_bool(value.f != 0.0 || value.i != 0);
   MFAttr attr = scalar_attr("value", value);
   LaunchArgs a{&op_def(kOp_fill), t->dtype};

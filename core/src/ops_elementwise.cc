@@ -150,7 +150,9 @@ Tensor scalar_operand(const Tensor& other, Scalar s) {
   PromotionState ps;
   ps.add_tensor(other->dtype, other->dim() == 0);
   ps.add_scalar(s.dtype());
-  return full(Dims{}, s, ps.result(), other->device());
+  Tensor t = empty(Dims{}, ps.result(), other->device());
+  fill_(t, s, /*check_range=*/false);  // int8 tensor < 1000 compares with 1000 wrapped, as in torch
+  return t;
 }
 
 Tensor unary(int op_id, const Tensor& x) {

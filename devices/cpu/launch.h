@@ -101,5 +101,9 @@ void register_elementwise_kernels(Registrar& r);
 void register_copy_kernels(Registrar& r);
 void register_reduce_kernels(Registrar& r);
 void register_matmul_kernels(Registrar& r);
+void register_math_kernels(Registrar& r);
+void register_shape_kernels(Registrar& r);
+void register_random_kernels(Registrar& r);
+void register_linalg_kernels(Registrar& r);
 
 }  // namespace mfcpu

@@ -241,6 +241,10 @@ MFStatus register_kernels(const MFHostApi* host) noexcept {
     register_elementwise_kernels(r);
     register_reduce_kernels(r);
     register_matmul_kernels(r);
+    register_math_kernels(r);
+    register_shape_kernels(r);
+    register_random_kernels(r);
+    register_linalg_kernels(r);
     if (r.status() != MF_OK) fail(r.status(), "cpu: registering kernel '" + r.failed_op() + "' failed");
     return MF_OK;
   });

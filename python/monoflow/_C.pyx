@@ -305,7 +305,8 @@ cdef inline bint _to_scalar(object v, Scalar* out) except -1:
         out[0] = scalar_from_int(v)
     elif isinstance(v, float):
         out[0] = scalar_from_float(v)
-    elif hasattr(v, "dtype") and hasattr(v, "item") and not isinstance(v, TensorBase):  # numpy scalar
+    elif (hasattr(v, "dtype") and hasattr(v, "item") and getattr(v, "ndim", 0) == 0
+          and not isinstance(v, TensorBase)):  # numpy scalar (not an array with elements)
         return _to_scalar(v.item(), out)
     else:
         return 0
@@ -719,7 +720,8 @@ cdef inline object _inplace(int op, int sop, object a, object b):
 
 cdef object _compare(int op, object a, object b):
     if not isinstance(b, TensorBase):
-        if not isinstance(b, (bool, int, float)) and not (hasattr(b, "dtype") and hasattr(b, "item")):
+        if not isinstance(b, (bool, int, float)) and not (hasattr(b, "dtype") and hasattr(b, "item")
+                                                          and getattr(b, "ndim", 0) == 0):
             return NotImplemented
         b = (<TensorBase>a)._scalar_tensor(b)
     return wrap(binary(op, (<TensorBase>a).t, (<TensorBase>b).t))
@@ -770,3 +772,10 @@ def broadcast_shapes(*shapes):
     for s in shapes:
         r = c_broadcast_shapes(r, _dims(s, "broadcast_shapes"), "broadcast_shapes")
     return _size_cls(_tuple(r))
+
+# ---------------------------------------------------------------- op families
+include "_ops_math.pxi"
+include "_ops_reduce.pxi"
+include "_ops_shape.pxi"
+include "_ops_random.pxi"
+include "_ops_linalg.pxi"

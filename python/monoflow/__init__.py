@@ -26,6 +26,11 @@ from monoflow._creation import (  # noqa: E402
     zeros_like,
 )
 from monoflow._functional import *  # noqa: E402,F401,F403
+from monoflow.ops_math import *  # noqa: E402,F401,F403
+from monoflow.ops_reduce import *  # noqa: E402,F401,F403
+from monoflow.ops_shape import *  # noqa: E402,F401,F403
+from monoflow.ops_random import *  # noqa: E402,F401,F403
+from monoflow.ops_linalg import *  # noqa: E402,F401,F403
 from monoflow._C import broadcast_shapes  # noqa: E402
 from monoflow import devices, memory  # noqa: E402
 

@@ -1,7 +1,7 @@
 """monoflow.Tensor: the C++ handle plus the Python-level conveniences."""
 import numpy as np
 
-from monoflow import _C, _dtypes
+from monoflow import _C, _dtypes, ops_linalg, ops_math, ops_random, ops_reduce, ops_shape
 from monoflow._tensor_str import tensor_repr
 
 
@@ -42,8 +42,12 @@ def _parse_to_args(args, kwargs):
     return device, dtype, copy
 
 
-class Tensor(_C.TensorBase):
+class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, ops_shape.TensorMethods,
+             ops_random.TensorMethods, ops_linalg.TensorMethods):
     __module__ = "monoflow"
+    # numpy scalars defer to the tensor's operators (np.float32(2) * t is a
+    # Tensor, as in torch) instead of turning it into an array via __array__
+    __array_priority__ = 1000
 
     def __repr__(self):
         return tensor_repr(self)

@@ -1,32 +1,13 @@
-// The op declarations: one line per op, expanded wherever a table of ops is
-// needed (ids, names, dtype rules). Kernel conventions: docs/kernels.md.
+// The op declarations: one line per op (grouped by family in ops/*.def),
+// expanded wherever a table of ops is needed (ids, names, dtype rules). Kernel conventions: docs/kernels.md.
 //
 //     MF_OP(name, kind, dtype rule)
 //
 // kind  : how the core prepares operands (see OpKind in op_registry.h)
 // rule  : how the output dtype follows from the promoted input dtype
-MF_OP(fill, Creation, Same)
-MF_OP(arange, Creation, Same)
-MF_OP(copy, Copy, Same)
-MF_OP(add, Binary, Same)
-MF_OP(sub, Binary, Same)
-MF_OP(mul, Binary, Same)
-MF_OP(div, Binary, IntToFloat)
-MF_OP(floor_divide, Binary, Same)
-MF_OP(maximum, Binary, Same)
-MF_OP(minimum, Binary, Same)
-MF_OP(add_scalar, BinaryScalar, Same)
-MF_OP(sub_scalar, BinaryScalar, Same)
-MF_OP(rsub_scalar, BinaryScalar, Same)
-MF_OP(mul_scalar, BinaryScalar, Same)
-MF_OP(div_scalar, BinaryScalar, IntToFloat)
-MF_OP(rdiv_scalar, BinaryScalar, IntToFloat)
-MF_OP(eq, Compare, ToBool)
-MF_OP(ne, Compare, ToBool)
-MF_OP(lt, Compare, ToBool)
-MF_OP(le, Compare, ToBool)
-MF_OP(gt, Compare, ToBool)
-MF_OP(ge, Compare, ToBool)
-MF_OP(neg, Unary, Same)
-MF_OP(sum, Reduce, IntToInt64)
-MF_OP(matmul, Matmul, Same)
+#include "monoflow/ops/foundation.def"
+#include "monoflow/ops/math.def"
+#include "monoflow/ops/reduce.def"
+#include "monoflow/ops/shape.def"
+#include "monoflow/ops/random.def"
+#include "monoflow/ops/linalg.def"

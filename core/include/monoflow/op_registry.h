@@ -16,6 +16,10 @@ enum class OpKind {
   Unary,
   Reduce,        // over a set of dims, keepdim
   Matmul,        // batched, broadcasting batch dims
+  DimWise,       // along one dim, which the core moves last (softmax, cumsum, sort)
+  Index,         // gather/scatter-like: data plus int64 indices
+  Random,        // outputs only, seeded from a generator
+  Other,
 };
 
 enum class DTypeRule {
@@ -23,6 +27,7 @@ enum class DTypeRule {
   IntToFloat,  // integral/bool inputs compute in the default float dtype
   ToBool,      // output is bool
   IntToInt64,  // integral/bool inputs accumulate into int64
+  ToInt64,     // output is int64 (indices)
 };
 
 enum OpId : int {

@@ -19,7 +19,10 @@ Tensor to(const Tensor& t, Device device, DType dtype, bool copy);
 Tensor contiguous(const Tensor& t);
 Tensor clone(const Tensor& t);
 void copy_(const Tensor& dst, const Tensor& src);  // broadcasts; any devices and dtypes
-void fill_(const Tensor& t, Scalar value);
+// Refuses a value the dtype can't hold, as PyTorch does ("value cannot be
+// converted to type int8 without overflow"); `check_range` false lets an
+// integer value wrap and a float one round to inf (for internal operands).
+void fill_(const Tensor& t, Scalar value, bool check_range = true);
 // Synchronises and copies t's elements, contiguous, to host memory.
 void copy_to_host(const Tensor& t, void* dst);
 Scalar item(const Tensor& t);

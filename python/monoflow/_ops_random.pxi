@@ -1,0 +1,1 @@
+# Bindings of the random ops (included by _C.pyx; uses its helpers: wrap, _dims, _to_scalar, TensorBase).
