@@ -18,7 +18,7 @@ struct LaunchSpec {
   int num_outputs;
   int32_t in_dtype;   // every input's dtype
   int32_t out_dtype;  // every output's dtype; MF_DTYPE_ANY: not checked
-  const char* attrs[2];  // scalar attributes copied into Task::ival/fval
+  const char* attrs[kTaskScalars];  // scalar attributes copied into Task::ival/fval
 };
 
 inline const MFAttr* find_attr(const MFKernelCall* call, const char* name) {
@@ -58,9 +58,9 @@ inline void check_same_shapes(const char* op, const MFKernelCall* call) {
 
 inline void enqueue_call(const char* op, const MFKernelCall* call, const LaunchSpec& spec,
                          Task::Fn fn) {
-  int64_t ival[2] = {0, 0};
-  double fval[2] = {0, 0};
-  for (int k = 0; k < 2 && spec.attrs[k]; ++k) {
+  int64_t ival[kTaskScalars] = {};
+  double fval[kTaskScalars] = {};
+  for (int k = 0; k < kTaskScalars && spec.attrs[k]; ++k) {
     const MFAttr* attr = find_attr(call, spec.attrs[k]);
     if (!attr || attr->kind != MF_ATTR_SCALAR)
       invalid(op, (std::string("missing scalar attribute '") + spec.attrs[k] + "'").c_str());
@@ -70,10 +70,10 @@ inline void enqueue_call(const char* op, const MFKernelCall* call, const LaunchS
   stream_from_handle(call->stream)->enqueue([&](Task& task) {
     task.fn = fn;
     task.set_operands(call->outputs, call->num_outputs, call->inputs, call->num_inputs);
-    task.ival[0] = ival[0];
-    task.ival[1] = ival[1];
-    task.fval[0] = fval[0];
-    task.fval[1] = fval[1];
+    for (int k = 0; k < kTaskScalars; ++k) {
+      task.ival[k] = ival[k];
+      task.fval[k] = fval[k];
+    }
   });
 }
 

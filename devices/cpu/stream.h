@@ -27,6 +27,7 @@ namespace mfcpu {
 constexpr int kMaxDims = 64;  // kernels keep per-dim state on the stack
 constexpr int kInlineOperands = 4;
 constexpr int kInlineDims = 8;
+constexpr int kTaskScalars = 4;  // scalar attributes a task carries
 
 // A task's private copy of an MFTensorDesc.
 struct Operand {
@@ -60,8 +61,8 @@ struct alignas(64) Task {
   Fn fn = nullptr;
   int32_t num_operands = 0;
   Operand* ops = nullptr;  // outputs first, then inputs
-  int64_t ival[2] = {0, 0};
-  double fval[2] = {0, 0};
+  int64_t ival[kTaskScalars] = {};
+  double fval[kTaskScalars] = {};
   // Raw memory tasks (memcpy/memset).
   void* dst = nullptr;
   const void* src = nullptr;

@@ -1,1 +1,122 @@
-# Bindings of the random ops (included by _C.pyx; uses its helpers: wrap, _dims, _to_scalar, TensorBase).
+# Bindings of the random ops and generators (included by _C.pyx).
+from libc.stdint cimport uint64_t
+
+
+cdef extern from "monoflow/generator.h" namespace "monoflow":
+    cdef cppclass CGenerator "monoflow::Generator":
+        CGenerator(uint64_t seed)
+        void manual_seed(uint64_t seed)
+        uint64_t initial_seed()
+        uint64_t seed()
+        uint64_t offset()
+        void set_state(uint64_t seed, uint64_t offset)
+    shared_ptr[CGenerator] default_generator(Device device) except +translate_exception
+    void manual_seed_all(uint64_t seed)
+
+cdef extern from "monoflow/ops_random.h" namespace "monoflow":
+    void c_uniform_ "monoflow::uniform_"(const Tensor& t, double low, double high, CGenerator* gen) except +translate_exception
+    void c_normal_ "monoflow::normal_"(const Tensor& t, double mean, double std, CGenerator* gen) except +translate_exception
+    void c_random_int_ "monoflow::random_int_"(const Tensor& t, int64_t low, int64_t high, CGenerator* gen) except +translate_exception
+    void c_bernoulli_scalar_ "monoflow::bernoulli_scalar_"(const Tensor& t, double p, CGenerator* gen) except +translate_exception
+    Tensor c_bernoulli "monoflow::bernoulli"(const Tensor& p, CGenerator* gen) except +translate_exception
+    Tensor c_normal_tensor "monoflow::normal_tensor"(const Tensor& mean, const Tensor& std, CGenerator* gen) except +translate_exception
+    Tensor c_linspace "monoflow::linspace"(Scalar start, Scalar end, int64_t steps, DType dt, Device dev) except +translate_exception
+    Tensor c_eye "monoflow::eye"(int64_t n, int64_t m, DType dt, Device dev) except +translate_exception
+
+
+cdef class Generator:
+    """A random number generator (Philox, counter-based): same seed, same numbers."""
+    cdef shared_ptr[CGenerator] g
+    cdef readonly object device
+
+    def __init__(self, device="cpu"):
+        self.g.reset(new CGenerator(67280421310721))
+        self.device = device
+
+    def manual_seed(self, seed):
+        self.g.get().manual_seed(<uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
+        return self
+
+    def initial_seed(self):
+        return self.g.get().initial_seed()
+
+    def seed(self):
+        return self.g.get().seed()
+
+    def get_state(self):
+        """(seed, offset) as an 16-byte uint8 CPU tensor."""
+        import numpy as np
+        state = np.array([self.g.get().initial_seed(), self.g.get().offset()], dtype=np.uint64).view(np.uint8)
+        return wrap(from_host(<const void*><uintptr_t>state.__array_interface__["data"][0], _dims((16,), "get_state"),
+                              <DType>1, _dev("cpu")))
+
+    def set_state(self, TensorBase state):
+        import numpy as np
+        arr = np.ascontiguousarray(state.numpy())
+        if arr.dtype != np.uint8 or arr.size != 16:
+            raise ValueError("set_state: expected a uint8 tensor of 16 bytes from get_state()")
+        seed, offset = (int(v) for v in arr.view(np.uint64))
+        self.g.get().set_state(seed, offset)
+
+
+cdef Generator _wrap_generator(shared_ptr[CGenerator] g, object dev):
+    cdef Generator out = Generator.__new__(Generator)
+    out.g = g
+    out.device = dev
+    return out
+
+
+def default_generator_for(dev=None):
+    return _wrap_generator(default_generator(_dev(dev)), str(_wrap_device(_dev(dev))))
+
+
+def manual_seed(seed):
+    """Seeds the default generator of every device."""
+    manual_seed_all(<uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
+
+
+cdef CGenerator* _gen(object generator) except? NULL:
+    if generator is None:
+        return NULL
+    if not isinstance(generator, Generator):
+        raise TypeError(f"expected a monoflow.Generator, got {type(generator).__name__}")
+    return (<Generator>generator).g.get()
+
+
+def uniform_(TensorBase t, double low, double high, generator=None):
+    c_uniform_(t.t, low, high, _gen(generator))
+    return t
+
+
+def normal_(TensorBase t, double mean, double std, generator=None):
+    c_normal_(t.t, mean, std, _gen(generator))
+    return t
+
+
+def random_int_(TensorBase t, int64_t low, int64_t high, generator=None):
+    c_random_int_(t.t, low, high, _gen(generator))
+    return t
+
+
+def bernoulli_scalar_(TensorBase t, double p, generator=None):
+    c_bernoulli_scalar_(t.t, p, _gen(generator))
+    return t
+
+
+def bernoulli(TensorBase p, generator=None):
+    return wrap(c_bernoulli(p.t, _gen(generator)))
+
+
+def normal_tensor(TensorBase mean, TensorBase std, generator=None):
+    return wrap(c_normal_tensor(mean.t, std.t, _gen(generator)))
+
+
+def linspace(start, end, int64_t steps, dtype dt, dev=None):
+    cdef Scalar a, b
+    if not (_to_scalar(start, &a) and _to_scalar(end, &b)):
+        raise TypeError("linspace: start and end must be numbers")
+    return wrap(c_linspace(a, b, steps, <DType>dt._value, _dev(dev)))
+
+
+def eye(int64_t n, int64_t m, dtype dt, dev=None):
+    return wrap(c_eye(n, m, <DType>dt._value, _dev(dev)))

@@ -1,8 +1,124 @@
-"""The random ops: functions (monoflow.<name>) and the matching Tensor methods."""
-from monoflow import _C  # noqa: F401
+"""Random numbers (reproducible with monoflow.manual_seed or a Generator),
+linspace and eye."""
+import numbers
 
-__all__ = []
+from monoflow import _C
+
+__all__ = ["Generator", "manual_seed", "seed", "initial_seed", "default_generator", "rand", "randn", "randint",
+           "rand_like", "randn_like", "randint_like", "normal", "bernoulli", "linspace", "eye"]
+
+Generator = _C.Generator
+default_generator = _C.default_generator_for("cpu")
+
+
+def manual_seed(seed):
+    """Seeds the default generator of every device; returns the CPU's."""
+    _C.manual_seed(seed)
+    return default_generator
+
+
+def seed():
+    return default_generator.seed()
+
+
+def initial_seed():
+    return default_generator.initial_seed()
+
+
+def _size(size):
+    if len(size) == 1 and not isinstance(size[0], numbers.Integral):
+        return tuple(size[0])
+    return tuple(size)
+
+
+def _float_dtype(dtype):
+    dtype = dtype or _C.get_default_dtype()
+    if not dtype.is_floating_point:
+        raise TypeError(f"expected a floating point dtype, got {dtype!r}")
+    return dtype
+
+
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
+    """Uniform samples from [0, 1)."""
+    return _C.uniform_(_C.empty(_size(size), _float_dtype(dtype), device), 0.0, 1.0, generator)
+
+
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
+    """Standard normal samples."""
+    return _C.normal_(_C.empty(_size(size), _float_dtype(dtype), device), 0.0, 1.0, generator)
+
+
+def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """Integers uniform in [low, high): randint(high, size) or randint(low, high, size)."""
+    if size is None:
+        if not isinstance(high, (tuple, list)):
+            raise TypeError("randint: the 'size' argument is required")
+        low, high, size = 0, low, high
+    if high is None:
+        low, high = 0, low
+    from monoflow import _dtypes
+
+    t = _C.empty(tuple(size), dtype or _dtypes.int64, device)
+    return _C.random_int_(t, int(low), int(high), generator)
+
+
+def rand_like(t, *, dtype=None, device=None, generator=None):
+    return rand(tuple(t.shape), dtype=dtype or t.dtype, device=device or t.device, generator=generator)
+
+
+def randn_like(t, *, dtype=None, device=None, generator=None):
+    return randn(tuple(t.shape), dtype=dtype or t.dtype, device=device or t.device, generator=generator)
+
+
+def randint_like(t, low=0, high=None, *, dtype=None, device=None, generator=None):
+    if high is None:
+        low, high = 0, low
+    return randint(low, high, tuple(t.shape), dtype=dtype or t.dtype, device=device or t.device, generator=generator)
+
+
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None):
+    """Normal samples; mean and std may be numbers (then `size` is required) or tensors."""
+    if isinstance(mean, _C.TensorBase) or isinstance(std, _C.TensorBase):
+        like = mean if isinstance(mean, _C.TensorBase) else std
+        m = mean if isinstance(mean, _C.TensorBase) else _C.full((), float(mean), like.dtype, like.device)
+        s = std if isinstance(std, _C.TensorBase) else _C.full((), float(std), like.dtype, like.device)
+        return _C.normal_tensor(m, s, generator)
+    if size is None:
+        raise TypeError("normal: 'size' is required when mean and std are numbers")
+    return _C.normal_(_C.empty(tuple(size), _float_dtype(dtype), device), float(mean), float(std), generator)
+
+
+def bernoulli(input, p=None, *, generator=None):
+    """1 with probability `input` (elementwise), or with probability `p` in input's shape."""
+    if p is None:
+        return _C.bernoulli(input, generator)
+    return _C.bernoulli_scalar_(_C.empty(tuple(input.shape), input.dtype, input.device), float(p), generator)
+
+
+def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
+    return _C.linspace(start, end, steps, dtype or _C.get_default_dtype(), device)
+
+
+def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
+    return _C.eye(n, n if m is None else m, dtype or _C.get_default_dtype(), device)
 
 
 class TensorMethods:
     """Mixed into monoflow.Tensor."""
+
+    def uniform_(self, a=0.0, b=1.0, *, generator=None):
+        return _C.uniform_(self, float(a), float(b), generator)
+
+    def normal_(self, mean=0.0, std=1.0, *, generator=None):
+        return _C.normal_(self, float(mean), float(std), generator)
+
+    def random_(self, from_=0, to=None, *, generator=None):
+        if to is None:
+            from_, to = 0, from_
+        return _C.random_int_(self, int(from_), int(to), generator)
+
+    def bernoulli_(self, p=0.5, *, generator=None):
+        return _C.bernoulli_scalar_(self, float(p), generator)
+
+    def bernoulli(self, p=None, *, generator=None):
+        return bernoulli(self, p, generator=generator)

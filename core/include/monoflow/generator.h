@@ -1,0 +1,42 @@
+// Generator: the state of a counter-based random stream (Philox4x32-10).
+//
+// Note [Reproducible randomness]
+//   A random op reserves `n` counters from its generator and passes (seed,
+//   offset) to the kernel; element i of the output is a pure function of
+//   (seed, offset + i). Results therefore do not depend on the device's
+//   thread count or on how a kernel splits its work, and the same seed gives
+//   the same numbers on every device that implements the same function.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <mutex>
+
+#include "monoflow/device.h"
+
+namespace monoflow {
+
+class Generator {
+ public:
+  explicit Generator(uint64_t seed = 67280421310721ull) : seed_(seed) {}
+  void manual_seed(uint64_t seed);
+  uint64_t initial_seed() const;
+  uint64_t seed();  // reseeds from a non-deterministic source; returns the seed
+  // Returns the first counter of a block of n and advances past it.
+  uint64_t reserve(uint64_t n, uint64_t* seed_out);
+  uint64_t offset() const;
+  void set_state(uint64_t seed, uint64_t offset);
+
+ private:
+  mutable std::mutex mu_;
+  uint64_t seed_;
+  uint64_t offset_ = 0;
+};
+
+using GeneratorPtr = std::shared_ptr<Generator>;
+
+// One default generator per device type and index.
+GeneratorPtr default_generator(Device device);
+// Seeds every default generator (monoflow.manual_seed).
+void manual_seed_all(uint64_t seed);
+
+}  // namespace monoflow

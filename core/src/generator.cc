@@ -1,0 +1,67 @@
+#include "monoflow/generator.h"
+
+#include <map>
+#include <random>
+
+namespace monoflow {
+
+void Generator::manual_seed(uint64_t seed) {
+  std::lock_guard<std::mutex> lock(mu_);
+  seed_ = seed;
+  offset_ = 0;
+}
+
+uint64_t Generator::initial_seed() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return seed_;
+}
+
+uint64_t Generator::seed() {
+  std::random_device rd;
+  uint64_t s = (static_cast<uint64_t>(rd()) << 32) ^ rd();
+  manual_seed(s);
+  return s;
+}
+
+uint64_t Generator::reserve(uint64_t n, uint64_t* seed_out) {
+  std::lock_guard<std::mutex> lock(mu_);
+  uint64_t start = offset_;
+  offset_ += n;
+  *seed_out = seed_;
+  return start;
+}
+
+uint64_t Generator::offset() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return offset_;
+}
+
+void Generator::set_state(uint64_t seed, uint64_t offset) {
+  std::lock_guard<std::mutex> lock(mu_);
+  seed_ = seed;
+  offset_ = offset;
+}
+
+namespace {
+std::mutex g_mu;
+std::map<std::pair<int, int>, GeneratorPtr>& generators() {
+  static auto* m = new std::map<std::pair<int, int>, GeneratorPtr>();
+  return *m;
+}
+uint64_t g_seed = 67280421310721ull;
+}  // namespace
+
+GeneratorPtr default_generator(Device device) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  auto& slot = generators()[{device.type, device.index}];
+  if (!slot) slot = std::make_shared<Generator>(g_seed);
+  return slot;
+}
+
+void manual_seed_all(uint64_t seed) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  g_seed = seed;
+  for (auto& [key, gen] : generators()) gen->manual_seed(seed);
+}
+
+}  // namespace monoflow
