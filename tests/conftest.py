@@ -14,11 +14,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "plugins"))
 from build_testdev import build_testdev  # noqa: E402
 
-# Hypothesis: few examples in CI (2 cores, shared), more locally.
-settings.register_profile("ci", max_examples=15, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow])
-settings.register_profile("dev", max_examples=100, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow])
+# Hypothesis: few examples in CI (2 cores, shared), more locally. The
+# `device` fixture is an immutable string, so sharing it across examples of
+# one test is safe.
+_SUPPRESS = [HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+settings.register_profile("ci", max_examples=15, deadline=None, suppress_health_check=_SUPPRESS)
+settings.register_profile("dev", max_examples=100, deadline=None, suppress_health_check=_SUPPRESS)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
 
 BUILD_DIR = os.environ.get("MONOFLOW_TESTDEV_BUILD",

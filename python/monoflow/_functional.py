@@ -67,12 +67,6 @@ def matmul(input, other):
     return input.matmul(other)
 
 
-def mm(input, mat2):
-    if input.dim() != 2 or mat2.dim() != 2:
-        raise RuntimeError(f"mm: expected 2-D tensors, got {input.dim()}-D and {mat2.dim()}-D")
-    return input.matmul(mat2)
-
-
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     return input.sum(dim, keepdim, dtype=dtype)
 

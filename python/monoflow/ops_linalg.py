@@ -1,8 +1,193 @@
-"""The linalg ops: functions (monoflow.<name>) and the matching Tensor methods."""
-from monoflow import _C  # noqa: F401
+"""Linear algebra: mm, bmm, mv, addmm, dot, outer, einsum. All compose the
+core's matmul (BLAS on the CPU) with views, so they need no kernels of their own."""
+from monoflow import _C
 
-__all__ = []
+__all__ = ["mm", "bmm", "mv", "addmm", "dot", "vdot", "outer", "ger", "einsum"]
+
+
+def _check_dims(op, **tensors):
+    for name, (t, nd) in tensors.items():
+        if not isinstance(t, _C.TensorBase):
+            raise TypeError(f"{op}: argument '{name}' must be a Tensor, not {type(t).__name__}")
+        if t.dim() != nd:
+            raise RuntimeError(f"{op}: {name} must be a {nd}D tensor, got {t.dim()}D")
+
+
+def mm(input, mat2):
+    _check_dims("mm", input=(input, 2), mat2=(mat2, 2))
+    return input.matmul(mat2)
+
+
+def bmm(input, mat2):
+    _check_dims("bmm", input=(input, 3), mat2=(mat2, 3))
+    if input.shape[0] != mat2.shape[0]:
+        raise RuntimeError(f"bmm: batch sizes differ ({input.shape[0]} and {mat2.shape[0]})")
+    return input.matmul(mat2)
+
+
+def mv(input, vec):
+    _check_dims("mv", input=(input, 2), vec=(vec, 1))
+    return input.matmul(vec)
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    """beta * input + alpha * (mat1 @ mat2), input broadcast to the product's shape."""
+    _check_dims("addmm", mat1=(mat1, 2), mat2=(mat2, 2))
+    prod = mat1.matmul(mat2)
+    if alpha != 1:
+        prod = prod * alpha
+    if beta == 0:  # input is ignored, as in PyTorch (even NaNs in it)
+        return prod
+    return prod + (input if beta == 1 else input * beta)
+
+
+def dot(input, other):
+    _check_dims("dot", input=(input, 1), tensor=(other, 1))
+    if input.shape[0] != other.shape[0]:
+        raise RuntimeError(f"dot: inconsistent tensor size, expected tensor [{input.shape[0]}] and src "
+                           f"[{other.shape[0]}] to have the same number of elements")
+    return input.matmul(other)
+
+
+vdot = dot
+
+
+def outer(input, vec2):
+    _check_dims("outer", input=(input, 1), vec2=(vec2, 1))
+    return input.unsqueeze(1) * vec2.unsqueeze(0)
+
+
+ger = outer
+
+
+# ---------------------------------------------------------------- einsum
+
+def _parse(equation, operands):
+    eq = equation.replace(" ", "")
+    lhs, arrow, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    if len(terms) != len(operands):
+        raise ValueError(f"einsum: the equation has {len(terms)} operand(s) but {len(operands)} were given")
+    # '...' becomes fresh upper-case letters, right-aligned across operands.
+    n_ell = 0
+    for term, t in zip(terms, operands):
+        if "..." in term:
+            n_ell = max(n_ell, t.dim() - (len(term) - 3))
+    ell = "".join(chr(ord("A") + i) for i in range(n_ell))
+    subs = []
+    for term, t in zip(terms, operands):
+        if "..." in term:
+            k = t.dim() - (len(term) - 3)
+            term = term.replace("...", ell[n_ell - k:])
+        if not term.isalpha() and term:
+            raise ValueError(f"einsum: invalid subscripts '{term}' (letters and '...' only)")
+        if len(term) != t.dim():
+            raise ValueError(f"einsum: subscripts '{term}' do not match an operand of dimension {t.dim()}")
+        subs.append(term)
+    if arrow:
+        out = rhs.replace("...", ell)
+        for c in out:
+            if not any(c in s for s in subs):
+                raise ValueError(f"einsum: output subscript '{c}' does not appear in the inputs")
+    else:
+        counts = {}
+        for s in subs:
+            for c in s:
+                counts[c] = counts.get(c, 0) + 1
+        out = ell + "".join(sorted(c for c, n in counts.items() if n == 1 and c not in ell))
+    return subs, out
+
+
+def _diagonalize(t, sub):
+    # Repeated letters in one operand ('ii') select the diagonal: one dim
+    # whose stride is the sum of the repeated dims' strides.
+    while len(set(sub)) != len(sub):
+        c = next(c for c in sub if sub.count(c) > 1)
+        dims = [i for i, x in enumerate(sub) if x == c]
+        keep = [i for i in range(len(sub)) if i not in dims]
+        sizes = {t.shape[i] for i in dims}
+        if len(sizes) != 1:
+            raise ValueError(f"einsum: subscript '{c}' is repeated with different sizes {sorted(sizes)}")
+        shape = [t.shape[i] for i in keep] + [t.shape[dims[0]]]
+        strides = [t.stride(i) for i in keep] + [sum(t.stride(i) for i in dims)]
+        t = t.as_strided(shape, strides, t.storage_offset())
+        sub = "".join(sub[i] for i in keep) + c
+    return t, sub
+
+
+def _sum_out(t, sub, keep):
+    dims = [i for i, c in enumerate(sub) if c not in keep]
+    if dims:
+        t = t.sum(dims)
+        sub = "".join(c for c in sub if c in keep)
+    return t, sub
+
+
+def _contract(a, sa, b, sb, keep):
+    """Contracts two operands, keeping the letters in `keep`."""
+    sizes = {}
+    for t, s in ((a, sa), (b, sb)):
+        for c, n in zip(s, t.shape):
+            if sizes.get(c, 1) == 1:
+                sizes[c] = n
+    batch = [c for c in sa if c in sb and c in keep]
+    contract = [c for c in sa if c in sb and c not in keep]
+    left = [c for c in sa if c not in sb]
+    right = [c for c in sb if c not in sa]
+
+    def arrange(t, s, order):
+        t = t.permute([s.index(c) for c in order])
+        return t.expand([sizes[c] for c in order])
+
+    def numel(letters):
+        n = 1
+        for c in letters:
+            n *= sizes[c]
+        return n
+
+    a3 = arrange(a, sa, batch + left + contract).reshape(numel(batch), numel(left), numel(contract))
+    b3 = arrange(b, sb, batch + contract + right).reshape(numel(batch), numel(contract), numel(right))
+    out = a3.matmul(b3).reshape([sizes[c] for c in batch + left + right])
+    return out, "".join(batch + left + right)
+
+
+def einsum(equation, *operands):
+    """Einstein summation for any number of operands (pairwise left to right,
+    each contraction a batched matmul), with '...', implicit output and
+    repeated subscripts (diagonals)."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    if not operands:
+        raise ValueError("einsum: at least one operand is required")
+    subs, out = _parse(equation, operands)
+    terms = [_diagonalize(t, s) for t, s in zip(operands, subs)]
+    t, s = terms[0]
+    for i, (u, su) in enumerate(terms[1:], start=1):
+        later = set(out).union(*[set(x) for _, x in terms[i + 1:]])
+        t, s = _sum_out(t, s, later | set(su))
+        u, su = _sum_out(u, su, later | set(s))
+        t, s = _contract(t, s, u, su, later)
+    t, s = _sum_out(t, s, set(out))
+    return t.permute([s.index(c) for c in out]) if s != out else t
 
 
 class TensorMethods:
     """Mixed into monoflow.Tensor."""
+
+    def mm(self, mat2):
+        return mm(self, mat2)
+
+    def bmm(self, mat2):
+        return bmm(self, mat2)
+
+    def mv(self, vec):
+        return mv(self, vec)
+
+    def dot(self, other):
+        return dot(self, other)
+
+    def outer(self, vec2):
+        return outer(self, vec2)
+
+    def addmm(self, mat1, mat2, *, beta=1, alpha=1):
+        return addmm(self, mat1, mat2, beta=beta, alpha=alpha)

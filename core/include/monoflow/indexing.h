@@ -49,7 +49,6 @@ void index_put_scalar_(const Tensor& t, const std::vector<IndexItem>& items, Sca
 // leading dim; values broadcast to the indexed shape.
 void index_put_tensors_(const Tensor& t, const std::vector<Tensor>& indices, const Tensor& values,
                         bool accumulate);
-Tensor index_tensors(const Tensor& t, const std::vector<Tensor>& indices);
 
 // ---- machinery shared by the shape ops (gather, scatter, masks, pad)
 
