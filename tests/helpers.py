@@ -131,8 +131,8 @@ def bf16_round(a):
     rounding through float32: round-to-odd to float32 first)."""
     a = np.asarray(a)
     if a.dtype == np.float64:
-        f = a.astype(np.float32)
         with np.errstate(all="ignore"):
+            f = a.astype(np.float32)
             inexact = np.isfinite(a) & (f.astype(np.float64) != a)
             # truncate toward zero, then set the sticky bit (round to odd)
             too_big = inexact & (np.abs(f.astype(np.float64)) > np.abs(a))

@@ -144,7 +144,6 @@ def test_numpy_shares_memory_on_cpu_copies_elsewhere(device, data, name):
     else:
         np.testing.assert_array_equal(to_np(x), X.values)  # a copy
     x.fill_(0)
-    flow.synchronize(device)  # the op may still be queued on the device's stream (see the xfail below)
     if on_host:
         assert not a.any()  # writes through the tensor show in the array
     else:
@@ -184,9 +183,8 @@ def test_from_numpy_shares_memory(data, name):
         assert t.data_ptr() == arr.__array_interface__["data"][0]
 
 
-@pytest.mark.xfail(strict=True, reason="CPU kernels run asynchronously on the device stream: a numpy array "
-                   "sharing a tensor's memory sees an in-place op only after flow.synchronize() (torch: at once)")
 def test_shared_numpy_memory_sees_inplace_ops_without_sync():
+    # Note [Host-visible memory]: memory shared with numpy is kept coherent eagerly.
     stale = 0
     for _ in range(50):
         arr = np.zeros(4096)

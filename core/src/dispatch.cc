@@ -159,6 +159,14 @@ void run_on_cpu_fallback(Backend& be, const Device& dev, const LaunchArgs& a, DT
   cpu.synchronize(0);
   for (int i = 0; i < a.num_outputs; ++i) store_from_host(be, hout[i], a.outputs[i]);
 }
+
+bool touches_host_visible(const LaunchArgs& a) {
+  for (int i = 0; i < a.num_inputs; ++i)
+    if (a.inputs[i]->storage->host_visible) return true;
+  for (int i = 0; i < a.num_outputs; ++i)
+    if (a.outputs[i]->storage->host_visible) return true;
+  return false;
+}
 }  // namespace
 
 void set_warning_handler(WarningHandler handler) { warning_handler() = std::move(handler); }
@@ -179,6 +187,7 @@ void launch(const LaunchArgs& a) {
   DType out_dtype = a.num_outputs ? a.outputs[0]->dtype : a.kernel_dtype;
   if (MFKernelFn fn = be.find_kernel(a.op->id, a.kernel_dtype, out_dtype)) {
     call_kernel(be, dev, fn, a);
+    if (touches_host_visible(a)) be.synchronize(dev.index);  // Note [Host-visible memory]
     return;
   }
   MF_CHECK(!dev.is_cpu(), NotImplementedError, a.op->name, ": not implemented for dtype ",

@@ -125,6 +125,17 @@ void launch_index_put(const Tensor& self, const Tensor& values, const Tensor& I,
   launch(a);
 }
 
+Tensor checked_scalar_tensor(Scalar value, DType dtype, Device device, const char* op) {
+  try {
+    return full(Dims{}, value, dtype, device);
+  } catch (const RuntimeError& e) {
+    std::string msg = e.what();
+    const std::string prefix = "fill_: ";
+    if (msg.compare(0, prefix.size(), prefix) != 0) throw;
+    throw RuntimeError(str_cat(op, ": ", msg.substr(prefix.size())));
+  }
+}
+
 // ------------------------------------------------------------ basic indexing
 
 Tensor index_basic(const Tensor& t, const std::vector<IndexItem>& items) {
@@ -366,19 +377,6 @@ bool broadcastable(const Dims& from, const Dims& to) {
   return true;
 }
 
-// A 0-dim tensor of `dtype` holding the number, refused when it does not fit
-// (with the op's name in the message).
-Tensor scalar_tensor(Scalar value, DType dtype, Device dev, const char* op) {
-  try {
-    return full(Dims{}, value, dtype, dev);
-  } catch (const RuntimeError& e) {
-    std::string msg = e.what();
-    const std::string prefix = "fill_: ";
-    if (msg.compare(0, prefix.size(), prefix) == 0) msg = msg.substr(prefix.size());
-    throw RuntimeError(str_cat(op, ": ", msg));
-  }
-}
-
 void put_advanced(const Tensor& t, const Advanced& adv, const Tensor& values, bool accumulate) {
   const char* op = "index_put_";
   MF_CHECK(values->dtype == t->dtype, RuntimeError, op,
@@ -428,7 +426,7 @@ void index_put_(const Tensor& t, const std::vector<IndexItem>& items, const Tens
 void index_put_scalar_(const Tensor& t, const std::vector<IndexItem>& items, Scalar value) {
   Advanced adv = apply_items(t, items);
   if (adv.dims.empty()) return fill_(adv.view, value);
-  put_advanced(t, adv, scalar_tensor(value, t->dtype, t->device(), "index_put_"), false);
+  put_advanced(t, adv, checked_scalar_tensor(value, t->dtype, t->device(), "index_put_"), false);
 }
 
 void index_put_tensors_(const Tensor& t, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate) {

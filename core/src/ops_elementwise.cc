@@ -75,8 +75,8 @@ Tensor binary(int op_id, const Tensor& a, const Tensor& b) {
   const OpDef& op = op_def(op_id);
   check_same_device(op, a, b);
   PromotionState ps;
-  ps.add_tensor(a->dtype, a->dim() == 0);
-  ps.add_tensor(b->dtype, b->dim() == 0);
+  add_operand(ps, a);
+  add_operand(ps, b);
   DType compute = compute_dtype(op, ps.result());
   check_dtype_supported(op, compute, a->dtype, b->dtype);
   Dims shape = broadcast_shapes(a->shape, b->shape, op.name);
@@ -90,8 +90,8 @@ void binary_(int op_id, const Tensor& self, const Tensor& b) {
   check_same_device(op, self, b);
   check_writable(op, self);
   PromotionState ps;
-  ps.add_tensor(self->dtype, self->dim() == 0);
-  ps.add_tensor(b->dtype, b->dim() == 0);
+  add_operand(ps, self);
+  add_operand(ps, b);
   DType compute = compute_dtype(op, ps.result());
   check_dtype_supported(op, compute, self->dtype, b->dtype);
   DType result = output_dtype(op, compute);

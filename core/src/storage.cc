@@ -24,6 +24,7 @@ std::shared_ptr<Storage> Storage::borrow(Device device, void* data, size_t nbyte
   s->nbytes = nbytes;
   s->release = release;
   s->release_ctx = ctx;
+  s->host_visible = true;
   return s;
 }
 

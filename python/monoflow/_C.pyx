@@ -583,6 +583,7 @@ cdef class TensorBase:
         if not registry().backend(d.type).host_memory():
             return None
         c_synchronize(d)
+        p.storage.get().host_visible = True  # Note [Host-visible memory]
         isz = itemsize(p.dtype)
         return (<uintptr_t>p.data_ptr(), _tuple(p.shape), tuple([s * isz for s in _tuple(p.strides)]))
 
@@ -779,3 +780,4 @@ include "_ops_reduce.pxi"
 include "_ops_shape.pxi"
 include "_ops_random.pxi"
 include "_ops_linalg.pxi"
+include "_dlpack.pxi"

@@ -22,7 +22,7 @@ from monoflow._dtypes import (  # noqa: E402
 from monoflow._dtypes import bool_ as bool  # noqa: E402,A001
 from monoflow._tensor import Size, Tensor  # noqa: E402
 from monoflow._creation import (  # noqa: E402
-    arange, as_tensor, empty, empty_like, from_numpy, full, full_like, ones, ones_like, tensor, zeros,
+    arange, as_tensor, empty, empty_like, from_dlpack, from_numpy, full, full_like, ones, ones_like, tensor, zeros,
     zeros_like,
 )
 from monoflow._functional import *  # noqa: E402,F401,F403

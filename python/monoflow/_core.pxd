@@ -45,6 +45,7 @@ cdef extern from "monoflow/storage.h" namespace "monoflow":
         size_t nbytes
         Device device
         int64_t version
+        cbool host_visible
     shared_ptr[Storage] borrow "monoflow::Storage::borrow"(Device d, void* data, size_t nbytes,
                                                           void (*release)(void*), void* ctx) except +translate_exception
 

@@ -89,6 +89,17 @@ def from_numpy(arr):
     return _C.borrow_host_memory(arr, ptr, extent * item, arr.shape, strides, dt)
 
 
+def from_dlpack(ext):
+    """A CPU tensor sharing memory with a DLPack producer (numpy arrays, PyTorch
+    tensors, or a raw "dltensor" capsule)."""
+    if hasattr(ext, "__dlpack__"):
+        device_type, _ = ext.__dlpack_device__()
+        if device_type != 1:
+            raise BufferError(f"from_dlpack: only CPU memory can be imported, got DLPack device type {device_type}")
+        ext = ext.__dlpack__()
+    return _C.from_dlpack_capsule(ext)
+
+
 def empty(*size, dtype=None, device=None, requires_grad=False):
     return _C.empty(_shape(size, "empty"), dtype or _C.get_default_dtype(), device)
 

@@ -117,6 +117,17 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
         a = self.numpy()
         return a if dtype is None else a.astype(dtype)
 
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """DLPack export (host-memory devices): consumers share this tensor's memory."""
+        if copy:
+            return _C.to_dlpack(self.clone())
+        return _C.to_dlpack(self)
+
+    def __dlpack_device__(self):
+        if not _C.device_info(self.device.type)["host_memory"]:
+            return (0, self.device.index)  # not host memory: no DLPack device we can export to
+        return (1, 0)  # kDLCPU
+
     def tolist(self):
         t = self.float() if self.dtype == _dtypes.bfloat16 else self
         return t.numpy().tolist()

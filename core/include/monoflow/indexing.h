@@ -61,6 +61,9 @@ std::pair<int64_t, int64_t> index_min_max(const Tensor& index);
 void check_index_bounds(const Tensor& index, int64_t size, bool allow_negative, const char* op, int64_t dim);
 // The int64 version of an int64/int32 index tensor (a copy only for int32).
 Tensor as_int64_index(const Tensor& index);
+// A 0-dim tensor of `dtype` holding `value`; RuntimeError naming `op` when
+// the dtype cannot hold it (as fill_ refuses it).
+Tensor checked_scalar_tensor(Scalar value, DType dtype, Device device, const char* op);
 // out[p] = x[p, I[p, 0..k)]: x has out's dims plus k indexed dims, I out's
 // dims plus one of size k (see Note [Advanced indexing]).
 void launch_index(const Tensor& out, const Tensor& x, const Tensor& I);

@@ -20,6 +20,11 @@ struct Storage {
   // Bumped by every in-place write; shared by all views of this storage so
   // that autograd can detect that a saved tensor was modified.
   int64_t version = 0;
+  // Note [Host-visible memory]: set once the memory is shared with the host
+  // (from_numpy, .numpy(), DLPack). Kernels touching it then complete before
+  // the op returns, so host code sees the eager, PyTorch-like order of
+  // effects; other tensors keep running asynchronously.
+  bool host_visible = false;
 
   Storage() = default;
   Storage(const Storage&) = delete;

@@ -19,6 +19,9 @@ struct TensorImpl {
   Dims strides;        // in elements
   int64_t offset = 0;  // in elements
   DType dtype = DType::Float32;
+  // A 0-dim tensor made from a Python number: type promotion counts it as
+  // that number (PromotionState::add_scalar), like PyTorch's wrapped numbers.
+  bool wrapped_number = false;
 
   int64_t dim() const { return static_cast<int64_t>(shape.size()); }
   int64_t numel() const;
@@ -37,6 +40,14 @@ int64_t shape_numel(const Dims& shape);
 std::string shape_str(const Dims& shape);  // "[2, 3]"
 // Wraps a possibly negative dim; IndexError mentioning `op` when out of range.
 int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op);
+
+// Adds an op's tensor operand to a type promotion (a wrapped number as a number).
+inline void add_operand(PromotionState& ps, const Tensor& t) {
+  if (t->wrapped_number)
+    ps.add_scalar(t->dtype);
+  else
+    ps.add_tensor(t->dtype, t->dim() == 0);
+}
 
 // New uninitialised contiguous tensor.
 Tensor empty(const Dims& shape, DType dtype, Device device);

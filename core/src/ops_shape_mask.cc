@@ -1,0 +1,133 @@
+// Masks: masked_fill (elementwise kernel), nonzero (count, then coordinates:
+// the result's size depends on the data, so it synchronises), and
+// masked_select (x[nonzero(mask)] on the `index` kernel).
+#include "monoflow/dispatch.h"
+#include "monoflow/error.h"
+#include "monoflow/indexing.h"
+#include "monoflow/ops.h"
+#include "monoflow/ops_shape.h"
+
+namespace monoflow {
+
+namespace {
+void check_mask(const char* op, const Tensor& x, const Tensor& mask) {
+  MF_CHECK(mask->dtype == DType::Bool, RuntimeError, op, ": only supports boolean masks, but got mask with dtype ",
+           dtype_name(mask->dtype));
+  MF_CHECK(x->device() == mask->device(), RuntimeError, op,
+           ": expected all tensors to be on the same device, but found at least two devices, ", x->device().str(),
+           " and ", mask->device().str());
+}
+
+// The fill value: a number, or the value of a 0-dim tensor; refused (as by
+// fill_) when x's dtype cannot hold it.
+Scalar fill_value(const char* op, DType dtype, Scalar value, const Tensor& value_tensor) {
+  if (value_tensor) {
+    MF_CHECK(value_tensor->dim() == 0, RuntimeError, op,
+             ": only supports a 0-dimensional value tensor, but got tensor with ", value_tensor->dim(),
+             " dimension(s).");
+    value = item(value_tensor);
+  }
+  checked_scalar_tensor(value, dtype, Device{0, 0}, op);  // the range check (on the host)
+  if (dtype == DType::Bool) value = Scalar::from_bool(value.i != 0 || value.f != 0.0);
+  return value;
+}
+
+void launch_masked_fill(const Tensor& x, const Tensor& mask, const Tensor& out, Scalar value) {
+  Tensor inputs[2] = {x, mask};
+  MFAttr attr{"value", MF_ATTR_SCALAR, 1, value.i, value.f, nullptr};
+  LaunchArgs a{&op_def(kOp_masked_fill), x->dtype};
+  a.inputs = inputs;
+  a.num_inputs = 2;
+  a.outputs = &out;
+  a.num_outputs = 1;
+  a.attrs = &attr;
+  a.num_attrs = 1;
+  a.coalesce = true;  // elementwise: every operand has out's shape
+  launch(a);
+}
+}  // namespace
+
+Tensor masked_fill(const Tensor& x, const Tensor& mask, Scalar value, const Tensor& value_tensor) {
+  const char* op = "masked_fill";
+  check_mask(op, x, mask);
+  Scalar v = fill_value(op, x->dtype, value, value_tensor);
+  Dims shape = broadcast_shapes(x->shape, mask->shape, op);
+  Tensor out = empty(shape, x->dtype, x->device());
+  launch_masked_fill(expand(x, shape), expand(mask, shape), out, v);
+  return out;
+}
+
+void masked_fill_(const Tensor& self, const Tensor& mask, Scalar value, const Tensor& value_tensor) {
+  const char* op = "masked_fill_";
+  check_mask(op, self, mask);
+  MF_CHECK(!self->has_internal_overlap(), RuntimeError, op,
+           ": unsupported operation: more than one element of the written-to tensor refers to a single memory "
+           "location. Please clone() the tensor before performing the operation.");
+  Scalar v = fill_value(op, self->dtype, value, value_tensor);
+  Dims shape = broadcast_shapes(self->shape, mask->shape, op);
+  MF_CHECK(shape == self->shape, RuntimeError, op, ": output with shape ", shape_str(self->shape),
+           " doesn't match the broadcast shape ", shape_str(shape));
+  // Elementwise in place: a mask in self's memory is fine element for
+  // element, not shifted against it.
+  Overlap ov = overlap(self, mask);
+  Tensor m = ov == Overlap::Partial || ov == Overlap::TooHard ? clone(mask) : mask;
+  launch_masked_fill(self, expand(m, shape), self, v);
+  self->bump_version();
+}
+
+Tensor nonzero(const Tensor& x) {
+  const Device dev = x->device();
+  Tensor count = empty(Dims{}, DType::Int64, dev);
+  if (x->numel() == 0) {
+    fill_(count, Scalar::from_int(0));
+  } else {
+    LaunchArgs a{&op_def(kOp_nonzero_count), x->dtype};
+    a.inputs = &x;
+    a.num_inputs = 1;
+    a.outputs = &count;
+    a.num_outputs = 1;
+    launch(a);
+  }
+  const int64_t n = item(count).i;  // synchronises
+  Tensor out = empty(Dims{n, x->dim()}, DType::Int64, dev);
+  LaunchArgs a{&op_def(kOp_nonzero), x->dtype};
+  a.inputs = &x;
+  a.num_inputs = 1;
+  a.outputs = &out;
+  a.num_outputs = 1;
+  launch(a);  // (nothing to do for a 0-dim x: out is [n, 0])
+  return out;
+}
+
+std::vector<Tensor> nonzero_tuple(const Tensor& x) {
+  // A 0-dim tensor counts as 1-D here, as in PyTorch.
+  Tensor nz = nonzero(x->dim() ? x : make_view(x, Dims{1}, Dims{1}, x->offset));
+  std::vector<Tensor> out;
+  for (int64_t j = 0; j < nz->shape[1]; ++j) out.push_back(contiguous(select(nz, 1, j)));
+  return out;
+}
+
+Tensor masked_select(const Tensor& x, const Tensor& mask) {
+  const char* op = "masked_select";
+  MF_CHECK(mask->dtype == DType::Bool, RuntimeError, op, ": expected BoolTensor for mask (got ",
+           dtype_name(mask->dtype), ")");
+  check_mask(op, x, mask);
+  Dims shape = broadcast_shapes(x->shape, mask->shape, op);
+  Tensor xb = expand(x, shape), mb = expand(mask, shape);
+  if (shape.empty()) {
+    xb = make_view(xb, Dims{1}, Dims{1}, xb->offset);
+    mb = make_view(mb, Dims{1}, Dims{1}, mb->offset);
+  }
+  Tensor nz = nonzero(mb);  // [n, ndim]: the I operand as it is
+  const int64_t n = nz->shape[0];
+  Dims ds{n}, dst{0};
+  for (int64_t d = 0; d < xb->dim(); ++d) {
+    ds.push_back(xb->shape[d]);
+    dst.push_back(xb->strides[d]);
+  }
+  Tensor out = empty(Dims{n}, x->dtype, x->device());
+  launch_index(out, make_view(xb, ds, dst, xb->offset), nz);
+  return out;
+}
+
+}  // namespace monoflow

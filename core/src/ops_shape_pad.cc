@@ -1,0 +1,110 @@
+// torch.nn.functional.pad. Constant mode fills the output and copies x into
+// its interior (negative pads crop). Reflect and replicate gather each padded
+// dim in turn through the `index` kernel with a host-built index vector (the
+// indices are valid by construction, so no bounds pass); slices of the dims
+// after it move as contiguous runs.
+#include <algorithm>
+#include <vector>
+
+#include "monoflow/error.h"
+#include "monoflow/indexing.h"
+#include "monoflow/ops.h"
+#include "monoflow/ops_shape.h"
+
+namespace monoflow {
+
+namespace {
+// out = x with dim `d` replaced by x[..., idx[j], ...] (j < idx.size()).
+Tensor gather_dim(const Tensor& x, int64_t d, const std::vector<int64_t>& idx) {
+  const int64_t m = static_cast<int64_t>(idx.size());
+  Tensor iv = from_host(idx.data(), Dims{m}, DType::Int64, x->device());
+  Dims shape = x->shape;
+  shape[d] = m;
+  Tensor out = empty(shape, x->dtype, x->device());
+  if (out->numel() == 0) return out;
+  Dims xs = shape, xst = x->strides, is = shape, ist(shape.size(), 0);
+  xst[d] = 0;
+  xs.push_back(x->shape[d]);
+  xst.push_back(x->strides[d]);
+  ist[d] = 1;
+  is.push_back(1);
+  ist.push_back(0);
+  launch_index(out, make_view(x, xs, xst, x->offset), make_view(iv, is, ist, 0));
+  return out;
+}
+
+const char* mode_name(PadMode mode) { return mode == PadMode::Reflect ? "reflect" : "replicate"; }
+}  // namespace
+
+Tensor pad(const Tensor& x, const Dims& pads, PadMode mode, std::optional<Scalar> value) {
+  const char* op = "pad";
+  MF_CHECK(pads.size() % 2 == 0, RuntimeError, op, ": Padding length must be divisible by 2");
+  const int64_t k = static_cast<int64_t>(pads.size()) / 2, nd = x->dim();
+  MF_CHECK(k <= nd, RuntimeError, op,
+           ": Padding length should be less than or equal to two times the input dimension but got padding length ",
+           pads.size(), " and input of dimension ", nd);
+  // pads[2i], pads[2i+1]: before and after dim nd-1-i
+  auto lo = [&](int64_t i) { return pads[2 * i]; };
+  auto hi = [&](int64_t i) { return pads[2 * i + 1]; };
+
+  if (mode == PadMode::Constant) {
+    Scalar v = value.value_or(Scalar::from_int(0));
+    Dims shape = x->shape;
+    for (int64_t i = 0; i < k; ++i) {
+      const int64_t d = nd - 1 - i;
+      shape[d] = x->shape[d] + lo(i) + hi(i);
+      MF_CHECK(shape[d] >= 0, RuntimeError, op, ": The input size ", x->shape[d], ", plus negative padding ", lo(i),
+               " and ", hi(i), " resulted in a negative output size, which is invalid. Check dimension ", d,
+               " of your input.");
+    }
+    checked_scalar_tensor(v, x->dtype, Device{0, 0}, op);  // the fill value must fit x's dtype
+    Tensor out = empty(shape, x->dtype, x->device());
+    fill_(out, v, /*check_range=*/false);
+    Tensor dst = out, src = x;
+    for (int64_t i = 0; i < k; ++i) {  // the part of x that stays, and where it goes
+      const int64_t d = nd - 1 - i;
+      const int64_t cut_lo = std::max<int64_t>(-lo(i), 0), cut_hi = std::max<int64_t>(-hi(i), 0);
+      const int64_t len = std::max<int64_t>(x->shape[d] - cut_lo - cut_hi, 0);
+      src = narrow(src, d, std::min(cut_lo, x->shape[d]), len);
+      dst = narrow(dst, d, std::max<int64_t>(lo(i), 0), len);
+    }
+    if (src->numel() > 0) copy_(dst, src);
+    return out;
+  }
+
+  MF_CHECK(!value, RuntimeError, op, ": Padding mode \"", mode_name(mode), "\" doesn't take in value argument");
+  MF_CHECK(k >= 1 && k <= 3 && (nd == k + 1 || nd == k + 2), NotImplementedError, op, ": Padding size ", pads.size(),
+           " is not supported for ", nd, "D input tensor. Supported combinations for non-constant padding: 2D or 3D "
+           "input with padding size 2 (pads the last dimension), 3D or 4D input with padding size 4 (the last 2 "
+           "dimensions), 4D or 5D input with padding size 6 (the last 3 dimensions)");
+  for (int64_t d = nd == k + 2 ? 1 : 0; d < nd; ++d)
+    MF_CHECK(x->shape[d] != 0, RuntimeError, op, ": Expected ", k + 1, "D or ", k + 2,
+             "D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions for input, but got: ",
+             shape_str(x->shape));
+  Tensor cur = x;
+  for (int64_t i = 0; i < k; ++i) {
+    const int64_t d = nd - 1 - i, n = x->shape[d], l = lo(i), r = hi(i);
+    if (mode == PadMode::Reflect)
+      MF_CHECK(l < n && r < n, RuntimeError, op, ": Padding size should be less than the corresponding input "
+               "dimension, but got: padding (", l, ", ", r, ") at dimension ", d, " of input ", shape_str(x->shape));
+    const int64_t m = n + l + r;
+    MF_CHECK(m >= 1, RuntimeError, op, ": input (size ", n, " at dimension ", d,
+             ") is too small. Calculated output size: ", m);
+    if (l == 0 && r == 0) continue;
+    std::vector<int64_t> idx(static_cast<size_t>(m));
+    for (int64_t j = 0; j < m; ++j) {
+      int64_t s = j - l;  // the source position before reflecting or clamping
+      if (mode == PadMode::Reflect) {
+        if (s < 0) s = -s;
+        if (s >= n) s = 2 * (n - 1) - s;
+      } else {
+        s = std::min(std::max<int64_t>(s, 0), n - 1);
+      }
+      idx[static_cast<size_t>(j)] = s;
+    }
+    cur = gather_dim(cur, d, idx);
+  }
+  return cur == x ? clone(x) : cur;
+}
+
+}  // namespace monoflow
