@@ -143,6 +143,24 @@ def bench_bandwidth(table, repeat):
     table.add("sum 16M float32", "GB/s", False, res)
 
 
+def bench_softmax(table, repeat):
+    x_np = np.random.rand(4096, 1024).astype(np.float32)
+    moved = 2 * 4 * x_np.size  # read x, write the result
+
+    def np_softmax(a):
+        e = np.exp(a - a.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+    res = {"numpy": moved / best_time(lambda: np_softmax(x_np), repeat, 3) / 1e9}
+    if hasattr(flow, "softmax"):
+        x = flow.from_numpy(x_np)
+        res["monoflow"] = moved / best_time(lambda: sync_flow(flow.softmax(x, 1)), repeat, 3) / 1e9
+    if torch:
+        tx = torch.from_numpy(x_np)
+        res["torch"] = moved / best_time(lambda: torch.softmax(tx, 1), repeat, 3) / 1e9
+    table.add("softmax (4096, 1024) float32", "GB/s", False, res)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true")
@@ -152,6 +170,7 @@ def main():
     bench_overhead(table, repeat)
     bench_matmul(table, repeat)
     bench_bandwidth(table, repeat)
+    bench_softmax(table, repeat)
     print(f"monoflow {flow.__version__}, numpy {np.__version__}, torch {torch.__version__ if torch else 'n/a'}, "
           f"{os.cpu_count()} CPU(s)")
     table.show()
