@@ -3,6 +3,10 @@
     python bench/bench_core.py            # full run
     python bench/bench_core.py --quick    # fewer repeats
 
+monoflow operands are copies (flow.tensor), not numpy-shared views: memory
+shared with numpy is kept coherent by completing each op eagerly, which is
+not what a benchmark of the asynchronous path should time.
+
 Per-op overhead is the time of one Python-level call on a tiny tensor (lower
 is better); throughputs are GFLOP/s or GB/s (higher is better). The ratio
 column is monoflow's speed relative to each reference: > 1 means monoflow is
@@ -72,7 +76,7 @@ def bench_overhead(table, repeat):
         a_np = np.random.rand(n).astype(np.float32)
         b_np = np.random.rand(n).astype(np.float32)
         res = {}
-        a, b = flow.from_numpy(a_np.copy()), flow.from_numpy(b_np.copy())
+        a, b = flow.tensor(a_np.copy()), flow.tensor(b_np.copy())
         res["monoflow"] = best_time(lambda: a + b, repeat, 20000) * 1e6
         flow.synchronize()
         res["numpy"] = best_time(lambda: a_np + b_np, repeat, 20000) * 1e6
@@ -95,8 +99,7 @@ def bench_overhead(table, repeat):
 
     a_np = np.random.rand(100).astype(np.float32) + 1
     b_np = np.random.rand(100).astype(np.float32) + 1
-    res = {"monoflow": best_time(lambda: chain(flow.from_numpy(a_np), flow.from_numpy(b_np)), repeat, 2000) * 1e6}
-    a, b = flow.from_numpy(a_np), flow.from_numpy(b_np)
+    a, b = flow.tensor(a_np), flow.tensor(b_np)
     res["monoflow"] = best_time(lambda: chain(a, b), repeat, 2000) * 1e6
     flow.synchronize()
     res["numpy"] = best_time(lambda: chain(a_np, b_np), repeat, 2000) * 1e6
@@ -113,7 +116,7 @@ def bench_matmul(table, repeat):
         flops = 2.0 * n ** 3
         number = 20 if n == 256 else 2 if n == 1024 else 1
         rep = repeat if n < 2048 else max(2, repeat // 2)
-        a, b = flow.from_numpy(a_np), flow.from_numpy(b_np)
+        a, b = flow.tensor(a_np), flow.tensor(b_np)
         res = {"monoflow": flops / best_time(lambda: sync_flow(a @ b), rep, number) / 1e9}
         res["numpy"] = flops / best_time(lambda: a_np @ b_np, rep, number) / 1e9
         if torch:
@@ -126,7 +129,7 @@ def bench_bandwidth(table, repeat):
     n = 16 * 1024 * 1024
     a_np = np.random.rand(n).astype(np.float32)
     b_np = np.random.rand(n).astype(np.float32)
-    a, b = flow.from_numpy(a_np), flow.from_numpy(b_np)
+    a, b = flow.tensor(a_np), flow.tensor(b_np)
     moved = 3 * 4 * n  # read a, read b, write c
     res = {"monoflow": moved / best_time(lambda: sync_flow(a + b), repeat, 5) / 1e9,
            "numpy": moved / best_time(lambda: a_np + b_np, repeat, 5) / 1e9}
@@ -153,7 +156,7 @@ def bench_softmax(table, repeat):
 
     res = {"numpy": moved / best_time(lambda: np_softmax(x_np), repeat, 3) / 1e9}
     if hasattr(flow, "softmax"):
-        x = flow.from_numpy(x_np)
+        x = flow.tensor(x_np)
         res["monoflow"] = moved / best_time(lambda: sync_flow(flow.softmax(x, 1)), repeat, 3) / 1e9
     if torch:
         tx = torch.from_numpy(x_np)
