@@ -314,7 +314,6 @@ Plan plan_advanced(const Advanced& adv, const char* op) {
     }
     B = out;
   }
-  for (size_t j = 0; j < k; ++j) check_index_bounds(adv.indices[j], v->shape[adv.dims[j]], true, op, adv.dims[j]);
 
   // I as [*B, k]: a view for one index tensor, else the broadcast indices stacked.
   Tensor Ib;
@@ -347,6 +346,13 @@ Plan plan_advanced(const Advanced& adv, const char* op) {
     dstrides.push_back(v->strides[d]);
     istrides.push_back(0);
   }
+  // As in PyTorch: indices into a dim of size 0 are refused outright; others
+  // only when the result has elements (an empty result reads none of them).
+  for (size_t j = 0; j < k; ++j)
+    MF_CHECK(v->shape[adv.dims[j]] != 0 || shape_numel(B) == 0, IndexError, op,
+             ": index is out of bounds for dimension ", adv.dims[j], " with size 0");
+  if (shape_numel(p.shape) != 0)
+    for (size_t j = 0; j < k; ++j) check_index_bounds(adv.indices[j], v->shape[adv.dims[j]], true, op, adv.dims[j]);
   Dims dshape = p.shape;
   for (int64_t d : adv.dims) {
     dshape.push_back(v->shape[d]);
@@ -413,9 +419,7 @@ Tensor index(const Tensor& t, const std::vector<IndexItem>& items) {
 void index_put_(const Tensor& t, const std::vector<IndexItem>& items, const Tensor& values, bool accumulate) {
   Advanced adv = apply_items(t, items);
   if (!adv.dims.empty()) return put_advanced(t, adv, values, accumulate);
-  Tensor v = drop_leading_ones(values);
-  MF_CHECK(broadcastable(v->shape, adv.view->shape), RuntimeError, "index_put_: shape mismatch: value tensor of shape ",
-           shape_str(values->shape), " cannot be broadcast to indexing result of shape ", shape_str(adv.view->shape));
+  Tensor v = drop_leading_ones(values);  // (a mismatch is refused by expand, as in copy_)
   if (accumulate)
     binary_(kOp_add, adv.view, v);
   else

@@ -121,7 +121,7 @@ void add(PromotionState& ps, const TensorOrScalar& v) {
 }
 
 const Dims& shape_of(const TensorOrScalar& v) {
-  static const Dims kScalarShape;
+  static const Dims kScalarShape = Dims();
   return v.is_scalar || !v.tensor ? kScalarShape : v.tensor->shape;
 }
 

@@ -54,8 +54,10 @@ void check_nonempty(const Tensor& x, const Plan& p, const char* op) {
 
 Tensor cast(const Tensor& t, DType dtype) { return t->dtype == dtype ? t : to(t, t->device(), dtype, false); }
 
+// (floating kernels read `f`; `i` is only filled where the conversion is defined)
 MFAttr scalar_attr(const char* name, double v) {
-  return MFAttr{name, MF_ATTR_SCALAR, 1, static_cast<int64_t>(v), v, nullptr};
+  int64_t i = std::fabs(v) < 0x1p62 ? static_cast<int64_t>(v) : 0;
+  return MFAttr{name, MF_ATTR_SCALAR, 1, i, v, nullptr};
 }
 
 // Runs reduce kernel `op_id` on x into fresh outputs of the plan's kept
@@ -192,19 +194,21 @@ Tensor stddev(const Tensor& x, const Dims& dims, double correction, bool keepdim
 Tensor vector_norm(const Tensor& x, double p, const Dims& dims, bool keepdim, std::optional<DType> dtype) {
   check_floating(x, "vector_norm", "(): Expected a floating point or complex tensor as input. Got ");
   if (dtype)
-    MF_CHECK(is_floating(*dtype), RuntimeError,
-             "vector_norm(): dtype should be floating point or complex, but got ", dtype_torch_name(*dtype));
-  Plan plan = plan_reduce(x, dims, keepdim, "vector_norm");
-  if (std::isinf(p) && x->numel() == 0) {
-    MF_CHECK(!plan.all_dims, RuntimeError,
-             "vector_norm(): cannot compute the ", p > 0 ? "" : "-",
-             "inf norm on an empty tensor because the operation does not have an identity");
-    for (int64_t d = 0; d < x->dim(); ++d)
-      MF_CHECK(!(plan.mask[d] && x->shape[d] == 0), RuntimeError, "vector_norm(): cannot compute the ",
-               p > 0 ? "" : "-", "inf norm on the dimension ", d,
-               " because this dimension is empty and the operation does not have an identity");
-  }
+    MF_CHECK(is_floating(*dtype) && promote_types(x->dtype, *dtype) == *dtype, RuntimeError,
+             "vector_norm(): the dtype of the input (", dtype_torch_name(x->dtype),
+             ") should be convertible without narrowing to the specified dtype (", dtype_torch_name(*dtype), ")");
   MF_CHECK(!std::isnan(p), RuntimeError, "vector_norm(): the order p must not be NaN");
+  Plan plan = plan_reduce(x, dims, keepdim, "vector_norm");
+  // Orders whose reduction of nothing is not 0 (max |x|, or sums of |x|^p
+  // with p < 0) have no identity, as in PyTorch.
+  if ((std::isinf(p) || p < 0) && x->numel() == 0) {
+    MF_CHECK(!plan.all_dims, RuntimeError, "vector_norm(): cannot compute the ", p,
+             " norm on an empty tensor because the operation does not have an identity");
+    for (int64_t d = 0; d < x->dim(); ++d)
+      MF_CHECK(!(plan.mask[d] && x->shape[d] == 0), RuntimeError, "vector_norm(): cannot compute the ", p,
+               " norm on the dimension ", d, " because this dimension is empty and the operation does not have an "
+               "identity");
+  }
   Tensor xc = dtype ? cast(x, *dtype) : x;
   MFAttr attr = scalar_attr("p", p);
   return run_reduce1(kOp_vector_norm, xc, plan, xc->dtype, &attr);

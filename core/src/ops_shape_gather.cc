@@ -76,8 +76,8 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
   Dims shape = xv->shape;
   shape[d] = m;
   Tensor out = empty(x->dim() ? shape : Dims{}, x->dtype, x->device());
+  check_index_bounds(iv, xv->shape[d], false, op, d);  // (even when out is empty, as in PyTorch)
   if (out->numel() == 0) return out;
-  check_index_bounds(iv, xv->shape[d], false, op, d);
   // I: the index vector along `dim`, stride 0 elsewhere, with the size-1 index dim appended.
   Tensor i64 = as_int64_index(iv);
   Dims ishape = shape, istrides(shape.size(), 0);
@@ -132,7 +132,7 @@ void scatter_impl(const char* op, const Tensor& self, int64_t dim, const Tensor&
 }  // namespace
 
 void scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, Scalar value) {
-  scatter_impl("scatter", self, dim, index, src, value, false);
+  scatter_impl("scatter_", self, dim, index, src, value, false);
 }
 
 Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, Scalar value) {
@@ -142,8 +142,8 @@ Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tenso
 }
 
 void scatter_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  MF_CHECK(src, TypeError, "scatter_add: src must be a tensor");
-  scatter_impl("scatter_add", self, dim, index, src, Scalar{}, true);
+  MF_CHECK(src, TypeError, "scatter_add_: src must be a tensor");
+  scatter_impl("scatter_add_", self, dim, index, src, Scalar{}, true);
 }
 
 Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {

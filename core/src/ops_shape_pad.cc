@@ -53,22 +53,25 @@ Tensor pad(const Tensor& x, const Dims& pads, PadMode mode, std::optional<Scalar
     for (int64_t i = 0; i < k; ++i) {
       const int64_t d = nd - 1 - i;
       shape[d] = x->shape[d] + lo(i) + hi(i);
-      MF_CHECK(shape[d] >= 0, RuntimeError, op, ": The input size ", x->shape[d], ", plus negative padding ", lo(i),
-               " and ", hi(i), " resulted in a negative output size, which is invalid. Check dimension ", d,
-               " of your input.");
+      // (as PyTorch: the negative pads crop x first, and may not crop more than it has)
+      MF_CHECK(x->shape[d] - std::max<int64_t>(-lo(i), 0) - std::max<int64_t>(-hi(i), 0) >= 0, RuntimeError, op,
+               ": negative padding (", lo(i), ", ", hi(i), ") crops more than the input size ", x->shape[d],
+               " of dimension ", d);
     }
     checked_scalar_tensor(v, x->dtype, Device{0, 0}, op);  // the fill value must fit x's dtype
     Tensor out = empty(shape, x->dtype, x->device());
     fill_(out, v, /*check_range=*/false);
+    if (out->numel() == 0 || x->numel() == 0) return out;
     Tensor dst = out, src = x;
     for (int64_t i = 0; i < k; ++i) {  // the part of x that stays, and where it goes
       const int64_t d = nd - 1 - i;
       const int64_t cut_lo = std::max<int64_t>(-lo(i), 0), cut_hi = std::max<int64_t>(-hi(i), 0);
-      const int64_t len = std::max<int64_t>(x->shape[d] - cut_lo - cut_hi, 0);
-      src = narrow(src, d, std::min(cut_lo, x->shape[d]), len);
+      const int64_t len = x->shape[d] - cut_lo - cut_hi;
+      if (len <= 0) return out;  // all of x is cropped away
+      src = narrow(src, d, cut_lo, len);
       dst = narrow(dst, d, std::max<int64_t>(lo(i), 0), len);
     }
-    if (src->numel() > 0) copy_(dst, src);
+    copy_(dst, src);
     return out;
   }
 

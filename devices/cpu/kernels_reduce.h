@@ -411,42 +411,48 @@ inline void check_rows_call(const char* op, const MFKernelCall* call, const Laun
   }
 }
 
-// ------------------------------------------------------------ exp
+// ------------------------------------------------------------ explicit SIMD
 
-// exp(x) for float, written so that loops over it vectorise (no branches,
-// no calls): Cody-Waite reduction x = n ln2 + r, |r| <= ln2/2, a degree-6
-// polynomial (Cephes expf, ~1 ulp), and 2^n built in the exponent bits.
-// Below -86.9 the result flushes to 0 (e^-86.9 ~ 2e-38, under which floats
-// lose precision anyway); above ln(FLT_MAX) it is +inf; NaN stays NaN.
-inline float fast_exp(float x) {
-  const float lo = -86.9f, hi = 88.7228394f;
-  const float xc = std::max(lo, std::min(hi, x));  // (NaN -> hi: the lanes stay finite)
-  const float n = float(int32_t(xc * 1.44269504088896341f + (xc < 0.f ? -0.5f : 0.5f)));  // round
-  float r = xc - n * 0.693359375f;
-  r = r - n * -2.12194440e-4f;
-  float p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  p = p * (r * r) + r + 1.0f;
-  // 2^n = 2 * 2^(n-1): n - 1 + 127 stays within [1, 254] for n in [-125, 128]
-  const uint32_t bits = uint32_t(int32_t(n) + 126) << 23;
-  float scale;
-  std::memcpy(&scale, &bits, sizeof scale);
-  float y = p * 2.0f * scale;
-  y = x < lo ? 0.0f : y;
-  y = x > hi ? std::numeric_limits<float>::infinity() : y;
-  y = x != x ? x : y;
-  return y;
-}
+// GCC/Clang vector extensions for loops that select on float comparisons
+// (max, NaN checks) and for exp: under the default -ftrapping-math the
+// auto-vectoriser leaves such loops scalar (an ordered comparison may raise
+// FE_INVALID, so it is not if-converted); explicit vectors compare lane-wise
+// without branches. 4 floats / 2 doubles is one register of the x86-64
+// baseline (SSE2).
+namespace simd {
+typedef float f4 __attribute__((vector_size(16)));
+typedef int32_t i4 __attribute__((vector_size(16)));
+typedef double d2 __attribute__((vector_size(16)));
+typedef int64_t l2 __attribute__((vector_size(16)));
 
-template <class C>
-inline C exp_of(C x) {
-  if constexpr (std::is_same<C, float>::value) return fast_exp(x);
-  else return std::exp(x);
+inline f4 load(const float* p) {
+  f4 v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
 }
+inline void store(float* p, f4 v) { std::memcpy(p, &v, sizeof v); }
+inline f4 splat(float x) { return f4{x, x, x, x}; }
+inline d2 load(const double* p) {
+  d2 v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+inline void store(double* p, d2 v) { std::memcpy(p, &v, sizeof v); }
+inline d2 splat(double x) { return d2{x, x}; }
+
+// Float row primitives, compiled for AVX-512, AVX2 and the baseline and
+// picked once at run time from the CPU's features (kernels_reduce_simd.cpp).
+// max_nan: the maximum of n floats, NaN if any is NaN, -inf for n = 0.
+float max_nan(const float* p, int64_t n);
+// exp_sum: sum(exp(p[i] - m)), also stored to out[i] unless out is null.
+float exp_sum(const float* p, float m, int64_t n, float* out);
+// softmax_row: softmax (or log_softmax) of a contiguous row; o may be x.
+void softmax_row(const float* x, float* o, int64_t n, bool log);
+// Column forms over b adjacent rows: m[r] = max_nan(m[r], x[r]);
+// e = exp(x[r] - m[r]), s[r] += e, o[r] = e unless o is null.
+void max_cols(float* m, const float* x, int64_t b);
+void exp_cols(const float* x, const float* m, float* o, float* s, int64_t b);
+}  // namespace simd
 
 }  // namespace red
 }  // namespace mfcpu

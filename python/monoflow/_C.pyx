@@ -634,17 +634,10 @@ cdef class TensorBase:
         return wrap(as_strided(self.t, _dims(size, "as_strided"), _dims(stride, "as_strided"), off))
 
     def __getitem__(self, idx):
-        return wrap(index_basic(self.t, _index_items(idx)))
+        return _getitem(self, idx)  # basic and advanced indexing: _ops_shape.pxi
 
     def __setitem__(self, idx, value):
-        cdef Tensor target = index_basic(self.t, _index_items(idx))
-        cdef Scalar s
-        if isinstance(value, TensorBase):
-            copy_(target, (<TensorBase>value).t)
-        elif _to_scalar(value, &s):
-            fill_(target, s)
-        else:
-            raise TypeError(f"__setitem__: cannot assign a value of type {type(value).__name__}")
+        _setitem(self, idx, value)
 
 
 cdef object _size_cls = tuple
@@ -656,38 +649,7 @@ def _set_size_class(cls):
 
 
 cdef vector[IndexItem] _index_items(object idx) except *:
-    cdef vector[IndexItem] items
-    cdef IndexItem it
-    if not isinstance(idx, tuple):
-        idx = (idx,)
-    for x in idx:
-        it = IndexItem()
-        if x is None:
-            it.kind = IDX_NONE
-        elif x is Ellipsis:
-            it.kind = IDX_ELLIPSIS
-        elif isinstance(x, slice):
-            it.kind = IDX_SLICE
-            if x.start is not None:
-                it.start = <int64_t>x.start.__index__()
-            if x.stop is not None:
-                it.stop = <int64_t>x.stop.__index__()
-            it.step = 1 if x.step is None else x.step.__index__()
-            if it.step <= 0:
-                raise ValueError("step must be greater than zero")
-        elif isinstance(x, bool):
-            raise IndexError("indexing with a bool is not supported yet")
-        elif isinstance(x, int) or (hasattr(x, "__index__") and not isinstance(x, TensorBase)):
-            it.kind = IDX_INT
-            it.index = x.__index__()
-        elif isinstance(x, TensorBase) and (<TensorBase>x).t.get().dim() == 0 and (<TensorBase>x).t.get().dtype != <DType>0:
-            it.kind = IDX_INT
-            it.index = x.item()
-        else:
-            raise IndexError(f"unsupported index of type {type(x).__name__}: only integers, slices (`:`), "
-                             "ellipsis (`...`) and None are valid indices here")
-        items.push_back(it)
-    return items
+    return _shape_index_items(idx)  # ints, slices, None, Ellipsis, bools, lists and tensors
 
 
 cdef inline object _binary(int op, int sop, object a, object b):
@@ -724,7 +686,7 @@ cdef object _compare(int op, object a, object b):
         if not isinstance(b, (bool, int, float)) and not (hasattr(b, "dtype") and hasattr(b, "item")
                                                           and getattr(b, "ndim", 0) == 0):
             return NotImplemented
-        b = (<TensorBase>a)._scalar_tensor(b)
+        b = _wrapped_number(<TensorBase>a, b)
     return wrap(binary(op, (<TensorBase>a).t, (<TensorBase>b).t))
 
 # ---------------------------------------------------------------- creation

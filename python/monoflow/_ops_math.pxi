@@ -1,1 +1,148 @@
 # Bindings of the math ops (included by _C.pyx; uses its helpers: wrap, _dims, _to_scalar, TensorBase).
+# Ops are passed by id (math_op(name)) so one binding serves each arity;
+# operands may be tensors or Python numbers, which the core promotes as
+# PyTorch's wrapped numbers.
+
+cdef extern from "monoflow/op_registry.h" namespace "monoflow":
+    cdef cppclass OpDef:
+        const char* name
+    const OpDef& op_def(int id)
+
+cdef extern from "monoflow/ops_math.h" namespace "monoflow":
+    cdef cppclass TensorOrScalar:
+        Tensor tensor
+        Scalar scalar
+        cbool is_scalar
+    Tensor c_wrapped_scalar "monoflow::wrapped_scalar"(Scalar s, Device device) except +translate_exception
+    Tensor c_math_unary "monoflow::math_unary"(int op, const Tensor& x) except +translate_exception
+    void c_math_unary_ "monoflow::math_unary_"(int op, const Tensor& x) except +translate_exception
+    Tensor c_round_decimals "monoflow::round_decimals"(const Tensor& x, int64_t decimals) except +translate_exception
+    void c_round_decimals_ "monoflow::round_decimals_"(const Tensor& x, int64_t decimals) except +translate_exception
+    Tensor c_gelu "monoflow::gelu"(const Tensor& x, cbool tanh_approximation) except +translate_exception
+    Tensor c_softplus "monoflow::softplus"(const Tensor& x, double beta, double threshold) except +translate_exception
+    Tensor c_math_binary "monoflow::math_binary"(int op, const TensorOrScalar& a,
+                                                 const TensorOrScalar& b) except +translate_exception
+    void c_math_binary_ "monoflow::math_binary_"(int op, const Tensor& self,
+                                                 const TensorOrScalar& b) except +translate_exception
+    Tensor c_clamp "monoflow::clamp"(const Tensor& x, const TensorOrScalar& lo,
+                                     const TensorOrScalar& hi) except +translate_exception
+    void c_clamp_ "monoflow::clamp_"(const Tensor& x, const TensorOrScalar& lo,
+                                     const TensorOrScalar& hi) except +translate_exception
+    Tensor c_where "monoflow::where"(const Tensor& cond, const TensorOrScalar& x,
+                                     const TensorOrScalar& y) except +translate_exception
+    Tensor c_lerp "monoflow::lerp"(const Tensor& start, const Tensor& end,
+                                   const TensorOrScalar& weight) except +translate_exception
+    void c_lerp_ "monoflow::lerp_"(const Tensor& self, const Tensor& end,
+                                   const TensorOrScalar& weight) except +translate_exception
+
+
+def math_op(str name):
+    """The id of a math op, for the functions below."""
+    cdef int op = find_op(name.encode())
+    if op < 0:
+        raise ValueError(f"unknown op {name!r}")
+    return op
+
+
+cdef inline bint _operand(object v, TensorOrScalar* out) except -1:
+    # 1: a tensor or a number, now in *out; 0: neither (None, or another type)
+    if isinstance(v, TensorBase):
+        out.tensor = (<TensorBase>v).t
+        out.is_scalar = False
+        return 1
+    if v is not None and _to_scalar(v, &out.scalar):
+        out.is_scalar = True
+        return 1
+    return 0
+
+
+cdef TensorBase _tensor_arg(object x, const char* op, str what):
+    if isinstance(x, TensorBase):
+        return <TensorBase>x
+    raise TypeError(f"{op.decode()}: expected a Tensor for {what}, got {type(x).__name__}")
+
+
+cdef TensorOrScalar _optional_operand(object v, str op, str what) except *:
+    cdef TensorOrScalar out
+    if v is not None and not _operand(v, &out):
+        raise TypeError(f"{op}: expected a Tensor, a number or None for {what}, got {type(v).__name__}")
+    return out
+
+
+cdef object _wrapped_number(TensorBase like, object v):
+    # A Python number as a 0-dim tensor that promotes as a number (for ops
+    # that take tensors only, such as the comparisons).
+    cdef Scalar s
+    if not _to_scalar(v, &s):
+        raise TypeError(f"unsupported operand type: {type(v).__name__}")
+    return wrap(c_wrapped_scalar(s, like.t.get().device()))
+
+
+def math_unary(int op, x):
+    return wrap(c_math_unary(op, _tensor_arg(x, op_def(op).name, "input").t))
+
+
+def math_unary_(int op, x):
+    c_math_unary_(op, _tensor_arg(x, op_def(op).name, "input").t)
+    return x
+
+
+def round_decimals(x, int64_t decimals):
+    return wrap(c_round_decimals(_tensor_arg(x, b"round", "input").t, decimals))
+
+
+def round_decimals_(x, int64_t decimals):
+    c_round_decimals_(_tensor_arg(x, b"round", "input").t, decimals)
+    return x
+
+
+def gelu(x, bint tanh_approximation):
+    return wrap(c_gelu(_tensor_arg(x, b"gelu", "input").t, tanh_approximation))
+
+
+def softplus(x, double beta, double threshold):
+    return wrap(c_softplus(_tensor_arg(x, b"softplus", "input").t, beta, threshold))
+
+
+def math_binary(int op, a, b):
+    """a (op) b for tensors and numbers; NotImplemented for other operand types."""
+    cdef TensorOrScalar x, y
+    if not (_operand(a, &x) and _operand(b, &y)):
+        return NotImplemented
+    return wrap(c_math_binary(op, x, y))
+
+
+def math_binary_(int op, self, b):
+    """self (op)= b in place; NotImplemented for other operand types."""
+    cdef TensorOrScalar y
+    if not _operand(b, &y):
+        return NotImplemented
+    c_math_binary_(op, _tensor_arg(self, op_def(op).name, "self").t, y)
+    return self
+
+
+def clamp(x, min, max):
+    return wrap(c_clamp(_tensor_arg(x, b"clamp", "input").t, _optional_operand(min, "clamp", "min"),
+                        _optional_operand(max, "clamp", "max")))
+
+
+def clamp_(x, min, max):
+    c_clamp_(_tensor_arg(x, b"clamp", "input").t, _optional_operand(min, "clamp", "min"),
+             _optional_operand(max, "clamp", "max"))
+    return x
+
+
+def where(condition, x, y):
+    return wrap(c_where(_tensor_arg(condition, b"where", "condition").t, _optional_operand(x, "where", "input"),
+                        _optional_operand(y, "where", "other")))
+
+
+def lerp(start, end, weight):
+    return wrap(c_lerp(_tensor_arg(start, b"lerp", "input").t, _tensor_arg(end, b"lerp", "end").t,
+                       _optional_operand(weight, "lerp", "weight")))
+
+
+def lerp_(start, end, weight):
+    c_lerp_(_tensor_arg(start, b"lerp", "input").t, _tensor_arg(end, b"lerp", "end").t,
+            _optional_operand(weight, "lerp", "weight"))
+    return start
