@@ -2,7 +2,7 @@
 # PyTorch both speak). Included by _C.pyx. Host-memory devices only.
 from cpython.pycapsule cimport (PyCapsule_Destructor, PyCapsule_GetPointer, PyCapsule_IsValid, PyCapsule_New,
                                 PyCapsule_SetName)
-from libc.stdint cimport int32_t, uint8_t, uint16_t, uint64_t
+from libc.stdint cimport int32_t, uint8_t, uint16_t, uint32_t, uint64_t
 
 
 cdef extern from *:
@@ -18,6 +18,12 @@ cdef extern from *:
     typedef struct MFDLManagedTensor {
       MFDLTensor dl_tensor; void* manager_ctx; void (*deleter)(struct MFDLManagedTensor*);
     } MFDLManagedTensor;
+    /* DLPack 1.x: versioned, with flags (0: writable). numpy hands out
+       writable arrays only for these. */
+    typedef struct MFDLManagedTensorVersioned {
+      uint32_t major; uint32_t minor; void* manager_ctx;
+      void (*deleter)(struct MFDLManagedTensorVersioned*); uint64_t flags; MFDLTensor dl_tensor;
+    } MFDLManagedTensorVersioned;
 
     /* Exported tensors keep a reference to the monoflow tensor in manager_ctx. */
     static void mf_dlpack_deleter(MFDLManagedTensor* m) {
@@ -26,6 +32,31 @@ cdef extern from *:
       PyGILState_Release(g);
       free(m->dl_tensor.shape);
       free(m);
+    }
+    static void mf_dlpack_deleter_versioned(MFDLManagedTensorVersioned* m) {
+      PyGILState_STATE g = PyGILState_Ensure();
+      Py_XDECREF((PyObject*)m->manager_ctx);
+      PyGILState_Release(g);
+      free(m->dl_tensor.shape);
+      free(m);
+    }
+    static void mf_dlpack_versioned_capsule_destructor(PyObject* capsule) {
+      if (PyCapsule_IsValid(capsule, "dltensor_versioned")) {
+        MFDLManagedTensorVersioned* m =
+            (MFDLManagedTensorVersioned*)PyCapsule_GetPointer(capsule, "dltensor_versioned");
+        if (m && m->deleter) m->deleter(m);
+      }
+    }
+    static MFDLManagedTensorVersioned* mf_dlpack_alloc_versioned(int ndim) {
+      MFDLManagedTensorVersioned* m = (MFDLManagedTensorVersioned*)calloc(1, sizeof(MFDLManagedTensorVersioned));
+      if (!m) return NULL;
+      m->dl_tensor.shape = (int64_t*)calloc(2 * (ndim > 0 ? ndim : 1), sizeof(int64_t));
+      if (!m->dl_tensor.shape) { free(m); return NULL; }
+      m->dl_tensor.strides = m->dl_tensor.shape + ndim;
+      m->major = 1;
+      m->minor = 0;
+      m->deleter = mf_dlpack_deleter_versioned;
+      return m;
     }
     /* A capsule never consumed still owns its tensor. */
     static void mf_dlpack_capsule_destructor(PyObject* capsule) {
@@ -68,7 +99,15 @@ cdef extern from *:
         MFDLTensor dl_tensor
         void* manager_ctx
         void (*deleter)(MFDLManagedTensor*)
+    ctypedef struct MFDLManagedTensorVersioned:
+        uint32_t major
+        uint32_t minor
+        void* manager_ctx
+        uint64_t flags
+        MFDLTensor dl_tensor
     void mf_dlpack_capsule_destructor(object capsule)
+    void mf_dlpack_versioned_capsule_destructor(object capsule)
+    MFDLManagedTensorVersioned* mf_dlpack_alloc_versioned(int ndim)
     void mf_dlpack_release_imported(void* ctx)
     MFDLManagedTensor* mf_dlpack_alloc(int ndim)
 
@@ -85,8 +124,25 @@ cdef tuple _DL_CODES = ((kDLBool, 8), (kDLUInt, 8), (kDLInt, 8), (kDLInt, 16), (
                         (kDLFloat, 16), (kDLBfloat, 16), (kDLFloat, 32), (kDLFloat, 64))
 
 
-def to_dlpack(TensorBase t):
-    """A "dltensor" capsule viewing t's memory (kept alive until consumed and released)."""
+cdef void _fill_dl_tensor(MFDLTensor* dl, TensorImpl* p):
+    code, bits = _DL_CODES[<int>p.dtype]
+    dl.data = p.data_ptr()
+    dl.device.device_type = kDLCPU
+    dl.device.device_id = 0
+    dl.ndim = p.dim()
+    dl.dtype.code = code
+    dl.dtype.bits = bits
+    dl.dtype.lanes = 1
+    dl.byte_offset = 0
+    for i in range(p.dim()):
+        dl.shape[i] = p.shape[i]
+        dl.strides[i] = p.strides[i]
+
+
+def to_dlpack(TensorBase t, bint versioned=False):
+    """A DLPack capsule viewing t's memory (kept alive until consumed and
+    released): "dltensor_versioned" (DLPack 1.0, writable) when the consumer
+    accepts it, else the legacy "dltensor"."""
     cdef TensorImpl* p = t.t.get()
     cdef Device d = p.device()
     if not registry().backend(d.type).host_memory():
@@ -94,22 +150,22 @@ def to_dlpack(TensorBase t):
                           f"{_wrap_device(d)}; call .cpu() first")
     c_synchronize(d)  # the consumer reads the memory right away
     p.storage.get().host_visible = True  # Note [Host-visible memory]
-    cdef int ndim = p.dim()
-    cdef MFDLManagedTensor* m = mf_dlpack_alloc(ndim)
+    cdef MFDLManagedTensor* m
+    cdef MFDLManagedTensorVersioned* mv
+    if versioned:
+        mv = mf_dlpack_alloc_versioned(p.dim())
+        if mv == NULL:
+            raise MemoryError("__dlpack__: out of host memory")
+        _fill_dl_tensor(&mv.dl_tensor, p)
+        mv.flags = 0
+        Py_INCREF(t)
+        mv.manager_ctx = <void*>t
+        return PyCapsule_New(<void*>mv, "dltensor_versioned",
+                             <PyCapsule_Destructor>mf_dlpack_versioned_capsule_destructor)
+    m = mf_dlpack_alloc(p.dim())
     if m == NULL:
         raise MemoryError("__dlpack__: out of host memory")
-    code, bits = _DL_CODES[<int>p.dtype]
-    m.dl_tensor.data = p.data_ptr()
-    m.dl_tensor.device.device_type = kDLCPU
-    m.dl_tensor.device.device_id = 0
-    m.dl_tensor.ndim = ndim
-    m.dl_tensor.dtype.code = code
-    m.dl_tensor.dtype.bits = bits
-    m.dl_tensor.dtype.lanes = 1
-    m.dl_tensor.byte_offset = 0
-    for i in range(ndim):
-        m.dl_tensor.shape[i] = p.shape[i]
-        m.dl_tensor.strides[i] = p.strides[i]
+    _fill_dl_tensor(&m.dl_tensor, p)
     Py_INCREF(t)
     m.manager_ctx = <void*>t
     return PyCapsule_New(<void*>m, "dltensor", <PyCapsule_Destructor>mf_dlpack_capsule_destructor)

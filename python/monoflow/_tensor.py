@@ -119,9 +119,8 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         """DLPack export (host-memory devices): consumers share this tensor's memory."""
-        if copy:
-            return _C.to_dlpack(self.clone())
-        return _C.to_dlpack(self)
+        versioned = max_version is not None and tuple(max_version) >= (1, 0)
+        return _C.to_dlpack(self.clone() if copy else self, versioned)
 
     def __dlpack_device__(self):
         if not _C.device_info(self.device.type)["host_memory"]:
