@@ -100,7 +100,7 @@ def bench_overhead(table, repeat):
     a_np = np.random.rand(100).astype(np.float32) + 1
     b_np = np.random.rand(100).astype(np.float32) + 1
     a, b = flow.tensor(a_np), flow.tensor(b_np)
-    res["monoflow"] = best_time(lambda: chain(a, b), repeat, 2000) * 1e6
+    res = {"monoflow": best_time(lambda: chain(a, b), repeat, 2000) * 1e6}
     flow.synchronize()
     res["numpy"] = best_time(lambda: chain(a_np, b_np), repeat, 2000) * 1e6
     if torch:
