@@ -40,6 +40,10 @@ def axes_of(dims, ndim):
     return tuple(sorted({d % ndim for d in dims})) if ndim else ()
 
 
+# smallest normal number: results below it round with an absolute error up to it
+TINY = {n: float(np.finfo(np.float32 if n == "bfloat16" else n).tiny) for n in FLOATING}
+
+
 def torch_tensor(spec):
     """A torch tensor with a spec's values and dtype."""
     if spec.name == "bfloat16":
@@ -80,7 +84,7 @@ def test_mean(device, data, name, keepdim):
         bound = np.mean(np.abs(src), axis=axes, keepdims=keepdim) if nd else np.abs(src)
     n = reduced_count(X.values.shape, axes)
     # inputs cast to `res` first (one rounding each), then summed with error <= n eps
-    tol = (n + 3) * EPS[res] * bound + 1e-300
+    tol = (n + 3) * EPS[res] * bound + TINY[res]
     assert_values(out, exp, res, atol=tol)
     if TORCH is not None:
         check_like_torch(out, torch_tensor(X).mean(dims, keepdim, dtype=tdt(res)))
@@ -130,7 +134,7 @@ def test_prod(device, data, name, keepdim):
     if category(res) == 2:
         exp = np.prod(f64(X.values), axis=axes, keepdims=keepdim)
         n = reduced_count(X.values.shape, axes)  # (a rounding per product, in any order)
-        assert_values(out, exp, res, atol=(n + 2) * EPS[res] * np.abs(exp) + 1e-300)
+        assert_values(out, exp, res, atol=(n + 2) * EPS[res] * np.abs(exp) + TINY[res])
     else:
         with np.errstate(all="ignore"):
             exp = np.prod(X.values.astype(np.int64), axis=axes, keepdims=keepdim)
@@ -317,7 +321,7 @@ def test_var_std(device, data, name, keepdim, which):
         if which == "std":
             exp = np.sqrt(exp)
             slack = np.sqrt(slack)
-        tol = 2 * EPS[name] * np.abs(exp) + slack + 1e-300
+        tol = 2 * EPS[name] * np.abs(exp) + slack + TINY[name]
     assert_values(out, exp, name, atol=tol)
     if TORCH is not None:
         check_like_torch(out, getattr(torch_tensor(X), which)(dims, correction=corr, keepdim=keepdim))
@@ -382,7 +386,7 @@ def test_norm(device, data, name, keepdim, p):
     axes = axes_of(dims, nd)
     exp = np_norm(X.values, p, axes, keepdim) if nd else np_norm(X.values.reshape(1), p, 0, False).reshape(())
     # |x|^p sums in double, one rounding of the result (pow's few ulp for odd p)
-    assert_values(out, exp, res, atol=16 * EPS[res] * np.abs(exp) + 1e-300)
+    assert_values(out, exp, res, atol=16 * EPS[res] * np.abs(exp) + TINY[res])
     if TORCH is not None:
         tkw = {} if dt is None else {"dtype": tdt(dt)}
         check_like_torch(out, TORCH.norm(torch_tensor(X), "fro" if p is None else p, dims, keepdim, **tkw))
@@ -442,7 +446,7 @@ def test_logsumexp(device, data, name, keepdim):
         else:
             exp = src
     # inputs and result round to `res`; exp/log add a few ulp of the largest term
-    tol = 8 * EPS[res] * (np.abs(exp) + 1) + 1e-300
+    tol = 8 * EPS[res] * (np.abs(exp) + 1)
     assert_values(out, exp, res, atol=tol)
     if TORCH is not None:
         check_like_torch(out, TORCH.logsumexp(torch_tensor(X), dims, keepdim))

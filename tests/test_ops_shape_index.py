@@ -307,3 +307,32 @@ def test_mask_errors_and_examples(device):
     b = flow.tensor([True, False, True], device=device)
     b.masked_fill_(b, False)
     assert b.tolist() == [False, False, False]
+
+
+def test_large_operands_parallel_paths(device):
+    # big enough for the kernels' multi-threaded paths (> 64K elements)
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((300, 400)).astype(np.float32)
+    a[a < 0.3] = 0
+    x, tx = flow.tensor(a, device=device), torch.from_numpy(a)
+    idx = rng.integers(0, 400, size=(300, 350))
+    check(x.gather(1, flow.tensor(idx, device=device)), tx.gather(1, torch.from_numpy(idx)))
+    check(x.scatter_add(1, flow.tensor(idx, device=device), x[:, :350]),
+          tx.scatter_add(1, torch.from_numpy(idx), tx[:, :350]), atol=1e-4)
+    rows = rng.integers(-300, 300, size=500)
+    check(x[flow.tensor(rows, device=device)], tx[torch.from_numpy(rows)])
+    check(x.nonzero(), tx.nonzero())
+    check(x[x > 1], tx[tx > 1])
+    check(x.T.flip(0, 1), tx.T.flip(0, 1))
+    check(x.tril(3), tx.tril(3))
+    check(x.masked_fill(x > 1, 5.0), tx.masked_fill(tx > 1, 5.0))
+    y, ty = x.clone(), tx.clone()
+    cols = torch.from_numpy(rng.permutation(400)[:300])
+    y[:, flow.tensor(cols.numpy(), device=device)] = -1.0
+    ty[:, cols] = -1.0
+    check(y, ty)
+    z, tz = flow.zeros(50, 400, device=device), torch.zeros(50, 400)
+    hits = rng.integers(0, 50, size=3000)
+    z.index_put_((flow.tensor(hits, device=device),), flow.ones(3000, 400, device=device), accumulate=True)
+    tz.index_put_((torch.from_numpy(hits),), torch.ones(3000, 400), accumulate=True)
+    check(z, tz)

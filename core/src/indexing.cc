@@ -3,6 +3,7 @@
 #include "monoflow/indexing.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "monoflow/backend.h"
 #include "monoflow/dispatch.h"
@@ -29,27 +30,56 @@ IndexItem index_item_bool(bool v) {
 // ------------------------------------------------------------ machinery
 
 namespace {
-// Visits the elements of a strided integer array of host memory.
-template <class T, class F>
-void for_each_element(const char* base, const Dims& shape, const Dims& strides, F&& f) {
-  // (dims of stride 0 repeat the same values: skipped)
+// Smallest and largest element of a strided integer array in host memory,
+// a row at a time: dims that repeat values (stride 0) are skipped and
+// contiguous neighbours merged, so a contiguous array is one vectorised loop.
+template <class T>
+std::pair<int64_t, int64_t> min_max_of(const char* base, const Dims& shape, const Dims& strides) {
   Dims sh, st;
-  for (size_t d = 0; d < shape.size(); ++d)
-    if (shape[d] != 1 && strides[d] != 0) sh.push_back(shape[d]), st.push_back(strides[d]);
-  const T* p = reinterpret_cast<const T*>(base);
-  if (sh.empty()) {
-    f(static_cast<int64_t>(*p));
-    return;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 1 || strides[d] == 0) continue;
+    if (!sh.empty() && st.back() == strides[d] * shape[d]) {
+      sh.back() *= shape[d];
+      st.back() = strides[d];
+    } else {
+      sh.push_back(shape[d]);
+      st.push_back(strides[d]);
+    }
   }
+  if (sh.empty()) sh.push_back(1), st.push_back(1);
+  const T* p = reinterpret_cast<const T*>(base);
+  T lo = std::numeric_limits<T>::max(), hi = std::numeric_limits<T>::lowest();
   const size_t last = sh.size() - 1;
+  const int64_t n = sh[last], step = st[last];
   SmallVector<int64_t, 8> idx(sh.size(), 0);
   for (;;) {
     const T* row = p;
     for (size_t d = 0; d < last; ++d) row += idx[d] * st[d];
-    for (int64_t i = 0; i < sh[last]; ++i) f(static_cast<int64_t>(row[i * st[last]]));
+    if (step == 1) {  // four independent min/max chains
+      T l[4] = {lo, lo, lo, lo}, h[4] = {hi, hi, hi, hi};
+      int64_t i = 0;
+      for (; i + 4 <= n; i += 4)
+        for (int j = 0; j < 4; ++j) {
+          l[j] = row[i + j] < l[j] ? row[i + j] : l[j];
+          h[j] = row[i + j] > h[j] ? row[i + j] : h[j];
+        }
+      for (; i < n; ++i) {
+        l[0] = row[i] < l[0] ? row[i] : l[0];
+        h[0] = row[i] > h[0] ? row[i] : h[0];
+      }
+      for (int j = 0; j < 4; ++j) {
+        lo = l[j] < lo ? l[j] : lo;
+        hi = h[j] > hi ? h[j] : hi;
+      }
+    } else {
+      for (int64_t i = 0; i < n; ++i) {
+        lo = row[i * step] < lo ? row[i * step] : lo;
+        hi = row[i * step] > hi ? row[i * step] : hi;
+      }
+    }
     size_t d = last;
     for (;;) {
-      if (d == 0) return;
+      if (d == 0) return {static_cast<int64_t>(lo), static_cast<int64_t>(hi)};
       --d;
       if (++idx[d] < sh[d]) break;
       idx[d] = 0;
@@ -62,32 +92,25 @@ std::pair<int64_t, int64_t> index_min_max(const Tensor& index) {
   if (index->numel() == 0) return {0, -1};
   MF_CHECK(is_integral(index->dtype, false), RuntimeError, "index_min_max: expected an integer tensor");
   Backend& be = DeviceRegistry::get().backend(index->device());
-  Tensor t = index;
   std::vector<char> staging;
   const char* base;
-  Dims strides = t->strides;
+  Dims strides = index->strides;
   if (be.host_memory()) {
-    be.synchronize(t->device().index);
-    base = static_cast<const char*>(t->data_ptr());
+    be.synchronize(index->device().index);
+    base = static_cast<const char*>(index->data_ptr());
   } else {  // copy the indices to the host (contiguous)
-    staging.resize(static_cast<size_t>(t->numel()) * itemsize(t->dtype));
-    copy_to_host(t, staging.data());
+    staging.resize(static_cast<size_t>(index->numel()) * itemsize(index->dtype));
+    copy_to_host(index, staging.data());
     base = staging.data();
-    strides = contiguous_strides(t->shape);
+    strides = contiguous_strides(index->shape);
   }
-  int64_t lo = INT64_MAX, hi = INT64_MIN;
-  auto f = [&](int64_t v) {
-    lo = std::min(lo, v);
-    hi = std::max(hi, v);
-  };
-  switch (t->dtype) {
-    case DType::UInt8: for_each_element<uint8_t>(base, t->shape, strides, f); break;
-    case DType::Int8: for_each_element<int8_t>(base, t->shape, strides, f); break;
-    case DType::Int16: for_each_element<int16_t>(base, t->shape, strides, f); break;
-    case DType::Int32: for_each_element<int32_t>(base, t->shape, strides, f); break;
-    default: for_each_element<int64_t>(base, t->shape, strides, f); break;
+  switch (index->dtype) {
+    case DType::UInt8: return min_max_of<uint8_t>(base, index->shape, strides);
+    case DType::Int8: return min_max_of<int8_t>(base, index->shape, strides);
+    case DType::Int16: return min_max_of<int16_t>(base, index->shape, strides);
+    case DType::Int32: return min_max_of<int32_t>(base, index->shape, strides);
+    default: return min_max_of<int64_t>(base, index->shape, strides);
   }
-  return {lo, hi};
 }
 
 void check_index_bounds(const Tensor& index, int64_t size, bool allow_negative, const char* op, int64_t dim) {
@@ -136,53 +159,7 @@ Tensor checked_scalar_tensor(Scalar value, DType dtype, Device device, const cha
   }
 }
 
-// ------------------------------------------------------------ basic indexing
-
-Tensor index_basic(const Tensor& t, const std::vector<IndexItem>& items) {
-  int64_t consumed = 0, ellipses = 0;
-  for (const auto& it : items) {
-    if (it.kind == IndexItem::Int || it.kind == IndexItem::Slice) ++consumed;
-    if (it.kind == IndexItem::Ellipsis) ++ellipses;
-    MF_CHECK(it.kind != IndexItem::TensorIndex && it.kind != IndexItem::Bool, IndexError,
-             "index_basic: tensor and bool indices are advanced indices");
-  }
-  MF_CHECK(ellipses <= 1, IndexError, "an index can only have a single ellipsis ('...')");
-  MF_CHECK(consumed <= t->dim(), IndexError, "too many indices for tensor of dimension ", t->dim());
-  Tensor r = t;
-  int64_t dim = 0;       // next dim of `r` to index
-  int64_t orig_dim = 0;  // the dim of `t` it comes from (for messages)
-  for (const auto& it : items) {
-    switch (it.kind) {
-      case IndexItem::Int: {
-        int64_t size = r->shape[dim];
-        MF_CHECK(it.index >= -size && it.index < size, IndexError, "index ", it.index,
-                 " is out of bounds for dimension ", orig_dim, " with size ", size);
-        r = select(r, dim, it.index);
-        ++orig_dim;
-        break;
-      }
-      case IndexItem::Slice:
-        r = slice(r, dim, it.start, it.stop, it.step);
-        ++dim;
-        ++orig_dim;
-        break;
-      case IndexItem::None:
-        r = unsqueeze(r, dim);
-        ++dim;
-        break;
-      case IndexItem::Ellipsis:
-        dim += t->dim() - consumed;
-        orig_dim += t->dim() - consumed;
-        break;
-      default:
-        break;
-    }
-  }
-  if (r == t) r = make_view(t, t->shape, t->strides, t->offset);  // t[...] is a new view
-  return r;
-}
-
-// ------------------------------------------------------------ advanced indexing
+// ------------------------------------------------------------ indexing
 
 namespace {
 
@@ -404,10 +381,14 @@ void put_advanced(const Tensor& t, const Advanced& adv, const Tensor& values, bo
 }
 }  // namespace
 
+Tensor index_basic(const Tensor& t, const std::vector<IndexItem>& items) {
+  for (const auto& it : items)
+    MF_CHECK(it.kind != IndexItem::TensorIndex && it.kind != IndexItem::Bool, IndexError,
+             "index_basic: tensor and bool indices are advanced indices");
+  return apply_items(t, items).view;
+}
+
 Tensor index(const Tensor& t, const std::vector<IndexItem>& items) {
-  bool basic = true;
-  for (const auto& it : items) basic = basic && it.kind != IndexItem::TensorIndex && it.kind != IndexItem::Bool;
-  if (basic) return index_basic(t, items);
   Advanced adv = apply_items(t, items);
   if (adv.dims.empty()) return adv.view;
   Plan p = plan_advanced(adv, "index");

@@ -38,8 +38,14 @@ struct Pow : NoAttrs {
   static constexpr const char* name = "pow";
   template <class C>
   C operator()(C a, C b) const {
-    if constexpr (std::is_integral<C>::value) return ipow(a, b);
-    else return std::pow(a, b);
+    if constexpr (std::is_integral<C>::value) {
+      return ipow(a, b);
+    } else {
+      // x ** 2 (the common case, usually a scalar exponent) without a libm
+      // call: pow(a, 2) is the correctly rounded a * a, so the result is the same.
+      if (b == C(2)) return a * a;
+      return std::pow(a, b);
+    }
   }
 };
 

@@ -1,7 +1,7 @@
 // The reduce family's shared machinery: a generic strided reduction engine
 // (used by sum, mean, prod, amax, max, var, norms, logsumexp, all/any), a
-// row iterator for dim-wise ops (scans, softmax, sort, top-k) and a
-// vectorisable exp.
+// row iterator for dim-wise ops (scans, softmax, sort, top-k) and explicit
+// SIMD helpers (the float row primitives live in kernels_reduce_simd.cpp).
 //
 // Reduction engine. x's non-trivial dims split into kept (K) and reduced (R)
 // groups, each ordered by decreasing x stride (memory order) so that
@@ -421,9 +421,7 @@ inline void check_rows_call(const char* op, const MFKernelCall* call, const Laun
 // baseline (SSE2).
 namespace simd {
 typedef float f4 __attribute__((vector_size(16)));
-typedef int32_t i4 __attribute__((vector_size(16)));
 typedef double d2 __attribute__((vector_size(16)));
-typedef int64_t l2 __attribute__((vector_size(16)));
 
 inline f4 load(const float* p) {
   f4 v;

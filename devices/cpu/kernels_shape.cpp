@@ -203,7 +203,7 @@ void run_masked_fill(Task& task) {
   const size_t sizes[3] = {sizeof(T), sizeof(T), 1};
   const auto g = make_geometry<3>(task.ops, sizes);
   T value;
-  std::memcpy(&value, &task.ival[0], sizeof(T));  // the value's bits (little end of ival[0])
+  std::memcpy(&value, &task.ival[0], sizeof(T));  // the bits the launch half stored
   MaskedFillLoop<T> loop{value};
   run_loop(g, loop);
 }

@@ -114,7 +114,7 @@ struct ReadLoop {  // p: out, x (iteration part), I
 
 // T: the element type for accumulation, else same-size bits.
 template <class T, bool kAccumulate>
-struct WriteLoop {  // p: self (iteration part), values, I
+struct WriteLoop {  // p: (order proxy, unused), self (iteration part), values, I
   const Indexed* ix;
   std::atomic<bool>* bad;
   static void put(char* dst, const char* src) {
@@ -124,19 +124,29 @@ struct WriteLoop {  // p: self (iteration part), values, I
   void operator()(char* const* p, const int64_t* s, int64_t n) const {
     constexpr int64_t es = sizeof(T);
     int64_t off;
-    if (s[2] == 0) {
-      if (!ix->offset(p[2], &off)) return bad->store(true, std::memory_order_relaxed);
-      char* dst = p[0] + off;
-      if (!kAccumulate && s[0] == es && s[1] == es) {
-        std::memcpy(dst, p[1], size_t(n) * es);
+    if (s[3] == 0) {  // one index for the whole run: a slice of self
+      if (!ix->offset(p[3], &off)) return bad->store(true, std::memory_order_relaxed);
+      char* dst = p[1] + off;
+      if (!kAccumulate && s[1] == es && s[2] == es) {
+        std::memcpy(dst, p[2], size_t(n) * es);
       } else {
-        for (int64_t i = 0; i < n; ++i) put(dst + i * s[0], p[1] + i * s[1]);
+        for (int64_t i = 0; i < n; ++i) put(dst + i * s[1], p[2] + i * s[2]);
+      }
+      return;
+    }
+    if (ix->k == 1) {  // scatter along one dim
+      const int64_t size = ix->size[0], stride = ix->stride[0];
+      for (int64_t i = 0; i < n; ++i) {
+        int64_t v = *reinterpret_cast<const int64_t*>(p[3] + i * s[3]);
+        if (v < 0) v += size;
+        if (static_cast<uint64_t>(v) >= static_cast<uint64_t>(size)) return bad->store(true, std::memory_order_relaxed);
+        put(p[1] + i * s[1] + v * stride, p[2] + i * s[2]);
       }
       return;
     }
     for (int64_t i = 0; i < n; ++i) {
-      if (!ix->offset(p[2] + i * s[2], &off)) return bad->store(true, std::memory_order_relaxed);
-      put(p[0] + i * s[0] + off, p[1] + i * s[1]);
+      if (!ix->offset(p[3] + i * s[3], &off)) return bad->store(true, std::memory_order_relaxed);
+      put(p[1] + i * s[1] + off, p[2] + i * s[2]);
     }
   }
 };
@@ -175,27 +185,48 @@ void run_index(Task& task) {
 
 template <class T, bool kAccumulate>
 void run_index_put(Task& task) {
+  const Operand& self = task.ops[0];
   const Operand& values = task.ops[1];
   const int n = values.ndim;
-  Operand ops[3] = {task.ops[0], values, task.ops[2]};
-  ops[0].ndim = n;
-  ops[2].ndim = n;
-  const Indexed ix = indexed_dims(task.ops[0], task.ops[2], n, sizeof(T));
-  const size_t sizes[3] = {sizeof(T), sizeof(T), sizeof(int64_t)};
-  // make_geometry orders dims by self's strides, so the dims along which
-  // self's stride is 0 (those that come from the indices) are innermost.
-  // Two elements that differ in a dim of nonzero stride land in different
-  // elements of self, so only those outer dims are split across threads:
-  // elements that may collide (duplicate indices) are written by one thread,
-  // in order.
-  const auto g = make_geometry<3>(ops, sizes);
-  int64_t serial = 1;
-  for (int d = g.ndim - 1; d >= 0 && g.strides[0][d] == 0; --d) serial *= g.shape[d];
-  std::atomic<bool> bad{false};
-  WriteLoop<T, kAccumulate> loop{&ix, &bad};
+  const Indexed ix = indexed_dims(self, task.ops[2], n, sizeof(T));
+  // Iteration order: self's memory order, with each dim that comes from the
+  // indices (self's stride 0 there) ranked by the outermost indexed dim's
+  // stride, so that x[idx] = v writes whole rows of self in turn. make_geometry
+  // orders by its first operand: a proxy with those strides (never read).
+  int64_t order[kMaxDims];
+  int64_t index_stride = 0;
+  for (int j = 0; j < ix.k; ++j) index_stride = std::max(index_stride, self.strides[n + j]);
+  for (int d = 0; d < n; ++d) order[d] = self.strides[d] != 0 ? self.strides[d] : index_stride;
+  Operand proxy = self;
+  proxy.ndim = n;
+  proxy.strides = order;
+  Operand ops[4] = {proxy, self, values, task.ops[2]};
+  ops[1].ndim = n;
+  ops[3].ndim = n;
+  const size_t sizes[4] = {sizeof(T), sizeof(T), sizeof(T), sizeof(int64_t)};
+  const auto g = make_geometry<4>(ops, sizes);
   const int64_t total = g.numel();
   if (total == 0) return;
-  parallel_range(total / serial, serial, [&](int64_t lo, int64_t hi) { run_range(g, lo * serial, hi * serial, loop); });
+  std::atomic<bool> bad{false};
+  WriteLoop<T, kAccumulate> loop{&ix, &bad};
+  // Threads split one dim (the largest). Accumulation splits a dim where
+  // self's stride is not 0: elements that differ there never write the same
+  // element of self, so elements that may (duplicate indices) stay with one
+  // thread, in order. Plain writes may split any dim: with duplicate indices
+  // which value lands is unspecified, as in PyTorch.
+  int split = -1;
+  for (int d = 0; d < g.ndim; ++d)
+    if ((!kAccumulate || g.strides[1][d] != 0) && (split < 0 || g.shape[d] > g.shape[split])) split = d;
+  if (split < 0) {
+    run_range(g, 0, total, loop);
+  } else {
+    parallel_range(g.shape[split], total / g.shape[split], [&](int64_t lo, int64_t hi) {
+      Geometry<4> part = g;  // the slice [lo, hi) of the split dim
+      part.shape[split] = hi - lo;
+      for (int k = 0; k < 4; ++k) part.data[k] += lo * g.strides[k][split];
+      run_range(part, 0, part.numel(), loop);
+    });
+  }
   if (bad.load()) index_out_of_range("index_put");
 }
 

@@ -17,23 +17,32 @@ inline bool is_nonzero(const char* p) {
   return load(*reinterpret_cast<const S*>(p)) != 0;  // NaN counts, -0.0 does not
 }
 
-// Calls f(element pointer, coordinates) for the linear indices [lo, hi) of x in row-major order.
-template <class F>
-void walk(const Operand& x, size_t elem, int64_t lo, int64_t hi, F&& f) {
+// Calls row(p, stride, j0, j1, idx) for the pieces of x's innermost rows
+// that make up the linear indices [lo, hi) in row-major order: elements j0 <=
+// j < j1 of the row at p (byte stride `stride`), whose outer coordinates are
+// idx[0 .. ndim-1). A 0-dim x is one row of one element.
+template <class Row>
+void walk_rows(const Operand& x, size_t elem, int64_t lo, int64_t hi, Row&& row) {
   if (lo >= hi) return;
   const int nd = x.ndim;
+  if (nd == 0) return row(x.data, int64_t(0), lo, hi, static_cast<const int64_t*>(nullptr));
+  const int last = nd - 1;
+  const int64_t cols = x.shape[last], stride = x.strides[last] * int64_t(elem);
   int64_t idx[kMaxDims];
-  int64_t rem = lo;
-  const char* p = x.data;
-  for (int d = nd - 1; d >= 0; --d) {
+  int64_t rem = lo / cols, j0 = lo % cols;
+  const char* p = x.data;  // start of the current row
+  for (int d = last - 1; d >= 0; --d) {
     idx[d] = rem % x.shape[d];
     rem /= x.shape[d];
     p += idx[d] * x.strides[d] * int64_t(elem);
   }
-  for (int64_t i = lo;;) {
-    f(p, idx);
-    if (++i == hi) return;
-    for (int d = nd - 1; d >= 0; --d) {  // next element, with carry
+  for (int64_t left = hi - lo;;) {
+    const int64_t j1 = std::min(cols, j0 + left);
+    row(p, stride, j0, j1, idx);
+    left -= j1 - j0;
+    if (left == 0) return;
+    j0 = 0;
+    for (int d = last - 1; d >= 0; --d) {  // next row, with carry
       p += x.strides[d] * int64_t(elem);
       if (++idx[d] < x.shape[d]) break;
       p -= x.shape[d] * x.strides[d] * int64_t(elem);
@@ -54,7 +63,9 @@ std::vector<int64_t> count_parts(const Operand& x, int64_t n, int parts) {
     for (int64_t t = plo; t < phi; ++t) {
       const int64_t lo = n * t / parts, hi = n * (t + 1) / parts;
       int64_t c = 0;
-      walk(x, sizeof(S), lo, hi, [&](const char* p, const int64_t*) { c += is_nonzero<S>(p); });
+      walk_rows(x, sizeof(S), lo, hi, [&](const char* p, int64_t st, int64_t j0, int64_t j1, const int64_t*) {
+        for (int64_t j = j0; j < j1; ++j) c += is_nonzero<S>(p + j * st);
+      });
       counts[size_t(t)] = c;
     }
   });
@@ -86,12 +97,18 @@ void run_nonzero(Task& task) {
   const int64_t rs = out.strides[0], cs = out.strides[1];
   parallel_range(parts, kParallelGrain, [&](int64_t plo, int64_t phi) {
     for (int64_t t = plo; t < phi; ++t) {
-      int64_t row = start[size_t(t)];
-      walk(x, sizeof(S), n * t / parts, n * (t + 1) / parts, [&](const char* p, const int64_t* idx) {
-        if (!is_nonzero<S>(p)) return;
-        for (int d = 0; d < x.ndim; ++d) o[row * rs + d * cs] = idx[d];
-        ++row;
-      });
+      int64_t r = start[size_t(t)];
+      const int last = x.ndim - 1;
+      walk_rows(x, sizeof(S), n * t / parts, n * (t + 1) / parts,
+                [&](const char* p, int64_t st, int64_t j0, int64_t j1, const int64_t* idx) {
+                  for (int64_t j = j0; j < j1; ++j) {
+                    if (!is_nonzero<S>(p + j * st)) continue;
+                    int64_t* row = o + r * rs;
+                    for (int d = 0; d < last; ++d) row[d * cs] = idx[d];
+                    if (last >= 0) row[last * cs] = j;
+                    ++r;
+                  }
+                });
     }
   });
 }

@@ -45,9 +45,11 @@ cdef inline optional[DType] _opt_dtype(object d) except *:
     return r
 
 
-cdef inline optional[int64_t] _opt_dim(object dim) except *:
+cdef inline optional[int64_t] _opt_dim(object dim, str op) except *:
     cdef optional[int64_t] r
     if dim is not None:
+        if not hasattr(dim, "__index__"):
+            raise TypeError(f"{op}(): argument 'dim' must be int, not {type(dim).__name__}")
         r = <int64_t>dim.__index__()
     return r
 
@@ -61,7 +63,7 @@ def reduce_mean(TensorBase x, dim, bint keepdim, dt):
 
 
 def reduce_prod(TensorBase x, dim, bint keepdim, dt):
-    return wrap(c_prod(x.t, _opt_dim(dim), keepdim, _opt_dtype(dt)))
+    return wrap(c_prod(x.t, _opt_dim(dim, "prod"), keepdim, _opt_dtype(dt)))
 
 
 def reduce_amax(TensorBase x, dim, bint keepdim):
@@ -89,11 +91,11 @@ def reduce_min_dim(TensorBase x, int64_t dim, bint keepdim):
 
 
 def reduce_argmax(TensorBase x, dim, bint keepdim):
-    return wrap(c_argmax(x.t, _opt_dim(dim), keepdim))
+    return wrap(c_argmax(x.t, _opt_dim(dim, "argmax"), keepdim))
 
 
 def reduce_argmin(TensorBase x, dim, bint keepdim):
-    return wrap(c_argmin(x.t, _opt_dim(dim), keepdim))
+    return wrap(c_argmin(x.t, _opt_dim(dim, "argmin"), keepdim))
 
 
 def reduce_var(TensorBase x, dim, double correction, bint keepdim):
