@@ -231,6 +231,14 @@ def test_bad_arguments(device):
         ~x
     with pytest.raises(TypeError, match="abs: not supported for bool tensors"):
         abs(flow.tensor([True], device=device))
+    # the bindings' op ids: an op of another arity, or one needing attributes, is refused
+    from monoflow import _C
+    with pytest.raises(ValueError, match="math_unary: op gelu is not one of its ops"):
+        _C.math_unary(_C.math_op("gelu"), x)
+    with pytest.raises(ValueError, match="math_binary: op exp is not one of its ops"):
+        _C.math_binary(_C.math_op("exp"), x, x)
+    with pytest.raises(ValueError, match="unknown op 'nope'"):
+        _C.math_op("nope")
 
 
 def test_integer_results_of_floating_functions_match_category(device):

@@ -235,6 +235,16 @@ BinaryPlan plan_binary(const OpDef& op, const TensorOrScalar& a, const TensorOrS
   return {compute, output_dtype(op, compute), device};
 }
 
+// The op of math_unary/math_binary (an id from the bindings): of that kind,
+// and needing no attributes (those have functions of their own).
+const OpDef& checked_op(int id, OpKind kind, const char* api) {
+  bool ok = id >= 0 && id < kNumOps && op_def(id).kind == kind &&
+            !one_of(id, {kOp_gelu, kOp_softplus, kOp_round_decimals, kOp_lerp_scalar});
+  MF_CHECK(ok, ValueError, api, ": op ", id >= 0 && id < kNumOps ? op_def(id).name : "(unknown)",
+           " is not one of its ops");
+  return op_def(id);
+}
+
 }  // namespace
 
 // ------------------------------------------------------------ public API
@@ -246,9 +256,11 @@ Tensor wrapped_scalar(Scalar s, Device device) {
   return t;
 }
 
-Tensor math_unary(int op_id, const Tensor& x) { return unary_impl(op_def(op_id), x); }
+Tensor math_unary(int op_id, const Tensor& x) { return unary_impl(checked_op(op_id, OpKind::Unary, "math_unary"), x); }
 
-void math_unary_(int op_id, const Tensor& self) { unary_impl_(op_def(op_id), self); }
+void math_unary_(int op_id, const Tensor& self) {
+  unary_impl_(checked_op(op_id, OpKind::Unary, "math_unary_"), self);
+}
 
 Tensor round_decimals(const Tensor& x, int64_t decimals) {
   MFAttr attr = int_attr("decimals", decimals);
@@ -271,7 +283,7 @@ Tensor softplus(const Tensor& x, double beta, double threshold) {
 }
 
 Tensor math_binary(int op_id, const TensorOrScalar& a, const TensorOrScalar& b) {
-  const OpDef& op = op_def(op_id);
+  const OpDef& op = checked_op(op_id, OpKind::Binary, "math_binary");
   BinaryPlan p = plan_binary(op, a, b);
   Dims shape = broadcast_shapes(shape_of(a), shape_of(b), op.name);
   Tensor out = empty(shape, p.result, p.device);
@@ -281,7 +293,7 @@ Tensor math_binary(int op_id, const TensorOrScalar& a, const TensorOrScalar& b) 
 }
 
 void math_binary_(int op_id, const Tensor& self, const TensorOrScalar& b) {
-  const OpDef& op = op_def(op_id);
+  const OpDef& op = checked_op(op_id, OpKind::Binary, "math_binary_");
   check_writable(op.name, self);
   TensorOrScalar a = TensorOrScalar::of(self);
   BinaryPlan p = plan_binary(op, a, b);

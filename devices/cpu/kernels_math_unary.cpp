@@ -43,16 +43,44 @@ MF_FLOAT_UNARY(Tanh, "tanh", std::tanh(x))
 MF_FLOAT_UNARY(Asinh, "asinh", std::asinh(x))
 MF_FLOAT_UNARY(Acosh, "acosh", std::acosh(x))
 MF_FLOAT_UNARY(Atanh, "atanh", std::atanh(x))
-MF_FLOAT_UNARY(Sigmoid, "sigmoid", C(1) / (C(1) + std::exp(-x)))
+
 MF_FLOAT_UNARY(Erf, "erf", std::erf(x))
 MF_FLOAT_UNARY(Erfc, "erfc", std::erfc(x))
 MF_FLOAT_UNARY(Reciprocal, "reciprocal", C(1) / x)
-MF_FLOAT_UNARY(Silu, "silu", x / (C(1) + std::exp(-x)))
+
 MF_FLOAT_UNARY(Floor, "floor", std::floor(x))
 MF_FLOAT_UNARY(Ceil, "ceil", std::ceil(x))
 MF_FLOAT_UNARY(Trunc, "trunc", std::trunc(x))
 MF_FLOAT_UNARY(Round, "round", std::nearbyint(x))  // half to even (the default rounding mode)
 #undef MF_FLOAT_UNARY
+
+// 1 / (1 + exp(-x)), with exp(x) / (1 + exp(x)) for x < 0 so that exp never
+// overflows: sigmoid(-89) is then 2.2e-39 in float32 instead of 1 / inf = 0.
+template <class C>
+inline C stable_sigmoid(C x) {
+  if (x >= C(0)) return C(1) / (C(1) + std::exp(-x));
+  const C e = std::exp(x);  // NaN lands here too
+  return e / (C(1) + e);
+}
+
+struct Sigmoid : NoAttrs {
+  static constexpr const char* name = "sigmoid";
+  template <class C>
+  C operator()(C x) const {
+    return stable_sigmoid(x);
+  }
+};
+
+// x * sigmoid(x), computed without overflow: silu(-89) is -1.98e-37, not -0.
+struct Silu : NoAttrs {
+  static constexpr const char* name = "silu";
+  template <class C>
+  C operator()(C x) const {
+    if (x >= C(0)) return x / (C(1) + std::exp(-x));
+    const C e = std::exp(x);
+    return x * e / (C(1) + e);
+  }
+};
 
 // approximate: 0 = "none" (exact, with erf), 1 = "tanh".
 struct Gelu : NoAttrs {

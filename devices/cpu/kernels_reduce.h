@@ -440,15 +440,18 @@ inline d2 splat(double x) { return d2{x, x}; }
 
 // Float row primitives, compiled for AVX-512, AVX2 and the baseline and
 // picked once at run time from the CPU's features (kernels_reduce_simd.cpp).
-// max_nan: the maximum of n floats, NaN if any is NaN, -inf for n = 0.
+// max_nan/min_nan: the maximum/minimum of n floats, NaN if any is NaN, the
+// identity (-inf/+inf) for n = 0.
 float max_nan(const float* p, int64_t n);
+float min_nan(const float* p, int64_t n);
 // exp_sum: sum(exp(p[i] - m)), also stored to out[i] unless out is null.
 float exp_sum(const float* p, float m, int64_t n, float* out);
 // softmax_row: softmax (or log_softmax) of a contiguous row; o may be x.
 void softmax_row(const float* x, float* o, int64_t n, bool log);
-// Column forms over b adjacent rows: m[r] = max_nan(m[r], x[r]);
+// Column forms over b adjacent rows: m[r] = max_nan(m[r], x[r]) (min_nan);
 // e = exp(x[r] - m[r]), s[r] += e, o[r] = e unless o is null.
 void max_cols(float* m, const float* x, int64_t b);
+void min_cols(float* m, const float* x, int64_t b);
 void exp_cols(const float* x, const float* m, float* o, float* s, int64_t b);
 }  // namespace simd
 

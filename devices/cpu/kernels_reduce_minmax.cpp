@@ -52,6 +52,9 @@ struct Extreme : ReducerBase<Extreme<S, kMax>, S, compute_t<S>> {
   void merge(C& a, const C& b) const { a = O::pick(a, b); }
   S finish(const C& a, int64_t) const { return mfcpu::store<S>(a); }
   C run(const S* p, int64_t stride, int64_t n, int64_t) const {
+    if constexpr (std::is_same<S, float>::value) {  // at the CPU's widest SIMD
+      if (stride == 1) return kMax ? red::simd::max_nan(p, n) : red::simd::min_nan(p, n);
+    }
     C a = O::identity();
     int64_t j = 0;
     if constexpr (kHasVec<S>) {
@@ -73,6 +76,9 @@ struct Extreme : ReducerBase<Extreme<S, kMax>, S, compute_t<S>> {
     return a;
   }
   void row(C* acc, const S* p, int64_t stride, int64_t n, int64_t) const {
+    if constexpr (std::is_same<S, float>::value) {
+      if (stride == 1) return kMax ? red::simd::max_cols(acc, p, n) : red::simd::min_cols(acc, p, n);
+    }
     int64_t j = 0;
     if constexpr (kHasVec<S>) {
       if (stride == 1) {

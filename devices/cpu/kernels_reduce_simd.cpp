@@ -1,4 +1,4 @@
-// Float row primitives of the reduce family (max with NaN, exp-sums,
+// Float row primitives of the reduce family (max/min with NaN, exp-sums,
 // softmax rows) at several vector widths, picked once at run time.
 //
 // The code is written once over a width W in GCC/Clang vector extensions
@@ -79,23 +79,24 @@ MFCPU_INLINE fv<W> vexp(const fv<W>& x) {
   return x != x ? x : y;
 }
 
-// (NaN is kept by the select itself: a lane holding NaN never takes a
-// number, and a NaN element always replaces the lane.)
-template <int W>
-MFCPU_INLINE float max_nan_impl(const float* p, int64_t n) {
-  float m = -std::numeric_limits<float>::infinity();
+// The maximum (kMax) or minimum of n floats, NaN if any is NaN; -inf (+inf)
+// for n = 0. (NaN is kept by the select itself: a lane holding NaN never
+// takes a number, and a NaN element always replaces the lane.)
+template <int W, bool kMax>
+MFCPU_INLINE float extreme_impl(const float* p, int64_t n) {
+  float m = kMax ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::infinity();
   int64_t i = 0;
   if (n >= 2 * W) {  // two independent vectors
     fv<W> m0 = vsplat<W>(m), m1 = m0;
     for (; i + 2 * W <= n; i += 2 * W) {
       const fv<W> a = vload<W>(p + i), b = vload<W>(p + i + W);
-      m0 = ((a > m0) | (a != a)) ? a : m0;
-      m1 = ((b > m1) | (b != b)) ? b : m1;
+      m0 = ((kMax ? a > m0 : a < m0) | (a != a)) ? a : m0;
+      m1 = ((kMax ? b > m1 : b < m1) | (b != b)) ? b : m1;
     }
-    m0 = ((m1 > m0) | (m1 != m1)) ? m1 : m0;
-    for (int l = 0; l < W; ++l) m = (m0[l] > m || m0[l] != m0[l]) ? m0[l] : m;
+    m0 = ((kMax ? m1 > m0 : m1 < m0) | (m1 != m1)) ? m1 : m0;
+    for (int l = 0; l < W; ++l) m = ((kMax ? m0[l] > m : m0[l] < m) || m0[l] != m0[l]) ? m0[l] : m;
   }
-  for (; i < n; ++i) m = (p[i] > m || p[i] != p[i]) ? p[i] : m;
+  for (; i < n; ++i) m = ((kMax ? p[i] > m : p[i] < m) || p[i] != p[i]) ? p[i] : m;
   return m;
 }
 
@@ -129,7 +130,7 @@ MFCPU_INLINE float exp_sum_impl(const float* p, float m, int64_t n, float* out) 
 // makes the row NaN, as in PyTorch (so does a row of -inf: -inf - -inf).
 template <int W, int WMAX>
 MFCPU_INLINE void softmax_row_impl(const float* x, float* o, int64_t n, bool log) {
-  const float m = max_nan_impl<WMAX>(x, n);
+  const float m = extreme_impl<WMAX, true>(x, n);
   if (log) {
     const float log_s = std::log(exp_sum_impl<W>(x, m, n, nullptr));
     for (int64_t i = 0; i < n; ++i) o[i] = (x[i] - m) - log_s;
@@ -140,14 +141,14 @@ MFCPU_INLINE void softmax_row_impl(const float* x, float* o, int64_t n, bool log
 }
 
 // Column forms: b adjacent rows at once, element-wise across them.
-template <int W>
-MFCPU_INLINE void max_cols_impl(float* m, const float* x, int64_t b) {
+template <int W, bool kMax>
+MFCPU_INLINE void extreme_cols_impl(float* m, const float* x, int64_t b) {
   int64_t r = 0;
   for (; r + W <= b; r += W) {
     const fv<W> a = vload<W>(x + r), c = vload<W>(m + r);
-    vstore<W>(m + r, ((a > c) | (a != a)) ? a : c);
+    vstore<W>(m + r, ((kMax ? a > c : a < c) | (a != a)) ? a : c);
   }
-  for (; r < b; ++r) m[r] = (x[r] > m[r] || x[r] != x[r]) ? x[r] : m[r];
+  for (; r < b; ++r) m[r] = ((kMax ? x[r] > m[r] : x[r] < m[r]) || x[r] != x[r]) ? x[r] : m[r];
 }
 
 template <int W>
@@ -171,29 +172,36 @@ MFCPU_INLINE void exp_cols_impl(const float* x, const float* m, float* o, float*
 
 struct Table {
   float (*max_nan)(const float*, int64_t);
+  float (*min_nan)(const float*, int64_t);
   float (*exp_sum)(const float*, float, int64_t, float*);
   void (*softmax_row)(const float*, float*, int64_t, bool);
   void (*max_cols)(float*, const float*, int64_t);
+  void (*min_cols)(float*, const float*, int64_t);
   void (*exp_cols)(const float*, const float*, float*, float*, int64_t);
 };
 
 #define MFCPU_SIMD_TABLE(SUFFIX, TARGET, W, WMAX)                                                             \
-  TARGET float max_nan_##SUFFIX(const float* p, int64_t n) { return max_nan_impl<WMAX>(p, n); }              \
+  TARGET float max_nan_##SUFFIX(const float* p, int64_t n) { return extreme_impl<WMAX, true>(p, n); }        \
+  TARGET float min_nan_##SUFFIX(const float* p, int64_t n) { return extreme_impl<WMAX, false>(p, n); }       \
   TARGET float exp_sum_##SUFFIX(const float* p, float m, int64_t n, float* out) {                           \
     return exp_sum_impl<W>(p, m, n, out);                                                                    \
   }                                                                                                           \
   TARGET void softmax_row_##SUFFIX(const float* x, float* o, int64_t n, bool log) {                         \
     softmax_row_impl<W, WMAX>(x, o, n, log);                                                                 \
   }                                                                                                           \
-  TARGET void max_cols_##SUFFIX(float* m, const float* x, int64_t b) { max_cols_impl<WMAX>(m, x, b); }       \
+  TARGET void max_cols_##SUFFIX(float* m, const float* x, int64_t b) { extreme_cols_impl<WMAX, true>(m, x, b); } \
+  TARGET void min_cols_##SUFFIX(float* m, const float* x, int64_t b) {                                      \
+    extreme_cols_impl<WMAX, false>(m, x, b);                                                                 \
+  }                                                                                                           \
   TARGET void exp_cols_##SUFFIX(const float* x, const float* m, float* o, float* s, int64_t b) {             \
     exp_cols_impl<W>(x, m, o, s, b);                                                                         \
   }                                                                                                           \
-  constexpr Table kTable_##SUFFIX{&max_nan_##SUFFIX, &exp_sum_##SUFFIX, &softmax_row_##SUFFIX,              \
-                                  &max_cols_##SUFFIX, &exp_cols_##SUFFIX};
+  constexpr Table kTable_##SUFFIX{&max_nan_##SUFFIX,     &min_nan_##SUFFIX,  &exp_sum_##SUFFIX,            \
+                                  &softmax_row_##SUFFIX, &max_cols_##SUFFIX, &min_cols_##SUFFIX,           \
+                                  &exp_cols_##SUFFIX};
 
-// (The maximum runs 8 wide on AVX-512 too: GCC 12 turns the loop-carried
-// 16-lane selects into scalar code.)
+// (Extremes run 8 wide on AVX-512 too: GCC 12 turns their loop-carried
+// 16-lane selects on OR-ed masks into scalar code.)
 MFCPU_SIMD_TABLE(baseline, , 4, 4)
 #if defined(__x86_64__)
 MFCPU_SIMD_TABLE(avx2, __attribute__((target("avx2"))), 8, 8)
@@ -223,9 +231,11 @@ const Table& table() {
 }  // namespace
 
 float max_nan(const float* p, int64_t n) { return table().max_nan(p, n); }
+float min_nan(const float* p, int64_t n) { return table().min_nan(p, n); }
 float exp_sum(const float* p, float m, int64_t n, float* out) { return table().exp_sum(p, m, n, out); }
 void softmax_row(const float* x, float* o, int64_t n, bool log) { table().softmax_row(x, o, n, log); }
 void max_cols(float* m, const float* x, int64_t b) { table().max_cols(m, x, b); }
+void min_cols(float* m, const float* x, int64_t b) { table().min_cols(m, x, b); }
 void exp_cols(const float* x, const float* m, float* o, float* s, int64_t b) { table().exp_cols(x, m, o, s, b); }
 
 }  // namespace simd
