@@ -19,9 +19,12 @@ def main():
     print("x * b (broadcast) =", x * b)
     print("int tensor + 2.5 promotes to", (flow.tensor([1, 2]) + 2.5).dtype)
 
-    w = flow.randn(4, 2) if hasattr(flow, "randn") else flow.from_numpy(np.random.rand(4, 2).astype(np.float32))
+    flow.manual_seed(0)
+    w = flow.randn(4, 2)
     y = x @ w
-    print("x @ w shape:", y.shape, " sum over dim 1:", y.sum(1))
+    print("x @ w shape:", y.shape, " softmax over dim 1:", y.softmax(1))
+    print("top-2 of each row of x:", x.topk(2, dim=1).values)
+    print("rows where x > 5:", x[x.amax(1) > 5])
 
     # A small least-squares fit by gradient descent, all in monoflow ops.
     rng = np.random.default_rng(0)
