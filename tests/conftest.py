@@ -1,5 +1,6 @@
 """Test set-up: builds the out-of-tree test device plugin, registers it, and
 parametrises device-generic tests over every registered device type."""
+import hashlib
 import os
 import sys
 import tempfile
@@ -22,8 +23,11 @@ settings.register_profile("ci", max_examples=15, deadline=None, suppress_health_
 settings.register_profile("dev", max_examples=100, deadline=None, suppress_health_check=_SUPPRESS)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
 
+# One build dir per checkout and monoflow install, so that clones and venvs
+# never fight over one CMake cache.
+_KEY = hashlib.sha1(f"{HERE}|{flow.devices.get_include()}".encode()).hexdigest()[:10]
 BUILD_DIR = os.environ.get("MONOFLOW_TESTDEV_BUILD",
-                           os.path.join(tempfile.gettempdir(), f"monoflow-testdev-{os.getuid()}"))
+                           os.path.join(tempfile.gettempdir(), f"monoflow-testdev-{os.getuid()}-{_KEY}"))
 PLUGINS = build_testdev(BUILD_DIR, flow.devices.get_include())
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")

@@ -123,6 +123,13 @@ def build_testdev(build_dir: str, include_dir: str) -> dict[str, str]:
             or cached_source is None
             or os.path.realpath(cached_source) != os.path.realpath(SOURCE_DIR)
         ):
+            # CMake refuses to reuse a cache made for another source tree (e.g.
+            # a fresh clone after a checkout elsewhere): start that dir afresh.
+            if cached_source is not None and os.path.realpath(cached_source) != os.path.realpath(SOURCE_DIR):
+                shutil.rmtree(os.path.join(build_dir, "CMakeFiles"), ignore_errors=True)
+                for stale in ("CMakeCache.txt", "build.ninja", ".ninja_deps", ".ninja_log"):
+                    if os.path.exists(os.path.join(build_dir, stale)):
+                        os.remove(os.path.join(build_dir, stale))
             _run(
                 [
                     cmake,
