@@ -27,7 +27,7 @@
 namespace monoflow {
 
 struct IndexItem {
-  enum Kind { Int, Slice, None, Ellipsis, TensorIndex, Bool } kind;
+  enum Kind { Int, Slice, None, Ellipsis, TensorIndex, Bool } kind = Int;
   int64_t index = 0;                            // Int; Bool: 0 or 1
   std::optional<int64_t> start, stop;           // Slice
   int64_t step = 1;                             // Slice
