@@ -72,8 +72,8 @@ Block* CachingAllocator::try_from_pool(Pool& pool, size_t size, MFStream stream)
   auto it = pool.free_blocks.lower_bound(&key);
   if (it == pool.free_blocks.end() || (*it)->stream != stream) return nullptr;
   Block* b = *it;
-  // Large pool: do not hand out a huge cached block for a small request
-  // without splitting, and do not split off slivers that cannot be reused.
+  // Best fit: the smallest cached block of this stream that is large enough;
+  // allocate() splits off what the request does not need.
   pool.free_blocks.erase(it);
   return b;
 }
