@@ -169,6 +169,23 @@ bool touches_host_visible(const LaunchArgs& a) {
 }
 }  // namespace
 
+void launch(int op_id, DType kernel_dtype, std::initializer_list<Tensor> inputs, const Tensor& out,
+            std::initializer_list<MFAttr> attrs, bool coalesce) {
+  LaunchArgs a{&op_def(op_id), kernel_dtype};
+  a.inputs = inputs.begin();
+  a.num_inputs = static_cast<int>(inputs.size());
+  a.outputs = &out;
+  a.num_outputs = 1;
+  a.attrs = attrs.begin();
+  a.num_attrs = static_cast<int>(attrs.size());
+  a.coalesce = coalesce;
+  launch(a);
+}
+
+MFAttr scalar_attr(const char* name, Scalar s) { return MFAttr{name, MF_ATTR_SCALAR, 1, s.i, s.f, nullptr}; }
+MFAttr int_attr(const char* name, int64_t v) { return scalar_attr(name, Scalar::from_int(v)); }
+MFAttr float_attr(const char* name, double v) { return scalar_attr(name, Scalar::from_float(v)); }
+
 void set_warning_handler(WarningHandler handler) { warning_handler() = std::move(handler); }
 
 void warn(const std::string& message) {

@@ -126,26 +126,11 @@ Tensor as_int64_index(const Tensor& index) {
 }
 
 void launch_index(const Tensor& out, const Tensor& x, const Tensor& I) {
-  Tensor inputs[2] = {x, I};
-  LaunchArgs a{&op_def(kOp_index), x->dtype};
-  a.inputs = inputs;
-  a.num_inputs = 2;
-  a.outputs = &out;
-  a.num_outputs = 1;
-  launch(a);
+  launch(kOp_index, x->dtype, {x, I}, out);
 }
 
 void launch_index_put(const Tensor& self, const Tensor& values, const Tensor& I, bool accumulate) {
-  Tensor inputs[2] = {values, I};
-  MFAttr attr{"accumulate", MF_ATTR_SCALAR, 1, accumulate ? 1 : 0, accumulate ? 1.0 : 0.0, nullptr};
-  LaunchArgs a{&op_def(kOp_index_put), self->dtype};
-  a.inputs = inputs;
-  a.num_inputs = 2;
-  a.outputs = &self;
-  a.num_outputs = 1;
-  a.attrs = &attr;
-  a.num_attrs = 1;
-  launch(a);
+  launch(kOp_index_put, self->dtype, {values, I}, self, {int_attr("accumulate", accumulate ? 1 : 0)});
 }
 
 Tensor checked_scalar_tensor(Scalar value, DType dtype, Device device, const char* op) {

@@ -12,7 +12,6 @@
 namespace monoflow {
 
 namespace {
-MFAttr scalar_attr(const char* name, Scalar s) { return MFAttr{name, MF_ATTR_SCALAR, 1, s.i, s.f, nullptr}; }
 
 // Moves the bytes of contiguous `src` into contiguous `dst` of equal size on
 // another device; synchronous with respect to the host.
@@ -118,14 +117,7 @@ void fill_(const Tensor& t, Scalar value, bool check_range) {
            "memory location. Please clone() the tensor before performing the operation.");
   if (check_range) check_value_fits(t->dtype, value, "fill_");
   if (t->dtype == DType::Bool) value = Scalar::from_bool(value.f != 0.0 || value.i != 0);
-  MFAttr attr = scalar_attr("value", value);
-  LaunchArgs a{&op_def(kOp_fill), t->dtype};
-  a.outputs = &t;
-  a.num_outputs = 1;
-  a.attrs = &attr;
-  a.num_attrs = 1;
-  a.coalesce = true;
-  launch(a);
+  launch(kOp_fill, t->dtype, {}, t, {scalar_attr("value", value)}, /*coalesce=*/true);
   t->bump_version();
 }
 
@@ -145,13 +137,7 @@ Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<DType> dtype,
   MF_CHECK((step.f > 0 && end.f >= start.f) || (step.f < 0 && end.f <= start.f), RuntimeError,
            "arange: upper bound and larger bound inconsistent with step sign");
   Tensor t = empty(Dims{static_cast<int64_t>(std::max(n, 0.0))}, dt, device);
-  MFAttr attrs[2] = {scalar_attr("start", start), scalar_attr("step", step)};
-  LaunchArgs a{&op_def(kOp_arange), dt};
-  a.outputs = &t;
-  a.num_outputs = 1;
-  a.attrs = attrs;
-  a.num_attrs = 2;
-  launch(a);
+  launch(kOp_arange, dt, {}, t, {scalar_attr("start", start), scalar_attr("step", step)});
   return t;
 }
 
@@ -193,15 +179,11 @@ void copy_(const Tensor& dst, const Tensor& src) {
     dst->bump_version();
     return;  // copying a tensor onto itself
   }
-  LaunchArgs a{&op_def(kOp_copy), s->dtype};
-  a.inputs = &s;
-  a.num_inputs = 1;
-  a.outputs = &dst;
-  a.num_outputs = 1;
-  a.coalesce = true;
-  launch(a);
+  launch(kOp_copy, s->dtype, {s}, dst, {}, /*coalesce=*/true);
   dst->bump_version();
 }
+
+Tensor cast(const Tensor& t, DType dtype) { return t->dtype == dtype ? t : to(t, t->device(), dtype, false); }
 
 Tensor contiguous(const Tensor& t) {
   if (t->is_contiguous()) return t;

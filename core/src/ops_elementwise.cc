@@ -25,7 +25,6 @@ void check_same_device(const OpDef& op, const Tensor& a, const Tensor& b) {
            " and ", b->device().str());
 }
 
-Tensor cast_to(const Tensor& t, DType dtype) { return t->dtype == dtype ? t : to(t, t->device(), dtype, false); }
 
 void check_writable(const OpDef& op, const Tensor& self) {
   MF_CHECK(!self->has_internal_overlap(), RuntimeError, op.name,
@@ -55,19 +54,10 @@ void check_dtype_supported(const OpDef& op, DType compute, DType a, DType b = DT
            ": not supported for bool tensors");
 }
 
-MFAttr scalar_attr(Scalar s) { return MFAttr{"other", MF_ATTR_SCALAR, 1, s.i, s.f, nullptr}; }
-
+// Elementwise: every operand has out's shape, so dims can be coalesced.
 void run(const OpDef& op, DType kernel_dtype, std::initializer_list<Tensor> inputs, const Tensor& out,
-         const MFAttr* attr = nullptr) {
-  LaunchArgs a{&op, kernel_dtype};
-  a.inputs = inputs.begin();
-  a.num_inputs = static_cast<int>(inputs.size());
-  a.outputs = &out;
-  a.num_outputs = 1;
-  a.attrs = attr;
-  a.num_attrs = attr ? 1 : 0;
-  a.coalesce = true;
-  launch(a);
+         std::initializer_list<MFAttr> attrs = {}) {
+  launch(op.id, kernel_dtype, inputs, out, attrs, /*coalesce=*/true);
 }
 }  // namespace
 
@@ -81,7 +71,7 @@ Tensor binary(int op_id, const Tensor& a, const Tensor& b) {
   check_dtype_supported(op, compute, a->dtype, b->dtype);
   Dims shape = broadcast_shapes(a->shape, b->shape, op.name);
   Tensor out = empty(shape, output_dtype(op, compute), a->device());
-  run(op, compute, {expand(cast_to(a, compute), shape), expand(cast_to(b, compute), shape)}, out);
+  run(op, compute, {expand(cast(a, compute), shape), expand(cast(b, compute), shape)}, out);
   return out;
 }
 
@@ -107,7 +97,7 @@ void binary_(int op_id, const Tensor& self, const Tensor& b) {
            "single memory location. Please clone() the tensor before performing the operation.");
   Tensor other = ov == Overlap::TooHard ? clone(b) : b;
   if (result == self->dtype && compute == self->dtype) {
-    run(op, compute, {self, expand(cast_to(other, compute), shape)}, self);
+    run(op, compute, {self, expand(cast(other, compute), shape)}, self);
     self->bump_version();
   } else {
     copy_(self, binary(op_id, self, other));
@@ -122,8 +112,7 @@ Tensor binary_scalar(int op_id, const Tensor& a, Scalar s) {
   DType compute = compute_dtype(op, ps.result());
   check_dtype_supported(op, compute, a->dtype, s.dtype());
   Tensor out = empty(a->shape, output_dtype(op, compute), a->device());
-  MFAttr attr = scalar_attr(s);
-  run(op, compute, {cast_to(a, compute)}, out, &attr);
+  run(op, compute, {cast(a, compute)}, out, {scalar_attr("other", s)});
   return out;
 }
 
@@ -138,8 +127,7 @@ void binary_scalar_(int op_id, const Tensor& self, Scalar s) {
   DType result = output_dtype(op, compute);
   check_result_castable(op, result, self->dtype);
   if (result == self->dtype && compute == self->dtype) {
-    MFAttr attr = scalar_attr(s);
-    run(op, compute, {self}, self, &attr);
+    run(op, compute, {self}, self, {scalar_attr("other", s)});
     self->bump_version();
   } else {
     copy_(self, binary_scalar(op_id, self, s));
@@ -160,7 +148,7 @@ Tensor unary(int op_id, const Tensor& x) {
   DType compute = compute_dtype(op, x->dtype);
   check_dtype_supported(op, compute, x->dtype);
   Tensor out = empty(x->shape, output_dtype(op, compute), x->device());
-  run(op, compute, {cast_to(x, compute)}, out);
+  run(op, compute, {cast(x, compute)}, out);
   return out;
 }
 

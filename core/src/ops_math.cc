@@ -15,14 +15,6 @@ namespace monoflow {
 
 namespace {
 
-Tensor cast_to(const Tensor& t, DType dtype) { return t->dtype == dtype ? t : to(t, t->device(), dtype, false); }
-
-MFAttr int_attr(const char* name, int64_t v) {
-  return MFAttr{name, MF_ATTR_SCALAR, 1, v, static_cast<double>(v), nullptr};
-}
-MFAttr float_attr(const char* name, double v) {
-  return MFAttr{name, MF_ATTR_SCALAR, 1, static_cast<int64_t>(v), v, nullptr};
-}
 
 struct Attrs {
   const MFAttr* data = nullptr;
@@ -146,7 +138,7 @@ Device common_device(const char* op, std::initializer_list<const Tensor*> tensor
 // An operand in the compute dtype: a tensor is cast, a number becomes a 0-dim
 // tensor of that dtype (an integer wraps, as PyTorch converts wrapped numbers).
 Tensor operand(const TensorOrScalar& v, DType compute, Device device) {
-  if (!v.is_scalar) return cast_to(v.tensor, compute);
+  if (!v.is_scalar) return cast(v.tensor, compute);
   Tensor t = empty(Dims{}, compute, device);
   fill_(t, v.scalar, /*check_range=*/false);
   return t;
@@ -184,7 +176,7 @@ Tensor unary_impl(const OpDef& op, const Tensor& x, Attrs attrs = {}) {
   UnaryPlan p = plan_unary(op, x->dtype);
   if (p.identity) return clone(x);
   Tensor out = empty(x->shape, p.result, x->device());
-  run(op, p.compute, {cast_to(x, p.compute)}, out, attrs);
+  run(op, p.compute, {cast(x, p.compute)}, out, attrs);
   return out;
 }
 
@@ -304,7 +296,7 @@ void math_binary_(int op_id, const Tensor& self, const TensorOrScalar& b) {
     copy_(self, math_binary(op_id, a, b));
     return;
   }
-  Tensor other = b.is_scalar ? operand(b, p.compute, p.device) : cast_to(unaliased(op.name, self, b.tensor), p.compute);
+  Tensor other = b.is_scalar ? operand(b, p.compute, p.device) : cast(unaliased(op.name, self, b.tensor), p.compute);
   run(op, p.compute, {self, expand(other, shape)}, self);
   self->bump_version();
 }
@@ -381,7 +373,7 @@ void run_lerp(const Tensor& start, const Tensor& end, const TensorOrScalar& weig
     MFAttr attr = float_attr("weight", weight.scalar.f);
     run(op_def(kOp_lerp_scalar), dt, {expand(start, shape), expand(end, shape)}, out, {&attr, 1});
   } else {
-    run(op_def(kOp_lerp), dt, {expand(start, shape), expand(end, shape), expand(cast_to(weight.tensor, dt), shape)},
+    run(op_def(kOp_lerp), dt, {expand(start, shape), expand(end, shape), expand(cast(weight.tensor, dt), shape)},
         out);
   }
 }
@@ -391,7 +383,7 @@ void run_lerp(const Tensor& start, const Tensor& end, const TensorOrScalar& weig
 Tensor clamp(const Tensor& x, const TensorOrScalar& min, const TensorOrScalar& max) {
   ClampPlan p = plan_clamp(x, min, max);
   Tensor out = empty(p.shape, p.compute, p.device);
-  run_clamp(p, cast_to(x, p.compute), min, max, out);
+  run_clamp(p, cast(x, p.compute), min, max, out);
   return out;
 }
 

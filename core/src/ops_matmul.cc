@@ -28,14 +28,8 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
     s.push_back(c);
     return s;
   };
-  Tensor ins[2] = {expand(a2, with(m, k)), expand(b2, with(k, n))};
   Tensor out = empty(with(m, n), a->dtype, a->device());
-  LaunchArgs args{&op_def(kOp_matmul), a->dtype};
-  args.inputs = ins;
-  args.num_inputs = 2;
-  args.outputs = &out;
-  args.num_outputs = 1;
-  launch(args);
+  launch(kOp_matmul, a->dtype, {expand(a2, with(m, k)), expand(b2, with(k, n))}, out);
   if (b->dim() == 1) out = squeeze(out, -1);
   if (a->dim() == 1) out = squeeze(out, out->dim() == 1 ? 0 : -2);
   return out;

@@ -10,12 +10,6 @@
 namespace monoflow {
 
 namespace {
-MFAttr int_attr(const char* name, int64_t v) {
-  return MFAttr{name, MF_ATTR_SCALAR, 1, v, static_cast<double>(v), nullptr};
-}
-MFAttr float_attr(const char* name, double v) {
-  return MFAttr{name, MF_ATTR_SCALAR, 1, static_cast<int64_t>(v), v, nullptr};
-}
 
 // Kernels fill a contiguous 1-D output; element i depends only on
 // (seed, offset + i). Non-contiguous targets get a copy.
@@ -103,13 +97,7 @@ Tensor linspace(Scalar start, Scalar end, int64_t steps, DType dtype, Device dev
   double step = steps > 1 ? (end.f - start.f) / static_cast<double>(steps - 1) : 0.0;
   DType work = is_floating(dtype) ? dtype : DType::Float64;
   Tensor t = empty(Dims{steps}, work, device);
-  MFAttr attrs[2] = {float_attr("start", start.f), float_attr("step", step)};
-  LaunchArgs a{&op_def(kOp_arange), work};
-  a.outputs = &t;
-  a.num_outputs = 1;
-  a.attrs = attrs;
-  a.num_attrs = 2;
-  launch(a);
+  launch(kOp_arange, work, {}, t, {float_attr("start", start.f), float_attr("step", step)});
   // The last element is exactly `end`, as in PyTorch.
   if (steps > 1) fill_(select(t, 0, steps - 1), end);
   return work == dtype ? t : to(t, device, dtype, false);

@@ -52,13 +52,6 @@ void check_nonempty(const Tensor& x, const Plan& p, const char* op) {
              " to have non-zero size.");
 }
 
-Tensor cast(const Tensor& t, DType dtype) { return t->dtype == dtype ? t : to(t, t->device(), dtype, false); }
-
-// (floating kernels read `f`; `i` is only filled where the conversion is defined)
-MFAttr scalar_attr(const char* name, double v) {
-  int64_t i = std::fabs(v) < 0x1p62 ? static_cast<int64_t>(v) : 0;
-  return MFAttr{name, MF_ATTR_SCALAR, 1, i, v, nullptr};
-}
 
 // Runs reduce kernel `op_id` on x into fresh outputs of the plan's kept
 // shape (one per dtype in `out_dtypes`); returns them viewed as out_shape.
@@ -179,7 +172,7 @@ namespace {
 Tensor moment(int op_id, const char* name, const Tensor& x, const Dims& dims, double correction, bool keepdim) {
   check_floating(x, name, "(): std and var only support floating point and complex dtypes, got ");
   Plan p = plan_reduce(x, dims, keepdim, name);
-  MFAttr attr = scalar_attr("correction", correction);
+  MFAttr attr = float_attr("correction", correction);
   return run_reduce1(op_id, x, p, x->dtype, &attr);
 }
 }  // namespace
@@ -210,7 +203,7 @@ Tensor vector_norm(const Tensor& x, double p, const Dims& dims, bool keepdim, st
                "identity");
   }
   Tensor xc = dtype ? cast(x, *dtype) : x;
-  MFAttr attr = scalar_attr("p", p);
+  MFAttr attr = float_attr("p", p);
   return run_reduce1(kOp_vector_norm, xc, plan, xc->dtype, &attr);
 }
 

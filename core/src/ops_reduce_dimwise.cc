@@ -14,11 +14,6 @@
 namespace monoflow {
 
 namespace {
-Tensor cast(const Tensor& t, DType dtype) { return t->dtype == dtype ? t : to(t, t->device(), dtype, false); }
-
-MFAttr int_attr(const char* name, int64_t v) {
-  return MFAttr{name, MF_ATTR_SCALAR, 1, v, static_cast<double>(v), nullptr};
-}
 
 // t with dim `d` moved last (the other dims keep their order); a 0-dim
 // tensor as one row of one element.

@@ -136,15 +136,7 @@ Tensor flip(const Tensor& t, const Dims& dims) {
   }
   if (!mask) return clone(t);
   Tensor out = empty(t->shape, t->dtype, t->device());
-  MFAttr attr{"dims", MF_ATTR_SCALAR, 1, static_cast<int64_t>(mask), 0.0, nullptr};
-  LaunchArgs a{&op_def(kOp_flip), t->dtype};
-  a.inputs = &t;
-  a.num_inputs = 1;
-  a.outputs = &out;
-  a.num_outputs = 1;
-  a.attrs = &attr;
-  a.num_attrs = 1;
-  launch(a);
+  launch(kOp_flip, t->dtype, {t}, out, {int_attr("dims", static_cast<int64_t>(mask))});
   return out;
 }
 
@@ -228,15 +220,7 @@ namespace {
 void run_triangle(int op_id, const Tensor& x, const Tensor& out, int64_t diagonal) {
   const char* name = op_def(op_id).name;
   MF_CHECK(x->dim() >= 2, RuntimeError, name, ": input tensor must have at least 2 dimensions");
-  MFAttr attr{"diagonal", MF_ATTR_SCALAR, 1, diagonal, static_cast<double>(diagonal), nullptr};
-  LaunchArgs a{&op_def(op_id), x->dtype};
-  a.inputs = &x;
-  a.num_inputs = 1;
-  a.outputs = &out;
-  a.num_outputs = 1;
-  a.attrs = &attr;
-  a.num_attrs = 1;
-  launch(a);
+  launch(op_id, x->dtype, {x}, out, {int_attr("diagonal", diagonal)});
 }
 
 void triangle_(int op_id, const Tensor& t, int64_t diagonal) {

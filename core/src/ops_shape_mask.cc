@@ -33,17 +33,8 @@ Scalar fill_value(const char* op, DType dtype, Scalar value, const Tensor& value
 }
 
 void launch_masked_fill(const Tensor& x, const Tensor& mask, const Tensor& out, Scalar value) {
-  Tensor inputs[2] = {x, mask};
-  MFAttr attr{"value", MF_ATTR_SCALAR, 1, value.i, value.f, nullptr};
-  LaunchArgs a{&op_def(kOp_masked_fill), x->dtype};
-  a.inputs = inputs;
-  a.num_inputs = 2;
-  a.outputs = &out;
-  a.num_outputs = 1;
-  a.attrs = &attr;
-  a.num_attrs = 1;
-  a.coalesce = true;  // elementwise: every operand has out's shape
-  launch(a);
+  // elementwise: every operand has out's shape
+  launch(kOp_masked_fill, x->dtype, {x, mask}, out, {scalar_attr("value", value)}, /*coalesce=*/true);
 }
 }  // namespace
 
@@ -81,21 +72,11 @@ Tensor nonzero(const Tensor& x) {
   if (x->numel() == 0) {
     fill_(count, Scalar::from_int(0));
   } else {
-    LaunchArgs a{&op_def(kOp_nonzero_count), x->dtype};
-    a.inputs = &x;
-    a.num_inputs = 1;
-    a.outputs = &count;
-    a.num_outputs = 1;
-    launch(a);
+    launch(kOp_nonzero_count, x->dtype, {x}, count);
   }
   const int64_t n = item(count).i;  // synchronises
   Tensor out = empty(Dims{n, x->dim()}, DType::Int64, dev);
-  LaunchArgs a{&op_def(kOp_nonzero), x->dtype};
-  a.inputs = &x;
-  a.num_inputs = 1;
-  a.outputs = &out;
-  a.num_outputs = 1;
-  launch(a);  // (nothing to do for a 0-dim x: out is [n, 0])
+  launch(kOp_nonzero, x->dtype, {x}, out);  // (nothing to do for a 0-dim x: out is [n, 0])
   return out;
 }
 

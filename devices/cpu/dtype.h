@@ -162,4 +162,27 @@ inline size_t dtype_size(int32_t dtype) {
   return size;
 }
 
+// Data-movement kernels (gather, flip, ...) only copy bits: one unsigned
+// type per element size serves every dtype of that size.
+template <size_t N>
+struct BitsOf;
+template <>
+struct BitsOf<1> {
+  using type = uint8_t;
+};
+template <>
+struct BitsOf<2> {
+  using type = uint16_t;
+};
+template <>
+struct BitsOf<4> {
+  using type = uint32_t;
+};
+template <>
+struct BitsOf<8> {
+  using type = uint64_t;
+};
+template <class S>
+using bits_t = typename BitsOf<sizeof(S)>::type;
+
 }  // namespace mfcpu

@@ -17,27 +17,6 @@ void register_shape_nonzero_kernels(Registrar& r);
 
 namespace {
 
-template <size_t N>
-struct BitsOf;
-template <>
-struct BitsOf<1> {
-  using type = uint8_t;
-};
-template <>
-struct BitsOf<2> {
-  using type = uint16_t;
-};
-template <>
-struct BitsOf<4> {
-  using type = uint32_t;
-};
-template <>
-struct BitsOf<8> {
-  using type = uint64_t;
-};
-template <class S>
-using bits_t = typename BitsOf<sizeof(S)>::type;
-
 void check_base(const char* op, const MFKernelCall* call, int inputs) {
   if (!call || call->struct_size < sizeof(MFKernelCall)) invalid(op, "bad MFKernelCall");
   if (call->device != 0) invalid(op, "no such cpu device");

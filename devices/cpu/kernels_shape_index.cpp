@@ -20,27 +20,6 @@
 namespace mfcpu {
 namespace {
 
-template <size_t N>
-struct BitsOf;
-template <>
-struct BitsOf<1> {
-  using type = uint8_t;
-};
-template <>
-struct BitsOf<2> {
-  using type = uint16_t;
-};
-template <>
-struct BitsOf<4> {
-  using type = uint32_t;
-};
-template <>
-struct BitsOf<8> {
-  using type = uint64_t;
-};
-template <class S>
-using bits_t = typename BitsOf<sizeof(S)>::type;
-
 // The k indexed dims of the data operand and I's stride along its last dim.
 struct Indexed {
   int k = 0;

@@ -7,10 +7,12 @@
 //   A warning is emitted once per (device, op) and every fallback is counted.
 #pragma once
 #include <functional>
+#include <initializer_list>
 #include <string>
 
 #include "monoflow/op_registry.h"
 #include "monoflow/plugin.h"
+#include "monoflow/scalar.h"
 #include "monoflow/tensor.h"
 
 namespace monoflow {
@@ -30,6 +32,15 @@ struct LaunchArgs {
 };
 
 void launch(const LaunchArgs& args);
+
+// The common case: one output, inputs and scalar attributes inline.
+void launch(int op_id, DType kernel_dtype, std::initializer_list<Tensor> inputs, const Tensor& out,
+            std::initializer_list<MFAttr> attrs = {}, bool coalesce = false);
+
+// Scalar attributes carry the value as both int64 and double (docs/kernels.md).
+MFAttr scalar_attr(const char* name, Scalar s);
+MFAttr int_attr(const char* name, int64_t v);
+MFAttr float_attr(const char* name, double v);  // `i` is 0 where the cast is undefined
 
 // Receives the one-time warnings ("testdev: no kernel for ..."); the Python
 // layer installs a handler that turns them into Python warnings.

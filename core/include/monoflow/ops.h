@@ -17,6 +17,7 @@ Tensor from_host(const void* src, const Dims& shape, DType dtype, Device device)
 // copies and conversions
 Tensor to(const Tensor& t, Device device, DType dtype, bool copy);
 Tensor contiguous(const Tensor& t);
+Tensor cast(const Tensor& t, DType dtype);  // t itself when it already has dtype
 Tensor clone(const Tensor& t);
 void copy_(const Tensor& dst, const Tensor& src);  // broadcasts; any devices and dtypes
 // Refuses a value the dtype can't hold, as PyTorch does ("value cannot be
