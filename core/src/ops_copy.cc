@@ -5,6 +5,7 @@
 
 #include "monoflow/backend.h"
 #include "monoflow/dispatch.h"
+#include "monoflow/autograd.h"
 #include "monoflow/error.h"
 #include "monoflow/half.h"
 #include "monoflow/ops.h"
@@ -116,6 +117,14 @@ void fill_(const Tensor& t, Scalar value, bool check_range) {
            "fill_: unsupported operation: more than one element of the written-to tensor refers to a single "
            "memory location. Please clone() the tensor before performing the operation.");
   if (check_range) check_value_fits(t->dtype, value, "fill_");
+  autograd::Recorder rec(autograd::Recorder::InPlace{}, "fill", {t});
+  if (rec) {
+    fill_(t, value, false);
+    rec.finish_inplace(t, [](const autograd::TensorList&, autograd::NeedsGrad) -> autograd::TensorList {
+      return {nullptr};
+    });
+    return;
+  }
   if (t->dtype == DType::Bool) value = Scalar::from_bool(value.f != 0.0 || value.i != 0);
   launch(kOp_fill, t->dtype, {}, t, {scalar_attr("value", value)}, /*coalesce=*/true);
   t->bump_version();
@@ -155,6 +164,16 @@ void copy_(const Tensor& dst, const Tensor& src) {
   MF_CHECK(!dst->has_internal_overlap(), RuntimeError,
            "copy_: unsupported operation: more than one element of the written-to tensor refers to a single "
            "memory location. Please clone() the tensor before performing the operation.");
+  // clone, contiguous, to and cast are differentiable through this one.
+  autograd::Recorder rec(autograd::Recorder::InPlace{}, "CopyBackwards", {dst, src});
+  if (rec) {
+    copy_(dst, src);
+    rec.finish_inplace(dst, [dev = src->device(), dt = src->dtype](const autograd::TensorList& g,
+                                                                  autograd::NeedsGrad) -> autograd::TensorList {
+      return {nullptr, to(g[0], dev, dt, false)};
+    });
+    return;
+  }
   Tensor s = expand(src, dst->shape);
   if (dst->numel() == 0) {
     dst->bump_version();  // an in-place op, if one without effect

@@ -1,4 +1,5 @@
 // Elementwise ops: broadcasting, type promotion and in-place rules as in PyTorch.
+#include "monoflow/autograd.h"
 #include "monoflow/dispatch.h"
 #include "monoflow/error.h"
 #include "monoflow/ops.h"
@@ -54,6 +55,51 @@ void check_dtype_supported(const OpDef& op, DType compute, DType a, DType b = DT
            ": not supported for bool tensors");
 }
 
+using autograd::NeedsGrad;
+using autograd::SavedTensor;
+using autograd::TensorList;
+
+// d(a op b)/da and /db for the differentiable binary ops; `a_old` is a's
+// value before an in-place op (a itself otherwise). Broadcast gradients are
+// summed down by the engine.
+TensorList binary_grads(int op, const Tensor& g, const Tensor& a, const Tensor& b, const Tensor& out,
+                        NeedsGrad n) {
+  switch (op) {
+    case kOp_add: return {g, n[1] ? g : nullptr};
+    case kOp_sub: return {g, n[1] ? unary(kOp_neg, g) : nullptr};
+    case kOp_mul: return {n[0] ? binary(kOp_mul, g, b) : nullptr, n[1] ? binary(kOp_mul, g, a) : nullptr};
+    case kOp_div: {
+      Tensor ga = binary(kOp_div, g, b);
+      return {ga, n[1] ? unary(kOp_neg, binary(kOp_mul, ga, out)) : nullptr};  // -g a / b^2
+    }
+    case kOp_maximum:
+    case kOp_minimum: {
+      // Ties split the gradient evenly, as in PyTorch.
+      Tensor wins = binary(op == kOp_maximum ? kOp_gt : kOp_lt, a, b);
+      Tensor ties = binary(kOp_eq, a, b);
+      Tensor wa = binary(kOp_add, cast(wins, g->dtype), binary_scalar(kOp_mul_scalar, cast(ties, g->dtype),
+                                                                       Scalar::from_float(0.5)));
+      Tensor ga = binary(kOp_mul, g, wa);
+      return {ga, n[1] ? binary(kOp_sub, g, ga) : nullptr};
+    }
+    default: return {nullptr, nullptr};  // floor_divide: zero almost everywhere
+  }
+}
+
+bool saves_operands(int op) { return op == kOp_mul || op == kOp_div || op == kOp_maximum || op == kOp_minimum; }
+
+TensorList scalar_grads(int op, const Tensor& g, const Tensor& x, const Tensor& out, Scalar s) {
+  switch (op) {
+    case kOp_add_scalar:
+    case kOp_sub_scalar: return {g};
+    case kOp_rsub_scalar: return {unary(kOp_neg, g)};
+    case kOp_mul_scalar: return {binary_scalar(kOp_mul_scalar, g, s)};
+    case kOp_div_scalar: return {binary_scalar(kOp_div_scalar, g, s)};
+    case kOp_rdiv_scalar: return {unary(kOp_neg, binary(kOp_mul, g, binary(kOp_div, out, x)))};
+    default: return {nullptr};
+  }
+}
+
 // Elementwise: every operand has out's shape, so dims can be coalesced.
 void run(const OpDef& op, DType kernel_dtype, std::initializer_list<Tensor> inputs, const Tensor& out,
          std::initializer_list<MFAttr> attrs = {}) {
@@ -63,6 +109,7 @@ void run(const OpDef& op, DType kernel_dtype, std::initializer_list<Tensor> inpu
 
 Tensor binary(int op_id, const Tensor& a, const Tensor& b) {
   const OpDef& op = op_def(op_id);
+  autograd::Recorder rec(op.name, {a, b});
   check_same_device(op, a, b);
   PromotionState ps;
   add_operand(ps, a);
@@ -72,6 +119,13 @@ Tensor binary(int op_id, const Tensor& a, const Tensor& b) {
   Dims shape = broadcast_shapes(a->shape, b->shape, op.name);
   Tensor out = empty(shape, output_dtype(op, compute), a->device());
   run(op, compute, {expand(cast(a, compute), shape), expand(cast(b, compute), shape)}, out);
+  if (rec) {
+    bool save = saves_operands(op_id);
+    rec.finish({out}, [op_id, sa = SavedTensor(save ? a : nullptr, false), sb = SavedTensor(save ? b : nullptr, false),
+                       so = SavedTensor(op_id == kOp_div ? out : nullptr, true)](const TensorList& g, NeedsGrad n) {
+      return binary_grads(op_id, g[0], sa.unpack(), sb.unpack(), so.unpack(), n);
+    });
+  }
   return out;
 }
 
@@ -79,6 +133,20 @@ void binary_(int op_id, const Tensor& self, const Tensor& b) {
   const OpDef& op = op_def(op_id);
   check_same_device(op, self, b);
   check_writable(op, self);
+  autograd::Recorder rec(autograd::Recorder::InPlace{}, op.name, {self, b});
+  if (rec) {
+    // mul_ needs self's old value for b's gradient; div_ uses its result.
+    Tensor old = op_id == kOp_mul && rec.needs()[1] ? clone(self) : nullptr;
+    bool save = saves_operands(op_id);
+    binary_(op_id, self, b);
+    rec.finish_inplace(self, [op_id, sa = SavedTensor(save ? (old ? old : self) : nullptr, old == nullptr),
+                              sb = SavedTensor(save ? b : nullptr, false),
+                              so = SavedTensor(op_id == kOp_div ? self : nullptr, true)](const TensorList& g,
+                                                                                          NeedsGrad n) {
+      return binary_grads(op_id, g[0], sa.unpack(), sb.unpack(), so.unpack(), n);
+    });
+    return;
+  }
   PromotionState ps;
   add_operand(ps, self);
   add_operand(ps, b);
@@ -106,6 +174,7 @@ void binary_(int op_id, const Tensor& self, const Tensor& b) {
 
 Tensor binary_scalar(int op_id, const Tensor& a, Scalar s) {
   const OpDef& op = op_def(op_id);
+  autograd::Recorder rec(op.name, {a});
   PromotionState ps;
   ps.add_tensor(a->dtype, a->dim() == 0);
   ps.add_scalar(s.dtype());
@@ -113,12 +182,27 @@ Tensor binary_scalar(int op_id, const Tensor& a, Scalar s) {
   check_dtype_supported(op, compute, a->dtype, s.dtype());
   Tensor out = empty(a->shape, output_dtype(op, compute), a->device());
   run(op, compute, {cast(a, compute)}, out, {scalar_attr("other", s)});
+  if (rec) {
+    bool rdiv = op_id == kOp_rdiv_scalar;
+    rec.finish({out}, [op_id, s, sx = SavedTensor(rdiv ? a : nullptr, false),
+                       so = SavedTensor(rdiv ? out : nullptr, true)](const TensorList& g, NeedsGrad) {
+      return scalar_grads(op_id, g[0], sx.unpack(), so.unpack(), s);
+    });
+  }
   return out;
 }
 
 void binary_scalar_(int op_id, const Tensor& self, Scalar s) {
   const OpDef& op = op_def(op_id);
   check_writable(op, self);
+  autograd::Recorder rec(autograd::Recorder::InPlace{}, op.name, {self});
+  if (rec) {
+    binary_scalar_(op_id, self, s);
+    rec.finish_inplace(self, [op_id, s](const TensorList& g, NeedsGrad) {
+      return scalar_grads(op_id, g[0], nullptr, nullptr, s);
+    });
+    return;
+  }
   PromotionState ps;
   ps.add_tensor(self->dtype, self->dim() == 0);
   ps.add_scalar(s.dtype());
@@ -145,10 +229,15 @@ Tensor scalar_operand(const Tensor& other, Scalar s) {
 
 Tensor unary(int op_id, const Tensor& x) {
   const OpDef& op = op_def(op_id);
+  autograd::Recorder rec(op.name, {x});
   DType compute = compute_dtype(op, x->dtype);
   check_dtype_supported(op, compute, x->dtype);
   Tensor out = empty(x->shape, output_dtype(op, compute), x->device());
   run(op, compute, {cast(x, compute)}, out);
+  if (rec) {
+    MF_CHECK(op_id == kOp_neg, NotImplementedError, op.name, ": no derivative");
+    rec.finish({out}, [](const TensorList& g, NeedsGrad) { return TensorList{unary(kOp_neg, g[0])}; });
+  }
   return out;
 }
 

@@ -1,9 +1,26 @@
 // matmul with PyTorch's rules for 1-D operands and broadcast batch dims.
+#include "monoflow/autograd.h"
 #include "monoflow/dispatch.h"
 #include "monoflow/error.h"
 #include "monoflow/ops.h"
 
 namespace monoflow {
+
+namespace {
+// Works on the 2-D (batched) forms of 1-D operands; batch broadcasting is
+// summed away by sum_to.
+autograd::TensorList matmul_backward(const Tensor& g, const Tensor& a, const Tensor& b, autograd::NeedsGrad n) {
+  Tensor a2 = a->dim() == 1 ? unsqueeze(a, 0) : a;
+  Tensor b2 = b->dim() == 1 ? unsqueeze(b, -1) : b;
+  Tensor g2 = g;
+  if (b->dim() == 1) g2 = unsqueeze(g2, -1);
+  if (a->dim() == 1) g2 = unsqueeze(g2, g2->dim() == 1 ? 0 : -2);
+  Tensor ga, gb;
+  if (n[0]) ga = reshape(autograd::sum_to(matmul(g2, transpose(b2, -1, -2)), a2->shape), a->shape);
+  if (n[1]) gb = reshape(autograd::sum_to(matmul(transpose(a2, -1, -2), g2), b2->shape), b->shape);
+  return {ga, gb};
+}
+}  // namespace
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
   MF_CHECK(a->dim() >= 1 && b->dim() >= 1, RuntimeError,
@@ -14,6 +31,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
            a->device().str(), " and ", b->device().str());
   MF_CHECK(a->dtype == b->dtype, TypeError, "matmul: expected both operands to have the same dtype, but got ",
            dtype_name(a->dtype), " and ", dtype_name(b->dtype));
+  autograd::Recorder rec("matmul", {a, b});
   Tensor a2 = a->dim() == 1 ? unsqueeze(a, 0) : a;
   Tensor b2 = b->dim() == 1 ? unsqueeze(b, -1) : b;
   int64_t m = a2->shape[a2->dim() - 2], k = a2->shape[a2->dim() - 1];
@@ -32,6 +50,10 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   launch(kOp_matmul, a->dtype, {expand(a2, with(m, k)), expand(b2, with(k, n))}, out);
   if (b->dim() == 1) out = squeeze(out, -1);
   if (a->dim() == 1) out = squeeze(out, out->dim() == 1 ? 0 : -2);
+  if (rec)
+    rec.finish({out}, [sa = rec.save(a), sb = rec.save(b)](const autograd::TensorList& g, autograd::NeedsGrad n) {
+      return matmul_backward(g[0], sa.unpack(), sb.unpack(), n);
+    });
   return out;
 }
 

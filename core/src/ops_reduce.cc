@@ -8,6 +8,7 @@
 #include <array>
 #include <cmath>
 
+#include "monoflow/autograd.h"
 #include "monoflow/dispatch.h"
 #include "monoflow/error.h"
 #include "monoflow/ops.h"
@@ -82,11 +83,16 @@ void check_floating(const Tensor& x, const char* op, const char* what) {
 }  // namespace
 
 Tensor sum(const Tensor& x, const Dims& dims, bool keepdim, std::optional<DType> dtype) {
+  autograd::Recorder rec("sum", {x});
   Plan p = plan_reduce(x, dims, keepdim, "sum");
   Tensor xc = dtype ? cast(x, *dtype) : x;
   DType acc = output_dtype(op_def(kOp_sum), xc->dtype);
   Tensor result = run_reduce1(kOp_sum, xc, p, acc);
   if (dtype && *dtype != acc) result = cast(result, *dtype);
+  if (rec)
+    rec.finish({result}, [shape = x->shape, dims, keepdim](const autograd::TensorList& g, autograd::NeedsGrad) {
+      return autograd::TensorList{expand(autograd::unsqueeze_reduced(g[0], shape, dims, keepdim), shape)};
+    });
   return result;
 }
 

@@ -1,5 +1,6 @@
 #include "monoflow/tensor.h"
 
+#include "monoflow/autograd.h"
 #include "monoflow/error.h"
 
 namespace monoflow {
@@ -88,6 +89,8 @@ Tensor make_view(const Tensor& base, Dims shape, Dims strides, int64_t offset) {
   t->strides = std::move(strides);
   t->offset = offset;
   t->dtype = base->dtype;
+  t->view_base = base->view_base ? base->view_base : base;
+  autograd::record_view(base, t);
   return t;
 }
 

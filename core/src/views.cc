@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "monoflow/autograd.h"
 #include "monoflow/error.h"
 #include "monoflow/ops.h"
 
@@ -108,6 +109,7 @@ Tensor permute(const Tensor& t, const Dims& dims) {
 
 Tensor expand(const Tensor& t, const Dims& shape) {
   if (shape == t->shape) return t;
+  autograd::Recorder rec("expand", {t});
   int64_t nd = static_cast<int64_t>(shape.size()), td = t->dim();
   MF_CHECK(nd >= td, RuntimeError, "expand: the number of sizes provided (", nd,
            ") must be greater or equal to the number of dimensions in the tensor (", td, ")");
@@ -133,7 +135,10 @@ Tensor expand(const Tensor& t, const Dims& shape) {
     out_shape[i] = want;
     out_strides[i] = have == want ? t->strides[j] : 0;
   }
-  return make_view(t, out_shape, out_strides, t->offset);
+  Tensor out = make_view(t, out_shape, out_strides, t->offset);
+  if (rec)  // the engine sums the broadcast dims away
+    rec.finish({out}, [](const autograd::TensorList& g, autograd::NeedsGrad) { return g; });
+  return out;
 }
 
 Tensor squeeze(const Tensor& t, std::optional<int64_t> dim) {

@@ -636,6 +636,83 @@ cdef class TensorBase:
     def __getitem__(self, idx):
         return _getitem(self, idx)  # basic and advanced indexing: _ops_shape.pxi
 
+    # -- autograd (the engine is in the core: monoflow/autograd.h)
+    @property
+    def requires_grad(self):
+        return ag_requires_grad(self.t)
+
+    @requires_grad.setter
+    def requires_grad(self, bint value):
+        ag_set_requires_grad(self.t, value)
+
+    def requires_grad_(self, bint requires_grad=True):
+        ag_set_requires_grad(self.t, requires_grad)
+        return self
+
+    @property
+    def grad(self):
+        cdef Tensor g = ag_grad(self.t)
+        return None if g.get() == NULL else wrap(g)
+
+    @grad.setter
+    def grad(self, value):
+        cdef Tensor g
+        if value is not None:
+            if not isinstance(value, TensorBase):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got {type(value).__name__}")
+            g = (<TensorBase>value).t
+        ag_set_grad(self.t, g)
+
+    @grad.deleter
+    def grad(self):
+        cdef Tensor g
+        ag_set_grad(self.t, g)
+
+    @property
+    def grad_fn(self):
+        return _wrap_node(ag_grad_fn(self.t))
+
+    @property
+    def is_leaf(self):
+        return ag_is_leaf(self.t)
+
+    def retain_grad(self):
+        ag_retain_grad(self.t)
+
+    @property
+    def retains_grad(self):
+        return ag_retains_grad(self.t)
+
+    def detach(self):
+        return wrap(ag_detach(self.t))
+
+    def detach_(self):
+        ag_detach_(self.t)
+        return self
+
+    @property
+    def data(self):
+        return wrap(ag_detach(self.t))
+
+    @data.setter
+    def data(self, TensorBase other):
+        # Swaps in other's memory and metadata; the autograd state stays.
+        cdef TensorImpl* p = self.t.get()
+        cdef TensorImpl* q = other.t.get()
+        p.storage = q.storage
+        p.shape = q.shape
+        p.strides = q.strides
+        p.offset = q.offset
+        p.dtype = q.dtype
+
+    def _register_hook(self, fn):
+        if not callable(fn):
+            raise TypeError(f"register_hook: expected a callable, got {type(fn).__name__}")
+        return ag_register_hook(self.t, make_hook(fn, _call_hook))
+
+    def _remove_hook(self, int64_t hook_id):
+        ag_remove_hook(self.t, hook_id)
+
     def __setitem__(self, idx, value):
         _setitem(self, idx, value)
 
@@ -743,3 +820,4 @@ include "_ops_shape.pxi"
 include "_ops_random.pxi"
 include "_ops_linalg.pxi"
 include "_dlpack.pxi"
+include "_autograd.pxi"

@@ -33,6 +33,9 @@ from monoflow.ops_random import *  # noqa: E402,F401,F403
 from monoflow.ops_linalg import *  # noqa: E402,F401,F403
 from monoflow._C import broadcast_shapes  # noqa: E402
 from monoflow import devices, memory  # noqa: E402
+from monoflow import autograd  # noqa: E402
+from monoflow.autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402
+from monoflow.serialization import load, save  # noqa: E402
 
 half, float, double = float16, float32, float64  # noqa: A001
 short, int, long = int16, int32, int64  # noqa: A001

@@ -162,3 +162,44 @@ cdef extern from "monoflow/backend.h" namespace "monoflow":
         vector[string] names()
         cmap[pair[string, string], int64_t] fallback_counts()
     DeviceRegistry& registry "monoflow::DeviceRegistry::get"()
+
+cdef extern from "monoflow/autograd.h" namespace "monoflow::autograd":
+    cdef cppclass GradHook:
+        pass
+    cdef cppclass BackwardFn:
+        pass
+    cdef cppclass Edge:
+        shared_ptr[Node_t] fn
+        int input_nr
+    cdef cppclass Node_t "monoflow::autograd::Node":
+        string name()
+        vector[Edge] next_edges
+    cbool grad_enabled()
+    void set_grad_enabled(cbool enabled)
+    cbool ag_requires_grad "monoflow::autograd::requires_grad"(const Tensor& t)
+    cbool ag_is_leaf "monoflow::autograd::is_leaf"(const Tensor& t)
+    void ag_set_requires_grad "monoflow::autograd::set_requires_grad"(const Tensor& t, cbool v) except +translate_exception
+    Tensor ag_grad "monoflow::autograd::grad"(const Tensor& t)
+    void ag_set_grad "monoflow::autograd::set_grad"(const Tensor& t, const Tensor& g) except +translate_exception
+    shared_ptr[Node_t] ag_grad_fn "monoflow::autograd::grad_fn"(const Tensor& t)
+    Tensor ag_detach "monoflow::autograd::detach"(const Tensor& t)
+    void ag_detach_ "monoflow::autograd::detach_"(const Tensor& t) except +translate_exception
+    void ag_retain_grad "monoflow::autograd::retain_grad"(const Tensor& t) except +translate_exception
+    cbool ag_retains_grad "monoflow::autograd::retains_grad"(const Tensor& t)
+    int64_t ag_register_hook "monoflow::autograd::register_hook"(const Tensor& t, GradHook hook) except +translate_exception
+    void ag_remove_hook "monoflow::autograd::remove_hook"(const Tensor& t, int64_t id)
+    void ag_backward "monoflow::autograd::backward"(const vector[Tensor]& roots, const vector[Tensor]& grads,
+                                                  cbool retain_graph, cbool create_graph,
+                                                  const vector[Tensor]& inputs) except +translate_exception
+    vector[Tensor] ag_grad_of "monoflow::autograd::grad"(const vector[Tensor]& roots, const vector[Tensor]& inputs,
+                                                       const vector[Tensor]& grads, cbool retain_graph,
+                                                       cbool create_graph, cbool allow_unused) except +translate_exception
+    vector[Tensor] ag_record_custom "monoflow::autograd::record_custom"(const string& name, const vector[Tensor]& inputs,
+                                                                     const vector[Tensor]& outputs,
+                                                                     BackwardFn fn) except +translate_exception
+
+cdef extern from "_autograd_py.h" namespace "monoflow_py":
+    ctypedef Tensor (*HookCall)(object fn, const Tensor& g) noexcept
+    ctypedef vector[Tensor] (*BackwardCall)(object fn, const vector[Tensor]& grads) noexcept
+    GradHook make_hook(object fn, HookCall call)
+    BackwardFn make_backward(object fn, BackwardCall call)

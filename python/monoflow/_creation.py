@@ -5,6 +5,7 @@ import numpy as np
 
 from monoflow import _C, _dtypes
 from monoflow._tensor import Tensor
+from monoflow.ops_random import _requires_grad
 
 
 def _shape(size, what):
@@ -42,8 +43,8 @@ def _big_python_ints(arr, data, dtype):
 def tensor(data, dtype=None, device=None, requires_grad=False):
     """A new tensor copying `data` (nested lists, numbers, numpy arrays, tensors)."""
     if isinstance(data, _C.TensorBase):
-        out = data.clone()
-        return out.to(device=device or out.device, dtype=dtype or out.dtype)
+        out = data.detach().clone()
+        return _requires_grad(out.to(device=device or out.device, dtype=dtype or out.dtype), requires_grad)
     try:
         arr = np.asarray(data)
     except (ValueError, TypeError) as exc:
@@ -59,7 +60,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
     # (np.asarray, not np.ascontiguousarray: that one turns 0-dim data into 1-dim)
     host = np.asarray(arr, dtype=_dtypes.to_numpy(staging), order="C")
     out = _C.from_host_buffer(host.__array_interface__["data"][0], host.shape, staging, device)
-    return out if staging == target else out.to(target)
+    return _requires_grad(out if staging == target else out.to(target), requires_grad)
 
 
 def as_tensor(data, dtype=None, device=None):
@@ -101,22 +102,22 @@ def from_dlpack(ext):
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False):
-    return _C.empty(_shape(size, "empty"), dtype or _C.get_default_dtype(), device)
+    return _requires_grad(_C.empty(_shape(size, "empty"), dtype or _C.get_default_dtype(), device), requires_grad)
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False):
-    return _C.full(_shape(size, "zeros"), 0, dtype or _C.get_default_dtype(), device)
+    return _requires_grad(_C.full(_shape(size, "zeros"), 0, dtype or _C.get_default_dtype(), device), requires_grad)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False):
-    return _C.full(_shape(size, "ones"), 1, dtype or _C.get_default_dtype(), device)
+    return _requires_grad(_C.full(_shape(size, "ones"), 1, dtype or _C.get_default_dtype(), device), requires_grad)
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     if dtype is None:
         dtype = (_dtypes.bool_ if isinstance(fill_value, bool) else
                  _dtypes.int64 if isinstance(fill_value, numbers.Integral) else _C.get_default_dtype())
-    return _C.full(tuple(size) if not isinstance(size, int) else (size,), fill_value, dtype, device)
+    return _requires_grad(_C.full(tuple(size) if not isinstance(size, int) else (size,), fill_value, dtype, device), requires_grad)
 
 
 def _like(t, dtype, device):
@@ -145,4 +146,4 @@ def full_like(t, fill_value, dtype=None, device=None):
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
     if end is None:
         start, end = 0, start
-    return _C.arange(start, end, step, dtype, device)
+    return _requires_grad(_C.arange(start, end, step, dtype, device), requires_grad)

@@ -101,9 +101,26 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
     def is_floating_point(self):
         return self.dtype.is_floating_point
 
-    def numpy(self):
+    # -- autograd
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Accumulates the gradient of this tensor w.r.t. the graph leaves into their ``.grad``."""
+        from monoflow import autograd
+
+        autograd.backward(self, gradient, retain_graph, create_graph, inputs)
+
+    def register_hook(self, hook):
+        """``hook(grad)`` runs when this tensor's gradient is computed; it may
+        return a replacement. Returns a handle whose ``remove()`` undoes it."""
+        return _RemovableHandle(self, self._register_hook(hook))
+
+    def numpy(self, *, force=False):
         """A numpy array sharing memory with this tensor on the CPU (a copy elsewhere).
         Waits for pending work on the tensor's device."""
+        if self.requires_grad:
+            if not force:
+                raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                                   "instead.")
+            return self.detach().numpy()
         npdt = _dtypes.to_numpy(self.dtype)
         view = self._host_view_interface()
         if view is not None:
@@ -128,8 +145,19 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
         return (1, 0)  # kDLCPU
 
     def tolist(self):
-        t = self.float() if self.dtype == _dtypes.bfloat16 else self
+        t = self.detach()
+        t = t.float() if t.dtype == _dtypes.bfloat16 else t
         return t.numpy().tolist()
+
+    def __reduce__(self):
+        # By value (dtype name, shape, C-order bytes, device), so tensors cross
+        # process boundaries (DataLoader workers) and survive pickle. bfloat16
+        # travels as its raw 16-bit patterns: numpy has no bfloat16.
+        src = self if _C.device_info(self.device.type)["host_memory"] else self._to("cpu", None, False)
+        ptr, shape, strides = src._host_view_interface()
+        data = np.asarray(_HostArray(src, ptr, shape, strides, _pickle_numpy_dtype(self.dtype))).tobytes()
+        return _rebuild_tensor, (self.dtype.name, tuple(self.shape), data, str(self.device),
+                                 bool(getattr(self, "requires_grad", False)))
 
     def __bool__(self):
         if self.numel() != 1:
@@ -191,6 +219,39 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
         from monoflow._creation import full
 
         return full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device)
+
+
+class _RemovableHandle:
+    __slots__ = ("_tensor", "_id")
+
+    def __init__(self, tensor, hook_id):
+        self._tensor, self._id = tensor, hook_id
+
+    def remove(self):
+        if self._tensor is not None:
+            self._tensor._remove_hook(self._id)
+            self._tensor = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def _pickle_numpy_dtype(dt):
+    return np.dtype("<u2") if dt == _dtypes.bfloat16 else np.dtype(_dtypes.to_numpy(dt)).newbyteorder("<")
+
+
+def _rebuild_tensor(dtype_name, shape, data, device, requires_grad=False):
+    """Inverse of Tensor.__reduce__."""
+    dt = _dtypes.ALIASES[dtype_name]
+    npdt = _pickle_numpy_dtype(dt)
+    host = np.frombuffer(data, dtype=npdt).astype(npdt.newbyteorder("="), copy=False)
+    out = _C.from_host_buffer(host.__array_interface__["data"][0], shape, dt, device)
+    if requires_grad:
+        out.requires_grad_(True)
+    return out
 
 
 class _HostArray:

@@ -130,8 +130,13 @@ def tensor_repr(t, prefix="tensor("):
     else:
         if t.dtype not in (default, _dtypes.int64, _dtypes.bool_):
             suffixes.append(f"dtype={t.dtype!r}")
-        values = _host_values(t)
+        values = _host_values(t.detach())
         summarize = values.size > THRESHOLD
         fmt = _Formatter(_summarize(values) if summarize else values, t.dtype.is_floating_point)
         body = _format(values, fmt, indent, summarize)
+    if t.grad_fn is not None:
+        name = t.grad_fn.name()
+        suffixes.append(f"grad_fn=<{name}>")
+    elif t.requires_grad:
+        suffixes.append("requires_grad=True")
     return _add_suffixes(prefix + body, suffixes, indent)

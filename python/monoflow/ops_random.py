@@ -4,6 +4,11 @@ import numbers
 
 from monoflow import _C
 
+
+def _requires_grad(t, requires_grad):
+    # The `requires_grad=` argument of the creation functions.
+    return t.requires_grad_() if requires_grad else t
+
 __all__ = ["Generator", "manual_seed", "seed", "initial_seed", "default_generator", "rand", "randn", "randint",
            "rand_like", "randn_like", "randint_like", "normal", "bernoulli", "linspace", "eye"]
 
@@ -40,12 +45,12 @@ def _float_dtype(dtype):
 
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
     """Uniform samples from [0, 1)."""
-    return _C.uniform_(_C.empty(_size(size), _float_dtype(dtype), device), 0.0, 1.0, generator)
+    return _requires_grad(_C.uniform_(_C.empty(_size(size), _float_dtype(dtype), device), 0.0, 1.0, generator), requires_grad)
 
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
     """Standard normal samples."""
-    return _C.normal_(_C.empty(_size(size), _float_dtype(dtype), device), 0.0, 1.0, generator)
+    return _requires_grad(_C.normal_(_C.empty(_size(size), _float_dtype(dtype), device), 0.0, 1.0, generator), requires_grad)
 
 
 def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
@@ -59,7 +64,7 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
     from monoflow import _dtypes
 
     t = _C.empty(tuple(size), dtype or _dtypes.int64, device)
-    return _C.random_int_(t, int(low), int(high), generator)
+    return _requires_grad(_C.random_int_(t, int(low), int(high), generator), requires_grad)
 
 
 def rand_like(t, *, dtype=None, device=None, generator=None):
@@ -96,11 +101,11 @@ def bernoulli(input, p=None, *, generator=None):
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
-    return _C.linspace(start, end, steps, dtype or _C.get_default_dtype(), device)
+    return _requires_grad(_C.linspace(start, end, steps, dtype or _C.get_default_dtype(), device), requires_grad)
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
-    return _C.eye(n, n if m is None else m, dtype or _C.get_default_dtype(), device)
+    return _requires_grad(_C.eye(n, n if m is None else m, dtype or _C.get_default_dtype(), device), requires_grad)
 
 
 class TensorMethods:

@@ -12,6 +12,9 @@ namespace monoflow {
 
 struct TensorImpl;
 using Tensor = std::shared_ptr<TensorImpl>;
+namespace autograd {
+struct AutogradMeta;
+}
 
 struct TensorImpl {
   std::shared_ptr<Storage> storage;
@@ -22,6 +25,11 @@ struct TensorImpl {
   // A 0-dim tensor made from a Python number: type promotion counts it as
   // that number (PromotionState::add_scalar), like PyTorch's wrapped numbers.
   bool wrapped_number = false;
+  // Autograd state (autograd.h); null for tensors that never needed it.
+  std::shared_ptr<autograd::AutogradMeta> autograd;
+  // The tensor whose storage this view was made from (null when not a view),
+  // so that an in-place op on the view can update the base's history.
+  Tensor view_base;
 
   int64_t dim() const { return static_cast<int64_t>(shape.size()); }
   int64_t numel() const;
@@ -51,7 +59,7 @@ inline void add_operand(PromotionState& ps, const Tensor& t) {
 
 // New uninitialised contiguous tensor.
 Tensor empty(const Dims& shape, DType dtype, Device device);
-// A view sharing `base`'s storage.
+// A view sharing `base`'s storage; differentiable when base requires grad.
 Tensor make_view(const Tensor& base, Dims shape, Dims strides, int64_t offset);
 
 }  // namespace monoflow

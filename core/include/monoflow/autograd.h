@@ -1,0 +1,204 @@
+// Reverse-mode automatic differentiation, recorded on the eager dispatch path.
+//
+// Note [How an op is recorded]
+//   An op that has a derivative opens an autograd::Recorder on its inputs
+//   before computing. When grad mode is on and some input requires grad, the
+//   recorder switches grad mode off for the op's body (the internal ops it
+//   calls are not recorded), and `finish` then creates one Node for the whole
+//   op: its edges point to the inputs' gradient edges, its backward is a
+//   closure written with the differentiable op API itself, so running it with
+//   grad mode on (create_graph) records the backward and gives higher-order
+//   gradients. Ops without a recorder are compositions: their pieces record.
+//
+// Note [Views and in-place ops]
+//   Every view remembers its base (TensorImpl::view_base), and make_view
+//   records a generic view node when the base requires grad. An in-place op
+//   on a tensor that requires grad rebases that tensor's history onto the
+//   new node; on a view it rebases the *base* (CopySlices), so the gradient
+//   of the base sees the write. Saved tensors remember their version, and
+//   unpacking one that an in-place op has since modified is an error.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "monoflow/tensor.h"
+
+namespace monoflow {
+namespace autograd {
+
+// ---- grad mode (thread-local, like PyTorch's)
+bool grad_enabled();
+void set_grad_enabled(bool enabled);
+struct GradModeGuard {
+  explicit GradModeGuard(bool enabled) : prev(grad_enabled()) { set_grad_enabled(enabled); }
+  ~GradModeGuard() { set_grad_enabled(prev); }
+  GradModeGuard(const GradModeGuard&) = delete;
+  GradModeGuard& operator=(const GradModeGuard&) = delete;
+  bool prev;
+};
+
+using TensorList = std::vector<Tensor>;
+struct Node;
+
+// Where a gradient goes: input `input_nr` of node `fn` (null fn: nowhere).
+struct Edge {
+  std::shared_ptr<Node> fn;
+  int input_nr = 0;
+  bool valid() const { return fn != nullptr; }
+};
+
+// A hook sees a gradient and returns a replacement (or null to keep it).
+using GradHook = std::function<Tensor(const Tensor&)>;
+
+// Shape, dtype and device of one of a node's gradient inputs (one forward output).
+struct GradMeta {
+  Dims shape;
+  DType dtype = DType::Float32;
+  Device device;
+};
+
+struct Node {
+  virtual ~Node() = default;
+  virtual std::string name() const = 0;
+  // grads[i]: the gradient of forward output i (never null: the engine fills
+  // zeros). Returns one gradient per next edge (null where there is none).
+  virtual TensorList apply(const TensorList& grads) = 0;
+  // Frees saved tensors after a backward without retain_graph.
+  virtual void release() {}
+
+  std::vector<Edge> next_edges;
+  std::vector<GradMeta> grad_meta;
+  // Hooks of non-leaf tensors: output index -> hooks (run before apply).
+  std::vector<std::pair<int, std::pair<int64_t, GradHook>>> pre_hooks;
+  // retain_grad() of non-leaf outputs: output index -> tensor receiving .grad
+  std::vector<std::pair<int, std::weak_ptr<TensorImpl>>> retained;
+  uint64_t sequence_nr = 0;
+};
+
+// Per-tensor autograd state; created lazily (most tensors never need it).
+struct AutogradMeta {
+  bool requires_grad = false;  // leaves only; a non-leaf requires grad by having grad_fn
+  Tensor grad;
+  std::shared_ptr<Node> grad_fn;
+  int output_nr = 0;
+  std::weak_ptr<Node> grad_accumulator;                  // leaves
+  std::vector<std::pair<int64_t, GradHook>> leaf_hooks;  // leaves
+  bool retains_grad = false;
+};
+
+// ---- per-tensor API
+AutogradMeta& ensure_meta(const Tensor& t);
+uint64_t next_sequence_nr();  // creation order of nodes; the engine runs later ones first
+bool requires_grad(const Tensor& t);
+bool is_leaf(const Tensor& t);
+void set_requires_grad(const Tensor& t, bool value);  // errors as PyTorch's requires_grad_
+Tensor grad(const Tensor& t);                          // null when none
+void set_grad(const Tensor& t, const Tensor& g);       // null clears; checks shape/dtype/device
+std::shared_ptr<Node> grad_fn(const Tensor& t);
+int output_nr(const Tensor& t);
+// A new tensor sharing t's storage (and version counter) without history.
+Tensor detach(const Tensor& t);
+void detach_(const Tensor& t);
+void retain_grad(const Tensor& t);
+bool retains_grad(const Tensor& t);
+int64_t register_hook(const Tensor& t, GradHook hook);  // returns an id for remove_hook
+void remove_hook(const Tensor& t, int64_t id);
+// Where t's gradient flows: its grad_fn, or its leaf accumulator.
+Edge gradient_edge(const Tensor& t);
+
+// ---- saved tensors
+class SavedTensor {
+ public:
+  SavedTensor() = default;
+  // `is_output`: t is an output of the node saving it; only a weak reference
+  // to the node is kept then, so that the graph holds no cycle.
+  SavedTensor(const Tensor& t, bool is_output);
+  // The saved tensor; with grad mode on, connected to its history again.
+  Tensor unpack() const;
+  bool defined() const { return !was_null_; }
+
+ private:
+  Tensor data_;
+  std::weak_ptr<Node> grad_fn_;
+  int output_nr_ = 0;
+  int64_t version_ = 0;
+  bool is_output_ = false;
+  bool requires_grad_ = false;
+  bool was_null_ = true;
+};
+
+// Which inputs of a recorded op need a gradient.
+struct NeedsGrad {
+  uint64_t mask = 0;
+  bool operator[](size_t i) const { return i < 64 && ((mask >> i) & 1); }
+};
+
+// grads: one per forward output. Returns one gradient per forward input (null:
+// none; a gradient of a broadcast shape is summed down by the engine).
+using BackwardFn = std::function<TensorList(const TensorList& grads, NeedsGrad needs)>;
+
+// See Note [How an op is recorded]. Usage:
+//   Recorder rec("MulBackward", {a, b});
+//   Tensor out = ...;               // grad mode is off here when rec is active
+//   if (rec) rec.finish({out}, [sa = rec.save(a), sb = rec.save(b)](auto& g, NeedsGrad n) {...});
+class Recorder {
+ public:
+  Recorder(const char* name, std::initializer_list<Tensor> inputs);
+  Recorder(const char* name, const TensorList& inputs);
+  // For an in-place op on inputs[0]: refuses a leaf that requires grad (or a
+  // view of one); finish with finish_inplace.
+  struct InPlace {};
+  Recorder(InPlace, const char* name, std::initializer_list<Tensor> inputs);
+  Recorder(const Recorder&) = delete;
+  Recorder& operator=(const Recorder&) = delete;
+  explicit operator bool() const { return active_; }
+  NeedsGrad needs() const { return needs_; }
+  SavedTensor save(const Tensor& t) const { return SavedTensor(t, false); }
+  // Outputs of dtypes that cannot carry gradients (indices, masks) are left alone.
+  void finish(const TensorList& outputs, BackwardFn fn);
+  // For an in-place op on `self` (which must be inputs[0]): rebases self's history.
+  void finish_inplace(const Tensor& self, BackwardFn fn);
+
+ private:
+  void init(const Tensor* inputs, size_t n, bool inplace);
+  std::string name_;
+  bool active_ = false;
+  NeedsGrad needs_;
+  std::vector<Edge> edges_;
+  std::optional<GradModeGuard> guard_;
+};
+
+// Records `view` as a differentiable view of `base` (called by make_view).
+void record_view(const Tensor& base, const Tensor& view);
+
+// ---- the engine
+// Runs backward from `roots` (grad_roots[i] null: ones for a one-element root).
+// `inputs` non-empty: accumulate only into those tensors' .grad.
+void backward(const TensorList& roots, const TensorList& grad_roots, bool retain_graph, bool create_graph,
+              const TensorList& inputs = {});
+// Gradients of roots w.r.t. inputs, returned instead of accumulated.
+TensorList grad(const TensorList& roots, const TensorList& inputs, const TensorList& grad_roots,
+                bool retain_graph, bool create_graph, bool allow_unused);
+
+// A node whose backward is a closure: what Recorder and custom (Python) functions create.
+std::shared_ptr<Node> make_function_node(std::string name, BackwardFn fn, NeedsGrad needs = {~uint64_t{0}});
+// Connects outputs computed by a custom function to `inputs` through `fn`.
+// Outputs that are the same tensors as inputs are replaced by aliases first;
+// returns the outputs as connected.
+TensorList record_custom(const std::string& name, const TensorList& inputs, const TensorList& outputs,
+                         BackwardFn fn);
+
+// Helpers for backward formulas.
+Tensor sum_to(const Tensor& g, const Dims& shape);  // sums broadcast dims away
+Tensor zeros_like_meta(const GradMeta& m);
+// The gradient of a reduction of an input of `in_shape` over `dims` (empty:
+// all), reshaped with size-1 reduced dims so that it broadcasts against the input.
+Tensor unsqueeze_reduced(const Tensor& g, const Dims& in_shape, const Dims& dims, bool keepdim);
+
+}  // namespace autograd
+}  // namespace monoflow

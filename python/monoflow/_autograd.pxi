@@ -1,0 +1,114 @@
+# Autograd bindings: grad mode, backward/grad, graph nodes, Python callbacks
+# (tensor hooks and custom functions). Included by _C.pyx.
+from cpython.exc cimport PyErr_SetObject
+
+
+def is_grad_enabled():
+    return grad_enabled()
+
+
+def _set_grad_enabled(bint enabled):
+    set_grad_enabled(enabled)
+
+
+cdef class Node:
+    """A node of the recorded graph (``tensor.grad_fn``)."""
+    cdef shared_ptr[Node_t] n
+
+    def name(self):
+        return self.n.get().name().decode()
+
+    @property
+    def next_functions(self):
+        cdef Node_t* p = self.n.get()
+        return tuple((_wrap_node(p.next_edges[i].fn), p.next_edges[i].input_nr)
+                     for i in range(p.next_edges.size()))
+
+    def __repr__(self):
+        return f"<{self.name()} object at {hex(<uintptr_t>self.n.get())}>"
+
+    def __eq__(self, other):
+        return isinstance(other, Node) and (<Node>other).n.get() == self.n.get()
+
+    def __hash__(self):
+        return hash(<uintptr_t>self.n.get())
+
+
+cdef object _wrap_node(shared_ptr[Node_t] n):
+    if n.get() == NULL:
+        return None
+    cdef Node r = Node.__new__(Node)
+    r.n = n
+    return r
+
+
+cdef vector[Tensor] _tensor_vector(object seq, str what, bint allow_none) except *:
+    cdef vector[Tensor] out
+    cdef Tensor empty_t
+    for v in seq:
+        if v is None and allow_none:
+            out.push_back(empty_t)
+        elif isinstance(v, TensorBase):
+            out.push_back((<TensorBase>v).t)
+        else:
+            raise TypeError(f"{what}: expected a Tensor, got {type(v).__name__}")
+    return out
+
+
+cdef list _wrap_tensors(const vector[Tensor]& v):
+    return [None if v[i].get() == NULL else wrap(v[i]) for i in range(v.size())]
+
+
+def backward(tensors, grad_tensors, bint retain_graph, bint create_graph, inputs):
+    ag_backward(_tensor_vector(tensors, "backward", False), _tensor_vector(grad_tensors, "backward", True),
+                retain_graph, create_graph, _tensor_vector(inputs, "backward", False))
+
+
+def grad(outputs, inputs, grad_outputs, bint retain_graph, bint create_graph, bint allow_unused):
+    return _wrap_tensors(ag_grad_of(_tensor_vector(outputs, "grad", False), _tensor_vector(inputs, "grad", False),
+                                   _tensor_vector(grad_outputs, "grad", True), retain_graph, create_graph,
+                                   allow_unused))
+
+
+def record_function(str name, inputs, outputs, backward_fn):
+    """Connects a custom function's outputs to its inputs; `backward_fn(grads)`
+    returns one gradient (or None) per input. Returns the outputs to hand out."""
+    return _wrap_tensors(ag_record_custom(name.encode(), _tensor_vector(inputs, name, False),
+                                         _tensor_vector(outputs, name, False), make_backward(backward_fn, _call_backward)))
+
+
+def _make_subclass(cls, TensorBase data, bint requires_grad):
+    """A `cls` instance sharing data's memory, as a new leaf (nn.Parameter)."""
+    obj = mf_new_instance(cls)
+    (<TensorBase>obj).t = ag_detach(data.t)
+    if requires_grad:
+        ag_set_requires_grad((<TensorBase>obj).t, True)
+    return obj
+
+
+cdef Tensor _call_hook(object fn, const Tensor& g) noexcept:
+    cdef Tensor r
+    cdef object err = None
+    try:
+        out = fn(wrap(g))
+        if out is not None:
+            if not isinstance(out, TensorBase):
+                raise TypeError(f"a tensor hook must return a Tensor or None, got {type(out).__name__}")
+            r = (<TensorBase>out).t
+    except BaseException as e:
+        err = e
+    if err is not None:
+        PyErr_SetObject(type(err), err)
+    return r
+
+
+cdef vector[Tensor] _call_backward(object fn, const vector[Tensor]& grads) noexcept:
+    cdef vector[Tensor] r
+    cdef object err = None
+    try:
+        r = _tensor_vector(fn(_wrap_tensors(grads)), "backward", True)
+    except BaseException as e:
+        err = e
+    if err is not None:
+        PyErr_SetObject(type(err), err)
+    return r

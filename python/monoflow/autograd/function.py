@@ -1,0 +1,95 @@
+"""Custom differentiable functions written in Python (``autograd.Function``)."""
+from monoflow import _C
+from monoflow.autograd.grad_mode import no_grad
+
+
+class FunctionCtx:
+    """The ``ctx`` passed to forward and backward."""
+
+    def __init__(self):
+        self._saved = ()
+        self._versions = ()
+        self.needs_input_grad = ()
+        self.materialize_grads = True
+
+    def save_for_backward(self, *tensors):
+        for t in tensors:
+            if t is not None and not isinstance(t, _C.TensorBase):
+                raise TypeError(f"save_for_backward can only save tensors, but argument {len(self._saved)} is "
+                                f"of type {type(t).__name__}")
+        # Aliases without history: saving an output must not make a cycle
+        # through its own graph node.
+        self._saved = tuple(None if t is None else t.detach() for t in tensors)
+        self._versions = tuple(None if t is None else t._version for t in tensors)
+
+    @property
+    def saved_tensors(self):
+        for i, (t, v) in enumerate(zip(self._saved, self._versions)):
+            if t is not None and t._version != v:
+                raise RuntimeError(
+                    f"one of the variables needed for gradient computation has been modified by an inplace "
+                    f"operation: saved tensor {i} of shape {list(t.shape)} is at version {t._version}; "
+                    f"expected version {v} instead.")
+        return self._saved
+
+    def mark_non_differentiable(self, *tensors):
+        self._non_differentiable = {id(t) for t in tensors}
+
+    def set_materialize_grads(self, value):
+        self.materialize_grads = bool(value)
+
+
+class Function:
+    """Subclass and write static ``forward(ctx, *args)`` and
+    ``backward(ctx, *grad_outputs)``; call with ``MyFn.apply(*args)``.
+    backward returns one gradient per forward argument (None for arguments
+    that are not tensors or need none)."""
+
+    def __init__(self, *args, **kwargs):
+        raise RuntimeError("autograd.Function is used through its classmethod apply(), not instantiated")
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement the backward function for custom autograd.Function.")
+
+    @classmethod
+    def apply(cls, *args):
+        ctx = FunctionCtx()
+        tensor_pos = [i for i, a in enumerate(args) if isinstance(a, _C.TensorBase)]
+        ctx.needs_input_grad = tuple(isinstance(a, _C.TensorBase) and a.requires_grad for a in args)
+        with no_grad():
+            out = cls.forward(ctx, *args)
+        single = not isinstance(out, tuple)
+        outs = (out,) if single else out
+        out_pos = [i for i, o in enumerate(outs) if isinstance(o, _C.TensorBase)]
+        if not (_C.is_grad_enabled() and any(ctx.needs_input_grad)):
+            return out
+        non_diff = getattr(ctx, "_non_differentiable", set())
+        n_args = len(args)
+
+        def backward(grads):
+            full = [None] * len(outs)
+            for slot, g in zip(out_pos, grads):
+                full[slot] = g
+            result = cls.backward(ctx, *full)
+            if not isinstance(result, tuple):
+                result = (result,)
+            if len(result) != n_args:
+                raise RuntimeError(f"function {cls.__name__}Backward returned an incorrect number of gradients "
+                                   f"(expected {n_args}, got {len(result)})")
+            for i, g in enumerate(result):
+                if g is not None and not isinstance(g, _C.TensorBase):
+                    raise TypeError(f"function {cls.__name__}Backward returned a gradient of type "
+                                    f"{type(g).__name__} at index {i}; expected a Tensor or None")
+            return [result[i] for i in tensor_pos]
+
+        diff_outs = [outs[i] for i in out_pos if id(outs[i]) not in non_diff]
+        connected = _C.record_function(cls.__name__ + "Backward", [args[i] for i in tensor_pos], diff_outs,
+                                       backward)
+        by_id = dict(zip([id(o) for o in diff_outs], connected))
+        result = tuple(by_id.get(id(o), o) if isinstance(o, _C.TensorBase) else o for o in outs)
+        return result[0] if single else result

@@ -1,0 +1,165 @@
+"""Samplers: the order in which a DataLoader visits a map-style dataset.
+
+Random orders come from monoflow's generators (the default one, which
+``monoflow.manual_seed`` resets, or an explicit ``generator=``), so shuffling
+is reproducible the same way every other random op is."""
+import numpy as np
+
+import monoflow as flow
+
+__all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler",
+           "BatchSampler"]
+
+
+def _numpy_rng(generator):
+    # monoflow has no randperm/multinomial op yet: draw 124 bits from the
+    # monoflow generator and let numpy's PCG64 expand them. Consuming the
+    # monoflow generator keeps manual_seed and generator= semantics intact.
+    words = flow.randint(0, 2**62, (2,), generator=generator).tolist()
+    return np.random.Generator(np.random.PCG64(words))
+
+
+def _randperm(n, generator=None):
+    """A uniformly random permutation of range(n), as a list of ints."""
+    return _numpy_rng(generator).permutation(n).tolist()
+
+
+class Sampler:
+    """Base class: subclasses implement ``__iter__`` (yielding indices) and,
+    where the length is known, ``__len__``."""
+
+    def __init__(self, data_source=None):
+        pass
+
+    def __iter__(self):
+        raise NotImplementedError(f"{type(self).__name__} must implement __iter__")
+
+
+class SequentialSampler(Sampler):
+    """0, 1, ..., len(data_source) - 1."""
+
+    def __init__(self, data_source):
+        self.data_source = data_source
+
+    def __iter__(self):
+        return iter(range(len(self.data_source)))
+
+    def __len__(self):
+        return len(self.data_source)
+
+
+class RandomSampler(Sampler):
+    """A random order of the dataset's indices; with ``replacement=True``,
+    ``num_samples`` independent uniform draws. Without replacement,
+    ``num_samples`` larger than the dataset chains several permutations."""
+
+    def __init__(self, data_source, replacement=False, num_samples=None, generator=None):
+        self.data_source = data_source
+        self.replacement = replacement
+        self._num_samples = num_samples
+        self.generator = generator
+        if not isinstance(replacement, bool):
+            raise TypeError(f"RandomSampler: replacement should be a boolean value, but got "
+                            f"replacement={replacement!r}")
+        if not isinstance(self.num_samples, int) or isinstance(self.num_samples, bool) or self.num_samples <= 0:
+            raise ValueError(f"RandomSampler: num_samples should be a positive integer value, but got "
+                             f"num_samples={self.num_samples!r}")
+
+    @property
+    def num_samples(self):
+        return len(self.data_source) if self._num_samples is None else self._num_samples
+
+    def __iter__(self):
+        n = len(self.data_source)
+        if self.replacement:
+            # In chunks, so that a partially consumed epoch draws little.
+            left = self.num_samples
+            while left > 0:
+                k = min(left, 32)
+                yield from flow.randint(0, n, (k,), generator=self.generator).tolist()
+                left -= k
+            return
+        for _ in range(self.num_samples // n):
+            yield from _randperm(n, self.generator)
+        if self.num_samples % n:
+            yield from _randperm(n, self.generator)[:self.num_samples % n]
+
+    def __len__(self):
+        return self.num_samples
+
+
+class SubsetRandomSampler(Sampler):
+    """The given indices in a random order."""
+
+    def __init__(self, indices, generator=None):
+        self.indices = indices
+        self.generator = generator
+
+    def __iter__(self):
+        for i in _randperm(len(self.indices), self.generator):
+            yield self.indices[i]
+
+    def __len__(self):
+        return len(self.indices)
+
+
+class WeightedRandomSampler(Sampler):
+    """``num_samples`` indices drawn with probabilities proportional to ``weights``."""
+
+    def __init__(self, weights, num_samples, replacement=True, generator=None):
+        if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
+            raise ValueError(f"WeightedRandomSampler: num_samples should be a positive integer value, but got "
+                             f"num_samples={num_samples!r}")
+        if not isinstance(replacement, bool):
+            raise ValueError(f"WeightedRandomSampler: replacement should be a boolean value, but got "
+                             f"replacement={replacement!r}")
+        w = np.asarray(weights.double().numpy() if isinstance(weights, flow.Tensor) else weights, dtype=np.float64)
+        if w.ndim != 1:
+            raise ValueError(f"WeightedRandomSampler: weights should be a 1-d sequence, but given weights have "
+                             f"shape {w.shape}")
+        if (w < 0).any() or not np.isfinite(w).all() or w.sum() <= 0:
+            raise ValueError("WeightedRandomSampler: weights must be finite, non-negative and not all zero")
+        if not replacement and num_samples > np.count_nonzero(w):
+            raise RuntimeError("WeightedRandomSampler: cannot draw more samples than there are non-zero weights "
+                               "without replacement")
+        self.weights = w
+        self.num_samples = num_samples
+        self.replacement = replacement
+        self.generator = generator
+
+    def __iter__(self):
+        rng = _numpy_rng(self.generator)
+        yield from rng.choice(len(self.weights), self.num_samples, self.replacement,
+                              self.weights / self.weights.sum()).tolist()
+
+    def __len__(self):
+        return self.num_samples
+
+
+class BatchSampler(Sampler):
+    """Groups another sampler's indices into lists of ``batch_size`` (the last
+    one shorter unless ``drop_last``)."""
+
+    def __init__(self, sampler, batch_size, drop_last):
+        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
+            raise ValueError(f"BatchSampler: batch_size should be a positive integer value, but got "
+                             f"batch_size={batch_size!r}")
+        if not isinstance(drop_last, bool):
+            raise ValueError(f"BatchSampler: drop_last should be a boolean value, but got drop_last={drop_last!r}")
+        self.sampler = sampler
+        self.batch_size = batch_size
+        self.drop_last = drop_last
+
+    def __iter__(self):
+        batch = []
+        for idx in self.sampler:
+            batch.append(idx)
+            if len(batch) == self.batch_size:
+                yield batch
+                batch = []
+        if batch and not self.drop_last:
+            yield batch
+
+    def __len__(self):
+        n = len(self.sampler)
+        return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
