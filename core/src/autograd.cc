@@ -228,9 +228,13 @@ namespace {
 // PyTorch's node names: "log_softmax" -> "LogSoftmaxBackward0".
 std::string backward_name(const std::string& op) {
   if (op.find("Backward") != std::string::npos) return op;
+  std::string base = op;
+  const std::string scalar = "_scalar";  // mul_scalar is Mul, as torch names it
+  if (base.size() > scalar.size() && base.compare(base.size() - scalar.size(), scalar.size(), scalar) == 0)
+    base.resize(base.size() - scalar.size());
   std::string out;
   bool upper = true;
-  for (char c : op) {
+  for (char c : base) {
     if (c == '_') {
       upper = true;
       continue;

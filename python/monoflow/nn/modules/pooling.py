@@ -1,0 +1,2 @@
+"""(filled in by the convolution/pooling work)"""
+__all__ = []
