@@ -1,8 +1,12 @@
 #include "stream.h"
 
+#include <pthread.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <thread>
+#include <vector>
 
 #include "error.h"
 
@@ -46,6 +50,75 @@ bool spin_until(Pred pred, std::chrono::nanoseconds budget) {
 }
 
 void run_wait_task(Task& task) { task.wait_progress->wait_for(task.wait_target); }
+
+// Note [Streams and fork]
+//   fork() copies only the calling thread, so a child would inherit streams
+//   whose worker threads do not exist: its first op would queue a task that
+//   nobody runs, and the next sync would hang. Worse, a worker might have held
+//   one of the stream's mutexes at the instant of the fork, and that mutex
+//   would stay locked forever in the child. (DataLoader workers fork after the
+//   parent has run ops, so this is the common case, not a corner.)
+//
+//   pthread_atfork hooks fix both. `prepare` (in the parent, before fork)
+//   takes every live stream's producer lock, so nothing new is queued, drains
+//   the stream, so no task (and no OpenBLAS/OpenMP work inside one) is in
+//   flight, and takes the error lock. The worker is then idle; the only locks
+//   it can still touch are its own sleep mutex and its Progress's mutex.
+//   `parent` releases the locks. `child` releases them too, and then gives the
+//   stream a fresh Progress (continuing the same count) and no worker: the
+//   next enqueue starts a new thread.
+//
+//   The parent's Worker and Progress are deliberately leaked in the child,
+//   never destroyed: the std::thread refers to a thread that does not exist
+//   there (destroying a joinable std::thread terminates, joining it is
+//   undefined), the sleep mutex or Progress mutex may be held by that phantom
+//   thread, and glibc's pthread_cond_destroy waits for the phantom waiters of
+//   a condition variable, i.e. forever. One small object per stream per fork.
+//
+//   Handlers run in reverse order of registration; ours are registered after
+//   OpenBLAS (a load-time dependency) registered its own, so our drain runs
+//   before OpenBLAS parks its thread pool. OpenMP regions are only entered
+//   from stream workers, whose thread pool is per thread and so starts afresh
+//   with the new worker.
+//
+//   The monoflow core needs no hooks of its own: its mutexes (allocator,
+//   generators, registry) are only taken by threads calling into the core,
+//   which from Python hold the GIL, as does the thread that forks, and no
+//   core lock is held across a call back into Python.
+struct StreamRegistry {
+  std::mutex mutex;  // held from prepare to parent/child
+  std::vector<Stream*> streams;
+};
+
+StreamRegistry& registry();
+
+void prepare_fork() {
+  StreamRegistry& r = registry();
+  r.mutex.lock();
+  for (Stream* s : r.streams) s->before_fork();
+}
+
+void after_fork_in_parent() {
+  StreamRegistry& r = registry();
+  for (Stream* s : r.streams) s->after_fork_parent();
+  r.mutex.unlock();
+}
+
+void after_fork_in_child() {
+  StreamRegistry& r = registry();
+  for (Stream* s : r.streams) s->after_fork_child();
+  r.mutex.unlock();
+}
+
+StreamRegistry& registry() {
+  // Leaked: the static default stream unregisters itself during exit.
+  static StreamRegistry* r = [] {
+    auto* reg = new StreamRegistry();
+    pthread_atfork(prepare_fork, after_fork_in_parent, after_fork_in_child);
+    return reg;
+  }();
+  return *r;
+}
 
 }  // namespace
 
@@ -114,22 +187,60 @@ void Task::set_operands(const MFTensorDesc* outputs, int num_outputs, const MFTe
 // ---------------------------------------------------------------- Stream
 
 Stream::Stream() : progress_(std::make_shared<Progress>()), ring_(new Task[kCapacity]) {
-  worker_ = std::thread([this] { worker_loop(); });
+  StreamRegistry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.streams.push_back(this);
 }
 
 Stream::~Stream() {
-  progress_->wait_for(enqueued());
   {
-    std::lock_guard<std::mutex> lock(sleep_mutex_);
-    stop_ = true;
+    StreamRegistry& r = registry();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    r.streams.erase(std::remove(r.streams.begin(), r.streams.end(), this), r.streams.end());
   }
-  sleep_cv_.notify_one();
-  worker_.join();
+  progress_->wait_for(enqueued());
+  if (!worker_) return;
+  {
+    std::lock_guard<std::mutex> lock(worker_->sleep_mutex);
+    worker_->stop = true;
+  }
+  worker_->sleep_cv.notify_one();
+  worker_->thread.join();
+  delete worker_;
+}
+
+void Stream::start_worker() {
+  auto* w = new Worker();
+  Progress* progress = progress_.get();
+  const uint64_t done = progress->completed();  // nonzero after a fork
+  w->thread = std::thread([this, w, progress, done] { worker_loop(w, progress, done); });
+  worker_ = w;
 }
 
 void Stream::wake_worker() {
-  { std::lock_guard<std::mutex> lock(sleep_mutex_); }  // worker is before its check or waiting
-  sleep_cv_.notify_one();
+  { std::lock_guard<std::mutex> lock(worker_->sleep_mutex); }  // worker is before its check or waiting
+  worker_->sleep_cv.notify_one();
+}
+
+void Stream::before_fork() {
+  producer_mutex_.lock();
+  progress_->wait_for(enqueued());
+  error_mutex_.lock();
+}
+
+void Stream::after_fork_parent() {
+  error_mutex_.unlock();
+  producer_mutex_.unlock();
+}
+
+void Stream::after_fork_child() {
+  // Leaked on purpose, see Note [Streams and fork].
+  new std::shared_ptr<Progress>(progress_);
+  progress_ = std::make_shared<Progress>(progress_->completed());
+  worker_ = nullptr;
+  sleeping_.store(false, std::memory_order_relaxed);
+  error_mutex_.unlock();
+  producer_mutex_.unlock();
 }
 
 void Stream::run(Task& task) noexcept {
@@ -151,21 +262,20 @@ void Stream::run(Task& task) noexcept {
   task.clear();
 }
 
-void Stream::worker_loop() {
-  uint64_t done = 0;
+void Stream::worker_loop(Worker* w, Progress* progress, uint64_t done) {
   for (;;) {
     if (enqueued_.load(std::memory_order_acquire) > done) {
       run(ring_[done & (kCapacity - 1)]);
-      progress_->publish(++done);
+      progress->publish(++done);
       continue;
     }
     if (spin_until([&] { return enqueued_.load(std::memory_order_acquire) > done; }, kWorkerSpin))
       continue;
-    std::unique_lock<std::mutex> lock(sleep_mutex_);
+    std::unique_lock<std::mutex> lock(w->sleep_mutex);
     sleeping_.store(true, std::memory_order_seq_cst);
-    sleep_cv_.wait(lock, [&] { return stop_ || enqueued_.load(std::memory_order_seq_cst) > done; });
+    w->sleep_cv.wait(lock, [&] { return w->stop || enqueued_.load(std::memory_order_seq_cst) > done; });
     sleeping_.store(false, std::memory_order_relaxed);
-    if (stop_ && enqueued_.load(std::memory_order_acquire) == done) return;
+    if (w->stop && enqueued_.load(std::memory_order_acquire) == done) return;
   }
 }
 

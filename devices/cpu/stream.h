@@ -9,6 +9,8 @@
 // Progress is a monotonically increasing "completed tasks" counter. Events
 // capture (progress, enqueue count) and are done once completed >= target, so
 // they outlive the stream they were recorded on.
+//
+// Streams survive fork(): see Note [Streams and fork] in stream.cpp.
 #pragma once
 
 #include <monoflow/plugin.h>
@@ -41,6 +43,7 @@ struct Operand {
 // Completed-task counter plus the means to block on it.
 class Progress {
  public:
+  explicit Progress(uint64_t completed = 0) : completed_(completed) {}
   uint64_t completed() const { return completed_.load(std::memory_order_acquire); }
   bool reached(uint64_t target) const { return completed() >= target; }
   void wait_for(uint64_t target);    // spins briefly, then blocks
@@ -110,8 +113,23 @@ class Stream {
   // MF_NOT_READY while work is pending, else like synchronize().
   MFStatus query();
 
+  // pthread_atfork hooks (Note [Streams and fork]); called for every live stream.
+  void before_fork();        // drains the stream and takes its locks
+  void after_fork_parent();  // releases them
+  void after_fork_child();   // releases them and forgets the parent's worker thread
+
  private:
-  void worker_loop();
+  // The worker thread and what it sleeps on. Heap-allocated so that a forked
+  // child can drop it without destroying it (Note [Streams and fork]).
+  struct Worker {
+    std::mutex sleep_mutex;
+    std::condition_variable sleep_cv;
+    bool stop = false;  // guarded by sleep_mutex
+    std::thread thread;
+  };
+
+  void start_worker();  // with producer_mutex_ held
+  void worker_loop(Worker* w, Progress* progress, uint64_t done);
   void run(Task& task) noexcept;
   void wake_worker();
   MFStatus take_error();
@@ -119,9 +137,7 @@ class Stream {
   std::mutex producer_mutex_;  // serialises producers (uncontended in practice)
   alignas(64) std::atomic<uint64_t> enqueued_{0};
   alignas(64) std::atomic<bool> sleeping_{false};
-  std::mutex sleep_mutex_;
-  std::condition_variable sleep_cv_;
-  bool stop_ = false;  // guarded by sleep_mutex_
+  Worker* worker_ = nullptr;  // written under producer_mutex_; started by the first enqueue
 
   std::shared_ptr<Progress> progress_;
   std::unique_ptr<Task[]> ring_;
@@ -129,8 +145,6 @@ class Stream {
   std::mutex error_mutex_;
   MFStatus error_ = MF_OK;
   std::string error_message_;
-
-  std::thread worker_;
 };
 
 template <class Fill>
@@ -139,6 +153,7 @@ void Stream::enqueue(Fill&& fill) {
   const uint64_t e = enqueued_.load(std::memory_order_relaxed);
   // Backpressure: the slot is free once the task kCapacity places back completed.
   if (e - progress_->completed() >= kCapacity) progress_->wait_for(e - kCapacity + 1);
+  if (!worker_) start_worker();
   Task& task = ring_[e & (kCapacity - 1)];
   try {
     fill(task);

@@ -1,0 +1,3 @@
+"""Utilities: ``monoflow.utils.data`` (datasets, samplers, DataLoader)."""
+from monoflow.utils import data  # noqa: F401
+from monoflow.utils import checkpoint  # noqa: F401,E402

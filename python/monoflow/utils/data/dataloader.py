@@ -1,0 +1,436 @@
+"""DataLoader: batches from a dataset, in the main process or in worker processes.
+
+With ``num_workers > 0`` the workers are real processes (forked on Linux; the
+CPU device's streams are fork-safe, see Note [Streams and fork] in
+devices/cpu/stream.cpp). Each worker has two pipes: tasks in, results out.
+The main process waits on the result pipes and on the workers' process
+sentinels together, so a worker that dies (even by SIGKILL) is noticed at once
+instead of leaving the loader waiting forever. Tasks go through a plain pipe,
+not a multiprocessing.Queue, because a Queue delivers through a feeder thread
+that the garbage collector may already have stopped when an abandoned
+iterator's __del__ tells its workers to exit; a pipe write is synchronous, and
+a closed pipe reads as "exit" on the other end."""
+import collections
+import contextlib
+import itertools
+import multiprocessing
+import multiprocessing.connection
+import os
+import pickle
+import signal
+import time
+import warnings
+
+import monoflow as flow
+from monoflow.utils.data import _worker
+from monoflow.utils.data.collate import default_collate, default_convert
+from monoflow.utils.data.dataset import IterableDataset
+from monoflow.utils.data.sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
+
+__all__ = ["DataLoader"]
+
+# How long shutdown waits for a worker to exit before terminating it.
+_SHUTDOWN_TIMEOUT = 5.0
+
+
+class _InfiniteConstantSampler(Sampler):
+    """The 'sampler' of an IterableDataset: the dataset decides what comes next."""
+
+    def __iter__(self):
+        while True:
+            yield None
+
+
+def _default_mp_context():
+    if "fork" in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context()
+
+
+@contextlib.contextmanager
+def _fork_warning_suppressed():
+    # Python >= 3.12 warns when forking a process that has threads. monoflow's
+    # own threads (the CPU streams) are fork-safe, which is what that warning is about.
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r".*fork\(\) may lead to deadlocks", category=DeprecationWarning)
+        yield
+
+
+class DataLoader:
+    """Iterates over ``dataset`` in batches, like ``torch.utils.data.DataLoader``.
+
+    ``batch_size`` samples (picked by ``sampler``, or in random order with
+    ``shuffle=True``, or grouped by ``batch_sampler``) are merged by
+    ``collate_fn`` (default: ``default_collate``). ``batch_size=None``
+    disables batching. With ``num_workers > 0``, batches are loaded by that
+    many worker processes, ``prefetch_factor`` (default 2) batches ahead per
+    worker, and come back in order; each worker seeds monoflow's, Python's and
+    numpy's generators with ``base_seed + worker_id``, the base seed being
+    drawn from ``generator`` (default: monoflow's default generator) once per
+    epoch. ``timeout`` (seconds, workers only) bounds the wait for a batch.
+
+    ``pin_memory`` is accepted for compatibility and does nothing: monoflow's
+    CPU tensors are already host memory, and no device needs pinned staging.
+    """
+
+    _FROZEN = ("batch_size", "batch_sampler", "sampler", "drop_last", "dataset", "persistent_workers")
+
+    def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None, num_workers=0,
+                 collate_fn=None, pin_memory=False, drop_last=False, timeout=0, worker_init_fn=None,
+                 multiprocessing_context=None, generator=None, *, prefetch_factor=None, persistent_workers=False,
+                 pin_memory_device=""):
+        if not isinstance(num_workers, int) or num_workers < 0:
+            raise ValueError("DataLoader: num_workers option should be non-negative; use num_workers=0 to disable "
+                             "multiprocessing.")
+        if timeout < 0:
+            raise ValueError("DataLoader: timeout option should be non-negative")
+        if timeout > 0 and num_workers == 0:
+            raise ValueError("DataLoader: the timeout option applies to worker processes only; it needs "
+                             "num_workers > 0")
+        if num_workers == 0 and prefetch_factor is not None:
+            raise ValueError("DataLoader: prefetch_factor option could only be specified in multiprocessing. "
+                             "Let num_workers > 0 to enable multiprocessing, otherwise set prefetch_factor to None.")
+        if num_workers > 0 and prefetch_factor is None:
+            prefetch_factor = 2
+        elif prefetch_factor is not None and prefetch_factor < 1:
+            raise ValueError("DataLoader: prefetch_factor option should be a positive integer")
+        if persistent_workers and num_workers == 0:
+            raise ValueError("DataLoader: persistent_workers option needs num_workers > 0")
+
+        if isinstance(dataset, IterableDataset):
+            if shuffle not in (False, None):
+                raise ValueError(f"DataLoader with IterableDataset: expected unspecified shuffle option, but got "
+                                 f"shuffle={shuffle}")
+            if sampler is not None:
+                raise ValueError(f"DataLoader with IterableDataset: expected unspecified sampler option, but got "
+                                 f"sampler={sampler}")
+            if batch_sampler is not None:
+                raise ValueError(f"DataLoader with IterableDataset: expected unspecified batch_sampler option, "
+                                 f"but got batch_sampler={batch_sampler}")
+        shuffle = bool(shuffle)
+        if sampler is not None and shuffle:
+            raise ValueError("DataLoader: sampler option is mutually exclusive with shuffle")
+        if batch_sampler is not None:
+            if batch_size != 1 or shuffle or sampler is not None or drop_last:
+                raise ValueError("DataLoader: batch_sampler option is mutually exclusive with batch_size, shuffle, "
+                                 "sampler, and drop_last")
+            batch_size, drop_last = None, False
+        elif batch_size is None and drop_last:
+            raise ValueError("DataLoader: batch_size=None option disables auto-batching and is mutually exclusive "
+                             "with drop_last")
+        if sampler is None:
+            if isinstance(dataset, IterableDataset):
+                sampler = _InfiniteConstantSampler()
+            elif shuffle:
+                sampler = RandomSampler(dataset, generator=generator)
+            else:
+                sampler = SequentialSampler(dataset)
+        if batch_size is not None and batch_sampler is None:
+            batch_sampler = BatchSampler(sampler, batch_size, drop_last)
+
+        self.dataset = dataset
+        self.batch_size = batch_size
+        self.drop_last = drop_last
+        self.sampler = sampler
+        self.batch_sampler = batch_sampler
+        self.num_workers = num_workers
+        self.prefetch_factor = prefetch_factor
+        self.pin_memory = pin_memory
+        self.pin_memory_device = pin_memory_device
+        self.timeout = timeout
+        self.worker_init_fn = worker_init_fn
+        self.generator = generator
+        self.collate_fn = collate_fn if collate_fn is not None else (
+            default_collate if batch_sampler is not None else default_convert)
+        self.persistent_workers = persistent_workers
+        self.multiprocessing_context = multiprocessing_context
+        self._iterator = None
+        self._initialized = True
+
+    def __setattr__(self, name, value):
+        if getattr(self, "_initialized", False) and name in self._FROZEN:
+            raise ValueError(f"DataLoader: {name} attribute should not be set after DataLoader is initialized")
+        super().__setattr__(name, value)
+
+    @property
+    def multiprocessing_context(self):
+        return self._mp_context
+
+    @multiprocessing_context.setter
+    def multiprocessing_context(self, ctx):
+        if ctx is not None:
+            if self.num_workers == 0:
+                raise ValueError("DataLoader: multiprocessing_context can only be used with multi-process loading "
+                                 f"(num_workers > 0), but got num_workers={self.num_workers}")
+            if isinstance(ctx, str):
+                if ctx not in multiprocessing.get_all_start_methods():
+                    raise ValueError(f"DataLoader: multiprocessing_context option should specify a valid start "
+                                     f"method in {multiprocessing.get_all_start_methods()!r}, but got {ctx!r}")
+                ctx = multiprocessing.get_context(ctx)
+            elif not isinstance(ctx, multiprocessing.context.BaseContext):
+                raise TypeError(f"DataLoader: multiprocessing_context option should be a valid context object or a "
+                                f"string specifying the start method, but got {ctx!r}")
+        self._mp_context = ctx
+
+    @property
+    def _auto_collation(self):
+        return self.batch_sampler is not None
+
+    @property
+    def _index_sampler(self):
+        return self.batch_sampler if self._auto_collation else self.sampler
+
+    def __len__(self):
+        if isinstance(self.dataset, IterableDataset):
+            n = len(self.dataset)
+            if self.batch_size is not None:
+                n = n // self.batch_size if self.drop_last else -(-n // self.batch_size)
+            return n
+        return len(self._index_sampler)
+
+    def __iter__(self):
+        if self.num_workers == 0:
+            return _SingleProcessIter(self)
+        if not self.persistent_workers:
+            return _MultiProcessIter(self)
+        if self._iterator is None:
+            self._iterator = _MultiProcessIter(self)
+        else:
+            self._iterator._reset(self, first_iter=False)
+        return self._iterator
+
+
+class _BaseIter:
+    def __init__(self, loader):
+        self._dataset = loader.dataset
+        self._auto_collation = loader._auto_collation
+        self._drop_last = loader.drop_last
+        self._index_sampler = loader._index_sampler
+        self._collate_fn = loader.collate_fn
+        # Drawn every epoch, also without workers, so that the loader consumes
+        # the generator identically whatever num_workers is.
+        self._base_seed = int(flow.randint(0, 2**63 - 1, (), generator=loader.generator).item())
+        self._sampler_iter = iter(self._index_sampler)
+
+    def __iter__(self):
+        return self
+
+    def __len__(self):
+        return len(self._index_sampler)
+
+
+class _SingleProcessIter(_BaseIter):
+    def __init__(self, loader):
+        super().__init__(loader)
+        self._fetcher = _worker.make_fetcher(self._dataset, self._auto_collation, self._collate_fn,
+                                             self._drop_last)
+
+    def __next__(self):
+        index = next(self._sampler_iter)
+        return self._fetcher.fetch(index)  # StopIteration from an exhausted IterableDataset ends the epoch
+
+
+class _MultiProcessIter(_BaseIter):
+    """Tasks are numbered in sampler order and handed round-robin to the
+    workers that still have data, at most ``prefetch_factor`` per worker ahead;
+    results are buffered until their turn, so batches come back in order."""
+
+    def __init__(self, loader):
+        super().__init__(loader)
+        self._num_workers = loader.num_workers
+        self._prefetch_factor = loader.prefetch_factor
+        self._timeout = loader.timeout
+        self._persistent = loader.persistent_workers
+        self._shutdown = False
+        self._workers, self._index_conns, self._readers = [], [], []
+        ctx = loader.multiprocessing_context or _default_mp_context()
+        self._done_event = ctx.Event()
+        try:
+            for i in range(self._num_workers):
+                index_in, index_out = ctx.Pipe(duplex=False)
+                reader, writer = ctx.Pipe(duplex=False)
+                p = ctx.Process(
+                    target=_worker.worker_loop, name=f"monoflow-dataloader-worker-{i}", daemon=True,
+                    args=(self._dataset, index_in, writer, self._done_event, self._auto_collation,
+                          self._collate_fn, self._drop_last, self._base_seed, loader.worker_init_fn, i,
+                          self._num_workers, os.getpid(), self._index_conns))
+                with _fork_warning_suppressed():
+                    p.start()
+                # Each end lives in one process only, so that a death reads as EOF on the other side.
+                index_in.close()
+                writer.close()
+                self._workers.append(p)
+                self._index_conns.append(index_out)
+                self._readers.append(reader)
+            self._reset(loader, first_iter=True)
+        except BaseException:
+            self._shutdown_workers()
+            raise
+
+    def _reset(self, loader, first_iter):
+        self._sampler_iter = iter(self._index_sampler)
+        self._send_idx = 0  # next task to hand out
+        self._rcvd_idx = 0  # next task to return
+        self._task_info = {}  # task -> (worker,) while pending, (worker, data) once here early
+        self._tasks_outstanding = 0
+        self._workers_status = [True] * self._num_workers
+        self._worker_cycle = itertools.cycle(range(self._num_workers))
+        self._received = collections.deque()
+        if not first_iter:  # persistent workers, next epoch: restart their iterators
+            for i in range(self._num_workers):
+                self._send(i, _worker._ResumeIteration())
+            pending = self._num_workers
+            while pending:
+                idx, _ = self._get_data()
+                if isinstance(idx, _worker._ResumeIteration):
+                    pending -= 1
+                # anything else is left over from an epoch the user broke out of
+        for _ in range(self._prefetch_factor * self._num_workers):
+            self._try_put_index()
+
+    def _try_put_index(self):
+        if self._tasks_outstanding >= self._prefetch_factor * self._num_workers:
+            return
+        try:
+            index = next(self._sampler_iter)
+        except StopIteration:
+            return
+        for _ in range(self._num_workers):
+            worker = next(self._worker_cycle)
+            if self._workers_status[worker]:
+                break
+        else:
+            return  # every worker's IterableDataset copy is exhausted
+        self._send(worker, (self._send_idx, index))
+        self._task_info[self._send_idx] = (worker,)
+        self._tasks_outstanding += 1
+        self._send_idx += 1
+
+    def __next__(self):
+        while True:
+            # Skip tasks of workers that ran dry (IterableDataset) before answering them.
+            while self._rcvd_idx < self._send_idx:
+                info = self._task_info.get(self._rcvd_idx)
+                if info is not None:
+                    if len(info) == 2 or self._workers_status[info[0]]:
+                        break
+                    del self._task_info[self._rcvd_idx]
+                    self._tasks_outstanding -= 1  # its worker will never answer it
+                self._rcvd_idx += 1
+            else:
+                if not self._persistent:
+                    self._shutdown_workers()
+                raise StopIteration
+            if len(self._task_info[self._rcvd_idx]) == 2:
+                data = self._task_info.pop(self._rcvd_idx)[1]
+                self._rcvd_idx += 1
+                return self._process(data)
+            idx, data = self._get_data()
+            if isinstance(idx, _worker._ResumeIteration):
+                continue
+            self._tasks_outstanding -= 1
+            if isinstance(data, _worker._IterableDatasetStopIteration):
+                del self._task_info[idx]  # answered (with "nothing left")
+                self._mark_worker_done(data.worker_id)
+                self._try_put_index()
+                continue
+            if idx != self._rcvd_idx:
+                self._task_info[idx] += (data,)
+                continue
+            del self._task_info[idx]
+            self._rcvd_idx += 1
+            return self._process(data)
+
+    def _process(self, data):
+        self._try_put_index()
+        if isinstance(data, _worker.ExceptionWrapper):
+            data.reraise()
+        return data
+
+    def _send(self, worker, message):
+        try:
+            self._index_conns[worker].send(message)
+        except OSError:  # BrokenPipeError: it died
+            self._worker_died(worker)
+
+    def _mark_worker_done(self, worker):
+        self._workers_status[worker] = False
+        if not self._persistent:  # it has nothing more to say: let it exit
+            self._send(worker, None)
+            self._readers[worker].close()
+            self._readers[worker] = None
+
+    def _get_data(self):
+        """The next (task, data) any worker sent; raises if one died or on timeout."""
+        if self._shutdown:
+            raise RuntimeError("DataLoader: the iterator's workers have been shut down")
+        deadline = time.monotonic() + self._timeout if self._timeout > 0 else None
+        while not self._received:
+            live = [i for i, r in enumerate(self._readers) if r is not None]
+            waitables = [self._readers[i] for i in live] + [self._workers[i].sentinel for i in live]
+            remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+            ready = multiprocessing.connection.wait(waitables, timeout=remaining)
+            if not ready:
+                self._shutdown_workers()
+                raise RuntimeError(f"DataLoader timed out after {self._timeout} seconds")
+            for i in live:
+                if self._readers[i] in ready or self._workers[i].sentinel in ready:
+                    self._receive_from(i)
+        return self._received.popleft()
+
+    def _receive_from(self, i):
+        reader = self._readers[i]
+        try:
+            if reader.poll():
+                self._received.append(pickle.loads(reader.recv_bytes()))
+                return
+        except (EOFError, OSError):
+            pass
+        else:
+            if self._workers[i].is_alive():
+                return  # readiness raced with a read; nothing lost
+        self._worker_died(i)
+
+    def _worker_died(self, i):
+        p = self._workers[i]
+        p.join(_SHUTDOWN_TIMEOUT)  # it closed its pipe: reap it for the exit code
+        code = p.exitcode
+        if code is not None and code < 0:
+            try:
+                how = f"killed by signal {signal.Signals(-code).name}"
+            except ValueError:
+                how = f"killed by signal {-code}"
+        else:
+            how = f"exit code {code}"
+        self._shutdown_workers()
+        raise RuntimeError(f"DataLoader worker {i} (pid {p.pid}) exited unexpectedly ({how})")
+
+    def _shutdown_workers(self):
+        if self._shutdown:
+            return
+        self._shutdown = True
+        try:
+            self._done_event.set()
+            for conn in self._index_conns:
+                try:
+                    conn.send(None)
+                    conn.close()
+                except OSError:  # it died, or the garbage collector closed the pipe first
+                    pass
+            for i, r in enumerate(self._readers):
+                if r is not None:
+                    r.close()  # a worker blocked sending to us gets EPIPE and exits
+                    self._readers[i] = None
+            deadline = time.monotonic() + _SHUTDOWN_TIMEOUT
+            for p in self._workers:
+                p.join(max(0.0, deadline - time.monotonic()))
+            for p in self._workers:
+                if p.is_alive():
+                    p.terminate()
+                    p.join()
+        except Exception:  # noqa: BLE001 - interpreter teardown: best effort
+            pass
+
+    def __del__(self):
+        if hasattr(self, "_shutdown"):
+            self._shutdown_workers()
