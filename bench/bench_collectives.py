@@ -1,0 +1,99 @@
+"""all_reduce on 2 processes: monoflow (gloo) beside torch.distributed (gloo).
+
+    python bench/bench_collectives.py [--quick]
+
+Algorithm bandwidth = bytes / time of a 64 MiB float32 all_reduce (median);
+latency = median time of a 4-byte all_reduce. Both libraries run in the same
+two processes, one after the other, on separate stores. Ratios > 1 mean
+monoflow is better (more bandwidth, less latency).
+"""
+import argparse
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def timed(fn, iters, warmup):
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(iters):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def rank_main(quick):
+    big_n = (64 << 20) // 4
+    big_iters, small_iters = (3, 200) if quick else (10, 2000)
+    res = {}
+    import monoflow as flow
+    import monoflow.distributed as dist
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{os.environ['MF_PORT']}", timeout=120)
+    big, small = flow.ones(big_n), flow.ones(1)
+    dist.barrier()
+    res["monoflow_big"] = timed(lambda: dist.all_reduce(big), big_iters, 1)
+    dist.barrier()
+    res["monoflow_small"] = timed(lambda: dist.all_reduce(small), small_iters, 20)
+    dist.destroy_process_group()
+    try:
+        import torch
+        import torch.distributed as tdist
+    except ImportError:
+        torch = None
+    if torch is not None:
+        tdist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{os.environ['TORCH_PORT']}",
+                                 rank=int(os.environ["RANK"]), world_size=2)
+        tbig, tsmall = torch.ones(big_n), torch.ones(1)
+        tdist.barrier()
+        res["torch_big"] = timed(lambda: tdist.all_reduce(tbig), big_iters, 1)
+        tdist.barrier()
+        res["torch_small"] = timed(lambda: tdist.all_reduce(tsmall), small_iters, 20)
+        tdist.destroy_process_group()
+    if os.environ["RANK"] == "0":
+        print(json.dumps(res))
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--rank-main", action="store_true", help=argparse.SUPPRESS)
+    args = p.parse_args()
+    if args.rank_main:
+        return rank_main(args.quick)
+    env = dict(os.environ, MF_PORT=str(free_port()), TORCH_PORT=str(free_port()), WORLD_SIZE="2",
+               MASTER_ADDR="127.0.0.1")
+    cmd = [sys.executable, __file__, "--rank-main"] + (["--quick"] if args.quick else [])
+    procs = [subprocess.Popen(cmd, env=dict(env, RANK=str(r)), stdout=subprocess.PIPE, text=True) for r in range(2)]
+    out = procs[0].communicate()[0]
+    procs[1].wait()
+    if any(p.returncode for p in procs):
+        sys.exit("benchmark ranks failed")
+    res = json.loads(out.strip().splitlines()[-1])
+    mib = 64.0
+    print(f"{'all_reduce, 2 processes':<28}{'monoflow':>14}{'torch':>14}{'ratio':>8}")
+    bw_m = mib / 1024 / res["monoflow_big"]
+    lat_m = res["monoflow_small"] * 1e6
+    if "torch_big" in res:
+        bw_t = mib / 1024 / res["torch_big"]
+        lat_t = res["torch_small"] * 1e6
+        print(f"{'64 MiB float32 algbw GiB/s':<28}{bw_m:>14.2f}{bw_t:>14.2f}{bw_m / bw_t:>8.2f}")
+        print(f"{'4 B latency us (median)':<28}{lat_m:>14.1f}{lat_t:>14.1f}{lat_t / lat_m:>8.2f}")
+    else:
+        print(f"{'64 MiB float32 algbw GiB/s':<28}{bw_m:>14.2f}{'-':>14}")
+        print(f"{'4 B latency us (median)':<28}{lat_m:>14.1f}{'-':>14}")
+
+
+if __name__ == "__main__":
+    main()

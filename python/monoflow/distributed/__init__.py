@@ -1,0 +1,38 @@
+"""monoflow.distributed: processes that compute together (torch.distributed's API).
+
+    python -m monoflow.distributed.launch --nproc-per-node 2 train.py
+    import monoflow.distributed as dist
+    dist.init_process_group("gloo")          # env:// from the launcher
+    dist.all_reduce(t)                       # in place, SUM
+"""
+from monoflow.distributed.collectives import (  # noqa: F401
+    P2POp, all_gather, all_gather_into_tensor, all_reduce, all_to_all, all_to_all_single, barrier,
+    batch_isend_irecv, broadcast, gather, irecv, isend, recv, reduce, reduce_scatter, reduce_scatter_tensor,
+    scatter, send,
+)
+from monoflow.distributed.process_group import (  # noqa: F401
+    GroupMember, ProcessGroup, destroy_process_group, get_backend, get_global_rank, get_process_group_ranks,
+    get_rank, get_world_size, init_process_group, is_available, is_gloo_available, is_initialized,
+    is_nccl_available, new_group,
+)
+from monoflow.distributed.reduce_op import ReduceOp  # noqa: F401
+from monoflow.distributed.work import Work  # noqa: F401
+
+
+class Backend:
+    GLOO = "gloo"
+    NCCL = "nccl"
+
+
+def TCPStore(host_name, port, world_size=None, is_master=False, timeout=None, wait_for_workers=True):
+    """A key-value store served over TCP by the master (set/get/add/wait/check)."""
+    from monoflow.distributed._lib import lib
+    from monoflow.distributed.process_group import _timeout_seconds
+    return lib().tcp_store(host_name, int(port), bool(is_master), _timeout_seconds(timeout))
+
+
+def FileStore(path, world_size=None, timeout=None):
+    """A key-value store in a directory shared by the ranks of one machine."""
+    from monoflow.distributed._lib import lib
+    from monoflow.distributed.process_group import _timeout_seconds
+    return lib().file_store(path, _timeout_seconds(timeout))

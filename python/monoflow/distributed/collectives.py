@@ -1,0 +1,382 @@
+"""The collectives on tensors, with torch.distributed's signatures.
+
+Note [Staging]
+  The engines see contiguous buffers in their own memory. A tensor that is
+  not contiguous, lives on a device the engine cannot read (Gloo reads host
+  memory), or is float16/bfloat16 in a reduction (reduced through float32) is
+  copied into a staging buffer; results are copied back into the caller's
+  tensor when the operation finishes (synchronous ops before they return,
+  async ones in Work.wait()). Buffers stay referenced by their Work, and by
+  the group's in-flight list, until the engine is done with them.
+"""
+import monoflow as flow
+from monoflow.distributed.process_group import _group
+from monoflow.distributed.reduce_op import ReduceOp
+from monoflow.distributed.work import Work
+
+_HALF = None
+_inflight = {}  # id(ProcessGroup) -> [Work]: keeps buffers of unwaited handles alive
+
+
+def _half():
+    global _HALF
+    if _HALF is None:
+        _HALF = (flow.float16, flow.bfloat16)
+    return _HALF
+
+
+def _check_tensor(t, what, name="tensor"):
+    if not isinstance(t, flow.Tensor):
+        raise TypeError(f"{what}: {name} must be a monoflow Tensor, got {type(t).__name__}")
+
+
+def _check_list(ts, what, name, n):
+    if not isinstance(ts, (list, tuple)):
+        raise TypeError(f"{what}: {name} must be a list of tensors, got {type(ts).__name__}")
+    for t in ts:
+        _check_tensor(t, what, name + " element")
+    if n is not None and len(ts) != n:
+        raise ValueError(f"{what}: {name} must hold one tensor per rank of the group ({n}), got {len(ts)}")
+
+
+def _op(op, what, dtype):
+    try:
+        op = ReduceOp(op)
+    except ValueError:
+        raise ValueError(f"{what}: unknown reduce op {op!r}") from None
+    if op == ReduceOp.AVG and not dtype.is_floating_point:
+        raise ValueError(f"{what}: ReduceOp.AVG needs a floating-point tensor, got {dtype.name}")
+    return op
+
+
+class _Staged:
+    """A contiguous host buffer standing for tensor `t` (Note [Staging])."""
+
+    def __init__(self, t, reduce=False):
+        self.t = t
+        buf = t.detach() if t.requires_grad else t
+        if buf.device.type != "cpu":
+            buf = buf.to("cpu")
+        if reduce and buf.dtype in _half():
+            buf = buf.to(flow.float32)
+        if not buf.is_contiguous():
+            buf = buf.contiguous()
+        self.buf = buf
+        self.staged = buf is not t and buf.data_ptr() != t.data_ptr()
+        self.code = buf.dtype._value
+        self.device = str(buf.device)
+
+    @property
+    def ptr(self):
+        return self.buf.data_ptr()
+
+    def write_back(self):
+        if self.staged:
+            with flow.no_grad():
+                self.t.copy_(self.buf.reshape(self.t.shape))
+
+
+def _flat_empty(n, dtype):
+    return flow.empty((n,), dtype=dtype)
+
+
+def _launch(g, cwork, keep, finish, async_op, result=None):
+    w = Work(cwork, keep, finish, result)
+    pending = _inflight.setdefault(id(g), [])
+    pending[:] = [p for p in pending if not p._done and not p.is_completed()]
+    if async_op:
+        pending.append(w)
+        return w
+    w.wait()
+    return None
+
+
+def _drain(g):
+    for w in _inflight.pop(id(g), []):
+        try:
+            w.wait()
+        except RuntimeError:
+            pass
+
+
+def _copy_parts(flat, tensors):
+    with flow.no_grad():
+        off = 0
+        for t in tensors:
+            n = t.numel()
+            t.copy_(flat[off:off + n].reshape(t.shape))
+            off += n
+
+
+def _concat(tensors, dtype):
+    if not tensors:
+        return _flat_empty(0, dtype)
+    parts = [(t.detach() if t.requires_grad else t).to("cpu").to(dtype).reshape(-1) for t in tensors]
+    return flow.cat(parts).contiguous()
+
+
+# --------------------------------------------------------------- collectives
+
+def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
+    """Reduces `tensor` across the group in place."""
+    _check_tensor(tensor, "all_reduce")
+    g = _group(group, "all_reduce")
+    if g is None:
+        return None
+    op = _op(op, "all_reduce", tensor.dtype)
+    s = _Staged(tensor, reduce=True)
+    c = g._c.all_reduce(s.ptr, s.buf.numel(), s.code, int(op), s.device)
+    return _launch(g, c, s, s.write_back, async_op)
+
+
+def broadcast(tensor, src=0, group=None, async_op=False):
+    """Copies `tensor` of global rank `src` into `tensor` on every rank."""
+    _check_tensor(tensor, "broadcast")
+    g = _group(group, "broadcast")
+    if g is None:
+        return None
+    root = g.group_rank(src, "broadcast")
+    s = _Staged(tensor)
+    c = g._c.broadcast(s.ptr, s.buf.numel(), s.code, root, s.device)
+    return _launch(g, c, s, s.write_back, async_op)
+
+
+def reduce(tensor, dst=0, op=ReduceOp.SUM, group=None, async_op=False):
+    """Reduces into `tensor` of global rank `dst`; other ranks' tensors are unchanged."""
+    _check_tensor(tensor, "reduce")
+    g = _group(group, "reduce")
+    if g is None:
+        return None
+    root = g.group_rank(dst, "reduce")
+    op = _op(op, "reduce", tensor.dtype)
+    s = _Staged(tensor, reduce=True)
+    c = g._c.reduce(s.ptr, s.buf.numel(), s.code, int(op), root, s.device)
+    finish = s.write_back if g.rank() == root else None
+    return _launch(g, c, s, finish, async_op)
+
+
+def all_gather(tensor_list, tensor, group=None, async_op=False):
+    """tensor_list[r] receives rank r's `tensor` (sizes may differ per rank)."""
+    _check_tensor(tensor, "all_gather")
+    g = _group(group, "all_gather")
+    if g is None:
+        return None
+    _check_list(tensor_list, "all_gather", "tensor_list", g.size())
+    if tensor_list[g.rank()].numel() != tensor.numel():
+        raise ValueError(f"all_gather: tensor_list[{g.rank()}] has {tensor_list[g.rank()].numel()} elements but "
+                         f"this rank's tensor has {tensor.numel()}")
+    s = _Staged(tensor)
+    counts = [t.numel() for t in tensor_list]
+    out = _flat_empty(sum(counts), tensor.dtype)
+    c = g._c.all_gather(s.ptr, out.data_ptr(), counts, s.code, s.device)
+    return _launch(g, c, (s, out), lambda: _copy_parts(out, tensor_list), async_op, tensor_list)
+
+
+def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
+    """output_tensor (world_size * input's numel elements) = every rank's input, in rank order."""
+    _check_tensor(output_tensor, "all_gather_into_tensor", "output_tensor")
+    _check_tensor(input_tensor, "all_gather_into_tensor", "input_tensor")
+    g = _group(group, "all_gather_into_tensor")
+    if g is None:
+        return None
+    if output_tensor.numel() != input_tensor.numel() * g.size():
+        raise ValueError(f"all_gather_into_tensor: output_tensor must have world_size * input numel = "
+                         f"{input_tensor.numel() * g.size()} elements, got {output_tensor.numel()}")
+    if output_tensor.dtype != input_tensor.dtype:
+        raise TypeError(f"all_gather_into_tensor: dtypes differ ({output_tensor.dtype.name} vs "
+                        f"{input_tensor.dtype.name})")
+    s_in, s_out = _Staged(input_tensor), _Staged(output_tensor)
+    c = g._c.all_gather(s_in.ptr, s_out.ptr, [input_tensor.numel()] * g.size(), s_in.code, s_in.device)
+    return _launch(g, c, (s_in, s_out), s_out.write_back, async_op)
+
+
+def _reduce_scatter_flat(g, what, out_s, flat_in, counts, op, async_op):
+    c = g._c.reduce_scatter(flat_in.data_ptr(), out_s.ptr, counts, out_s.code, int(op), out_s.device)
+    return _launch(g, c, (out_s, flat_in), out_s.write_back, async_op)
+
+
+def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
+    """output = reduction over ranks of their input_list[this rank]."""
+    _check_tensor(output, "reduce_scatter", "output")
+    g = _group(group, "reduce_scatter")
+    if g is None:
+        return None
+    _check_list(input_list, "reduce_scatter", "input_list", g.size())
+    op = _op(op, "reduce_scatter", output.dtype)
+    if input_list[g.rank()].numel() != output.numel():
+        raise ValueError(f"reduce_scatter: input_list[{g.rank()}] has {input_list[g.rank()].numel()} elements, "
+                         f"output has {output.numel()}")
+    s = _Staged(output, reduce=True)
+    flat = _concat(input_list, s.buf.dtype)
+    return _reduce_scatter_flat(g, "reduce_scatter", s, flat, [t.numel() for t in input_list], op, async_op)
+
+
+def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
+    """output = reduction over ranks of chunk `rank` of input (world_size equal chunks)."""
+    _check_tensor(output, "reduce_scatter_tensor", "output")
+    _check_tensor(input, "reduce_scatter_tensor", "input")
+    g = _group(group, "reduce_scatter_tensor")
+    if g is None:
+        return None
+    op = _op(op, "reduce_scatter_tensor", output.dtype)
+    if input.numel() != output.numel() * g.size():
+        raise ValueError(f"reduce_scatter_tensor: input must have world_size * output numel = "
+                         f"{output.numel() * g.size()} elements, got {input.numel()}")
+    s = _Staged(output, reduce=True)
+    flat = _concat([input], s.buf.dtype)
+    return _reduce_scatter_flat(g, "reduce_scatter_tensor", s, flat, [output.numel()] * g.size(), op, async_op)
+
+
+def gather(tensor, gather_list=None, dst=0, group=None, async_op=False):
+    """gather_list (on dst only) receives every rank's tensor."""
+    _check_tensor(tensor, "gather")
+    g = _group(group, "gather")
+    if g is None:
+        return None
+    root = g.group_rank(dst, "gather")
+    s = _Staged(tensor)
+    out = None
+    if g.rank() == root:
+        _check_list(gather_list, "gather", "gather_list", g.size())
+        for t in gather_list:
+            if t.numel() != tensor.numel():
+                raise ValueError("gather: every tensor of gather_list must have the input's number of elements")
+        out = _flat_empty(tensor.numel() * g.size(), tensor.dtype)
+    elif gather_list:
+        raise ValueError("gather: gather_list must be given on the destination rank only")
+    c = g._c.gather(s.ptr, out.data_ptr() if out is not None else 0, tensor.numel(), s.code, root, s.device)
+    finish = (lambda: _copy_parts(out, gather_list)) if out is not None else None
+    return _launch(g, c, (s, out), finish, async_op)
+
+
+def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False):
+    """tensor on rank r receives scatter_list[r] of rank src."""
+    _check_tensor(tensor, "scatter")
+    g = _group(group, "scatter")
+    if g is None:
+        return None
+    root = g.group_rank(src, "scatter")
+    s = _Staged(tensor)
+    flat = None
+    if g.rank() == root:
+        _check_list(scatter_list, "scatter", "scatter_list", g.size())
+        for t in scatter_list:
+            if t.numel() != tensor.numel():
+                raise ValueError("scatter: every tensor of scatter_list must have the output's number of elements")
+        flat = _concat(scatter_list, s.buf.dtype)
+    elif scatter_list:
+        raise ValueError("scatter: scatter_list must be given on the source rank only")
+    c = g._c.scatter(flat.data_ptr() if flat is not None else 0, s.ptr, tensor.numel(), s.code, root, s.device)
+    return _launch(g, c, (s, flat), s.write_back, async_op)
+
+
+def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False):
+    """output_tensor_list[r] receives rank r's input_tensor_list[this rank]."""
+    g = _group(group, "all_to_all")
+    if g is None:
+        return None
+    _check_list(output_tensor_list, "all_to_all", "output_tensor_list", g.size())
+    _check_list(input_tensor_list, "all_to_all", "input_tensor_list", g.size())
+    dtype = input_tensor_list[0].dtype
+    flat_in = _concat(input_tensor_list, dtype)
+    ocounts = [t.numel() for t in output_tensor_list]
+    out = _flat_empty(sum(ocounts), dtype)
+    c = g._c.all_to_all(flat_in.data_ptr(), [t.numel() for t in input_tensor_list], out.data_ptr(), ocounts,
+                        dtype._value, "cpu:0")
+    return _launch(g, c, (flat_in, out), lambda: _copy_parts(out, output_tensor_list), async_op,
+                   output_tensor_list)
+
+
+def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=None, group=None,
+                      async_op=False):
+    """Splits input along dim 0 (equally, or by input_split_sizes), sends part r
+    to rank r, and concatenates what arrives into output along dim 0."""
+    _check_tensor(output, "all_to_all_single", "output")
+    _check_tensor(input, "all_to_all_single", "input")
+    g = _group(group, "all_to_all_single")
+    if g is None:
+        return None
+    n = g.size()
+
+    def counts(t, splits, name):
+        rows = t.shape[0] if t.dim() else 1
+        row = t.numel() // rows if rows else 0
+        if splits is None:
+            if rows % n:
+                raise ValueError(f"all_to_all_single: {name}'s first dimension ({rows}) is not divisible by the "
+                                 f"group size ({n}); pass {name}_split_sizes")
+            return [rows // n * row] * n
+        splits = list(splits)
+        if len(splits) != n or sum(splits) != rows:
+            raise ValueError(f"all_to_all_single: {name}_split_sizes {splits} must have {n} entries summing to "
+                             f"{rows}")
+        return [s * row for s in splits]
+
+    ic, oc = counts(input, input_split_sizes, "input"), counts(output, output_split_sizes, "output")
+    s_in, s_out = _Staged(input), _Staged(output)
+    c = g._c.all_to_all(s_in.ptr, ic, s_out.ptr, oc, s_in.code, s_in.device)
+    return _launch(g, c, (s_in, s_out), s_out.write_back, async_op)
+
+
+def barrier(group=None, async_op=False, device_ids=None):
+    g = _group(group, "barrier")
+    if g is None:
+        return None
+    return _launch(g, g._c.barrier(), None, None, async_op)
+
+
+# --------------------------------------------------------- point to point
+
+def isend(tensor, dst, group=None, tag=0):
+    _check_tensor(tensor, "isend")
+    g = _group(group, "isend")
+    if g is None:
+        return None
+    peer = g.group_rank(dst, "isend")
+    if peer == g.rank():
+        raise ValueError("isend: cannot send to this rank itself")
+    s = _Staged(tensor)
+    c = g._c.send(s.ptr, s.buf.numel(), s.code, peer, int(tag), s.device)
+    return _launch(g, c, s, None, True)
+
+
+def irecv(tensor, src=None, group=None, tag=0):
+    _check_tensor(tensor, "irecv")
+    g = _group(group, "irecv")
+    if g is None:
+        return None
+    if src is None:
+        raise ValueError("irecv: src=None (receive from any rank) is not supported; pass the sender's rank")
+    peer = g.group_rank(src, "irecv")
+    if peer == g.rank():
+        raise ValueError("irecv: cannot receive from this rank itself")
+    s = _Staged(tensor)
+    c = g._c.recv(s.ptr, s.buf.numel(), s.code, peer, int(tag), s.device)
+    return _launch(g, c, s, s.write_back, True)
+
+
+def send(tensor, dst, group=None, tag=0):
+    w = isend(tensor, dst, group, tag)
+    if w is not None:
+        w.wait()
+
+
+def recv(tensor, src=None, group=None, tag=0):
+    """Receives into tensor; returns the sender's global rank."""
+    w = irecv(tensor, src, group, tag)
+    if w is not None:
+        w.wait()
+    return src
+
+
+class P2POp:
+    """One operation of batch_isend_irecv: P2POp(dist.isend, tensor, peer)."""
+
+    def __init__(self, op, tensor, peer, group=None, tag=0):
+        if op not in (isend, irecv):
+            raise ValueError("P2POp: op must be monoflow.distributed.isend or irecv")
+        self.op, self.tensor, self.peer, self.group, self.tag = op, tensor, peer, group, tag
+
+
+def batch_isend_irecv(p2p_op_list):
+    return [p.op(p.tensor, p.peer, p.group, p.tag) for p in p2p_op_list]

@@ -1,0 +1,245 @@
+"""Process groups and the default group's lifetime (init/destroy)."""
+import datetime
+import os
+import site
+import sys
+
+from monoflow.distributed._lib import lib as _lib
+
+_BACKENDS = ("gloo", "nccl")
+
+
+class ProcessGroup:
+    """A set of global ranks that run collectives together.
+
+    `ranks` lists the global ranks in group order; `rank()` is this process's
+    position in it (-1 when it is not a member, as for torch's non-members).
+    """
+
+    def __init__(self, name, backend, ranks, my_rank, cgroup, timeout_s):
+        self.name = name
+        self._backend = backend
+        self.ranks = list(ranks)
+        self._rank = my_rank
+        self._c = cgroup
+        self.timeout_s = timeout_s
+
+    def rank(self):
+        return self._rank
+
+    def size(self):
+        return len(self.ranks)
+
+    def backend(self):
+        return self._backend
+
+    def group_rank(self, global_rank, what):
+        try:
+            return self.ranks.index(global_rank)
+        except ValueError:
+            raise ValueError(f"{what}: global rank {global_rank} is not in the group (ranks {self.ranks})") from None
+
+    def __repr__(self):
+        return f"ProcessGroup(name={self.name!r}, backend={self._backend!r}, ranks={self.ranks})"
+
+
+class GroupMember:
+    WORLD = None
+    NON_GROUP_MEMBER = object()
+
+
+class _State:
+    store = None       # the job's root store (rank 0 serves it for TCP)
+    world = None       # the default ProcessGroup
+    groups = []        # every ProcessGroup made, the default first
+    group_count = 0    # new_group() calls so far: names the store prefixes
+    master_addr = ""
+
+
+_state = _State()
+
+
+def nccl_search_dirs():
+    """The nvidia/nccl/lib folders of the nvidia-nccl-cu12/-cu13 wheels on sys.path."""
+    roots = list(sys.path)
+    try:
+        roots += site.getsitepackages() + [site.getusersitepackages()]
+    except AttributeError:  # virtualenvs without site.getsitepackages
+        pass
+    dirs = []
+    for root in roots:
+        d = os.path.join(root, "nvidia", "nccl", "lib")
+        if root and os.path.isdir(d) and d not in dirs:
+            dirs.append(d)
+    return dirs
+
+
+def is_available():
+    return True
+
+
+def is_gloo_available():
+    return _lib().gloo_available()
+
+
+def is_nccl_available():
+    return _lib().nccl_available(nccl_search_dirs())
+
+
+def is_initialized():
+    return _state.world is not None
+
+
+def _timeout_seconds(timeout):
+    if timeout is None:
+        return 1800.0
+    if isinstance(timeout, datetime.timedelta):
+        seconds = timeout.total_seconds()
+    else:
+        seconds = float(timeout)
+    if seconds <= 0:
+        raise ValueError(f"init_process_group: timeout must be positive, got {timeout!r}")
+    return seconds
+
+
+def _normalise_backend(backend):
+    if backend is None:
+        return "gloo"
+    name = str(backend).lower()
+    if name not in _BACKENDS:
+        raise ValueError(f"init_process_group: unknown backend {backend!r} (expected 'gloo' or 'nccl')")
+    return name
+
+
+def _connect(backend, name, store, my_rank, ranks, timeout_s):
+    if backend == "gloo" and not _lib().gloo_available():
+        raise RuntimeError("monoflow was built without Gloo: install libgloo-dev and reinstall")
+    if backend == "nccl":
+        _lib().nccl_library(nccl_search_dirs())  # RuntimeError naming where it looked
+    prefixed = _lib().prefix_store(name, store)
+    cgroup = _lib().new_group(backend, prefixed, my_rank, len(ranks), timeout_s, _state.master_addr,
+                             nccl_search_dirs())
+    return ProcessGroup(name, backend, ranks, my_rank, cgroup, timeout_s)
+
+
+def init_process_group(backend=None, init_method=None, timeout=None, world_size=-1, rank=-1, store=None,
+                       group_name="", pg_options=None):
+    """Joins the job's default process group (torch.distributed's signature).
+
+    init_method: "env://" (default; MASTER_ADDR, MASTER_PORT, WORLD_SIZE, RANK
+    from the launcher), "tcp://host:port" or "file:///directory". A collective
+    whose peer is dead or never arrives raises RuntimeError after `timeout`
+    (a datetime.timedelta or seconds; 30 minutes by default).
+    """
+    from monoflow.distributed.rendezvous import rendezvous
+
+    if is_initialized():
+        raise RuntimeError("init_process_group: the default process group is already initialized; "
+                           "call destroy_process_group() first")
+    backend = _normalise_backend(backend)
+    timeout_s = _timeout_seconds(timeout)
+    if store is not None:
+        if rank < 0 or world_size < 1:
+            raise ValueError("init_process_group: with store=, pass rank= and world_size= too")
+        master = os.environ.get("MASTER_ADDR", "127.0.0.1")
+    else:
+        store, rank, world_size, master = rendezvous(init_method or "env://", rank, world_size, timeout_s)
+    _state.store, _state.master_addr = store, master
+    _state.group_count = 0
+    world = _connect(backend, "pg0", store, rank, range(world_size), timeout_s)
+    _state.world = world
+    _state.groups = [world]
+    GroupMember.WORLD = world
+
+
+def destroy_process_group(group=None):
+    """Tears down `group` (all groups and the store when None)."""
+    if group is None or group is _state.world:
+        for g in _state.groups:
+            _close(g)
+        _state.world, _state.groups, _state.store = None, [], None
+        GroupMember.WORLD = None
+    else:
+        _close(group)
+        if group in _state.groups:
+            _state.groups.remove(group)
+
+
+def _close(g):
+    if g._c is not None:
+        from monoflow.distributed.collectives import _drain
+        _drain(g)
+        g._c.close()
+        g._c = None
+
+
+def default_group(what):
+    if _state.world is None:
+        raise RuntimeError(f"{what}: the default process group is not initialized; call "
+                           f"monoflow.distributed.init_process_group() first")
+    return _state.world
+
+
+def new_group(ranks=None, timeout=None, backend=None, pg_options=None):
+    """A sub-group of `ranks` (all ranks when None). Like torch, every rank of
+    the job must call new_group in the same order, members or not."""
+    world = default_group("new_group")
+    ranks = sorted(set(range(world.size()) if ranks is None else [int(r) for r in ranks]))
+    for r in ranks:
+        if not 0 <= r < world.size():
+            raise ValueError(f"new_group: rank {r} is out of range for world size {world.size()}")
+    if not ranks:
+        raise ValueError("new_group: ranks must not be empty")
+    _state.group_count += 1
+    name = f"pg{_state.group_count}"
+    backend = _normalise_backend(backend) if backend is not None else world.backend()
+    timeout_s = _timeout_seconds(timeout) if timeout is not None else world.timeout_s
+    me = world.rank()
+    if me not in ranks:
+        return GroupMember.NON_GROUP_MEMBER
+    g = _connect(backend, name, _state.store, ranks.index(me), ranks, timeout_s)
+    _state.groups.append(g)
+    return g
+
+
+def _group(group, what):
+    if group is None:
+        return default_group(what)
+    if group is GroupMember.NON_GROUP_MEMBER:
+        return None
+    if not isinstance(group, ProcessGroup):
+        raise TypeError(f"{what}: group must be a ProcessGroup from new_group(), got {type(group).__name__}")
+    if group._c is None:
+        raise RuntimeError(f"{what}: {group!r} was destroyed")
+    return group
+
+
+def get_rank(group=None):
+    g = _group(group, "get_rank")
+    if g is None:
+        return -1
+    return g.rank()
+
+
+def get_world_size(group=None):
+    g = _group(group, "get_world_size")
+    if g is None:
+        return -1
+    return g.size()
+
+
+def get_backend(group=None):
+    g = _group(group, "get_backend")
+    if g is None:
+        raise RuntimeError("get_backend: this rank is not a member of the group")
+    return g.backend()
+
+
+def get_global_rank(group, group_rank):
+    g = _group(group, "get_global_rank")
+    return g.ranks[group_rank]
+
+
+def get_process_group_ranks(group):
+    g = _group(group, "get_process_group_ranks")
+    return list(g.ranks)
