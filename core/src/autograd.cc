@@ -12,6 +12,7 @@ namespace autograd {
 
 namespace {
 thread_local bool t_grad_enabled = true;
+thread_local Node* t_running_node = nullptr;  // the FunctionNode whose backward runs
 std::atomic<uint64_t> g_sequence{0};
 std::atomic<int64_t> g_hook_id{0};
 
@@ -30,6 +31,12 @@ struct FunctionNode : Node {
              ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
              "graph a second time or if you need to access saved tensors after calling backward. (in ",
              name_, ")");
+    Node* prev = t_running_node;
+    t_running_node = this;
+    struct Restore {
+      Node* p;
+      ~Restore() { t_running_node = p; }
+    } restore{prev};
     return fn_(grads, needs_);
   }
   void release() override { fn_ = nullptr; }
@@ -188,7 +195,8 @@ Edge gradient_edge(const Tensor& t) {
 
 // ---- saved tensors
 
-SavedTensor::SavedTensor(const Tensor& t, bool is_output) : is_output_(is_output), was_null_(t == nullptr) {
+SavedTensor::SavedTensor(const Tensor& t, bool is_output, int output_nr)
+    : output_nr_(output_nr), is_output_(is_output), was_null_(t == nullptr) {
   if (!t) return;
   version_ = t->version();
   requires_grad_ = requires_grad(t);
@@ -196,8 +204,6 @@ SavedTensor::SavedTensor(const Tensor& t, bool is_output) : is_output_(is_output
     // Keep the data, not the tensor: the tensor's grad_fn is the node that
     // saves it, and a strong reference would make a cycle.
     data_ = detach(t);
-    grad_fn_ = grad_fn(t);
-    output_nr_ = output_nr(t);
   } else {
     data_ = t;
   }
@@ -211,14 +217,12 @@ Tensor SavedTensor::unpack() const {
            " is at version ", data_->version(), "; expected version ", version_,
            " instead. Hint: the operation that modified it came after the one that saved it; clone() the "
            "tensor before modifying it.");
-  if (!is_output_ || !grad_enabled() || !requires_grad_) return data_;
+  if (!is_output_ || !grad_enabled() || !t_running_node || !can_require_grad(data_->dtype)) return data_;
   // create_graph: the output again, connected to the node that made it.
   Tensor t = detach(data_);
-  if (std::shared_ptr<Node> fn = grad_fn_.lock()) {
-    AutogradMeta& m = meta(t);
-    m.grad_fn = fn;
-    m.output_nr = output_nr_;
-  }
+  AutogradMeta& m = meta(t);
+  m.grad_fn = t_running_node->shared_from_this();
+  m.output_nr = output_nr_;
   return t;
 }
 

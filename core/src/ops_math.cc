@@ -6,7 +6,9 @@
 #include <cmath>
 #include <initializer_list>
 #include <limits>
+#include <memory>
 
+#include "monoflow/autograd.h"
 #include "monoflow/dispatch.h"
 #include "monoflow/error.h"
 #include "monoflow/ops.h"
@@ -237,6 +239,97 @@ const OpDef& checked_op(int id, OpKind kind, const char* api) {
   return op_def(id);
 }
 
+// ------------------------------------------------------------ recording
+
+using autograd::NeedsGrad;
+using autograd::Recorder;
+using autograd::SavedTensor;
+using autograd::TensorList;
+
+// A tensor-or-number operand kept for a backward (a number as itself).
+struct SavedOperand {
+  SavedTensor t;
+  Scalar s;
+  bool is_scalar = false, present = false;
+  SavedOperand() = default;
+  SavedOperand(const TensorOrScalar& v, bool keep)
+      : t(keep && !v.is_scalar ? v.tensor : nullptr, false),
+        s(v.scalar),
+        is_scalar(v.is_scalar),
+        present(v.present()) {}
+  TensorOrScalar unpack() const {
+    if (is_scalar) return TensorOrScalar::of(s);
+    return TensorOrScalar{present ? t.unpack() : nullptr, Scalar{}, false};
+  }
+};
+
+// An op's result saved for its backward. It is filled in after finish /
+// finish_inplace, so that it remembers the result's new grad_fn (which a
+// create_graph backward connects it to); a SavedTensor made in the closure's
+// capture list would see the result before it has one.
+struct LateSaved {
+  std::shared_ptr<SavedTensor> p = std::make_shared<SavedTensor>();
+  Tensor unpack() const { return p->unpack(); }
+  void set(const Tensor& out) const { *p = SavedTensor(out, true); }
+};
+
+// Self's value before an in-place op, for its backward. The recorder has
+// switched grad mode off; the copy is made with it on, so that the copy keeps
+// self's old history and a create_graph backward differentiates through it.
+Tensor old_value(const Tensor& self) {
+  autograd::GradModeGuard on(true);
+  return clone(self);
+}
+
+// Records a unary op: `x` is its input, or (in-place) a copy of the old self
+// when the formula needs it; `out` the result (self for in-place ops).
+void record_unary(Recorder& rec, int op, const Tensor& x, const Tensor& out, math_grad::UnaryParams p,
+                  bool inplace) {
+  if (!is_floating(out->dtype)) return;  // masks and integers: no gradient
+  LateSaved so;
+  auto fn = [op, p, sx = SavedTensor(math_grad::unary_uses_input(op) ? x : nullptr, false), so](
+                const TensorList& g, NeedsGrad) {
+    return TensorList{math_grad::unary(op, g[0], sx.unpack(), so.unpack(), p)};
+  };
+  if (inplace)
+    rec.finish_inplace(out, fn);
+  else
+    rec.finish({out}, fn);
+  if (math_grad::unary_uses_output(op)) so.set(out);
+}
+
+Tensor unary_recorded(const OpDef& op, const Tensor& x, Attrs attrs, math_grad::UnaryParams p) {
+  Recorder rec(op.name, {x});
+  Tensor out = unary_impl(op, x, attrs);
+  if (rec) record_unary(rec, op.id, x, out, p, false);
+  return out;
+}
+
+void unary_recorded_(const OpDef& op, const Tensor& self, Attrs attrs, math_grad::UnaryParams p) {
+  Recorder rec(Recorder::InPlace{}, op.id == kOp_round_decimals ? "round" : op.name, {self});
+  if (!rec) return unary_impl_(op, self, attrs);
+  // The old value is copied only when the formula reads it.
+  Tensor old = math_grad::unary_uses_input(op.id) && is_floating(self->dtype) ? old_value(self) : nullptr;
+  unary_impl_(op, self, attrs);
+  record_unary(rec, op.id, old, self, p, true);
+}
+
+void record_binary(Recorder& rec, int op, const TensorOrScalar& a, const TensorOrScalar& b, const Tensor& out,
+                   bool inplace) {
+  if (!is_floating(out->dtype)) return;
+  NeedsGrad n = rec.needs();
+  bool keep = math_grad::binary_saves_operands(op, n);
+  LateSaved so;
+  auto fn = [op, sa = SavedOperand(a, keep), sb = SavedOperand(b, keep), so](const TensorList& g, NeedsGrad n) {
+    return math_grad::binary(op, g[0], sa.unpack(), sb.unpack(), so.unpack(), n);
+  };
+  if (inplace)
+    rec.finish_inplace(out, fn);
+  else
+    rec.finish({out}, fn);
+  if (math_grad::binary_saves_output(op, n)) so.set(out);
+}
+
 }  // namespace
 
 // ------------------------------------------------------------ public API
@@ -248,45 +341,58 @@ Tensor wrapped_scalar(Scalar s, Device device) {
   return t;
 }
 
-Tensor math_unary(int op_id, const Tensor& x) { return unary_impl(checked_op(op_id, OpKind::Unary, "math_unary"), x); }
+Tensor math_unary(int op_id, const Tensor& x) {
+  return unary_recorded(checked_op(op_id, OpKind::Unary, "math_unary"), x, {}, {});
+}
 
 void math_unary_(int op_id, const Tensor& self) {
-  unary_impl_(checked_op(op_id, OpKind::Unary, "math_unary_"), self);
+  unary_recorded_(checked_op(op_id, OpKind::Unary, "math_unary_"), self, {}, {});
 }
 
 Tensor round_decimals(const Tensor& x, int64_t decimals) {
   MFAttr attr = int_attr("decimals", decimals);
-  return unary_impl(op_def(kOp_round_decimals), x, {&attr, 1});
+  return unary_recorded(op_def(kOp_round_decimals), x, {&attr, 1}, {});
 }
 
 void round_decimals_(const Tensor& self, int64_t decimals) {
   MFAttr attr = int_attr("decimals", decimals);
-  unary_impl_(op_def(kOp_round_decimals), self, {&attr, 1});
+  unary_recorded_(op_def(kOp_round_decimals), self, {&attr, 1}, {});
 }
 
 Tensor gelu(const Tensor& x, bool tanh_approximation) {
   MFAttr attr = int_attr("approximate", tanh_approximation ? 1 : 0);
-  return unary_impl(op_def(kOp_gelu), x, {&attr, 1});
+  return unary_recorded(op_def(kOp_gelu), x, {&attr, 1}, {tanh_approximation ? 1.0 : 0.0, 0.0});
 }
 
 Tensor softplus(const Tensor& x, double beta, double threshold) {
   MFAttr attrs[2] = {float_attr("beta", beta), float_attr("threshold", threshold)};
-  return unary_impl(op_def(kOp_softplus), x, {attrs, 2});
+  return unary_recorded(op_def(kOp_softplus), x, {attrs, 2}, {beta, threshold});
 }
 
 Tensor math_binary(int op_id, const TensorOrScalar& a, const TensorOrScalar& b) {
   const OpDef& op = checked_op(op_id, OpKind::Binary, "math_binary");
+  Recorder rec(op.name, {a.tensor, b.tensor});
   BinaryPlan p = plan_binary(op, a, b);
   Dims shape = broadcast_shapes(shape_of(a), shape_of(b), op.name);
   Tensor out = empty(shape, p.result, p.device);
   run(op, p.compute,
       {expand(operand(a, p.compute, p.device), shape), expand(operand(b, p.compute, p.device), shape)}, out);
+  if (rec) record_binary(rec, op_id, a, b, out, false);
   return out;
 }
 
 void math_binary_(int op_id, const Tensor& self, const TensorOrScalar& b) {
   const OpDef& op = checked_op(op_id, OpKind::Binary, "math_binary_");
   check_writable(op.name, self);
+  Recorder rec(Recorder::InPlace{}, op.name, {self, b.tensor});
+  if (rec) {
+    // The formulas that read self read its old value: a copy, made only here.
+    bool keep = math_grad::binary_saves_operands(op_id, rec.needs());
+    Tensor old = keep ? old_value(self) : self;
+    math_binary_(op_id, self, b);  // grad mode is off: not recorded again
+    record_binary(rec, op_id, TensorOrScalar::of(old), b, self, true);
+    return;
+  }
   TensorOrScalar a = TensorOrScalar::of(self);
   BinaryPlan p = plan_binary(op, a, b);
   check_result_castable(op.name, p.result, self->dtype);
@@ -380,15 +486,44 @@ void run_lerp(const Tensor& start, const Tensor& end, const TensorOrScalar& weig
 
 }  // namespace
 
+namespace {
+const char* clamp_name(const TensorOrScalar& min, const TensorOrScalar& max) {
+  return !max.present() ? "clamp_min" : !min.present() ? "clamp_max" : "clamp";
+}
+
+// x: the input (for clamp_, a copy of self's old value); out: the result.
+void record_clamp(Recorder& rec, const Tensor& x, const TensorOrScalar& min, const TensorOrScalar& max,
+                  const Tensor& out, bool inplace) {
+  if (!is_floating(out->dtype)) return;
+  auto fn = [sx = rec.save(x), smin = SavedOperand(min, true), smax = SavedOperand(max, true)](const TensorList& g,
+                                                                                             NeedsGrad n) {
+    return math_grad::clamp(g[0], sx.unpack(), smin.unpack(), smax.unpack(), n);
+  };
+  if (inplace)
+    rec.finish_inplace(out, fn);
+  else
+    rec.finish({out}, fn);
+}
+}  // namespace
+
 Tensor clamp(const Tensor& x, const TensorOrScalar& min, const TensorOrScalar& max) {
+  Recorder rec(clamp_name(min, max), {x, min.tensor, max.tensor});
   ClampPlan p = plan_clamp(x, min, max);
   Tensor out = empty(p.shape, p.compute, p.device);
   run_clamp(p, cast(x, p.compute), min, max, out);
+  if (rec) record_clamp(rec, x, min, max, out, false);
   return out;
 }
 
 void clamp_(const Tensor& self, const TensorOrScalar& min, const TensorOrScalar& max) {
   check_writable("clamp", self);
+  Recorder rec(Recorder::InPlace{}, clamp_name(min, max), {self, min.tensor, max.tensor});
+  if (rec) {
+    Tensor old = old_value(self);
+    clamp_(self, min, max);
+    record_clamp(rec, old, min, max, self, true);
+    return;
+  }
   ClampPlan p = plan_clamp(self, min, max);
   check_result_castable("clamp", p.compute, self->dtype);
   check_inplace_shape("clamp", self, p.shape);
@@ -402,6 +537,7 @@ void clamp_(const Tensor& self, const TensorOrScalar& min, const TensorOrScalar&
 
 Tensor where(const Tensor& cond, const TensorOrScalar& x, const TensorOrScalar& y) {
   const OpDef& op = op_def(kOp_where);
+  Recorder rec("where", {x.tensor, y.tensor});
   Device device = common_device("where", {&cond, &x.tensor, &y.tensor});
   MF_CHECK(cond->dtype == DType::Bool, TypeError, "where: expected condition to be a bool tensor, but got ",
            dtype_name(cond->dtype));
@@ -417,19 +553,49 @@ Tensor where(const Tensor& cond, const TensorOrScalar& x, const TensorOrScalar& 
   run(op, compute,
       {expand(cond, shape), expand(operand(x, compute, device), shape), expand(operand(y, compute, device), shape)},
       out);
+  if (rec && is_floating(out->dtype))
+    rec.finish({out}, [sc = rec.save(cond)](const TensorList& g, NeedsGrad n) {
+      return math_grad::where(g[0], sc.unpack(), n);
+    });
   return out;
 }
 
+namespace {
+// start: the input (for lerp_, a copy of self's old value when needed).
+void record_lerp(Recorder& rec, const Tensor& start, const Tensor& end, const TensorOrScalar& weight,
+                 const Tensor& out, bool inplace) {
+  NeedsGrad n = rec.needs();
+  bool keep_w = n[0] || n[1], keep_ends = n[2];
+  auto fn = [ss = SavedTensor(keep_ends ? start : nullptr, false), se = SavedTensor(keep_ends ? end : nullptr, false),
+             sw = SavedOperand(weight, keep_w)](const TensorList& g, NeedsGrad n) {
+    return math_grad::lerp(g[0], ss.unpack(), se.unpack(), sw.unpack(), n);
+  };
+  if (inplace)
+    rec.finish_inplace(out, fn);
+  else
+    rec.finish({out}, fn);
+}
+}  // namespace
+
 Tensor lerp(const Tensor& start, const Tensor& end, const TensorOrScalar& weight) {
+  Recorder rec("lerp", {start, end, weight.tensor});
   check_lerp(start, end, weight);
   Dims shape = lerp_shape(start, end, weight);
   Tensor out = empty(shape, start->dtype, start->device());
   run_lerp(start, end, weight, shape, out);
+  if (rec) record_lerp(rec, start, end, weight, out, false);
   return out;
 }
 
 void lerp_(const Tensor& self, const Tensor& end, const TensorOrScalar& weight) {
   check_writable("lerp", self);
+  Recorder rec(Recorder::InPlace{}, "lerp", {self, end, weight.tensor});
+  if (rec) {
+    Tensor old = rec.needs()[2] ? old_value(self) : self;
+    lerp_(self, end, weight);
+    record_lerp(rec, old, end, weight, self, true);
+    return;
+  }
   check_lerp(self, end, weight);
   Dims shape = lerp_shape(self, end, weight);
   check_inplace_shape("lerp", self, shape);

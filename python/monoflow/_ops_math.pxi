@@ -56,7 +56,7 @@ cdef inline bint _operand(object v, TensorOrScalar* out) except -1:
     return 0
 
 
-cdef TensorBase _tensor_arg(object x, const char* op, str what):
+cdef TensorBase _math_tensor_arg(object x, const char* op, str what):
     if isinstance(x, TensorBase):
         return <TensorBase>x
     raise TypeError(f"{op.decode()}: expected a Tensor for {what}, got {type(x).__name__}")
@@ -79,29 +79,29 @@ cdef object _wrapped_number(TensorBase like, object v):
 
 
 def math_unary(int op, x):
-    return wrap(c_math_unary(op, _tensor_arg(x, op_def(op).name, "input").t))
+    return wrap(c_math_unary(op, _math_tensor_arg(x, op_def(op).name, "input").t))
 
 
 def math_unary_(int op, x):
-    c_math_unary_(op, _tensor_arg(x, op_def(op).name, "input").t)
+    c_math_unary_(op, _math_tensor_arg(x, op_def(op).name, "input").t)
     return x
 
 
 def round_decimals(x, int64_t decimals):
-    return wrap(c_round_decimals(_tensor_arg(x, b"round", "input").t, decimals))
+    return wrap(c_round_decimals(_math_tensor_arg(x, b"round", "input").t, decimals))
 
 
 def round_decimals_(x, int64_t decimals):
-    c_round_decimals_(_tensor_arg(x, b"round", "input").t, decimals)
+    c_round_decimals_(_math_tensor_arg(x, b"round", "input").t, decimals)
     return x
 
 
 def gelu(x, bint tanh_approximation):
-    return wrap(c_gelu(_tensor_arg(x, b"gelu", "input").t, tanh_approximation))
+    return wrap(c_gelu(_math_tensor_arg(x, b"gelu", "input").t, tanh_approximation))
 
 
 def softplus(x, double beta, double threshold):
-    return wrap(c_softplus(_tensor_arg(x, b"softplus", "input").t, beta, threshold))
+    return wrap(c_softplus(_math_tensor_arg(x, b"softplus", "input").t, beta, threshold))
 
 
 def math_binary(int op, a, b):
@@ -117,32 +117,32 @@ def math_binary_(int op, self, b):
     cdef TensorOrScalar y
     if not _operand(b, &y):
         return NotImplemented
-    c_math_binary_(op, _tensor_arg(self, op_def(op).name, "self").t, y)
+    c_math_binary_(op, _math_tensor_arg(self, op_def(op).name, "self").t, y)
     return self
 
 
 def clamp(x, min, max):
-    return wrap(c_clamp(_tensor_arg(x, b"clamp", "input").t, _optional_operand(min, "clamp", "min"),
+    return wrap(c_clamp(_math_tensor_arg(x, b"clamp", "input").t, _optional_operand(min, "clamp", "min"),
                         _optional_operand(max, "clamp", "max")))
 
 
 def clamp_(x, min, max):
-    c_clamp_(_tensor_arg(x, b"clamp", "input").t, _optional_operand(min, "clamp", "min"),
+    c_clamp_(_math_tensor_arg(x, b"clamp", "input").t, _optional_operand(min, "clamp", "min"),
              _optional_operand(max, "clamp", "max"))
     return x
 
 
 def where(condition, x, y):
-    return wrap(c_where(_tensor_arg(condition, b"where", "condition").t, _optional_operand(x, "where", "input"),
+    return wrap(c_where(_math_tensor_arg(condition, b"where", "condition").t, _optional_operand(x, "where", "input"),
                         _optional_operand(y, "where", "other")))
 
 
 def lerp(start, end, weight):
-    return wrap(c_lerp(_tensor_arg(start, b"lerp", "input").t, _tensor_arg(end, b"lerp", "end").t,
+    return wrap(c_lerp(_math_tensor_arg(start, b"lerp", "input").t, _math_tensor_arg(end, b"lerp", "end").t,
                        _optional_operand(weight, "lerp", "weight")))
 
 
 def lerp_(start, end, weight):
-    c_lerp_(_tensor_arg(start, b"lerp", "input").t, _tensor_arg(end, b"lerp", "end").t,
+    c_lerp_(_math_tensor_arg(start, b"lerp", "input").t, _math_tensor_arg(end, b"lerp", "end").t,
             _optional_operand(weight, "lerp", "weight"))
     return start

@@ -4,6 +4,9 @@ Elementwise functions, activations, pow, atan2, remainder/fmod, logical and
 bitwise ops, clamp, where and lerp, with PyTorch's semantics and type
 promotion. A Python number operand promotes like PyTorch's wrapped numbers
 (an int32 tensor ** 2.5 is float32, a float16 tensor % 3.0 stays float16).
+Every op with a floating result is differentiable (formulas in
+core/src/ops_math_grad.cc, with torch's conventions at kinks and singular
+points); bool and integer results never are.
 """
 from monoflow import _C
 
@@ -23,7 +26,8 @@ _ALIASES = {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "arcsinh": "as
 _OP = {name: _C.math_op(name) for name in _FLOATING + _KEEPING + _TESTS + _BINARY + ("round", "silu")}
 
 __all__ = sorted(_FLOATING + _KEEPING + _TESTS + _BINARY + tuple(_ALIASES) + (
-    "round", "gelu", "silu", "softplus", "clamp", "clamp_min", "clamp_max", "clip", "where", "lerp"))
+    "round", "gelu", "silu", "softplus", "clamp", "clamp_min", "clamp_max", "clip", "where", "lerp", "selu",
+    "celu"))
 
 
 # ---------------------------------------------------------------- function factories
@@ -300,3 +304,7 @@ for _alias, _name in _ALIASES.items():
     if hasattr(TensorMethods, _name + "_"):
         setattr(TensorMethods, _alias + "_", getattr(TensorMethods, _name + "_"))
 del _alias, _name
+
+# torch has these two activations at the top level too (the rest of them are
+# torch.nn.functional only: see _activations).
+from monoflow._activations import celu, selu  # noqa: E402

@@ -62,7 +62,7 @@ struct GradMeta {
   Device device;
 };
 
-struct Node {
+struct Node : std::enable_shared_from_this<Node> {
   virtual ~Node() = default;
   virtual std::string name() const = 0;
   // grads[i]: the gradient of forward output i (never null: the engine fills
@@ -115,16 +115,17 @@ Edge gradient_edge(const Tensor& t);
 class SavedTensor {
  public:
   SavedTensor() = default;
-  // `is_output`: t is an output of the node saving it; only a weak reference
-  // to the node is kept then, so that the graph holds no cycle.
-  SavedTensor(const Tensor& t, bool is_output);
+  // `is_output`: t is output `output_nr` of the node saving it (it may be
+  // saved before the node exists). Only its data is kept, so that the graph
+  // holds no cycle; unpacked under create_graph it is reconnected to the
+  // node that is running its backward, which is the node that saved it.
+  SavedTensor(const Tensor& t, bool is_output, int output_nr = 0);
   // The saved tensor; with grad mode on, connected to its history again.
   Tensor unpack() const;
   bool defined() const { return !was_null_; }
 
  private:
   Tensor data_;
-  std::weak_ptr<Node> grad_fn_;
   int output_nr_ = 0;
   int64_t version_ = 0;
   bool is_output_ = false;

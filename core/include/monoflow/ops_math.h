@@ -8,6 +8,7 @@
 #pragma once
 #include <optional>
 
+#include "monoflow/autograd.h"
 #include "monoflow/op_registry.h"
 #include "monoflow/scalar.h"
 #include "monoflow/tensor.h"
@@ -51,5 +52,27 @@ Tensor where(const Tensor& cond, const TensorOrScalar& x, const TensorOrScalar& 
 // lerp(start, end, weight) = start + weight * (end - start), floating only.
 Tensor lerp(const Tensor& start, const Tensor& end, const TensorOrScalar& weight);
 void lerp_(const Tensor& self, const Tensor& end, const TensorOrScalar& weight);
+
+// Derivatives of the ops above (ops_math_grad.cc), for their recorders. Each
+// returns one gradient per input (null where not needed or not a tensor); a
+// Python-number operand's gradient is always null.
+namespace math_grad {
+struct UnaryParams {
+  double a = 0, b = 0;  // gelu: a = tanh approximation; softplus: a = beta, b = threshold
+};
+// Which of x and the result the backward of a unary op reads.
+bool unary_uses_input(int op);
+bool unary_uses_output(int op);
+Tensor unary(int op, const Tensor& g, const Tensor& x, const Tensor& y, UnaryParams p);
+bool binary_saves_operands(int op, autograd::NeedsGrad n);
+bool binary_saves_output(int op, autograd::NeedsGrad n);
+autograd::TensorList binary(int op, const Tensor& g, const TensorOrScalar& a, const TensorOrScalar& b,
+                            const Tensor& out, autograd::NeedsGrad n);
+autograd::TensorList clamp(const Tensor& g, const Tensor& x, const TensorOrScalar& min, const TensorOrScalar& max,
+                           autograd::NeedsGrad n);
+autograd::TensorList where(const Tensor& g, const Tensor& cond, autograd::NeedsGrad n);
+autograd::TensorList lerp(const Tensor& g, const Tensor& start, const Tensor& end, const TensorOrScalar& weight,
+                          autograd::NeedsGrad n);
+}  // namespace math_grad
 
 }  // namespace monoflow

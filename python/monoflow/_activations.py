@@ -1,0 +1,129 @@
+"""Activation functions that torch has in torch.nn.functional only (plus selu
+and celu, which torch also has at the top level), as compositions of the
+differentiable math ops; monoflow.nn.functional imports them.
+
+The compositions reproduce torch's gradients at the kinks too: hardtanh and
+relu6 pass the gradient strictly inside (min_val, max_val), hardsigmoid
+strictly inside (-3, 3), hardswish uses x/3 + 1/2 on (-3, 3), leaky_relu
+gives negative_slope at 0 and elu alpha at 0.
+
+``inplace=True`` writes the result into ``input`` with ``copy_`` (so the
+usual in-place rules apply: a leaf that requires grad is refused). When
+``input`` records history, the result is computed from a copy of it, so that
+no recorded op has saved the tensor being overwritten.
+"""
+from monoflow import _C
+from monoflow import ops_math as _m
+
+__all__ = ["leaky_relu", "elu", "selu", "celu", "hardtanh", "relu6", "hardsigmoid", "hardswish", "mish",
+           "logsigmoid", "softsign"]
+
+# The SELU constants (Klambauer et al., 2017).
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _check(name, x):
+    if not isinstance(x, _C.TensorBase):
+        raise TypeError(f"{name}: expected a Tensor for input, got {type(x).__name__}")
+    if not x.dtype.is_floating_point:
+        raise TypeError(f"{name}: expected a floating-point tensor, got {x.dtype}")
+
+
+def _source(x, inplace):
+    return x.clone() if inplace and x.requires_grad else x
+
+
+def _result(x, out, inplace):
+    return x.copy_(out) if inplace else out
+
+
+def _negative_part(x, alpha, input_scale):
+    # alpha * (exp(x * input_scale) - 1) for x <= 0; the clamp keeps the
+    # branch where() discards finite, so that its zero gradient stays zero.
+    z = x.clamp(max=0)
+    if input_scale != 1.0:
+        z = z * input_scale
+    return _m.expm1(z) * alpha
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """x for x > 0, negative_slope * x otherwise."""
+    _check("leaky_relu", input)
+    x = _source(input, inplace)
+    return _result(input, _m.where(x > 0, x, x * negative_slope), inplace)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    """x for x > 0, alpha * (exp(x) - 1) otherwise."""
+    _check("elu", input)
+    x = _source(input, inplace)
+    return _result(input, _m.where(x > 0, x, _negative_part(x, alpha, 1.0)), inplace)
+
+
+def selu(input, inplace=False):
+    """scale * elu(x, alpha) with the self-normalising constants."""
+    _check("selu", input)
+    x = _source(input, inplace)
+    return _result(input, _m.where(x > 0, x, _negative_part(x, _SELU_ALPHA, 1.0)) * _SELU_SCALE, inplace)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    """x for x > 0, alpha * (exp(x / alpha) - 1) otherwise."""
+    _check("celu", input)
+    if alpha == 0:
+        raise ValueError("celu: alpha must not be zero")
+    x = _source(input, inplace)
+    return _result(input, _m.where(x > 0, x, _negative_part(x, alpha, 1.0 / alpha)), inplace)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """Clamps into [min_val, max_val]; the gradient passes strictly inside."""
+    _check("hardtanh", input)
+    if min_val > max_val:
+        raise ValueError("hardtanh: min_val cannot be greater than max_val")
+    x = _source(input, inplace)
+    out = _m.where(x <= min_val, min_val, _m.where(x >= max_val, max_val, x))
+    return _result(input, out, inplace)
+
+
+def relu6(input, inplace=False):
+    """min(max(x, 0), 6)."""
+    _check("relu6", input)
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def hardsigmoid(input, inplace=False):
+    """0 for x <= -3, 1 for x >= 3, x / 6 + 1/2 between."""
+    _check("hardsigmoid", input)
+    x = _source(input, inplace)
+    out = _m.where(x <= -3, 0.0, _m.where(x >= 3, 1.0, x / 6 + 0.5))
+    return _result(input, out, inplace)
+
+
+def hardswish(input, inplace=False):
+    """0 for x <= -3, x for x >= 3, x (x + 3) / 6 between."""
+    _check("hardswish", input)
+    x = _source(input, inplace)
+    out = _m.where(x <= -3, 0.0, _m.where(x < 3, x * (x + 3) / 6, x))
+    return _result(input, out, inplace)
+
+
+def mish(input, inplace=False):
+    """x * tanh(softplus(x))."""
+    _check("mish", input)
+    x = _source(input, inplace)
+    return _result(input, x * _m.tanh(_m.softplus(x)), inplace)
+
+
+def logsigmoid(input):
+    """log(sigmoid(x)) = -softplus(-x): softplus with beta = -1, one op that
+    stays finite for large |x|."""
+    _check("logsigmoid", input)
+    return _m.softplus(input, -1.0, 20.0)
+
+
+def softsign(input):
+    """x / (1 + |x|)."""
+    _check("softsign", input)
+    return input / (_m.abs(input) + 1)
