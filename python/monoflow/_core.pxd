@@ -203,3 +203,22 @@ cdef extern from "_autograd_py.h" namespace "monoflow_py":
     ctypedef vector[Tensor] (*BackwardCall)(object fn, const vector[Tensor]& grads) noexcept
     GradHook make_hook(object fn, HookCall call)
     BackwardFn make_backward(object fn, BackwardCall call)
+
+cdef extern from "monoflow/ops_nn.h" namespace "monoflow":
+    Tensor c_conv2d "monoflow::conv2d"(const Tensor& x, const Tensor& w, const Tensor& bias, const Dims& stride,
+                                       const Dims& padding, const Dims& dilation, int64_t groups) except +translate_exception
+    Tensor c_conv_transpose2d "monoflow::conv_transpose2d"(const Tensor& x, const Tensor& w, const Tensor& bias,
+                                                           const Dims& stride, const Dims& padding,
+                                                           const Dims& output_padding, int64_t groups,
+                                                           const Dims& dilation) except +translate_exception
+    Tensor c_conv2d_weight_grad "monoflow::conv2d_weight_grad"(const Tensor& x, const Tensor& gy, const Dims& weight_shape,
+                                                               const Dims& stride, const Dims& padding,
+                                                               const Dims& dilation, int64_t groups) except +translate_exception
+    pair[Tensor, Tensor] c_max_pool2d "monoflow::max_pool2d"(const Tensor& x, const Dims& kernel_size, const Dims& stride,
+                                                             const Dims& padding, const Dims& dilation,
+                                                             cbool ceil_mode) except +translate_exception
+    Tensor c_avg_pool2d "monoflow::avg_pool2d"(const Tensor& x, const Dims& kernel_size, const Dims& stride,
+                                               const Dims& padding, cbool ceil_mode, cbool count_include_pad,
+                                               int64_t divisor_override) except +translate_exception
+    Tensor c_adaptive_avg_pool2d "monoflow::adaptive_avg_pool2d"(const Tensor& x, const Dims& output_size) except +translate_exception
+    pair[Tensor, Tensor] c_adaptive_max_pool2d "monoflow::adaptive_max_pool2d"(const Tensor& x, const Dims& output_size) except +translate_exception

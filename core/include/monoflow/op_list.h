@@ -11,3 +11,4 @@
 #include "monoflow/ops/shape.def"
 #include "monoflow/ops/random.def"
 #include "monoflow/ops/linalg.def"
+#include "monoflow/ops/nn.def"

@@ -1,2 +1,139 @@
-"""(filled in by the convolution/pooling work)"""
-__all__ = []
+"""Convolution layers: Conv1d, Conv2d, ConvTranspose2d (torch.nn's parameters,
+shapes and initialisation)."""
+import math
+
+import monoflow
+from monoflow.nn.functional import conv as F
+from monoflow.nn.module import Module
+from monoflow.nn.parameter import Parameter
+
+__all__ = ["Conv1d", "Conv2d", "ConvTranspose2d"]
+
+
+def _tuple(v, n, what):
+    if isinstance(v, int):
+        return (v,) * n
+    v = tuple(v)
+    if len(v) != n:
+        raise ValueError(f"{what} must be an int or a {n}-tuple, but got {v!r}")
+    return v
+
+
+class _ConvNd(Module):
+    """Shared parameters and checks; `transposed` weights are [in, out/groups, *k]."""
+
+    def __init__(self, n, in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
+                 padding_mode, output_padding=0, transposed=False, device=None, dtype=None):
+        super().__init__()
+        name = type(self).__name__
+        if groups <= 0:
+            raise ValueError(f"{name}: groups must be a positive integer")
+        if in_channels % groups != 0:
+            raise ValueError(f"{name}: in_channels must be divisible by groups")
+        if out_channels % groups != 0:
+            raise ValueError(f"{name}: out_channels must be divisible by groups")
+        if padding_mode != "zeros":
+            raise NotImplementedError(
+                f"{name}: padding_mode={padding_mode!r} is not supported (only 'zeros')")
+        if isinstance(padding, str):
+            if padding not in ("same", "valid"):
+                raise ValueError(f"{name}: invalid padding string {padding!r}, should be one of 'valid' or 'same'")
+            if padding == "same" and any(s != 1 for s in _tuple(stride, n, "stride")):
+                raise ValueError(f"{name}: padding='same' is not supported for strided convolutions")
+            if transposed:
+                raise ValueError(f"{name}: padding must be an int or a tuple of ints")
+        self.in_channels = in_channels
+        self.out_channels = out_channels
+        self.kernel_size = _tuple(kernel_size, n, "kernel_size")
+        self.stride = _tuple(stride, n, "stride")
+        self.padding = padding if isinstance(padding, str) else _tuple(padding, n, "padding")
+        self.dilation = _tuple(dilation, n, "dilation")
+        self.output_padding = _tuple(output_padding, n, "output_padding")
+        self.transposed = transposed
+        self.groups = groups
+        self.padding_mode = padding_mode
+        shape = ((in_channels, out_channels // groups) if transposed else (out_channels, in_channels // groups))
+        kw = {}
+        if device is not None:
+            kw["device"] = device
+        if dtype is not None:
+            kw["dtype"] = dtype
+        self.weight = Parameter(monoflow.empty(*shape, *self.kernel_size, **kw))
+        if bias:
+            self.bias = Parameter(monoflow.empty(out_channels, **kw))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        # torch's kaiming_uniform_(a=sqrt(5)) reduces to U(-1/sqrt(fan_in), 1/sqrt(fan_in));
+        # fan_in is computed from weight dim 1 (also for transposed weights, as torch does).
+        fan_in = self.weight.shape[1] * math.prod(self.kernel_size)
+        bound = 1.0 / math.sqrt(fan_in) if fan_in > 0 else 0.0
+        with monoflow.no_grad():
+            self.weight.uniform_(-bound, bound)
+            if self.bias is not None:
+                self.bias.uniform_(-bound, bound)
+
+    def extra_repr(self):
+        s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
+        n = len(self.kernel_size)
+        if self.padding != (0,) * n:
+            s += f", padding={self.padding}"
+        if self.dilation != (1,) * n:
+            s += f", dilation={self.dilation}"
+        if self.output_padding != (0,) * n:
+            s += f", output_padding={self.output_padding}"
+        if self.groups != 1:
+            s += f", groups={self.groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        return s
+
+
+class Conv1d(_ConvNd):
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(1, in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
+                         padding_mode, device=device, dtype=dtype)
+
+    def forward(self, input):
+        return F.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+
+
+class Conv2d(_ConvNd):
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(2, in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
+                         padding_mode, device=device, dtype=dtype)
+
+    def forward(self, input):
+        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+
+
+class ConvTranspose2d(_ConvNd):
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                 bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(2, in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
+                         padding_mode, output_padding=output_padding, transposed=True, device=device, dtype=dtype)
+
+    def forward(self, input, output_size=None):
+        output_padding = self.output_padding
+        if output_size is not None:
+            output_padding = self._output_padding(input, output_size)
+        return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding, output_padding,
+                                  self.groups, self.dilation)
+
+    def _output_padding(self, input, output_size):
+        """The output_padding that makes the output spatially `output_size` (as torch's forward(output_size=))."""
+        size = tuple(output_size)[-2:]
+        pads = []
+        for d in range(2):
+            base = ((input.shape[input.dim() - 2 + d] - 1) * self.stride[d] - 2 * self.padding[d]
+                    + self.dilation[d] * (self.kernel_size[d] - 1) + 1)
+            extra = size[d] - base
+            if not 0 <= extra < max(self.stride[d], self.dilation[d]):
+                raise ValueError(f"ConvTranspose2d: requested an output size of {size}, but valid sizes range "
+                                 f"from {base} to {base + max(self.stride[d], self.dilation[d]) - 1} in dim {d}")
+            pads.append(extra)
+        return tuple(pads)
