@@ -181,46 +181,11 @@ constexpr int64_t kMinCols = 1024;        // GEMM width below which images are b
 constexpr int64_t kMaxColElems = 1 << 22;  // col scratch cap (elements) when batching
 
 // Note [Threads over chunks]
-//   OpenBLAS (a pthreads build) threads a GEMM with its own pool, whose
-//   threads spin after each call and fight the OpenMP team for the cores:
-//   with both pools active, small GEMMs and every OpenMP region around them
-//   slow down by orders of magnitude on a busy machine. So the convolution
-//   kernels do all their threading with OpenMP and keep OpenBLAS serial
-//   while they run (SerialBlas; OpenBLAS's thread count is process-global,
-//   so a concurrent matmul elsewhere may also run serially meanwhile). With
-//   several chunks, each thread takes whole chunks (im2col, GEMM, col2im);
+//   OpenBLAS is serial (Note [Kernel threads] in threads.h), so the
+//   convolution kernels do all their threading with OpenMP. With several
+//   chunks, each thread takes whole chunks (im2col, GEMM, col2im);
 //   a single chunk (one big image) splits its GEMMs' columns over the
 //   threads instead (par_gemm). body(n0, b, tid) handles images [n0, n0 + b).
-class SerialBlas {
- public:
-  SerialBlas() {
-    std::lock_guard<std::mutex> lock(mu());
-    if (depth()++ == 0) {
-      saved() = scipy_openblas_get_num_threads();
-      if (saved() != 1) scipy_openblas_set_num_threads(1);
-    }
-  }
-  ~SerialBlas() {
-    std::lock_guard<std::mutex> lock(mu());
-    if (--depth() == 0 && saved() != 1) scipy_openblas_set_num_threads(saved());
-  }
-  SerialBlas(const SerialBlas&) = delete;
-  SerialBlas& operator=(const SerialBlas&) = delete;
-
- private:
-  static std::mutex& mu() {
-    static std::mutex m;
-    return m;
-  }
-  static int& depth() {
-    static int d = 0;
-    return d;
-  }
-  static int& saved() {
-    static int s = 1;
-    return s;
-  }
-};
 
 // Per-thread scratch that survives the chunks of one call (grown, never shrunk).
 template <class T>
@@ -277,7 +242,6 @@ int64_t pick_chunk(const Geom& g, int64_t min_cols) {
 // ops: out y[N,O,OH,OW]; x[N,C,H,W], w[O,Cg,kh,kw], (bias[O])
 template <class T>
 void run_conv2d(Task& t) {
-  SerialBlas serial_blas;
   const Operand &y = t.ops[0], &x = t.ops[1], &w = t.ops[2];
   const T* bias = t.num_operands > 3 ? reinterpret_cast<const T*>(t.ops[3].data) : nullptr;
   Geom g{x.shape[0], x.shape[1], x.shape[2], x.shape[3], y.shape[1], y.shape[2], y.shape[3],
@@ -310,7 +274,6 @@ void run_conv2d(Task& t) {
 // The adjoint of conv2d in x: ops: out x[N,C,H,W]; y[N,O,OH,OW], w[O,Cg,kh,kw], (bias[C])
 template <class T>
 void run_conv_transpose2d(Task& t) {
-  SerialBlas serial_blas;
   const Operand &x = t.ops[0], &y = t.ops[1], &w = t.ops[2];
   const T* bias = t.num_operands > 3 ? reinterpret_cast<const T*>(t.ops[3].data) : nullptr;
   Geom g{x.shape[0], x.shape[1], x.shape[2], x.shape[3], y.shape[1], y.shape[2], y.shape[3],
@@ -345,7 +308,6 @@ void run_conv_transpose2d(Task& t) {
 // chunks into its own buffer; the buffers are added at the end.
 template <class T>
 void run_conv2d_weight_grad(Task& t) {
-  SerialBlas serial_blas;
   const Operand &gw = t.ops[0], &x = t.ops[1], &gy = t.ops[2];
   Geom g{x.shape[0], x.shape[1], x.shape[2], x.shape[3], gy.shape[1], gy.shape[2], gy.shape[3],
          gw.shape[2], gw.shape[3], 0, 0, 0, 0, 0, 0, 1};

@@ -76,6 +76,31 @@ inline void gemm_call(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint m, blasint
   scipy_cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, 1.0, a, lda, b, ldb, 0.0, c, ldc);
 }
 
+// OpenBLAS is serial (Note [Kernel threads]): a large product is split over
+// the OpenMP team by rows of c (or columns, when c is wide), each thread
+// calling gemm on its slice. In row-major storage a row slice of a NoTrans
+// operand starts lo rows in, of a Trans operand lo elements in.
+constexpr double kParallelGemmFlops = 1 << 21;
+
+template <class T>
+void gemm_threads(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint m, blasint n, blasint k, const T* a,
+                  blasint lda, const T* b, blasint ldb, T* c, blasint ldc) {
+  const double flops = 2.0 * double(m) * double(n) * double(k);
+  if (max_threads() <= 1 || flops < kParallelGemmFlops) {
+    gemm_call(ta, tb, m, n, k, a, lda, b, ldb, c, ldc);
+    return;
+  }
+  const bool by_rows = m >= n;
+  // work_per_item large enough that parallel_range always splits
+  parallel_range(by_rows ? m : n, kParallelGrain, [&](int64_t lo, int64_t hi) {
+    const blasint len = blasint(hi - lo);
+    if (by_rows)
+      gemm_call(ta, tb, len, n, k, a + (ta == CblasNoTrans ? lo * lda : lo), lda, b, ldb, c + lo * ldc, ldc);
+    else
+      gemm_call(ta, tb, m, len, k, a, lda, b + (tb == CblasNoTrans ? lo : lo * ldb), ldb, c + lo, ldc);
+  });
+}
+
 // Reusable scratch buffers, one per packed operand.
 template <class T>
 struct Scratch {
@@ -113,7 +138,7 @@ void blas_gemm(const Mat<const T>& a, const Mat<const T>& b, const Mat<T>& c, Sc
     pack(b, s.b.data());
     bp = s.b.data(), tb = CblasNoTrans, ldb = blasint(b.cols);
   }
-  gemm_call(ta, tb, blasint(c.rows), blasint(c.cols), blasint(a.cols), ap, lda, bp, ldb, c.p, ldc);
+  gemm_threads(ta, tb, blasint(c.rows), blasint(c.cols), blasint(a.cols), ap, lda, bp, ldb, c.p, ldc);
 }
 
 // Reference loop for integer/bool types (and huge float dims BLAS can't index):

@@ -15,6 +15,7 @@
 #include "launch.h"
 #include "strided.h"
 #include "stream.h"
+#include "threads.h"
 
 namespace mfcpu {
 
@@ -240,6 +241,7 @@ MFStatus register_kernels(const MFHostApi* host) noexcept {
                                    " != plugin ABI major " + std::to_string(MF_ABI_MAJOR));
     // Every kernel is offered even if one is rejected (e.g. an op this core
     // does not know); the first rejection is reported.
+    configure_blas_threads();
     Registrar r(host);
     register_copy_kernels(r);
     register_elementwise_kernels(r);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "error.h"
+#include "threads.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -263,6 +264,7 @@ void Stream::run(Task& task) noexcept {
 }
 
 void Stream::worker_loop(Worker* w, Progress* progress, uint64_t done) {
+  configure_worker_threads();
   for (;;) {
     if (enqueued_.load(std::memory_order_acquire) > done) {
       run(ring_[done & (kCapacity - 1)]);

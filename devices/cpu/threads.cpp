@@ -1,0 +1,42 @@
+// Thread-count policy of the CPU kernels (Note [Kernel threads]).
+#include "threads.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <thread>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace mfcpu {
+namespace {
+int env_threads(const char* name) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return 0;
+  int n = std::atoi(v);
+  return n > 0 ? n : 0;
+}
+}  // namespace
+
+int kernel_threads() {
+  static const int n = [] {
+    if (int v = env_threads("MONOFLOW_NUM_THREADS")) return v;
+    if (int v = env_threads("OMP_NUM_THREADS")) return v;
+    int cores = static_cast<int>(std::thread::hardware_concurrency());
+    return std::max(1, cores - 1);
+  }();
+  return n;
+}
+
+void configure_worker_threads() {
+#ifdef _OPENMP
+  omp_set_num_threads(kernel_threads());
+#endif
+}
+
+void configure_blas_threads() { scipy_openblas_set_num_threads(1); }
+
+}  // namespace mfcpu
