@@ -12,7 +12,9 @@
 #include "monoflow/dispatch.h"
 #include "monoflow/error.h"
 #include "monoflow/ops.h"
+#include "monoflow/ops_math.h"
 #include "monoflow/ops_reduce_ext.h"
+#include "monoflow/ops_shape.h"
 
 namespace monoflow {
 
@@ -80,6 +82,67 @@ Tensor run_reduce1(int op_id, const Tensor& x, const Plan& p, DType out_dtype, c
 void check_floating(const Tensor& x, const char* op, const char* what) {
   MF_CHECK(is_floating(x->dtype), RuntimeError, op, what, dtype_torch_name(x->dtype));
 }
+
+// Number of elements each output element reduces.
+double reduced_count(const Tensor& x, const Plan& p) {
+  double n = 1;
+  for (int64_t d = 0; d < x->dim(); ++d)
+    if (p.mask[d]) n *= static_cast<double>(x->shape[d]);
+  return n;
+}
+}  // namespace
+
+// ---- backward helpers: written with the differentiable op API (create_graph works)
+namespace {
+using autograd::NeedsGrad;
+using autograd::SavedTensor;
+using autograd::TensorList;
+
+// A saved output, filled in after finish() has given the output its grad_fn:
+// SavedTensor(out, true) made in the closure's capture list would see `out`
+// before finish() and save it unconnected, losing create_graph's history.
+struct SavedOutput {
+  std::shared_ptr<SavedTensor> s = std::make_shared<SavedTensor>();
+  void set(const Tensor& t) const { *s = SavedTensor(t, true); }
+  Tensor unpack() const { return s->unpack(); }
+  bool defined() const { return s->defined(); }
+};
+using autograd::unsqueeze_reduced;
+
+Tensor mul(const Tensor& a, const Tensor& b) { return binary(kOp_mul, a, b); }
+Tensor div(const Tensor& a, const Tensor& b) { return binary(kOp_div, a, b); }
+Tensor sub(const Tensor& a, const Tensor& b) { return binary(kOp_sub, a, b); }
+Tensor scale(const Tensor& a, double s) { return binary_scalar(kOp_mul_scalar, a, Scalar::from_float(s)); }
+Tensor eq(const Tensor& a, const Tensor& b) { return binary(kOp_eq, a, b); }
+Tensor eq0(const Tensor& a) { return binary(kOp_eq, a, scalar_operand(a, Scalar::from_int(0))); }
+Tensor zero_where(const Tensor& cond, const Tensor& t) {  // masked_fill(cond, 0), differentiably
+  return where(cond, TensorOrScalar::of(Scalar::from_int(0)), TensorOrScalar::of(t));
+}
+Tensor pow_scalar(const Tensor& a, double e) {
+  return math_binary(kOp_pow, TensorOrScalar::of(a), TensorOrScalar::of(Scalar::from_float(e)));
+}
+Tensor sum_keep(const Tensor& t, const Dims& dims) { return sum(t, dims, true, std::nullopt); }
+
+// `mask` (bool, x's shape) marks the elements that tie for the reduced value:
+// each gets an equal share of the gradient (PyTorch's amax/max rule).
+Tensor share_among(const Tensor& gi, const Tensor& mask, const Dims& dims) {
+  Tensor m = cast(mask, gi->dtype);
+  return mul(div(gi, sum_keep(m, dims)), m);
+}
+
+// The product of the other elements along d, for every element (0-safe:
+// exclusive prefix times exclusive suffix products, no division).
+Tensor prod_of_others(const Tensor& x, int64_t d) {
+  int64_t n = x->shape[d];
+  Dims one_shape = x->shape;
+  one_shape[d] = 1;
+  Tensor ones = full(one_shape, Scalar::from_int(1), x->dtype, x->device());
+  if (n == 1) return expand(ones, x->shape);
+  Tensor left = cumprod(cat({ones, narrow(x, d, 0, n - 1)}, d), d, std::nullopt);
+  Tensor tail = flip(cat({narrow(x, d, 1, n - 1), ones}, d), Dims{d});
+  Tensor right = flip(cumprod(tail, d, std::nullopt), Dims{d});
+  return mul(left, right);
+}
 }  // namespace
 
 Tensor sum(const Tensor& x, const Dims& dims, bool keepdim, std::optional<DType> dtype) {
@@ -106,32 +169,92 @@ Tensor mean(const Tensor& x, const Dims& dims, bool keepdim, std::optional<DType
     check_floating(x, "mean",
                    "(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
                    "Got: ");
+  autograd::Recorder rec("mean", {x});
   Plan p = plan_reduce(x, dims, keepdim, "mean");
   Tensor xc = dtype ? cast(x, *dtype) : x;
-  return run_reduce1(kOp_mean, xc, p, xc->dtype);
+  Tensor result = run_reduce1(kOp_mean, xc, p, xc->dtype);
+  if (rec)
+    rec.finish({result}, [shape = x->shape, dims, keepdim, n = reduced_count(x, p)](const TensorList& g, NeedsGrad) {
+      Tensor gi = unsqueeze_reduced(g[0], shape, dims, keepdim);
+      return TensorList{expand(binary_scalar(kOp_div_scalar, gi, Scalar::from_float(n)), shape)};
+    });
+  return result;
 }
 
 Tensor prod(const Tensor& x, std::optional<int64_t> dim, bool keepdim, std::optional<DType> dtype) {
+  autograd::Recorder rec("prod", {x});
   Plan p = plan_reduce(x, dim ? Dims{*dim} : Dims{}, keepdim, "prod");
   Tensor xc = dtype ? cast(x, *dtype) : x;
   DType acc = output_dtype(op_def(kOp_prod), xc->dtype);
   Tensor result = run_reduce1(kOp_prod, xc, p, acc);
   if (dtype && *dtype != acc) result = cast(result, *dtype);
+  // Zeros in x are why the gradient is not g * out / x: see prod_of_others.
+  if (rec)
+    rec.finish({result}, [sx = rec.save(xc), dim, keepdim](const TensorList& g, NeedsGrad) {
+      Tensor x = sx.unpack();
+      if (x->numel() == 0) return TensorList{full(x->shape, Scalar{}, g[0]->dtype, g[0]->device())};
+      if (x->dim() == 0) return TensorList{reshape(g[0], x->shape)};
+      Dims dims = dim ? Dims{*dim} : Dims{};
+      Tensor gi = unsqueeze_reduced(g[0], x->shape, dims, keepdim);
+      if (dim) return TensorList{mul(gi, prod_of_others(x, wrap_dim(*dim, x->dim(), "prod")))};
+      Tensor others = prod_of_others(reshape(x, Dims{x->numel()}), 0);
+      return TensorList{mul(gi, reshape(others, x->shape))};
+    });
   return result;
 }
 
 namespace {
-Tensor extremum(int op_id, const char* name, const Tensor& x, const Dims& dims, bool keepdim) {
+// amax/amin share the gradient among ties; max()/min() without a dim also
+// among NaNs when the result is NaN (`nan_ties`), as PyTorch does.
+Tensor extremum(int op_id, const char* name, const Tensor& x, const Dims& dims, bool keepdim, bool nan_ties) {
+  autograd::Recorder rec(name, {x});
   Plan p = plan_reduce(x, dims, keepdim, name);
   check_nonempty(x, p, name);
-  return run_reduce1(op_id, x, p, x->dtype);
+  Tensor result = run_reduce1(op_id, x, p, x->dtype);
+  if (rec) {
+    SavedOutput so;
+    rec.finish({result}, [sx = rec.save(x), so, dims, keepdim, nan_ties](const TensorList& g, NeedsGrad) {
+      Tensor x = sx.unpack();
+      Tensor gi = unsqueeze_reduced(g[0], x->shape, dims, keepdim);
+      Tensor oi = unsqueeze_reduced(so.unpack(), x->shape, dims, keepdim);
+      Tensor mask = eq(x, oi);
+      if (nan_ties) {
+        Tensor both_nan = math_binary(kOp_logical_and, TensorOrScalar::of(math_unary(kOp_isnan, x)),
+                                      TensorOrScalar::of(math_unary(kOp_isnan, oi)));
+        mask = math_binary(kOp_logical_or, TensorOrScalar::of(mask), TensorOrScalar::of(both_nan));
+      }
+      return TensorList{share_among(gi, mask, dims)};
+    });
+    so.set(result);
+  }
+  return result;
+}
+
+// The gradient of values picked at `idx` along d goes back to those places.
+Tensor scatter_back(const Tensor& g, const Tensor& idx, const Dims& shape, int64_t d) {
+  if (shape.empty()) return reshape(g, shape);
+  return scatter(full(shape, Scalar{}, g->dtype, g->device()), d, idx, g);
 }
 
 std::pair<Tensor, Tensor> extremum_dim(int op_id, const char* name, const Tensor& x, int64_t dim, bool keepdim) {
+  autograd::Recorder rec(name, {x});
   Plan p = plan_reduce(x, Dims{dim}, keepdim, name);
   p.all_dims = false;
   check_nonempty(x, p, name);
   auto r = run_reduce<2>(op_id, x, p, {x->dtype, DType::Int64});
+  if (rec)
+    rec.finish({r[0], r[1]}, [si = SavedTensor(r[1], false), shape = x->shape, dim, keepdim](const TensorList& g,
+                                                                                           NeedsGrad) {
+      if (shape.empty()) return TensorList{reshape(g[0], shape)};
+      int64_t d = wrap_dim(dim, static_cast<int64_t>(shape.size()), "backward");
+      Tensor idx = si.unpack();
+      Tensor gv = g[0];
+      if (!keepdim) {
+        idx = unsqueeze(idx, d);
+        gv = unsqueeze(gv, d);
+      }
+      return TensorList{scatter_back(gv, idx, shape, d)};
+    });
   return {r[0], r[1]};
 }
 
@@ -155,10 +278,14 @@ Tensor arg_extremum(int op_id, const char* name, const Tensor& x, std::optional<
 }
 }  // namespace
 
-Tensor amax(const Tensor& x, const Dims& dims, bool keepdim) { return extremum(kOp_amax, "amax", x, dims, keepdim); }
-Tensor amin(const Tensor& x, const Dims& dims, bool keepdim) { return extremum(kOp_amin, "amin", x, dims, keepdim); }
-Tensor max_all(const Tensor& x) { return extremum(kOp_amax, "max", x, Dims{}, false); }
-Tensor min_all(const Tensor& x) { return extremum(kOp_amin, "min", x, Dims{}, false); }
+Tensor amax(const Tensor& x, const Dims& dims, bool keepdim) {
+  return extremum(kOp_amax, "amax", x, dims, keepdim, false);
+}
+Tensor amin(const Tensor& x, const Dims& dims, bool keepdim) {
+  return extremum(kOp_amin, "amin", x, dims, keepdim, false);
+}
+Tensor max_all(const Tensor& x) { return extremum(kOp_amax, "max", x, Dims{}, false, true); }
+Tensor min_all(const Tensor& x) { return extremum(kOp_amin, "min", x, Dims{}, false, true); }
 
 std::pair<Tensor, Tensor> max_dim(const Tensor& x, int64_t dim, bool keepdim) {
   return extremum_dim(kOp_max, "max", x, dim, keepdim);
@@ -177,9 +304,25 @@ Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
 namespace {
 Tensor moment(int op_id, const char* name, const Tensor& x, const Dims& dims, double correction, bool keepdim) {
   check_floating(x, name, "(): std and var only support floating point and complex dtypes, got ");
+  autograd::Recorder rec(name, {x});
   Plan p = plan_reduce(x, dims, keepdim, name);
   MFAttr attr = float_attr("correction", correction);
-  return run_reduce1(op_id, x, p, x->dtype, &attr);
+  Tensor result = run_reduce1(op_id, x, p, x->dtype, &attr);
+  // d var = 2 (x - mean) / (N - correction); d std = d var / (2 std), 0 where std = 0.
+  if (rec) {
+    SavedOutput so;
+    rec.finish({result}, [sx = rec.save(x), so, dims, keepdim, f = 2.0 / (reduced_count(x, p) - correction)](const TensorList& g, NeedsGrad) {
+      Tensor x = sx.unpack();
+      Tensor gi = unsqueeze_reduced(g[0], x->shape, dims, keepdim);
+      if (so.defined()) {
+        Tensor oi = unsqueeze_reduced(so.unpack(), x->shape, dims, keepdim);
+        gi = zero_where(eq0(oi), div(gi, scale(oi, 2.0)));
+      }
+      return TensorList{mul(scale(gi, f), sub(x, mean(x, dims, true, std::nullopt)))};
+    });
+    if (op_id == kOp_std) so.set(result);
+  }
+  return result;
 }
 }  // namespace
 
@@ -189,6 +332,29 @@ Tensor var(const Tensor& x, const Dims& dims, double correction, bool keepdim) {
 Tensor stddev(const Tensor& x, const Dims& dims, double correction, bool keepdim) {
   return moment(kOp_std, "std", x, dims, correction, keepdim);
 }
+
+namespace {
+// PyTorch's subgradients: 0 where the norm is 0 (p >= 1), 0 at x = 0 for p < 1,
+// the inf-norms share among the ties of max |x| (and NaNs).
+Tensor vector_norm_backward(const Tensor& g, const Tensor& x, const Tensor& out, double p, const Dims& dims,
+                            bool keepdim) {
+  if (p == 0) return full(x->shape, Scalar{}, g->dtype, g->device());
+  Tensor gi = unsqueeze_reduced(g, x->shape, dims, keepdim);
+  Tensor ni = unsqueeze_reduced(out, x->shape, dims, keepdim);
+  Tensor sgn = math_unary(kOp_sign, x);
+  if (p == 1) return mul(sgn, gi);
+  if (p == 2) return mul(gi, zero_where(eq0(ni), div(x, ni)));
+  Tensor ax = math_unary(kOp_abs, x);
+  if (std::isinf(p)) {
+    Tensor mask = math_binary(kOp_logical_or, TensorOrScalar::of(eq(ax, ni)),
+                              TensorOrScalar::of(math_unary(kOp_isnan, ax)));
+    return mul(sgn, share_among(gi, mask, dims));
+  }
+  if (p < 1) return mul(mul(mul(sgn, zero_where(eq0(x), pow_scalar(ax, p - 1))), gi), pow_scalar(ni, 1 - p));
+  Tensor scaled = p < 2 ? mul(sgn, pow_scalar(ax, p - 1)) : mul(x, pow_scalar(ax, p - 2));
+  return mul(scaled, zero_where(eq0(ni), div(gi, pow_scalar(ni, p - 1))));
+}
+}  // namespace
 
 Tensor vector_norm(const Tensor& x, double p, const Dims& dims, bool keepdim, std::optional<DType> dtype) {
   check_floating(x, "vector_norm", "(): Expected a floating point or complex tensor as input. Got ");
@@ -208,15 +374,36 @@ Tensor vector_norm(const Tensor& x, double p, const Dims& dims, bool keepdim, st
                " norm on the dimension ", d, " because this dimension is empty and the operation does not have an "
                "identity");
   }
+  autograd::Recorder rec("vector_norm", {x});
   Tensor xc = dtype ? cast(x, *dtype) : x;
   MFAttr attr = float_attr("p", p);
-  return run_reduce1(kOp_vector_norm, xc, plan, xc->dtype, &attr);
+  Tensor result = run_reduce1(kOp_vector_norm, xc, plan, xc->dtype, &attr);
+  if (rec) {
+    SavedOutput so;
+    rec.finish({result}, [sx = rec.save(xc), so, p, dims, keepdim](const TensorList& g, NeedsGrad) {
+      return TensorList{vector_norm_backward(g[0], sx.unpack(), so.unpack(), p, dims, keepdim)};
+    });
+    so.set(result);
+  }
+  return result;
 }
 
 Tensor logsumexp(const Tensor& x, const Dims& dims, bool keepdim) {
+  autograd::Recorder rec("logsumexp", {x});
   Plan p = plan_reduce(x, dims, keepdim, "logsumexp");
   Tensor xc = cast(x, compute_dtype(op_def(kOp_logsumexp), x->dtype));
-  return run_reduce1(kOp_logsumexp, xc, p, xc->dtype);
+  Tensor result = run_reduce1(kOp_logsumexp, xc, p, xc->dtype);
+  if (rec) {
+    SavedOutput so;
+    rec.finish({result}, [sx = rec.save(xc), so, dims, keepdim](const TensorList& g, NeedsGrad) {
+      Tensor x = sx.unpack();
+      Tensor gi = unsqueeze_reduced(g[0], x->shape, dims, keepdim);
+      Tensor oi = unsqueeze_reduced(so.unpack(), x->shape, dims, keepdim);
+      return TensorList{mul(gi, math_unary(kOp_exp, sub(x, oi)))};
+    });
+    so.set(result);
+  }
+  return result;
 }
 
 namespace {

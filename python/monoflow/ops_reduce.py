@@ -13,7 +13,7 @@ import types as _types
 from monoflow import _C
 
 __all__ = [
-    "mean", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "var", "std", "norm", "logsumexp",
+    "mean", "prod", "max", "var_mean", "std_mean", "min", "amax", "amin", "argmax", "argmin", "var", "std", "norm", "logsumexp",
     "all", "any", "cumsum", "cumprod", "softmax", "log_softmax", "sort", "argsort", "topk", "return_types",
 ]
 
@@ -120,6 +120,18 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return input.std(dim, unbiased, keepdim, correction=correction)
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """(var, mean) over the same dims; differentiable through both."""
+    dim, correction = _var_args("var_mean", dim, unbiased, correction)
+    return _C.reduce_var(input, dim, correction, keepdim), _C.reduce_mean(input, dim, keepdim, None)
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """(std, mean) over the same dims; differentiable through both."""
+    dim, correction = _var_args("std_mean", dim, unbiased, correction)
+    return _C.reduce_std(input, dim, correction, keepdim), _C.reduce_mean(input, dim, keepdim, None)
 
 
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
