@@ -1,0 +1,90 @@
+"""Optimizer step time beside torch.optim (when installed), as ratios.
+
+    python bench/bench_optim.py [--quick] [--threads N]
+
+--threads N sets both torch's intra-op threads and OMP_NUM_THREADS (the CPU
+plugin's kernels) before either library starts; on a shared, oversubscribed
+machine N=1 gives the steadiest numbers.
+
+One step of SGD (momentum 0.9) and of Adam over an MLP's parameters
+(784x512, 512x512, 512x10 and the biases: 0.67 M floats), gradients fixed.
+A monoflow step is timed up to ``flow.synchronize()``, since its kernels run
+asynchronously on the device's stream. A ratio > 1 means monoflow is faster.
+"""
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+flow = torch = None  # imported in main(), after OMP_NUM_THREADS is set
+
+SHAPES = [(784, 512), (512,), (512, 512), (512,), (512, 10), (10,)]
+
+
+def best_time(fn, repeat, number):
+    fn()
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for _ in range(number):
+            fn()
+        best = min(best, (time.perf_counter() - t0) / number)
+    return best
+
+
+def make_params(lib, arrays):
+    params = []
+    for a in arrays:
+        p = lib.tensor(a).requires_grad_()
+        p.grad = lib.tensor(a * 0.01)
+        params.append(p)
+    return params
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--threads", type=int, default=None, help="kernel threads for both (default: all cores)")
+    args = ap.parse_args()
+    global flow, torch
+    if args.threads:
+        os.environ["OMP_NUM_THREADS"] = str(args.threads)
+    import monoflow as flow
+    try:
+        import torch
+        torch.set_num_threads(args.threads or os.cpu_count() or 1)
+    except ImportError:
+        torch = None
+    repeat, number = (3, 5) if args.quick else (5, 20)
+    rng = np.random.default_rng(0)
+    arrays = [rng.standard_normal(s).astype(np.float32) for s in SHAPES]
+    cases = [("SGD(momentum=0.9)", "SGD", dict(lr=0.01, momentum=0.9)),
+             ("Adam", "Adam", dict(lr=1e-3)),
+             ("Adam(amsgrad, weight_decay)", "Adam", dict(lr=1e-3, amsgrad=True, weight_decay=1e-2))]
+    n = sum(a.size for a in arrays)
+    print(f"parameters: {n / 1e6:.2f} M floats in {len(arrays)} tensors")
+    print(f"{'optimizer (ms per step)':<32}{'monoflow':>10}{'torch':>10}{'vs torch':>10}")
+    for label, name, opts in cases:
+        res = {}
+        params = make_params(flow, arrays)
+        opt = getattr(flow.optim, name)(params, **opts)
+
+        def mf_step():
+            opt.step()
+            flow.synchronize()
+
+        res["monoflow"] = best_time(mf_step, repeat, number) * 1e3
+        if torch is not None:
+            tparams = make_params(torch, arrays)
+            topt = getattr(torch.optim, name)(tparams, **opts)
+            res["torch"] = best_time(topt.step, repeat, number) * 1e3
+        t = res.get("torch")
+        ratio = f"{t / res['monoflow']:.2f}" if t else "-"
+        print(f"{label:<32}{res['monoflow']:>10.3f}{(t or float('nan')):>10.3f}{ratio:>10}")
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,13 @@
+"""monoflow.nn.functional: torch.nn.functional's API. One file per family;
+this package re-exports them all."""
+from monoflow.nn.functional.activation import *  # noqa: F401,F403
+from monoflow.nn.functional.attention import *  # noqa: F401,F403
+from monoflow.nn.functional.conv import *  # noqa: F401,F403
+from monoflow.nn.functional.distance import *  # noqa: F401,F403
+from monoflow.nn.functional.dropout import *  # noqa: F401,F403
+from monoflow.nn.functional.linear import *  # noqa: F401,F403
+from monoflow.nn.functional.loss import *  # noqa: F401,F403
+from monoflow.nn.functional.normalization import *  # noqa: F401,F403
+from monoflow.nn.functional.pooling import *  # noqa: F401,F403
+from monoflow.nn.functional.sparse import *  # noqa: F401,F403
+from monoflow.ops_shape import pad  # noqa: F401

@@ -1,0 +1,73 @@
+"""Dropout (torch.nn.functional.dropout / dropout1d / dropout2d / dropout3d).
+The masks come from monoflow's generator, so manual_seed makes them repeatable
+(activation checkpointing relies on that to recompute the same mask)."""
+from monoflow import _C
+
+__all__ = ["dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout"]
+
+
+def _check_p(op, p):
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"{op} probability has to be between 0 and 1, but got {p}")
+
+
+def _apply_mask(input, mask_shape, p, inplace):
+    if p == 1.0:
+        return input.mul_(0.0) if inplace else input * 0.0
+    # One bernoulli(1 - p) sample per mask element, scaled so E[out] = input.
+    mask = _C.empty(tuple(mask_shape), input.dtype, input.device)
+    mask.bernoulli_(1.0 - p)
+    mask.div_(1.0 - p)
+    return input.mul_(mask) if inplace else input * mask
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zeroes each element with probability p and scales the rest by 1/(1-p)."""
+    _check_p("dropout", p)
+    if not training or p == 0.0:
+        return input
+    return _apply_mask(input, input.shape, p, inplace)
+
+
+def _channel_dropout(op, input, p, training, inplace, spatial):
+    _check_p(op, p)
+    if input.dim() not in (spatial + 1, spatial + 2):
+        raise RuntimeError(f"{op}: Expected {spatial + 1}D or {spatial + 2}D input, but received a {input.dim()}D "
+                           f"input. Note that {op} exists to provide channel-wise dropout on inputs with "
+                           f"{spatial} spatial dimension{'s' if spatial > 1 else ''}, a channel dimension, and an "
+                           "optional batch dimension (i.e. "
+                           f"{spatial + 1}D or {spatial + 2}D inputs).")
+    if not training or p == 0.0:
+        return input
+    # One sample per (batch, channel): the spatial dims share it.
+    lead = input.dim() - spatial
+    shape = list(input.shape[:lead]) + [1] * spatial
+    return _apply_mask(input, shape, p, inplace)
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    return _channel_dropout("dropout1d", input, p, training, inplace, 1)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    return _channel_dropout("dropout2d", input, p, training, inplace, 2)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    return _channel_dropout("dropout3d", input, p, training, inplace, 3)
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Dropout that keeps SELU's zero mean and unit variance."""
+    _check_p("alpha_dropout", p)
+    if not training or p == 0.0:
+        return input
+    if p == 1.0:
+        return input.mul_(0.0) if inplace else input * 0.0
+    alpha_p = -1.7580993408473766  # -scale * alpha of SELU
+    keep = _C.empty(tuple(input.shape), input.dtype, input.device)
+    keep.bernoulli_(1.0 - p)
+    a = ((1 - p) * (1 + p * alpha_p ** 2)) ** -0.5
+    b = -a * alpha_p * p
+    out = (input * keep + (1 - keep) * alpha_p) * a + b
+    return input.copy_(out) if inplace else out

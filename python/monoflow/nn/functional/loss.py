@@ -1,0 +1,199 @@
+"""Loss functions of torch.nn.functional. cross_entropy and nll_loss are the
+core's fused ops (monoflow._losses); the others are short compositions of
+differentiable ops written in torch's numerically stable forms."""
+import warnings
+
+from monoflow import _C
+from monoflow import ops_math as _m
+from monoflow._losses import cross_entropy, nll_loss  # noqa: F401 - the core's fused ops
+
+__all__ = ["cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
+           "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "soft_margin_loss",
+           "cosine_embedding_loss", "margin_ranking_loss", "hinge_embedding_loss", "poisson_nll_loss",
+           "gaussian_nll_loss", "triplet_margin_loss"]
+
+
+def _legacy_reduction(size_average, reduce):
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    if not reduce:
+        return "none"
+    return "mean" if size_average else "sum"
+
+
+def _reduction(reduction, size_average=None, reduce=None):
+    if size_average is not None or reduce is not None:
+        warnings.warn("size_average and reduce args will be deprecated, please use reduction='"
+                      f"{_legacy_reduction(size_average, reduce)}' instead.", stacklevel=3)
+        return _legacy_reduction(size_average, reduce)
+    return reduction
+
+
+def _reduce(loss, reduction):
+    if reduction == "none":
+        return loss
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _check_pair(op, input, target):
+    if not isinstance(input, _C.TensorBase) or not isinstance(target, _C.TensorBase):
+        raise TypeError(f"{op}(): input and target must be Tensors")
+    if tuple(input.shape) != tuple(target.shape):
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
+                      "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
+                      "same size.", stacklevel=3)
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    _check_pair("mse_loss", input, target)
+    d = input - target
+    loss = d * d
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, _reduction(reduction, size_average, reduce))
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    _check_pair("l1_loss", input, target)
+    loss = (input - target).abs()
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, _reduction(reduction, size_average, reduce))
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    """0.5 d^2 / beta where |d| < beta, |d| - beta / 2 elsewhere (l1 for beta 0)."""
+    _check_pair("smooth_l1_loss", input, target)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    d = (input - target).abs()
+    loss = d if beta == 0 else _m.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta)
+    return _reduce(loss, _reduction(reduction, size_average, reduce))
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    """0.5 d^2 where |d| < delta, delta (|d| - delta / 2) elsewhere."""
+    _check_pair("huber_loss", input, target)
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    d = (input - target).abs()
+    loss = _m.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    """-(t log x + (1 - t) log(1 - x)), each log clamped at -100 as torch does."""
+    if tuple(input.shape) != tuple(target.shape):
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
+                         f"({input.shape}) is deprecated. Please ensure they have the same size.")
+    loss = -(target * _m.log(input).clamp_min(-100) + (1 - target) * _m.log(1 - input).clamp_min(-100))
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, _reduction(reduction, size_average, reduce))
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction="mean", pos_weight=None):
+    """sigmoid + binary cross entropy in one stable expression:
+    (1 - t) x + (1 + (pos_weight - 1) t) softplus(-x)."""
+    if tuple(input.shape) != tuple(target.shape):
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    neg_logsig = _m.softplus(-input)  # -log(sigmoid(x)), finite for any x
+    if pos_weight is None:
+        loss = (1 - target) * input + neg_logsig
+    else:
+        loss = (1 - target) * input + (1 + (pos_weight - 1) * target) * neg_logsig
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, _reduction(reduction, size_average, reduce))
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """target * (log target - input) pointwise (input holds log-probabilities);
+    'batchmean' divides the sum by the batch size."""
+    if log_target:
+        loss = _m.exp(target) * (target - input)
+    else:
+        pos = target > 0
+        # xlogy: 0 * log 0 = 0, and no NaN gradient through the masked branch.
+        tlogt = _m.where(pos, target * _m.log(_m.where(pos, target, 1.0)), 0.0)
+        loss = tlogt - target * input
+    reduction = _reduction(reduction, size_average, reduce)
+    if reduction == "batchmean":
+        return loss.sum() / input.shape[0] if input.dim() else loss.sum()
+    if reduction == "mean":
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+                      "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                      "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                      stacklevel=2)
+    return _reduce(loss, reduction)
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    return _reduce(_m.softplus(-target * input), _reduction(reduction, size_average, reduce))
+
+
+def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+    return _reduce((-target * (input1 - input2) + margin).clamp_min(0), _reduction(reduction, size_average, reduce))
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+    loss = _m.where(target == 1, input, 0.0) + _m.where(target == -1, (margin - input).clamp_min(0), 0.0)
+    return _reduce(loss, _reduction(reduction, size_average, reduce))
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+    from monoflow.nn.functional.distance import cosine_similarity
+
+    cos = cosine_similarity(input1, input2, dim=-1, eps=1e-12)
+    loss = _m.where(target == 1, 1 - cos, (cos - margin).clamp_min(0))
+    return _reduce(loss, _reduction(reduction, size_average, reduce))
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
+                     reduction="mean"):
+    import math
+
+    if log_input:
+        loss = _m.exp(input) - target * input
+    else:
+        loss = input - target * _m.log(input + eps)
+    if full:
+        t = target
+        stirling = t * _m.log(_m.where(t > 1, t, 1.0)) - t + 0.5 * _m.log(2 * math.pi * _m.where(t > 1, t, 1.0))
+        loss = loss + _m.where(t > 1, stirling, 0.0)
+    return _reduce(loss, _reduction(reduction, size_average, reduce))
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    import math
+
+    from monoflow.autograd.grad_mode import no_grad
+
+    if var.dim() == input.dim() - 1 or (var.shape[-1] == 1 and input.shape[-1] != 1 and var.dim() == input.dim()):
+        var = var if var.dim() == input.dim() else var.unsqueeze(-1)
+    with no_grad():
+        if bool((var < 0).any()):
+            raise ValueError("var has negative entry/entries")
+    var = var.clamp_min(eps)
+    loss = 0.5 * (_m.log(var) + (input - target) ** 2 / var)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _reduce(loss, reduction)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6, swap=False, size_average=None,
+                        reduce=None, reduction="mean"):
+    from monoflow.nn.functional.distance import pairwise_distance
+
+    d_pos = pairwise_distance(anchor, positive, p, eps)
+    d_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_neg = d_neg.minimum(pairwise_distance(positive, negative, p, eps))
+    return _reduce((d_pos - d_neg + margin).clamp_min(0), _reduction(reduction, size_average, reduce))

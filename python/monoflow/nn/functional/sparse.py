@@ -1,0 +1,47 @@
+"""Embedding lookups and one_hot (torch.nn.functional.embedding / one_hot)."""
+from monoflow import _C
+from monoflow import ops_math as _m
+from monoflow.autograd.grad_mode import no_grad
+from monoflow.ops_shape import one_hot  # noqa: F401 - re-exported
+
+__all__ = ["embedding", "one_hot"]
+
+
+def _renorm_rows(weight, index, max_norm, norm_type):
+    # torch's max_norm: the looked-up rows whose norm exceeds max_norm are
+    # rescaled in place (outside autograd) before the lookup.
+    with no_grad():
+        rows = index.reshape(-1)  # duplicates rewrite the same values
+        sel = weight.index_select(0, rows)
+        norms = sel.norm(norm_type, dim=1, keepdim=True)
+        scale = _m.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+        weight[rows] = sel * scale
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+              sparse=False):
+    """weight[input]: one row of `weight` per index; the row at padding_idx
+    gets no gradient."""
+    if not isinstance(input, _C.TensorBase) or input.dtype.is_floating_point or input.dtype.name == "bool":
+        raise RuntimeError("embedding(): Expected tensor for argument #1 'indices' to have one of the following "
+                           f"scalar types: Long, Int; but got {getattr(input, 'dtype', type(input).__name__)} "
+                           "instead")
+    if weight.dim() != 2:
+        raise RuntimeError("embedding(): 'weight' must be 2-D")
+    if scale_grad_by_freq or sparse:
+        raise NotImplementedError("embedding(): scale_grad_by_freq and sparse gradients are not supported")
+    if padding_idx is not None:
+        if padding_idx < 0:
+            if padding_idx < -weight.shape[0]:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx += weight.shape[0]
+        elif padding_idx >= weight.shape[0]:
+            raise AssertionError("Padding_idx must be within num_embeddings")
+    if max_norm is not None:
+        _renorm_rows(weight, input, max_norm, norm_type)
+    out = weight.index_select(0, input.reshape(-1)).reshape(*input.shape, weight.shape[1])
+    if padding_idx is not None and out.requires_grad:
+        # Same values, but the padding rows' gradient is cut off.
+        keep = (input != padding_idx).unsqueeze(-1)
+        out = _m.where(keep, out, out.detach())
+    return out

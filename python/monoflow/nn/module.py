@@ -1,0 +1,595 @@
+"""nn.Module: the base class of layers and models (torch.nn.Module's API).
+
+A module keeps its parameters, buffers and submodules in three ordered dicts
+that attribute assignment fills (`self.fc = Linear(...)` registers a child,
+`self.w = Parameter(...)` a parameter); everything that walks a model
+(parameters(), state_dict(), to(), train()) walks these dicts.
+"""
+import itertools
+import weakref
+from collections import OrderedDict, namedtuple
+from collections.abc import Mapping
+
+from monoflow import _C, _dtypes
+from monoflow.autograd.grad_mode import no_grad
+from monoflow.nn.parameter import Parameter
+
+__all__ = ["Module", "RemovableHandle"]
+
+
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    __slots__ = ()
+
+    def __repr__(self):
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+    __str__ = __repr__
+
+
+class RemovableHandle:
+    """Returned by the register_*_hook methods; ``remove()`` unregisters."""
+
+    _next_id = itertools.count()
+
+    def __init__(self, hooks_dict):
+        self._hooks = weakref.ref(hooks_dict)
+        self.id = next(RemovableHandle._next_id)
+
+    def remove(self):
+        hooks = self._hooks()
+        if hooks is not None:
+            hooks.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def _addindent(s, n):
+    lines = s.split("\n")
+    if len(lines) == 1:
+        return s
+    return lines[0] + "\n" + "\n".join(" " * n + line for line in lines[1:])
+
+
+def _tensor_type_name(value):
+    return f"monoflow.{value.dtype.name}" if isinstance(value, _C.TensorBase) else type(value).__name__
+
+
+class Module:
+    """Base class of every layer: subclass, create parameters and submodules
+    in ``__init__`` (after ``super().__init__()``) and write ``forward``."""
+
+    __module__ = "monoflow.nn"
+    _version = 1
+    call_super_init = False
+
+    def __init__(self, *args, **kwargs):
+        if args or kwargs:
+            raise TypeError(f"{type(self).__name__}.__init__() got unexpected arguments: "
+                            f"{args!r} {kwargs!r}")
+        s = object.__setattr__
+        s(self, "training", True)
+        s(self, "_parameters", {})
+        s(self, "_buffers", {})
+        s(self, "_non_persistent_buffers_set", set())
+        s(self, "_modules", {})
+        s(self, "_forward_pre_hooks", OrderedDict())
+        s(self, "_forward_pre_hooks_with_kwargs", set())
+        s(self, "_forward_hooks", OrderedDict())
+        s(self, "_forward_hooks_with_kwargs", set())
+        s(self, "_backward_hooks", OrderedDict())
+
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
+
+    # ---- registration
+    def _check_name(self, name, what):
+        if "_parameters" not in self.__dict__:
+            raise AttributeError(f"cannot assign {what} before Module.__init__() call")
+        if not isinstance(name, str):
+            raise TypeError(f"{what} name should be a string. Got {type(name).__name__}")
+        if "." in name:
+            raise KeyError(f'{what} name can\'t contain "."')
+        if name == "":
+            raise KeyError(f'{what} name can\'t be empty string ""')
+
+    def register_parameter(self, name, param):
+        """Adds `param` (a Parameter, or None for an absent one) under `name`."""
+        self._check_name(name, "parameter")
+        if hasattr(self, name) and name not in self._parameters:
+            raise KeyError(f"attribute '{name}' already exists")
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(f"cannot assign '{_tensor_type_name(param)}' object to parameter '{name}' "
+                            "(monoflow.nn.Parameter or None required)")
+        if param is not None and param.grad_fn is not None:
+            raise ValueError(f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must be "
+                             "created explicitly. To express '{name}' as a function of another Tensor, compute "
+                             "the value in the forward() method.")
+        self._parameters[name] = param
+
+    def register_buffer(self, name, tensor, persistent=True):
+        """Adds a tensor that is state but not a parameter (running means);
+        non-persistent buffers stay out of the state dict."""
+        self._check_name(name, "buffer")
+        if hasattr(self, name) and name not in self._buffers:
+            raise KeyError(f"attribute '{name}' already exists")
+        if tensor is not None and not isinstance(tensor, _C.TensorBase):
+            raise TypeError(f"cannot assign '{_tensor_type_name(tensor)}' object to buffer '{name}' "
+                            "(monoflow Tensor or None required)")
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers_set.discard(name)
+        else:
+            self._non_persistent_buffers_set.add(name)
+
+    def add_module(self, name, module):
+        """Adds a child module (or None) under `name`."""
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"{type(module).__name__} is not a Module subclass")
+        self._check_name(name, "module")
+        if hasattr(self, name) and name not in self._modules:
+            raise KeyError(f"attribute '{name}' already exists")
+        self._modules[name] = module
+
+    register_module = add_module
+
+    def __setattr__(self, name, value):
+        d = self.__dict__
+        params = d.get("_parameters")
+
+        def drop(*dicts):
+            for x in dicts:
+                x.pop(name, None)
+
+        if isinstance(value, Parameter):
+            if params is None:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            drop(d, self._buffers, self._modules)
+            self._non_persistent_buffers_set.discard(name)
+            self.register_parameter(name, value)
+        elif params is not None and name in params:
+            if value is not None:
+                raise TypeError(f"cannot assign '{_tensor_type_name(value)}' as parameter '{name}' "
+                                "(monoflow.nn.Parameter or None expected)")
+            self.register_parameter(name, value)
+        elif isinstance(value, Module):
+            if params is None:
+                raise AttributeError("cannot assign module before Module.__init__() call")
+            drop(d, params, self._buffers)
+            self._non_persistent_buffers_set.discard(name)
+            self._modules[name] = value
+        elif params is not None and name in self._modules:
+            if value is not None:
+                raise TypeError(f"cannot assign '{_tensor_type_name(value)}' as child module '{name}' "
+                                "(monoflow.nn.Module or None expected)")
+            self._modules[name] = value
+        elif params is not None and name in self._buffers:
+            if value is not None and not isinstance(value, _C.TensorBase):
+                raise TypeError(f"cannot assign '{_tensor_type_name(value)}' as buffer '{name}' "
+                                "(monoflow.Tensor or None expected)")
+            self._buffers[name] = value
+        else:
+            object.__setattr__(self, name, value)
+
+    def __getattr__(self, name):
+        d = self.__dict__
+        for key in ("_parameters", "_buffers", "_modules"):
+            table = d.get(key)
+            if table is not None and name in table:
+                return table[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __delattr__(self, name):
+        for key in ("_parameters", "_buffers", "_modules"):
+            table = self.__dict__.get(key)
+            if table is not None and name in table:
+                del table[name]
+                self._non_persistent_buffers_set.discard(name)
+                return
+        object.__delattr__(self, name)
+
+    def __dir__(self):
+        keys = list(object.__dir__(self))
+        keys += list(self._parameters) + list(self._buffers) + list(self._modules)
+        return sorted(k for k in set(keys) if not k[0].isdigit())
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
+    # ---- traversal
+    def named_modules(self, memo=None, prefix="", remove_duplicate=True):
+        """(name, module) for this module and every descendant, depth first."""
+        if memo is None:
+            memo = set()
+        if remove_duplicate:
+            if self in memo:
+                return
+            memo.add(self)
+        yield prefix, self
+        for name, module in self._modules.items():
+            if module is None:
+                continue
+            sub = prefix + ("." if prefix else "") + name
+            yield from module.named_modules(memo, sub, remove_duplicate)
+
+    def modules(self):
+        for _, m in self.named_modules():
+            yield m
+
+    def named_children(self):
+        seen = set()
+        for name, module in self._modules.items():
+            if module is not None and module not in seen:
+                seen.add(module)
+                yield name, module
+
+    def children(self):
+        for _, m in self.named_children():
+            yield m
+
+    def _named_members(self, table, prefix, recurse, remove_duplicate):
+        modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse \
+            else [(prefix, self)]
+        seen = set()
+        for mod_prefix, module in modules:
+            for name, value in getattr(module, table).items():
+                if value is None or (remove_duplicate and id(value) in seen):
+                    continue
+                if remove_duplicate:
+                    seen.add(id(value))
+                yield mod_prefix + ("." if mod_prefix else "") + name, value
+
+    def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
+        yield from self._named_members("_parameters", prefix, recurse, remove_duplicate)
+
+    def parameters(self, recurse=True):
+        for _, p in self.named_parameters(recurse=recurse):
+            yield p
+
+    def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
+        yield from self._named_members("_buffers", prefix, recurse, remove_duplicate)
+
+    def buffers(self, recurse=True):
+        for _, b in self.named_buffers(recurse=recurse):
+            yield b
+
+    def get_submodule(self, target):
+        mod = self
+        if target == "":
+            return mod
+        for item in target.split("."):
+            if not hasattr(mod, item):
+                raise AttributeError(f"{mod._get_name()} has no attribute `{item}`")
+            mod = getattr(mod, item)
+            if not isinstance(mod, Module):
+                raise AttributeError(f"`{item}` is not an nn.Module")
+        return mod
+
+    def get_parameter(self, target):
+        module_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if name not in mod._parameters:
+            raise AttributeError(f"`{name}` is not an nn.Parameter")
+        return mod._parameters[name]
+
+    def get_buffer(self, target):
+        module_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if name not in mod._buffers:
+            raise AttributeError(f"`{name}` is not a buffer")
+        return mod._buffers[name]
+
+    def apply(self, fn):
+        """Calls fn on every submodule (children first), then on self."""
+        for module in self.children():
+            module.apply(fn)
+        fn(self)
+        return self
+
+    # ---- modes and gradients
+    def train(self, mode=True):
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
+        self.training = mode
+        for module in self.children():
+            module.train(mode)
+        return self
+
+    def eval(self):
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad=True):
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none=True):
+        for p in self.parameters():
+            if p.grad is None:
+                continue
+            if set_to_none:
+                p.grad = None
+            else:
+                g = p.grad
+                if g.grad_fn is not None:
+                    g.detach_()
+                else:
+                    g.requires_grad_(False)
+                g.zero_()
+
+    # ---- conversions: parameters keep their identity (optimizers hold them)
+    def _apply(self, fn, recurse=True):
+        if recurse:
+            for module in self.children():
+                module._apply(fn)
+        for p in self._parameters.values():
+            if p is None:
+                continue
+            with no_grad():
+                new = fn(p)
+            changed = new.dtype != p.dtype or new.device != p.device
+            p.data = new
+            if p.grad is not None:
+                with no_grad():
+                    g = fn(p.grad)
+                if changed:
+                    p.grad = None
+                    p.grad = g
+                else:
+                    p.grad.data = g
+        for name, b in self._buffers.items():
+            if b is not None:
+                self._buffers[name] = fn(b)
+        return self
+
+    def to(self, *args, **kwargs):
+        """to(device), to(dtype), to(device, dtype), to(tensor): moves and casts
+        parameters and buffers in place (floating-point ones only for dtype)."""
+        device = kwargs.pop("device", None)
+        dtype = kwargs.pop("dtype", None)
+        kwargs.pop("non_blocking", None)
+        kwargs.pop("memory_format", None)
+        if kwargs:
+            raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
+        for a in args:
+            if isinstance(a, _C.dtype):
+                dtype = a
+            elif isinstance(a, (str, _C.device)):
+                device = a
+            elif isinstance(a, _C.TensorBase):
+                device, dtype = a.device, a.dtype
+            elif isinstance(a, bool):
+                pass  # non_blocking
+            else:
+                raise TypeError(f"to() received an invalid argument of type {type(a).__name__}")
+        if dtype is not None and not dtype.is_floating_point:
+            raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but got desired "
+                            f"dtype={dtype}")
+
+        def convert(t):
+            return t.to(device=device, dtype=dtype if t.is_floating_point() else None)
+
+        return self._apply(convert)
+
+    def _cast(self, dtype):
+        return self._apply(lambda t: t.to(dtype=dtype) if t.is_floating_point() else t)
+
+    def cpu(self):
+        return self._apply(lambda t: t.to(device="cpu"))
+
+    def type(self, dst_type):
+        return self._apply(lambda t: t.to(dtype=dst_type))
+
+    def float(self):
+        return self._cast(_dtypes.float32)
+
+    def double(self):
+        return self._cast(_dtypes.float64)
+
+    def half(self):
+        return self._cast(_dtypes.float16)
+
+    def bfloat16(self):
+        return self._cast(_dtypes.bfloat16)
+
+    def share_memory(self):
+        return self
+
+    # ---- state dict
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        for name, p in self._parameters.items():
+            if p is not None:
+                destination[prefix + name] = p if keep_vars else p.detach()
+        for name, b in self._buffers.items():
+            if b is not None and name not in self._non_persistent_buffers_set:
+                destination[prefix + name] = b if keep_vars else b.detach()
+
+    def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
+        """An OrderedDict of every parameter and persistent buffer by dotted
+        name (detached aliases unless keep_vars)."""
+        if args:  # the deprecated positional form state_dict(destination, prefix, keep_vars)
+            destination = args[0]
+            if len(args) > 1:
+                prefix = args[1]
+            if len(args) > 2:
+                keep_vars = args[2]
+        if destination is None:
+            destination = OrderedDict()
+            destination._metadata = OrderedDict()
+        meta = getattr(destination, "_metadata", None)
+        if meta is not None:
+            meta[prefix[:-1]] = {"version": self._version}
+        self._save_to_state_dict(destination, prefix, keep_vars)
+        for name, module in self._modules.items():
+            if module is not None:
+                module.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
+        return destination
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs):
+        local = {k: v for k, v in self._parameters.items() if v is not None}
+        local.update((k, v) for k, v in self._buffers.items()
+                     if v is not None and k not in self._non_persistent_buffers_set)
+        assign = local_metadata.get("assign_to_params_buffers", False)
+        for name, param in local.items():
+            key = prefix + name
+            if key not in state_dict:
+                if strict:
+                    missing_keys.append(key)
+                continue
+            value = state_dict[key]
+            if not isinstance(value, _C.TensorBase):
+                error_msgs.append(f'While copying the parameter named "{key}", expected Tensor or Tensor-like '
+                                  f"object from checkpoint but received {type(value)}")
+                continue
+            if tuple(value.shape) != tuple(param.shape):
+                error_msgs.append(f"size mismatch for {key}: copying a param with shape {value.shape} from "
+                                  f"checkpoint, the shape in current model is {param.shape}.")
+                continue
+            try:
+                with no_grad():
+                    if assign:
+                        if isinstance(param, Parameter):
+                            new = value if isinstance(value, Parameter) else Parameter(value, param.requires_grad)
+                            self._parameters[name] = new
+                        else:
+                            self._buffers[name] = value
+                    else:
+                        param.copy_(value)
+            except Exception as ex:  # noqa: BLE001 - reported like torch, with the key
+                error_msgs.append(f'While copying the parameter named "{key}", whose dimensions in the model are '
+                                  f"{param.shape} and whose dimensions in the checkpoint are {value.shape}, an "
+                                  f"exception occurred : {ex.args}.")
+        if strict:
+            for key in state_dict.keys():
+                if key.startswith(prefix):
+                    head = key[len(prefix):].split(".", 1)[0]
+                    if head not in self._modules and head not in local:
+                        unexpected_keys.append(key)
+
+    def load_state_dict(self, state_dict, strict=True, assign=False):
+        """Copies the values of `state_dict` into this module's parameters and
+        buffers (in place, under no_grad). Returns (missing_keys,
+        unexpected_keys); with strict, any of them or a size mismatch raises."""
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        missing, unexpected, errors = [], [], []
+        metadata = getattr(state_dict, "_metadata", None)
+        state_dict = OrderedDict(state_dict)
+
+        def load(module, prefix):
+            local_meta = {} if metadata is None else dict(metadata.get(prefix[:-1], {}))
+            if assign:
+                local_meta["assign_to_params_buffers"] = True
+            module._load_from_state_dict(state_dict, prefix, local_meta, True, missing, unexpected, errors)
+            for name, child in module._modules.items():
+                if child is not None:
+                    load(child, prefix + name + ".")
+
+        load(self, "")
+        if strict:
+            if unexpected:
+                errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
+                    ", ".join(f'"{k}"' for k in unexpected)))
+            if missing:
+                errors.insert(0, "Missing key(s) in state_dict: {}. ".format(", ".join(f'"{k}"' for k in missing)))
+        if errors:
+            raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
+                type(self).__name__, "\n\t".join(errors)))
+        return _IncompatibleKeys(missing, unexpected)
+
+    # ---- hooks and calling
+    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
+        """hook(module, args) (or (module, args, kwargs) with_kwargs) runs before
+        forward; a non-None result replaces the arguments."""
+        handle = RemovableHandle(self._forward_pre_hooks)
+        self._forward_pre_hooks[handle.id] = hook
+        if with_kwargs:
+            self._forward_pre_hooks_with_kwargs.add(handle.id)
+        if prepend:
+            self._forward_pre_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
+        """hook(module, args, output) runs after forward; a non-None result
+        replaces the output."""
+        handle = RemovableHandle(self._forward_hooks)
+        self._forward_hooks[handle.id] = hook
+        if with_kwargs:
+            self._forward_hooks_with_kwargs.add(handle.id)
+        if prepend:
+            self._forward_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_full_backward_hook(self, hook, prepend=False):
+        """hook(module, grad_input, grad_output) runs when the gradients with
+        respect to the module's tensor inputs have been computed; a non-None
+        result replaces grad_input."""
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        if prepend:
+            self._backward_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def _call_impl(self, *args, **kwargs):
+        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks):
+            return self.forward(*args, **kwargs)
+        for hook_id, hook in list(self._forward_pre_hooks.items()):
+            if hook_id in self._forward_pre_hooks_with_kwargs:
+                res = hook(self, args, kwargs)
+                if res is not None:
+                    if not (isinstance(res, tuple) and len(res) == 2):
+                        raise RuntimeError("forward pre-hook must return None or a tuple of (new_args, "
+                                           f"new_kwargs), but got {res}.")
+                    args, kwargs = res
+            else:
+                res = hook(self, args)
+                if res is not None:
+                    args = res if isinstance(res, tuple) else (res,)
+        if self._backward_hooks:
+            from monoflow.nn._backward_hook import BackwardHook
+
+            bw = BackwardHook(self, list(self._backward_hooks.values()))
+            args = bw.setup_input_hook(args)
+            result = self.forward(*args, **kwargs)
+        else:
+            bw = None
+            result = self.forward(*args, **kwargs)
+        for hook_id, hook in list(self._forward_hooks.items()):
+            if hook_id in self._forward_hooks_with_kwargs:
+                res = hook(self, args, kwargs, result)
+            else:
+                res = hook(self, args, result)
+            if res is not None:
+                result = res
+        if bw is not None:
+            result = bw.setup_output_hook(result)
+        return result
+
+    __call__ = _call_impl
+
+    # ---- printing
+    def _get_name(self):
+        return type(self).__name__
+
+    def extra_repr(self):
+        """The module-specific part of repr (one line per item)."""
+        return ""
+
+    def __repr__(self):
+        extra = self.extra_repr()
+        extra_lines = extra.split("\n") if extra else []
+        child_lines = [f"({key}): " + _addindent(repr(module), 2) for key, module in self._modules.items()]
+        lines = extra_lines + child_lines
+        s = self._get_name() + "("
+        if lines:
+            if len(extra_lines) == 1 and not child_lines:
+                s += extra_lines[0]
+            else:
+                s += "\n  " + "\n  ".join(lines) + "\n"
+        return s + ")"

@@ -1,0 +1,312 @@
+"""Recurrent layers: RNN, LSTM, GRU and their cells, with torch's parameter
+names (weight_ih_l0, weight_hh_l0_reverse, ...) and gate order (LSTM: i, f,
+g, o; GRU: r, z, n), so that torch state dicts load and outputs match.
+
+The input projection of every time step is one matmul over the whole
+sequence; only the hidden-state recurrence loops over time."""
+import math
+
+from monoflow import ops_math as _m
+from monoflow.nn import functional as F
+from monoflow.nn import init
+from monoflow.nn.module import Module
+from monoflow.nn.modules._factory import empty
+from monoflow.nn.parameter import Parameter
+from monoflow.ops_shape import cat, stack
+
+__all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell"]
+
+_GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
+
+
+def _lstm_step(gi, h, c, w_hh, b_hh):
+    gates = gi + F.linear(h, w_hh, b_hh)
+    i, f, g, o = gates.chunk(4, -1)
+    c = _m.sigmoid(f) * c + _m.sigmoid(i) * _m.tanh(g)
+    return _m.sigmoid(o) * _m.tanh(c), c
+
+
+def _gru_step(gi, h, w_hh, b_hh):
+    gh = F.linear(h, w_hh, b_hh)
+    ir, iz, in_ = gi.chunk(3, -1)
+    hr, hz, hn = gh.chunk(3, -1)
+    r = _m.sigmoid(ir + hr)
+    z = _m.sigmoid(iz + hz)
+    n = _m.tanh(in_ + r * hn)
+    return n + z * (h - n)  # (1 - z) * n + z * h
+
+
+def _rnn_step(gi, h, w_hh, b_hh, relu):
+    pre = gi + F.linear(h, w_hh, b_hh)
+    return _m.relu(pre) if relu else _m.tanh(pre)
+
+
+class RNNBase(Module):
+    def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
+                 bidirectional=False, proj_size=0, device=None, dtype=None):
+        super().__init__()
+        if not isinstance(dropout, (int, float)) or isinstance(dropout, bool) or not 0 <= dropout <= 1:
+            raise ValueError("dropout should be a number in range [0, 1] representing the probability of an "
+                             "element being zeroed")
+        if not isinstance(hidden_size, int) or hidden_size <= 0:
+            raise ValueError("hidden_size must be a positive integer")
+        if num_layers <= 0:
+            raise ValueError("num_layers must be greater than or equal to 1")
+        if proj_size:
+            raise NotImplementedError("LSTM with proj_size > 0 is not supported")
+        self.mode = mode
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.num_layers = num_layers
+        self.bias = bias
+        self.batch_first = batch_first
+        self.dropout = float(dropout)
+        self.bidirectional = bidirectional
+        self.proj_size = proj_size
+        num_dirs = 2 if bidirectional else 1
+        gate = _GATES[mode] * hidden_size
+        self._flat_weights_names = []
+        for layer in range(num_layers):
+            for d in range(num_dirs):
+                in_size = input_size if layer == 0 else hidden_size * num_dirs
+                suffix = f"_l{layer}" + ("_reverse" if d else "")
+                names = [f"weight_ih{suffix}", f"weight_hh{suffix}"]
+                shapes = [(gate, in_size), (gate, hidden_size)]
+                if bias:
+                    names += [f"bias_ih{suffix}", f"bias_hh{suffix}"]
+                    shapes += [(gate,), (gate,)]
+                for n, s in zip(names, shapes):
+                    setattr(self, n, Parameter(empty(*s, device=device, dtype=dtype)))
+                self._flat_weights_names.extend(names)
+        self.reset_parameters()
+
+    @property
+    def _flat_weights(self):
+        return [getattr(self, n) for n in self._flat_weights_names]
+
+    @property
+    def all_weights(self):
+        per = 4 if self.bias else 2
+        w = self._flat_weights
+        return [w[i:i + per] for i in range(0, len(w), per)]
+
+    def flatten_parameters(self):
+        pass
+
+    def reset_parameters(self):
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for w in self.parameters():
+            init.uniform_(w, -stdv, stdv)
+
+    def _layer_params(self, layer, d):
+        suffix = f"_l{layer}" + ("_reverse" if d else "")
+        g = lambda n: getattr(self, n + suffix)  # noqa: E731
+        return (g("weight_ih"), g("weight_hh"), g("bias_ih") if self.bias else None,
+                g("bias_hh") if self.bias else None)
+
+    def _run_direction(self, x, h, c, params, reverse):
+        # x: (T, N, in); returns (outputs (T, N, H), h_T, c_T)
+        w_ih, w_hh, b_ih, b_hh = params
+        gi_all = F.linear(x, w_ih, b_ih)  # every step's input projection at once
+        steps = range(x.shape[0] - 1, -1, -1) if reverse else range(x.shape[0])
+        outs = [None] * x.shape[0]
+        for t in steps:
+            gi = gi_all[t]
+            if self.mode == "LSTM":
+                h, c = _lstm_step(gi, h, c, w_hh, b_hh)
+            elif self.mode == "GRU":
+                h = _gru_step(gi, h, w_hh, b_hh)
+            else:
+                h = _rnn_step(gi, h, w_hh, b_hh, self.mode == "RNN_RELU")
+            outs[t] = h
+        return stack(outs, 0), h, c
+
+    def forward(self, input, hx=None):
+        is_lstm = self.mode == "LSTM"
+        batched = input.dim() == 3
+        if input.dim() not in (2, 3):
+            raise ValueError(f"{type(self).__name__}: Expected input to be 2D or 3D, got {input.dim()}D instead")
+        if input.shape[-1] != self.input_size:
+            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got "
+                               f"{input.shape[-1]}")
+        x = input if batched else input.unsqueeze(1)
+        if batched and self.batch_first:
+            x = x.transpose(0, 1)
+        T, N = x.shape[0], x.shape[1]
+        num_dirs = 2 if self.bidirectional else 1
+        if hx is None:
+            h0 = x.new_zeros(self.num_layers * num_dirs, N, self.hidden_size)
+            c0 = h0 if is_lstm else None
+        else:
+            h0, c0 = hx if is_lstm else (hx, None)
+            if not batched:
+                h0 = h0.unsqueeze(1)
+                c0 = c0.unsqueeze(1) if c0 is not None else None
+            expected = (self.num_layers * num_dirs, N, self.hidden_size)
+            for name, t in (("hidden", h0), ("cell", c0)):
+                if t is not None and tuple(t.shape) != expected:
+                    raise RuntimeError(f"Expected {name} size {expected}, got {list(t.shape)}")
+        h_n, c_n = [], []
+        layer_in = x
+        for layer in range(self.num_layers):
+            outs = []
+            for d in range(num_dirs):
+                k = layer * num_dirs + d
+                out, h, c = self._run_direction(layer_in, h0[k], c0[k] if is_lstm else None,
+                                                self._layer_params(layer, d), reverse=d == 1)
+                outs.append(out)
+                h_n.append(h)
+                c_n.append(c)
+            layer_in = outs[0] if num_dirs == 1 else cat(outs, -1)
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                layer_in = F.dropout(layer_in, self.dropout, True)
+        output = layer_in
+        h_n = stack(h_n, 0)
+        c_n = stack(c_n, 0) if is_lstm else None
+        if batched and self.batch_first:
+            output = output.transpose(0, 1)
+        if not batched:
+            output = output.squeeze(1)
+            h_n = h_n.squeeze(1)
+            c_n = c_n.squeeze(1) if is_lstm else None
+        return output, ((h_n, c_n) if is_lstm else h_n)
+
+    def extra_repr(self):
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.proj_size != 0:
+            s += f", proj_size={self.proj_size}"
+        if self.num_layers != 1:
+            s += f", num_layers={self.num_layers}"
+        if self.bias is not True:
+            s += f", bias={self.bias}"
+        if self.batch_first is not False:
+            s += f", batch_first={self.batch_first}"
+        if self.dropout != 0:
+            s += f", dropout={self.dropout}"
+        if self.bidirectional is not False:
+            s += f", bidirectional={self.bidirectional}"
+        return s
+
+
+def _split_args(args, kwargs, names):
+    values = dict(zip(names, args))
+    values.update(kwargs)
+    return values
+
+
+class RNN(RNNBase):
+    """Elman RNN: h' = tanh(W_ih x + b_ih + W_hh h + b_hh) (or relu)."""
+
+    def __init__(self, *args, **kwargs):
+        nonlinearity = kwargs.pop("nonlinearity", "tanh")
+        if len(args) > 3:  # torch's positional form (input, hidden, layers, nonlinearity, ...)
+            nonlinearity = args[3]
+            args = args[:3] + args[4:]
+        if nonlinearity == "tanh":
+            mode = "RNN_TANH"
+        elif nonlinearity == "relu":
+            mode = "RNN_RELU"
+        else:
+            raise ValueError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'.")
+        self.nonlinearity = nonlinearity
+        super().__init__(mode, *args, **kwargs)
+
+
+
+class LSTM(RNNBase):
+    """Long short-term memory; forward returns (output, (h_n, c_n))."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__("LSTM", *args, **kwargs)
+
+
+class GRU(RNNBase):
+    """Gated recurrent unit; forward returns (output, h_n)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__("GRU", *args, **kwargs)
+
+
+class _CellBase(Module):
+    def __init__(self, input_size, hidden_size, bias, num_chunks, device=None, dtype=None):
+        super().__init__()
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.bias = bias
+        kw = {"device": device, "dtype": dtype}
+        self.weight_ih = Parameter(empty(num_chunks * hidden_size, input_size, **kw))
+        self.weight_hh = Parameter(empty(num_chunks * hidden_size, hidden_size, **kw))
+        if bias:
+            self.bias_ih = Parameter(empty(num_chunks * hidden_size, **kw))
+            self.bias_hh = Parameter(empty(num_chunks * hidden_size, **kw))
+        else:
+            self.register_parameter("bias_ih", None)
+            self.register_parameter("bias_hh", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for w in self.parameters():
+            init.uniform_(w, -stdv, stdv)
+
+    def _prepare(self, input, hx):
+        if input.dim() not in (1, 2):
+            raise ValueError(f"{type(self).__name__}: Expected input to be 1D or 2D, got {input.dim()}D instead")
+        batched = input.dim() == 2
+        x = input if batched else input.unsqueeze(0)
+        if hx is None:
+            return x, None, batched
+        if isinstance(hx, tuple):
+            hx = tuple(h if batched else h.unsqueeze(0) for h in hx)
+        else:
+            hx = hx if batched else hx.unsqueeze(0)
+        return x, hx, batched
+
+    def extra_repr(self):
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.bias is not True:
+            s += f", bias={self.bias}"
+        if getattr(self, "nonlinearity", "tanh") != "tanh":
+            s += f", nonlinearity={self.nonlinearity}"
+        return s
+
+
+class RNNCell(_CellBase):
+    def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, 1, device, dtype)
+        if nonlinearity not in ("tanh", "relu"):
+            raise ValueError(f"Unknown nonlinearity: {nonlinearity}")
+        self.nonlinearity = nonlinearity
+
+    def forward(self, input, hx=None):
+        x, h, batched = self._prepare(input, hx)
+        if h is None:
+            h = x.new_zeros(x.shape[0], self.hidden_size)
+        h = _rnn_step(F.linear(x, self.weight_ih, self.bias_ih), h, self.weight_hh, self.bias_hh,
+                      self.nonlinearity == "relu")
+        return h if batched else h.squeeze(0)
+
+
+class LSTMCell(_CellBase):
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, 4, device, dtype)
+
+    def forward(self, input, hx=None):
+        x, hx, batched = self._prepare(input, hx)
+        if hx is None:
+            z = x.new_zeros(x.shape[0], self.hidden_size)
+            hx = (z, z)
+        h, c = _lstm_step(F.linear(x, self.weight_ih, self.bias_ih), hx[0], hx[1], self.weight_hh, self.bias_hh)
+        return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
+
+
+class GRUCell(_CellBase):
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, 3, device, dtype)
+
+    def forward(self, input, hx=None):
+        x, h, batched = self._prepare(input, hx)
+        if h is None:
+            h = x.new_zeros(x.shape[0], self.hidden_size)
+        h = _gru_step(F.linear(x, self.weight_ih, self.bias_ih), h, self.weight_hh, self.bias_hh)
+        return h if batched else h.squeeze(0)

@@ -1,0 +1,143 @@
+"""DistributedDataParallel: one model replica per process, gradients averaged
+across processes during backward (torch.nn.parallel.DistributedDataParallel)."""
+import contextlib
+
+import monoflow as flow
+import monoflow.distributed as dist
+from monoflow.nn.module import Module
+from monoflow.nn.parallel._reducer import Reducer, shape_signature
+
+
+class DistributedDataParallel(Module):
+    """Wraps ``module`` so that ``backward`` leaves in every parameter's
+    ``.grad`` the average of the gradients computed by all ranks.
+
+    At wrap time rank 0's parameters and buffers are broadcast (after
+    checking that every rank has the same parameter shapes); with
+    ``broadcast_buffers`` buffers are broadcast again before each forward.
+    Gradients are averaged in buckets of about ``bucket_cap_mb`` MiB that are
+    all-reduced asynchronously as soon as they are complete, overlapping the
+    rest of backward. ``find_unused_parameters=True`` walks the autograd graph
+    of the outputs after each forward so that parameters it does not reach
+    do not hold up their bucket. ``static_graph`` is accepted and ignored.
+    ``device_ids``/``output_device`` are accepted for API compatibility (one
+    device per process: the module's)."""
+
+    def __init__(self, module, device_ids=None, output_device=None, dim=0, broadcast_buffers=True,
+                 process_group=None, bucket_cap_mb=25, find_unused_parameters=False, check_reduction=False,
+                 gradient_as_bucket_view=False, static_graph=False):
+        super().__init__()
+        if not isinstance(module, Module):
+            raise TypeError(f"DistributedDataParallel: expected an nn.Module, got {type(module).__name__}")
+        if not dist.is_initialized():
+            raise RuntimeError("DistributedDataParallel: the default process group has not been initialized; "
+                               "call monoflow.distributed.init_process_group first")
+        named = [(n, p) for n, p in module.named_parameters() if p.requires_grad]
+        if not named:
+            raise RuntimeError("DistributedDataParallel is not needed when a module doesn't have any parameter "
+                               "that requires a gradient.")
+        if bucket_cap_mb is None:
+            bucket_cap_mb = 25
+        if bucket_cap_mb <= 0:
+            raise ValueError(f"DistributedDataParallel: bucket_cap_mb must be positive, got {bucket_cap_mb}")
+        self.module = module
+        self.device_ids = device_ids
+        self.output_device = output_device
+        self.dim = dim
+        self.broadcast_buffers = broadcast_buffers
+        self.process_group = process_group
+        self.find_unused_parameters = find_unused_parameters
+        self.gradient_as_bucket_view = gradient_as_bucket_view
+        self.static_graph = static_graph
+        self.bucket_bytes_cap = int(bucket_cap_mb * 1024 * 1024)
+        self.require_backward_grad_sync = True
+        names = [n for n, _ in named]
+        params = [p for _, p in named]
+        self._check_same_shapes(names, params)
+        self._broadcast(list(module.parameters()) + list(module.buffers()))
+        self.reducer = Reducer(params, names, process_group, self.bucket_bytes_cap, find_unused_parameters,
+                               gradient_as_bucket_view)
+
+    # ---- wrap time
+    def _check_same_shapes(self, names, params):
+        """Every rank must hold the same parameters: compares each rank's
+        signature with rank 0's, so that every rank raises the same error."""
+        g, world = self.process_group, dist.get_world_size(self.process_group)
+        sig = flow.tensor(shape_signature(params), dtype=flow.int64)
+        lens = [flow.zeros(1, dtype=flow.int64) for _ in range(world)]
+        dist.all_gather(lens, flow.tensor([sig.numel()], dtype=flow.int64), group=g)
+        longest = max(int(t.item()) for t in lens)
+        padded = flow.full((longest,), -1, dtype=flow.int64)
+        padded[:sig.numel()] = sig
+        sigs = [flow.zeros(longest, dtype=flow.int64) for _ in range(world)]
+        dist.all_gather(sigs, padded, group=g)
+        decoded = [_decode(s.tolist()) for s in sigs]
+        ref = decoded[0]
+        for r, d in enumerate(decoded[1:], 1):
+            if len(d) != len(ref):
+                raise RuntimeError(f"DistributedDataParallel: rank {r} has {len(d)} parameters that require grad "
+                                   f"but rank 0 has {len(ref)}; every rank must wrap the same model")
+            for i, ((s, dt), (s0, dt0)) in enumerate(zip(d, ref)):
+                if s != s0 or dt != dt0:
+                    what = f"shape {list(s)}" if s != s0 else "a different dtype"
+                    raise RuntimeError(
+                        f"DistributedDataParallel: parameter {i} ({names[i] if i < len(names) else '?'}) has "
+                        f"{what} on rank {r} but shape {list(s0)} on rank 0; every rank must wrap the same model "
+                        "(mismatched parameter shapes across ranks)")
+
+    def _broadcast(self, tensors):
+        """Rank 0's values into every rank's tensors, one flat broadcast per dtype/device."""
+        groups = {}
+        for t in tensors:
+            groups.setdefault((t.dtype, str(t.device)), []).append(t)
+        with flow.no_grad():
+            for ts in groups.values():
+                flat = flow.cat([t.detach().reshape(-1) for t in ts])
+                dist.broadcast(flat, src=dist.get_global_rank(self.process_group, 0)
+                               if self.process_group is not None else 0, group=self.process_group)
+                off = 0
+                for t in ts:
+                    n = t.numel()
+                    t.copy_(flat[off:off + n].view(tuple(t.shape)))
+                    off += n
+
+    # ---- training
+    def forward(self, *inputs, **kwargs):
+        grad = flow.is_grad_enabled()
+        if grad:
+            self.reducer.check_prior_finished(dist.get_rank(self.process_group))
+        if self.broadcast_buffers:
+            bufs = list(self.module.buffers())
+            if bufs:
+                self._broadcast(bufs)
+        out = self.module(*inputs, **kwargs)
+        if grad and self.require_backward_grad_sync:
+            self.reducer.prepare_for_backward(out)
+        else:
+            self.reducer.skip_backward()
+        return out
+
+    @contextlib.contextmanager
+    def no_sync(self):
+        """Backward passes of forwards run inside this context accumulate
+        gradients locally; the first synchronized backward after it averages
+        the accumulated sums."""
+        old = self.require_backward_grad_sync
+        self.require_backward_grad_sync = False
+        try:
+            yield
+        finally:
+            self.require_backward_grad_sync = old
+
+    def __getstate__(self):
+        raise RuntimeError("DistributedDataParallel cannot be pickled; save .module or its state_dict")
+
+
+def _decode(sig):
+    """shape_signature back into [(shape, dtype code)]."""
+    n, out, k = sig[0], [], 1
+    for _ in range(n):
+        nd = sig[k]
+        out.append((tuple(sig[k + 1:k + 1 + nd]), sig[k + 1 + nd]))
+        k += nd + 2
+    return out

@@ -1,0 +1,74 @@
+"""Adagrad (torch.optim.Adagrad).
+
+    clr = lr / (1 + (t - 1) * lr_decay);  s += g * g;  p -= clr * (g / (sqrt(s) + eps))
+The accumulator starts at ``initial_accumulator_value`` and is created in the
+constructor, as torch does (so a state_dict taken before the first step has it).
+"""
+from monoflow import _creation
+from monoflow.autograd import no_grad
+from monoflow.optim._functional import addcdiv_
+from monoflow.optim.optimizer import Optimizer
+
+__all__ = ["Adagrad"]
+
+
+class Adagrad(Optimizer):
+    """``Adagrad(params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10, *,
+    maximize=False)``."""
+
+    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10, *,
+                 maximize=False):
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= lr_decay:
+            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not 0.0 <= initial_accumulator_value:
+            raise ValueError(f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
+                        initial_accumulator_value=initial_accumulator_value, maximize=maximize)
+        super().__init__(params, defaults)  # add_param_group creates the accumulators
+
+    def add_param_group(self, param_group):
+        super().add_param_group(param_group)
+        for p in self.param_groups[-1]["params"]:
+            self._init_state(p, self.param_groups[-1])
+
+    def _init_state(self, p, group):
+        state = self.state[p]
+        if len(state) == 0:
+            state["step"] = 0
+            state["sum"] = _creation.full_like(p, group["initial_accumulator_value"])
+        return state
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("maximize", False)
+
+    def step(self, closure=None):
+        """One update of every parameter that has a gradient; returns ``closure()``'s loss."""
+        loss = self._eval_closure(closure)
+        with no_grad():
+            for group in self.param_groups:
+                lr, lr_decay, eps = group["lr"], group["lr_decay"], group["eps"]
+                weight_decay, maximize = group["weight_decay"], group["maximize"]
+                for p in group["params"]:
+                    g = p.grad
+                    if g is None:
+                        continue
+                    state = self._init_state(p, group)
+                    step = state["step"] = state["step"] + 1
+                    if maximize:
+                        g = -g
+                    if weight_decay != 0:
+                        g = g + p * weight_decay
+                    clr = lr / (1 + (step - 1) * lr_decay)
+                    state_sum = state["sum"]
+                    state_sum.add_(g * g)
+                    std = state_sum.sqrt().add_(eps)
+                    addcdiv_(p, g, std, -clr)
+        return loss

@@ -1,0 +1,297 @@
+"""Optimizer: the base class of every optimizer (torch.optim.Optimizer's API).
+
+An optimizer holds ``param_groups`` (dicts: "params" plus the options of that
+group) and ``state`` (per-parameter dicts, keyed by the parameter tensor).
+Subclasses implement ``step``; their updates run under ``no_grad`` with
+in-place ops on the parameters, so the autograd graph never sees them.
+
+Note [Parameters are keyed by identity]
+    Tensor ``==`` is elementwise, so a parameter must never be looked up with
+    ``in``/``index`` on a list. Dicts and sets are safe (hash = identity, and
+    dicts compare by identity before ``==``); everything here that asks "is
+    this the same parameter" uses ``id()``.
+
+Note [Step counts are Python numbers]
+    torch keeps ``state["step"]`` as a 0-d tensor; reading it back for the
+    bias corrections is an ``.item()``, which would wait for the device's
+    queue on every step. Here it is a Python int (``load_state_dict`` accepts
+    either), so a step never synchronises.
+"""
+from collections import OrderedDict, defaultdict
+from copy import deepcopy
+import functools
+from itertools import chain
+
+from monoflow import _C
+from monoflow.autograd import enable_grad
+
+__all__ = ["Optimizer", "required"]
+
+
+class _RequiredParameter:
+    """Marks an option with no default (``SGD(params)`` without ``lr``)."""
+
+    def __repr__(self):
+        return "<required parameter>"
+
+
+required = _RequiredParameter()
+
+
+class _RemovableHandle:
+    """Returned by the ``register_*_hook`` methods; ``remove()`` unregisters."""
+
+    _next_id = 0
+
+    def __init__(self, hooks):
+        self._hooks = hooks
+        self.id = _RemovableHandle._next_id
+        _RemovableHandle._next_id += 1
+
+    def remove(self):
+        self._hooks.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def _wrap_step(step):
+    """Runs the step hooks around ``step`` and records that it was called
+    (the LR schedulers warn when they are stepped before the optimizer)."""
+
+    @functools.wraps(step)
+    def wrapper(self, *args, **kwargs):
+        self._opt_called = True
+        if self._step_pre_hooks:
+            for hook in list(self._step_pre_hooks.values()):
+                result = hook(self, args, kwargs)
+                if result is not None:
+                    if not (isinstance(result, tuple) and len(result) == 2):
+                        raise RuntimeError(f"optimizer step pre-hook must return None or a tuple of "
+                                           f"(new_args, new_kwargs), but got {result!r}")
+                    args, kwargs = result
+        out = step(self, *args, **kwargs)
+        if self._step_post_hooks:
+            for hook in list(self._step_post_hooks.values()):
+                hook(self, args, kwargs)
+        return out
+
+    wrapper._monoflow_hooked = True
+    return wrapper
+
+
+def _typename(obj):
+    return f"{type(obj).__module__}.{type(obj).__qualname__}"
+
+
+class Optimizer:
+    """Base class: ``Optimizer(params, defaults)``.
+
+    ``params`` is an iterable of tensors, or of dicts ``{"params": ..., option: value}``
+    whose options override ``defaults`` for that group.
+    """
+
+    def __init__(self, params, defaults):
+        self.defaults = defaults
+        self._step_pre_hooks = OrderedDict()
+        self._step_post_hooks = OrderedDict()
+        self._patch_step_function()
+        if isinstance(params, _C.TensorBase):
+            raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, "
+                            f"but got {_typename(params)}")
+        self.state = defaultdict(dict)
+        self.param_groups = []
+        groups = list(params)
+        if len(groups) == 0:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        for group in groups:
+            self.add_param_group(group)
+
+    def _patch_step_function(self):
+        cls = type(self)
+        if not getattr(cls.step, "_monoflow_hooked", False):
+            cls.step = _wrap_step(cls.step)
+
+    def __getstate__(self):
+        return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.__dict__.setdefault("_step_pre_hooks", OrderedDict())
+        self.__dict__.setdefault("_step_post_hooks", OrderedDict())
+        if not isinstance(self.state, defaultdict):
+            self.state = defaultdict(dict, self.state)
+
+    def __repr__(self):
+        lines = [type(self).__name__ + " ("]
+        for i, group in enumerate(self.param_groups):
+            lines.append(f"Parameter Group {i}")
+            for key in sorted(group):
+                if key != "params":
+                    lines.append(f"    {key}: {group[key]}")
+        lines.append(")")
+        return "\n".join(lines)
+
+    # -- groups
+    def add_param_group(self, param_group):
+        """Adds a group (a dict with "params" and optional options) to ``param_groups``."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group).__name__}")
+        group = dict(param_group)
+        if "params" not in group:
+            raise ValueError("param_group must have a 'params' entry")
+        params = group["params"]
+        if isinstance(params, _C.TensorBase):
+            params = [params]
+        elif isinstance(params, (set, frozenset)):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, but the ordering "
+                            "of tensors in sets will change between runs. Please use a list instead.")
+        else:
+            params = list(params)
+        # (name, tensor) pairs, as named_parameters() gives them
+        names = [p[0] for p in params if isinstance(p, tuple)]
+        if names:
+            if len(names) != len(params):
+                raise ValueError("all optimizer params should be with/without names. Some param names are missing")
+            group["param_names"] = names
+            params = [p[1] for p in params]
+        group["params"] = params
+
+        for p in params:
+            if not isinstance(p, _C.TensorBase):
+                raise TypeError(f"optimizer can only optimize Tensors, but one of the params is {_typename(p)}")
+            if not (p.is_leaf or p.retains_grad):
+                raise ValueError("can't optimize a non-leaf Tensor")
+
+        for name, default in self.defaults.items():
+            if default is required and name not in group:
+                raise ValueError(f"parameter group didn't specify a value of required optimization "
+                                 f"parameter {name}")
+            group.setdefault(name, default)
+
+        ids = [id(p) for p in params]
+        if len(ids) != len(set(ids)):
+            raise ValueError("optimizer contains a parameter group with duplicate parameters")
+        seen = set()
+        for other in self.param_groups:
+            seen.update(id(p) for p in other["params"])
+            if ("param_names" in group) != ("param_names" in other):
+                kind = "with names" if "param_names" in group else "without names"
+                raise ValueError("all optimizer param groups should be with/without names. "
+                                 f"cannot add param group {kind} to the optimizer")
+        if not seen.isdisjoint(ids):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(group)
+
+    # -- gradients
+    def zero_grad(self, set_to_none=True):
+        """Resets the gradients of all parameters: to None (default), or to zeros in place."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                g = p.grad
+                if g is None:
+                    continue
+                if set_to_none:
+                    p.grad = None
+                else:
+                    if g.grad_fn is not None:
+                        g.detach_()
+                    else:
+                        g.requires_grad_(False)
+                    g.zero_()
+
+    def step(self, closure=None):
+        raise NotImplementedError
+
+    @staticmethod
+    def _eval_closure(closure):
+        """Re-evaluates the model under grad mode (the step itself runs without)."""
+        if closure is None:
+            return None
+        with enable_grad():
+            return closure()
+
+    # -- hooks
+    def register_step_pre_hook(self, hook):
+        """``hook(optimizer, args, kwargs)`` runs before each ``step``; it may return
+        ``(new_args, new_kwargs)``."""
+        handle = _RemovableHandle(self._step_pre_hooks)
+        self._step_pre_hooks[handle.id] = hook
+        return handle
+
+    def register_step_post_hook(self, hook):
+        """``hook(optimizer, args, kwargs)`` runs after each ``step``."""
+        handle = _RemovableHandle(self._step_post_hooks)
+        self._step_post_hooks[handle.id] = hook
+        return handle
+
+    # -- checkpoints
+    def state_dict(self):
+        """``{"state": {index: per-parameter state}, "param_groups": [...]}``, with the
+        parameters replaced by their index in group order (as torch). The state's
+        tensors are the optimizer's own (not copies)."""
+        index = {}
+        groups = []
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            for p in group["params"]:
+                index.setdefault(id(p), len(index))
+            packed["params"] = [index[id(p)] for p in group["params"]]
+            groups.append(packed)
+        state = {index[id(p)] if isinstance(p, _C.TensorBase) else p: v
+                 for p, v in self.state.items() if not isinstance(p, _C.TensorBase) or id(p) in index}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict):
+        """Loads a ``state_dict()``: the groups must match in number and size. State
+        tensors are copied to each parameter's device (and dtype, for floating ones)."""
+        if not isinstance(state_dict, dict) or "state" not in state_dict or "param_groups" not in state_dict:
+            raise ValueError("load_state_dict: expected a dict with 'state' and 'param_groups' entries")
+        groups = self.param_groups
+        saved_groups = deepcopy(state_dict["param_groups"])
+        if len(groups) != len(saved_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups)):
+            raise ValueError("loaded state dict contains a parameter group that doesn't match the size of "
+                             "optimizer's group")
+        id_map = dict(zip(chain.from_iterable(s["params"] for s in saved_groups),
+                          chain.from_iterable(g["params"] for g in groups)))
+        state = defaultdict(dict)
+        for key, value in state_dict["state"].items():
+            if key in id_map:
+                param = id_map[key]
+                state[param] = _cast_state(param, value, None)
+            else:
+                state[key] = value
+        new_groups = []
+        for group, saved in zip(groups, saved_groups):
+            saved["params"] = group["params"]
+            if "param_names" in group and "param_names" not in saved:
+                saved["param_names"] = group["param_names"]
+            new_groups.append(saved)
+        self.__setstate__({"state": state, "param_groups": new_groups})
+
+
+def _cast_state(param, value, key):
+    """Copies one loaded state value next to its parameter. Step counts stay
+    numbers (Note [Step counts are Python numbers]); floating state takes the
+    parameter's dtype, other tensors keep theirs. Copies, so that the loaded
+    optimizer never shares buffers with the dict it was loaded from."""
+    if key == "step":
+        if isinstance(value, _C.TensorBase):
+            value = value.item()
+        return int(value) if float(value).is_integer() else value
+    if isinstance(value, _C.TensorBase):
+        if param.is_floating_point() and value.is_floating_point():
+            return value.to(device=param.device, dtype=param.dtype, copy=True)
+        return value.to(device=param.device, copy=True)
+    if isinstance(value, dict):
+        return {k: _cast_state(param, v, k) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast_state(param, v, key) for v in value)
+    return value

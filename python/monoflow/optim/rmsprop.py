@@ -1,0 +1,83 @@
+"""RMSprop (torch.optim.RMSprop), plain or centered, with momentum.
+
+    v = alpha * v + (1 - alpha) * g * g
+    avg = sqrt(v - gbar^2) (centered, gbar = lerp(gbar, g, 1 - alpha)) or sqrt(v); avg += eps
+    momentum: buf = momentum * buf + g / avg; p -= lr * buf
+    otherwise: p -= lr * (g / avg)
+"""
+from monoflow import _creation
+from monoflow.autograd import no_grad
+from monoflow.optim._functional import addcdiv_, axpy_
+from monoflow.optim.optimizer import Optimizer
+
+__all__ = ["RMSprop"]
+
+
+class RMSprop(Optimizer):
+    """``RMSprop(params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False, *,
+    maximize=False)``."""
+
+    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False, *,
+                 maximize=False):
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= momentum:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not 0.0 <= alpha:
+            raise ValueError(f"Invalid alpha value: {alpha}")
+        defaults = dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay, momentum=momentum,
+                        centered=centered, maximize=maximize)
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("momentum", 0)
+            group.setdefault("centered", False)
+            group.setdefault("maximize", False)
+
+    def step(self, closure=None):
+        """One update of every parameter that has a gradient; returns ``closure()``'s loss."""
+        loss = self._eval_closure(closure)
+        with no_grad():
+            for group in self.param_groups:
+                lr, alpha, eps = group["lr"], group["alpha"], group["eps"]
+                weight_decay, momentum = group["weight_decay"], group["momentum"]
+                centered, maximize = group["centered"], group["maximize"]
+                for p in group["params"]:
+                    g = p.grad
+                    if g is None:
+                        continue
+                    state = self.state[p]
+                    if len(state) == 0:
+                        state["step"] = 0
+                        state["square_avg"] = _creation.zeros_like(p)
+                        if momentum > 0:
+                            state["momentum_buffer"] = _creation.zeros_like(p)
+                        if centered:
+                            state["grad_avg"] = _creation.zeros_like(p)
+                    state["step"] += 1
+                    if maximize:
+                        g = -g
+                    if weight_decay != 0:
+                        g = g + p * weight_decay
+                    square_avg = state["square_avg"]
+                    square_avg.mul_(alpha).add_((g * (1 - alpha)).mul_(g))
+                    if centered:
+                        grad_avg = state["grad_avg"]
+                        grad_avg.lerp_(g, 1 - alpha)
+                        avg = (square_avg - grad_avg * grad_avg).sqrt_()
+                    else:
+                        avg = square_avg.sqrt()
+                    avg.add_(eps)
+                    if momentum > 0:
+                        buf = state["momentum_buffer"]
+                        buf.mul_(momentum).add_(g / avg)
+                        axpy_(p, buf, -lr)
+                    else:
+                        addcdiv_(p, g, avg, -lr)
+        return loss

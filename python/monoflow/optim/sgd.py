@@ -1,0 +1,60 @@
+"""SGD with momentum, dampening, Nesterov, weight decay and maximize (torch.optim.SGD)."""
+from monoflow.autograd import no_grad
+from monoflow.optim._functional import axpy_
+from monoflow.optim.optimizer import Optimizer, required
+
+__all__ = ["SGD"]
+
+
+class SGD(Optimizer):
+    """``SGD(params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *, maximize=False)``.
+
+    With momentum, the first step stores the gradient itself as the buffer
+    (no dampening), then ``buf = momentum * buf + (1 - dampening) * g``, as torch.
+    """
+
+    def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
+                 maximize=False):
+        if lr is not required and lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        defaults = dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
+                        nesterov=nesterov, maximize=maximize)
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("nesterov", False)
+            group.setdefault("maximize", False)
+
+    def step(self, closure=None):
+        """One update of every parameter that has a gradient; returns ``closure()``'s loss."""
+        loss = self._eval_closure(closure)
+        with no_grad():
+            for group in self.param_groups:
+                lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
+                weight_decay, nesterov, maximize = group["weight_decay"], group["nesterov"], group["maximize"]
+                for p in group["params"]:
+                    g = p.grad
+                    if g is None:
+                        continue
+                    if maximize:
+                        g = -g
+                    if weight_decay != 0:
+                        g = g + p * weight_decay
+                    if momentum != 0:
+                        state = self.state[p]
+                        buf = state.get("momentum_buffer")
+                        if buf is None:
+                            buf = state["momentum_buffer"] = g.clone()
+                        else:
+                            axpy_(buf.mul_(momentum), g, 1 - dampening)
+                        g = g + buf * momentum if nesterov else buf
+                    axpy_(p, g, -lr)
+        return loss
