@@ -2,6 +2,7 @@
 
     python examples/train_digits.py                 # train (about a minute on 2 cores)
     python examples/train_digits.py --resume        # continue from the last checkpoint
+    python -m monoflow.distributed.launch --nproc-per-node 2 examples/train_digits.py   # data-parallel
 
 The data set (1,797 8x8 images, 10 classes) ships inside scikit-learn, so
 nothing is downloaded. Each epoch prints a progress bar and a summary (loss,
@@ -10,6 +11,7 @@ after every epoch (atomically, so an interrupted run resumes from the last
 complete epoch), and the loss and accuracy curves are drawn to a PNG.
 """
 import argparse
+import builtins
 import json
 import os
 import sys
@@ -20,7 +22,7 @@ import numpy as np
 import monoflow as flow
 import monoflow.nn as nn
 import monoflow.nn.functional as F
-from monoflow.utils.data import DataLoader, TensorDataset
+from monoflow.utils.data import DataLoader, DistributedSampler, TensorDataset
 
 
 def load_digits_split(seed, test_fraction=0.2):
@@ -39,15 +41,16 @@ def load_digits_split(seed, test_fraction=0.2):
 
 
 class DigitsCNN(nn.Module):
-    def __init__(self, num_classes=10):
+    def __init__(self, num_classes=10, batch_norm=True, dropout=0.2):
         super().__init__()
+        norm = nn.BatchNorm2d if batch_norm else (lambda c: nn.Identity())
         self.features = nn.Sequential(
-            nn.Conv2d(1, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU(),
-            nn.Conv2d(32, 64, 3, padding=1), nn.BatchNorm2d(64), nn.ReLU(),
+            nn.Conv2d(1, 32, 3, padding=1), norm(32), nn.ReLU(),
+            nn.Conv2d(32, 64, 3, padding=1), norm(64), nn.ReLU(),
             nn.MaxPool2d(2),                                   # 8x8 -> 4x4
         )
         self.classifier = nn.Sequential(
-            nn.Flatten(), nn.Dropout(0.2), nn.Linear(64 * 4 * 4, 128), nn.ReLU(), nn.Linear(128, num_classes),
+            nn.Flatten(), nn.Dropout(dropout), nn.Linear(64 * 4 * 4, 128), nn.ReLU(), nn.Linear(128, num_classes),
         )
 
     def forward(self, x):
@@ -102,13 +105,53 @@ def parse_args(argv=None):
     p.add_argument("--workers", type=int, default=0, help="DataLoader worker processes")
     p.add_argument("--out", default=os.path.join("runs", "digits"), help="checkpoint, metrics and plot folder")
     p.add_argument("--resume", action="store_true", help="continue from OUT/checkpoint.mf")
+    p.add_argument("--stop-after", type=int, default=None, metavar="E",
+                   help="stop after epoch E (the schedule still spans --epochs; resume later)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar (logs, CI)")
+    # Data parallelism (started by monoflow.distributed.launch) and the flags
+    # that make an N-process run reproduce the 1-process loss curve: batch
+    # norm (per-rank batch statistics) and dropout (per-rank masks) differ
+    # from one process on the global batch, and the sampler must split one
+    # shared order without a padded last batch.
+    p.add_argument("--no-bn", action="store_true", help="no batch norm in the model")
+    p.add_argument("--dropout", type=float, default=0.2, help="dropout probability before the classifier")
+    p.add_argument("--drop-last", action="store_true", help="drop the last incomplete (global) batch")
+    p.add_argument("--distributed-sampler", action="store_true",
+                   help="shuffle with DistributedSampler even on one process (the reference of an N-process run)")
     return p.parse_args(argv)
+
+
+# ---- data parallelism: one process per rank, started by the launcher (WORLD_SIZE > 1)
+def init_distributed():
+    """(rank, world size); joins the process group when the launcher started several ranks."""
+    world = int(os.environ.get("WORLD_SIZE", "1"))
+    if world <= 1:
+        return 0, 1
+    import monoflow.distributed as dist
+
+    dist.init_process_group("gloo")
+    return dist.get_rank(), world
+
+
+def global_sums(world, *values):
+    """The sums of the ranks' values (the epoch's metrics of the whole job)."""
+    if world <= 1:
+        return values
+    import monoflow.distributed as dist
+
+    t = flow.tensor(values, dtype=flow.float64)
+    dist.all_reduce(t)
+    return t.tolist()
 
 
 def main(argv=None):
     args = parse_args(argv)
     from tqdm import tqdm
+
+    rank, world = init_distributed()
+    if args.batch_size % world:
+        raise SystemExit(f"--batch-size {args.batch_size} must be divisible by the {world} processes")
+    print = builtins.print if rank == 0 else (lambda *a, **k: None)  # rank 0 reports for the job
 
     os.makedirs(args.out, exist_ok=True)
     ckpt_path = os.path.join(args.out, "checkpoint.mf")
@@ -116,11 +159,17 @@ def main(argv=None):
     (xtr, ytr), (xte, yte) = load_digits_split(args.seed)
     train_set = TensorDataset(flow.from_numpy(xtr), flow.from_numpy(ytr))
     test_set = TensorDataset(flow.from_numpy(xte), flow.from_numpy(yte))
-    loader = DataLoader(train_set, batch_size=args.batch_size, shuffle=True, drop_last=False,
-                        num_workers=args.workers, generator=flow.Generator().manual_seed(args.seed))
+    if world > 1 or args.distributed_sampler:  # each rank its share of every global batch
+        sampler = DistributedSampler(train_set, num_replicas=world, rank=rank, shuffle=True, seed=args.seed)
+        loader = DataLoader(train_set, batch_size=args.batch_size // world, sampler=sampler,
+                            drop_last=args.drop_last, num_workers=args.workers)
+    else:
+        sampler = None
+        loader = DataLoader(train_set, batch_size=args.batch_size, shuffle=True, drop_last=args.drop_last,
+                            num_workers=args.workers, generator=flow.Generator().manual_seed(args.seed))
     test_loader = DataLoader(test_set, batch_size=256)
 
-    model = DigitsCNN().to(args.device)
+    model = DigitsCNN(batch_norm=not args.no_bn, dropout=args.dropout).to(args.device)
     optimizer = flow.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
     steps_per_epoch = len(loader)
     warmup = flow.optim.lr_scheduler.LinearLR(optimizer, start_factor=0.1, total_iters=steps_per_epoch)
@@ -133,22 +182,29 @@ def main(argv=None):
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         scheduler.load_state_dict(state["scheduler"])
-        loader.generator.set_state(state["loader_rng"])
+        if loader.generator is not None and state["loader_rng"] is not None:
+            loader.generator.set_state(state["loader_rng"])
         history, start_epoch = state["history"], state["epoch"] + 1
         print(f"resumed from {ckpt_path} after epoch {state['epoch']}")
 
+    train_model = model
+    if world > 1:  # after resuming: rank 0's weights are broadcast at wrap time
+        train_model = nn.parallel.DistributedDataParallel(model)
     nparams = sum(p.numel() for p in model.parameters())
     print(f"digits: {len(train_set)} train / {len(test_set)} test images; model: {nparams:,} parameters; "
-          f"device {args.device}")
-    for epoch in range(start_epoch, args.epochs + 1):
-        model.train()
+          f"device {args.device}" + (f"; {world} processes" if world > 1 else ""))
+    last_epoch = min(args.epochs, args.stop_after or args.epochs)
+    for epoch in range(start_epoch, last_epoch + 1):
+        train_model.train()
+        if sampler is not None:
+            sampler.set_epoch(epoch)
         t0 = time.perf_counter()
         total_loss, correct, seen = 0.0, 0, 0
         bar = tqdm(loader, desc=f"epoch {epoch:2d}/{args.epochs}", leave=False, disable=args.no_progress,
-                   file=sys.stdout)
+                   file=sys.stdout) if rank == 0 else loader
         for x, y in bar:
             x, y = x.to(args.device), y.to(args.device)
-            logits = model(x)
+            logits = train_model(x)
             loss = F.cross_entropy(logits, y)
             optimizer.zero_grad()
             loss.backward()
@@ -158,7 +214,9 @@ def main(argv=None):
             total_loss += loss.item() * n
             correct += (logits.argmax(1) == y).sum().item()
             seen += n
-            bar.set_postfix(loss=f"{loss.item():.4f}")
+            if rank == 0:
+                bar.set_postfix(loss=f"{loss.item():.4f}")
+        total_loss, correct, seen = global_sums(world, total_loss, correct, seen)
         elapsed = time.perf_counter() - t0
         test_loss, test_acc = evaluate(model, test_loader, args.device)
         row = {"epoch": epoch, "train_loss": total_loss / seen, "train_acc": correct / seen,
@@ -168,12 +226,16 @@ def main(argv=None):
         print(f"epoch {epoch:2d}/{args.epochs}  train loss {row['train_loss']:.4f} acc {row['train_acc']:.4f}  "
               f"test loss {test_loss:.4f} acc {test_acc:.4f}  {row['samples_per_s']:,.0f} samples/s  "
               f"lr {row['lr']:.2e}", flush=True)
-        flow.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                   "scheduler": scheduler.state_dict(), "loader_rng": loader.generator.get_state(),
-                   "epoch": epoch, "history": history}, ckpt_path)
+        if rank == 0:
+            flow.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                       "scheduler": scheduler.state_dict(),
+                       "loader_rng": loader.generator.get_state() if loader.generator is not None else None,
+                       "epoch": epoch, "history": history}, ckpt_path)
 
     if not history:
         print("nothing to do: the checkpoint is already at the last epoch")
+        return 0
+    if rank != 0:
         return 0
     with open(os.path.join(args.out, "metrics.json"), "w") as f:
         json.dump(history, f, indent=1)

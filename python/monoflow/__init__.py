@@ -36,9 +36,15 @@ from monoflow import devices, memory  # noqa: E402
 from monoflow import autograd  # noqa: E402
 from monoflow.autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402
 from monoflow.serialization import load, save  # noqa: E402
+from monoflow import nn  # noqa: E402
+from monoflow import optim  # noqa: E402
+from monoflow import utils  # noqa: E402
 
 half, float, double = float16, float32, float64  # noqa: A001
 short, int, long = int16, int32, int64  # noqa: A001
 
 __version__ = "0.1.0"
 del _builtins
+from monoflow import distributed  # noqa: E402
+from monoflow import comm  # noqa: E402
+from monoflow import env  # noqa: E402
