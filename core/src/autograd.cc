@@ -48,6 +48,9 @@ struct FunctionNode : Node {
 // Accumulates into a leaf's .grad, after the leaf's hooks.
 struct AccumulateGrad : Node {
   explicit AccumulateGrad(const Tensor& leaf) : leaf_(leaf) {
+    // Accumulate as soon as the gradient is complete (the engine runs the
+    // highest sequence number first): hooks such as DDP's fire early.
+    sequence_nr = UINT64_MAX;
     grad_meta.push_back({leaf->shape, leaf->dtype, leaf->device()});
   }
   std::string name() const override { return "AccumulateGrad"; }

@@ -54,6 +54,11 @@ def rank_env(args, local_rank):
                RANK=str(args.node_rank * args.nproc_per_node + local_rank), LOCAL_RANK=str(local_rank),
                LOCAL_WORLD_SIZE=str(args.nproc_per_node), NODE_RANK=str(args.node_rank),
                NNODES=str(args.nnodes), PYTHONUNBUFFERED="1")
+    if args.nproc_per_node > 1 and "MONOFLOW_NUM_THREADS" not in env and "OMP_NUM_THREADS" not in env:
+        # Several ranks share the machine's cores: each would otherwise size
+        # its kernel team for the whole machine (Note [Kernel threads]).
+        cores = os.cpu_count() or 1
+        env["MONOFLOW_NUM_THREADS"] = str(max(1, cores // args.nproc_per_node - 1))
     return env
 
 

@@ -9,8 +9,9 @@ from monoflow.utils.data.sampler import (
     BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler, WeightedRandomSampler,
 )
 from monoflow.utils.data._worker import WorkerInfo, get_worker_info
+from monoflow.utils.data.distributed import DistributedSampler
 
 __all__ = ["BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset", "IterableDataset",
            "RandomSampler", "Sampler", "SequentialSampler", "Subset", "SubsetRandomSampler", "TensorDataset",
            "WeightedRandomSampler", "WorkerInfo", "default_collate", "default_convert", "get_worker_info",
-           "random_split"]
+           "random_split", "DistributedSampler"]
