@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "monoflow/autograd.h"
 #include "monoflow/backend.h"
 #include "monoflow/dispatch.h"
 #include "monoflow/error.h"
@@ -252,7 +253,9 @@ struct Plan {
   Tensor I;
 };
 
-Plan plan_advanced(const Advanced& adv, const char* op) {
+// `check_bounds` false: the indices are known to be valid (a backward pass
+// re-using the forward's), so no host pass over them.
+Plan plan_advanced(const Advanced& adv, const char* op, bool check_bounds) {
   const Tensor& v = adv.view;
   const size_t k = adv.indices.size();
   // The index tensors broadcast together (IndexError, as in PyTorch).
@@ -313,7 +316,7 @@ Plan plan_advanced(const Advanced& adv, const char* op) {
   for (size_t j = 0; j < k; ++j)
     MF_CHECK(v->shape[adv.dims[j]] != 0 || shape_numel(B) == 0, IndexError, op,
              ": index is out of bounds for dimension ", adv.dims[j], " with size 0");
-  if (shape_numel(p.shape) != 0)
+  if (check_bounds && shape_numel(p.shape) != 0)
     for (size_t j = 0; j < k; ++j) check_index_bounds(adv.indices[j], v->shape[adv.dims[j]], true, op, adv.dims[j]);
   Dims dshape = p.shape;
   for (int64_t d : adv.dims) {
@@ -345,7 +348,7 @@ bool broadcastable(const Dims& from, const Dims& to) {
   return true;
 }
 
-void put_advanced(const Tensor& t, const Advanced& adv, const Tensor& values, bool accumulate) {
+void put_advanced(const Tensor& t, const Advanced& adv, const Tensor& values, bool accumulate, bool check_bounds) {
   const char* op = "index_put_";
   MF_CHECK(values->dtype == t->dtype, RuntimeError, op,
            ": Index put requires the source and destination dtypes match, got ", dtype_torch_name(t->dtype),
@@ -353,7 +356,7 @@ void put_advanced(const Tensor& t, const Advanced& adv, const Tensor& values, bo
   MF_CHECK(!adv.view->has_internal_overlap(), RuntimeError, op,
            ": unsupported operation: more than one element of the written-to tensor refers to a single memory "
            "location. Please clone() the tensor before performing the operation.");
-  Plan p = plan_advanced(adv, op);
+  Plan p = plan_advanced(adv, op, check_bounds);
   Tensor v = drop_leading_ones(values);
   MF_CHECK(broadcastable(v->shape, p.shape), RuntimeError, op, ": shape mismatch: value tensor of shape ",
            shape_str(values->shape), " cannot be broadcast to indexing result of shape ", shape_str(p.shape));
@@ -364,6 +367,88 @@ void put_advanced(const Tensor& t, const Advanced& adv, const Tensor& values, bo
   launch_index_put(p.data, expand(v, p.shape), I, accumulate);
   t->bump_version();
 }
+
+bool has_advanced(const std::vector<IndexItem>& items) {
+  for (const auto& it : items)
+    if (it.kind == IndexItem::TensorIndex || it.kind == IndexItem::Bool) return true;
+  return false;
+}
+
+// `items` with each mask replaced by the index tensors apply_items found for
+// it (a 0-dim mask by a Python bool), so that a backward pass addresses the
+// same elements without nonzero() and its synchronisation.
+std::vector<IndexItem> resolved_items(const std::vector<IndexItem>& items, const Advanced& adv) {
+  std::vector<IndexItem> out;
+  size_t j = 0;
+  for (const auto& it : items) {
+    if (it.kind == IndexItem::Bool) {
+      out.push_back(it);
+      ++j;
+    } else if (it.kind != IndexItem::TensorIndex) {
+      out.push_back(it);
+    } else if (!is_mask(it.tensor->dtype)) {
+      out.push_back(index_item_tensor(adv.indices[j++]));
+    } else if (it.tensor->dim() == 0) {
+      out.push_back(index_item_bool(adv.indices[j++]->numel() == 1));
+    } else {
+      for (int64_t k = 0; k < it.tensor->dim(); ++k) out.push_back(index_item_tensor(adv.indices[j++]));
+    }
+  }
+  return out;
+}
+
+Dims without_leading_ones(const Dims& shape) {
+  size_t i = 0;
+  while (i < shape.size() && shape[i] == 1) ++i;
+  return Dims(shape.begin() + i, shape.end());
+}
+
+void index_put_impl(const Tensor& t, const std::vector<IndexItem>& items, const Tensor& values, bool accumulate,
+                    bool check_bounds);
+
+// t[items] with advanced items. Its gradient: zeros with the output's
+// gradient accumulated at the same elements (duplicates add up).
+Tensor index_impl(const Tensor& t, const std::vector<IndexItem>& items, bool check_bounds) {
+  autograd::Recorder rec("index", {t});
+  Advanced adv = apply_items(t, items);
+  Plan p = plan_advanced(adv, "index", check_bounds);
+  Tensor out = empty(p.shape, t->dtype, t->device());
+  launch_index(out, p.data, p.I);
+  if (rec)
+    rec.finish({out}, [shape = t->shape, bitems = resolved_items(items, adv)](const autograd::TensorList& g,
+                                                                              autograd::NeedsGrad) {
+      Tensor r = full(shape, Scalar{}, g[0]->dtype, g[0]->device());
+      index_put_impl(r, bitems, g[0], /*accumulate=*/true, /*check_bounds=*/false);
+      return autograd::TensorList{r};
+    });
+  return out;
+}
+
+// t[items] = values (or +=) with advanced items. Gradients: t's is the
+// output's, zero where written (unless accumulating); values' is the
+// output's gradient read at the written elements, summed to values' shape.
+void index_put_impl(const Tensor& t, const std::vector<IndexItem>& items, const Tensor& values, bool accumulate,
+                    bool check_bounds) {
+  autograd::Recorder rec(autograd::Recorder::InPlace{}, "index_put_", {t, values});
+  Advanced adv = apply_items(t, items);
+  put_advanced(t, adv, values, accumulate, check_bounds);
+  if (rec)
+    rec.finish_inplace(t, [bitems = resolved_items(items, adv), accumulate, vshape = values->shape,
+                           dshape = without_leading_ones(values->shape)](const autograd::TensorList& g,
+                                                                         autograd::NeedsGrad n) {
+      autograd::TensorList r(2);
+      if (n[0]) {
+        if (accumulate) {
+          r[0] = g[0];
+        } else {
+          r[0] = clone(g[0]);
+          index_put_impl(r[0], bitems, full(Dims{}, Scalar{}, g[0]->dtype, g[0]->device()), false, false);
+        }
+      }
+      if (n[1]) r[1] = reshape(autograd::sum_to(index_impl(g[0], bitems, false), dshape), vshape);
+      return r;
+    });
+}
 }  // namespace
 
 Tensor index_basic(const Tensor& t, const std::vector<IndexItem>& items) {
@@ -373,18 +458,16 @@ Tensor index_basic(const Tensor& t, const std::vector<IndexItem>& items) {
   return apply_items(t, items).view;
 }
 
+// Basic items give views (differentiable through make_view); basic writes
+// are copy_/add_/fill_ on a view, which the engine records (CopySlices).
 Tensor index(const Tensor& t, const std::vector<IndexItem>& items) {
-  Advanced adv = apply_items(t, items);
-  if (adv.dims.empty()) return adv.view;
-  Plan p = plan_advanced(adv, "index");
-  Tensor out = empty(p.shape, t->dtype, t->device());
-  launch_index(out, p.data, p.I);
-  return out;
+  if (!has_advanced(items)) return apply_items(t, items).view;
+  return index_impl(t, items, true);
 }
 
 void index_put_(const Tensor& t, const std::vector<IndexItem>& items, const Tensor& values, bool accumulate) {
+  if (has_advanced(items)) return index_put_impl(t, items, values, accumulate, true);
   Advanced adv = apply_items(t, items);
-  if (!adv.dims.empty()) return put_advanced(t, adv, values, accumulate);
   Tensor v = drop_leading_ones(values);  // (a mismatch is refused by expand, as in copy_)
   if (accumulate)
     binary_(kOp_add, adv.view, v);
@@ -394,9 +477,8 @@ void index_put_(const Tensor& t, const std::vector<IndexItem>& items, const Tens
 }
 
 void index_put_scalar_(const Tensor& t, const std::vector<IndexItem>& items, Scalar value) {
-  Advanced adv = apply_items(t, items);
-  if (adv.dims.empty()) return fill_(adv.view, value);
-  put_advanced(t, adv, checked_scalar_tensor(value, t->dtype, t->device(), "index_put_"), false);
+  if (!has_advanced(items)) return fill_(apply_items(t, items).view, value);
+  index_put_impl(t, items, checked_scalar_tensor(value, t->dtype, t->device(), "index_put_"), false, true);
 }
 
 void index_put_tensors_(const Tensor& t, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate) {

@@ -6,6 +6,7 @@
 // one), so they need no kernel of their own; flip and tril/triu have kernels.
 #include <algorithm>
 
+#include "monoflow/autograd.h"
 #include "monoflow/dispatch.h"
 #include "monoflow/error.h"
 #include "monoflow/ops.h"
@@ -13,7 +14,31 @@
 
 namespace monoflow {
 
+using autograd::NeedsGrad;
+using autograd::TensorList;
+
 namespace {
+// A Recorder's NeedsGrad mask covers 64 inputs: ops over a longer list that
+// needs gradients run on groups of at most this many (one more small copy).
+constexpr size_t kMaxRecordedInputs = 64;
+
+bool grouped_for_grad(const std::vector<Tensor>& tensors) {
+  if (tensors.size() <= kMaxRecordedInputs || !autograd::grad_enabled()) return false;
+  for (const Tensor& t : tensors)
+    if (autograd::requires_grad(t)) return true;
+  return false;
+}
+
+template <class F>
+Tensor join_in_groups(const std::vector<Tensor>& tensors, F join_group, int64_t dim) {
+  std::vector<Tensor> parts;
+  for (size_t i = 0; i < tensors.size(); i += kMaxRecordedInputs) {
+    size_t end = std::min(tensors.size(), i + kMaxRecordedInputs);
+    parts.push_back(join_group(std::vector<Tensor>(tensors.begin() + i, tensors.begin() + end)));
+  }
+  return cat(parts, dim);
+}
+
 void check_same_device(const char* op, const Tensor& a, const Tensor& b) {
   MF_CHECK(a->device() == b->device(), RuntimeError, op,
            ": expected all tensors to be on the same device, but found at least two devices, ", a->device().str(),
@@ -38,9 +63,22 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
              ") cannot be concatenated");
     if (!ref && !skipped(t)) ref = &t;
   }
-  if (!ref) return empty(Dims{0}, dtype, tensors[0]->device());
+  if (!ref) {  // all inputs skipped: an empty result, still connected to them
+    autograd::Recorder rec("cat", tensors);
+    Tensor out = empty(Dims{0}, dtype, tensors[0]->device());
+    if (rec && !grouped_for_grad(tensors))
+      rec.finish({out}, [k = tensors.size()](const TensorList& g, NeedsGrad n) {
+        TensorList r(k);
+        for (size_t i = 0; i < k; ++i)
+          if (n[i]) r[i] = g[0];
+        return r;
+      });
+    return out;
+  }
   const int64_t nd = (*ref)->dim();
   const int64_t d = wrap_dim(dim, nd, "cat");
+  if (grouped_for_grad(tensors))
+    return join_in_groups(tensors, [d](const std::vector<Tensor>& g) { return cat(g, d); }, d);
   Dims shape = (*ref)->shape;
   shape[d] = 0;
   for (size_t i = 0; i < tensors.size(); ++i) {
@@ -54,12 +92,29 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
                " in the list.");
     shape[d] += t->shape[d];
   }
+  autograd::Recorder rec("cat", tensors);
   Tensor out = empty(shape, dtype, tensors[0]->device());
   int64_t offset = 0;
+  Dims starts;  // each input's start along d (-1: a skipped 1-D empty input)
   for (const Tensor& t : tensors) {
+    starts.push_back(skipped(t) ? -1 : offset);
     if (skipped(t) || t->shape[d] == 0) continue;
     copy_(narrow(out, d, offset, t->shape[d]), t);  // casts to the promoted dtype
     offset += t->shape[d];
+  }
+  if (rec) {
+    // Each input's gradient is a narrow view of the output's.
+    Dims lengths;
+    for (const Tensor& t : tensors) lengths.push_back(skipped(t) ? 0 : t->shape[d]);
+    rec.finish({out}, [d, starts, lengths](const TensorList& g, NeedsGrad n) {
+      TensorList r(starts.size());
+      for (size_t i = 0; i < starts.size(); ++i) {
+        if (!n[i]) continue;
+        r[i] = starts[i] < 0 ? full(Dims{0}, Scalar{}, g[0]->dtype, g[0]->device())
+                             : narrow(g[0], d, starts[i], lengths[i]);
+      }
+      return r;
+    });
   }
   return out;
 }
@@ -71,10 +126,23 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
              "stack: stack expects each tensor to be equal size, but got ", shape_str(tensors[0]->shape),
              " at entry 0 and ", shape_str(tensors[i]->shape), " at entry ", i);
   const int64_t d = wrap_dim(dim, tensors[0]->dim() + 1, "stack");
+  if (grouped_for_grad(tensors))
+    return join_in_groups(tensors, [d](const std::vector<Tensor>& g) { return stack(g, d); }, d);
+  // One node whose backward selects each input's slice of the gradient
+  // (rather than a view node per unsqueezed input and a cat node).
+  autograd::Recorder rec("stack", tensors);
   std::vector<Tensor> parts;
   parts.reserve(tensors.size());
   for (const Tensor& t : tensors) parts.push_back(unsqueeze(t, d));
-  return cat(parts, d);
+  Tensor out = cat(parts, d);
+  if (rec)
+    rec.finish({out}, [d, k = tensors.size()](const TensorList& g, NeedsGrad n) {
+      TensorList r(k);
+      for (size_t i = 0; i < k; ++i)
+        if (n[i]) r[i] = select(g[0], d, static_cast<int64_t>(i));
+      return r;
+    });
+  return out;
 }
 
 // ------------------------------------------------------------ split, chunk
@@ -90,12 +158,28 @@ std::vector<Tensor> split_with_sizes(const Tensor& t, const Dims& sizes, int64_t
   }
   MF_CHECK(total == t->shape[d], RuntimeError, "split_with_sizes: expects split_sizes to sum exactly to ",
            t->shape[d], " (input tensor's size at dimension ", d, "), but got split_sizes=", shape_str(sizes));
+  // The pieces are views; one node for all of them, whose backward joins
+  // their gradients (a view node per piece would each scatter into a
+  // zero tensor of t's size).
+  autograd::Recorder rec("split_with_sizes", {t});
   std::vector<Tensor> out;
   int64_t start = 0;
   for (int64_t s : sizes) {
     out.push_back(narrow(t, d, start, s));
     start += s;
   }
+  if (rec) rec.finish(out, [d](const TensorList& g, NeedsGrad) { return TensorList{cat(g, d)}; });
+  return out;
+}
+
+std::vector<Tensor> unbind(const Tensor& t, int64_t dim) {
+  MF_CHECK(t->dim() > 0, IndexError, "unbind: Dimension specified as ", dim, " but tensor has no dimensions");
+  const int64_t d = wrap_dim(dim, t->dim(), "unbind");
+  autograd::Recorder rec("unbind", {t});
+  std::vector<Tensor> out;
+  for (int64_t i = 0; i < t->shape[d]; ++i) out.push_back(select(t, d, i));
+  if (rec && !out.empty())
+    rec.finish(out, [d](const TensorList& g, NeedsGrad) { return TensorList{stack(g, d)}; });
   return out;
 }
 
@@ -126,6 +210,7 @@ std::vector<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim) {
 // ------------------------------------------------------------ flip, roll
 
 Tensor flip(const Tensor& t, const Dims& dims) {
+  autograd::Recorder rec("flip", {t});
   SmallVector<bool, 8> seen(static_cast<size_t>(std::max<int64_t>(t->dim(), 1)), false);
   uint64_t mask = 0;
   for (int64_t dim : dims) {
@@ -134,9 +219,14 @@ Tensor flip(const Tensor& t, const Dims& dims) {
     seen[d] = true;
     if (t->dim() > 0 && t->shape[d] > 1) mask |= uint64_t(1) << d;  // size-1 dims read the same either way
   }
-  if (!mask) return clone(t);
-  Tensor out = empty(t->shape, t->dtype, t->device());
-  launch(kOp_flip, t->dtype, {t}, out, {int_attr("dims", static_cast<int64_t>(mask))});
+  Tensor out;
+  if (!mask) {
+    out = clone(t);
+  } else {
+    out = empty(t->shape, t->dtype, t->device());
+    launch(kOp_flip, t->dtype, {t}, out, {int_attr("dims", static_cast<int64_t>(mask))});
+  }
+  if (rec) rec.finish({out}, [dims](const TensorList& g, NeedsGrad) { return TensorList{flip(g[0], dims)}; });
   return out;
 }
 
@@ -156,14 +246,14 @@ Tensor roll(const Tensor& t, const Dims& shifts, const Dims& dims) {
     int64_t n = t->dim() ? t->shape[d] : 1;
     if (n > 0) net[d] = ((net[d] + shifts[i] % n) % n + n) % n;
   }
+  autograd::Recorder rec("roll", {t});
   Tensor out = empty(t->shape, t->dtype, t->device());
-  if (out->numel() == 0) return out;
   // out = x with each rolled dim cut in two and the halves swapped: one copy
   // per combination of halves.
   std::vector<int64_t> rolled;
   for (int64_t d = 0; d < t->dim(); ++d)
     if (net[d] != 0) rolled.push_back(d);
-  for (uint64_t combo = 0; combo < (uint64_t(1) << rolled.size()); ++combo) {
+  for (uint64_t combo = 0; out->numel() && combo < (uint64_t(1) << rolled.size()); ++combo) {
     Tensor dst = out, src = t;
     for (size_t j = 0; j < rolled.size(); ++j) {
       const int64_t d = rolled[j], n = t->shape[d], s = net[d];
@@ -176,6 +266,14 @@ Tensor roll(const Tensor& t, const Dims& shifts, const Dims& dims) {
       }
     }
     copy_(dst, src);
+  }
+  if (rec) {
+    // The gradient rolls back.
+    Dims back_shifts, back_dims;
+    for (int64_t d : rolled) back_shifts.push_back(-net[d]), back_dims.push_back(d);
+    rec.finish({out}, [back_shifts, back_dims](const TensorList& g, NeedsGrad) {
+      return TensorList{back_dims.empty() ? g[0] : roll(g[0], back_shifts, back_dims)};
+    });
   }
   return out;
 }
@@ -201,10 +299,20 @@ Tensor repeat(const Tensor& t, const Dims& repeats) {
     src_strides.push_back(0);
     src_strides.push_back(st);
   }
+  autograd::Recorder rec("repeat", {t});
   Tensor out = empty(out_shape, t->dtype, t->device());
-  if (out->numel() == 0) return out;
-  copy_(make_view(out, pair_shape, contiguous_strides(pair_shape), 0),
-        make_view(t, pair_shape, src_strides, t->offset));
+  if (out->numel())
+    copy_(make_view(out, pair_shape, contiguous_strides(pair_shape), 0),
+          make_view(t, pair_shape, src_strides, t->offset));
+  if (rec) {
+    // The gradient, viewed as [r0, s0, r1, s1, ...], summed over the r's.
+    rec.finish({out}, [pair_shape, m, in_shape = t->shape](const TensorList& g, NeedsGrad) {
+      Dims rdims;
+      for (int64_t i = 0; i < m; ++i) rdims.push_back(2 * i);
+      Tensor s = m ? sum(reshape(g[0], pair_shape), rdims, false, std::nullopt) : g[0];
+      return TensorList{reshape(s, in_shape)};
+    });
+  }
   return out;
 }
 
@@ -223,18 +331,26 @@ void run_triangle(int op_id, const Tensor& x, const Tensor& out, int64_t diagona
   launch(op_id, x->dtype, {x}, out, {int_attr("diagonal", diagonal)});
 }
 
+Tensor triangle(int op_id, const Tensor& t, int64_t diagonal) {
+  autograd::Recorder rec(op_def(op_id).name, {t});
+  Tensor out = empty(t->shape, t->dtype, t->device());
+  run_triangle(op_id, t, out, diagonal);
+  if (rec) rec.finish({out}, [op_id, diagonal](const TensorList& g, NeedsGrad) {
+    return TensorList{triangle(op_id, g[0], diagonal)};
+  });
+  return out;
+}
+
 void triangle_(int op_id, const Tensor& t, int64_t diagonal) {
   MF_CHECK(!t->has_internal_overlap(), RuntimeError, op_def(op_id).name,
            "_: unsupported operation: more than one element of the written-to tensor refers to a single memory "
            "location. Please clone() the tensor before performing the operation.");
+  autograd::Recorder rec(autograd::Recorder::InPlace{}, op_def(op_id).name, {t});
   run_triangle(op_id, t, t, diagonal);  // in place: the same descriptor in and out
   t->bump_version();
-}
-
-Tensor triangle(int op_id, const Tensor& t, int64_t diagonal) {
-  Tensor out = empty(t->shape, t->dtype, t->device());
-  run_triangle(op_id, t, out, diagonal);
-  return out;
+  if (rec) rec.finish_inplace(t, [op_id, diagonal](const TensorList& g, NeedsGrad) {
+    return TensorList{triangle(op_id, g[0], diagonal)};
+  });
 }
 }  // namespace
 

@@ -3,12 +3,16 @@
 // operand is restrided to the index's shape with stride 0 along `dim`, and
 // the dim itself is appended as the one indexed dim (Note [Advanced
 // indexing] in indexing.h). Indices are checked on the host first.
+#include "monoflow/autograd.h"
 #include "monoflow/error.h"
 #include "monoflow/indexing.h"
 #include "monoflow/ops.h"
 #include "monoflow/ops_shape.h"
 
 namespace monoflow {
+
+using autograd::NeedsGrad;
+using autograd::TensorList;
 
 namespace {
 void check_index_dtype(const Tensor& index, const char* op) {
@@ -35,6 +39,17 @@ Tensor along_dim(const Tensor& t, const Dims& shape, int64_t dim) {
   return make_view(t, s, st, t->offset);
 }
 
+// The I operand of index_select and its backward: the index vector along
+// `dim` of `shape`, stride 0 elsewhere, with the size-1 index dim appended.
+Tensor index_along(const Tensor& index, const Dims& shape, int64_t dim) {
+  Tensor i64 = as_int64_index(index);
+  Dims ishape = shape, istrides(shape.size(), 0);
+  istrides[dim] = i64->strides[0];
+  ishape.push_back(1);
+  istrides.push_back(0);
+  return make_view(i64, ishape, istrides, i64->offset);
+}
+
 std::string no_larger_message(const char* op, const Tensor& index, const Tensor& self, const Tensor& src,
                               int64_t dim) {
   std::string msg = str_cat(op, ": Expected index ", shape_str(index->shape), " to be no larger than self ",
@@ -56,10 +71,16 @@ Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
     MF_CHECK(j == d || iv->shape[j] <= xv->shape[j], RuntimeError, op, ": Size does not match at dimension ", j,
              " expected index ", shape_str(index->shape), " to be no larger than self ", shape_str(x->shape),
              " apart from dimension ", d);
+  autograd::Recorder rec("gather", {x});
   Tensor out = empty(index->shape, x->dtype, x->device());
-  if (out->numel() == 0) return out;
-  check_index_bounds(iv, xv->shape[d], false, op, d);
-  launch_index(at_least_1d(out), along_dim(xv, iv->shape, d), unsqueeze(as_int64_index(iv), iv->dim()));
+  if (out->numel()) {
+    check_index_bounds(iv, xv->shape[d], false, op, d);
+    launch_index(at_least_1d(out), along_dim(xv, iv->shape, d), unsqueeze(as_int64_index(iv), iv->dim()));
+  }
+  if (rec)
+    rec.finish({out}, [d, index, shape = x->shape](const TensorList& g, NeedsGrad) {
+      return TensorList{gather_backward(shape, d, index, g[0])};
+    });
   return out;
 }
 
@@ -75,16 +96,44 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
   Tensor xv = at_least_1d(x), iv = at_least_1d(index);
   Dims shape = xv->shape;
   shape[d] = m;
-  Tensor out = empty(x->dim() ? shape : Dims{}, x->dtype, x->device());
   check_index_bounds(iv, xv->shape[d], false, op, d);  // (even when out is empty, as in PyTorch)
-  if (out->numel() == 0) return out;
-  // I: the index vector along `dim`, stride 0 elsewhere, with the size-1 index dim appended.
-  Tensor i64 = as_int64_index(iv);
-  Dims ishape = shape, istrides(shape.size(), 0);
-  istrides[d] = i64->strides[0];
-  ishape.push_back(1);
-  istrides.push_back(0);
-  launch_index(at_least_1d(out), along_dim(xv, shape, d), make_view(i64, ishape, istrides, i64->offset));
+  autograd::Recorder rec("index_select", {x});
+  Tensor out = empty(x->dim() ? shape : Dims{}, x->dtype, x->device());
+  if (out->numel()) launch_index(at_least_1d(out), along_dim(xv, shape, d), index_along(iv, shape, d));
+  if (rec)
+    rec.finish({out}, [d, index, shape = x->shape](const TensorList& g, NeedsGrad) {
+      return TensorList{index_select_backward(shape, d, index, g[0])};
+    });
+  return out;
+}
+
+// Embedding's backward: one zero fill and one accumulating index_put.
+Tensor index_select_backward(const Dims& shape, int64_t dim, const Tensor& index, const Tensor& src) {
+  autograd::Recorder rec("index_add", {src});
+  Tensor out = full(shape, Scalar{}, src->dtype, src->device());
+  if (src->numel()) {
+    Tensor ov = at_least_1d(out), sv = at_least_1d(src);
+    launch_index_put(along_dim(ov, sv->shape, dim), sv, index_along(at_least_1d(index), sv->shape, dim), true);
+  }
+  if (rec)
+    rec.finish({out}, [dim, index](const TensorList& g, NeedsGrad) {
+      return TensorList{index_select(g[0], dim, index)};
+    });
+  return out;
+}
+
+Tensor gather_backward(const Dims& shape, int64_t dim, const Tensor& index, const Tensor& src) {
+  autograd::Recorder rec("scatter_add", {src});
+  Tensor out = full(shape, Scalar{}, src->dtype, src->device());
+  if (src->numel()) {
+    Tensor ov = at_least_1d(out), iv = at_least_1d(index);
+    launch_index_put(along_dim(ov, iv->shape, dim), at_least_1d(src), unsqueeze(as_int64_index(iv), iv->dim()),
+                     true);
+  }
+  if (rec)
+    rec.finish({out}, [dim, index](const TensorList& g, NeedsGrad) {
+      return TensorList{gather(g[0], dim, index)};
+    });
   return out;
 }
 
@@ -129,28 +178,66 @@ void scatter_impl(const char* op, const Tensor& self, int64_t dim, const Tensor&
   launch_index_put(along_dim(sv, iv->shape, d), values, I, accumulate);
   self->bump_version();
 }
+// The gradient of src: the gradient gathered at the index, zero where src
+// reached past the index's extent.
+Tensor scattered_src_grad(const Tensor& g, const Dims& src_shape) {
+  if (g->shape == src_shape) return g;
+  if (g->numel() == shape_numel(src_shape) || g->dim() != static_cast<int64_t>(src_shape.size()))
+    return reshape(g, src_shape);  // a 0-dim tensor against a 1-element one
+  Dims pads;
+  for (int64_t d = g->dim() - 1; d >= 0; --d) {
+    pads.push_back(0);
+    pads.push_back(src_shape[d] - g->shape[d]);
+  }
+  return pad(g, pads, PadMode::Constant, std::nullopt);
+}
+
+// scatter: self's gradient is zero where written; scatter_add: all of it.
+autograd::BackwardFn scatter_backward(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                                      bool accumulate) {
+  const int64_t d = wrap_dim(dim, self->dim(), "scatter");
+  return [d, index, accumulate, has_src = src != nullptr,
+          src_shape = src ? src->shape : Dims{}](const TensorList& g, NeedsGrad n) {
+    TensorList r(2);
+    if (n[0]) r[0] = accumulate ? g[0] : scatter(g[0], d, index, nullptr, Scalar{});
+    if (n[1] && has_src) r[1] = scattered_src_grad(gather(g[0], d, index), src_shape);
+    return r;
+  };
+}
+
+void scatter_inplace(const char* op, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                     Scalar value, bool accumulate) {
+  autograd::Recorder rec(autograd::Recorder::InPlace{}, op, {self, src});
+  scatter_impl(op, self, dim, index, src, value, accumulate);
+  if (rec) rec.finish_inplace(self, scatter_backward(self, dim, index, src, accumulate));
+}
+
+Tensor scatter_outplace(const char* op, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                        Scalar value, bool accumulate) {
+  autograd::Recorder rec(op, {self, src});
+  Tensor out = clone(self);
+  scatter_impl(op, out, dim, index, src, value, accumulate);
+  if (rec) rec.finish({out}, scatter_backward(self, dim, index, src, accumulate));
+  return out;
+}
 }  // namespace
 
 void scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, Scalar value) {
-  scatter_impl("scatter_", self, dim, index, src, value, false);
+  scatter_inplace("scatter_", self, dim, index, src, value, false);
 }
 
 Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, Scalar value) {
-  Tensor out = clone(self);
-  scatter_impl("scatter", out, dim, index, src, value, false);
-  return out;
+  return scatter_outplace("scatter", self, dim, index, src, value, false);
 }
 
 void scatter_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
   MF_CHECK(src, TypeError, "scatter_add_: src must be a tensor");
-  scatter_impl("scatter_add_", self, dim, index, src, Scalar{}, true);
+  scatter_inplace("scatter_add_", self, dim, index, src, Scalar{}, true);
 }
 
 Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
   MF_CHECK(src, TypeError, "scatter_add: src must be a tensor");
-  Tensor out = clone(self);
-  scatter_impl("scatter_add", out, dim, index, src, Scalar{}, true);
-  return out;
+  return scatter_outplace("scatter_add", self, dim, index, src, Scalar{}, true);
 }
 
 Tensor one_hot(const Tensor& x, int64_t num_classes) {

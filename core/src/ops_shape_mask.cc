@@ -1,6 +1,7 @@
 // Masks: masked_fill (elementwise kernel), nonzero (count, then coordinates:
 // the result's size depends on the data, so it synchronises), and
 // masked_select (x[nonzero(mask)] on the `index` kernel).
+#include "monoflow/autograd.h"
 #include "monoflow/dispatch.h"
 #include "monoflow/error.h"
 #include "monoflow/indexing.h"
@@ -8,6 +9,9 @@
 #include "monoflow/ops_shape.h"
 
 namespace monoflow {
+
+using autograd::NeedsGrad;
+using autograd::TensorList;
 
 namespace {
 void check_mask(const char* op, const Tensor& x, const Tensor& mask) {
@@ -36,6 +40,17 @@ void launch_masked_fill(const Tensor& x, const Tensor& mask, const Tensor& out, 
   // elementwise: every operand has out's shape
   launch(kOp_masked_fill, x->dtype, {x, mask}, out, {scalar_attr("value", value)}, /*coalesce=*/true);
 }
+
+// x's gradient is zero where filled; a 0-dim value tensor gets the sum of
+// the gradient there.
+autograd::BackwardFn masked_fill_backward(const Tensor& mask) {
+  return [mask](const TensorList& g, NeedsGrad n) {
+    TensorList r(2);
+    if (n[0]) r[0] = masked_fill(g[0], mask, Scalar{});
+    if (n[1]) r[1] = sum(binary(kOp_mul, g[0], mask), Dims{}, false, std::nullopt);
+    return r;
+  };
+}
 }  // namespace
 
 Tensor masked_fill(const Tensor& x, const Tensor& mask, Scalar value, const Tensor& value_tensor) {
@@ -43,8 +58,10 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, Scalar value, const Tens
   check_mask(op, x, mask);
   Scalar v = fill_value(op, x->dtype, value, value_tensor);
   Dims shape = broadcast_shapes(x->shape, mask->shape, op);
+  autograd::Recorder rec(op, {x, value_tensor});
   Tensor out = empty(shape, x->dtype, x->device());
   launch_masked_fill(expand(x, shape), expand(mask, shape), out, v);
+  if (rec) rec.finish({out}, masked_fill_backward(mask));
   return out;
 }
 
@@ -62,8 +79,10 @@ void masked_fill_(const Tensor& self, const Tensor& mask, Scalar value, const Te
   // element, not shifted against it.
   Overlap ov = overlap(self, mask);
   Tensor m = ov == Overlap::Partial || ov == Overlap::TooHard ? clone(mask) : mask;
+  autograd::Recorder rec(autograd::Recorder::InPlace{}, op, {self, value_tensor});
   launch_masked_fill(self, expand(m, shape), self, v);
   self->bump_version();
+  if (rec) rec.finish_inplace(self, masked_fill_backward(m));
 }
 
 Tensor nonzero(const Tensor& x) {
@@ -94,6 +113,7 @@ Tensor masked_select(const Tensor& x, const Tensor& mask) {
            dtype_name(mask->dtype), ")");
   check_mask(op, x, mask);
   Dims shape = broadcast_shapes(x->shape, mask->shape, op);
+  autograd::Recorder rec(op, {x});
   Tensor xb = expand(x, shape), mb = expand(mask, shape);
   if (shape.empty()) {
     xb = make_view(xb, Dims{1}, Dims{1}, xb->offset);
@@ -108,6 +128,13 @@ Tensor masked_select(const Tensor& x, const Tensor& mask) {
   }
   Tensor out = empty(Dims{n}, x->dtype, x->device());
   launch_index(out, make_view(xb, ds, dst, xb->offset), nz);
+  if (rec)
+    rec.finish({out}, [shape, mask](const TensorList& g, NeedsGrad) {
+      // (x broadcast to `shape`)[mask] = g: the engine sums the broadcast away.
+      Tensor r = full(shape, Scalar{}, g[0]->dtype, g[0]->device());
+      index_put_(r, {index_item_tensor(expand(mask, shape))}, g[0], false);
+      return TensorList{r};
+    });
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "monoflow/autograd.h"
 #include "monoflow/error.h"
 #include "monoflow/indexing.h"
 #include "monoflow/ops.h"
@@ -14,22 +15,29 @@
 namespace monoflow {
 
 namespace {
-// out = x with dim `d` replaced by x[..., idx[j], ...] (j < idx.size()).
-Tensor gather_dim(const Tensor& x, int64_t d, const std::vector<int64_t>& idx) {
+// out = x with dim `d` replaced by x[..., idx[j], ...] (j < idx.size());
+// its gradient accumulates back along the same indices.
+Tensor gather_dim(const char* name, const Tensor& x, int64_t d, const std::vector<int64_t>& idx) {
   const int64_t m = static_cast<int64_t>(idx.size());
   Tensor iv = from_host(idx.data(), Dims{m}, DType::Int64, x->device());
+  autograd::Recorder rec(name, {x});
   Dims shape = x->shape;
   shape[d] = m;
   Tensor out = empty(shape, x->dtype, x->device());
-  if (out->numel() == 0) return out;
-  Dims xs = shape, xst = x->strides, is = shape, ist(shape.size(), 0);
-  xst[d] = 0;
-  xs.push_back(x->shape[d]);
-  xst.push_back(x->strides[d]);
-  ist[d] = 1;
-  is.push_back(1);
-  ist.push_back(0);
-  launch_index(out, make_view(x, xs, xst, x->offset), make_view(iv, is, ist, 0));
+  if (out->numel()) {
+    Dims xs = shape, xst = x->strides, is = shape, ist(shape.size(), 0);
+    xst[d] = 0;
+    xs.push_back(x->shape[d]);
+    xst.push_back(x->strides[d]);
+    ist[d] = 1;
+    is.push_back(1);
+    ist.push_back(0);
+    launch_index(out, make_view(x, xs, xst, x->offset), make_view(iv, is, ist, 0));
+  }
+  if (rec)
+    rec.finish({out}, [d, iv, xshape = x->shape](const autograd::TensorList& g, autograd::NeedsGrad) {
+      return autograd::TensorList{index_select_backward(xshape, d, iv, g[0])};
+    });
   return out;
 }
 
@@ -59,19 +67,30 @@ Tensor pad(const Tensor& x, const Dims& pads, PadMode mode, std::optional<Scalar
                " of dimension ", d);
     }
     checked_scalar_tensor(v, x->dtype, Device{0, 0}, op);  // the fill value must fit x's dtype
+    autograd::Recorder rec("constant_pad_nd", {x});
     Tensor out = empty(shape, x->dtype, x->device());
     fill_(out, v, /*check_range=*/false);
-    if (out->numel() == 0 || x->numel() == 0) return out;
-    Tensor dst = out, src = x;
-    for (int64_t i = 0; i < k; ++i) {  // the part of x that stays, and where it goes
-      const int64_t d = nd - 1 - i;
-      const int64_t cut_lo = std::max<int64_t>(-lo(i), 0), cut_hi = std::max<int64_t>(-hi(i), 0);
-      const int64_t len = x->shape[d] - cut_lo - cut_hi;
-      if (len <= 0) return out;  // all of x is cropped away
-      src = narrow(src, d, cut_lo, len);
-      dst = narrow(dst, d, std::max<int64_t>(lo(i), 0), len);
+    [&] {
+      if (out->numel() == 0 || x->numel() == 0) return;
+      Tensor dst = out, src = x;
+      for (int64_t i = 0; i < k; ++i) {  // the part of x that stays, and where it goes
+        const int64_t d = nd - 1 - i;
+        const int64_t cut_lo = std::max<int64_t>(-lo(i), 0), cut_hi = std::max<int64_t>(-hi(i), 0);
+        const int64_t len = x->shape[d] - cut_lo - cut_hi;
+        if (len <= 0) return;  // all of x is cropped away
+        src = narrow(src, d, cut_lo, len);
+        dst = narrow(dst, d, std::max<int64_t>(lo(i), 0), len);
+      }
+      copy_(dst, src);
+    }();
+    if (rec) {
+      // The opposite pads crop what was added and put zeros where x was cropped.
+      Dims back;
+      for (int64_t p : pads) back.push_back(-p);
+      rec.finish({out}, [back](const autograd::TensorList& g, autograd::NeedsGrad) {
+        return autograd::TensorList{pad(g[0], back, PadMode::Constant, std::nullopt)};
+      });
     }
-    copy_(dst, src);
     return out;
   }
 
@@ -105,7 +124,7 @@ Tensor pad(const Tensor& x, const Dims& pads, PadMode mode, std::optional<Scalar
       }
       idx[static_cast<size_t>(j)] = s;
     }
-    cur = gather_dim(cur, d, idx);
+    cur = gather_dim(mode == PadMode::Reflect ? "reflection_pad" : "replication_pad", cur, d, idx);
   }
   return cur == x ? clone(x) : cur;
 }

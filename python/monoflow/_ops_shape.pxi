@@ -11,6 +11,7 @@ cdef extern from "monoflow/ops_shape.h" namespace "monoflow":
     vector[Tensor] c_split "monoflow::split"(const Tensor& t, int64_t split_size, int64_t dim) except +translate_exception
     vector[Tensor] c_split_with_sizes "monoflow::split_with_sizes"(const Tensor& t, const Dims& sizes, int64_t dim) except +translate_exception
     vector[Tensor] c_chunk "monoflow::chunk"(const Tensor& t, int64_t chunks, int64_t dim) except +translate_exception
+    vector[Tensor] c_unbind "monoflow::unbind"(const Tensor& t, int64_t dim) except +translate_exception
     Tensor c_flip "monoflow::flip"(const Tensor& t, const Dims& dims) except +translate_exception
     Tensor c_roll "monoflow::roll"(const Tensor& t, const Dims& shifts, const Dims& dims) except +translate_exception
     Tensor c_repeat "monoflow::repeat"(const Tensor& t, const Dims& repeats) except +translate_exception
@@ -86,6 +87,10 @@ def split(x, split_size_or_sections, dim=0):
 
 def chunk(x, chunks, dim=0):
     return _wrap_all(c_chunk(_tt(x, "chunk", "input"), _int_arg(chunks, "chunk", "chunks"), _int_arg(dim, "chunk", "dim")))
+
+
+def unbind(x, dim=0):
+    return _wrap_all(c_unbind(_tt(x, "unbind", "input"), _int_arg(dim, "unbind", "dim")))
 
 
 def flip(x, dims):

@@ -11,7 +11,8 @@ from monoflow import _C
 
 __all__ = ["cat", "concat", "concatenate", "stack", "split", "chunk", "unbind", "flip", "fliplr", "flipud", "roll",
            "tile", "tril", "triu", "gather", "scatter", "scatter_add", "index_select", "index_put", "masked_fill",
-           "masked_select", "nonzero", "one_hot", "pad"]
+           "masked_select", "nonzero", "one_hot", "pad", "movedim", "moveaxis", "swapaxes", "swapdims",
+           "take_along_dim", "diagonal"]
 
 
 def _varargs(args, what):
@@ -44,9 +45,95 @@ def chunk(input, chunks, dim=0):
 
 
 def unbind(input, dim=0):
+    """The slices along `dim` (views); one autograd node whose backward stacks their gradients."""
+    return _C.unbind(input, dim)
+
+
+def _dim_list(dims):
+    return (dims,) if isinstance(dims, numbers.Integral) else tuple(dims)
+
+
+def movedim(input, source, destination):
+    """A view with the dims `source` moved to positions `destination` (a permute)."""
+    src, dst = _dim_list(source), _dim_list(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(src)} dims) should contain "
+                           f"the same number of dims as destination ({list(dst)} dims)")
+    nd = max(input.dim(), 1)
+
+    def wrap(d):
+        if not -nd <= d < nd:
+            raise IndexError(f"movedim: Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], "
+                             f"but got {d})")
+        return d % nd
+
+    src, dst = [wrap(d) for d in src], [wrap(d) for d in dst]
+    for what, dims in (("source", src), ("destination", dst)):
+        if len(set(dims)) != len(dims):
+            raise RuntimeError(f"movedim: repeated dim in `{what}` ({list(dims)})")
     if input.dim() == 0:
-        raise IndexError("unbind: Dimension specified as 0 but tensor has no dimensions")
-    return tuple(input.select(dim, i) for i in range(input.size(dim)))
+        return input.view(())
+    order = [None] * nd
+    for s, d in zip(src, dst):
+        order[d] = s
+    rest = iter(d for d in range(nd) if d not in src)
+    return input.permute(*[o if o is not None else next(rest) for o in order])
+
+
+moveaxis = movedim
+
+
+def swapaxes(input, axis0, axis1):
+    return input.transpose(axis0, axis1)
+
+
+swapdims = swapaxes
+
+
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    """A view of the diagonal of the (dim1, dim2) planes, appended as the last dim (as torch.diagonal)."""
+    nd = input.dim()
+    if nd < 2:
+        raise RuntimeError(f"diagonal: expected a tensor of at least 2 dimensions, got {nd}")
+    d1, d2 = dim1 % nd if -nd <= dim1 < nd else None, dim2 % nd if -nd <= dim2 < nd else None
+    if d1 is None or d2 is None:
+        raise IndexError(f"diagonal: Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], "
+                         f"but got {dim1 if d1 is None else dim2})")
+    if d1 == d2:
+        raise RuntimeError(f"diagonal: dimensions cannot be identical {dim1}, {dim2}")
+    size, stride = list(input.shape), list(input.stride())
+    n1, n2 = size[d1], size[d2]
+    start = input.storage_offset()
+    if offset >= 0:
+        length = max(min(n1, n2 - offset), 0)
+        start += offset * stride[d2] if length else 0
+    else:
+        length = max(min(n1 + offset, n2), 0)
+        start += -offset * stride[d1] if length else 0
+    keep = [d for d in range(nd) if d not in (d1, d2)]
+    return input.as_strided([size[d] for d in keep] + [length], [stride[d] for d in keep] + [stride[d1] + stride[d2]],
+                            start)
+
+
+def take_along_dim(input, indices, dim=None):
+    """input's values at `indices` along `dim` (broadcasting the other dims); dim None: of the flattened input."""
+    if dim is None:
+        return input.reshape(-1).gather(0, indices.reshape(-1))
+    nd = input.dim()
+    if indices.dim() != nd:
+        raise RuntimeError(f"take_along_dim: input and indices should have the same number of dimensions, but got "
+                           f"{nd} dimensions for input, and {indices.dim()} dimensions for indices")
+    d = dim % nd if -nd <= dim < nd else dim
+    if not 0 <= d < nd:
+        raise IndexError(f"take_along_dim: Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], "
+                         f"but got {dim})")
+    shape_in, shape_idx = list(input.shape), list(indices.shape)
+    shape_in[d] = shape_idx[d] = 1
+    from monoflow._C import broadcast_shapes
+    b = list(broadcast_shapes(shape_in, shape_idx))
+    bi, bx = list(b), list(b)
+    bi[d], bx[d] = indices.shape[d], input.shape[d]
+    return input.expand(*bx).gather(d, indices.expand(*bi))
 
 
 def flip(input, dims):
@@ -141,7 +228,23 @@ class TensorMethods:
         return _C.chunk(self, chunks, dim)
 
     def unbind(self, dim=0):
-        return unbind(self, dim)
+        return _C.unbind(self, dim)
+
+    def movedim(self, source, destination):
+        return movedim(self, source, destination)
+
+    moveaxis = movedim
+
+    def swapaxes(self, axis0, axis1):
+        return self.transpose(axis0, axis1)
+
+    swapdims = swapaxes
+
+    def diagonal(self, offset=0, dim1=0, dim2=1):
+        return diagonal(self, offset, dim1, dim2)
+
+    def take_along_dim(self, indices, dim=None):
+        return take_along_dim(self, indices, dim)
 
     def flip(self, *dims):
         return _C.flip(self, _varargs(dims, "flip"))

@@ -17,6 +17,8 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim);
 std::vector<Tensor> split(const Tensor& t, int64_t split_size, int64_t dim);
 std::vector<Tensor> split_with_sizes(const Tensor& t, const Dims& sizes, int64_t dim);
 std::vector<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim);
+// The slices along `dim` (select views), recorded as one node.
+std::vector<Tensor> unbind(const Tensor& t, int64_t dim);
 
 // Reordering and repeating (new tensors).
 Tensor flip(const Tensor& t, const Dims& dims);
@@ -39,6 +41,13 @@ void scatter_add_(const Tensor& self, int64_t dim, const Tensor& index, const Te
 Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
 // num_classes -1: one more than the largest class value.
 Tensor one_hot(const Tensor& x, int64_t num_classes);
+
+// The backward ops of gather and index_select (differentiable themselves):
+// a zero tensor of `shape` with `src` accumulated at `index` along `dim`
+// (index_add into zeros / scatter_add into zeros). The indices are trusted:
+// they were checked by the forward op.
+Tensor index_select_backward(const Dims& shape, int64_t dim, const Tensor& index, const Tensor& src);
+Tensor gather_backward(const Dims& shape, int64_t dim, const Tensor& index, const Tensor& src);
 
 // Masks. `value` of masked_fill: a number, or (value_tensor non-null) a
 // 0-dim tensor whose value is read (synchronising).
