@@ -11,12 +11,16 @@ import os
 import sys
 import time
 
-import monoflow as flow
+# --threads N gives both libraries N kernel threads (read before either starts any).
+if "--threads" in sys.argv:
+    os.environ["MONOFLOW_NUM_THREADS"] = sys.argv[sys.argv.index("--threads") + 1]
+
+import monoflow as flow  # noqa: E402
 
 try:
     import torch
 
-    torch.set_num_threads(os.cpu_count() or 1)
+    torch.set_num_threads(int(os.environ.get("MONOFLOW_NUM_THREADS") or os.cpu_count() or 1))
 except ImportError:
     torch = None
 
@@ -42,6 +46,7 @@ def chain(lib, x, n):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--threads", type=int, default=None, help="kernel threads for both (default: all cores)")
     args = ap.parse_args()
     repeat, number = (3, 20) if args.quick else (7, 50)
     n = 100

@@ -14,16 +14,21 @@ faster.
 """
 import argparse
 import os
+import sys
 import time
 
 import numpy as np
 
-import monoflow as flow
+# --threads N gives both libraries N kernel threads (read before either starts any).
+if "--threads" in sys.argv:
+    os.environ["MONOFLOW_NUM_THREADS"] = sys.argv[sys.argv.index("--threads") + 1]
+
+import monoflow as flow  # noqa: E402
 
 try:
     import torch
 
-    torch.set_num_threads(os.cpu_count() or 1)
+    torch.set_num_threads(int(os.environ.get("MONOFLOW_NUM_THREADS") or os.cpu_count() or 1))
 except ImportError:  # PyTorch is optional
     torch = None
 
@@ -167,6 +172,7 @@ def bench_softmax(table, repeat):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--threads", type=int, default=None, help="kernel threads for both (default: all cores)")
     args = parser.parse_args()
     repeat = 3 if args.quick else 7
     table = Table()

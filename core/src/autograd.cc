@@ -273,8 +273,8 @@ Recorder::Recorder(InPlace, const char* name, std::initializer_list<Tensor> inpu
 
 void Recorder::init(const Tensor* inputs, size_t n, bool inplace) {
   if (!t_grad_enabled) return;
-  for (size_t i = 0; i < n && i < 64; ++i)
-    if (inputs[i] && requires_grad(inputs[i])) needs_.mask |= uint64_t{1} << i;
+  for (size_t i = 0; i < n; ++i)
+    if (inputs[i] && requires_grad(inputs[i])) needs_.set(i);
   if (inplace) {
     const Tensor& self = inputs[0];
     const Tensor& base = self->view_base;
@@ -285,7 +285,7 @@ void Recorder::init(const Tensor* inputs, size_t n, bool inplace) {
                ": a view of a leaf Variable that requires grad is being used in an in-place operation.");
     }
   }
-  if (!needs_.mask) return;
+  if (!needs_.any()) return;
   active_ = true;
   edges_.resize(n);
   for (size_t i = 0; i < n; ++i)
@@ -314,9 +314,9 @@ TensorList record_custom(const std::string& name, const TensorList& inputs, cons
   TensorList outs = outputs;
   if (!t_grad_enabled) return outs;
   NeedsGrad needs;
-  for (size_t i = 0; i < inputs.size() && i < 64; ++i)
-    if (requires_grad(inputs[i])) needs.mask |= uint64_t{1} << i;
-  if (!needs.mask) return outs;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (requires_grad(inputs[i])) needs.set(i);
+  if (!needs.any()) return outs;
   auto node = make_function_node(name, std::move(fn), needs);
   for (size_t i = 0; i < inputs.size(); ++i)
     node->next_edges.push_back(needs[i] ? gradient_edge(inputs[i]) : Edge{});

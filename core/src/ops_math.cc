@@ -263,15 +263,6 @@ struct SavedOperand {
   }
 };
 
-// An op's result saved for its backward. It is filled in after finish /
-// finish_inplace, so that it remembers the result's new grad_fn (which a
-// create_graph backward connects it to); a SavedTensor made in the closure's
-// capture list would see the result before it has one.
-struct LateSaved {
-  std::shared_ptr<SavedTensor> p = std::make_shared<SavedTensor>();
-  Tensor unpack() const { return p->unpack(); }
-  void set(const Tensor& out) const { *p = SavedTensor(out, true); }
-};
 
 // Self's value before an in-place op, for its backward. The recorder has
 // switched grad mode off; the copy is made with it on, so that the copy keeps
@@ -286,8 +277,8 @@ Tensor old_value(const Tensor& self) {
 void record_unary(Recorder& rec, int op, const Tensor& x, const Tensor& out, math_grad::UnaryParams p,
                   bool inplace) {
   if (!is_floating(out->dtype)) return;  // masks and integers: no gradient
-  LateSaved so;
-  auto fn = [op, p, sx = SavedTensor(math_grad::unary_uses_input(op) ? x : nullptr, false), so](
+  auto fn = [op, p, sx = SavedTensor(math_grad::unary_uses_input(op) ? x : nullptr, false),
+             so = SavedTensor(math_grad::unary_uses_output(op) ? out : nullptr, true)](
                 const TensorList& g, NeedsGrad) {
     return TensorList{math_grad::unary(op, g[0], sx.unpack(), so.unpack(), p)};
   };
@@ -295,7 +286,6 @@ void record_unary(Recorder& rec, int op, const Tensor& x, const Tensor& out, mat
     rec.finish_inplace(out, fn);
   else
     rec.finish({out}, fn);
-  if (math_grad::unary_uses_output(op)) so.set(out);
 }
 
 Tensor unary_recorded(const OpDef& op, const Tensor& x, Attrs attrs, math_grad::UnaryParams p) {
@@ -319,15 +309,15 @@ void record_binary(Recorder& rec, int op, const TensorOrScalar& a, const TensorO
   if (!is_floating(out->dtype)) return;
   NeedsGrad n = rec.needs();
   bool keep = math_grad::binary_saves_operands(op, n);
-  LateSaved so;
-  auto fn = [op, sa = SavedOperand(a, keep), sb = SavedOperand(b, keep), so](const TensorList& g, NeedsGrad n) {
+  auto fn = [op, sa = SavedOperand(a, keep), sb = SavedOperand(b, keep),
+             so = SavedTensor(math_grad::binary_saves_output(op, n) ? out : nullptr, true)](const TensorList& g,
+                                                                                         NeedsGrad n) {
     return math_grad::binary(op, g[0], sa.unpack(), sb.unpack(), so.unpack(), n);
   };
   if (inplace)
     rec.finish_inplace(out, fn);
   else
     rec.finish({out}, fn);
-  if (math_grad::binary_saves_output(op, n)) so.set(out);
 }
 
 }  // namespace

@@ -98,15 +98,6 @@ using autograd::NeedsGrad;
 using autograd::SavedTensor;
 using autograd::TensorList;
 
-// A saved output, filled in after finish() has given the output its grad_fn:
-// SavedTensor(out, true) made in the closure's capture list would see `out`
-// before finish() and save it unconnected, losing create_graph's history.
-struct SavedOutput {
-  std::shared_ptr<SavedTensor> s = std::make_shared<SavedTensor>();
-  void set(const Tensor& t) const { *s = SavedTensor(t, true); }
-  Tensor unpack() const { return s->unpack(); }
-  bool defined() const { return s->defined(); }
-};
 using autograd::unsqueeze_reduced;
 
 Tensor mul(const Tensor& a, const Tensor& b) { return binary(kOp_mul, a, b); }
@@ -212,8 +203,8 @@ Tensor extremum(int op_id, const char* name, const Tensor& x, const Dims& dims, 
   check_nonempty(x, p, name);
   Tensor result = run_reduce1(op_id, x, p, x->dtype);
   if (rec) {
-    SavedOutput so;
-    rec.finish({result}, [sx = rec.save(x), so, dims, keepdim, nan_ties](const TensorList& g, NeedsGrad) {
+    rec.finish({result}, [sx = rec.save(x), so = SavedTensor(result, true), dims, keepdim, nan_ties](const TensorList& g,
+                                                                                                    NeedsGrad) {
       Tensor x = sx.unpack();
       Tensor gi = unsqueeze_reduced(g[0], x->shape, dims, keepdim);
       Tensor oi = unsqueeze_reduced(so.unpack(), x->shape, dims, keepdim);
@@ -225,7 +216,6 @@ Tensor extremum(int op_id, const char* name, const Tensor& x, const Dims& dims, 
       }
       return TensorList{share_among(gi, mask, dims)};
     });
-    so.set(result);
   }
   return result;
 }
@@ -310,8 +300,9 @@ Tensor moment(int op_id, const char* name, const Tensor& x, const Dims& dims, do
   Tensor result = run_reduce1(op_id, x, p, x->dtype, &attr);
   // d var = 2 (x - mean) / (N - correction); d std = d var / (2 std), 0 where std = 0.
   if (rec) {
-    SavedOutput so;
-    rec.finish({result}, [sx = rec.save(x), so, dims, keepdim, f = 2.0 / (reduced_count(x, p) - correction)](const TensorList& g, NeedsGrad) {
+    double f = 2.0 / (reduced_count(x, p) - correction);
+    rec.finish({result}, [sx = rec.save(x), so = SavedTensor(op_id == kOp_std ? result : nullptr, true), dims,
+                          keepdim, f](const TensorList& g, NeedsGrad) {
       Tensor x = sx.unpack();
       Tensor gi = unsqueeze_reduced(g[0], x->shape, dims, keepdim);
       if (so.defined()) {
@@ -320,7 +311,6 @@ Tensor moment(int op_id, const char* name, const Tensor& x, const Dims& dims, do
       }
       return TensorList{mul(scale(gi, f), sub(x, mean(x, dims, true, std::nullopt)))};
     });
-    if (op_id == kOp_std) so.set(result);
   }
   return result;
 }
@@ -379,11 +369,10 @@ Tensor vector_norm(const Tensor& x, double p, const Dims& dims, bool keepdim, st
   MFAttr attr = float_attr("p", p);
   Tensor result = run_reduce1(kOp_vector_norm, xc, plan, xc->dtype, &attr);
   if (rec) {
-    SavedOutput so;
-    rec.finish({result}, [sx = rec.save(xc), so, p, dims, keepdim](const TensorList& g, NeedsGrad) {
+    rec.finish({result}, [sx = rec.save(xc), so = SavedTensor(result, true), p, dims, keepdim](const TensorList& g,
+                                                                                              NeedsGrad) {
       return TensorList{vector_norm_backward(g[0], sx.unpack(), so.unpack(), p, dims, keepdim)};
     });
-    so.set(result);
   }
   return result;
 }
@@ -394,14 +383,13 @@ Tensor logsumexp(const Tensor& x, const Dims& dims, bool keepdim) {
   Tensor xc = cast(x, compute_dtype(op_def(kOp_logsumexp), x->dtype));
   Tensor result = run_reduce1(kOp_logsumexp, xc, p, xc->dtype);
   if (rec) {
-    SavedOutput so;
-    rec.finish({result}, [sx = rec.save(xc), so, dims, keepdim](const TensorList& g, NeedsGrad) {
+    rec.finish({result}, [sx = rec.save(xc), so = SavedTensor(result, true), dims, keepdim](const TensorList& g,
+                                                                                           NeedsGrad) {
       Tensor x = sx.unpack();
       Tensor gi = unsqueeze_reduced(g[0], x->shape, dims, keepdim);
       Tensor oi = unsqueeze_reduced(so.unpack(), x->shape, dims, keepdim);
       return TensorList{mul(gi, math_unary(kOp_exp, sub(x, oi)))};
     });
-    so.set(result);
   }
   return result;
 }

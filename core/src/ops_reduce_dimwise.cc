@@ -69,15 +69,6 @@ using autograd::NeedsGrad;
 using autograd::SavedTensor;
 using autograd::TensorList;
 
-// A saved output, filled in after finish() has given the output its grad_fn:
-// SavedTensor(out, true) made in the closure's capture list would see `out`
-// before finish() and save it unconnected, losing create_graph's history.
-struct SavedOutput {
-  std::shared_ptr<SavedTensor> s = std::make_shared<SavedTensor>();
-  void set(const Tensor& t) const { *s = SavedTensor(t, true); }
-  Tensor unpack() const { return s->unpack(); }
-  bool defined() const { return s->defined(); }
-};
 
 Tensor mul(const Tensor& a, const Tensor& b) { return binary(kOp_mul, a, b); }
 Tensor sub(const Tensor& a, const Tensor& b) { return binary(kOp_sub, a, b); }
@@ -132,11 +123,10 @@ Tensor cumprod(const Tensor& x, int64_t dim, std::optional<DType> dtype) {
   Tensor xc = dtype ? cast(x, *dtype) : x;
   Tensor out = scan(kOp_cumprod, "cumprod", xc, dim, dtype);
   if (rec) {
-    SavedOutput so;
-    rec.finish({out}, [d = wrap_dim(dim, x->dim(), "cumprod"), sx = rec.save(xc), so](const TensorList& g, NeedsGrad) {
+    rec.finish({out}, [d = wrap_dim(dim, x->dim(), "cumprod"), sx = rec.save(xc), so = SavedTensor(out, true)](const TensorList& g,
+                                                                                                              NeedsGrad) {
       return TensorList{cumprod_backward(g[0], sx.unpack(), so.unpack(), d)};
     });
-    so.set(out);
   }
   return out;
 }
@@ -146,12 +136,11 @@ Tensor softmax(const Tensor& x, int64_t dim, std::optional<DType> dtype) {
   autograd::Recorder rec("softmax", {x});
   Tensor out = softmax_like(kOp_softmax, "softmax", x, dim, dtype);
   if (rec) {
-    SavedOutput so;
-    rec.finish({out}, [d = wrap_dim(dim, x->dim(), "softmax"), so](const TensorList& g, NeedsGrad) {
+    rec.finish({out}, [d = wrap_dim(dim, x->dim(), "softmax"), so = SavedTensor(out, true)](const TensorList& g,
+                                                                                           NeedsGrad) {
       Tensor y = so.unpack();
       return TensorList{mul(y, sub(g[0], sum_dim(mul(g[0], y), d)))};
     });
-    so.set(out);
   }
   return out;
 }
@@ -159,12 +148,11 @@ Tensor log_softmax(const Tensor& x, int64_t dim, std::optional<DType> dtype) {
   autograd::Recorder rec("log_softmax", {x});
   Tensor out = softmax_like(kOp_log_softmax, "log_softmax", x, dim, dtype);
   if (rec) {
-    SavedOutput so;
-    rec.finish({out}, [d = wrap_dim(dim, x->dim(), "log_softmax"), so](const TensorList& g, NeedsGrad) {
+    rec.finish({out}, [d = wrap_dim(dim, x->dim(), "log_softmax"), so = SavedTensor(out, true)](const TensorList& g,
+                                                                                               NeedsGrad) {
       Tensor y = so.unpack();
       return TensorList{sub(g[0], mul(math_unary(kOp_exp, y), sum_dim(g[0], d)))};
     });
-    so.set(out);
   }
   return out;
 }

@@ -18,27 +18,6 @@ using autograd::NeedsGrad;
 using autograd::TensorList;
 
 namespace {
-// A Recorder's NeedsGrad mask covers 64 inputs: ops over a longer list that
-// needs gradients run on groups of at most this many (one more small copy).
-constexpr size_t kMaxRecordedInputs = 64;
-
-bool grouped_for_grad(const std::vector<Tensor>& tensors) {
-  if (tensors.size() <= kMaxRecordedInputs || !autograd::grad_enabled()) return false;
-  for (const Tensor& t : tensors)
-    if (autograd::requires_grad(t)) return true;
-  return false;
-}
-
-template <class F>
-Tensor join_in_groups(const std::vector<Tensor>& tensors, F join_group, int64_t dim) {
-  std::vector<Tensor> parts;
-  for (size_t i = 0; i < tensors.size(); i += kMaxRecordedInputs) {
-    size_t end = std::min(tensors.size(), i + kMaxRecordedInputs);
-    parts.push_back(join_group(std::vector<Tensor>(tensors.begin() + i, tensors.begin() + end)));
-  }
-  return cat(parts, dim);
-}
-
 void check_same_device(const char* op, const Tensor& a, const Tensor& b) {
   MF_CHECK(a->device() == b->device(), RuntimeError, op,
            ": expected all tensors to be on the same device, but found at least two devices, ", a->device().str(),
@@ -66,7 +45,7 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
   if (!ref) {  // all inputs skipped: an empty result, still connected to them
     autograd::Recorder rec("cat", tensors);
     Tensor out = empty(Dims{0}, dtype, tensors[0]->device());
-    if (rec && !grouped_for_grad(tensors))
+    if (rec)
       rec.finish({out}, [k = tensors.size()](const TensorList& g, NeedsGrad n) {
         TensorList r(k);
         for (size_t i = 0; i < k; ++i)
@@ -77,8 +56,6 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
   }
   const int64_t nd = (*ref)->dim();
   const int64_t d = wrap_dim(dim, nd, "cat");
-  if (grouped_for_grad(tensors))
-    return join_in_groups(tensors, [d](const std::vector<Tensor>& g) { return cat(g, d); }, d);
   Dims shape = (*ref)->shape;
   shape[d] = 0;
   for (size_t i = 0; i < tensors.size(); ++i) {
@@ -126,8 +103,6 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
              "stack: stack expects each tensor to be equal size, but got ", shape_str(tensors[0]->shape),
              " at entry 0 and ", shape_str(tensors[i]->shape), " at entry ", i);
   const int64_t d = wrap_dim(dim, tensors[0]->dim() + 1, "stack");
-  if (grouped_for_grad(tensors))
-    return join_in_groups(tensors, [d](const std::vector<Tensor>& g) { return stack(g, d); }, d);
   // One node whose backward selects each input's slice of the gradient
   // (rather than a view node per unsqueezed input and a cat node).
   autograd::Recorder rec("stack", tensors);

@@ -5,9 +5,52 @@
 
 #include <cstdint>
 
+#include <type_traits>
+
 #include "dtype.h"
 
+// Note [Wide contiguous loops]
+//   The plugin is built for the x86-64 baseline (SSE2), but the contiguous
+//   float/double loops are where the elementwise kernels spend their time, and
+//   for data that sits in cache AVX2 runs them ~2x faster. Those loops are
+//   cloned by GCC for AVX2 and the baseline and picked at load time (ifunc).
+//   AVX2 without FMA: a*b+c is not contracted, so results are bitwise the
+//   baseline's. Other dtypes and strided paths stay single-versioned.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(MONOFLOW_NO_SIMD_CLONES)
+#define MFCPU_SIMD_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define MFCPU_SIMD_CLONES
+#endif
+
 namespace mfcpu {
+
+template <class T>
+constexpr bool kWideLoop = std::is_same<T, float>::value || std::is_same<T, double>::value;
+
+// o[i] = fn(x[i]) over contiguous arrays.
+template <class SO, class SI, class Fn>
+MFCPU_SIMD_CLONES void map_contig_wide(SO* o, const SI* x, int64_t n, const Fn& fn) {
+  for (int64_t i = 0; i < n; ++i) o[i] = fn(x[i]);
+}
+template <class SO, class SI, class Fn>
+inline void map_contig(SO* o, const SI* x, int64_t n, const Fn& fn) {
+  if constexpr (kWideLoop<SO> && kWideLoop<SI>) map_contig_wide(o, x, n, fn);
+  else for (int64_t i = 0; i < n; ++i) o[i] = fn(x[i]);
+}
+
+// o[i] = f(i) for the binary loop's three layouts (bs/as: broadcast b/a).
+template <class SO, class S, class Op>
+MFCPU_SIMD_CLONES void zip_contig_wide(SO* o, const S* a, const S* b, int64_t n, const Op& op, int layout) {
+  if (layout == 0) {
+    for (int64_t i = 0; i < n; ++i) o[i] = store<SO>(op(load(a[i]), load(b[i])));
+  } else if (layout == 1) {
+    const auto bv = load(*b);
+    for (int64_t i = 0; i < n; ++i) o[i] = store<SO>(op(load(a[i]), bv));
+  } else {
+    const auto av = load(*a);
+    for (int64_t i = 0; i < n; ++i) o[i] = store<SO>(op(av, load(b[i])));
+  }
+}
 
 template <class T>
 inline T& at(char* base, int64_t byte_stride, int64_t i) {
@@ -35,9 +78,7 @@ struct UnaryLoop {
   void operator()(char* const* p, const int64_t* s, int64_t n) const {
     constexpr int64_t so = sizeof(SO), si = sizeof(SI);
     if (s[0] == so && s[1] == si) {
-      SO* o = reinterpret_cast<SO*>(p[0]);
-      const SI* x = reinterpret_cast<const SI*>(p[1]);
-      for (int64_t i = 0; i < n; ++i) o[i] = fn(x[i]);
+      map_contig(reinterpret_cast<SO*>(p[0]), reinterpret_cast<const SI*>(p[1]), n, fn);
     } else if (s[1] == 0) {  // broadcast input: one value for the whole run
       FillLoop<SO>{fn(*reinterpret_cast<const SI*>(p[1]))}(p, s, n);
     } else {
@@ -55,6 +96,11 @@ struct BinaryLoop {
     SO* o = reinterpret_cast<SO*>(p[0]);
     const S* a = reinterpret_cast<const S*>(p[1]);
     const S* b = reinterpret_cast<const S*>(p[2]);
+    if constexpr (kWideLoop<SO> && kWideLoop<S> && !Op::kCanDivideByZero) {
+      if (s[0] == so && s[1] == si && s[2] == si) return zip_contig_wide(o, a, b, n, op, 0);
+      if (s[0] == so && s[1] == si && s[2] == 0) return zip_contig_wide(o, a, b, n, op, 1);
+      if (s[0] == so && s[1] == 0 && s[2] == si) return zip_contig_wide(o, a, b, n, op, 2);
+    }
     if (s[0] == so && s[1] == si && s[2] == si) {
       for (int64_t i = 0; i < n; ++i) o[i] = store<SO>(op(load(a[i]), load(b[i])));
     } else if (s[0] == so && s[1] == si && s[2] == 0) {

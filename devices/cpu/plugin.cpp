@@ -22,6 +22,7 @@ namespace mfcpu {
 // The nn kernel families (conv, pool) are declared here, next to their only caller.
 void register_conv_kernels(Registrar& r);
 void register_pool_kernels(Registrar& r);
+void register_fused_kernels(Registrar& r);
 
 namespace {
 thread_local char g_last_error[512] = "";
@@ -253,6 +254,7 @@ MFStatus register_kernels(const MFHostApi* host) noexcept {
     register_linalg_kernels(r);
     register_conv_kernels(r);
     register_pool_kernels(r);
+    register_fused_kernels(r);
     if (r.status() != MF_OK) fail(r.status(), "cpu: registering kernel '" + r.failed_op() + "' failed");
     return MF_OK;
   });

@@ -222,3 +222,17 @@ cdef extern from "monoflow/ops_nn.h" namespace "monoflow":
                                                int64_t divisor_override) except +translate_exception
     Tensor c_adaptive_avg_pool2d "monoflow::adaptive_avg_pool2d"(const Tensor& x, const Dims& output_size) except +translate_exception
     pair[Tensor, Tensor] c_adaptive_max_pool2d "monoflow::adaptive_max_pool2d"(const Tensor& x, const Dims& output_size) except +translate_exception
+
+cdef extern from "monoflow/ops_fused.h" namespace "monoflow":
+    Tensor c_add_alpha "monoflow::add_alpha"(const Tensor& a, const Tensor& b, Scalar alpha) except +translate_exception
+    void c_add_alpha_ "monoflow::add_alpha_"(const Tensor& self, const Tensor& b, Scalar alpha) except +translate_exception
+    Tensor c_addcmul "monoflow::addcmul"(const Tensor& self, const Tensor& t1, const Tensor& t2,
+                                         Scalar value) except +translate_exception
+    void c_addcmul_ "monoflow::addcmul_"(const Tensor& self, const Tensor& t1, const Tensor& t2,
+                                         Scalar value) except +translate_exception
+    Tensor c_addcdiv "monoflow::addcdiv"(const Tensor& self, const Tensor& t1, const Tensor& t2,
+                                         Scalar value) except +translate_exception
+    void c_addcdiv_ "monoflow::addcdiv_"(const Tensor& self, const Tensor& t1, const Tensor& t2,
+                                         Scalar value) except +translate_exception
+    void c_sgd_momentum_ "monoflow::sgd_momentum_"(const Tensor& p, const Tensor& buf, const Tensor& g, double momentum,
+                                                   double scale, double lr) except +translate_exception

@@ -27,7 +27,7 @@ _OP = {name: _C.math_op(name) for name in _FLOATING + _KEEPING + _TESTS + _BINAR
 
 __all__ = sorted(_FLOATING + _KEEPING + _TESTS + _BINARY + tuple(_ALIASES) + (
     "round", "gelu", "silu", "softplus", "clamp", "clamp_min", "clamp_max", "clip", "where", "lerp", "selu",
-    "celu"))
+    "celu", "addcmul", "addcdiv"))
 
 
 # ---------------------------------------------------------------- function factories
@@ -185,6 +185,16 @@ def lerp(input, end, weight):
     return _C.lerp(input, end, weight)
 
 
+def addcmul(input, tensor1, tensor2, *, value=1):
+    """input + value * tensor1 * tensor2, in one pass (fused kernel)."""
+    return _C.addcmul(input, tensor1, tensor2, value)
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1):
+    """input + value * tensor1 / tensor2, in one pass (fused kernel)."""
+    return _C.addcdiv(input, tensor1, tensor2, value)
+
+
 # ---------------------------------------------------------------- Tensor methods
 
 class TensorMethods:
@@ -289,6 +299,18 @@ class TensorMethods:
 
     def lerp_(self, end, weight):
         return _C.lerp_(self, end, weight)
+
+    def addcmul(self, tensor1, tensor2, *, value=1):
+        return _C.addcmul(self, tensor1, tensor2, value)
+
+    def addcmul_(self, tensor1, tensor2, *, value=1):
+        return _C.addcmul_(self, tensor1, tensor2, value)
+
+    def addcdiv(self, tensor1, tensor2, *, value=1):
+        return _C.addcdiv(self, tensor1, tensor2, value)
+
+    def addcdiv_(self, tensor1, tensor2, *, value=1):
+        return _C.addcdiv_(self, tensor1, tensor2, value)
 
 
 for _name in _FLOATING + _KEEPING + _TESTS:

@@ -135,8 +135,24 @@ class SavedTensor {
 
 // Which inputs of a recorded op need a gradient.
 struct NeedsGrad {
-  uint64_t mask = 0;
-  bool operator[](size_t i) const { return i < 64 && ((mask >> i) & 1); }
+  uint64_t mask = 0;                         // inputs 0..63
+  std::shared_ptr<std::vector<bool>> more;   // inputs 64.. (rare: e.g. cat of many tensors)
+  bool every = false;                        // all inputs (custom nodes)
+  bool operator[](size_t i) const {
+    if (every) return true;
+    if (i < 64) return (mask >> i) & 1;
+    return more && i - 64 < more->size() && (*more)[i - 64];
+  }
+  void set(size_t i) {
+    if (i < 64) {
+      mask |= uint64_t{1} << i;
+      return;
+    }
+    if (!more) more = std::make_shared<std::vector<bool>>();
+    if (more->size() <= i - 64) more->resize(i - 63);
+    (*more)[i - 64] = true;
+  }
+  bool any() const { return every || mask || more; }
 };
 
 // grads: one per forward output. Returns one gradient per forward input (null:
@@ -187,7 +203,7 @@ TensorList grad(const TensorList& roots, const TensorList& inputs, const TensorL
                 bool retain_graph, bool create_graph, bool allow_unused);
 
 // A node whose backward is a closure: what Recorder and custom (Python) functions create.
-std::shared_ptr<Node> make_function_node(std::string name, BackwardFn fn, NeedsGrad needs = {~uint64_t{0}});
+std::shared_ptr<Node> make_function_node(std::string name, BackwardFn fn, NeedsGrad needs = {0, nullptr, true});
 // Connects outputs computed by a custom function to `inputs` through `fn`.
 // Outputs that are the same tensors as inputs are replaced by aliases first;
 // returns the outputs as connected.

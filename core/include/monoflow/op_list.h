@@ -12,3 +12,4 @@
 #include "monoflow/ops/random.def"
 #include "monoflow/ops/linalg.def"
 #include "monoflow/ops/nn.def"
+#include "monoflow/ops/fused.def"

@@ -27,7 +27,10 @@ def _numerical_jacobian(fn, inputs, i, eps):
             minus = [o.detach().reshape(-1).numpy().astype(np.float64).copy() for o in _as_tuple(fn(*inputs))]
             flat[k] = orig
         cols.append(np.concatenate([(p - m) / (2 * eps) for p, m in zip(plus, minus)]))
-    return np.stack(cols, 0) if cols else np.zeros((0, 0))
+    if cols:
+        return np.stack(cols, 0)
+    n_out = sum(o.numel() for o in _as_tuple(fn(*inputs)))
+    return np.zeros((0, n_out))
 
 
 def _analytical_jacobian(fn, inputs, diff):

@@ -1,31 +1,25 @@
-"""Fused-update helpers the optimizers compose from the core's in-place ops.
-
-torch has ``addcmul_``/``addcdiv_``; the core does not (yet), so these build
-them from two or three elementwise kernels, in the order torch's kernels
-round: ``t + value * a * b`` and ``t + value * (a / b)``. One temporary each,
-from the caching allocator.
+"""Fused-update helpers the optimizers use: thin names over the core's fused
+kernels (one pass over memory, no temporaries), rounding as torch's
+``addcmul_``/``addcdiv_``/``add_(x, alpha=)``: ``t + value * a * b``,
+``t + value * a / b`` and ``t + alpha * x``.
 """
+from monoflow import _C
 
 
 def addcmul_(t, a, b, value=1):
     """t += value * a * b, in place."""
-    tmp = a * b if value == 1 else (a * value).mul_(b)
-    return t.add_(tmp)
+    return _C.addcmul_(t, a, b, value)
 
 
 def addcdiv_(t, a, b, value=1):
     """t += value * (a / b), in place."""
-    tmp = a / b
-    if value != 1:
-        tmp.mul_(value)
-    return t.add_(tmp)
+    return _C.addcdiv_(t, a, b, value)
 
 
 def axpy_(t, x, alpha):
-    """t += alpha * x, in place (Tensor.add_ with alpha, written out so that
-    alpha == -1 and 1 need no temporary)."""
+    """t += alpha * x, in place (alpha == 1 and -1 are plain add_/sub_)."""
     if alpha == 1:
         return t.add_(x)
     if alpha == -1:
         return t.sub_(x)
-    return t.add_(x * alpha)
+    return _C.add_alpha_(t, x, alpha)

@@ -4,9 +4,9 @@
 The accumulator starts at ``initial_accumulator_value`` and is created in the
 constructor, as torch does (so a state_dict taken before the first step has it).
 """
-from monoflow import _creation
+from monoflow import _C, _creation
 from monoflow.autograd import no_grad
-from monoflow.optim._functional import addcdiv_
+from monoflow.optim._functional import addcdiv_, addcmul_
 from monoflow.optim.optimizer import Optimizer
 
 __all__ = ["Adagrad"]
@@ -65,10 +65,10 @@ class Adagrad(Optimizer):
                     if maximize:
                         g = -g
                     if weight_decay != 0:
-                        g = g + p * weight_decay
+                        g = _C.add_alpha(g, p, weight_decay)
                     clr = lr / (1 + (step - 1) * lr_decay)
                     state_sum = state["sum"]
-                    state_sum.add_(g * g)
+                    addcmul_(state_sum, g, g)
                     std = state_sum.sqrt().add_(eps)
                     addcdiv_(p, g, std, -clr)
         return loss

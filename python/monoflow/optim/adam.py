@@ -4,12 +4,13 @@ The arithmetic follows torch's single-tensor path operation by operation,
 so float64 trajectories agree to rounding:
     m = lerp(m, g, 1 - beta1);  v = beta2 * v + (1 - beta2) * g * g
     denom = sqrt(v or max_v) / sqrt(1 - beta2^t) + eps
-    p -= lr / (1 - beta1^t) * (m / denom)
+    p += -(lr / (1 - beta1^t)) * m / denom   (addcdiv_)
 AdamW decays the weights directly, ``p *= 1 - lr * weight_decay``, before the
 moments; Adam adds ``weight_decay * p`` to the gradient.
 """
-from monoflow import _creation
+from monoflow import _C, _creation
 from monoflow.autograd import no_grad
+from monoflow.optim._functional import addcdiv_, addcmul_
 from monoflow.optim.optimizer import Optimizer
 
 __all__ = ["Adam", "AdamW"]
@@ -76,10 +77,10 @@ class Adam(Optimizer):
                         if decoupled:
                             p.mul_(1 - lr * weight_decay)
                         else:
-                            g = g + p * weight_decay
+                            g = _C.add_alpha(g, p, weight_decay)
                     exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
                     exp_avg.lerp_(g, 1 - beta1)
-                    exp_avg_sq.mul_(beta2).add_((g * (1 - beta2)).mul_(g))
+                    addcmul_(exp_avg_sq.mul_(beta2), g, g, 1 - beta2)
 
                     step_size = lr / (1 - beta1 ** step)
                     bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
@@ -90,7 +91,7 @@ class Adam(Optimizer):
                     else:
                         denom = exp_avg_sq.sqrt()
                     denom.div_(bias_correction2_sqrt).add_(eps)
-                    p.sub_((exp_avg / denom).mul_(step_size))
+                    addcdiv_(p, exp_avg, denom, -step_size)
         return loss
 
 

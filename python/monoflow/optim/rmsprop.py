@@ -7,7 +7,8 @@
 """
 from monoflow import _creation
 from monoflow.autograd import no_grad
-from monoflow.optim._functional import addcdiv_, axpy_
+from monoflow import _C
+from monoflow.optim._functional import addcdiv_, addcmul_, axpy_
 from monoflow.optim.optimizer import Optimizer
 
 __all__ = ["RMSprop"]
@@ -64,19 +65,19 @@ class RMSprop(Optimizer):
                     if maximize:
                         g = -g
                     if weight_decay != 0:
-                        g = g + p * weight_decay
+                        g = _C.add_alpha(g, p, weight_decay)
                     square_avg = state["square_avg"]
-                    square_avg.mul_(alpha).add_((g * (1 - alpha)).mul_(g))
+                    addcmul_(square_avg.mul_(alpha), g, g, 1 - alpha)
                     if centered:
                         grad_avg = state["grad_avg"]
                         grad_avg.lerp_(g, 1 - alpha)
-                        avg = (square_avg - grad_avg * grad_avg).sqrt_()
+                        avg = _C.addcmul(square_avg, grad_avg, grad_avg, -1).sqrt_()
                     else:
                         avg = square_avg.sqrt()
                     avg.add_(eps)
                     if momentum > 0:
                         buf = state["momentum_buffer"]
-                        buf.mul_(momentum).add_(g / avg)
+                        addcdiv_(buf.mul_(momentum), g, avg)
                         axpy_(p, buf, -lr)
                     else:
                         addcdiv_(p, g, avg, -lr)

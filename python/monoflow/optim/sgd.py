@@ -1,4 +1,5 @@
 """SGD with momentum, dampening, Nesterov, weight decay and maximize (torch.optim.SGD)."""
+from monoflow import _C
 from monoflow.autograd import no_grad
 from monoflow.optim._functional import axpy_
 from monoflow.optim.optimizer import Optimizer, required
@@ -47,12 +48,15 @@ class SGD(Optimizer):
                     if maximize:
                         g = -g
                     if weight_decay != 0:
-                        g = g + p * weight_decay
+                        g = _C.add_alpha(g, p, weight_decay)
                     if momentum != 0:
                         state = self.state[p]
                         buf = state.get("momentum_buffer")
                         if buf is None:
                             buf = state["momentum_buffer"] = g.clone()
+                        elif not nesterov:  # the common case: one fused pass over p, buf and g
+                            _C.sgd_momentum_(p, buf, g, momentum, 1 - dampening, lr)
+                            continue
                         else:
                             axpy_(buf.mul_(momentum), g, 1 - dampening)
                         g = g + buf * momentum if nesterov else buf
