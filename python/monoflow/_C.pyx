@@ -482,11 +482,15 @@ cdef class TensorBase:
 
     def add(self, other, *, alpha=1):
         if alpha != 1:
+            if isinstance(other, TensorBase):
+                return add_alpha(self, other, alpha)  # one fused pass: _ops_fused.pxi
             other = other * alpha
         return self + other
 
     def sub(self, other, *, alpha=1):
         if alpha != 1:
+            if isinstance(other, TensorBase):
+                return add_alpha(self, other, -alpha)
             other = other * alpha
         return self - other
 
@@ -498,11 +502,17 @@ cdef class TensorBase:
 
     def add_(self, other, *, alpha=1):
         if alpha != 1:
+            if isinstance(other, TensorBase):
+                add_alpha_(self, other, alpha)
+                return self
             other = other * alpha
         return _inplace(kOp_add, kOp_add_scalar, self, other)
 
     def sub_(self, other, *, alpha=1):
         if alpha != 1:
+            if isinstance(other, TensorBase):
+                add_alpha_(self, other, -alpha)
+                return self
             other = other * alpha
         return _inplace(kOp_sub, kOp_sub_scalar, self, other)
 

@@ -1,10 +1,5 @@
 # Bindings of the fused elementwise updates (included by _C.pyx; uses its
 # helpers: wrap, _to_scalar, TensorBase): add with alpha, addcmul, addcdiv.
-#
-# NEEDS-LEAD: TensorBase.add/sub/add_/sub_ in _C.pyx still build `other * alpha`
-# and then add; for a Tensor `other` and alpha != 1 they can call
-# add_alpha(self, other, alpha) / add_alpha_(...) (sub: alpha negated) for
-# one pass and no temporary.
 
 cdef TensorBase _fused_tensor(object x, str op, str what):
     if not isinstance(x, TensorBase):
