@@ -70,7 +70,24 @@ Tensor view_backward(const Geometry& base, const Geometry& view, const Tensor& g
     Tensor idx = reshape(contiguous(as_strided(positions, view.shape, view.strides, view.offset - c.lo)), Dims{-1});
     index_put_tensors_(c.buffer, {idx}, reshape(contiguous(g), Dims{-1}), /*accumulate=*/true);
   }
-  return c.at(base);
+  // The buffer holds each storage element's total. A base that aliases its
+  // own elements through broadcast (stride-0) dims must not hand that total
+  // to every alias: it goes to the first one (index 0 of those dims), which
+  // is all the base's own backward (a sum over the aliases) needs.
+  Geometry first = base;
+  bool broadcast = false;
+  for (size_t d = 0; d < first.shape.size(); ++d)
+    if (first.strides[d] == 0 && first.shape[d] > 1) {
+      first.shape[d] = 1;
+      broadcast = true;
+    }
+  if (!broadcast) return c.at(base);
+  Tensor result = full(base.shape, Scalar{}, g->dtype, g->device());
+  Tensor region = result;
+  for (size_t d = 0; d < first.shape.size(); ++d)
+    if (first.shape[d] != base.shape[d]) region = narrow(region, static_cast<int64_t>(d), 0, 1);
+  copy_(region, c.at(first));
+  return result;
 }
 
 struct ViewNode : Node {
