@@ -9,7 +9,8 @@ arithmetic is negligible). A ratio > 1 means monoflow is faster.
 import argparse
 import os
 import sys
-import time
+
+from _timing import best_time
 
 # --threads N gives both libraries N kernel threads (read before either starts any).
 if "--threads" in sys.argv:
@@ -23,17 +24,6 @@ try:
     torch.set_num_threads(int(os.environ.get("MONOFLOW_NUM_THREADS") or os.cpu_count() or 1))
 except ImportError:
     torch = None
-
-
-def best_time(fn, repeat, number):
-    fn()
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        best = min(best, (time.perf_counter() - t0) / number)
-    return best
 
 
 def chain(lib, x, n):

@@ -10,28 +10,10 @@ monoflow is better (more bandwidth, less latency).
 import argparse
 import json
 import os
-import socket
-import statistics
 import subprocess
 import sys
-import time
 
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def timed(fn, iters, warmup):
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(iters):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+from _timing import free_port, median_time
 
 
 def rank_main(quick):
@@ -43,9 +25,9 @@ def rank_main(quick):
     dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{os.environ['MF_PORT']}", timeout=120)
     big, small = flow.ones(big_n), flow.ones(1)
     dist.barrier()
-    res["monoflow_big"] = timed(lambda: dist.all_reduce(big), big_iters, 1)
+    res["monoflow_big"] = median_time(lambda: dist.all_reduce(big), big_iters, 1)
     dist.barrier()
-    res["monoflow_small"] = timed(lambda: dist.all_reduce(small), small_iters, 20)
+    res["monoflow_small"] = median_time(lambda: dist.all_reduce(small), small_iters, 20)
     dist.destroy_process_group()
     try:
         import torch
@@ -57,9 +39,9 @@ def rank_main(quick):
                                  rank=int(os.environ["RANK"]), world_size=2)
         tbig, tsmall = torch.ones(big_n), torch.ones(1)
         tdist.barrier()
-        res["torch_big"] = timed(lambda: tdist.all_reduce(tbig), big_iters, 1)
+        res["torch_big"] = median_time(lambda: tdist.all_reduce(tbig), big_iters, 1)
         tdist.barrier()
-        res["torch_small"] = timed(lambda: tdist.all_reduce(tsmall), small_iters, 20)
+        res["torch_small"] = median_time(lambda: tdist.all_reduce(tsmall), small_iters, 20)
         tdist.destroy_process_group()
     if os.environ["RANK"] == "0":
         print(json.dumps(res))

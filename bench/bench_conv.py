@@ -9,9 +9,10 @@ ratio > 1 means monoflow is faster.
 """
 import argparse
 import os
-import time
 
 import numpy as np
+
+from _timing import best_time
 
 import monoflow as flow
 from monoflow.nn.functional import conv as FC
@@ -22,19 +23,6 @@ try:
     import torch.nn.functional as TF
 except ImportError:  # pragma: no cover
     torch = None
-
-
-def best_time(fn, repeat, number, sync):
-    fn()
-    sync()
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        sync()
-        best = min(best, (time.perf_counter() - t0) / number)
-    return best
 
 
 def lenet(lib, F, P, x, p):

@@ -15,9 +15,10 @@ faster.
 import argparse
 import os
 import sys
-import time
 
 import numpy as np
+
+from _timing import best_time
 
 # --threads N gives both libraries N kernel threads (read before either starts any).
 if "--threads" in sys.argv:
@@ -31,18 +32,6 @@ try:
     torch.set_num_threads(int(os.environ.get("MONOFLOW_NUM_THREADS") or os.cpu_count() or 1))
 except ImportError:  # PyTorch is optional
     torch = None
-
-
-def best_time(fn, repeat, number):
-    """Best wall time of one call over `repeat` rounds of `number` calls."""
-    fn()  # warm-up: allocator caches, lazy initialisation
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        best = min(best, (time.perf_counter() - t0) / number)
-    return best
 
 
 def sync_flow(x):

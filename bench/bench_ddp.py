@@ -12,30 +12,12 @@ oversubscribe the cores. Ratio > 1 means monoflow is faster.
 import argparse
 import json
 import os
-import socket
-import statistics
 import subprocess
 import sys
-import time
 
 import numpy as np
 
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def median_step(step, iters, warmup):
-    for _ in range(warmup):
-        step()
-    times = []
-    for _ in range(iters):
-        t0 = time.perf_counter()
-        step()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+from _timing import free_port, median_time
 
 
 def mlp(nn):
@@ -58,7 +40,7 @@ def run_lib(lib, dist, ddp_cls, F, port, rank, iters, bucket_mb):
         opt.step()
 
     dist.barrier()
-    t = median_step(step, iters, 3)
+    t = median_time(step, iters, 3)
     dist.destroy_process_group()
     return t
 

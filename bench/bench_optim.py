@@ -14,24 +14,14 @@ asynchronously on the device's stream. A ratio > 1 means monoflow is faster.
 import argparse
 import os
 import sys
-import time
 
 import numpy as np
+
+from _timing import best_time
 
 flow = torch = None  # imported in main(), after OMP_NUM_THREADS is set
 
 SHAPES = [(784, 512), (512,), (512, 512), (512,), (512, 10), (10,)]
-
-
-def best_time(fn, repeat, number):
-    fn()
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        best = min(best, (time.perf_counter() - t0) / number)
-    return best
 
 
 def make_params(lib, arrays):

@@ -12,7 +12,8 @@ count (default: monoflow's own default, cores - 1, see Note [Kernel threads]).
 """
 import argparse
 import os
-import time
+
+from _timing import best_time
 
 import monoflow as flow
 
@@ -20,19 +21,6 @@ try:
     import torch
 except ImportError:
     torch = None
-
-
-def best_time(fn, repeat, number, sync):
-    fn()
-    sync()
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        sync()
-        best = min(best, (time.perf_counter() - t0) / number)
-    return best
 
 
 def mlp(nn):

@@ -9,6 +9,7 @@ on the concatenation of the ranks' batches.
 import json
 import math
 import os
+import socket
 import subprocess
 import sys
 
@@ -254,8 +255,17 @@ def _env(extra=None):
     return {**os.environ, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1"), **(extra or {})}
 
 
+def free_port():
+    # A port nobody listens on now (the launcher's default may be taken by
+    # another job on a shared machine).
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 def launch(nproc, script_args, cwd, env=None, timeout=120):
-    cmd = [sys.executable, "-m", "monoflow.distributed.launch", "--nproc-per-node", str(nproc), *script_args]
+    cmd = [sys.executable, "-m", "monoflow.distributed.launch", "--nproc-per-node", str(nproc),
+           "--master-port", str(free_port()), *script_args]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=str(cwd), env=_env(env))
 
 

@@ -6,12 +6,15 @@ from monoflow import _C
 from monoflow.autograd.function import Function
 
 
-class _OutputIdentity(Function):
+class _Identity(Function):
+    # Passes the tensors through; the subclasses' backward sees their gradients.
     @staticmethod
     def forward(ctx, state, *tensors):
         ctx.state = state
         return tuple(t.detach() for t in tensors)
 
+
+class _OutputIdentity(_Identity):
     @staticmethod
     def backward(ctx, *grads):
         state = ctx.state
@@ -21,12 +24,7 @@ class _OutputIdentity(Function):
         return (None,) + grads
 
 
-class _InputIdentity(Function):
-    @staticmethod
-    def forward(ctx, state, *tensors):
-        ctx.state = state
-        return tuple(t.detach() for t in tensors)
-
+class _InputIdentity(_Identity):
     @staticmethod
     def backward(ctx, *grads):
         new = ctx.state.run_hooks(grads)

@@ -5,20 +5,12 @@ import warnings
 
 from monoflow import _C
 from monoflow import ops_math as _m
-from monoflow._losses import cross_entropy, nll_loss  # noqa: F401 - the core's fused ops
+from monoflow._losses import _legacy_reduction, cross_entropy, nll_loss  # noqa: F401 - the core's fused ops
 
 __all__ = ["cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "soft_margin_loss",
            "cosine_embedding_loss", "margin_ranking_loss", "hinge_embedding_loss", "poisson_nll_loss",
            "gaussian_nll_loss", "triplet_margin_loss"]
-
-
-def _legacy_reduction(size_average, reduce):
-    size_average = True if size_average is None else size_average
-    reduce = True if reduce is None else reduce
-    if not reduce:
-        return "none"
-    return "mean" if size_average else "sum"
 
 
 def _reduction(reduction, size_average=None, reduce=None):

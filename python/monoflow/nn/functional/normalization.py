@@ -10,6 +10,15 @@ def _channel_shape(x):
     return [1, x.shape[1]] + [1] * (x.dim() - 2)
 
 
+def _channel_affine(out, weight, bias, shape):
+    # out * weight + bias with per-channel vectors reshaped to `shape` (either may be None).
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+
+
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1,
                eps=1e-5):
     """Normalises each channel (dim 1) with the batch's statistics (training;
@@ -37,11 +46,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             raise RuntimeError("batch_norm: running_mean and running_var must be defined in evaluation mode")
         mean, var = running_mean, running_var
     out = (input - mean.reshape(shape)) * (var.reshape(shape) + eps).rsqrt()
-    if weight is not None:
-        out = out * weight.reshape(shape)
-    if bias is not None:
-        out = out + bias.reshape(shape)
-    return out
+    return _channel_affine(out, weight, bias, shape)
 
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
@@ -56,12 +61,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
         with no_grad():
             running_mean.copy_(rm.reshape(n, c).mean(0))
             running_var.copy_(rv.reshape(n, c).mean(0))
-    shape = _channel_shape(input)
-    if weight is not None:
-        out = out * weight.reshape(shape)
-    if bias is not None:
-        out = out + bias.reshape(shape)
-    return out
+    return _channel_affine(out, weight, bias, _channel_shape(input))
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
@@ -97,12 +97,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     mean = x.mean(-1, keepdim=True)
     var = x.var(-1, unbiased=False, keepdim=True)
     out = ((x - mean) * (var + eps).rsqrt()).reshape(input.shape)
-    shape = _channel_shape(input)
-    if weight is not None:
-        out = out * weight.reshape(shape)
-    if bias is not None:
-        out = out + bias.reshape(shape)
-    return out
+    return _channel_affine(out, weight, bias, _channel_shape(input))
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):

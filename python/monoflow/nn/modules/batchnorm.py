@@ -2,10 +2,8 @@
 from monoflow._creation import tensor as _tensor
 from monoflow._dtypes import int64
 from monoflow.nn import functional as F
-from monoflow.nn import init
 from monoflow.nn.module import Module
-from monoflow.nn.modules._factory import empty
-from monoflow.nn.parameter import Parameter
+from monoflow.nn.modules._factory import affine_parameters, empty, reset_affine
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
 
@@ -22,15 +20,7 @@ class _BatchNorm(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        if affine:
-            self.weight = Parameter(empty(num_features, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(empty(num_features, device=device, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        affine_parameters(self, (num_features,), affine, bias, device, dtype)
         if track_running_stats:
             self.register_buffer("running_mean", empty(num_features, device=device, dtype=dtype).fill_(0.0))
             self.register_buffer("running_var", empty(num_features, device=device, dtype=dtype).fill_(1.0))
@@ -49,10 +39,7 @@ class _BatchNorm(Module):
 
     def reset_parameters(self):
         self.reset_running_stats()
-        if self.weight is not None:
-            init.ones_(self.weight)
-        if self.bias is not None:
-            init.zeros_(self.bias)
+        reset_affine(self)
 
     def _check_input_dim(self, input):
         if input.dim() not in self._expected_dims:

@@ -17,6 +17,13 @@ def _index(op, idx, n):
     return idx + n if idx < 0 else idx
 
 
+def _renumber(modules, items):
+    # Re-keys the module dict "0", "1", ... over items: the numbering stays contiguous, as torch's.
+    modules.clear()
+    for i, m in enumerate(items):
+        modules[str(i)] = m
+
+
 class Sequential(Module):
     """Calls its modules in order, each on the previous one's output.
     Sequential(m1, m2, ...) or Sequential(OrderedDict(name=module, ...))."""
@@ -47,11 +54,7 @@ class Sequential(Module):
                 del self._modules[k]
         else:
             del self._modules[keys[_index("Sequential", idx, len(keys))]]
-        # keep the numbering contiguous, as torch does
-        items = list(self._modules.values())
-        self._modules.clear()
-        for i, m in enumerate(items):
-            self._modules[str(i)] = m
+        _renumber(self._modules, list(self._modules.values()))
 
     def __len__(self):
         return len(self._modules)
@@ -84,9 +87,7 @@ class Sequential(Module):
             index += n
         items = list(self._modules.values())
         items.insert(index, module)
-        self._modules.clear()
-        for i, m in enumerate(items):
-            self._modules[str(i)] = m
+        _renumber(self._modules, items)
         return self
 
     def extend(self, sequential):
@@ -127,10 +128,7 @@ class ModuleList(Module):
                 del self._modules[str(k)]
         else:
             del self._modules[str(_index("ModuleList", idx, len(self._modules)))]
-        items = list(self._modules.values())
-        self._modules.clear()
-        for i, m in enumerate(items):
-            self._modules[str(i)] = m
+        _renumber(self._modules, list(self._modules.values()))
 
     def __len__(self):
         return len(self._modules)
