@@ -116,6 +116,14 @@ struct TernaryLoop {
       const S1 bv = *b;
       const S2 cv = *c;
       for (int64_t i = 0; i < n; ++i) o[i] = op(a[i], bv, cv);
+    } else if (s[0] == so && s[1] == s0 && s[2] == s1 && s[3] == 0) {
+      // where(cond, x, 0) (gradients of relu, clamp, ...): vectorised
+      // selects; the generic path below branches on every element.
+      const S2 cv = *c;
+      for (int64_t i = 0; i < n; ++i) o[i] = op(a[i], b[i], cv);
+    } else if (s[0] == so && s[1] == s0 && s[2] == 0 && s[3] == s2) {
+      const S1 bv = *b;
+      for (int64_t i = 0; i < n; ++i) o[i] = op(a[i], bv, c[i]);
     } else {
       for (int64_t i = 0; i < n; ++i)
         at<SO>(p[0], s[0], i) = op(at<const S0>(p[1], s[1], i), at<const S1>(p[2], s[2], i), at<const S2>(p[3], s[3], i));
