@@ -43,7 +43,11 @@ struct Geom {
   int64_t K() const { return C * kh * kw; }
   int64_t L() const { return OH * OW; }
   int64_t HW() const { return H * W; }
-  bool pointwise() const { return kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0; }
+  // A 1x1 convolution whose image is its own column matrix (no im2col): the
+  // spatial sizes must match too (conv_transpose2d's output_padding grows them).
+  bool pointwise() const {
+    return kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0 && OH == H && OW == W;
+  }
 };
 
 void set_geom_attrs(const Task& t, Geom& g) {
