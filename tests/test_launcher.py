@@ -128,7 +128,12 @@ time.sleep(60)
         assert line, "launcher ended early"
         ready += "ready" in line
     p.send_signal(sig)
-    out, err = p.communicate(timeout=30)
+    try:
+        out, err = p.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+        pytest.fail(f"the launcher did not exit after {signal.Signals(sig).name}:\n{out}\n{err}")
     name = signal.Signals(sig).name
     assert f"[rank 0] got {name}" in out and f"[rank 1] got {name}" in out, out
     assert p.returncode == 128 + sig
