@@ -199,10 +199,9 @@ Edge gradient_edge(const Tensor& t) {
 // ---- saved tensors
 
 SavedTensor::SavedTensor(const Tensor& t, bool is_output, int output_nr)
-    : output_nr_(output_nr), is_output_(is_output), was_null_(t == nullptr) {
+    : output_nr_(output_nr), is_output_(is_output) {
   if (!t) return;
   version_ = t->version();
-  requires_grad_ = requires_grad(t);
   if (is_output) {
     // Keep the data, not the tensor: the tensor's grad_fn is the node that
     // saves it, and a strong reference would make a cycle.
@@ -213,7 +212,7 @@ SavedTensor::SavedTensor(const Tensor& t, bool is_output, int output_nr)
 }
 
 Tensor SavedTensor::unpack() const {
-  if (was_null_) return nullptr;
+  if (!data_) return nullptr;
   MF_CHECK(data_->version() == version_, RuntimeError,
            "one of the variables needed for gradient computation has been modified by an inplace operation: "
            "a tensor of shape ", shape_str(data_->shape), " and dtype ", dtype_name(data_->dtype),
@@ -265,6 +264,11 @@ Recorder::Recorder(const char* name, std::initializer_list<Tensor> inputs) : nam
 
 Recorder::Recorder(const char* name, const TensorList& inputs) : name_(name) {
   init(inputs.data(), inputs.size(), false);
+}
+
+Tensor Recorder::value_before(const Tensor& self) {
+  GradModeGuard on(true);
+  return clone(self);
 }
 
 Recorder::Recorder(InPlace, const char* name, std::initializer_list<Tensor> inputs) : name_(name) {

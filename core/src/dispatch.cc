@@ -184,6 +184,9 @@ void launch(int op_id, DType kernel_dtype, std::initializer_list<Tensor> inputs,
 
 MFAttr scalar_attr(const char* name, Scalar s) { return MFAttr{name, MF_ATTR_SCALAR, 1, s.i, s.f, nullptr}; }
 MFAttr int_attr(const char* name, int64_t v) { return scalar_attr(name, Scalar::from_int(v)); }
+MFAttr ints_attr(const char* name, const int64_t* v, int32_t count) {
+  return MFAttr{name, MF_ATTR_INTS, count, 0, 0.0, v};
+}
 MFAttr float_attr(const char* name, double v) { return scalar_attr(name, Scalar::from_float(v)); }
 
 void set_warning_handler(WarningHandler handler) { warning_handler() = std::move(handler); }

@@ -51,7 +51,6 @@ int64_t conv_size(int64_t in, int64_t k, const Geom& g, int dim) {
   return (in + 2 * g.p[dim] - g.d[dim] * (k - 1) - 1) / g.s[dim] + 1;
 }
 
-MFAttr ints_attr(const char* name, const int64_t* v) { return MFAttr{name, MF_ATTR_INTS, 2, 0, 0.0, v}; }
 
 // Runs conv kernel `op_id` on (a, b[, bias]) into a fresh output of `shape`.
 Tensor run(int op_id, const Tensor& a, const Tensor& b, const Tensor& bias, const Dims& shape, const Geom& g) {
@@ -63,7 +62,7 @@ Tensor run(int op_id, const Tensor& a, const Tensor& b, const Tensor& bias, cons
     return cast(out, dtype);
   }
   Tensor in[3] = {contiguous(cast(a, kd)), contiguous(cast(b, kd)), bias ? contiguous(cast(bias, kd)) : Tensor()};
-  MFAttr attrs[4] = {ints_attr("stride", g.s), ints_attr("padding", g.p), ints_attr("dilation", g.d),
+  MFAttr attrs[4] = {ints_attr("stride", g.s, 2), ints_attr("padding", g.p, 2), ints_attr("dilation", g.d, 2),
                      int_attr("groups", g.groups)};
   LaunchArgs la{&op_def(op_id), kd};
   la.inputs = in;

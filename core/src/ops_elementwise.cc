@@ -136,11 +136,7 @@ void binary_(int op_id, const Tensor& self, const Tensor& b) {
   autograd::Recorder rec(autograd::Recorder::InPlace{}, op.name, {self, b});
   if (rec) {
     // mul_ needs self's old value for b's gradient; div_ uses its result.
-    Tensor old;
-    if (op_id == kOp_mul && rec.needs()[1]) {
-      autograd::GradModeGuard keep_history(true);  // old's gradient is self's old one (create_graph)
-      old = clone(self);
-    }
+    Tensor old = op_id == kOp_mul && rec.needs()[1] ? autograd::Recorder::value_before(self) : nullptr;
     bool save = saves_operands(op_id);
     binary_(op_id, self, b);
     rec.finish_inplace(self, [op_id, sa = SavedTensor(save ? (old ? old : self) : nullptr, old == nullptr),

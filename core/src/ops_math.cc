@@ -264,13 +264,6 @@ struct SavedOperand {
 };
 
 
-// Self's value before an in-place op, for its backward. The recorder has
-// switched grad mode off; the copy is made with it on, so that the copy keeps
-// self's old history and a create_graph backward differentiates through it.
-Tensor old_value(const Tensor& self) {
-  autograd::GradModeGuard on(true);
-  return clone(self);
-}
 
 // Records a unary op: `x` is its input, or (in-place) a copy of the old self
 // when the formula needs it; `out` the result (self for in-place ops).
@@ -299,7 +292,8 @@ void unary_recorded_(const OpDef& op, const Tensor& self, Attrs attrs, math_grad
   Recorder rec(Recorder::InPlace{}, op.id == kOp_round_decimals ? "round" : op.name, {self});
   if (!rec) return unary_impl_(op, self, attrs);
   // The old value is copied only when the formula reads it.
-  Tensor old = math_grad::unary_uses_input(op.id) && is_floating(self->dtype) ? old_value(self) : nullptr;
+  const bool keep_old = math_grad::unary_uses_input(op.id) && is_floating(self->dtype);
+  Tensor old = keep_old ? Recorder::value_before(self) : nullptr;
   unary_impl_(op, self, attrs);
   record_unary(rec, op.id, old, self, p, true);
 }
@@ -378,7 +372,7 @@ void math_binary_(int op_id, const Tensor& self, const TensorOrScalar& b) {
   if (rec) {
     // The formulas that read self read its old value: a copy, made only here.
     bool keep = math_grad::binary_saves_operands(op_id, rec.needs());
-    Tensor old = keep ? old_value(self) : self;
+    Tensor old = keep ? Recorder::value_before(self) : self;
     math_binary_(op_id, self, b);  // grad mode is off: not recorded again
     record_binary(rec, op_id, TensorOrScalar::of(old), b, self, true);
     return;
@@ -509,7 +503,7 @@ void clamp_(const Tensor& self, const TensorOrScalar& min, const TensorOrScalar&
   check_writable("clamp", self);
   Recorder rec(Recorder::InPlace{}, clamp_name(min, max), {self, min.tensor, max.tensor});
   if (rec) {
-    Tensor old = old_value(self);
+    Tensor old = Recorder::value_before(self);
     clamp_(self, min, max);
     record_clamp(rec, old, min, max, self, true);
     return;
@@ -581,7 +575,7 @@ void lerp_(const Tensor& self, const Tensor& end, const TensorOrScalar& weight) 
   check_writable("lerp", self);
   Recorder rec(Recorder::InPlace{}, "lerp", {self, end, weight.tensor});
   if (rec) {
-    Tensor old = rec.needs()[2] ? old_value(self) : self;
+    Tensor old = rec.needs()[2] ? Recorder::value_before(self) : self;
     lerp_(self, end, weight);
     record_lerp(rec, old, end, weight, self, true);
     return;

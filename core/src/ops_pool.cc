@@ -6,6 +6,7 @@
 // and its derivative gathers by them; avg pooling's forward and backward are
 // adjoint linear maps of each other (as are the adaptive ones).
 #include <array>
+#include <optional>
 
 #include "monoflow/autograd.h"
 #include "monoflow/dispatch.h"
@@ -79,7 +80,6 @@ Dims pooled_shape(const Tensor& x, const Window& w, bool ceil_mode, const char* 
   return out;
 }
 
-MFAttr ints_attr(const char* name, const int64_t* v) { return MFAttr{name, MF_ATTR_INTS, 2, 0, 0.0, v}; }
 
 // Launches a pooling kernel: inputs (cast to the kernel dtype, contiguous),
 // outputs of `shape` (values in the kernel dtype, then int64 indices if asked).
@@ -133,52 +133,25 @@ struct AvgArgs {
   bool include_pad;
   int64_t divisor;
 };
-Tensor avg_bwd(const Tensor& gy, const Dims& xs, const AvgArgs& a);
-
-Tensor avg_fwd(const Tensor& x, const Dims& ys, const AvgArgs& a) {
-  autograd::Recorder rec("avg_pool2d", {x});
-  MFAttr attrs[5] = {ints_attr("kernel_size", a.w.k), ints_attr("stride", a.w.s), ints_attr("padding", a.w.p),
-                     int_attr("count_include_pad", a.include_pad), int_attr("divisor_override", a.divisor)};
-  Tensor y = run(kOp_avg_pool2d, {x}, ys, x->dtype, false, attrs, 5).first;
+// Average pooling and its adjoint are linear and each other's derivative.
+// `a` empty: adaptive pooling (no attributes).
+Tensor avg_pool(bool adjoint, const Tensor& in, const Dims& out_shape, const std::optional<AvgArgs>& a) {
+  const int op = a ? (adjoint ? kOp_avg_pool2d_backward : kOp_avg_pool2d)
+                   : (adjoint ? kOp_adaptive_avg_pool2d_backward : kOp_adaptive_avg_pool2d);
+  autograd::Recorder rec(op_def(op).name, {in});
+  std::array<MFAttr, 5> attrs{};
+  int num_attrs = 0;
+  if (a) {
+    attrs = {ints_attr("kernel_size", a->w.k, 2), ints_attr("stride", a->w.s, 2), ints_attr("padding", a->w.p, 2),
+             int_attr("count_include_pad", a->include_pad), int_attr("divisor_override", a->divisor)};
+    num_attrs = 5;
+  }
+  Tensor out = run(op, {in}, out_shape, in->dtype, false, num_attrs ? attrs.data() : nullptr, num_attrs).first;
   if (rec)
-    rec.finish({y}, [a, xs = x->shape](const autograd::TensorList& g, autograd::NeedsGrad) {
-      return autograd::TensorList{avg_bwd(g[0], xs, a)};
+    rec.finish({out}, [adjoint, a, in_shape = in->shape](const autograd::TensorList& g, autograd::NeedsGrad) {
+      return autograd::TensorList{avg_pool(!adjoint, g[0], in_shape, a)};
     });
-  return y;
-}
-
-Tensor avg_bwd(const Tensor& gy, const Dims& xs, const AvgArgs& a) {
-  autograd::Recorder rec("avg_pool2d_backward", {gy});
-  MFAttr attrs[5] = {ints_attr("kernel_size", a.w.k), ints_attr("stride", a.w.s), ints_attr("padding", a.w.p),
-                     int_attr("count_include_pad", a.include_pad), int_attr("divisor_override", a.divisor)};
-  Tensor gx = run(kOp_avg_pool2d_backward, {gy}, xs, gy->dtype, false, attrs, 5).first;
-  if (rec)
-    rec.finish({gx}, [a, ys = gy->shape](const autograd::TensorList& g, autograd::NeedsGrad) {
-      return autograd::TensorList{avg_fwd(g[0], ys, a)};
-    });
-  return gx;
-}
-
-Tensor adaptive_avg_bwd(const Tensor& gy, const Dims& xs);
-
-Tensor adaptive_avg_fwd(const Tensor& x, const Dims& ys) {
-  autograd::Recorder rec("adaptive_avg_pool2d", {x});
-  Tensor y = run(kOp_adaptive_avg_pool2d, {x}, ys, x->dtype, false, nullptr, 0).first;
-  if (rec)
-    rec.finish({y}, [xs = x->shape](const autograd::TensorList& g, autograd::NeedsGrad) {
-      return autograd::TensorList{adaptive_avg_bwd(g[0], xs)};
-    });
-  return y;
-}
-
-Tensor adaptive_avg_bwd(const Tensor& gy, const Dims& xs) {
-  autograd::Recorder rec("adaptive_avg_pool2d_backward", {gy});
-  Tensor gx = run(kOp_adaptive_avg_pool2d_backward, {gy}, xs, gy->dtype, false, nullptr, 0).first;
-  if (rec)
-    rec.finish({gx}, [ys = gy->shape](const autograd::TensorList& g, autograd::NeedsGrad) {
-      return autograd::TensorList{adaptive_avg_fwd(g[0], ys)};
-    });
-  return gx;
+  return out;
 }
 
 Dims adaptive_shape(const Tensor& x, const Dims& output_size, const char* op) {
@@ -199,8 +172,8 @@ std::pair<Tensor, Tensor> max_pool2d(const Tensor& x, const Dims& kernel_size, c
   check_input(x, op);
   const Window w = make_window(kernel_size, stride, padding, dilation, op);
   const Dims ys = pooled_shape(x, w, ceil_mode, op);
-  MFAttr attrs[4] = {ints_attr("kernel_size", w.k), ints_attr("stride", w.s), ints_attr("padding", w.p),
-                     ints_attr("dilation", w.d)};
+  MFAttr attrs[4] = {ints_attr("kernel_size", w.k, 2), ints_attr("stride", w.s, 2), ints_attr("padding", w.p, 2),
+                     ints_attr("dilation", w.d, 2)};
   return with_index_grad(op, kOp_max_pool2d, x, ys, attrs, 4);
 }
 
@@ -211,11 +184,11 @@ Tensor avg_pool2d(const Tensor& x, const Dims& kernel_size, const Dims& stride, 
   const Window w = make_window(kernel_size, stride, padding, {1}, op);
   MF_CHECK(divisor_override >= 0, RuntimeError, op, ": divisor must be not zero");
   const Dims ys = pooled_shape(x, w, ceil_mode, op);
-  return avg_fwd(x, ys, AvgArgs{w, count_include_pad, divisor_override});
+  return avg_pool(false, x, ys, AvgArgs{w, count_include_pad, divisor_override});
 }
 
 Tensor adaptive_avg_pool2d(const Tensor& x, const Dims& output_size) {
-  return adaptive_avg_fwd(x, adaptive_shape(x, output_size, "adaptive_avg_pool2d"));
+  return avg_pool(false, x, adaptive_shape(x, output_size, "adaptive_avg_pool2d"), std::nullopt);
 }
 
 std::pair<Tensor, Tensor> adaptive_max_pool2d(const Tensor& x, const Dims& output_size) {

@@ -50,11 +50,14 @@ struct Geom {
   }
 };
 
-void set_geom_attrs(const Task& t, Geom& g) {
-  g.sh = hi32(t.ival[0]), g.sw = lo32(t.ival[0]);
-  g.ph = hi32(t.ival[1]), g.pw = lo32(t.ival[1]);
-  g.dh = hi32(t.ival[2]), g.dw = lo32(t.ival[2]);
-  g.groups = t.ival[3];
+// The geometry of a convolution from its image x, its output y (or y's
+// gradient) and its weight (or the weight's gradient), plus the task's
+// stride/padding/dilation/groups attributes.
+Geom make_geom(const Task& t, const Operand& x, const Operand& y, const Operand& w) {
+  return Geom{x.shape[0],     x.shape[1],      x.shape[2],      x.shape[3],
+              y.shape[1],     y.shape[2],      y.shape[3],      w.shape[2],
+              w.shape[3],     hi32(t.ival[0]), lo32(t.ival[0]), hi32(t.ival[1]),
+              lo32(t.ival[1]), hi32(t.ival[2]), lo32(t.ival[2]), t.ival[3]};
 }
 
 inline void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int64_t m, int64_t n, int64_t k, const float* a,
@@ -248,9 +251,7 @@ template <class T>
 void run_conv2d(Task& t) {
   const Operand &y = t.ops[0], &x = t.ops[1], &w = t.ops[2];
   const T* bias = t.num_operands > 3 ? reinterpret_cast<const T*>(t.ops[3].data) : nullptr;
-  Geom g{x.shape[0], x.shape[1], x.shape[2], x.shape[3], y.shape[1], y.shape[2], y.shape[3],
-         w.shape[2], w.shape[3], 0, 0, 0, 0, 0, 0, 1};
-  set_geom_attrs(t, g);
+  const Geom g = make_geom(t, x, y, w);
   const T* xp = reinterpret_cast<const T*>(x.data);
   const T* wp = reinterpret_cast<const T*>(w.data);
   T* yp = reinterpret_cast<T*>(y.data);
@@ -280,9 +281,7 @@ template <class T>
 void run_conv_transpose2d(Task& t) {
   const Operand &x = t.ops[0], &y = t.ops[1], &w = t.ops[2];
   const T* bias = t.num_operands > 3 ? reinterpret_cast<const T*>(t.ops[3].data) : nullptr;
-  Geom g{x.shape[0], x.shape[1], x.shape[2], x.shape[3], y.shape[1], y.shape[2], y.shape[3],
-         w.shape[2], w.shape[3], 0, 0, 0, 0, 0, 0, 1};
-  set_geom_attrs(t, g);
+  const Geom g = make_geom(t, x, y, w);
   T* xp = reinterpret_cast<T*>(x.data);
   const T* wp = reinterpret_cast<const T*>(w.data);
   const T* yp = reinterpret_cast<const T*>(y.data);
@@ -313,9 +312,7 @@ void run_conv_transpose2d(Task& t) {
 template <class T>
 void run_conv2d_weight_grad(Task& t) {
   const Operand &gw = t.ops[0], &x = t.ops[1], &gy = t.ops[2];
-  Geom g{x.shape[0], x.shape[1], x.shape[2], x.shape[3], gy.shape[1], gy.shape[2], gy.shape[3],
-         gw.shape[2], gw.shape[3], 0, 0, 0, 0, 0, 0, 1};
-  set_geom_attrs(t, g);
+  const Geom g = make_geom(t, x, gy, gw);
   const T* xp = reinterpret_cast<const T*>(x.data);
   const T* gyp = reinterpret_cast<const T*>(gy.data);
   T* wp = reinterpret_cast<T*>(gw.data);
@@ -352,27 +349,7 @@ void run_conv2d_weight_grad(Task& t) {
       for (int64_t i = 0; i < WN; ++i) wp[i] += partial[k][size_t(i)];
 }
 
-bool contiguous(const MFTensorDesc& d) {
-  int64_t s = 1;
-  for (int32_t k = d.ndim - 1; k >= 0; --k) {
-    if (d.shape[k] != 1 && d.strides[k] != s) return false;
-    s *= d.shape[k];
-  }
-  return true;
-}
 
-// Reads attribute `name` as `n` ints (an ints attribute, or one scalar repeated).
-void read_ints(const char* op, const MFKernelCall* call, const char* name, int n, int64_t* out) {
-  const MFAttr* a = find_attr(call, name);
-  if (!a) invalid(op, (std::string("missing attribute '") + name + "'").c_str());
-  if (a->kind == MF_ATTR_SCALAR) {
-    for (int k = 0; k < n; ++k) out[k] = a->i;
-  } else if (a->kind == MF_ATTR_INTS && a->count == n && a->ints) {
-    for (int k = 0; k < n; ++k) out[k] = a->ints[k];
-  } else {
-    invalid(op, (std::string("bad attribute '") + name + "'").c_str());
-  }
-}
 
 enum class Which { Forward, Transpose, WeightGrad };
 

@@ -245,26 +245,7 @@ void run_adaptive_max_pool2d(Task& t) {
   });
 }
 
-bool contiguous(const MFTensorDesc& d) {
-  int64_t s = 1;
-  for (int32_t k = d.ndim - 1; k >= 0; --k) {
-    if (d.shape[k] != 1 && d.strides[k] != s) return false;
-    s *= d.shape[k];
-  }
-  return true;
-}
 
-void read_ints(const char* op, const MFKernelCall* call, const char* name, int n, int64_t* out) {
-  const MFAttr* a = find_attr(call, name);
-  if (!a) invalid(op, (std::string("missing attribute '") + name + "'").c_str());
-  if (a->kind == MF_ATTR_SCALAR) {
-    for (int k = 0; k < n; ++k) out[k] = a->i;
-  } else if (a->kind == MF_ATTR_INTS && a->count == n && a->ints) {
-    for (int k = 0; k < n; ++k) out[k] = a->ints[k];
-  } else {
-    invalid(op, (std::string("bad attribute '") + name + "'").c_str());
-  }
-}
 
 enum class Kind { Max, MaxBack, Avg, AvgBack, AdAvg, AdAvgBack, AdMax };
 constexpr const char* kNames[] = {"max_pool2d", "max_pool2d_backward", "avg_pool2d", "avg_pool2d_backward",

@@ -38,6 +38,29 @@ inline bool same_shape(const MFTensorDesc& a, const MFTensorDesc& b) {
   fail(MF_ERR_INVALID_ARGUMENT, std::string(op) + ": " + what);
 }
 
+// Row-major contiguous (size-1 dims may have any stride).
+inline bool contiguous(const MFTensorDesc& d) {
+  int64_t s = 1;
+  for (int32_t k = d.ndim - 1; k >= 0; --k) {
+    if (d.shape[k] != 1 && d.strides[k] != s) return false;
+    s *= d.shape[k];
+  }
+  return true;
+}
+
+// Reads attribute `name` as `n` ints (an ints attribute, or one scalar repeated).
+inline void read_ints(const char* op, const MFKernelCall* call, const char* name, int n, int64_t* out) {
+  const MFAttr* a = find_attr(call, name);
+  if (!a) invalid(op, (std::string("missing attribute '") + name + "'").c_str());
+  if (a->kind == MF_ATTR_SCALAR) {
+    for (int k = 0; k < n; ++k) out[k] = a->i;
+  } else if (a->kind == MF_ATTR_INTS && a->count == n && a->ints) {
+    for (int k = 0; k < n; ++k) out[k] = a->ints[k];
+  } else {
+    invalid(op, (std::string("bad attribute '") + name + "'").c_str());
+  }
+}
+
 inline void check_call(const char* op, const MFKernelCall* call, const LaunchSpec& spec) {
   if (!call || call->struct_size < sizeof(MFKernelCall)) invalid(op, "bad MFKernelCall");
   if (call->device != 0) invalid(op, "no such cpu device");

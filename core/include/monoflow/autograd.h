@@ -122,15 +122,13 @@ class SavedTensor {
   SavedTensor(const Tensor& t, bool is_output, int output_nr = 0);
   // The saved tensor; with grad mode on, connected to its history again.
   Tensor unpack() const;
-  bool defined() const { return !was_null_; }
+  bool defined() const { return data_ != nullptr; }
 
  private:
   Tensor data_;
   int output_nr_ = 0;
   int64_t version_ = 0;
   bool is_output_ = false;
-  bool requires_grad_ = false;
-  bool was_null_ = true;
 };
 
 // Which inputs of a recorded op need a gradient.
@@ -176,6 +174,10 @@ class Recorder {
   explicit operator bool() const { return active_; }
   NeedsGrad needs() const { return needs_; }
   SavedTensor save(const Tensor& t) const { return SavedTensor(t, false); }
+  // For an in-place op whose backward reads self's old value: a copy made
+  // with grad mode on (the recorder switched it off), so that the copy keeps
+  // self's old history and a create_graph backward differentiates through it.
+  static Tensor value_before(const Tensor& self);
   // Outputs of dtypes that cannot carry gradients (indices, masks) are left alone.
   void finish(const TensorList& outputs, BackwardFn fn);
   // For an in-place op on `self` (which must be inputs[0]): rebases self's history.
@@ -183,7 +185,7 @@ class Recorder {
 
  private:
   void init(const Tensor* inputs, size_t n, bool inplace);
-  std::string name_;
+  const char* name_;  // not copied: an inactive recorder (the common case) costs nothing
   bool active_ = false;
   NeedsGrad needs_;
   std::vector<Edge> edges_;

@@ -40,6 +40,8 @@ void launch(int op_id, DType kernel_dtype, std::initializer_list<Tensor> inputs,
 // Scalar attributes carry the value as both int64 and double (docs/kernels.md).
 MFAttr scalar_attr(const char* name, Scalar s);
 MFAttr int_attr(const char* name, int64_t v);
+// An ints attribute viewing `count` values at `v` (which must outlive the launch).
+MFAttr ints_attr(const char* name, const int64_t* v, int32_t count);
 MFAttr float_attr(const char* name, double v);  // `i` is 0 where the cast is undefined
 
 // Receives the one-time warnings ("testdev: no kernel for ..."); the Python
