@@ -245,7 +245,7 @@ def test_masked_fill(device, data, shape, name, use_tensor):
             X.make(device).masked_fill(M.make(device), value)
         return
     fill = flow.tensor(value, dtype=getattr(flow, vname), device=device) if use_tensor else value
-    tfill = torch.tensor(value) if use_tensor else value
+    tfill = torch.tensor(value, dtype=getattr(torch, vname)) if use_tensor else value
     expected = torch.masked_fill(T(X), T(M), tfill)
     check(flow.masked_fill(X.make(device), M.make(device), fill), expected)
     if np.broadcast_shapes(mshape, shape) == shape:  # in place: the mask broadcasts to x

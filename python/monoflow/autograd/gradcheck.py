@@ -70,7 +70,8 @@ def gradcheck(fn, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=Tru
     analytical = _analytical_jacobian(fn, inputs, diff)
     for n, i in enumerate(diff):
         numerical = _numerical_jacobian(fn, inputs, i, eps)
-        if not np.allclose(analytical[n], numerical, atol=atol, rtol=rtol):
+        # NaN where both are NaN agrees (e.g. var over one element, as in torch)
+        if not np.allclose(analytical[n], numerical, atol=atol, rtol=rtol, equal_nan=True):
             if raise_exception:
                 raise GradcheckError(f"gradcheck: Jacobian mismatch for input {i}:\nnumerical:\n{numerical}\n"
                                      f"analytical:\n{analytical[n]}")
