@@ -7,6 +7,7 @@
 
 #include "monoflow/autograd.h"
 #include "monoflow/error.h"
+#include "monoflow/global_shard.h"
 #include "monoflow/ops.h"
 
 namespace monoflow {
@@ -181,6 +182,7 @@ void capture_inputs(GraphTask& task, const TensorList& inputs, const char* api) 
 void backward(const TensorList& roots, const TensorList& grad_roots, bool retain_graph, bool create_graph,
               const TensorList& inputs) {
   GradModeGuard mode(create_graph);
+  ShardAccess shards;  // replays ops the global layer checked (Note [Global shards])
   GraphTask task;
   task.retain_graph = retain_graph;
   auto nodes = seed(task, roots, grad_roots, "backward");
@@ -203,6 +205,7 @@ void backward(const TensorList& roots, const TensorList& grad_roots, bool retain
 TensorList grad(const TensorList& roots, const TensorList& inputs, const TensorList& grad_roots, bool retain_graph,
                 bool create_graph, bool allow_unused) {
   GradModeGuard mode(create_graph);
+  ShardAccess shards;  // replays ops the global layer checked (Note [Global shards])
   GraphTask task;
   task.retain_graph = retain_graph;
   auto nodes = seed(task, roots, grad_roots, "grad");

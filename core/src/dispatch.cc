@@ -5,6 +5,7 @@
 
 #include "monoflow/backend.h"
 #include "monoflow/error.h"
+#include "monoflow/global_shard.h"
 
 namespace monoflow {
 
@@ -199,6 +200,8 @@ void warn(const std::string& message) {
 }
 
 void launch(const LaunchArgs& a) {
+  for (int i = 0; i < a.num_inputs; ++i) check_local(a.inputs[i], a.op->name);
+  for (int i = 0; i < a.num_outputs; ++i) check_local(a.outputs[i], a.op->name);
   const Tensor& first = a.num_outputs ? a.outputs[0] : a.inputs[0];
   for (int i = 0; i < a.num_outputs; ++i)
     if (a.outputs[i]->numel() == 0) return;  // nothing to compute

@@ -2,6 +2,7 @@
 
 #include "monoflow/autograd.h"
 #include "monoflow/error.h"
+#include "monoflow/global_shard.h"
 
 namespace monoflow {
 
@@ -83,6 +84,7 @@ Tensor empty(const Dims& shape, DType dtype, Device device) {
 }
 
 Tensor make_view(const Tensor& base, Dims shape, Dims strides, int64_t offset) {
+  check_local(base, "view");
   auto t = std::make_shared<TensorImpl>();
   t->storage = base->storage;
   t->shape = std::move(shape);

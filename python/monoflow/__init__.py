@@ -46,5 +46,11 @@ short, int, long = int16, int32, int64  # noqa: A001
 __version__ = "0.1.0"
 del _builtins
 from monoflow import distributed  # noqa: E402
+from monoflow._global.placement import placement  # noqa: E402
+from monoflow import sbp  # noqa: E402
+from monoflow._global import install as _global_install  # noqa: E402
+
+_global_install.install()
+del _global_install
 from monoflow import comm  # noqa: E402
 from monoflow import env  # noqa: E402

@@ -6,6 +6,7 @@ import numpy as np
 from monoflow import _C, _dtypes
 from monoflow._tensor import Tensor
 from monoflow.ops_random import _requires_grad
+from monoflow._global.creation import accepts_placement
 
 
 def _shape(size, what):
@@ -40,6 +41,7 @@ def _big_python_ints(arr, data, dtype):
     raise OverflowError("tensor: a Python int in the data is out of the int64 range")
 
 
+@accepts_placement()
 def tensor(data, dtype=None, device=None, requires_grad=False):
     """A new tensor copying `data` (nested lists, numbers, numpy arrays, tensors)."""
     if isinstance(data, _C.TensorBase):
@@ -101,18 +103,22 @@ def from_dlpack(ext):
     return _C.from_dlpack_capsule(ext)
 
 
+@accepts_placement()
 def empty(*size, dtype=None, device=None, requires_grad=False):
     return _requires_grad(_C.empty(_shape(size, "empty"), dtype or _C.get_default_dtype(), device), requires_grad)
 
 
+@accepts_placement()
 def zeros(*size, dtype=None, device=None, requires_grad=False):
     return _requires_grad(_C.full(_shape(size, "zeros"), 0, dtype or _C.get_default_dtype(), device), requires_grad)
 
 
+@accepts_placement()
 def ones(*size, dtype=None, device=None, requires_grad=False):
     return _requires_grad(_C.full(_shape(size, "ones"), 1, dtype or _C.get_default_dtype(), device), requires_grad)
 
 
+@accepts_placement()
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     if dtype is None:
         dtype = (_dtypes.bool_ if isinstance(fill_value, bool) else
@@ -143,6 +149,7 @@ def full_like(t, fill_value, dtype=None, device=None):
     return _C.full(shape, fill_value, dt, dev)
 
 
+@accepts_placement()
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
     if end is None:
         start, end = 0, start

@@ -52,6 +52,22 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
     def __repr__(self):
         return tensor_repr(self)
 
+    # -- global tensors (monoflow/_global)
+    is_global = False
+    is_local = True
+
+    def to_global(self, placement=None, sbp=None, **kwargs):
+        """A global tensor whose shard on this rank is this tensor (its memory
+        is shared; differentiable). Every rank of the job makes the same call."""
+        from monoflow._global.tensor import local_to_global
+
+        if placement is None or sbp is None:
+            raise ValueError("to_global: a local tensor needs both placement= and sbp=")
+        return local_to_global(self, placement, sbp)
+
+    def to_local(self):
+        raise RuntimeError("to_local: the tensor is already local (to_local() is for global tensors)")
+
     # -- conversions
     def to(self, *args, **kwargs):
         device, dtype, copy = _parse_to_args(args, kwargs)

@@ -3,6 +3,7 @@ linspace and eye."""
 import numbers
 
 from monoflow import _C
+from monoflow._global.creation import accepts_placement
 
 
 def _requires_grad(t, requires_grad):
@@ -43,16 +44,19 @@ def _float_dtype(dtype):
     return dtype
 
 
+@accepts_placement(random=True)
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
     """Uniform samples from [0, 1)."""
     return _requires_grad(_C.uniform_(_C.empty(_size(size), _float_dtype(dtype), device), 0.0, 1.0, generator), requires_grad)
 
 
+@accepts_placement(random=True)
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
     """Standard normal samples."""
     return _requires_grad(_C.normal_(_C.empty(_size(size), _float_dtype(dtype), device), 0.0, 1.0, generator), requires_grad)
 
 
+@accepts_placement(random=True)
 def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
     """Integers uniform in [low, high): randint(high, size) or randint(low, high, size)."""
     if size is None:
@@ -81,6 +85,7 @@ def randint_like(t, low=0, high=None, *, dtype=None, device=None, generator=None
     return randint(low, high, tuple(t.shape), dtype=dtype or t.dtype, device=device or t.device, generator=generator)
 
 
+@accepts_placement(random=True)
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None):
     """Normal samples; mean and std may be numbers (then `size` is required) or tensors."""
     if isinstance(mean, _C.TensorBase) or isinstance(std, _C.TensorBase):

@@ -25,6 +25,8 @@ struct TensorImpl {
   // A 0-dim tensor made from a Python number: type promotion counts it as
   // that number (PromotionState::add_scalar), like PyTorch's wrapped numbers.
   bool wrapped_number = false;
+  // The local component of a global tensor (Note [Global shards]).
+  bool global_shard = false;
   // Autograd state (autograd.h); null for tensors that never needed it.
   std::shared_ptr<autograd::AutogradMeta> autograd;
   // The tensor whose storage this view was made from (null when not a view),

@@ -1,0 +1,1 @@
+"""Global tensors: placement, SBP, boxing and SBP deduction (docs/global_tensors.md)."""

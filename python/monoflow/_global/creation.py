@@ -1,0 +1,63 @@
+"""Creation functions with placement= and sbp=: the logical tensor is made
+whole on every rank of the placement, the same everywhere (random ones from
+a seed the first rank draws and shares), and each rank keeps its shard."""
+import functools
+
+from monoflow._global.sbp import as_nd_sbp, broadcast, check_dims
+
+
+def _shared_seed(placement, generator):
+    import monoflow as flow
+    import monoflow.distributed as dist
+    from monoflow._global import groups
+
+    gen = generator if generator is not None else flow.default_generator
+    seed = flow.tensor([int(flow.randint(0, 2 ** 62, (1,), generator=gen).item())], dtype=flow.int64)
+    world = groups.world_group()
+    if world is not None:
+        dist.broadcast(seed, src=placement.rank_list()[0], group=world)
+    g = flow.Generator()
+    g.manual_seed(int(seed.item()))
+    return g
+
+
+def make(fn, placement, sbp, random, args, kwargs, what):
+    """Calls creation function `fn` for the whole logical tensor, then lays it
+    out as `sbp` on `placement`."""
+    from monoflow._global import boxing, groups
+    from monoflow._global.tensor import _check_placement, agree, install_grad_hook, wrap
+
+    _check_placement(placement, what)
+    if sbp is None:
+        raise ValueError(f"{what}: placement= needs sbp= too")
+    nd = as_nd_sbp(sbp, len(placement.hierarchy), what)
+    requires_grad = kwargs.pop("requires_grad", False)
+    if kwargs.get("device") is not None:
+        raise ValueError(f"{what}: pass placement= or device=, not both")
+    if random:
+        kwargs["generator"] = _shared_seed(placement, kwargs.get("generator"))
+    agree(what, (), placement, nd)
+    if placement.coords(groups.rank()) is None:
+        raise ValueError(f"{what}: this rank ({groups.rank()}) is not in {placement!r}")
+    full = fn(*args, **kwargs)
+    check_dims(nd, full.dim(), what)
+    local = boxing.convert(full, tuple(full.shape), placement, (broadcast,) * len(nd), nd)
+    t = wrap(local.detach(), placement, nd, tuple(full.shape))
+    if requires_grad:
+        t.requires_grad_(True)
+        install_grad_hook(t)
+    return t
+
+
+def accepts_placement(random=False):
+    """Adds placement= and sbp= to a creation function."""
+    def decorate(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, placement=None, sbp=None, **kwargs):
+            if placement is None:
+                if sbp is not None:
+                    raise ValueError(f"{fn.__name__}: sbp= needs placement= too")
+                return fn(*args, **kwargs)
+            return make(fn, placement, sbp, random, args, kwargs, fn.__name__)
+        return wrapper
+    return decorate

@@ -1,0 +1,99 @@
+"""SBP: how a global tensor's logical value is laid out over one axis of its
+placement's rank hierarchy.
+
+- ``split(dim)``: each rank holds a contiguous piece of dimension ``dim``
+  (balanced: the first ``size % n`` ranks hold one element more);
+- ``broadcast``: each rank holds the whole value;
+- ``partial_sum``: each rank holds a tensor of the whole shape, and the value
+  is their sum.
+A global tensor has one SBP per hierarchy axis (its nd-SBP, a tuple).
+"""
+
+
+class sbp:
+    """One SBP; compare, hash and print it. Make them with split(dim),
+    broadcast and partial_sum."""
+
+    __slots__ = ("_kind", "_dim")
+    __module__ = "monoflow.sbp"
+
+    def __init__(self, kind, dim=None):
+        self._kind = kind
+        self._dim = dim
+
+    def is_split(self):
+        return self._kind == "S"
+
+    def is_broadcast(self):
+        return self._kind == "B"
+
+    def is_partial_sum(self):
+        return self._kind == "P"
+
+    @property
+    def dim(self):
+        return self._dim
+
+    def __eq__(self, other):
+        return isinstance(other, sbp) and self._kind == other._kind and self._dim == other._dim
+
+    def __hash__(self):
+        return hash((self._kind, self._dim))
+
+    def __repr__(self):
+        if self._kind == "S":
+            return f"monoflow.sbp.split(dim={self._dim})"
+        return "monoflow.sbp.broadcast" if self._kind == "B" else "monoflow.sbp.partial_sum"
+
+    def short(self):
+        """S(0), B or P: the compact spelling used in messages and debug output."""
+        return f"S({self._dim})" if self._kind == "S" else self._kind
+
+    def __reduce__(self):
+        return (sbp, (self._kind, self._dim))
+
+
+def split(dim):
+    if isinstance(dim, bool) or not isinstance(dim, int):
+        raise TypeError(f"sbp.split: dim must be an int, got {type(dim).__name__}")
+    if dim < 0:
+        raise ValueError(f"sbp.split: dim must be non-negative, got {dim}")
+    return sbp("S", dim)
+
+
+broadcast = sbp("B")
+partial_sum = sbp("P")
+
+
+def dual(s):
+    """The SBP of the gradient of a tensor laid out as `s`: a broadcast value's
+    gradient arrives as partial sums from each rank, and the other way round."""
+    if s.is_broadcast():
+        return partial_sum
+    if s.is_partial_sum():
+        return broadcast
+    return s
+
+
+def as_nd_sbp(value, ndim_hierarchy, what):
+    """Normalises an SBP or a sequence of them to a tuple, one per hierarchy axis."""
+    items = (value,) if isinstance(value, sbp) else value
+    try:
+        items = tuple(items)
+    except TypeError:
+        raise TypeError(f"{what}: sbp must be a monoflow.sbp.sbp or a tuple of them, got {type(value).__name__}") \
+            from None
+    for s in items:
+        if not isinstance(s, sbp):
+            raise TypeError(f"{what}: sbp must be a monoflow.sbp.sbp or a tuple of them, got an element of type "
+                            f"{type(s).__name__}")
+    if len(items) != ndim_hierarchy:
+        raise ValueError(f"{what}: got {len(items)} SBP(s) for a placement with a {ndim_hierarchy}-D rank hierarchy "
+                         f"(one SBP per hierarchy axis)")
+    return items
+
+
+def check_dims(nd_sbp, ndim, what):
+    for s in nd_sbp:
+        if s.is_split() and s.dim >= ndim:
+            raise ValueError(f"{what}: {s!r} is out of range for a tensor with {ndim} dimension(s)")

@@ -1,0 +1,299 @@
+"""GlobalTensor: a tensor that spans the ranks of a placement.
+
+Each rank holds its shard as an ordinary local tensor (this object's C++
+tensor), marked so that only the global layer computes on it (Note [Global
+shards]). The logical shape, placement and nd-SBP live on the Python object.
+Ops reach GlobalTensor through its methods and through the free functions
+that have SBP rules (dispatch.py); anything else is refused by the core.
+"""
+import hashlib
+
+import numpy as np
+
+from monoflow import _C
+from monoflow._global import boxing, groups, layout
+from monoflow._global.access import shard_access
+from monoflow._global.placement import placement as Placement
+from monoflow._global.sbp import as_nd_sbp, broadcast, check_dims, dual, partial_sum
+from monoflow._tensor import Size, Tensor
+
+
+class GlobalTensor(Tensor):
+    __module__ = "monoflow"
+
+    # -- metadata
+    @property
+    def is_global(self):
+        return True
+
+    @property
+    def is_local(self):
+        return False
+
+    @property
+    def placement(self):
+        return self._placement
+
+    @property
+    def sbp(self):
+        return self._nd_sbp
+
+    @property
+    def shape(self):
+        return Size(self._shape)
+
+    def size(self, dim=None):
+        if dim is None:
+            return Size(self._shape)
+        return self._shape[_wrap_dim(dim, len(self._shape))] if self._shape else 1
+
+    def dim(self):
+        return len(self._shape)
+
+    ndimension = dim
+
+    @property
+    def ndim(self):
+        return len(self._shape)
+
+    def numel(self):
+        return int(np.prod(self._shape, dtype=np.int64))
+
+    nelement = numel
+
+    def __len__(self):
+        if not self._shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self._shape[0]
+
+    # -- conversions
+    def to_local(self):
+        """This rank's shard, as a local tensor sharing its memory (differentiable)."""
+        return local_view(self)
+
+    def to_global(self, placement=None, sbp=None, **kwargs):
+        placement = self._placement if placement is None else placement
+        sbp = self._nd_sbp if sbp is None else sbp
+        return global_to_global(self, placement, sbp, **kwargs)
+
+    def numpy(self):
+        return self._logical_local().numpy()
+
+    def tolist(self):
+        return self._logical_local().tolist()
+
+    def item(self):
+        if self.numel() != 1:
+            raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
+        return self._logical_local().item()
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.numpy()
+        return a if dtype is None else a.astype(dtype)
+
+    def _logical_local(self):
+        """The whole logical value on this rank, as a local tensor."""
+        b = global_to_global(self, self._placement, (broadcast,) * len(self._nd_sbp), check_meta=False)
+        return Tensor.detach(b)
+
+    def __repr__(self):
+        from monoflow._tensor_str import tensor_repr
+
+        body = tensor_repr(self._logical_local())
+        head, _, tail = body.rpartition(")")
+        return f"{head}, placement={self._placement!r}, sbp={self._nd_sbp!r}){tail}"
+
+    # -- autograd
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        if gradient is None:
+            if self.numel() != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            seed_nd = tuple(dual(s) for s in self._nd_sbp)
+            coords = self._placement.coords(groups.rank())
+            local = Tensor.detach(self)
+            seed = local.new_ones(local.shape) if layout.holds_value(seed_nd, coords) else local.new_zeros(local.shape)
+        else:
+            gradient = _as_global(gradient, "backward")
+            seed = Tensor.detach(global_to_global(gradient, self._placement, tuple(dual(s) for s in self._nd_sbp)))
+        with shard_access():
+            _C.backward([self], [seed], create_graph if retain_graph is None else retain_graph, create_graph,
+                        list(inputs or []))
+
+    @property
+    def grad(self):
+        g = Tensor.grad.__get__(self)
+        if g is None or isinstance(g, GlobalTensor):
+            return g
+        return wrap(g, self._placement, self._nd_sbp, self._shape)
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            value = _as_global(value, "grad")
+            if value._placement != self._placement or value._nd_sbp != self._nd_sbp:
+                value = value.to_global(self._placement, self._nd_sbp)
+        Tensor.grad.__set__(self, value)
+
+    @grad.deleter
+    def grad(self):
+        Tensor.grad.__set__(self, None)
+
+    def requires_grad_(self, requires_grad=True):
+        Tensor.requires_grad_(self, requires_grad)
+        if requires_grad:
+            install_grad_hook(self)
+        return self
+
+    def detach(self):
+        with shard_access():
+            return wrap(Tensor.detach(self), self._placement, self._nd_sbp, self._shape)
+
+    def __reduce_ex__(self, protocol):
+        raise TypeError("a global tensor cannot be pickled; save it with monoflow.save")
+
+
+def _wrap_dim(dim, n):
+    m = max(n, 1)
+    if not -m <= dim < m:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-m}, {m - 1}], but got {dim})")
+    return dim + m if dim < 0 else dim
+
+
+def local_view(x):
+    """An unmarked, differentiable view of global `x`'s shard."""
+    with shard_access():
+        plain = _C._alias(Tensor, x)
+        return plain.view(plain.shape)
+
+
+def wrap(local, placement, nd_sbp, shape, cls=GlobalTensor):
+    """A GlobalTensor (or `cls`) whose shard is `local` (taken over, not copied)."""
+    g = _C._alias(cls, local)
+    _C._mark_global_shard(g, True)
+    g._placement, g._nd_sbp, g._shape = placement, tuple(nd_sbp), tuple(int(d) for d in shape)
+    return g
+
+
+def install_grad_hook(t):
+    """Gradients reach a global leaf laid out as the dual of its SBP (a
+    broadcast weight gets partial sums from each rank); convert them to the
+    leaf's own SBP before they accumulate, as data parallelism's all-reduce."""
+    if t.__dict__.get("_grad_hooked") or not t.is_leaf:
+        return
+    placement, nd, shape = t._placement, t._nd_sbp, t._shape
+    if all(s.is_split() for s in nd):
+        t._grad_hooked = True
+        return
+    incoming = tuple(dual(s) for s in nd)
+
+    def to_own_sbp(g):
+        with shard_access():
+            return boxing.convert(g, shape, placement, incoming, nd)
+
+    Tensor.register_hook(t, to_own_sbp)
+    t._grad_hooked = True
+
+
+def _as_global(t, what):
+    if not isinstance(t, GlobalTensor):
+        raise RuntimeError(f"{what}: expected a global tensor, got a local one; mixing local and global tensors is "
+                           "not allowed (convert with .to_global(placement, sbp))")
+    return t
+
+
+# ---------------------------------------------------------------- to_global
+
+def _check_placement(p, what):
+    if not isinstance(p, Placement):
+        raise TypeError(f"{what}: placement must be a monoflow.placement, got {type(p).__name__}")
+    world = groups.world_size()
+    bad = [r for r in p.rank_list() if r >= world]
+    if bad:
+        raise ValueError(f"{what}: placement {p!r} names rank(s) {bad} that do not exist (world size {world})")
+
+
+def _digest(*parts):
+    return int.from_bytes(hashlib.sha1(repr(parts).encode()).digest()[:7], "little")
+
+
+def agree(what, local_shape, *meta):
+    """Checks that every rank passed the same `meta` (placement, SBP, dtype...)
+    and returns every rank's local shape. Runs on the whole world so that ranks
+    that disagree about the placement still meet: each raises the same error."""
+    world = groups.world_group()
+    if world is None:
+        return [tuple(local_shape)]
+    import monoflow as flow
+    import monoflow.distributed as dist
+
+    width = 2 + 16
+    row = [_digest(*meta), len(local_shape)] + list(local_shape) + [-1] * (16 - len(local_shape))
+    mine = flow.tensor(row, dtype=flow.int64)
+    everyone = flow.empty(world.size() * width, dtype=flow.int64)
+    dist.all_gather_into_tensor(everyone, mine, group=world)
+    rows = everyone.reshape(world.size(), width).tolist()
+    differ = [r for r, x in enumerate(rows) if x[0] != rows[0][0]]
+    if differ:
+        raise RuntimeError(f"{what}: ranks passed different placements, SBPs or dtypes (rank(s) {differ} differ "
+                           f"from rank 0); every rank must make the same global tensor call. This rank passed "
+                           + ", ".join(repr(m) for m in meta))
+    return [tuple(x[2:2 + x[1]]) for x in rows]
+
+
+def local_to_global(local, placement, sbp, what="to_global"):
+    _check_placement(placement, what)
+    nd = as_nd_sbp(sbp, len(placement.hierarchy), what)
+    check_dims(nd, local.dim(), what)
+    shapes = agree(what, tuple(local.shape), placement, nd, local.dtype.name)
+    h = placement.hierarchy
+    logical = list(local.shape)
+    # the logical size of a split dimension: the sum along each split axis of
+    # the pieces, read from the ranks whose other coordinates are zero
+    coords_of = {r: placement.coords(r) for r in placement.rank_list()}
+    for d in range(local.dim()):
+        axes = [a for a, s in enumerate(nd) if s.is_split() and s.dim == d]
+        if not axes:
+            continue
+        total = 0
+        for r, c in coords_of.items():
+            if all(c[a] == 0 for a in range(len(h)) if a not in axes):
+                total += shapes[r][d]
+        logical[d] = total
+    for r, c in coords_of.items():
+        expect = layout.local_shape(logical, nd, h, c)
+        if tuple(shapes[r]) != expect:
+            raise ValueError(f"{what}: rank {r}'s local tensor has shape {list(shapes[r])}, but "
+                             f"{_nd_str(nd)} of the logical shape {logical} over {placement!r} gives it {list(expect)} "
+                             "(splits are balanced: the first ranks hold one more element when a size does not divide)")
+    if placement.coords(groups.rank()) is None:
+        raise ValueError(f"{what}: this rank ({groups.rank()}) is not in {placement!r}; a local tensor can only be "
+                         "made global on the ranks of its placement")
+    alias = local.view(local.shape)  # differentiable, and leaves the caller's tensor local
+    return wrap(alias, placement, nd, logical)
+
+
+def _nd_str(nd):
+    return "(" + ", ".join(s.short() for s in nd) + ")"
+
+
+def global_to_global(x, placement, sbp, grad_sbp=None, check_meta=True, copy=False, what="to_global"):
+    _check_placement(placement, what)
+    nd = as_nd_sbp(sbp, len(placement.hierarchy), what)
+    check_dims(nd, len(x._shape), what)
+    if check_meta:
+        agree(what, (), x._placement, x._nd_sbp, placement, nd, x.dtype.name)
+    if placement == x._placement:
+        if nd == x._nd_sbp and not copy:
+            return x
+        with shard_access():
+            out = boxing.convert(local_view(x), x._shape, placement, x._nd_sbp, nd)
+        return wrap(out, placement, nd, x._shape)
+    return _move(x, placement, nd)
+
+
+def _move(x, placement, nd):
+    """Between different rank sets: gather to broadcast on the source ranks,
+    send the whole value to each destination rank that lacks it, lay it out."""
+    from monoflow._global import move
+
+    return move.move(x, placement, nd)
