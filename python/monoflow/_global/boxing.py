@@ -24,6 +24,8 @@ minus own output; all-reduce: 2 (n-1) N / n; all-to-all: what arrives from
 the others). The planner serves both the executor and the cost model, so
 what the communicator measures is what the model predicts.
 """
+import functools
+
 from monoflow._global import groups, layout
 from monoflow._global.sbp import broadcast, dual, partial_sum
 
@@ -94,6 +96,7 @@ def step_bytes(shape, itemsize, placement, nd_before, axis, dst, coords):
     return 0  # local: B->S, B->P, S->P, or nothing to do
 
 
+@functools.lru_cache(maxsize=4096)  # dispatch asks for the same conversions every step
 def cost(shape, itemsize, placement, nd_src, nd_dst, rank=None):
     """Bytes received by `rank` (every rank of the placement when None, summed)
     to convert nd_src into nd_dst."""

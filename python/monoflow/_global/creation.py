@@ -13,9 +13,9 @@ def _shared_seed(placement, generator):
 
     gen = generator if generator is not None else flow.default_generator
     seed = flow.tensor([int(flow.randint(0, 2 ** 62, (1,), generator=gen).item())], dtype=flow.int64)
-    world = groups.world_group()
-    if world is not None:
-        dist.broadcast(seed, src=placement.rank_list()[0], group=world)
+    ranks = placement.rank_list()
+    if len(ranks) > 1:
+        dist.broadcast(seed, src=ranks[0], group=groups.group(ranks))
     g = flow.Generator()
     g.manual_seed(int(seed.item()))
     return g
@@ -34,13 +34,16 @@ def make(fn, placement, sbp, random, args, kwargs, what):
     requires_grad = kwargs.pop("requires_grad", False)
     if kwargs.get("device") is not None:
         raise ValueError(f"{what}: pass placement= or device=, not both")
-    if random:
-        kwargs["generator"] = _shared_seed(placement, kwargs.get("generator"))
+    # agree before the seed's broadcast: ranks with different placements
+    # would otherwise wait for different roots
     agree(what, (), placement, nd)
     if placement.coords(groups.rank()) is None:
         raise ValueError(f"{what}: this rank ({groups.rank()}) is not in {placement!r}")
+    if random:
+        kwargs["generator"] = _shared_seed(placement, kwargs.get("generator"))
     full = fn(*args, **kwargs)
     check_dims(nd, full.dim(), what)
+    agree(what, (), tuple(full.shape), full.dtype.name)
     local = boxing.convert(full, tuple(full.shape), placement, (broadcast,) * len(nd), nd)
     t = wrap(local.detach(), placement, nd, tuple(full.shape))
     if requires_grad:
