@@ -3,32 +3,53 @@
     python bench/bench_collectives.py [--quick]
 
 Algorithm bandwidth = bytes / time of a 64 MiB float32 all_reduce (median);
-latency = median time of a 4-byte all_reduce. Both libraries run in the same
-two processes, one after the other, on separate stores. Ratios > 1 mean
-monoflow is better (more bandwidth, less latency).
+latency = median time of a 4-byte all_reduce. Ratios > 1 mean monoflow is
+better (more bandwidth, less latency).
+
+Both libraries run in the same two processes, on separate stores, and take
+turns call by call, alternating which goes first. Timing one library's block
+after the other's charged the load swings of a shared machine to whichever ran
+in the busier seconds (one build measured 0.6x-1.5x that way), and a call's
+place in a round shifts its time by a few percent. Both call Gloo's ring
+all-reduce with 1 MiB segments on the same TCP transport (same syscalls per
+call), so expect about 1.0x; single runs still vary by +-10% on a busy machine.
 """
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
+import time
 
-from _timing import free_port, median_time
+from _timing import free_port
+
+
+def interleaved_medians(calls, iters, warmup):
+    """Median time of each of `calls` over `iters` rounds that call each once.
+    Every other round runs them in reverse order: a call's place in the round
+    affects its time, and must not always favour one library."""
+    for _ in range(warmup):
+        for fn in calls:
+            fn()
+    times = [[] for _ in calls]
+    for i in range(iters):
+        order = list(zip(calls, times))
+        for fn, ts in (order if i % 2 == 0 else order[::-1]):
+            t0 = time.perf_counter()
+            fn()
+            ts.append(time.perf_counter() - t0)
+    return [statistics.median(ts) for ts in times]
 
 
 def rank_main(quick):
     big_n = (64 << 20) // 4
-    big_iters, small_iters = (3, 200) if quick else (10, 2000)
-    res = {}
+    big_iters, small_iters = (4, 200) if quick else (16, 2000)
     import monoflow as flow
     import monoflow.distributed as dist
     dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{os.environ['MF_PORT']}", timeout=120)
     big, small = flow.ones(big_n), flow.ones(1)
-    dist.barrier()
-    res["monoflow_big"] = median_time(lambda: dist.all_reduce(big), big_iters, 1)
-    dist.barrier()
-    res["monoflow_small"] = median_time(lambda: dist.all_reduce(small), small_iters, 20)
-    dist.destroy_process_group()
+    calls_big, calls_small, names = [lambda: dist.all_reduce(big)], [lambda: dist.all_reduce(small)], ["monoflow"]
     try:
         import torch
         import torch.distributed as tdist
@@ -38,10 +59,18 @@ def rank_main(quick):
         tdist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{os.environ['TORCH_PORT']}",
                                  rank=int(os.environ["RANK"]), world_size=2)
         tbig, tsmall = torch.ones(big_n), torch.ones(1)
+        calls_big.append(lambda: tdist.all_reduce(tbig))
+        calls_small.append(lambda: tdist.all_reduce(tsmall))
+        names.append("torch")
         tdist.barrier()
-        res["torch_big"] = median_time(lambda: tdist.all_reduce(tbig), big_iters, 1)
-        tdist.barrier()
-        res["torch_small"] = median_time(lambda: tdist.all_reduce(tsmall), small_iters, 20)
+    dist.barrier()
+    res = {}
+    for name, t in zip(names, interleaved_medians(calls_big, big_iters, 2)):
+        res[name + "_big"] = t
+    for name, t in zip(names, interleaved_medians(calls_small, small_iters, 20)):
+        res[name + "_small"] = t
+    dist.destroy_process_group()
+    if torch is not None:
         tdist.destroy_process_group()
     if os.environ["RANK"] == "0":
         print(json.dumps(res))

@@ -92,6 +92,16 @@ for dt in DTYPES:
         check(f"all_reduce/{dt}/{op.name}", all_reduce_case(dt, op, False))
     check(f"all_reduce_noncontig/{dt}", all_reduce_case(dt, ReduceOp.SUM, True))
 
+for dt in ["bool", "uint8", "int8", "int32", "int64", "float32", "float64"]:
+    # long enough for the vectorised loop bodies (Note [Reduction loops and AVX2]), odd for their tails
+    for op in [ReduceOp.SUM, ReduceOp.PRODUCT, ReduceOp.MIN, ReduceOp.MAX]:
+        def large(dt=dt, op=op):
+            arrays = [data(r, dt, (1001,), op) for r in range(W)]
+            t = tens(arrays[R], dt)
+            dist.all_reduce(t, op=op)
+            close(host(t), ref_reduce(arrays, op), dt)
+        check(f"all_reduce/large/{dt}/{op.name}", large)
+
 def int_avg_refused():
     try:
         dist.all_reduce(flow.tensor([1, 2]), op=ReduceOp.AVG)
@@ -283,6 +293,73 @@ def oneflow_names():
     flow.comm.barrier()
 check("oneflow_names", oneflow_names)
 
+def comm_stats():
+    # Note [Traffic counters]: bytes this rank receives from peers, per call.
+    from monoflow.distributed.collectives import get_comm_stats, reset_comm_stats
+    dist.barrier()
+    reset_comm_stats()
+    assert get_comm_stats() == {"bytes": 0, "calls": 0}
+    total = {"bytes": 0, "calls": 0}
+
+    def expect(what, nbytes, calls=1):
+        total["bytes"] += nbytes
+        total["calls"] += calls
+        got = get_comm_stats()
+        assert got == total, f"after {what}: got {got}, expected {total}"
+
+    dist.all_reduce(flow.ones(10))                                   # N = 40
+    expect("all_reduce", 2 * (W - 1) * 40 // W)
+    dist.all_reduce(flow.ones(5, dtype=flow.int8))                   # N = 5: integer division last
+    expect("all_reduce int8", 2 * (W - 1) * 5 // W)
+    dist.all_reduce(flow.ones(6).to(flow.float16))                   # staged through float32: N = 24
+    expect("all_reduce float16", 2 * (W - 1) * 24 // W)
+    dist.broadcast(flow.zeros(7, dtype=flow.float64), src=W - 1)     # N = 56
+    expect("broadcast", 0 if R == W - 1 else 56)
+    dist.reduce(flow.ones(5, dtype=flow.int32), dst=0)               # N = 20
+    expect("reduce", (2 if R == 0 else 1) * (W - 1) * 20 // W)
+    outs = [flow.zeros(j + 1) for j in range(W)]                     # uneven: rank j has j + 1 floats
+    dist.all_gather(outs, flow.ones(R + 1))
+    expect("all_gather uneven", (W * (W + 1) // 2 - (R + 1)) * 4)
+    dist.all_gather_into_tensor(flow.zeros(3 * W, dtype=flow.int64), flow.ones(3, dtype=flow.int64))
+    expect("all_gather_into_tensor", (W - 1) * 3 * 8)
+    sizes = [j + 2 for j in range(W)]                                # uneven parts
+    dist.reduce_scatter(flow.zeros(sizes[R]), [flow.ones(n) for n in sizes])
+    expect("reduce_scatter uneven", (sum(sizes) - sizes[R]) * 4)
+    dist.reduce_scatter_tensor(flow.zeros(3, dtype=flow.float64), flow.ones(3 * W, dtype=flow.float64))
+    expect("reduce_scatter_tensor", (W - 1) * 3 * 8)
+    dist.all_to_all([flow.zeros(j + R + 1) for j in range(W)], [flow.ones(R + j + 1) for j in range(W)])
+    expect("all_to_all", sum((j + R + 1) * 4 for j in range(W) if j != R))
+    dist.all_to_all_single(flow.zeros(2 * W, dtype=flow.int32), flow.ones(2 * W, dtype=flow.int32))
+    expect("all_to_all_single", (W - 1) * 2 * 4)
+    dist.gather(flow.ones(3), [flow.zeros(3) for _ in range(W)] if R == 0 else None, dst=0)
+    expect("gather", (W - 1) * 12 if R == 0 else 0)
+    dist.scatter(flow.zeros(3), [flow.ones(3) for _ in range(W)] if R == 0 else None, src=0)
+    expect("scatter", 0 if R == 0 else 12)
+    dist.barrier()
+    expect("barrier", 0)
+    if R == 0:
+        dist.send(flow.ones(3, dtype=flow.int64), 1)
+        expect("send", 0)
+    elif R == 1:
+        dist.recv(flow.zeros(3, dtype=flow.int64), 0)
+        expect("recv", 24)
+    w = dist.all_reduce(flow.ones(100), async_op=True)
+    w.wait()
+    expect("async all_reduce", 2 * (W - 1) * 400 // W)
+    # Each group counts its own traffic; a non-member sees zeros.
+    g = dist.new_group(list(range(W)))
+    outside = dist.new_group([W - 1])
+    dist.all_reduce(flow.ones(8), group=g)
+    assert get_comm_stats(g) == {"bytes": 2 * (W - 1) * 32 // W, "calls": 1}, get_comm_stats(g)
+    assert get_comm_stats() == total, "the default group counted a subgroup's call"
+    if R != W - 1:
+        assert get_comm_stats(outside) == {"bytes": 0, "calls": 0}
+    reset_comm_stats(g)
+    assert get_comm_stats(g) == {"bytes": 0, "calls": 0} and get_comm_stats() == total
+    reset_comm_stats()
+    assert get_comm_stats() == {"bytes": 0, "calls": 0}
+check("comm_stats", comm_stats)
+
 with open(os.path.join(os.environ["MF_TEST_OUT"], f"rank{R}.json"), "w") as f:
     json.dump(results, f)
 dist.destroy_process_group()
@@ -362,7 +439,7 @@ def assert_checks(results, prefix):
 
 CHECKS = ["all_reduce", "all_reduce_noncontig", "broadcast", "reduce", "all_gather", "all_gather_into_tensor",
           "reduce_scatter", "reduce_scatter_tensor", "gather_scatter", "all_to_all", "all_to_all_single",
-          "send_recv", "async", "subgroups", "oneflow_names"]
+          "send_recv", "async", "subgroups", "oneflow_names", "comm_stats"]
 
 
 @pytest.mark.parametrize("check", CHECKS)
@@ -447,11 +524,19 @@ def test_world_of_one_and_api_errors():
             dist.broadcast(t, src=3)
         with pytest.raises(RuntimeError, match="already initialized"):
             dist.init_process_group("gloo")
+        from monoflow.distributed.collectives import get_comm_stats, reset_comm_stats
+        reset_comm_stats()
+        dist.all_reduce(flow.ones(4))
+        dist.broadcast(flow.ones(4), src=0)
+        assert get_comm_stats() == {"bytes": 0, "calls": 2}   # a group of one receives nothing
     finally:
         dist.destroy_process_group()
     assert not dist.is_initialized()
     with pytest.raises(RuntimeError, match="not initialized"):
         dist.all_reduce(flow.zeros(1))
+    from monoflow.distributed.collectives import get_comm_stats
+    with pytest.raises(RuntimeError, match="get_comm_stats: the default process group is not initialized"):
+        get_comm_stats()
 
 
 def test_env_without_launcher_variables(monkeypatch):

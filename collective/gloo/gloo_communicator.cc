@@ -107,7 +107,8 @@ class GlooCommunicator : public Communicator {
 
   const char* backend() const override { return "gloo"; }
 
-  void all_reduce(void* buf, size_t count, DType dtype, ReduceOp op) override {
+ protected:
+  void do_all_reduce(void* buf, size_t count, DType dtype, ReduceOp op) override {
     if (count == 0) return;
     guard("all_reduce", [&] {
       with_elem(dtype, [&](auto e) {
@@ -123,7 +124,7 @@ class GlooCommunicator : public Communicator {
     });
   }
 
-  void broadcast(void* buf, size_t count, DType dtype, int root) override {
+  void do_broadcast(void* buf, size_t count, DType dtype, int root) override {
     if (count == 0) return;
     guard("broadcast", [&] {
       gloo::BroadcastOptions o(ctx_);
@@ -135,7 +136,7 @@ class GlooCommunicator : public Communicator {
     });
   }
 
-  void reduce(void* buf, size_t count, DType dtype, ReduceOp op, int root) override {
+  void do_reduce(void* buf, size_t count, DType dtype, ReduceOp op, int root) override {
     if (count == 0) return;
     guard("reduce", [&] {
       // Gloo uses the output as scratch on every rank: keep non-roots' input intact.
@@ -159,7 +160,7 @@ class GlooCommunicator : public Communicator {
     });
   }
 
-  void all_gather(const void* in, void* out, const std::vector<size_t>& counts, DType dtype) override {
+  void do_all_gather(const void* in, void* out, const std::vector<size_t>& counts, DType dtype) override {
     size_t total = 0;
     bool equal = true;
     for (size_t c : counts) total += c, equal = equal && c == counts[0];
@@ -186,7 +187,7 @@ class GlooCommunicator : public Communicator {
     });
   }
 
-  void gather(const void* in, void* out, size_t count, DType dtype, int root) override {
+  void do_gather(const void* in, void* out, size_t count, DType dtype, int root) override {
     if (count == 0) return;
     size_t n = count * itemsize(dtype);
     guard("gather", [&] {
@@ -200,7 +201,7 @@ class GlooCommunicator : public Communicator {
     });
   }
 
-  void scatter(const void* in, void* out, size_t count, DType dtype, int root) override {
+  void do_scatter(const void* in, void* out, size_t count, DType dtype, int root) override {
     if (count == 0) return;
     size_t n = count * itemsize(dtype);
     guard("scatter", [&] {
@@ -218,8 +219,8 @@ class GlooCommunicator : public Communicator {
     });
   }
 
-  void reduce_scatter(const void* in, void* out, const std::vector<size_t>& counts, DType dtype,
-                      ReduceOp op) override {
+  void do_reduce_scatter(const void* in, void* out, const std::vector<size_t>& counts, DType dtype,
+                         ReduceOp op) override {
     size_t mine = counts[rank_], total = 0;
     for (size_t c : counts) total += c;
     if (total == 0) return;  // counts are the same list on every rank
@@ -234,12 +235,12 @@ class GlooCommunicator : public Communicator {
     });
   }
 
-  void all_to_all(const void* in, const std::vector<size_t>& in_counts, void* out,
-                  const std::vector<size_t>& out_counts, DType dtype) override {
+  void do_all_to_all(const void* in, const std::vector<size_t>& in_counts, void* out,
+                     const std::vector<size_t>& out_counts, DType dtype) override {
     all_to_all_impl("all_to_all", in, in_counts, out, out_counts, itemsize(dtype));
   }
 
-  void send(const void* buf, size_t count, DType dtype, int peer, uint64_t slot) override {
+  void do_send(const void* buf, size_t count, DType dtype, int peer, uint64_t slot) override {
     guard("send", [&] {
       auto ub = ctx_->createUnboundBuffer(const_cast<void*>(buf), count * itemsize(dtype));
       ub->send(peer, slot);
@@ -247,7 +248,7 @@ class GlooCommunicator : public Communicator {
     });
   }
 
-  void recv(void* buf, size_t count, DType dtype, int peer, uint64_t slot) override {
+  void do_recv(void* buf, size_t count, DType dtype, int peer, uint64_t slot) override {
     guard("recv", [&] {
       auto ub = ctx_->createUnboundBuffer(buf, count * itemsize(dtype));
       ub->recv(peer, slot);
@@ -255,7 +256,7 @@ class GlooCommunicator : public Communicator {
     });
   }
 
-  void barrier() override {
+  void do_barrier() override {
     guard("barrier", [&] {
       gloo::BarrierOptions o(ctx_);
       o.setTag(next_tag());
@@ -293,7 +294,10 @@ class GlooCommunicator : public Communicator {
         gloo::alltoall(o);
       } else {
         std::vector<int64_t> ib, ob;
-        for (int r = 0; r < size_; ++r) ib.push_back(int64_t(in_counts[r] * isz)), ob.push_back(int64_t(out_counts[r] * isz));
+        for (int r = 0; r < size_; ++r) {
+          ib.push_back(int64_t(in_counts[r] * isz));
+          ob.push_back(int64_t(out_counts[r] * isz));
+        }
         gloo::AlltoallvOptions o(ctx_);
         o.setInput(pin, ib);
         o.setOutput(pout, ob);

@@ -65,21 +65,22 @@ class NcclCommunicator : public Communicator {
   }
   const char* backend() const override { return "nccl"; }
 
-  void all_reduce(void* buf, size_t n, DType t, ReduceOp op) override {
+ protected:
+  void do_all_reduce(void* buf, size_t n, DType t, ReduceOp op) override {
     check(api_.AllReduce(buf, buf, n, nccl_dtype(t), nccl_op(op), comm_, stream_), "all_reduce");
   }
-  void broadcast(void* buf, size_t n, DType t, int root) override {
+  void do_broadcast(void* buf, size_t n, DType t, int root) override {
     check(api_.Broadcast(buf, buf, n, nccl_dtype(t), root, comm_, stream_), "broadcast");
   }
-  void reduce(void* buf, size_t n, DType t, ReduceOp op, int root) override {
+  void do_reduce(void* buf, size_t n, DType t, ReduceOp op, int root) override {
     check(api_.Reduce(buf, buf, n, nccl_dtype(t), nccl_op(op), root, comm_, stream_), "reduce");
   }
-  void all_gather(const void* in, void* out, const std::vector<size_t>& counts, DType t) override {
+  void do_all_gather(const void* in, void* out, const std::vector<size_t>& counts, DType t) override {
     for (size_t c : counts)
       if (c != counts[0]) return all_to_all_like(in, counts, out, counts, t, true);
     check(api_.AllGather(in, out, counts[0], nccl_dtype(t), comm_, stream_), "all_gather");
   }
-  void gather(const void* in, void* out, size_t n, DType t, int root) override {
+  void do_gather(const void* in, void* out, size_t n, DType t, int root) override {
     size_t isz = itemsize(t);
     group([&] {
       if (rank_ == root)
@@ -88,7 +89,7 @@ class NcclCommunicator : public Communicator {
       check(api_.Send(in, n, nccl_dtype(t), root, comm_, stream_), "gather");
     });
   }
-  void scatter(const void* in, void* out, size_t n, DType t, int root) override {
+  void do_scatter(const void* in, void* out, size_t n, DType t, int root) override {
     size_t isz = itemsize(t);
     group([&] {
       if (rank_ == root)
@@ -98,22 +99,22 @@ class NcclCommunicator : public Communicator {
       check(api_.Recv(out, n, nccl_dtype(t), root, comm_, stream_), "scatter");
     });
   }
-  void reduce_scatter(const void* in, void* out, const std::vector<size_t>& counts, DType t, ReduceOp op) override {
+  void do_reduce_scatter(const void* in, void* out, const std::vector<size_t>& counts, DType t, ReduceOp op) override {
     for (size_t c : counts)
       if (c != counts[0]) throw CommError("reduce_scatter (nccl): uneven parts are not supported");
     check(api_.ReduceScatter(in, out, counts[0], nccl_dtype(t), nccl_op(op), comm_, stream_), "reduce_scatter");
   }
-  void all_to_all(const void* in, const std::vector<size_t>& ic, void* out, const std::vector<size_t>& oc,
-                  DType t) override {
+  void do_all_to_all(const void* in, const std::vector<size_t>& ic, void* out, const std::vector<size_t>& oc,
+                     DType t) override {
     all_to_all_like(in, ic, out, oc, t, false);
   }
-  void send(const void* buf, size_t n, DType t, int peer, uint64_t) override {
+  void do_send(const void* buf, size_t n, DType t, int peer, uint64_t) override {
     check(api_.Send(buf, n, nccl_dtype(t), peer, comm_, stream_), "send");
   }
-  void recv(void* buf, size_t n, DType t, int peer, uint64_t) override {
+  void do_recv(void* buf, size_t n, DType t, int peer, uint64_t) override {
     check(api_.Recv(buf, n, nccl_dtype(t), peer, comm_, stream_), "recv");
   }
-  void barrier() override {
+  void do_barrier() override {
     std::string key = "nccl_barrier_" + std::to_string(barriers_++);
     store_->add(key, 1);
     int64_t target = size_;

@@ -92,6 +92,9 @@ WorkPtr enqueue_barrier(GroupPtr g) {
   return g->enqueue([](Communicator& c) { c.barrier(); }, {});
 }
 
+CommStats comm_stats(const GroupPtr& g) { return g->comm().stats(); }
+void reset_comm_stats(const GroupPtr& g) { g->comm().reset_stats(); }
+
 bool gloo_built() { return gloo_available(); }
 bool nccl_found(const std::vector<std::string>& dirs) { return nccl_available(dirs); }
 std::string nccl_path(const std::vector<std::string>& dirs) { return nccl_library_path(dirs); }

@@ -5,7 +5,7 @@ Buffers cross as raw addresses of contiguous memory; the tensor-level work
 (staging, dtype checks, keeping buffers alive) is in monoflow.distributed.
 Every blocking call releases the GIL; C++ errors arrive as RuntimeError.
 """
-from libc.stdint cimport int64_t, uint32_t, uintptr_t
+from libc.stdint cimport int64_t, uint32_t, uint64_t, uintptr_t
 from libcpp cimport bool as cbool
 from libcpp.memory cimport shared_ptr
 from libcpp.string cimport string
@@ -25,6 +25,11 @@ cdef extern from "monoflow/collective/store.h" namespace "monoflow::collective":
         int64_t add(const string& key, int64_t delta) nogil except +
         cbool check(const vector[string]& keys) nogil except +
         void wait(const vector[string]& keys) nogil except +
+
+cdef extern from "monoflow/collective/communicator.h" namespace "monoflow::collective":
+    cdef cppclass CommStats:
+        uint64_t bytes
+        uint64_t calls
 
 cdef extern from "monoflow/collective/process_group.h" namespace "monoflow::collective":
     cdef cppclass ProcessGroup:
@@ -62,6 +67,8 @@ cdef extern from "monoflow/collective/enqueue.h" namespace "monoflow::collective
     WorkPtr enqueue_recv(GroupPtr g, uintptr_t buf, size_t count, int dtype, int peer, uint32_t tag,
                          const string& device) except +
     WorkPtr enqueue_barrier(GroupPtr g) except +
+    CommStats c_comm_stats "comm_stats"(const GroupPtr& g)
+    void c_reset_comm_stats "reset_comm_stats"(const GroupPtr& g)
     cbool gloo_built()
     cbool nccl_found(const vector[string]& dirs)
     string nccl_path(const vector[string]& dirs) except +
@@ -191,6 +198,14 @@ cdef class CGroup:
 
     def barrier(self):
         return _work(enqueue_barrier(self.g))
+
+    def comm_stats(self):
+        """(bytes received from peers, completed calls) since creation or the last reset."""
+        cdef CommStats st = c_comm_stats(self.g)
+        return st.bytes, st.calls
+
+    def reset_comm_stats(self):
+        c_reset_comm_stats(self.g)
 
     def close(self):
         """Drains the queue and joins the communication thread (without the GIL)."""

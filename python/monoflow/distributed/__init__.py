@@ -7,8 +7,8 @@
 """
 from monoflow.distributed.collectives import (  # noqa: F401
     P2POp, all_gather, all_gather_into_tensor, all_reduce, all_to_all, all_to_all_single, barrier,
-    batch_isend_irecv, broadcast, gather, irecv, isend, recv, reduce, reduce_scatter, reduce_scatter_tensor,
-    scatter, send,
+    batch_isend_irecv, broadcast, gather, get_comm_stats, irecv, isend, recv, reduce, reduce_scatter,
+    reduce_scatter_tensor, reset_comm_stats, scatter, send,
 )
 from monoflow.distributed.process_group import (  # noqa: F401
     GroupMember, ProcessGroup, destroy_process_group, get_backend, get_global_rank, get_process_group_ranks,

@@ -380,3 +380,35 @@ class P2POp:
 
 def batch_isend_irecv(p2p_op_list):
     return [p.op(p.tensor, p.peer, p.group, p.tag) for p in p2p_op_list]
+
+
+# ----------------------------------------------------------- traffic counters
+
+def get_comm_stats(group=None):
+    """This rank's traffic in `group` since the group was made or last reset:
+    {"bytes": bytes received from peers, "calls": calls}.
+
+    Counts the collectives, sends/recvs and barriers that have completed (an
+    async op counts once it is done: wait() for it first). The bytes are a
+    property of the call, the traffic of a ring algorithm: for a buffer of N
+    bytes in a group of n ranks, all_reduce 2*(n-1)*N//n, broadcast N (0 on
+    the source), all_gather the output minus this rank's input, reduce_scatter
+    the input minus this rank's output, all_to_all what arrives from the other
+    ranks, recv N, send and barrier 0 (Note [Traffic counters] in
+    collective/include/monoflow/collective/communicator.h lists them all).
+    N is the buffer the engine moves: float16/bfloat16 reductions are staged
+    through float32 (Note [Staging]) and count 4 bytes per element.
+    A rank outside `group` gets zeros.
+    """
+    g = _group(group, "get_comm_stats")
+    if g is None:
+        return {"bytes": 0, "calls": 0}
+    nbytes, calls = g._c.comm_stats()
+    return {"bytes": nbytes, "calls": calls}
+
+
+def reset_comm_stats(group=None):
+    """Sets `group`'s counters on this rank to zero (ops still in flight count when they finish)."""
+    g = _group(group, "reset_comm_stats")
+    if g is not None:
+        g._c.reset_comm_stats()

@@ -48,6 +48,10 @@ WorkPtr enqueue_recv(GroupPtr g, uintptr_t buf, size_t count, int dtype, int pee
                      const std::string& device);
 WorkPtr enqueue_barrier(GroupPtr g);
 
+// The group's traffic counters (Note [Traffic counters]): completed calls only.
+CommStats comm_stats(const GroupPtr& g);
+void reset_comm_stats(const GroupPtr& g);
+
 bool gloo_built();
 bool nccl_found(const std::vector<std::string>& dirs);
 std::string nccl_path(const std::vector<std::string>& dirs);  // throws with the search list when missing
