@@ -6,6 +6,7 @@
 #include "monoflow/backend.h"
 #include "monoflow/error.h"
 #include "monoflow/global_shard.h"
+#include "monoflow/graph/launch_hook.h"
 
 namespace monoflow {
 
@@ -161,6 +162,8 @@ void run_on_cpu_fallback(Backend& be, const Device& dev, const LaunchArgs& a, DT
   for (int i = 0; i < a.num_outputs; ++i) store_from_host(be, hout[i], a.outputs[i]);
 }
 
+thread_local graph::LaunchHook* t_launch_hook = nullptr;
+
 bool touches_host_visible(const LaunchArgs& a) {
   for (int i = 0; i < a.num_inputs; ++i)
     if (a.inputs[i]->storage->host_visible) return true;
@@ -205,6 +208,7 @@ void launch(const LaunchArgs& a) {
   const Tensor& first = a.num_outputs ? a.outputs[0] : a.inputs[0];
   for (int i = 0; i < a.num_outputs; ++i)
     if (a.outputs[i]->numel() == 0) return;  // nothing to compute
+  if (t_launch_hook && !t_launch_hook->on_launch(a)) return;  // a graph trace took the call
   const Device& dev = first->device();
   Backend& be = DeviceRegistry::get().backend(dev);
   DType out_dtype = a.num_outputs ? a.outputs[0]->dtype : a.kernel_dtype;
@@ -218,4 +222,34 @@ void launch(const LaunchArgs& a) {
   run_on_cpu_fallback(be, dev, a, out_dtype);
 }
 
+namespace graph {
+
+LaunchHook* set_launch_hook(LaunchHook* hook) {
+  LaunchHook* prev = t_launch_hook;
+  t_launch_hook = hook;
+  return prev;
+}
+
+void kernel_layout(const LaunchArgs& a, std::vector<Dims>& shapes, std::vector<Dims>& strides) {
+  int n = a.num_inputs + a.num_outputs;
+  MF_CHECK(n <= kMaxOperands, RuntimeError, a.op->name, ": too many operands");
+  const Tensor* ops[kMaxOperands];
+  for (int i = 0; i < a.num_inputs; ++i) ops[i] = &a.inputs[i];
+  for (int i = 0; i < a.num_outputs; ++i) ops[a.num_inputs + i] = &a.outputs[i];
+  Layout layout;
+  bool coalesced = a.coalesce && build_coalesced(ops, n, layout);
+  shapes.resize(n);
+  strides.resize(n);
+  for (int k = 0; k < n; ++k) {
+    if (coalesced) {
+      shapes[k] = Dims(layout.shape[k], layout.shape[k] + layout.ndim);
+      strides[k] = Dims(layout.strides[k], layout.strides[k] + layout.ndim);
+    } else {
+      shapes[k] = (*ops[k])->shape;
+      strides[k] = (*ops[k])->strides;
+    }
+  }
+}
+
+}  // namespace graph
 }  // namespace monoflow

@@ -23,11 +23,25 @@ uint64_t Generator::seed() {
   return s;
 }
 
+namespace {
+thread_local ReserveObserver* t_reserve_observer = nullptr;
+}
+
+ReserveObserver* set_reserve_observer(ReserveObserver* observer) {
+  ReserveObserver* prev = t_reserve_observer;
+  t_reserve_observer = observer;
+  return prev;
+}
+
 uint64_t Generator::reserve(uint64_t n, uint64_t* seed_out) {
-  std::lock_guard<std::mutex> lock(mu_);
-  uint64_t start = offset_;
-  offset_ += n;
-  *seed_out = seed_;
+  uint64_t start;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    start = offset_;
+    offset_ += n;
+    *seed_out = seed_;
+  }
+  if (t_reserve_observer) t_reserve_observer->on_reserve(*this, n, *seed_out, start);
   return start;
 }
 

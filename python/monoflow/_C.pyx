@@ -203,10 +203,19 @@ def set_warning_handler(handler):
     install_warning_handler(handler)
 
 
+# Reading values on the host is refused while a graph trace records
+# (Note [Graph tracing] in monoflow/graph/trace.h).
+cdef extern from "monoflow/graph/trace.h" namespace "monoflow::graph":
+    cbool c_graph_tracing "monoflow::graph::tracing"()
+    void c_check_host_read "monoflow::graph::check_host_read"(const char* what) except +translate_exception
+
+
 def synchronize(dev=None):
     """Waits for all queued work on a device (all devices when None) and raises
     the first error a kernel reported."""
     cdef Backend* b
+    if c_graph_tracing():
+        c_check_host_read(b"monoflow.synchronize()")
     if dev is None:
         for name in registry().names():
             registry().find(name).synchronize_all()
@@ -580,14 +589,20 @@ cdef class TensorBase:
         return wrap(to(self.t, d, t, copy))
 
     def item(self):
+        if c_graph_tracing():
+            c_check_host_read(b"Tensor.item() (also bool(), int(), float() of a tensor)")
         return _from_scalar(item(self.t))
 
     def _copy_to_host(self, uintptr_t ptr):
+        if c_graph_tracing():
+            c_check_host_read(b"Tensor.numpy() (also .tolist(), printing, pickling)")
         copy_to_host(self.t, <void*>ptr)
 
     def _host_view_interface(self):
         """__array_interface__ of this tensor's memory after synchronising,
         for host-memory devices only (numpy() shares memory with it)."""
+        if c_graph_tracing():
+            c_check_host_read(b"Tensor.numpy() (also .tolist(), printing, pickling)")
         cdef TensorImpl* p = self.t.get()
         cdef Device d = p.device()
         if not registry().backend(d.type).host_memory():
@@ -835,3 +850,4 @@ include "_ops_nn.pxi"
 include "_ops_loss.pxi"
 include "_ops_fused.pxi"
 include "_global_shard.pxi"
+include "_graph_bind.pxi"

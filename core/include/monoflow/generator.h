@@ -6,6 +6,12 @@
 //   (seed, offset + i). Results therefore do not depend on the device's
 //   thread count or on how a kernel splits its work, and the same seed gives
 //   the same numbers on every device that implements the same function.
+//
+// Note [Random kernels in graph traces]
+//   A traced random kernel must draw fresh (seed, offset) at every replay, from
+//   the generator it drew from while traced. The trace learns which one, and
+//   how many counters, by observing reserve() on the tracing thread; it keeps
+//   the generator alive through shared_from_this.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -15,7 +21,7 @@
 
 namespace monoflow {
 
-class Generator {
+class Generator : public std::enable_shared_from_this<Generator> {
  public:
   explicit Generator(uint64_t seed = 67280421310721ull) : seed_(seed) {}
   void manual_seed(uint64_t seed);
@@ -33,6 +39,14 @@ class Generator {
 };
 
 using GeneratorPtr = std::shared_ptr<Generator>;
+
+class ReserveObserver {
+ public:
+  virtual ~ReserveObserver() = default;
+  virtual void on_reserve(Generator& gen, uint64_t n, uint64_t seed, uint64_t offset) = 0;
+};
+// The observer of reserve() calls on the calling thread (null: none); returns the previous one.
+ReserveObserver* set_reserve_observer(ReserveObserver* observer);
 
 // One default generator per device type and index.
 GeneratorPtr default_generator(Device device);

@@ -1,0 +1,101 @@
+// Tracing eager code into a list of kernel calls.
+//
+// Note [Graph tracing]
+//   Every eager op ends in launch() once its shapes are inferred and its
+//   outputs allocated. While a TraceRecorder is alive on a thread, launch()
+//   on that thread hands it each call first (graph/launch_hook.h); the
+//   recorder keeps the op, the kernel dtype, a snapshot of every operand
+//   (its Storage, kept alive, and its view: offset, shape, strides, dtype, and
+//   the layout the kernel receives), deep copies of the attributes (an ints
+//   attribute points into the caller's stack) and the coalesce flag.
+//   Autograd needs nothing special: the engine's backward ops and the
+//   optimizers' updates are ops too, and Python control flow is unrolled.
+//
+//   The recorder also runs each call (execute = true, the default): traced
+//   code then sees real values where the core itself reads them back to
+//   validate arguments (cross_entropy's class range, gather's index bounds,
+//   a masked_fill value given as a tensor), which would otherwise read
+//   memory no kernel has written. What the user's code reads (.numpy(),
+//   .item(), printing, synchronize) is refused while tracing
+//   (check_host_read), as are ops whose output shape depends on values
+//   (nonzero and what uses it: masked_select, boolean-mask indexing), since a
+//   replay could not honour either. execute = false records without running
+//   (a lazy trace) for code that reads nothing back.
+//
+//   Random kernels: see Note [Random kernels in graph traces] (generator.h).
+//   Memory written by other means than a kernel (a host-to-device copy in
+//   flow.tensor(data)) is not recorded: it is a constant of the trace.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "monoflow/generator.h"
+#include "monoflow/graph/launch_hook.h"
+#include "monoflow/tensor.h"
+
+namespace monoflow::graph {
+
+// An operand as the kernel saw it.
+struct TracedOperand {
+  std::shared_ptr<Storage> storage;
+  int64_t offset = 0;  // in elements, as TensorImpl::offset
+  DType dtype = DType::Float32;
+  Dims shape, strides;                // the tensor's view
+  Dims kernel_shape, kernel_strides;  // what the kernel receives (coalesced)
+};
+
+struct TracedCall {
+  int op_id = -1;
+  DType kernel_dtype = DType::Float32;
+  bool coalesce = false;
+  std::vector<TracedOperand> inputs, outputs;
+  // Deep copies; names are interned (stable for the process). An ints
+  // attribute's `ints` is left null: its values are in ints[k], and whoever
+  // passes the attributes to a kernel points it there.
+  std::vector<MFAttr> attrs;
+  std::vector<std::vector<int64_t>> ints;
+  // Random kernels: where to draw (seed, offset) at each replay.
+  GeneratorPtr generator;
+  uint64_t random_count = 0;
+  int seed_attr = -1, offset_attr = -1;
+};
+
+class TraceRecorder final : public LaunchHook, public ReserveObserver {
+ public:
+  // Starts recording the calling thread's launches; one trace per thread.
+  explicit TraceRecorder(bool execute = true);
+  ~TraceRecorder() override;  // stops recording (discarding what finish() did not take)
+  TraceRecorder(const TraceRecorder&) = delete;
+  TraceRecorder& operator=(const TraceRecorder&) = delete;
+
+  // Stops recording (the calls are kept); idempotent.
+  void stop();
+  // Stops recording and hands over the calls, in launch order.
+  std::vector<TracedCall> finish();
+  bool executes() const { return execute_; }
+
+  bool on_launch(const LaunchArgs& a) override;
+  void on_reserve(Generator& gen, uint64_t n, uint64_t seed, uint64_t offset) override;
+
+ private:
+  bool execute_;
+  bool active_ = false;
+  std::vector<TracedCall> calls_;
+  LaunchHook* prev_hook_ = nullptr;
+  ReserveObserver* prev_observer_ = nullptr;
+  // The last reservation seen and not yet claimed by a random kernel.
+  struct Reservation {
+    GeneratorPtr gen;
+    uint64_t n = 0, seed = 0, offset = 0;
+    bool pending = false;
+  } reservation_;
+};
+
+// Whether a trace is recording on the calling thread.
+bool tracing();
+// Throws RuntimeError("<what> inside a graph trace: tensor values are not
+// available while tracing ...") when a trace is recording on this thread.
+void check_host_read(const char* what);
+
+}  // namespace monoflow::graph

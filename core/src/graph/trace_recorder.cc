@@ -1,0 +1,126 @@
+// TraceRecorder: the launch hook that turns eager kernel calls into a trace
+// (Note [Graph tracing] in graph/trace.h).
+#include <cstring>
+#include <mutex>
+#include <set>
+#include <string>
+
+#include "monoflow/error.h"
+#include "monoflow/graph/trace.h"
+
+namespace monoflow::graph {
+
+namespace {
+thread_local TraceRecorder* t_recorder = nullptr;
+
+// Attribute names live as long as the process: a trace outlives the caller's
+// strings, and there are only a few distinct names.
+const char* intern(const char* name) {
+  static std::mutex mu;
+  static std::set<std::string>* names = new std::set<std::string>();
+  std::lock_guard<std::mutex> lock(mu);
+  return names->insert(name ? name : "").first->c_str();
+}
+
+TracedOperand snapshot(const Tensor& t, Dims kernel_shape, Dims kernel_strides) {
+  TracedOperand o;
+  o.storage = t->storage;
+  o.offset = t->offset;
+  o.dtype = t->dtype;
+  o.shape = t->shape;
+  o.strides = t->strides;
+  o.kernel_shape = std::move(kernel_shape);
+  o.kernel_strides = std::move(kernel_strides);
+  return o;
+}
+
+int find_attr(const TracedCall& c, const char* name) {
+  for (size_t k = 0; k < c.attrs.size(); ++k)
+    if (std::strcmp(c.attrs[k].name, name) == 0) return static_cast<int>(k);
+  return -1;
+}
+}  // namespace
+
+TraceRecorder::TraceRecorder(bool execute) : execute_(execute) {
+  MF_CHECK(!t_recorder, RuntimeError, "graph trace: this thread is already tracing (traces do not nest)");
+  t_recorder = this;
+  prev_hook_ = set_launch_hook(this);
+  prev_observer_ = set_reserve_observer(this);
+  active_ = true;
+}
+
+TraceRecorder::~TraceRecorder() { stop(); }
+
+void TraceRecorder::stop() {
+  if (!active_) return;
+  set_launch_hook(prev_hook_);
+  set_reserve_observer(prev_observer_);
+  t_recorder = nullptr;
+  active_ = false;
+}
+
+std::vector<TracedCall> TraceRecorder::finish() {
+  stop();
+  reservation_ = Reservation{};
+  return std::move(calls_);
+}
+
+void TraceRecorder::on_reserve(Generator& gen, uint64_t n, uint64_t seed, uint64_t offset) {
+  reservation_.gen = gen.weak_from_this().lock();
+  reservation_.n = n;
+  reservation_.seed = seed;
+  reservation_.offset = offset;
+  reservation_.pending = true;
+}
+
+bool TraceRecorder::on_launch(const LaunchArgs& a) {
+  // The count that nonzero() reads back to size its output: a replay would
+  // keep the traced size whatever the values.
+  MF_CHECK(a.op->id != kOp_nonzero_count, RuntimeError,
+           "nonzero (also masked_select and boolean-mask indexing) inside a graph trace: its output's shape "
+           "depends on tensor values, and tensor values are not available while tracing");
+  std::vector<Dims> shapes, strides;
+  kernel_layout(a, shapes, strides);
+  TracedCall c;
+  c.op_id = a.op->id;
+  c.kernel_dtype = a.kernel_dtype;
+  c.coalesce = a.coalesce;
+  for (int i = 0; i < a.num_inputs; ++i) c.inputs.push_back(snapshot(a.inputs[i], shapes[i], strides[i]));
+  for (int i = 0; i < a.num_outputs; ++i)
+    c.outputs.push_back(snapshot(a.outputs[i], shapes[a.num_inputs + i], strides[a.num_inputs + i]));
+  c.attrs.assign(a.attrs, a.attrs + a.num_attrs);
+  c.ints.resize(a.num_attrs);
+  for (int k = 0; k < a.num_attrs; ++k) {
+    MFAttr& at = c.attrs[k];
+    at.name = intern(at.name);
+    if (at.kind == MF_ATTR_INTS && at.ints) c.ints[k].assign(at.ints, at.ints + at.count);
+    at.ints = nullptr;
+  }
+  if (a.op->kind == OpKind::Random) {
+    c.seed_attr = find_attr(c, "seed");
+    c.offset_attr = find_attr(c, "offset");
+    const Reservation& r = reservation_;
+    bool tied = r.pending && c.seed_attr >= 0 && c.offset_attr >= 0 &&
+                static_cast<uint64_t>(c.attrs[c.seed_attr].i) == r.seed &&
+                static_cast<uint64_t>(c.attrs[c.offset_attr].i) == r.offset;
+    MF_CHECK(tied, RuntimeError, a.op->name,
+             " inside a graph trace: the trace cannot tell which generator this random kernel drew from");
+    MF_CHECK(r.gen, RuntimeError, a.op->name,
+             " inside a graph trace: its generator is not owned by a shared_ptr, so a replay cannot keep it");
+    c.generator = r.gen;
+    c.random_count = r.n;
+    reservation_ = Reservation{};
+  }
+  calls_.push_back(std::move(c));
+  return execute_;
+}
+
+bool tracing() { return t_recorder != nullptr; }
+
+void check_host_read(const char* what) {
+  MF_CHECK(!t_recorder, RuntimeError, what,
+           " inside a graph trace: tensor values are not available while tracing (a replay would not repeat "
+           "the read; move it out of the traced function, or return the tensor and read the result)");
+}
+
+}  // namespace monoflow::graph

@@ -1,0 +1,135 @@
+"""trace(fn, *example_inputs) -> CompiledTrace: record fn's kernel launches once,
+replay them on the actor runtime with new inputs.
+
+Tensors among the arguments (nested in tuples, lists and dicts too) are the
+graph's inputs: each run rebinds them to the tensors it is given, which must
+have the traced shapes, dtypes and devices. Everything else fn touches is
+part of the graph: parameters and optimizer state are updated in place (and
+eager code sees the updates), tensors made from host data inside fn are
+constants. Other arguments are constants too, and a run must pass equal ones.
+"""
+from monoflow import _C
+
+__all__ = ["CompiledTrace", "trace"]
+
+
+def _flatten(obj, tensors):
+    """The structure of `obj` with its tensors replaced by their index in `tensors`."""
+    if isinstance(obj, _C.TensorBase):
+        tensors.append(obj)
+        return ("tensor", len(tensors) - 1)
+    if isinstance(obj, (tuple, list)):
+        return (type(obj).__name__, tuple(_flatten(v, tensors) for v in obj))
+    if isinstance(obj, dict):
+        return ("dict", tuple(obj.keys()), tuple(_flatten(v, tensors) for v in obj.values()))
+    return ("const", obj)
+
+
+def _unflatten(spec, tensors):
+    kind = spec[0]
+    if kind == "tensor":
+        return tensors[spec[1]]
+    if kind in ("tuple", "list"):
+        items = [_unflatten(s, tensors) for s in spec[1]]
+        return tuple(items) if kind == "tuple" else items
+    if kind == "dict":
+        return {k: _unflatten(s, tensors) for k, s in zip(spec[1], spec[2])}
+    return spec[1]
+
+
+def _same_constants(a, b):
+    try:
+        return bool(a == b)
+    except Exception:  # e.g. numpy arrays: compare by identity
+        return a is b
+
+
+def _check_spec(traced, given, where="arguments"):
+    if traced[0] != given[0]:
+        raise ValueError(f"graph run: {where} differ from the traced ones ({given[0]} where the trace had "
+                         f"{traced[0]})")
+    if traced[0] == "const":
+        if not _same_constants(traced[1], given[1]):
+            raise ValueError(f"graph run: the non-tensor {where} differ from the traced ones ({given[1]!r} where "
+                             f"the trace had {traced[1]!r}); trace again for other constants")
+    elif traced[0] in ("tuple", "list", "dict"):
+        if traced[0] == "dict" and traced[1] != given[1]:
+            raise ValueError(f"graph run: dict keys of the {where} differ from the traced ones")
+        a, b = traced[-1], given[-1]
+        if len(a) != len(b):
+            raise ValueError(f"graph run: {where} have {len(b)} elements where the trace had {len(a)}")
+        for x, y in zip(a, b):
+            _check_spec(x, y, where)
+
+
+class CompiledTrace:
+    """A traced function, compiled into a plan and bound to an actor runtime."""
+
+    def __init__(self, plan, runtime, arg_spec, out_spec, example_outputs):
+        self._plan = plan
+        self._runtime = runtime
+        self._arg_spec = arg_spec
+        self._out_spec = out_spec
+        self.example_outputs = example_outputs  # fn's result while traced (None for a lazy trace)
+
+    def _feeds(self, args):
+        tensors = []
+        spec = _flatten(tuple(args), tensors)
+        _check_spec(self._arg_spec, spec)
+        return tensors
+
+    def run(self, *args, iterations=1, slots=1, threads=1, timeout=60.0):
+        """Runs the graph `iterations` times on the same inputs; returns the
+        last iteration's outputs, structured as fn's result.
+
+        slots: copies of each intermediate buffer, i.e. how many iterations
+        may be in flight through the actors that use it. threads: worker
+        threads (1: the calling thread). timeout: seconds without progress
+        before the run fails."""
+        outs = self._runtime.run([self._feeds(args)], iterations, slots, threads, timeout)
+        return _unflatten(self._out_spec, outs[-1]) if outs else None
+
+    def run_each(self, feeds, *, slots=1, threads=1, timeout=60.0):
+        """One iteration per element of `feeds` (a tuple of arguments each, as
+        for run()), all in one run; returns the outputs of every iteration."""
+        feeds = [tuple(f) if isinstance(f, (tuple, list)) else (f,) for f in feeds]
+        outs = self._runtime.run([self._feeds(f) for f in feeds], len(feeds), slots, threads, timeout)
+        return [_unflatten(self._out_spec, o) for o in outs]
+
+    def describe(self):
+        """The plan: nodes, storages by class, and the edges between iterations."""
+        return self._plan.describe()
+
+    def stats(self):
+        """Counts: nodes, storages per class, edges per kind, random nodes."""
+        return self._plan.stats()
+
+    @property
+    def dead(self):
+        """True once a run timed out with an actor stuck in a kernel call."""
+        return self._runtime.dead
+
+
+def trace(fn, *example_inputs, execute=True):
+    """Records the kernels fn(*example_inputs) launches and compiles them.
+
+    execute=True runs them while recording (fn has its normal effects once,
+    and example_outputs holds its result); execute=False only records (a
+    lazy trace, for code that never reads values back, not even inside the
+    core's argument checks). Reading tensor values on the host inside fn
+    raises RuntimeError.
+    """
+    inputs = []
+    arg_spec = _flatten(tuple(example_inputs), inputs)
+    recorder = _C._GraphTrace(execute)
+    try:
+        result = fn(*example_inputs)
+    except BaseException:
+        recorder.abort()
+        raise
+    outputs = []
+    out_spec = _flatten(result, outputs)
+    del result  # finish() must see only the references the graph's outputs hold
+    plan, traced_outputs = recorder.finish(inputs, outputs)
+    example = _unflatten(out_spec, traced_outputs) if execute else None
+    return CompiledTrace(plan, _C._GraphRuntime(plan), arg_spec, out_spec, example)

@@ -1,0 +1,207 @@
+# Bindings of graph tracing and the actor runtime (core/include/monoflow/graph/).
+# Included by _C.pyx; the Python API is monoflow._graph.
+from libc.stdint cimport int64_t
+
+
+cdef extern from "monoflow/graph/trace.h" namespace "monoflow::graph":
+    cdef cppclass CTraceRecorder "monoflow::graph::TraceRecorder":
+        CTraceRecorder(cbool execute) except +translate_exception
+        void stop()
+
+cdef extern from "monoflow/graph/plan.h" namespace "monoflow::graph":
+    cdef cppclass CPlan "monoflow::graph::Plan":
+        string describe()
+
+cdef extern from "monoflow/graph/runtime.h" namespace "monoflow::graph":
+    cdef cppclass CRunOptions "monoflow::graph::RunOptions":
+        int64_t iterations
+        int slots
+        int threads
+        double timeout_s
+    cdef cppclass CPlanEdge "monoflow::graph::PlanEdge":
+        pass
+    cdef cppclass CRunDebug "monoflow::graph::RunDebug":
+        int fail_node
+        string fail_message
+    cdef cppclass CRuntime "monoflow::graph::Runtime":
+        CRuntime(shared_ptr[CPlan] plan) except +translate_exception
+        cbool dead()
+        string dead_reason()
+        CRunDebug& debug()
+        void hold(int node)
+        void release_hold()
+
+cdef extern from *:
+    """
+    #include <exception>
+    #include "monoflow/graph/runtime.h"
+    // Plumbing only: the trace's calls must move (not be copied) into
+    // build_plan, whose storage analysis counts references; and a run, made
+    // without the GIL, hands its exception back to be raised with it.
+    static std::shared_ptr<monoflow::graph::Plan> mf_graph_finish(monoflow::graph::TraceRecorder* rec,
+                                                                   const std::vector<monoflow::Tensor>& inputs,
+                                                                   std::vector<monoflow::Tensor>* outputs) {
+      return monoflow::graph::build_plan(rec->finish(), inputs, *outputs);
+    }
+    static std::exception_ptr mf_graph_run(monoflow::graph::Runtime* rt,
+                                           const std::vector<std::vector<monoflow::Tensor>>* feeds,
+                                           const monoflow::graph::RunOptions* options,
+                                           std::vector<std::vector<monoflow::Tensor>>* out) noexcept {
+      try {
+        *out = rt->run(*feeds, *options);
+        return nullptr;
+      } catch (...) {
+        return std::current_exception();
+      }
+    }
+    static bool mf_graph_failed(const std::exception_ptr& e) { return static_cast<bool>(e); }
+    static void mf_graph_rethrow(std::exception_ptr e) { std::rethrow_exception(e); }
+    static void mf_graph_stats(const monoflow::graph::Plan& p, int64_t* out) {
+      for (int k = 0; k < 9; ++k) out[k] = 0;
+      out[0] = static_cast<int64_t>(p.nodes.size());
+      for (const auto& s : p.storages) ++out[1 + static_cast<int>(s.cls)];
+      for (const auto& e : p.edges) ++out[5 + static_cast<int>(e.kind)];
+      out[8] = static_cast<int64_t>(p.random_nodes.size());
+    }
+    static void mf_graph_add_edge(monoflow::graph::Runtime* rt, int from, int to) {
+      rt->debug().extra_edges.push_back(monoflow::graph::PlanEdge{from, to, monoflow::graph::EdgeKind::Intra});
+    }
+    static void mf_graph_clear_debug(monoflow::graph::Runtime* rt) {
+      rt->release_hold();
+      rt->debug() = monoflow::graph::RunDebug{};
+    }
+    """
+    cdef cppclass exception_ptr "std::exception_ptr":
+        pass
+    shared_ptr[CPlan] mf_graph_finish(CTraceRecorder* rec, const vector[Tensor]& inputs,
+                                      vector[Tensor]* outputs) except +translate_exception
+    exception_ptr mf_graph_run(CRuntime* rt, const vector[vector[Tensor]]* feeds, const CRunOptions* options,
+                               vector[vector[Tensor]]* out) nogil
+    cbool mf_graph_failed(const exception_ptr& e)
+    void mf_graph_rethrow(exception_ptr e) except +translate_exception
+    void mf_graph_stats(const CPlan& p, int64_t* out)
+    void mf_graph_add_edge(CRuntime* rt, int src, int dst)
+    void mf_graph_clear_debug(CRuntime* rt)
+
+
+def _graph_tracing():
+    """Whether a graph trace is recording on this thread."""
+    return c_graph_tracing()
+
+
+def _graph_check_host_read(str what):
+    """Raises RuntimeError when a graph trace is recording on this thread."""
+    c_check_host_read(what.encode())
+
+
+cdef vector[Tensor] _graph_tensors(list tensors, str what) except *:
+    cdef vector[Tensor] v
+    for t in tensors:
+        if not isinstance(t, TensorBase):
+            raise TypeError(f"{what}: expected tensors, got {type(t).__name__}")
+        v.push_back((<TensorBase>t).t)
+    return v
+
+
+cdef class _GraphTrace:
+    """Records the calling thread's kernel launches until finish() or abort()."""
+    cdef CTraceRecorder* rec
+
+    def __cinit__(self, bint execute=True):
+        self.rec = new CTraceRecorder(execute)
+
+    def __dealloc__(self):
+        if self.rec != NULL:
+            del self.rec
+
+    def abort(self):
+        if self.rec != NULL:
+            del self.rec
+            self.rec = NULL
+
+    def finish(self, list inputs, list outputs):
+        """Builds the plan. Empties `outputs` first, so that the analysis of
+        what outside code holds does not count the caller's Python objects;
+        returns (plan, the output tensors as new objects)."""
+        if self.rec == NULL:
+            raise RuntimeError("graph trace: already finished")
+        self.rec.stop()  # nothing below is part of the trace (e.g. finalizers the collection runs)
+        cdef vector[Tensor] ins = _graph_tensors(inputs, "graph trace inputs")
+        cdef vector[Tensor] outs = _graph_tensors(outputs, "graph trace outputs")
+        outputs.clear()
+        import gc
+        gc.collect()  # cycles that still hold traced tensors
+        cdef _GraphPlan plan = _GraphPlan.__new__(_GraphPlan)
+        try:
+            plan.p = mf_graph_finish(self.rec, ins, &outs)
+        finally:
+            del self.rec
+            self.rec = NULL
+        return plan, [wrap(outs[i]) for i in range(outs.size())]
+
+
+cdef class _GraphPlan:
+    cdef shared_ptr[CPlan] p
+
+    def describe(self):
+        return self.p.get().describe().decode()
+
+    def stats(self):
+        cdef int64_t s[9]
+        mf_graph_stats(self.p.get()[0], s)
+        return {"nodes": s[0], "persistent": s[1], "transient": s[2], "input": s[3], "output": s[4],
+                "intra_edges": s[5], "carried_edges": s[6], "register_edges": s[7], "random_nodes": s[8]}
+
+
+cdef class _GraphRuntime:
+    cdef CRuntime* rt
+
+    def __cinit__(self, _GraphPlan plan):
+        self.rt = new CRuntime(plan.p)
+
+    def __dealloc__(self):
+        if self.rt != NULL:
+            del self.rt
+
+    def run(self, list feeds, int64_t iterations, int slots, int threads, double timeout):
+        """feeds: one list of input tensors, or one per iteration. Returns one
+        list of output tensors per iteration."""
+        cdef vector[vector[Tensor]] fv
+        for f in feeds:
+            fv.push_back(_graph_tensors(list(f), "graph run inputs"))
+        cdef CRunOptions opt
+        opt.iterations = iterations
+        opt.slots = slots
+        opt.threads = threads
+        opt.timeout_s = timeout
+        cdef vector[vector[Tensor]] out
+        cdef exception_ptr err
+        with nogil:
+            err = mf_graph_run(self.rt, &fv, &opt, &out)
+        if mf_graph_failed(err):
+            mf_graph_rethrow(err)
+        return [[wrap(out[i][j]) for j in range(out[i].size())] for i in range(out.size())]
+
+    @property
+    def dead(self):
+        return self.rt.dead()
+
+    @property
+    def dead_reason(self):
+        return self.rt.dead_reason().decode()
+
+    def _debug_fail(self, int node, str message):
+        self.rt.debug().fail_node = node
+        self.rt.debug().fail_message = message.encode()
+
+    def _debug_hold(self, int node):
+        self.rt.hold(node)
+
+    def _debug_release(self):
+        self.rt.release_hold()
+
+    def _debug_add_edge(self, int src, int dst):
+        mf_graph_add_edge(self.rt, src, dst)
+
+    def _debug_clear(self):
+        mf_graph_clear_debug(self.rt)
