@@ -19,6 +19,23 @@ loads as a contiguous tensor. Tensors that share one storage are saved once,
 as the span of that storage they cover, and load as ``as_strided`` views of
 one new storage, so aliasing (tied weights, a view and its base) survives the
 round trip.
+
+Note [Saving global tensors]
+    A global tensor is saved as its logical value (gathered to broadcast
+    over its placement), with its placement and SBP recorded in its node
+    (format 1.1). Gathering is collective, so with global tensors in the
+    object ``save`` is too: every rank calls it with the same object, and
+    the gathers run in the same (walk) order everywhere. One rank writes a
+    path: rank 0 of the job; the others wait until it reports that the file
+    is complete (so a load right after ``save`` sees it on every rank of a
+    shared file system), and raise if it failed. One writer, because N ranks
+    replacing one path with the same bytes would cost N times the I/O and
+    N temporary files for nothing. A file object belongs to its rank, so
+    every rank writes its own.
+    ``load`` gives local tensors holding the logical values, whatever the
+    number of ranks now (``Module.load_state_dict`` and the optimizers lay
+    them out as their global tensors); ``load(..., global_src_rank=r)`` reads
+    the file on rank r only, shares it, and restores global tensors.
 """
 import base64
 import collections
@@ -40,7 +57,10 @@ from monoflow import _C
 __all__ = ["save", "load", "CheckpointError", "FORMAT_NAME", "FORMAT_VERSION"]
 
 FORMAT_NAME = "monoflow.checkpoint"
-FORMAT_VERSION = (1, 0)  # (major, minor): readers refuse a newer major
+FORMAT_VERSION = (1, 1)  # (major, minor): readers refuse a newer major
+# 1.1 adds placement/sbp to tensor nodes (global tensors); files without them
+# are written as 1.0, byte for byte what 1.0 writers wrote.
+_PLAIN_VERSION = (1, 0)
 
 _FORMAT_MEMBER = "monoflow/format.json"
 _MANIFEST_MEMBER = "monoflow/manifest.json"
@@ -87,6 +107,7 @@ class _Saver:
 
     def __init__(self):
         self.tensors = []  # (node, tensor): blob fields are filled in by plan()
+        self.globals = []  # indices into tensors of global ones (gathered before plan())
         self._on_path = set()  # ids of the containers being walked: cycles
 
     def key(self, k, path):
@@ -105,6 +126,8 @@ class _Saver:
         t = type(obj)
         if isinstance(obj, _C.TensorBase):
             node = {"t": "tensor"}
+            if getattr(obj, "is_global", False):
+                self.globals.append(len(self.tensors))
             self.tensors.append((node, obj))
             return node
         if t is bytes:
@@ -176,8 +199,20 @@ class _Saver:
 
     @staticmethod
     def _fill(node, t, blob, shape, stride, offset):
+        requires_grad = node.pop("requires_grad", bool(getattr(t, "requires_grad", False)))
+        layout = {k: node.pop(k) for k in ("placement", "sbp") if k in node}
         node.update(blob=blob, dtype=t.dtype.name, shape=shape, stride=stride, offset=offset,
-                    device=str(t.device), requires_grad=bool(getattr(t, "requires_grad", False)))
+                    device=str(t.device), requires_grad=requires_grad, **layout)
+
+    def gather_globals(self, writer):
+        """Replaces each global tensor by its logical value, as a local tensor
+        on rank `writer` (Note [Saving global tensors]); records its layout."""
+        for i in self.globals:
+            node, t = self.tensors[i]
+            node["requires_grad"] = bool(t.requires_grad)
+            node["placement"] = {"type": t.placement.type, "ranks": t.placement.ranks.tolist()}
+            node["sbp"] = [s.short() for s in t.sbp]
+            self.tensors[i] = (node, _logical_value(t, writer))
 
 
 def _contiguous_strides(shape):
@@ -299,6 +334,49 @@ def _is_path(f):
     return isinstance(f, (str, bytes, os.PathLike))
 
 
+def _logical_value(t, writer):
+    """The whole value of global `t` on rank `writer` (None: on every rank);
+    an empty tensor of its shape on ranks that will not write."""
+    import monoflow.distributed as dist
+    from monoflow._global import groups
+    from monoflow._global.sbp import broadcast
+    from monoflow._global.tensor import global_to_global
+    from monoflow.autograd.grad_mode import no_grad
+
+    me, world = groups.rank(), groups.world_group()
+    ranks = t.placement.rank_list()
+    with no_grad():
+        full = None
+        if me in ranks:  # every rank of the placement takes part in the gather
+            b = global_to_global(t.detach(), t.placement, (broadcast,) * len(t.sbp), check_meta=False)
+            full = b.to_local().detach()
+        if writer is None and len(ranks) < groups.world_size():  # ranks outside the placement write too
+            full = full.contiguous() if full is not None else _C.empty(tuple(t.shape), t.dtype, _C.device("cpu"))
+            dist.broadcast(full, src=ranks[0], group=world)
+        elif writer is not None and writer not in ranks:  # the placement's first rank sends it to the writer
+            if me == ranks[0]:
+                dist.send(full.contiguous(), writer, group=world)
+            elif me == writer:
+                full = _C.empty(tuple(t.shape), t.dtype, _C.device("cpu"))
+                dist.recv(full, ranks[0], group=world)
+    if full is None:
+        full = _C.empty(tuple(t.shape), t.dtype, _C.device("cpu"))
+    return full
+
+
+def _after_global_write(world, writer, error):
+    """Every rank learns whether the writer succeeded (and waits for it)."""
+    import monoflow.distributed as dist
+
+    flag = _C.full((1,), 0 if error is None else 1, _DTYPES["int32"], _C.device("cpu"))
+    dist.broadcast(flag, src=writer, group=world)
+    if error is not None:
+        raise error
+    if int(flag.item()):
+        raise RuntimeError(f"flow.save: rank {writer}, which writes the checkpoint of global tensors, failed "
+                           "(see its error)")
+
+
 def save(obj, f):
     """Saves `obj` (tensors, state dicts, nested containers) to `f`: a path or a
     writable binary file object.
@@ -311,8 +389,16 @@ def save(obj, f):
     """
     saver = _Saver()
     root = saver.node(obj, "obj")  # every TypeError is raised here, before any output
+    world = writer = None
+    if saver.globals:  # Note [Saving global tensors]
+        from monoflow._global import groups
+
+        world = groups.world_group()
+        writer = 0 if _is_path(f) else None  # a file object: every rank writes its own
+        saver.gather_globals(writer)
     blobs = saver.plan()
-    fmt = {"format": FORMAT_NAME, "version": list(FORMAT_VERSION), "byteorder": "little"}
+    version = FORMAT_VERSION if saver.globals else _PLAIN_VERSION
+    fmt = {"format": FORMAT_NAME, "version": list(version), "byteorder": "little"}
     manifest = {"root": root, "blobs": [spec for spec, _, _, _ in blobs]}
     fmt_bytes = json.dumps(fmt).encode()
     manifest_bytes = json.dumps(manifest, separators=(",", ":"), allow_nan=False).encode()
@@ -321,7 +407,16 @@ def save(obj, f):
         _write_archive(fp, fmt_bytes, manifest_bytes, blobs)
 
     if _is_path(f):
-        _atomic_write(os.fsdecode(f), write)
+        if world is None:
+            _atomic_write(os.fsdecode(f), write)
+            return
+        error = None
+        if world.rank() == writer:
+            try:
+                _atomic_write(os.fsdecode(f), write)
+            except Exception as exc:  # noqa: BLE001 - re-raised after telling the others
+                error = exc
+        _after_global_write(world, writer, error)
         return
     if not hasattr(f, "write"):
         raise TypeError(f"flow.save: expected a path or a writable binary file object, got {_describe(f)}")
@@ -360,9 +455,10 @@ def _is_int(v, lo=0):
 
 
 class _Loader:
-    def __init__(self, zf, fp, fname, archive_size, map_location):
+    def __init__(self, zf, fp, fname, archive_size, map_location, as_global=False):
         self.zf, self.fp, self.fname, self.archive_size = zf, fp, fname, archive_size
         self.map_location = map_location
+        self.as_global = as_global
         self.blob_specs = []
         self.blob_tensors = {}  # blob index -> (base tensor, its "whole" node or None)
         self._handlers = {  # the whole vocabulary: anything else is refused
@@ -526,9 +622,50 @@ class _Loader:
             t = None
         if t is None:  # another view of the blob's storage
             t = base.as_strided(shape, stride, base.storage_offset() + offset)
+        layout = self._layout(node, path)
+        if self.as_global:
+            t = self._globalize(t, layout, node["device"])
         if requires_grad and hasattr(t, "requires_grad_"):
             t.requires_grad_(True)
         return t
+
+    def _layout(self, node, path):
+        """(placement type, ranks, [sbp strings]) of a saved global tensor, or None."""
+        if "placement" not in node and "sbp" not in node:
+            return None
+        pl, sbp = node.get("placement"), node.get("sbp")
+        ok = (isinstance(pl, dict) and type(pl.get("type")) is str and isinstance(pl.get("ranks"), list)
+              and isinstance(sbp, list) and all(type(x) is str and _SBP_RE.fullmatch(x) for x in sbp))
+        if ok:
+            import numpy as np
+
+            ranks = np.asarray(pl["ranks"])
+            ok = ranks.size > 0 and ranks.dtype.kind in "iu" and ranks.ndim == len(sbp)
+        if not ok:
+            raise self.error(f"tensor at {path} has an invalid placement/sbp")
+        return pl["type"], pl["ranks"], sbp
+
+    @staticmethod
+    def _globalize(t, layout, device):
+        """The loaded logical value `t` (the same on every rank) as a global
+        tensor: in its saved layout when this job has those ranks, else
+        broadcast over every rank. No communication: each rank cuts its shard."""
+        from monoflow._global import groups
+        from monoflow._global.placement import placement as Placement
+        from monoflow._global.sbp import broadcast, partial_sum, split
+        from monoflow._global.tensor import wrap
+        from monoflow.nn._global_layout import cut
+
+        world = groups.world_size()
+        if layout is not None and max(int(r) for r in _flat(layout[1])) < world and layout[0] in _C.device_types():
+            p = Placement(layout[0], layout[1])
+            nd = tuple(broadcast if x == "B" else partial_sum if x == "P" else split(int(x[2:-1]))
+                       for x in layout[2])
+            if any(x.is_split() and x.dim >= t.dim() for x in nd):
+                p, nd = Placement.all(device.split(":")[0]), (broadcast,)
+        else:
+            p, nd = Placement.all(device.split(":")[0]), (broadcast,)
+        return wrap(cut(t.detach(), p, nd), p, nd, tuple(t.shape))
 
     # -- tensor data
     def read_blob(self, i, shape, path):
@@ -634,6 +771,50 @@ class _Loader:
         return _C.from_host_buffer(buf.ctypes.data, shape, dt, dev)
 
 
+_SBP_RE = __import__("re").compile(r"B|P|S\([0-9]{1,3}\)")
+
+
+def _flat(ranks):
+    for r in ranks:
+        if isinstance(r, list):
+            yield from _flat(r)
+        else:
+            yield r
+
+
+def _read_on_rank(f, src):
+    """The bytes of `f`, read on rank `src` only and broadcast to every rank
+    (load(..., global_src_rank=src)): the file need only exist there."""
+    import monoflow.distributed as dist
+    from monoflow._global import groups
+
+    world = groups.world_group()
+    me = groups.rank()
+    data, error = b"", None
+    if me == src or world is None:
+        try:
+            with _ReadSource(f) as fp:
+                data = fp.read()
+        except Exception as exc:  # noqa: BLE001 - re-raised after telling the others
+            error = exc
+    if world is None:
+        if error is not None:
+            raise error
+        return data
+    i64, u8, cpu = _DTYPES["int64"], _DTYPES["uint8"], _C.device("cpu")
+    size = _C.full((1,), -1 if error is not None else len(data), i64, cpu)
+    dist.broadcast(size, src=src, group=world)
+    n = int(size.item())
+    if n < 0:
+        if error is not None:
+            raise error
+        raise RuntimeError(f"flow.load: rank {src} (global_src_rank) could not read {_file_name(f)}")
+    buf = np.frombuffer(data, np.uint8).copy() if me == src else np.empty(n, np.uint8)
+    t = _C.borrow_host_memory(buf, buf.ctypes.data, n, [n], [1], u8)
+    dist.broadcast(t, src=src, group=world)
+    return buf.tobytes()
+
+
 class _ReadSource:
     """Opens a path, or checks a file object, for zipfile."""
 
@@ -657,7 +838,7 @@ class _ReadSource:
             self.fp.close()
 
 
-def load(f, map_location=None, *, weights_only=True):
+def load(f, map_location=None, *, weights_only=True, global_src_rank=None):
     """Loads what ``flow.save`` wrote to `f` (a path or a readable binary file object).
 
     map_location says where tensors go, as in torch:
@@ -670,12 +851,21 @@ def load(f, map_location=None, *, weights_only=True):
         blob with a CPU tensor holding it; it returns the tensor to use, or
         None for the default placement.
 
+    Global tensors (Note [Saving global tensors]) load as local tensors
+    holding their logical value. With `global_src_rank` (OneFlow's), only
+    that rank reads `f` and shares its bytes, and every tensor loads as a
+    global tensor: in its saved placement and SBP where this job has those
+    ranks, broadcast over all ranks otherwise. Every rank must call it.
+
     Loading executes nothing from the file (there is no pickle);
     `weights_only` is accepted for torch compatibility and has no effect.
     Invalid files raise CheckpointError (a ValueError) naming the file.
     """
     del weights_only
     fname = _file_name(f)
+    as_global = global_src_rank is not None
+    if as_global:
+        f = io.BytesIO(_read_on_rank(f, int(global_src_rank)))
     with _ReadSource(f) as fp:
         try:
             pos = fp.tell()
@@ -689,4 +879,4 @@ def load(f, map_location=None, *, weights_only=True):
             raise CheckpointError(f"flow.load: {fname}: not a monoflow checkpoint "
                                   f"(not a readable zip archive: {exc})") from None
         with zf:
-            return _Loader(zf, fp, fname, size, map_location).load()
+            return _Loader(zf, fp, fname, size, map_location, as_global).load()

@@ -73,9 +73,18 @@ def _overlap(a, b):
     return _numel([(max(x[0], y[0]), min(x[1], y[1])) for x, y in zip(a, b)])
 
 
-def step_bytes(shape, itemsize, placement, nd_before, axis, dst, coords):
+def itemsizes(dtype):
+    """(bytes per element, bytes per element in reductions) of a monoflow dtype:
+    the communicator reduces float16 and bfloat16 in float32."""
+    size = dtype.itemsize
+    return size, (4 if dtype.is_floating_point and size == 2 else size)
+
+
+def step_bytes(shape, itemsize, placement, nd_before, axis, dst, coords, reduce_itemsize=None):
     """Bytes the rank at `coords` receives in one step."""
     src = nd_before[axis]
+    if src.is_partial_sum():
+        itemsize = reduce_itemsize or itemsize
     nd_after = _replace(nd_before, axis, dst)
     h = placement.hierarchy
     n = h[axis]
@@ -97,9 +106,10 @@ def step_bytes(shape, itemsize, placement, nd_before, axis, dst, coords):
 
 
 @functools.lru_cache(maxsize=4096)  # dispatch asks for the same conversions every step
-def cost(shape, itemsize, placement, nd_src, nd_dst, rank=None):
+def cost(shape, itemsize, placement, nd_src, nd_dst, rank=None, reduce_itemsize=None):
     """Bytes received by `rank` (every rank of the placement when None, summed)
-    to convert nd_src into nd_dst."""
+    to convert nd_src into nd_dst. `reduce_itemsize`: bytes per element in
+    reductions when they differ from itemsize (see itemsizes())."""
     steps = plan(nd_src, nd_dst)
     if not steps:
         return 0
@@ -109,7 +119,7 @@ def cost(shape, itemsize, placement, nd_src, nd_dst, rank=None):
     for coords in all_coords:
         cur = tuple(nd_src)
         for axis, _, dst in steps:
-            total += step_bytes(shape, itemsize, placement, cur, axis, dst, coords)
+            total += step_bytes(shape, itemsize, placement, cur, axis, dst, coords, reduce_itemsize)
             cur = _replace(cur, axis, dst)
     return total
 
@@ -120,6 +130,8 @@ def convert(x, shape, placement, nd_src, nd_dst):
     """This rank's shard of the conversion of `x` (this rank's shard under
     nd_src of a tensor of logical `shape`) to nd_dst. Differentiable."""
     coords = placement.coords(groups.rank())
+    if coords is None:
+        return x  # outside the placement: an empty shard stays one
     cur = tuple(nd_src)
     for axis, src, dst in plan(nd_src, nd_dst):
         ctx = _StepContext(shape, placement, cur, axis, coords)

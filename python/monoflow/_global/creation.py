@@ -6,7 +6,7 @@ import functools
 from monoflow._global.sbp import as_nd_sbp, broadcast, check_dims
 
 
-def _shared_seed(placement, generator):
+def _shared_seed(placement, generator, inside):
     import monoflow as flow
     import monoflow.distributed as dist
     from monoflow._global import groups
@@ -14,7 +14,7 @@ def _shared_seed(placement, generator):
     gen = generator if generator is not None else flow.default_generator
     seed = flow.tensor([int(flow.randint(0, 2 ** 62, (1,), generator=gen).item())], dtype=flow.int64)
     ranks = placement.rank_list()
-    if len(ranks) > 1:
+    if len(ranks) > 1 and inside:  # (every rank draws, so default generators stay in step)
         dist.broadcast(seed, src=ranks[0], group=groups.group(ranks))
     g = flow.Generator()
     g.manual_seed(int(seed.item()))
@@ -37,14 +37,16 @@ def make(fn, placement, sbp, random, args, kwargs, what):
     # agree before the seed's broadcast: ranks with different placements
     # would otherwise wait for different roots
     agree(what, (), placement, nd)
-    if placement.coords(groups.rank()) is None:
-        raise ValueError(f"{what}: this rank ({groups.rank()}) is not in {placement!r}")
+    inside = placement.coords(groups.rank()) is not None
     if random:
-        kwargs["generator"] = _shared_seed(placement, kwargs.get("generator"))
+        kwargs["generator"] = _shared_seed(placement, kwargs.get("generator"), inside)
     full = fn(*args, **kwargs)
     check_dims(nd, full.dim(), what)
     agree(what, (), tuple(full.shape), full.dtype.name)
-    local = boxing.convert(full, tuple(full.shape), placement, (broadcast,) * len(nd), nd)
+    if not inside:  # an empty shard, as for an op's result on a placement this rank is not in
+        local = full.new_zeros((0,))
+    else:
+        local = boxing.convert(full, tuple(full.shape), placement, (broadcast,) * len(nd), nd)
     t = wrap(local.detach(), placement, nd, tuple(full.shape))
     if requires_grad:
         t.requires_grad_(True)

@@ -1,8 +1,17 @@
 """Connecting the global layer to the Tensor API: GlobalTensor methods and
-the free functions that have SBP rules go through dispatch.call."""
-import functools
+the free functions that have SBP rules go through dispatch.call.
 
-import monoflow
+Free functions are replaced in every module that defines or re-exports them
+(monoflow, monoflow.nn.functional and the modules they import from), because
+compositions without a rule of their own call their building blocks through
+those modules (F.smooth_l1_loss calls ops_math.where), and so work on global
+tensors op by op. The wrapper hands local arguments straight to the original
+function.
+"""
+import functools
+import sys
+
+from monoflow import _C
 from monoflow._global import dispatch
 from monoflow._global.signatures import RULES
 from monoflow._global.tensor import GlobalTensor
@@ -10,45 +19,119 @@ from monoflow._tensor import Tensor
 
 _OWN = set(vars(GlobalTensor))
 
+# where free functions live; a module added here gets its rule-bearing
+# functions wrapped
+_MODULES = ("monoflow", "monoflow._functional", "monoflow._creation", "monoflow._activations", "monoflow._losses",
+            "monoflow.ops_math", "monoflow.ops_reduce", "monoflow.ops_shape", "monoflow.ops_linalg",
+            "monoflow.ops_random",
+            "monoflow.nn.functional")
+
 
 def _method(name, fn):
     def method(self, *args, **kwargs):
-        return dispatch.call(name, fn, [self, *args], kwargs)
+        return dispatch.call(name, fn, [self, *args], kwargs, method=True)
     method.__name__ = name
     method.__qualname__ = f"GlobalTensor.{name}"
+    method.__doc__ = getattr(fn, "__doc__", None)
     return method
 
 
 def _function(name, fn):
-    @functools.wraps(fn)
-    def function(*args, **kwargs):
-        a0 = args[0] if args else None
-        if isinstance(a0, GlobalTensor) or (isinstance(a0, (list, tuple)) and a0 and isinstance(a0[0], GlobalTensor)):
-            return dispatch.call(name, fn, list(args), kwargs)
-        return fn(*args, **kwargs)
+    has_global = dispatch.has_global
+    fast = getattr(_C, "_has_global", None)  # the core's test of the shards' mark, where built
+    seq = (list, tuple)
+
+    # on every local call too: the check stays a plain loop (no allocation)
+    if fast is not None:
+        @functools.wraps(fn)
+        def function(*args, **kwargs):
+            if fast(args, kwargs):
+                return dispatch.call(name, fn, list(args), kwargs)
+            return fn(*args, **kwargs)
+    else:
+        @functools.wraps(fn)
+        def function(*args, **kwargs):
+            for a in args:
+                if isinstance(a, GlobalTensor):
+                    return dispatch.call(name, fn, list(args), kwargs)
+                if isinstance(a, seq):
+                    for v in a:
+                        if isinstance(v, GlobalTensor):
+                            return dispatch.call(name, fn, list(args), kwargs)
+            if kwargs and has_global((), kwargs):
+                return dispatch.call(name, fn, list(args), kwargs)
+            return fn(*args, **kwargs)
     function.__wrapped_local__ = fn
     return function
+
+
+def _modules():
+    import monoflow.nn.functional  # noqa: F401 - imported for its submodules
+
+    mods = [sys.modules[m] for m in _MODULES if m in sys.modules]
+    mods += [m for n, m in sorted(sys.modules.items()) if n.startswith("monoflow.nn.functional.")]
+    return mods
 
 
 def install():
     names = set(RULES) | set(dispatch.COMPOSITES)
     for name in names:
-        attr = Tensor.__dict__.get(name)
-        if attr is None:
-            for base in Tensor.__mro__:
-                if name in vars(base):
-                    attr = vars(base)[name]
-                    break
+        attr = None
+        for base in Tensor.__mro__:
+            if name in vars(base):
+                attr = vars(base)[name]
+                break
         if attr is not None and name not in _OWN:
             if isinstance(attr, property):
                 getter = attr.fget
-                setattr(GlobalTensor, name, property(lambda self, _n=name, _g=getter: dispatch.call(_n, _g, [self], {})))
+                setattr(GlobalTensor, name,
+                        property(lambda self, _n=name, _g=getter: dispatch.call(_n, _g, [self], {}, method=True)))
             elif callable(attr):
                 setattr(GlobalTensor, name, _method(name, getattr(Tensor, name)))
-    from monoflow.nn import functional as F
-
-    for module in (monoflow, F):
+    # type_as(other) is to(other.dtype): other (local or global) only lends its dtype
+    GlobalTensor.type_as = lambda self, other: self.to(other.dtype)
+    GlobalTensor.as_strided = _refuse("as_strided", "strides address one rank's shard, not the logical tensor")
+    # methods without a rule: refused by name here rather than by the core
+    # guard, which would name the kernel they reach
+    for name in _NO_RULE:
+        if name not in vars(GlobalTensor):
+            setattr(GlobalTensor, name, _refuse(name, "no SBP rule"))
+    wrappers = {}  # one wrapper per function and name, shared by the modules re-exporting it
+    for module in _modules():
         for name in names:
-            fn = getattr(module, name, None)
-            if callable(fn) and not isinstance(fn, type) and not hasattr(fn, "__wrapped_local__"):
-                setattr(module, name, _function(name, fn))
+            fn = vars(module).get(name)
+            if not callable(fn) or isinstance(fn, type) or hasattr(fn, "__wrapped_local__"):
+                continue
+            key = (id(fn), name)  # aliases (cat, concat) keep their own names in messages
+            if key not in wrappers:
+                wrappers[key] = _function(name, fn)
+            setattr(module, name, wrappers[key])
+
+
+# Tensor methods that reach the core without a rule: their results have
+# data-dependent shapes (nonzero, masked_select) or scatter across pieces
+_NO_RULE = ("nonzero", "masked_select", "scatter", "scatter_", "scatter_add", "scatter_add_", "index_put",
+            "index_put_")
+
+
+def _refuse(name, why):
+    def method(self, *args, **kwargs):
+        raise RuntimeError(f"{name}: not supported on global tensors ({why}); use .to_local() to work on this "
+                           "rank's shard")
+    method.__name__ = name
+    return method
+
+
+def wrapped_names():
+    """{name: [where]}: the entry points that reach dispatch (for tests)."""
+    out = {}
+    for name in RULES:
+        where = []
+        if name in vars(GlobalTensor):
+            where.append("Tensor")
+        for module in _modules():
+            fn = vars(module).get(name)
+            if hasattr(fn, "__wrapped_local__"):
+                where.append(module.__name__)
+        out[name] = where
+    return out

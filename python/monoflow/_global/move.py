@@ -1,41 +1,87 @@
 """Moving a global tensor between placements with different rank sets.
 
-The source ranks gather the value to broadcast, the first of them sends it to
-every destination rank that does not hold it, and the destination ranks lay
-it out in the target SBP. Ranks outside the destination placement keep an
-empty shard. Gradients do not flow across a move yet: that is the send/recv
-pair pipeline parallelism needs, and it comes with the graph runtime.
+Three differentiable stages: the source ranks convert the value to broadcast
+(boxing), the transfer hands the whole value from the source placement's
+first rank to every destination rank that does not hold it (send/recv), and
+the destination ranks lay it out in the target SBP (boxing, local). Ranks
+outside a placement hold an empty shard there and take part only in the
+transfer.
+
+The transfer's backward is its transpose: the gradient of a broadcast value
+arrives as partial sums on the destination ranks, and partial sums on the
+source ranks are what the source's broadcast value needs; so destination-only
+ranks send theirs to the first source rank, which adds them to its own.
 """
 from monoflow._global import boxing, groups
 from monoflow._global.sbp import broadcast
 
 
-def move(x, placement, nd):
+def _transfer_class():
     import monoflow as flow
     import monoflow.distributed as dist
+
+    class Transfer(flow.autograd.Function):
+        @staticmethod
+        def forward(ctx, full, shape, dtype, src_ranks, dst_ranks):
+            me = groups.rank()
+            root = src_ranks[0]
+            need = [r for r in dst_ranks if r not in src_ranks]
+            ctx.meta = (shape, dtype, src_ranks, dst_ranks, root, need, tuple(full.shape))
+            if me == root:
+                for r in need:
+                    dist.send(full.contiguous(), r)
+            if me in need:
+                out = flow.empty(shape, dtype=dtype)
+                dist.recv(out, root)
+                return out
+            if me in dst_ranks:
+                return full.clone()
+            return flow.empty((0,), dtype=dtype)
+
+        @staticmethod
+        def backward(ctx, grad):
+            shape, dtype, src_ranks, dst_ranks, root, need, in_shape = ctx.meta
+            me = groups.rank()
+            if me in need:
+                dist.send(grad.contiguous(), root)
+                return flow.zeros(in_shape, dtype=dtype), None, None, None, None
+            if me not in src_ranks:
+                return flow.zeros(in_shape, dtype=dtype), None, None, None, None
+            acc = grad.clone() if me in dst_ranks else flow.zeros(shape, dtype=dtype)
+            if me == root:
+                part = flow.empty(shape, dtype=dtype)
+                for r in need:
+                    dist.recv(part, r)
+                    acc += part
+            return acc, None, None, None, None
+
+    return Transfer
+
+
+_Transfer = None
+
+
+def move(x, placement, nd):
+    global _Transfer
+    import monoflow as flow
     from monoflow._global.access import shard_access
     from monoflow._global.tensor import local_view, wrap
 
-    if x.requires_grad and flow.is_grad_enabled():
-        raise RuntimeError(f"to_global: moving a tensor that requires grad from {x.placement!r} to {placement!r} "
-                           "is not differentiable yet; detach() it first")
+    if _Transfer is None:
+        _Transfer = _transfer_class()
     me = groups.rank()
     src_ranks, dst_ranks = x.placement.rank_list(), placement.rank_list()
     shape = x._shape
-    full = None
+    everywhere = (broadcast,) * len(x.sbp)
     with shard_access():
         if me in src_ranks:
-            full = boxing.convert(local_view(x), shape, x.placement, x.sbp, (broadcast,) * len(x.sbp))
-        root = src_ranks[0]
-        need = [r for r in dst_ranks if r not in src_ranks]
-        if me == root:
-            for r in need:
-                dist.send(full.contiguous(), r)
-        elif me in need:
-            full = flow.empty(shape, dtype=x.dtype)
-            dist.recv(full, root)
-        if me in dst_ranks:
-            out = boxing.convert(full, shape, placement, (broadcast,) * len(nd), nd)
+            full = boxing.convert(local_view(x), shape, x.placement, x.sbp, everywhere)
         else:
+            full = local_view(x)  # an empty shard, still connected to x's history
+        if me not in src_ranks and me not in dst_ranks:
             out = flow.empty((0,), dtype=x.dtype)
-    return wrap(out.detach(), placement, nd, shape)
+        else:
+            out = _Transfer.apply(full, shape, x.dtype, src_ranks, dst_ranks)
+        if me in dst_ranks:
+            out = boxing.convert(out, shape, placement, (broadcast,) * len(nd), nd)
+    return wrap(out, placement, nd, shape)

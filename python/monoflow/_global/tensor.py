@@ -76,7 +76,9 @@ class GlobalTensor(Tensor):
         sbp = self._nd_sbp if sbp is None else sbp
         return global_to_global(self, placement, sbp, **kwargs)
 
-    def numpy(self):
+    def numpy(self, *, force=False):
+        if self.requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         return self._logical_local().numpy()
 
     def tolist(self):
@@ -93,6 +95,9 @@ class GlobalTensor(Tensor):
 
     def _logical_local(self):
         """The whole logical value on this rank, as a local tensor."""
+        if self._placement.coords(groups.rank()) is None:
+            raise RuntimeError(f"rank {groups.rank()} is not in {self._placement!r}, so it holds no part of this "
+                               "tensor's value; move it with .to_global(placement=...) to read it here")
         b = global_to_global(self, self._placement, (broadcast,) * len(self._nd_sbp), check_meta=False)
         return Tensor.detach(b)
 
@@ -105,13 +110,18 @@ class GlobalTensor(Tensor):
 
     # -- autograd
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        if not self.requires_grad and self._placement.coords(groups.rank()) is None:
+            return  # a rank outside the placement with no move in this tensor's history: nothing to do
         if gradient is None:
             if self.numel() != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             seed_nd = tuple(dual(s) for s in self._nd_sbp)
             coords = self._placement.coords(groups.rank())
             local = Tensor.detach(self)
-            seed = local.new_ones(local.shape) if layout.holds_value(seed_nd, coords) else local.new_zeros(local.shape)
+            if coords is not None and layout.holds_value(seed_nd, coords):
+                seed = local.new_ones(local.shape)
+            else:  # zeros, or the empty shard of a rank outside the placement
+                seed = local.new_zeros(local.shape)
         else:
             gradient = _as_global(gradient, "backward")
             seed = Tensor.detach(global_to_global(gradient, self._placement, tuple(dual(s) for s in self._nd_sbp)))
@@ -145,8 +155,28 @@ class GlobalTensor(Tensor):
         return self
 
     def detach(self):
+        return wrap(Tensor.detach(self), self._placement, self._nd_sbp, self._shape)
+
+    @property
+    def data(self):
+        return self.detach()
+
+    @data.setter
+    def data(self, value):
+        value = _as_global(value, "data")
+        Tensor.data.__set__(self, value)  # the shard's memory; autograd state stays
+        self._placement, self._nd_sbp, self._shape = value._placement, value._nd_sbp, value._shape
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
         with shard_access():
-            return wrap(Tensor.detach(self), self._placement, self._nd_sbp, self._shape)
+            local = _C._alias(Tensor, self).detach().clone()
+        out = wrap(local, self._placement, self._nd_sbp, self._shape)
+        if self.requires_grad:
+            out.requires_grad_(True)
+        memo[id(self)] = out
+        return out
 
     def __reduce_ex__(self, protocol):
         raise TypeError("a global tensor cannot be pickled; save it with monoflow.save")
@@ -172,6 +202,20 @@ def wrap(local, placement, nd_sbp, shape, cls=GlobalTensor):
     _C._mark_global_shard(g, True)
     g._placement, g._nd_sbp, g._shape = placement, tuple(nd_sbp), tuple(int(d) for d in shape)
     return g
+
+
+def outside(placement, nd, shape, dtype, inputs=()):
+    """What a rank outside `placement` holds of an op's result there: an empty
+    shard, connected to the inputs' history so that a backward still reaches
+    the moves that brought them (move.py), where this rank takes part."""
+    import monoflow as flow
+
+    local = flow.empty((0,), dtype=dtype)
+    sources = [local_view(t) for t in inputs if t.requires_grad]
+    if sources and flow.is_grad_enabled():
+        local = _C.record_function("OutsidePlacementBackward", sources, [local],
+                                   lambda grads: [flow.zeros_like(s) for s in sources])[0]
+    return wrap(local, placement, nd, shape)
 
 
 def install_grad_hook(t):
@@ -246,7 +290,7 @@ def local_to_global(local, placement, sbp, what="to_global"):
     check_dims(nd, local.dim(), what)
     shapes = agree(what, tuple(local.shape), placement, nd, local.dtype.name)
     h = placement.hierarchy
-    logical = list(local.shape)
+    logical = list(shapes[placement.rank_list()[0]])  # (a rank outside the placement passes anything)
     # the logical size of a split dimension: the sum along each split axis of
     # the pieces, read from the ranks whose other coordinates are zero
     coords_of = {r: placement.coords(r) for r in placement.rank_list()}
@@ -265,9 +309,8 @@ def local_to_global(local, placement, sbp, what="to_global"):
             raise ValueError(f"{what}: rank {r}'s local tensor has shape {list(shapes[r])}, but "
                              f"{_nd_str(nd)} of the logical shape {logical} over {placement!r} gives it {list(expect)} "
                              "(splits are balanced: the first ranks hold one more element when a size does not divide)")
-    if placement.coords(groups.rank()) is None:
-        raise ValueError(f"{what}: this rank ({groups.rank()}) is not in {placement!r}; a local tensor can only be "
-                         "made global on the ranks of its placement")
+    if placement.coords(groups.rank()) is None:  # this rank holds no part of it: an empty shard
+        return wrap(local.new_zeros((0,)), placement, nd, logical)
     alias = local.view(local.shape)  # differentiable, and leaves the caller's tensor local
     return wrap(alias, placement, nd, logical)
 
@@ -285,6 +328,8 @@ def global_to_global(x, placement, sbp, grad_sbp=None, check_meta=True, copy=Fal
     if placement == x._placement:
         if nd == x._nd_sbp and not copy:
             return x
+        if placement.coords(groups.rank()) is None:
+            return outside(placement, nd, x._shape, x.dtype, [x])
         with shard_access():
             out = boxing.convert(local_view(x), x._shape, placement, x._nd_sbp, nd)
         return wrap(out, placement, nd, x._shape)

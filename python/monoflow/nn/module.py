@@ -12,6 +12,7 @@ from collections.abc import Mapping
 
 from monoflow import _C, _dtypes
 from monoflow.autograd.grad_mode import no_grad
+from monoflow.nn import _global_layout as _gl
 from monoflow.nn.parameter import Parameter
 
 __all__ = ["Module", "RemovableHandle"]
@@ -315,12 +316,7 @@ class Module:
             if set_to_none:
                 p.grad = None
             else:
-                g = p.grad
-                if g.grad_fn is not None:
-                    g.detach_()
-                else:
-                    g.requires_grad_(False)
-                g.zero_()
+                _gl.zero_grad_(p.grad)
 
     # ---- conversions: parameters keep their identity (optimizers hold them)
     def _apply(self, fn, recurse=True):
@@ -400,6 +396,51 @@ class Module:
     def share_memory(self):
         return self
 
+    # ---- global tensors
+    def to_global(self, placement=None, sbp=None):
+        """Makes every parameter and buffer global on `placement`, laid out as
+        `sbp` (one SBP, or a tuple with one per hierarchy axis, for all of
+        them; or a callable ``sbp(name, tensor)`` giving each its own). The
+        logical value of a local tensor is the one on the placement's first
+        rank (broadcast, so ranks that initialised differently agree); global
+        ones are boxed. A split axis a tensor lacks (0-d counters) becomes
+        broadcast. Every rank of the job makes the same call.
+
+        Parameters become new GlobalParameter objects (a Python object cannot
+        turn global in place): make the optimizer after this call. Tied
+        parameters stay tied."""
+        from monoflow._global.placement import placement as Placement
+
+        if not isinstance(placement, Placement):
+            raise TypeError(f"to_global: placement must be a monoflow.placement, got {type(placement).__name__}")
+        if sbp is None:
+            raise ValueError("to_global: sbp= is required (e.g. flow.sbp.broadcast)")
+        pick = sbp if callable(sbp) else (lambda name, t: sbp)
+        todo = []
+        for prefix, module in self.named_modules(remove_duplicate=True):
+            for table in ("_parameters", "_buffers"):
+                for key, t in getattr(module, table).items():
+                    if t is not None:
+                        name = prefix + ("." if prefix else "") + key
+                        nd = _gl.nd_sbp_for(t, placement, pick(name, t), f"to_global ({name})")
+                        todo.append((module, table, key, t, nd, name))
+        _gl.check_same_everywhere(f"{type(self).__name__}.to_global", placement,
+                                  [(name, tuple(t.shape), t.dtype.name, nd, _gl.is_global(t))
+                                   for _, _, _, t, nd, name in todo])
+        done = {}  # id(old) -> new: tied tensors stay one tensor
+        for module, table, key, t, nd, _ in todo:
+            new = done.get(id(t))
+            if new is None:
+                new = _gl.to_layout(t, placement, nd)
+                if table == "_parameters":
+                    grad = t.grad
+                    new = Parameter(new, t.requires_grad)
+                    if grad is not None:
+                        new.grad = _gl.to_layout(grad, placement, nd)
+                done[id(t)] = new
+            getattr(module, table)[key] = new
+        return self
+
     # ---- state dict
     def _save_to_state_dict(self, destination, prefix, keep_vars):
         for name, p in self._parameters.items():
@@ -454,11 +495,18 @@ class Module:
             try:
                 with no_grad():
                     if assign:
+                        if _gl.is_global(param) and not (_gl.is_global(value) and value.placement == param.placement
+                                                         and value.sbp == param.sbp):
+                            value = _gl.relayout_like(value, param)
                         if isinstance(param, Parameter):
                             new = value if isinstance(value, Parameter) else Parameter(value, param.requires_grad)
                             self._parameters[name] = new
                         else:
                             self._buffers[name] = value
+                    elif _gl.is_global(param):
+                        _gl.copy_into(param, value)  # re-laid out as the model's tensor
+                    elif _gl.is_global(value):
+                        param.copy_(_gl.logical_value(value))  # the whole value, into a local model
                     else:
                         param.copy_(value)
             except Exception as ex:  # noqa: BLE001 - reported like torch, with the key

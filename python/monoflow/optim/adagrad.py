@@ -38,11 +38,11 @@ class Adagrad(Optimizer):
             self._init_state(p, self.param_groups[-1])
 
     def _init_state(self, p, group):
-        state = self.state[p]
-        if len(state) == 0:
-            state["step"] = 0
-            state["sum"] = _creation.full_like(p, group["initial_accumulator_value"])
-        return state
+        if len(self.state[p]) == 0:
+            with self._shard_access():
+                p, _, state = self._shards(p, grad=False)
+                state["step"] = 0
+                state["sum"] = _creation.full_like(p, group["initial_accumulator_value"])
 
     def __setstate__(self, state):
         super().__setstate__(state)
@@ -52,15 +52,15 @@ class Adagrad(Optimizer):
     def step(self, closure=None):
         """One update of every parameter that has a gradient; returns ``closure()``'s loss."""
         loss = self._eval_closure(closure)
-        with no_grad():
+        with no_grad(), self._shard_access():
             for group in self.param_groups:
                 lr, lr_decay, eps = group["lr"], group["lr_decay"], group["eps"]
                 weight_decay, maximize = group["weight_decay"], group["maximize"]
                 for p in group["params"]:
-                    g = p.grad
-                    if g is None:
+                    if p.grad is None:
                         continue
-                    state = self._init_state(p, group)
+                    self._init_state(p, group)
+                    p, g, state = self._shards(p)
                     step = state["step"] = state["step"] + 1
                     if maximize:
                         g = -g

@@ -47,8 +47,8 @@ class Adam(Optimizer):
             group.setdefault("maximize", False)
             group.setdefault("decoupled_weight_decay", False)
 
-    def _init_state(self, p, amsgrad):
-        state = self.state[p]
+    @staticmethod
+    def _init_state(p, state, amsgrad):
         if len(state) == 0:
             state["step"] = 0
             state["exp_avg"] = _creation.zeros_like(p)
@@ -60,16 +60,16 @@ class Adam(Optimizer):
     def step(self, closure=None):
         """One update of every parameter that has a gradient; returns ``closure()``'s loss."""
         loss = self._eval_closure(closure)
-        with no_grad():
+        with no_grad(), self._shard_access():
             for group in self.param_groups:
                 lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
                 weight_decay, amsgrad, maximize = group["weight_decay"], group["amsgrad"], group["maximize"]
                 decoupled = group["decoupled_weight_decay"]
                 for p in group["params"]:
-                    g = p.grad
-                    if g is None:
+                    if p.grad is None:
                         continue
-                    state = self._init_state(p, amsgrad)
+                    p, g, state = self._shards(p)
+                    self._init_state(p, state, amsgrad)
                     step = state["step"] = state["step"] + 1
                     if maximize:
                         g = -g

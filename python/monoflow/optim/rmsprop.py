@@ -44,16 +44,15 @@ class RMSprop(Optimizer):
     def step(self, closure=None):
         """One update of every parameter that has a gradient; returns ``closure()``'s loss."""
         loss = self._eval_closure(closure)
-        with no_grad():
+        with no_grad(), self._shard_access():
             for group in self.param_groups:
                 lr, alpha, eps = group["lr"], group["alpha"], group["eps"]
                 weight_decay, momentum = group["weight_decay"], group["momentum"]
                 centered, maximize = group["centered"], group["maximize"]
                 for p in group["params"]:
-                    g = p.grad
-                    if g is None:
+                    if p.grad is None:
                         continue
-                    state = self.state[p]
+                    p, g, state = self._shards(p)
                     if len(state) == 0:
                         state["step"] = 0
                         state["square_avg"] = _creation.zeros_like(p)

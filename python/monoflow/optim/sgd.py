@@ -28,6 +28,8 @@ class SGD(Optimizer):
                         nesterov=nesterov, maximize=maximize)
         super().__init__(params, defaults)
 
+    _linear_update = True  # right on partial-sum shards too
+
     def __setstate__(self, state):
         super().__setstate__(state)
         for group in self.param_groups:
@@ -37,20 +39,19 @@ class SGD(Optimizer):
     def step(self, closure=None):
         """One update of every parameter that has a gradient; returns ``closure()``'s loss."""
         loss = self._eval_closure(closure)
-        with no_grad():
+        with no_grad(), self._shard_access():
             for group in self.param_groups:
                 lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
                 weight_decay, nesterov, maximize = group["weight_decay"], group["nesterov"], group["maximize"]
                 for p in group["params"]:
-                    g = p.grad
-                    if g is None:
+                    if p.grad is None:
                         continue
+                    p, g, state = self._shards(p, state=momentum != 0)
                     if maximize:
                         g = -g
                     if weight_decay != 0:
                         g = _C.add_alpha(g, p, weight_decay)
                     if momentum != 0:
-                        state = self.state[p]
                         buf = state.get("momentum_buffer")
                         if buf is None:
                             buf = state["momentum_buffer"] = g.clone()

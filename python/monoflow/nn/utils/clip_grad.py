@@ -3,7 +3,9 @@ import math
 import warnings
 
 from monoflow import _C
+from monoflow._global.access import shard_access
 from monoflow.autograd.grad_mode import no_grad
+from monoflow.nn import _global_layout as _gl
 
 __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_"]
 
@@ -25,6 +27,8 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     norm_type = float(norm_type)
     if not grads:
         return _tensor(0.0)
+    if any(_gl.is_global(g) for g in grads):
+        return _clip_global(grads, max_norm, norm_type, error_if_nonfinite)
     with no_grad():
         if norm_type == math.inf:
             norms = [g.detach().abs().amax() for g in grads]
@@ -54,4 +58,83 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
     clip_value = float(clip_value)
     with no_grad():
         for g in _grads(parameters):
-            g.clamp_(-clip_value, clip_value)
+            if _gl.is_global(g):
+                if any(s.is_partial_sum() for s in g.sbp):
+                    raise RuntimeError(f"clip_grad_value_: a gradient laid out as {g.sbp!r} holds partial sums, "
+                                       "which cannot be clamped piece by piece; use broadcast or split SBP")
+                with shard_access():
+                    _gl.shard(g).clamp_(-clip_value, clip_value)
+            else:
+                g.clamp_(-clip_value, clip_value)
+
+
+# ---------------------------------------------------------------- global gradients
+# Note [The norm of global gradients]
+#     The norm is one number for the whole model, the same on every rank.
+#     Each rank reduces its own shards to one partial result (a sum of
+#     |g|^p, or a max): for a split axis every rank's piece counts, for a
+#     broadcast axis only the first rank's copy, so that each element counts
+#     once (a partial-sum axis is made broadcast first: |a + b|^p is not
+#     |a|^p + |b|^p). One all-reduce of that scalar over the job then gives
+#     the total, whatever placements and SBPs the gradients have. The scaling
+#     that follows is linear, so it is right on the shards of any SBP.
+
+def _clip_global(grads, max_norm, norm_type, error_if_nonfinite):
+    import monoflow.distributed as dist
+    from monoflow._global import groups
+    from monoflow._global.sbp import broadcast
+    from monoflow._global.tensor import wrap
+
+    if not all(_gl.is_global(g) for g in grads):
+        raise RuntimeError("clip_grad_norm_: got both global and local gradients; their norms cannot be combined "
+                           "(make every parameter global, or none)")
+    if norm_type == -math.inf:
+        raise RuntimeError("clip_grad_norm_: norm_type=-inf is not supported for global gradients")
+    rank = groups.rank()
+    dtype = grads[0].dtype
+    parts = []
+    with no_grad():
+        for g in grads:
+            if any(s.is_partial_sum() for s in g.sbp):
+                g = g.detach().to_global(g.placement, tuple(broadcast if s.is_partial_sum() else s for s in g.sbp))
+            coords = g.placement.coords(rank)
+            if coords is None or any(c != 0 for s, c in zip(g.sbp, coords) if s.is_broadcast()):
+                continue  # not here, or a copy the first rank of its axis counts
+            with shard_access():
+                local = _gl.shard(g).detach()
+                if local.numel() == 0:
+                    continue
+                if norm_type == math.inf:
+                    parts.append(local.abs().amax().to(dtype=dtype))
+                elif norm_type == 0:
+                    parts.append((local != 0).sum().to(dtype=dtype))
+                else:
+                    parts.append(local.abs().pow(norm_type).sum().to(dtype=dtype))
+        from monoflow._creation import tensor as _tensor
+        from monoflow.ops_shape import stack
+
+        if parts:
+            mine = stack(parts).amax() if norm_type == math.inf else stack(parts).sum()
+        else:
+            mine = _tensor(0.0, dtype=dtype)
+        mine = mine.contiguous().clone()
+        world = groups.world_group()
+        if world is not None:
+            dist.all_reduce(mine, op=dist.ReduceOp.MAX if norm_type == math.inf else dist.ReduceOp.SUM,
+                            group=world)
+        total = mine if norm_type in (0, math.inf) else mine.pow(1.0 / norm_type)
+        if error_if_nonfinite and not bool(total.isfinite()):
+            raise RuntimeError(f"The total norm of order {norm_type} for gradients from `parameters` is "
+                               "non-finite, so it cannot be clipped. To disable this error and scale the gradients "
+                               "by the non-finite norm anyway, set `error_if_nonfinite=False`")
+        coef = (max_norm / (total + 1e-6)).clamp(max=1.0)
+        for g in grads:
+            if g.placement.coords(rank) is None:
+                continue
+            with shard_access():
+                local = _gl.shard(g)
+                local.mul_(coef.to(dtype=local.dtype))
+    placement = grads[0].placement
+    if all(g.placement == placement for g in grads) and placement.coords(rank) is not None:
+        return wrap(total, placement, (broadcast,) * len(placement.hierarchy), ())
+    return total
