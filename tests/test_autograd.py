@@ -255,6 +255,26 @@ def test_setitem_on_views_matches_torch(device):
     np.testing.assert_allclose(val.grad.numpy(), vt.grad.numpy(), rtol=1e-12)
 
 
+def test_views_made_before_an_inplace_write_follow_it(device):
+    # Note [Stale views]: a and c were made before the write through b
+    a0 = rnd(3, 3)
+
+    def program(lib, t, w):
+        y = t.clone()
+        a = y.view(9)
+        c = y[1]
+        b = y.view(3, 3)
+        b.mul_(w)
+        return (a * a).sum() + c.sum() * 3
+
+    for w in (0.0, 2.5):
+        t = leaf(a0, device)
+        program(flow, t, w).backward()
+        tt = torch.tensor(a0, requires_grad=True)
+        program(torch, tt, w).backward()
+        np.testing.assert_allclose(t.grad.numpy(), tt.grad.numpy(), rtol=1e-12)
+
+
 def test_writing_grad_into_a_plain_buffer(device):
     # a buffer without history becomes part of the graph when a value that
     # requires grad is written into one of its views

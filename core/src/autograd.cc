@@ -86,11 +86,15 @@ bool grad_enabled() { return t_grad_enabled; }
 void set_grad_enabled(bool enabled) { t_grad_enabled = enabled; }
 
 bool requires_grad(const Tensor& t) {
+  if (t->view_base) refresh_view(t);
   const AutogradMeta* m = t->autograd.get();
   return m && (m->requires_grad || m->grad_fn);
 }
 
-bool is_leaf(const Tensor& t) { return !t->autograd || !t->autograd->grad_fn; }
+bool is_leaf(const Tensor& t) {
+  if (t->view_base) refresh_view(t);
+  return !t->autograd || !t->autograd->grad_fn;
+}
 
 void set_requires_grad(const Tensor& t, bool value) {
   if (!is_leaf(t)) {
@@ -122,7 +126,10 @@ void set_grad(const Tensor& t, const Tensor& g) {
   meta(t).grad = g;
 }
 
-std::shared_ptr<Node> grad_fn(const Tensor& t) { return t->autograd ? t->autograd->grad_fn : nullptr; }
+std::shared_ptr<Node> grad_fn(const Tensor& t) {
+  if (t->view_base) refresh_view(t);
+  return t->autograd ? t->autograd->grad_fn : nullptr;
+}
 int output_nr(const Tensor& t) { return t->autograd ? t->autograd->output_nr : 0; }
 
 Tensor detach(const Tensor& t) {
@@ -184,6 +191,7 @@ void remove_hook(const Tensor& t, int64_t id) {
 }
 
 Edge gradient_edge(const Tensor& t) {
+  if (t->view_base) refresh_view(t);
   AutogradMeta* m = t->autograd.get();
   if (!m) return {};
   if (m->grad_fn) return {m->grad_fn, m->output_nr};
@@ -309,6 +317,7 @@ void Recorder::finish(const TensorList& outputs, BackwardFn fn) {
     AutogradMeta& m = meta(out);
     m.grad_fn = node;
     m.output_nr = static_cast<int>(i);
+    if (out->view_base) m.view_version = out->version();  // Note [Stale views]
   }
   active_ = false;
 }

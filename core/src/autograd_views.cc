@@ -131,6 +131,33 @@ void record_view(const Tensor& base, const Tensor& view) {
   if (!is_floating(view->dtype)) return;
   view->autograd = std::make_shared<AutogradMeta>();
   view->autograd->grad_fn = node;
+  view->autograd->view_version = view->version();
+}
+
+// Note [Stale views]
+//   A view's history is a view of its base's history as it was when the
+//   view got it. An in-place write through another view (or into the base)
+//   gives the base a new history; a view made before it must follow, or its
+//   gradient would skip the write (y = t.clone(); a = y.view(9); b = y.view(3, 3);
+//   b.mul_(0): a.sum()'s gradient is zero). So a view records the storage
+//   version its history was made at, and the next use after the version moved
+//   rebuilds it over the base's current history. Rebuilding is always right:
+//   a view's history is exactly a view of its base's.
+void refresh_view(const Tensor& t) {
+  const Tensor& base = t->view_base;
+  AutogradMeta* m = t->autograd.get();
+  // only histories made as views are followed (not a leaf the user made of
+  // a view, nor a view made while its base had no history)
+  if (!m || m->view_version < 0 || m->view_version == t->version() || !m->grad_fn) return;
+  if (!requires_grad(base)) return;
+  auto node = std::make_shared<ViewNode>(Geometry::of(base), Geometry::of(t));
+  node->sequence_nr = next_sequence_nr();
+  node->next_edges.push_back(gradient_edge(base));
+  node->grad_meta.push_back({t->shape, t->dtype, t->device()});
+  AutogradMeta& vm = ensure_meta(t);
+  vm.grad_fn = node;
+  vm.output_nr = 0;
+  vm.view_version = t->version();
 }
 
 void Recorder::finish_inplace(const Tensor& self, BackwardFn fn) {
@@ -166,6 +193,7 @@ void Recorder::finish_inplace(const Tensor& self, BackwardFn fn) {
   AutogradMeta& vm = ensure_meta(self);
   vm.grad_fn = vn;
   vm.output_nr = 0;
+  vm.view_version = self->version();
 }
 
 }  // namespace autograd

@@ -89,10 +89,14 @@ struct AutogradMeta {
   std::weak_ptr<Node> grad_accumulator;                  // leaves
   std::vector<std::pair<int64_t, GradHook>> leaf_hooks;  // leaves
   bool retains_grad = false;
+  // Views: the storage version their grad_fn was made at (Note [Stale views]).
+  int64_t view_version = -1;
 };
 
 // ---- per-tensor API
 AutogradMeta& ensure_meta(const Tensor& t);
+// Brings a view's history up to date with its base's (Note [Stale views]).
+void refresh_view(const Tensor& t);
 uint64_t next_sequence_nr();  // creation order of nodes; the engine runs later ones first
 bool requires_grad(const Tensor& t);
 bool is_leaf(const Tensor& t);
