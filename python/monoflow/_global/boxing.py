@@ -27,7 +27,7 @@ what the communicator measures is what the model predicts.
 import functools
 
 from monoflow._global import groups, layout
-from monoflow._global.sbp import broadcast, dual, partial_sum
+from monoflow._global.sbp import broadcast, dual
 
 
 # ----------------------------------------------------------------- planning

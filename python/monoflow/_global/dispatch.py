@@ -278,7 +278,7 @@ def _write_back(t, local, nd, fresh):
 # result on a piece is not a piece (or partial sum) of the whole result.
 
 def _mean(name, fn, args, kwargs):
-    from monoflow._global.signatures import _reduced_dims
+    from monoflow._global.signatures.reductions import _reduced_dims
 
     op = Op(name, args, kwargs, [args[0]])
     x = args[0]
@@ -300,7 +300,7 @@ def _classification_mean(name, fn, args, kwargs):
     """cross_entropy / nll_loss with reduction='mean': the sum of the
     per-sample losses (P over a split batch) over the global count of
     targets that are not ignored."""
-    from monoflow._global.signatures import _loss_reduction
+    from monoflow._global.signatures.nn import _loss_reduction
 
     op = Op(name, args, kwargs, [])
     if _loss_reduction(op, 3, 5, 6) != "mean":

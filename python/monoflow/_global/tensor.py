@@ -14,7 +14,7 @@ from monoflow import _C
 from monoflow._global import boxing, groups, layout
 from monoflow._global.access import shard_access
 from monoflow._global.placement import placement as Placement
-from monoflow._global.sbp import as_nd_sbp, broadcast, check_dims, dual, partial_sum
+from monoflow._global.sbp import as_nd_sbp, broadcast, check_dims, dual
 from monoflow._tensor import Size, Tensor
 
 
