@@ -63,19 +63,6 @@ def _put(args, kwargs, where, value):
         box[key] = type(box[key])(seq) if type(box[key]) in (list, tuple) else seq
 
 
-def has_global(args, kwargs):
-    """Whether any argument (or element of a list/tuple argument) is global."""
-    for group in (args, kwargs.values()):
-        for a in group:
-            if isinstance(a, GlobalTensor):
-                return True
-            if isinstance(a, (list, tuple)):
-                for v in a:
-                    if isinstance(v, GlobalTensor):
-                        return True
-    return False
-
-
 # ------------------------------------------------------- deduction
 
 def _leaves_empty(t, nd, placement):

@@ -37,30 +37,13 @@ def _method(name, fn):
 
 
 def _function(name, fn):
-    has_global = dispatch.has_global
-    fast = getattr(_C, "_has_global", None)  # the core's test of the shards' mark, where built
-    seq = (list, tuple)
+    has_global = _C._has_global  # a C loop over the arguments' shard marks: cheap on every local call
 
-    # on every local call too: the check stays a plain loop (no allocation)
-    if fast is not None:
-        @functools.wraps(fn)
-        def function(*args, **kwargs):
-            if fast(args, kwargs):
-                return dispatch.call(name, fn, list(args), kwargs)
-            return fn(*args, **kwargs)
-    else:
-        @functools.wraps(fn)
-        def function(*args, **kwargs):
-            for a in args:
-                if isinstance(a, GlobalTensor):
-                    return dispatch.call(name, fn, list(args), kwargs)
-                if isinstance(a, seq):
-                    for v in a:
-                        if isinstance(v, GlobalTensor):
-                            return dispatch.call(name, fn, list(args), kwargs)
-            if kwargs and has_global((), kwargs):
-                return dispatch.call(name, fn, list(args), kwargs)
-            return fn(*args, **kwargs)
+    @functools.wraps(fn)
+    def function(*args, **kwargs):
+        if has_global(args, kwargs):
+            return dispatch.call(name, fn, list(args), kwargs)
+        return fn(*args, **kwargs)
     function.__wrapped_local__ = fn
     return function
 

@@ -37,14 +37,18 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
             norms = [g.detach().norm(norm_type) for g in grads]
             total = stack([n.to(dtype=norms[0].dtype) for n in norms]).norm(norm_type)
         if error_if_nonfinite and not bool(total.isfinite()):
-            raise RuntimeError(f"The total norm of order {norm_type} for gradients from `parameters` is "
-                               "non-finite, so it cannot be clipped. To disable this error and scale the gradients "
-                               "by the non-finite norm anyway, set `error_if_nonfinite=False`")
+            raise _nonfinite(norm_type)
         # clamp instead of a Python branch: no host sync on the norm
         coef = (max_norm / (total + 1e-6)).clamp(max=1.0)
         for g in grads:
             g.mul_(coef.to(dtype=g.dtype))
     return total
+
+
+def _nonfinite(norm_type):
+    return RuntimeError(f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, so it "
+                        "cannot be clipped. To disable this error and scale the gradients by the non-finite norm "
+                        "anyway, set `error_if_nonfinite=False`")
 
 
 def clip_grad_norm(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
@@ -124,9 +128,7 @@ def _clip_global(grads, max_norm, norm_type, error_if_nonfinite):
                             group=world)
         total = mine if norm_type in (0, math.inf) else mine.pow(1.0 / norm_type)
         if error_if_nonfinite and not bool(total.isfinite()):
-            raise RuntimeError(f"The total norm of order {norm_type} for gradients from `parameters` is "
-                               "non-finite, so it cannot be clipped. To disable this error and scale the gradients "
-                               "by the non-finite norm anyway, set `error_if_nonfinite=False`")
+            raise _nonfinite(norm_type)
         coef = (max_norm / (total + 1e-6)).clamp(max=1.0)
         for g in grads:
             if g.placement.coords(rank) is None:
