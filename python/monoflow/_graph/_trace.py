@@ -89,6 +89,13 @@ class CompiledTrace:
         outs = self._runtime.run([self._feeds(args)], iterations, slots, threads, timeout)
         return _unflatten(self._out_spec, outs[-1]) if outs else None
 
+    def run_flat(self, tensors, *, slots=1, threads=1, timeout=60.0):
+        """run() for a caller that already flattened the arguments (tensors in
+        the order _flatten visits them) and checked their structure and
+        constants against the traced ones: skips that per-call Python work."""
+        outs = self._runtime.run([tensors], 1, slots, threads, timeout)
+        return _unflatten(self._out_spec, outs[-1]) if outs else None
+
     def run_each(self, feeds, *, slots=1, threads=1, timeout=60.0):
         """One iteration per element of `feeds` (a tuple of arguments each, as
         for run()), all in one run; returns the outputs of every iteration."""

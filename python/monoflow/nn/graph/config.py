@@ -1,0 +1,20 @@
+"""GraphConfig: per-graph settings (OneFlow's graph.config)."""
+
+__all__ = ["GraphConfig"]
+
+
+class GraphConfig:
+    """Runtime settings of one nn.Graph: the actor runtime's slots and threads."""
+
+    def __init__(self):
+        self.slots = 1
+        self.threads = 1
+
+    def set_gradient_accumulation_steps(self, steps):
+        # Not built yet: refuse instead of silently running one step per call.
+        if steps != 1:
+            raise NotImplementedError("nn.Graph: config.set_gradient_accumulation_steps(n) with n > 1 is not "
+                                      "supported yet")
+
+    def __repr__(self):
+        return f"GraphConfig(slots={self.slots}, threads={self.threads})"

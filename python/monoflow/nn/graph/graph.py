@@ -1,0 +1,204 @@
+"""nn.Graph: a module's computation written once in build(), traced on the
+first call with a given input signature and replayed by the actor runtime
+after that (docs/graph_runtime.md, "nn.Graph")."""
+from collections import OrderedDict
+
+import monoflow as flow
+from monoflow import _graph
+from monoflow.nn.graph.config import GraphConfig
+from monoflow.nn.graph.errors import build_error
+from monoflow.nn.graph.optimizer_step import GraphOptimizerStep
+from monoflow.nn.graph.signature import describe_signature, signature
+from monoflow.nn.module import Module
+
+__all__ = ["Graph"]
+
+
+class Graph:
+    """Subclass, assign modules as attributes in ``__init__`` (after
+    ``super().__init__()``), optionally ``self.add_optimizer(opt, lr_sch=...)``,
+    and write ``build(*args)``. Calling the graph traces build on the first call
+    with a given input signature (the nesting of tuples/lists/dicts, tensor
+    shapes, dtypes and devices, non-tensor values) and replays the plan on later
+    calls with that signature; a new signature compiles another plan.
+
+    Without an optimizer it is an eval graph: build runs without autograd. With
+    one, build calls ``loss.backward()`` and the graph runs the optimizer's step,
+    zero_grad and the lr scheduler's step after it."""
+
+    def __init__(self):
+        d = self.__dict__
+        d["_modules"] = OrderedDict()
+        d["_optimizers"] = []  # (GraphOptimizerStep, lr scheduler or None)
+        d["_plans"] = OrderedDict()  # signature -> CompiledTrace
+        d["_debug"] = False
+        d["config"] = GraphConfig()
+
+    # ------------------------------------------------------------ structure
+
+    def __setattr__(self, name, value):
+        if "_modules" not in self.__dict__:
+            raise AttributeError(f"{type(self).__name__}: call super().__init__() before assigning attributes")
+        self.__dict__.pop("_module_list", None)
+        if isinstance(value, Module):
+            self._modules[name] = value
+            self.__dict__.pop(name, None)
+        else:
+            self._modules.pop(name, None)
+            object.__setattr__(self, name, value)
+
+    def __getattr__(self, name):
+        modules = self.__dict__.get("_modules", {})
+        if name in modules:
+            return modules[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def build(self, *args):
+        raise NotImplementedError(f"{type(self).__name__} must define build(*args)")
+
+    def add_optimizer(self, optimizer, *, lr_sch=None):
+        """The graph runs optimizer.step(), zero_grad and lr_sch.step() after build."""
+        self._optimizers.append((GraphOptimizerStep(optimizer, scheduled=lr_sch is not None), lr_sch))
+        self._plans.clear()
+
+    def add_lr_scheduler(self, lr_sch):
+        if not self._optimizers:
+            raise RuntimeError(f"{type(self).__name__}.add_lr_scheduler: add its optimizer first")
+        step, _ = self._optimizers[-1]
+        step.scheduled = True
+        self._optimizers[-1] = (step, lr_sch)
+        self._plans.clear()
+
+    @property
+    def training(self):
+        return bool(self._optimizers)
+
+    def debug(self, v_level=1):
+        """Prints each plan when it is compiled (and says why: a new signature)."""
+        self.__dict__["_debug"] = v_level > 0
+        return self
+
+    # ------------------------------------------------------------ state
+
+    def state_dict(self, destination=None, prefix=""):
+        out = OrderedDict() if destination is None else destination
+        for name, module in self._modules.items():
+            module.state_dict(destination=out, prefix=f"{prefix}{name}.")
+        return out
+
+    def load_state_dict(self, state_dict, strict=True):
+        """Loads into the registered modules (in place: compiled plans stay valid)."""
+        missing, unexpected = [], []
+        names = list(self._modules)
+        for name, module in self._modules.items():
+            sub = OrderedDict((k[len(name) + 1:], v) for k, v in state_dict.items() if k.startswith(name + "."))
+            result = module.load_state_dict(sub, strict=strict)
+            if result is not None:
+                missing += [f"{name}.{k}" for k in getattr(result, "missing_keys", [])]
+                unexpected += [f"{name}.{k}" for k in getattr(result, "unexpected_keys", [])]
+        stray = [k for k in state_dict if not any(k.startswith(n + ".") for n in names)]
+        if strict and stray:
+            raise RuntimeError(f"{type(self).__name__}.load_state_dict: unexpected keys {stray}")
+        return missing, unexpected + stray
+
+    # ------------------------------------------------------------ calls
+
+    def _key(self, args, tensors, feeds=()):
+        """The plan cache key; fills `tensors` with the run's inputs in trace order."""
+        modules = self.__dict__.get("_module_list")
+        if modules is None:  # cached; reset when a module attribute is assigned
+            modules = self.__dict__["_module_list"] = list(self.modules())
+        modes = tuple(m.training for m in modules)
+        opt = tuple(s.key() for s, _ in self._optimizers)
+        return (signature(args, tensors), signature(feeds, tensors), modes, opt)
+
+    def modules(self):
+        for m in self._modules.values():
+            yield from m.modules()
+
+    def __call__(self, *args):
+        if not self.training:
+            return self._call_eval(args)
+        return self._call_train(args)
+
+    def _call_eval(self, args):
+        tensors = []
+        key = self._key(args, tensors)
+        plan = self._plans.get(key)
+        if plan is not None:
+            return plan.run_flat(tensors, slots=self.config.slots, threads=self.config.threads)
+
+        def fn(*a):
+            with flow.no_grad():
+                return self.build(*a)
+        return self._compile(key, fn, args).example_outputs
+
+    def _call_train(self, args):
+        opts = [s for s, _ in self._optimizers]
+        if any(s.needs_warmup() for s in opts):
+            out = self._eager_step(args)
+        else:
+            feeds = tuple(s.feeds() for s in opts)
+            tensors = []
+            key = self._key(args, tensors, feeds)
+            plan = self._plans.get(key)
+            try:
+                if plan is not None:
+                    out = plan.run_flat(tensors, slots=self.config.slots, threads=self.config.threads)
+                else:
+                    def fn(a, f):
+                        result = self.build(*a)
+                        for s, fd in zip(opts, f):
+                            s.update(fd)
+                        return result
+                    out = self._compile(key, fn, (args, feeds)).example_outputs
+            except BaseException:
+                for s in opts:
+                    s.undo()
+                raise
+        for _, sch in self._optimizers:
+            if sch is not None:
+                sch.step()
+        return out
+
+    def _eager_step(self, args):
+        # Creates the optimizer state the plan will update in place (see needs_warmup).
+        if self._debug:
+            print(f"{type(self).__name__}: first step runs eagerly to create the optimizer state")
+        result = self.build(*args)
+        for s, _ in self._optimizers:
+            s.opt.step()
+            s.opt.zero_grad(set_to_none=True)
+        return result
+
+    def _compile(self, key, fn, example):
+        try:
+            ct = _graph.trace(fn, *example)
+        except RuntimeError as e:
+            err = build_error(self, e)
+            if err is None:
+                raise
+            raise err from e
+        self._plans[key] = ct
+        if self._debug:
+            print(f"{type(self).__name__}: compiled plan {len(self._plans)} for inputs "
+                  f"{describe_signature(key[0])}" + (" (a new input signature)" if len(self._plans) > 1 else ""))
+            print(ct.describe())
+        return ct
+
+    # ------------------------------------------------------------ printing
+
+    def __repr__(self):
+        lines = [f"{type(self).__name__}("]
+        for name, module in self._modules.items():
+            body = repr(module).replace("\n", "\n  ")
+            lines.append(f"  ({name}): {body}")
+        for s, sch in self._optimizers:
+            lines.append(f"  (optimizer): {type(s.opt).__name__}" + (f", lr_sch={type(sch).__name__}" if sch else ""))
+        if not self._plans:
+            lines.append("  (not compiled yet)")
+        for i, (key, ct) in enumerate(self._plans.items()):
+            summary = ct.describe().splitlines()[0]
+            lines.append(f"  (plan {i}): inputs {describe_signature(key[0])}: {summary}")
+        lines.append(")")
+        return "\n".join(lines)

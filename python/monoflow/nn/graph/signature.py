@@ -1,0 +1,36 @@
+"""The cache key of a compiled plan: the call's nested structure with each
+tensor replaced by its shape, dtype and device (values do not matter)."""
+from monoflow import _C
+
+__all__ = ["signature", "describe_signature"]
+
+
+def signature(obj, tensors=None):
+    """The key of obj; appends its tensors to `tensors` in the order the
+    foundation's trace flattens them (depth first, dict values in order)."""
+    if isinstance(obj, _C.TensorBase):
+        if tensors is not None:
+            tensors.append(obj)
+        return ("tensor", tuple(obj.shape), obj.dtype, obj.device)
+    if isinstance(obj, (tuple, list)):
+        return (type(obj).__name__, tuple(signature(v, tensors) for v in obj))
+    if isinstance(obj, dict):
+        return ("dict", tuple((k, signature(v, tensors)) for k, v in obj.items()))
+    try:
+        hash(obj)
+    except TypeError:
+        raise TypeError(f"nn.Graph: a non-tensor argument of type {type(obj).__name__} is not hashable, so it "
+                        f"cannot be part of a graph's input signature") from None
+    return ("const", type(obj), obj)
+
+
+def describe_signature(sig):
+    kind = sig[0]
+    if kind == "tensor":
+        return f"Tensor({list(sig[1])}, {sig[2]}, {sig[3]})"
+    if kind in ("tuple", "list"):
+        inner = ", ".join(describe_signature(s) for s in sig[1])
+        return f"({inner})" if kind == "tuple" else f"[{inner}]"
+    if kind == "dict":
+        return "{" + ", ".join(f"{k!r}: {describe_signature(s)}" for k, s in sig[1]) + "}"
+    return repr(sig[2])

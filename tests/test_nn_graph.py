@@ -1,0 +1,298 @@
+"""flow.nn.Graph (python/monoflow/nn/graph/, docs/graph_runtime.md "nn.Graph"):
+eval graphs match eager over replays, the plan cache by input signature,
+nested inputs/outputs, state_dict, printing, errors inside build, and
+training graphs (SGD with momentum, Adam, AdamW, an lr scheduler) that match
+eager training step for step."""
+import numpy as np
+import pytest
+
+import monoflow as flow
+import monoflow.nn.functional as F
+from monoflow import nn
+
+
+def _np(t):
+    return t.detach().numpy().copy()
+
+
+def _randn(device, *shape, seed=0):
+    rng = np.random.default_rng(seed)
+    return flow.tensor(rng.standard_normal(shape).astype(np.float32), device=device)
+
+
+class EvalGraph(nn.Graph):
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def build(self, x):
+        return self.model(x)
+
+
+def _mlp(device):
+    flow.manual_seed(0)
+    return nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 3)).to(device)
+
+
+def _cnn(device):
+    flow.manual_seed(0)
+    return nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU(), nn.MaxPool2d(2),
+                         nn.Flatten(), nn.Linear(4 * 4 * 4, 5)).to(device)
+
+
+@pytest.mark.parametrize("make,shape", [(_mlp, (4, 6)), (_cnn, (2, 1, 8, 8))])
+def test_eval_graph_matches_eager_over_replays(device, make, shape):
+    model = make(device).eval()
+    graph = EvalGraph(model)
+    for seed in range(4):  # the first call traces, the others replay
+        x = _randn(device, *shape, seed=seed)
+        np.testing.assert_array_equal(_np(graph(x)), _np(model(x)))
+    assert len(graph._plans) == 1
+
+
+def test_new_input_signature_compiles_a_new_plan(capsys):
+    model = _mlp("cpu").eval()
+    graph = EvalGraph(model).debug()
+    a, b = _randn("cpu", 4, 6), _randn("cpu", 7, 6, seed=1)
+    graph(a)
+    graph(a)
+    out = graph(b)  # another batch size: recompiles instead of failing
+    np.testing.assert_array_equal(_np(out), _np(model(b)))
+    np.testing.assert_array_equal(_np(graph(a)), _np(model(a)))  # the first plan is still cached
+    assert len(graph._plans) == 2
+    printed = capsys.readouterr().out
+    assert printed.count("compiled plan") == 2 and "a new input signature" in printed
+    assert "matmul" in printed  # the plan itself is printed at compile
+    graph(b.double().float())  # same signature (shape, dtype): no new plan
+    assert len(graph._plans) == 2
+
+
+class NestedGraph(nn.Graph):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(3, 2)
+
+    def build(self, inputs, scale):
+        x, (y,) = inputs["x"], inputs["rest"]
+        return {"sum": [self.lin(x) * scale, (self.lin(y),)], "n": scale}
+
+
+def test_nested_inputs_and_outputs():
+    graph = NestedGraph()
+    graph.lin.eval()
+    for seed in range(3):
+        x, y = _randn("cpu", 2, 3, seed=seed), _randn("cpu", 4, 3, seed=seed + 10)
+        out = graph({"x": x, "rest": [y]}, 2.0)
+        assert set(out) == {"sum", "n"} and out["n"] == 2.0
+        np.testing.assert_array_equal(_np(out["sum"][0]), _np(graph.lin(x) * 2.0))
+        np.testing.assert_array_equal(_np(out["sum"][1][0]), _np(graph.lin(y)))
+    graph({"x": x, "rest": [y]}, 3.0)  # a different constant is another signature
+    assert len(graph._plans) == 2
+
+
+def test_print_state_dict_and_load():
+    model = _mlp("cpu").eval()
+    graph = EvalGraph(model)
+    before = repr(graph)
+    assert "(model): Sequential(" in before and "not compiled yet" in before
+    x = _randn("cpu", 4, 6)
+    graph(x)
+    after = repr(graph)
+    assert "(model): Sequential(" in after and "plan 0" in after and "nodes" in after
+    sd = graph.state_dict()
+    assert list(sd) == ["model.0.weight", "model.0.bias", "model.2.weight", "model.2.bias"]
+    other = _mlp("cpu").eval()
+    with flow.no_grad():
+        for p in other.parameters():
+            p.mul_(3.0)
+    graph.load_state_dict(EvalGraph(other).state_dict())
+    # loaded in place: the compiled plan now computes with the new parameters
+    np.testing.assert_array_equal(_np(graph(x)), _np(other(x)))
+
+
+class ReadsGraph(nn.Graph):
+    def __init__(self, read):
+        super().__init__()
+        self.lin = nn.Linear(3, 3)
+        self.read = read
+
+    def build(self, x):
+        h = self.lin(x)
+        if self.read == "numpy":
+            h.numpy()
+        elif self.read == "item":
+            h.sum().item()
+        elif self.read == "if":
+            if h.sum() > 0:  # data-dependent Python control flow
+                h = h * 2
+        return h
+
+
+@pytest.mark.parametrize("read", ["numpy", "item", "if"])
+def test_host_reads_in_build_name_the_graph(read):
+    graph = ReadsGraph(read)
+    with pytest.raises(RuntimeError, match=r"ReadsGraph\.build\(\).*inside a graph trace.*happened inside build "
+                                           r"\(at .*test_nn_graph\.py:\d+ in build"):
+        graph(_randn("cpu", 2, 3))
+    assert not graph._plans
+    flow.ones(2).numpy()  # the trace was abandoned: reads work again
+
+
+# ------------------------------------------------------------------ training
+
+class TrainGraph(nn.Graph):
+    def __init__(self, model, opt, sch=None):
+        super().__init__()
+        self.model = model
+        self.add_optimizer(opt, lr_sch=sch)
+
+    def build(self, x, y):
+        loss = F.cross_entropy(self.model(x), y)
+        loss.backward()
+        return loss
+
+
+def _train_setup(device, kind):
+    model = _mlp(device)
+    if kind in ("sgd", "sgd_constant_lr"):
+        opt = flow.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    elif kind == "sgd_nesterov_wd":
+        opt = flow.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.01)
+    elif kind == "adam":
+        opt = flow.optim.Adam(model.parameters(), lr=0.01)
+    else:
+        opt = flow.optim.AdamW(model.parameters(), lr=0.01, weight_decay=0.1, amsgrad=True)
+    if kind == "sgd_constant_lr":  # lr is a constant of the plan (and of its cache key)
+        return model, opt, None
+    return model, opt, flow.optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.5)
+
+
+def _data(device, n, seed=0):
+    rng = np.random.default_rng(seed)
+    return [(flow.tensor(rng.standard_normal((5, 6)).astype(np.float32), device=device),
+             flow.tensor(rng.integers(0, 3, 5), device=device)) for _ in range(n)]
+
+
+@pytest.mark.parametrize("kind", ["sgd", "sgd_constant_lr", "sgd_nesterov_wd", "adam", "adamw"])
+def test_training_graph_matches_eager(device, kind):
+    data = _data(device, 6)
+    m_e, o_e, s_e = _train_setup(device, kind)
+    eager = []
+    for x, y in data:
+        o_e.zero_grad()
+        loss = F.cross_entropy(m_e(x), y)
+        loss.backward()
+        o_e.step()
+        if s_e is not None:
+            s_e.step()
+        eager.append(loss.item())
+    m_g, o_g, s_g = _train_setup(device, kind)
+    graph = TrainGraph(m_g, o_g, s_g)
+    got = [graph(x, y).item() for x, y in data]
+    assert len(graph._plans) == 1  # the scheduler's lr changes are fed to the plan, not recompiled
+    # The scheduler halved the lr twice: frozen constants would have diverged.
+    lr = o_g.param_groups[0]["lr"]
+    assert lr == o_e.param_groups[0]["lr"] and (s_g is None or lr == o_g.param_groups[0]["initial_lr"] * 0.125)
+    if kind.startswith("sgd"):
+        assert got == eager
+        check = np.testing.assert_array_equal
+    else:
+        np.testing.assert_allclose(got, eager, rtol=1e-6)
+
+        def check(a, b):
+            np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-7)
+    for pe, pg in zip(m_e.parameters(), m_g.parameters()):
+        check(_np(pg), _np(pe))
+        for k, v in o_e.state[pe].items():
+            if isinstance(v, flow.Tensor):
+                check(_np(o_g.state[pg][k]), _np(v))
+            else:
+                assert o_g.state[pg][k] == v
+
+
+@pytest.mark.parametrize("name,value", [("momentum", 0.5), ("lr", 0.05)])
+def test_training_graph_recompiles_when_a_constant_hyperparameter_changes(name, value):
+    (m_e, o_e, _), (m_g, o_g, _) = _train_setup("cpu", "sgd"), _train_setup("cpu", "sgd")
+    graph = TrainGraph(m_g, o_g)  # no scheduler: lr is a constant of the plan too
+    data = _data("cpu", 5)
+
+    def eager_step(x, y):
+        o_e.zero_grad()
+        loss = F.cross_entropy(m_e(x), y)
+        loss.backward()
+        o_e.step()
+        return loss.item()
+    for i, (x, y) in enumerate(data):
+        if i == 3:  # after an eager step (creates momentum buffers), a trace and a replay
+            assert len(graph._plans) == 1
+            o_e.param_groups[0][name] = o_g.param_groups[0][name] = value
+        assert graph(x, y).item() == eager_step(x, y)
+    assert len(graph._plans) == 2  # recompiled for the new value instead of replaying the old one
+    for pe, pg in zip(m_e.parameters(), m_g.parameters()):
+        np.testing.assert_array_equal(_np(pg), _np(pe))
+
+
+def test_unsupported_optimizer_is_refused():
+    model = _mlp("cpu")
+    with pytest.raises(TypeError, match="Adagrad is not supported in graph mode"):
+        TrainGraph(model, flow.optim.Adagrad(model.parameters()))
+
+
+def test_cnn_with_batch_norm_trains_like_eager(device):
+    # BatchNorm's running statistics are persistent memory the plan updates in place.
+    def setup():
+        model = _cnn(device)
+        return model, flow.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+    rng = np.random.default_rng(0)
+    data = [(flow.tensor(rng.standard_normal((3, 1, 8, 8)).astype(np.float32), device=device),
+             flow.tensor(rng.integers(0, 5, 3), device=device)) for _ in range(4)]
+    m_e, o_e = setup()
+    eager = []
+    for x, y in data:
+        o_e.zero_grad()
+        loss = F.cross_entropy(m_e(x), y)
+        loss.backward()
+        o_e.step()
+        eager.append(loss.item())
+    m_g, o_g = setup()
+    graph = TrainGraph(m_g, o_g)
+    assert [graph(x, y).item() for x, y in data] == eager
+    graph_state = TrainGraph(m_g, o_g).state_dict()
+    assert "model.1.running_mean" in graph_state
+    for (name, want), got in zip(m_e.state_dict().items(), m_g.state_dict().values()):
+        np.testing.assert_array_equal(_np(got), _np(want), err_msg=name)
+
+
+class ReadingTrainGraph(TrainGraph):
+    def build(self, x, y):
+        loss = F.cross_entropy(self.model(x), y)
+        loss.backward()
+        if loss > 10:  # data-dependent: refused when traced
+            loss = loss * 0
+        return loss
+
+
+def test_failed_training_trace_names_the_graph_and_keeps_step_counts():
+    model, opt, _ = _train_setup("cpu", "adam")
+    graph = ReadingTrainGraph(model, opt)
+    (x, y), = _data("cpu", 1)
+    graph(x, y)  # the eager first step (creates Adam's state) may read values
+    assert all(opt.state[p]["step"] == 1 for p in model.parameters())
+    with pytest.raises(RuntimeError, match=r"ReadingTrainGraph\.build\(\).*if loss > 10"):
+        graph(x, y)
+    assert all(opt.state[p]["step"] == 1 for p in model.parameters())
+
+
+def test_config_slots_and_threads_keep_results():
+    m_e, o_e, _ = _train_setup("cpu", "sgd_constant_lr")
+    m_g, o_g, _ = _train_setup("cpu", "sgd_constant_lr")
+    graph = TrainGraph(m_g, o_g)
+    graph.config.slots, graph.config.threads = 2, 2
+    for x, y in _data("cpu", 4, seed=3):
+        o_e.zero_grad()
+        loss = F.cross_entropy(m_e(x), y)
+        loss.backward()
+        o_e.step()
+        assert graph(x, y).item() == loss.item()
+    with pytest.raises(NotImplementedError, match="gradient_accumulation"):
+        graph.config.set_gradient_accumulation_steps(4)
