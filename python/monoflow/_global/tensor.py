@@ -320,6 +320,11 @@ def _nd_str(nd):
 
 
 def global_to_global(x, placement, sbp, grad_sbp=None, check_meta=True, copy=False, what="to_global"):
+    """`x` laid out as `sbp` on `placement`: boxing on the same placement, a
+    move (move.py) to another one."""
+    if grad_sbp is not None:
+        raise ValueError(f"{what}: grad_sbp= is not supported; a gradient is laid out as the dual of its tensor's "
+                         "SBP (broadcast <-> partial_sum, a split stays split)")
     _check_placement(placement, what)
     nd = as_nd_sbp(sbp, len(placement.hierarchy), what)
     check_dims(nd, len(x._shape), what)
@@ -332,13 +337,9 @@ def global_to_global(x, placement, sbp, grad_sbp=None, check_meta=True, copy=Fal
             return outside(placement, nd, x._shape, x.dtype, [x])
         with shard_access():
             out = boxing.convert(local_view(x), x._shape, placement, x._nd_sbp, nd)
+            if nd == x._nd_sbp:  # copy=True with nothing to convert
+                out = out.clone()
         return wrap(out, placement, nd, x._shape)
-    return _move(x, placement, nd)
+    from monoflow._global.move import move
 
-
-def _move(x, placement, nd):
-    """Between different rank sets: gather to broadcast on the source ranks,
-    send the whole value to each destination rank that lacks it, lay it out."""
-    from monoflow._global import move
-
-    return move.move(x, placement, nd)
+    return move(x, placement, nd)
