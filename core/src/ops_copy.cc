@@ -7,6 +7,7 @@
 #include "monoflow/dispatch.h"
 #include "monoflow/autograd.h"
 #include "monoflow/error.h"
+#include "monoflow/graph/trace.h"
 #include "monoflow/half.h"
 #include "monoflow/ops.h"
 
@@ -22,6 +23,14 @@ void transfer(const Tensor& dst, const Tensor& src) {
   auto& reg = DeviceRegistry::get();
   Backend& sb = reg.backend(src->device());
   Backend& db = reg.backend(dst->device());
+  // A copy between devices is a memcpy, not a kernel: a graph trace does not
+  // record it, so its replays would return the traced values. Copies of
+  // values a device computed are refused; copies from host memory pass (the
+  // graph's constants, e.g. index lists), so an input on the host moved to a
+  // device inside the trace would be frozen: see docs/graph_runtime.md.
+  MF_CHECK(!graph::tracing() || sb.host_memory(), RuntimeError, "copy from ", src->device().str(), " to ",
+           dst->device().str(), ": copies of device values inside a graph trace are not supported yet; move the "
+           "data before the graph or after it");
   int si = src->device().index, di = dst->device().index;
   if (sb.host_memory()) {
     sb.synchronize(si);

@@ -6,6 +6,7 @@
 #include "monoflow/error.h"
 #include "monoflow/indexing.h"
 #include "monoflow/ops.h"
+#include "monoflow/ops_math.h"
 #include "monoflow/ops_shape.h"
 
 namespace monoflow {
@@ -53,9 +54,20 @@ autograd::BackwardFn masked_fill_backward(const Tensor& mask) {
 }
 }  // namespace
 
+// A 0-dim value tensor on x's device fills on the device (where): reading it
+// on the host would freeze its value into a graph trace.
+bool fills_on_device(const char* op, const Tensor& x, const Tensor& value_tensor) {
+  if (!value_tensor || value_tensor->device() != x->device()) return false;
+  MF_CHECK(value_tensor->dim() == 0, RuntimeError, op,
+           ": only supports a 0-dimensional value tensor, but got tensor with ", value_tensor->dim(), " dimension(s).");
+  return true;
+}
+
 Tensor masked_fill(const Tensor& x, const Tensor& mask, Scalar value, const Tensor& value_tensor) {
   const char* op = "masked_fill";
   check_mask(op, x, mask);
+  if (fills_on_device(op, x, value_tensor))
+    return where(mask, TensorOrScalar::of(cast(value_tensor, x->dtype)), TensorOrScalar::of(x));
   Scalar v = fill_value(op, x->dtype, value, value_tensor);
   Dims shape = broadcast_shapes(x->shape, mask->shape, op);
   autograd::Recorder rec(op, {x, value_tensor});
@@ -71,6 +83,13 @@ void masked_fill_(const Tensor& self, const Tensor& mask, Scalar value, const Te
   MF_CHECK(!self->has_internal_overlap(), RuntimeError, op,
            ": unsupported operation: more than one element of the written-to tensor refers to a single memory "
            "location. Please clone() the tensor before performing the operation.");
+  if (fills_on_device(op, self, value_tensor)) {
+    Dims shape = broadcast_shapes(self->shape, mask->shape, op);
+    MF_CHECK(shape == self->shape, RuntimeError, op, ": output with shape ", shape_str(self->shape),
+             " doesn't match the broadcast shape ", shape_str(shape));
+    copy_(self, where(mask, TensorOrScalar::of(cast(value_tensor, self->dtype)), TensorOrScalar::of(self)));
+    return;
+  }
   Scalar v = fill_value(op, self->dtype, value, value_tensor);
   Dims shape = broadcast_shapes(self->shape, mask->shape, op);
   MF_CHECK(shape == self->shape, RuntimeError, op, ": output with shape ", shape_str(self->shape),

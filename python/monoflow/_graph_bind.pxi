@@ -9,8 +9,15 @@ cdef extern from "monoflow/graph/trace.h" namespace "monoflow::graph":
         void stop()
 
 cdef extern from "monoflow/graph/plan.h" namespace "monoflow::graph":
+    cdef cppclass CPassRecord "monoflow::graph::PassRecord":
+        string name
+        string summary
     cdef cppclass CPlan "monoflow::graph::Plan":
-        string describe()
+        string describe(cbool with_passes)
+        vector[CPassRecord] passes
+
+cdef extern from "monoflow/graph/pass.h" namespace "monoflow::graph":
+    vector[string] c_graph_default_passes "monoflow::graph::default_passes"()
 
 cdef extern from "monoflow/graph/runtime.h" namespace "monoflow::graph":
     cdef cppclass CRunOptions "monoflow::graph::RunOptions":
@@ -40,8 +47,10 @@ cdef extern from *:
     // without the GIL, hands its exception back to be raised with it.
     static std::shared_ptr<monoflow::graph::Plan> mf_graph_finish(monoflow::graph::TraceRecorder* rec,
                                                                    const std::vector<monoflow::Tensor>& inputs,
-                                                                   std::vector<monoflow::Tensor>* outputs) {
-      return monoflow::graph::build_plan(rec->finish(), inputs, *outputs);
+                                                                   std::vector<monoflow::Tensor>* outputs,
+                                                                   const std::vector<std::string>& passes,
+                                                                   bool keep_ir) {
+      return monoflow::graph::build_plan(rec->finish(), inputs, *outputs, passes, keep_ir);
     }
     static std::exception_ptr mf_graph_run(monoflow::graph::Runtime* rt,
                                            const std::vector<std::vector<monoflow::Tensor>>* feeds,
@@ -74,7 +83,8 @@ cdef extern from *:
     cdef cppclass exception_ptr "std::exception_ptr":
         pass
     shared_ptr[CPlan] mf_graph_finish(CTraceRecorder* rec, const vector[Tensor]& inputs,
-                                      vector[Tensor]* outputs) except +translate_exception
+                                      vector[Tensor]* outputs, const vector[string]& passes,
+                                      cbool keep_ir) except +translate_exception
     exception_ptr mf_graph_run(CRuntime* rt, const vector[vector[Tensor]]* feeds, const CRunOptions* options,
                                vector[vector[Tensor]]* out) nogil
     cbool mf_graph_failed(const exception_ptr& e)
@@ -82,6 +92,11 @@ cdef extern from *:
     void mf_graph_stats(const CPlan& p, int64_t* out)
     void mf_graph_add_edge(CRuntime* rt, int src, int dst)
     void mf_graph_clear_debug(CRuntime* rt)
+
+
+def _graph_default_passes():
+    """Names of the plan passes a compiled trace runs by default."""
+    return [n.decode() for n in c_graph_default_passes()]
 
 
 def _graph_tracing():
@@ -119,21 +134,27 @@ cdef class _GraphTrace:
             del self.rec
             self.rec = NULL
 
-    def finish(self, list inputs, list outputs):
-        """Builds the plan. Empties `outputs` first, so that the analysis of
-        what outside code holds does not count the caller's Python objects;
-        returns (plan, the output tensors as new objects)."""
+    def finish(self, list inputs, list outputs, passes=(), bint keep_ir=False):
+        """Builds the plan, running the named passes on it (keep_ir: keep the
+        listing before and after each). Empties `outputs` first, so that the
+        analysis of what outside code holds does not count the caller's Python
+        objects; returns (plan, the output tensors as new objects)."""
         if self.rec == NULL:
             raise RuntimeError("graph trace: already finished")
         self.rec.stop()  # nothing below is part of the trace (e.g. finalizers the collection runs)
         cdef vector[Tensor] ins = _graph_tensors(inputs, "graph trace inputs")
         cdef vector[Tensor] outs = _graph_tensors(outputs, "graph trace outputs")
+        cdef vector[string] pass_names
+        for name in passes:
+            if not isinstance(name, str):
+                raise TypeError(f"graph trace: pass names must be strings, got {type(name).__name__}")
+            pass_names.push_back(name.encode())
         outputs.clear()
         import gc
         gc.collect()  # cycles that still hold traced tensors
         cdef _GraphPlan plan = _GraphPlan.__new__(_GraphPlan)
         try:
-            plan.p = mf_graph_finish(self.rec, ins, &outs)
+            plan.p = mf_graph_finish(self.rec, ins, &outs, pass_names, keep_ir)
         finally:
             del self.rec
             self.rec = NULL
@@ -143,8 +164,13 @@ cdef class _GraphTrace:
 cdef class _GraphPlan:
     cdef shared_ptr[CPlan] p
 
-    def describe(self):
-        return self.p.get().describe().decode()
+    def describe(self, bint with_passes=False):
+        return self.p.get().describe(with_passes).decode()
+
+    def passes(self):
+        """[(name, summary)] of the passes that ran, in order."""
+        cdef CPlan* p = self.p.get()
+        return [(p.passes[k].name.decode(), p.passes[k].summary.decode()) for k in range(p.passes.size())]
 
     def stats(self):
         cdef int64_t s[9]

@@ -6,15 +6,12 @@
 
 #include "monoflow/backend.h"
 #include "monoflow/error.h"
+#include "monoflow/graph/pass.h"
 #include "monoflow/graph/plan.h"
 
 namespace monoflow::graph {
 
 namespace {
-
-// Kernels that read their outputs' previous contents (read-modify-write
-// without passing the output as an input too).
-bool reads_outputs(int op_id) { return op_id == kOp_index_put || op_id == kOp_sgd_momentum; }
 
 // Union of byte ranges written densely so far, to tell whether a read sees
 // only bytes the trace itself wrote.
@@ -217,6 +214,8 @@ class Builder {
 
 }  // namespace
 
+bool reads_outputs(int op_id) { return op_id == kOp_index_put || op_id == kOp_sgd_momentum; }
+
 const char* storage_class_name(StorageClass c) {
   switch (c) {
     case StorageClass::Persistent: return "persistent";
@@ -245,7 +244,8 @@ ByteRange byte_range(int64_t byte_offset, const Dims& shape, const Dims& strides
 }
 
 std::shared_ptr<Plan> build_plan(std::vector<TracedCall> calls, const std::vector<Tensor>& inputs,
-                                 const std::vector<Tensor>& outputs) {
+                                 const std::vector<Tensor>& outputs, const std::vector<std::string>& passes,
+                                 bool keep_ir) {
   auto plan = std::make_shared<Plan>();
   Builder b(*plan);
   b.add_inputs(inputs);
@@ -254,6 +254,7 @@ std::shared_ptr<Plan> build_plan(std::vector<TracedCall> calls, const std::vecto
   calls.shrink_to_fit();  // drops the trace's references to its storages
   b.add_outputs(outputs);
   b.classify(outputs);
+  run_passes(*plan, passes, keep_ir);
   add_dependencies(*plan);
   return plan;
 }

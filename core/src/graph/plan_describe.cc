@@ -12,7 +12,28 @@ void operand(std::ostringstream& os, const Plan& p, const PlanOperand& o) {
 }
 }  // namespace
 
-std::string Plan::describe() const {
+std::string Plan::describe(bool with_passes) const {
+  std::ostringstream os;
+  if (with_passes) {
+    for (const PassRecord& r : passes) {
+      if (r.before.empty() && r.after.empty()) continue;
+      os << "--- before pass " << r.name << " ---\n" << r.before;
+      os << "--- after pass " << r.name << ": " << r.summary << " ---\n" << r.after;
+    }
+    if (!passes.empty()) os << "--- final plan ---\n";
+  }
+  std::string body = describe_nodes();
+  size_t eol = body.find('\n');
+  os << body.substr(0, eol + 1);
+  os << "  passes:";
+  if (passes.empty()) os << " none";
+  for (size_t k = 0; k < passes.size(); ++k)
+    os << (k ? ";" : "") << " " << passes[k].name << " (" << passes[k].summary << ")";
+  os << "\n" << body.substr(eol + 1);
+  return os.str();
+}
+
+std::string Plan::describe_nodes() const {
   std::ostringstream os;
   int count[4] = {0, 0, 0, 0};
   for (const PlanStorage& s : storages) ++count[static_cast<int>(s.cls)];

@@ -19,7 +19,9 @@ def _flatten(obj, tensors):
         tensors.append(obj)
         return ("tensor", len(tensors) - 1)
     if isinstance(obj, (tuple, list)):
-        return (type(obj).__name__, tuple(_flatten(v, tensors) for v in obj))
+        # the kind, the items, and the exact type (namedtuples: max(dim)'s values/indices)
+        kind = "tuple" if isinstance(obj, tuple) else "list"
+        return (kind, tuple(_flatten(v, tensors) for v in obj), type(obj))
     if isinstance(obj, dict):
         return ("dict", tuple(obj.keys()), tuple(_flatten(v, tensors) for v in obj.values()))
     return ("const", obj)
@@ -31,7 +33,10 @@ def _unflatten(spec, tensors):
         return tensors[spec[1]]
     if kind in ("tuple", "list"):
         items = [_unflatten(s, tensors) for s in spec[1]]
-        return tuple(items) if kind == "tuple" else items
+        cls = spec[2]
+        if cls is tuple or cls is list:
+            return cls(items)
+        return cls(*items) if hasattr(cls, "_fields") else cls(items)
     if kind == "dict":
         return {k: _unflatten(s, tensors) for k, s in zip(spec[1], spec[2])}
     return spec[1]
@@ -55,7 +60,8 @@ def _check_spec(traced, given, where="arguments"):
     elif traced[0] in ("tuple", "list", "dict"):
         if traced[0] == "dict" and traced[1] != given[1]:
             raise ValueError(f"graph run: dict keys of the {where} differ from the traced ones")
-        a, b = traced[-1], given[-1]
+        items = 2 if traced[0] == "dict" else 1
+        a, b = traced[items], given[items]
         if len(a) != len(b):
             raise ValueError(f"graph run: {where} have {len(b)} elements where the trace had {len(a)}")
         for x, y in zip(a, b):
@@ -103,9 +109,16 @@ class CompiledTrace:
         outs = self._runtime.run([self._feeds(f) for f in feeds], len(feeds), slots, threads, timeout)
         return [_unflatten(self._out_spec, o) for o in outs]
 
-    def describe(self):
-        """The plan: nodes, storages by class, and the edges between iterations."""
-        return self._plan.describe()
+    def describe(self, passes=False):
+        """The plan: nodes, storages by class, the passes that ran, and the
+        edges between iterations. passes=True: first the listing before and
+        after each pass (kept when traced with debug=True)."""
+        return self._plan.describe(passes)
+
+    @property
+    def passes(self):
+        """[(name, summary)] of the plan passes that ran, in order."""
+        return self._plan.passes()
 
     def stats(self):
         """Counts: nodes, storages per class, edges per kind, random nodes."""
@@ -117,7 +130,21 @@ class CompiledTrace:
         return self._runtime.dead
 
 
-def trace(fn, *example_inputs, execute=True):
+def _pass_names(passes):
+    if passes is None:
+        return []
+    if isinstance(passes, str):
+        if passes == "default":
+            return _C._graph_default_passes()
+        raise ValueError(f"graph trace: passes must be 'default', None or a sequence of pass names, got {passes!r}")
+    names = list(passes)
+    for n in names:  # checked before fn runs, not after
+        if not isinstance(n, str):
+            raise TypeError(f"graph trace: pass names must be strings, got {type(n).__name__}")
+    return names
+
+
+def trace(fn, *example_inputs, execute=True, passes="default", debug=False):
     """Records the kernels fn(*example_inputs) launches and compiles them.
 
     execute=True runs them while recording (fn has its normal effects once,
@@ -125,7 +152,12 @@ def trace(fn, *example_inputs, execute=True):
     lazy trace, for code that never reads values back, not even inside the
     core's argument checks). Reading tensor values on the host inside fn
     raises RuntimeError.
+
+    passes: the plan passes to run ("default": all of them, e.g. "dce";
+    None or (): the plan is the trace, kernel for kernel). debug=True keeps
+    the plan listing before and after each pass, for describe(passes=True).
     """
+    pass_names = _pass_names(passes)
     inputs = []
     arg_spec = _flatten(tuple(example_inputs), inputs)
     recorder = _C._GraphTrace(execute)
@@ -137,6 +169,6 @@ def trace(fn, *example_inputs, execute=True):
     outputs = []
     out_spec = _flatten(result, outputs)
     del result  # finish() must see only the references the graph's outputs hold
-    plan, traced_outputs = recorder.finish(inputs, outputs)
+    plan, traced_outputs = recorder.finish(inputs, outputs, pass_names, debug)
     example = _unflatten(out_spec, traced_outputs) if execute else None
     return CompiledTrace(plan, _C._GraphRuntime(plan), arg_spec, out_spec, example)

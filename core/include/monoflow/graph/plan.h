@@ -104,6 +104,12 @@ struct InputSpec {
   int storage = -1;  // its Input storage (-1: no node touches it)
 };
 
+// A pass that ran on the plan (Note [Plan passes] in graph/pass.h).
+struct PassRecord {
+  std::string name, summary;
+  std::string before, after;  // the listing around it (only when kept)
+};
+
 struct Plan {
   std::vector<PlanStorage> storages;
   std::vector<PlanNode> nodes;
@@ -112,16 +118,26 @@ struct Plan {
   std::vector<PlanOperand> outputs;
   std::vector<int> random_nodes;  // in node order: the order of fresh draws
   std::vector<Device> devices;    // synchronised at the end of a run
+  std::vector<PassRecord> passes;  // in the order they ran
 
-  std::string describe() const;
+  // with_passes: also the listing before and after each pass, where kept.
+  std::string describe(bool with_passes = false) const;
+  std::string describe_nodes() const;  // the header and nodes, no pass lines
 };
 
 // Builds the plan of a trace whose graph inputs are `inputs` and results
 // `outputs`. Call it once nothing but these vectors holds the trace's
 // intermediate tensors (Note [Storage classes]): `calls` is consumed, and
 // the output tensors count as held only by `outputs` (each occurrence once).
+// `passes` (names, Note [Plan passes] in graph/pass.h) run before the
+// dependencies are added; keep_ir keeps the listing around each.
 std::shared_ptr<Plan> build_plan(std::vector<TracedCall> calls, const std::vector<Tensor>& inputs,
-                                 const std::vector<Tensor>& outputs);
+                                 const std::vector<Tensor>& outputs, const std::vector<std::string>& passes = {},
+                                 bool keep_ir = false);
+
+// Kernels that read their outputs' previous contents (read-modify-write
+// without passing the output as an input too): index_put, sgd_momentum.
+bool reads_outputs(int op_id);
 
 // Fills plan.edges (Note [Plan dependencies]); build_plan calls it.
 void add_dependencies(Plan& plan);

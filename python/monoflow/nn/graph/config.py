@@ -4,11 +4,14 @@ __all__ = ["GraphConfig"]
 
 
 class GraphConfig:
-    """Runtime settings of one nn.Graph: the actor runtime's slots and threads."""
+    """Settings of one nn.Graph: the actor runtime's slots and threads, and
+    the plan passes compiling runs ("default", or None / () for none; read
+    when a plan is compiled, so set it before the first call)."""
 
     def __init__(self):
         self.slots = 1
         self.threads = 1
+        self.passes = "default"
 
     def set_gradient_accumulation_steps(self, steps):
         # Not built yet: refuse instead of silently running one step per call.
@@ -17,4 +20,4 @@ class GraphConfig:
                                       "supported yet")
 
     def __repr__(self):
-        return f"GraphConfig(slots={self.slots}, threads={self.threads})"
+        return f"GraphConfig(slots={self.slots}, threads={self.threads}, passes={self.passes!r})"

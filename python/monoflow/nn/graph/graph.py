@@ -74,7 +74,8 @@ class Graph:
         return bool(self._optimizers)
 
     def debug(self, v_level=1):
-        """Prints each plan when it is compiled (and says why: a new signature)."""
+        """Prints each plan when it is compiled (and says why: a new signature),
+        with the plan before and after each pass."""
         self.__dict__["_debug"] = v_level > 0
         return self
 
@@ -173,7 +174,7 @@ class Graph:
 
     def _compile(self, key, fn, example):
         try:
-            ct = _graph.trace(fn, *example)
+            ct = _graph.trace(fn, *example, passes=self.config.passes, debug=self._debug)
         except RuntimeError as e:
             err = build_error(self, e)
             if err is None:
@@ -183,7 +184,7 @@ class Graph:
         if self._debug:
             print(f"{type(self).__name__}: compiled plan {len(self._plans)} for inputs "
                   f"{describe_signature(key[0])}" + (" (a new input signature)" if len(self._plans) > 1 else ""))
-            print(ct.describe())
+            print(ct.describe(passes=True))  # the plan before and after each pass, then the final one
         return ct
 
     # ------------------------------------------------------------ printing
@@ -198,7 +199,8 @@ class Graph:
         if not self._plans:
             lines.append("  (not compiled yet)")
         for i, (key, ct) in enumerate(self._plans.items()):
-            summary = ct.describe().splitlines()[0]
+            head = ct.describe().splitlines()
+            summary = f"{head[0]}; {head[1].strip()}"  # counts, then the passes that ran
             lines.append(f"  (plan {i}): inputs {describe_signature(key[0])}: {summary}")
         lines.append(")")
         return "\n".join(lines)
