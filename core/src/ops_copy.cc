@@ -65,6 +65,25 @@ bool non_overlapping_and_dense(const Tensor& t) {
 }
 }  // namespace
 
+void check_writable(const char* op, const Tensor& self) {
+  MF_CHECK(!self->has_internal_overlap(), RuntimeError, op,
+           "_: unsupported operation: more than one element of the written-to tensor refers to a single memory "
+           "location. Please clone() the tensor before performing the operation.");
+}
+
+void check_result_castable(const char* op, DType result, DType self) {
+  MF_CHECK(can_cast(result, self), RuntimeError, op, "_: result type ", dtype_torch_name(result),
+           " can't be cast to the desired output type ", dtype_torch_name(self));
+}
+
+Tensor unaliased(const char* op, const Tensor& self, const Tensor& input) {
+  Overlap ov = overlap(self, input);
+  MF_CHECK(ov != Overlap::Partial, RuntimeError, op,
+           "_: unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
+           "single memory location. Please clone() the tensor before performing the operation.");
+  return ov == Overlap::TooHard ? clone(input) : input;
+}
+
 Overlap overlap(const Tensor& a, const Tensor& b) {
   if (a->numel() == 0 || b->numel() == 0 || a->storage != b->storage) return Overlap::No;
   auto byte_range = [](const Tensor& t) {

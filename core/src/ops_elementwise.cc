@@ -27,17 +27,6 @@ void check_same_device(const OpDef& op, const Tensor& a, const Tensor& b) {
 }
 
 
-void check_writable(const OpDef& op, const Tensor& self) {
-  MF_CHECK(!self->has_internal_overlap(), RuntimeError, op.name,
-           "_: unsupported operation: more than one element of the written-to tensor refers to a single memory "
-           "location. Please clone() the tensor before performing the operation.");
-}
-
-void check_result_castable(const OpDef& op, DType result, DType self) {
-  MF_CHECK(can_cast(result, self), RuntimeError, op.name, "_: result type ", dtype_torch_name(result),
-           " can't be cast to the desired output type ", dtype_torch_name(self));
-}
-
 // `a` and `b`: the operands' own dtypes (a Python bool counts as Bool), as
 // PyTorch refuses a subtraction with any bool operand, whatever the result.
 void check_dtype_supported(const OpDef& op, DType compute, DType a, DType b = DType::Float32) {
@@ -132,7 +121,7 @@ Tensor binary(int op_id, const Tensor& a, const Tensor& b) {
 void binary_(int op_id, const Tensor& self, const Tensor& b) {
   const OpDef& op = op_def(op_id);
   check_same_device(op, self, b);
-  check_writable(op, self);
+  check_writable(op.name, self);
   autograd::Recorder rec(autograd::Recorder::InPlace{}, op.name, {self, b});
   if (rec) {
     // mul_ needs self's old value for b's gradient; div_ uses its result.
@@ -153,17 +142,11 @@ void binary_(int op_id, const Tensor& self, const Tensor& b) {
   DType compute = compute_dtype(op, ps.result());
   check_dtype_supported(op, compute, self->dtype, b->dtype);
   DType result = output_dtype(op, compute);
-  check_result_castable(op, result, self->dtype);
+  check_result_castable(op.name, result, self->dtype);
   Dims shape = broadcast_shapes(self->shape, b->shape, op.name);
   MF_CHECK(shape == self->shape, RuntimeError, op.name, "_: output with shape ", shape_str(self->shape),
            " doesn't match the broadcast shape ", shape_str(shape));
-  // As in copy_: refused when both are dense and overlap partially; when one
-  // is not dense, `b` is read from a copy.
-  Overlap ov = overlap(self, b);
-  MF_CHECK(ov != Overlap::Partial, RuntimeError, op.name,
-           "_: unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
-           "single memory location. Please clone() the tensor before performing the operation.");
-  Tensor other = ov == Overlap::TooHard ? clone(b) : b;
+  Tensor other = unaliased(op.name, self, b);
   if (result == self->dtype && compute == self->dtype) {
     run(op, compute, {self, expand(cast(other, compute), shape)}, self);
     self->bump_version();
@@ -194,7 +177,7 @@ Tensor binary_scalar(int op_id, const Tensor& a, Scalar s) {
 
 void binary_scalar_(int op_id, const Tensor& self, Scalar s) {
   const OpDef& op = op_def(op_id);
-  check_writable(op, self);
+  check_writable(op.name, self);
   autograd::Recorder rec(autograd::Recorder::InPlace{}, op.name, {self});
   if (rec) {
     binary_scalar_(op_id, self, s);
@@ -209,7 +192,7 @@ void binary_scalar_(int op_id, const Tensor& self, Scalar s) {
   DType compute = compute_dtype(op, ps.result());
   check_dtype_supported(op, compute, self->dtype, s.dtype());
   DType result = output_dtype(op, compute);
-  check_result_castable(op, result, self->dtype);
+  check_result_castable(op.name, result, self->dtype);
   if (result == self->dtype && compute == self->dtype) {
     run(op, compute, {self}, self, {scalar_attr("other", s)});
     self->bump_version();

@@ -34,22 +34,6 @@ Tensor scaled(const Tensor& t, Scalar s) { return is_one(s) ? t : binary_scalar(
 
 double as_double(Scalar s) { return s.kind == Scalar::Float ? s.f : static_cast<double>(s.i); }
 
-void check_writable(const char* op, const Tensor& self) {
-  MF_CHECK(!self->has_internal_overlap(), RuntimeError, op,
-           "_: unsupported operation: more than one element of the written-to tensor refers to a single memory "
-           "location. Please clone() the tensor before performing the operation.");
-}
-
-// An input of an in-place op sharing memory with self: refused on partial
-// overlap, read from a copy when the overlap cannot be decided (as copy_).
-Tensor unaliased(const char* op, const Tensor& self, const Tensor& input) {
-  Overlap ov = overlap(self, input);
-  MF_CHECK(ov != Overlap::Partial, RuntimeError, op,
-           "_: unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
-           "single memory location. Please clone() the tensor before performing the operation.");
-  return ov == Overlap::TooHard ? clone(input) : input;
-}
-
 void check_inplace_shape(const char* op, const Tensor& self, const Dims& shape) {
   MF_CHECK(shape == self->shape, RuntimeError, op, "_: output with shape ", shape_str(self->shape),
            " doesn't match the broadcast shape ", shape_str(shape));

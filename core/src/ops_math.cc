@@ -38,31 +38,9 @@ void run(const OpDef& op, DType kernel_dtype, std::initializer_list<Tensor> inpu
 
 // ------------------------------------------------------------ checks
 
-void check_writable(const char* op, const Tensor& self) {
-  MF_CHECK(!self->has_internal_overlap(), RuntimeError, op,
-           "_: unsupported operation: more than one element of the written-to tensor refers to a single memory "
-           "location. Please clone() the tensor before performing the operation.");
-}
-
-void check_result_castable(const char* op, DType result, DType self) {
-  MF_CHECK(can_cast(result, self), RuntimeError, op, "_: result type ", dtype_torch_name(result),
-           " can't be cast to the desired output type ", dtype_torch_name(self));
-}
-
 void check_inplace_shape(const char* op, const Tensor& self, const Dims& shape) {
   MF_CHECK(shape == self->shape, RuntimeError, op, "_: output with shape ", shape_str(self->shape),
            " doesn't match the broadcast shape ", shape_str(shape));
-}
-
-// An input of an in-place op that shares memory with self: refused when
-// both are dense and overlap partially (the kernel would read elements it has
-// already written); read from a copy when one is not dense, as in copy_.
-Tensor unaliased(const char* op, const Tensor& self, const Tensor& input) {
-  Overlap ov = overlap(self, input);
-  MF_CHECK(ov != Overlap::Partial, RuntimeError, op,
-           "_: unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
-           "single memory location. Please clone() the tensor before performing the operation.");
-  return ov == Overlap::TooHard ? clone(input) : input;
 }
 
 // Whether a Python number converts to `dt` without overflow (c10::overflows,
@@ -433,7 +411,7 @@ void run_clamp(const ClampPlan& p, const Tensor& x, const TensorOrScalar& min, c
 // A tensor bound of an in-place clamp_/lerp_ that shares memory with self.
 TensorOrScalar unaliased(const char* op, const Tensor& self, const TensorOrScalar& v) {
   if (v.is_scalar || !v.tensor) return v;
-  return TensorOrScalar::of(unaliased(op, self, v.tensor));
+  return TensorOrScalar::of(monoflow::unaliased(op, self, v.tensor));
 }
 
 void check_lerp(const Tensor& start, const Tensor& end, const TensorOrScalar& weight) {

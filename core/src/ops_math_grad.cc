@@ -82,17 +82,10 @@ Tensor gelu_grad(const Tensor& g, const Tensor& x, bool tanh_approximation) {
 }  // namespace
 
 bool unary_uses_input(int op) {
+  // derivatives written with the output need no input; neg's is constant, and
+  // the rounding functions' (and sign's) are zero
+  if (unary_uses_output(op)) return false;
   switch (op) {
-    case kOp_exp:
-    case kOp_exp2:
-    case kOp_expm1:
-    case kOp_sqrt:
-    case kOp_rsqrt:
-    case kOp_tan:
-    case kOp_tanh:
-    case kOp_sigmoid:
-    case kOp_reciprocal:
-    case kOp_relu:
     case kOp_neg:
     case kOp_sign:
     case kOp_floor:

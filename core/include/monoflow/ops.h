@@ -72,4 +72,13 @@ Dims infer_view_shape(const Dims& shape, int64_t numel, const char* op);  // res
 enum class Overlap { No, Full, Partial, TooHard };
 Overlap overlap(const Tensor& a, const Tensor& b);
 
+// Checks of an in-place op `op`_ (messages name it with the underscore):
+// self must not have elements sharing memory, and an input sharing memory
+// with self is refused on partial overlap and read from a copy when the
+// overlap cannot be decided (one of them is not dense), as in copy_.
+void check_writable(const char* op, const Tensor& self);
+// The result type of an in-place op must cast to self's dtype.
+void check_result_castable(const char* op, DType result, DType self);
+Tensor unaliased(const char* op, const Tensor& self, const Tensor& input);
+
 }  // namespace monoflow

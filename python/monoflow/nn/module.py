@@ -11,6 +11,7 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
 from monoflow import _C, _dtypes
+from monoflow._tensor import _parse_to_args
 from monoflow.autograd.grad_mode import no_grad
 from monoflow.nn import _global_layout as _gl
 from monoflow.nn.parameter import Parameter
@@ -346,23 +347,10 @@ class Module:
     def to(self, *args, **kwargs):
         """to(device), to(dtype), to(device, dtype), to(tensor): moves and casts
         parameters and buffers in place (floating-point ones only for dtype)."""
-        device = kwargs.pop("device", None)
-        dtype = kwargs.pop("dtype", None)
-        kwargs.pop("non_blocking", None)
         kwargs.pop("memory_format", None)
-        if kwargs:
-            raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
-        for a in args:
-            if isinstance(a, _C.dtype):
-                dtype = a
-            elif isinstance(a, (str, _C.device)):
-                device = a
-            elif isinstance(a, _C.TensorBase):
-                device, dtype = a.device, a.dtype
-            elif isinstance(a, bool):
-                pass  # non_blocking
-            else:
-                raise TypeError(f"to() received an invalid argument of type {type(a).__name__}")
+        if "copy" in kwargs:
+            raise TypeError("to() got unexpected keyword arguments ['copy']")
+        device, dtype, _ = _parse_to_args(args, kwargs)  # (a bool is non_blocking here)
         if dtype is not None and not dtype.is_floating_point:
             raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but got desired "
                             f"dtype={dtype}")
