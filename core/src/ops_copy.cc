@@ -141,9 +141,7 @@ void check_value_fits(DType dt, Scalar v, const char* op) {
 }  // namespace
 
 void fill_(const Tensor& t, Scalar value, bool check_range) {
-  MF_CHECK(!t->has_internal_overlap(), RuntimeError,
-           "fill_: unsupported operation: more than one element of the written-to tensor refers to a single "
-           "memory location. Please clone() the tensor before performing the operation.");
+  check_writable("fill", t);
   if (check_range) check_value_fits(t->dtype, value, "fill_");
   autograd::Recorder rec(autograd::Recorder::InPlace{}, "fill", {t});
   if (rec) {
@@ -189,9 +187,7 @@ Tensor from_host(const void* src, const Dims& shape, DType dtype, Device device)
 }
 
 void copy_(const Tensor& dst, const Tensor& src) {
-  MF_CHECK(!dst->has_internal_overlap(), RuntimeError,
-           "copy_: unsupported operation: more than one element of the written-to tensor refers to a single "
-           "memory location. Please clone() the tensor before performing the operation.");
+  check_writable("copy", dst);
   // clone, contiguous, to and cast are differentiable through this one.
   autograd::Recorder rec(autograd::Recorder::InPlace{}, "CopyBackwards", {dst, src});
   if (rec) {

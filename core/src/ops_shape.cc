@@ -317,9 +317,7 @@ Tensor triangle(int op_id, const Tensor& t, int64_t diagonal) {
 }
 
 void triangle_(int op_id, const Tensor& t, int64_t diagonal) {
-  MF_CHECK(!t->has_internal_overlap(), RuntimeError, op_def(op_id).name,
-           "_: unsupported operation: more than one element of the written-to tensor refers to a single memory "
-           "location. Please clone() the tensor before performing the operation.");
+  check_writable(op_def(op_id).name, t);
   autograd::Recorder rec(autograd::Recorder::InPlace{}, op_def(op_id).name, {t});
   run_triangle(op_id, t, t, diagonal);  // in place: the same descriptor in and out
   t->bump_version();

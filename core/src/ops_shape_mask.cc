@@ -80,9 +80,7 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, Scalar value, const Tens
 void masked_fill_(const Tensor& self, const Tensor& mask, Scalar value, const Tensor& value_tensor) {
   const char* op = "masked_fill_";
   check_mask(op, self, mask);
-  MF_CHECK(!self->has_internal_overlap(), RuntimeError, op,
-           ": unsupported operation: more than one element of the written-to tensor refers to a single memory "
-           "location. Please clone() the tensor before performing the operation.");
+  check_writable("masked_fill", self);
   if (fills_on_device(op, self, value_tensor)) {
     Dims shape = broadcast_shapes(self->shape, mask->shape, op);
     MF_CHECK(shape == self->shape, RuntimeError, op, ": output with shape ", shape_str(self->shape),
