@@ -2,13 +2,14 @@
 "Passes"): the pipeline and its debug listing, and dead code elimination,
 which must remove known dead kernels and change no result: traced functions
 and training steps match eager and the plan without passes bit for bit,
-random kernels included, whatever the slots and threads."""
+random kernels included, whatever the slots and threads. (Each other pass
+has its own test file: test_graph_pass_*.py, test_graph_fuse_*.py.)"""
 import numpy as np
 import pytest
 
 import monoflow as flow
 import monoflow.nn.functional as F
-from monoflow import _graph, nn
+from monoflow import _C, _graph, nn
 
 
 def _np(t):
@@ -34,7 +35,7 @@ def test_dce_removes_an_unused_intermediate_and_keeps_results(device):
         return (x + 1) * 2
 
     x = _randn(device, 5)
-    ct = _graph.trace(f, x)
+    ct = _graph.trace(f, x, passes=["dce"])
     raw = _graph.trace(f, x, passes=None)
     assert ct.passes == [("dce", "removed 2 of 4 nodes")]
     assert raw.passes == [] and raw.stats()["nodes"] == 4
@@ -44,6 +45,15 @@ def test_dce_removes_an_unused_intermediate_and_keeps_results(device):
         want = _np(f(y))
         np.testing.assert_array_equal(_np(ct.run(y)), want)
         np.testing.assert_array_equal(_np(raw.run(y)), want)
+
+
+def test_default_pipeline_runs_every_pass_in_order():
+    default = ["constfold", "cse", "dce", "fuse_elementwise", "fuse_epilogue", "memory"]
+    ct = _graph.trace(lambda t: (t + 1) * 2, flow.ones(3))
+    assert [n for n, _ in ct.passes] == default
+    assert [n for n, _ in _graph.trace(lambda t: t + 1, flow.ones(3), passes="default").passes] == default
+    line = ct.describe().splitlines()[1]
+    assert line.strip().startswith("passes: constfold (") and "; memory (" in line
 
 
 def test_passes_keyword_and_unknown_names():
@@ -65,7 +75,7 @@ def test_debug_lists_each_pass_with_the_plan_before_and_after():
         (x * 3).exp()
         return x + 1
 
-    ct = _graph.trace(f, flow.ones(3), debug=True)
+    ct = _graph.trace(f, flow.ones(3), passes=["dce"], debug=True)
     text = ct.describe(passes=True)
     before, after = text.index("--- before pass dce ---"), text.index("--- after pass dce: removed 2 of 3 nodes ---")
     final = text.index("--- final plan ---")
@@ -73,7 +83,7 @@ def test_debug_lists_each_pass_with_the_plan_before_and_after():
     assert "exp" in text[before:after] and "exp" not in text[after:]
     assert "passes: dce (removed 2 of 3 nodes)" in text[final:]
     # without debug the summary line is there, the listings are not
-    quiet = _graph.trace(f, flow.ones(3))
+    quiet = _graph.trace(f, flow.ones(3), passes=["dce"])
     assert "passes: dce (removed 2 of 3 nodes)" in quiet.describe(passes=True)
     assert "before pass" not in quiet.describe(passes=True)
 
@@ -92,7 +102,7 @@ def test_writes_to_inputs_parameters_and_stashed_tensors_are_kept(device):
         return x.sum()
 
     x = flow.zeros(4, device=device)
-    ct = _graph.trace(f, x)
+    ct = _graph.trace(f, x, passes=["dce"])
     assert ct.passes == [("dce", "removed 2 of 6 nodes")]  # x * 7 and its neg
     assert "neg" not in _ops(ct) and _ops(ct).count("mul_scalar") == 1
     y = flow.zeros(4, device=device)
@@ -112,7 +122,7 @@ def test_a_dead_random_kernel_is_kept_so_live_ones_draw_eagers_numbers(device):
     flow.manual_seed(3)
     eager = [_np(f(x)) for _ in range(3)]
     flow.manual_seed(3)
-    ct = _graph.trace(f, x)
+    ct = _graph.trace(f, x)  # every default pass keeps random kernels
     assert ct.stats()["random_nodes"] == 2
     runs = [_np(ct.example_outputs), _np(ct.run(x)), _np(ct.run(x))]
     for g, e in zip(runs, eager):
@@ -177,16 +187,18 @@ def _train_traced(device, dropout, data, passes, slots, threads):
 
 @pytest.mark.parametrize("dropout", [False, True])
 @pytest.mark.parametrize("slots,threads", [(1, 1), (2, 2)])
-def test_training_with_dce_matches_eager_and_no_passes_bit_for_bit(device, dropout, slots, threads):
+@pytest.mark.parametrize("passes", [["dce"], "default"])
+def test_training_with_dce_matches_eager_and_no_passes_bit_for_bit(device, dropout, slots, threads, passes):
     data = _data(device, 6)
     eager_losses, eager_params = _train_eager(device, dropout, data)
-    ct, losses, params = _train_traced(device, dropout, data, "default", slots, threads)
+    ct, losses, params = _train_traced(device, dropout, data, passes, slots, threads)
     raw, raw_losses, raw_params = _train_traced(device, dropout, data, None, slots, threads)
     # cross_entropy's class-range check (fill, lt, fill, ge, logical_or, logical_and, any) was read on
     # the host while tracing; no kernel reads it
     removed = raw.stats()["nodes"] - ct.stats()["nodes"]
-    assert removed >= 7 and ct.passes == [("dce", f"removed {removed} of {raw.stats()['nodes']} nodes")]
-    assert "any" in _ops(raw) and "any" not in _ops(ct)
+    assert removed >= 7 and "any" in _ops(raw) and "any" not in _ops(ct)
+    if passes == ["dce"]:
+        assert ct.passes == [("dce", f"removed {removed} of {raw.stats()['nodes']} nodes")]
     assert ct.stats()["random_nodes"] == raw.stats()["random_nodes"] == (1 if dropout else 0)
     for a, b, c in zip(losses, raw_losses, eager_losses):
         np.testing.assert_array_equal(a, b)
@@ -214,8 +226,9 @@ def test_nn_graph_runs_dce_and_its_debug_prints_the_passes(capsys):
     graph = _TrainGraph(model, opt).debug()
     losses = [_np(graph(x, y)) for x, y in data]
     out = capsys.readouterr().out
-    assert "--- before pass dce ---" in out and "--- after pass dce: removed" in out
-    assert "passes: dce (removed" in repr(graph)
+    for name in _C._graph_default_passes():
+        assert f"--- before pass {name} ---" in out and f"--- after pass {name}: " in out
+    assert "dce (removed" in repr(graph)
 
     model2, opt2 = _setup("cpu", False)
     plain = _TrainGraph(model2, opt2)

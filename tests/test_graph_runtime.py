@@ -274,7 +274,7 @@ def test_kernel_error_at_run_time_reaches_python_and_runtime_stays_usable():
 
 @pytest.mark.parametrize("threads", [1, 3])
 def test_actor_error_stops_the_run_and_runtime_stays_usable(threads):
-    ct = _graph.trace(lambda t: ((t + 1) * 2).exp().sum(), flow.ones(8))
+    ct = _graph.trace(lambda t: ((t + 1) * 2).exp().sum(), flow.ones(8), passes=None)  # nodes by index
     ct.run(flow.ones(8), threads=4)  # actors of another configuration, which must not be reused
     ct._runtime._debug_fail(2, "injected failure")
     with pytest.raises(RuntimeError, match=r"node %2 \(exp, iteration 0\): injected failure"):
@@ -286,7 +286,7 @@ def test_actor_error_stops_the_run_and_runtime_stays_usable(threads):
 
 @pytest.mark.parametrize("threads", [1, 2])
 def test_dependency_cycle_is_reported_as_a_stall_not_a_hang(threads):
-    ct = _graph.trace(lambda t: (t + 1) * 2 - 3, flow.ones(4))
+    ct = _graph.trace(lambda t: (t + 1) * 2 - 3, flow.ones(4), passes=None)  # nodes by index
     ct._runtime._debug_add_edge(2, 0)  # %0 now waits for %2, which waits for %0
     with pytest.raises(RuntimeError, match=r"stalled.*%0 \(add_scalar\) at iteration 0 waits for %2"):
         ct.run(flow.ones(4), iterations=2, threads=threads, timeout=30)
@@ -295,7 +295,7 @@ def test_dependency_cycle_is_reported_as_a_stall_not_a_hang(threads):
 
 
 def test_stuck_actor_times_out_and_marks_the_runtime_dead():
-    ct = _graph.trace(lambda t: (t + 1) * 2, flow.ones(4))
+    ct = _graph.trace(lambda t: (t + 1) * 2, flow.ones(4), passes=None)  # nodes by index
     ct._runtime._debug_hold(1)  # the actor of node 1 blocks inside its firing
     try:
         with pytest.raises(RuntimeError, match="no progress for 0.2 s.*runtime is dead"):

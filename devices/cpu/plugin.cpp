@@ -23,6 +23,7 @@ namespace mfcpu {
 void register_conv_kernels(Registrar& r);
 void register_pool_kernels(Registrar& r);
 void register_fused_kernels(Registrar& r);
+void register_graph_fused_kernels(Registrar& r);  // kernels_graph_fused.cpp
 
 namespace {
 thread_local char g_last_error[512] = "";
@@ -255,6 +256,7 @@ MFStatus register_kernels(const MFHostApi* host) noexcept {
     register_conv_kernels(r);
     register_pool_kernels(r);
     register_fused_kernels(r);
+    register_graph_fused_kernels(r);
     if (r.status() != MF_OK) fail(r.status(), "cpu: registering kernel '" + r.failed_op() + "' failed");
     return MF_OK;
   });

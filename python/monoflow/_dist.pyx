@@ -5,6 +5,7 @@ Buffers cross as raw addresses of contiguous memory; the tensor-level work
 (staging, dtype checks, keeping buffers alive) is in monoflow.distributed.
 Every blocking call releases the GIL; C++ errors arrive as RuntimeError.
 """
+from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_New
 from libc.stdint cimport int64_t, uint32_t, uint64_t, uintptr_t
 from libcpp cimport bool as cbool
 from libcpp.memory cimport shared_ptr
@@ -72,6 +73,35 @@ cdef extern from "monoflow/collective/enqueue.h" namespace "monoflow::collective
     cbool gloo_built()
     cbool nccl_found(const vector[string]& dirs)
     string nccl_path(const vector[string]& dirs) except +
+
+cdef extern from "monoflow/collective/traced_collective.h" namespace "monoflow::collective":
+    cdef cppclass HostOp "monoflow::graph::HostOp":
+        pass
+    cdef cppclass TracedCollectiveSpec:
+        string kind
+        string label
+        string device
+        int dtype
+        int op
+        int root
+        int peer
+        uint32_t tag
+        size_t count
+        vector[size_t] counts
+        vector[size_t] out_counts
+        double timeout_s
+    shared_ptr[HostOp] make_traced_collective(GroupPtr g, TracedCollectiveSpec spec) except +
+
+
+# The capsule that carries a host node (graph/host_node.h) to monoflow._C's
+# recorder: both modules link the same core library.
+cdef const char* _HOST_OP_CAPSULE = b"monoflow.graph.HostOp"
+
+
+cdef void _free_host_op(object capsule) noexcept:
+    cdef shared_ptr[HostOp]* p = <shared_ptr[HostOp]*>PyCapsule_GetPointer(capsule, _HOST_OP_CAPSULE)
+    if p != NULL:
+        del p
 
 
 cdef class CWork:
@@ -165,6 +195,27 @@ def prefix_store(str prefix, CStore base):
 cdef class CGroup:
     """One process group: a communicator and its communication thread."""
     cdef GroupPtr g
+    cdef double timeout_s
+
+    def traced_op(self, str kind, str label, str device, int dtype=0, int op=0, int root=0, int peer=0,
+                  uint32_t tag=0, size_t count=0, counts=(), out_counts=()):
+        """A host node that replays this collective in a graph plan (a capsule
+        for monoflow._C._graph_record_host; Note [Collectives in graph plans])."""
+        cdef TracedCollectiveSpec s
+        s.kind = kind.encode()
+        s.label = label.encode()
+        s.device = device.encode()
+        s.dtype = dtype
+        s.op = op
+        s.root = root
+        s.peer = peer
+        s.tag = tag
+        s.count = count
+        s.counts = list(counts)
+        s.out_counts = list(out_counts)
+        s.timeout_s = self.timeout_s
+        cdef shared_ptr[HostOp] h = make_traced_collective(self.g, s)
+        return PyCapsule_New(<void*>new shared_ptr[HostOp](h), _HOST_OP_CAPSULE, _free_host_op)
 
     def all_reduce(self, uintptr_t buf, size_t count, int dtype, int op, str device):
         return _work(enqueue_all_reduce(self.g, buf, count, dtype, op, device.encode()))
@@ -224,6 +275,7 @@ def new_group(str backend, CStore store, int rank, int size, double timeout_s, s
         g = make_group(b, s, rank, size, ms, m, dirs)
     cdef CGroup r = CGroup.__new__(CGroup)
     r.g = g
+    r.timeout_s = timeout_s
     return r
 
 

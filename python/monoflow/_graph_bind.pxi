@@ -1,6 +1,7 @@
 # Bindings of graph tracing and the actor runtime (core/include/monoflow/graph/).
 # Included by _C.pyx; the Python API is monoflow._graph.
 from libc.stdint cimport int64_t
+from cpython.pycapsule cimport PyCapsule_GetPointer
 
 
 cdef extern from "monoflow/graph/trace.h" namespace "monoflow::graph":
@@ -8,13 +9,25 @@ cdef extern from "monoflow/graph/trace.h" namespace "monoflow::graph":
         CTraceRecorder(cbool execute) except +translate_exception
         void stop()
 
+cdef extern from "monoflow/graph/host_node.h" namespace "monoflow::graph":
+    cdef cppclass CHostOp "monoflow::graph::HostOp":
+        pass
+    void c_record_host_op "monoflow::graph::record_host_op"(shared_ptr[CHostOp] op, const vector[Tensor]& inputs,
+                                                           const vector[Tensor]& outputs) except +translate_exception
+
 cdef extern from "monoflow/graph/plan.h" namespace "monoflow::graph":
     cdef cppclass CPassRecord "monoflow::graph::PassRecord":
         string name
         string summary
+    cdef cppclass CPlanMemory "monoflow::graph::PlanMemory":
+        int64_t persistent
+        int64_t transient_traced
+        int64_t transient
+        int64_t output
     cdef cppclass CPlan "monoflow::graph::Plan":
         string describe(cbool with_passes)
         vector[CPassRecord] passes
+        CPlanMemory memory()
 
 cdef extern from "monoflow/graph/pass.h" namespace "monoflow::graph":
     vector[string] c_graph_default_passes "monoflow::graph::default_passes"()
@@ -66,9 +79,9 @@ cdef extern from *:
     static bool mf_graph_failed(const std::exception_ptr& e) { return static_cast<bool>(e); }
     static void mf_graph_rethrow(std::exception_ptr e) { std::rethrow_exception(e); }
     static void mf_graph_stats(const monoflow::graph::Plan& p, int64_t* out) {
-      for (int k = 0; k < 9; ++k) out[k] = 0;
+      for (int k = 0; k < 10; ++k) out[k] = 0;
       out[0] = static_cast<int64_t>(p.nodes.size());
-      for (const auto& s : p.storages) ++out[1 + static_cast<int>(s.cls)];
+      for (const auto& s : p.storages) ++out[s.arena ? 9 : 1 + static_cast<int>(s.cls)];  // arenas: memory planning
       for (const auto& e : p.edges) ++out[5 + static_cast<int>(e.kind)];
       out[8] = static_cast<int64_t>(p.random_nodes.size());
     }
@@ -102,6 +115,16 @@ def _graph_default_passes():
 def _graph_tracing():
     """Whether a graph trace is recording on this thread."""
     return c_graph_tracing()
+
+
+def _graph_record_host(capsule, list reads, list writes):
+    """Records a host node (a collective's capsule from monoflow._dist, Note
+    [Host nodes] in graph/host_node.h) reading `reads` and writing `writes`
+    into the trace recording on this thread."""
+    cdef void* p = PyCapsule_GetPointer(capsule, b"monoflow.graph.HostOp")
+    cdef vector[Tensor] ins = _graph_tensors(reads, "graph host node inputs")
+    cdef vector[Tensor] outs = _graph_tensors(writes, "graph host node outputs")
+    c_record_host_op((<shared_ptr[CHostOp]*>p)[0], ins, outs)
 
 
 def _graph_check_host_read(str what):
@@ -173,10 +196,17 @@ cdef class _GraphPlan:
         return [(p.passes[k].name.decode(), p.passes[k].summary.decode()) for k in range(p.passes.size())]
 
     def stats(self):
-        cdef int64_t s[9]
+        cdef int64_t s[10]
         mf_graph_stats(self.p.get()[0], s)
         return {"nodes": s[0], "persistent": s[1], "transient": s[2], "input": s[3], "output": s[4],
-                "intra_edges": s[5], "carried_edges": s[6], "register_edges": s[7], "random_nodes": s[8]}
+                "intra_edges": s[5], "carried_edges": s[6], "register_edges": s[7], "random_nodes": s[8],
+                "arenas": s[9]}
+
+    def memory(self):
+        """Bytes the plan holds (Note [Memory planning] in pass_memory.cc)."""
+        cdef CPlanMemory m = self.p.get().memory()
+        return {"persistent": m.persistent, "transient_traced": m.transient_traced, "transient": m.transient,
+                "output": m.output}
 
 
 cdef class _GraphRuntime:

@@ -13,3 +13,4 @@
 #include "monoflow/ops/linalg.def"
 #include "monoflow/ops/nn.def"
 #include "monoflow/ops/fused.def"
+#include "monoflow/ops/graph.def"

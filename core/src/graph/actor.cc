@@ -26,9 +26,18 @@ int64_t distance_of(EdgeKind kind, int slots) {
 std::vector<Actor> make_actors(const Plan& plan, const std::vector<PlanEdge>& extra_edges, int slots, int threads) {
   const int n = static_cast<int>(plan.nodes.size());
   std::vector<Actor> actors(n);
+  // Host nodes block their worker until their peers are done (Note [Host
+  // nodes] in graph/host_node.h): with a pool they get the last worker to
+  // themselves (a "communication stream"), so a receive waiting for a peer
+  // does not hold up the kernels that could run meanwhile (pipelining).
+  bool has_host = false;
+  for (const PlanNode& node : plan.nodes) has_host = has_host || node.host;
+  const int compute_threads = has_host && threads > 1 ? threads - 1 : threads;
   for (int i = 0; i < n; ++i) {
     actors[i].node = i;
-    actors[i].thread = static_cast<int>(static_cast<int64_t>(i) * threads / std::max(n, 1));
+    actors[i].thread = has_host && threads > 1 && plan.nodes[i].host
+                           ? threads - 1
+                           : static_cast<int>(static_cast<int64_t>(i) * compute_threads / std::max(n, 1));
   }
   auto link = [&](const PlanEdge& e) {
     MF_CHECK(e.from >= 0 && e.from < n && e.to >= 0 && e.to < n, IndexError, "graph runtime: edge ", e.from, " -> ",
@@ -45,6 +54,13 @@ std::vector<Actor> make_actors(const Plan& plan, const std::vector<PlanEdge>& ex
 
 void launch_node(const Plan& plan, int node, int64_t it, const IterationMemory& mem) {
   const PlanNode& n = plan.nodes[node];
+  if (n.host) {  // runs to completion (Note [Host nodes] in graph/host_node.h)
+    std::vector<void*> ins, outs;
+    for (const PlanOperand& o : n.inputs) ins.push_back(mem.base(o.storage, it) + o.byte_offset);
+    for (const PlanOperand& o : n.outputs) outs.push_back(mem.base(o.storage, it) + o.byte_offset);
+    n.host->run(ins, outs);
+    return;
+  }
   const int ni = static_cast<int>(n.inputs.size()), no = static_cast<int>(n.outputs.size());
   const int na = static_cast<int>(n.attrs.size());
   MF_CHECK(ni + no <= kMaxOperands && na <= kMaxAttrs, RuntimeError, n.name(), ": too many operands for a graph node");

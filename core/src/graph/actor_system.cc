@@ -2,10 +2,12 @@
 // (Note [Actor runtime] in graph/actor_system.h).
 #include "monoflow/graph/actor_system.h"
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <sstream>
 
+#include "monoflow/backend.h"
 #include "monoflow/error.h"
 
 namespace monoflow::graph {
@@ -132,6 +134,32 @@ void ActorSystem::Shared::act(RunState& st, Actor& a) {
     std::unique_lock<std::mutex> lock(gate->mu);
     gate->cv.wait(lock, [&] { return gate->released; });
   }
+  if (st.plan->nodes[a.node].host) {  // may block for long: the watchdog must know
+    st.hosts_running.fetch_add(1);
+    struct Done {
+      std::atomic<int>& n;
+      ~Done() { n.fetch_sub(1); }
+    } done{st.hosts_running};
+    // The producers of this firing are done (Note [Host nodes]): one mark per
+    // in-link from a kernel, the one sent with firing next - distance.
+    std::vector<std::shared_ptr<StreamMark>> marks;
+    {
+      RunState::HostMarks& hm = *st.host_marks[a.node];
+      std::lock_guard<std::mutex> lock(hm.mu);
+      for (size_t l = 0; l < a.in.size(); ++l) {
+        if (a.next < a.in[l].distance || st.plan->nodes[a.in[l].producer].host) continue;
+        std::deque<std::shared_ptr<StreamMark>>& q = hm.links[l];
+        MF_CHECK(!q.empty(), RuntimeError, "graph run: host node %", a.node, " has no stream mark from %",
+                 a.in[l].producer);
+        marks.push_back(std::move(q.front()));
+        q.pop_front();
+      }
+    }
+    for (const auto& m : st.start_marks) m->wait();
+    for (const auto& m : marks) m->wait();
+    launch_node(*st.plan, a.node, a.next, *st.memory);
+    return;
+  }
   launch_node(*st.plan, a.node, a.next, *st.memory);
 }
 
@@ -146,6 +174,22 @@ void ActorSystem::Shared::handle(RunState& st, Message m) {
                                                          st.plan->nodes[a.node].name(), ", iteration ", a.next,
                                                          "): ")));
       break;
+    }
+    if (!st.host_marks.empty() && !st.plan->nodes[a.node].host) {
+      // A kernel feeding host nodes marks its stream for them (Note [Host nodes]).
+      std::shared_ptr<StreamMark> mark;
+      for (const Actor::Out& o : a.out) {
+        if (a.next + o.distance >= st.iterations || !st.host_marks[o.consumer]) continue;
+        try {
+          if (!mark) mark = std::make_shared<StreamMark>(st.plan->nodes[a.node].device, st.plan->nodes[a.node].stream);
+        } catch (...) {
+          st.fail(std::current_exception());
+          break;
+        }
+        RunState::HostMarks& hm = *st.host_marks[o.consumer];
+        std::lock_guard<std::mutex> lock(hm.mu);
+        hm.links[o.link].push_back(mark);
+      }
     }
     for (const Actor::Out& o : a.out)
       if (a.next + o.distance < st.iterations) post(st, Message{o.consumer, o.link});
@@ -213,6 +257,17 @@ void ActorSystem::execute(const std::shared_ptr<RunState>& run, double timeout_s
   *abandoned = false;
   st.unfinished.store(static_cast<int64_t>(st.actors.size()));
   if (st.actors.empty() || st.iterations <= 0) return;
+  st.host_marks.clear();
+  for (const Actor& a : st.actors) {
+    if (!st.plan->nodes[a.node].host) continue;
+    if (st.host_marks.empty()) st.host_marks.resize(st.actors.size());
+    st.host_marks[a.node] = std::make_unique<RunState::HostMarks>();
+    st.host_marks[a.node]->links.resize(a.in.size());
+  }
+  st.start_marks.clear();
+  if (!st.host_marks.empty())
+    for (const Device& d : st.plan->devices)
+      st.start_marks.push_back(std::make_shared<StreamMark>(d, DeviceRegistry::get().backend(d).stream(d.index)));
   auto bind = [&](RunState* r) {
     for (auto& b : sh.boxes) {
       std::lock_guard<std::mutex> lock(b->mu);
@@ -242,12 +297,23 @@ void ActorSystem::execute(const std::shared_ptr<RunState>& run, double timeout_s
     } else {
       const auto limit = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
       int64_t seen = st.progress.load();
-      auto deadline = Clock::now() + limit;
+      auto last_progress = Clock::now();
+      auto deadline = last_progress + limit;
+      for (const PlanNode& n : st.plan->nodes)
+        if (n.host) st.host_timeout_s = std::max(st.host_timeout_s, n.host->timeout_s());
+      // A host node may block for its own timeout, plus time to report it.
+      const auto host_limit = std::chrono::duration_cast<Clock::duration>(
+          std::chrono::duration<double>(st.host_timeout_s + 10.0));
       while (!sh.done_cv.wait_until(lock, deadline, idle)) {
         int64_t now_seen = st.progress.load();
         if (now_seen != seen) {  // slow, not stuck
           seen = now_seen;
-          deadline = Clock::now() + limit;
+          last_progress = Clock::now();
+          deadline = last_progress + limit;
+          continue;
+        }
+        if (st.hosts_running.load() > 0 && st.host_timeout_s > 0 && last_progress + host_limit > Clock::now()) {
+          deadline = last_progress + host_limit;  // a collective waiting for its peers, within its timeout
           continue;
         }
         st.abort.store(true);

@@ -7,7 +7,15 @@ namespace monoflow::graph {
 
 const std::vector<PassInfo>& all_passes() {
   static const std::vector<PassInfo> passes = {
+      {"constfold", "runs kernels whose inputs never change once, at compile time", &constant_folding},
+      {"cse", "drops kernel calls that repeat an earlier one on the same memory", &common_subexpression_elimination},
       {"dce", "removes kernels none of whose results can be observed", &dead_code_elimination},
+      {"fuse_elementwise", "runs chains of elementwise kernels as one kernel, intermediates in registers",
+       &fuse_elementwise},
+      {"fuse_epilogue", "applies the elementwise node after a matmul to each slice of its product",
+       &fuse_epilogue},
+      // memory stays last: it places the buffers of the final nodes
+      {"memory", "shares memory between intermediates whose lifetimes do not overlap", &plan_memory},
   };
   return passes;
 }

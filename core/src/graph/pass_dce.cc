@@ -15,8 +15,9 @@
 //   dense writes cover entirely (earlier writers of those bytes are
 //   overwritten before anyone reads them: a fill followed by a copy over the
 //   whole buffer). A range only partly overwritten stays needed: conservative.
-//   Also always kept: nodes with no outputs (side effects we cannot see), and
-//   random kernels. The runtime draws fresh counters for the random nodes in
+//   Also always kept: nodes with no outputs (side effects we cannot see),
+//   host nodes (collectives: effects on peers, Note [Passes and host nodes]
+//   in graph/plan.h), and random kernels. The runtime draws fresh counters for the random nodes in
 //   node order (Note [Random kernels in graph traces]); removing one would
 //   shift the counters of the later ones away from what eager mode draws.
 //   Typical dead code: argument checks whose result the core read on the
@@ -44,7 +45,7 @@ std::string dead_code_elimination(Plan& plan) {
   std::vector<bool> live(n, false);
   for (size_t i = n; i-- > 0;) {
     const PlanNode& node = plan.nodes[i];
-    bool keep = node.generator != nullptr || node.outputs.empty();
+    bool keep = node.generator != nullptr || node.outputs.empty() || node.host;  // host: side effects on peers
     for (size_t k = 0; k < node.outputs.size() && !keep; ++k) {
       const PlanOperand& o = node.outputs[k];
       if (plan.storages[o.storage].cls != StorageClass::Transient) {

@@ -68,11 +68,14 @@ class Builder {
     n.coalesce = c.coalesce;
     for (TracedOperand& o : c.inputs) n.inputs.push_back(operand(o));
     for (TracedOperand& o : c.outputs) n.outputs.push_back(operand(o));
-    const TracedOperand& first = c.outputs.empty() ? c.inputs.at(0) : c.outputs[0];
-    n.device = first.storage->device;
+    n.host = std::move(c.host);  // host nodes: no kernel (Note [Host nodes] in graph/host_node.h)
+    const bool no_operands = c.outputs.empty() && c.inputs.empty();
+    MF_CHECK(n.host || !no_operands, RuntimeError, "graph trace: a kernel call without operands");
+    const TracedOperand* first = no_operands ? nullptr : c.outputs.empty() ? &c.inputs[0] : &c.outputs[0];
+    n.device = first ? first->storage->device : Device{};
     Backend& be = DeviceRegistry::get().backend(n.device);
     DType out_dtype = c.outputs.empty() ? c.kernel_dtype : c.outputs[0].dtype;
-    n.kernel = be.find_kernel(c.op_id, c.kernel_dtype, out_dtype);
+    if (!n.host) n.kernel = be.find_kernel(c.op_id, c.kernel_dtype, out_dtype);
     n.stream = be.stream(n.device.index);
     n.attrs = std::move(c.attrs);
     n.ints = std::move(c.ints);

@@ -66,9 +66,15 @@ void add_dependencies(Plan& plan) {
     for (const PlanOperand& o : n.inputs) touch(id, o, false);
     for (const PlanOperand& o : n.outputs) touch(id, o, true);
   }
-  // Loop-carried edges: every conflicting pair, the later node first. (No
-  // pruning here: a covering write between the two does not order the later
-  // use of one iteration before the earlier use of the next.)
+  // Loop-carried edges: every conflicting pair, the later node first. (A
+  // covering write between the two does not order the later use of one
+  // iteration before the earlier use of the next.) For each access a the
+  // later accesses are scanned from the last one back, and the scan stops at
+  // the latest dense write W covering a's range: every access between a and
+  // W that overlaps a's range is ordered before W by Intra edges, so its edge
+  // to a follows from W's. Without this, memory planning's arena (one storage
+  // reused by many buffers, Note [Memory planning] in pass_memory.cc) would
+  // get an edge between every pair of nodes whose buffers ever share bytes.
   for (size_t s = 0; s < plan.storages.size(); ++s) {
     EdgeKind kind;
     switch (plan.storages[s].cls) {
@@ -78,10 +84,23 @@ void add_dependencies(Plan& plan) {
     }
     const std::vector<Access>& log = accesses[s];
     for (size_t a = 0; a < log.size(); ++a)
-      for (size_t b = a + 1; b < log.size(); ++b)
-        if (log[a].node != log[b].node && (log[a].write || log[b].write) && overlap(log[a].range, log[b].range))
-          edges.add(log[b].node, log[a].node, kind);
+      for (size_t b = log.size(); b-- > a + 1;) {
+        const Access &x = log[a], &y = log[b];
+        if (x.node != y.node && (x.write || y.write) && overlap(x.range, y.range)) edges.add(y.node, x.node, kind);
+        if (y.write && y.range.dense && y.range.lo <= x.range.lo && x.range.hi <= y.range.hi) break;
+      }
   }
+  // Host nodes with peers: one chain in trace order (Note [Collective order]).
+  int first_host = -1, last_host = -1;
+  for (size_t i = 0; i < plan.nodes.size(); ++i) {
+    const PlanNode& n = plan.nodes[i];
+    if (!n.host || !n.host->peers_involved()) continue;
+    const int id = static_cast<int>(i);
+    if (last_host >= 0) edges.add(last_host, id, EdgeKind::Intra);
+    if (first_host < 0) first_host = id;
+    last_host = id;
+  }
+  if (last_host > first_host) edges.add(last_host, first_host, EdgeKind::Carried);
   plan.edges = edges.edges();
 }
 

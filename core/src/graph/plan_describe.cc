@@ -29,6 +29,10 @@ std::string Plan::describe(bool with_passes) const {
   if (passes.empty()) os << " none";
   for (size_t k = 0; k < passes.size(); ++k)
     os << (k ? ";" : "") << " " << passes[k].name << " (" << passes[k].summary << ")";
+  const PlanMemory m = memory();  // Note [Memory planning] in pass_memory.cc
+  os << "\n  memory: persistent " << format_bytes(m.persistent) << ", transient " << format_bytes(m.transient_traced);
+  if (m.transient != m.transient_traced) os << " -> " << format_bytes(m.transient);
+  os << " per slot, output " << format_bytes(m.output) << " per iteration";
   os << "\n" << body.substr(eol + 1);
   return os.str();
 }
@@ -44,7 +48,9 @@ std::string Plan::describe_nodes() const {
      << kinds[1] << " carried, " << kinds[2] << " register\n";
   for (size_t i = 0; i < nodes.size(); ++i) {
     const PlanNode& n = nodes[i];
-    os << "  %" << i << " = " << n.name() << "." << dtype_name(n.kernel_dtype) << "(";
+    os << "  %" << i << " = " << n.name();
+    if (!n.host) os << "." << dtype_name(n.kernel_dtype);
+    os << "(";
     for (size_t k = 0; k < n.inputs.size(); ++k) {
       if (k) os << ", ";
       operand(os, *this, n.inputs[k]);
@@ -55,7 +61,8 @@ std::string Plan::describe_nodes() const {
       operand(os, *this, n.outputs[k]);
     }
     if (n.generator) os << " [random: " << n.random_count << " counters]";
-    if (!n.kernel) os << " [cpu fallback]";
+    if (n.host) os << (n.host->peers_involved() ? " [host, collective order]" : " [host]");
+    else if (!n.kernel) os << " [cpu fallback]";
     os << "\n";
   }
   for (const PlanEdge& e : edges)

@@ -103,7 +103,8 @@ void Runtime::Impl::ensure_replicas(int slots) {
   const Plan& p = *plan;
   for (size_t s = 0; s < p.storages.size(); ++s) {
     const PlanStorage& ps = p.storages[s];
-    if (ps.cls != StorageClass::Transient) continue;
+    // No memory of its own: placed in an arena, or used by no node (Note [Memory planning]).
+    if (ps.cls != StorageClass::Transient || !ps.storage) continue;
     std::vector<std::shared_ptr<Storage>>& r = replicas[s];
     if (r.empty()) r.push_back(ps.storage);
     while (static_cast<int>(r.size()) < slots) r.push_back(Storage::allocate(ps.device, ps.nbytes));

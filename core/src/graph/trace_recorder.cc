@@ -115,6 +115,10 @@ bool TraceRecorder::on_launch(const LaunchArgs& a) {
   return execute_;
 }
 
+void TraceRecorder::on_host_op(TracedCall c) { calls_.push_back(std::move(c)); }
+
+TraceRecorder* TraceRecorder::current() { return t_recorder; }
+
 bool tracing() { return t_recorder != nullptr; }
 
 void check_host_read(const char* what) {

@@ -17,6 +17,8 @@ def _flatten(obj, tensors):
     """The structure of `obj` with its tensors replaced by their index in `tensors`."""
     if isinstance(obj, _C.TensorBase):
         tensors.append(obj)
+        if getattr(obj, "is_global", False):  # the plan sees its shard; keep what makes it global
+            return ("global", len(tensors) - 1, (obj.placement, tuple(obj.sbp), tuple(obj.shape)))
         return ("tensor", len(tensors) - 1)
     if isinstance(obj, (tuple, list)):
         # the kind, the items, and the exact type (namedtuples: max(dim)'s values/indices)
@@ -31,6 +33,11 @@ def _unflatten(spec, tensors):
     kind = spec[0]
     if kind == "tensor":
         return tensors[spec[1]]
+    if kind == "global":  # a replay's output is the shard: wrap it as the traced global tensor was
+        from monoflow._global.tensor import wrap
+
+        placement, nd_sbp, shape = spec[2]
+        return wrap(tensors[spec[1]], placement, nd_sbp, shape)
     if kind in ("tuple", "list"):
         items = [_unflatten(s, tensors) for s in spec[1]]
         cls = spec[2]
@@ -53,6 +60,9 @@ def _check_spec(traced, given, where="arguments"):
     if traced[0] != given[0]:
         raise ValueError(f"graph run: {where} differ from the traced ones ({given[0]} where the trace had "
                          f"{traced[0]})")
+    if traced[0] == "global" and traced[2] != given[2]:
+        raise ValueError(f"graph run: a global tensor among the {where} has placement, sbp and shape {given[2]} "
+                         f"where the trace had {traced[2]}; trace again for another layout")
     if traced[0] == "const":
         if not _same_constants(traced[1], given[1]):
             raise ValueError(f"graph run: the non-tensor {where} differ from the traced ones ({given[1]!r} where "
@@ -121,8 +131,22 @@ class CompiledTrace:
         return self._plan.passes()
 
     def stats(self):
-        """Counts: nodes, storages per class, edges per kind, random nodes."""
+        """Counts: nodes, storages per class, edges per kind, random nodes,
+        arenas (memory planning's; not counted among the transient storages)."""
         return self._plan.stats()
+
+    def memory(self, slots=1):
+        """Bytes the plan holds: persistent (parameters, optimizer state,
+        constants: shared by every iteration), transient before memory
+        planning ("transient_traced", one block per intermediate) and after
+        it ("transient": the arenas), both times `slots` copies, and output
+        (fresh blocks of one iteration)."""
+        if not isinstance(slots, int) or isinstance(slots, bool) or slots < 1:
+            raise ValueError(f"CompiledTrace.memory: slots must be an int >= 1, got {slots!r}")
+        m = self._plan.memory()
+        m["transient_traced"] *= slots
+        m["transient"] *= slots
+        return m
 
     @property
     def dead(self):
@@ -153,11 +177,19 @@ def trace(fn, *example_inputs, execute=True, passes="default", debug=False):
     core's argument checks). Reading tensor values on the host inside fn
     raises RuntimeError.
 
-    passes: the plan passes to run ("default": all of them, e.g. "dce";
+    passes: the plan passes to run ("default": all of them - "constfold",
+    "cse", "dce", ..., "memory" - except constfold on a lazy trace;
     None or (): the plan is the trace, kernel for kernel). debug=True keeps
     the plan listing before and after each pass, for describe(passes=True).
     """
     pass_names = _pass_names(passes)
+    if not execute:
+        # Constant folding keeps the values the trace computed: a lazy trace computed none.
+        if passes == "default":
+            pass_names = [n for n in pass_names if n != "constfold"]
+        elif "constfold" in pass_names:
+            raise ValueError("graph trace: the 'constfold' pass needs the values the trace computes; "
+                             "it cannot run on a lazy trace (execute=False)")
     inputs = []
     arg_spec = _flatten(tuple(example_inputs), inputs)
     recorder = _C._GraphTrace(execute)

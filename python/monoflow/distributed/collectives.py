@@ -8,8 +8,21 @@ Note [Staging]
   tensor when the operation finishes (synchronous ops before they return,
   async ones in Work.wait()). Buffers stay referenced by their Work, and by
   the group's in-flight list, until the engine is done with them.
+
+Note [Collectives inside graph traces]
+  A graph trace records kernel launches, and a collective is not one. So each
+  collective called while a trace records (directly, or through a global
+  tensor's boxing) also records a host node into the trace (_record below,
+  Note [Host nodes] in core/include/monoflow/graph/host_node.h): the buffers
+  the engine reads and writes, and a closure that enqueues the same
+  collective at every replay. It is recorded just before it is enqueued, so
+  the staging copies before it and the write-back copies after it (kernels)
+  are ordered around it by the plan's dependencies. The trace still runs the
+  collective eagerly (a trace executes what it records), so the traced
+  function sees real values.
 """
 import monoflow as flow
+from monoflow import _C
 from monoflow.distributed.process_group import _group
 from monoflow.distributed.reduce_op import ReduceOp
 from monoflow.distributed.work import Work
@@ -91,6 +104,19 @@ def _launch(g, cwork, keep, finish, async_op, result=None):
     return None
 
 
+def _record(g, kind, reads, writes, device="cpu:0", **spec):
+    """While a graph trace records: the host node of this collective
+    (Note [Collectives inside graph traces])."""
+    if not _C._graph_tracing():
+        return
+    label = f"{kind}[group ranks {','.join(str(r) for r in g.ranks)}]"
+    for key in ("root", "peer"):
+        if key in spec:
+            label = label[:-1] + f"; {key} {g.ranks[spec[key]]}]"
+    capsule = g._c.traced_op(kind, label, device, **spec)
+    _C._graph_record_host(capsule, [t for t in reads if t is not None], [t for t in writes if t is not None])
+
+
 def _drain(g):
     for w in _inflight.pop(id(g), []):
         try:
@@ -125,6 +151,7 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
         return None
     op = _op(op, "all_reduce", tensor.dtype)
     s = _Staged(tensor, reduce=True)
+    _record(g, "all_reduce", [s.buf], [s.buf], s.device, dtype=s.code, op=int(op), count=s.buf.numel())
     c = g._c.all_reduce(s.ptr, s.buf.numel(), s.code, int(op), s.device)
     return _launch(g, c, s, s.write_back, async_op)
 
@@ -137,6 +164,7 @@ def broadcast(tensor, src=0, group=None, async_op=False):
         return None
     root = g.group_rank(src, "broadcast")
     s = _Staged(tensor)
+    _record(g, "broadcast", [s.buf], [s.buf], s.device, dtype=s.code, root=root, count=s.buf.numel())
     c = g._c.broadcast(s.ptr, s.buf.numel(), s.code, root, s.device)
     return _launch(g, c, s, s.write_back, async_op)
 
@@ -150,6 +178,7 @@ def reduce(tensor, dst=0, op=ReduceOp.SUM, group=None, async_op=False):
     root = g.group_rank(dst, "reduce")
     op = _op(op, "reduce", tensor.dtype)
     s = _Staged(tensor, reduce=True)
+    _record(g, "reduce", [s.buf], [s.buf], s.device, dtype=s.code, op=int(op), root=root, count=s.buf.numel())
     c = g._c.reduce(s.ptr, s.buf.numel(), s.code, int(op), root, s.device)
     finish = s.write_back if g.rank() == root else None
     return _launch(g, c, s, finish, async_op)
@@ -168,6 +197,7 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
     s = _Staged(tensor)
     counts = [t.numel() for t in tensor_list]
     out = _flat_empty(sum(counts), tensor.dtype)
+    _record(g, "all_gather", [s.buf], [out], s.device, dtype=s.code, counts=counts)
     c = g._c.all_gather(s.ptr, out.data_ptr(), counts, s.code, s.device)
     return _launch(g, c, (s, out), lambda: _copy_parts(out, tensor_list), async_op, tensor_list)
 
@@ -186,11 +216,14 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
         raise TypeError(f"all_gather_into_tensor: dtypes differ ({output_tensor.dtype.name} vs "
                         f"{input_tensor.dtype.name})")
     s_in, s_out = _Staged(input_tensor), _Staged(output_tensor)
+    _record(g, "all_gather", [s_in.buf], [s_out.buf], s_in.device, dtype=s_in.code,
+            counts=[input_tensor.numel()] * g.size())
     c = g._c.all_gather(s_in.ptr, s_out.ptr, [input_tensor.numel()] * g.size(), s_in.code, s_in.device)
     return _launch(g, c, (s_in, s_out), s_out.write_back, async_op)
 
 
 def _reduce_scatter_flat(g, what, out_s, flat_in, counts, op, async_op):
+    _record(g, "reduce_scatter", [flat_in], [out_s.buf], out_s.device, dtype=out_s.code, op=int(op), counts=counts)
     c = g._c.reduce_scatter(flat_in.data_ptr(), out_s.ptr, counts, out_s.code, int(op), out_s.device)
     return _launch(g, c, (out_s, flat_in), out_s.write_back, async_op)
 
@@ -244,6 +277,7 @@ def gather(tensor, gather_list=None, dst=0, group=None, async_op=False):
         out = _flat_empty(tensor.numel() * g.size(), tensor.dtype)
     elif gather_list:
         raise ValueError("gather: gather_list must be given on the destination rank only")
+    _record(g, "gather", [s.buf], [out], s.device, dtype=s.code, root=root, count=tensor.numel())
     c = g._c.gather(s.ptr, out.data_ptr() if out is not None else 0, tensor.numel(), s.code, root, s.device)
     finish = (lambda: _copy_parts(out, gather_list)) if out is not None else None
     return _launch(g, c, (s, out), finish, async_op)
@@ -266,6 +300,7 @@ def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False):
         flat = _concat(scatter_list, s.buf.dtype)
     elif scatter_list:
         raise ValueError("scatter: scatter_list must be given on the source rank only")
+    _record(g, "scatter", [flat], [s.buf], s.device, dtype=s.code, root=root, count=tensor.numel())
     c = g._c.scatter(flat.data_ptr() if flat is not None else 0, s.ptr, tensor.numel(), s.code, root, s.device)
     return _launch(g, c, (s, flat), s.write_back, async_op)
 
@@ -281,6 +316,8 @@ def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False
     flat_in = _concat(input_tensor_list, dtype)
     ocounts = [t.numel() for t in output_tensor_list]
     out = _flat_empty(sum(ocounts), dtype)
+    _record(g, "all_to_all", [flat_in], [out], "cpu:0", dtype=dtype._value,
+            counts=[t.numel() for t in input_tensor_list], out_counts=ocounts)
     c = g._c.all_to_all(flat_in.data_ptr(), [t.numel() for t in input_tensor_list], out.data_ptr(), ocounts,
                         dtype._value, "cpu:0")
     return _launch(g, c, (flat_in, out), lambda: _copy_parts(out, output_tensor_list), async_op,
@@ -314,6 +351,7 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
 
     ic, oc = counts(input, input_split_sizes, "input"), counts(output, output_split_sizes, "output")
     s_in, s_out = _Staged(input), _Staged(output)
+    _record(g, "all_to_all", [s_in.buf], [s_out.buf], s_in.device, dtype=s_in.code, counts=ic, out_counts=oc)
     c = g._c.all_to_all(s_in.ptr, ic, s_out.ptr, oc, s_in.code, s_in.device)
     return _launch(g, c, (s_in, s_out), s_out.write_back, async_op)
 
@@ -322,7 +360,9 @@ def barrier(group=None, async_op=False, device_ids=None):
     g = _group(group, "barrier")
     if g is None:
         return None
-    return _launch(g, g._c.barrier(), None, None, async_op)
+    _record(g, "barrier", [], [])
+    c = g._c.barrier()
+    return _launch(g, c, None, None, async_op)
 
 
 # --------------------------------------------------------- point to point
@@ -336,6 +376,7 @@ def isend(tensor, dst, group=None, tag=0):
     if peer == g.rank():
         raise ValueError("isend: cannot send to this rank itself")
     s = _Staged(tensor)
+    _record(g, "send", [s.buf], [], s.device, dtype=s.code, peer=peer, tag=int(tag), count=s.buf.numel())
     c = g._c.send(s.ptr, s.buf.numel(), s.code, peer, int(tag), s.device)
     return _launch(g, c, s, None, True)
 
@@ -351,6 +392,7 @@ def irecv(tensor, src=None, group=None, tag=0):
     if peer == g.rank():
         raise ValueError("irecv: cannot receive from this rank itself")
     s = _Staged(tensor)
+    _record(g, "recv", [], [s.buf], s.device, dtype=s.code, peer=peer, tag=int(tag), count=s.buf.numel())
     c = g._c.recv(s.ptr, s.buf.numel(), s.code, peer, int(tag), s.device)
     return _launch(g, c, s, s.write_back, True)
 

@@ -54,7 +54,7 @@ class Adagrad(Optimizer):
         loss = self._eval_closure(closure)
         with no_grad(), self._shard_access():
             for group in self.param_groups:
-                lr, lr_decay, eps = group["lr"], group["lr_decay"], group["eps"]
+                lr, lr_decay, eps = self._group_lr(group), group["lr_decay"], group["eps"]
                 weight_decay, maximize = group["weight_decay"], group["maximize"]
                 for p in group["params"]:
                     if p.grad is None:

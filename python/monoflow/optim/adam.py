@@ -62,7 +62,7 @@ class Adam(Optimizer):
         loss = self._eval_closure(closure)
         with no_grad(), self._shard_access():
             for group in self.param_groups:
-                lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
+                lr, (beta1, beta2), eps = self._group_lr(group), group["betas"], group["eps"]
                 weight_decay, amsgrad, maximize = group["weight_decay"], group["amsgrad"], group["maximize"]
                 decoupled = group["decoupled_weight_decay"]
                 for p in group["params"]:

@@ -220,6 +220,28 @@ class Optimizer:
     def step(self, closure=None):
         raise NotImplementedError
 
+    # -- OneFlow's per-group keys: lr_scale, clip_grad_max_norm / clip_grad_norm_type
+    @staticmethod
+    def _group_lr(group):
+        """The learning rate a group's update uses: ``lr`` times the group's
+        optional ``lr_scale`` (OneFlow's key; schedulers change ``lr`` only, so
+        the scale stays a fixed ratio between groups)."""
+        scale = group.get("lr_scale")
+        return group["lr"] if scale is None else group["lr"] * scale
+
+    def clip_grad(self):
+        """Clips the gradients of each group that has ``clip_grad_max_norm``
+        (OneFlow's key; norm order ``clip_grad_norm_type``, default 2) by the
+        group's joint norm, as ``nn.utils.clip_grad_norm_`` (no host read).
+        OneFlow's eager API: call it between backward and step. An nn.Graph
+        with this optimizer calls it inside the graph before the update."""
+        from monoflow.nn.utils.clip_grad import clip_grad_norm_
+
+        for group in self.param_groups:
+            max_norm = group.get("clip_grad_max_norm")
+            if max_norm is not None:
+                clip_grad_norm_(group["params"], max_norm, group.get("clip_grad_norm_type", 2.0))
+
     # -- global parameters (Note [Updating global parameters shard by shard])
     # Whether the update is linear in (param, grad, state), so that it is also
     # right on partial-sum shards (SGD); Adam's square roots are not.

@@ -46,7 +46,7 @@ class RMSprop(Optimizer):
         loss = self._eval_closure(closure)
         with no_grad(), self._shard_access():
             for group in self.param_groups:
-                lr, alpha, eps = group["lr"], group["alpha"], group["eps"]
+                lr, alpha, eps = self._group_lr(group), group["alpha"], group["eps"]
                 weight_decay, momentum = group["weight_decay"], group["momentum"]
                 centered, maximize = group["centered"], group["maximize"]
                 for p in group["params"]:

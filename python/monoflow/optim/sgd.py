@@ -41,7 +41,7 @@ class SGD(Optimizer):
         loss = self._eval_closure(closure)
         with no_grad(), self._shard_access():
             for group in self.param_groups:
-                lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
+                lr, momentum, dampening = self._group_lr(group), group["momentum"], group["dampening"]
                 weight_decay, nesterov, maximize = group["weight_decay"], group["nesterov"], group["maximize"]
                 for p in group["params"]:
                     if p.grad is None:

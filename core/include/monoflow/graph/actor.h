@@ -46,6 +46,8 @@ struct Actor {
 // One actor per node; nodes are dealt to `threads` workers in contiguous
 // blocks of the node order, so a chain of nodes mostly stays on one worker
 // and consecutive iterations flow through the workers like pipeline stages.
+// Host nodes (graph/host_node.h) get the last worker to themselves when
+// there are several: they block while their collective runs.
 std::vector<Actor> make_actors(const Plan& plan, const std::vector<PlanEdge>& extra_edges, int slots, int threads);
 
 // Runs node `node`'s kernel for iteration `it`: the fast path fills the

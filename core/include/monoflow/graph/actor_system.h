@@ -32,13 +32,18 @@
 //   after `timeout` without progress, asks the actors to stop, and if a
 //   worker still does not come back within the grace period, the system is
 //   abandoned: its threads are detached (they own what they touch through
-//   shared pointers) and the runtime reports itself dead. With one thread
+//   shared pointers) and the runtime reports itself dead. A host node
+//   (a collective waiting for its peers) may legitimately block longer than
+//   `timeout`: while one runs, the supervisor waits up to the longest host
+//   timeout (the group's, plus a grace period) since the last progress, and
+//   the collective's own timeout is what fails the run. With one thread
 //   the calling thread runs the actors itself (no hand-offs at all), and a
 //   kernel that never returns cannot be interrupted; only stalls and errors
 //   are caught then.
 #pragma once
 #include <atomic>
 #include <condition_variable>
+#include <deque>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -64,6 +69,21 @@ struct RunState {
   std::atomic<int64_t> pending{0};     // messages posted and not yet handled
   std::atomic<int64_t> unfinished{0};  // actors with iterations left
   std::atomic<int64_t> progress{0};    // messages handled (the watchdog's clock)
+  // Host nodes running now, and the longest any may block (Note [Host nodes]
+  // in graph/host_node.h): the watchdog waits that long while one runs.
+  std::atomic<int> hosts_running{0};
+  double host_timeout_s = 0;
+  // Per host node (null for kernels), per in-link: the StreamMarks its kernel
+  // producers recorded with each message, oldest first (Note [Host nodes]).
+  struct HostMarks {
+    std::mutex mu;
+    std::vector<std::deque<std::shared_ptr<StreamMark>>> links;
+  };
+  std::vector<std::unique_ptr<HostMarks>> host_marks;
+  // Recorded on every device's stream when the run starts: what eager code
+  // enqueued before the run (e.g. writes to the inputs) is done before a
+  // host node fires.
+  std::vector<std::shared_ptr<StreamMark>> start_marks;
   std::atomic<bool> abort{false};
   std::mutex mu;  // guards error
   std::exception_ptr error;

@@ -35,5 +35,10 @@ void run_passes(Plan& plan, const std::vector<std::string>& names, bool keep_ir)
 
 // The passes themselves, one per file (pass_<name>.cc).
 std::string dead_code_elimination(Plan& plan);  // "dce" (Note [Dead code elimination] in pass_dce.cc)
+std::string fuse_elementwise(Plan& plan);  // "fuse_elementwise" (Note [Elementwise fusion] in pass_fuse_elementwise.cc)
+std::string fuse_epilogue(Plan& plan);     // "fuse_epilogue" (Note [Epilogue fusion] in pass_fuse_epilogue.cc)
+std::string constant_folding(Plan& plan);       // "constfold" (Note [Constant folding] in pass_constfold.cc)
+std::string common_subexpression_elimination(Plan& plan);  // "cse" (Note [Common subexpression elimination])
+std::string plan_memory(Plan& plan);            // "memory" (Note [Memory planning] in pass_memory.cc)
 
 }  // namespace monoflow::graph

@@ -38,6 +38,27 @@
 //   Output memory (fresh per iteration). The edges are kept per pair of
 //   nodes, strongest kind only; scanning stops at a dense write that covers
 //   the range (earlier uses are ordered before that write already).
+//
+// Note [Collective order]
+//   Host nodes that involve other processes (collectives, sends, receives;
+//   Note [Host nodes] in graph/host_node.h) must be issued in the same order
+//   on every process, or two ranks wait for each other in different
+//   collectives. add_dependencies chains them all, across groups, in trace
+//   order: an Intra edge from each to the next, and a Carried edge from the
+//   last back to the first (iteration i + 1's first after iteration i's
+//   last). One chain over every group, not one per group: a host node blocks
+//   its worker until done, so two chains fired in different orders on two
+//   ranks (A's group-1 op waiting for B, B's group-2 op waiting for A) would
+//   deadlock; one chain issues them exactly as eager code did, which is
+//   deadlock-free whenever the eager program is.
+//
+// Note [Passes and host nodes]
+//   A node with `host` set is not a kernel (op_id is -1, kernel null; do not
+//   call op_def on it, use name()). It has side effects outside the plan
+//   (on peers), so passes must keep it, and never fold, merge (CSE), fuse,
+//   move across other host nodes, or treat it as a pure function of its
+//   operands: two identical all-reduces are two collectives. Its operands
+//   are ordinary reads and writes for liveness and memory planning.
 #pragma once
 #include <memory>
 #include <string>
@@ -45,6 +66,7 @@
 
 #include "monoflow/dispatch.h"
 #include "monoflow/generator.h"
+#include "monoflow/graph/host_node.h"
 #include "monoflow/graph/trace.h"
 
 namespace monoflow::graph {
@@ -62,6 +84,22 @@ struct PlanStorage {
   int input = -1;          // Input: which graph input
   int64_t input_base = 0;  // Input: byte offset of that input's first element
   bool written = false;    // some node writes it
+  // Memory planning (Note [Memory planning] in pass_memory.cc): an arena is
+  // a Transient storage holding others at planned offsets. A Transient
+  // storage placed in one (placed_in, its operands shifted by arena_shift
+  // bytes), or used by no node any more, has no memory of its own (storage
+  // null) and gets no copies at run time.
+  bool arena = false;
+  int placed_in = -1;
+  int64_t arena_shift = 0;
+};
+
+// The memory a plan holds, in bytes (Plan::memory; Note [Memory planning]).
+struct PlanMemory {
+  int64_t persistent = 0;        // held by the plan, shared by every iteration (parameters, state, constants)
+  int64_t transient_traced = 0;  // the trace's intermediates, one block each (one copy; before planning)
+  int64_t transient = 0;         // one copy of the Transient memory now (arenas and unplanned blocks)
+  int64_t output = 0;            // fresh Output blocks of one iteration
 };
 
 struct PlanOperand {
@@ -85,8 +123,11 @@ struct PlanNode {
   GeneratorPtr generator;  // random kernels (Note [Random kernels in graph traces])
   uint64_t random_count = 0;
   int seed_attr = -1, offset_attr = -1;
+  // Not a kernel (Notes [Host nodes], [Passes and host nodes]): op_id -1,
+  // kernel null; passes must keep it as it is.
+  HostOpPtr host;
 
-  const char* name() const { return op_def(op_id).name; }
+  const char* name() const { return host ? host->label().c_str() : op_def(op_id).name; }
 };
 
 enum class EdgeKind : uint8_t { Intra, Carried, Register };
@@ -123,7 +164,11 @@ struct Plan {
   // with_passes: also the listing before and after each pass, where kept.
   std::string describe(bool with_passes = false) const;
   std::string describe_nodes() const;  // the header and nodes, no pass lines
+  PlanMemory memory() const;           // defined in pass_memory.cc
 };
+
+// "1.5 MB", "12.0 KB", "100 B" (pass summaries, describe()).
+std::string format_bytes(int64_t n);
 
 // Builds the plan of a trace whose graph inputs are `inputs` and results
 // `outputs`. Call it once nothing but these vectors holds the trace's

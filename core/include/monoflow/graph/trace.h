@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "monoflow/generator.h"
+#include "monoflow/graph/host_node.h"
 #include "monoflow/graph/launch_hook.h"
 #include "monoflow/tensor.h"
 
@@ -59,6 +60,10 @@ struct TracedCall {
   GeneratorPtr generator;
   uint64_t random_count = 0;
   int seed_attr = -1, offset_attr = -1;
+  // Not a kernel: work recorded by record_host_op (Note [Host nodes] in
+  // graph/host_node.h); op_id is -1 and `inputs`/`outputs` are what it reads
+  // and writes.
+  HostOpPtr host;
 };
 
 class TraceRecorder final : public LaunchHook, public ReserveObserver {
@@ -76,6 +81,10 @@ class TraceRecorder final : public LaunchHook, public ReserveObserver {
   bool executes() const { return execute_; }
 
   bool on_launch(const LaunchArgs& a) override;
+  // A host node's call (record_host_op, graph/host_node.h).
+  void on_host_op(TracedCall c);
+  // The recorder on this thread, or null.
+  static TraceRecorder* current();
   void on_reserve(Generator& gen, uint64_t n, uint64_t seed, uint64_t offset) override;
 
  private:

@@ -2,5 +2,6 @@
 foundation (monoflow._graph, docs/graph_runtime.md)."""
 from monoflow.nn.graph.config import GraphConfig
 from monoflow.nn.graph.graph import Graph
+from monoflow.nn.graph.graph_module import GraphModule
 
-__all__ = ["Graph", "GraphConfig"]
+__all__ = ["Graph", "GraphConfig", "GraphModule"]

@@ -2,12 +2,17 @@
 first call with a given input signature and replayed by the actor runtime
 after that (docs/graph_runtime.md, "nn.Graph")."""
 from collections import OrderedDict
+import contextlib
 
 import monoflow as flow
-from monoflow import _graph
+from monoflow import _C, _graph
+from monoflow.nn.graph.accumulation import (average_accumulated_grads, merge_micro_batch_outputs,
+                                            split_micro_batches)
 from monoflow.nn.graph.config import GraphConfig
 from monoflow.nn.graph.errors import build_error
+from monoflow.nn.graph.graph_module import GraphModule, ModuleView, checkpointed_forward
 from monoflow.nn.graph.optimizer_step import GraphOptimizerStep
+from monoflow.nn.graph.pipeline import stage_scope
 from monoflow.nn.graph.signature import describe_signature, signature
 from monoflow.nn.module import Module
 
@@ -23,14 +28,22 @@ class Graph:
     calls with that signature; a new signature compiles another plan.
 
     Without an optimizer it is an eval graph: build runs without autograd. With
-    one, build calls ``loss.backward()`` and the graph runs the optimizer's step,
-    zero_grad and the lr scheduler's step after it."""
+    one, build calls ``loss.backward()`` and the graph runs gradient clipping
+    (the param groups' ``clip_grad_max_norm``), the optimizer's step, zero_grad
+    and the lr scheduler's step after it; ``config.set_gradient_accumulation_steps(n)``
+    runs build on n micro-batches per call first (accumulation.py).
+
+    Module attributes read back from the graph are ModuleViews: the module
+    for all purposes, plus ``.to(flow.nn.graph.GraphModule)`` for its graph
+    settings (activation checkpointing, pipeline stage)."""
 
     def __init__(self):
         d = self.__dict__
         d["_modules"] = OrderedDict()
         d["_optimizers"] = []  # (GraphOptimizerStep, lr scheduler or None)
         d["_plans"] = OrderedDict()  # signature -> CompiledTrace
+        d["_graph_modules"] = OrderedDict()  # id(module) -> GraphModule (its settings in this graph)
+        d["_ungraded"] = {}  # build signature -> ids of parameters build leaves without a gradient
         d["_debug"] = False
         d["config"] = GraphConfig()
 
@@ -40,6 +53,8 @@ class Graph:
         if "_modules" not in self.__dict__:
             raise AttributeError(f"{type(self).__name__}: call super().__init__() before assigning attributes")
         self.__dict__.pop("_module_list", None)
+        if type(value) is ModuleView:  # another graph's attribute: register the module itself
+            value = object.__getattribute__(value, "_view_module")
         if isinstance(value, Module):
             self._modules[name] = value
             self.__dict__.pop(name, None)
@@ -50,8 +65,43 @@ class Graph:
     def __getattr__(self, name):
         modules = self.__dict__.get("_modules", {})
         if name in modules:
-            return modules[name]
+            return ModuleView(modules[name], self, name)
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def _graph_module(self, module, name):
+        """The GraphModule (settings) of `module` in this graph, made on first use."""
+        gm = self._graph_modules.get(id(module))
+        if gm is None:
+            gm = self._graph_modules[id(module)] = GraphModule(module, name)
+        return gm
+
+    def _stages(self):
+        """[(stage_id, placement, module name, module)] of the modules given a
+        pipeline stage with set_stage, by stage id: what pipeline.py's
+        stage_scope runs them from."""
+        staged = [(gm.stage_id, gm.stage_placement, gm.name, gm.module)
+                  for gm in self._graph_modules.values() if gm.stage_id is not None]
+        return sorted(staged, key=lambda s: s[0])
+
+    @contextlib.contextmanager
+    def _module_settings(self):
+        """Applies the GraphModule settings while build runs (traced or eager):
+        Note [Activation checkpointing in a graph] in graph_module.py."""
+        installed = []
+        try:
+            for gm in self._graph_modules.values():
+                if gm.activation_checkpointing:
+                    m = gm.module
+                    if "forward" in m.__dict__:
+                        raise RuntimeError(f"nn.Graph: module '{gm.name}' has its own forward attribute; activation "
+                                           f"checkpointing wraps the class's forward and cannot combine with it")
+                    object.__setattr__(m, "forward", checkpointed_forward(m, gm.name))
+                    installed.append(m)
+            with stage_scope(self):  # pipeline stages (pipeline.py, Note [Pipeline stages in a graph])
+                yield
+        finally:
+            for m in installed:
+                m.__dict__.pop("forward", None)
 
     def build(self, *args):
         raise NotImplementedError(f"{type(self).__name__} must define build(*args)")
@@ -104,14 +154,26 @@ class Graph:
 
     # ------------------------------------------------------------ calls
 
-    def _key(self, args, tensors, feeds=()):
-        """The plan cache key; fills `tensors` with the run's inputs in trace order."""
+    def _build_key(self, args, tensors):
+        """What build's trace depends on besides the optimizers: the input
+        signature (fills `tensors` with the run's inputs in trace order), the
+        modules' training flags, the graph settings."""
         modules = self.__dict__.get("_module_list")
         if modules is None:  # cached; reset when a module attribute is assigned
             modules = self.__dict__["_module_list"] = list(self.modules())
         modes = tuple(m.training for m in modules)
+        settings = (self.config.gradient_accumulation_steps,
+                    tuple(gm._key() for gm in self._graph_modules.values()))
+        return (signature(args, tensors), modes, settings)
+
+    def _key(self, args, tensors, feeds=()):
+        """The plan cache key; fills `tensors` with the run's inputs in trace order."""
+        build_key = self._build_key(args, tensors)
+        return self._plan_key(build_key, feeds, tensors)
+
+    def _plan_key(self, build_key, feeds, tensors):
         opt = tuple(s.key() for s, _ in self._optimizers)
-        return (signature(args, tensors), signature(feeds, tensors), modes, opt)
+        return (build_key[0], signature(feeds, tensors), build_key[1:], opt)
 
     def modules(self):
         for m in self._modules.values():
@@ -130,29 +192,38 @@ class Graph:
             return plan.run_flat(tensors, slots=self.config.slots, threads=self.config.threads)
 
         def fn(*a):
-            with flow.no_grad():
+            with flow.no_grad(), self._module_settings():
                 return self.build(*a)
         return self._compile(key, fn, args).example_outputs
 
     def _call_train(self, args):
         opts = [s for s, _ in self._optimizers]
-        if any(s.needs_warmup() for s in opts):
-            out = self._eager_step(args)
+        n = self.config.gradient_accumulation_steps
+        if n > 1:  # checked before anything runs, so a bad batch changes nothing
+            split_micro_batches(f"{type(self).__name__}.__call__", args, n)
+        tensors = []
+        build_key = self._build_key(args, tensors)
+        ungraded = self._ungraded.get(build_key, frozenset())
+        if any(s.needs_warmup(ungraded) for s in opts):
+            out = self._eager_step(args, build_key)
         else:
-            feeds = tuple(s.feeds() for s in opts)
-            tensors = []
-            key = self._key(args, tensors, feeds)
+            feeds = tuple(s.feeds(ungraded) for s in opts)
+            key = self._plan_key(build_key, feeds, tensors)
             plan = self._plans.get(key)
             try:
                 if plan is not None:
                     out = plan.run_flat(tensors, slots=self.config.slots, threads=self.config.threads)
                 else:
                     def fn(a, f):
-                        result = self.build(*a)
+                        result = self._train_body(a)
                         for s, fd in zip(opts, f):
                             s.update(fd)
                         return result
                     out = self._compile(key, fn, (args, feeds)).example_outputs
+                    # Note [Parameters that get no gradient in build] (optimizer_step.py)
+                    learned = set().union(*(s.traced_ungraded for s in opts))
+                    if learned - ungraded:
+                        self._ungraded[build_key] = frozenset(ungraded | learned)
             except BaseException:
                 for s in opts:
                     s.undo()
@@ -162,19 +233,46 @@ class Graph:
                 sch.step()
         return out
 
-    def _eager_step(self, args):
+    def _train_body(self, args):
+        """build on the call's batch, or on each of its micro-batches followed
+        by the gradient scaling (Note [Gradient accumulation semantics])."""
+        n = self.config.gradient_accumulation_steps
+        with self._module_settings():
+            if n == 1:
+                return self.build(*args)
+            where = f"{type(self).__name__}.__call__"
+            outs = [self.build(*micro) for micro in split_micro_batches(where, args, n)]
+        params = [p for s, _ in self._optimizers for g in s.opt.param_groups for p in g["params"]]
+        average_accumulated_grads(params, n)
+        return merge_micro_batch_outputs(where, outs)
+
+    def _eager_step(self, args, build_key):
         # Creates the optimizer state the plan will update in place (see needs_warmup).
         if self._debug:
             print(f"{type(self).__name__}: first step runs eagerly to create the optimizer state")
-        result = self.build(*args)
+        result = self._train_body(args)
+        self._ungraded[build_key] = frozenset(id(p) for s, _ in self._optimizers for g in s.opt.param_groups
+                                              for p in g["params"] if p.grad is None)
         for s, _ in self._optimizers:
+            s.opt.clip_grad()
             s.opt.step()
             s.opt.zero_grad(set_to_none=True)
         return result
 
+    def _passes(self):
+        """config.passes, less "cse" when a module is checkpointed: the
+        recompute is the forward's kernels again on the same inputs, so CSE
+        would merge it back into the forward and keep the activations alive
+        through backward, undoing the checkpointing."""
+        passes = self.config.passes
+        if any(gm.activation_checkpointing for gm in self._graph_modules.values()):
+            names = _C._graph_default_passes() if passes == "default" else list(passes or ())
+            passes = [p for p in names if p != "cse"]
+        return passes
+
     def _compile(self, key, fn, example):
         try:
-            ct = _graph.trace(fn, *example, passes=self.config.passes, debug=self._debug)
+            ct = _graph.trace(fn, *example, passes=self._passes(), debug=self._debug)
         except RuntimeError as e:
             err = build_error(self, e)
             if err is None:
@@ -196,6 +294,10 @@ class Graph:
             lines.append(f"  ({name}): {body}")
         for s, sch in self._optimizers:
             lines.append(f"  (optimizer): {type(s.opt).__name__}" + (f", lr_sch={type(sch).__name__}" if sch else ""))
+        for gm in self._graph_modules.values():
+            lines.append(f"  ({gm.name}): {gm!r}")
+        if self.config.gradient_accumulation_steps > 1:
+            lines.append(f"  (gradient accumulation): {self.config.gradient_accumulation_steps} micro-batches per call")
         if not self._plans:
             lines.append("  (not compiled yet)")
         for i, (key, ct) in enumerate(self._plans.items()):

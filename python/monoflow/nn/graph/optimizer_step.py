@@ -1,30 +1,50 @@
 """Optimizer updates inside a graph trace, with the values that change from
-step to step (learning rates, Adam's bias corrections) as tensor inputs of
-the plan instead of constants frozen into it.
+step to step (learning rates, bias corrections) as tensor inputs of the plan
+instead of constants frozen into it.
 
-Each call computes those values on the host (advancing Adam's step counts as
-eager step() would) into one 1-D tensor per (device, dtype) - a single
+Each call computes those values on the host (advancing step counts as eager
+step() would) into one 1-D tensor per (device, dtype) - a single
 host-to-device copy - that the plan takes as an input; the traced update
 reads them through 0-d views. The update is written with the same kernels
 and the same rounding order as the eager optimizer (a scalar attribute
 becomes a 0-d operand of the same value), so graph training matches eager.
-Hyperparameters that stay fixed (momentum, betas, eps, weight decay) are
-constants of the plan and part of its cache key: changing one recompiles.
+Hyperparameters that stay fixed (momentum, betas, eps, weight decay, alpha,
+lr_scale, the clipping keys) are constants of the plan and part of its cache
+key: changing one recompiles.
+
+Per group, OneFlow's keys: ``lr_scale`` multiplies the group's lr (as the
+eager optimizers do, Optimizer._group_lr), and ``clip_grad_max_norm`` /
+``clip_grad_norm_type`` clip the group's gradients by their joint norm
+inside the graph before the update (Optimizer.clip_grad, which eager code
+calls by hand between backward and step, as in OneFlow).
+
+Note [Parameters that get no gradient in build]
+    Eager step() skips a parameter whose grad is None: no update and no
+    step count advance. feeds() runs before the plan, so it must know which
+    parameters build leaves without a gradient. The graph learns that per
+    build signature: from its eager first step (grads are visible there),
+    or, when it traces without one, from the trace itself - update() sees
+    the parameter's grad is None, takes back the step count feeds()
+    advanced for it, and reports it (traced_ungraded). The next call feeds
+    without it, which is another feed layout, so that signature compiles
+    once more; from then on the step counts match eager's exactly.
 """
 import monoflow as flow
 from monoflow import _C
 from monoflow.autograd import no_grad
-from monoflow.optim import SGD
+from monoflow.optim import SGD, Adagrad, Adam, AdamW, RMSprop
 
 __all__ = ["check_supported", "needs_warmup", "GraphOptimizerStep"]
 
+_SUPPORTED = (SGD, Adam, AdamW, RMSprop, Adagrad)
 _FED = ("lr", "initial_lr")  # changed by schedulers between steps: fed, never constants
 
 
 def check_supported(opt):
-    if type(opt) not in (SGD, flow.optim.Adam, flow.optim.AdamW):
+    if type(opt) not in _SUPPORTED:
+        names = ", ".join(c.__name__ for c in _SUPPORTED)
         raise TypeError(f"nn.Graph.add_optimizer: {type(opt).__name__} is not supported in graph mode yet (its "
-                        f"per-step values would be frozen into the plan); supported: SGD, Adam, AdamW")
+                        f"per-step values would be frozen into the plan); supported: {names}")
 
 
 def _params(opt):
@@ -33,12 +53,15 @@ def _params(opt):
             yield group, p
 
 
-def needs_warmup(opt):
+def needs_warmup(opt, skip=()):
     """True while some parameter lacks the state its update reads (SGD's momentum
-    buffer, Adam's moments): the graph then runs one eager step to create it,
-    since state created during a trace would be built by the trace's first step
-    rule and frozen."""
+    buffer, Adam's moments, RMSprop's averages): the graph then runs one eager
+    step to create it, since state created during a trace would be built by
+    the trace's first step rule and frozen. Parameters in `skip` (ids of those
+    build leaves without a gradient) and frozen ones never get state."""
     for group, p in _params(opt):
+        if id(p) in skip or not p.requires_grad:
+            continue
         if isinstance(opt, SGD) and group["momentum"] == 0:
             continue
         if not opt.state.get(p):
@@ -59,13 +82,15 @@ class GraphOptimizerStep:
     plan then runs the eager step() itself (the fused momentum kernel, no
     extra inputs), and the lr is part of the cache key, so changing it by
     hand compiles another plan instead of running a stale one. With a
-    scheduler (lr changes every few steps) and for Adam (bias corrections
-    change every step) the values are fed."""
+    scheduler (lr changes every few steps), and for the optimizers whose
+    update reads a step count (Adam's bias corrections, Adagrad's lr decay)
+    or that keep one in their state (RMSprop), the values are fed."""
 
     def __init__(self, opt, scheduled=False):
         check_supported(opt)
         self.opt = opt
         self.scheduled = scheduled
+        self.traced_ungraded = set()
 
     @property
     def lr_constant(self):
@@ -74,45 +99,53 @@ class GraphOptimizerStep:
     def key(self):
         return constant_key(self.opt, self.lr_constant)
 
-    def needs_warmup(self):
+    def needs_warmup(self, skip=frozenset()):
         n = len(self.opt.state)  # state is only ever added: once complete, skip the scan
-        if getattr(self, "_warm_at", None) == n:
+        if getattr(self, "_warm_at", None) == (n, skip):
             return False
-        if needs_warmup(self.opt):
+        if needs_warmup(self.opt, skip):
             return True
-        self._warm_at = n
+        self._warm_at = (n, skip)
         return False
 
-    def feeds(self):
-        """The per-step values, in the order update() reads them: {(device, dtype): tensor}."""
+    def feeds(self, skip=frozenset()):
+        """The per-step values, in the order update() reads them: {(device, dtype): tensor}.
+        skip: ids of the parameters build leaves without a gradient."""
+        self.opt._opt_called = True  # the plan steps it (what lr schedulers check, as after eager step())
+        self._stepped = {}  # id(param) -> its state, for those whose step count this call advanced
         if self.lr_constant:
             return {}
+        opt = self.opt
         values = {}
-        self._stepped = []  # states whose step count this call advanced (see undo)
         self._slots = []  # per (group, param): dict of value name -> (key, index)
-        for group, p in _params(self.opt):
-            if p.grad is None and not self._traced_grad(p):
+        for group, p in _params(opt):
+            if id(p) in skip or (p.grad is None and not p.requires_grad):
                 self._slots.append(None)
                 continue
             key = (str(p.device), p.dtype)
             vals = values.setdefault(key, [])
             slot = {}
-            lr = group["lr"]
-            if isinstance(self.opt, SGD):
-                slot["neg_lr"] = (key, len(vals))
-                vals.append(-lr)
+
+            def put(name, value):
+                slot[name] = (key, len(vals))
+                vals.append(value)
+            lr = opt._group_lr(group)
+            if isinstance(opt, SGD):
+                put("neg_lr", -lr)
             else:
-                state = self.opt.state[p]
+                state = opt.state[p]
                 step = state["step"] = state["step"] + 1
-                self._stepped.append(state)
-                beta1, beta2 = group["betas"]
-                slot["neg_step_size"] = (key, len(vals))
-                vals.append(-(lr / (1 - beta1 ** step)))
-                slot["bc2_sqrt"] = (key, len(vals))
-                vals.append((1 - beta2 ** step) ** 0.5)
-                if group["decoupled_weight_decay"] and group["weight_decay"] != 0:
-                    slot["decay"] = (key, len(vals))
-                    vals.append(1 - lr * group["weight_decay"])
+                self._stepped[id(p)] = state
+                if isinstance(opt, Adam):
+                    beta1, beta2 = group["betas"]
+                    put("neg_step_size", -(lr / (1 - beta1 ** step)))
+                    put("bc2_sqrt", (1 - beta2 ** step) ** 0.5)
+                    if group["decoupled_weight_decay"] and group["weight_decay"] != 0:
+                        put("decay", 1 - lr * group["weight_decay"])
+                elif isinstance(opt, RMSprop):
+                    put("neg_lr", -lr)
+                else:  # Adagrad
+                    put("neg_clr", -(lr / (1 + (step - 1) * group["lr_decay"])))
             self._slots.append(slot)
         # Constant values (SGD without a scheduler) reuse the last call's tensors:
         # the plan only reads them. Saves a host-to-device copy per call.
@@ -123,72 +156,111 @@ class GraphOptimizerStep:
 
     def undo(self):
         """Takes back feeds()'s step counts when the call failed before updating."""
-        for state in getattr(self, "_stepped", ()):
+        for state in getattr(self, "_stepped", {}).values():
             state["step"] -= 1
-        self._stepped = []
-
-    @staticmethod
-    def _traced_grad(p):
-        return p.requires_grad  # a grad that build's backward will create inside the trace
+        self._stepped = {}
 
     def update(self, feeds):
-        """The optimizer's step, traced (no host reads); then zero_grad."""
+        """Inside the trace: clipping by the groups' keys, the optimizer's step
+        (no host reads), then zero_grad."""
         opt = self.opt
+        opt.clip_grad()
         if self.lr_constant:
             opt.step()  # exactly eager's update; its only per-step value, lr, is in the key
             opt.zero_grad(set_to_none=True)
             return
-        with no_grad():
+        self.traced_ungraded = set()
+        with no_grad(), opt._shard_access():
             for (group, p), slot in zip(_params(opt), self._slots):
-                if slot is None or p.grad is None:
+                if slot is None:
+                    continue
+                if p.grad is None:  # Note [Parameters that get no gradient in build]
+                    state = self._stepped.pop(id(p), None)
+                    if state is not None:
+                        state["step"] -= 1
+                    self.traced_ungraded.add(id(p))
                     continue
                 h = {name: feeds[key][i] for name, (key, i) in slot.items()}
-                if isinstance(opt, SGD):
-                    self._sgd(group, p, opt.state[p], h)
-                else:
-                    self._adam(group, p, opt.state[p], h)
+                # A global parameter is updated shard by shard (Note [Updating
+                # global parameters shard by shard] in optim/optimizer.py).
+                _UPDATES[type(opt)](group, *opt._shards(p), h)
         opt.zero_grad(set_to_none=True)
 
-    @staticmethod
-    def _sgd(group, p, state, h):
-        g = p.grad
-        momentum, dampening = group["momentum"], group["dampening"]
-        if group["maximize"]:
-            g = -g
-        if group["weight_decay"] != 0:
-            g = _C.add_alpha(g, p, group["weight_decay"])
-        if momentum != 0:
-            buf = state["momentum_buffer"]
-            buf.mul_(momentum)  # = the fused sgd_momentum kernel's rounding order
-            if dampening == 0:
-                buf.add_(g)
-            else:
-                _C.add_alpha_(buf, g, 1 - dampening)
-            g = g + buf * momentum if group["nesterov"] else buf
-        # p + (-lr) * g, rounded as eager's add_alpha: the product, then the sum.
-        # (Two plain kernels: a 0-d operand in addcmul_ takes a slow broadcast path.)
-        p.add_(g * h["neg_lr"])
 
-    @staticmethod
-    def _adam(group, p, state, h):
-        g = p.grad
-        beta1, beta2 = group["betas"]
-        if group["maximize"]:
-            g = -g
-        if group["weight_decay"] != 0:
-            if group["decoupled_weight_decay"]:
-                p.mul_(h["decay"])
-            else:
-                g = _C.add_alpha(g, p, group["weight_decay"])
-        exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-        exp_avg.lerp_(g, 1 - beta1)
-        _C.addcmul_(exp_avg_sq.mul_(beta2), g, g, 1 - beta2)
-        if group["amsgrad"]:
-            max_sq = state["max_exp_avg_sq"]
-            max_sq.clamp_(min=exp_avg_sq)
-            denom = max_sq.sqrt()
+def _sgd(group, p, g, state, h):
+    momentum, dampening = group["momentum"], group["dampening"]
+    if group["maximize"]:
+        g = -g
+    if group["weight_decay"] != 0:
+        g = _C.add_alpha(g, p, group["weight_decay"])
+    if momentum != 0:
+        buf = state["momentum_buffer"]
+        buf.mul_(momentum)  # = the fused sgd_momentum kernel's rounding order
+        if dampening == 0:
+            buf.add_(g)
         else:
-            denom = exp_avg_sq.sqrt()
-        denom.div_(h["bc2_sqrt"]).add_(group["eps"])
-        # eager's addcdiv_: p + (-step_size * m) / denom, rounded in this order
-        p.add_(exp_avg * h["neg_step_size"] / denom)
+            _C.add_alpha_(buf, g, 1 - dampening)
+        g = g + buf * momentum if group["nesterov"] else buf
+    # p + (-lr) * g, rounded as eager's add_alpha: the product, then the sum.
+    # (Two plain kernels: a 0-d operand in addcmul_ takes a slow broadcast path.)
+    p.add_(g * h["neg_lr"])
+
+
+def _adam(group, p, g, state, h):
+    beta1, beta2 = group["betas"]
+    if group["maximize"]:
+        g = -g
+    if group["weight_decay"] != 0:
+        if group["decoupled_weight_decay"]:
+            p.mul_(h["decay"])
+        else:
+            g = _C.add_alpha(g, p, group["weight_decay"])
+    exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+    exp_avg.lerp_(g, 1 - beta1)
+    _C.addcmul_(exp_avg_sq.mul_(beta2), g, g, 1 - beta2)
+    if group["amsgrad"]:
+        max_sq = state["max_exp_avg_sq"]
+        max_sq.clamp_(min=exp_avg_sq)
+        denom = max_sq.sqrt()
+    else:
+        denom = exp_avg_sq.sqrt()
+    denom.div_(h["bc2_sqrt"]).add_(group["eps"])
+    # eager's addcdiv_: p + (-step_size * m) / denom, rounded in this order
+    p.add_(exp_avg * h["neg_step_size"] / denom)
+
+
+def _rmsprop(group, p, g, state, h):
+    alpha = group["alpha"]
+    if group["maximize"]:
+        g = -g
+    if group["weight_decay"] != 0:
+        g = _C.add_alpha(g, p, group["weight_decay"])
+    square_avg = state["square_avg"]
+    _C.addcmul_(square_avg.mul_(alpha), g, g, 1 - alpha)
+    if group["centered"]:
+        grad_avg = state["grad_avg"]
+        grad_avg.lerp_(g, 1 - alpha)
+        avg = _C.addcmul(square_avg, grad_avg, grad_avg, -1).sqrt_()
+    else:
+        avg = square_avg.sqrt()
+    avg.add_(group["eps"])
+    if group["momentum"] > 0:
+        buf = state["momentum_buffer"]
+        _C.addcdiv_(buf.mul_(group["momentum"]), g, avg, 1)
+        p.add_(buf * h["neg_lr"])  # eager's add_alpha(p, buf, -lr)
+    else:
+        p.add_(g * h["neg_lr"] / avg)  # eager's addcdiv_(p, g, avg, -lr)
+
+
+def _adagrad(group, p, g, state, h):
+    if group["maximize"]:
+        g = -g
+    if group["weight_decay"] != 0:
+        g = _C.add_alpha(g, p, group["weight_decay"])
+    state_sum = state["sum"]
+    _C.addcmul_(state_sum, g, g, 1)
+    std = state_sum.sqrt().add_(group["eps"])
+    p.add_(g * h["neg_clr"] / std)  # eager's addcdiv_(p, g, std, -clr)
+
+
+_UPDATES = {SGD: _sgd, Adam: _adam, AdamW: _adam, RMSprop: _rmsprop, Adagrad: _adagrad}

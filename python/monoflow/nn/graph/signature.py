@@ -1,5 +1,6 @@
 """The cache key of a compiled plan: the call's nested structure with each
-tensor replaced by its shape, dtype and device (values do not matter)."""
+tensor replaced by its shape, dtype and device, or placement and SBP for a
+global tensor (values do not matter)."""
 from monoflow import _C
 
 __all__ = ["signature", "describe_signature"]
@@ -11,6 +12,8 @@ def signature(obj, tensors=None):
     if isinstance(obj, _C.TensorBase):
         if tensors is not None:
             tensors.append(obj)
+        if getattr(obj, "is_global", False):  # same shape, another layout: another plan (its shards differ)
+            return ("global", tuple(obj.shape), obj.dtype, obj.placement, tuple(obj.sbp))
         return ("tensor", tuple(obj.shape), obj.dtype, obj.device)
     if isinstance(obj, (tuple, list)):
         return (type(obj).__name__, tuple(signature(v, tensors) for v in obj))
@@ -28,6 +31,8 @@ def describe_signature(sig):
     kind = sig[0]
     if kind == "tensor":
         return f"Tensor({list(sig[1])}, {sig[2]}, {sig[3]})"
+    if kind == "global":
+        return f"Tensor({list(sig[1])}, {sig[2]}, {sig[3]}, sbp={sig[4]})"
     if kind in ("tuple", "list"):
         inner = ", ".join(describe_signature(s) for s in sig[1])
         return f"({inner})" if kind == "tuple" else f"[{inner}]"

@@ -1,0 +1,113 @@
+"""What the fusion passes buy: an nn.Graph training step with the default
+passes vs the same graph without fuse_elementwise/fuse_epilogue, and eager
+mode, as ratios; plus the plan's node count with and without fusion.
+
+    python bench/bench_graph_fusion.py [--quick]
+
+Step: forward + cross-entropy + backward + SGD(momentum 0.9) step +
+zero_grad, synchronised after each step. Models: MLP 64-128-128-10 and
+784-1024-1024-10 at batch 8 and 128, and the LeNet-style CNN of
+bench_graph.py at batch 8 and 64. The three variants are timed interleaved
+(best of `repeat` rounds each), so machine load affects them alike.
+Columns: ms per step; "fused/unf" = unfused ms / fused ms (> 1: fusion is
+faster); "fused/eager" = eager ms / fused ms; nodes unfused -> fused.
+"""
+import argparse
+
+from _timing import best_time
+
+import monoflow as flow
+from monoflow import _C, nn
+
+FUSION = ("fuse_elementwise", "fuse_epilogue")
+
+
+class TrainGraph(nn.Graph):
+    def __init__(self, model, opt):
+        super().__init__()
+        self.model = model
+        self.add_optimizer(opt)
+
+    def build(self, x, y):
+        loss = nn.functional.cross_entropy(self.model(x), y)
+        loss.backward()
+        return loss
+
+
+def mlp(widths):
+    def make():
+        layers = []
+        for a, b in zip(widths[:-1], widths[1:]):
+            layers += [nn.Linear(a, b), nn.ReLU()]
+        return nn.Sequential(*layers[:-1])
+    return make
+
+
+def lenet():
+    return nn.Sequential(
+        nn.Conv2d(1, 6, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(6, 16, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+        nn.Linear(16 * 5 * 5, 120), nn.ReLU(), nn.Linear(120, 84), nn.ReLU(), nn.Linear(84, 10))
+
+
+def setup(make, x_shape, batch):
+    flow.manual_seed(0)
+    model = make()
+    opt = flow.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    return model, opt, flow.randn(batch, *x_shape), flow.randint(0, 10, (batch,))
+
+
+def graph_step(make, x_shape, batch, passes):
+    model, opt, x, y = setup(make, x_shape, batch)
+    graph = TrainGraph(model, opt)
+    graph.config.passes = passes
+    graph(x, y)  # eager first step: creates the momentum buffers
+    graph(x, y)  # compiles
+    nodes = next(iter(graph._plans.values())).stats()["nodes"]
+
+    def step():
+        graph(x, y)
+        flow.synchronize()
+    return step, nodes
+
+
+def case(name, make, x_shape, batch, repeat, number):
+    model, opt, x, y = setup(make, x_shape, batch)
+
+    def eager():
+        loss = nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+        flow.synchronize()
+
+    default = list(_C._graph_default_passes())
+    fused, n_fused = graph_step(make, x_shape, batch, default)
+    unfused, n_unfused = graph_step(make, x_shape, batch, [p for p in default if p not in FUSION])
+    best = {"eager": float("inf"), "fused": float("inf"), "unfused": float("inf")}
+    for _ in range(repeat):  # interleaved rounds
+        for key, fn in (("eager", eager), ("unfused", unfused), ("fused", fused)):
+            best[key] = min(best[key], best_time(fn, 1, number))
+    e, u, f = best["eager"], best["unfused"], best["fused"]
+    print(f"{name:<34}{e * 1e3:>9.3f}{u * 1e3:>9.3f}{f * 1e3:>9.3f}{u / f:>10.2f}{e / f:>12.2f}"
+          f"{n_unfused:>7} -> {n_fused}")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args()
+    repeat, number = (3, 10) if args.quick else (20, 20)  # many short rounds: the best resists machine load
+    print(f"{'case (train step)':<34}{'eager':>9}{'unfused':>9}{'fused':>9}{'fused/unf':>10}{'fused/eager':>12}"
+          f"{'nodes':>9}")
+    for widths in ((64, 128, 128, 10), (784, 1024, 1024, 10)):
+        for batch in (8, 128):
+            big = widths[1] > 512
+            case(f"MLP {'-'.join(map(str, widths))}, batch {batch}", mlp(widths), (widths[0],), batch, repeat,
+                 max(number // 10, 3) if big else number)
+    for batch in (8, 64):
+        case(f"LeNet CNN 28x28, batch {batch}", lenet, (1, 28, 28), batch, repeat, max(number // 5, 3))
+
+
+if __name__ == "__main__":
+    main()

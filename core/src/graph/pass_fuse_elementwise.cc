@@ -1,0 +1,217 @@
+// Elementwise fusion: chains and trees of elementwise kernels become one
+// fused_elementwise node that reads its inputs and writes its outputs once.
+//
+// Note [Elementwise fusion]
+//   Eager mode runs `relu(x @ w + b)`'s add and relu, or a backward's
+//   `where(y > 0, g, 0)` (fill, gt, fill, where), as separate kernels, each
+//   a pass over memory with a buffer between them. In a plan, a value that
+//   only later kernels of the same chain read is Transient memory nobody
+//   else can see (Note [Storage classes]), so the chain can run as one
+//   kernel that keeps such values in registers (Note [Fused programs] in
+//   monoflow/fused_program.h).
+//   Grouping is greedy in node order. A fusible node (graph/fusion.h: the
+//   arithmetic, comparison, activation and where kernels, scalar forms,
+//   same-dtype copies and fills, in a floating kernel dtype) joins the
+//   groups of the nodes that last wrote what it reads, all of them if the
+//   union is still a valid group, else the first one that stays valid,
+//   else it starts its own group. Valid means the group's program builds
+//   and every member can move to the last member's place (Note [Fusing
+//   plan nodes] in graph/fusion.h): values that something outside reads
+//   are stored (several outputs are fine), up to 8 operands in all. A fill
+//   contributes a constant, so the 0-dim fills that scalar operands make
+//   (`y > 0`, `where(c, g, 0)`) disappear too. Groups of one node stay as
+//   they were.
+//   Results are bit for bit the unfused plan's: the fused kernel computes
+//   each instruction exactly as the kernel it replaces and rounds where
+//   that kernel stored (Note [Fused kernels are the unfused chain] in
+//   devices/cpu/kernels_graph_fused.cpp); float16/bfloat16 included.
+//   Not fused: integer/bool kernel dtypes, casts, random kernels, host
+//   nodes, reductions and anything else not listed in fusion::fusible.
+//
+// Note [Copy elision]
+//   What stays of the gradient buffers' fill/copy chains after DCE is a
+//   copy of a kernel's fresh result into the gradient (`sum` -> bias grad,
+//   `conv2d_weight_grad` -> weight grad, a matmul's product made
+//   contiguous, a transposed gradient laid out as its parameter). When the
+//   copy is the only reader of that result (Transient, one writer, which
+//   wrote exactly the bytes the copy reads, in any layout), both sides of
+//   the copy are row-major with the same element count and dtype (so each
+//   byte moves by one fixed distance), and no node between the producer
+//   and the copy (nor the producer's own inputs) touches the destination,
+//   the producer writes the destination directly, with its own shape and
+//   strides shifted by that distance, and the copy goes: one kernel and
+//   one pass over memory less, the same bytes.
+#include <algorithm>
+#include <set>
+#include <sstream>
+
+#include "monoflow/graph/fusion.h"
+#include "monoflow/graph/pass.h"
+
+namespace monoflow::graph {
+
+namespace {
+
+// The node that last wrote bytes `o` covers before node `before`, or -1.
+int last_writer(const Plan& plan, const fusion::StorageUses& uses, const PlanOperand& o, int before) {
+  const std::vector<int>& writers = uses.writers[o.storage];
+  for (auto it = std::lower_bound(writers.begin(), writers.end(), before); it != writers.begin();) {
+    const int w = *--it;
+    for (const PlanOperand& out : plan.nodes[w].outputs)
+      if (fusion::overlaps(out, o)) return w;
+  }
+  return -1;
+}
+
+// Row-major contiguous (size-1 dims may have any stride).
+bool row_major(const PlanOperand& o) {
+  int64_t expect = 1;
+  for (size_t d = o.shape.size(); d-- > 0;) {
+    if (o.shape[d] != 1 && o.strides[d] != expect) return false;
+    expect *= o.shape[d];
+  }
+  return true;
+}
+
+// Note [Copy elision]: the producer writes where the copy would have put its
+// result, where the copy was the only reader. Returns how many copies went.
+size_t elide_copies(Plan& plan) {
+  size_t elided = 0;
+  for (bool again = true; again;) {
+    again = false;
+    const fusion::StorageUses uses = fusion::storage_uses(plan);
+    for (size_t c = 0; c < plan.nodes.size() && !again; ++c) {
+      const PlanNode& copy = plan.nodes[c];
+      if (copy.host || copy.op_id != kOp_copy || copy.inputs.size() != 1 || copy.outputs.size() != 1) continue;
+      const PlanOperand &src = copy.inputs[0], &dst = copy.outputs[0];
+      const int s = src.storage;
+      if (src.dtype != dst.dtype || src.storage == dst.storage || plan.storages[s].cls != StorageClass::Transient ||
+          uses.writers[s].size() != 1 || uses.readers[s] != std::vector<int>{static_cast<int>(c)} ||
+          !row_major(src) || !row_major(dst) || shape_numel(src.shape) != shape_numel(dst.shape))
+        continue;
+      const int p = uses.writers[s][0];
+      const PlanNode& producer = plan.nodes[static_cast<size_t>(p)];
+      if (p >= static_cast<int>(c) || producer.host || reads_outputs(producer.op_id)) continue;
+      // src and dst are row-major with one element count: a byte of src is
+      // the byte of dst at the same distance from the start. The producer
+      // must have written exactly src's bytes (any layout).
+      const ByteRange from = byte_range(src.byte_offset, src.shape, src.strides, itemsize(src.dtype));
+      int which = -1, count = 0;
+      for (size_t k = 0; k < producer.outputs.size(); ++k) {
+        const PlanOperand& o = producer.outputs[k];
+        if (o.storage != s) continue;
+        ++count;
+        const ByteRange r = byte_range(o.byte_offset, o.shape, o.strides, itemsize(o.dtype));
+        if (o.dtype == src.dtype && r.dense && r.lo == from.lo && r.hi == from.hi) which = static_cast<int>(k);
+      }
+      // The destination now changes at the producer: nothing in between,
+      // the producer's own inputs included, may touch it.
+      bool ok = count == 1 && which >= 0;
+      for (const PlanOperand& in : producer.inputs) ok &= !fusion::overlaps(in, dst);
+      for (size_t i = static_cast<size_t>(p) + 1; ok && i < c; ++i) {
+        for (const PlanOperand& o : plan.nodes[i].inputs) ok &= !fusion::overlaps(o, dst);
+        for (const PlanOperand& o : plan.nodes[i].outputs) ok &= !fusion::overlaps(o, dst);
+      }
+      if (!ok) continue;
+      PlanOperand& o = plan.nodes[static_cast<size_t>(p)].outputs[static_cast<size_t>(which)];
+      o.byte_offset += dst.byte_offset - src.byte_offset;  // its own layout, in the destination's bytes
+      o.storage = dst.storage;
+      plan.nodes.erase(plan.nodes.begin() + static_cast<std::ptrdiff_t>(c));
+      for (int& r : plan.random_nodes)
+        if (r > static_cast<int>(c)) --r;
+      ++elided;
+      again = true;  // the uses changed
+    }
+  }
+  return elided;
+}
+
+}  // namespace
+
+std::string fuse_elementwise(Plan& plan) {
+  const fusion::StorageUses uses = fusion::storage_uses(plan);
+  const int n = static_cast<int>(plan.nodes.size());
+  std::vector<int> group_of(static_cast<size_t>(n), -1);
+  std::vector<std::vector<int>> groups;  // ascending members; emptied when merged into another
+  std::vector<fusion::Program> programs;
+
+  auto valid = [&](const std::vector<int>& members, fusion::Program& p) {
+    return fusion::build_program(plan, uses, members, {}, p).empty() && fusion::can_place_at_last(plan, members);
+  };
+  for (int i = 0; i < n; ++i) {
+    const PlanNode& node = plan.nodes[static_cast<size_t>(i)];
+    MFKernelFn fn;
+    if (!fusion::fusible(node) || !fusion::has_kernel(node.device, kOp_fused_elementwise, node.kernel_dtype, &fn))
+      continue;
+    std::set<int> candidates;
+    for (const PlanOperand& o : node.inputs) {
+      const int w = last_writer(plan, uses, o, i);
+      if (w >= 0 && group_of[static_cast<size_t>(w)] >= 0) candidates.insert(group_of[static_cast<size_t>(w)]);
+    }
+    auto commit = [&](const std::vector<int>& from, std::vector<int> members, fusion::Program& p) {
+      const int g = from.empty() ? static_cast<int>(groups.size()) : from[0];
+      if (from.empty()) {
+        groups.emplace_back();
+        programs.emplace_back();
+      }
+      for (int f : from)
+        if (f != g) groups[static_cast<size_t>(f)].clear();
+      for (int m : members) group_of[static_cast<size_t>(m)] = g;
+      groups[static_cast<size_t>(g)] = std::move(members);
+      programs[static_cast<size_t>(g)] = std::move(p);
+    };
+    fusion::Program p;
+    bool joined = false;
+    if (!candidates.empty()) {
+      std::vector<int> all{i};
+      for (int g : candidates) all.insert(all.end(), groups[static_cast<size_t>(g)].begin(), groups[static_cast<size_t>(g)].end());
+      std::sort(all.begin(), all.end());
+      if (valid(all, p)) {
+        commit(std::vector<int>(candidates.begin(), candidates.end()), all, p);
+        joined = true;
+      }
+      for (auto it = candidates.begin(); !joined && it != candidates.end(); ++it) {
+        std::vector<int> one = groups[static_cast<size_t>(*it)];
+        one.push_back(i);  // i is after every member
+        if (valid(one, p)) {
+          commit({*it}, one, p);
+          joined = true;
+        }
+      }
+    }
+    if (!joined) {
+      groups.push_back({i});
+      programs.emplace_back();  // a group of one needs no program until it grows
+      group_of[static_cast<size_t>(i)] = static_cast<int>(groups.size()) - 1;
+    }
+  }
+
+  std::vector<std::vector<int>> fused_groups;
+  std::vector<PlanNode> fused_nodes;
+  size_t members = 0;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    if (groups[g].size() < 2) continue;
+    const fusion::Program& p = programs[g];
+    const PlanNode& last = plan.nodes[static_cast<size_t>(groups[g].back())];
+    PlanNode f;
+    f.op_id = kOp_fused_elementwise;
+    f.kernel_dtype = p.dtype;
+    f.device = last.device;
+    fusion::has_kernel(f.device, f.op_id, f.kernel_dtype, &f.kernel);
+    f.stream = last.stream;
+    f.inputs = p.inputs;
+    f.outputs = p.outputs;
+    fusion::set_program_attrs(f, p);
+    fused_groups.push_back(groups[g]);
+    fused_nodes.push_back(std::move(f));
+    members += groups[g].size();
+  }
+  fusion::replace_groups(plan, fused_groups, std::move(fused_nodes));
+  const size_t copies = elide_copies(plan);
+  std::ostringstream os;
+  os << "fused " << members << " nodes into " << fused_groups.size();
+  if (copies) os << "; " << copies << " copies elided";
+  return os.str();
+}
+
+}  // namespace monoflow::graph

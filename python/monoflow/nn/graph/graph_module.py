@@ -1,0 +1,197 @@
+"""flow.nn.graph.GraphModule: per-module settings of a graph (OneFlow's
+spelling). Inside a Graph, ``self.model.to(flow.nn.graph.GraphModule)``
+gives the settings of that module:
+
+    self.model.to(flow.nn.graph.GraphModule).activation_checkpointing = True
+    self.model.layer2.to(flow.nn.graph.GraphModule).set_stage(1, flow.placement("cpu", [1]))
+
+A graph's module attributes are read through a ModuleView (as OneFlow's
+proxy modules): it forwards everything to the module, and its ``to``
+also accepts the GraphModule class. ``isinstance(view, type(module))`` holds.
+
+Note [Activation checkpointing in a graph]
+    While the graph traces build (and during its eager first step), the
+    forward of each module with ``activation_checkpointing = True`` runs
+    through flow.utils.checkpoint.checkpoint: its activations are not kept,
+    and backward recomputes them. The recomputation's kernels are recorded
+    like any backward kernel, so the plan recomputes too; the setting is
+    part of the plan's cache key. Random ops inside such a module: eagerly,
+    checkpoint restores the generator around the recompute so it draws the
+    forward's numbers; in a plan every random kernel draws fresh counters
+    at each run (Note [Random kernels in graph traces]), so the recompute
+    would draw other numbers than the forward. Until the plan can tie two
+    random nodes to one reservation, a trace that recomputes a random
+    kernel is refused (RuntimeError naming the module).
+"""
+from monoflow import _C
+from monoflow.nn.module import Module
+
+__all__ = ["GraphModule", "ModuleView"]
+
+
+class GraphModule:
+    """The graph-level settings of one module: ``activation_checkpointing``
+    and the pipeline stage (``set_stage``). Get it with
+    ``graph.<module>.to(flow.nn.graph.GraphModule)`` inside or outside build."""
+
+    def __init__(self, module, name):
+        self._module = module
+        self.name = name
+        self._activation_checkpointing = False
+        self.stage_id = None
+        self.stage_placement = None
+
+    @property
+    def module(self):
+        return self._module
+
+    @property
+    def activation_checkpointing(self):
+        return self._activation_checkpointing
+
+    @activation_checkpointing.setter
+    def activation_checkpointing(self, value):
+        if not isinstance(value, bool):
+            raise TypeError(f"GraphModule({self.name}).activation_checkpointing must be a bool, got "
+                            f"{type(value).__name__}")
+        self._activation_checkpointing = value
+
+    def set_stage(self, stage_id, placement=None):
+        """Assigns the module to pipeline stage `stage_id` on `placement`
+        (recorded here, listed by Graph._stages(), run by pipeline.py). The
+        placement's ranks must exist in this job."""
+        from monoflow._global import groups
+        from monoflow._global.placement import placement as Placement
+
+        if isinstance(stage_id, bool) or not isinstance(stage_id, int) or stage_id < 0:
+            raise ValueError(f"GraphModule({self.name}).set_stage: stage_id must be a non-negative int, got "
+                             f"{stage_id!r}")
+        if placement is not None:
+            if not isinstance(placement, Placement):
+                raise TypeError(f"GraphModule({self.name}).set_stage: placement must be a flow.placement, got "
+                                f"{type(placement).__name__}")
+            world = groups.world_size()
+            missing = [r for r in placement.rank_list() if r >= world]
+            if missing:
+                raise ValueError(f"GraphModule({self.name}).set_stage({stage_id}): the placement's ranks {missing} "
+                                 f"do not exist (this job has {world} process{'es' if world != 1 else ''}, ranks "
+                                 f"0..{world - 1})")
+        self.stage_id = stage_id
+        self.stage_placement = placement
+        return self
+
+    def _key(self):
+        return (self._activation_checkpointing, self.stage_id,
+                None if self.stage_placement is None else self.stage_placement._key)
+
+    def __repr__(self):
+        stage = "" if self.stage_id is None else f", stage_id={self.stage_id}, placement={self.stage_placement}"
+        return f"GraphModule({self.name}, activation_checkpointing={self._activation_checkpointing}{stage})"
+
+
+class ModuleView:
+    """A graph's module attribute as build and users see it: the module
+    itself for everything, plus ``to(flow.nn.graph.GraphModule)``."""
+
+    __slots__ = ("_view_module", "_view_graph", "_view_name")
+
+    def __init__(self, module, graph, name):
+        object.__setattr__(self, "_view_module", module)
+        object.__setattr__(self, "_view_graph", graph)
+        object.__setattr__(self, "_view_name", name)
+
+    @property
+    def __class__(self):  # isinstance(view, nn.Linear) as for the module
+        return type(object.__getattribute__(self, "_view_module"))
+
+    def _wrap(self, value, name):
+        if isinstance(value, Module):
+            return ModuleView(value, self._view_graph, f"{self._view_name}.{name}")
+        return value
+
+    def to(self, *args, **kwargs):
+        if len(args) == 1 and not kwargs and args[0] is GraphModule:
+            return self._view_graph._graph_module(self._view_module, self._view_name)
+        out = self._view_module.to(*args, **kwargs)
+        return self if out is self._view_module else out
+
+    def __getattr__(self, name):
+        return self._wrap(getattr(self._view_module, name), name)
+
+    def __setattr__(self, name, value):
+        setattr(self._view_module, name, value)
+
+    def __delattr__(self, name):
+        delattr(self._view_module, name)
+
+    def __call__(self, *args, **kwargs):
+        return self._view_module(*args, **kwargs)
+
+    def __getitem__(self, idx):
+        return self._wrap(self._view_module[idx], str(idx))
+
+    def __iter__(self):
+        for i, m in enumerate(self._view_module):
+            yield self._wrap(m, str(i))
+
+    def __len__(self):
+        return len(self._view_module)
+
+    def __repr__(self):
+        return repr(self._view_module)
+
+    def __dir__(self):
+        return dir(self._view_module)
+
+
+def checkpointed_forward(module, name):
+    """The forward that Note [Activation checkpointing in a graph] installs."""
+    from monoflow.utils.checkpoint import checkpoint
+
+    forward = type(module).forward.__get__(module)
+
+    def run(*args, **kwargs):
+        if not _C.is_grad_enabled():
+            return forward(*args, **kwargs)  # nothing to save: plain forward
+        if not _C._graph_tracing():
+            return checkpoint(forward, *args, use_reentrant=False, **kwargs)
+        # preserve_rng_state=False: restoring a generator reads its state tensor
+        # (refused in a trace), and the forward is checked to draw nothing.
+        return checkpoint(_RefuseRandomRecompute(forward, name), *args, use_reentrant=False,
+                          preserve_rng_state=False, **kwargs)
+    return run
+
+
+def _generator_counters(devices):
+    """The default generators' (seed, offset) of `devices`, as bytes. They are
+    host-side counters, not values a kernel computed, so reading them inside
+    a trace is sound; get_state() wraps them in a CPU tensor that the trace's
+    host-read guard would refuse by .numpy(), hence the DLPack view."""
+    import numpy as np
+
+    return tuple(np.from_dlpack(_C.default_generator_for(d).get_state()).tobytes() for d in devices)
+
+
+class _RefuseRandomRecompute:
+    """forward, which raises when its second call (the recompute, inside a
+    trace) draws random numbers: Note [Activation checkpointing in a graph]."""
+
+    def __init__(self, forward, name):
+        self.forward = forward
+        self.name = name
+        self.calls = 0
+
+    def __call__(self, *args, **kwargs):
+        from monoflow.utils.checkpoint import _devices
+
+        self.calls += 1
+        tensors = [a for a in list(args) + list(kwargs.values()) if isinstance(a, _C.TensorBase)]
+        devices = _devices(tensors)
+        before = _generator_counters(devices)
+        out = self.forward(*args, **kwargs)
+        if _generator_counters(devices) != before:
+            raise RuntimeError(f"nn.Graph: activation checkpointing of module '{self.name}' would recompute random "
+                               f"ops (e.g. dropout) in backward; a graph plan draws fresh random numbers for every "
+                               f"random kernel at each run, so the recompute would not see the forward's numbers. "
+                               f"Turn activation_checkpointing off for this module, or move its random ops out")
+        return out

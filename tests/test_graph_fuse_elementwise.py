@@ -1,0 +1,379 @@
+"""Elementwise fusion (core/src/graph/pass_fuse_elementwise.cc, kernels in
+devices/cpu/kernels_graph_fused.cpp; docs/graph_runtime.md "Passes"): chains
+and trees of elementwise kernels become one fused_elementwise node, and no
+result changes: traced functions and training steps match eager and the plan
+without fusion bit for bit, in every floating dtype, with broadcast and
+non-contiguous operands, whatever the slots and threads."""
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import monoflow as flow
+import monoflow.nn.functional as F
+from monoflow import _C, _graph, nn
+
+FUSION = ("fuse_elementwise", "fuse_epilogue")
+NO_FUSION = [p for p in _C._graph_default_passes() if p not in FUSION]
+
+
+def _np(t):
+    t = t.detach()
+    if t.dtype in (flow.float16, flow.bfloat16):
+        t = t.float()  # exact widening
+    return t.numpy().copy()
+
+
+def _randn(device, *shape, seed=0, dtype=flow.float32):
+    rng = np.random.default_rng(seed)
+    return flow.tensor(rng.standard_normal(shape).astype(np.float32), device=device).to(dtype)
+
+
+def _ops(ct):
+    """Op names of the final plan's nodes."""
+    lines = ct.describe().splitlines()
+    return [ln.split(" = ")[1].split(".")[0].split("(")[0] for ln in lines if ln.strip().startswith("%") and " = " in ln]
+
+
+def _same(a, b):
+    np.testing.assert_array_equal(_np(a), _np(b))
+
+
+def _check(f, args_list, device=None, only=None, slots_threads=((1, 1), (2, 2), (2, 1))):
+    """Traces f on args_list[0]: with fusion, without, and fusion alone; each
+    replays every args of the list bit for bit as eager, one iteration per
+    run and several per run. Returns the fused trace."""
+    passes = only or list(_C._graph_default_passes())
+    ct = _graph.trace(f, *args_list[0], passes=passes)
+    raw = _graph.trace(f, *args_list[0], passes=NO_FUSION)
+    want = [f(*args) for args in args_list]
+
+    def flat(r):
+        return list(r) if isinstance(r, (tuple, list)) else [r]
+
+    for args, w in zip(args_list, want):
+        for got in (ct.run(*args), raw.run(*args)):
+            for g, e in zip(flat(got), flat(w)):
+                _same(g, e)
+    for slots, threads in slots_threads:
+        got = ct.run_each(args_list, slots=slots, threads=threads)
+        for g, w in zip(got, want):
+            for a, b in zip(flat(g), flat(w)):
+                _same(a, b)
+    return ct
+
+
+# ---------------------------------------------------------------- the pass fires
+
+def test_a_chain_becomes_one_node(device):
+    def f(x):
+        return ((x * 2.0 + 1.0).exp() - x).relu()
+
+    args = [(_randn(device, 7, 33, seed=s),) for s in range(3)]
+    ct = _check(f, args)
+    assert _ops(ct) == ["fused_elementwise"]
+    assert dict(ct.passes)["fuse_elementwise"] == "fused 5 nodes into 1"
+    # testdev has no fused kernel: the node replays through the CPU fallback
+    assert ("[cpu fallback]" in ct.describe()) == device.startswith("testdev")
+    raw = _graph.trace(f, *args[0], passes=None)
+    assert raw.stats()["nodes"] == 5
+
+
+def test_the_pass_alone_and_its_debug_listing():
+    def f(x, y):
+        return (x * y).sigmoid() + y
+
+    x, y = _randn("cpu", 10), _randn("cpu", 10, seed=1)
+    ct = _graph.trace(f, x, y, passes=["fuse_elementwise"], debug=True)
+    assert ct.passes == [("fuse_elementwise", "fused 3 nodes into 1")]
+    text = ct.describe(passes=True)
+    before = text.index("--- before pass fuse_elementwise ---")
+    after = text.index("--- after pass fuse_elementwise: fused 3 nodes into 1 ---")
+    assert "sigmoid" in text[before:after] and "sigmoid" not in text[after:]
+    _same(ct.run(x, y), f(x, y))
+
+
+def test_relu_backward_fills_and_masks_fuse():
+    # relu's gradient is where(y > 0, g, 0): fill, gt, fill, where in eager
+    def f(x, g):
+        y = x.relu()
+        gy = flow.where(y > 0, g, flow.zeros_like(g))
+        return y, gy
+
+    args = [(_randn("cpu", 4, 9, seed=s), _randn("cpu", 4, 9, seed=s + 5)) for s in range(2)]
+    ct = _check(f, args)
+    raw = _graph.trace(f, *args[0], passes=None)
+    assert ct.stats()["nodes"] == 1 < raw.stats()["nodes"]
+
+
+def test_broadcast_inputs(device):
+    def f(x, b, s):
+        return (x + b).tanh() * s - b
+
+    args = [(_randn(device, 5, 6, seed=k), _randn(device, 6, seed=k + 1), _randn(device, 5, 1, seed=k + 2))
+            for k in range(2)]
+    ct = _check(f, args)
+    assert _ops(ct) == ["fused_elementwise"]
+
+
+def test_non_contiguous_inputs(device):
+    def f(x, y):
+        xt = x.t()  # a transposed view: strided reads
+        return (xt * y[:, ::2]).neg().abs() + xt
+
+    args = [(_randn(device, 40, 36, seed=k), _randn(device, 36, 80, seed=k + 1)) for k in range(2)]
+    ct = _check(f, args)
+    assert _ops(ct) == ["fused_elementwise"]
+
+
+def test_an_intermediate_that_is_also_an_output_is_stored():
+    def f(x):
+        a = x.exp()
+        b = (a * 2).sqrt()
+        return a, b
+
+    args = [(_randn("cpu", 3, 5, seed=k),) for k in range(2)]
+    ct = _check(f, args)
+    assert _ops(ct) == ["fused_elementwise"]
+    assert "-> s" in ct.describe() and ct.describe().count("(output)") >= 2
+
+
+def test_an_intermediate_read_in_between_is_not_fused_across():
+    def f(x):
+        a = x.exp()
+        s = a.sum()  # reads a between its producer and a's other consumer
+        return s, (a * 3).relu()
+
+    args = [(_randn("cpu", 6, seed=k),) for k in range(2)]
+    ct = _check(f, args)
+    assert sorted(_ops(ct)) == ["exp", "fused_elementwise", "sum"]  # exp stays its own kernel
+
+
+def test_in_place_updates_of_a_parameter_are_fused_as_the_same_view():
+    w = _randn("cpu", 8, seed=3)
+
+    def f(g):
+        w.mul_(0.5)
+        w.add_(g)
+        return w * 1
+
+    g = _randn("cpu", 8, seed=4)
+    w0 = w.clone()
+    ct = _graph.trace(f, g)
+    assert "fused_elementwise" in _ops(ct)
+    w.copy_(w0)
+    got = ct.run(g)
+    want = (w0 * 0.5 + g)
+    _same(w, want)
+    _same(got, want)
+
+
+def test_unsupported_ops_split_chains():
+    def f(x):
+        return (x.cos() + 1).exp() * 2  # cos is not in the fused instruction set
+
+    args = [(_randn("cpu", 9, seed=k),) for k in range(2)]
+    ct = _check(f, args)
+    assert _ops(ct) == ["cos", "fused_elementwise"]
+
+
+def test_integer_chains_stay_unfused():
+    def f(x):
+        return (x + 1) * 3
+
+    x = flow.arange(10)
+    ct = _graph.trace(f, x)
+    assert _ops(ct) == ["add_scalar", "mul_scalar"]
+    _same(ct.run(x), f(x))
+
+
+# ---------------------------------------------------------------- properties
+
+_UNARY = ["neg", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "relu", "gelu", "gelu_tanh", "silu", "abs",
+          "square", "reciprocal", "erf", "expm1", "log1p"]
+_BINARY = ["add", "sub", "mul", "div", "maximum", "minimum", "add_s", "rsub_s", "mul_s", "div_s", "rdiv_s",
+           "where_gt", "where_le", "add_alpha"]
+
+
+def _apply(name, a, b):
+    if name == "gelu":
+        return F.gelu(a)
+    if name == "gelu_tanh":
+        return F.gelu(a, approximate="tanh")
+    if name in _UNARY:
+        return getattr(flow, name)(a) if hasattr(flow, name) else getattr(a, name)()
+    return {
+        "add": lambda: a + b, "sub": lambda: a - b, "mul": lambda: a * b, "div": lambda: a / b,
+        "maximum": lambda: flow.maximum(a, b), "minimum": lambda: flow.minimum(a, b),
+        "add_s": lambda: a + 0.75, "rsub_s": lambda: 1.5 - a, "mul_s": lambda: a * 1.25,
+        "div_s": lambda: a / 3.0, "rdiv_s": lambda: 2.0 / a,
+        "where_gt": lambda: flow.where(a > b, a, b * 0.5), "where_le": lambda: flow.where(a <= 0.25, b, 0.0),
+        "add_alpha": lambda: flow.add(a, b, alpha=0.3),
+    }[name]()
+
+
+@settings(max_examples=25, deadline=None)
+@given(dtype=st.sampled_from([flow.float32, flow.float64, flow.float16, flow.bfloat16]),
+       shape=st.lists(st.integers(1, 9), min_size=0, max_size=3),
+       program=st.lists(st.tuples(st.sampled_from(_UNARY + _BINARY), st.integers(0, 3)), min_size=2, max_size=6),
+       broadcast=st.booleans(), seed=st.integers(0, 3))
+def test_random_chains_match_eager_bit_for_bit(dtype, shape, program, broadcast, seed):
+    shape = tuple(shape)
+    other_shape = shape[1:] if broadcast and shape else shape
+
+    def f(x, y):
+        values = [y, x]  # the chain runs on x (full shape); y may be broadcast
+        for name, k in program:
+            a = values[-1]
+            b = values[k % len(values)]
+            values.append(_apply(name, a, b))
+        return values[-1]
+
+    args = [(_randn("cpu", *shape, seed=seed + k, dtype=dtype), _randn("cpu", *other_shape, seed=seed + 9, dtype=dtype))
+            for k in range(2)]
+    ct = _check(f, args, slots_threads=((2, 2),))
+    raw = _graph.trace(f, *args[0], passes=None)
+    assert ct.stats()["nodes"] < raw.stats()["nodes"]
+
+
+# ---------------------------------------------------------------- training
+
+def _mlp(device):
+    flow.manual_seed(0)
+    model = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 16), nn.Sigmoid(), nn.Linear(16, 3)).to(device)
+    return model, flow.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+
+
+def _cnn(device):
+    flow.manual_seed(0)
+    model = nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(4, 6, 3),
+                          nn.Tanh(), nn.Flatten(), nn.Linear(6 * 2 * 2, 3)).to(device)
+    return model, flow.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+
+
+class _TrainGraph(nn.Graph):
+    def __init__(self, model, opt):
+        super().__init__()
+        self.model = model
+        self.add_optimizer(opt)
+
+    def build(self, x, y):
+        loss = F.cross_entropy(self.model(x), y)
+        loss.backward()
+        return loss
+
+
+def _train(make, device, data, passes, slots=1, threads=1):
+    model, opt = make(device)
+    if passes == "eager":
+        losses = []
+        for x, y in data:
+            loss = F.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+            opt.zero_grad()
+            losses.append(_np(loss))
+        return None, losses, [_np(p) for p in model.parameters()]
+    graph = _TrainGraph(model, opt)
+    graph.config.passes = passes
+    graph.config.slots, graph.config.threads = slots, threads
+    losses = [_np(graph(x, y)) for x, y in data]
+    return graph, losses, [_np(p) for p in model.parameters()]
+
+
+def _data(device, steps, shape, classes=3, seed=1):
+    rng = np.random.default_rng(seed)
+    return [(flow.tensor(rng.standard_normal(shape).astype(np.float32), device=device),
+             flow.tensor(rng.integers(0, classes, shape[0]), device=device)) for _ in range(steps)]
+
+
+@pytest.mark.parametrize("make,shape", [(_mlp, (8, 6)), (_cnn, (4, 1, 8, 8))], ids=["mlp", "cnn"])
+@pytest.mark.parametrize("slots,threads", [(1, 1), (2, 2)])
+def test_training_with_fusion_matches_eager_bit_for_bit(device, make, shape, slots, threads):
+    data = _data(device, 5, shape)
+    _, eager_losses, eager_params = _train(make, device, data, "eager")
+    graph, losses, params = _train(make, device, data, ["dce", "fuse_elementwise"], slots, threads)
+    _, raw_losses, raw_params = _train(make, device, data, NO_FUSION, slots, threads)
+    assert "fuse_elementwise (fused" in repr(graph) and "fused 0 nodes" not in repr(graph)
+    for a, b, c in zip(losses, raw_losses, eager_losses):
+        np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(a, c)
+    for a, b, c in zip(params, raw_params, eager_params):
+        np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(a, c)
+
+
+# ---------------------------------------------------------------- copy elision
+
+def test_gradient_copies_are_elided_and_gradients_unchanged():
+    # autograd accumulates a linear layer's weight gradient through a buffer
+    # laid out like the weight, then copies it into .grad; the bias gradient
+    # is a sum copied into .grad: both producers write .grad directly
+    flow.manual_seed(0)
+    lin = nn.Linear(6, 5)
+
+    def f(x, g):
+        lin.weight.grad = None
+        lin.bias.grad = None
+        lin(x).backward(g)
+        return lin.weight.grad, lin.bias.grad
+
+    args = [(_randn("cpu", 4, 6, seed=k), _randn("cpu", 4, 5, seed=k + 1)) for k in range(3)]
+    ct = _graph.trace(f, *args[0])
+    raw = _graph.trace(f, *args[0], passes=NO_FUSION)
+    summary = dict(ct.passes)["fuse_elementwise"]
+    assert "2 copies elided" in summary, summary
+    assert _ops(raw).count("copy") == _ops(ct).count("copy") + 2
+    for a in args:  # the results are views of the gradients: compare before the next run
+        want = [_np(t) for t in f(*a)]
+        for plan in (ct, raw):
+            for got, w in zip(plan.run(*a), want):
+                np.testing.assert_array_equal(_np(got), w)
+
+
+def test_a_copy_whose_destination_is_read_in_between_is_kept():
+    buf = flow.zeros(6)
+
+    def f(x):
+        s = x.sum(0)          # fresh result
+        seen = buf * 2        # reads the destination before the copy
+        buf.copy_(s)
+        return seen
+
+    x = _randn("cpu", 3, 6)
+    ct = _graph.trace(f, x)
+    assert "copies elided" not in dict(ct.passes)["fuse_elementwise"]
+    buf.zero_()
+    np.testing.assert_array_equal(_np(ct.run(x)), np.zeros(6, np.float32))
+    np.testing.assert_array_equal(_np(buf), _np(x.sum(0)))
+
+
+@pytest.mark.parametrize("dtype", [flow.float32, flow.float64, flow.float16, flow.bfloat16])
+@pytest.mark.parametrize("shape,bshape", [((2500,), (2500,)), ((5, 700), (700,)), ((300, 12), (300, 1)),
+                                          ((3, 40, 50), (40, 1))], ids=["long", "long-rows", "short-rows", "3d"])
+def test_blocks_rows_and_in_place_outputs_at_size(dtype, shape, bshape):
+    # several blocks per run, several short rows per block, an output computed in place
+    def f(x, b):
+        h = F.gelu(x * b + b) - x
+        return flow.where(h > 0, h.sigmoid(), h * 0.5), h.exp()
+
+    args = [(_randn("cpu", *shape, seed=k, dtype=dtype), _randn("cpu", *bshape, seed=k + 3, dtype=dtype))
+            for k in range(2)]
+    ct = _check(f, args, slots_threads=((2, 2),))
+    assert _ops(ct) == ["fused_elementwise"]
+
+
+def test_random_kernels_are_not_fused_and_draw_as_in_eager():
+    def f(x):
+        h = F.dropout((x * 2).relu(), 0.5, training=True)  # dropout's kernels draw from the generator
+        return (h + 1).tanh() * x
+
+    xs = [_randn("cpu", 6, 7, seed=k) for k in range(3)]
+    flow.manual_seed(11)
+    want = [_np(f(x)) for x in xs]
+    flow.manual_seed(11)
+    ct = _graph.trace(f, xs[0])  # the trace runs the first step
+    got = [_np(ct.example_outputs)] + [_np(ct.run(x)) for x in xs[1:]]
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+    assert "fused_elementwise" in _ops(ct) and "random" in ct.describe()

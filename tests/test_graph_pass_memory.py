@@ -1,0 +1,296 @@
+"""Memory planning (core/src/graph/pass_memory.cc, docs/graph_runtime.md
+"Passes"): the Transient buffers share one arena per device by lifetime, the
+traced blocks are released, the runtime's slot copies are made per arena;
+the plan reports its memory; and nothing changes by a bit - traced functions
+and training steps (nn.Graph, SGD with momentum; MLP and CNN) match eager and
+the plan without passes, at slots/threads 1 and 2, iterations pipelined."""
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import monoflow as flow
+import monoflow.nn.functional as F
+from monoflow import _graph, nn
+
+
+def _np(t):
+    return t.detach().numpy().copy()
+
+
+def _randn(device, *shape, seed=0):
+    rng = np.random.default_rng(seed)
+    return flow.tensor(rng.standard_normal(shape).astype(np.float32), device=device)
+
+
+def _chain(x):
+    h = x
+    for k in range(6):  # elementwise: each kernel can write over the intermediate it reads last
+        h = (h * 0.5 + k).tanh()
+    return h.sum(0)
+
+
+def _softmax_chain(w):
+    def f(x):
+        h = x
+        for k in range(6):  # each intermediate dies at the next kernel, none of them elementwise
+            h = (h @ w).softmax(-1)
+        return h.sum(0)
+    return f
+
+
+def _check_iterations(plans, fn, shape, device):
+    feeds = [_randn(device, *shape, seed=s) for s in range(4)]
+    want = [_np(fn(f)) for f in feeds]
+    for slots, threads in [(1, 1), (2, 2), (2, 1), (3, 2)]:
+        for ct in plans:
+            for got, w in zip(ct.run_each(feeds, slots=slots, threads=threads), want):
+                np.testing.assert_array_equal(_np(got), w)
+
+
+def test_a_chain_of_intermediates_shares_one_arena(device):
+    x = _randn(device, 64, 32)
+    f = _softmax_chain(_randn(device, 32, 32, seed=9))
+    ct = _graph.trace(f, x, passes=["memory"])
+    raw = _graph.trace(f, x, passes=None)
+    m, r = ct.memory(), raw.memory()
+    block = 64 * 32 * 4
+    # 12 intermediates (product, softmax; 6 times), each read by the next kernel only: two blocks do
+    assert ct.passes == [("memory", "transient 96.0 KB -> 16.0 KB in one arena (12 buffers; 16.0 KB live at most)")]
+    assert ct.stats()["arenas"] == 1 and raw.stats()["arenas"] == 0 and ct.stats()["transient"] == 12
+    assert r["transient"] == r["transient_traced"] == 12 * block
+    assert m["transient_traced"] == 12 * block and m["transient"] == 2 * block
+    assert m["output"] == r["output"] == 32 * 4 and m["persistent"] == r["persistent"] == 32 * 32 * 4
+    assert ct.memory(slots=2)["transient"] == 4 * block and ct.memory(slots=3)["transient_traced"] == 36 * block
+    assert "memory: persistent 4.0 KB, transient 96.0 KB -> 16.0 KB per slot, output 128 B per iteration" in ct.describe()
+    assert "memory: persistent 4.0 KB, transient 96.0 KB per slot" in raw.describe()
+    with pytest.raises(ValueError, match="slots"):
+        ct.memory(slots=0)
+    _check_iterations([ct, raw, _graph.trace(f, x)], f, (64, 32), device)
+
+
+def test_elementwise_kernels_write_over_their_last_input(device):
+    x = _randn(device, 64, 32)
+    ct = _graph.trace(_chain, x, passes=["memory"])
+    # 18 intermediates ((h * 0.5), + k, tanh; 6 times): each kernel writes over the one it reads
+    assert ct.passes == [("memory", "transient 144.0 KB -> 8.0 KB in one arena (18 buffers, 17 written in place; "
+                                    "8.0 KB live at most)")]
+    assert ct.memory()["transient"] == 64 * 32 * 4
+    _check_iterations([ct, _graph.trace(_chain, x)], _chain, (64, 32), device)
+
+    def mixed(t):
+        h = t.exp()
+        u = h[:, ::2] * 2   # reads h through another layout: not in place
+        w = h + 1           # h's last use, same layout: in place
+        return u.sum() + w.sum()
+
+    ct = _graph.trace(mixed, x, passes=["memory"])
+    assert "1 written in place" in dict(ct.passes)["memory"]
+    _check_iterations([ct], mixed, (64, 32), device)
+
+
+def test_results_of_earlier_runs_stay_intact(device):
+    ct = _graph.trace(_chain, _randn(device, 8, 8))
+    a, b = _randn(device, 8, 8, seed=1), _randn(device, 8, 8, seed=2)
+    ra = ct.run(a)
+    want = _np(ra)
+    rb = ct.run(b)
+    np.testing.assert_array_equal(_np(ra), want)
+    np.testing.assert_array_equal(_np(rb), _np(_chain(b)))
+
+
+def test_unused_intermediates_are_released(device):
+    def f(x):
+        (x * 3).exp()  # dead: DCE drops the nodes, memory planning their blocks
+        return (x + 1).sin()
+
+    x = _randn(device, 256)
+    ct = _graph.trace(f, x, passes=["dce", "memory"])
+    assert dict(ct.passes)["memory"] == ("transient 3.0 KB -> 1.0 KB in one arena (1 buffers, 2 unused released; "
+                                         "1.0 KB live at most)")
+    m = ct.memory()
+    assert m["transient_traced"] == 3 * 1024 and m["transient"] == 1024
+    np.testing.assert_array_equal(_np(ct.run(x)), _np(f(x)))
+
+
+def test_the_allocator_holds_the_arena_instead_of_the_traced_blocks(device):
+    x = _randn(device, 256, 256)
+    f = _softmax_chain(_randn(device, 256, 256, seed=9))
+    block = 256 * 256 * 4
+
+    def held(passes, slots):
+        flow.synchronize()
+        before = flow.memory.memory_allocated(device)
+        ct = _graph.trace(f, x, passes=passes)
+        ct.run(x, slots=slots, iterations=slots)  # makes the slot copies
+        flow.synchronize()
+        flow.memory.reset_peak_memory_stats(device)
+        base = flow.memory.memory_allocated(device)
+        out = ct.run(x)
+        flow.synchronize()
+        # a replay allocates its output only
+        assert flow.memory.max_memory_allocated(device) - base == 256 * 4
+        return base - before, ct, out
+
+    for slots in (1, 2):
+        held_plan, plan, out_plan = held(["memory"], slots)
+        held_raw, raw, out_raw = held(None, slots)
+        # 12 traced blocks per copy, or an arena of 2
+        assert held_raw - held_plan == slots * (12 - 2) * block
+        assert raw.memory(slots)["transient"] - plan.memory(slots)["transient"] == slots * 10 * block
+        np.testing.assert_array_equal(_np(out_plan), _np(out_raw))
+        del plan, raw
+
+
+# ---------------------------------------------------------------- training
+
+def _mlp(device, widths=(6, 32, 32, 3)):
+    flow.manual_seed(0)
+    layers = []
+    for a, b in zip(widths[:-1], widths[1:]):
+        layers += [nn.Linear(a, b), nn.ReLU()]
+    model = nn.Sequential(*layers[:-1]).to(device)
+    return model, flow.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+
+
+def _cnn(device):
+    flow.manual_seed(0)
+    model = nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(4, 6, 3),
+                          nn.ReLU(), nn.Flatten(), nn.Linear(6 * 2 * 2, 3)).to(device)
+    return model, flow.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+
+
+class _TrainGraph(nn.Graph):
+    def __init__(self, model, opt):
+        super().__init__()
+        self.model = model
+        self.add_optimizer(opt)
+
+    def build(self, x, y):
+        loss = F.cross_entropy(self.model(x), y)
+        loss.backward()
+        return loss
+
+
+def _data(device, steps, shape, classes=3, seed=1):
+    rng = np.random.default_rng(seed)
+    return [(flow.tensor(rng.standard_normal(shape).astype(np.float32), device=device),
+             flow.tensor(rng.integers(0, classes, shape[0]), device=device)) for _ in range(steps)]
+
+
+def _train(make, device, data, passes, slots=1, threads=1):
+    model, opt = make(device)
+    if passes == "eager":
+        losses = []
+        for x, y in data:
+            loss = F.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+            opt.zero_grad()
+            losses.append(_np(loss))
+        return None, losses, [_np(p) for p in model.parameters()]
+    graph = _TrainGraph(model, opt)
+    graph.config.passes = passes
+    graph.config.slots, graph.config.threads = slots, threads
+    losses = [_np(graph(x, y)) for x, y in data]
+    return graph, losses, [_np(p) for p in model.parameters()]
+
+
+def _assert_same(a, b):
+    for x, y in zip(a, b):
+        np.testing.assert_array_equal(x, y)
+
+
+@pytest.mark.parametrize("make,shape", [(_mlp, (8, 6)), (_cnn, (4, 1, 8, 8))], ids=["mlp", "cnn"])
+@pytest.mark.parametrize("slots,threads", [(1, 1), (2, 2)])
+def test_training_with_memory_planning_matches_eager_bit_for_bit(device, make, shape, slots, threads):
+    data = _data(device, 5, shape)
+    _, eager_losses, eager_params = _train(make, device, data, "eager")
+    graph, losses, params = _train(make, device, data, "default", slots, threads)
+    _, raw_losses, raw_params = _train(make, device, data, None, slots, threads)
+    text = repr(graph)
+    assert "memory (transient" in text and "in one arena" in text and "updates moved early" in text
+    _assert_same(losses, raw_losses)
+    _assert_same(losses, eager_losses)
+    _assert_same(params, raw_params)
+    _assert_same(params, eager_params)
+
+
+def test_a_traced_training_step_pipelines_iterations_through_the_arena():
+    # several iterations in one run: the arena's copies come back only when an iteration is done
+    data = _data("cpu", 6, (8, 6))
+    model, opt = _mlp("cpu")
+
+    def step(x, y):
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    flow.manual_seed(7)
+    eager_model, eager_opt = _mlp("cpu")
+    eager = []
+    for x, y in data:
+        eager_opt.zero_grad()
+        loss = F.cross_entropy(eager_model(x), y)
+        loss.backward()
+        eager_opt.step()
+        eager.append(_np(loss))
+    losses = [_np(step(*data[0]))]
+    ct = _graph.trace(step, *data[1])
+    losses.append(_np(ct.example_outputs))
+    losses += [_np(l) for l in ct.run_each(data[2:4], slots=2, threads=2)]
+    losses += [_np(l) for l in ct.run_each(data[4:], slots=3, threads=2)]
+    _assert_same(losses, eager)
+    _assert_same([_np(p) for p in model.parameters()], [_np(p) for p in eager_model.parameters()])
+    m = ct.memory()
+    assert m["transient"] < m["transient_traced"] and m["persistent"] > 0
+
+
+@settings(max_examples=8, deadline=None)
+@given(widths=st.lists(st.integers(1, 24), min_size=2, max_size=4), batch=st.integers(1, 9),
+       slots=st.integers(1, 3), threads=st.integers(1, 2))
+def test_random_mlps_train_alike_with_and_without_passes(widths, batch, slots, threads):
+    widths = [5] + widths
+    make = lambda device: _mlp(device, tuple(widths))  # noqa: E731
+    data = _data("cpu", 4, (batch, 5), classes=widths[-1], seed=batch)
+    _, eager_losses, eager_params = _train(make, "cpu", data, "eager")
+    graph, losses, params = _train(make, "cpu", data, "default", slots, threads)
+    _assert_same(losses, eager_losses)
+    _assert_same(params, eager_params)
+
+
+@pytest.mark.parametrize("slots,threads", [(1, 1), (2, 2)])
+def test_training_with_dropout_keeps_eagers_random_numbers(slots, threads):
+    # updates move early, random kernels do not: the draws stay in eager's order
+    def make(device):
+        flow.manual_seed(0)
+        model = nn.Sequential(nn.Linear(6, 32), nn.ReLU(), nn.Dropout(0.3), nn.Linear(32, 32), nn.ReLU(),
+                              nn.Dropout(0.2), nn.Linear(32, 3)).to(device)
+        return model, flow.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+
+    data = _data("cpu", 6, (8, 6))
+    results = []
+    for traced in (False, True):
+        model, opt = make("cpu")
+
+        def step(x, y):
+            loss = F.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+            opt.zero_grad(set_to_none=True)  # the gradients are intermediates of the step: Transient
+            return loss
+
+        flow.manual_seed(7)
+        losses = [_np(step(*data[0]))]
+        if traced:
+            ct = _graph.trace(step, *data[1])
+            assert "updates moved early" in dict(ct.passes)["memory"] and ct.stats()["random_nodes"] == 2
+            losses.append(_np(ct.example_outputs))
+            losses += [_np(l) for l in ct.run_each(data[2:], slots=slots, threads=threads)]
+        else:
+            losses += [_np(step(*d)) for d in data[1:]]
+        results.append((losses, [_np(p) for p in model.parameters()]))
+    _assert_same(results[0][0], results[1][0])
+    _assert_same(results[0][1], results[1][1])
