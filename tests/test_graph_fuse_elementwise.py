@@ -13,6 +13,8 @@ import monoflow as flow
 import monoflow.nn.functional as F
 from monoflow import _C, _graph, nn
 
+from graph_training import classification_data, train
+
 FUSION = ("fuse_elementwise", "fuse_epilogue")
 NO_FUSION = [p for p in _C._graph_default_passes() if p not in FUSION]
 
@@ -251,49 +253,13 @@ def _cnn(device):
     return model, flow.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
 
 
-class _TrainGraph(nn.Graph):
-    def __init__(self, model, opt):
-        super().__init__()
-        self.model = model
-        self.add_optimizer(opt)
-
-    def build(self, x, y):
-        loss = F.cross_entropy(self.model(x), y)
-        loss.backward()
-        return loss
-
-
-def _train(make, device, data, passes, slots=1, threads=1):
-    model, opt = make(device)
-    if passes == "eager":
-        losses = []
-        for x, y in data:
-            loss = F.cross_entropy(model(x), y)
-            loss.backward()
-            opt.step()
-            opt.zero_grad()
-            losses.append(_np(loss))
-        return None, losses, [_np(p) for p in model.parameters()]
-    graph = _TrainGraph(model, opt)
-    graph.config.passes = passes
-    graph.config.slots, graph.config.threads = slots, threads
-    losses = [_np(graph(x, y)) for x, y in data]
-    return graph, losses, [_np(p) for p in model.parameters()]
-
-
-def _data(device, steps, shape, classes=3, seed=1):
-    rng = np.random.default_rng(seed)
-    return [(flow.tensor(rng.standard_normal(shape).astype(np.float32), device=device),
-             flow.tensor(rng.integers(0, classes, shape[0]), device=device)) for _ in range(steps)]
-
-
 @pytest.mark.parametrize("make,shape", [(_mlp, (8, 6)), (_cnn, (4, 1, 8, 8))], ids=["mlp", "cnn"])
 @pytest.mark.parametrize("slots,threads", [(1, 1), (2, 2)])
 def test_training_with_fusion_matches_eager_bit_for_bit(device, make, shape, slots, threads):
-    data = _data(device, 5, shape)
-    _, eager_losses, eager_params = _train(make, device, data, "eager")
-    graph, losses, params = _train(make, device, data, ["dce", "fuse_elementwise"], slots, threads)
-    _, raw_losses, raw_params = _train(make, device, data, NO_FUSION, slots, threads)
+    data = classification_data(device, 5, shape)
+    _, eager_losses, eager_params = train(make, device, data, "eager")
+    graph, losses, params = train(make, device, data, ["dce", "fuse_elementwise"], slots, threads)
+    _, raw_losses, raw_params = train(make, device, data, NO_FUSION, slots, threads)
     assert "fuse_elementwise (fused" in repr(graph) and "fused 0 nodes" not in repr(graph)
     for a, b, c in zip(losses, raw_losses, eager_losses):
         np.testing.assert_array_equal(a, b)
