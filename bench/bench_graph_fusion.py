@@ -11,6 +11,13 @@ bench_graph.py at batch 8 and 64. The three variants are timed interleaved
 (best of `repeat` rounds each), so machine load affects them alike.
 Columns: ms per step; "fused/unf" = unfused ms / fused ms (> 1: fusion is
 faster); "fused/eager" = eager ms / fused ms; nodes unfused -> fused.
+
+Second table, the conv epilogue's share (Note [Conv epilogue fusion] in
+core/src/graph/pass_fuse_epilogue.cc): the LeNet train step and its conv
+stack in an eval graph (conv-ReLU-pool x 2, where only convs have
+epilogues), each eager, unfused (neither fusion pass), "no epi"
+(fuse_elementwise only: the activation is its own node) and fused (both:
+conv + ReLU is one conv_epilogue node). "epi gain" = no-epi ms / fused ms.
 """
 import argparse
 
@@ -48,6 +55,20 @@ def lenet():
         nn.Conv2d(1, 6, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),
         nn.Conv2d(6, 16, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
         nn.Linear(16 * 5 * 5, 120), nn.ReLU(), nn.Linear(120, 84), nn.ReLU(), nn.Linear(84, 10))
+
+
+def lenet_convs():
+    return nn.Sequential(nn.Conv2d(1, 6, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),
+                         nn.Conv2d(6, 16, 5), nn.ReLU(), nn.MaxPool2d(2))
+
+
+class EvalGraph(nn.Graph):
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def build(self, x):
+        return self.model(x)
 
 
 def setup(make, x_shape, batch):
@@ -93,6 +114,54 @@ def case(name, make, x_shape, batch, repeat, number):
           f"{n_unfused:>7} -> {n_fused}")
 
 
+def eval_step(model, x, passes):
+    graph = EvalGraph(model)
+    graph.config.passes = passes
+    graph(x)  # compiles
+    nodes = next(iter(graph._plans.values())).stats()["nodes"]
+
+    def step():
+        graph(x)
+        flow.synchronize()
+    return step, nodes
+
+
+def conv_case(name, train, batch, repeat, number):
+    """eager / unfused / fuse_elementwise only / both fusion passes."""
+    default = list(_C._graph_default_passes())
+    variants = {"unfused": [p for p in default if p not in FUSION],
+                "no epi": [p for p in default if p != "fuse_epilogue"], "fused": default}
+    fns, nodes = {}, {}
+    if train:
+        model, opt, x, y = setup(lenet, (1, 28, 28), batch)
+
+        def eager():
+            loss = nn.functional.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+            opt.zero_grad()
+            flow.synchronize()
+        for key, passes in variants.items():
+            fns[key], nodes[key] = graph_step(lenet, (1, 28, 28), batch, passes)
+    else:
+        flow.manual_seed(0)
+        model, x = lenet_convs().eval(), flow.randn(batch, 1, 28, 28)
+
+        def eager():
+            model(x)
+            flow.synchronize()
+        for key, passes in variants.items():
+            fns[key], nodes[key] = eval_step(model, x, passes)
+    fns = {"eager": eager, **fns}
+    best = {key: float("inf") for key in fns}
+    for _ in range(repeat):  # interleaved rounds
+        for key, fn in fns.items():
+            best[key] = min(best[key], best_time(fn, 1, number))
+    e, u, n, f = best["eager"], best["unfused"], best["no epi"], best["fused"]
+    print(f"{name:<34}{e * 1e3:>9.3f}{u * 1e3:>9.3f}{n * 1e3:>9.3f}{f * 1e3:>9.3f}{n / f:>10.2f}{u / f:>10.2f}"
+          f"{e / f:>12.2f}{nodes['unfused']:>7} -> {nodes['no epi']} -> {nodes['fused']}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
@@ -107,6 +176,13 @@ def main():
                  max(number // 10, 3) if big else number)
     for batch in (8, 64):
         case(f"LeNet CNN 28x28, batch {batch}", lenet, (1, 28, 28), batch, repeat, max(number // 5, 3))
+    print()
+    print(f"{'conv epilogue':<34}{'eager':>9}{'unfused':>9}{'no epi':>9}{'fused':>9}{'epi gain':>10}"
+          f"{'fused/unf':>10}{'fused/eager':>12}{'nodes':>9}")
+    for train in (True, False):
+        for batch in (8, 64):
+            kind = "LeNet train step" if train else "LeNet convs, eval"
+            conv_case(f"{kind}, batch {batch}", train, batch, repeat, max(number // 5, 3))
 
 
 if __name__ == "__main__":

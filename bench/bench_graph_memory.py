@@ -15,6 +15,11 @@ Everything is counted in both modes. Graph cases: the default passes (memory
 planning last) and no passes (every intermediate its own block); then what
 the plan holds, from CompiledTrace.memory(). A ratio < 1 means the graph
 needs less memory. Each measurement runs in a fresh process.
+
+Allocated bytes are what the blocks hold: a request rounded up to 512
+bytes (the unused tail of a large segment is a free block of its own, not
+part of the request's block). docs/graph_runtime.md ("memory") says what
+the peaks are made of.
 """
 import argparse
 import json

@@ -71,7 +71,7 @@ def test_linear_bias_activation_is_one_node(device, act):
             for k in range(2)]
     ct = _check(f, args)
     assert _ops(ct) == ["matmul_epilogue"]
-    assert dict(ct.passes)["fuse_epilogue"] == "fused 1 matmuls with their epilogues"
+    assert dict(ct.passes)["fuse_epilogue"] == "fused 1 matmuls and 0 convs with their epilogues"
 
 
 def test_the_pass_alone_fuses_a_single_elementwise_consumer():
@@ -80,7 +80,7 @@ def test_the_pass_alone_fuses_a_single_elementwise_consumer():
 
     args = [(_randn("cpu", 6, 4, seed=k), _randn("cpu", 4, 7, seed=k + 3)) for k in range(2)]
     ct = _check(f, args, passes=["fuse_epilogue"])
-    assert ct.passes == [("fuse_epilogue", "fused 1 matmuls with their epilogues")]
+    assert ct.passes == [("fuse_epilogue", "fused 1 matmuls and 0 convs with their epilogues")]
     assert _ops(ct) == ["matmul_epilogue"]
 
 

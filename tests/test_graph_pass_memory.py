@@ -294,3 +294,97 @@ def test_training_with_dropout_keeps_eagers_random_numbers(slots, threads):
         results.append((losses, [_np(p) for p in model.parameters()]))
     _assert_same(results[0][0], results[1][0])
     _assert_same(results[0][1], results[1][1])
+
+
+# ---------------------------------------------------------------- weight gradients
+
+def test_linear_weight_gradient_is_made_in_the_weights_layout():
+    # Note [Gradients in the operand's layout] (ops_matmul.cc): dW = dy^T @ x,
+    # row-major like W, no transposing copy; the same numbers as before
+    # ((x^T @ dy)^T, bit for bit) and as torch.
+    import torch
+
+    rng = np.random.default_rng(3)
+    x, w, g = (rng.standard_normal(s).astype(np.float32) for s in [(9, 13), (5, 13), (9, 5)])
+    wt = flow.tensor(w, requires_grad=True)
+    F.linear(flow.tensor(x), wt).backward(flow.tensor(g))
+    assert wt.grad.stride() == (13, 1)
+    np.testing.assert_array_equal(_np(wt.grad), _np((flow.tensor(x).T @ flow.tensor(g)).T))
+    tw = torch.tensor(w, requires_grad=True)
+    torch.nn.functional.linear(torch.tensor(x), tw).backward(torch.tensor(g))
+    np.testing.assert_allclose(_np(wt.grad), tw.grad.numpy(), rtol=1e-5, atol=1e-5)
+    # the first operand transposed (a.t() @ b): its gradient too
+    a = flow.tensor(rng.standard_normal((6, 4)).astype(np.float32), requires_grad=True)
+    b = flow.tensor(rng.standard_normal((6, 3)).astype(np.float32), requires_grad=True)
+    (a.t() @ b).sum().backward()
+    ta, tb = (torch.tensor(_np(t), requires_grad=True) for t in (a, b))
+    (ta.t() @ tb).sum().backward()
+    assert a.grad.stride() == (4, 1)
+    np.testing.assert_allclose(_np(a.grad), ta.grad.numpy(), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(_np(b.grad), tb.grad.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_same_layout_gradient_copies_are_forwarded():
+    # The transposed weight gradient reaches .grad through a view's backward:
+    # a copy between two transposed views of one layout. The memory pass lets
+    # the matmul write the destination (Note [Memory planning], "Same-layout
+    # copies"): one gradient-sized buffer fewer at the peak, the same results.
+    flow.manual_seed(0)
+    lin = nn.Linear(64, 48, bias=False)
+
+    def f(x, g):
+        lin.weight.grad = None
+        lin(x).backward(g)
+        return lin.weight.grad * 1.0
+
+    args = [(_randn("cpu", 16, 64, seed=k), _randn("cpu", 16, 48, seed=k + 1)) for k in range(3)]
+    ct = _graph.trace(f, *args[0])
+    unplanned = _graph.trace(f, *args[0], passes=[p for p, _ in ct.passes if p != "memory"])
+    assert "1 copies forwarded" in dict(ct.passes)["memory"], ct.passes
+    ops = lambda plan: [line.split("=")[1].split(".")[0].strip() for line in plan.describe().splitlines()
+                        if line.strip().startswith("%") and " = " in line]
+    assert ops(unplanned).count("copy") == ops(ct).count("copy") + 1
+    assert ct.memory()["transient"] <= 48 * 64 * 4 + 16 * 64 * 4  # the gradient once (and x^T's neighbours)
+    for a in args:
+        want = _np(f(*a))
+        for plan in (ct, unplanned):
+            np.testing.assert_array_equal(_np(plan.run(*a)), want)
+
+
+def test_mlp_training_step_holds_each_weight_gradient_once():
+    # SGD momentum with set_to_none: every gradient dies at its update, so the
+    # arena holds the largest weight gradient once, plus a few activations.
+    flow.manual_seed(0)
+    model = nn.Sequential(nn.Linear(64, 256), nn.ReLU(), nn.Linear(256, 256), nn.ReLU(), nn.Linear(256, 10))
+    opt = flow.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+
+    class Step(nn.Graph):
+        def __init__(self):
+            super().__init__()
+            self.model = model
+            self.add_optimizer(opt)
+
+        def build(self, x, y):
+            loss = F.cross_entropy(self.model(x), y)
+            loss.backward()
+            return loss
+
+    graph = Step()
+    x, y = _randn("cpu", 32, 64), flow.randint(0, 10, (32,))
+    graph(x, y)
+    graph(x, y)
+    plan = next(iter(graph._plans.values()))
+    largest_grad, activation = 256 * 256 * 4, 32 * 256 * 4
+    assert plan.memory()["transient"] <= largest_grad + 4 * activation, plan.memory()
+
+
+def test_a_large_arena_counts_its_bytes_not_its_segment():
+    # The allocator splits the unused tail of a large segment off (kept free
+    # for merging), so memory_allocated counts what the arena asked for.
+    flow.synchronize()
+    before = flow.memory.memory_allocated("cpu")
+    n = (9 << 20) // 4 + 1000  # 9 MiB and a bit: a 10 MiB segment
+    t = flow.empty(n)
+    assert flow.memory.memory_allocated("cpu") - before == (n * 4 + 511) // 512 * 512
+    del t
+    assert flow.memory.memory_allocated("cpu") == before

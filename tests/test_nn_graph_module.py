@@ -160,16 +160,36 @@ def test_checkpoint_eagerly_redraws_the_same_dropout_mask():
     np.testing.assert_array_equal(_np(x.grad), plain)
 
 
-def test_checkpointed_random_module_in_a_graph_is_refused():
-    flow.manual_seed(0)
-    model = nn.Sequential(DropoutNet(), nn.Linear(8, 4))
-    graph = CkptGraph(model, flow.optim.SGD(model.parameters(), lr=0.1))
+def test_checkpointed_random_module_in_a_graph_matches_eager_checkpointing():
+    # The recompute's dropout shares the forward's draw in the plan (Note
+    # [Shared random draws] in generator.h): the same masks as eagerly.
     x, y = flow.randn(4, 8), flow.randint(0, 4, (4,))
-    with pytest.raises(RuntimeError, match=r"checkpointing of module 'model\.0'.*random"):
-        graph(x, y)  # SGD without momentum: the first call traces
-    graph.model[0].to(nn.graph.GraphModule).activation_checkpointing = False
-    graph(x, y)  # without checkpointing the same module trains in the graph
-    graph(x, y)
+
+    def make():
+        flow.manual_seed(0)
+        model = nn.Sequential(DropoutNet(), nn.Linear(8, 4))
+        return model, flow.optim.SGD(model.parameters(), lr=0.1)
+
+    model, opt = make()
+    flow.manual_seed(5)
+    eager = []
+    for _ in range(3):
+        loss = F.cross_entropy(model[1](checkpoint(model[0], x, use_reentrant=False)), y)
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+        eager.append(_np(loss))
+    eager_params = [_np(p) for p in model.parameters()]
+
+    model, opt = make()
+    graph = CkptGraph(model, opt)
+    flow.manual_seed(5)
+    losses = [_np(graph(x, y)) for _ in range(3)]  # SGD without momentum: the first call traces
+    for g, e in zip(losses, eager):
+        np.testing.assert_array_equal(g, e)
+    for p, e in zip(model.parameters(), eager_params):
+        np.testing.assert_array_equal(_np(p), e)
+    assert "same draw as %" in next(iter(graph._plans.values())).describe()
 
 
 def test_set_stage_validates_and_feeds_the_stages_hook():

@@ -125,9 +125,13 @@ Block* CachingAllocator::allocate(size_t nbytes, MFStream stream) {
     ++stats_.cache_hits;
   else
     b = new_segment(pool, size, stream);
-  // Split off the tail when it is big enough to serve another request.
+  // Split off the tail whenever there is one. A large-pool tail of at most
+  // kSmallLimit serves no request by itself (small requests use the small
+  // pool) but it is free memory, not this block's: counting it as allocated
+  // would make a 9 MB request weigh its whole 10 MiB segment. Freed, the
+  // block merges with it again.
   size_t remaining = b->size - size;
-  if (remaining >= (pool.small ? kRound : kSmallLimit + 1)) {
+  if (remaining >= kRound) {
     Block* tail = new Block;
     tail->ptr = static_cast<char*>(b->ptr) + size;
     tail->size = remaining;

@@ -7,6 +7,20 @@
 namespace monoflow {
 
 namespace {
+// Note [Gradients in the operand's layout]
+//   A matrix operand that is the transpose of a row-major matrix (linear's
+//   weight.t()) gets its gradient computed transposed, (x^T @ y)^T = y^T @ x:
+//   a row-major product seen through a transposed view. The transpose's own
+//   backward then hands the weight a row-major gradient, which accumulates
+//   into .grad with a plain copy (or none: a graph's copy elision lets the
+//   product write .grad directly) instead of a transposing copy, so the
+//   weight's gradient is not held in two layouts at once. Only for 2-D
+//   operands of a 2-D product: each element is the same sum of the same
+//   products either way.
+bool transposed_row_major(const Tensor& t) {
+  return t->dim() == 2 && t->shape[0] > 1 && t->shape[1] > 1 && t->strides[0] == 1 && t->strides[1] == t->shape[0];
+}
+
 // Works on the 2-D (batched) forms of 1-D operands; batch broadcasting is
 // summed away by sum_to.
 autograd::TensorList matmul_backward(const Tensor& g, const Tensor& a, const Tensor& b, autograd::NeedsGrad n) {
@@ -15,9 +29,16 @@ autograd::TensorList matmul_backward(const Tensor& g, const Tensor& a, const Ten
   Tensor g2 = g;
   if (b->dim() == 1) g2 = unsqueeze(g2, -1);
   if (a->dim() == 1) g2 = unsqueeze(g2, g2->dim() == 1 ? 0 : -2);
+  const bool plain = a2->dim() == 2 && b2->dim() == 2 && g2->dim() == 2;
   Tensor ga, gb;
-  if (n[0]) ga = reshape(autograd::sum_to(matmul(g2, transpose(b2, -1, -2)), a2->shape), a->shape);
-  if (n[1]) gb = reshape(autograd::sum_to(matmul(transpose(a2, -1, -2), g2), b2->shape), b->shape);
+  if (n[0] && plain && a->dim() == 2 && transposed_row_major(a))  // Note [Gradients in the operand's layout]
+    ga = transpose(matmul(b2, transpose(g2, 0, 1)), 0, 1);
+  else if (n[0])
+    ga = reshape(autograd::sum_to(matmul(g2, transpose(b2, -1, -2)), a2->shape), a->shape);
+  if (n[1] && plain && b->dim() == 2 && transposed_row_major(b))
+    gb = transpose(matmul(transpose(g2, 0, 1), a2), 0, 1);
+  else if (n[1])
+    gb = reshape(autograd::sum_to(matmul(transpose(a2, -1, -2), g2), b2->shape), b->shape);
   return {ga, gb};
 }
 }  // namespace

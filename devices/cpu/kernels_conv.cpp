@@ -1,6 +1,8 @@
 // 2-D convolution kernels (conventions: docs/kernels/nn.md): conv2d,
 // conv_transpose2d (which is also conv2d's input gradient) and
 // conv2d_weight_grad, for float32 and float64 on contiguous NCHW operands.
+// conv2d's and conv_transpose2d's loops are also the graph's conv_epilogue
+// kernel (conv.h, Note [Conv epilogues]).
 //
 // Note [im2col + GEMM in chunks of images]
 //   Each kernel unrolls the receptive fields of a chunk of images into a
@@ -22,33 +24,14 @@
 #include <vector>
 
 #include "dtype.h"
+#include "conv.h"
 #include "launch.h"
 #include "strided.h"
 
 namespace mfcpu {
 namespace {
 
-// Task::ival carries 4 scalars; the kernels need 7, so pairs share a slot.
-inline int64_t pack2(int64_t a, int64_t b) { return (a << 32) | (b & 0xffffffff); }
-inline int64_t hi32(int64_t v) { return v >> 32; }
-inline int64_t lo32(int64_t v) { return int64_t(int32_t(uint32_t(v & 0xffffffff))); }
-
-// Geometry of a convolution seen from its "input" side x[N,C,H,W] and its
-// "output" side y[N,O,OH,OW] with weight [O, C/groups, kh, kw].
-struct Geom {
-  int64_t N, C, H, W, O, OH, OW, kh, kw, sh, sw, ph, pw, dh, dw, groups;
-  int64_t Cg() const { return C / groups; }
-  int64_t Og() const { return O / groups; }
-  int64_t Kg() const { return Cg() * kh * kw; }
-  int64_t K() const { return C * kh * kw; }
-  int64_t L() const { return OH * OW; }
-  int64_t HW() const { return H * W; }
-  // A 1x1 convolution whose image is its own column matrix (no im2col): the
-  // spatial sizes must match too (conv_transpose2d's output_padding grows them).
-  bool pointwise() const {
-    return kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0 && OH == H && OW == W;
-  }
-};
+using Geom = ConvGeom;  // conv.h
 
 // The geometry of a convolution from its image x, its output y (or y's
 // gradient) and its weight (or the weight's gradient), plus the task's
@@ -251,29 +234,8 @@ template <class T>
 void run_conv2d(Task& t) {
   const Operand &y = t.ops[0], &x = t.ops[1], &w = t.ops[2];
   const T* bias = t.num_operands > 3 ? reinterpret_cast<const T*>(t.ops[3].data) : nullptr;
-  const Geom g = make_geom(t, x, y, w);
-  const T* xp = reinterpret_cast<const T*>(x.data);
-  const T* wp = reinterpret_cast<const T*>(w.data);
-  T* yp = reinterpret_cast<T*>(y.data);
-  const int64_t L = g.L(), Og = g.Og(), Kg = g.Kg();
-  const bool pw = g.pointwise();
-  const int64_t B = pick_chunk(g, kMinCols);
-  Scratch<T> sc;
-  over_chunks(g.N, B, [&](int64_t n0, int64_t b, int64_t tid) {
-    const int64_t cols = b * L;
-    const T* cp = xp + n0 * g.C * g.HW();
-    if (!pw) {
-      T* col = sc.first(tid, g.K() * cols);
-      im2col(g, cp, b, col);
-      cp = col;
-    }
-    T* dst = b == 1 ? yp + n0 * g.O * L : sc.second(tid, g.O * cols);
-    if (bias) init_rows(dst, g.O, cols, bias);
-    for (int64_t gi = 0; gi < g.groups; ++gi)
-      par_gemm(CblasNoTrans, CblasNoTrans, Og, cols, Kg, wp + gi * Og * Kg, Kg, cp + gi * Kg * cols, cols,
-           bias ? T(1) : T(0), dst + gi * Og * cols, cols);
-    if (b > 1) unpack_images(dst, b, g.O, L, yp + n0 * g.O * L);
-  });
+  conv2d_forward<T>(make_geom(t, x, y, w), reinterpret_cast<const T*>(x.data), reinterpret_cast<const T*>(w.data),
+                    bias, reinterpret_cast<T*>(y.data), nullptr);
 }
 
 // The adjoint of conv2d in x: ops: out x[N,C,H,W]; y[N,O,OH,OW], w[O,Cg,kh,kw], (bias[C])
@@ -281,30 +243,8 @@ template <class T>
 void run_conv_transpose2d(Task& t) {
   const Operand &x = t.ops[0], &y = t.ops[1], &w = t.ops[2];
   const T* bias = t.num_operands > 3 ? reinterpret_cast<const T*>(t.ops[3].data) : nullptr;
-  const Geom g = make_geom(t, x, y, w);
-  T* xp = reinterpret_cast<T*>(x.data);
-  const T* wp = reinterpret_cast<const T*>(w.data);
-  const T* yp = reinterpret_cast<const T*>(y.data);
-  const int64_t L = g.L(), Og = g.Og(), Kg = g.Kg();
-  const bool pw = g.pointwise();
-  const int64_t B = pick_chunk(g, kMinCols);
-  Scratch<T> sc;
-  over_chunks(g.N, B, [&](int64_t n0, int64_t b, int64_t tid) {
-    const int64_t cols = b * L;
-    const T* gp = yp + n0 * g.O * L;
-    if (b > 1) {
-      T* packed = sc.second(tid, g.O * cols);
-      pack_images(gp, b, g.O, L, packed);
-      gp = packed;
-    }
-    T* xi = xp + n0 * g.C * g.HW();
-    for (int64_t i = 0; i < b; ++i) init_rows(xi + i * g.C * g.HW(), g.C, g.HW(), bias);
-    T* cp = pw ? xi : sc.first(tid, g.K() * cols);
-    for (int64_t gi = 0; gi < g.groups; ++gi)
-      par_gemm(CblasTrans, CblasNoTrans, Kg, cols, Og, wp + gi * Og * Kg, Kg, gp + gi * Og * cols, cols,
-           pw ? T(1) : T(0), cp + gi * Kg * cols, cols);
-    if (!pw) col2im(g, cp, b, xi);
-  });
+  conv_transpose2d_forward<T>(make_geom(t, x, y, w), reinterpret_cast<const T*>(y.data),
+                              reinterpret_cast<const T*>(w.data), bias, reinterpret_cast<T*>(x.data), nullptr);
 }
 
 // ops: out gw[O,Cg,kh,kw]; x[N,C,H,W], gy[N,O,OH,OW]. Each thread sums its
@@ -362,49 +302,24 @@ MFStatus launch_conv(const MFKernelCall* call) {
     const bool has_bias = K != Which::WeightGrad && call && call->num_inputs == 3;
     const LaunchSpec spec{has_bias ? 3 : 2, 1, dtype_of<T>, dtype_of<T>, {nullptr, nullptr}};
     check_call(op, call, spec);
-    int64_t st[2], pd[2], dl[2], groups;
-    read_ints(op, call, "stride", 2, st);
-    read_ints(op, call, "padding", 2, pd);
-    read_ints(op, call, "dilation", 2, dl);
-    read_ints(op, call, "groups", 1, &groups);
-    for (int k = 0; k < 2; ++k)
-      if (st[k] < 1 || pd[k] < 0 || dl[k] < 1 || st[k] > INT_MAX || pd[k] > INT_MAX || dl[k] > INT_MAX)
-        invalid(op, "stride and dilation must be positive, padding non-negative");
+    const ConvAttrs a = read_conv_attrs(op, call);
     // Name the operands by role: x (conv input side), y (conv output side), w.
     const MFTensorDesc *x, *y, *w;
     if (K == Which::Forward) x = &call->inputs[0], w = &call->inputs[1], y = &call->outputs[0];
     else if (K == Which::Transpose) y = &call->inputs[0], w = &call->inputs[1], x = &call->outputs[0];
     else x = &call->inputs[0], y = &call->inputs[1], w = &call->outputs[0];
-    if (x->ndim != 4 || y->ndim != 4 || w->ndim != 4) invalid(op, "operands must be 4-D");
-    for (int i = 0; i < call->num_inputs; ++i)
-      if (!contiguous(call->inputs[i])) invalid(op, "operands must be contiguous");
-    if (!contiguous(call->outputs[0])) invalid(op, "operands must be contiguous");
-    const int64_t C = x->shape[1], O = y->shape[1];
-    if (groups < 1 || C % groups || O % groups || w->shape[0] != O || w->shape[1] * groups != C ||
-        x->shape[0] != y->shape[0])
-      invalid(op, "channels, groups and weight do not line up");
-    // y may be smaller than the convolution of x (conv_transpose2d's
-    // output_padding rows); every read of x is bounds-checked anyway.
-    for (int k = 0; k < 2; ++k) {
-      const int64_t span = dl[k] * (w->shape[2 + k] - 1) + 1;
-      const int64_t in = x->shape[2 + k] + 2 * pd[k];
-      if (in < span || (in - span) / st[k] + 1 < y->shape[2 + k]) invalid(op, "spatial sizes do not line up");
-    }
-    if (has_bias && (call->inputs[2].ndim != 1 || call->inputs[2].shape[0] != (K == Which::Forward ? O : C)))
-      invalid(op, "bias must be 1-D with one value per output channel");
-    // GEMM dims must fit BLAS's int: the column count is bounded by the chunking.
-    if (C * w->shape[2] * w->shape[3] > INT_MAX / 4 || y->shape[2] * y->shape[3] > INT_MAX / 4)
-      invalid(op, "too large for BLAS");
+    const int64_t bias_len = K == Which::Forward ? y->shape[1] : x->shape[1];
+    check_conv_operands(op, a, *x, *y, *w, has_bias ? &call->inputs[2] : nullptr, bias_len);
     Task::Fn fn = K == Which::Forward     ? &run_conv2d<T>
                   : K == Which::Transpose ? &run_conv_transpose2d<T>
                                           : &run_conv2d_weight_grad<T>;
     stream_from_handle(call->stream)->enqueue([&](Task& task) {
       task.fn = fn;
       task.set_operands(call->outputs, call->num_outputs, call->inputs, call->num_inputs);
-      task.ival[0] = pack2(st[0], st[1]);
-      task.ival[1] = pack2(pd[0], pd[1]);
-      task.ival[2] = pack2(dl[0], dl[1]);
-      task.ival[3] = groups;
+      task.ival[0] = pack2(a.stride[0], a.stride[1]);
+      task.ival[1] = pack2(a.padding[0], a.padding[1]);
+      task.ival[2] = pack2(a.dilation[0], a.dilation[1]);
+      task.ival[3] = a.groups;
     });
     return MF_OK;
   });
@@ -418,6 +333,125 @@ void add_all(Registrar& r) {
 }
 
 }  // namespace
+
+ConvAttrs read_conv_attrs(const char* op, const MFKernelCall* call) {
+  ConvAttrs a;
+  read_ints(op, call, "stride", 2, a.stride);
+  read_ints(op, call, "padding", 2, a.padding);
+  read_ints(op, call, "dilation", 2, a.dilation);
+  read_ints(op, call, "groups", 1, &a.groups);
+  for (int k = 0; k < 2; ++k)
+    if (a.stride[k] < 1 || a.padding[k] < 0 || a.dilation[k] < 1 || a.stride[k] > INT_MAX ||
+        a.padding[k] > INT_MAX || a.dilation[k] > INT_MAX)
+      invalid(op, "stride and dilation must be positive, padding non-negative");
+  if (a.groups < 1 || a.groups > INT_MAX) invalid(op, "channels, groups and weight do not line up");
+  return a;
+}
+
+void check_conv_operands(const char* op, const ConvAttrs& a, const MFTensorDesc& x, const MFTensorDesc& y,
+                         const MFTensorDesc& w, const MFTensorDesc* bias, int64_t bias_len) {
+  if (x.ndim != 4 || y.ndim != 4 || w.ndim != 4) invalid(op, "operands must be 4-D");
+  if (!contiguous(x) || !contiguous(y) || !contiguous(w) || (bias && !contiguous(*bias)))
+    invalid(op, "operands must be contiguous");
+  const int64_t C = x.shape[1], O = y.shape[1], groups = a.groups;
+  if (groups < 1 || C % groups || O % groups || w.shape[0] != O || w.shape[1] * groups != C ||
+      x.shape[0] != y.shape[0])
+    invalid(op, "channels, groups and weight do not line up");
+  // y may be smaller than the convolution of x (conv_transpose2d's
+  // output_padding rows); every read of x is bounds-checked anyway.
+  for (int k = 0; k < 2; ++k) {
+    const int64_t span = a.dilation[k] * (w.shape[2 + k] - 1) + 1;
+    const int64_t in = x.shape[2 + k] + 2 * a.padding[k];
+    if (in < span || (in - span) / a.stride[k] + 1 < y.shape[2 + k]) invalid(op, "spatial sizes do not line up");
+  }
+  if (bias && (bias->ndim != 1 || bias->shape[0] != bias_len))
+    invalid(op, "bias must be 1-D with one value per output channel");
+  // GEMM dims must fit BLAS's int: the column count is bounded by the chunking.
+  if (C * w.shape[2] * w.shape[3] > INT_MAX / 4 || y.shape[2] * y.shape[3] > INT_MAX / 4)
+    invalid(op, "too large for BLAS");
+}
+
+ConvGeom conv_geom(const ConvAttrs& a, const int64_t* xs, const int64_t* ys, const int64_t* ws) {
+  return ConvGeom{xs[0], xs[1], xs[2], xs[3], ys[1], ys[2], ys[3], ws[2], ws[3], a.stride[0], a.stride[1],
+                  a.padding[0], a.padding[1], a.dilation[0], a.dilation[1], a.groups};
+}
+
+ConvGeom forward_geom(const ConvAttrs& a, const int64_t* xs, const int64_t* ws) {
+  ConvGeom g{xs[0], xs[1], xs[2], xs[3], ws[0], 0, 0, ws[2], ws[3], a.stride[0], a.stride[1],
+             a.padding[0], a.padding[1], a.dilation[0], a.dilation[1], a.groups};
+  g.OH = std::max<int64_t>(0, (g.H + 2 * g.ph - g.dh * (g.kh - 1) - 1) / g.sh + 1);
+  g.OW = std::max<int64_t>(0, (g.W + 2 * g.pw - g.dw * (g.kw - 1) - 1) / g.sw + 1);
+  return g;
+}
+
+// Note [Conv epilogues]
+//   The graph's conv_epilogue node (kernels_graph_fused.cpp) runs this very
+//   loop (or conv_transpose2d_forward's, below) and post-processes each chunk of images right after its GEMMs (and
+//   the unpacking copy) wrote them: the chunk is what one thread just
+//   produced, so it is still in cache, and no other thread touches it. A
+//   single chunk (one big image, its GEMM columns split over the team) gets
+//   its epilogue after the whole chunk, outside any parallel region, so the
+//   epilogue can split the work itself.
+template <class T>
+void conv2d_forward(const ConvGeom& g, const T* xp, const T* wp, const T* bias, T* yp, const ConvEpilogue* epilogue) {
+  const int64_t L = g.L(), Og = g.Og(), Kg = g.Kg();
+  const bool pw = g.pointwise();
+  const int64_t B = pick_chunk(g, kMinCols);
+  Scratch<T> sc;
+  over_chunks(g.N, B, [&](int64_t n0, int64_t b, int64_t tid) {
+    const int64_t cols = b * L;
+    const T* cp = xp + n0 * g.C * g.HW();
+    if (!pw) {
+      T* col = sc.first(tid, g.K() * cols);
+      im2col(g, cp, b, col);
+      cp = col;
+    }
+    T* dst = b == 1 ? yp + n0 * g.O * L : sc.second(tid, g.O * cols);
+    if (bias) init_rows(dst, g.O, cols, bias);
+    for (int64_t gi = 0; gi < g.groups; ++gi)
+      par_gemm(CblasNoTrans, CblasNoTrans, Og, cols, Kg, wp + gi * Og * Kg, Kg, cp + gi * Kg * cols, cols,
+           bias ? T(1) : T(0), dst + gi * Og * cols, cols);
+    if (b > 1) unpack_images(dst, b, g.O, L, yp + n0 * g.O * L);
+    if (epilogue) epilogue->apply(epilogue->ctx, n0, b);
+  });
+}
+
+// Each chunk's images of x are finished after its col2im (nothing else
+// writes them): Note [Conv epilogues] applies here too.
+template <class T>
+void conv_transpose2d_forward(const ConvGeom& g, const T* yp, const T* wp, const T* bias, T* xp,
+                              const ConvEpilogue* epilogue) {
+  const int64_t L = g.L(), Og = g.Og(), Kg = g.Kg();
+  const bool pw = g.pointwise();
+  const int64_t B = pick_chunk(g, kMinCols);
+  Scratch<T> sc;
+  over_chunks(g.N, B, [&](int64_t n0, int64_t b, int64_t tid) {
+    const int64_t cols = b * L;
+    const T* gp = yp + n0 * g.O * L;
+    if (b > 1) {
+      T* packed = sc.second(tid, g.O * cols);
+      pack_images(gp, b, g.O, L, packed);
+      gp = packed;
+    }
+    T* xi = xp + n0 * g.C * g.HW();
+    for (int64_t i = 0; i < b; ++i) init_rows(xi + i * g.C * g.HW(), g.C, g.HW(), bias);
+    T* cp = pw ? xi : sc.first(tid, g.K() * cols);
+    for (int64_t gi = 0; gi < g.groups; ++gi)
+      par_gemm(CblasTrans, CblasNoTrans, Kg, cols, Og, wp + gi * Og * Kg, Kg, gp + gi * Og * cols, cols,
+           pw ? T(1) : T(0), cp + gi * Kg * cols, cols);
+    if (!pw) col2im(g, cp, b, xi);
+    if (epilogue) epilogue->apply(epilogue->ctx, n0, b);
+  });
+}
+
+template void conv2d_forward<float>(const ConvGeom&, const float*, const float*, const float*, float*,
+                                    const ConvEpilogue*);
+template void conv2d_forward<double>(const ConvGeom&, const double*, const double*, const double*, double*,
+                                     const ConvEpilogue*);
+template void conv_transpose2d_forward<float>(const ConvGeom&, const float*, const float*, const float*, float*,
+                                              const ConvEpilogue*);
+template void conv_transpose2d_forward<double>(const ConvGeom&, const double*, const double*, const double*,
+                                               double*, const ConvEpilogue*);
 
 void register_conv_kernels(Registrar& r) {
   add_all<float>(r);

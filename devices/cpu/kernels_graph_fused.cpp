@@ -1,7 +1,8 @@
 // Kernels of the graph-only fused ops (ops/graph.def): fused_elementwise runs
 // a small program (Note [Fused programs] in monoflow/fused_program.h) over
 // blocks of elements; matmul_epilogue runs matmul's GEMM and then the
-// program on each slice of the product while that slice is in cache.
+// program on each slice of the product while that slice is in cache;
+// conv_epilogue does the same after each chunk of images of conv2d.
 //
 // Note [Fused kernels are the unfused chain]
 //   A fusion pass may only change how often memory is touched, never a
@@ -28,6 +29,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "conv.h"
 #include "dtype.h"
 #include "launch.h"
 #include "loops.h"
@@ -867,6 +869,133 @@ MFStatus launch_epilogue(const MFKernelCall* call) {
   });
 }
 
+// ------------------------------------------------------------ conv_epilogue
+
+// Note [Conv epilogue operands]
+//   inputs: x [N,C,H,W], w [O,C/groups,kh,kw], bias [O] when the "bias"
+//   attribute is 1, then the program's inputs 1..; outputs: output 0 holds
+//   the convolution (contiguous, the kernel dtype, N*O*OH*OW elements: any
+//   shape of them whose dim 0 is N, like conv1d's squeezed [N,O,L]), then
+//   the program's other outputs. Every program operand has output 0's
+//   shape; program input 0 is output 0 itself. The convolution is
+//   kernels_conv.cpp's loop (conv2d_forward, Note [Conv epilogues]), so
+//   output 0 is conv2d's result to the bit before the program reads it.
+//   With "transpose" 1 the node is conv_transpose2d (conv2d's input
+//   gradient) instead: inputs y [N,O,OH,OW], w, bias [C]; output 0 is
+//   x [N,C,H,W] itself (4-D: output_padding makes its size an input of
+//   the geometry), run by conv_transpose2d_forward.
+//   Task scalars: ival[0..2] the conv attributes packed as conv2d's,
+//   ival[3] = groups << 32 | num_outputs << 2 | transpose << 1 | has_bias,
+//   src = the program.
+template <class S>
+struct ConvEpilogueRun {
+  const Program* program;
+  const Operand* ops;  // the task's: outputs, x, w, (bias), extras
+  int num_outputs, first_extra, num_extra;
+
+  // The program over images [first, first + count): every operand sliced along dim 0.
+  static void apply(const void* ctx, int64_t first, int64_t count) {
+    const ConvEpilogueRun& r = *static_cast<const ConvEpilogueRun*>(ctx);
+    Operand view[kMaxFusedOperands];
+    int64_t shape[kMaxDims];
+    const Operand& out = r.ops[0];
+    for (int d = 0; d < out.ndim; ++d) shape[d] = out.shape[d];
+    shape[0] = count;
+    auto slice = [&](int dst, int src) {
+      view[dst] = r.ops[src];
+      view[dst].shape = shape;
+      view[dst].data = r.ops[src].data + first * r.ops[src].strides[0] * int64_t(dtype_size(r.ops[src].dtype));
+    };
+    for (int k = 0; k < r.num_outputs; ++k) slice(k, k);
+    slice(r.num_outputs, 0);
+    for (int k = 0; k < r.num_extra; ++k) slice(r.num_outputs + 1 + k, r.first_extra + k);
+    run_program<S>(*r.program, view, r.num_outputs, 1 + r.num_extra);
+  }
+};
+
+template <class S>
+void run_conv_epilogue(Task& task) {
+  const int64_t groups = hi32(task.ival[3]), flags = lo32(task.ival[3]);
+  const int num_outputs = int(flags >> 2);
+  const bool transpose = flags & 2, has_bias = flags & 1;
+  const Operand* ops = task.ops;
+  const Operand &out = ops[0], &in = ops[num_outputs], &w = ops[num_outputs + 1];
+  ConvAttrs a;
+  a.stride[0] = hi32(task.ival[0]), a.stride[1] = lo32(task.ival[0]);
+  a.padding[0] = hi32(task.ival[1]), a.padding[1] = lo32(task.ival[1]);
+  a.dilation[0] = hi32(task.ival[2]), a.dilation[1] = lo32(task.ival[2]);
+  a.groups = groups;
+  const ConvGeom g = transpose ? conv_geom(a, out.shape, in.shape, w.shape) : forward_geom(a, in.shape, w.shape);
+  const int first_extra = num_outputs + 2 + (has_bias ? 1 : 0);
+  const ConvEpilogueRun<S> run{static_cast<const Program*>(task.src), ops, num_outputs, first_extra,
+                               task.num_operands - first_extra};
+  S* dst = reinterpret_cast<S*>(out.data);
+  const S* src = reinterpret_cast<const S*>(in.data);
+  const S* wp = reinterpret_cast<const S*>(w.data);
+  const S* bias = has_bias ? reinterpret_cast<const S*>(ops[num_outputs + 2].data) : nullptr;
+  if (g.N == 0 || numel(out) == 0) return;
+  const ConvEpilogue epilogue{&ConvEpilogueRun<S>::apply, &run};
+  if (transpose) conv_transpose2d_forward<S>(g, src, wp, bias, dst, &epilogue);
+  else conv2d_forward<S>(g, src, wp, bias, dst, &epilogue);
+}
+
+template <class S>
+MFStatus launch_conv_epilogue(const MFKernelCall* call) {
+  return guarded([&] {
+    constexpr const char* op = "conv_epilogue";
+    const Program* program = intern_program(op, call);
+    if (!call || call->struct_size < sizeof(MFKernelCall)) invalid(op, "bad MFKernelCall");
+    int64_t has_bias = 0, transpose = 0;
+    read_ints(op, call, "bias", 1, &has_bias);
+    read_ints(op, call, "transpose", 1, &transpose);
+    if ((has_bias != 0 && has_bias != 1) || (transpose != 0 && transpose != 1))
+      invalid(op, "attributes 'bias' and 'transpose' must be 0 or 1");
+    const int fixed = 2 + int(has_bias);
+    if (call->num_inputs < fixed) invalid(op, "wrong number of operands");
+    check_counts(op, call, *program, call->num_inputs - fixed + 1);
+    check_operand_dtypes<S>(op, call, fixed);
+    const MFTensorDesc &in = call->inputs[0], &w = call->inputs[1], &out = call->outputs[0];
+    for (int k = 0; k < fixed; ++k)
+      if (call->inputs[k].dtype != dtype_of<S>) invalid(op, "the conv's operands must have the kernel dtype");
+    if (out.dtype != dtype_of<S>) invalid(op, "output 0 must have the kernel dtype");
+    if (in.ndim != 4 || w.ndim != 4) invalid(op, "the conv's input and weight must be 4-D");
+    const ConvAttrs a = read_conv_attrs(op, call);
+    const MFTensorDesc* bias = has_bias ? &call->inputs[2] : nullptr;
+    if (transpose) {  // output 0 is x itself, checked as conv_transpose2d checks it
+      if (out.ndim != 4) invalid(op, "output 0 must be 4-D");
+      check_conv_operands(op, a, out, in, w, bias, out.shape[1]);
+    } else {
+      const ConvGeom g = forward_geom(a, in.shape, w.shape);
+      // The convolution's own [N, O, OH, OW] view of output 0, checked as conv2d checks it.
+      int64_t y_shape[4] = {g.N, g.O, g.OH, g.OW}, y_strides[4] = {g.O * g.OH * g.OW, g.OH * g.OW, g.OW, 1};
+      MFTensorDesc y = out;
+      y.ndim = 4;
+      y.shape = y_shape;
+      y.strides = y_strides;
+      check_conv_operands(op, a, in, y, w, bias, g.O);
+      if (g.OH < 1 || g.OW < 1) invalid(op, "spatial sizes do not line up");
+      int64_t n = 1;
+      for (int32_t d = 0; d < out.ndim; ++d) n *= out.shape[d];
+      if (out.ndim < 1 || out.shape[0] != g.N || n != g.N * g.O * g.OH * g.OW || !contiguous(out))
+        invalid(op, "output 0 must be the contiguous convolution, N first");
+    }
+    for (int32_t j = 1; j < call->num_outputs; ++j)
+      if (!same_shape(call->outputs[j], out)) invalid(op, "operand shapes differ");
+    for (int32_t j = fixed; j < call->num_inputs; ++j)
+      if (!same_shape(call->inputs[j], out)) invalid(op, "operand shapes differ");
+    stream_from_handle(call->stream)->enqueue([&](Task& task) {
+      task.fn = &run_conv_epilogue<S>;
+      task.set_operands(call->outputs, call->num_outputs, call->inputs, call->num_inputs);
+      task.ival[0] = pack2(a.stride[0], a.stride[1]);
+      task.ival[1] = pack2(a.padding[0], a.padding[1]);
+      task.ival[2] = pack2(a.dilation[0], a.dilation[1]);
+      task.ival[3] = pack2(a.groups, int64_t(call->num_outputs) << 2 | transpose << 1 | has_bias);
+      task.src = program;
+    });
+    return MF_OK;
+  });
+}
+
 }  // namespace
 
 void register_graph_fused_kernels(Registrar& r) {
@@ -875,6 +1004,8 @@ void register_graph_fused_kernels(Registrar& r) {
     if constexpr (is_floating_v<S>) {
       r.add("fused_elementwise", dtype_of<S>, MF_DTYPE_ANY, &launch_fused<S>);
       r.add("matmul_epilogue", dtype_of<S>, MF_DTYPE_ANY, &launch_epilogue<S>);
+      if constexpr (std::is_same<S, float>::value || std::is_same<S, double>::value)
+        r.add("conv_epilogue", dtype_of<S>, MF_DTYPE_ANY, &launch_conv_epilogue<S>);  // conv2d's dtypes
     }
   });
 }

@@ -52,7 +52,11 @@ cdef class Generator:
 
     def set_state(self, TensorBase state):
         import numpy as np
-        arr = np.ascontiguousarray(state.numpy())
+        # Through DLPack for host memory: the state is a host-side counter
+        # pair, not a kernel result, so setting it inside a graph trace is
+        # sound (activation checkpointing restores it around the recompute,
+        # Note [Shared random draws] in generator.h); .numpy() is refused there.
+        arr = np.ascontiguousarray(np.from_dlpack(state) if state.device.type == "cpu" else state.numpy())
         if arr.dtype != np.uint8 or arr.size != 16:
             raise ValueError("set_state: expected a uint8 tensor of 16 bytes from get_state()")
         seed, offset = (int(v) for v in arr.view(np.uint64))

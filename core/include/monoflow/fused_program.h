@@ -4,7 +4,7 @@
  * a device plugin includes it without linking the core.
  *
  * Note [Fused programs]
- *   A fused node (ops `fused_elementwise` and `matmul_epilogue`,
+ *   A fused node (ops `fused_elementwise`, `matmul_epilogue` and `conv_epilogue`,
  *   ops/graph.def) computes a small straight-line program per element of
  *   one iteration shape; every operand arrives with that shape (broadcast
  *   inputs with stride 0). Its attributes:
@@ -26,6 +26,9 @@
  *   matmul_epilogue: inputs 0 and 1 are the matrices; program input 0 is
  *   their product (for each element of output 0, which must have the
  *   kernel dtype), program input k >= 1 is the node's input k + 1.
+ *   conv_epilogue: inputs 0 and 1 are x and w, then the bias if the
+ *   "bias" attribute is 1; program input 0 is the convolution (output 0),
+ *   program input k >= 1 is the node's input k + 1 (k + 2 with a bias).
  */
 #ifndef MONOFLOW_FUSED_PROGRAM_H_
 #define MONOFLOW_FUSED_PROGRAM_H_

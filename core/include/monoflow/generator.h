@@ -12,6 +12,22 @@
 //   the generator it drew from while traced. The trace learns which one, and
 //   how many counters, by observing reserve() on the tracing thread; it keeps
 //   the generator alive through shared_from_this.
+//
+// Note [Shared random draws]
+//   Eager code may put a generator back and draw the same counters again:
+//   activation checkpointing restores the state before it recomputes a
+//   block in backward, so dropout redraws the forward's mask, and then
+//   restores the later state, so the generator's net advance is the
+//   forward's draws only. A trace sees this as a reservation whose
+//   (generator, seed, offset, count) repeats one an earlier random kernel
+//   of the same trace claimed; it records the later kernel as using that
+//   earlier draw (TracedCall/PlanNode::random_draw). At each iteration the
+//   runtime reserves fresh counters once per draw, at the draw's first node
+//   in node order, and gives every node of the draw the same (seed,
+//   offset): the numbers repeat as eagerly, and the generator advances as
+//   eagerly. A reservation that overlaps an earlier one only in part has no
+//   such replay and is refused. Passes keep such nodes as they keep every
+//   random kernel (and never merge two of them).
 #pragma once
 #include <cstdint>
 #include <memory>

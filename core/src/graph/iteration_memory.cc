@@ -2,6 +2,7 @@
 #include "monoflow/graph/iteration_memory.h"
 
 #include <cstdint>
+#include <unordered_map>
 
 namespace monoflow::graph {
 
@@ -17,11 +18,24 @@ IterationMemory::IterationMemory(const Plan& plan,
   for (auto& blocks : fresh_)
     for (size_t s = 0; s < plan.storages.size(); ++s)
       if (output_index_[s] >= 0) blocks.push_back(Storage::allocate(plan.storages[s].device, plan.storages[s].nbytes));
+  // One fresh reservation per draw, at its first node (Note [Shared random
+  // draws] in generator.h); a node without a draw id has its own.
   random_index_.assign(plan.nodes.size(), -1);
-  for (size_t k = 0; k < plan.random_nodes.size(); ++k) random_index_[plan.random_nodes[k]] = static_cast<int>(k);
+  std::unordered_map<int, int> slot_of_draw;
+  std::vector<int> first_nodes;  // the node that reserves, per slot
+  for (int n : plan.random_nodes) {
+    const int draw = plan.nodes[n].random_draw;
+    auto [it, fresh] = slot_of_draw.emplace(draw, static_cast<int>(first_nodes.size()));
+    if (draw < 0 || fresh) {
+      random_index_[n] = static_cast<int>(first_nodes.size());
+      first_nodes.push_back(n);
+    } else {
+      random_index_[n] = it->second;
+    }
+  }
   draws_.resize(static_cast<size_t>(iterations));
   for (auto& row : draws_)
-    for (int n : plan.random_nodes) {
+    for (int n : first_nodes) {
       const PlanNode& node = plan.nodes[n];
       uint64_t seed = 0;
       uint64_t offset = node.generator->reserve(node.random_count, &seed);

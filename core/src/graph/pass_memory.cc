@@ -68,10 +68,26 @@
 //   of the draws), host nodes neither move nor are passed (Note [Passes and
 //   host nodes] in graph/plan.h), and the moved nodes write only
 //   non-Transient memory, so no buffer's lifetime grows.
+//
+//   Same-layout copies. A copy whose source and destination have one layout
+//   (dtype, shape, strides; both dense) but are not row-major, e.g. a
+//   weight gradient computed as a transposed view (Note [Gradients in the
+//   operand's layout] in ops_matmul.cc) copied into the transposed view of
+//   the buffer a view's backward scatters into, is not elided by
+//   fuse_elementwise (Note [Copy elision]: row-major only), and would keep
+//   the gradient twice at the peak. The same argument holds for one layout:
+//   byte k of the source is byte k + shift of the destination. So, first,
+//   when the source is Transient, written by one earlier node only (exactly
+//   the source's bytes) and read by the copy only, and nothing from that
+//   writer to the copy (the writer's inputs included) touches the
+//   destination, the writer writes the destination instead (shifted by the
+//   same distance) and the copy goes. Row-major copies are left to
+//   fuse_elementwise (a plan compiled without it keeps them).
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
 
+#include "monoflow/graph/fusion.h"
 #include "monoflow/graph/pass.h"
 
 namespace monoflow::graph {
@@ -96,6 +112,54 @@ bool conflict(const PlanNode& a, const PlanNode& b) {
     return false;
   };
   return check(a.outputs, b.outputs) || check(a.outputs, b.inputs) || check(a.inputs, b.outputs);
+}
+
+// Note [Memory planning], "Same-layout copies". Returns how many copies went.
+int forward_same_layout_copies(Plan& plan) {
+  int forwarded = 0;
+  for (bool again = true; again;) {
+    again = false;
+    const fusion::StorageUses uses = fusion::storage_uses(plan);
+    for (size_t c = 0; c < plan.nodes.size() && !again; ++c) {
+      const PlanNode& copy = plan.nodes[c];
+      if (copy.host || copy.op_id != kOp_copy || copy.inputs.size() != 1 || copy.outputs.size() != 1) continue;
+      const PlanOperand &src = copy.inputs[0], &dst = copy.outputs[0];
+      const int s = src.storage;
+      const ByteRange from = range_of(src), to = range_of(dst);
+      if (src.dtype != dst.dtype || s == dst.storage || plan.storages[s].cls != StorageClass::Transient ||
+          src.shape != dst.shape || src.strides != dst.strides || !from.dense || !to.dense ||
+          src.strides == contiguous_strides(src.shape) ||  // row-major: fuse_elementwise's copy elision
+          uses.writers[s].size() != 1 || uses.readers[s] != std::vector<int>{static_cast<int>(c)})
+        continue;
+      const int p = uses.writers[s][0];
+      const PlanNode& producer = plan.nodes[static_cast<size_t>(p)];
+      if (p >= static_cast<int>(c) || producer.host || reads_outputs(producer.op_id)) continue;
+      int which = -1, count = 0;
+      for (size_t k = 0; k < producer.outputs.size(); ++k) {
+        const PlanOperand& o = producer.outputs[k];
+        if (o.storage != s) continue;
+        ++count;
+        const ByteRange r = range_of(o);
+        if (o.dtype == src.dtype && r.dense && r.lo == from.lo && r.hi == from.hi) which = static_cast<int>(k);
+      }
+      bool ok = count == 1 && which >= 0;
+      for (const PlanOperand& in : producer.inputs) ok = ok && !fusion::overlaps(in, dst);
+      for (size_t i = static_cast<size_t>(p) + 1; ok && i < c; ++i) {
+        for (const PlanOperand& o : plan.nodes[i].inputs) ok = ok && !fusion::overlaps(o, dst);
+        for (const PlanOperand& o : plan.nodes[i].outputs) ok = ok && !fusion::overlaps(o, dst);
+      }
+      if (!ok) continue;
+      PlanOperand& o = plan.nodes[static_cast<size_t>(p)].outputs[static_cast<size_t>(which)];
+      o.byte_offset += dst.byte_offset - src.byte_offset;
+      o.storage = dst.storage;
+      plan.nodes.erase(plan.nodes.begin() + static_cast<std::ptrdiff_t>(c));
+      for (int& r : plan.random_nodes)
+        if (r > static_cast<int>(c)) --r;
+      ++forwarded;
+      again = true;  // the uses changed
+    }
+  }
+  return forwarded;
 }
 
 // Note [Memory planning], "Early updates". Returns how many nodes moved.
@@ -216,6 +280,7 @@ std::string bytes_str(int64_t n) {
 }  // namespace
 
 std::string plan_memory(Plan& plan) {
+  const int forwarded = forward_same_layout_copies(plan);
   const int moved = move_updates_early(plan);
   const size_t nstorages = plan.storages.size();
   std::vector<Buffer> buffers(nstorages);
@@ -375,6 +440,7 @@ std::string plan_memory(Plan& plan) {
   if (released) os << ", " << released << " unused released";
   if (planned) os << "; " << bytes_str(live_peak) << " live at most";
   if (moved) os << "; " << moved << " updates moved early";
+  if (forwarded) os << "; " << forwarded << " copies forwarded";
   os << ")";
   return os.str();
 }

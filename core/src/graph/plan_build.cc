@@ -83,6 +83,7 @@ class Builder {
     n.random_count = c.random_count;
     n.seed_attr = c.seed_attr;
     n.offset_attr = c.offset_attr;
+    n.random_draw = c.random_draw;
     const int id = static_cast<int>(plan_.nodes.size());
     for (const PlanOperand& o : n.inputs) read(o);
     if (reads_outputs(n.op_id))

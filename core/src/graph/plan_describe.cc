@@ -60,7 +60,15 @@ std::string Plan::describe_nodes() const {
       if (k) os << ", ";
       operand(os, *this, n.outputs[k]);
     }
-    if (n.generator) os << " [random: " << n.random_count << " counters]";
+    if (n.generator) {
+      os << " [random: " << n.random_count << " counters";
+      for (size_t j = 0; j < i && n.random_draw >= 0; ++j)  // Note [Shared random draws] (generator.h)
+        if (nodes[j].generator && nodes[j].random_draw == n.random_draw) {
+          os << ", same draw as %" << j;
+          break;
+        }
+      os << "]";
+    }
     if (n.host) os << (n.host->peers_involved() ? " [host, collective order]" : " [host]");
     else if (!n.kernel) os << " [cpu fallback]";
     os << "\n";

@@ -62,6 +62,7 @@ void TraceRecorder::stop() {
 std::vector<TracedCall> TraceRecorder::finish() {
   stop();
   reservation_ = Reservation{};
+  draws_.clear();
   return std::move(calls_);
 }
 
@@ -71,6 +72,24 @@ void TraceRecorder::on_reserve(Generator& gen, uint64_t n, uint64_t seed, uint64
   reservation_.seed = seed;
   reservation_.offset = offset;
   reservation_.pending = true;
+}
+
+// Note [Shared random draws] (generator.h): the draw the pending reservation
+// repeats, or a new one.
+int TraceRecorder::claim_draw(const char* op_name) {
+  const Reservation& r = reservation_;
+  for (size_t k = 0; k < draws_.size(); ++k) {
+    const Reservation& d = draws_[k];
+    if (d.gen != r.gen || d.seed != r.seed || r.n == 0 || d.n == 0) continue;
+    if (d.offset == r.offset && d.n == r.n) return static_cast<int>(k);
+    const bool overlap = r.offset < d.offset + d.n && d.offset < r.offset + r.n;
+    MF_CHECK(!overlap, RuntimeError, op_name, " inside a graph trace: it draws counters [", r.offset, ", ",
+             r.offset + r.n, ") of a generator whose counters [", d.offset, ", ", d.offset + d.n,
+             ") an earlier random kernel of the trace drew (the generator's state was set back); a graph can "
+             "repeat an earlier draw only as a whole (as activation checkpointing does)");
+  }
+  draws_.push_back(r);
+  return static_cast<int>(draws_.size()) - 1;
 }
 
 bool TraceRecorder::on_launch(const LaunchArgs& a) {
@@ -109,6 +128,7 @@ bool TraceRecorder::on_launch(const LaunchArgs& a) {
              " inside a graph trace: its generator is not owned by a shared_ptr, so a replay cannot keep it");
     c.generator = r.gen;
     c.random_count = r.n;
+    c.random_draw = claim_draw(a.op->name);
     reservation_ = Reservation{};
   }
   calls_.push_back(std::move(c));

@@ -4,7 +4,9 @@ run the local op on every rank's shard, wrap the results.
 The signature is the one that moves the fewest bytes (boxing.cost over all
 the placement's ranks, so that every rank picks the same one); ties go to the
 signature needing the fewest conversions, then to the rule's order. On an
-n-D hierarchy each axis picks one of the op's 1-D signatures.
+n-D hierarchy each axis picks one of the op's 1-D signatures. While an
+nn.Graph traces build, each choice is logged and may be replaced by the
+whole-graph solution's (Note [Whole-graph SBP deduction] in whole_graph.py).
 
 In-place ops keep their tensor object and its layout: the signatures that
 leave self's SBP as it is are preferred; when none exists (x of SBP P in
@@ -19,7 +21,7 @@ Op.nonempty: the choice then avoids splits that leave a rank an empty piece
 import itertools
 
 from monoflow import _C
-from monoflow._global import boxing, groups, layout
+from monoflow._global import boxing, groups, layout, whole_graph
 from monoflow._global.access import shard_access
 from monoflow._global.signatures import RULES, Op, is_inplace
 from monoflow._global.tensor import GlobalTensor, local_view, outside, wrap
@@ -94,7 +96,7 @@ def choose(name, tensors, sigs, keep=None, nonempty=False):
         full = [c for c in combos if not any(_leaves_empty(t, tuple(s.inputs[i] for s in c), placement)
                                              for i, t in enumerate(tensors))]
         combos = full or combos
-    best, best_key = None, None
+    best, best_key, best_order = None, None, None
     for order, combo in enumerate(combos):
         cost, changes = 0, 0
         for i, t in enumerate(tensors):
@@ -105,7 +107,10 @@ def choose(name, tensors, sigs, keep=None, nonempty=False):
                 cost += boxing.cost(t._shape, size, placement, t.sbp, want, reduce_itemsize=reduce_size)
         key = (cost, changes, order)
         if best_key is None or key < best_key:
-            best, best_key = combo, key
+            best, best_key, best_order = combo, key, order
+    recorder = whole_graph.active()
+    if recorder is not None:  # a graph trace: log the decision, maybe forced (Note [Whole-graph SBP deduction])
+        best = combos[recorder.decide(name, tensors, combos, best_order, keep is not None)]
     return best
 
 
@@ -166,7 +171,8 @@ def call(name, fn, args, kwargs, method=False):
         return tuple(s(local)) if callable(s) else tuple(s)
 
     if coords is None:
-        return _outside(name, fn, args, kwargs, where, tensors, inplace, out_nd, out_shapes, out_shape)
+        return _logged(tensors, _outside(name, fn, args, kwargs, where, tensors, inplace, out_nd, out_shapes,
+                                         out_shape))
 
     args, kwargs = list(args), dict(kwargs)
     fresh0 = False
@@ -209,7 +215,16 @@ def call(name, fn, args, kwargs, method=False):
             wrapped.append(tensors[0])  # the op handed its input back (contiguous(), dropout in eval...)
         else:
             wrapped.append(wrap(o, placement, out_nd(k), out_shape(k, tuple(o.shape))))
-    return _rebuild(out, wrapped)
+    return _logged(tensors, _rebuild(out, wrapped))
+
+
+def _logged(tensors, out):
+    """`out`, after telling a graph trace's decision log that the last
+    chosen call produced it (whole_graph.py links consumers by identity)."""
+    recorder = whole_graph.active()
+    if recorder is not None:
+        recorder.produced(tensors, _as_sequence(out))
+    return out
 
 
 def _outside(name, fn, args, kwargs, where, tensors, inplace, out_nd, out_shapes, out_shape):

@@ -123,6 +123,9 @@ struct PlanNode {
   GeneratorPtr generator;  // random kernels (Note [Random kernels in graph traces])
   uint64_t random_count = 0;
   int seed_attr = -1, offset_attr = -1;
+  // Random nodes with the same random_draw share one reservation per
+  // iteration (Note [Shared random draws] in generator.h); -1: its own.
+  int random_draw = -1;
   // Not a kernel (Notes [Host nodes], [Passes and host nodes]): op_id -1,
   // kernel null; passes must keep it as it is.
   HostOpPtr host;
@@ -157,7 +160,7 @@ struct Plan {
   std::vector<PlanEdge> edges;
   std::vector<InputSpec> inputs;
   std::vector<PlanOperand> outputs;
-  std::vector<int> random_nodes;  // in node order: the order of fresh draws
+  std::vector<int> random_nodes;  // in node order: the order of fresh draws (a shared draw at its first node)
   std::vector<Device> devices;    // synchronised at the end of a run
   std::vector<PassRecord> passes;  // in the order they ran
 

@@ -60,6 +60,9 @@ struct TracedCall {
   GeneratorPtr generator;
   uint64_t random_count = 0;
   int seed_attr = -1, offset_attr = -1;
+  // Which of the trace's fresh reservations it uses (Note [Shared random
+  // draws] in generator.h): calls with the same value draw the same numbers.
+  int random_draw = -1;
   // Not a kernel: work recorded by record_host_op (Note [Host nodes] in
   // graph/host_node.h); op_id is -1 and `inputs`/`outputs` are what it reads
   // and writes.
@@ -88,6 +91,7 @@ class TraceRecorder final : public LaunchHook, public ReserveObserver {
   void on_reserve(Generator& gen, uint64_t n, uint64_t seed, uint64_t offset) override;
 
  private:
+  int claim_draw(const char* op_name);
   bool execute_;
   bool active_ = false;
   std::vector<TracedCall> calls_;
@@ -99,6 +103,8 @@ class TraceRecorder final : public LaunchHook, public ReserveObserver {
     uint64_t n = 0, seed = 0, offset = 0;
     bool pending = false;
   } reservation_;
+  // The fresh reservations claimed so far; index = TracedCall::random_draw.
+  std::vector<Reservation> draws_;
 };
 
 // Whether a trace is recording on the calling thread.

@@ -29,6 +29,37 @@ class GraphConfig:
             raise ValueError(f"nn.Graph: config.set_gradient_accumulation_steps expects at least 1 step, got {steps}")
         self.gradient_accumulation_steps = steps
 
+    zero = None  # ZeRO settings (zero.ZeroSettings) once enable_zero was called
+
+    def enable_zero(self, mode=True, *, stage=1, shard_min_size=1024, shard_restore_level=1):
+        """ZeRO stage 1 (OneFlow's graph.config.enable_zero): the optimizer
+        state of each data-parallel parameter (broadcast SBP on a placement of
+        N ranks, dim 0 of at least N rows, at least `shard_min_size` elements
+        per shard) is split S(0) across the ranks, each rank updates its rows
+        of the parameter and an all-gather puts the parameter back together
+        (Note [ZeRO stage 1 in a graph] in zero.py). Stages 2 and 3 are
+        refused (OneFlow's default is 2: pass stage=1). `shard_restore_level`
+        1 or 2: the parameter is gathered whole after every update. Part of
+        the plan cache key; mode=False turns it off."""
+        from monoflow.nn.graph.zero import ZeroSettings
+
+        settings = ZeroSettings(mode, stage, shard_min_size, shard_restore_level)
+        self.zero = settings if mode else None
+
+    # whole-graph SBP (Note [Whole-graph SBP deduction] in _global/whole_graph.py)
+    whole_graph_sbp = True
+
+    def enable_whole_graph_sbp(self, mode=True):
+        """Global graphs: choose the ops' SBP signatures to minimise the bytes
+        boxing moves over the whole step (default on). The first trace runs
+        dispatch's op-by-op choice and logs it; when the whole-graph solution
+        moves fewer bytes, the next call re-traces with it. Part of the plan
+        cache key. Results never depend on it, only the bytes moved do."""
+        if not isinstance(mode, bool):
+            raise TypeError(f"nn.Graph: config.enable_whole_graph_sbp expects a bool, got {type(mode).__name__}")
+        self.whole_graph_sbp = mode
+
     def __repr__(self):
         return (f"GraphConfig(slots={self.slots}, threads={self.threads}, passes={self.passes!r}, "
-                f"gradient_accumulation_steps={self.gradient_accumulation_steps})")
+                f"gradient_accumulation_steps={self.gradient_accumulation_steps}" +
+                (f", zero={self.zero!r}" if self.zero is not None else "") + ")")

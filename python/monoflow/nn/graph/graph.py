@@ -6,6 +6,7 @@ import contextlib
 
 import monoflow as flow
 from monoflow import _C, _graph
+from monoflow._global import whole_graph
 from monoflow.nn.graph.accumulation import (average_accumulated_grads, merge_micro_batch_outputs,
                                             split_micro_batches)
 from monoflow.nn.graph.config import GraphConfig
@@ -45,6 +46,8 @@ class Graph:
         d["_graph_modules"] = OrderedDict()  # id(module) -> GraphModule (its settings in this graph)
         d["_ungraded"] = {}  # build signature -> ids of parameters build leaves without a gradient
         d["_debug"] = False
+        d["_sbp_reports"] = {}  # plan key -> "sbp: greedy N bytes -> whole-graph M bytes per step"
+        d["_sbp_pending"] = {}  # build part of a plan key -> whole_graph.Solution the next trace applies
         d["config"] = GraphConfig()
 
     # ------------------------------------------------------------ structure
@@ -162,7 +165,7 @@ class Graph:
         if modules is None:  # cached; reset when a module attribute is assigned
             modules = self.__dict__["_module_list"] = list(self.modules())
         modes = tuple(m.training for m in modules)
-        settings = (self.config.gradient_accumulation_steps,
+        settings = (self.config.gradient_accumulation_steps, self.config.whole_graph_sbp,
                     tuple(gm._key() for gm in self._graph_modules.values()))
         return (signature(args, tensors), modes, settings)
 
@@ -204,6 +207,9 @@ class Graph:
         tensors = []
         build_key = self._build_key(args, tensors)
         ungraded = self._ungraded.get(build_key, frozenset())
+        # ZeRO (zero.py): optimizer state laid out for config.enable_zero; new state tensors make the plans stale
+        if any([s.use_zero(self.config.zero) for s in opts]):
+            self._plans.clear()
         if any(s.needs_warmup(ungraded) for s in opts):
             out = self._eager_step(args, build_key)
         else:
@@ -255,7 +261,7 @@ class Graph:
                                               for p in g["params"] if p.grad is None)
         for s, _ in self._optimizers:
             s.opt.clip_grad()
-            s.opt.step()
+            s.eager_step()  # opt.step(), sharded under ZeRO (zero.py)
             s.opt.zero_grad(set_to_none=True)
         return result
 
@@ -271,19 +277,52 @@ class Graph:
         return passes
 
     def _compile(self, key, fn, example):
-        try:
-            ct = _graph.trace(fn, *example, passes=self._passes(), debug=self._debug)
-        except RuntimeError as e:
-            err = build_error(self, e)
-            if err is None:
-                raise
-            raise err from e
-        self._plans[key] = ct
+        # whole-graph SBP (Note [Whole-graph SBP deduction] in _global/whole_graph.py)
+        sbp_key = (key[0], key[2])
+        forced = self._sbp_pending.pop(sbp_key, None)
+        logging = whole_graph.recording(forced) if self.config.whole_graph_sbp else contextlib.nullcontext()
+        with logging as recorder:
+            try:
+                ct = _graph.trace(fn, *example, passes=self._passes(), debug=self._debug)
+            except RuntimeError as e:
+                err = build_error(self, e)
+                if err is None:
+                    raise
+                raise err from e
+        if recorder is None or not recorder.log.calls or not self._whole_graph_sbp(key, recorder, forced):
+            self._plans[key] = ct
         if self._debug:
             print(f"{type(self).__name__}: compiled plan {len(self._plans)} for inputs "
                   f"{describe_signature(key[0])}" + (" (a new input signature)" if len(self._plans) > 1 else ""))
             print(ct.describe(passes=True))  # the plan before and after each pass, then the final one
         return ct
+
+    def _whole_graph_sbp(self, key, recorder, forced):
+        """After a global graph's trace: solve its decision log (first trace)
+        or report what the forced decisions gave. True when the plan just
+        traced is to be re-traced on the next call with a cheaper solution
+        (its results, this call's, are correct either way)."""
+        name = type(self).__name__
+        if forced is None:
+            solution = whole_graph.solve(recorder.log)
+            self._sbp_reports[key] = solution.summary()
+            if self._debug:
+                print(f"{name}: {solution.summary()} ({len(recorder.log)} global op calls)")
+                for k, op, greedy, chosen in solution.changes():
+                    print(f"  call {k} {op}: greedy {greedy}; whole-graph {chosen}")
+            if solution.improves:
+                self._sbp_pending[(key[0], key[2])] = solution
+                if self._debug:
+                    print(f"{name}: the next call re-traces the plan with the whole-graph signatures")
+                return True
+            return False
+        report = f"sbp: greedy {forced.greedy_cost} bytes -> whole-graph {recorder.log.cost()} bytes per step"
+        if recorder.diverged:
+            report += f" (forced decisions stopped at {recorder.diverged})"
+        self._sbp_reports[key] = report
+        if self._debug:
+            print(f"{name}: re-traced with the whole-graph signatures: {report}")
+        return False
 
     # ------------------------------------------------------------ printing
 
@@ -298,11 +337,15 @@ class Graph:
             lines.append(f"  ({gm.name}): {gm!r}")
         if self.config.gradient_accumulation_steps > 1:
             lines.append(f"  (gradient accumulation): {self.config.gradient_accumulation_steps} micro-batches per call")
+        if self.config.zero is not None:  # ZeRO (zero.py)
+            lines.append(f"  (zero): {self.config.zero!r}: optimizer state split S(0) over the data-parallel ranks")
         if not self._plans:
             lines.append("  (not compiled yet)")
         for i, (key, ct) in enumerate(self._plans.items()):
             head = ct.describe().splitlines()
             summary = f"{head[0]}; {head[1].strip()}"  # counts, then the passes that ran
             lines.append(f"  (plan {i}): inputs {describe_signature(key[0])}: {summary}")
+            if key in self._sbp_reports:  # whole-graph SBP (whole_graph.py)
+                lines.append(f"    {self._sbp_reports[key]}")
         lines.append(")")
         return "\n".join(lines)

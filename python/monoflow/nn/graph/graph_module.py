@@ -15,13 +15,13 @@ Note [Activation checkpointing in a graph]
     through flow.utils.checkpoint.checkpoint: its activations are not kept,
     and backward recomputes them. The recomputation's kernels are recorded
     like any backward kernel, so the plan recomputes too; the setting is
-    part of the plan's cache key. Random ops inside such a module: eagerly,
-    checkpoint restores the generator around the recompute so it draws the
-    forward's numbers; in a plan every random kernel draws fresh counters
-    at each run (Note [Random kernels in graph traces]), so the recompute
-    would draw other numbers than the forward. Until the plan can tie two
-    random nodes to one reservation, a trace that recomputes a random
-    kernel is refused (RuntimeError naming the module).
+    part of the plan's cache key. Random ops inside such a module (dropout):
+    checkpoint restores the generator around the recompute, eagerly and in
+    the trace alike, so the recompute's random kernel repeats the forward's
+    reservation; the trace records it as sharing that draw, and the plan
+    gives both nodes the same (seed, offset) at every run (Note [Shared
+    random draws] in core/include/monoflow/generator.h): the recompute sees
+    the forward's mask, as in eager mode.
 """
 from monoflow import _C
 from monoflow.nn.module import Module
@@ -153,45 +153,5 @@ def checkpointed_forward(module, name):
     def run(*args, **kwargs):
         if not _C.is_grad_enabled():
             return forward(*args, **kwargs)  # nothing to save: plain forward
-        if not _C._graph_tracing():
-            return checkpoint(forward, *args, use_reentrant=False, **kwargs)
-        # preserve_rng_state=False: restoring a generator reads its state tensor
-        # (refused in a trace), and the forward is checked to draw nothing.
-        return checkpoint(_RefuseRandomRecompute(forward, name), *args, use_reentrant=False,
-                          preserve_rng_state=False, **kwargs)
+        return checkpoint(forward, *args, use_reentrant=False, **kwargs)
     return run
-
-
-def _generator_counters(devices):
-    """The default generators' (seed, offset) of `devices`, as bytes. They are
-    host-side counters, not values a kernel computed, so reading them inside
-    a trace is sound; get_state() wraps them in a CPU tensor that the trace's
-    host-read guard would refuse by .numpy(), hence the DLPack view."""
-    import numpy as np
-
-    return tuple(np.from_dlpack(_C.default_generator_for(d).get_state()).tobytes() for d in devices)
-
-
-class _RefuseRandomRecompute:
-    """forward, which raises when its second call (the recompute, inside a
-    trace) draws random numbers: Note [Activation checkpointing in a graph]."""
-
-    def __init__(self, forward, name):
-        self.forward = forward
-        self.name = name
-        self.calls = 0
-
-    def __call__(self, *args, **kwargs):
-        from monoflow.utils.checkpoint import _devices
-
-        self.calls += 1
-        tensors = [a for a in list(args) + list(kwargs.values()) if isinstance(a, _C.TensorBase)]
-        devices = _devices(tensors)
-        before = _generator_counters(devices)
-        out = self.forward(*args, **kwargs)
-        if _generator_counters(devices) != before:
-            raise RuntimeError(f"nn.Graph: activation checkpointing of module '{self.name}' would recompute random "
-                               f"ops (e.g. dropout) in backward; a graph plan draws fresh random numbers for every "
-                               f"random kernel at each run, so the recompute would not see the forward's numbers. "
-                               f"Turn activation_checkpointing off for this module, or move its random ops out")
-        return out

@@ -32,6 +32,7 @@ Note [Parameters that get no gradient in build]
 import monoflow as flow
 from monoflow import _C
 from monoflow.autograd import no_grad
+from monoflow.nn.graph.zero import ZeroSharding
 from monoflow.optim import SGD, Adagrad, Adam, AdamW, RMSprop
 
 __all__ = ["check_supported", "needs_warmup", "GraphOptimizerStep"]
@@ -91,13 +92,36 @@ class GraphOptimizerStep:
         self.opt = opt
         self.scheduled = scheduled
         self.traced_ungraded = set()
+        self.zero = None  # a ZeroSharding while the graph's config enables ZeRO (zero.py)
 
     @property
     def lr_constant(self):
-        return isinstance(self.opt, SGD) and not self.scheduled
+        # (ZeRO updates row slices with the rules below, never the eager step())
+        return isinstance(self.opt, SGD) and not self.scheduled and self.zero is None
 
     def key(self):
-        return constant_key(self.opt, self.lr_constant)
+        zero = self.zero.settings.key() if self.zero is not None else None
+        return constant_key(self.opt, self.lr_constant), zero
+
+    def use_zero(self, settings):
+        """Before each call: ZeRO per the graph's config (zero.ZeroSettings,
+        or None), with the state laid out for it (Note [ZeRO state layout] in
+        zero.py). True when state tensors were replaced: compiled plans are stale."""
+        if settings is None or not settings.mode:
+            if self.zero is None:
+                return False
+            zero, self.zero = self.zero, None
+            return zero.relayout(False)
+        if self.zero is None or self.zero.settings is not settings:
+            self.zero = ZeroSharding(self.opt, settings)
+        return self.zero.relayout(True)
+
+    def eager_step(self):
+        """The optimizer's eager step (the graph's warm-up), sharded under ZeRO."""
+        if self.zero is not None:
+            self.zero.eager_step()
+        else:
+            self.opt.step()
 
     def needs_warmup(self, skip=frozenset()):
         n = len(self.opt.state)  # state is only ever added: once complete, skip the scan
@@ -181,6 +205,9 @@ class GraphOptimizerStep:
                     self.traced_ungraded.add(id(p))
                     continue
                 h = {name: feeds[key][i] for name, (key, i) in slot.items()}
+                if self.zero is not None and self.zero.shards(p):  # Note [ZeRO stage 1 in a graph]
+                    self.zero.update(_UPDATES[type(opt)], group, p, h)
+                    continue
                 # A global parameter is updated shard by shard (Note [Updating
                 # global parameters shard by shard] in optim/optimizer.py).
                 _UPDATES[type(opt)](group, *opt._shards(p), h)

@@ -1,0 +1,110 @@
+"""ZeRO stage 1 in nn.Graph on 2 processes (graph.config.enable_zero).
+
+    python bench/bench_graph_zero.py [--quick]
+
+A data-parallel MLP 256-1024-1024-10 (parameters broadcast on 2 ranks,
+batch 64 split S(0)) trained with Adam in an nn.Graph, with and without
+ZeRO: this rank's optimizer-state bytes (Adam's two moments: the shards of
+the global state tensors), the bytes it received in one step (the
+communicator's traffic counters: gradients' all-reduce, plus the
+parameters' all-gather under ZeRO) and the median step time. One kernel
+thread per process (OMP_NUM_THREADS=1). Printed side by side with the
+ratio ZeRO / no ZeRO.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+from _timing import free_port, median_time
+
+SIZES = (256, 1024, 1024, 10)
+BATCH = 64
+
+
+def measure(flow, zero, iters):
+    import monoflow.distributed as dist
+    import monoflow.nn as nn
+    import monoflow.nn.functional as F
+    from monoflow.nn.graph.zero import state_bytes
+
+    P = flow.placement("cpu", [0, 1])
+    B, S0 = flow.sbp.broadcast, flow.sbp.split(0)
+    flow.manual_seed(0)
+    layers = []
+    for a, b in zip(SIZES[:-1], SIZES[1:]):
+        layers += [nn.Linear(a, b), nn.ReLU()]
+    model = nn.Sequential(*layers[:-1]).to_global(P, B)
+    opt = flow.optim.Adam(model.parameters(), lr=1e-3)
+
+    class Step(nn.Graph):
+        def __init__(self):
+            super().__init__()
+            self.m = model
+            self.add_optimizer(opt)
+            if zero:
+                self.config.enable_zero(stage=1, shard_min_size=1)
+
+        def build(self, x, y):
+            loss = F.cross_entropy(self.m(x), y)
+            loss.backward()
+            return loss
+
+    graph = Step()
+    rng = np.random.default_rng(dist.get_rank())
+    x = flow.tensor(rng.standard_normal((BATCH // 2, SIZES[0])).astype(np.float32)).to_global(P, S0)
+    y = flow.tensor(rng.integers(0, SIZES[-1], BATCH // 2).astype(np.int64)).to_global(P, S0)
+
+    def step():
+        graph(x, y).detach().to_local().numpy()
+
+    for _ in range(2):  # the eager warm-up step, then the compile
+        step()
+    dist.reset_comm_stats()
+    step()
+    comm = dist.get_comm_stats()["bytes"]
+    t = median_time(step, iters, 2)
+    return {"state": state_bytes(opt), "comm": comm, "time": t}
+
+
+def rank_main(args):
+    import monoflow as flow
+
+    res = {"off": measure(flow, False, args.iters), "on": measure(flow, True, args.iters)}
+    if flow.env.get_rank() == 0:
+        print(json.dumps(res))
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--rank-main", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--iters", type=int, default=None, help=argparse.SUPPRESS)
+    args = p.parse_args()
+    if args.rank_main:
+        return rank_main(args)
+    iters = 5 if args.quick else 20
+    env = dict(os.environ, WORLD_SIZE="2", MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()),
+               OMP_NUM_THREADS="1")
+    cmd = [sys.executable, __file__, "--rank-main", "--iters", str(iters)]
+    procs = [subprocess.Popen(cmd, env=dict(env, RANK=str(r), LOCAL_RANK=str(r)), stdout=subprocess.PIPE, text=True)
+             for r in range(2)]
+    out = procs[0].communicate()[0]
+    procs[1].wait()
+    if any(p.returncode for p in procs):
+        sys.exit("benchmark ranks failed")
+    res = json.loads(out.strip().splitlines()[-1])
+    off, on = res["off"], res["on"]
+    title = f"DP MLP {'-'.join(map(str, SIZES))} b{BATCH}, Adam, 2 ranks (rank 0)"
+    print(f"{title:<52}{'no ZeRO':>12}{'ZeRO-1':>12}{'ratio':>8}")
+    print(f"{'  optimizer state (bytes)':<52}{off['state']:>12}{on['state']:>12}{on['state'] / off['state']:>8.3f}")
+    print(f"{'  received per step (bytes)':<52}{off['comm']:>12}{on['comm']:>12}{on['comm'] / off['comm']:>8.3f}")
+    print(f"{'  step time (ms)':<52}{off['time'] * 1e3:>12.2f}{on['time'] * 1e3:>12.2f}"
+          f"{on['time'] / off['time']:>8.3f}")
+
+
+if __name__ == "__main__":
+    main()
