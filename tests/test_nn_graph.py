@@ -299,3 +299,5 @@ def test_config_slots_and_threads_keep_results():
         loss.backward()
         o_e.step()
         assert graph(x, y).item() == loss.item()
+    # the runtime's settings are visible where the graph is printed and debugged
+    assert "(config): GraphConfig(slots=2, threads=2" in repr(graph)

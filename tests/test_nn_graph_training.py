@@ -140,7 +140,7 @@ def test_gradient_accumulation_outputs_and_plan():
     n_acc = plan.stats()["nodes"]
     n_one = next(iter(single._plans.values())).stats()["nodes"]
     assert n_acc > 3 * n_one  # the trace unrolled four forward/backward passes
-    assert "gradient accumulation" in repr(graph)
+    assert "gradient_accumulation_steps=4" in repr(graph)
 
 
 class TupleOutGraph(TrainGraph):

@@ -31,6 +31,7 @@
 
 #include "conv.h"
 #include "dtype.h"
+#include "gemm.h"
 #include "launch.h"
 #include "loops.h"
 #include "strided.h"
@@ -663,60 +664,7 @@ MFStatus launch_fused(const MFKernelCall* call) {
 // ------------------------------------------------------------ matmul_epilogue
 
 // The GEMM as kernels_matmul.cpp calls it (Note [Fused kernels are the
-// unfused chain]): same BLAS views, packing, and split over the team.
-template <class T>
-struct Mat {
-  T* p;
-  int64_t rows, cols, rs, cs;
-  T& operator()(int64_t i, int64_t j) const { return p[i * rs + j * cs]; }
-};
-
-template <class T>
-bool blas_view(const Mat<T>& m, CBLAS_TRANSPOSE* trans, blasint* ld) {
-  auto fits = [](int64_t v, int64_t min) { return v >= std::max<int64_t>(min, 1) && v <= INT_MAX; };
-  if (m.cs == 1 || m.cols == 1) {
-    const int64_t l = m.rows == 1 ? std::max<int64_t>(m.cols, 1) : m.rs;
-    if (fits(l, m.cols)) {
-      *trans = CblasNoTrans;
-      *ld = blasint(l);
-      return true;
-    }
-  }
-  if (m.rs == 1 || m.rows == 1) {
-    const int64_t l = m.cols == 1 ? std::max<int64_t>(m.rows, 1) : m.cs;
-    if (fits(l, m.rows)) {
-      *trans = CblasTrans;
-      *ld = blasint(l);
-      return true;
-    }
-  }
-  return false;
-}
-
-template <class TD, class TS>
-void pack(const Mat<TS>& src, TD* dst) {
-  for (int64_t i = 0; i < src.rows; ++i) {
-    TD* d = dst + i * src.cols;
-    const TS* s = &src(i, 0);
-    if (src.cs == 1) {
-      for (int64_t j = 0; j < src.cols; ++j) d[j] = TD(load(s[j]));
-    } else {
-      for (int64_t j = 0; j < src.cols; ++j) d[j] = TD(load(s[j * src.cs]));
-    }
-  }
-}
-
-inline void gemm_call(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint m, blasint n, blasint k, const float* a,
-                      blasint lda, const float* b, blasint ldb, float* c, blasint ldc) {
-  scipy_cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
-}
-inline void gemm_call(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint m, blasint n, blasint k, const double* a,
-                      blasint lda, const double* b, blasint ldb, double* c, blasint ldc) {
-  scipy_cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, 1.0, a, lda, b, ldb, 0.0, c, ldc);
-}
-
-constexpr double kParallelGemmFlops = 1 << 21;  // as kernels_matmul.cpp
-
+// unfused chain]): same BLAS views and packing (gemm.h), and split over the team.
 // One batch of the node: the product lands in output 0 (row-major), then
 // the program runs on the rows [r0, r1) x columns [c0, c1) it just made.
 template <class S>

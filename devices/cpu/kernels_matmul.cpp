@@ -14,73 +14,17 @@
 #include <vector>
 
 #include "dtype.h"
+#include "gemm.h"
 #include "launch.h"
 #include "strided.h"
 
 namespace mfcpu {
 namespace {
 
-// A (rows x cols) matrix view; strides in elements.
-template <class T>
-struct Mat {
-  T* p;
-  int64_t rows, cols, rs, cs;
-  T& operator()(int64_t i, int64_t j) const { return p[i * rs + j * cs]; }
-  Mat transposed() const { return {p, cols, rows, cs, rs}; }
-};
-
-// Can BLAS read `m` in place (row-major storage, possibly transposed)?
-template <class T>
-bool blas_view(const Mat<T>& m, CBLAS_TRANSPOSE* trans, blasint* ld) {
-  auto fits = [](int64_t v, int64_t min) { return v >= std::max<int64_t>(min, 1) && v <= INT_MAX; };
-  if (m.cs == 1 || m.cols == 1) {  // row-major; a size-1 dim's stride is irrelevant
-    const int64_t l = m.rows == 1 ? std::max<int64_t>(m.cols, 1) : m.rs;
-    if (fits(l, m.cols)) {
-      *trans = CblasNoTrans;
-      *ld = blasint(l);
-      return true;
-    }
-  }
-  if (m.rs == 1 || m.rows == 1) {  // column-major = transposed row-major
-    const int64_t l = m.cols == 1 ? std::max<int64_t>(m.rows, 1) : m.cs;
-    if (fits(l, m.rows)) {
-      *trans = CblasTrans;
-      *ld = blasint(l);
-      return true;
-    }
-  }
-  return false;
-}
-
-// Copies (and converts) a strided matrix into contiguous row-major `dst`.
-template <class TD, class TS>
-void pack(const Mat<TS>& src, TD* dst) {
-  for (int64_t i = 0; i < src.rows; ++i) {
-    TD* d = dst + i * src.cols;
-    const TS* s = &src(i, 0);
-    if (src.cs == 1) {  // vectorisable (matters for the float16 -> float widening)
-      for (int64_t j = 0; j < src.cols; ++j) d[j] = TD(load(s[j]));
-    } else {
-      for (int64_t j = 0; j < src.cols; ++j) d[j] = TD(load(s[j * src.cs]));
-    }
-  }
-}
-
-inline void gemm_call(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint m, blasint n, blasint k,
-                      const float* a, blasint lda, const float* b, blasint ldb, float* c, blasint ldc) {
-  scipy_cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
-}
-inline void gemm_call(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint m, blasint n, blasint k,
-                      const double* a, blasint lda, const double* b, blasint ldb, double* c,
-                      blasint ldc) {
-  scipy_cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, 1.0, a, lda, b, ldb, 0.0, c, ldc);
-}
-
 // OpenBLAS is serial (Note [Kernel threads]): a large product is split over
 // the OpenMP team by rows of c (or columns, when c is wide), each thread
 // calling gemm on its slice. In row-major storage a row slice of a NoTrans
 // operand starts lo rows in, of a Trans operand lo elements in.
-constexpr double kParallelGemmFlops = 1 << 21;
 
 template <class T>
 void gemm_threads(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint m, blasint n, blasint k, const T* a,

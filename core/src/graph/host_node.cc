@@ -11,15 +11,7 @@ namespace {
 // the "kernel layout" (no coalescing).
 TracedOperand host_operand(const Tensor& t, const HostOp& op) {
   MF_CHECK(t, ValueError, op.label(), " inside a graph trace: an operand is not a tensor");
-  TracedOperand o;
-  o.storage = t->storage;
-  o.offset = t->offset;
-  o.dtype = t->dtype;
-  o.shape = t->shape;
-  o.strides = t->strides;
-  o.kernel_shape = t->shape;
-  o.kernel_strides = t->strides;
-  return o;
+  return snapshot(t, t->shape, t->strides);
 }
 }  // namespace
 

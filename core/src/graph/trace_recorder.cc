@@ -22,6 +22,14 @@ const char* intern(const char* name) {
   return names->insert(name ? name : "").first->c_str();
 }
 
+
+int find_attr(const TracedCall& c, const char* name) {
+  for (size_t k = 0; k < c.attrs.size(); ++k)
+    if (std::strcmp(c.attrs[k].name, name) == 0) return static_cast<int>(k);
+  return -1;
+}
+}  // namespace
+
 TracedOperand snapshot(const Tensor& t, Dims kernel_shape, Dims kernel_strides) {
   TracedOperand o;
   o.storage = t->storage;
@@ -33,13 +41,6 @@ TracedOperand snapshot(const Tensor& t, Dims kernel_shape, Dims kernel_strides) 
   o.kernel_strides = std::move(kernel_strides);
   return o;
 }
-
-int find_attr(const TracedCall& c, const char* name) {
-  for (size_t k = 0; k < c.attrs.size(); ++k)
-    if (std::strcmp(c.attrs[k].name, name) == 0) return static_cast<int>(k);
-  return -1;
-}
-}  // namespace
 
 TraceRecorder::TraceRecorder(bool execute) : execute_(execute) {
   MF_CHECK(!t_recorder, RuntimeError, "graph trace: this thread is already tracing (traces do not nest)");

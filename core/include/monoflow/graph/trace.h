@@ -46,6 +46,10 @@ struct TracedOperand {
   Dims kernel_shape, kernel_strides;  // what the kernel receives (coalesced)
 };
 
+// The operand record of `t` (its storage kept alive) with the layout the
+// kernel receives.
+TracedOperand snapshot(const Tensor& t, Dims kernel_shape, Dims kernel_strides);
+
 struct TracedCall {
   int op_id = -1;
   DType kernel_dtype = DType::Float32;

@@ -293,7 +293,8 @@ class Graph:
             self._plans[key] = ct
         if self._debug:
             print(f"{type(self).__name__}: compiled plan {len(self._plans)} for inputs "
-                  f"{describe_signature(key[0])}" + (" (a new input signature)" if len(self._plans) > 1 else ""))
+                  f"{describe_signature(key[0])}" + (" (a new input signature)" if len(self._plans) > 1 else "") +
+                  f"; runs with slots={self.config.slots}, threads={self.config.threads}")
             print(ct.describe(passes=True))  # the plan before and after each pass, then the final one
         return ct
 
@@ -335,8 +336,7 @@ class Graph:
             lines.append(f"  (optimizer): {type(s.opt).__name__}" + (f", lr_sch={type(sch).__name__}" if sch else ""))
         for gm in self._graph_modules.values():
             lines.append(f"  ({gm.name}): {gm!r}")
-        if self.config.gradient_accumulation_steps > 1:
-            lines.append(f"  (gradient accumulation): {self.config.gradient_accumulation_steps} micro-batches per call")
+        lines.append(f"  (config): {self.config!r}")  # the runtime's slots and threads, the passes, ...
         if self.config.zero is not None:  # ZeRO (zero.py)
             lines.append(f"  (zero): {self.config.zero!r}: optimizer state split S(0) over the data-parallel ranks")
         if not self._plans:
