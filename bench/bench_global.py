@@ -17,12 +17,10 @@ parallelism costs.
 import argparse
 import json
 import os
-import subprocess
-import sys
 
 import numpy as np
 
-from _timing import free_port, median_time
+from _timing import median_time, run_two_ranks
 
 SHAPES = [(512, 256), (255, 129)]
 MLP = (512, 2048, 512)  # in, hidden, out
@@ -135,16 +133,7 @@ def main():
     if args.rank_main:
         return rank_main(args)
     iters = 10 if args.quick else 50
-    env = dict(os.environ, WORLD_SIZE="2", MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()),
-               OMP_NUM_THREADS="1")
-    cmd = [sys.executable, __file__, "--rank-main", "--iters", str(iters), "--part", args.part]
-    procs = [subprocess.Popen(cmd, env=dict(env, RANK=str(r), LOCAL_RANK=str(r)), stdout=subprocess.PIPE, text=True)
-             for r in range(2)]
-    out = procs[0].communicate()[0]
-    procs[1].wait()
-    if any(p.returncode for p in procs):
-        sys.exit("benchmark ranks failed")
-    res = json.loads(out.strip().splitlines()[-1])
+    res = run_two_ranks([__file__, "--rank-main", "--iters", str(iters), "--part", args.part])
 
     if "boxing" in res:
         print(f"{'boxing, float32, 2 ranks (bytes received, all ranks)':<44}{'model':>10}{'measured':>10}{'ratio':>8}")

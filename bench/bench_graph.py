@@ -21,33 +21,15 @@ in ms, per plan node, and as a ratio to one eager step and to one replay.
 import argparse
 import time
 
+from _graph_models import TrainGraph, eager_step, lenet, setup
 from _timing import best_time
 
 import monoflow as flow
 from monoflow import nn
 
 
-class TrainGraph(nn.Graph):
-    def __init__(self, model, opt):
-        super().__init__()
-        self.model = model
-        self.add_optimizer(opt)
-
-    def build(self, x, y):
-        loss = nn.functional.cross_entropy(self.model(x), y)
-        loss.backward()
-        return loss
-
-
 def mlp():
     return nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 128), nn.ReLU(), nn.Linear(128, 10))
-
-
-def lenet():
-    return nn.Sequential(
-        nn.Conv2d(1, 6, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Conv2d(6, 16, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
-        nn.Linear(16 * 5 * 5, 120), nn.ReLU(), nn.Linear(120, 84), nn.ReLU(), nn.Linear(84, 10))
 
 
 def deep_mlp(layers, width=64):
@@ -57,23 +39,9 @@ def deep_mlp(layers, width=64):
     return nn.Sequential(*mods)
 
 
-def setup(make, x_shape, batch, momentum=0.9):
-    flow.manual_seed(0)
-    model = make()
-    opt = flow.optim.SGD(model.parameters(), lr=0.01, momentum=momentum)
-    return model, opt, flow.randn(batch, *x_shape), flow.randint(0, 10, (batch,))
-
-
 def step_case(name, make, x_shape, batch, repeat, number):
     model, opt, x, y = setup(make, x_shape, batch)
-
-    def eager():
-        loss = nn.functional.cross_entropy(model(x), y)
-        loss.backward()
-        opt.step()
-        opt.zero_grad()
-        flow.synchronize()
-
+    eager = eager_step(model, opt, x, y)
     g_model, g_opt, _, _ = setup(make, x_shape, batch)
     graph = TrainGraph(g_model, g_opt)
     graph(x, y)  # eager first step: creates the momentum buffers
@@ -104,13 +72,7 @@ def compile_case(layers, batch, repeats):
     plan = next(iter(graph._plans.values()))
     nodes = plan.stats()["nodes"]
 
-    def eager():
-        loss = nn.functional.cross_entropy(model(x), y)
-        loss.backward()
-        opt.step()
-        opt.zero_grad()
-        flow.synchronize()
-
+    eager = eager_step(model, opt, x, y)
     def replay():
         graph(x, y)
         flow.synchronize()

@@ -21,24 +21,13 @@ conv + ReLU is one conv_epilogue node). "epi gain" = no-epi ms / fused ms.
 """
 import argparse
 
+from _graph_models import TrainGraph, eager_step, lenet, setup
 from _timing import best_time
 
 import monoflow as flow
 from monoflow import _C, nn
 
 FUSION = ("fuse_elementwise", "fuse_epilogue")
-
-
-class TrainGraph(nn.Graph):
-    def __init__(self, model, opt):
-        super().__init__()
-        self.model = model
-        self.add_optimizer(opt)
-
-    def build(self, x, y):
-        loss = nn.functional.cross_entropy(self.model(x), y)
-        loss.backward()
-        return loss
 
 
 def mlp(widths):
@@ -48,13 +37,6 @@ def mlp(widths):
             layers += [nn.Linear(a, b), nn.ReLU()]
         return nn.Sequential(*layers[:-1])
     return make
-
-
-def lenet():
-    return nn.Sequential(
-        nn.Conv2d(1, 6, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Conv2d(6, 16, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
-        nn.Linear(16 * 5 * 5, 120), nn.ReLU(), nn.Linear(120, 84), nn.ReLU(), nn.Linear(84, 10))
 
 
 def lenet_convs():
@@ -69,13 +51,6 @@ class EvalGraph(nn.Graph):
 
     def build(self, x):
         return self.model(x)
-
-
-def setup(make, x_shape, batch):
-    flow.manual_seed(0)
-    model = make()
-    opt = flow.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-    return model, opt, flow.randn(batch, *x_shape), flow.randint(0, 10, (batch,))
 
 
 def graph_step(make, x_shape, batch, passes):
@@ -94,14 +69,7 @@ def graph_step(make, x_shape, batch, passes):
 
 def case(name, make, x_shape, batch, repeat, number):
     model, opt, x, y = setup(make, x_shape, batch)
-
-    def eager():
-        loss = nn.functional.cross_entropy(model(x), y)
-        loss.backward()
-        opt.step()
-        opt.zero_grad()
-        flow.synchronize()
-
+    eager = eager_step(model, opt, x, y)
     default = list(_C._graph_default_passes())
     fused, n_fused = graph_step(make, x_shape, batch, default)
     unfused, n_unfused = graph_step(make, x_shape, batch, [p for p in default if p not in FUSION])
@@ -134,13 +102,7 @@ def conv_case(name, train, batch, repeat, number):
     fns, nodes = {}, {}
     if train:
         model, opt, x, y = setup(lenet, (1, 28, 28), batch)
-
-        def eager():
-            loss = nn.functional.cross_entropy(model(x), y)
-            loss.backward()
-            opt.step()
-            opt.zero_grad()
-            flow.synchronize()
+        eager = eager_step(model, opt, x, y)
         for key, passes in variants.items():
             fns[key], nodes[key] = graph_step(lenet, (1, 28, 28), batch, passes)
     else:

@@ -26,38 +26,14 @@ import json
 import subprocess
 import sys
 
+from _graph_models import TrainGraph, lenet, setup
+
 import monoflow as flow
 from monoflow import nn
 
 
-class TrainGraph(nn.Graph):
-    def __init__(self, model, opt):
-        super().__init__()
-        self.model = model
-        self.add_optimizer(opt)
-
-    def build(self, x, y):
-        loss = nn.functional.cross_entropy(self.model(x), y)
-        loss.backward()
-        return loss
-
-
 def mlp():
     return nn.Sequential(nn.Linear(784, 1024), nn.ReLU(), nn.Linear(1024, 1024), nn.ReLU(), nn.Linear(1024, 10))
-
-
-def lenet():
-    return nn.Sequential(
-        nn.Conv2d(1, 6, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Conv2d(6, 16, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
-        nn.Linear(16 * 5 * 5, 120), nn.ReLU(), nn.Linear(120, 84), nn.ReLU(), nn.Linear(84, 10))
-
-
-def setup(make, x_shape, batch):
-    flow.manual_seed(0)
-    model = make()
-    opt = flow.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-    return model, opt, flow.randn(batch, *x_shape), flow.randint(0, 10, (batch,))
 
 
 def step_peak(step):

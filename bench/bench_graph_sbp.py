@@ -20,7 +20,6 @@ rounds of 8 steps, 1 kernel thread per process). Models:
 """
 import json
 import os
-import subprocess
 import sys
 import time
 
@@ -29,7 +28,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "examples"))
-from _timing import free_port  # noqa: E402
+from _timing import run_two_ranks  # noqa: E402
 
 STEPS = 8
 ROUNDS = 3
@@ -120,16 +119,7 @@ def rank_main():
 def main():
     if "--rank-main" in sys.argv:
         return rank_main()
-    env = dict(os.environ, WORLD_SIZE="2", MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()),
-               OMP_NUM_THREADS="1")
-    cmd = [sys.executable, __file__, "--rank-main"]
-    procs = [subprocess.Popen(cmd, env=dict(env, RANK=str(r), LOCAL_RANK=str(r)), stdout=subprocess.PIPE, text=True)
-             for r in range(2)]
-    out = procs[0].communicate()[0]
-    procs[1].wait()
-    if any(p.returncode for p in procs):
-        sys.exit("benchmark ranks failed")
-    res = json.loads(out.strip().splitlines()[-1])
+    res = run_two_ranks([__file__, "--rank-main"])
     print(f"{'bytes per training step (all ranks)':<28}{'greedy':>12}{'whole':>12}{'ratio':>8}"
           f"{'greedy ms':>11}{'whole ms':>10}{'ratio':>8}")
     for name, row in res.items():

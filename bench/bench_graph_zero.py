@@ -13,13 +13,10 @@ ratio ZeRO / no ZeRO.
 """
 import argparse
 import json
-import os
-import subprocess
-import sys
 
 import numpy as np
 
-from _timing import free_port, median_time
+from _timing import median_time, run_two_ranks
 
 SIZES = (256, 1024, 1024, 10)
 BATCH = 64
@@ -87,16 +84,7 @@ def main():
     if args.rank_main:
         return rank_main(args)
     iters = 5 if args.quick else 20
-    env = dict(os.environ, WORLD_SIZE="2", MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()),
-               OMP_NUM_THREADS="1")
-    cmd = [sys.executable, __file__, "--rank-main", "--iters", str(iters)]
-    procs = [subprocess.Popen(cmd, env=dict(env, RANK=str(r), LOCAL_RANK=str(r)), stdout=subprocess.PIPE, text=True)
-             for r in range(2)]
-    out = procs[0].communicate()[0]
-    procs[1].wait()
-    if any(p.returncode for p in procs):
-        sys.exit("benchmark ranks failed")
-    res = json.loads(out.strip().splitlines()[-1])
+    res = run_two_ranks([__file__, "--rank-main", "--iters", str(iters)])
     off, on = res["off"], res["on"]
     title = f"DP MLP {'-'.join(map(str, SIZES))} b{BATCH}, Adam, 2 ranks (rank 0)"
     print(f"{title:<52}{'no ZeRO':>12}{'ZeRO-1':>12}{'ratio':>8}")

@@ -11,7 +11,6 @@ import json
 import os
 import sys
 import time
-import traceback
 
 import numpy as np
 
@@ -21,18 +20,10 @@ import monoflow.nn as nn
 import monoflow.nn.functional as F
 from monoflow import _graph
 
+from graph_worker_common import checker, run_and_write
+
 RESULTS = {}
-
-
-def check(name):
-    def wrap(fn):
-        try:
-            fn()
-            RESULTS[name] = "ok"
-        except Exception:  # recorded for the test to show
-            RESULTS[name] = traceback.format_exc()
-        return fn
-    return wrap
+check = checker(RESULTS)
 
 
 def rank_data(seed, *shape):
@@ -401,11 +392,5 @@ if __name__ == "__main__":
     OUT, SUITE = sys.argv[1], sys.argv[2]
     timeout = float(os.environ.get("GRAPH_COLL_TIMEOUT", "60"))
     dist.init_process_group("gloo", timeout=timeout)
-    try:
-        globals()[f"suite_{SUITE}"]()
-    except Exception:
-        RESULTS["crashed"] = traceback.format_exc()
-    with open(os.path.join(OUT, f"rank{dist.get_rank()}.json"), "w") as f:
-        json.dump(RESULTS, f)
-    sys.stdout.flush()
+    run_and_write(OUT, RESULTS, lambda: globals()[f"suite_{SUITE}"]())
     os._exit(0)  # a dead peer leaves the group unable to shut down cleanly

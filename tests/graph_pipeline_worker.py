@@ -8,10 +8,8 @@ Each rank writes OUT_DIR/rank<k>.json with the pipeline's losses and final
 parameters (gathered to every rank after training, outside the graph), the
 single-process reference's, and the outcome of the bad-placement check.
 """
-import json
 import os
 import sys
-import traceback
 
 import numpy as np
 
@@ -19,6 +17,8 @@ import monoflow as flow
 import monoflow.distributed as dist
 import monoflow.nn as nn
 import monoflow.nn.functional as F
+
+from graph_worker_common import run_and_write
 
 IN, HIDDEN, OUT, BATCH, MICRO, STEPS = 8, 32, 4, 16, 4, 4
 
@@ -172,7 +172,8 @@ if __name__ == "__main__":
     threads = int(sys.argv[2]) if len(sys.argv) > 2 else 2
     dist.init_process_group("gloo", timeout=60)
     res = {}
-    try:
+
+    def run():
         if dist.get_world_size() == 4:
             res["losses"], res["params"], res["plans"] = hybrid_run()
             res["ref_losses"], res["ref_params"] = reference_run()
@@ -180,9 +181,5 @@ if __name__ == "__main__":
             res["losses"], res["params"], res["plans"] = pipeline_run(threads)
             res["ref_losses"], res["ref_params"] = reference_run()
             res["bad_placement"] = bad_placement()
-    except Exception:
-        res["crashed"] = traceback.format_exc()
-    with open(os.path.join(out_dir, f"rank{dist.get_rank()}.json"), "w") as f:
-        json.dump(res, f)
-    sys.stdout.flush()
+    run_and_write(out_dir, res, run)
     os._exit(0)

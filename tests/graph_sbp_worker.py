@@ -7,11 +7,8 @@ Each rank writes OUT_DIR/rank<k>.json: {check: "ok" | the failure} and the
 bytes it received per replayed step ("*_measured") next to the cost model's
 bytes for all ranks ("*_model").
 """
-import json
-import os
 import re
 import sys
-import traceback
 
 import numpy as np
 
@@ -20,20 +17,12 @@ import monoflow.distributed as dist
 import monoflow.nn as nn
 import monoflow.nn.functional as F
 
+from graph_worker_common import checker, run_and_write
+
 RESULTS = {}
+check = checker(RESULTS)
 N, D, E = 8, 4, 16
 STEPS = 4
-
-
-def check(name):
-    def wrap(fn):
-        try:
-            fn()
-            RESULTS[name] = "ok"
-        except Exception:  # recorded for the test to show
-            RESULTS[name] = traceback.format_exc()
-        return fn
-    return wrap
 
 
 def _model_bytes(graph):
@@ -183,11 +172,5 @@ def suite_all():
 if __name__ == "__main__":
     OUT, SUITE = sys.argv[1], sys.argv[2]
     dist.init_process_group("gloo", timeout=60)
-    try:
-        globals()[f"suite_{SUITE}"]()
-    except Exception:
-        RESULTS["crashed"] = traceback.format_exc()
-    with open(os.path.join(OUT, f"rank{dist.get_rank()}.json"), "w") as f:
-        json.dump(RESULTS, f)
-    sys.stdout.flush()
+    run_and_write(OUT, RESULTS, lambda: globals()[f"suite_{SUITE}"]())
     dist.destroy_process_group()

@@ -1,6 +1,6 @@
 """What the graph pass tests share: a training graph, one function that
-trains a model eagerly or through nn.Graph with given passes, and
-classification batches. (A helper module, not a test file.)"""
+trains a model eagerly or through nn.Graph with given passes, seeded
+inputs and classification batches. (A helper module, not a test file.)"""
 import numpy as np
 
 import monoflow as flow
@@ -10,6 +10,20 @@ from monoflow import nn
 
 def np_of(t):
     return t.detach().numpy().copy()
+
+
+def assert_all_equal(first, *others):
+    """Every list in others equals first, element by element, bit for bit."""
+    for items in zip(first, *others):
+        for other in items[1:]:
+            np.testing.assert_array_equal(items[0], other)
+
+
+def randn(device, *shape, seed=0, dtype=None):
+    """Seeded standard-normal values (drawn in float32, then cast to dtype if given)."""
+    rng = np.random.default_rng(seed)
+    t = flow.tensor(rng.standard_normal(shape).astype(np.float32), device=device)
+    return t if dtype is None else t.to(dtype)
 
 
 class TrainGraph(nn.Graph):

@@ -8,10 +8,8 @@ ranks, each rank's half of the batch split S(0); the same graph with and
 without config.enable_zero (AdamW: 2 runtime threads and slots), and one
 process on the whole batch.
 """
-import json
 import os
 import sys
-import traceback
 
 import numpy as np
 
@@ -20,6 +18,8 @@ import monoflow.distributed as dist
 import monoflow.nn as nn
 import monoflow.nn.functional as F
 from monoflow.nn.graph.zero import state_bytes
+
+from graph_worker_common import record, run_and_write
 
 RESULTS = {"figures": {}}
 P = flow.placement("cpu", [0, 1])
@@ -40,11 +40,7 @@ def check(name):
 
 def run_checks():
     for name, fn in CHECKS:
-        try:
-            fn()
-            RESULTS[name] = "ok"
-        except Exception:  # recorded for the test to show
-            RESULTS[name] = traceback.format_exc()
+        record(RESULTS, name, fn)
 
 
 def batch(step, n=8):
@@ -232,11 +228,5 @@ def _():
 if __name__ == "__main__":
     OUT = sys.argv[1]
     dist.init_process_group("gloo", timeout=60)
-    try:
-        run_checks()
-    except Exception:
-        RESULTS["crashed"] = traceback.format_exc()
-    with open(os.path.join(OUT, f"rank{dist.get_rank()}.json"), "w") as f:
-        json.dump(RESULTS, f)
-    sys.stdout.flush()
+    run_and_write(OUT, RESULTS, run_checks)
     os._exit(0)

@@ -18,46 +18,10 @@ from hypothesis import strategies as st
 
 import monoflow as flow
 import monoflow.nn.functional as F
-from monoflow import _C, _graph, nn
+from monoflow import nn
 
-FUSION = ("fuse_elementwise", "fuse_epilogue")
-NO_FUSION = [p for p in _C._graph_default_passes() if p not in FUSION]
-DEFAULT = list(_C._graph_default_passes())
-
-
-def _np(t):
-    return t.detach().numpy().copy()
-
-
-def _randn(device, *shape, seed=0, dtype=flow.float32):
-    rng = np.random.default_rng(seed)
-    return flow.tensor(rng.standard_normal(shape).astype(np.float32), device=device).to(dtype)
-
-
-def _ops(ct):
-    lines = ct.describe().splitlines()
-    return [ln.split(" = ")[1].split(".")[0].split("(")[0] for ln in lines if ln.strip().startswith("%") and " = " in ln]
-
-
-def _flat(r):
-    return list(r) if isinstance(r, (tuple, list)) else [r]
-
-
-def _check(f, args_list, passes=DEFAULT, slots_threads=((1, 1), (2, 2))):
-    """Traces f with `passes` and without fusion; both match eager bit for bit."""
-    ct = _graph.trace(f, *args_list[0], passes=passes)
-    raw = _graph.trace(f, *args_list[0], passes=NO_FUSION)
-    want = [f(*args) for args in args_list]
-    for args, w in zip(args_list, want):
-        for got in (ct.run(*args), raw.run(*args)):
-            for g, e in zip(_flat(got), _flat(w)):
-                np.testing.assert_array_equal(_np(g), _np(e))
-    for slots, threads in slots_threads:
-        for g, w in zip(ct.run_each(args_list, slots=slots, threads=threads), want):
-            for a, b in zip(_flat(g), _flat(w)):
-                np.testing.assert_array_equal(_np(a), _np(b))
-    return ct
-
+from graph_fusion_checks import NO_FUSION, matches_eager, np_widened, plan_ops
+from graph_training import assert_all_equal, classification_data, randn, train
 
 _ACTS = {"relu": F.relu, "gelu": F.gelu, "sigmoid": flow.sigmoid, "tanh": flow.tanh,
          "chain": lambda t: (t * 0.5 + 1.0).relu()}
@@ -68,10 +32,10 @@ def test_conv_bias_activation_is_one_node(device, act):
     def f(x, w, b):
         return _ACTS[act](F.conv2d(x, w, b, padding=1))
 
-    args = [(_randn(device, 2, 3, 6, 6, seed=k), _randn(device, 4, 3, 3, 3, seed=k + 1), _randn(device, 4, seed=k + 2))
+    args = [(randn(device, 2, 3, 6, 6, seed=k), randn(device, 4, 3, 3, 3, seed=k + 1), randn(device, 4, seed=k + 2))
             for k in range(2)]
-    ct = _check(f, args)
-    assert _ops(ct) == ["conv_epilogue"]
+    ct = matches_eager(f, args)
+    assert plan_ops(ct) == ["conv_epilogue"]
     assert dict(ct.passes)["fuse_epilogue"] == "fused 0 matmuls and 1 convs with their epilogues"
 
 
@@ -79,9 +43,9 @@ def test_without_an_epilogue_the_conv_stays():
     def f(x, w, b):
         return F.conv2d(x, w, b)
 
-    args = [(_randn("cpu", 1, 2, 5, 5, seed=k), _randn("cpu", 3, 2, 3, 3, seed=k + 1), _randn("cpu", 3)) for k in range(2)]
-    ct = _check(f, args)
-    assert _ops(ct) == ["conv2d"]
+    args = [(randn("cpu", 1, 2, 5, 5, seed=k), randn("cpu", 3, 2, 3, 3, seed=k + 1), randn("cpu", 3)) for k in range(2)]
+    ct = matches_eager(f, args)
+    assert plan_ops(ct) == ["conv2d"]
     assert dict(ct.passes)["fuse_epilogue"] == "fused 0 matmuls and 0 convs with their epilogues"
 
 
@@ -89,20 +53,20 @@ def test_the_pass_alone_fuses_a_conv_without_bias():
     def f(x, w):
         return F.conv2d(x, w, stride=2).tanh()
 
-    args = [(_randn("cpu", 3, 2, 7, 7, seed=k), _randn("cpu", 4, 2, 3, 3, seed=k + 1)) for k in range(2)]
-    ct = _check(f, args, passes=["fuse_epilogue"])
+    args = [(randn("cpu", 3, 2, 7, 7, seed=k), randn("cpu", 4, 2, 3, 3, seed=k + 1)) for k in range(2)]
+    ct = matches_eager(f, args, passes=["fuse_epilogue"])
     assert ct.passes == [("fuse_epilogue", "fused 0 matmuls and 1 convs with their epilogues")]
-    assert _ops(ct) == ["conv_epilogue"]
+    assert plan_ops(ct) == ["conv_epilogue"]
 
 
 def test_conv1d_reads_the_conv_through_its_squeezed_view():
     def f(x, w, b):
         return F.gelu(F.conv1d(x, w, b, padding=2))
 
-    args = [(_randn("cpu", 3, 4, 11, seed=k), _randn("cpu", 5, 4, 3, seed=k + 1), _randn("cpu", 5, seed=k + 2))
+    args = [(randn("cpu", 3, 4, 11, seed=k), randn("cpu", 5, 4, 3, seed=k + 1), randn("cpu", 5, seed=k + 2))
             for k in range(2)]
-    ct = _check(f, args)
-    assert _ops(ct) == ["conv_epilogue"]
+    ct = matches_eager(f, args)
+    assert plan_ops(ct) == ["conv_epilogue"]
 
 
 def test_pre_activation_read_later_stays_an_output():
@@ -110,17 +74,17 @@ def test_pre_activation_read_later_stays_an_output():
         h = F.conv2d(x, w, b)
         return F.gelu(h), h * 3.0  # h read again after the activation (as gelu's backward does)
 
-    args = [(_randn("cpu", 2, 2, 5, 5, seed=k), _randn("cpu", 3, 2, 2, 2, seed=k + 1), _randn("cpu", 3, seed=k + 2))
+    args = [(randn("cpu", 2, 2, 5, 5, seed=k), randn("cpu", 3, 2, 2, 2, seed=k + 1), randn("cpu", 3, seed=k + 2))
             for k in range(2)]
-    ct = _check(f, args, passes=["fuse_epilogue"])
-    assert _ops(ct).count("conv_epilogue") == 1 and "conv2d" not in _ops(ct)
+    ct = matches_eager(f, args, passes=["fuse_epilogue"])
+    assert plan_ops(ct).count("conv_epilogue") == 1 and "conv2d" not in plan_ops(ct)
 
     def g(x, w, b):
         h = F.conv2d(x, w, b)
         return h.relu(), h  # the pre-activation is a result of the graph
 
-    ct = _check(g, args)
-    assert _ops(ct) == ["conv_epilogue"]
+    ct = matches_eager(g, args)
+    assert plan_ops(ct) == ["conv_epilogue"]
 
 
 def test_a_conv_read_before_its_epilogue_is_not_fused():
@@ -129,9 +93,9 @@ def test_a_conv_read_before_its_epilogue_is_not_fused():
         s = h.sum()  # traced before the relu: the fused node could not move there
         return s, h.relu()
 
-    args = [(_randn("cpu", 1, 2, 5, 5, seed=k), _randn("cpu", 3, 2, 3, 3, seed=k + 1)) for k in range(2)]
-    ct = _check(f, args, passes=["fuse_epilogue"])
-    assert "conv2d" in _ops(ct) and "conv_epilogue" not in _ops(ct)
+    args = [(randn("cpu", 1, 2, 5, 5, seed=k), randn("cpu", 3, 2, 3, 3, seed=k + 1)) for k in range(2)]
+    ct = matches_eager(f, args, passes=["fuse_epilogue"])
+    assert "conv2d" in plan_ops(ct) and "conv_epilogue" not in plan_ops(ct)
 
 
 def test_on_the_fallback_device_the_fused_node_runs_on_the_cpu():
@@ -141,9 +105,9 @@ def test_on_the_fallback_device_the_fused_node_runs_on_the_cpu():
     def f(x, w, b):
         return F.conv2d(x, w, b, padding=1).relu() * 2
 
-    args = [(_randn("testdev:0", 2, 2, 5, 5, seed=k), _randn("testdev:0", 3, 2, 3, 3, seed=k + 1),
-             _randn("testdev:0", 3)) for k in range(2)]
-    ct = _check(f, args)
+    args = [(randn("testdev:0", 2, 2, 5, 5, seed=k), randn("testdev:0", 3, 2, 3, 3, seed=k + 1),
+             randn("testdev:0", 3)) for k in range(2)]
+    ct = matches_eager(f, args)
     text = ct.describe()
     assert "conv_epilogue" in text and "[cpu fallback]" in text
 
@@ -162,31 +126,31 @@ def test_random_convolutions_match_eager_bit_for_bit(dtype, n, groups, cg, og, h
     def f(x, wt, b):
         return _ACTS[act](F.conv2d(x, wt, b if bias else None, stride, padding, dilation, groups))
 
-    args = [(_randn("cpu", n, groups * cg, h, w, seed=seed + j, dtype=dtype),
-             _randn("cpu", groups * og, cg, *k, seed=seed + 7, dtype=dtype),
-             _randn("cpu", groups * og, seed=seed + 8, dtype=dtype)) for j in range(2)]
-    ct = _check(f, args, slots_threads=((2, 2),))
-    assert "conv_epilogue" in _ops(ct)
+    args = [(randn("cpu", n, groups * cg, h, w, seed=seed + j, dtype=dtype),
+             randn("cpu", groups * og, cg, *k, seed=seed + 7, dtype=dtype),
+             randn("cpu", groups * og, seed=seed + 8, dtype=dtype)) for j in range(2)]
+    ct = matches_eager(f, args, slots_threads=((2, 2),))
+    assert "conv_epilogue" in plan_ops(ct)
 
 
 def test_conv_transpose_bias_activation_is_one_node():
     def f(x, w, b):
         return F.conv_transpose2d(x, w, b, stride=2, padding=1, output_padding=1).sigmoid()
 
-    args = [(_randn("cpu", 2, 4, 5, 5, seed=k), _randn("cpu", 4, 3, 3, 3, seed=k + 1), _randn("cpu", 3, seed=k + 2))
+    args = [(randn("cpu", 2, 4, 5, 5, seed=k), randn("cpu", 4, 3, 3, 3, seed=k + 1), randn("cpu", 3, seed=k + 2))
             for k in range(2)]
-    ct = _check(f, args)
-    assert _ops(ct) == ["conv_epilogue"]
+    ct = matches_eager(f, args)
+    assert plan_ops(ct) == ["conv_epilogue"]
 
 
 def test_an_input_gradient_fuses_with_the_relu_mask():
     def f(g, w, y):  # backward of conv(relu(.)): conv_transpose2d, then relu's mask
         return flow.where(y > 0, F.conv_transpose2d(g, w, padding=1), 0.0)
 
-    args = [(_randn("cpu", 2, 4, 6, 6, seed=k), _randn("cpu", 4, 3, 3, 3, seed=k + 1),
-             _randn("cpu", 2, 3, 6, 6, seed=k + 2)) for k in range(2)]
-    ct = _check(f, args)
-    assert _ops(ct) == ["conv_epilogue"]
+    args = [(randn("cpu", 2, 4, 6, 6, seed=k), randn("cpu", 4, 3, 3, 3, seed=k + 1),
+             randn("cpu", 2, 3, 6, 6, seed=k + 2)) for k in range(2)]
+    ct = matches_eager(f, args)
+    assert plan_ops(ct) == ["conv_epilogue"]
 
 
 @settings(max_examples=20, deadline=None)
@@ -208,11 +172,11 @@ def test_random_transposed_convolutions_match_eager_bit_for_bit(dtype, n, groups
         y = F.conv_transpose2d(x, wt, b if bias else None, stride, padding, out_pad, groups, dilation)
         return _ACTS[act](y)
 
-    args = [(_randn("cpu", n, groups * og, h, w, seed=seed + j, dtype=dtype),
-             _randn("cpu", groups * og, cg, *k, seed=seed + 7, dtype=dtype),
-             _randn("cpu", groups * cg, seed=seed + 8, dtype=dtype)) for j in range(2)]
-    ct = _check(f, args, slots_threads=((2, 2),))
-    assert "conv_epilogue" in _ops(ct)
+    args = [(randn("cpu", n, groups * og, h, w, seed=seed + j, dtype=dtype),
+             randn("cpu", groups * og, cg, *k, seed=seed + 7, dtype=dtype),
+             randn("cpu", groups * cg, seed=seed + 8, dtype=dtype)) for j in range(2)]
+    ct = matches_eager(f, args, slots_threads=((2, 2),))
+    assert "conv_epilogue" in plan_ops(ct)
 
 
 def test_threaded_conv_chunks_match_bit_for_bit(tmp_path):
@@ -266,22 +230,8 @@ class _EvalGraph(nn.Graph):
         return self.model(x)
 
 
-class _TrainGraph(nn.Graph):
-    def __init__(self, model, opt):
-        super().__init__()
-        self.model = model
-        self.add_optimizer(opt)
-
-    def build(self, x, y):
-        loss = F.cross_entropy(self.model(x), y)
-        loss.backward()
-        return loss
-
-
 def _data(device, batch=4, steps=4):
-    rng = np.random.default_rng(1)
-    return [(flow.tensor(rng.standard_normal((batch, 1, 12, 12)).astype(np.float32), device=device),
-             flow.tensor(rng.integers(0, 4, batch), device=device)) for _ in range(steps)]
+    return classification_data(device, steps, (batch, 1, 12, 12), classes=4)
 
 
 def _convs_fused(graph):
@@ -298,26 +248,8 @@ def test_eval_graph_matches_eager(device, slots, threads):
     graph = _EvalGraph(model)
     graph.config.slots, graph.config.threads = slots, threads
     for x, _ in data:
-        np.testing.assert_array_equal(_np(graph(x)), _np(model(x)))
+        np.testing.assert_array_equal(np_widened(graph(x)), np_widened(model(x)))
     assert _convs_fused(graph) == 2
-
-
-def _train(device, data, passes, slots=1, threads=1, make=_lenet):
-    model, opt = make(device)
-    if passes == "eager":
-        losses = []
-        for x, y in data:
-            loss = F.cross_entropy(model(x), y)
-            loss.backward()
-            opt.step()
-            opt.zero_grad()
-            losses.append(_np(loss))
-        return None, losses, [_np(p) for p in model.parameters()]
-    graph = _TrainGraph(model, opt)
-    graph.config.passes = passes
-    graph.config.slots, graph.config.threads = slots, threads
-    losses = [_np(graph(x, y)) for x, y in data]
-    return graph, losses, [_np(p) for p in model.parameters()]
 
 
 def _stacked(device):
@@ -331,17 +263,13 @@ def _stacked(device):
 @pytest.mark.parametrize("slots,threads", [(1, 1), (2, 2)])
 def test_cnn_training_matches_eager_bit_for_bit(device, make, convs, slots, threads):
     data = _data(device)
-    _, eager_losses, eager_params = _train(device, data, "eager", make=make)
-    graph, losses, params = _train(device, data, "default", slots, threads, make=make)
-    _, raw_losses, raw_params = _train(device, data, NO_FUSION, slots, threads, make=make)
+    _, eager_losses, eager_params = train(make, device, data, "eager")
+    graph, losses, params = train(make, device, data, "default", slots, threads)
+    _, raw_losses, raw_params = train(make, device, data, NO_FUSION, slots, threads)
     # lenet: conv1 + relu (relu's backward reads its output); conv2 + gelu
     # (its backward reads the conv's output, which stays an output of the
     # node). stacked: both forward convs, and conv2's input gradient with
     # relu's mask (no pooling in between)
     assert _convs_fused(graph) == convs
-    for a, b, c in zip(losses, raw_losses, eager_losses):
-        np.testing.assert_array_equal(a, b)
-        np.testing.assert_array_equal(a, c)
-    for a, b, c in zip(params, raw_params, eager_params):
-        np.testing.assert_array_equal(a, b)
-        np.testing.assert_array_equal(a, c)
+    assert_all_equal(losses, raw_losses, eager_losses)
+    assert_all_equal(params, raw_params, eager_params)

@@ -13,32 +13,12 @@ import monoflow as flow
 import monoflow.nn.functional as F
 from monoflow import _C, _graph, nn
 
-from graph_training import classification_data, train
-
-FUSION = ("fuse_elementwise", "fuse_epilogue")
-NO_FUSION = [p for p in _C._graph_default_passes() if p not in FUSION]
-
-
-def _np(t):
-    t = t.detach()
-    if t.dtype in (flow.float16, flow.bfloat16):
-        t = t.float()  # exact widening
-    return t.numpy().copy()
-
-
-def _randn(device, *shape, seed=0, dtype=flow.float32):
-    rng = np.random.default_rng(seed)
-    return flow.tensor(rng.standard_normal(shape).astype(np.float32), device=device).to(dtype)
-
-
-def _ops(ct):
-    """Op names of the final plan's nodes."""
-    lines = ct.describe().splitlines()
-    return [ln.split(" = ")[1].split(".")[0].split("(")[0] for ln in lines if ln.strip().startswith("%") and " = " in ln]
+from graph_fusion_checks import NO_FUSION, np_widened, plan_ops
+from graph_training import assert_all_equal, classification_data, randn, train
 
 
 def _same(a, b):
-    np.testing.assert_array_equal(_np(a), _np(b))
+    np.testing.assert_array_equal(np_widened(a), np_widened(b))
 
 
 def _check(f, args_list, device=None, only=None, slots_threads=((1, 1), (2, 2), (2, 1))):
@@ -71,9 +51,9 @@ def test_a_chain_becomes_one_node(device):
     def f(x):
         return ((x * 2.0 + 1.0).exp() - x).relu()
 
-    args = [(_randn(device, 7, 33, seed=s),) for s in range(3)]
+    args = [(randn(device, 7, 33, seed=s),) for s in range(3)]
     ct = _check(f, args)
-    assert _ops(ct) == ["fused_elementwise"]
+    assert plan_ops(ct) == ["fused_elementwise"]
     assert dict(ct.passes)["fuse_elementwise"] == "fused 5 nodes into 1"
     # testdev has no fused kernel: the node replays through the CPU fallback
     assert ("[cpu fallback]" in ct.describe()) == device.startswith("testdev")
@@ -85,7 +65,7 @@ def test_the_pass_alone_and_its_debug_listing():
     def f(x, y):
         return (x * y).sigmoid() + y
 
-    x, y = _randn("cpu", 10), _randn("cpu", 10, seed=1)
+    x, y = randn("cpu", 10), randn("cpu", 10, seed=1)
     ct = _graph.trace(f, x, y, passes=["fuse_elementwise"], debug=True)
     assert ct.passes == [("fuse_elementwise", "fused 3 nodes into 1")]
     text = ct.describe(passes=True)
@@ -102,7 +82,7 @@ def test_relu_backward_fills_and_masks_fuse():
         gy = flow.where(y > 0, g, flow.zeros_like(g))
         return y, gy
 
-    args = [(_randn("cpu", 4, 9, seed=s), _randn("cpu", 4, 9, seed=s + 5)) for s in range(2)]
+    args = [(randn("cpu", 4, 9, seed=s), randn("cpu", 4, 9, seed=s + 5)) for s in range(2)]
     ct = _check(f, args)
     raw = _graph.trace(f, *args[0], passes=None)
     assert ct.stats()["nodes"] == 1 < raw.stats()["nodes"]
@@ -112,10 +92,10 @@ def test_broadcast_inputs(device):
     def f(x, b, s):
         return (x + b).tanh() * s - b
 
-    args = [(_randn(device, 5, 6, seed=k), _randn(device, 6, seed=k + 1), _randn(device, 5, 1, seed=k + 2))
+    args = [(randn(device, 5, 6, seed=k), randn(device, 6, seed=k + 1), randn(device, 5, 1, seed=k + 2))
             for k in range(2)]
     ct = _check(f, args)
-    assert _ops(ct) == ["fused_elementwise"]
+    assert plan_ops(ct) == ["fused_elementwise"]
 
 
 def test_non_contiguous_inputs(device):
@@ -123,9 +103,9 @@ def test_non_contiguous_inputs(device):
         xt = x.t()  # a transposed view: strided reads
         return (xt * y[:, ::2]).neg().abs() + xt
 
-    args = [(_randn(device, 40, 36, seed=k), _randn(device, 36, 80, seed=k + 1)) for k in range(2)]
+    args = [(randn(device, 40, 36, seed=k), randn(device, 36, 80, seed=k + 1)) for k in range(2)]
     ct = _check(f, args)
-    assert _ops(ct) == ["fused_elementwise"]
+    assert plan_ops(ct) == ["fused_elementwise"]
 
 
 def test_an_intermediate_that_is_also_an_output_is_stored():
@@ -134,9 +114,9 @@ def test_an_intermediate_that_is_also_an_output_is_stored():
         b = (a * 2).sqrt()
         return a, b
 
-    args = [(_randn("cpu", 3, 5, seed=k),) for k in range(2)]
+    args = [(randn("cpu", 3, 5, seed=k),) for k in range(2)]
     ct = _check(f, args)
-    assert _ops(ct) == ["fused_elementwise"]
+    assert plan_ops(ct) == ["fused_elementwise"]
     assert "-> s" in ct.describe() and ct.describe().count("(output)") >= 2
 
 
@@ -146,23 +126,23 @@ def test_an_intermediate_read_in_between_is_not_fused_across():
         s = a.sum()  # reads a between its producer and a's other consumer
         return s, (a * 3).relu()
 
-    args = [(_randn("cpu", 6, seed=k),) for k in range(2)]
+    args = [(randn("cpu", 6, seed=k),) for k in range(2)]
     ct = _check(f, args)
-    assert sorted(_ops(ct)) == ["exp", "fused_elementwise", "sum"]  # exp stays its own kernel
+    assert sorted(plan_ops(ct)) == ["exp", "fused_elementwise", "sum"]  # exp stays its own kernel
 
 
 def test_in_place_updates_of_a_parameter_are_fused_as_the_same_view():
-    w = _randn("cpu", 8, seed=3)
+    w = randn("cpu", 8, seed=3)
 
     def f(g):
         w.mul_(0.5)
         w.add_(g)
         return w * 1
 
-    g = _randn("cpu", 8, seed=4)
+    g = randn("cpu", 8, seed=4)
     w0 = w.clone()
     ct = _graph.trace(f, g)
-    assert "fused_elementwise" in _ops(ct)
+    assert "fused_elementwise" in plan_ops(ct)
     w.copy_(w0)
     got = ct.run(g)
     want = (w0 * 0.5 + g)
@@ -174,9 +154,9 @@ def test_unsupported_ops_split_chains():
     def f(x):
         return (x.cos() + 1).exp() * 2  # cos is not in the fused instruction set
 
-    args = [(_randn("cpu", 9, seed=k),) for k in range(2)]
+    args = [(randn("cpu", 9, seed=k),) for k in range(2)]
     ct = _check(f, args)
-    assert _ops(ct) == ["cos", "fused_elementwise"]
+    assert plan_ops(ct) == ["cos", "fused_elementwise"]
 
 
 def test_integer_chains_stay_unfused():
@@ -185,7 +165,7 @@ def test_integer_chains_stay_unfused():
 
     x = flow.arange(10)
     ct = _graph.trace(f, x)
-    assert _ops(ct) == ["add_scalar", "mul_scalar"]
+    assert plan_ops(ct) == ["add_scalar", "mul_scalar"]
     _same(ct.run(x), f(x))
 
 
@@ -231,7 +211,7 @@ def test_random_chains_match_eager_bit_for_bit(dtype, shape, program, broadcast,
             values.append(_apply(name, a, b))
         return values[-1]
 
-    args = [(_randn("cpu", *shape, seed=seed + k, dtype=dtype), _randn("cpu", *other_shape, seed=seed + 9, dtype=dtype))
+    args = [(randn("cpu", *shape, seed=seed + k, dtype=dtype), randn("cpu", *other_shape, seed=seed + 9, dtype=dtype))
             for k in range(2)]
     ct = _check(f, args, slots_threads=((2, 2),))
     raw = _graph.trace(f, *args[0], passes=None)
@@ -261,12 +241,8 @@ def test_training_with_fusion_matches_eager_bit_for_bit(device, make, shape, slo
     graph, losses, params = train(make, device, data, ["dce", "fuse_elementwise"], slots, threads)
     _, raw_losses, raw_params = train(make, device, data, NO_FUSION, slots, threads)
     assert "fuse_elementwise (fused" in repr(graph) and "fused 0 nodes" not in repr(graph)
-    for a, b, c in zip(losses, raw_losses, eager_losses):
-        np.testing.assert_array_equal(a, b)
-        np.testing.assert_array_equal(a, c)
-    for a, b, c in zip(params, raw_params, eager_params):
-        np.testing.assert_array_equal(a, b)
-        np.testing.assert_array_equal(a, c)
+    assert_all_equal(losses, raw_losses, eager_losses)
+    assert_all_equal(params, raw_params, eager_params)
 
 
 # ---------------------------------------------------------------- copy elision
@@ -284,17 +260,17 @@ def test_gradient_copies_are_elided_and_gradients_unchanged():
         lin(x).backward(g)
         return lin.weight.grad, lin.bias.grad
 
-    args = [(_randn("cpu", 4, 6, seed=k), _randn("cpu", 4, 5, seed=k + 1)) for k in range(3)]
+    args = [(randn("cpu", 4, 6, seed=k), randn("cpu", 4, 5, seed=k + 1)) for k in range(3)]
     ct = _graph.trace(f, *args[0])
     raw = _graph.trace(f, *args[0], passes=NO_FUSION)
     summary = dict(ct.passes)["fuse_elementwise"]
     assert "2 copies elided" in summary, summary
-    assert _ops(raw).count("copy") == _ops(ct).count("copy") + 2
+    assert plan_ops(raw).count("copy") == plan_ops(ct).count("copy") + 2
     for a in args:  # the results are views of the gradients: compare before the next run
-        want = [_np(t) for t in f(*a)]
+        want = [np_widened(t) for t in f(*a)]
         for plan in (ct, raw):
             for got, w in zip(plan.run(*a), want):
-                np.testing.assert_array_equal(_np(got), w)
+                np.testing.assert_array_equal(np_widened(got), w)
 
 
 def test_a_copy_whose_destination_is_read_in_between_is_kept():
@@ -306,12 +282,12 @@ def test_a_copy_whose_destination_is_read_in_between_is_kept():
         buf.copy_(s)
         return seen
 
-    x = _randn("cpu", 3, 6)
+    x = randn("cpu", 3, 6)
     ct = _graph.trace(f, x)
     assert "copies elided" not in dict(ct.passes)["fuse_elementwise"]
     buf.zero_()
-    np.testing.assert_array_equal(_np(ct.run(x)), np.zeros(6, np.float32))
-    np.testing.assert_array_equal(_np(buf), _np(x.sum(0)))
+    np.testing.assert_array_equal(np_widened(ct.run(x)), np.zeros(6, np.float32))
+    np.testing.assert_array_equal(np_widened(buf), np_widened(x.sum(0)))
 
 
 @pytest.mark.parametrize("dtype", [flow.float32, flow.float64, flow.float16, flow.bfloat16])
@@ -323,10 +299,10 @@ def test_blocks_rows_and_in_place_outputs_at_size(dtype, shape, bshape):
         h = F.gelu(x * b + b) - x
         return flow.where(h > 0, h.sigmoid(), h * 0.5), h.exp()
 
-    args = [(_randn("cpu", *shape, seed=k, dtype=dtype), _randn("cpu", *bshape, seed=k + 3, dtype=dtype))
+    args = [(randn("cpu", *shape, seed=k, dtype=dtype), randn("cpu", *bshape, seed=k + 3, dtype=dtype))
             for k in range(2)]
     ct = _check(f, args, slots_threads=((2, 2),))
-    assert _ops(ct) == ["fused_elementwise"]
+    assert plan_ops(ct) == ["fused_elementwise"]
 
 
 def test_random_kernels_are_not_fused_and_draw_as_in_eager():
@@ -334,12 +310,12 @@ def test_random_kernels_are_not_fused_and_draw_as_in_eager():
         h = F.dropout((x * 2).relu(), 0.5, training=True)  # dropout's kernels draw from the generator
         return (h + 1).tanh() * x
 
-    xs = [_randn("cpu", 6, 7, seed=k) for k in range(3)]
+    xs = [randn("cpu", 6, 7, seed=k) for k in range(3)]
     flow.manual_seed(11)
-    want = [_np(f(x)) for x in xs]
+    want = [np_widened(f(x)) for x in xs]
     flow.manual_seed(11)
     ct = _graph.trace(f, xs[0])  # the trace runs the first step
-    got = [_np(ct.example_outputs)] + [_np(ct.run(x)) for x in xs[1:]]
+    got = [np_widened(ct.example_outputs)] + [np_widened(ct.run(x)) for x in xs[1:]]
     for g, w in zip(got, want):
         np.testing.assert_array_equal(g, w)
-    assert "fused_elementwise" in _ops(ct) and "random" in ct.describe()
+    assert "fused_elementwise" in plan_ops(ct) and "random" in ct.describe()

@@ -9,55 +9,16 @@ import subprocess
 import sys
 import textwrap
 
-import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import monoflow as flow
 import monoflow.nn.functional as F
-from monoflow import _C, _graph, nn
+from monoflow import nn
 
-FUSION = ("fuse_elementwise", "fuse_epilogue")
-NO_FUSION = [p for p in _C._graph_default_passes() if p not in FUSION]
-DEFAULT = list(_C._graph_default_passes())
-
-
-def _np(t):
-    t = t.detach()
-    if t.dtype in (flow.float16, flow.bfloat16):
-        t = t.float()
-    return t.numpy().copy()
-
-
-def _randn(device, *shape, seed=0, dtype=flow.float32):
-    rng = np.random.default_rng(seed)
-    return flow.tensor(rng.standard_normal(shape).astype(np.float32), device=device).to(dtype)
-
-
-def _ops(ct):
-    lines = ct.describe().splitlines()
-    return [ln.split(" = ")[1].split(".")[0].split("(")[0] for ln in lines if ln.strip().startswith("%") and " = " in ln]
-
-
-def _flat(r):
-    return list(r) if isinstance(r, (tuple, list)) else [r]
-
-
-def _check(f, args_list, passes=DEFAULT, slots_threads=((1, 1), (2, 2))):
-    ct = _graph.trace(f, *args_list[0], passes=passes)
-    raw = _graph.trace(f, *args_list[0], passes=NO_FUSION)
-    want = [f(*args) for args in args_list]
-    for args, w in zip(args_list, want):
-        for got in (ct.run(*args), raw.run(*args)):
-            for g, e in zip(_flat(got), _flat(w)):
-                np.testing.assert_array_equal(_np(g), _np(e))
-    for slots, threads in slots_threads:
-        for g, w in zip(ct.run_each(args_list, slots=slots, threads=threads), want):
-            for a, b in zip(_flat(g), _flat(w)):
-                np.testing.assert_array_equal(_np(a), _np(b))
-    return ct
-
+from graph_fusion_checks import NO_FUSION, matches_eager, plan_ops
+from graph_training import assert_all_equal, classification_data, randn, train
 
 _ACTS = {"relu": F.relu, "gelu": F.gelu, "sigmoid": flow.sigmoid, "tanh": flow.tanh, "none": lambda t: t}
 
@@ -67,10 +28,10 @@ def test_linear_bias_activation_is_one_node(device, act):
     def f(x, w, b):
         return _ACTS[act](F.linear(x, w, b))
 
-    args = [(_randn(device, 8, 12, seed=k), _randn(device, 5, 12, seed=k + 1), _randn(device, 5, seed=k + 2))
+    args = [(randn(device, 8, 12, seed=k), randn(device, 5, 12, seed=k + 1), randn(device, 5, seed=k + 2))
             for k in range(2)]
-    ct = _check(f, args)
-    assert _ops(ct) == ["matmul_epilogue"]
+    ct = matches_eager(f, args)
+    assert plan_ops(ct) == ["matmul_epilogue"]
     assert dict(ct.passes)["fuse_epilogue"] == "fused 1 matmuls and 0 convs with their epilogues"
 
 
@@ -78,10 +39,10 @@ def test_the_pass_alone_fuses_a_single_elementwise_consumer():
     def f(x, w):
         return (x @ w).relu()
 
-    args = [(_randn("cpu", 6, 4, seed=k), _randn("cpu", 4, 7, seed=k + 3)) for k in range(2)]
-    ct = _check(f, args, passes=["fuse_epilogue"])
+    args = [(randn("cpu", 6, 4, seed=k), randn("cpu", 4, 7, seed=k + 3)) for k in range(2)]
+    ct = matches_eager(f, args, passes=["fuse_epilogue"])
     assert ct.passes == [("fuse_epilogue", "fused 1 matmuls and 0 convs with their epilogues")]
-    assert _ops(ct) == ["matmul_epilogue"]
+    assert plan_ops(ct) == ["matmul_epilogue"]
 
 
 def test_pre_activation_read_elsewhere_is_still_written():
@@ -89,10 +50,10 @@ def test_pre_activation_read_elsewhere_is_still_written():
         h = F.linear(x, w, b)
         return h.relu(), h  # the pre-activation is a result too
 
-    args = [(_randn("cpu", 4, 6, seed=k), _randn("cpu", 3, 6, seed=k + 1), _randn("cpu", 3, seed=k + 2))
+    args = [(randn("cpu", 4, 6, seed=k), randn("cpu", 3, 6, seed=k + 1), randn("cpu", 3, seed=k + 2))
             for k in range(2)]
-    ct = _check(f, args)
-    assert _ops(ct) == ["matmul_epilogue"]
+    ct = matches_eager(f, args)
+    assert plan_ops(ct) == ["matmul_epilogue"]
 
 
 def test_a_product_with_two_readers_is_not_fused():
@@ -100,38 +61,38 @@ def test_a_product_with_two_readers_is_not_fused():
         p = x @ w
         return p.relu(), p.sum()
 
-    args = [(_randn("cpu", 4, 6, seed=k), _randn("cpu", 6, 3, seed=k + 1)) for k in range(2)]
-    ct = _check(f, args)
-    assert "matmul" in _ops(ct) and "matmul_epilogue" not in _ops(ct)
+    args = [(randn("cpu", 4, 6, seed=k), randn("cpu", 6, 3, seed=k + 1)) for k in range(2)]
+    ct = matches_eager(f, args)
+    assert "matmul" in plan_ops(ct) and "matmul_epilogue" not in plan_ops(ct)
 
 
 def test_batched_and_transposed_operands():
     def f(x, w, b):
         return ((x @ w.t()) + b).tanh()  # x (2, 5, 4): batch dims; w.t(): a transposed view
 
-    args = [(_randn("cpu", 2, 5, 4, seed=k), _randn("cpu", 3, 4, seed=k + 1), _randn("cpu", 3, seed=k + 2))
+    args = [(randn("cpu", 2, 5, 4, seed=k), randn("cpu", 3, 4, seed=k + 1), randn("cpu", 3, seed=k + 2))
             for k in range(2)]
-    ct = _check(f, args)
-    assert _ops(ct) == ["matmul_epilogue"]
+    ct = matches_eager(f, args)
+    assert plan_ops(ct) == ["matmul_epilogue"]
 
 
 def test_an_empty_inner_dim_gives_the_epilogue_of_zeros():
     def f(x, w, b):
         return (x @ w + b).sigmoid()
 
-    args = [(_randn("cpu", 4, 0), _randn("cpu", 0, 3), _randn("cpu", 3, seed=k)) for k in range(2)]
-    ct = _check(f, args)
-    assert _ops(ct) == ["matmul_epilogue"]
+    args = [(randn("cpu", 4, 0), randn("cpu", 0, 3), randn("cpu", 3, seed=k)) for k in range(2)]
+    ct = matches_eager(f, args)
+    assert plan_ops(ct) == ["matmul_epilogue"]
 
 
 def test_relu_backward_fuses_into_the_gradient_matmul():
     def f(g, w, y):
         return flow.where(y > 0, g @ w, 0.0)
 
-    args = [(_randn("cpu", 8, 5, seed=k), _randn("cpu", 5, 6, seed=k + 1), _randn("cpu", 8, 6, seed=k + 2))
+    args = [(randn("cpu", 8, 5, seed=k), randn("cpu", 5, 6, seed=k + 1), randn("cpu", 8, 6, seed=k + 2))
             for k in range(2)]
-    ct = _check(f, args)
-    assert _ops(ct) == ["matmul_epilogue"]
+    ct = matches_eager(f, args)
+    assert plan_ops(ct) == ["matmul_epilogue"]
 
 
 def test_on_the_fallback_device_the_fused_node_runs_on_the_cpu():
@@ -141,9 +102,9 @@ def test_on_the_fallback_device_the_fused_node_runs_on_the_cpu():
     def f(x, w, b):
         return F.linear(x, w, b).relu() * 2
 
-    args = [(_randn("testdev:0", 3, 4, seed=k), _randn("testdev:0", 2, 4, seed=k + 1), _randn("testdev:0", 2))
+    args = [(randn("testdev:0", 3, 4, seed=k), randn("testdev:0", 2, 4, seed=k + 1), randn("testdev:0", 2))
             for k in range(2)]
-    ct = _check(f, args)
+    ct = matches_eager(f, args)
     text = ct.describe()
     assert "matmul_epilogue" in text and "[cpu fallback]" in text
 
@@ -157,10 +118,10 @@ def test_random_products_match_eager_bit_for_bit(dtype, m, k, n, batch, act, bia
         p = x @ w
         return _ACTS[act](p + b if bias else p * 1.5)
 
-    args = [(_randn("cpu", *batch, m, k, seed=seed + j, dtype=dtype), _randn("cpu", k, n, seed=seed + 7, dtype=dtype),
-             _randn("cpu", n, seed=seed + 8, dtype=dtype)) for j in range(2)]
-    ct = _check(f, args, slots_threads=((2, 2),))
-    assert "matmul_epilogue" in _ops(ct)
+    args = [(randn("cpu", *batch, m, k, seed=seed + j, dtype=dtype), randn("cpu", k, n, seed=seed + 7, dtype=dtype),
+             randn("cpu", n, seed=seed + 8, dtype=dtype)) for j in range(2)]
+    ct = matches_eager(f, args, slots_threads=((2, 2),))
+    assert "matmul_epilogue" in plan_ops(ct)
 
 
 def test_threaded_gemm_slices_match_bit_for_bit(tmp_path):
@@ -191,18 +152,6 @@ def test_threaded_gemm_slices_match_bit_for_bit(tmp_path):
 
 # ---------------------------------------------------------------- training
 
-class _TrainGraph(nn.Graph):
-    def __init__(self, model, opt):
-        super().__init__()
-        self.model = model
-        self.add_optimizer(opt)
-
-    def build(self, x, y):
-        loss = F.cross_entropy(self.model(x), y)
-        loss.backward()
-        return loss
-
-
 def _mlp(device):
     flow.manual_seed(0)
     model = nn.Sequential(nn.Linear(10, 24), nn.ReLU(), nn.Linear(24, 24), nn.GELU(), nn.Linear(24, 4)).to(device)
@@ -216,37 +165,13 @@ def _cnn(device):
     return model, flow.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
 
 
-def _train(make, device, data, passes, slots=1, threads=1):
-    model, opt = make(device)
-    if passes == "eager":
-        losses = []
-        for x, y in data:
-            loss = F.cross_entropy(model(x), y)
-            loss.backward()
-            opt.step()
-            opt.zero_grad()
-            losses.append(_np(loss))
-        return None, losses, [_np(p) for p in model.parameters()]
-    graph = _TrainGraph(model, opt)
-    graph.config.passes = passes
-    graph.config.slots, graph.config.threads = slots, threads
-    losses = [_np(graph(x, y)) for x, y in data]
-    return graph, losses, [_np(p) for p in model.parameters()]
-
-
 @pytest.mark.parametrize("make,shape", [(_mlp, (8, 10)), (_cnn, (4, 1, 8, 8))], ids=["mlp", "cnn"])
 @pytest.mark.parametrize("slots,threads", [(1, 1), (2, 2)])
 def test_training_with_epilogues_matches_eager_bit_for_bit(device, make, shape, slots, threads):
-    rng = np.random.default_rng(1)
-    data = [(flow.tensor(rng.standard_normal(shape).astype(np.float32), device=device),
-             flow.tensor(rng.integers(0, 4, shape[0]), device=device)) for _ in range(5)]
-    _, eager_losses, eager_params = _train(make, device, data, "eager")
-    graph, losses, params = _train(make, device, data, "default", slots, threads)
-    _, raw_losses, raw_params = _train(make, device, data, NO_FUSION, slots, threads)
+    data = classification_data(device, 5, shape, classes=4)
+    _, eager_losses, eager_params = train(make, device, data, "eager")
+    graph, losses, params = train(make, device, data, "default", slots, threads)
+    _, raw_losses, raw_params = train(make, device, data, NO_FUSION, slots, threads)
     assert "fuse_epilogue (fused" in repr(graph) and "fused 0 matmuls" not in repr(graph)
-    for a, b, c in zip(losses, raw_losses, eager_losses):
-        np.testing.assert_array_equal(a, b)
-        np.testing.assert_array_equal(a, c)
-    for a, b, c in zip(params, raw_params, eager_params):
-        np.testing.assert_array_equal(a, b)
-        np.testing.assert_array_equal(a, c)
+    assert_all_equal(losses, raw_losses, eager_losses)
+    assert_all_equal(params, raw_params, eager_params)

@@ -11,18 +11,13 @@ import monoflow as flow
 import monoflow.nn.functional as F
 from monoflow import _graph, nn
 
-from graph_training import classification_data, train
+from graph_training import assert_all_equal, classification_data, randn, train
 
 
 def _np(t):
     if isinstance(t, (tuple, list)):
         return [_np(v) for v in t]
     return t.detach().numpy().copy()
-
-
-def _randn(device, *shape, seed=0):
-    rng = np.random.default_rng(seed)
-    return flow.tensor(rng.standard_normal(shape).astype(np.float32), device=device)
 
 
 def _eq(a, b):
@@ -48,9 +43,9 @@ def _check_runs(f, ct, device, shape, seeds=(1, 2, 3)):
     """ct, the plan without passes and the one with every pass replay f as
     eager mode computes it, bit for bit, one iteration per run and several
     per run, at slots/threads 1 and 2."""
-    x0 = _randn(device, *shape)
+    x0 = randn(device, *shape)
     plans = [ct, _graph.trace(f, x0, passes=None), _graph.trace(f, x0)]
-    feeds = [_randn(device, *shape, seed=s) for s in seeds]
+    feeds = [randn(device, *shape, seed=s) for s in seeds]
     want = [_np(f(x)) for x in feeds]
     for p in plans:
         for x, w in zip(feeds, want):
@@ -70,7 +65,7 @@ def test_causal_mask_built_inside_the_function_is_folded(device):
         mask = flow.triu(flow.ones(n, n, device=scores.device), 1).bool()
         return scores.masked_fill(mask, float("-inf")).softmax(-1)
 
-    x = _randn(device, 2, 5, 5)
+    x = randn(device, 2, 5, 5)
     ct = _graph.trace(f, x, passes=["constfold"])
     raw = _graph.trace(f, x, passes=None)
     # fill (ones), triu, the cast to bool (a copy), and the -inf value's fill (read by no kernel)
@@ -90,7 +85,7 @@ def test_arange_position_ids_and_constant_scales_are_folded():
         scale = flow.tensor([0.5, 1.0, 2.0, 4.0]) * 3  # host data inside the trace: a constant, then a kernel
         return x + emb(pos) * scale
 
-    x = _randn("cpu", 2, 6, 4)
+    x = randn("cpu", 2, 6, 4)
     ct = _graph.trace(f, x, passes=["constfold"])
     raw = _graph.trace(f, x, passes=None)
     assert "arange" in _ops(raw) and "arange" not in _ops(ct)
@@ -100,21 +95,21 @@ def test_arange_position_ids_and_constant_scales_are_folded():
     # the embedding's weight is a parameter: read at every run, not folded
     with flow.no_grad():
         emb.weight.mul_(2)
-    y = _randn("cpu", 2, 6, 4, seed=9)
+    y = randn("cpu", 2, 6, 4, seed=9)
     np.testing.assert_array_equal(_np(ct.run(y)), _np(f(y)))
 
 
 def test_parameters_an_eval_graph_only_reads_are_not_constants(device):
-    w = _randn(device, 4, seed=5)
+    w = randn(device, 4, seed=5)
 
     def f(x):
         return x + (w * 2).exp()  # w * 2 reads only w, but eager code may change w
 
-    x = _randn(device, 4)
+    x = randn(device, 4)
     ct = _graph.trace(f, x)
     assert _summary(ct, "constfold").startswith("folded 0 of")
     w.add_(1)
-    y = _randn(device, 4, seed=3)
+    y = randn(device, 4, seed=3)
     np.testing.assert_array_equal(_np(ct.run(y)), _np(f(y)))
 
 
@@ -122,7 +117,7 @@ def test_random_kernels_and_lazy_traces_are_not_folded(device):
     def f(x):
         return x + flow.rand(4, device=x.device) * 2
 
-    x = _randn(device, 4)
+    x = randn(device, 4)
     flow.manual_seed(1)
     eager = [_np(f(x)) for _ in range(3)]
     flow.manual_seed(1)
@@ -146,7 +141,7 @@ def test_a_constant_read_before_its_last_write_is_not_folded(device):
         m.mul_(3)      # constant inputs, but y must not see the final value
         return y + m
 
-    x = _randn(device, 4)
+    x = randn(device, 4)
     ct = _graph.trace(f, x)
     assert _summary(ct, "constfold").startswith("folded 0 of")
     _check_runs(f, ct, device, (4,))
@@ -157,7 +152,7 @@ def test_a_folded_value_that_is_a_result_is_not_folded(device):
     def f(x):
         return x * 2, flow.arange(4, device=x.device, dtype=flow.float32)
 
-    x = _randn(device, 4)
+    x = randn(device, 4)
     ct = _graph.trace(f, x)
     assert _summary(ct, "constfold").startswith("folded 0 of")
     a = ct.run(x)[1]
@@ -187,7 +182,7 @@ def test_cse_merges_a_repeated_call(device):
         b = x.exp()
         return a * b
 
-    x = _randn(device, 3, 4)
+    x = randn(device, 3, 4)
     ct = _graph.trace(f, x, passes=["cse"])
     raw = _graph.trace(f, x, passes=None)
     assert _summary(ct, "cse") == "merged 1 of 3 nodes into earlier identical ones"
@@ -202,7 +197,7 @@ def test_cse_merges_repeated_chains_one_node_at_a_time(device):
         c = (x.exp() * 3).sum(0)  # other scalar, other dim: not the same
         return a + b, c
 
-    x = _randn(device, 3, 4)
+    x = randn(device, 3, 4)
     ct = _graph.trace(f, x, passes=["cse"])
     raw = _graph.trace(f, x, passes=None)
     assert _summary(ct, "cse").startswith(f"merged 4 of {raw.stats()['nodes']} nodes")  # exp, mul, sum; exp
@@ -218,7 +213,7 @@ def test_cse_keeps_calls_whose_inputs_change_in_between(device):
         b = h.exp()
         return a - b
 
-    x = _randn(device, 5)
+    x = randn(device, 5)
     ct = _graph.trace(f, x)
     assert _summary(ct, "cse").startswith("merged 0 of")
     _check_runs(f, ct, device, (5,))
@@ -254,7 +249,7 @@ def test_cse_in_a_backward_that_recomputes(device):
         grads = flow.autograd.grad(loss, [lin.weight])
         return grads[0]
 
-    x = _randn(device, 2, 4)
+    x = randn(device, 2, 4)
     ct = _graph.trace(f, x, passes=["cse"])
     raw = _graph.trace(f, x, passes=None)
     assert raw.stats()["nodes"] - ct.stats()["nodes"] >= 1
@@ -292,9 +287,5 @@ def test_training_with_constfold_and_cse_matches_eager_bit_for_bit(device, make,
     text = repr(graph)
     assert "constfold (folded 0 of" not in text  # the backward's seed (ones) at least
     assert "cse (merged 0 of" not in text          # the square's backward
-    for a, b, c in zip(losses, raw_losses, eager_losses):
-        np.testing.assert_array_equal(a, b)
-        np.testing.assert_array_equal(a, c)
-    for a, b, c in zip(params, raw_params, eager_params):
-        np.testing.assert_array_equal(a, b)
-        np.testing.assert_array_equal(a, c)
+    assert_all_equal(losses, raw_losses, eager_losses)
+    assert_all_equal(params, raw_params, eager_params)

@@ -13,14 +13,7 @@ import monoflow as flow
 import monoflow.nn.functional as F
 from monoflow import _graph, nn
 
-
-def _np(t):
-    return t.detach().numpy().copy()
-
-
-def _randn(device, *shape, seed=0):
-    rng = np.random.default_rng(seed)
-    return flow.tensor(rng.standard_normal(shape).astype(np.float32), device=device)
+from graph_training import TrainGraph, classification_data, np_of, randn, train
 
 
 def _chain(x):
@@ -40,17 +33,17 @@ def _softmax_chain(w):
 
 
 def _check_iterations(plans, fn, shape, device):
-    feeds = [_randn(device, *shape, seed=s) for s in range(4)]
-    want = [_np(fn(f)) for f in feeds]
+    feeds = [randn(device, *shape, seed=s) for s in range(4)]
+    want = [np_of(fn(f)) for f in feeds]
     for slots, threads in [(1, 1), (2, 2), (2, 1), (3, 2)]:
         for ct in plans:
             for got, w in zip(ct.run_each(feeds, slots=slots, threads=threads), want):
-                np.testing.assert_array_equal(_np(got), w)
+                np.testing.assert_array_equal(np_of(got), w)
 
 
 def test_a_chain_of_intermediates_shares_one_arena(device):
-    x = _randn(device, 64, 32)
-    f = _softmax_chain(_randn(device, 32, 32, seed=9))
+    x = randn(device, 64, 32)
+    f = _softmax_chain(randn(device, 32, 32, seed=9))
     ct = _graph.trace(f, x, passes=["memory"])
     raw = _graph.trace(f, x, passes=None)
     m, r = ct.memory(), raw.memory()
@@ -70,7 +63,7 @@ def test_a_chain_of_intermediates_shares_one_arena(device):
 
 
 def test_elementwise_kernels_write_over_their_last_input(device):
-    x = _randn(device, 64, 32)
+    x = randn(device, 64, 32)
     ct = _graph.trace(_chain, x, passes=["memory"])
     # 18 intermediates ((h * 0.5), + k, tanh; 6 times): each kernel writes over the one it reads
     assert ct.passes == [("memory", "transient 144.0 KB -> 8.0 KB in one arena (18 buffers, 17 written in place; "
@@ -90,13 +83,13 @@ def test_elementwise_kernels_write_over_their_last_input(device):
 
 
 def test_results_of_earlier_runs_stay_intact(device):
-    ct = _graph.trace(_chain, _randn(device, 8, 8))
-    a, b = _randn(device, 8, 8, seed=1), _randn(device, 8, 8, seed=2)
+    ct = _graph.trace(_chain, randn(device, 8, 8))
+    a, b = randn(device, 8, 8, seed=1), randn(device, 8, 8, seed=2)
     ra = ct.run(a)
-    want = _np(ra)
+    want = np_of(ra)
     rb = ct.run(b)
-    np.testing.assert_array_equal(_np(ra), want)
-    np.testing.assert_array_equal(_np(rb), _np(_chain(b)))
+    np.testing.assert_array_equal(np_of(ra), want)
+    np.testing.assert_array_equal(np_of(rb), np_of(_chain(b)))
 
 
 def test_unused_intermediates_are_released(device):
@@ -104,18 +97,18 @@ def test_unused_intermediates_are_released(device):
         (x * 3).exp()  # dead: DCE drops the nodes, memory planning their blocks
         return (x + 1).sin()
 
-    x = _randn(device, 256)
+    x = randn(device, 256)
     ct = _graph.trace(f, x, passes=["dce", "memory"])
     assert dict(ct.passes)["memory"] == ("transient 3.0 KB -> 1.0 KB in one arena (1 buffers, 2 unused released; "
                                          "1.0 KB live at most)")
     m = ct.memory()
     assert m["transient_traced"] == 3 * 1024 and m["transient"] == 1024
-    np.testing.assert_array_equal(_np(ct.run(x)), _np(f(x)))
+    np.testing.assert_array_equal(np_of(ct.run(x)), np_of(f(x)))
 
 
 def test_the_allocator_holds_the_arena_instead_of_the_traced_blocks(device):
-    x = _randn(device, 256, 256)
-    f = _softmax_chain(_randn(device, 256, 256, seed=9))
+    x = randn(device, 256, 256)
+    f = _softmax_chain(randn(device, 256, 256, seed=9))
     block = 256 * 256 * 4
 
     def held(passes, slots):
@@ -138,7 +131,7 @@ def test_the_allocator_holds_the_arena_instead_of_the_traced_blocks(device):
         # 12 traced blocks per copy, or an arena of 2
         assert held_raw - held_plan == slots * (12 - 2) * block
         assert raw.memory(slots)["transient"] - plan.memory(slots)["transient"] == slots * 10 * block
-        np.testing.assert_array_equal(_np(out_plan), _np(out_raw))
+        np.testing.assert_array_equal(np_of(out_plan), np_of(out_raw))
         del plan, raw
 
 
@@ -160,42 +153,6 @@ def _cnn(device):
     return model, flow.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
 
 
-class _TrainGraph(nn.Graph):
-    def __init__(self, model, opt):
-        super().__init__()
-        self.model = model
-        self.add_optimizer(opt)
-
-    def build(self, x, y):
-        loss = F.cross_entropy(self.model(x), y)
-        loss.backward()
-        return loss
-
-
-def _data(device, steps, shape, classes=3, seed=1):
-    rng = np.random.default_rng(seed)
-    return [(flow.tensor(rng.standard_normal(shape).astype(np.float32), device=device),
-             flow.tensor(rng.integers(0, classes, shape[0]), device=device)) for _ in range(steps)]
-
-
-def _train(make, device, data, passes, slots=1, threads=1):
-    model, opt = make(device)
-    if passes == "eager":
-        losses = []
-        for x, y in data:
-            loss = F.cross_entropy(model(x), y)
-            loss.backward()
-            opt.step()
-            opt.zero_grad()
-            losses.append(_np(loss))
-        return None, losses, [_np(p) for p in model.parameters()]
-    graph = _TrainGraph(model, opt)
-    graph.config.passes = passes
-    graph.config.slots, graph.config.threads = slots, threads
-    losses = [_np(graph(x, y)) for x, y in data]
-    return graph, losses, [_np(p) for p in model.parameters()]
-
-
 def _assert_same(a, b):
     for x, y in zip(a, b):
         np.testing.assert_array_equal(x, y)
@@ -204,10 +161,10 @@ def _assert_same(a, b):
 @pytest.mark.parametrize("make,shape", [(_mlp, (8, 6)), (_cnn, (4, 1, 8, 8))], ids=["mlp", "cnn"])
 @pytest.mark.parametrize("slots,threads", [(1, 1), (2, 2)])
 def test_training_with_memory_planning_matches_eager_bit_for_bit(device, make, shape, slots, threads):
-    data = _data(device, 5, shape)
-    _, eager_losses, eager_params = _train(make, device, data, "eager")
-    graph, losses, params = _train(make, device, data, "default", slots, threads)
-    _, raw_losses, raw_params = _train(make, device, data, None, slots, threads)
+    data = classification_data(device, 5, shape)
+    _, eager_losses, eager_params = train(make, device, data, "eager")
+    graph, losses, params = train(make, device, data, "default", slots, threads)
+    _, raw_losses, raw_params = train(make, device, data, None, slots, threads)
     text = repr(graph)
     assert "memory (transient" in text and "in one arena" in text and "updates moved early" in text
     _assert_same(losses, raw_losses)
@@ -218,7 +175,7 @@ def test_training_with_memory_planning_matches_eager_bit_for_bit(device, make, s
 
 def test_a_traced_training_step_pipelines_iterations_through_the_arena():
     # several iterations in one run: the arena's copies come back only when an iteration is done
-    data = _data("cpu", 6, (8, 6))
+    data = classification_data("cpu", 6, (8, 6))
     model, opt = _mlp("cpu")
 
     def step(x, y):
@@ -236,14 +193,14 @@ def test_a_traced_training_step_pipelines_iterations_through_the_arena():
         loss = F.cross_entropy(eager_model(x), y)
         loss.backward()
         eager_opt.step()
-        eager.append(_np(loss))
-    losses = [_np(step(*data[0]))]
+        eager.append(np_of(loss))
+    losses = [np_of(step(*data[0]))]
     ct = _graph.trace(step, *data[1])
-    losses.append(_np(ct.example_outputs))
-    losses += [_np(l) for l in ct.run_each(data[2:4], slots=2, threads=2)]
-    losses += [_np(l) for l in ct.run_each(data[4:], slots=3, threads=2)]
+    losses.append(np_of(ct.example_outputs))
+    losses += [np_of(l) for l in ct.run_each(data[2:4], slots=2, threads=2)]
+    losses += [np_of(l) for l in ct.run_each(data[4:], slots=3, threads=2)]
     _assert_same(losses, eager)
-    _assert_same([_np(p) for p in model.parameters()], [_np(p) for p in eager_model.parameters()])
+    _assert_same([np_of(p) for p in model.parameters()], [np_of(p) for p in eager_model.parameters()])
     m = ct.memory()
     assert m["transient"] < m["transient_traced"] and m["persistent"] > 0
 
@@ -254,9 +211,9 @@ def test_a_traced_training_step_pipelines_iterations_through_the_arena():
 def test_random_mlps_train_alike_with_and_without_passes(widths, batch, slots, threads):
     widths = [5] + widths
     make = lambda device: _mlp(device, tuple(widths))  # noqa: E731
-    data = _data("cpu", 4, (batch, 5), classes=widths[-1], seed=batch)
-    _, eager_losses, eager_params = _train(make, "cpu", data, "eager")
-    graph, losses, params = _train(make, "cpu", data, "default", slots, threads)
+    data = classification_data("cpu", 4, (batch, 5), classes=widths[-1], seed=batch)
+    _, eager_losses, eager_params = train(make, "cpu", data, "eager")
+    graph, losses, params = train(make, "cpu", data, "default", slots, threads)
     _assert_same(losses, eager_losses)
     _assert_same(params, eager_params)
 
@@ -270,7 +227,7 @@ def test_training_with_dropout_keeps_eagers_random_numbers(slots, threads):
                               nn.Dropout(0.2), nn.Linear(32, 3)).to(device)
         return model, flow.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
 
-    data = _data("cpu", 6, (8, 6))
+    data = classification_data("cpu", 6, (8, 6))
     results = []
     for traced in (False, True):
         model, opt = make("cpu")
@@ -283,15 +240,15 @@ def test_training_with_dropout_keeps_eagers_random_numbers(slots, threads):
             return loss
 
         flow.manual_seed(7)
-        losses = [_np(step(*data[0]))]
+        losses = [np_of(step(*data[0]))]
         if traced:
             ct = _graph.trace(step, *data[1])
             assert "updates moved early" in dict(ct.passes)["memory"] and ct.stats()["random_nodes"] == 2
-            losses.append(_np(ct.example_outputs))
-            losses += [_np(l) for l in ct.run_each(data[2:], slots=slots, threads=threads)]
+            losses.append(np_of(ct.example_outputs))
+            losses += [np_of(l) for l in ct.run_each(data[2:], slots=slots, threads=threads)]
         else:
-            losses += [_np(step(*d)) for d in data[1:]]
-        results.append((losses, [_np(p) for p in model.parameters()]))
+            losses += [np_of(step(*d)) for d in data[1:]]
+        results.append((losses, [np_of(p) for p in model.parameters()]))
     _assert_same(results[0][0], results[1][0])
     _assert_same(results[0][1], results[1][1])
 
@@ -309,19 +266,19 @@ def test_linear_weight_gradient_is_made_in_the_weights_layout():
     wt = flow.tensor(w, requires_grad=True)
     F.linear(flow.tensor(x), wt).backward(flow.tensor(g))
     assert wt.grad.stride() == (13, 1)
-    np.testing.assert_array_equal(_np(wt.grad), _np((flow.tensor(x).T @ flow.tensor(g)).T))
+    np.testing.assert_array_equal(np_of(wt.grad), np_of((flow.tensor(x).T @ flow.tensor(g)).T))
     tw = torch.tensor(w, requires_grad=True)
     torch.nn.functional.linear(torch.tensor(x), tw).backward(torch.tensor(g))
-    np.testing.assert_allclose(_np(wt.grad), tw.grad.numpy(), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(np_of(wt.grad), tw.grad.numpy(), rtol=1e-5, atol=1e-5)
     # the first operand transposed (a.t() @ b): its gradient too
     a = flow.tensor(rng.standard_normal((6, 4)).astype(np.float32), requires_grad=True)
     b = flow.tensor(rng.standard_normal((6, 3)).astype(np.float32), requires_grad=True)
     (a.t() @ b).sum().backward()
-    ta, tb = (torch.tensor(_np(t), requires_grad=True) for t in (a, b))
+    ta, tb = (torch.tensor(np_of(t), requires_grad=True) for t in (a, b))
     (ta.t() @ tb).sum().backward()
     assert a.grad.stride() == (4, 1)
-    np.testing.assert_allclose(_np(a.grad), ta.grad.numpy(), rtol=1e-5, atol=1e-5)
-    np.testing.assert_allclose(_np(b.grad), tb.grad.numpy(), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(np_of(a.grad), ta.grad.numpy(), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(np_of(b.grad), tb.grad.numpy(), rtol=1e-5, atol=1e-5)
 
 
 def test_same_layout_gradient_copies_are_forwarded():
@@ -337,7 +294,7 @@ def test_same_layout_gradient_copies_are_forwarded():
         lin(x).backward(g)
         return lin.weight.grad * 1.0
 
-    args = [(_randn("cpu", 16, 64, seed=k), _randn("cpu", 16, 48, seed=k + 1)) for k in range(3)]
+    args = [(randn("cpu", 16, 64, seed=k), randn("cpu", 16, 48, seed=k + 1)) for k in range(3)]
     ct = _graph.trace(f, *args[0])
     unplanned = _graph.trace(f, *args[0], passes=[p for p, _ in ct.passes if p != "memory"])
     assert "1 copies forwarded" in dict(ct.passes)["memory"], ct.passes
@@ -346,9 +303,9 @@ def test_same_layout_gradient_copies_are_forwarded():
     assert ops(unplanned).count("copy") == ops(ct).count("copy") + 1
     assert ct.memory()["transient"] <= 48 * 64 * 4 + 16 * 64 * 4  # the gradient once (and x^T's neighbours)
     for a in args:
-        want = _np(f(*a))
+        want = np_of(f(*a))
         for plan in (ct, unplanned):
-            np.testing.assert_array_equal(_np(plan.run(*a)), want)
+            np.testing.assert_array_equal(np_of(plan.run(*a)), want)
 
 
 def test_mlp_training_step_holds_each_weight_gradient_once():
@@ -357,20 +314,8 @@ def test_mlp_training_step_holds_each_weight_gradient_once():
     flow.manual_seed(0)
     model = nn.Sequential(nn.Linear(64, 256), nn.ReLU(), nn.Linear(256, 256), nn.ReLU(), nn.Linear(256, 10))
     opt = flow.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-
-    class Step(nn.Graph):
-        def __init__(self):
-            super().__init__()
-            self.model = model
-            self.add_optimizer(opt)
-
-        def build(self, x, y):
-            loss = F.cross_entropy(self.model(x), y)
-            loss.backward()
-            return loss
-
-    graph = Step()
-    x, y = _randn("cpu", 32, 64), flow.randint(0, 10, (32,))
+    graph = TrainGraph(model, opt)
+    x, y = randn("cpu", 32, 64), flow.randint(0, 10, (32,))
     graph(x, y)
     graph(x, y)
     plan = next(iter(graph._plans.values()))

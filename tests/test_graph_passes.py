@@ -11,14 +11,7 @@ import monoflow as flow
 import monoflow.nn.functional as F
 from monoflow import _C, _graph, nn
 
-
-def _np(t):
-    return t.detach().numpy().copy()
-
-
-def _randn(device, *shape, seed=0):
-    rng = np.random.default_rng(seed)
-    return flow.tensor(rng.standard_normal(shape).astype(np.float32), device=device)
+from graph_training import TrainGraph, assert_all_equal, np_of, randn
 
 
 def _ops(ct):
@@ -34,17 +27,17 @@ def test_dce_removes_an_unused_intermediate_and_keeps_results(device):
         unused = (x * 3).exp()  # noqa: F841 - computed, never read
         return (x + 1) * 2
 
-    x = _randn(device, 5)
+    x = randn(device, 5)
     ct = _graph.trace(f, x, passes=["dce"])
     raw = _graph.trace(f, x, passes=None)
     assert ct.passes == [("dce", "removed 2 of 4 nodes")]
     assert raw.passes == [] and raw.stats()["nodes"] == 4
     assert ct.stats()["nodes"] == 2 and _ops(ct) == ["add_scalar", "mul_scalar"]
     for seed in range(3):
-        y = _randn(device, 5, seed=seed)
-        want = _np(f(y))
-        np.testing.assert_array_equal(_np(ct.run(y)), want)
-        np.testing.assert_array_equal(_np(raw.run(y)), want)
+        y = randn(device, 5, seed=seed)
+        want = np_of(f(y))
+        np.testing.assert_array_equal(np_of(ct.run(y)), want)
+        np.testing.assert_array_equal(np_of(raw.run(y)), want)
 
 
 def test_default_pipeline_runs_every_pass_in_order():
@@ -67,7 +60,7 @@ def test_passes_keyword_and_unknown_names():
     with pytest.raises(ValueError, match="passes must be"):
         _graph.trace(lambda t: t + 1, x, passes="dce")
     # the failed traces left no recorder behind: eager code still runs
-    np.testing.assert_array_equal(_np(x + 1), np.full(3, 2.0))
+    np.testing.assert_array_equal(np_of(x + 1), np.full(3, 2.0))
 
 
 def test_debug_lists_each_pass_with_the_plan_before_and_after():
@@ -107,9 +100,9 @@ def test_writes_to_inputs_parameters_and_stashed_tensors_are_kept(device):
     assert "neg" not in _ops(ct) and _ops(ct).count("mul_scalar") == 1
     y = flow.zeros(4, device=device)
     out = ct.run(y)
-    np.testing.assert_array_equal(_np(y), np.ones(4))
-    np.testing.assert_array_equal(_np(w), np.full(4, 2.0))
-    np.testing.assert_array_equal(_np(stash[0]), np.full(4, 5.0))
+    np.testing.assert_array_equal(np_of(y), np.ones(4))
+    np.testing.assert_array_equal(np_of(w), np.full(4, 2.0))
+    np.testing.assert_array_equal(np_of(stash[0]), np.full(4, 5.0))
     assert out.item() == 4.0
 
 
@@ -120,11 +113,11 @@ def test_a_dead_random_kernel_is_kept_so_live_ones_draw_eagers_numbers(device):
 
     x = flow.ones(64, device=device)
     flow.manual_seed(3)
-    eager = [_np(f(x)) for _ in range(3)]
+    eager = [np_of(f(x)) for _ in range(3)]
     flow.manual_seed(3)
     ct = _graph.trace(f, x)  # every default pass keeps random kernels
     assert ct.stats()["random_nodes"] == 2
-    runs = [_np(ct.example_outputs), _np(ct.run(x)), _np(ct.run(x))]
+    runs = [np_of(ct.example_outputs), np_of(ct.run(x)), np_of(ct.run(x))]
     for g, e in zip(runs, eager):
         np.testing.assert_array_equal(g, e)
 
@@ -162,8 +155,8 @@ def _train_eager(device, dropout, data):
         loss = F.cross_entropy(model(x), y)
         loss.backward()
         opt.step()
-        losses.append(_np(loss))
-    return losses, [_np(p) for p in model.parameters()]
+        losses.append(np_of(loss))
+    return losses, [np_of(p) for p in model.parameters()]
 
 
 def _train_traced(device, dropout, data, passes, slots, threads):
@@ -178,11 +171,11 @@ def _train_traced(device, dropout, data, passes, slots, threads):
 
     # the first step eagerly (creates the momentum buffers), then trace step 2 and replay the rest
     flow.manual_seed(7)
-    losses = [_np(step(*data[0]))]
+    losses = [np_of(step(*data[0]))]
     ct = _graph.trace(step, *data[1], passes=passes)
-    losses.append(_np(ct.example_outputs))
-    losses += [_np(l) for l in ct.run_each(data[2:], slots=slots, threads=threads)]
-    return ct, losses, [_np(p) for p in model.parameters()]
+    losses.append(np_of(ct.example_outputs))
+    losses += [np_of(l) for l in ct.run_each(data[2:], slots=slots, threads=threads)]
+    return ct, losses, [np_of(p) for p in model.parameters()]
 
 
 @pytest.mark.parametrize("dropout", [False, True])
@@ -200,42 +193,26 @@ def test_training_with_dce_matches_eager_and_no_passes_bit_for_bit(device, dropo
     if passes == ["dce"]:
         assert ct.passes == [("dce", f"removed {removed} of {raw.stats()['nodes']} nodes")]
     assert ct.stats()["random_nodes"] == raw.stats()["random_nodes"] == (1 if dropout else 0)
-    for a, b, c in zip(losses, raw_losses, eager_losses):
-        np.testing.assert_array_equal(a, b)
-        np.testing.assert_array_equal(a, c)
-    for a, b, c in zip(params, raw_params, eager_params):
-        np.testing.assert_array_equal(a, b)
-        np.testing.assert_array_equal(a, c)
-
-
-class _TrainGraph(nn.Graph):
-    def __init__(self, model, opt):
-        super().__init__()
-        self.model = model
-        self.add_optimizer(opt)
-
-    def build(self, x, y):
-        loss = F.cross_entropy(self.model(x), y)
-        loss.backward()
-        return loss
+    assert_all_equal(losses, raw_losses, eager_losses)
+    assert_all_equal(params, raw_params, eager_params)
 
 
 def test_nn_graph_runs_dce_and_its_debug_prints_the_passes(capsys):
     data = _data("cpu", 4)
     model, opt = _setup("cpu", False)
-    graph = _TrainGraph(model, opt).debug()
-    losses = [_np(graph(x, y)) for x, y in data]
+    graph = TrainGraph(model, opt).debug()
+    losses = [np_of(graph(x, y)) for x, y in data]
     out = capsys.readouterr().out
     for name in _C._graph_default_passes():
         assert f"--- before pass {name} ---" in out and f"--- after pass {name}: " in out
     assert "dce (removed" in repr(graph)
 
     model2, opt2 = _setup("cpu", False)
-    plain = _TrainGraph(model2, opt2)
+    plain = TrainGraph(model2, opt2)
     plain.config.passes = None
-    plain_losses = [_np(plain(x, y)) for x, y in data]
+    plain_losses = [np_of(plain(x, y)) for x, y in data]
     assert "passes: none" in repr(plain)
     for a, b in zip(losses, plain_losses):
         np.testing.assert_array_equal(a, b)
     for a, b in zip(model.parameters(), model2.parameters()):
-        np.testing.assert_array_equal(_np(a), _np(b))
+        np.testing.assert_array_equal(np_of(a), np_of(b))
