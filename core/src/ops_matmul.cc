@@ -16,7 +16,9 @@ namespace {
 //   product write .grad directly) instead of a transposing copy, so the
 //   weight's gradient is not held in two layouts at once. Only for 2-D
 //   operands of a 2-D product: each element is the same sum of the same
-//   products either way.
+//   products either way (BLAS may block the sum differently, so results
+//   can differ from the other order in the last bit; eager and graph use
+//   this same path).
 bool transposed_row_major(const Tensor& t) {
   return t->dim() == 2 && t->shape[0] > 1 && t->shape[1] > 1 && t->strides[0] == 1 && t->strides[1] == t->shape[0];
 }
