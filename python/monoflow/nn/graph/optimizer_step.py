@@ -71,9 +71,10 @@ def needs_warmup(opt, skip=()):
 
 
 def constant_key(opt, lr_constant=False):
-    skip = ("initial_lr",) if lr_constant else _FED
-    return tuple(tuple(sorted((k, v) for k, v in g.items() if k != "params" and k not in skip))
-                 for g in opt.param_groups)
+    # In the groups' own key order (computed on every call: no sort); a key
+    # added later changes the order, which at worst compiles another plan.
+    skip = ("params", "initial_lr") if lr_constant else ("params",) + _FED
+    return tuple(tuple([(k, v) for k, v in g.items() if k not in skip]) for g in opt.param_groups)
 
 
 class GraphOptimizerStep:

@@ -8,17 +8,20 @@ __all__ = ["signature", "describe_signature"]
 
 def signature(obj, tensors=None):
     """The key of obj; appends its tensors to `tensors` in the order the
-    foundation's trace flattens them (depth first, dict values in order)."""
+    foundation's trace flattens them (depth first, dict values in order).
+    (On every graph call: written for speed, e.g. the shape is the tensor's
+    own Size, a tuple.)"""
     if isinstance(obj, _C.TensorBase):
         if tensors is not None:
             tensors.append(obj)
         if getattr(obj, "is_global", False):  # same shape, another layout: another plan (its shards differ)
-            return ("global", tuple(obj.shape), obj.dtype, obj.placement, tuple(obj.sbp))
-        return ("tensor", tuple(obj.shape), obj.dtype, obj.device)
-    if isinstance(obj, (tuple, list)):
-        return (type(obj).__name__, tuple(signature(v, tensors) for v in obj))
+            return ("global", obj.shape, obj.dtype, obj.placement, tuple(obj.sbp))
+        return ("tensor", obj.shape, obj.dtype, obj.device)
+    kind = type(obj)
+    if kind is tuple or kind is list or isinstance(obj, (tuple, list)):
+        return (kind.__name__, tuple([signature(v, tensors) for v in obj]))
     if isinstance(obj, dict):
-        return ("dict", tuple((k, signature(v, tensors)) for k, v in obj.items()))
+        return ("dict", tuple([(k, signature(v, tensors)) for k, v in obj.items()]))
     try:
         hash(obj)
     except TypeError:
