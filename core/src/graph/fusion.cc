@@ -496,4 +496,53 @@ void replace_groups(Plan& plan, const std::vector<std::vector<int>>& groups, std
   plan.nodes = std::move(kept);
 }
 
+size_t redirect_copies(Plan& plan, bool (*same_bytes)(const PlanOperand& src, const PlanOperand& dst)) {
+  size_t redirected = 0;
+  for (bool again = true; again;) {
+    again = false;
+    const StorageUses uses = storage_uses(plan);
+    for (size_t c = 0; c < plan.nodes.size() && !again; ++c) {
+      const PlanNode& copy = plan.nodes[c];
+      if (copy.host || copy.op_id != kOp_copy || copy.inputs.size() != 1 || copy.outputs.size() != 1) continue;
+      const PlanOperand &src = copy.inputs[0], &dst = copy.outputs[0];
+      const int s = src.storage;
+      if (src.dtype != dst.dtype || s == dst.storage || plan.storages[s].cls != StorageClass::Transient ||
+          uses.writers[s].size() != 1 || uses.readers[s] != std::vector<int>{static_cast<int>(c)} ||
+          !same_bytes(src, dst))
+        continue;
+      const int p = uses.writers[s][0];
+      const PlanNode& producer = plan.nodes[static_cast<size_t>(p)];
+      if (p >= static_cast<int>(c) || producer.host || reads_outputs(producer.op_id)) continue;
+      // The producer must have written exactly src's bytes (in any layout).
+      const ByteRange from = byte_range(src.byte_offset, src.shape, src.strides, itemsize(src.dtype));
+      int which = -1, count = 0;
+      for (size_t k = 0; k < producer.outputs.size(); ++k) {
+        const PlanOperand& o = producer.outputs[k];
+        if (o.storage != s) continue;
+        ++count;
+        const ByteRange r = byte_range(o.byte_offset, o.shape, o.strides, itemsize(o.dtype));
+        if (o.dtype == src.dtype && r.dense && r.lo == from.lo && r.hi == from.hi) which = static_cast<int>(k);
+      }
+      // The destination now changes at the producer: nothing in between,
+      // the producer's own inputs included, may touch it.
+      bool ok = count == 1 && which >= 0;
+      for (const PlanOperand& in : producer.inputs) ok = ok && !overlaps(in, dst);
+      for (size_t i = static_cast<size_t>(p) + 1; ok && i < c; ++i) {
+        for (const PlanOperand& o : plan.nodes[i].inputs) ok = ok && !overlaps(o, dst);
+        for (const PlanOperand& o : plan.nodes[i].outputs) ok = ok && !overlaps(o, dst);
+      }
+      if (!ok) continue;
+      PlanOperand& o = plan.nodes[static_cast<size_t>(p)].outputs[static_cast<size_t>(which)];
+      o.byte_offset += dst.byte_offset - src.byte_offset;  // its own layout, in the destination's bytes
+      o.storage = dst.storage;
+      plan.nodes.erase(plan.nodes.begin() + static_cast<std::ptrdiff_t>(c));
+      for (int& r : plan.random_nodes)
+        if (r > static_cast<int>(c)) --r;
+      ++redirected;
+      again = true;  // the uses changed
+    }
+  }
+  return redirected;
+}
+
 }  // namespace monoflow::graph::fusion

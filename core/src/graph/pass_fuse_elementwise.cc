@@ -73,57 +73,9 @@ bool row_major(const PlanOperand& o) {
   return true;
 }
 
-// Note [Copy elision]: the producer writes where the copy would have put its
-// result, where the copy was the only reader. Returns how many copies went.
-size_t elide_copies(Plan& plan) {
-  size_t elided = 0;
-  for (bool again = true; again;) {
-    again = false;
-    const fusion::StorageUses uses = fusion::storage_uses(plan);
-    for (size_t c = 0; c < plan.nodes.size() && !again; ++c) {
-      const PlanNode& copy = plan.nodes[c];
-      if (copy.host || copy.op_id != kOp_copy || copy.inputs.size() != 1 || copy.outputs.size() != 1) continue;
-      const PlanOperand &src = copy.inputs[0], &dst = copy.outputs[0];
-      const int s = src.storage;
-      if (src.dtype != dst.dtype || src.storage == dst.storage || plan.storages[s].cls != StorageClass::Transient ||
-          uses.writers[s].size() != 1 || uses.readers[s] != std::vector<int>{static_cast<int>(c)} ||
-          !row_major(src) || !row_major(dst) || shape_numel(src.shape) != shape_numel(dst.shape))
-        continue;
-      const int p = uses.writers[s][0];
-      const PlanNode& producer = plan.nodes[static_cast<size_t>(p)];
-      if (p >= static_cast<int>(c) || producer.host || reads_outputs(producer.op_id)) continue;
-      // src and dst are row-major with one element count: a byte of src is
-      // the byte of dst at the same distance from the start. The producer
-      // must have written exactly src's bytes (any layout).
-      const ByteRange from = byte_range(src.byte_offset, src.shape, src.strides, itemsize(src.dtype));
-      int which = -1, count = 0;
-      for (size_t k = 0; k < producer.outputs.size(); ++k) {
-        const PlanOperand& o = producer.outputs[k];
-        if (o.storage != s) continue;
-        ++count;
-        const ByteRange r = byte_range(o.byte_offset, o.shape, o.strides, itemsize(o.dtype));
-        if (o.dtype == src.dtype && r.dense && r.lo == from.lo && r.hi == from.hi) which = static_cast<int>(k);
-      }
-      // The destination now changes at the producer: nothing in between,
-      // the producer's own inputs included, may touch it.
-      bool ok = count == 1 && which >= 0;
-      for (const PlanOperand& in : producer.inputs) ok &= !fusion::overlaps(in, dst);
-      for (size_t i = static_cast<size_t>(p) + 1; ok && i < c; ++i) {
-        for (const PlanOperand& o : plan.nodes[i].inputs) ok &= !fusion::overlaps(o, dst);
-        for (const PlanOperand& o : plan.nodes[i].outputs) ok &= !fusion::overlaps(o, dst);
-      }
-      if (!ok) continue;
-      PlanOperand& o = plan.nodes[static_cast<size_t>(p)].outputs[static_cast<size_t>(which)];
-      o.byte_offset += dst.byte_offset - src.byte_offset;  // its own layout, in the destination's bytes
-      o.storage = dst.storage;
-      plan.nodes.erase(plan.nodes.begin() + static_cast<std::ptrdiff_t>(c));
-      for (int& r : plan.random_nodes)
-        if (r > static_cast<int>(c)) --r;
-      ++elided;
-      again = true;  // the uses changed
-    }
-  }
-  return elided;
+// Note [Copy elision]: both sides row-major with one element count and dtype.
+bool row_major_pair(const PlanOperand& src, const PlanOperand& dst) {
+  return row_major(src) && row_major(dst) && shape_numel(src.shape) == shape_numel(dst.shape);
 }
 
 }  // namespace
@@ -207,7 +159,7 @@ std::string fuse_elementwise(Plan& plan) {
     members += groups[g].size();
   }
   fusion::replace_groups(plan, fused_groups, std::move(fused_nodes));
-  const size_t copies = elide_copies(plan);
+  const size_t copies = fusion::redirect_copies(plan, row_major_pair);
   std::ostringstream os;
   os << "fused " << members << " nodes into " << fused_groups.size();
   if (copies) os << "; " << copies << " copies elided";

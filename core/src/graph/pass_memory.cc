@@ -114,52 +114,11 @@ bool conflict(const PlanNode& a, const PlanNode& b) {
   return check(a.outputs, b.outputs) || check(a.outputs, b.inputs) || check(a.inputs, b.outputs);
 }
 
-// Note [Memory planning], "Same-layout copies". Returns how many copies went.
-int forward_same_layout_copies(Plan& plan) {
-  int forwarded = 0;
-  for (bool again = true; again;) {
-    again = false;
-    const fusion::StorageUses uses = fusion::storage_uses(plan);
-    for (size_t c = 0; c < plan.nodes.size() && !again; ++c) {
-      const PlanNode& copy = plan.nodes[c];
-      if (copy.host || copy.op_id != kOp_copy || copy.inputs.size() != 1 || copy.outputs.size() != 1) continue;
-      const PlanOperand &src = copy.inputs[0], &dst = copy.outputs[0];
-      const int s = src.storage;
-      const ByteRange from = range_of(src), to = range_of(dst);
-      if (src.dtype != dst.dtype || s == dst.storage || plan.storages[s].cls != StorageClass::Transient ||
-          src.shape != dst.shape || src.strides != dst.strides || !from.dense || !to.dense ||
-          src.strides == contiguous_strides(src.shape) ||  // row-major: fuse_elementwise's copy elision
-          uses.writers[s].size() != 1 || uses.readers[s] != std::vector<int>{static_cast<int>(c)})
-        continue;
-      const int p = uses.writers[s][0];
-      const PlanNode& producer = plan.nodes[static_cast<size_t>(p)];
-      if (p >= static_cast<int>(c) || producer.host || reads_outputs(producer.op_id)) continue;
-      int which = -1, count = 0;
-      for (size_t k = 0; k < producer.outputs.size(); ++k) {
-        const PlanOperand& o = producer.outputs[k];
-        if (o.storage != s) continue;
-        ++count;
-        const ByteRange r = range_of(o);
-        if (o.dtype == src.dtype && r.dense && r.lo == from.lo && r.hi == from.hi) which = static_cast<int>(k);
-      }
-      bool ok = count == 1 && which >= 0;
-      for (const PlanOperand& in : producer.inputs) ok = ok && !fusion::overlaps(in, dst);
-      for (size_t i = static_cast<size_t>(p) + 1; ok && i < c; ++i) {
-        for (const PlanOperand& o : plan.nodes[i].inputs) ok = ok && !fusion::overlaps(o, dst);
-        for (const PlanOperand& o : plan.nodes[i].outputs) ok = ok && !fusion::overlaps(o, dst);
-      }
-      if (!ok) continue;
-      PlanOperand& o = plan.nodes[static_cast<size_t>(p)].outputs[static_cast<size_t>(which)];
-      o.byte_offset += dst.byte_offset - src.byte_offset;
-      o.storage = dst.storage;
-      plan.nodes.erase(plan.nodes.begin() + static_cast<std::ptrdiff_t>(c));
-      for (int& r : plan.random_nodes)
-        if (r > static_cast<int>(c)) --r;
-      ++forwarded;
-      again = true;  // the uses changed
-    }
-  }
-  return forwarded;
+// Note [Memory planning], "Same-layout copies": one dense layout that is not
+// row-major (row-major pairs are fuse_elementwise's copy elision).
+bool same_dense_layout(const PlanOperand& src, const PlanOperand& dst) {
+  return src.shape == dst.shape && src.strides == dst.strides && src.strides != contiguous_strides(src.shape) &&
+         range_of(src).dense && range_of(dst).dense;
 }
 
 // Note [Memory planning], "Early updates". Returns how many nodes moved.
@@ -280,7 +239,7 @@ std::string bytes_str(int64_t n) {
 }  // namespace
 
 std::string plan_memory(Plan& plan) {
-  const int forwarded = forward_same_layout_copies(plan);
+  const int forwarded = static_cast<int>(fusion::redirect_copies(plan, same_dense_layout));
   const int moved = move_updates_early(plan);
   const size_t nstorages = plan.storages.size();
   std::vector<Buffer> buffers(nstorages);

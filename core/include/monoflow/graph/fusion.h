@@ -38,6 +38,16 @@ StorageUses storage_uses(const Plan& plan);
 bool same_view(const PlanOperand& a, const PlanOperand& b);
 bool overlaps(const PlanOperand& a, const PlanOperand& b);
 
+// Removes copies whose source is a Transient result only the copy reads
+// (one earlier writer, which wrote exactly the source's bytes), when
+// `same_bytes(src, dst)` says byte k of the source is byte k + shift of the
+// destination and nothing from the writer to the copy (the writer's inputs
+// included) touches the destination: the writer then writes the
+// destination directly, with its own view shifted. Returns how many went.
+// (Note [Copy elision] in pass_fuse_elementwise.cc, Note [Memory planning]
+// "Same-layout copies" in pass_memory.cc: two layout tests, one mechanism.)
+size_t redirect_copies(Plan& plan, bool (*same_bytes)(const PlanOperand& src, const PlanOperand& dst));
+
 // Whether `node` is an elementwise kernel call the fused kernels can run.
 bool fusible(const PlanNode& node);
 bool is_fill(const PlanNode& node);
