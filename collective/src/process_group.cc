@@ -1,5 +1,7 @@
 #include "monoflow/collective/process_group.h"
 
+#include "monoflow/collective/types.h"
+
 namespace monoflow::collective {
 
 ProcessGroup::ProcessGroup(std::unique_ptr<Communicator> comm)
@@ -19,7 +21,8 @@ ProcessGroup::~ProcessGroup() {
 void ProcessGroup::run(Item& item) {
   std::exception_ptr error;
   try {
-    for (auto& f : item.fences) f.wait();
+    for (auto& f : item.fences)
+      if (!f.wait()) throw CommError("collective: waiting for the compute stream of " + f.device().str() + " failed");
     item.fn(*comm_);
   } catch (...) {
     error = std::current_exception();

@@ -104,6 +104,13 @@ struct ActorSystem::Shared {
 };
 
 namespace {
+// A host node's producers are done; a kernel's own error stays with its
+// stream (the run's final synchronize reports it).
+void wait_for_stream(StreamFence& fence) {
+  MF_CHECK(fence.wait(), RuntimeError, "graph host node: waiting for the compute stream of ", fence.device().str(),
+           " failed");
+}
+
 // The worker the calling thread is, for this system (local delivery).
 struct WorkerContext {
   const void* system = nullptr;  // the ActorSystem::Shared it works for
@@ -142,21 +149,21 @@ void ActorSystem::Shared::act(RunState& st, Actor& a) {
     } done{st.hosts_running};
     // The producers of this firing are done (Note [Host nodes]): one mark per
     // in-link from a kernel, the one sent with firing next - distance.
-    std::vector<std::shared_ptr<StreamMark>> marks;
+    std::vector<std::shared_ptr<StreamFence>> marks;
     {
       RunState::HostMarks& hm = *st.host_marks[a.node];
       std::lock_guard<std::mutex> lock(hm.mu);
       for (size_t l = 0; l < a.in.size(); ++l) {
         if (a.next < a.in[l].distance || st.plan->nodes[a.in[l].producer].host) continue;
-        std::deque<std::shared_ptr<StreamMark>>& q = hm.links[l];
+        std::deque<std::shared_ptr<StreamFence>>& q = hm.links[l];
         MF_CHECK(!q.empty(), RuntimeError, "graph run: host node %", a.node, " has no stream mark from %",
                  a.in[l].producer);
         marks.push_back(std::move(q.front()));
         q.pop_front();
       }
     }
-    for (const auto& m : st.start_marks) m->wait();
-    for (const auto& m : marks) m->wait();
+    for (const auto& m : st.start_marks) wait_for_stream(*m);
+    for (const auto& m : marks) wait_for_stream(*m);
     launch_node(*st.plan, a.node, a.next, *st.memory);
     return;
   }
@@ -177,11 +184,11 @@ void ActorSystem::Shared::handle(RunState& st, Message m) {
     }
     if (!st.host_marks.empty() && !st.plan->nodes[a.node].host) {
       // A kernel feeding host nodes marks its stream for them (Note [Host nodes]).
-      std::shared_ptr<StreamMark> mark;
+      std::shared_ptr<StreamFence> mark;
       for (const Actor::Out& o : a.out) {
         if (a.next + o.distance >= st.iterations || !st.host_marks[o.consumer]) continue;
         try {
-          if (!mark) mark = std::make_shared<StreamMark>(st.plan->nodes[a.node].device, st.plan->nodes[a.node].stream);
+          if (!mark) mark = std::make_shared<StreamFence>(st.plan->nodes[a.node].device, st.plan->nodes[a.node].stream);
         } catch (...) {
           st.fail(std::current_exception());
           break;
@@ -267,7 +274,7 @@ void ActorSystem::execute(const std::shared_ptr<RunState>& run, double timeout_s
   st.start_marks.clear();
   if (!st.host_marks.empty())
     for (const Device& d : st.plan->devices)
-      st.start_marks.push_back(std::make_shared<StreamMark>(d, DeviceRegistry::get().backend(d).stream(d.index)));
+      st.start_marks.push_back(std::make_shared<StreamFence>(d, DeviceRegistry::get().backend(d).stream(d.index)));
   auto bind = [&](RunState* r) {
     for (auto& b : sh.boxes) {
       std::lock_guard<std::mutex> lock(b->mu);

@@ -15,30 +15,6 @@ TracedOperand host_operand(const Tensor& t, const HostOp& op) {
 }
 }  // namespace
 
-StreamMark::StreamMark(const Device& device, MFStream stream) : device_(device) {
-  Backend& b = DeviceRegistry::get().backend(device);
-  MFEvent ev = nullptr;
-  b.check(b.api().event_create(device.index, &ev), "graph host node: event_create");
-  MFStatus st = b.api().event_record(device.index, ev, stream);
-  if (st != MF_OK) {
-    b.api().event_destroy(device.index, ev);
-    b.check(st, "graph host node: event_record");
-  }
-  event_ = ev;
-  api_ = &b.api();
-}
-
-StreamMark::~StreamMark() {
-  if (event_) api_->event_destroy(device_.index, event_);
-}
-
-void StreamMark::wait() {
-  if (!event_) return;
-  MFStatus st = api_->event_synchronize(device_.index, event_);
-  MF_CHECK(st == MF_OK || st == MF_NOT_READY, RuntimeError,
-           "graph host node: waiting for the compute stream of ", device_.str(), " failed");
-}
-
 void record_host_op(HostOpPtr op, const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs) {
   MF_CHECK(op, ValueError, "record_host_op: no operation given");
   TraceRecorder* rec = TraceRecorder::current();

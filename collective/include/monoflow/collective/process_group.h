@@ -7,6 +7,16 @@
 //   of its buffers first (Note [Collectives and the compute stream]).
 //   Point-to-point ops run on a thread of their own: a blocking send must not
 //   hold up the matching recv that the same rank issues next.
+//
+// Note [Collectives and the compute stream]
+//   Kernels run asynchronously on the device's stream (a worker thread on the
+//   CPU), so a tensor handed to a collective may still be being written. The
+//   caller records a StreamFence (monoflow/stream_fence.h) on the tensor's
+//   stream when it enqueues the collective (cheap, does not block Python) and
+//   the communication thread waits on it before giving the buffer to the
+//   engine. Compute queued after the collective is not ordered after it: as
+//   in PyTorch, the caller waits on the Work (the synchronous API does so)
+//   before touching the buffers again.
 #pragma once
 #include <condition_variable>
 #include <deque>
@@ -18,7 +28,7 @@
 #include <vector>
 
 #include "monoflow/collective/communicator.h"
-#include "monoflow/collective/stream_fence.h"
+#include "monoflow/stream_fence.h"
 #include "monoflow/collective/work.h"
 
 namespace monoflow::collective {

@@ -6,7 +6,7 @@
 //   At each firing the node enqueues the collective on its group with the
 //   buffers' addresses of that iteration, as an eager call does (enqueue.h),
 //   but without a fence on the compute stream: the runtime has already
-//   waited for the kernels this firing depends on (their StreamMarks, Note
+//   waited for the kernels this firing depends on (their StreamFences, Note
 //   [Host nodes]), and a fence now would also wait for kernels enqueued
 //   since. Sends and receives run on the calling worker itself (it waits
 //   anyway) instead of a new thread per operation. Then it waits for the

@@ -73,17 +73,17 @@ struct RunState {
   // in graph/host_node.h): the watchdog waits that long while one runs.
   std::atomic<int> hosts_running{0};
   double host_timeout_s = 0;
-  // Per host node (null for kernels), per in-link: the StreamMarks its kernel
+  // Per host node (null for kernels), per in-link: the StreamFences its kernel
   // producers recorded with each message, oldest first (Note [Host nodes]).
   struct HostMarks {
     std::mutex mu;
-    std::vector<std::deque<std::shared_ptr<StreamMark>>> links;
+    std::vector<std::deque<std::shared_ptr<StreamFence>>> links;
   };
   std::vector<std::unique_ptr<HostMarks>> host_marks;
   // Recorded on every device's stream when the run starts: what eager code
   // enqueued before the run (e.g. writes to the inputs) is done before a
   // host node fires.
-  std::vector<std::shared_ptr<StreamMark>> start_marks;
+  std::vector<std::shared_ptr<StreamFence>> start_marks;
   std::atomic<bool> abort{false};
   std::mutex mu;  // guards error
   std::exception_ptr error;

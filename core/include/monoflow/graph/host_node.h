@@ -15,7 +15,7 @@
 //   run() must leave its results complete in memory before it returns
 //   ("fired" means done here, where a kernel's firing means enqueued), and
 //   consumers are enqueued only after it returns. Its inputs are ready when
-//   it is called: each kernel linked to the node records a StreamMark on its
+//   it is called: each kernel linked to the node records a StreamFence on its
 //   stream right after it is enqueued (when it sends the node its message),
 //   and the runtime waits for the marks the firing depends on before calling
 //   run(). A mark per producer, not one fence on the stream when the node
@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "monoflow/plugin.h"
+#include "monoflow/stream_fence.h"
 #include "monoflow/tensor.h"
 
 namespace monoflow::graph {
@@ -58,22 +59,6 @@ class HostOp {
 };
 
 using HostOpPtr = std::shared_ptr<HostOp>;
-
-// "The work enqueued so far on this stream is done": an event recorded on a
-// device stream (Note [Host nodes]).
-class StreamMark {
- public:
-  StreamMark(const Device& device, MFStream stream);  // records
-  ~StreamMark();
-  StreamMark(const StreamMark&) = delete;
-  StreamMark& operator=(const StreamMark&) = delete;
-  void wait();  // a kernel's own error stays with its stream (the run's final sync reports it)
-
- private:
-  Device device_;
-  MFEvent event_ = nullptr;
-  const MFDevicePlugin* api_ = nullptr;
-};
 
 // Records `op` reading `inputs` and writing `outputs` (both may name the same
 // tensor, for in-place work) into the trace recording on this thread.

@@ -32,7 +32,7 @@ Note [Pipeline stages in a graph]
     - Schedule: the plan orders each rank's sends and receives in trace
       order (Note [Collective order] in graph/plan.h), and with two or more
       worker threads the host nodes run on their own worker, and a send
-      waits only for the kernels that produced its buffer (StreamMarks,
+      waits only for the kernels that produced its buffer (StreamFences,
       Note [Host nodes] in graph/host_node.h), not for the next
       micro-batch's kernels already enqueued. So stage 0 sends micro-batch
       0's activations and goes on with micro-batch 1's forward while stage

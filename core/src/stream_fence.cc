@@ -1,21 +1,22 @@
-#include "monoflow/collective/stream_fence.h"
+#include "monoflow/stream_fence.h"
 
 #include <utility>
 
 #include "monoflow/backend.h"
-#include "monoflow/collective/types.h"
 
-namespace monoflow::collective {
+namespace monoflow {
 
-StreamFence::StreamFence(const Device& device) : device_(device) {
+StreamFence::StreamFence(const Device& device)
+    : StreamFence(device, DeviceRegistry::get().backend(device).stream(device.index)) {}
+
+StreamFence::StreamFence(const Device& device, MFStream stream) : device_(device) {
   Backend& b = DeviceRegistry::get().backend(device);
-  MFStream stream = b.stream(device.index);
   MFEvent ev = nullptr;
-  b.check(b.api().event_create(device.index, &ev), "collective: event_create");
+  b.check(b.api().event_create(device.index, &ev), "stream fence: event_create");
   MFStatus st = b.api().event_record(device.index, ev, stream);
   if (st != MF_OK) {
     b.api().event_destroy(device.index, ev);
-    b.check(st, "collective: event_record");
+    b.check(st, "stream fence: event_record");
   }
   event_ = ev;
   api_ = &b.api();
@@ -41,14 +42,11 @@ void StreamFence::release() {
   event_ = nullptr;
 }
 
-void StreamFence::wait() {
-  if (!event_) return;
+bool StreamFence::wait() {
+  if (!event_) return true;
   MFStatus st = api_->event_synchronize(device_.index, event_);
   release();
-  // A kernel error stays with the stream and reaches Python at its next sync;
-  // the collective itself only needs the wait to have happened.
-  if (st != MF_OK && st != MF_NOT_READY)
-    throw CommError("collective: waiting for the compute stream of " + device_.str() + " failed");
+  return st == MF_OK || st == MF_NOT_READY;
 }
 
-}  // namespace monoflow::collective
+}  // namespace monoflow
