@@ -103,7 +103,8 @@ def parse_args(argv=None):
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--device", default="cpu")
     p.add_argument("--workers", type=int, default=0, help="DataLoader worker processes")
-    p.add_argument("--out", default=os.path.join("runs", "digits"), help="checkpoint, metrics and plot folder")
+    p.add_argument("--out", default=None,
+                   help="checkpoint, metrics and plot folder (default runs/digits, runs/digits-Nranks on N processes)")
     p.add_argument("--resume", action="store_true", help="continue from OUT/checkpoint.mf")
     p.add_argument("--stop-after", type=int, default=None, metavar="E",
                    help="stop after epoch E (the schedule still spans --epochs; resume later)")
@@ -153,6 +154,8 @@ def main(argv=None):
         raise SystemExit(f"--batch-size {args.batch_size} must be divisible by the {world} processes")
     print = builtins.print if rank == 0 else (lambda *a, **k: None)  # rank 0 reports for the job
 
+    if args.out is None:  # a multi-process run must not overwrite the single-process run's checkpoint
+        args.out = os.path.join("runs", "digits" if world == 1 else f"digits-{world}ranks")
     os.makedirs(args.out, exist_ok=True)
     ckpt_path = os.path.join(args.out, "checkpoint.mf")
     flow.manual_seed(args.seed)
