@@ -57,6 +57,8 @@ CASES = [
     ("LinearLR", dict(start_factor=1.0, end_factor=0.05, total_iters=25)),
     ("ConstantLR", dict(factor=0.25, total_iters=8)),
     ("PolynomialLR", dict(total_iters=20, power=2.0)),
+    ("CosineAnnealingWarmRestarts", dict(T_0=7)),
+    ("CosineAnnealingWarmRestarts", dict(T_0=3, T_mult=2, eta_min=0.001)),
 ]
 
 
@@ -246,3 +248,55 @@ def test_errors_and_warnings():
     with pytest.warns(UserWarning, match="before `optimizer.step\\(\\)`"):
         sched.step()
     assert math.isclose(fresh.param_groups[0]["lr"], 0.1)
+
+
+@pytest.mark.parametrize("kwargs", [dict(base_lr=0.01, max_lr=0.1, step_size_up=4),
+                                    dict(base_lr=[0.01, 0.001], max_lr=[0.1, 0.05], step_size_up=3,
+                                         step_size_down=5, mode="triangular2"),
+                                    dict(base_lr=0.01, max_lr=0.1, step_size_up=5, mode="exp_range", gamma=0.97),
+                                    dict(base_lr=0.01, max_lr=0.1, step_size_up=2, scale_fn=lambda x: 0.5 ** x,
+                                         scale_mode="iterations", cycle_momentum=False)])
+@pytest.mark.parametrize("name", ["SGD", "Adam"])
+def test_cyclic_lr(kwargs, name):
+    """CyclicLR's lr and momentum (or beta1) sequences, per batch."""
+    opts = dict(momentum=0.9) if name == "SGD" else {}
+    mf_opt, th_opt = optimizers(name, **opts)
+    a = lr_trace(mf_opt, mf_sched.CyclicLR(mf_opt, **kwargs), 40, momentum=kwargs.get("cycle_momentum", True))
+    b = lr_trace(th_opt, th_sched.CyclicLR(th_opt, **kwargs), 40, momentum=kwargs.get("cycle_momentum", True))
+    assert a == b
+
+
+def test_cyclic_lr_errors_and_state_dict():
+    mf_opt, th_opt = optimizers()
+    with pytest.raises(ValueError, match="mode is invalid"):
+        mf_sched.CyclicLR(mf_opt, 0.01, 0.1, mode="nope")
+    with pytest.raises(ValueError, match="momentum or beta1"):
+        mf_sched.CyclicLR(flow.optim.Adagrad([flow.zeros(2, requires_grad=True)]), 0.01, 0.1)
+    sched = mf_sched.CyclicLR(mf_opt, 0.01, 0.1, step_size_up=3, scale_fn=lambda x: 1.0)
+    for _ in range(4):
+        mf_opt.step()
+        sched.step()
+    state = sched.state_dict()
+    assert state["_scale_fn_custom"] is None and state["last_epoch"] == 4
+    other = mf_sched.CyclicLR(optimizers()[0], 0.01, 0.1, step_size_up=3, scale_fn=lambda x: 1.0)
+    other.load_state_dict(state)
+    assert other.last_epoch == 4 and other.get_lr() == sched.get_lr()
+
+
+def test_warm_restarts_fractional_epochs_and_errors():
+    """step(epoch) with fractional epochs (the per-batch use) follows torch."""
+    mf_opt, th_opt = optimizers()
+    mf = mf_sched.CosineAnnealingWarmRestarts(mf_opt, T_0=4, T_mult=2)
+    th = th_sched.CosineAnnealingWarmRestarts(th_opt, T_0=4, T_mult=2)
+    for epoch in [0.25 * i for i in range(60)]:
+        mf_opt.step()
+        th_opt.step()
+        mf.step(epoch)
+        th.step(epoch)
+        assert mf.get_last_lr() == th.get_last_lr()
+    for bad in (dict(T_0=0), dict(T_0=2.5), dict(T_0=3, T_mult=0)):
+        with pytest.raises(ValueError):
+            mf_sched.CosineAnnealingWarmRestarts(optimizers()[0], **bad)
+    with pytest.raises(ValueError, match="non-negative epoch"):
+        mf.step(-1)
+    assert mf_sched._LRScheduler is mf_sched.LRScheduler

@@ -1,9 +1,17 @@
 """monoflow.optim: optimizers and learning-rate schedulers (torch.optim's API)."""
 from monoflow.optim import lr_scheduler
+from monoflow.optim.adadelta import Adadelta
 from monoflow.optim.adagrad import Adagrad
 from monoflow.optim.adam import Adam, AdamW
+from monoflow.optim.adamax import Adamax
+from monoflow.optim.asgd import ASGD
+from monoflow.optim.lbfgs import LBFGS
+from monoflow.optim.nadam import NAdam
 from monoflow.optim.optimizer import Optimizer
+from monoflow.optim.radam import RAdam
 from monoflow.optim.rmsprop import RMSprop
+from monoflow.optim.rprop import Rprop
 from monoflow.optim.sgd import SGD
 
-__all__ = ["Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "SGD", "lr_scheduler"]
+__all__ = ["ASGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "NAdam", "Optimizer", "RAdam",
+           "RMSprop", "Rprop", "SGD", "lr_scheduler"]

@@ -121,9 +121,9 @@ class Optimizer:
         self.state = defaultdict(dict)
         self.param_groups = []
         groups = list(params)
-        if len(groups) == 0:
-            raise ValueError("optimizer got an empty parameter list")
-        if not isinstance(groups[0], dict):
+        # An empty list is accepted, as OneFlow does (torch raises): a graph
+        # or a model without trainable parameters still builds its optimizer.
+        if groups and not isinstance(groups[0], dict):
             groups = [{"params": groups}]
         for group in groups:
             self.add_param_group(group)

@@ -7,7 +7,8 @@ gives the settings of that module:
 
 A graph's module attributes are read through a ModuleView (as OneFlow's
 proxy modules): it forwards everything to the module, and its ``to``
-also accepts the GraphModule class. ``isinstance(view, type(module))`` holds.
+also accepts the GraphModule class (the settings) and nn.Module (the
+module itself). ``isinstance(view, type(module))`` holds.
 
 Note [Activation checkpointing in a graph]
     While the graph traces build (and during its eager first step), the
@@ -110,8 +111,13 @@ class ModuleView:
         return value
 
     def to(self, *args, **kwargs):
+        """``to(GraphModule)``: the module's graph settings; ``to(nn.Module)``:
+        the module itself (OneFlow's way to reach the eager module); otherwise
+        the module's own ``to``."""
         if len(args) == 1 and not kwargs and args[0] is GraphModule:
             return self._view_graph._graph_module(self._view_module, self._view_name)
+        if len(args) == 1 and not kwargs and args[0] is Module:
+            return self._view_module
         out = self._view_module.to(*args, **kwargs)
         return self if out is self._view_module else out
 

@@ -1,0 +1,51 @@
+"""Adamax (torch.optim.Adamax): Adam with an infinity-norm second moment.
+
+    m = lerp(m, g, 1 - beta1);  u = max(beta2 * u, |g| + eps)
+    p -= lr / (1 - beta1^t) * m / u
+"""
+from monoflow import _C, _creation
+from monoflow.autograd import no_grad
+from monoflow.optim._functional import addcdiv_
+from monoflow.optim._validate import check_betas, check_nonneg
+from monoflow.optim.optimizer import Optimizer
+
+__all__ = ["Adamax"]
+
+
+class Adamax(Optimizer):
+    """``Adamax(params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None, *,
+    maximize=False, differentiable=False, capturable=False)``."""
+
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None, *,
+                 maximize=False, differentiable=False, capturable=False):
+        check_nonneg(lr=lr, eps=eps, weight_decay=weight_decay)
+        check_betas(betas)
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, foreach=foreach, maximize=maximize,
+                        differentiable=differentiable, capturable=capturable)
+        super().__init__(params, defaults)
+
+    def step(self, closure=None):
+        """One update of every parameter that has a gradient; returns ``closure()``'s loss."""
+        loss = self._eval_closure(closure)
+        with no_grad(), self._shard_access():
+            for group in self.param_groups:
+                lr, (beta1, beta2), eps, wd = self._group_lr(group), group["betas"], group["eps"], \
+                    group["weight_decay"]
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    p, g, state = self._shards(p)
+                    if len(state) == 0:
+                        state["step"] = 0
+                        state["exp_avg"] = _creation.zeros_like(p)
+                        state["exp_inf"] = _creation.zeros_like(p)
+                    step = state["step"] = state["step"] + 1
+                    if group["maximize"]:
+                        g = -g
+                    if wd != 0:
+                        g = _C.add_alpha(g, p, wd)
+                    exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
+                    exp_avg.lerp_(g, 1 - beta1)
+                    exp_inf.mul_(beta2).clamp_(min=g.abs().add_(eps))  # max(beta2 * u, |g| + eps), in place
+                    addcdiv_(p, exp_avg, exp_inf, -lr / (1 - beta1 ** step))
+        return loss

@@ -1,0 +1,70 @@
+"""RAdam (torch.optim.RAdam): Adam whose adaptive step is switched on, and
+rectified, once the variance of the moment estimate is tractable.
+
+    m = lerp(m, g, 1 - beta1);  v = beta2 * v + (1 - beta2) * g * g
+    rho_t = rho_inf - 2 t beta2^t / (1 - beta2^t),  rho_inf = 2 / (1 - beta2) - 1
+    rho_t > 5:  p -= m / (1 - beta1^t) * lr * sqrt(1 - beta2^t) / (sqrt(v) + eps) * r_t
+    otherwise:  p -= m / (1 - beta1^t) * lr
+"""
+from monoflow import _C, _creation
+from monoflow.autograd import no_grad
+from monoflow.optim._functional import addcmul_
+from monoflow.optim._validate import check_betas, check_nonneg
+from monoflow.optim.optimizer import Optimizer
+
+__all__ = ["RAdam"]
+
+
+class RAdam(Optimizer):
+    """``RAdam(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, decoupled_weight_decay=False, *,
+    foreach=None, maximize=False, capturable=False, differentiable=False)``."""
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 decoupled_weight_decay=False, *, foreach=None, maximize=False, capturable=False,
+                 differentiable=False):
+        check_nonneg(lr=lr, eps=eps, weight_decay=weight_decay)
+        check_betas(betas)
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, maximize=maximize,
+                        foreach=foreach, capturable=capturable, decoupled_weight_decay=decoupled_weight_decay,
+                        differentiable=differentiable)
+        super().__init__(params, defaults)
+
+    def step(self, closure=None):
+        """One update of every parameter that has a gradient; returns ``closure()``'s loss."""
+        loss = self._eval_closure(closure)
+        with no_grad(), self._shard_access():
+            for group in self.param_groups:
+                lr, (beta1, beta2), eps, wd = self._group_lr(group), group["betas"], group["eps"], \
+                    group["weight_decay"]
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    p, g, state = self._shards(p)
+                    if len(state) == 0:
+                        state["step"] = 0
+                        state["exp_avg"] = _creation.zeros_like(p)
+                        state["exp_avg_sq"] = _creation.zeros_like(p)
+                    step = state["step"] = state["step"] + 1
+                    if group["maximize"]:
+                        g = -g
+                    if wd != 0:
+                        if group["decoupled_weight_decay"]:
+                            p.mul_(1 - lr * wd)
+                        else:
+                            g = _C.add_alpha(g, p, wd)
+                    exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+                    exp_avg.lerp_(g, 1 - beta1)
+                    addcmul_(exp_avg_sq.mul_(beta2), g, g, 1 - beta2)
+                    bias_correction1 = 1 - beta1 ** step
+                    bias_correction2 = 1 - beta2 ** step
+                    corrected = exp_avg / bias_correction1
+                    rho_inf = 2 / (1 - beta2) - 1
+                    rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
+                    if rho_t > 5.0:
+                        rect = ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
+                        # torch divides a number by a tensor as reciprocal() * number
+                        adaptive = exp_avg_sq.sqrt().add_(eps).reciprocal() * (bias_correction2 ** 0.5)
+                        p.sub_(corrected * lr * adaptive * rect)
+                    else:
+                        p.sub_(corrected * lr)
+        return loss

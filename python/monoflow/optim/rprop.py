@@ -1,0 +1,52 @@
+"""Rprop (torch.optim.Rprop): per-element step sizes grown by etaplus while
+the gradient keeps its sign and shrunk by etaminus when it flips (that
+element then skips its update); parameters move by sign(g) * step size."""
+from monoflow import _creation
+from monoflow.autograd import no_grad
+from monoflow.optim._functional import addcmul_
+from monoflow.optim._validate import check_nonneg
+from monoflow.optim.optimizer import Optimizer
+
+__all__ = ["Rprop"]
+
+
+class Rprop(Optimizer):
+    """``Rprop(params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *, capturable=False, foreach=None,
+    maximize=False, differentiable=False)``."""
+
+    def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *, capturable=False, foreach=None,
+                 maximize=False, differentiable=False):
+        check_nonneg(lr=lr)
+        if not 0.0 < etas[0] < 1.0 < etas[1]:
+            raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
+        defaults = dict(lr=lr, etas=etas, step_sizes=step_sizes, foreach=foreach, maximize=maximize,
+                        differentiable=differentiable, capturable=capturable)
+        super().__init__(params, defaults)
+
+    def step(self, closure=None):
+        """One update of every parameter that has a gradient; returns ``closure()``'s loss."""
+        loss = self._eval_closure(closure)
+        with no_grad(), self._shard_access():
+            for group in self.param_groups:
+                etaminus, etaplus = group["etas"]
+                size_min, size_max = group["step_sizes"]
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    p, g, state = self._shards(p)
+                    if len(state) == 0:
+                        state["step"] = 0
+                        state["prev"] = _creation.zeros_like(p)
+                        state["step_size"] = _creation.full_like(g, self._group_lr(group))
+                    state["step"] += 1
+                    if group["maximize"]:
+                        g = -g
+                    prev, step_size = state["prev"], state["step_size"]
+                    sign = g.mul(prev).sign()
+                    factor = (sign.masked_fill(sign.gt(0), etaplus).masked_fill(sign.lt(0), etaminus)
+                              .masked_fill(sign.eq(0), 1))
+                    step_size.mul_(factor).clamp_(size_min, size_max)
+                    g = g.masked_fill(factor.eq(etaminus), 0)
+                    addcmul_(p, g.sign(), step_size, -1)
+                    prev.copy_(g)
+        return loss
