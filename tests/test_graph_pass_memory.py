@@ -257,16 +257,19 @@ def test_training_with_dropout_keeps_eagers_random_numbers(slots, threads):
 
 def test_linear_weight_gradient_is_made_in_the_weights_layout():
     # Note [Gradients in the operand's layout] (ops_matmul.cc): dW = dy^T @ x,
-    # row-major like W, no transposing copy; the same numbers as before
-    # ((x^T @ dy)^T, bit for bit) and as torch.
-    import torch
+    # row-major like W, no transposing copy; the same sums as the other order
+    # ((x^T @ dy)^T), which BLAS may block differently: equal within the
+    # rounding bound of a 9-term float32 dot product, and close to torch's.
+    torch = pytest.importorskip("torch")
 
     rng = np.random.default_rng(3)
     x, w, g = (rng.standard_normal(s).astype(np.float32) for s in [(9, 13), (5, 13), (9, 5)])
     wt = flow.tensor(w, requires_grad=True)
     F.linear(flow.tensor(x), wt).backward(flow.tensor(g))
     assert wt.grad.stride() == (13, 1)
-    np.testing.assert_array_equal(np_of(wt.grad), np_of((flow.tensor(x).T @ flow.tensor(g)).T))
+    other_order = np_of((flow.tensor(x).T @ flow.tensor(g)).T)
+    bound = 2 * x.shape[0] * 2.0 ** -24 * (np.abs(g).T @ np.abs(x))  # |fl(sum) - sum| <= n u sum|terms|, both orders
+    assert np.all(np.abs(np_of(wt.grad) - other_order) <= bound)
     tw = torch.tensor(w, requires_grad=True)
     torch.nn.functional.linear(torch.tensor(x), tw).backward(torch.tensor(g))
     np.testing.assert_allclose(np_of(wt.grad), tw.grad.numpy(), rtol=1e-5, atol=1e-5)
