@@ -1,10 +1,12 @@
-"""Pooling: max_pool1d/2d, avg_pool1d/2d, adaptive_avg_pool1d/2d, adaptive_max_pool1d/2d
-(torch.nn.functional's API). The kernels and derivatives are the C++ core's;
-1-D variants run as 2-D pooling over a unit height."""
+"""Pooling: max_pool1d/2d/3d, avg_pool1d/2d/3d, adaptive_avg_pool1d/2d/3d,
+adaptive_max_pool1d/2d/3d (torch.nn.functional's API). The kernels and
+derivatives are the C++ core's 2-D ones; 1-D variants run as 2-D pooling over
+a unit height, 3-D ones as a 2-D pool then a 1-D pool (see below)."""
 from monoflow import _C
 
 __all__ = ["max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
-           "adaptive_max_pool1d", "adaptive_max_pool2d"]
+           "adaptive_max_pool1d", "adaptive_max_pool2d", "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d",
+           "adaptive_max_pool3d"]
 
 
 def _one(v, op, what):
@@ -97,3 +99,101 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
     out, idx = _C.nn_adaptive_max_pool2d(input.unsqueeze(-2), (1, o))
     out = out.squeeze(-2)
     return (out, idx.squeeze(-2)) if return_indices else out
+
+
+# -- 3-D pooling. Max and average over a box are separable: the pool over
+# (H, W) runs as the 2-D kernel, then the pool over D as a 1-D pool of the
+# result (its windows along D do not depend on H or W), so the 2-D kernels
+# and their derivatives serve. The divisors of average pooling are products
+# of per-dim counts, so they separate too.
+
+def _triple(v, op, what):
+    if isinstance(v, int):
+        return (v, v, v)
+    v = tuple(v)
+    if len(v) == 1:
+        return v * 3
+    if len(v) != 3:
+        raise ValueError(f"{op}: {what} must be an int or a 3-tuple, but got {v!r}")
+    return v
+
+
+def _check_3d(input, op):
+    if input.dim() not in (4, 5):
+        raise RuntimeError(f"{op}: expected a 4D or 5D (batch mode) tensor, but got input of size "
+                           f"{list(input.shape)}")
+
+
+def _pool_3d(input, op, pool_hw, pool_d):
+    """Runs ``pool_hw`` on (B, D, H, W) -> (B, D, H', W') [, indices into H*W]
+    and ``pool_d`` on (B, H'*W', D) -> (B, H'*W', D') [, indices into D];
+    returns (output, flat indices into D*H*W or None)."""
+    _check_3d(input, op)
+    unbatched = input.dim() == 4
+    x = input.unsqueeze(0) if unbatched else input
+    n, c, d, h, w = x.shape
+    y, idx_hw = pool_hw(x.reshape(n * c, d, h, w))
+    oh, ow = y.shape[-2], y.shape[-1]
+    z, idx_d = pool_d(y.permute(0, 2, 3, 1).reshape(n * c, oh * ow, d))
+    od = z.shape[-1]
+    out = z.reshape(n, c, oh, ow, od).permute(0, 1, 4, 2, 3)
+    indices = None
+    if idx_hw is not None:
+        hw = idx_hw.permute(0, 2, 3, 1).reshape(n * c, oh * ow, d).gather(2, idx_d)
+        indices = (idx_d * (h * w) + hw).reshape(n, c, oh, ow, od).permute(0, 1, 4, 2, 3)
+    if unbatched:
+        out = out.squeeze(0)
+        indices = indices.squeeze(0) if indices is not None else None
+    return out, indices
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """Max over kD x kH x kW windows of [N, C, D, H, W] (or [C, D, H, W]);
+    indices are flat into each D*H*W volume."""
+    k = _triple(kernel_size, "max_pool3d", "kernel_size")
+    s = k if stride is None or (not isinstance(stride, int) and len(tuple(stride)) == 0) else _triple(
+        stride, "max_pool3d", "stride")
+    p = _triple(padding, "max_pool3d", "padding")
+    dl = _triple(dilation, "max_pool3d", "dilation")
+    out, idx = _pool_3d(
+        input, "max_pool3d",
+        lambda t: _C.nn_max_pool2d(t, k[1:], s[1:], p[1:], dl[1:], ceil_mode),
+        lambda t: max_pool1d(t, k[0], s[0], p[0], dl[0], ceil_mode, return_indices=True))
+    return (out, idx) if return_indices else out
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    """Mean over kD x kH x kW windows of [N, C, D, H, W] (or [C, D, H, W])."""
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("avg_pool3d: divisor must be not zero")
+    k = _triple(kernel_size, "avg_pool3d", "kernel_size")
+    s = k if stride is None or (not isinstance(stride, int) and len(tuple(stride)) == 0) else _triple(
+        stride, "avg_pool3d", "stride")
+    p = _triple(padding, "avg_pool3d", "padding")
+    # with a divisor override both passes sum (divisor 1), and the total is divided once
+    div = 0 if divisor_override is None else 1
+    out, _ = _pool_3d(
+        input, "avg_pool3d",
+        lambda t: (_C.nn_avg_pool2d(t, k[1:], s[1:], p[1:], ceil_mode, count_include_pad, div), None),
+        lambda t: (_C.nn_avg_pool2d(t.unsqueeze(-2), (1, k[0]), (1, s[0]), (0, p[0]), ceil_mode,
+                                    count_include_pad, div).squeeze(-2), None))
+    return out if divisor_override is None else out / divisor_override
+
+
+def adaptive_avg_pool3d(input, output_size):
+    """Mean over the adaptive windows that split D x H x W into output_size cells."""
+    _check_3d(input, "adaptive_avg_pool3d")
+    od, oh, ow = _adaptive_size(input, output_size, 3)
+    out, _ = _pool_3d(input, "adaptive_avg_pool3d", lambda t: (_C.nn_adaptive_avg_pool2d(t, (oh, ow)), None),
+                      lambda t: (adaptive_avg_pool1d(t, od), None))
+    return out
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    """Max over the adaptive windows that split D x H x W into output_size cells."""
+    _check_3d(input, "adaptive_max_pool3d")
+    od, oh, ow = _adaptive_size(input, output_size, 3)
+    out, idx = _pool_3d(input, "adaptive_max_pool3d", lambda t: _C.nn_adaptive_max_pool2d(t, (oh, ow)),
+                        lambda t: adaptive_max_pool1d(t, od, return_indices=True))
+    return (out, idx) if return_indices else out

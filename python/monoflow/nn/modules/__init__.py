@@ -7,10 +7,15 @@ from monoflow.nn.modules.container import *  # noqa: F401,F403
 from monoflow.nn.modules.conv import *  # noqa: F401,F403
 from monoflow.nn.modules.dropout import *  # noqa: F401,F403
 from monoflow.nn.modules.flatten import *  # noqa: F401,F403
+from monoflow.nn.modules.fold import *  # noqa: F401,F403
+from monoflow.nn.modules.instancenorm import *  # noqa: F401,F403
 from monoflow.nn.modules.linear import *  # noqa: F401,F403
 from monoflow.nn.modules.loss import *  # noqa: F401,F403
 from monoflow.nn.modules.normalization import *  # noqa: F401,F403
+from monoflow.nn.modules.padding import *  # noqa: F401,F403
+from monoflow.nn.modules.pixelshuffle import *  # noqa: F401,F403
 from monoflow.nn.modules.pooling import *  # noqa: F401,F403
 from monoflow.nn.modules.rnn import *  # noqa: F401,F403
 from monoflow.nn.modules.sparse import *  # noqa: F401,F403
 from monoflow.nn.modules.transformer import *  # noqa: F401,F403
+from monoflow.nn.modules.upsampling import *  # noqa: F401,F403

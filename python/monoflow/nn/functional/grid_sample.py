@@ -1,0 +1,117 @@
+"""affine_grid and grid_sample (spatial transformer networks), 2-D and 3-D
+affine grids, 2-D sampling, torch's conventions.
+
+grid_sample is a composite: the sampling positions are unnormalised from
+[-1, 1], the corner pixels gathered from the flattened image, and the
+result is the sum of the corners times their weights. The weights are
+differentiable functions of the grid and the gather's gradient is a
+scatter-add, so autograd gives both gradients (input and grid) with no
+kernel of its own.
+"""
+from monoflow import _C, _creation
+from monoflow._dtypes import int64
+from monoflow.ops_random import linspace
+from monoflow.ops_shape import stack
+
+__all__ = ["affine_grid", "grid_sample"]
+
+
+def _base_coords(steps, align_corners, like):
+    """The normalised centres of ``steps`` pixels, as torch's affine_grid."""
+    if steps <= 1:
+        return _creation.zeros(max(steps, 1), dtype=like.dtype, device=like.device)
+    coords = linspace(-1, 1, steps, dtype=like.dtype, device=like.device)
+    return coords if align_corners else coords * ((steps - 1) / steps)
+
+
+def affine_grid(theta, size, align_corners=None):
+    """The sampling grid of the affine maps ``theta`` (N, 2, 3) for an output of
+    ``size`` (N, C, H, W) -> (N, H, W, 2); (N, 3, 4) and (N, C, D, H, W) -> (N, D, H, W, 3)."""
+    if not isinstance(theta, _C.TensorBase):
+        raise TypeError(f"affine_grid(): argument 'theta' must be Tensor, not {type(theta).__name__}")
+    if not theta.is_floating_point():
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    align_corners = bool(align_corners)
+    size = tuple(size)
+    if len(size) == 4:
+        if theta.dim() != 3 or tuple(theta.shape[1:]) != (2, 3):
+            raise ValueError(f"Expected a batch of 2D affine matrices of shape Nx2x3 for size {list(size)}. "
+                             f"Got {list(theta.shape)}.")
+        n, _, h, w = size
+        xs = _base_coords(w, align_corners, theta).reshape(1, w).expand(h, w)
+        ys = _base_coords(h, align_corners, theta).reshape(h, 1).expand(h, w)
+        base = stack([xs, ys, _creation.ones((h, w), dtype=theta.dtype, device=theta.device)], -1)
+        return base.reshape(1, h * w, 3).matmul(theta.transpose(1, 2)).reshape(n, h, w, 2)
+    if len(size) == 5:
+        if theta.dim() != 3 or tuple(theta.shape[1:]) != (3, 4):
+            raise ValueError(f"Expected a batch of 3D affine matrices of shape Nx3x4 for size {list(size)}. "
+                             f"Got {list(theta.shape)}.")
+        n, _, d, h, w = size
+        xs = _base_coords(w, align_corners, theta).reshape(1, 1, w).expand(d, h, w)
+        ys = _base_coords(h, align_corners, theta).reshape(1, h, 1).expand(d, h, w)
+        zs = _base_coords(d, align_corners, theta).reshape(d, 1, 1).expand(d, h, w)
+        base = stack([xs, ys, zs, _creation.ones((d, h, w), dtype=theta.dtype, device=theta.device)], -1)
+        return base.reshape(1, d * h * w, 4).matmul(theta.transpose(1, 2)).reshape(n, d, h, w, 3)
+    raise NotImplementedError(f"affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
+                              f"respectively. Got size {list(size)}.")
+
+
+def _unnormalize(coord, size, align_corners):
+    if align_corners:
+        return (coord + 1) / 2 * (size - 1)
+    return ((coord + 1) * size - 1) / 2
+
+
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    """Samples (N, C, H, W) ``input`` at the normalised (x, y) positions of
+    ``grid`` (N, Ho, Wo, 2) -> (N, C, Ho, Wo). mode: bilinear | nearest;
+    padding_mode: zeros | border."""
+    if not isinstance(input, _C.TensorBase) or not isinstance(grid, _C.TensorBase):
+        raise TypeError("grid_sample(): input and grid must be Tensors")
+    if mode not in ("bilinear", "nearest", "bicubic"):
+        raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', "
+                         f"but got: '{mode}'")
+    if padding_mode not in ("zeros", "border", "reflection"):
+        raise ValueError(f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
+                         f"'reflection', but got: '{padding_mode}'")
+    if mode == "bicubic" or padding_mode == "reflection":
+        raise NotImplementedError(f"grid_sample(): mode={mode!r} with padding_mode={padding_mode!r} is not "
+                                  "supported (bilinear/nearest with zeros/border padding are)")
+    if input.dim() != 4:
+        raise NotImplementedError(f"grid_sample(): only 4-D input is supported, got {input.dim()}-D")
+    if grid.dim() != 4 or grid.shape[-1] != 2 or grid.shape[0] != input.shape[0]:
+        raise RuntimeError(f"grid_sampler(): expected grid of shape [{input.shape[0]}, H, W, 2] for 4-D input, "
+                           f"but got {list(grid.shape)}")
+    align_corners = bool(align_corners)
+    n, c, h, w = input.shape
+    ho, wo = grid.shape[1], grid.shape[2]
+    ix = _unnormalize(grid[..., 0], w, align_corners)
+    iy = _unnormalize(grid[..., 1], h, align_corners)
+    if padding_mode == "border":
+        ix, iy = ix.clamp(0, w - 1), iy.clamp(0, h - 1)
+    flat = input.reshape(n, c, h * w)
+
+    def corner(px, py):
+        """input at integer positions (px, py) (N, Ho, Wo), zero outside the image."""
+        inside = (px >= 0) & (px <= w - 1) & (py >= 0) & (py <= h - 1)
+        index = (py.clamp(0, h - 1) * w + px.clamp(0, w - 1)).to(int64).reshape(n, 1, ho * wo)
+        values = flat.gather(2, index.expand(n, c, ho * wo)).reshape(n, c, ho, wo)
+        return values * inside.to(input.dtype).unsqueeze(1)
+
+    if mode == "nearest":
+        with _no_grad():
+            px, py = ix.round(), iy.round()
+        return corner(px, py)
+    with _no_grad():
+        x0, y0 = ix.floor(), iy.floor()
+    x1, y1 = x0 + 1, y0 + 1
+    wx1, wy1 = ix - x0, iy - y0
+    wx0, wy0 = x1 - ix, y1 - iy
+    return (corner(x0, y0) * (wx0 * wy0).unsqueeze(1) + corner(x1, y0) * (wx1 * wy0).unsqueeze(1)
+            + corner(x0, y1) * (wx0 * wy1).unsqueeze(1) + corner(x1, y1) * (wx1 * wy1).unsqueeze(1))
+
+
+def _no_grad():
+    from monoflow.autograd import no_grad
+
+    return no_grad()

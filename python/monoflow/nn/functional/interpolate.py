@@ -1,0 +1,157 @@
+"""interpolate / upsample (torch.nn.functional's): nearest, nearest-exact,
+linear, bilinear, trilinear, bicubic and area resampling of the trailing
+1-3 spatial dims.
+
+Every mode but area is separable: the output is resampled one spatial dim
+at a time, last dim first, each time as a weighted sum of rows picked by
+index_select. That is the nesting torch's kernels use (the innermost sum is
+over the width), so results agree to rounding, and autograd gets the
+gradients (index_select's is a scatter-add) with no kernel of its own. Area
+is adaptive average pooling, as in torch.
+"""
+import math
+
+import numpy as np
+
+from monoflow import _C, _creation
+from monoflow.nn.functional import pooling
+
+__all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear"]
+
+_LINEAR = {"linear": 1, "bilinear": 2, "trilinear": 3}
+_MODES = ("nearest", "nearest-exact", "linear", "bilinear", "trilinear", "bicubic", "area")
+
+
+def _output_size(input, n, size, scale_factor, recompute):
+    """(output sizes, scales handed to the index computation: 1/scale_factor or None)."""
+    if (size is None) == (scale_factor is None):
+        raise ValueError("only one of size or scale_factor should be defined")
+    spatial = tuple(input.shape[2:])
+    if size is not None:
+        sizes = tuple(size) if isinstance(size, (list, tuple)) else (size,) * n
+        if len(sizes) != n:
+            raise ValueError(f"Input and output must have the same number of spatial dimensions, but got input "
+                             f"with spatial dimensions of {list(spatial)} and output size of {list(sizes)}. Please "
+                             f"provide input tensor in (N, C, d1, d2, ...,dK) format and output size in "
+                             f"(o1, o2, ...,oK) format.")
+        return tuple(int(s) for s in sizes), (None,) * n
+    factors = tuple(scale_factor) if isinstance(scale_factor, (list, tuple)) else (scale_factor,) * n
+    if len(factors) != n:
+        raise ValueError(f"Input and scale_factor must have the same number of spatial dimensions, but got input "
+                         f"with spatial dimensions of {list(spatial)} and scale_factor of shape {list(factors)}.")
+    sizes = tuple(int(math.floor(float(s) * float(f))) for s, f in zip(spatial, factors))
+    if recompute:
+        return sizes, (None,) * n
+    return sizes, tuple(float(f) for f in factors)
+
+
+def _scale(in_size, out_size, align_corners, scale_factor):
+    if align_corners:
+        return (in_size - 1) / (out_size - 1) if out_size > 1 else 0.0
+    if scale_factor is not None and scale_factor > 0:
+        return 1.0 / scale_factor
+    return in_size / out_size
+
+
+def _select(x, dim, index):
+    return x.index_select(dim, _creation.tensor(index, device=x.device))
+
+
+def _weights(w, x, dim):
+    """A weight per output position, shaped to broadcast along ``dim`` of x."""
+    shape = [1] * x.dim()
+    shape[dim] = len(w)
+    return _creation.tensor(w, dtype=x.dtype, device=x.device).reshape(shape)
+
+
+def _resample_dim(x, dim, out_size, mode, align_corners, scale_factor):
+    in_size = x.shape[dim]
+    # the index arithmetic in the input's precision, as torch's kernels
+    acc = np.float64 if x.dtype == _float64() else np.float32
+    scale = acc(_scale(in_size, out_size, align_corners, scale_factor))
+    dst = np.arange(out_size, dtype=acc)
+    if mode == "nearest":
+        src = np.minimum(np.floor(dst * scale).astype(np.int64), in_size - 1)
+        return _select(x, dim, src)
+    if mode == "nearest-exact":
+        src = np.minimum(np.floor((dst + acc(0.5)) * scale).astype(np.int64), in_size - 1)
+        return _select(x, dim, src)
+    if align_corners:
+        real = dst * scale
+    else:
+        real = scale * (dst + acc(0.5)) - acc(0.5)
+    if mode == "bicubic":
+        i0 = np.floor(real).astype(np.int64)
+        t = (real - i0).astype(acc)
+        a = acc(-0.75)
+        near = lambda s: ((a + 2) * s - (a + 3)) * s * s + 1  # noqa: E731  |s| <= 1
+        far = lambda s: ((a * s - 5 * a) * s + 8 * a) * s - 4 * a  # noqa: E731  1 < |s| < 2
+        coeffs = (far(t + 1), near(t), near(1 - t), far(2 - t))
+        out = None
+        for k, c in enumerate(coeffs):
+            term = _select(x, dim, np.clip(i0 - 1 + k, 0, in_size - 1)) * _weights(c, x, dim)
+            out = term if out is None else out + term
+        return out
+    real = np.maximum(real, acc(0))
+    i0 = np.minimum(np.floor(real).astype(np.int64), in_size - 1)
+    i1 = np.minimum(i0 + 1, in_size - 1)
+    lam1 = np.clip(real - i0, 0, 1).astype(acc)
+    lam0 = (acc(1) - lam1).astype(acc)
+    return _select(x, dim, i0) * _weights(lam0, x, dim) + _select(x, dim, i1) * _weights(lam1, x, dim)
+
+
+def _float64():
+    from monoflow._dtypes import float64
+
+    return float64
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    """Resamples the trailing spatial dims of (N, C, *spatial) to ``size`` or by ``scale_factor``."""
+    if not isinstance(input, _C.TensorBase):
+        raise TypeError(f"interpolate(): argument 'input' must be Tensor, not {type(input).__name__}")
+    if mode not in _MODES:
+        raise NotImplementedError(f"interpolate(): mode {mode!r} is not supported (one of {', '.join(_MODES)})")
+    if antialias:
+        raise NotImplementedError("interpolate(): antialias=True is not supported")
+    n = input.dim() - 2
+    if n < 1 or n > 3:
+        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) "
+                                  f"for the modes: nearest | linear | bilinear | bicubic | trilinear | area | "
+                                  f"nearest-exact (got {mode})")
+    if mode in ("nearest", "nearest-exact", "area"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating modes: "
+                             "linear | bilinear | bicubic | trilinear")
+        align_corners = False
+    elif align_corners is None:
+        align_corners = False
+    if mode in _LINEAR and _LINEAR[mode] != n:
+        raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {_LINEAR[mode] + 2}D input")
+    if mode == "bicubic" and n != 2:
+        raise NotImplementedError(f"Got {input.dim()}D input, but bicubic mode needs 4D input")
+    sizes, factors = _output_size(input, n, size, scale_factor, recompute_scale_factor)
+    if mode == "area":
+        if n == 1:
+            return pooling.adaptive_avg_pool1d(input, sizes)
+        if n == 2:
+            return pooling.adaptive_avg_pool2d(input, sizes)
+        return pooling.adaptive_avg_pool3d(input, sizes)
+    x = input
+    for k in range(n - 1, -1, -1):
+        x = _resample_dim(x, 2 + k, sizes[k], mode, align_corners, factors[k])
+    return x
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    """Deprecated spelling of interpolate."""
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)

@@ -1,0 +1,42 @@
+"""pixel_shuffle / pixel_unshuffle: moving r*r channels into an r-times
+finer spatial grid and back (a reshape, a permute and a reshape)."""
+
+__all__ = ["pixel_shuffle", "pixel_unshuffle"]
+
+
+def _check(input, op, factor, what):
+    if not isinstance(factor, int) or isinstance(factor, bool):
+        raise TypeError(f"{op}(): argument '{what}' must be int, not {type(factor).__name__}")
+    if factor <= 0:
+        raise RuntimeError(f"{op} expects a positive {what}, but got {factor}")
+    if input.dim() < 3:
+        raise RuntimeError(f"{op} expects input to have at least 3 dimensions, but got input with "
+                           f"{input.dim()} dimension(s)")
+
+
+def pixel_shuffle(input, upscale_factor):
+    """(*, C*r*r, H, W) -> (*, C, H*r, W*r)."""
+    _check(input, "pixel_shuffle", upscale_factor, "upscale_factor")
+    r = upscale_factor
+    *batch, c, h, w = input.shape
+    if c % (r * r):
+        raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the square "
+                           f"of upscale_factor, but input.size(-3)={c} is not divisible by {r * r}")
+    n = len(batch)
+    x = input.reshape(*batch, c // (r * r), r, r, h, w)
+    x = x.permute(*range(n), n, n + 3, n + 1, n + 4, n + 2)
+    return x.reshape(*batch, c // (r * r), h * r, w * r)
+
+
+def pixel_unshuffle(input, downscale_factor):
+    """(*, C, H*r, W*r) -> (*, C*r*r, H, W)."""
+    _check(input, "pixel_unshuffle", downscale_factor, "downscale_factor")
+    r = downscale_factor
+    *batch, c, h, w = input.shape
+    if h % r or w % r:
+        raise RuntimeError(f"pixel_unshuffle expects height and width to be divisible by downscale_factor, but "
+                           f"got height={h}, width={w}, downscale_factor={r}")
+    n = len(batch)
+    x = input.reshape(*batch, c, h // r, r, w // r, r)
+    x = x.permute(*range(n), n, n + 2, n + 4, n + 1, n + 3)
+    return x.reshape(*batch, c * r * r, h // r, w // r)

@@ -1,0 +1,83 @@
+"""InstanceNorm1d/2d/3d: each (sample, channel) normalised over its own
+spatial positions, with optional affine parameters and running statistics."""
+from monoflow import _creation
+from monoflow._dtypes import int64
+from monoflow.nn import functional as F
+from monoflow.nn.module import Module
+from monoflow.nn.modules._factory import empty
+from monoflow.nn.parameter import Parameter
+
+__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
+
+
+class _InstanceNorm(Module):
+    _spatial = 1
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False, track_running_stats=False, device=None,
+                 dtype=None):
+        super().__init__()
+        kw = {"device": device, "dtype": dtype}
+        self.num_features = num_features
+        self.eps = eps
+        self.momentum = momentum
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if affine:
+            self.weight = Parameter(empty(num_features, **kw))
+            self.bias = Parameter(empty(num_features, **kw))
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        if track_running_stats:
+            self.register_buffer("running_mean", _creation.zeros(num_features, **kw))
+            self.register_buffer("running_var", _creation.ones(num_features, **kw))
+            self.register_buffer("num_batches_tracked", _creation.zeros((), dtype=int64, device=device))
+        else:
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
+        self.reset_parameters()
+
+    def reset_running_stats(self):
+        if self.track_running_stats:
+            self.running_mean.zero_()
+            self.running_var.fill_(1)
+            self.num_batches_tracked.zero_()
+
+    def reset_parameters(self):
+        self.reset_running_stats()
+        if self.affine:
+            self.weight.data.fill_(1)
+            self.bias.data.zero_()
+
+    def forward(self, input):
+        name = type(self).__name__
+        if input.dim() not in (self._spatial + 1, self._spatial + 2):
+            raise ValueError(f"{name}: expected {self._spatial + 1}D or {self._spatial + 2}D input "
+                             f"(got {input.dim()}D input)")
+        unbatched = input.dim() == self._spatial + 1
+        if unbatched:
+            input = input.unsqueeze(0)
+        if input.shape[1] != self.num_features and self.affine:
+            raise ValueError(f"{name}: expected input's size at dim=1 to match num_features ({self.num_features}), "
+                             f"but got: {input.shape[1]}.")
+        out = F.instance_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
+                              self.training or not self.track_running_stats,
+                              self.momentum if self.momentum is not None else 0.0, self.eps)
+        return out.squeeze(0) if unbatched else out
+
+    def extra_repr(self):
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
+                f"track_running_stats={self.track_running_stats}")
+
+
+class InstanceNorm1d(_InstanceNorm):
+    _spatial = 1
+
+
+class InstanceNorm2d(_InstanceNorm):
+    _spatial = 2
+
+
+class InstanceNorm3d(_InstanceNorm):
+    _spatial = 3

@@ -1,0 +1,120 @@
+"""Padding layers: constant/zero, reflection, replication and circular
+padding of the last 1, 2 or 3 dims (torch.nn's API), over F.pad."""
+from monoflow.nn import functional as F
+from monoflow.nn.module import Module
+
+__all__ = ["ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d",
+           "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
+           "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d"]
+
+
+def _pads(padding, n, name):
+    """An int or a 2n-tuple (left, right, top, bottom, front, back) as a 2n-tuple."""
+    if isinstance(padding, int):
+        return (padding,) * (2 * n)
+    padding = tuple(padding)
+    if len(padding) != 2 * n or not all(isinstance(p, int) for p in padding):
+        raise ValueError(f"{name}: padding must be an int or a tuple of {2 * n} ints, but got {padding!r}")
+    return padding
+
+
+class _PadNd(Module):
+    _dims = 1
+    _mode = "constant"
+
+    def __init__(self, padding):
+        super().__init__()
+        self.padding = _pads(padding, self._dims, type(self).__name__)
+
+    def _check(self, input):
+        if input.dim() not in (self._dims + 1, self._dims + 2):
+            raise ValueError(f"{type(self).__name__}: expected {self._dims + 1}D or {self._dims + 2}D input, "
+                             f"but got {input.dim()}D input")
+
+    def forward(self, input):
+        self._check(input)
+        return F.pad(input, self.padding, self._mode)
+
+    def extra_repr(self):
+        return f"{self.padding}"
+
+
+class _ConstantPadNd(_PadNd):
+    def __init__(self, padding, value):
+        super().__init__(padding)
+        self.value = value
+
+    def forward(self, input):
+        self._check(input)
+        return F.pad(input, self.padding, "constant", self.value)
+
+    def extra_repr(self):
+        return f"padding={self.padding}, value={self.value}"
+
+
+class ConstantPad1d(_ConstantPadNd):
+    _dims = 1
+
+
+class ConstantPad2d(_ConstantPadNd):
+    _dims = 2
+
+
+class ConstantPad3d(_ConstantPadNd):
+    _dims = 3
+
+
+class _ZeroPadNd(_ConstantPadNd):
+    def __init__(self, padding):
+        super().__init__(padding, 0.0)
+
+    def extra_repr(self):
+        return f"{self.padding}"
+
+
+class ZeroPad1d(_ZeroPadNd):
+    _dims = 1
+
+
+class ZeroPad2d(_ZeroPadNd):
+    _dims = 2
+
+
+class ZeroPad3d(_ZeroPadNd):
+    _dims = 3
+
+
+class ReflectionPad1d(_PadNd):
+    _dims, _mode = 1, "reflect"
+
+
+class ReflectionPad2d(_PadNd):
+    _dims, _mode = 2, "reflect"
+
+
+class ReflectionPad3d(_PadNd):
+    _dims, _mode = 3, "reflect"
+
+
+class ReplicationPad1d(_PadNd):
+    _dims, _mode = 1, "replicate"
+
+
+class ReplicationPad2d(_PadNd):
+    _dims, _mode = 2, "replicate"
+
+
+class ReplicationPad3d(_PadNd):
+    _dims, _mode = 3, "replicate"
+
+
+class CircularPad1d(_PadNd):
+    _dims, _mode = 1, "circular"
+
+
+class CircularPad2d(_PadNd):
+    _dims, _mode = 2, "circular"
+
+
+class CircularPad3d(_PadNd):
+    _dims, _mode = 3, "circular"
