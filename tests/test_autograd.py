@@ -16,6 +16,7 @@ try:
     import torch
 except ImportError:  # pragma: no cover
     torch = None
+needs_torch = pytest.mark.skipif(torch is None, reason="needs PyTorch, the reference oracle (pip install torch)")
 
 
 def rnd(*shape, seed=0):
@@ -237,7 +238,7 @@ def test_inplace_on_nonleaf_rebases_history(device):
     np.testing.assert_allclose(x.grad.numpy(), 2 * a)
 
 
-@pytest.mark.skipif(torch is None, reason="torch oracle")
+@needs_torch
 def test_setitem_on_views_matches_torch(device):
     a, v = rnd(3, 4), rnd(3, seed=5)
 
@@ -255,6 +256,7 @@ def test_setitem_on_views_matches_torch(device):
     np.testing.assert_allclose(val.grad.numpy(), vt.grad.numpy(), rtol=1e-12)
 
 
+@needs_torch
 def test_views_made_before_an_inplace_write_follow_it(device):
     # Note [Stale views]: a and c were made before the write through b
     a0 = rnd(3, 3)
