@@ -58,6 +58,15 @@ def test_to_graph_module_gives_the_settings():
     assert "activation_checkpointing=True" in repr(graph)
 
 
+def test_to_module_gives_the_eager_module():
+    """OneFlow's ``graph.model.to(flow.nn.Module)``: the module behind the view."""
+    model = _deep_mlp(1)
+    graph = CkptGraph(model, flow.optim.SGD(model.parameters(), lr=0.1), checkpointed=False)
+    assert graph.model.to(flow.nn.Module) is model
+    assert graph.model[0].to(nn.Module) is model[0]
+    assert type(graph.model[1].to(nn.Module)) is nn.Linear
+
+
 @pytest.mark.parametrize("opt_kind", ["sgd", "adam"])
 def test_checkpointed_graph_trains_like_the_plain_graph_and_eager(opt_kind):
     def make_opt(m):

@@ -4,6 +4,9 @@ from monoflow import _C
 from monoflow.autograd.function import Function, FunctionCtx
 from monoflow.autograd.grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from monoflow.autograd.gradcheck import GradcheckError, gradcheck
+from monoflow.autograd.anomaly_mode import (detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled,
+                                            set_detect_anomaly)
+from monoflow.autograd import functional  # noqa: E402
 
 
 def _seq(x):
@@ -21,10 +24,11 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     _C.backward(tensors, grads, retain_graph, create_graph, _seq(inputs))
 
 
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=None,
-         materialize_grads=False):
-    """The gradients of ``outputs`` with respect to ``inputs``, returned (not accumulated)."""
-    single = not isinstance(inputs, (list, tuple))
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
+         allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """The gradients of ``outputs`` with respect to ``inputs``, returned (not accumulated).
+    With ``is_grads_batched``, the first dim of every grad_output indexes
+    independent vectors, and each result gains that leading dim."""
     outputs = _seq(outputs)
     inputs_l = _seq(inputs)
     grads = _seq(grad_outputs) or [None] * len(outputs)
@@ -32,6 +36,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         retain_graph = create_graph
     if allow_unused is None:
         allow_unused = materialize_grads
+    if is_grads_batched:
+        return _batched_grad(outputs, inputs_l, grads, retain_graph, create_graph, allow_unused, materialize_grads)
     res = _C.grad(outputs, inputs_l, grads, retain_graph, create_graph, allow_unused)
     if materialize_grads:
         import monoflow as flow
@@ -40,5 +46,34 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return tuple(res)
 
 
-__all__ = ["Function", "FunctionCtx", "GradcheckError", "backward", "enable_grad", "grad", "gradcheck",
-           "inference_mode", "is_grad_enabled", "no_grad", "set_grad_enabled"]
+def _batched_grad(outputs, inputs, grads, retain_graph, create_graph, allow_unused, materialize_grads):
+    # One backward pass per vector of the batch (torch vectorises with vmap;
+    # the values are the same).
+    if any(g is None for g in grads):
+        raise RuntimeError("grad(): is_grads_batched=True needs a grad_output for every output")
+    sizes = {g.shape[0] if g.dim() else None for g in grads}
+    if len(sizes) != 1 or None in sizes:
+        raise RuntimeError("grad(): with is_grads_batched=True every grad_output needs the same leading batch dim")
+    (batch,) = sizes
+    from monoflow import _creation
+    from monoflow.ops_shape import stack
+
+    per_input = [[] for _ in inputs]
+    for b in range(batch):
+        keep = retain_graph or b < batch - 1
+        res = _C.grad(outputs, inputs, [g[b] for g in grads], keep, create_graph, allow_unused)
+        for i, r in enumerate(res):
+            per_input[i].append(r)
+    out = []
+    for x, rs in zip(inputs, per_input):
+        if all(r is None for r in rs):
+            out.append(_creation.zeros((batch, *x.shape), dtype=x.dtype, device=x.device) if materialize_grads
+                       else None)
+        else:
+            out.append(stack([_creation.zeros_like(x) if r is None else r for r in rs], 0))
+    return tuple(out)
+
+
+__all__ = ["Function", "FunctionCtx", "GradcheckError", "backward", "detect_anomaly", "enable_grad", "functional",
+           "grad", "gradcheck", "inference_mode", "is_anomaly_check_nan_enabled", "is_anomaly_enabled",
+           "is_grad_enabled", "no_grad", "set_detect_anomaly", "set_grad_enabled"]

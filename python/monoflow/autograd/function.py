@@ -41,12 +41,16 @@ class FunctionCtx:
 
 class Function:
     """Subclass and write static ``forward(ctx, *args)`` and
-    ``backward(ctx, *grad_outputs)``; call with ``MyFn.apply(*args)``.
+    ``backward(ctx, *grad_outputs)``; call with ``MyFn.apply(*args)``, or,
+    as OneFlow allows, through an instance: ``MyFn()(*args)``.
     backward returns one gradient per forward argument (None for arguments
     that are not tensors or need none)."""
 
     def __init__(self, *args, **kwargs):
-        raise RuntimeError("autograd.Function is used through its classmethod apply(), not instantiated")
+        pass
+
+    def __call__(self, *args):
+        return type(self).apply(*args)
 
     @staticmethod
     def forward(ctx, *args, **kwargs):

@@ -12,6 +12,7 @@ from monoflow.nn import init
 from monoflow.nn.module import Module
 from monoflow.nn.modules._factory import empty
 from monoflow.nn.parameter import Parameter
+from monoflow.nn.utils.rnn import PackedSequence, _padded_sorted, _step_masks
 from monoflow.ops_shape import cat, stack
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell"]
@@ -104,24 +105,57 @@ class RNNBase(Module):
         return (g("weight_ih"), g("weight_hh"), g("bias_ih") if self.bias else None,
                 g("bias_hh") if self.bias else None)
 
-    def _run_direction(self, x, h, c, params, reverse):
-        # x: (T, N, in); returns (outputs (T, N, H), h_T, c_T)
+    def _run_direction(self, x, h, c, params, reverse, masks=None):
+        # x: (T, N, in); returns (outputs (T, N, H), h_T, c_T). With `masks`
+        # (packed input: per step, which sequences still run), a finished
+        # sequence keeps its state and outputs zeros; running the reverse
+        # direction from T-1 down then starts each sequence at its own end.
         w_ih, w_hh, b_ih, b_hh = params
         gi_all = F.linear(x, w_ih, b_ih)  # every step's input projection at once
         steps = range(x.shape[0] - 1, -1, -1) if reverse else range(x.shape[0])
         outs = [None] * x.shape[0]
         for t in steps:
             gi = gi_all[t]
+            h_prev, c_prev = h, c
             if self.mode == "LSTM":
                 h, c = _lstm_step(gi, h, c, w_hh, b_hh)
             elif self.mode == "GRU":
                 h = _gru_step(gi, h, w_hh, b_hh)
             else:
                 h = _rnn_step(gi, h, w_hh, b_hh, self.mode == "RNN_RELU")
-            outs[t] = h
+            if masks is not None:
+                h = _m.where(masks[t], h, h_prev)
+                c = _m.where(masks[t], c, c_prev) if c is not None else None
+                outs[t] = _m.where(masks[t], h, h.new_zeros(()))
+            else:
+                outs[t] = h
         return stack(outs, 0), h, c
 
     def forward(self, input, hx=None):
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
+        return self._forward(input, hx)
+
+    def _forward_packed(self, packed, hx):
+        """A PackedSequence in, a PackedSequence out; the states in the caller's batch order."""
+        padded, _ = _padded_sorted(packed, 0.0, None)
+        batch_sizes = [int(b) for b in packed.batch_sizes.tolist()]
+        masks = _step_masks(batch_sizes, padded.shape[1], padded.device)
+        if hx is not None and packed.sorted_indices is not None:  # to the sorted order
+            hx = tuple(t.index_select(1, packed.sorted_indices) for t in hx) if self.mode == "LSTM" else \
+                hx.index_select(1, packed.sorted_indices)
+        batch_first, self.batch_first = self.batch_first, False
+        try:
+            output, hidden = self._forward(padded, hx, masks)
+        finally:
+            self.batch_first = batch_first
+        data = cat([output[t, :b] for t, b in enumerate(batch_sizes)], 0)
+        if packed.unsorted_indices is not None:
+            hidden = tuple(t.index_select(1, packed.unsorted_indices) for t in hidden) if self.mode == "LSTM" \
+                else hidden.index_select(1, packed.unsorted_indices)
+        return PackedSequence(data, packed.batch_sizes, packed.sorted_indices, packed.unsorted_indices), hidden
+
+    def _forward(self, input, hx=None, masks=None):
         is_lstm = self.mode == "LSTM"
         batched = input.dim() == 3
         if input.dim() not in (2, 3):
@@ -153,7 +187,7 @@ class RNNBase(Module):
             for d in range(num_dirs):
                 k = layer * num_dirs + d
                 out, h, c = self._run_direction(layer_in, h0[k], c0[k] if is_lstm else None,
-                                                self._layer_params(layer, d), reverse=d == 1)
+                                                self._layer_params(layer, d), reverse=d == 1, masks=masks)
                 outs.append(out)
                 h_n.append(h)
                 c_n.append(c)
