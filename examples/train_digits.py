@@ -187,6 +187,11 @@ def main(argv=None):
         scheduler.load_state_dict(state["scheduler"])
         if loader.generator is not None and state["loader_rng"] is not None:
             loader.generator.set_state(state["loader_rng"])
+        # The global random state (dropout masks; the CUDA one for a CUDA
+        # run): restored, the resumed run draws what the uninterrupted one would.
+        flow.set_rng_state(state["rng_state"])
+        if state.get("cuda_rng_state") is not None:
+            flow.cuda.set_rng_state(state["cuda_rng_state"], args.device)
         history, start_epoch = state["history"], state["epoch"] + 1
         print(f"resumed from {ckpt_path} after epoch {state['epoch']}")
 
@@ -233,6 +238,9 @@ def main(argv=None):
             flow.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
                        "scheduler": scheduler.state_dict(),
                        "loader_rng": loader.generator.get_state() if loader.generator is not None else None,
+                       "rng_state": flow.get_rng_state(),
+                       "cuda_rng_state": flow.cuda.get_rng_state(args.device) if args.device.startswith("cuda")
+                       else None,
                        "epoch": epoch, "history": history}, ckpt_path)
 
     if not history:

@@ -29,7 +29,10 @@ Device parse_device(const std::string& spec) {
     std::string known;
     for (auto& n : DeviceRegistry::get().names()) known += (known.empty() ? "" : ", ") + n;
     throw RuntimeError(str_cat("Unknown device type '", name, "' in device string '", spec,
-                               "' (registered device types: ", known, ")"));
+                               "' (registered device types: ", known,
+                               "). A device type comes from its plugin: load one with monoflow.devices.load(path), "
+                               "the MONOFLOW_DEVICE_PLUGINS environment variable or a 'monoflow.devices' entry "
+                               "point"));
   }
   MF_CHECK(index < b->device_count(), RuntimeError, "Invalid device '", spec, "': ", name, " has ",
            b->device_count(), " device(s)");

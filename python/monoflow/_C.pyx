@@ -794,15 +794,33 @@ cdef object _compare(int op, object a, object b):
 # ---------------------------------------------------------------- creation
 
 
+# torch.set_default_device: where creation functions put tensors when they
+# are given no device (None: the CPU).
+cdef object _default_device = None
+
+
+def set_default_device(dev):
+    global _default_device
+    _default_device = None if dev is None else _wrap_device(_dev(dev))
+
+
+def get_default_device():
+    return _default_device if _default_device is not None else _wrap_device(_dev(None))
+
+
+cdef inline Device _new_dev(object dev) except *:
+    return _dev(_default_device if dev is None else dev)
+
+
 def empty(shape, dtype dt, dev=None):
-    return wrap(c_empty(_dims(shape, "empty"), <DType>dt._value, _dev(dev)))
+    return wrap(c_empty(_dims(shape, "empty"), <DType>dt._value, _new_dev(dev)))
 
 
 def full(shape, value, dtype dt, dev=None):
     cdef Scalar s
     if not _to_scalar(value, &s):
         raise TypeError(f"full: fill value must be a number, got {type(value).__name__}")
-    return wrap(c_full(_dims(shape, "full"), s, <DType>dt._value, _dev(dev)))
+    return wrap(c_full(_dims(shape, "full"), s, <DType>dt._value, _new_dev(dev)))
 
 
 def arange(start, end, step, dt, dev=None):
@@ -812,16 +830,17 @@ def arange(start, end, step, dt, dev=None):
     cdef optional[DType] odt
     if dt is not None:
         odt = _dt(dt)
-    return wrap(c_arange(a, b, c, odt, _dev(dev)))
+    return wrap(c_arange(a, b, c, odt, _new_dev(dev)))
 
 
 def from_host_buffer(uintptr_t ptr, shape, dtype dt, dev=None):
     """Copies contiguous host memory at `ptr` into a new tensor."""
-    return wrap(from_host(<const void*>ptr, _dims(shape, "tensor"), <DType>dt._value, _dev(dev)))
+    return wrap(from_host(<const void*>ptr, _dims(shape, "tensor"), <DType>dt._value, _new_dev(dev)))
 
 
-def borrow_host_memory(owner, uintptr_t ptr, size_t nbytes, shape, strides, dtype dt):
-    """A CPU tensor viewing memory owned by `owner` (kept alive meanwhile)."""
+def borrow_host_memory(owner, uintptr_t ptr, size_t nbytes, shape, strides, dtype dt, int64_t offset=0):
+    """A CPU tensor viewing memory owned by `owner` (kept alive meanwhile),
+    its first element `offset` elements into it."""
     cdef Device cpu
     cpu.type = 0
     cpu.index = 0
@@ -829,7 +848,7 @@ def borrow_host_memory(owner, uintptr_t ptr, size_t nbytes, shape, strides, dtyp
     cdef shared_ptr[Storage] st = borrow(cpu, <void*>ptr, nbytes, release_pyobject, <void*><PyObject*>owner)
     cdef Tensor base = c_empty(Dims(), <DType>dt._value, cpu)
     base.get().storage = st
-    return wrap(make_view(base, _dims(shape, "from_numpy"), _dims(strides, "from_numpy"), 0))
+    return wrap(make_view(base, _dims(shape, "from_numpy"), _dims(strides, "from_numpy"), offset))
 
 
 def broadcast_shapes(*shapes):
@@ -845,6 +864,7 @@ include "_ops_shape.pxi"
 include "_ops_random.pxi"
 include "_ops_linalg.pxi"
 include "_dlpack.pxi"
+include "_shared_memory.pxi"
 include "_autograd.pxi"
 include "_ops_nn.pxi"
 include "_ops_loss.pxi"

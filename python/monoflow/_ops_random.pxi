@@ -31,7 +31,7 @@ cdef class Generator:
 
     def __init__(self, device="cpu"):
         self.g.reset(new CGenerator(67280421310721))
-        self.device = device
+        self.device = _wrap_device(_dev(device))
 
     def manual_seed(self, seed):
         self.g.get().manual_seed(<uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
@@ -71,7 +71,7 @@ cdef Generator _wrap_generator(shared_ptr[CGenerator] g, object dev):
 
 
 def default_generator_for(dev=None):
-    return _wrap_generator(default_generator(_dev(dev)), str(_wrap_device(_dev(dev))))
+    return _wrap_generator(default_generator(_dev(dev)), _wrap_device(_dev(dev)))
 
 
 def manual_seed(seed):
@@ -119,8 +119,8 @@ def linspace(start, end, int64_t steps, dtype dt, dev=None):
     cdef Scalar a, b
     if not (_to_scalar(start, &a) and _to_scalar(end, &b)):
         raise TypeError("linspace: start and end must be numbers")
-    return wrap(c_linspace(a, b, steps, <DType>dt._value, _dev(dev)))
+    return wrap(c_linspace(a, b, steps, <DType>dt._value, _new_dev(dev)))
 
 
 def eye(int64_t n, int64_t m, dtype dt, dev=None):
-    return wrap(c_eye(n, m, <DType>dt._value, _dev(dev)))
+    return wrap(c_eye(n, m, <DType>dt._value, _new_dev(dev)))

@@ -2,6 +2,7 @@
 import numpy as np
 
 from monoflow import _C, _dtypes, ops_linalg, ops_math, ops_random, ops_reduce, ops_shape
+from monoflow import _shared_memory
 from monoflow._tensor_str import tensor_repr
 
 
@@ -75,6 +76,29 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
 
     def cpu(self):
         return self._to("cpu", None, False)
+
+    def cuda(self, device=None, non_blocking=False, memory_format=None):
+        """A copy on a CUDA device (the current one by default); raises when none is loaded."""
+        from monoflow._device_face import face
+
+        return self._to(face("cuda").require("Tensor.cuda()", device), None, False)
+
+    @property
+    def is_cuda(self):
+        return self.device.type == "cuda"
+
+    # -- shared memory (monoflow/_shared_memory.py)
+    def share_memory_(self):
+        """Moves the storage into shared memory, in place (this tensor and its
+        views keep their identity); a no-op when it is there already or the
+        tensor is not in host memory. Processes that receive it through
+        monoflow.multiprocessing then work on the same memory."""
+        if _C.device_info(self.device.type)["host_memory"]:
+            _shared_memory.share_in_place(self)
+        return self
+
+    def is_shared(self):
+        return _shared_memory.segment_of(self) is not None
 
     def type(self, dtype=None):
         if dtype is None:

@@ -10,7 +10,8 @@ def _requires_grad(t, requires_grad):
     # The `requires_grad=` argument of the creation functions.
     return t.requires_grad_() if requires_grad else t
 
-__all__ = ["Generator", "manual_seed", "seed", "initial_seed", "default_generator", "rand", "randn", "randint",
+__all__ = ["Generator", "manual_seed", "seed", "initial_seed", "default_generator", "get_rng_state", "set_rng_state",
+           "rand", "randn", "randint",
            "rand_like", "randn_like", "randint_like", "normal", "bernoulli", "linspace", "eye"]
 
 Generator = _C.Generator
@@ -29,6 +30,16 @@ def seed():
 
 def initial_seed():
     return default_generator.initial_seed()
+
+
+def get_rng_state():
+    """The CPU default generator's state, a uint8 tensor (monoflow.save-able);
+    set_rng_state() with it makes the following draws repeat bit for bit."""
+    return default_generator.get_state()
+
+
+def set_rng_state(new_state):
+    default_generator.set_state(new_state)
 
 
 def _size(size):

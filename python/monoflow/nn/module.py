@@ -382,7 +382,18 @@ class Module:
         return self._cast(_dtypes.bfloat16)
 
     def share_memory(self):
+        """Moves parameters, their gradients and buffers into shared memory in
+        place, so that processes given this module (monoflow.multiprocessing)
+        update one set of weights (Hogwild)."""
+        for t in itertools.chain(self.parameters(), self.buffers()):
+            t.share_memory_()
+            if t.grad is not None:
+                t.grad.share_memory_()
         return self
+
+    def cuda(self, device=None):
+        """Moves parameters and buffers to a CUDA device; raises when none is loaded."""
+        return self._apply(lambda t: t.cuda(device))
 
     # ---- global tensors
     def to_global(self, placement=None, sbp=None):

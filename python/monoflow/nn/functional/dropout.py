@@ -11,25 +11,26 @@ def _check_p(op, p):
         raise ValueError(f"{op} probability has to be between 0 and 1, but got {p}")
 
 
-def _apply_mask(input, mask_shape, p, inplace):
+def _apply_mask(input, mask_shape, p, inplace, generator):
     if p == 1.0:
         return input.mul_(0.0) if inplace else input * 0.0
     # One bernoulli(1 - p) sample per mask element, scaled so E[out] = input.
     mask = _C.empty(tuple(mask_shape), input.dtype, input.device)
-    mask.bernoulli_(1.0 - p)
+    mask.bernoulli_(1.0 - p, generator=generator)
     mask.div_(1.0 - p)
     return input.mul_(mask) if inplace else input * mask
 
 
-def dropout(input, p=0.5, training=True, inplace=False):
-    """Zeroes each element with probability p and scales the rest by 1/(1-p)."""
+def dropout(input, p=0.5, training=True, inplace=False, *, generator=None):
+    """Zeroes each element with probability p and scales the rest by 1/(1-p).
+    The mask is drawn from `generator` (default: the device's default one)."""
     _check_p("dropout", p)
     if not training or p == 0.0:
         return input
-    return _apply_mask(input, input.shape, p, inplace)
+    return _apply_mask(input, input.shape, p, inplace, generator)
 
 
-def _channel_dropout(op, input, p, training, inplace, spatial):
+def _channel_dropout(op, input, p, training, inplace, spatial, generator):
     _check_p(op, p)
     if input.dim() not in (spatial + 1, spatial + 2):
         raise RuntimeError(f"{op}: Expected {spatial + 1}D or {spatial + 2}D input, but received a {input.dim()}D "
@@ -42,22 +43,22 @@ def _channel_dropout(op, input, p, training, inplace, spatial):
     # One sample per (batch, channel): the spatial dims share it.
     lead = input.dim() - spatial
     shape = list(input.shape[:lead]) + [1] * spatial
-    return _apply_mask(input, shape, p, inplace)
+    return _apply_mask(input, shape, p, inplace, generator)
 
 
-def dropout1d(input, p=0.5, training=True, inplace=False):
-    return _channel_dropout("dropout1d", input, p, training, inplace, 1)
+def dropout1d(input, p=0.5, training=True, inplace=False, *, generator=None):
+    return _channel_dropout("dropout1d", input, p, training, inplace, 1, generator)
 
 
-def dropout2d(input, p=0.5, training=True, inplace=False):
-    return _channel_dropout("dropout2d", input, p, training, inplace, 2)
+def dropout2d(input, p=0.5, training=True, inplace=False, *, generator=None):
+    return _channel_dropout("dropout2d", input, p, training, inplace, 2, generator)
 
 
-def dropout3d(input, p=0.5, training=True, inplace=False):
-    return _channel_dropout("dropout3d", input, p, training, inplace, 3)
+def dropout3d(input, p=0.5, training=True, inplace=False, *, generator=None):
+    return _channel_dropout("dropout3d", input, p, training, inplace, 3, generator)
 
 
-def alpha_dropout(input, p=0.5, training=False, inplace=False):
+def alpha_dropout(input, p=0.5, training=False, inplace=False, *, generator=None):
     """Dropout that keeps SELU's zero mean and unit variance."""
     _check_p("alpha_dropout", p)
     if not training or p == 0.0:
@@ -66,7 +67,7 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False):
         return input.mul_(0.0) if inplace else input * 0.0
     alpha_p = -1.7580993408473766  # -scale * alpha of SELU
     keep = _C.empty(tuple(input.shape), input.dtype, input.device)
-    keep.bernoulli_(1.0 - p)
+    keep.bernoulli_(1.0 - p, generator=generator)
     a = ((1 - p) * (1 + p * alpha_p ** 2)) ** -0.5
     b = -a * alpha_p * p
     out = (input * keep + (1 - keep) * alpha_p) * a + b

@@ -20,6 +20,7 @@ import pickle
 import signal
 import time
 import warnings
+import weakref
 
 import monoflow as flow
 from monoflow.utils.data import _worker
@@ -145,6 +146,8 @@ class DataLoader:
         self.persistent_workers = persistent_workers
         self.multiprocessing_context = multiprocessing_context
         self._iterator = None
+        self._resume = None  # set by load_state_dict, used by the next iter()
+        self._last_iter = None
         self._initialized = True
 
     def __setattr__(self, name, value):
@@ -190,14 +193,55 @@ class DataLoader:
 
     def __iter__(self):
         if self.num_workers == 0:
-            return _SingleProcessIter(self)
-        if not self.persistent_workers:
-            return _MultiProcessIter(self)
-        if self._iterator is None:
-            self._iterator = _MultiProcessIter(self)
+            it = _SingleProcessIter(self)
+        elif not self.persistent_workers:
+            it = _MultiProcessIter(self)
         else:
-            self._iterator._reset(self, first_iter=False)
-        return self._iterator
+            if self._iterator is not None and self._resume is not None:
+                self._iterator._shutdown_workers()  # a resumed epoch starts from the saved generator state
+                self._iterator = None
+            if self._iterator is None:
+                self._iterator = _MultiProcessIter(self)
+            else:
+                self._iterator._reset(self, first_iter=False)
+            it = self._iterator
+        self._last_iter = weakref.ref(it)
+        return it
+
+    def _shuffle_generator(self):
+        return self.generator if self.generator is not None else flow.default_generator
+
+    def state_dict(self):
+        """Where the current epoch stands: the shuffling generator's state at
+        its start (None between epochs) and now, and how many batches it has
+        returned. With
+        load_state_dict() a new loader's next epoch continues from there,
+        yielding exactly the batches the interrupted one had still to come."""
+        it = self._last_iter() if self._last_iter is not None else None
+        if it is None or it._finished:
+            return {"epoch_start_generator_state": None, "batches_returned": 0,
+                    "generator_state": self._shuffle_generator().get_state()}
+        return {"epoch_start_generator_state": it._start_state, "batches_returned": it._returned,
+                "generator_state": self._shuffle_generator().get_state()}
+
+    def load_state_dict(self, state_dict):
+        if state_dict["epoch_start_generator_state"] is not None and isinstance(self.dataset, IterableDataset):
+            raise NotImplementedError("DataLoader.load_state_dict: resuming mid-epoch needs a map-style dataset "
+                                      "(an IterableDataset decides itself what comes next)")
+        self._resume = dict(state_dict)
+
+
+def _started(sampler):
+    """iter(sampler), its first index already drawn: a sampler draws its
+    epoch's order lazily, and drawing it when the epoch starts, whatever the
+    workers' prefetching, gives one generator state per epoch position (what
+    DataLoader.state_dict relies on)."""
+    it = iter(sampler)
+    try:
+        first = next(it)
+    except StopIteration:
+        return it
+    return itertools.chain([first], it)
 
 
 class _BaseIter:
@@ -207,13 +251,34 @@ class _BaseIter:
         self._drop_last = loader.drop_last
         self._index_sampler = loader._index_sampler
         self._collate_fn = loader.collate_fn
+        resume, loader._resume = loader._resume, None
+        generator = loader._shuffle_generator()
+        mid_epoch = resume is not None and resume["epoch_start_generator_state"] is not None
+        if resume is not None:  # mid-epoch: replay the epoch from its start; else go on from the saved state
+            generator.set_state(resume["epoch_start_generator_state"] if mid_epoch else resume["generator_state"])
+        self._start_state = generator.get_state()
         # Drawn every epoch, also without workers, so that the loader consumes
         # the generator identically whatever num_workers is.
         self._base_seed = int(flow.randint(0, 2**63 - 1, (), generator=loader.generator).item())
-        self._sampler_iter = iter(self._index_sampler)
+        self._sampler_iter = _started(self._index_sampler)
+        self._returned, self._finished = 0, False
+        if mid_epoch:  # skip what was returned, as drawn then
+            for _ in range(resume["batches_returned"]):
+                next(self._sampler_iter)
+            self._returned = resume["batches_returned"]
+            generator.set_state(resume["generator_state"])
 
     def __iter__(self):
         return self
+
+    def __next__(self):
+        try:
+            data = self._next_data()
+        except StopIteration:
+            self._finished = True
+            raise
+        self._returned += 1
+        return data
 
     def __len__(self):
         return len(self._index_sampler)
@@ -225,7 +290,7 @@ class _SingleProcessIter(_BaseIter):
         self._fetcher = _worker.make_fetcher(self._dataset, self._auto_collation, self._collate_fn,
                                              self._drop_last)
 
-    def __next__(self):
+    def _next_data(self):
         index = next(self._sampler_iter)
         return self._fetcher.fetch(index)  # StopIteration from an exhausted IterableDataset ends the epoch
 
@@ -262,13 +327,17 @@ class _MultiProcessIter(_BaseIter):
                 self._workers.append(p)
                 self._index_conns.append(index_out)
                 self._readers.append(reader)
-            self._reset(loader, first_iter=True)
+            self._reset(loader, first_iter=True)  # (the sampler iterator is _BaseIter's)
         except BaseException:
             self._shutdown_workers()
             raise
 
     def _reset(self, loader, first_iter):
-        self._sampler_iter = iter(self._index_sampler)
+        if not first_iter:  # persistent workers keep their seeds, but the draw keeps every epoch's shuffle alike
+            self._start_state = loader._shuffle_generator().get_state()
+            flow.randint(0, 2**63 - 1, (), generator=loader.generator)
+            self._sampler_iter = _started(self._index_sampler)
+            self._returned, self._finished = 0, False
         self._send_idx = 0  # next task to hand out
         self._rcvd_idx = 0  # next task to return
         self._task_info = {}  # task -> (worker,) while pending, (worker, data) once here early
@@ -306,7 +375,7 @@ class _MultiProcessIter(_BaseIter):
         self._tasks_outstanding += 1
         self._send_idx += 1
 
-    def __next__(self):
+    def _next_data(self):
         while True:
             # Skip tasks of workers that ran dry (IterableDataset) before answering them.
             while self._rcvd_idx < self._send_idx:

@@ -1,0 +1,68 @@
+# Storages in shared memory segments (included by _C.pyx); the segments
+# themselves are made in monoflow/_shared_memory.py.
+#
+# Note [Moving a storage in place]: torch's share_memory_() keeps the tensor
+# object and every view of it, and only swaps the memory under them. Here the
+# Storage object (shared by all views) gets the segment's address, and the old
+# memory is handed to a throw-away Storage whose destructor frees it the usual
+# way (back to the caching allocator, or to its lender). Nothing caches a
+# storage's address across ops, so views made before the move see the segment.
+from libc.string cimport memcpy
+from cpython.ref cimport Py_INCREF
+
+
+cdef extern from "monoflow/storage.h" namespace "monoflow":
+    cdef cppclass _Block "monoflow::Block":
+        pass
+    cdef cppclass _StorageFields "monoflow::Storage":
+        void* data
+        size_t nbytes
+        _Block* block
+        void (*release)(void*)
+        void* release_ctx
+        cbool host_visible
+
+
+cdef _StorageFields* _fields(TensorBase t):
+    return <_StorageFields*>t.t.get().storage.get()
+
+
+def storage_owner(TensorBase t):
+    """The Python object keeping t's memory alive when it was lent by one
+    (a shared memory segment), else None."""
+    cdef _StorageFields* st = _fields(t)
+    if st.release != release_pyobject or st.release_ctx == NULL:
+        return None
+    return <object>st.release_ctx
+
+
+def storage_layout(TensorBase t):
+    """(storage bytes, element offset, strides) of t within its storage."""
+    return (_fields(t).nbytes, t.t.get().offset, tuple(t.t.get().strides[i] for i in range(t.t.get().dim())))
+
+
+def move_storage_to(TensorBase t, owner, uintptr_t addr, size_t capacity):
+    """Copies t's whole storage to `addr` (memory kept alive by `owner`) and
+    makes the storage use it from now on, for t and all its views."""
+    cdef Device d = t.t.get().device()
+    cdef _StorageFields* st = _fields(t)
+    if not registry().backend(d.type).host_memory():
+        raise RuntimeError(f"share_memory_: only tensors in host memory can be shared, this one is on "
+                           f"{_wrap_device(d)}")
+    if capacity < st.nbytes:
+        raise ValueError(f"share_memory_: the segment holds {capacity} bytes, the storage needs {st.nbytes}")
+    c_synchronize(d)  # queued kernels must finish with the old memory first
+    if st.nbytes:
+        memcpy(<void*>addr, st.data, st.nbytes)
+    Py_INCREF(owner)
+    cdef shared_ptr[Storage] old = borrow(d, <void*>addr, st.nbytes, release_pyobject, <void*>owner)
+    cdef _StorageFields* o = <_StorageFields*>old.get()
+    # After the swap `old` holds the previous memory and frees it when it goes.
+    o.data, st.data = st.data, o.data
+    o.block, st.block = st.block, o.block
+    o.release, st.release = st.release, o.release
+    o.release_ctx, st.release_ctx = st.release_ctx, o.release_ctx
+    # Host code in other processes reads this memory: kernels on it complete
+    # before their op returns (Note [Host-visible memory] in storage.h).
+    st.host_visible = True
+

@@ -1,0 +1,106 @@
+"""spawn(fn, args, nprocs): run fn(i, *args) in nprocs processes and wait for
+them, like torch.multiprocessing.spawn. A process that raises makes the
+others stop, and the parent re-raises with the child's traceback."""
+import multiprocessing
+import multiprocessing.connection
+import signal
+import traceback
+
+__all__ = ["spawn", "start_processes", "ProcessContext", "ProcessRaisedException", "ProcessExitedException"]
+
+
+class ProcessException(Exception):
+    def __init__(self, msg, error_index, error_pid):
+        super().__init__(msg)
+        self.msg, self.error_index, self.pid = msg, error_index, error_pid
+
+    def __reduce__(self):
+        return type(self), (self.msg, self.error_index, self.pid)
+
+
+class ProcessRaisedException(ProcessException):
+    """A spawned process raised; the message holds its traceback."""
+
+
+class ProcessExitedException(ProcessException):
+    """A spawned process exited with a non-zero code or was killed by a signal."""
+
+    def __init__(self, msg, error_index, error_pid, exit_code, signal_name=None):
+        super().__init__(msg, error_index, error_pid)
+        self.exit_code, self.signal_name = exit_code, signal_name
+
+    def __reduce__(self):
+        return type(self), (self.msg, self.error_index, self.pid, self.exit_code, self.signal_name)
+
+
+def _wrap(fn, i, args, error_conn):
+    try:
+        fn(i, *args)
+    except KeyboardInterrupt:
+        pass
+    except Exception:  # noqa: BLE001 - reported to the parent, which re-raises
+        error_conn.send(traceback.format_exc())
+        raise SystemExit(1)
+    finally:
+        error_conn.close()
+
+
+class ProcessContext:
+    def __init__(self, processes, error_conns):
+        self.processes, self.error_conns = processes, error_conns
+
+    def pids(self):
+        return [p.pid for p in self.processes]
+
+    def join(self, timeout=None):
+        """Waits for one process to finish; True once all have ended well.
+        Raises (after terminating the others) when one failed."""
+        live = [p.sentinel for p in self.processes if p.exitcode is None]
+        if not live:
+            return True
+        ready = multiprocessing.connection.wait(live, timeout=timeout)
+        failed = None
+        for i, p in enumerate(self.processes):
+            if p.sentinel in ready:
+                p.join()
+                if p.exitcode != 0 and failed is None:
+                    failed = i
+        if failed is None:
+            return all(p.exitcode is not None for p in self.processes)
+        for p in self.processes:
+            if p.is_alive():
+                p.terminate()
+            p.join()
+        p, conn = self.processes[failed], self.error_conns[failed]
+        if conn.poll():
+            raise ProcessRaisedException(f"\n\n-- Process {failed} terminated with the following error:\n"
+                                         + conn.recv(), failed, p.pid)
+        if p.exitcode < 0:
+            name = signal.Signals(-p.exitcode).name
+            raise ProcessExitedException(f"process {failed} terminated with signal {name}", failed, p.pid,
+                                         p.exitcode, name)
+        raise ProcessExitedException(f"process {failed} terminated with exit code {p.exitcode}", failed, p.pid,
+                                     p.exitcode)
+
+
+def start_processes(fn, args=(), nprocs=1, join=True, daemon=False, start_method="spawn"):
+    ctx = multiprocessing.get_context(start_method)
+    processes, error_conns = [], []
+    for i in range(nprocs):
+        reader, writer = ctx.Pipe(duplex=False)
+        p = ctx.Process(target=_wrap, args=(fn, i, args, writer), daemon=daemon)
+        p.start()
+        writer.close()
+        processes.append(p)
+        error_conns.append(reader)
+    context = ProcessContext(processes, error_conns)
+    if not join:
+        return context
+    while not context.join():
+        pass
+
+
+def spawn(fn, args=(), nprocs=1, join=True, daemon=False, start_method="spawn"):
+    """Starts nprocs processes running fn(i, *args); with join=True waits for
+    all of them, else returns a ProcessContext."""
+    return start_processes(fn, args, nprocs, join, daemon, start_method)

@@ -1,0 +1,147 @@
+"""Random state you can save: flow.get_rng_state/set_rng_state, Generator
+states, generator= plumbing, and DataLoader epochs resumed mid-way."""
+import io
+
+import numpy as np
+import pytest
+
+import monoflow as flow
+import monoflow.nn.functional as F
+from monoflow.utils.data import DataLoader, TensorDataset
+from helpers import TORCH as torch
+
+
+def _draws(generator=None):
+    x = flow.ones(64)
+    return [flow.randn(5, generator=generator), flow.rand(5, generator=generator),
+            flow.randint(0, 1000, (5,), generator=generator), flow.normal(0.0, 2.0, (5,), generator=generator),
+            flow.bernoulli(flow.full((6,), 0.5), generator=generator), flow.empty(4).uniform_(generator=generator),
+            flow.empty(4).normal_(generator=generator), F.dropout(x, 0.5, generator=generator),
+            flow.randn(3, 3, dtype=flow.float64, generator=generator)]
+
+
+def _same(a, b):
+    assert len(a) == len(b)
+    for u, v in zip(a, b):
+        assert u.dtype == v.dtype
+        np.testing.assert_array_equal(u.numpy(), v.numpy())  # bit for bit
+
+
+def test_global_state_round_trip_repeats_every_draw_including_dropout():
+    flow.manual_seed(1234)
+    flow.randn(7)  # somewhere in the stream, not at a seed boundary
+    state = flow.get_rng_state()
+    assert state.dtype == flow.uint8 and state.dim() == 1 and state.device.type == "cpu"
+    first = _draws() + [F.dropout(flow.ones(32), 0.3), flow.nn.Dropout(0.4)(flow.ones(16))]
+    flow.set_rng_state(state)
+    second = _draws() + [F.dropout(flow.ones(32), 0.3), flow.nn.Dropout(0.4)(flow.ones(16))]
+    _same(first, second)
+    assert not np.array_equal(first[0].numpy(), _draws()[0].numpy())  # the stream moved on
+
+
+def test_state_survives_save_and_load():
+    flow.manual_seed(5)
+    buf = io.BytesIO()
+    g = flow.Generator().manual_seed(77)
+    flow.save({"global": flow.get_rng_state(), "g": g.get_state()}, buf)
+    expected_global, expected_g = flow.rand(10), flow.rand(10, generator=g)
+    buf.seek(0)
+    states = flow.load(buf)
+    flow.set_rng_state(states["global"])
+    g2 = flow.Generator()
+    g2.set_state(states["g"])
+    _same([flow.rand(10), flow.rand(10, generator=g2)], [expected_global, expected_g])
+
+
+def test_generator_objects():
+    g = flow.Generator()
+    assert g.device == flow.device("cpu")
+    assert g.manual_seed(42) is g and g.initial_seed() == 42
+    s = g.get_state()
+    a = _draws(g)
+    g.set_state(s)
+    _same(a, _draws(g))
+    g2 = flow.Generator().manual_seed(42)
+    _same(a, _draws(g2))  # same seed, same stream
+    flow.manual_seed(0)
+    before = flow.get_rng_state()
+    _draws(g)
+    np.testing.assert_array_equal(flow.get_rng_state().numpy(), before.numpy())  # the global one untouched
+    s = g.seed()
+    assert g.initial_seed() == s
+    with pytest.raises(ValueError, match="16 bytes"):
+        g.set_state(flow.zeros(3, dtype=flow.uint8))
+    with pytest.raises(TypeError, match="Generator"):
+        flow.rand(2, generator=object())
+
+
+def test_default_generator_is_the_global_state():
+    flow.manual_seed(9)
+    np.testing.assert_array_equal(flow.default_generator.get_state().numpy(), flow.get_rng_state().numpy())
+    assert flow.initial_seed() == 9
+
+
+@pytest.mark.skipif(torch is None, reason="torch is the oracle")
+def test_state_api_shape_like_torch():
+    assert flow.get_rng_state().dtype.name == "uint8" and torch.get_rng_state().dtype == torch.uint8
+    assert torch.Generator().device.type == flow.Generator().device.type
+
+
+# ---------------------------------------------------------------- DataLoader
+
+
+def _loader(num_workers, generator):
+    x = flow.arange(50, dtype=flow.float32).reshape(25, 2)
+    return DataLoader(TensorDataset(x, flow.arange(25)), batch_size=4, shuffle=True, num_workers=num_workers,
+                      generator=generator)
+
+
+def _ids(batches):
+    return [b[1].tolist() for b in batches]
+
+
+@pytest.mark.parametrize("num_workers", [0, 2])
+@pytest.mark.parametrize("stop_at", [0, 3, 7])
+def test_dataloader_resumes_mid_epoch(num_workers, stop_at):
+    loader = _loader(num_workers, flow.Generator().manual_seed(3))
+    list(loader)  # an epoch already done
+    it = iter(loader)
+    head = [next(it) for _ in range(stop_at)]
+    state = loader.state_dict()
+    tail = list(it)
+    next_epoch = list(loader)
+    # a new process: a fresh loader, a generator seeded differently
+    resumed = _loader(num_workers, flow.Generator().manual_seed(999))
+    resumed.load_state_dict(state)
+    resumed_tail = list(resumed)
+    assert _ids(resumed_tail) == _ids(tail)
+    assert len(head) + len(tail) == len(loader)
+    assert _ids(list(resumed)) == _ids(next_epoch)  # and the epochs after go on as before
+
+
+def test_dataloader_resume_with_the_global_generator():
+    flow.manual_seed(11)
+    loader = _loader(0, None)
+    it = iter(loader)
+    next(it)
+    next(it)
+    state, rng = loader.state_dict(), flow.get_rng_state()
+    tail = list(it)
+    after = flow.rand(3)
+    flow.manual_seed(12345)
+    resumed = _loader(0, None)
+    flow.set_rng_state(rng)
+    resumed.load_state_dict(state)
+    assert _ids(list(resumed)) == _ids(tail)
+    np.testing.assert_array_equal(flow.rand(3).numpy(), after.numpy())
+
+
+def test_dataloader_state_between_epochs():
+    loader = _loader(0, flow.Generator().manual_seed(4))
+    list(loader)
+    state = loader.state_dict()
+    assert state["batches_returned"] == 0
+    expected = list(loader)
+    resumed = _loader(0, flow.Generator())
+    resumed.load_state_dict(state)
+    assert _ids(list(resumed)) == _ids(expected)
