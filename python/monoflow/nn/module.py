@@ -10,7 +10,10 @@ import weakref
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
+import numpy as np
+
 from monoflow import _C, _dtypes
+from monoflow._creation import tensor as _tensor_from_data
 from monoflow._tensor import _parse_to_args
 from monoflow.autograd.grad_mode import no_grad
 from monoflow.nn import _global_layout as _gl
@@ -483,6 +486,9 @@ class Module:
                     missing_keys.append(key)
                 continue
             value = state_dict[key]
+            if isinstance(value, (np.ndarray, np.generic)):  # OneFlow programs load numpy state dicts
+                value = _tensor_from_data(value, dtype=param.dtype,
+                                          device=None if _gl.is_global(param) else param.device)
             if not isinstance(value, _C.TensorBase):
                 error_msgs.append(f'While copying the parameter named "{key}", expected Tensor or Tensor-like '
                                   f"object from checkpoint but received {type(value)}")

@@ -1,17 +1,19 @@
-"""Checkpoints: ``flow.save`` and ``flow.load``.
+"""The native checkpoint format: ``flow.save`` and its reader.
 
-The file is a zip archive in a documented format (docs/checkpoint_format.md)
-that loading never executes: the object tree is JSON with a fixed set of node
-tags, tensor data are raw little-endian blobs. There is no pickle anywhere, so
-a checkpoint from an untrusted source can at worst fail to load.
+The file is a zip archive in a documented format (docs/checkpoint_format.md).
+Data is never pickled: the object tree is JSON with a fixed set of node tags,
+tensor and numpy data are raw little-endian members, so a checkpoint of data
+from an untrusted source can at worst fail to load (CheckpointError).
 
-What can be saved: tensors (any dtype, any layout; subclasses such as
+What is saved as data: tensors (any dtype, any layout; subclasses such as
 ``nn.Parameter`` are saved as plain tensors plus their ``requires_grad`` flag),
-dict, OrderedDict (order kept), list, tuple, str, int, float, bool, None,
-bytes, ``flow.dtype`` and ``flow.device``. Dict keys may be str, int, float,
-bool, None or tuples of those. Anything else is a TypeError naming its type and
-where it sits in the object (``obj['layers'][2]``), raised before anything is
-written.
+numpy arrays and scalars of numeric dtypes, dict, OrderedDict (order kept),
+list, tuple, str, int, float, bool, None, bytes, ``flow.dtype`` and
+``flow.device``. Dict keys may be str, int, float, bool, None or tuples of
+those (anything else is a TypeError naming where it sits, e.g.
+``obj['layers'][2]``, raised before anything is written). Any other value
+takes the pickle path (pickled.py, Note [The pickle path]), which a load runs
+only with weights_only=False or an allow-list.
 
 Tensors and storage: a tensor whose storage no other saved tensor uses is saved
 by value (its elements in row-major order, whatever its strides were) and
@@ -39,40 +41,41 @@ Note [Saving global tensors]
 """
 import base64
 import collections
-import io
 import json
 import math
 import os
-import stat
-import struct
 import sys
-import tempfile
 import zipfile
-import zlib
 
 import numpy as np
 
 from monoflow import _C
 
-__all__ = ["save", "load", "CheckpointError", "FORMAT_NAME", "FORMAT_VERSION"]
+from . import _atomic, pickled
+from ._archive import Source, file_name, is_path
+from ._errors import CheckpointError
+from ._placement import UserError, contiguous_strides, restore
 
 FORMAT_NAME = "monoflow.checkpoint"
-FORMAT_VERSION = (1, 1)  # (major, minor): readers refuse a newer major
-# 1.1 adds placement/sbp to tensor nodes (global tensors); files without them
-# are written as 1.0, byte for byte what 1.0 writers wrote.
+FORMAT_VERSION = (2, 0)  # (major, minor): readers refuse a newer major
+# Writers write the lowest version a file needs: 1.0 for plain data (byte for
+# byte what 1.0 writers wrote), 1.1 with global tensors (placement/sbp), 2.0
+# with numpy values or pickled objects (new node tags).
 _PLAIN_VERSION = (1, 0)
+_GLOBAL_VERSION = (1, 1)
 
-_FORMAT_MEMBER = "monoflow/format.json"
+FORMAT_MEMBER = "monoflow/format.json"
 _MANIFEST_MEMBER = "monoflow/manifest.json"
 _DATA_PREFIX = "monoflow/data/"
+_ARRAY_PREFIX = "monoflow/arrays/"
+_PICKLE_PREFIX = "monoflow/pickles/"
 _DTYPES = {dt.name: dt for dt in _C.dtypes}
+# numpy values saved as data (anything else numpy, e.g. object arrays, is pickled)
+_NUMPY_DTYPES = frozenset(["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                           "float16", "float32", "float64", "complex64", "complex128"])
 # Fixed timestamps make the archive a pure function of its contents.
 _EPOCH = (1980, 1, 1, 0, 0, 0)
 _BIG_ENDIAN = sys.byteorder == "big"
-
-
-class CheckpointError(ValueError):
-    """The file is not a (valid) monoflow checkpoint."""
 
 
 # ---------------------------------------------------------------- save
@@ -105,10 +108,20 @@ def _describe(obj):
 class _Saver:
     """Walks the object once, building the JSON tree and collecting tensors."""
 
-    def __init__(self):
+    def __init__(self, pickle_module=None, pickle_protocol=2):
         self.tensors = []  # (node, tensor): blob fields are filled in by plan()
         self.globals = []  # indices into tensors of global ones (gathered before plan())
+        self.arrays = []  # numpy arrays, member monoflow/arrays/<index>
+        self.pickles = []  # pickle bytes, member monoflow/pickles/<index>
+        self.pickle_module, self.pickle_protocol = pickle_module, pickle_protocol
+        self.uses_v2 = False  # numpy or pickle nodes: format 2.0
         self._on_path = set()  # ids of the containers being walked: cycles
+
+    @property
+    def version(self):
+        if self.uses_v2:
+            return FORMAT_VERSION
+        return _GLOBAL_VERSION if self.globals else _PLAIN_VERSION
 
     def key(self, k, path):
         node = _plain_scalar_node(k)
@@ -136,10 +149,15 @@ class _Saver:
             return {"t": "dtype", "v": obj.name}
         if t is _C.device:
             return {"t": "device", "v": str(obj)}
+        node = self.numpy_node(obj)
+        if node is not None:
+            return node
         if t not in (list, tuple, dict, collections.OrderedDict):
-            raise TypeError(f"flow.save: cannot save an object of type {_describe(obj)} at {path} "
-                            f"(checkpoints hold tensors, dict/OrderedDict/list/tuple, str, int, float, bool, "
-                            f"None, bytes, flow.dtype and flow.device; convert it to one of those first)")
+            # not data: pickled (Note [The pickle path] in pickled.py)
+            data, refs = pickled.dumps(obj, path, self, self.pickle_module, self.pickle_protocol)
+            self.pickles.append(data)
+            self.uses_v2 = True
+            return {"t": "pickle", "member": len(self.pickles) - 1, "refs": refs}
         if id(obj) in self._on_path:
             raise ValueError(f"flow.save: the object contains itself at {path} (a reference cycle)")
         self._on_path.add(id(obj))
@@ -156,6 +174,20 @@ class _Saver:
             return node
         finally:
             self._on_path.discard(id(obj))
+
+    def numpy_node(self, obj):
+        """The node of a numpy array or scalar of a plain numeric dtype
+        (saved as data), or None."""
+        if isinstance(obj, np.ndarray) and type(obj) is np.ndarray and obj.dtype.name in _NUMPY_DTYPES \
+                and obj.dtype.isnative:
+            self.arrays.append(obj)
+            self.uses_v2 = True
+            return {"t": "ndarray", "array": len(self.arrays) - 1, "dtype": obj.dtype.name, "shape": list(obj.shape)}
+        if isinstance(obj, np.generic) and type(obj) is np.dtype(type(obj)).type and obj.dtype.name in _NUMPY_DTYPES:
+            self.uses_v2 = True
+            raw = np.asarray(obj).astype(obj.dtype.newbyteorder("<")).tobytes()
+            return {"t": "npscalar", "dtype": obj.dtype.name, "v": base64.b64encode(raw).decode("ascii")}
+        return None
 
     def plan(self):
         """Assigns blobs: one per storage, covering the span its saved tensors use.
@@ -185,7 +217,7 @@ class _Saver:
                 node, t = members[0]
                 shape = list(t.shape)
                 spec["numel"] = t.numel()
-                self._fill(node, t, len(blobs), shape, _contiguous_strides(shape), 0)
+                self._fill(node, t, len(blobs), shape, contiguous_strides(shape), 0)
                 blobs.append((spec, t, None, t.numel()))
                 continue
             lo = min(t.storage_offset() for _, t in members)
@@ -213,14 +245,6 @@ class _Saver:
             node["placement"] = {"type": t.placement.type, "ranks": t.placement.ranks.tolist()}
             node["sbp"] = [s.short() for s in t.sbp]
             self.tensors[i] = (node, _logical_value(t, writer))
-
-
-def _contiguous_strides(shape):
-    strides, acc = [], 1
-    for n in reversed(shape):
-        strides.append(acc)
-        acc *= max(n, 1)
-    return strides[::-1]
 
 
 class _HostBytes:
@@ -265,9 +289,9 @@ def _zipinfo(name, size):
     return zi
 
 
-def _write_archive(fp, fmt_bytes, manifest_bytes, blobs):
+def _write_archive(fp, fmt_bytes, manifest_bytes, blobs, arrays=(), pickles=()):
     with zipfile.ZipFile(fp, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
-        zf.writestr(_zipinfo(_FORMAT_MEMBER, len(fmt_bytes)), fmt_bytes)
+        zf.writestr(_zipinfo(FORMAT_MEMBER, len(fmt_bytes)), fmt_bytes)
         zf.writestr(_zipinfo(_MANIFEST_MEMBER, len(manifest_bytes)), manifest_bytes)
         for i, (spec, t, lo, numel) in enumerate(blobs):
             src = t if lo is None else t.as_strided((numel,), (1,), lo)
@@ -275,63 +299,12 @@ def _write_archive(fp, fmt_bytes, manifest_bytes, blobs):
             with zf.open(_zipinfo(f"{_DATA_PREFIX}{i}", data.nbytes), "w") as w:
                 w.write(memoryview(data))
             del data, src
-
-
-def _new_file_mode(path):
-    """The permissions open(path, 'w') would give: the old file's, or 0o666 & ~umask."""
-    try:
-        return stat.S_IMODE(os.stat(path).st_mode)
-    except FileNotFoundError:
-        pass
-    umask = None
-    try:  # Linux: read it without changing it (os.umask() is process-wide)
-        with open("/proc/self/status") as s:
-            for line in s:
-                if line.startswith("Umask:"):
-                    umask = int(line.split()[1], 8)
-    except OSError:
-        pass
-    if umask is None:
-        umask = os.umask(0o022)
-        os.umask(umask)
-    return 0o666 & ~umask
-
-
-def _fsync_dir(d):
-    if os.name != "posix":
-        return
-    fd = os.open(d, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _atomic_write(path, write):
-    # resolve symlinks so that a link keeps pointing at the (replaced) checkpoint,
-    # as with open(path, "wb")
-    path = os.path.realpath(path)
-    directory, name = os.path.split(path)
-    mode = _new_file_mode(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as fp:
-            write(fp)
-            fp.flush()
-            os.fsync(fp.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    _fsync_dir(directory)  # makes the rename itself durable
-
-
-def _is_path(f):
-    return isinstance(f, (str, bytes, os.PathLike))
+        for i, a in enumerate(arrays):
+            data = _swap_if_big_endian(np.ascontiguousarray(a).reshape(-1).view(np.uint8), a.dtype.itemsize)
+            with zf.open(_zipinfo(f"{_ARRAY_PREFIX}{i}", data.nbytes), "w") as w:
+                w.write(memoryview(data))
+        for i, data in enumerate(pickles):
+            zf.writestr(_zipinfo(f"{_PICKLE_PREFIX}{i}", len(data)), data)
 
 
 def _logical_value(t, writer):
@@ -377,43 +350,53 @@ def _after_global_write(world, writer, error):
                            "(see its error)")
 
 
-def save(obj, f):
-    """Saves `obj` (tensors, state dicts, nested containers) to `f`: a path or a
-    writable binary file object.
+def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_serialization=True,
+         _disable_byteorder_record=False):
+    """Saves `obj` to `f`: a path or a writable binary file object.
+
+    Tensors, numpy arrays and scalars, containers and plain values are saved
+    as data, which loading never executes. Any other object (a whole
+    ``nn.Module``, an instance of your own class) is pickled, with the tensors
+    and arrays it holds still saved as data; ``flow.load`` rebuilds it only
+    with ``weights_only=False`` or when its classes are allow-listed
+    (``flow.serialization.add_safe_globals``). `pickle_module` (default: the
+    standard pickle) and `pickle_protocol` apply to those objects only; the
+    underscored arguments are accepted for torch compatibility and ignored.
 
     Writing to a path is atomic: the checkpoint goes to a temporary file in the
     same directory, is fsynced, and replaces `f` only when complete, so a crash
-    or an error leaves any previous checkpoint there intact. Writing to a file
+    or an error leaves any previous checkpoint there intact (and a later save
+    removes the temporaries that killed writers left). Writing to a file
     object starts at its current position; if an error occurs and the object is
     seekable, it is truncated back to where it was.
     """
-    saver = _Saver()
+    del _use_new_zipfile_serialization, _disable_byteorder_record
+    saver = _Saver(pickle_module, pickle_protocol)
     root = saver.node(obj, "obj")  # every TypeError is raised here, before any output
     world = writer = None
     if saver.globals:  # Note [Saving global tensors]
         from monoflow._global import groups
 
         world = groups.world_group()
-        writer = 0 if _is_path(f) else None  # a file object: every rank writes its own
+        writer = 0 if is_path(f) else None  # a file object: every rank writes its own
         saver.gather_globals(writer)
     blobs = saver.plan()
-    version = FORMAT_VERSION if saver.globals else _PLAIN_VERSION
-    fmt = {"format": FORMAT_NAME, "version": list(version), "byteorder": "little"}
+    fmt = {"format": FORMAT_NAME, "version": list(saver.version), "byteorder": "little"}
     manifest = {"root": root, "blobs": [spec for spec, _, _, _ in blobs]}
     fmt_bytes = json.dumps(fmt).encode()
     manifest_bytes = json.dumps(manifest, separators=(",", ":"), allow_nan=False).encode()
 
     def write(fp):
-        _write_archive(fp, fmt_bytes, manifest_bytes, blobs)
+        _write_archive(fp, fmt_bytes, manifest_bytes, blobs, saver.arrays, saver.pickles)
 
-    if _is_path(f):
+    if is_path(f):
         if world is None:
-            _atomic_write(os.fsdecode(f), write)
+            _atomic.atomic_write(os.fsdecode(f), write)
             return
         error = None
         if world.rank() == writer:
             try:
-                _atomic_write(os.fsdecode(f), write)
+                _atomic.atomic_write(os.fsdecode(f), write)
             except Exception as exc:  # noqa: BLE001 - re-raised after telling the others
                 error = exc
         _after_global_write(world, writer, error)
@@ -443,80 +426,85 @@ def save(obj, f):
 # ---------------------------------------------------------------- load
 
 
-def _file_name(f):
-    if _is_path(f):
-        return repr(os.fsdecode(f))
-    name = getattr(f, "name", None)
-    return repr(name) if isinstance(name, str) else f"<{type(f).__name__}>"
-
-
 def _is_int(v, lo=0):
     return type(v) is int and v >= lo
 
 
 class _Loader:
-    def __init__(self, zf, fp, fname, archive_size, map_location, as_global=False):
-        self.zf, self.fp, self.fname, self.archive_size = zf, fp, fname, archive_size
+    def __init__(self, archive, map_location, weights_only=True, as_global=False):
+        self.archive, self.fname = archive, archive.fname
         self.map_location = map_location
+        self.weights_only = weights_only
         self.as_global = as_global
         self.blob_specs = []
         self.blob_tensors = {}  # blob index -> (base tensor, its "whole" node or None)
+        self.member = None  # the member being interpreted, for error messages
         self._handlers = {  # the whole vocabulary: anything else is refused
             "none": self._none, "bool": self._bool, "int": self._int, "float": self._float,
             "str": self._str, "bytes": self._bytes, "dtype": self._dtype, "device": self._device,
             "list": self._list, "tuple": self._tuple, "dict": self._dict, "odict": self._dict,
-            "tensor": self._tensor,
+            "tensor": self._tensor, "ndarray": self._ndarray, "npscalar": self._npscalar,
+            "pickle": self._pickle,
         }
 
-    def error(self, msg):
-        return CheckpointError(f"flow.load: {self.fname}: {msg}")
+    def error(self, msg, member=None, cls=CheckpointError):
+        return self.archive.error(msg, member or self.member, cls)
 
     # -- members
     def read_json(self, member):
-        try:
-            info = self.zf.getinfo(member)
-        except KeyError:
-            raise self.error(f"not a monoflow checkpoint (the archive has no {member})") from None
-        if info.file_size > self.archive_size:
-            raise self.error(f"{member} claims {info.file_size} bytes, more than the whole file")
-        try:
-            data = self.zf.read(info)
-        except (zipfile.BadZipFile, EOFError, OSError, zlib.error, NotImplementedError) as exc:
-            raise self.error(f"cannot read {member}: {exc}") from None
+        if self.archive.info(member) is None:
+            raise self.error(f"not a monoflow checkpoint (the archive has no {member})")
+        data = self.archive.read(member)
         try:
             return json.loads(data.decode("utf-8"))
         except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-            raise self.error(f"{member} is not valid JSON ({exc})") from None
+            raise self.error(f"{member} is not valid JSON ({exc})", member) from None
 
     def check_format(self):
-        fmt = self.read_json(_FORMAT_MEMBER)
+        fmt = self.read_json(FORMAT_MEMBER)
+        self.member = FORMAT_MEMBER
         if not isinstance(fmt, dict) or fmt.get("format") != FORMAT_NAME:
-            raise self.error(f"not a monoflow checkpoint ({_FORMAT_MEMBER} does not name format {FORMAT_NAME!r})")
+            raise self.error(f"not a monoflow checkpoint ({FORMAT_MEMBER} does not name format {FORMAT_NAME!r})")
         version = fmt.get("version")
         if not (isinstance(version, list) and len(version) == 2 and all(_is_int(v) for v in version)):
-            raise self.error(f"{_FORMAT_MEMBER} has no valid version (got {version!r})")
+            raise self.error(f"{FORMAT_MEMBER} has no valid version (got {version!r})")
         if version[0] > FORMAT_VERSION[0]:
             raise self.error(f"checkpoint format version {version[0]}.{version[1]} is newer than this monoflow "
                              f"reads ({FORMAT_VERSION[0]}.x); upgrade monoflow to load it")
         if version[0] < 1:
             raise self.error(f"unknown checkpoint format version {version[0]}.{version[1]}")
+        self.version = tuple(version)
         if fmt.get("byteorder", "little") != "little":
             raise self.error(f"unsupported byte order {fmt.get('byteorder')!r}")
 
     def load(self):
+        """The saved object. Every failure the file causes is a CheckpointError;
+        an exception of the caller's map_location callable passes unchanged."""
+        try:
+            return self._load()
+        except CheckpointError:
+            raise
+        except UserError as exc:
+            raise exc.__cause__ from None
+        except RecursionError:
+            raise self.error("the object tree is nested too deeply") from None
+        except (TypeError, ValueError, KeyError, IndexError, AttributeError, OverflowError, RuntimeError,
+                UnicodeError) as exc:
+            # a manifest that passed the checks yet made an operation fail: still the file's fault
+            raise self.error(f"malformed checkpoint ({type(exc).__name__}: {exc})") from exc
+
+    def _load(self):
         self.check_format()
         manifest = self.read_json(_MANIFEST_MEMBER)
+        self.member = _MANIFEST_MEMBER
         if not isinstance(manifest, dict) or "root" not in manifest or not isinstance(manifest.get("blobs"), list):
             raise self.error(f"{_MANIFEST_MEMBER} lacks 'root' or 'blobs'")
         for i, spec in enumerate(manifest["blobs"]):
-            if not (isinstance(spec, dict) and spec.get("dtype") in _DTYPES and _is_int(spec.get("numel"))
-                    and isinstance(spec.get("device"), str)):
-                raise self.error(f"blob {i} has an invalid description {spec!r}")
+            if not (isinstance(spec, dict) and type(spec.get("dtype")) is str and spec["dtype"] in _DTYPES
+                    and _is_int(spec.get("numel")) and isinstance(spec.get("device"), str)):
+                raise self.error(f"blob {i} has an invalid description {str(spec)[:80]}")
             self.blob_specs.append(spec)
-        try:
-            return self.build(manifest["root"], "obj")
-        except RecursionError:
-            raise self.error("the object tree is nested too deeply") from None
+        return self.build(manifest["root"], "obj")
 
     # -- nodes
     def build(self, node, path):
@@ -558,14 +546,14 @@ class _Loader:
             raise self.error(f"invalid base64 in bytes node at {path}") from None
 
     def _dtype(self, node, path):
-        return _DTYPES[self.value(node, path, lambda v: v in _DTYPES)]
+        return _DTYPES[self.value(node, path, lambda v: type(v) is str and v in _DTYPES)]
 
     def _device(self, node, path):
         v = self.value(node, path, lambda v: type(v) is str)
         try:
             return _C.device(v)
-        except Exception as exc:
-            raise RuntimeError(f"flow.load: {self.fname}: cannot restore device {v!r} at {path}: {exc}") from None
+        except Exception as exc:  # noqa: BLE001 - the device string came from the file
+            raise self.error(f"cannot restore device {v!r} at {path}: {exc}") from None
 
     def _list(self, node, path):
         items = self.value(node, path, lambda v: type(v) is list)
@@ -603,7 +591,8 @@ class _Loader:
         spec = self.blob_specs[blob]
         shape, stride, offset = node.get("shape"), node.get("stride"), node.get("offset")
         if not (type(shape) is list and type(stride) is list and len(shape) == len(stride)
-                and all(_is_int(v) and v < 2 ** 62 for v in shape + stride + [offset])):
+                and all(_is_int(v) and v < 2 ** 62 for v in shape + stride + [offset])
+                and math.prod(shape) < 2 ** 62):
             raise self.error(f"tensor at {path} has an invalid shape/stride/offset")
         if node.get("dtype") != spec["dtype"] or node.get("device") != spec["device"]:
             raise self.error(f"tensor at {path} disagrees with blob {blob} on dtype or device")
@@ -612,7 +601,7 @@ class _Loader:
         requires_grad = node.get("requires_grad", False)
         if type(requires_grad) is not bool:
             raise self.error(f"tensor at {path} has an invalid requires_grad")
-        whole = offset == 0 and stride == _contiguous_strides(shape) and math.prod(shape) == spec["numel"]
+        whole = offset == 0 and stride == contiguous_strides(shape) and math.prod(shape) == spec["numel"]
         if blob not in self.blob_tensors:
             base = self.read_blob(blob, shape if whole else [spec["numel"]], path)
             self.blob_tensors[blob] = (base, whole)
@@ -637,10 +626,12 @@ class _Loader:
         ok = (isinstance(pl, dict) and type(pl.get("type")) is str and isinstance(pl.get("ranks"), list)
               and isinstance(sbp, list) and all(type(x) is str and _SBP_RE.fullmatch(x) for x in sbp))
         if ok:
-            import numpy as np
-
-            ranks = np.asarray(pl["ranks"])
-            ok = ranks.size > 0 and ranks.dtype.kind in "iu" and ranks.ndim == len(sbp)
+            try:
+                ranks = np.asarray(pl["ranks"])
+            except (ValueError, TypeError, OverflowError):  # ragged or odd nesting
+                ranks = None
+            ok = (ranks is not None and ranks.size > 0 and ranks.dtype.kind in "iu" and ranks.ndim == len(sbp)
+                  and int(ranks.min()) >= 0 and int(ranks.max()) < 2 ** 31)
         if not ok:
             raise self.error(f"tensor at {path} has an invalid placement/sbp")
         return pl["type"], pl["ranks"], sbp
@@ -673,102 +664,66 @@ class _Loader:
         dt = _DTYPES[spec["dtype"]]
         name = f"{_DATA_PREFIX}{i}"
         nbytes = spec["numel"] * dt.itemsize
-        try:
-            info = self.zf.getinfo(name)
-        except KeyError:
-            raise self.error(f"the manifest refers to {name} (tensor at {path}), which is missing") from None
+        info = self.archive.info(name)
+        if info is None:
+            raise self.error(f"the manifest refers to {name} (tensor at {path}), which is missing")
         if info.file_size != nbytes:
-            raise self.error(f"{name} holds {info.file_size} bytes, but {spec['numel']} {dt.name} elements "
-                             f"need {nbytes}")
-        if nbytes > self.archive_size:
-            raise self.error(f"{name} claims {nbytes} bytes, more than the whole file")
+            raise self.error(f"holds {info.file_size} bytes, but the manifest's {spec['numel']} {dt.name} "
+                             f"elements need {nbytes}", name)
         buf = np.empty(nbytes, np.uint8)
         if nbytes:
-            self._read_member_into(info, buf)
+            self.archive.read_into(info, buf)
         buf = _swap_if_big_endian(buf, dt.itemsize)
 
-        saved = spec["device"]
-        ml = self.map_location
-        if callable(ml) and not isinstance(ml, (str, _C.device, dict)):
-            cpu = _C.borrow_host_memory(buf, buf.ctypes.data, nbytes, shape, _contiguous_strides(shape), dt)
-            out = ml(cpu, saved)
-            if out is None:  # as in torch: None means "restore as usual"
-                out = self._restore(buf, shape, dt, self._target(saved, None, path))
-            elif not isinstance(out, _C.TensorBase) or list(out.shape) != list(shape) or out.dtype != dt:
-                raise TypeError(f"flow.load: map_location callable must return a {dt.name} tensor of shape "
-                                f"{tuple(shape)} (or None), got {out!r:.80}")
-            return out.contiguous()  # views are made with as_strided over it
-        return self._restore(buf, shape, dt, self._target(saved, ml, path))
+        return restore(buf, shape, dt, spec["device"], self.map_location, self.error, path)
 
-    def _read_member_into(self, info, buf):
-        """Reads a stored member straight into buf (no intermediate bytes)."""
-        name = info.filename
-        if info.compress_type != zipfile.ZIP_STORED:
-            # not written by monoflow, but a valid zip: decompress in chunks
-            try:
-                with self.zf.open(info) as r:
-                    view, pos = memoryview(buf), 0
-                    while pos < len(buf):
-                        chunk = r.read(min(1 << 24, len(buf) - pos))
-                        if not chunk:
-                            break
-                        view[pos:pos + len(chunk)] = chunk
-                        pos += len(chunk)
-            except (zipfile.BadZipFile, EOFError, OSError, zlib.error, NotImplementedError) as exc:
-                raise self.error(f"cannot read {name}: {exc}") from None
-            if pos != len(buf):
-                raise self.error(f"{name} is truncated")
-            return
-        fp = self.fp
-        fp.seek(info.header_offset)
-        header = fp.read(30)
-        if len(header) != 30 or header[:4] != b"PK\x03\x04":
-            raise self.error(f"{name}: bad local file header (the file is corrupt)")
-        name_len, extra_len = struct.unpack("<HH", header[26:30])
-        fp.seek(info.header_offset + 30 + name_len + extra_len)
-        view, pos = memoryview(buf), 0
-        while pos < len(buf):
-            n = fp.readinto(view[pos:])
-            if not n:
-                raise self.error(f"{name} is truncated (read {pos} of {len(buf)} bytes)")
-            pos += n
-        if zlib.crc32(view) != info.CRC:
-            raise self.error(f"{name} is corrupt (CRC-32 mismatch)")
+    def _ndarray(self, node, path):
+        k, dtype, shape = node.get("array"), node.get("dtype"), node.get("shape")
+        if not (_is_int(k) and type(dtype) is str and dtype in _NUMPY_DTYPES and type(shape) is list
+                and all(_is_int(n) and n < 2 ** 62 for n in shape) and math.prod(shape) < 2 ** 62):
+            raise self.error(f"invalid ndarray node at {path}: {str(node)[:80]}")
+        name = f"{_ARRAY_PREFIX}{k}"
+        info = self.archive.info(name)
+        if info is None:
+            raise self.error(f"the manifest refers to {name} (array at {path}), which is missing")
+        dt = np.dtype(dtype)
+        if info.file_size != math.prod(shape) * dt.itemsize:
+            raise self.error(f"holds {info.file_size} bytes, but a {dtype} array of shape {tuple(shape)} "
+                             f"needs {math.prod(shape) * dt.itemsize}", name)
+        out = np.empty(shape, dt)
+        if out.nbytes:
+            self.archive.read_into(info, out.reshape(-1).view(np.uint8))
+        _swap_if_big_endian(out.reshape(-1).view(np.uint8), dt.itemsize)  # (a no-op on little-endian hosts)
+        if dtype == "bool" and out.size and out.view(np.uint8).max() > 1:
+            raise self.error(f"the bool array at {path} holds values other than 0 and 1", name)
+        return out
 
-    def _target(self, saved, ml, path):
-        """The device string a blob saved on `saved` goes to."""
-        if ml is None:
-            target = saved
-        elif isinstance(ml, (str, _C.device)):
-            target = str(ml)
-        elif isinstance(ml, dict):
-            target = ml.get(saved, ml.get(saved.split(":")[0], saved))
-            target = str(target)
-        else:
-            raise TypeError(f"flow.load: map_location must be None, a device, a str, a dict or a callable, "
-                            f"got {_describe(ml)}")
-        dev_type = target.split(":")[0]
-        if dev_type not in _C.device_types():
-            raise RuntimeError(f"flow.load: {self.fname}: the tensor at {path} was saved on {saved!r} and would be "
-                               f"restored on {target!r}, but device type {dev_type!r} is not registered here "
-                               f"(available: {', '.join(_C.device_types())}); pass map_location, e.g. "
-                               f"map_location='cpu'")
-        try:
-            dev = _C.device(target)
-        except Exception as exc:
-            raise RuntimeError(f"flow.load: {self.fname}: cannot restore the tensor at {path} on "
-                               f"{target!r}: {exc}") from None
-        count = _C.device_count(dev.type)
-        if dev.index >= count:
-            raise RuntimeError(f"flow.load: {self.fname}: the tensor at {path} would be restored on {target!r}, "
-                               f"but only {count} {dev.type} device(s) exist; pass map_location")
-        return dev
+    def _npscalar(self, node, path):
+        dtype = node.get("dtype")
+        raw = self._bytes(node, path)
+        if not (type(dtype) is str and dtype in _NUMPY_DTYPES and len(raw) == np.dtype(dtype).itemsize):
+            raise self.error(f"invalid numpy scalar node at {path}: {str(node)[:80]}")
+        if dtype == "bool" and raw not in (b"\x00", b"\x01"):
+            raise self.error(f"invalid numpy bool at {path}")
+        return np.frombuffer(raw, np.dtype(dtype).newbyteorder("<"))[0].astype(np.dtype(dtype))[()]
 
-    @staticmethod
-    def _restore(buf, shape, dt, dev):
-        if dev.type == "cpu":  # the tensor takes over the buffer: no second copy
-            return _C.borrow_host_memory(buf, buf.ctypes.data, buf.nbytes, shape, _contiguous_strides(shape), dt)
-        return _C.from_host_buffer(buf.ctypes.data, shape, dt, dev)
+    def _pickle(self, node, path):
+        k, refs = node.get("member"), node.get("refs")
+        if not (_is_int(k) and type(refs) is list):
+            raise self.error(f"invalid pickle node at {path}: {str(node)[:80]}")
+        name = f"{_PICKLE_PREFIX}{k}"
+        if self.archive.info(name) is None:
+            raise self.error(f"the manifest refers to {name} (object at {path}), which is missing")
+        built = {}
+
+        def ref(i):
+            if not (_is_int(i) and i < len(refs)):
+                raise self.error(f"the pickle refers to data {i!r}, which its node does not list", name)
+            if i not in built:
+                built[i] = self.build(refs[i], f"{path}<data {i}>")
+            return built[i]
+
+        return pickled.loads(self.archive.read(name), ref, self.weights_only, self.error, name)
 
 
 _SBP_RE = __import__("re").compile(r"B|P|S\([0-9]{1,3}\)")
@@ -782,7 +737,7 @@ def _flat(ranks):
             yield r
 
 
-def _read_on_rank(f, src):
+def read_on_rank(f, src):
     """The bytes of `f`, read on rank `src` only and broadcast to every rank
     (load(..., global_src_rank=src)): the file need only exist there."""
     import monoflow.distributed as dist
@@ -793,7 +748,7 @@ def _read_on_rank(f, src):
     data, error = b"", None
     if me == src or world is None:
         try:
-            with _ReadSource(f) as fp:
+            with Source(f) as fp:
                 data = fp.read()
         except Exception as exc:  # noqa: BLE001 - re-raised after telling the others
             error = exc
@@ -808,75 +763,13 @@ def _read_on_rank(f, src):
     if n < 0:
         if error is not None:
             raise error
-        raise RuntimeError(f"flow.load: rank {src} (global_src_rank) could not read {_file_name(f)}")
+        raise RuntimeError(f"flow.load: rank {src} (global_src_rank) could not read {file_name(f)}")
     buf = np.frombuffer(data, np.uint8).copy() if me == src else np.empty(n, np.uint8)
     t = _C.borrow_host_memory(buf, buf.ctypes.data, n, [n], [1], u8)
     dist.broadcast(t, src=src, group=world)
     return buf.tobytes()
 
 
-class _ReadSource:
-    """Opens a path, or checks a file object, for zipfile."""
-
-    def __init__(self, f):
-        self.f, self.own = f, _is_path(f)
-
-    def __enter__(self):
-        if self.own:
-            self.fp = open(self.f, "rb")
-        else:
-            if not hasattr(self.f, "read"):
-                raise TypeError(f"flow.load: expected a path or a readable binary file object, "
-                                f"got {_describe(self.f)}")
-            self.fp = self.f
-            if not (hasattr(self.f, "seekable") and self.f.seekable()):
-                self.fp = io.BytesIO(self.f.read())  # zip needs random access
-        return self.fp
-
-    def __exit__(self, *exc):
-        if self.own:
-            self.fp.close()
-
-
-def load(f, map_location=None, *, weights_only=True, global_src_rank=None):
-    """Loads what ``flow.save`` wrote to `f` (a path or a readable binary file object).
-
-    map_location says where tensors go, as in torch:
-      * None: the device each tensor was saved on (an error if that device
-        type is not registered in this process);
-      * a str or ``flow.device``: every tensor goes there;
-      * a dict mapping saved device strings ("testdev:0", or a bare type
-        "testdev") to target devices; unmapped devices stay as saved;
-      * a callable ``fn(tensor, saved_device_str)``, called once per stored
-        blob with a CPU tensor holding it; it returns the tensor to use, or
-        None for the default placement.
-
-    Global tensors (Note [Saving global tensors]) load as local tensors
-    holding their logical value. With `global_src_rank` (OneFlow's), only
-    that rank reads `f` and shares its bytes, and every tensor loads as a
-    global tensor: in its saved placement and SBP where this job has those
-    ranks, broadcast over all ranks otherwise. Every rank must call it.
-
-    Loading executes nothing from the file (there is no pickle);
-    `weights_only` is accepted for torch compatibility and has no effect.
-    Invalid files raise CheckpointError (a ValueError) naming the file.
-    """
-    del weights_only
-    fname = _file_name(f)
-    as_global = global_src_rank is not None
-    if as_global:
-        f = io.BytesIO(_read_on_rank(f, int(global_src_rank)))
-    with _ReadSource(f) as fp:
-        try:
-            pos = fp.tell()
-            size = fp.seek(0, os.SEEK_END)
-            fp.seek(pos)
-        except (OSError, ValueError):
-            size = float("inf")
-        try:
-            zf = zipfile.ZipFile(fp, "r")
-        except (zipfile.BadZipFile, EOFError, ValueError, struct.error) as exc:
-            raise CheckpointError(f"flow.load: {fname}: not a monoflow checkpoint "
-                                  f"(not a readable zip archive: {exc})") from None
-        with zf:
-            return _Loader(zf, fp, fname, size, map_location, as_global).load()
+def load_archive(archive, map_location=None, weights_only=True, as_global=False):
+    """The object in a checked monoflow archive (see flow.load)."""
+    return _Loader(archive, map_location, weights_only, as_global).load()
