@@ -32,7 +32,8 @@ PADS = [("ReflectionPad1d", 2, (2, 3, 5)), ("ReflectionPad1d", (1, 3), (3, 6)),
         ("ReflectionPad2d", (1, 2, 2, 0), (2, 2, 4, 5)), ("ReflectionPad3d", 1, (1, 2, 3, 3, 4)),
         ("ReplicationPad1d", (3, 1), (2, 3, 4)), ("ReplicationPad2d", 2, (1, 3, 3, 3)),
         ("ReplicationPad3d", (1, 0, 2, 1, 0, 2), (2, 1, 2, 3, 3)), ("ZeroPad2d", (1, 1, 2, 0), (2, 3, 3, 3)),
-        ("ZeroPad1d", 2, (2, 4)), ("ZeroPad3d", 1, (1, 2, 2, 2))]
+        ("ZeroPad1d", 2, (2, 4)), ("ZeroPad3d", 1, (1, 2, 2, 2)), ("CircularPad1d", (2, 1), (2, 3, 5)),
+        ("CircularPad2d", (1, 2, 2, 0), (2, 2, 4, 5)), ("CircularPad3d", 1, (1, 2, 3, 3, 4))]
 
 
 @pytest.mark.parametrize("name,padding,shape", PADS, ids=[f"{p[0]}-{i}" for i, p in enumerate(PADS)])

@@ -9,9 +9,12 @@ from monoflow.nn.functional.fold import *  # noqa: F401,F403
 from monoflow.nn.functional.grid_sample import *  # noqa: F401,F403
 from monoflow.nn.functional.interpolate import *  # noqa: F401,F403
 from monoflow.nn.functional.linear import *  # noqa: F401,F403
+from monoflow.nn.functional.local_response_norm import *  # noqa: F401,F403
 from monoflow.nn.functional.loss import *  # noqa: F401,F403
+from monoflow.nn.functional.margin_losses import *  # noqa: F401,F403
 from monoflow.nn.functional.normalization import *  # noqa: F401,F403
 from monoflow.nn.functional.pixel_shuffle import *  # noqa: F401,F403
 from monoflow.nn.functional.pooling import *  # noqa: F401,F403
+from monoflow.nn.functional.rms_norm import *  # noqa: F401,F403
 from monoflow.nn.functional.sparse import *  # noqa: F401,F403
 from monoflow.ops_shape import pad  # noqa: F401

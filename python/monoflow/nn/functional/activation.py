@@ -14,7 +14,8 @@ from monoflow._activations import (  # noqa: F401 - re-exported
 __all__ = ["relu", "relu_", "gelu", "silu", "sigmoid", "tanh", "softplus", "softmax", "log_softmax", "softmin",
            "prelu", "tanhshrink", "threshold", "hardshrink", "softshrink", "glu",
            "celu", "elu", "hardsigmoid", "hardswish", "hardtanh", "leaky_relu", "logsigmoid", "mish", "relu6",
-           "selu", "softsign"]
+           "selu", "softsign", "elu_", "celu_", "selu_", "leaky_relu_", "hardtanh_", "threshold_", "rrelu",
+           "rrelu_", "gumbel_softmax"]
 
 
 def _check(name, x):
@@ -129,3 +130,64 @@ def glu(input, dim=-1):
         raise RuntimeError(f"glu: Halving dimension must be even, but dimension {dim} is size {input.shape[dim]}")
     a, b = input.chunk(2, dim)
     return a * _m.sigmoid(b)
+
+
+# -- the in-place spellings torch.nn.functional also has
+def elu_(input, alpha=1.0):
+    return elu(input, alpha, inplace=True)
+
+
+def celu_(input, alpha=1.0):
+    return celu(input, alpha, inplace=True)
+
+
+def selu_(input):
+    return selu(input, inplace=True)
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def threshold_(input, threshold_value, value):
+    return threshold(input, threshold_value, value, inplace=True)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """Randomised leaky ReLU: in training each negative element gets a slope
+    drawn from U(lower, upper); in eval the slope is their mean."""
+    _check("rrelu", input)
+    if training:
+        from monoflow.ops_random import rand_like
+
+        slope = rand_like(input) * (upper - lower) + lower
+        out = _m.where(input >= 0, input, input * slope)
+    else:
+        out = leaky_relu(input, (lower + upper) / 2)
+    return _inplace_result(input, out) if inplace else out
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    return rrelu(input, lower, upper, training, inplace=True)
+
+
+def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
+    """A sample of the Gumbel-softmax distribution over ``dim``: softmax((logits + g) / tau)
+    with g ~ Gumbel(0, 1); ``hard`` returns the one-hot argmax with the soft sample's gradient."""
+    _check("gumbel_softmax", logits)
+    from monoflow.ops_random import rand_like
+
+    # -log(Exponential(1)) is Gumbel(0, 1); an exponential sample is -log(U)
+    gumbels = -(-(rand_like(logits).clamp(min=eps).log())).log()
+    soft = softmax((logits + gumbels) / tau, dim)
+    if not hard:
+        return soft
+    index = soft.argmax(dim, keepdim=True)
+    from monoflow._creation import zeros_like
+
+    one_hot = zeros_like(soft).scatter(dim, index, value=1.0)
+    return one_hot - soft.detach() + soft

@@ -1,13 +1,16 @@
-"""Convolutions: conv1d, conv2d, conv_transpose2d (torch.nn.functional's API).
+"""Convolutions: conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d
+(torch.nn.functional's API).
 
 The work is the C++ core's (im2col + BLAS kernels, derivatives of every
 order); this module sorts out argument forms: ints or pairs, string
-padding ('valid', 'same'), unbatched inputs, and the 1-D variant as a 2-D
-convolution over a unit height.
+padding ('valid', 'same'), unbatched inputs, and the 1-D variants as 2-D
+convolutions over a unit height. conv3d is a sum over the kernel's depth of
+2-D convolutions (one per depth offset, all output depths batched into one
+call), so it rides on the 2-D kernels and their derivatives.
 """
 from monoflow import _C
 
-__all__ = ["conv1d", "conv2d", "conv_transpose2d"]
+__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d"]
 
 
 def _same_padding(input, weight, stride, dilation, n, op):
@@ -79,3 +82,71 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     if isinstance(padding, str):
         raise ValueError("conv_transpose2d: padding must be an int or a tuple of ints, not a string")
     return _C.nn_conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """Transposed 1-D convolution of [N, C_in, L] (or [C_in, L]) with weight [C_in, C_out/groups, k]."""
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"Expected 2D (unbatched) or 3D (batched) input to conv_transpose1d, but got input of "
+                           f"size: {list(input.shape)}")
+    if isinstance(padding, str):
+        raise ValueError("conv_transpose1d: padding must be an int or a tuple of ints, not a string")
+    out = _C.nn_conv_transpose2d(input.unsqueeze(-2), weight.unsqueeze(-2), bias, _to_2d(stride, 1),
+                                 _to_2d(padding, 0), _to_2d(output_padding, 0), groups, _to_2d(dilation, 1))
+    return out.squeeze(-2)
+
+
+def _triple(v, what):
+    if isinstance(v, int):
+        return (v, v, v)
+    v = tuple(v)
+    if len(v) == 1:
+        v = v * 3
+    if len(v) != 3:
+        raise ValueError(f"conv3d: {what} must be an int or a 3-tuple, but got {v!r}")
+    return v
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """3-D convolution of input [N, C, D, H, W] (or [C, D, H, W]) with weight [O, C/groups, kD, kH, kW]."""
+    from monoflow.ops_shape import pad
+
+    if input.dim() not in (4, 5):
+        raise RuntimeError(f"Expected 4D (unbatched) or 5D (batched) input to conv3d, but got input of size: "
+                           f"{list(input.shape)}")
+    if weight.dim() != 5:
+        raise RuntimeError(f"conv3d: expected a 5-D weight, but got weight of size {list(weight.shape)}")
+    unbatched = input.dim() == 4
+    x = input.unsqueeze(0) if unbatched else input
+    (sd, sh, sw), (dd, dh, dw) = _triple(stride, "stride"), _triple(dilation, "dilation")
+    if isinstance(padding, str):
+        if padding == "valid":
+            padding = 0
+        elif padding == "same":
+            if (sd, sh, sw) != (1, 1, 1):
+                raise ValueError("conv3d: padding='same' is not supported for strided convolutions")
+            totals = [d * (k - 1) for k, d in zip(weight.shape[2:], (dd, dh, dw))]
+            x = pad(x, [p for t in reversed(totals) for p in (t // 2, t - t // 2)])
+            padding = 0
+        else:
+            raise ValueError(f"conv3d: invalid padding string {padding!r}, should be one of 'valid' or 'same'")
+    pd, ph, pw = _triple(padding, "padding")
+    if pd:
+        x = pad(x, (0, 0, 0, 0, pd, pd))
+    n, c, depth = x.shape[0], x.shape[1], x.shape[2]
+    kd = weight.shape[2]
+    out_d = (depth - dd * (kd - 1) - 1) // sd + 1
+    if out_d <= 0:
+        raise RuntimeError(f"conv3d: the kernel's depth {kd} (dilation {dd}) is larger than the padded input's "
+                           f"depth {depth}")
+    out = None
+    for k in range(kd):
+        start = k * dd
+        planes = x[:, :, start:start + sd * (out_d - 1) + 1:sd]  # (n, c, out_d, H, W)
+        planes = planes.transpose(1, 2).reshape(n * out_d, c, x.shape[3], x.shape[4])
+        y = _C.nn_conv2d(planes, weight[:, :, k], None, (sh, sw), (ph, pw), (dh, dw), groups)
+        out = y if out is None else out + y
+    out = out.reshape(n, out_d, *out.shape[1:]).transpose(1, 2)
+    if bias is not None:
+        out = out + bias.reshape(1, -1, 1, 1, 1)
+    return out.squeeze(0) if unbatched else out

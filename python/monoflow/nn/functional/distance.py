@@ -1,5 +1,5 @@
-"""cosine_similarity and pairwise_distance (torch.nn.functional's)."""
-__all__ = ["cosine_similarity", "pairwise_distance"]
+"""cosine_similarity, pairwise_distance and pdist (torch.nn.functional's)."""
+__all__ = ["cosine_similarity", "pairwise_distance", "pdist"]
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
@@ -14,3 +14,20 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """||x1 - x2 + eps||_p over the last dim."""
     d = x1 - x2 + eps
     return d.norm(p, -1, keepdim=keepdim) if d.dim() else d.abs()
+
+
+def pdist(input, p=2):
+    """The p-norm distances between the rows of an (N, M) input: the upper
+    triangle of the distance matrix, row by row (N * (N - 1) / 2 values)."""
+    if input.dim() != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    from monoflow._creation import tensor
+
+    n = input.shape[0]
+    rows = [i for i in range(n) for _ in range(i + 1, n)]
+    cols = [j for i in range(n) for j in range(i + 1, n)]
+    if not rows:
+        return input.new_zeros((0,))
+    a = input.index_select(0, tensor(rows, device=input.device))
+    b = input.index_select(0, tensor(cols, device=input.device))
+    return (a - b).norm(p, -1)

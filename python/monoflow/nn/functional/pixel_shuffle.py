@@ -1,7 +1,8 @@
 """pixel_shuffle / pixel_unshuffle: moving r*r channels into an r-times
-finer spatial grid and back (a reshape, a permute and a reshape)."""
+finer spatial grid and back; channel_shuffle: interleaving channel groups.
+Each is a reshape, a permute and a reshape."""
 
-__all__ = ["pixel_shuffle", "pixel_unshuffle"]
+__all__ = ["pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle"]
 
 
 def _check(input, op, factor, what):
@@ -40,3 +41,20 @@ def pixel_unshuffle(input, downscale_factor):
     x = input.reshape(*batch, c, h // r, r, w // r, r)
     x = x.permute(*range(n), n, n + 2, n + 4, n + 1, n + 3)
     return x.reshape(*batch, c * r * r, h // r, w // r)
+
+
+def channel_shuffle(input, groups):
+    """(N, g * k, *) -> (N, k * g, *): channel c of group i moves to position c * g + i."""
+    if not isinstance(groups, int) or groups <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")
+    if input.dim() < 3:
+        raise RuntimeError(f"channel_shuffle expects input to have at least 3 dimensions, but got input with "
+                           f"{input.dim()} dimension(s)")
+    n, c = input.shape[0], input.shape[1]
+    if c % groups:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups.")
+    rest = tuple(input.shape[2:])
+    return input.reshape(n, groups, c // groups, *rest).transpose(1, 2).reshape(n, c, *rest)
+
+
+native_channel_shuffle = channel_shuffle

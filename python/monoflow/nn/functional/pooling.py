@@ -6,7 +6,9 @@ from monoflow import _C
 
 __all__ = ["max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
            "adaptive_max_pool1d", "adaptive_max_pool2d", "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d",
-           "adaptive_max_pool3d"]
+           "adaptive_max_pool3d", "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d_with_indices",
+           "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices", "adaptive_max_pool3d_with_indices",
+           "lp_pool1d", "lp_pool2d", "lp_pool3d", "max_unpool1d", "max_unpool2d", "max_unpool3d"]
 
 
 def _one(v, op, what):
@@ -197,3 +199,107 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
     out, idx = _pool_3d(input, "adaptive_max_pool3d", lambda t: _C.nn_adaptive_max_pool2d(t, (oh, ow)),
                         lambda t: adaptive_max_pool1d(t, od, return_indices=True))
     return (out, idx) if return_indices else out
+
+
+# -- torch's explicit "_with_indices" spellings
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=True):
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=True):
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
+
+
+def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=True):
+    return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
+
+
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=True):
+    return adaptive_max_pool1d(input, output_size, return_indices=True)
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=True):
+    return adaptive_max_pool2d(input, output_size, return_indices=True)
+
+
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=True):
+    return adaptive_max_pool3d(input, output_size, return_indices=True)
+
+
+# -- power-average pooling: (sum of x^p over the window) ^ (1/p), as torch:
+# avg_pool of x^p, times the window size, through sign(.) * relu(|.|).
+def _lp(avg, kernel_elems, norm_type):
+    from monoflow import ops_math as _m
+
+    return (_m.sign(avg) * _m.relu(avg.abs())).mul(kernel_elems).pow(1.0 / norm_type)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    k = _one(kernel_size, "lp_pool1d", "kernel_size")
+    return _lp(avg_pool1d(input.pow(norm_type), k, stride, 0, ceil_mode), k, norm_type)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    kh, kw = (kernel_size, kernel_size) if isinstance(kernel_size, int) else tuple(kernel_size)
+    return _lp(avg_pool2d(input.pow(norm_type), (kh, kw), stride, 0, ceil_mode), kh * kw, norm_type)
+
+
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    kd, kh, kw = _triple(kernel_size, "lp_pool3d", "kernel_size")
+    return _lp(avg_pool3d(input.pow(norm_type), (kd, kh, kw), stride, 0, ceil_mode), kd * kh * kw, norm_type)
+
+
+# -- max_unpool: the inverse of max pooling's selection. Every pooled value
+# goes back to the position its index names, zeros elsewhere (a scatter-add
+# into zeros: indices of one pooling never repeat within a plane).
+def _unpool(input, indices, spatial_out, op):
+    from monoflow._creation import zeros
+    import math
+
+    n_spatial = len(spatial_out)
+    unbatched = input.dim() == n_spatial + 1
+    x = input.unsqueeze(0) if unbatched else input
+    idx = indices.unsqueeze(0) if unbatched else indices
+    if tuple(idx.shape) != tuple(x.shape):
+        raise RuntimeError(f"{op}: expected shape of indices to be same as that of the input tensor "
+                           f"({list(x.shape)}) but got indices tensor with shape: {list(idx.shape)}")
+    n, c = x.shape[0], x.shape[1]
+    plane = math.prod(spatial_out)
+    flat = zeros((n, c, plane), dtype=x.dtype, device=x.device)
+    out = flat.scatter_add(2, idx.reshape(n, c, -1), x.reshape(n, c, -1)).reshape(n, c, *spatial_out)
+    return out.squeeze(0) if unbatched else out
+
+
+def _unpool_size(input, kernel_size, stride, padding, output_size, n, op):
+    ks = (kernel_size,) * n if isinstance(kernel_size, int) else tuple(kernel_size)
+    st = ks if stride is None else ((stride,) * n if isinstance(stride, int) else tuple(stride))
+    pd = (padding,) * n if isinstance(padding, int) else tuple(padding)
+    spatial = input.shape[input.dim() - n:]
+    default = tuple((spatial[i] - 1) * st[i] - 2 * pd[i] + ks[i] for i in range(n))
+    if output_size is None:
+        return default
+    size = tuple(output_size)[-n:]
+    for i in range(n):
+        lo, hi = default[i] - st[i], default[i] + st[i]
+        if not lo < size[i] < hi:
+            raise ValueError(f"{op}: invalid output_size {list(output_size)} (dim {i} must be between {lo + 1} and "
+                             f"{hi - 1})")
+    return size
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    return _unpool(input, indices, _unpool_size(input, kernel_size, stride, padding, output_size, 1, "max_unpool1d"),
+                   "max_unpool1d")
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    return _unpool(input, indices, _unpool_size(input, kernel_size, stride, padding, output_size, 2, "max_unpool2d"),
+                   "max_unpool2d")
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    return _unpool(input, indices, _unpool_size(input, kernel_size, stride, padding, output_size, 3, "max_unpool3d"),
+                   "max_unpool3d")

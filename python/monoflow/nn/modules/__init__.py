@@ -5,6 +5,7 @@ from monoflow.nn.modules.attention import *  # noqa: F401,F403
 from monoflow.nn.modules.batchnorm import *  # noqa: F401,F403
 from monoflow.nn.modules.container import *  # noqa: F401,F403
 from monoflow.nn.modules.conv import *  # noqa: F401,F403
+from monoflow.nn.modules.distance import *  # noqa: F401,F403
 from monoflow.nn.modules.dropout import *  # noqa: F401,F403
 from monoflow.nn.modules.flatten import *  # noqa: F401,F403
 from monoflow.nn.modules.fold import *  # noqa: F401,F403

@@ -6,7 +6,7 @@ from monoflow.nn.parameter import Parameter
 
 __all__ = ["ReLU", "ReLU6", "LeakyReLU", "ELU", "CELU", "SELU", "GELU", "SiLU", "Sigmoid", "Tanh", "Softmax",
            "LogSoftmax", "Softmin", "Softmax2d", "Softplus", "Mish", "Hardtanh", "Hardswish", "Hardsigmoid", "PReLU",
-           "Softsign", "LogSigmoid", "Tanhshrink", "Threshold", "Hardshrink", "Softshrink", "GLU"]
+           "Softsign", "LogSigmoid", "Tanhshrink", "Threshold", "Hardshrink", "Softshrink", "GLU", "RReLU"]
 
 
 def _inplace_repr(inplace):
@@ -277,3 +277,17 @@ class GLU(Module):
 
     def extra_repr(self):
         return f"dim={self.dim}"
+
+
+class RReLU(Module):
+    """Randomised leaky ReLU: random negative slopes in [lower, upper] in training, their mean in eval."""
+
+    def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False):
+        super().__init__()
+        self.lower, self.upper, self.inplace = lower, upper, inplace
+
+    def forward(self, input):
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self):
+        return f"lower={self.lower}, upper={self.upper}" + (", inplace=True" if self.inplace else "")

@@ -1,11 +1,11 @@
-"""BatchNorm1d/2d/3d: per-channel normalisation with running statistics."""
+"""BatchNorm1d/2d/3d and SyncBatchNorm: per-channel normalisation with running statistics."""
 from monoflow._creation import tensor as _tensor
 from monoflow._dtypes import int64
 from monoflow.nn import functional as F
 from monoflow.nn.module import Module
 from monoflow.nn.modules._factory import affine_parameters, empty, reset_affine
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm"]
 
 
 class _BatchNorm(Module):
@@ -86,3 +86,45 @@ class BatchNorm2d(_BatchNorm):
 class BatchNorm3d(_BatchNorm):
     """Over (N, C, D, H, W) inputs."""
     _expected_dims = (5,)
+
+
+class SyncBatchNorm(_BatchNorm):
+    """BatchNorm over (N, C, *) whose batch statistics would span all the
+    processes of ``process_group``. In a single process that is plain
+    batch norm; across processes the statistics are not synchronised yet, so
+    training it with more than one process raises NotImplementedError rather
+    than silently using per-process statistics."""
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
+                 process_group=None, device=None, dtype=None):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype)
+        self.process_group = process_group
+
+    def _check_input_dim(self, input):
+        if input.dim() < 2:
+            raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
+
+    def forward(self, input):
+        if self.training:
+            from monoflow.distributed import process_group as pg
+
+            if pg.is_initialized() and pg.get_world_size(self.process_group) > 1:
+                raise NotImplementedError("SyncBatchNorm: synchronising batch statistics across processes is not "
+                                          "supported; use BatchNorm (per-process statistics) instead")
+        return super().forward(input)
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module, process_group=None):
+        """``module`` with every BatchNorm*d replaced by a SyncBatchNorm holding its parameters and buffers."""
+        out = module
+        if isinstance(module, _BatchNorm) and not isinstance(module, SyncBatchNorm):
+            out = cls(module.num_features, module.eps, module.momentum, module.affine, module.track_running_stats,
+                      process_group)
+            if module.affine:
+                out.weight, out.bias = module.weight, module.bias
+            out.running_mean, out.running_var = module.running_mean, module.running_var
+            out.num_batches_tracked = module.num_batches_tracked
+            out.training = module.training
+        for name, child in module.named_children():
+            out.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        return out

@@ -1,4 +1,4 @@
-"""Convolution layers: Conv1d, Conv2d, ConvTranspose2d (torch.nn's parameters,
+"""Convolution layers: Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d (torch.nn's parameters,
 shapes and initialisation)."""
 import math
 
@@ -7,7 +7,7 @@ from monoflow.nn.functional import conv as F
 from monoflow.nn.module import Module
 from monoflow.nn.parameter import Parameter
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d"]
 
 
 def _tuple(v, n, what):
@@ -109,6 +109,29 @@ class Conv2d(_ConvNd):
 
     def forward(self, input):
         return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+
+
+class Conv3d(_ConvNd):
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(3, in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
+                         padding_mode, device=device, dtype=dtype)
+
+    def forward(self, input):
+        return F.conv3d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+
+
+class ConvTranspose1d(_ConvNd):
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                 bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(1, in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
+                         padding_mode, output_padding=output_padding, transposed=True, device=device, dtype=dtype)
+
+    def forward(self, input, output_size=None):
+        if output_size is not None:
+            raise NotImplementedError("ConvTranspose1d.forward: output_size is not supported; pass output_padding")
+        return F.conv_transpose1d(input, self.weight, self.bias, self.stride, self.padding, self.output_padding,
+                                  self.groups, self.dilation)
 
 
 class ConvTranspose2d(_ConvNd):

@@ -18,6 +18,24 @@ def _pads(padding, n, name):
     return padding
 
 
+def _circular(input, padding):
+    """Wrap-around padding, one dim at a time from the last (the core's pad has no circular mode)."""
+    from monoflow.ops_shape import cat
+
+    x = input
+    for k in range(len(padding) // 2):
+        dim = x.dim() - 1 - k
+        left, right = padding[2 * k], padding[2 * k + 1]
+        size = x.shape[dim]
+        if left > size or right > size:
+            raise ValueError(f"Padding value causes wrapping around more than once: padding ({left}, {right}) for "
+                             f"a dim of size {size}")
+        parts = ([x.narrow(dim, size - left, left)] if left else []) + [x] + (
+            [x.narrow(dim, 0, right)] if right else [])
+        x = cat(parts, dim) if len(parts) > 1 else x
+    return x
+
+
 class _PadNd(Module):
     _dims = 1
     _mode = "constant"
@@ -33,6 +51,8 @@ class _PadNd(Module):
 
     def forward(self, input):
         self._check(input)
+        if self._mode == "circular":
+            return _circular(input, self.padding)
         return F.pad(input, self.padding, self._mode)
 
     def extra_repr(self):

@@ -1,8 +1,8 @@
-"""PixelShuffle and PixelUnshuffle (sub-pixel convolution's rearrangements)."""
+"""PixelShuffle, PixelUnshuffle and ChannelShuffle (channel/space rearrangements)."""
 from monoflow.nn import functional as F
 from monoflow.nn.module import Module
 
-__all__ = ["PixelShuffle", "PixelUnshuffle"]
+__all__ = ["PixelShuffle", "PixelUnshuffle", "ChannelShuffle"]
 
 
 class PixelShuffle(Module):
@@ -31,3 +31,17 @@ class PixelUnshuffle(Module):
 
     def extra_repr(self):
         return f"downscale_factor={self.downscale_factor}"
+
+
+class ChannelShuffle(Module):
+    """Interleaves ``groups`` channel groups (ShuffleNet)."""
+
+    def __init__(self, groups):
+        super().__init__()
+        self.groups = groups
+
+    def forward(self, input):
+        return F.channel_shuffle(input, self.groups)
+
+    def extra_repr(self):
+        return f"groups={self.groups}"

@@ -15,7 +15,7 @@ from monoflow.nn.parameter import Parameter
 from monoflow.nn.utils.rnn import PackedSequence, _padded_sorted, _step_masks
 from monoflow.ops_shape import cat, stack
 
-__all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell"]
+__all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
@@ -261,7 +261,7 @@ class GRU(RNNBase):
         super().__init__("GRU", *args, **kwargs)
 
 
-class _CellBase(Module):
+class RNNCellBase(Module):
     def __init__(self, input_size, hidden_size, bias, num_chunks, device=None, dtype=None):
         super().__init__()
         self.input_size = input_size
@@ -305,7 +305,7 @@ class _CellBase(Module):
         return s
 
 
-class RNNCell(_CellBase):
+class RNNCell(RNNCellBase):
     def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None, dtype=None):
         super().__init__(input_size, hidden_size, bias, 1, device, dtype)
         if nonlinearity not in ("tanh", "relu"):
@@ -321,7 +321,7 @@ class RNNCell(_CellBase):
         return h if batched else h.squeeze(0)
 
 
-class LSTMCell(_CellBase):
+class LSTMCell(RNNCellBase):
     def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
         super().__init__(input_size, hidden_size, bias, 4, device, dtype)
 
@@ -334,7 +334,7 @@ class LSTMCell(_CellBase):
         return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
 
 
-class GRUCell(_CellBase):
+class GRUCell(RNNCellBase):
     def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
         super().__init__(input_size, hidden_size, bias, 3, device, dtype)
 

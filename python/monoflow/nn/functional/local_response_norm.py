@@ -1,0 +1,22 @@
+"""local_response_norm (AlexNet's LRN): each channel divided by
+(k + alpha / n * sum of squares over n neighbouring channels) ** beta."""
+from monoflow import _C
+from monoflow.nn.functional.pooling import avg_pool2d
+from monoflow.ops_shape import pad
+
+__all__ = ["local_response_norm"]
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    if not isinstance(input, _C.TensorBase):
+        raise TypeError(f"local_response_norm(): argument 'input' must be Tensor, not {type(input).__name__}")
+    if input.dim() < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality input (got {input.dim()} dimensions)")
+    if input.numel() == 0:
+        return input
+    n, c = input.shape[0], input.shape[1]
+    sq = (input * input).reshape(n, 1, c, -1)
+    # the mean over a window of `size` channels, zero-padded as torch: size // 2 before, (size - 1) // 2 after
+    sq = pad(sq, (0, 0, size // 2, (size - 1) // 2))
+    div = avg_pool2d(sq, (size, 1), stride=1).reshape(input.shape)
+    return input / div.mul(alpha).add(k).pow(beta)

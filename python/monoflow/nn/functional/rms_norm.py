@@ -1,0 +1,26 @@
+"""rms_norm (torch.nn.functional.rms_norm): x / sqrt(mean(x^2) + eps) over the
+trailing ``normalized_shape`` dims, times an optional weight."""
+import numbers
+
+from monoflow import _C
+
+__all__ = ["rms_norm"]
+
+
+def _eps_of(dtype):
+    from monoflow._dtypes import bfloat16, float16, float64
+
+    return {float64: 2.0 ** -52, float16: 2.0 ** -10, bfloat16: 2.0 ** -7}.get(dtype, 2.0 ** -23)
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    if not isinstance(input, _C.TensorBase):
+        raise TypeError(f"rms_norm(): argument 'input' must be Tensor, not {type(input).__name__}")
+    shape = (normalized_shape,) if isinstance(normalized_shape, numbers.Integral) else tuple(normalized_shape)
+    if tuple(input.shape[input.dim() - len(shape):]) != shape:
+        raise RuntimeError(f"rms_norm(): expected input with shape [*, {', '.join(map(str, shape))}], but got "
+                           f"input of size {list(input.shape)}")
+    eps = _eps_of(input.dtype) if eps is None else eps
+    dims = tuple(range(input.dim() - len(shape), input.dim()))
+    out = input * (input * input).mean(dims, keepdim=True).add(eps).rsqrt()
+    return out * weight if weight is not None else out
