@@ -75,6 +75,22 @@ def test_generator_objects():
         flow.rand(2, generator=object())
 
 
+@pytest.mark.skipif(not hasattr(flow, "multinomial") or not hasattr(flow, "randperm"),
+                    reason="randperm/multinomial are not in this tree")
+def test_sampling_ops_repeat_from_a_saved_state():
+    g = flow.Generator().manual_seed(8)
+    flow.manual_seed(8)
+    states = g.get_state(), flow.get_rng_state()
+    probs = flow.tensor([0.1, 0.2, 0.3, 0.4])
+    first = [flow.randperm(20, generator=g), flow.multinomial(probs, 3, generator=g),
+             flow.multinomial(probs, 6, replacement=True, generator=g), flow.randperm(9), flow.multinomial(probs, 2)]
+    g.set_state(states[0])
+    flow.set_rng_state(states[1])
+    again = [flow.randperm(20, generator=g), flow.multinomial(probs, 3, generator=g),
+             flow.multinomial(probs, 6, replacement=True, generator=g), flow.randperm(9), flow.multinomial(probs, 2)]
+    _same(first, again)
+
+
 def test_default_generator_is_the_global_state():
     flow.manual_seed(9)
     np.testing.assert_array_equal(flow.default_generator.get_state().numpy(), flow.get_rng_state().numpy())
