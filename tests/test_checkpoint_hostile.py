@@ -299,6 +299,34 @@ def test_hostile_pickle_members_raise_the_checkpoint_error(payload):
 class Opaque:
     pass
 
+def safetensors_file(header, data):
+    raw = json.dumps(header).encode()
+    return len(raw).to_bytes(8, "little") + raw + data
+
+
+@pytest.mark.parametrize("header, data, msg", [
+    ({"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]},
+      "b": {"dtype": "F32", "shape": [2], "data_offsets": [4, 12]}}, bytes(12), "gaps and overlaps"),
+    ({"a": {"dtype": "F32", "shape": [1], "data_offsets": [4, 8]}}, bytes(8), "gaps and overlaps"),
+    ({"a": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}}, bytes(8), "cover 4 of the 8"),
+    ({"a": {"dtype": "F32", "shape": [3], "data_offsets": [0, 8]}}, bytes(8), "needs 12"),
+    ({"a": {"dtype": "F32", "shape": [2 ** 40], "data_offsets": [0, 2 ** 42]}}, bytes(8), "invalid data_offsets"),
+    ({"a": {"dtype": "C64", "shape": [1], "data_offsets": [0, 8]}}, bytes(8), "dtype 'C64'"),
+    ({"a": {"dtype": ["F32"], "shape": [1], "data_offsets": [0, 4]}}, bytes(4), "dtype"),
+    ({"a": {"dtype": "BOOL", "shape": [1], "data_offsets": [0, 1]}}, b"\x07", "bool values"),
+    ({"__metadata__": {"k": 1}}, b"", "__metadata__"),
+    ({"a": [1]}, b"", "not an object"),
+])
+def test_hostile_safetensors_files(header, data, msg):
+    with pytest.raises(CheckpointError, match=msg):
+        load_bytes(safetensors_file(header, data))
+
+
+def test_safetensors_header_length_is_bounded():
+    huge = (2 ** 40).to_bytes(8, "little") + b"{}"  # claims a 1 TiB header
+    with pytest.raises(CheckpointError):
+        load_bytes(huge)
+
 # ---------------------------------------------------------------- mutations of valid files
 
 

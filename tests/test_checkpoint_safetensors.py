@@ -5,7 +5,7 @@ import pytest
 
 import monoflow as flow
 from monoflow.serialization import safetensors as flow_st
-from helpers import to_np
+from helpers import to_np, torch_of
 from test_checkpoint_torch import TORCH_DTYPES, assert_matches_torch
 
 torch = pytest.importorskip("torch")
@@ -39,6 +39,8 @@ def test_safetensors_written_by_monoflow_load_in_the_reference(tmp_path, dtype):
     with safetensors.safe_open(str(path), "pt") as f:
         assert f.metadata() == {"epoch": "3"}
     assert flow_st.save(src, metadata={"epoch": "3"}) == path.read_bytes()
+    mixed = {"b": src["w"], "a": flow.ones(3, dtype=flow.float64), "c": flow.ones(2, dtype=flow.int8)}
+    assert flow_st.save(mixed, {"k": "v"}) == st_torch.save({k: torch_of(v) for k, v in mixed.items()}, {"k": "v"})
     if dtype != "bfloat16":
         np.testing.assert_array_equal(st_numpy.load(path.read_bytes())["w"], to_np(src["w"]))
 

@@ -34,6 +34,7 @@ _DTYPES = {dt.name: dt for dt in _C.dtypes}
 _CODES = {"BOOL": "bool", "U8": "uint8", "I8": "int8", "I16": "int16", "I32": "int32", "I64": "int64",
           "F16": "float16", "BF16": "bfloat16", "F32": "float32", "F64": "float64"}
 _NAMES = {v: k for k, v in _CODES.items()}
+_RANK = {code: i for i, code in enumerate(["BOOL", "U8", "I8", "I16", "F16", "BF16", "I32", "F32", "F64", "I64"])}
 MAX_HEADER = 100 * 1024 * 1024  # the reference implementation's limit
 
 
@@ -77,7 +78,8 @@ def _encode(tensors, metadata):
     header, chunks, offset = {}, [], 0
     if metadata:
         header["__metadata__"] = dict(metadata)
-    for name in sorted(tensors):
+    # the reference's order (its dtype enum, descending, then the name): larger items first, aligned
+    for name in sorted(tensors, key=lambda n: (-_RANK[_NAMES[tensors[n].dtype.name]], n)):
         t = tensors[name]
         data = _host_bytes(t)
         header[name] = {"dtype": _NAMES[t.dtype.name], "shape": list(t.shape),
