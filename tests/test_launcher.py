@@ -142,3 +142,119 @@ time.sleep(60)
 def test_bad_flags(tmp_path):
     r = run_launcher(tmp_path, ENV_SCRIPT, "--nnodes", "2", "--node-rank", "2")
     assert r.returncode == 2 and "--node-rank 2 is out of range for --nnodes 2" in r.stderr
+
+
+JOB_ID_SCRIPT = "import os\nprint('JOB', os.environ['MONOFLOW_JOB_ID'])\n"
+
+
+def job_ids(out):
+    return {line.split("JOB ")[1] for line in out.splitlines() if "JOB " in line}
+
+
+def test_job_id_reaches_every_rank_and_differs_between_jobs(tmp_path):
+    first = run_launcher(tmp_path, JOB_ID_SCRIPT, "--nproc-per-node", "2")
+    second = run_launcher(tmp_path, JOB_ID_SCRIPT, "--nproc-per-node", "2")
+    assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
+    a, b = job_ids(first.stdout), job_ids(second.stdout)
+    assert len(a) == 1 and len(b) == 1 and a != b   # one id per job, shared by its ranks
+    given = run_launcher(tmp_path, JOB_ID_SCRIPT, "--nproc-per-node", "2", "--job-id", "nightly-42")
+    assert job_ids(given.stdout) == {"nightly-42"}
+
+
+def test_multi_node_launchers_derive_the_same_job_id(tmp_path):
+    # No --job-id: every node's launcher must come to the same id on its own.
+    runs = [run_launcher(tmp_path, JOB_ID_SCRIPT, "--nnodes", "2", "--node-rank", str(n), "--master-addr",
+                         "10.9.8.7", "--master-port", "4567") for n in (0, 1)]
+    ids = [job_ids(r.stdout) for r in runs]
+    assert ids[0] == ids[1] and len(ids[0]) == 1, ids
+
+
+# Rank 1 fails; rank 0 notices through a socket (as a collective would: rank
+# 1's end closes while its interpreter shuts down, or when it is killed) and
+# fails too, with code 3, here well before rank 1 has fully exited. The launcher
+# must blame rank 1, the cause, not rank 0, the first in its list. (This script
+# imports monoflow, as a rank does: that records when its exception happened.)
+VICTIM_SCRIPT = r'''
+import os, signal, socket, sys, time
+import monoflow
+port = int(os.environ["MF_BLAME_PORT"])
+if os.environ["RANK"] == "0":
+    srv = socket.create_server(("127.0.0.1", port))
+    conn, _ = srv.accept()
+    conn.recv(1)           # returns when rank 1 is gone
+    print("rank 0: my peer is gone", file=sys.stderr, flush=True)
+    sys.exit(3)
+for _ in range(600):
+    try:
+        s = socket.create_connection(("127.0.0.1", port))
+        break
+    except OSError:
+        time.sleep(0.05)
+print("rank 1 about to fail", file=sys.stderr, flush=True)
+def slow_teardown():   # its connection closes first, then shutting down takes a while
+    s.close()
+    time.sleep(1.5)
+import atexit
+atexit.register(slow_teardown)
+if sys.argv[1] == "kill":
+    os.kill(os.getpid(), signal.SIGKILL)
+raise ValueError("boom in rank 1")
+'''
+
+
+def _free_port():
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.parametrize("how", ["raise", "kill"])
+@pytest.mark.parametrize("round_", range(4))
+def test_launcher_blames_the_rank_that_failed_first(tmp_path, how, round_):
+    path = tmp_path / "s.py"
+    path.write_text(VICTIM_SCRIPT)
+    env = {**os.environ, "MF_BLAME_PORT": str(_free_port())}
+    r = subprocess.run([sys.executable, "-m", "monoflow.distributed.launch", "--nproc-per-node", "2", str(path), how],
+                       capture_output=True, text=True, timeout=60, env=env)
+    assert r.returncode != 0
+    report = r.stderr
+    assert "launch: rank 1 (pid" in report and "failed first" in report, report
+    assert "launch: rank 0" not in report, report
+    if how == "raise":
+        assert "raised ValueError: boom in rank 1" in report and r.returncode == 1, report
+        assert "last lines of rank 1's output" in report and "rank 1 about to fail" in report
+    else:
+        assert "SIGKILL" in report and "rank 1 about to fail" in report, report
+
+
+def test_log_dir_keeps_stderr_and_reports_its_tail(tmp_path):
+    script = "import sys\nprint('out line')\nprint('err line', file=sys.stderr)\nsys.exit(5)\n"
+    logs = tmp_path / "logs"
+    r = run_launcher(tmp_path, script, "--nproc-per-node", "1", "--log-dir", str(logs))
+    assert r.returncode == 5
+    text = (logs / "rank_0.log").read_text()
+    assert "out line" in text and "err line" in text
+    assert "exited with code 5" in r.stderr and "    err line" in r.stderr, r.stderr
+
+
+COLLECTIVE_VICTIM = r'''
+import os
+import monoflow as flow
+import monoflow.distributed as dist
+dist.init_process_group("gloo", timeout=300)
+t = flow.ones(4)
+dist.all_reduce(t)
+if dist.get_rank() == 1:
+    raise ValueError("rank 1 gives up")
+dist.all_reduce(t)   # rank 0 waits here; rank 1's exit breaks it
+'''
+
+
+@pytest.mark.parametrize("round_", range(2))
+def test_launcher_blames_the_rank_whose_exception_broke_the_collective(tmp_path, round_):
+    r = run_launcher(tmp_path, COLLECTIVE_VICTIM, "--nproc-per-node", "2", "--master-port", str(_free_port()),
+                     timeout=120)
+    assert r.returncode == 1
+    assert "launch: rank 1 (pid" in r.stderr and "failed first" in r.stderr, r.stderr
+    assert "ValueError: rank 1 gives up" in r.stderr and "launch: rank 0" not in r.stderr, r.stderr

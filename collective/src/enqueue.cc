@@ -18,8 +18,10 @@ ReduceOp rop(int op) { return static_cast<ReduceOp>(op); }
 }  // namespace
 
 StorePtr make_tcp_store(const std::string& host, int port, bool is_server, int64_t timeout_ms,
-                        const std::string& bind_host) {
-  return std::make_shared<TCPStore>(host, port, is_server, Millis(timeout_ms), bind_host);
+                        const std::string& bind_host, const std::string& job_id, int64_t rank, int64_t world_size,
+                        const std::string& secret) {
+  return std::make_shared<TCPStore>(host, port, is_server, Millis(timeout_ms), bind_host,
+                                    StoreIdentity{job_id, rank, world_size, secret});
 }
 StorePtr make_file_store(const std::string& dir, int64_t timeout_ms) {
   return std::make_shared<FileStore>(dir, Millis(timeout_ms));
@@ -34,6 +36,12 @@ int tcp_store_port(const StorePtr& store) {
 
 GroupPtr make_group(const std::string& backend, StorePtr store, int rank, int size, int64_t timeout_ms,
                     const std::string& master_addr, const std::vector<std::string>& nccl_dirs) {
+  // Before any engine sees them: Gloo's own check is an enforce failure on
+  // one rank while the others wait out the timeout.
+  if (size < 1) throw CommError("process group: world size must be positive, got " + std::to_string(size));
+  if (rank < 0 || rank >= size)
+    throw CommError("process group: rank " + std::to_string(rank) + " is out of range for world size " +
+                    std::to_string(size));
   std::unique_ptr<Communicator> comm;
   if (backend == "gloo") {
     comm = make_gloo(std::move(store), rank, size, Millis(timeout_ms), "", master_addr);

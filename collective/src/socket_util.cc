@@ -71,7 +71,7 @@ int listen_on(const std::string& host, int port, int* bound) {
       int e = errno;
       ::close(fd);
       if (e == EADDRINUSE)
-        throw CommError("TCPStore: port " + std::to_string(port) + " on " + host +
+        throw AddrInUse("TCPStore: port " + std::to_string(port) + " on " + host +
                         " is already in use (EADDRINUSE); pick another MASTER_PORT or stop the process using it");
       errno = e;
       last = err();

@@ -5,11 +5,17 @@
 #include <vector>
 
 #include "monoflow/collective/store.h"
+#include "monoflow/collective/types.h"
 
 namespace monoflow::collective::net {
 
 // Connects to host:port, retrying refused connections until `timeout`.
 int connect_to(const std::string& host, int port, Millis timeout);
+// The port is held by another socket (listen_on's error, so that the caller
+// can find out who holds it).
+struct AddrInUse : CommError {
+  using CommError::CommError;
+};
 // Binds and listens on host:port (port 0: any); returns the fd and sets *bound.
 int listen_on(const std::string& host, int port, int* bound);
 // Whole-buffer I/O. recv_all returns false on timeout (SO_RCVTIMEO) and throws

@@ -41,7 +41,8 @@ cdef extern from "monoflow/collective/enqueue.h" namespace "monoflow::collective
     ctypedef shared_ptr[ProcessGroup] GroupPtr
     ctypedef shared_ptr[Store] StorePtr
     StorePtr make_tcp_store(const string& host, int port, cbool is_server, int64_t timeout_ms,
-                            const string& bind_host) nogil except +
+                            const string& bind_host, const string& job_id, int64_t rank, int64_t world_size,
+                            const string& secret) nogil except +
     StorePtr make_file_store(const string& dir, int64_t timeout_ms) nogil except +
     StorePtr make_prefix_store(const string& prefix, StorePtr base) except +
     int tcp_store_port(const StorePtr& store)
@@ -170,12 +171,16 @@ cdef CStore _store(StorePtr s):
     return r
 
 
-def tcp_store(str host, int port, bint is_server, double timeout_s, str bind_host="0.0.0.0"):
-    cdef string h = host.encode(), b = bind_host.encode()
+def tcp_store(str host, int port, bint is_server, double timeout_s, str bind_host, str job_id="",
+              int64_t rank=-1, int64_t world_size=-1, bytes secret=b""):
+    """A TCP store client (and its server when is_server), joining as
+    (job_id, rank, world_size), authenticated by `secret` when not empty
+    (Note [TCPStore handshake] in collective/)."""
+    cdef string h = host.encode(), b = bind_host.encode(), j = job_id.encode(), sec = secret
     cdef int64_t ms = <int64_t>(timeout_s * 1000)
     cdef StorePtr s
     with nogil:
-        s = make_tcp_store(h, port, is_server, ms, b)
+        s = make_tcp_store(h, port, is_server, ms, b, j, rank, world_size, sec)
     return _store(s)
 
 

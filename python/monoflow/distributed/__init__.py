@@ -5,6 +5,7 @@
     dist.init_process_group("gloo")          # env:// from the launcher
     dist.all_reduce(t)                       # in place, SUM
 """
+from monoflow.distributed import error_file as _error_file
 from monoflow.distributed.collectives import (  # noqa: F401
     P2POp, all_gather, all_gather_into_tensor, all_reduce, all_to_all, all_to_all_single, barrier,
     batch_isend_irecv, broadcast, gather, get_comm_stats, irecv, isend, recv, reduce, reduce_scatter,
@@ -18,6 +19,8 @@ from monoflow.distributed.process_group import (  # noqa: F401
 from monoflow.distributed.reduce_op import ReduceOp  # noqa: F401
 from monoflow.distributed.work import Work  # noqa: F401
 
+_error_file.install()  # under the launcher: when an uncaught exception happened
+
 
 class Backend:
     GLOO = "gloo"
@@ -25,10 +28,13 @@ class Backend:
 
 
 def TCPStore(host_name, port, world_size=None, is_master=False, timeout=None, wait_for_workers=True):
-    """A key-value store served over TCP by the master (set/get/add/wait/check)."""
-    from monoflow.distributed._lib import lib
+    """A key-value store served over TCP by the master (set/get/add/wait/check),
+    on host_name's interface, joined with the job id and secret of the
+    environment (monoflow.distributed.rendezvous)."""
     from monoflow.distributed.process_group import _timeout_seconds
-    return lib().tcp_store(host_name, int(port), bool(is_master), _timeout_seconds(timeout))
+    from monoflow.distributed.rendezvous import tcp_store
+    return tcp_store(host_name, port, is_master, _timeout_seconds(timeout),
+                     world_size=-1 if world_size is None else int(world_size))
 
 
 def FileStore(path, world_size=None, timeout=None):

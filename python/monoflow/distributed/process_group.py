@@ -141,6 +141,8 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     if store is not None:
         if rank < 0 or world_size < 1:
             raise ValueError("init_process_group: with store=, pass rank= and world_size= too")
+        if rank >= world_size:
+            raise ValueError(f"init_process_group: rank {rank} is out of range for world_size {world_size}")
         master = os.environ.get("MASTER_ADDR", "127.0.0.1")
     else:
         store, rank, world_size, master = rendezvous(init_method or "env://", rank, world_size, timeout_s)
@@ -150,6 +152,19 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     _state.world = world
     _state.groups = [world]
     GroupMember.WORLD = world
+
+
+def init_from_environment():
+    """OneFlow's rule: a process needs no init_process_group call. Under the
+    launcher or torchrun (MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE set) it
+    joins its job from the environment on first use; a plain process is a
+    world of one on a private loopback store. No-op when initialized."""
+    if is_initialized():
+        return
+    if all(os.environ.get(k) for k in ("MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE")):
+        init_process_group()
+    else:
+        init_process_group(init_method="tcp://127.0.0.1:0", rank=0, world_size=1)
 
 
 def destroy_process_group(group=None):

@@ -1,15 +1,69 @@
 """Rendezvous: from an init_method (env://, tcp://host:port, file:///dir) to a
 store, this process's rank and the world size.
 
-The TCP store is served by rank 0 and bound to all interfaces (0.0.0.0), so
-ranks on other machines reach it at MASTER_ADDR; the file store is a shared
-directory, for ranks on one machine. The directory must be fresh for each run:
-keys left by an earlier run would be taken for this run's.
+The TCP store is served by rank 0 on MASTER_ADDR's interface (loopback when
+MASTER_ADDR is local; MONOFLOW_STORE_BIND_ADDR=0.0.0.0 for every interface,
+e.g. behind NAT), so ranks on other machines reach it at MASTER_ADDR. Each
+rank joins it as (job id, rank, world size), optionally proving it knows the
+job's secret (Note [TCPStore handshake] in collective/include/monoflow/
+collective/tcp_store.h): a rank of another job or a duplicate rank is refused
+at once, and a rank outside WORLD_SIZE (or one that disagrees about it) makes
+every rank fail at once. The file store is a shared directory, for ranks on
+one machine. The directory must be fresh for each run: keys left by an
+earlier run would be taken for this run's.
 """
 import os
 import urllib.parse
 
 from monoflow.distributed._lib import lib as _lib
+
+# How long a misconfigured rank tries to tell the job's store why it cannot
+# join, so that the other ranks fail now rather than at their timeout.
+_REPORT_S = 2.0
+
+
+def job_id():
+    """The job's identity, from the first of: MONOFLOW_JOB_ID (the launcher's),
+    TORCHELASTIC_RUN_ID (torchrun's), SLURM_JOB_ID[.SLURM_STEP_ID]; "" when
+    none is set (ranks started by hand: rank and world size still checked)."""
+    for name in ("MONOFLOW_JOB_ID", "TORCHELASTIC_RUN_ID"):
+        if os.environ.get(name):
+            return os.environ[name]
+    slurm = os.environ.get("SLURM_JOB_ID")
+    if slurm:
+        step = os.environ.get("SLURM_STEP_ID")
+        return f"slurm-{slurm}" + (f".{step}" if step else "")
+    return ""
+
+
+def store_secret():
+    """The shared secret that joining the store requires: MONOFLOW_STORE_SECRET,
+    else the contents of the file MONOFLOW_STORE_SECRET_FILE names (without its
+    trailing newline); b"" when neither is set."""
+    secret = os.environ.get("MONOFLOW_STORE_SECRET")
+    if secret:
+        return secret.encode()
+    path = os.environ.get("MONOFLOW_STORE_SECRET_FILE")
+    if not path:
+        return b""
+    try:
+        with open(path, "rb") as f:
+            data = f.read().rstrip(b"\r\n")
+    except OSError as e:
+        raise ValueError(f"init_process_group: cannot read MONOFLOW_STORE_SECRET_FILE={path!r}: {e}") from None
+    if not data:
+        raise ValueError(f"init_process_group: MONOFLOW_STORE_SECRET_FILE={path!r} is empty")
+    return data
+
+
+def bind_address(host):
+    return os.environ.get("MONOFLOW_STORE_BIND_ADDR") or host
+
+
+def tcp_store(host, port, is_server, timeout_s, rank=-1, world_size=-1):
+    """A TCP store joined with this process's identity (job id, secret)."""
+    return _lib().tcp_store(host, int(port), bool(is_server), timeout_s, bind_address(host), job_id(), rank,
+                            world_size, store_secret())
 
 
 def _env_int(name, given):
@@ -59,6 +113,21 @@ def _check(rank, world_size):
 
 
 def _tcp(host, port, rank, world_size, timeout_s):
-    _check(rank, world_size)
-    store = _lib().tcp_store(host, port, rank == 0, timeout_s)
+    try:
+        _check(rank, world_size)
+    except ValueError as e:
+        raise ValueError(f"{e}{_report_misfit(host, port, rank, world_size, timeout_s)}") from None
+    store = tcp_store(host, port, rank == 0, timeout_s, rank, world_size)
     return store, rank, world_size, host
+
+
+def _report_misfit(host, port, rank, world_size, timeout_s):
+    """Joins the store as the misfit rank, briefly, so that the server aborts
+    the job and its other ranks fail now; returns what to add to the error."""
+    if rank == -1 or world_size < 1:
+        return ""  # claims no rank / nothing the store could check
+    try:
+        tcp_store(host, port, False, min(timeout_s, _REPORT_S), rank, world_size)
+    except RuntimeError as e:
+        return f"; the job's store answered: {e}"
+    return ""

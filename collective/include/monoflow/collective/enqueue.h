@@ -17,8 +17,11 @@ using WorkPtr = std::shared_ptr<Work>;
 using GroupPtr = std::shared_ptr<ProcessGroup>;
 using StorePtr = std::shared_ptr<Store>;
 
+// job_id, rank (-1: none), world_size (-1: unknown), secret (empty: none):
+// the identity of Note [TCPStore handshake].
 StorePtr make_tcp_store(const std::string& host, int port, bool is_server, int64_t timeout_ms,
-                        const std::string& bind_host);
+                        const std::string& bind_host, const std::string& job_id, int64_t rank, int64_t world_size,
+                        const std::string& secret);
 StorePtr make_file_store(const std::string& dir, int64_t timeout_ms);
 StorePtr make_prefix_store(const std::string& prefix, StorePtr base);
 int tcp_store_port(const StorePtr& store);  // -1 for other stores

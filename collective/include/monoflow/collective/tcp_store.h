@@ -3,12 +3,33 @@
 //
 // Note [TCPStore protocol]
 //   One request per round trip on a persistent connection: a command byte,
-//   length-prefixed strings, and a reply. WAIT is answered by the server only
-//   when its keys exist (the server parks the request), so the client blocks
-//   in recv() with SO_RCVTIMEO = the timeout, never in a polling loop. The
-//   server is one thread with poll(); it binds to the given host (0.0.0.0 by
-//   default) so that other machines can connect.
+//   length-prefixed strings, and a reply (a status byte, then the payload or
+//   an error message). WAIT is answered by the server only when its keys exist
+//   (the server parks the request), so the client blocks in recv() with
+//   SO_RCVTIMEO = the timeout, never in a polling loop. The server is one
+//   thread with poll(); it binds to the host it is given (the rendezvous passes
+//   MASTER_ADDR, so a local job listens on loopback only).
+//
+// Note [TCPStore handshake]
+//   Every connection starts with a handshake before any data command:
+//     server -> client  magic "MFST", version, whether a secret is required,
+//                       a 32-byte random server nonce;
+//     client -> server  HELLO: job id, rank (or none), world size, host, pid,
+//                       a 32-byte client nonce and, with a secret,
+//                       HMAC(secret, "client" + server nonce + the HELLO bytes);
+//     server -> client  ok + HMAC(secret, "server" + client nonce + server
+//                       nonce), or an error message.
+//   The secret never crosses the wire, the nonces make a recorded handshake
+//   useless, and the client checks the server's proof too (a stranger cannot
+//   pose as the job's store). The server then refuses, with a message that
+//   says which: a bad or missing secret, a rank of another job id, a rank
+//   already held by another live process (a duplicate). A rank outside the
+//   job's WORLD_SIZE, or one that disagrees about WORLD_SIZE, cannot be part of
+//   this job and its real peer will never come: the server aborts the store
+//   with that reason, so every rank's pending and later requests fail at
+//   once instead of waiting out the timeout.
 #pragma once
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -19,12 +40,23 @@ namespace monoflow::collective {
 
 class TCPStoreServer;
 
+// Who is joining (Note [TCPStore handshake]). rank -1: a plain client that
+// claims no rank (torch's TCPStore API); world_size -1: unknown.
+struct StoreIdentity {
+  std::string job_id;
+  int64_t rank = -1;
+  int64_t world_size = -1;
+  std::string secret;  // empty: no authentication
+};
+
 class TCPStore : public Store {
  public:
   // is_server: also serve the store on (bind_host, port) in a background
-  // thread. A port in use throws CommError naming it. port 0 picks a free one.
-  TCPStore(const std::string& host, int port, bool is_server, Millis timeout,
-           const std::string& bind_host = "0.0.0.0");
+  // thread; the server's job id, world size and secret are `id`'s. A port in
+  // use throws CommError naming it, and what holds it when that is a monoflow
+  // store (a duplicate rank 0, another job). port 0 picks a free one.
+  TCPStore(const std::string& host, int port, bool is_server, Millis timeout, const std::string& bind_host,
+           StoreIdentity id);
   ~TCPStore() override;
 
   void set(const std::string& key, const Bytes& value) override;
@@ -36,9 +68,14 @@ class TCPStore : public Store {
   int port() const { return port_; }
 
  private:
+  // Connects and runs the handshake; `probe`: only ask the server what it
+  // thinks of this identity (no rank is taken, nothing is aborted).
+  int open_connection(Millis timeout, bool probe);
   Bytes request(const Bytes& msg, Millis timeout, const std::string& what);
   std::string host_;
+  std::string connect_host_;  // host_, or loopback when the server binds every interface
   int port_;
+  StoreIdentity id_;
   int fd_ = -1;
   std::mutex mu_;  // one request at a time on the connection
   std::unique_ptr<TCPStoreServer> server_;
