@@ -12,6 +12,7 @@ from monoflow.optim.radam import RAdam
 from monoflow.optim.rmsprop import RMSprop
 from monoflow.optim.rprop import Rprop
 from monoflow.optim.sgd import SGD
+from monoflow.optim import swa_utils  # noqa: E402
 
 __all__ = ["ASGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "NAdam", "Optimizer", "RAdam",
-           "RMSprop", "Rprop", "SGD", "lr_scheduler"]
+           "RMSprop", "Rprop", "SGD", "lr_scheduler", "swa_utils"]
