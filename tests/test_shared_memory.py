@@ -119,12 +119,18 @@ def test_sharing_strategy_and_standard_names():
 
 
 @pytest.mark.parametrize("context", ["fork", "spawn"])
-def test_dataloader_workers_send_batches_as_shared_memory(context):
-    x = flow.arange(40, dtype=flow.float32).reshape(20, 2)
-    y = flow.arange(20)
-    loader = DataLoader(TensorDataset(x, y), batch_size=6, num_workers=2, multiprocessing_context=context)
+def test_dataloader_workers_send_big_batches_as_shared_memory(context):
+    from monoflow.utils.data._worker import SHARE_MIN_BYTES
+
+    row = SHARE_MIN_BYTES // 4 // 4  # float32 elements: 4 rows make a batch tensor big enough to share
+    x = flow.arange(10 * row, dtype=flow.float32).reshape(10, row)
+    y = flow.arange(10)
+    loader = DataLoader(TensorDataset(x, y), batch_size=4, num_workers=2, multiprocessing_context=context)
     batches = list(loader)
-    assert all(bx.is_shared() and by.is_shared() for bx, by in batches)
+    big = [bx.numel() * 4 >= SHARE_MIN_BYTES for bx, _ in batches]
+    assert big == [True, True, False]
+    assert [bx.is_shared() for bx, _ in batches] == big  # small ones travel by value: cheaper
+    assert not any(by.is_shared() for _, by in batches)
     np.testing.assert_array_equal(np.concatenate([bx.numpy() for bx, _ in batches]), x.numpy())
     np.testing.assert_array_equal(np.concatenate([by.numpy() for _, by in batches]), y.numpy())
 

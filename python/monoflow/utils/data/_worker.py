@@ -143,6 +143,24 @@ def seed_worker(seed, worker_id):
     np.random.seed(np.random.SeedSequence([worker_id, seed]).generate_state(4))
 
 
+# Note [Batches through shared memory]: a batch tensor of at least this many
+# bytes goes to the main process as a shared memory segment (one copy into
+# the segment, none on the way back; monoflow.multiprocessing's reducer);
+# smaller ones go by value, which on this path is cheaper than setting up a
+# segment and handing its descriptor over (measured: 64x784 float32 batches
+# by value 8 ms, shared 14 ms; 64x12288 by value 120 ms, shared 73 ms, on a
+# loaded 2-core machine). The main process needs no sharing semantics here:
+# the worker lets go of the batch once it is sent.
+SHARE_MIN_BYTES = 1 << 20
+
+
+class _BatchPickler(ForkingPickler):
+    def reducer_override(self, obj):
+        if type(obj) is flow.Tensor and obj.numel() * obj.element_size() < SHARE_MIN_BYTES:
+            return obj.__reduce__()
+        return NotImplemented
+
+
 class _Sender:
     """Sends pickled results from a thread, so that the worker computes its
     next batch while a big one is still going through the pipe."""
@@ -165,10 +183,10 @@ class _Sender:
 
     def send(self, task_idx, data):
         try:
-            payload = ForkingPickler.dumps((task_idx, data))
+            payload = _BatchPickler.dumps((task_idx, data))
         except Exception:  # noqa: BLE001 - e.g. an unpicklable sample
             wrapped = ExceptionWrapper(f"while pickling a batch in DataLoader worker process {self.worker_id}")
-            payload = ForkingPickler.dumps((task_idx, wrapped))
+            payload = _BatchPickler.dumps((task_idx, wrapped))
         self.queue.put(bytes(payload))
 
     def close(self, flush):
