@@ -4,11 +4,10 @@ code execution. Hand-made attacks (overlapping zip members, name mismatches,
 compression bombs, devices and FIFOs, malformed manifests and pickles) and a
 generator of random mutations of valid checkpoints of every format flow.load
 reads (hypothesis). Also: temporaries left by writers killed mid-save."""
-import bz2
 import io
 import json
-import lzma
 import os
+import re
 import signal
 import socket
 import struct
@@ -433,8 +432,6 @@ def test_random_manifest_values(data):
 
 
 def _tag():
-    import re
-
     return re.sub(r"[^A-Za-z0-9-]", "-", socket.gethostname()) or "host"
 
 
@@ -459,11 +456,9 @@ def test_stale_temporaries_of_dead_writers_are_removed(tmp_path):
 def test_a_writer_killed_mid_save_leaves_nothing_after_the_next_save(tmp_path):
     target = tmp_path / "ckpt.mf"
     script = textwrap.dedent(f"""
-        import os, sys, time
-        sys.path.insert(0, {os.path.dirname(__file__)!r})
+        import time
         import monoflow as flow
         from monoflow.serialization import native
-        real = native._host_bytes
         def slow(t):
             print("writing", flush=True)
             time.sleep(600)

@@ -2,7 +2,6 @@
 path (whole modules, weights_only, safe globals), PyTorch .pt/.pth files read
 without torch's pickle (checked against files the real torch wrote), and
 safetensors files (checked against the `safetensors` package)."""
-import collections
 import io
 import json
 import os
@@ -17,7 +16,7 @@ from hypothesis.extra import numpy as hnp
 
 import monoflow as flow
 from monoflow import nn, serialization
-from helpers import DTYPES, to_np
+from helpers import to_np
 
 CheckpointError = serialization.CheckpointError
 WeightsOnlyError = serialization.WeightsOnlyError

@@ -82,7 +82,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
 def _load_from(fp, fname, size, map_location, weights_only, as_global):
     head = sniff(fp)
     if torch_format.is_legacy(head):
-        return torch_format.load_legacy(fp, fname, functools.partial(file_error, fname), map_location)
+        return torch_format.load_legacy(fp, functools.partial(file_error, fname), map_location)
     if safetensors.looks_like(head, size):
         return safetensors.read(fp, fname, size, map_location)
     archive = Archive(fp, fname, size)

@@ -19,3 +19,9 @@ class WeightsOnlyError(CheckpointError, pickle.UnpicklingError):
 def file_error(fname, msg, member=None, cls=CheckpointError):
     where = f"{fname}" if member is None else f"{fname}, member {member!r}"
     return cls(f"flow.load: {where}: {msg}")
+
+
+def type_name(obj):
+    """The name of obj's type as messages give it: ``int``, ``numpy.ndarray``."""
+    t = type(obj)
+    return t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"

@@ -53,7 +53,7 @@ from monoflow import _C
 
 from . import _atomic, pickled
 from ._archive import Source, file_name, is_path
-from ._errors import CheckpointError
+from ._errors import CheckpointError, type_name
 from ._placement import UserError, contiguous_strides, restore
 
 FORMAT_NAME = "monoflow.checkpoint"
@@ -100,11 +100,6 @@ def _plain_scalar_node(obj):
     return None
 
 
-def _describe(obj):
-    t = type(obj)
-    return t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
-
-
 class _Saver:
     """Walks the object once, building the JSON tree and collecting tensors."""
 
@@ -129,7 +124,7 @@ class _Saver:
             return node
         if type(k) is tuple:
             return {"t": "tuple", "v": [self.key(x, path) for x in k]}
-        raise TypeError(f"flow.save: cannot save a dict key of type {_describe(k)} at {path} "
+        raise TypeError(f"flow.save: cannot save a dict key of type {type_name(k)} at {path} "
                         f"(keys may be str, int, float, bool, None or tuples of those)")
 
     def node(self, obj, path):
@@ -402,7 +397,7 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_seriali
         _after_global_write(world, writer, error)
         return
     if not hasattr(f, "write"):
-        raise TypeError(f"flow.save: expected a path or a writable binary file object, got {_describe(f)}")
+        raise TypeError(f"flow.save: expected a path or a writable binary file object, got {type_name(f)}")
     start = None
     try:
         if f.seekable():
@@ -473,7 +468,6 @@ class _Loader:
                              f"reads ({FORMAT_VERSION[0]}.x); upgrade monoflow to load it")
         if version[0] < 1:
             raise self.error(f"unknown checkpoint format version {version[0]}.{version[1]}")
-        self.version = tuple(version)
         if fmt.get("byteorder", "little") != "little":
             raise self.error(f"unsupported byte order {fmt.get('byteorder')!r}")
 

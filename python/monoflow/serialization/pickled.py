@@ -30,7 +30,7 @@ import numpy as np
 
 from monoflow import _C
 
-from ._errors import CheckpointError, WeightsOnlyError
+from ._errors import CheckpointError, WeightsOnlyError, type_name
 
 __all__ = ["add_safe_globals", "clear_safe_globals", "get_safe_globals", "safe_globals"]
 
@@ -230,15 +230,10 @@ def dumps(obj, path, saver, pickle_module=None, protocol=2):
     except RecursionError:
         raise ValueError(f"flow.save: the object at {path} is nested too deeply to pickle") from None
     except (pickle.PicklingError, TypeError, AttributeError) as exc:
-        raise TypeError(f"flow.save: cannot save an object of type {_describe(obj)} at {path}: it is not "
+        raise TypeError(f"flow.save: cannot save an object of type {type_name(obj)} at {path}: it is not "
                         f"checkpoint data (tensors, numpy values, dict/list/tuple, str, int, float, bool, None, "
                         f"bytes, flow.dtype, flow.device), and pickling it failed: {exc}") from exc
     return buf.getvalue(), refs
-
-
-def _describe(obj):
-    t = type(obj)
-    return t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
 
 
 def loads(data, ref, weights_only, error, member):

@@ -74,8 +74,8 @@ class _Storage:
 
 
 class _Reader:
-    def __init__(self, fname, error, map_location):
-        self.fname, self.error, self.map_location = fname, error, map_location
+    def __init__(self, error, map_location):
+        self.error, self.map_location = error, map_location
         self.storages = {}
         self.member = None
         self.big_endian = False
@@ -225,7 +225,7 @@ def _wrapped(reader, run):
 def load_zip(archive, map_location):
     """The object in a torch zip checkpoint (an Archive; zip_prefix(archive) is set)."""
     prefix = zip_prefix(archive)
-    reader = _Reader(archive.fname, archive.error, map_location)
+    reader = _Reader(archive.error, map_location)
     order = archive.info(f"{prefix}byteorder")
     if order is not None:
         value = archive.read(order.filename, limit=16)
@@ -252,15 +252,15 @@ def load_zip(archive, map_location):
     return _wrapped(reader, lambda: reader.unpickle(archive.read(data_pkl), data_pkl))
 
 
-def load_legacy(fp, fname, error, map_location):
+def load_legacy(fp, error, map_location):
     """The object in a legacy torch.save file (see is_legacy)."""
-    reader = _Reader(fname, error, map_location)
+    reader = _Reader(error, map_location)
 
     def next_pickle(what):
         """The bytes of the next pickle in fp (found by parsing its opcodes, executing nothing)."""
         start = fp.tell()
         try:
-            for op, _, pos in pickletools.genops(fp):
+            for op, _, _ in pickletools.genops(fp):
                 if op.name == "STOP":
                     break
             else:
@@ -290,30 +290,27 @@ def load_legacy(fp, fname, error, map_location):
         keys = plain("storage keys")
         if not (isinstance(keys, list) and all(isinstance(k, (str, int)) for k in keys)):
             raise error("invalid storage key list in the legacy PyTorch file")
-        # the storages' bytes follow, in key order: each an int64 element count, then the elements
+        # the storages' bytes follow, in key order: each an int64 element count, then the elements;
+        # the element sizes come from the storage types the object pickle names
+        if keys:
+            _scan_storages(main, reader)
         lengths = {}
         pos = fp.tell()
         for key in map(str, keys):
+            storage = reader.storages.get(key)
+            if storage is None or key in lengths:
+                raise error(f"storage {key} is listed twice, or no tensor uses it")
             fp.seek(pos)
             head = fp.read(8)
             if len(head) != 8:
                 raise error(f"storage {key} is truncated")
             numel = struct.unpack(">q" if reader.big_endian else "<q", head)[0]
-            if key in lengths or numel < 0:
+            if numel < 0:
                 raise error(f"invalid storage record {key}")
             lengths[key] = (pos + 8, numel)
-            pos += 8 + numel * _itemsize_of_key(key, main, reader)
+            pos += 8 + numel * _DTYPES[storage.dtype].itemsize
         reader.read_storage = lambda s: _read_legacy_storage(fp, s, lengths, error)
         return reader.unpickle(main, None)
-
-    def _itemsize_of_key(key, main, reader):
-        # the element size is known once the object pickle has named the storage's type
-        if not reader.storages:
-            _scan_storages(main, reader)
-        s = reader.storages.get(key)
-        if s is None:
-            raise error(f"storage {key} is listed but no tensor uses it")
-        return _DTYPES[s.dtype].itemsize
 
     return _wrapped(reader, run)
 
