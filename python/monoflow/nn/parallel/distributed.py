@@ -4,6 +4,7 @@ import contextlib
 
 import monoflow as flow
 import monoflow.distributed as dist
+from monoflow.distributed.process_group import init_from_environment
 from monoflow.nn.module import Module
 from monoflow.nn.parallel._reducer import Reducer, shape_signature
 
@@ -29,9 +30,9 @@ class DistributedDataParallel(Module):
         super().__init__()
         if not isinstance(module, Module):
             raise TypeError(f"DistributedDataParallel: expected an nn.Module, got {type(module).__name__}")
-        if not dist.is_initialized():
-            raise RuntimeError("DistributedDataParallel: the default process group has not been initialized; "
-                               "call monoflow.distributed.init_process_group first")
+        if process_group is None:
+            # OneFlow sets the environment up by itself: no init_process_group needed.
+            init_from_environment()
         named = [(n, p) for n, p in module.named_parameters() if p.requires_grad]
         if not named:
             raise RuntimeError("DistributedDataParallel is not needed when a module doesn't have any parameter "
