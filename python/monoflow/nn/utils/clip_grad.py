@@ -1,4 +1,5 @@
-"""Gradient clipping (torch.nn.utils.clip_grad_norm_ / clip_grad_value_)."""
+"""Gradient clipping (torch.nn.utils.clip_grad_norm_ / clip_grad_value_, and
+its two halves get_total_norm / clip_grads_with_norm_)."""
 import math
 import warnings
 
@@ -7,7 +8,7 @@ from monoflow._global.access import shard_access
 from monoflow.autograd.grad_mode import no_grad
 from monoflow.nn import _global_layout as _gl
 
-__all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_"]
+__all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm", "clip_grads_with_norm_"]
 
 
 def _grads(parameters):
@@ -20,7 +21,6 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     """Scales the gradients in place so that their joint norm (as if they were
     one vector) is at most max_norm. Returns that total norm (before clipping)."""
     from monoflow._creation import tensor as _tensor
-    from monoflow.ops_shape import stack
 
     grads = _grads(parameters)
     max_norm = float(max_norm)
@@ -29,20 +29,46 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
         return _tensor(0.0)
     if any(_gl.is_global(g) for g in grads):
         return _clip_global(grads, max_norm, norm_type, error_if_nonfinite)
+    total = get_total_norm(grads, norm_type, error_if_nonfinite)
+    _scale_(grads, max_norm, total)
+    return total
+
+
+def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=None):
+    """The norm of the tensors taken together as one vector (local tensors)."""
+    from monoflow._creation import tensor as _tensor
+    from monoflow.ops_shape import stack
+
+    tensors = [tensors] if isinstance(tensors, _C.TensorBase) else [t for t in tensors if t is not None]
+    norm_type = float(norm_type)
+    if not tensors:
+        return _tensor(0.0)
     with no_grad():
         if norm_type == math.inf:
-            norms = [g.detach().abs().amax() for g in grads]
+            norms = [t.detach().abs().amax() for t in tensors]
             total = norms[0] if len(norms) == 1 else stack([n.to(dtype=norms[0].dtype) for n in norms]).amax()
         else:
-            norms = [g.detach().norm(norm_type) for g in grads]
+            norms = [t.detach().norm(norm_type) for t in tensors]
             total = stack([n.to(dtype=norms[0].dtype) for n in norms]).norm(norm_type)
         if error_if_nonfinite and not bool(total.isfinite()):
             raise _nonfinite(norm_type)
+    return total
+
+
+def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
+    """Scales the gradients by max_norm / total_norm when that is below 1 (total_norm
+    as get_total_norm computed it)."""
+    grads = _grads(parameters)
+    if grads:
+        _scale_(grads, float(max_norm), total_norm)
+
+
+def _scale_(grads, max_norm, total):
+    with no_grad():
         # clamp instead of a Python branch: no host sync on the norm
         coef = (max_norm / (total + 1e-6)).clamp(max=1.0)
         for g in grads:
             g.mul_(coef.to(dtype=g.dtype))
-    return total
 
 
 def _nonfinite(norm_type):
