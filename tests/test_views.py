@@ -267,8 +267,11 @@ def test_view_chains(device, chain, dtype):
 def _check_write_through(root, t, views_so_far, dtype):
     before = to_np(root)
     v0 = root._version
+    # Refused: a broadcast dim, or two elements at one storage position
+    # (issue 14: the result would depend on the kernel's order).
     stride0 = any(s == 0 and n > 1 for n, s in zip(t.shape, t.stride()))
-    if stride0:
+    pos = positions(t).ravel()
+    if stride0 or len(np.unique(pos)) < pos.size:
         with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
             t.fill_(-1)
         assert root._version == v0

@@ -7,6 +7,7 @@
 
 #include "monoflow/dispatch.h"
 #include "monoflow/error.h"
+#include "monoflow/launch_log.h"
 #include "monoflow/op_registry.h"
 
 namespace monoflow {
@@ -41,6 +42,44 @@ void Backend::check(MFStatus status, const char* what) const {
       throw RuntimeError(text);
   }
 }
+
+namespace {
+// Rethrows the exception in flight as the same type with `note` appended.
+[[noreturn]] void rethrow_with(const std::string& note) {
+  try {
+    throw;
+  } catch (const OutOfMemoryError& e) {
+    throw OutOfMemoryError(e.what() + note);
+  } catch (const ZeroDivisionError& e) {
+    throw ZeroDivisionError(e.what() + note);
+  } catch (const ValueError& e) {
+    throw ValueError(e.what() + note);
+  } catch (const NotImplementedError& e) {
+    throw NotImplementedError(e.what() + note);
+  } catch (const TypeError& e) {
+    throw TypeError(e.what() + note);
+  } catch (const IndexError& e) {
+    throw IndexError(e.what() + note);
+  } catch (const Error& e) {
+    throw RuntimeError(e.what() + note);
+  }
+}
+
+// Throws the kernel error `status` reports for a sync of `be`'s device, with a
+// note naming the op it belongs to (Note [Deferred kernel errors]).
+void check_kernel_errors(const Backend& be, MFStatus status, int index) {
+  if (status != MF_OK) {
+    try {
+      be.check(status, "a kernel");
+    } catch (const Error& e) {
+      std::string note = launch_log::describe(&be, index, be.name(), e.what());
+      launch_log::mark_synced(&be, index);
+      rethrow_with(note);
+    }
+  }
+  launch_log::mark_synced(&be, index);
+}
+}  // namespace
 
 MFDeviceProperties Backend::properties(int index) const {
   MFDeviceProperties p{};
@@ -97,16 +136,19 @@ void Backend::synchronize(int index) {
     d.deferred_error = nullptr;
   }
   if (parked) std::rethrow_exception(parked);  // older than any error `st` reports
-  check(st, "a kernel");
+  check_kernel_errors(*this, st, index);
 }
 
 void Backend::synchronize_deferring_errors(int index) noexcept {
   try {
     MFStream s = stream(index);
     MFStatus st = api_->stream_synchronize(index, s);
-    if (st == MF_OK) return;
+    if (st == MF_OK) {
+      launch_log::mark_synced(this, index);
+      return;
+    }
     try {
-      check(st, "a kernel");
+      check_kernel_errors(*this, st, index);
     } catch (...) {
       PerDevice& d = *devices_[index];
       std::lock_guard<std::mutex> lock(d.error_mu);

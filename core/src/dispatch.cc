@@ -7,6 +7,7 @@
 #include "monoflow/error.h"
 #include "monoflow/global_shard.h"
 #include "monoflow/graph/launch_hook.h"
+#include "monoflow/launch_log.h"
 
 namespace monoflow {
 
@@ -79,6 +80,8 @@ void call_kernel(Backend& be, const Device& dev, MFKernelFn fn, const LaunchArgs
   MFKernelCall call{sizeof(MFKernelCall), dev.index,  be.stream(dev.index), a.num_inputs, descs,
                     a.num_outputs,        descs + a.num_inputs, a.num_attrs,  a.attrs};
   be.check(fn(&call), a.op->name);
+  launch_log::record(&be, dev.index, a.op->name);
+  if (launch_log::blocking()) be.synchronize(dev.index);  // the kernel's error is this op's
 }
 
 // Element span [0, extent) a strided view covers, relative to its first element.

@@ -12,6 +12,7 @@
 #include <array>
 
 #include "monoflow/autograd.h"
+#include "monoflow/checked_arith.h"
 #include "monoflow/dispatch.h"
 #include "monoflow/error.h"
 #include "monoflow/ops_nn.h"
@@ -47,8 +48,13 @@ Geom make_geom(const Dims& stride, const Dims& padding, const Dims& dilation, in
 // float16/bfloat16 compute in float32 (docs/kernels/nn.md).
 DType kernel_dtype(DType t) { return t == DType::Float64 ? DType::Float64 : DType::Float32; }
 
+// (In 128 bits, clamped: stride, padding and dilation are user numbers.)
+int64_t clamp_wide(__int128 v) {
+  return v > INT64_MAX ? INT64_MAX : v < INT64_MIN ? INT64_MIN : static_cast<int64_t>(v);
+}
+
 int64_t conv_size(int64_t in, int64_t k, const Geom& g, int dim) {
-  return (in + 2 * g.p[dim] - g.d[dim] * (k - 1) - 1) / g.s[dim] + 1;
+  return clamp_wide((__int128(in) + 2 * __int128(g.p[dim]) - __int128(g.d[dim]) * (k - 1) - 1) / g.s[dim] + 1);
 }
 
 
@@ -173,15 +179,16 @@ Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor& bias, const Dims& 
   const int64_t C = x->shape[1], O = w->shape[0];
   MF_CHECK(O % groups == 0, RuntimeError, op, ": given groups=", groups, ", expected weight to be divisible by ",
            groups, " at dimension 0, but got weight of size ", shape_str(w->shape), " instead");
-  MF_CHECK(w->shape[1] * groups == C, RuntimeError, op, ": given groups=", groups, ", weight of size ",
-           shape_str(w->shape), ", expected input", shape_str(x->shape), " to have ", w->shape[1] * groups,
+  MF_CHECK(__int128(w->shape[1]) * groups == C, RuntimeError, op, ": given groups=", groups, ", weight of size ",
+           shape_str(w->shape), ", expected input", shape_str(x->shape), " to have ",
+           clamp_wide(__int128(w->shape[1]) * groups),
            " channels, but got ", C, " channels instead");
   check_bias(bias, O, w, op);
   for (int k = 0; k < 2; ++k) {
-    const int64_t padded = x->shape[2 + k] + 2 * g.p[k], span = g.d[k] * (w->shape[2 + k] - 1) + 1;
-    MF_CHECK(padded >= span, RuntimeError, op, ": calculated padded input size per channel: (",
-             x->shape[2] + 2 * g.p[0], " x ", x->shape[3] + 2 * g.p[1], "). Kernel size: (",
-             g.d[0] * (w->shape[2] - 1) + 1, " x ", g.d[1] * (w->shape[3] - 1) + 1,
+    auto padded = [&](int j) { return clamp_wide(__int128(x->shape[2 + j]) + 2 * __int128(g.p[j])); };
+    auto span = [&](int j) { return clamp_wide(__int128(g.d[j]) * (w->shape[2 + j] - 1) + 1); };
+    MF_CHECK(padded(k) >= span(k), RuntimeError, op, ": calculated padded input size per channel: (", padded(0),
+             " x ", padded(1), "). Kernel size: (", span(0), " x ", span(1),
              "). Kernel size can't be greater than actual input size");
   }
   return conv_fwd(x, w, bias, g);
@@ -203,7 +210,7 @@ Tensor conv_transpose2d(const Tensor& x, const Tensor& w, const Tensor& bias, co
   MF_CHECK(w->shape[0] == Cin, RuntimeError, op, ": given transposed=1, weight of size ", shape_str(w->shape),
            ", expected input", shape_str(x->shape), " to have ", w->shape[0], " channels, but got ", Cin,
            " channels instead");
-  const int64_t Cout = w->shape[1] * groups;
+  const int64_t Cout = checked_mul(w->shape[1], groups, op);
   check_bias(bias, Cout, w, op);
   Dims xs{x->shape[0], Cout, 0, 0};
   for (int k = 0; k < 2; ++k) {
@@ -212,7 +219,8 @@ Tensor conv_transpose2d(const Tensor& x, const Tensor& w, const Tensor& bias, co
              "output_padding=(",
              opad[0], ", ", opad[1], "), stride=(", g.s[0], ", ", g.s[1], "), dilation=(", g.d[0], ", ", g.d[1],
              ")");
-    xs[2 + k] = (x->shape[2 + k] - 1) * g.s[k] - 2 * g.p[k] + g.d[k] * (w->shape[2 + k] - 1) + opad[k] + 1;
+    xs[2 + k] = clamp_wide(__int128(x->shape[2 + k] - 1) * g.s[k] - 2 * __int128(g.p[k]) +
+                           __int128(g.d[k]) * (w->shape[2 + k] - 1) + opad[k] + 1);
   }
   MF_CHECK(xs[2] > 0 && xs[3] > 0, RuntimeError, op, ": given input size per channel: (", x->shape[2], " x ",
            x->shape[3], "). Calculated output size per channel: (", xs[2], " x ", xs[3],
@@ -229,7 +237,7 @@ Tensor conv2d_weight_grad(const Tensor& x, const Tensor& gy, const Dims& weight_
   MF_CHECK(x->dtype == gy->dtype && is_floating(x->dtype) && x->device() == gy->device(), RuntimeError, op,
            ": input and output gradient must be floating tensors of one dtype and device");
   MF_CHECK(x->shape[0] == gy->shape[0] && weight_shape[0] == gy->shape[1] && weight_shape[0] % groups == 0 &&
-               weight_shape[1] * groups == x->shape[1],
+               __int128(weight_shape[1]) * groups == x->shape[1],
            RuntimeError, op, ": shapes do not line up: input ", shape_str(x->shape), ", output gradient ",
            shape_str(gy->shape), ", weight ", shape_str(weight_shape), ", groups=", groups);
   for (int k = 0; k < 2; ++k)

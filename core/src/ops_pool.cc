@@ -40,12 +40,16 @@ void check_input(const Tensor& x, const char* op) {
 
 // PyTorch's pooling output size: the last window must start inside the
 // input or its left padding (ceil_mode may otherwise add a window of padding only).
+// (In 128 bits: kernel, stride, padding and dilation are user numbers, and
+// their products must not wrap around into a plausible size.)
 int64_t pool_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode) {
-  int64_t num = in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0);
-  int64_t q = num >= 0 ? num / s : -((-num + s - 1) / s);
-  int64_t out = q + 1;
-  if (ceil_mode && (out - 1) * s >= in + p) --out;
-  return out;
+  using Wide = __int128;
+  Wide num = Wide(in) + 2 * Wide(p) - Wide(d) * (k - 1) - 1 + (ceil_mode ? s - 1 : 0);
+  Wide q = num >= 0 ? num / s : -((-num + s - 1) / s);
+  Wide out = q + 1;
+  if (ceil_mode && (out - 1) * s >= Wide(in) + p) --out;
+  // an output this far out of range is refused by the callers' size checks
+  return out > INT64_MAX ? INT64_MAX : out < -1 ? -1 : static_cast<int64_t>(out);
 }
 
 Window make_window(const Dims& kernel, const Dims& stride, const Dims& padding,

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "monoflow/autograd.h"
+#include "monoflow/checked_arith.h"
 #include "monoflow/dispatch.h"
 #include "monoflow/error.h"
 #include "monoflow/ops.h"
@@ -268,7 +269,7 @@ Tensor repeat(const Tensor& t, const Dims& repeats) {
     const int64_t st = j >= 0 ? t->strides[j] : 0;
     MF_CHECK(repeats[i] >= 0, RuntimeError, "repeat: Trying to create tensor with negative dimension ", repeats[i],
              ": ", shape_str(repeats));
-    out_shape.push_back(repeats[i] * s);
+    out_shape.push_back(checked_mul(repeats[i], s, "repeat"));
     pair_shape.push_back(repeats[i]);
     pair_shape.push_back(s);
     src_strides.push_back(0);

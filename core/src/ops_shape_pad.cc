@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "monoflow/autograd.h"
+#include "monoflow/checked_arith.h"
 #include "monoflow/error.h"
 #include "monoflow/indexing.h"
 #include "monoflow/ops.h"
@@ -60,11 +61,13 @@ Tensor pad(const Tensor& x, const Dims& pads, PadMode mode, std::optional<Scalar
     Dims shape = x->shape;
     for (int64_t i = 0; i < k; ++i) {
       const int64_t d = nd - 1 - i;
-      shape[d] = x->shape[d] + lo(i) + hi(i);
-      // (as PyTorch: the negative pads crop x first, and may not crop more than it has)
-      MF_CHECK(x->shape[d] - std::max<int64_t>(-lo(i), 0) - std::max<int64_t>(-hi(i), 0) >= 0, RuntimeError, op,
-               ": negative padding (", lo(i), ", ", hi(i), ") crops more than the input size ", x->shape[d],
-               " of dimension ", d);
+      // (as PyTorch: the negative pads crop x first, and may not crop more than it has;
+      // in 128 bits, as the pads are user numbers)
+      const __int128 kept = __int128(x->shape[d]) - std::max<__int128>(-__int128(lo(i)), 0) -
+                            std::max<__int128>(-__int128(hi(i)), 0);
+      MF_CHECK(kept >= 0, RuntimeError, op, ": negative padding (", lo(i), ", ", hi(i),
+               ") crops more than the input size ", x->shape[d], " of dimension ", d);
+      shape[d] = checked_add(checked_add(x->shape[d], lo(i), op), hi(i), op);
     }
     checked_scalar_tensor(v, x->dtype, Device{0, 0}, op);  // the fill value must fit x's dtype
     autograd::Recorder rec("constant_pad_nd", {x});

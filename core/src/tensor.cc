@@ -1,6 +1,10 @@
 #include "monoflow/tensor.h"
 
+#include <algorithm>
+#include <vector>
+
 #include "monoflow/autograd.h"
+#include "monoflow/checked_arith.h"
 #include "monoflow/error.h"
 #include "monoflow/global_shard.h"
 
@@ -11,6 +15,16 @@ int64_t shape_numel(const Dims& shape) {
     if (s == 0) return 0;  // before multiplying: the other sizes may overflow together
   int64_t n = 1;
   for (int64_t s : shape) n *= s;
+  return n;
+}
+
+int64_t checked_numel(const Dims& shape, const char* op) {
+  for (int64_t s : shape)
+    if (s == 0) return 0;
+  int64_t n = 1;
+  for (int64_t s : shape)
+    MF_CHECK(!__builtin_mul_overflow(n, s, &n), RuntimeError, op, ": the shape ", shape_str(shape),
+             " has more elements than an int64 can count");
   return n;
 }
 
@@ -55,8 +69,44 @@ bool TensorImpl::is_contiguous() const {
 
 bool TensorImpl::has_internal_overlap() const {
   for (size_t i = 0; i < shape.size(); ++i)
-    if (shape[i] > 1 && strides[i] == 0) return true;
-  return false;
+    if (shape[i] > 1 && strides[i] == 0) return true;  // a broadcast dim (even of an empty tensor)
+  if (is_contiguous()) return false;
+  // Non-overlapping for sure when, dims sorted by |stride|, each stride steps
+  // past everything the smaller ones reach (transposes, slices, most views).
+  struct Dim {
+    uint64_t stride, size;
+  };
+  SmallVector<Dim, 8> dims;
+  for (size_t i = 0; i < shape.size(); ++i)
+    if (shape[i] > 1)
+      dims.push_back({strides[i] < 0 ? 0 - static_cast<uint64_t>(strides[i]) : static_cast<uint64_t>(strides[i]),
+                      static_cast<uint64_t>(shape[i])});
+  std::sort(dims.begin(), dims.end(), [](const Dim& a, const Dim& b) { return a.stride < b.stride; });
+  unsigned __int128 reach = 0;  // largest offset the dims so far address
+  bool separated = true;
+  for (const Dim& d : dims) {
+    separated = separated && d.stride > reach;
+    reach += static_cast<unsigned __int128>(d.size - 1) * d.stride;
+  }
+  if (separated) return false;
+  // Otherwise (unfold with step < size, as_strided with interleaved or
+  // repeated strides) decide exactly by listing the offsets, if few enough;
+  // beyond that, as torch, an undecided layout is allowed.
+  const int64_t n = numel();
+  if (n > (int64_t{1} << 16)) return false;
+  std::vector<int64_t> offsets(static_cast<size_t>(n));
+  Dims index(shape.size(), 0);
+  for (int64_t k = 0, off = 0; k < n; ++k) {
+    offsets[static_cast<size_t>(k)] = off;
+    for (size_t d = shape.size(); d-- > 0;) {  // next index, odometer order
+      off += strides[d];
+      if (++index[d] < shape[d]) break;
+      off -= strides[d] * shape[d];
+      index[d] = 0;
+    }
+  }
+  std::sort(offsets.begin(), offsets.end());
+  return std::adjacent_find(offsets.begin(), offsets.end()) != offsets.end();
 }
 
 void* TensorImpl::data_ptr() const {
@@ -83,8 +133,37 @@ Tensor empty(const Dims& shape, DType dtype, Device device) {
   return t;
 }
 
+namespace {
+// Every view must address only elements of its storage: this is the one
+// place all view ops (and as_strided) pass through, so sizes, strides and
+// offsets computed from user numbers are checked here, overflow included.
+void check_view_in_bounds(const TensorImpl& base, const Dims& shape, const Dims& strides, int64_t offset) {
+  MF_CHECK(shape.size() == strides.size(), RuntimeError, "view: ", shape.size(), " sizes but ", strides.size(),
+           " strides");
+  bool empty = false;
+  for (int64_t s : shape) {
+    MF_CHECK(s >= 0, RuntimeError, "view: negative size ", s, " in shape ", shape_str(shape));
+    empty = empty || s == 0;
+  }
+  if (empty) return;  // addresses nothing, whatever the strides and offset
+  checked_numel(shape, "view");
+  int64_t lo = offset, hi = offset;
+  bool ok = true;
+  for (size_t i = 0; i < shape.size() && ok; ++i) {
+    int64_t span;
+    ok = !__builtin_mul_overflow(shape[i] - 1, strides[i], &span);
+    if (ok) ok = !__builtin_add_overflow(span < 0 ? lo : hi, span, span < 0 ? &lo : &hi);
+  }
+  const int64_t capacity = static_cast<int64_t>(base.storage->nbytes / itemsize(base.dtype));
+  MF_CHECK(ok && lo >= 0 && hi < capacity, RuntimeError, "view: sizes ", shape_str(shape), ", strides ",
+           shape_str(strides), " and storage offset ", offset, " address memory outside the storage (",
+           capacity, " elements)");
+}
+}  // namespace
+
 Tensor make_view(const Tensor& base, Dims shape, Dims strides, int64_t offset) {
   check_local(base, "view");
+  check_view_in_bounds(*base, shape, strides, offset);
   auto t = std::make_shared<TensorImpl>();
   t->storage = base->storage;
   t->shape = std::move(shape);

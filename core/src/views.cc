@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "monoflow/autograd.h"
+#include "monoflow/checked_arith.h"
 #include "monoflow/error.h"
 #include "monoflow/ops.h"
 
@@ -18,7 +19,8 @@ Dims infer_view_shape(const Dims& shape, int64_t numel, const char* op) {
       infer = static_cast<int>(i);
     } else {
       MF_CHECK(out[i] >= 0, RuntimeError, op, ": invalid shape dimension ", out[i]);
-      known *= out[i];
+      MF_CHECK(!__builtin_mul_overflow(known, out[i], &known), RuntimeError, op, ": shape '", shape_str(shape),
+               "' is invalid for input of size ", numel);
     }
   }
   if (infer >= 0) {
@@ -123,7 +125,8 @@ Tensor expand(const Tensor& t, const Dims& shape) {
       out_shape[i] = want;
       // (torch's strides: a new size-1 dim gets the stride a contiguous
       // layout would give it; a broadcast one 0)
-      out_strides[i] = want == 1 && i + 1 < nd ? out_shape[i + 1] * out_strides[i + 1] : 0;
+      // (wrapping: an overflowing shape is refused by make_view's numel check)
+      out_strides[i] = want == 1 && i + 1 < nd ? wrapping_mul(out_shape[i + 1], out_strides[i + 1]) : 0;
       continue;
     }
     int64_t have = t->shape[j];
@@ -135,6 +138,7 @@ Tensor expand(const Tensor& t, const Dims& shape) {
     out_shape[i] = want;
     out_strides[i] = have == want ? t->strides[j] : 0;
   }
+  checked_numel(out_shape, "expand");
   Tensor out = make_view(t, out_shape, out_strides, t->offset);
   if (rec)  // the engine sums the broadcast dims away
     rec.finish({out}, [](const autograd::TensorList& g, autograd::NeedsGrad) { return g; });
@@ -163,6 +167,19 @@ Tensor unsqueeze(const Tensor& t, int64_t dim) {
   return make_view(t, shape, strides, t->offset);
 }
 
+namespace {
+// The stride of a dim of `len` elements taken every `step` of `stride`, as
+// torch (stride * step). Only a dim of at most one element may have a step
+// whose product overflows (it steps past the end): its stride is never used
+// to address memory, so it keeps `stride`.
+int64_t step_stride(int64_t stride, int64_t step, int64_t len, const char* op) {
+  int64_t out;
+  if (!__builtin_mul_overflow(stride, step, &out)) return out;
+  MF_CHECK(len <= 1, RuntimeError, op, ": integer multiplication overflow (stride ", stride, " * step ", step, ")");
+  return stride;
+}
+}  // namespace
+
 Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> stop,
              int64_t step) {
   MF_CHECK(t->dim() > 0, IndexError, "slice: cannot slice a 0-dim tensor");
@@ -178,8 +195,13 @@ Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start, std::op
   int64_t len = e > s ? (e - s + step - 1) / step : 0;
   Dims shape = t->shape, strides = t->strides;
   shape[d] = len;
-  strides[d] = t->strides[d] * step;
-  return make_view(t, shape, strides, t->offset + s * t->strides[d]);
+  strides[d] = step_stride(t->strides[d], step, len, "slice");
+  // (only an empty slice, one past the end of a size-1 dim with a huge
+  // stride, can overflow here; it addresses nothing and keeps the offset)
+  int64_t offset;
+  if (__builtin_mul_overflow(s, t->strides[d], &offset) || __builtin_add_overflow(offset, t->offset, &offset))
+    offset = t->offset;
+  return make_view(t, shape, strides, offset);
 }
 
 Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
@@ -189,7 +211,7 @@ Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
   if (start < 0) start += size;
   MF_CHECK(start >= 0 && start <= size, IndexError, "narrow: start (", start, ") is out of bounds for dimension ",
            d, " of size ", size);
-  MF_CHECK(length >= 0 && start + length <= size, RuntimeError, "narrow: start (", start, ") + length (", length,
+  MF_CHECK(length >= 0 && length <= size - start, RuntimeError, "narrow: start (", start, ") + length (", length,
            ") exceeds dimension size (", size, ")");
   return slice(t, d, start, start + length, 1);
 }
@@ -217,7 +239,7 @@ Tensor unfold(const Tensor& t, int64_t dim, int64_t size, int64_t step) {
   Dims shape = t->shape, strides = t->strides;
   if (t->dim()) {
     shape[d] = (len - size) / step + 1;
-    strides[d] = st * step;
+    strides[d] = step_stride(st, step, shape[d], "unfold");
   }
   shape.push_back(size);
   strides.push_back(st);
@@ -241,14 +263,17 @@ Tensor flatten(const Tensor& t, int64_t start, int64_t end) {
 Tensor as_strided(const Tensor& t, const Dims& shape, const Dims& strides, int64_t offset) {
   MF_CHECK(shape.size() == strides.size(), RuntimeError, "as_strided: mismatch in length of strides and shape");
   int64_t hi = offset;
+  bool overflow = false;
   for (size_t i = 0; i < shape.size(); ++i) {
     MF_CHECK(shape[i] >= 0 && strides[i] >= 0, RuntimeError, "as_strided: negative size or stride");
     if (shape[i] == 0) hi = -1;
-    if (hi >= 0) hi += (shape[i] - 1) * strides[i];
+    int64_t span;
+    if (hi >= 0 && !overflow)
+      overflow = __builtin_mul_overflow(shape[i] - 1, strides[i], &span) || __builtin_add_overflow(hi, span, &hi);
   }
   int64_t capacity = static_cast<int64_t>(t->storage->nbytes / itemsize(t->dtype));
-  MF_CHECK(offset >= 0 && hi < capacity, RuntimeError, "as_strided: setStorage: sizes ", shape_str(shape),
-           ", strides ", shape_str(strides), " and storage offset ", offset,
+  MF_CHECK(offset >= 0 && !overflow && hi < capacity, RuntimeError, "as_strided: setStorage: sizes ",
+           shape_str(shape), ", strides ", shape_str(strides), " and storage offset ", offset,
            " require more memory than the storage holds (", capacity, " elements)");
   return make_view(t, shape, strides, offset);
 }

@@ -259,18 +259,35 @@ def _set_tensor_class(cls):
 cdef extern from *:
     """
     static PyObject* mf_empty_tuple = NULL;
-    // Instantiates the Python tensor class without running __init__: the
-    // cheapest way to hand a new tensor back to Python.
-    static inline PyObject* mf_new_instance(PyObject* cls) {
+    // Set while the bindings instantiate a tensor object for a handle they
+    // already have (TensorBase.__cinit__ then leaves the handle to them).
+    static int mf_wrapping = 0;
+    // Instantiates `cls` (a TensorBase subclass) through TensorBase's own
+    // tp_new, so neither a Python __new__ nor __init__ runs: the cheapest
+    // way to hand a new tensor back to Python.
+    static inline PyObject* mf_new_instance_of(PyObject* base, PyObject* cls) {
       if (!mf_empty_tuple && !(mf_empty_tuple = PyTuple_New(0))) return NULL;
-      return ((PyTypeObject*)cls)->tp_new((PyTypeObject*)cls, mf_empty_tuple, NULL);
+      mf_wrapping = 1;
+      PyObject* obj = ((PyTypeObject*)base)->tp_new((PyTypeObject*)cls, mf_empty_tuple, NULL);
+      mf_wrapping = 0;
+      return obj;
     }
     """
-    object mf_new_instance(object cls)
+    bint mf_wrapping
+    object mf_new_instance_of(object base, object cls)
+
+
+cdef object mf_new_instance(object cls):
+    """A `cls` object whose handle the caller sets at once."""
+    if not (isinstance(cls, type) and issubclass(cls, TensorBase)):
+        raise TypeError(f"expected a subclass of Tensor, got {cls!r}")
+    return mf_new_instance_of(TensorBase, cls)
 
 
 cdef inline object wrap(const Tensor& t):
-    obj = mf_new_instance(_tensor_cls)
+    if t.get() == NULL:  # no Python tensor object ever holds a null handle
+        raise RuntimeError("internal error: an op returned no tensor")
+    obj = mf_new_instance_of(TensorBase, _tensor_cls)
     (<TensorBase>obj).t = t
     return obj
 
@@ -334,6 +351,24 @@ cdef class TensorBase:
     """The C++ tensor handle. ``monoflow.Tensor`` derives from it and adds
     the Python-level methods."""
     cdef Tensor t
+
+    def __cinit__(self):
+        # Every object gets a handle. The bindings set theirs right after
+        # (mf_wrapping); any other way in (Tensor.__new__(cls), a subclass
+        # whose __init__ never calls super().__init__) starts as an empty
+        # (0,)-shaped tensor of the default dtype, as flow.Tensor() does.
+        # (No arguments: Cython then ignores the constructor's.)
+        cdef Dims shape
+        cdef Device cpu
+        if not mf_wrapping:
+            shape.push_back(0)
+            cpu.type = 0
+            cpu.index = 0
+            self.t = c_empty(shape, default_float_dtype(), cpu)
+
+    def _set_handle(self, TensorBase other not None):
+        """Makes this object refer to `other`'s tensor (Tensor.__init__)."""
+        self.t = other.t
 
     # -- metadata
     @property

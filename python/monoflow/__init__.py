@@ -21,6 +21,10 @@ from monoflow._dtypes import (  # noqa: E402
 )
 from monoflow._dtypes import bool_ as bool  # noqa: E402,A001
 from monoflow._tensor import Size, Tensor  # noqa: E402
+from monoflow._legacy_tensor import (  # noqa: E402
+    BFloat16Tensor, BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor,
+    ShortTensor,
+)
 from monoflow._creation import (  # noqa: E402
     arange, as_tensor, empty, empty_like, from_dlpack, from_numpy, full, full_like, ones, ones_like, tensor, zeros,
     zeros_like,

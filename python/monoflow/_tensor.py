@@ -50,6 +50,13 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
     # Tensor, as in torch) instead of turning it into an array via __array__
     __array_priority__ = 1000
 
+    def __init__(self, *args, device=None, **kwargs):
+        # flow.Tensor(...) follows the legacy constructor rules (_legacy_tensor.py).
+        # Tensors the ops return never come through here.
+        from monoflow._legacy_tensor import legacy_new
+
+        self._set_handle(legacy_new("Tensor", None, args, device, kwargs))
+
     def __repr__(self):
         return tensor_repr(self)
 

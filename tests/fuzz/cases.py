@@ -71,7 +71,9 @@ def public_targets():
                 continue  # re-exported builtins/typing helpers
             out.append(Target(f"{prefix}.{name}", obj, method=False))
     for name in sorted(dir(flow.Tensor)):
-        if name in SKIP["flow.Tensor"]:
+        # (private helpers such as _copy_to_host(ptr) take raw addresses by design)
+        private = name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+        if private or name in SKIP["flow.Tensor"]:
             continue
         attr = inspect.getattr_static(flow.Tensor, name)
         if isinstance(attr, (property, type)) or inspect.isdatadescriptor(attr):

@@ -1,0 +1,83 @@
+"""The legacy constructors: ``flow.Tensor(...)`` and the typed ``flow.FloatTensor``,
+``flow.LongTensor``, ... (OneFlow's and PyTorch's rules):
+
+- ``Tensor()``: an empty tensor of shape (0,);
+- ``Tensor(*sizes)`` / ``Tensor(flow.Size)``: an uninitialised tensor of that shape;
+- ``Tensor(list | tuple | ndarray)``: a copy of the data;
+- ``Tensor(other_tensor)``: a tensor sharing ``other_tensor``'s memory;
+- ``device=`` only as keyword. ``flow.Tensor`` uses the default dtype, each typed
+  constructor its own (and refuses a tensor of another dtype).
+"""
+import numbers
+
+import numpy as np
+
+from monoflow import _C, _dtypes
+
+
+def _is_size(v):
+    return isinstance(v, numbers.Integral) and not isinstance(v, bool) and not isinstance(v, _C.TensorBase)
+
+
+def legacy_new(name, dtype, args, device=None, kwargs=None):
+    """The tensor `name(*args, device=device)` makes; `dtype` None means the default dtype."""
+    from monoflow._creation import empty, tensor
+    from monoflow._tensor import Size
+
+    if kwargs:
+        raise TypeError(f"{name}(): got an unexpected keyword argument '{next(iter(kwargs))}' "
+                        "(only device= is accepted)")
+    typed = dtype is not None
+    dtype = dtype or _C.get_default_dtype()
+    if not args:
+        return empty(0, dtype=dtype, device=device)
+    if len(args) == 1:
+        data = args[0]
+        if isinstance(data, _C.TensorBase):
+            if getattr(data, "is_global", False):
+                raise TypeError(f"{name}(): expected a local tensor, got a global one (use .to_local())")
+            if typed and data.dtype != dtype:
+                raise TypeError(f"{name}(): expected a {dtype} tensor, got {data.dtype}")
+            if device is not None and _C.device(device) != data.device:
+                raise RuntimeError(f"{name}(): expected a tensor on {_C.device(device)}, got one on {data.device}")
+            return data.detach()  # shares the memory, as the legacy constructor does
+        if isinstance(data, Size):
+            return empty(*data, dtype=dtype, device=device)
+        if isinstance(data, (list, tuple, np.ndarray)):
+            return tensor(data, dtype=dtype, device=device)
+        if not _is_size(data):
+            raise TypeError(f"{name}(): data must be a sequence (got {type(data).__name__})")
+    for pos, a in enumerate(args):
+        if not _is_size(a):
+            raise TypeError(f"{name}(): argument 'size' must be a sequence of ints, but found element of type "
+                            f"{type(a).__name__} at pos {pos}")
+    return empty(*[int(a) for a in args], dtype=dtype, device=device)
+
+
+class _LegacyTensorType(type):
+    """``flow.FloatTensor(...)`` makes a ``flow.Tensor``; ``isinstance(t, flow.FloatTensor)``
+    tells whether ``t`` is a local CPU float32 tensor."""
+
+    def __call__(cls, *args, device=None, **kwargs):
+        return legacy_new(cls.__name__, cls.dtype, args, device, kwargs)
+
+    def __instancecheck__(cls, obj):
+        return (isinstance(obj, _C.TensorBase) and not getattr(obj, "is_global", False) and obj.dtype == cls.dtype
+                and obj.device.type == "cpu")
+
+
+def _legacy_type(name, dtype):
+    return _LegacyTensorType(name, (), {"dtype": dtype, "__module__": "monoflow",
+                                        "__doc__": f"Legacy constructor of {dtype} CPU tensors (as flow.Tensor)."})
+
+
+BoolTensor = _legacy_type("BoolTensor", _dtypes.bool_)
+ByteTensor = _legacy_type("ByteTensor", _dtypes.uint8)
+CharTensor = _legacy_type("CharTensor", _dtypes.int8)
+ShortTensor = _legacy_type("ShortTensor", _dtypes.int16)
+IntTensor = _legacy_type("IntTensor", _dtypes.int32)
+LongTensor = _legacy_type("LongTensor", _dtypes.int64)
+HalfTensor = _legacy_type("HalfTensor", _dtypes.float16)
+BFloat16Tensor = _legacy_type("BFloat16Tensor", _dtypes.bfloat16)
+FloatTensor = _legacy_type("FloatTensor", _dtypes.float32)
+DoubleTensor = _legacy_type("DoubleTensor", _dtypes.float64)
