@@ -1,7 +1,8 @@
 """The launcher: flags, environment, output, failures and signals.
 
-The scripts it starts here do not import monoflow (they only print their
-environment), so each test costs little more than starting Python.
+Most scripts it starts here do not import monoflow (they only print their
+environment), so each test costs little more than starting Python; the
+failure-attribution tests do, as real ranks do.
 """
 import os
 import signal
