@@ -157,7 +157,7 @@ def test_clamp_examples(device):
         flow.tensor([1.0], device=device).clamp_(flow.ones(2, 1, device=device))
     with pytest.raises(TypeError, match="clamp: not supported for bool tensors"):
         flow.clamp(flow.tensor([True], device=device), False, True)
-    with pytest.raises(TypeError, match="clamp: expected a Tensor, a number or None for min, got str"):
+    with pytest.raises(TypeError, match=r"clamp\(\): argument 'min' must be Tensor, Number or None, not str"):
         flow.clamp(x, "0")
     with pytest.raises(ValueError, match="clamp: shapes"):
         flow.clamp(x, flow.ones(3, device=device))
@@ -209,7 +209,7 @@ def test_where_examples(device):
         flow.where(flow.tensor([1, 0], device=device), 1.0, 2.0)
     with pytest.raises(ValueError, match="where: shapes"):
         flow.where(c, flow.ones(3, device=device), 0)
-    with pytest.raises(TypeError, match="where: expected a Tensor for condition, got list"):
+    with pytest.raises(TypeError, match=r"where\(\): argument 'condition' must be Tensor, not list"):
         flow.where([True], 1, 2)
     assert flow.where(flow.zeros(0, dtype=flow.bool, device=device), 1.0, 2.0).shape == (0,)
 
@@ -257,7 +257,7 @@ def test_lerp_examples_and_errors(device):
         flow.lerp(a, b.double(), 0.5)
     with pytest.raises(TypeError, match="lerp: expected dtype float32 for `weight` but got dtype float64"):
         flow.lerp(a, b, flow.tensor([0.5], dtype=flow.float64, device=device))
-    with pytest.raises(TypeError, match="lerp: expected a Tensor for end, got float"):
+    with pytest.raises(TypeError, match=r"lerp\(\): argument 'end' must be Tensor, not float"):
         flow.lerp(a, 3.0, 0.5)
     with pytest.raises(ValueError, match="lerp: shapes"):
         flow.lerp(a, flow.ones(3, device=device), 0.5)

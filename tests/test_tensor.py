@@ -385,11 +385,11 @@ def test_dtype_errors(device):
         -b
     with pytest.raises(TypeError, match="matmul: expected both operands to have the same dtype"):
         flow.ones(2, 2, device=device) @ flow.ones(2, 2, dtype=flow.int64, device=device)
-    with pytest.raises(TypeError, match="full: fill value must be a number"):
+    with pytest.raises(TypeError, match=r"full\(\): argument 'fill_value' \(position 2\) must be Number"):
         flow.full((2,), "x", device=device)
     with pytest.raises(TypeError, match="fill_: expected a number"):
         flow.zeros(2, device=device).fill_("x")
-    with pytest.raises(TypeError, match="expected a monoflow dtype"):
+    with pytest.raises(TypeError, match=r"sum\(\): argument 'dtype' must be monoflow.dtype, not type"):
         flow.zeros(2, device=device).sum(dtype=np.float32)
     with pytest.raises(TypeError):
         flow.zeros(2, dtype="float32", device=device)

@@ -1,8 +1,20 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, embedsignature=True
+# cython: allow_none_for_extension_args=False
 # distutils: language = c++
 """Bindings of the monoflow core. Thin by design: argument conversion only;
-every rule (shapes, dtypes, devices, errors) lives in the C++ core."""
+every rule (shapes, dtypes, devices, errors) lives in the C++ core.
 
+Two rules keep a bad argument from reaching the core as a null or foreign
+handle (Note [Argument conversion] in _args.pxi): entry points convert their
+arguments with the converters of _args.pxi, and the extension types are
+compiled with binding=False, so that their methods are CPython method
+descriptors, which refuse a foreign `self` (``Tensor.sum(None)``) with
+"descriptor 'sum' for 'monoflow._C.TensorBase' objects doesn't apply to a
+'NoneType' object" as PyTorch's do; Cython's own (binding) methods would
+read a None or a str as a tensor handle. allow_none_for_extension_args=False
+is the safety net for any typed parameter left: None is refused there too."""
+
+cimport cython
 from cpython.object cimport PyObject, PyTypeObject
 from cpython.ref cimport Py_INCREF
 from libc.stdint cimport int16_t, int64_t, uintptr_t
@@ -14,6 +26,8 @@ from libcpp.vector cimport vector
 
 from monoflow._core cimport *
 
+include "_args.pxi"
+
 
 class OutOfMemoryError(RuntimeError):
     """A device ran out of memory even after the caching allocator released its cache."""
@@ -23,6 +37,7 @@ set_oom_type(OutOfMemoryError)
 
 # ---------------------------------------------------------------- dtypes
 
+@cython.binding(False)
 cdef class dtype:
     """An element type, e.g. ``monoflow.float32``."""
     cdef readonly int _value
@@ -69,25 +84,28 @@ cdef inline DType _dt(object d) except *:
     raise TypeError(f"expected a monoflow dtype, got {d!r}")
 
 
-def promote_types(dtype a, dtype b):
-    return _wrap_dtype(c_promote_types(<DType>a._value, <DType>b._value))
+def promote_types(type1, type2):
+    return _wrap_dtype(c_promote_types(_dtype_arg(type1, "promote_types", "type1", 1),
+                                       _dtype_arg(type2, "promote_types", "type2", 2)))
 
 
-def can_cast(dtype from_, dtype to):
-    return c_can_cast(<DType>from_._value, <DType>to._value)
+def can_cast(from_, to):
+    return c_can_cast(_dtype_arg(from_, "can_cast", "from_", 1), _dtype_arg(to, "can_cast", "to", 2))
 
 
 def get_default_dtype():
     return _wrap_dtype(default_float_dtype())
 
 
-def set_default_dtype(dtype d):
+def set_default_dtype(d):
+    _dtype_arg(d, "set_default_dtype", "d", 1)
     if not d.is_floating_point:
         raise TypeError(f"set_default_dtype: only floating-point dtypes are allowed, got {d!r}")
     set_default_float_dtype(<DType>d._value)
 
 # ---------------------------------------------------------------- devices
 
+@cython.binding(False)
 cdef class device:
     """A device: ``monoflow.device("cpu")``, ``monoflow.device("testdev", 1)``."""
     cdef Device _d
@@ -292,22 +310,23 @@ cdef inline object wrap(const Tensor& t):
     return obj
 
 
-cdef Dims _dims(object seq, str what) except *:
+cdef Dims _dims(object seq, str what, str name=None) except *:
+    # A sequence of ints (or one int) for argument `name` of op `what`.
     cdef Dims d
-    if isinstance(seq, int):
-        d.push_back(seq)
+    if isinstance(seq, int) and not isinstance(seq, bool):
+        d.push_back(_int_arg(seq, what, name or "size"))
         return d
-    if not hasattr(seq, "__iter__"):
-        raise TypeError(f"{what}: expected a sequence of integers, got {type(seq).__name__}")
-    for v in seq:
+    if isinstance(seq, (str, bytes)) or not hasattr(seq, "__iter__"):
+        if name is None:
+            raise TypeError(f"{what}(): expected a tuple of ints, got {type(seq).__name__}")
+        raise _arg_error(what, name, 0, "tuple of ints", seq)
+    for i, v in enumerate(seq):
         if isinstance(v, TensorBase):
             v = v.item()
-        if not isinstance(v, int):
-            try:
-                v = v.__index__()
-            except AttributeError:
-                raise TypeError(f"{what}: expected a sequence of integers, got an element of type {type(v).__name__}")
-        d.push_back(v)
+        if type(v) is not int and (isinstance(v, bool) or not hasattr(v, "__index__")):
+            raise TypeError(f"{what}(): {('argument ' + repr(name) + ' ') if name else ''}must be a tuple of ints, "
+                            f"but found element of type {type(v).__name__} at pos {i}")
+        d.push_back(_int_arg(v, what, name or "size"))
     return d
 
 
@@ -347,6 +366,7 @@ cdef object _from_scalar(Scalar s):
     return s.f
 
 
+@cython.binding(False)
 cdef class TensorBase:
     """The C++ tensor handle. ``monoflow.Tensor`` derives from it and adds
     the Python-level methods."""
@@ -378,11 +398,11 @@ cdef class TensorBase:
     def size(self, dim=None):
         if dim is None:
             return self.shape
-        return self.t.get().shape[self._wrap(dim)] if self.t.get().dim() else 1
+        return self.t.get().shape[self._wrap(_int_arg(dim, "size", "dim", 1))] if self.t.get().dim() else 1
 
     def stride(self, dim=None):
         s = _tuple(self.t.get().strides)
-        return s if dim is None else s[self._wrap(dim)]
+        return s if dim is None else s[self._wrap(_int_arg(dim, "stride", "dim", 1))]
 
     cdef int64_t _wrap(self, int64_t dim) except -1:
         cdef int64_t n = self.t.get().dim()
@@ -426,8 +446,8 @@ cdef class TensorBase:
     def _version(self):
         return self.t.get().version()
 
-    def _is_view_of(self, TensorBase other):
-        return self.t.get().storage.get() == other.t.get().storage.get()
+    def _is_view_of(self, other):
+        return self.t.get().storage.get() == _tt(other, "_is_view_of", "other", 1).get().storage.get()
 
     def __len__(self):
         if self.t.get().dim() == 0:
@@ -569,11 +589,11 @@ cdef class TensorBase:
     def neg(self):
         return wrap(unary(kOp_neg, self.t))
 
-    def maximum(self, TensorBase other):
-        return wrap(binary(kOp_maximum, self.t, other.t))
+    def maximum(self, other):
+        return wrap(binary(kOp_maximum, self.t, _tt(other, "maximum", "other", 1)))
 
-    def minimum(self, TensorBase other):
-        return wrap(binary(kOp_minimum, self.t, other.t))
+    def minimum(self, other):
+        return wrap(binary(kOp_minimum, self.t, _tt(other, "minimum", "other", 1)))
 
     def floor_divide(self, other):
         return self.__floordiv__(other)
@@ -581,18 +601,18 @@ cdef class TensorBase:
     def floor_divide_(self, other):
         return self.__ifloordiv__(other)
 
-    def matmul(self, TensorBase other):
-        return wrap(matmul(self.t, other.t))
+    def matmul(self, other):
+        return wrap(matmul(self.t, _tt(other, "matmul", "other", 1)))
 
     def sum(self, dim=None, keepdim=False, *, dtype=None):
         cdef Dims dims
         cdef optional[DType] odt
         if dim is not None:
-            dims = _dims(dim, "sum")
+            dims = _dims(dim, "sum", "dim")
             if dims.size() == 0:
                 dims = Dims()
         if dtype is not None:
-            odt = _dt(dtype)
+            odt = _dtype_arg(dtype, "sum", "dtype")
         return wrap(sum(self.t, dims, keepdim, odt))
 
     # -- copies and conversions
@@ -608,8 +628,8 @@ cdef class TensorBase:
     def zero_(self):
         return self.fill_(0)
 
-    def copy_(self, TensorBase src):
-        copy_(self.t, src.t)
+    def copy_(self, src):
+        copy_(self.t, _tt(src, "copy_", "src", 1))
         return self
 
     def contiguous(self):
@@ -656,8 +676,8 @@ cdef class TensorBase:
     def reshape(self, *shape):
         return wrap(reshape(self.t, _shape_args(shape, "reshape")))
 
-    def transpose(self, int64_t dim0, int64_t dim1):
-        return wrap(transpose(self.t, dim0, dim1))
+    def transpose(self, dim0, dim1):
+        return wrap(transpose(self.t, _int_arg(dim0, "transpose", "dim0", 1), _int_arg(dim1, "transpose", "dim1", 2)))
 
     def permute(self, *dims):
         return wrap(permute(self.t, _shape_args(dims, "permute")))
@@ -665,32 +685,36 @@ cdef class TensorBase:
     def expand(self, *sizes):
         return wrap(expand(self.t, _shape_args(sizes, "expand")))
 
-    def expand_as(self, TensorBase other):
-        return wrap(expand(self.t, other.t.get().shape))
+    def expand_as(self, other):
+        return wrap(expand(self.t, _tt(other, "expand_as", "other", 1).get().shape))
 
     def squeeze(self, dim=None):
         cdef optional[int64_t] d
         if dim is not None:
-            d = <int64_t>dim
+            d = _int_arg(dim, "squeeze", "dim", 1)
         return wrap(squeeze(self.t, d))
 
-    def unsqueeze(self, int64_t dim):
-        return wrap(unsqueeze(self.t, dim))
+    def unsqueeze(self, dim):
+        return wrap(unsqueeze(self.t, _int_arg(dim, "unsqueeze", "dim", 1)))
 
-    def narrow(self, int64_t dim, int64_t start, int64_t length):
-        return wrap(narrow(self.t, dim, start, length))
+    def narrow(self, dim, start, length):
+        return wrap(narrow(self.t, _int_arg(dim, "narrow", "dim", 1), _int_arg(start, "narrow", "start", 2),
+                           _int_arg(length, "narrow", "length", 3)))
 
-    def select(self, int64_t dim, int64_t index):
-        return wrap(select(self.t, dim, index))
+    def select(self, dim, index):
+        return wrap(select(self.t, _int_arg(dim, "select", "dim", 1), _int_arg(index, "select", "index", 2)))
 
-    def unfold(self, int64_t dimension, int64_t size, int64_t step):
-        return wrap(unfold(self.t, dimension, size, step))
+    def unfold(self, dimension, size, step):
+        return wrap(unfold(self.t, _int_arg(dimension, "unfold", "dimension", 1), _int_arg(size, "unfold", "size", 2),
+                           _int_arg(step, "unfold", "step", 3)))
 
-    def flatten(self, int64_t start_dim=0, int64_t end_dim=-1):
-        return wrap(flatten(self.t, start_dim, end_dim))
+    def flatten(self, start_dim=0, end_dim=-1):
+        return wrap(flatten(self.t, _int_arg(start_dim, "flatten", "start_dim", 1),
+                            _int_arg(end_dim, "flatten", "end_dim", 2)))
 
     def as_strided(self, size, stride, storage_offset=None):
-        cdef int64_t off = self.t.get().offset if storage_offset is None else storage_offset
+        cdef int64_t off = (self.t.get().offset if storage_offset is None
+                            else _int_arg(storage_offset, "as_strided", "storage_offset", 3))
         return wrap(as_strided(self.t, _dims(size, "as_strided"), _dims(stride, "as_strided"), off))
 
     def __getitem__(self, idx):
@@ -755,10 +779,12 @@ cdef class TensorBase:
         return wrap(ag_detach(self.t))
 
     @data.setter
-    def data(self, TensorBase other):
+    def data(self, other):
         # Swaps in other's memory and metadata; the autograd state stays.
+        if not isinstance(other, TensorBase):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(other).__name__}")
         cdef TensorImpl* p = self.t.get()
-        cdef TensorImpl* q = other.t.get()
+        cdef TensorImpl* q = (<TensorBase>other).t.get()
         p.storage = q.storage
         p.shape = q.shape
         p.strides = q.strides
@@ -770,8 +796,8 @@ cdef class TensorBase:
             raise TypeError(f"register_hook: expected a callable, got {type(fn).__name__}")
         return ag_register_hook(self.t, make_hook(fn, _call_hook))
 
-    def _remove_hook(self, int64_t hook_id):
-        ag_remove_hook(self.t, hook_id)
+    def _remove_hook(self, hook_id):
+        ag_remove_hook(self.t, _int_arg(hook_id, "_remove_hook", "hook_id", 1))
 
     def __setitem__(self, idx, value):
         _setitem(self, idx, value)
@@ -847,15 +873,15 @@ cdef inline Device _new_dev(object dev) except *:
     return _dev(_default_device if dev is None else dev)
 
 
-def empty(shape, dtype dt, dev=None):
-    return wrap(c_empty(_dims(shape, "empty"), <DType>dt._value, _new_dev(dev)))
+def empty(shape, dt, dev=None):
+    return wrap(c_empty(_dims(shape, "empty", "size"), _dtype_arg(dt, "empty", "dtype"), _new_dev(dev)))
 
 
-def full(shape, value, dtype dt, dev=None):
+def full(shape, value, dt, dev=None):
     cdef Scalar s
     if not _to_scalar(value, &s):
-        raise TypeError(f"full: fill value must be a number, got {type(value).__name__}")
-    return wrap(c_full(_dims(shape, "full"), s, <DType>dt._value, _new_dev(dev)))
+        raise _arg_error("full", "fill_value", 2, "Number", value)
+    return wrap(c_full(_dims(shape, "full", "size"), s, _dtype_arg(dt, "full", "dtype"), _new_dev(dev)))
 
 
 def arange(start, end, step, dt, dev=None):

@@ -11,6 +11,7 @@ def _set_grad_enabled(bint enabled):
     set_grad_enabled(enabled)
 
 
+@cython.binding(False)
 cdef class Node:
     """A node of the recorded graph (``tensor.grad_fn``)."""
     cdef shared_ptr[Node_t] n
@@ -77,10 +78,13 @@ def record_function(str name, inputs, outputs, backward_fn):
                                          _tensor_vector(outputs, name, False), make_backward(backward_fn, _call_backward)))
 
 
-def _make_subclass(cls, TensorBase data, bint requires_grad):
+def _make_subclass(cls, data, bint requires_grad):
     """A `cls` instance sharing data's memory, as a new leaf (nn.Parameter)."""
+    cdef Tensor d = _tt(data, "_make_subclass", "data", 2)
+    if not (isinstance(cls, type) and issubclass(cls, TensorBase)):
+        raise TypeError(f"_make_subclass(): argument 'cls' must be a Tensor subclass, not {cls!r}")
     obj = mf_new_instance(cls)
-    (<TensorBase>obj).t = ag_detach(data.t)
+    (<TensorBase>obj).t = ag_detach(d)
     if requires_grad:
         ag_set_requires_grad((<TensorBase>obj).t, True)
     return obj

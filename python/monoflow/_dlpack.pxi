@@ -139,10 +139,11 @@ cdef void _fill_dl_tensor(MFDLTensor* dl, TensorImpl* p):
         dl.strides[i] = p.strides[i]
 
 
-def to_dlpack(TensorBase t, bint versioned=False):
+def to_dlpack(tensor, bint versioned=False):
     """A DLPack capsule viewing t's memory (kept alive until consumed and
     released): "dltensor_versioned" (DLPack 1.0, writable) when the consumer
     accepts it, else the legacy "dltensor"."""
+    cdef TensorBase t = _tensor_obj(tensor, "to_dlpack", "tensor", 1)
     cdef TensorImpl* p = t.t.get()
     cdef Device d = p.device()
     if not registry().backend(d.type).host_memory():

@@ -8,107 +8,107 @@ def _as_tensor(x, like):
 
 
 def add(input, other, *, alpha=1):
-    return input.add(other, alpha=alpha)
+    return _C.check_tensor(input, "add").add(other, alpha=alpha)
 
 
 def sub(input, other, *, alpha=1):
-    return input.sub(other, alpha=alpha)
+    return _C.check_tensor(input, "sub").sub(other, alpha=alpha)
 
 
 def mul(input, other):
-    return input * other
+    return _C.check_tensor(input, "mul") * other
 
 
 def div(input, other):
-    return input / other
+    return _C.check_tensor(input, "div") / other
 
 
 def floor_divide(input, other):
-    return input // other
+    return _C.check_tensor(input, "floor_divide") // other
 
 
 def neg(input):
-    return -input
+    return -_C.check_tensor(input, "neg")
 
 
 def maximum(input, other):
-    return input.maximum(other)
+    return _C.check_tensor(input, "maximum").maximum(other)
 
 
 def minimum(input, other):
-    return input.minimum(other)
+    return _C.check_tensor(input, "minimum").minimum(other)
 
 
 def eq(input, other):
-    return input == other
+    return _C.check_tensor(input, "eq") == other
 
 
 def ne(input, other):
-    return input != other
+    return _C.check_tensor(input, "ne") != other
 
 
 def lt(input, other):
-    return input < other
+    return _C.check_tensor(input, "lt") < other
 
 
 def le(input, other):
-    return input <= other
+    return _C.check_tensor(input, "le") <= other
 
 
 def gt(input, other):
-    return input > other
+    return _C.check_tensor(input, "gt") > other
 
 
 def ge(input, other):
-    return input >= other
+    return _C.check_tensor(input, "ge") >= other
 
 
 def matmul(input, other):
-    return input.matmul(other)
+    return _C.check_tensor(input, "matmul").matmul(other)
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):
-    return input.sum(dim, keepdim, dtype=dtype)
+    return _C.check_tensor(input, "sum").sum(dim, keepdim, dtype=dtype)
 
 
 def reshape(input, shape):
-    return input.reshape(shape)
+    return _C.check_tensor(input, "reshape").reshape(shape)
 
 
 def transpose(input, dim0, dim1):
-    return input.transpose(dim0, dim1)
+    return _C.check_tensor(input, "transpose").transpose(dim0, dim1)
 
 
 def permute(input, dims):
-    return input.permute(dims)
+    return _C.check_tensor(input, "permute").permute(dims)
 
 
 def squeeze(input, dim=None):
-    return input.squeeze(dim)
+    return _C.check_tensor(input, "squeeze").squeeze(dim)
 
 
 def unsqueeze(input, dim):
-    return input.unsqueeze(dim)
+    return _C.check_tensor(input, "unsqueeze").unsqueeze(dim)
 
 
 def flatten(input, start_dim=0, end_dim=-1):
-    return input.flatten(start_dim, end_dim)
+    return _C.check_tensor(input, "flatten").flatten(start_dim, end_dim)
 
 
 def narrow(input, dim, start, length):
-    return input.narrow(dim, start, length)
+    return _C.check_tensor(input, "narrow").narrow(dim, start, length)
 
 
 def select(input, dim, index):
-    return input.select(dim, index)
+    return _C.check_tensor(input, "select").select(dim, index)
 
 
 def clone(input):
-    return input.clone()
+    return _C.check_tensor(input, "clone").clone()
 
 
 def numel(input):
-    return input.numel()
+    return _C.check_tensor(input, "numel").numel()
 
 
 def is_tensor(obj):

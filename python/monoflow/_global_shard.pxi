@@ -6,12 +6,12 @@ cdef extern from "monoflow/global_shard.h" namespace "monoflow":
     cbool c_shard_access_allowed "monoflow::shard_access_allowed"()
 
 
-def _mark_global_shard(TensorBase t, bint flag):
-    t.t.get().global_shard = flag
+def _mark_global_shard(t, bint flag):
+    _tt(t, "_mark_global_shard", "t", 1).get().global_shard = flag
 
 
-def _is_global_shard(TensorBase t):
-    return t.t.get().global_shard
+def _is_global_shard(t):
+    return _tt(t, "_is_global_shard", "t", 1).get().global_shard
 
 
 def _set_shard_access(bint allowed):
@@ -19,10 +19,13 @@ def _set_shard_access(bint allowed):
     return c_set_shard_access(allowed)
 
 
-def _alias(cls, TensorBase t):
+def _alias(cls, t):
     """A new `cls` object for the same tensor (same storage, same autograd state)."""
+    cdef Tensor h = _tt(t, "_alias", "t", 2)
+    if not (isinstance(cls, type) and issubclass(cls, TensorBase)):
+        raise TypeError(f"_alias(): argument 'cls' must be a Tensor subclass, not {cls!r}")
     obj = mf_new_instance(cls)
-    (<TensorBase>obj).t = t.t
+    (<TensorBase>obj).t = h
     return obj
 
 

@@ -141,6 +141,7 @@ cdef vector[Tensor] _graph_tensors(list tensors, str what) except *:
     return v
 
 
+@cython.binding(False)
 cdef class _GraphTrace:
     """Records the calling thread's kernel launches until finish() or abort()."""
     cdef CTraceRecorder* rec
@@ -184,6 +185,7 @@ cdef class _GraphTrace:
         return plan, [wrap(outs[i]) for i in range(outs.size())]
 
 
+@cython.binding(False)
 cdef class _GraphPlan:
     cdef shared_ptr[CPlan] p
 
@@ -209,6 +211,7 @@ cdef class _GraphPlan:
                 "output": m.output}
 
 
+@cython.binding(False)
 cdef class _GraphRuntime:
     cdef CRuntime* rt
 

@@ -1,4 +1,4 @@
-# Bindings of the classification losses (included by _C.pyx; uses _tt from _ops_shape.pxi).
+# Bindings of the classification losses (included by _C.pyx; uses _tt and _opt_tt from _args.pxi).
 # Argument forms (reduction names, legacy size_average/reduce) are sorted out
 # in monoflow/_losses.py; these are one-to-one with the C++ functions.
 
@@ -9,19 +9,12 @@ cdef extern from "monoflow/ops_loss.h" namespace "monoflow":
     Tensor c_cross_entropy "monoflow::cross_entropy"(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t ignore_index, LossReduction reduction, double label_smoothing) except +translate_exception
 
 
-cdef inline Tensor _opt_tensor(object x, str op, str what) except *:
-    cdef Tensor t  # null: absent
-    if x is not None:
-        t = _tt(x, op, what)
-    return t
-
-
 def loss_nll(input, target, weight, int64_t ignore_index, int64_t reduction):
     return wrap(c_nll_loss(_tt(input, "nll_loss", "input"), _tt(target, "nll_loss", "target"),
-                           _opt_tensor(weight, "nll_loss", "weight"), ignore_index, <LossReduction>reduction))
+                           _opt_tt(weight, "nll_loss", "weight"), ignore_index, <LossReduction>reduction))
 
 
 def loss_cross_entropy(input, target, weight, int64_t ignore_index, int64_t reduction, double label_smoothing):
     return wrap(c_cross_entropy(_tt(input, "cross_entropy", "input"), _tt(target, "cross_entropy", "target"),
-                                _opt_tensor(weight, "cross_entropy", "weight"), ignore_index,
+                                _opt_tt(weight, "cross_entropy", "weight"), ignore_index,
                                 <LossReduction>reduction, label_smoothing))

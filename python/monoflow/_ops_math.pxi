@@ -56,16 +56,17 @@ cdef inline bint _operand(object v, TensorOrScalar* out) except -1:
     return 0
 
 
-cdef TensorBase _math_tensor_arg(object x, const char* op, str what):
+cdef inline Tensor _op_tt(object x, int op, str what) except *:
+    # _tt for the ops passed by id: the op's name is looked up only for the error.
     if isinstance(x, TensorBase):
-        return <TensorBase>x
-    raise TypeError(f"{op.decode()}: expected a Tensor for {what}, got {type(x).__name__}")
+        return (<TensorBase>x).t
+    raise _arg_error(op_def(op).name.decode(), what, 0, "Tensor", x)
 
 
 cdef TensorOrScalar _optional_operand(object v, str op, str what) except *:
     cdef TensorOrScalar out
     if v is not None and not _operand(v, &out):
-        raise TypeError(f"{op}: expected a Tensor, a number or None for {what}, got {type(v).__name__}")
+        raise _arg_error(op, what, 0, "Tensor, Number or None", v)
     return out
 
 
@@ -79,29 +80,30 @@ cdef object _wrapped_number(TensorBase like, object v):
 
 
 def math_unary(int op, x):
-    return wrap(c_math_unary(op, _math_tensor_arg(x, op_def(op).name, "input").t))
+    return wrap(c_math_unary(op, _op_tt(x, op, "input")))
 
 
 def math_unary_(int op, x):
-    c_math_unary_(op, _math_tensor_arg(x, op_def(op).name, "input").t)
+    c_math_unary_(op, _op_tt(x, op, "input"))
     return x
 
 
-def round_decimals(x, int64_t decimals):
-    return wrap(c_round_decimals(_math_tensor_arg(x, b"round", "input").t, decimals))
+def round_decimals(x, decimals):
+    return wrap(c_round_decimals(_tt(x, "round", "input"), _int_arg(decimals, "round", "decimals")))
 
 
-def round_decimals_(x, int64_t decimals):
-    c_round_decimals_(_math_tensor_arg(x, b"round", "input").t, decimals)
+def round_decimals_(x, decimals):
+    c_round_decimals_(_tt(x, "round_", "input"), _int_arg(decimals, "round_", "decimals"))
     return x
 
 
 def gelu(x, bint tanh_approximation):
-    return wrap(c_gelu(_math_tensor_arg(x, b"gelu", "input").t, tanh_approximation))
+    return wrap(c_gelu(_tt(x, "gelu", "input"), tanh_approximation))
 
 
-def softplus(x, double beta, double threshold):
-    return wrap(c_softplus(_math_tensor_arg(x, b"softplus", "input").t, beta, threshold))
+def softplus(x, beta, threshold):
+    return wrap(c_softplus(_tt(x, "softplus", "input"), _float_arg(beta, "softplus", "beta"),
+                           _float_arg(threshold, "softplus", "threshold")))
 
 
 def math_binary(int op, a, b):
@@ -117,32 +119,32 @@ def math_binary_(int op, self, b):
     cdef TensorOrScalar y
     if not _operand(b, &y):
         return NotImplemented
-    c_math_binary_(op, _math_tensor_arg(self, op_def(op).name, "self").t, y)
+    c_math_binary_(op, _op_tt(self, op, "self"), y)
     return self
 
 
 def clamp(x, min, max):
-    return wrap(c_clamp(_math_tensor_arg(x, b"clamp", "input").t, _optional_operand(min, "clamp", "min"),
+    return wrap(c_clamp(_tt(x, "clamp", "input"), _optional_operand(min, "clamp", "min"),
                         _optional_operand(max, "clamp", "max")))
 
 
 def clamp_(x, min, max):
-    c_clamp_(_math_tensor_arg(x, b"clamp", "input").t, _optional_operand(min, "clamp", "min"),
+    c_clamp_(_tt(x, "clamp", "input"), _optional_operand(min, "clamp", "min"),
              _optional_operand(max, "clamp", "max"))
     return x
 
 
 def where(condition, x, y):
-    return wrap(c_where(_math_tensor_arg(condition, b"where", "condition").t, _optional_operand(x, "where", "input"),
+    return wrap(c_where(_tt(condition, "where", "condition"), _optional_operand(x, "where", "input"),
                         _optional_operand(y, "where", "other")))
 
 
 def lerp(start, end, weight):
-    return wrap(c_lerp(_math_tensor_arg(start, b"lerp", "input").t, _math_tensor_arg(end, b"lerp", "end").t,
+    return wrap(c_lerp(_tt(start, "lerp", "input"), _tt(end, "lerp", "end"),
                        _optional_operand(weight, "lerp", "weight")))
 
 
 def lerp_(start, end, weight):
-    c_lerp_(_math_tensor_arg(start, b"lerp", "input").t, _math_tensor_arg(end, b"lerp", "end").t,
+    c_lerp_(_tt(start, "lerp", "input"), _tt(end, "lerp", "end"),
             _optional_operand(weight, "lerp", "weight"))
     return start

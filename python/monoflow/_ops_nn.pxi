@@ -1,47 +1,32 @@
 # Bindings of the convolution and pooling ops (included by _C.pyx; uses its
-# helpers: wrap, _dims, TensorBase). Argument forms ('same' padding, None
+# helpers: wrap, _dims, TensorBase, and the argument converters of _args.pxi). Argument forms ('same' padding, None
 # strides, 1-D variants) are sorted out in monoflow/nn/functional.
 from libcpp.utility cimport pair
 
 
-cdef inline Tensor _nn_opt_tensor(object t, str op, str what) except *:
-    cdef Tensor r
-    if t is None:
-        return r
-    if not isinstance(t, TensorBase):
-        raise TypeError(f"{op}(): argument '{what}' must be Tensor or None, not {type(t).__name__}")
-    return (<TensorBase>t).t
-
-
-cdef inline TensorBase _nn_tensor(object t, str op, str what):
-    if not isinstance(t, TensorBase):
-        raise TypeError(f"{op}(): argument '{what}' must be Tensor, not {type(t).__name__}")
-    return <TensorBase>t
-
-
 def nn_conv2d(x, w, bias, stride, padding, dilation, int64_t groups):
-    cdef TensorBase xt = _nn_tensor(x, "conv2d", "input"), wt = _nn_tensor(w, "conv2d", "weight")
-    return wrap(c_conv2d(xt.t, wt.t, _nn_opt_tensor(bias, "conv2d", "bias"), _dims(stride, "conv2d"),
+    cdef TensorBase xt = _tensor_obj(x, "conv2d", "input"), wt = _tensor_obj(w, "conv2d", "weight")
+    return wrap(c_conv2d(xt.t, wt.t, _opt_tt(bias, "conv2d", "bias"), _dims(stride, "conv2d"),
                          _dims(padding, "conv2d"), _dims(dilation, "conv2d"), groups))
 
 
 def nn_conv_transpose2d(x, w, bias, stride, padding, output_padding, int64_t groups, dilation):
-    cdef TensorBase xt = _nn_tensor(x, "conv_transpose2d", "input")
-    cdef TensorBase wt = _nn_tensor(w, "conv_transpose2d", "weight")
-    return wrap(c_conv_transpose2d(xt.t, wt.t, _nn_opt_tensor(bias, "conv_transpose2d", "bias"),
+    cdef TensorBase xt = _tensor_obj(x, "conv_transpose2d", "input")
+    cdef TensorBase wt = _tensor_obj(w, "conv_transpose2d", "weight")
+    return wrap(c_conv_transpose2d(xt.t, wt.t, _opt_tt(bias, "conv_transpose2d", "bias"),
                                    _dims(stride, "conv_transpose2d"), _dims(padding, "conv_transpose2d"),
                                    _dims(output_padding, "conv_transpose2d"), groups,
                                    _dims(dilation, "conv_transpose2d")))
 
 
-def nn_conv2d_weight_grad(TensorBase x, TensorBase gy, weight_shape, stride, padding, dilation, int64_t groups):
-    return wrap(c_conv2d_weight_grad(x.t, gy.t, _dims(weight_shape, "conv2d_weight_grad"),
+def nn_conv2d_weight_grad(x, gy, weight_shape, stride, padding, dilation, int64_t groups):
+    return wrap(c_conv2d_weight_grad(_tt(x, "conv2d_weight_grad", "input"), _tt(gy, "conv2d_weight_grad", "grad_output"), _dims(weight_shape, "conv2d_weight_grad"),
                                      _dims(stride, "conv2d_weight_grad"), _dims(padding, "conv2d_weight_grad"),
                                      _dims(dilation, "conv2d_weight_grad"), groups))
 
 
 def nn_max_pool2d(x, kernel_size, stride, padding, dilation, bint ceil_mode):
-    cdef TensorBase xt = _nn_tensor(x, "max_pool2d", "input")
+    cdef TensorBase xt = _tensor_obj(x, "max_pool2d", "input")
     cdef Dims st
     if stride is not None:
         st = _dims(stride, "max_pool2d")
@@ -51,7 +36,7 @@ def nn_max_pool2d(x, kernel_size, stride, padding, dilation, bint ceil_mode):
 
 
 def nn_avg_pool2d(x, kernel_size, stride, padding, bint ceil_mode, bint count_include_pad, int64_t divisor_override):
-    cdef TensorBase xt = _nn_tensor(x, "avg_pool2d", "input")
+    cdef TensorBase xt = _tensor_obj(x, "avg_pool2d", "input")
     cdef Dims st
     if stride is not None:
         st = _dims(stride, "avg_pool2d")
@@ -60,11 +45,11 @@ def nn_avg_pool2d(x, kernel_size, stride, padding, bint ceil_mode, bint count_in
 
 
 def nn_adaptive_avg_pool2d(x, output_size):
-    cdef TensorBase xt = _nn_tensor(x, "adaptive_avg_pool2d", "input")
+    cdef TensorBase xt = _tensor_obj(x, "adaptive_avg_pool2d", "input")
     return wrap(c_adaptive_avg_pool2d(xt.t, _dims(output_size, "adaptive_avg_pool2d")))
 
 
 def nn_adaptive_max_pool2d(x, output_size):
-    cdef TensorBase xt = _nn_tensor(x, "adaptive_max_pool2d", "input")
+    cdef TensorBase xt = _tensor_obj(x, "adaptive_max_pool2d", "input")
     cdef pair[Tensor, Tensor] r = c_adaptive_max_pool2d(xt.t, _dims(output_size, "adaptive_max_pool2d"))
     return (wrap(r.first), wrap(r.second))

@@ -24,6 +24,7 @@ cdef extern from "monoflow/ops_random.h" namespace "monoflow":
     Tensor c_eye "monoflow::eye"(int64_t n, int64_t m, DType dt, Device dev) except +translate_exception
 
 
+@cython.binding(False)
 cdef class Generator:
     """A random number generator (Philox, counter-based): same seed, same numbers."""
     cdef shared_ptr[CGenerator] g
@@ -50,8 +51,9 @@ cdef class Generator:
         return wrap(from_host(<const void*><uintptr_t>state.__array_interface__["data"][0], _dims((16,), "get_state"),
                               <DType>1, _dev("cpu")))
 
-    def set_state(self, TensorBase state):
+    def set_state(self, new_state):
         import numpy as np
+        state = _tensor_obj(new_state, "set_state", "new_state", 1)
         # Through DLPack for host memory: the state is a host-side counter
         # pair, not a kernel result, so setting it inside a graph trace is
         # sound (activation checkpointing restores it around the recompute,
@@ -87,40 +89,47 @@ cdef CGenerator* _gen(object generator) except? NULL:
     return (<Generator>generator).g.get()
 
 
-def uniform_(TensorBase t, double low, double high, generator=None):
-    c_uniform_(t.t, low, high, _gen(generator))
+def uniform_(t, low, high, generator=None):
+    c_uniform_(_tt(t, "uniform_", "self"), _float_arg(low, "uniform_", "from"), _float_arg(high, "uniform_", "to"),
+               _gen(generator))
     return t
 
 
-def normal_(TensorBase t, double mean, double std, generator=None):
-    c_normal_(t.t, mean, std, _gen(generator))
+def normal_(t, mean, std, generator=None):
+    c_normal_(_tt(t, "normal_", "self"), _float_arg(mean, "normal_", "mean"), _float_arg(std, "normal_", "std"),
+              _gen(generator))
     return t
 
 
-def random_int_(TensorBase t, int64_t low, int64_t high, generator=None):
-    c_random_int_(t.t, low, high, _gen(generator))
+def random_int_(t, low, high, generator=None):
+    c_random_int_(_tt(t, "random_", "self"), _int_arg(low, "random_", "from"), _int_arg(high, "random_", "to"),
+                  _gen(generator))
     return t
 
 
-def bernoulli_scalar_(TensorBase t, double p, generator=None):
-    c_bernoulli_scalar_(t.t, p, _gen(generator))
+def bernoulli_scalar_(t, p, generator=None):
+    c_bernoulli_scalar_(_tt(t, "bernoulli_", "self"), _float_arg(p, "bernoulli_", "p"), _gen(generator))
     return t
 
 
-def bernoulli(TensorBase p, generator=None):
-    return wrap(c_bernoulli(p.t, _gen(generator)))
+def bernoulli(p, generator=None):
+    return wrap(c_bernoulli(_tt(p, "bernoulli", "input", 1), _gen(generator)))
 
 
-def normal_tensor(TensorBase mean, TensorBase std, generator=None):
-    return wrap(c_normal_tensor(mean.t, std.t, _gen(generator)))
+def normal_tensor(mean, std, generator=None):
+    return wrap(c_normal_tensor(_tt(mean, "normal", "mean", 1), _tt(std, "normal", "std", 2), _gen(generator)))
 
 
-def linspace(start, end, int64_t steps, dtype dt, dev=None):
+def linspace(start, end, steps, dt, dev=None):
     cdef Scalar a, b
-    if not (_to_scalar(start, &a) and _to_scalar(end, &b)):
-        raise TypeError("linspace: start and end must be numbers")
-    return wrap(c_linspace(a, b, steps, <DType>dt._value, _new_dev(dev)))
+    if not _to_scalar(start, &a):
+        raise _arg_error("linspace", "start", 1, "Number", start)
+    if not _to_scalar(end, &b):
+        raise _arg_error("linspace", "end", 2, "Number", end)
+    return wrap(c_linspace(a, b, _int_arg(steps, "linspace", "steps", 3), _dtype_arg(dt, "linspace", "dtype"),
+                           _new_dev(dev)))
 
 
-def eye(int64_t n, int64_t m, dtype dt, dev=None):
-    return wrap(c_eye(n, m, <DType>dt._value, _new_dev(dev)))
+def eye(n, m, dt, dev=None):
+    return wrap(c_eye(_int_arg(n, "eye", "n", 1), _int_arg(m, "eye", "m", 2), _dtype_arg(dt, "eye", "dtype"),
+                      _new_dev(dev)))

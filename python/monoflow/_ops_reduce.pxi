@@ -1,4 +1,5 @@
-# Bindings of the reduce ops (included by _C.pyx; uses its helpers: wrap, _dims, _dt, TensorBase).
+# Bindings of the reduce ops (included by _C.pyx; uses its helpers: wrap, _dims, TensorBase, and the
+# argument converters of _args.pxi).
 # Argument forms (dim=None, unbiased vs correction, p='fro', ...) are sorted
 # out in monoflow/ops_reduce.py; these are one-to-one with the C++ functions.
 from libcpp.utility cimport pair
@@ -38,19 +39,17 @@ cdef inline Dims _reduce_dims(object dim, str op) except *:
     return _dims(dim, op)
 
 
-cdef inline optional[DType] _opt_dtype(object d) except *:
+cdef inline optional[DType] _opt_dtype(object d, str op) except *:
     cdef optional[DType] r
     if d is not None:
-        r = _dt(d)
+        r = _dtype_arg(d, op, "dtype")
     return r
 
 
 cdef inline optional[int64_t] _opt_dim(object dim, str op) except *:
     cdef optional[int64_t] r
     if dim is not None:
-        if not hasattr(dim, "__index__"):
-            raise TypeError(f"{op}(): argument 'dim' must be int, not {type(dim).__name__}")
-        r = <int64_t>dim.__index__()
+        r = _int_arg(dim, op, "dim")
     return r
 
 
@@ -58,93 +57,93 @@ cdef inline tuple _wrap_pair(const pair[Tensor, Tensor]& p):
     return (wrap(p.first), wrap(p.second))
 
 
-def reduce_mean(TensorBase x, dim, bint keepdim, dt):
-    return wrap(c_mean(x.t, _reduce_dims(dim, "mean"), keepdim, _opt_dtype(dt)))
+def reduce_mean(x, dim, bint keepdim, dt):
+    return wrap(c_mean(_tt(x, "mean", "input"), _reduce_dims(dim, "mean"), keepdim, _opt_dtype(dt, "mean")))
 
 
-def reduce_prod(TensorBase x, dim, bint keepdim, dt):
-    return wrap(c_prod(x.t, _opt_dim(dim, "prod"), keepdim, _opt_dtype(dt)))
+def reduce_prod(x, dim, bint keepdim, dt):
+    return wrap(c_prod(_tt(x, "prod", "input"), _opt_dim(dim, "prod"), keepdim, _opt_dtype(dt, "prod")))
 
 
-def reduce_amax(TensorBase x, dim, bint keepdim):
-    return wrap(c_amax(x.t, _reduce_dims(dim, "amax"), keepdim))
+def reduce_amax(x, dim, bint keepdim):
+    return wrap(c_amax(_tt(x, "amax", "input"), _reduce_dims(dim, "amax"), keepdim))
 
 
-def reduce_amin(TensorBase x, dim, bint keepdim):
-    return wrap(c_amin(x.t, _reduce_dims(dim, "amin"), keepdim))
+def reduce_amin(x, dim, bint keepdim):
+    return wrap(c_amin(_tt(x, "amin", "input"), _reduce_dims(dim, "amin"), keepdim))
 
 
-def reduce_max_all(TensorBase x):
-    return wrap(c_max_all(x.t))
+def reduce_max_all(x):
+    return wrap(c_max_all(_tt(x, "max", "input")))
 
 
-def reduce_min_all(TensorBase x):
-    return wrap(c_min_all(x.t))
+def reduce_min_all(x):
+    return wrap(c_min_all(_tt(x, "min", "input")))
 
 
-def reduce_max_dim(TensorBase x, int64_t dim, bint keepdim):
-    return _wrap_pair(c_max_dim(x.t, dim, keepdim))
+def reduce_max_dim(x, dim, bint keepdim):
+    return _wrap_pair(c_max_dim(_tt(x, "max", "input"), _int_arg(dim, "max", "dim"), keepdim))
 
 
-def reduce_min_dim(TensorBase x, int64_t dim, bint keepdim):
-    return _wrap_pair(c_min_dim(x.t, dim, keepdim))
+def reduce_min_dim(x, dim, bint keepdim):
+    return _wrap_pair(c_min_dim(_tt(x, "min", "input"), _int_arg(dim, "min", "dim"), keepdim))
 
 
-def reduce_argmax(TensorBase x, dim, bint keepdim):
-    return wrap(c_argmax(x.t, _opt_dim(dim, "argmax"), keepdim))
+def reduce_argmax(x, dim, bint keepdim):
+    return wrap(c_argmax(_tt(x, "argmax", "input"), _opt_dim(dim, "argmax"), keepdim))
 
 
-def reduce_argmin(TensorBase x, dim, bint keepdim):
-    return wrap(c_argmin(x.t, _opt_dim(dim, "argmin"), keepdim))
+def reduce_argmin(x, dim, bint keepdim):
+    return wrap(c_argmin(_tt(x, "argmin", "input"), _opt_dim(dim, "argmin"), keepdim))
 
 
-def reduce_var(TensorBase x, dim, double correction, bint keepdim):
-    return wrap(c_var(x.t, _reduce_dims(dim, "var"), correction, keepdim))
+def reduce_var(x, dim, double correction, bint keepdim):
+    return wrap(c_var(_tt(x, "var", "input"), _reduce_dims(dim, "var"), correction, keepdim))
 
 
-def reduce_std(TensorBase x, dim, double correction, bint keepdim):
-    return wrap(c_std(x.t, _reduce_dims(dim, "std"), correction, keepdim))
+def reduce_std(x, dim, double correction, bint keepdim):
+    return wrap(c_std(_tt(x, "std", "input"), _reduce_dims(dim, "std"), correction, keepdim))
 
 
-def reduce_vector_norm(TensorBase x, double p, dim, bint keepdim, dt):
-    return wrap(c_vector_norm(x.t, p, _reduce_dims(dim, "norm"), keepdim, _opt_dtype(dt)))
+def reduce_vector_norm(x, double p, dim, bint keepdim, dt):
+    return wrap(c_vector_norm(_tt(x, "norm", "input"), p, _reduce_dims(dim, "norm"), keepdim, _opt_dtype(dt, "norm")))
 
 
-def reduce_logsumexp(TensorBase x, dim, bint keepdim):
-    return wrap(c_logsumexp(x.t, _reduce_dims(dim, "logsumexp"), keepdim))
+def reduce_logsumexp(x, dim, bint keepdim):
+    return wrap(c_logsumexp(_tt(x, "logsumexp", "input"), _reduce_dims(dim, "logsumexp"), keepdim))
 
 
-def reduce_all(TensorBase x, dim, bint keepdim):
-    return wrap(c_all(x.t, _reduce_dims(dim, "all"), keepdim))
+def reduce_all(x, dim, bint keepdim):
+    return wrap(c_all(_tt(x, "all", "input"), _reduce_dims(dim, "all"), keepdim))
 
 
-def reduce_any(TensorBase x, dim, bint keepdim):
-    return wrap(c_any(x.t, _reduce_dims(dim, "any"), keepdim))
+def reduce_any(x, dim, bint keepdim):
+    return wrap(c_any(_tt(x, "any", "input"), _reduce_dims(dim, "any"), keepdim))
 
 
-def reduce_cumsum(TensorBase x, int64_t dim, dt):
-    return wrap(c_cumsum(x.t, dim, _opt_dtype(dt)))
+def reduce_cumsum(x, dim, dt):
+    return wrap(c_cumsum(_tt(x, "cumsum", "input"), _int_arg(dim, "cumsum", "dim"), _opt_dtype(dt, "cumsum")))
 
 
-def reduce_cumprod(TensorBase x, int64_t dim, dt):
-    return wrap(c_cumprod(x.t, dim, _opt_dtype(dt)))
+def reduce_cumprod(x, dim, dt):
+    return wrap(c_cumprod(_tt(x, "cumprod", "input"), _int_arg(dim, "cumprod", "dim"), _opt_dtype(dt, "cumprod")))
 
 
-def reduce_softmax(TensorBase x, int64_t dim, dt):
-    return wrap(c_softmax(x.t, dim, _opt_dtype(dt)))
+def reduce_softmax(x, dim, dt):
+    return wrap(c_softmax(_tt(x, "softmax", "input"), _int_arg(dim, "softmax", "dim"), _opt_dtype(dt, "softmax")))
 
 
-def reduce_log_softmax(TensorBase x, int64_t dim, dt):
-    return wrap(c_log_softmax(x.t, dim, _opt_dtype(dt)))
+def reduce_log_softmax(x, dim, dt):
+    return wrap(c_log_softmax(_tt(x, "log_softmax", "input"), _int_arg(dim, "log_softmax", "dim"), _opt_dtype(dt, "log_softmax")))
 
 
-def reduce_sort(TensorBase x, int64_t dim, bint descending, bint stable):
-    return _wrap_pair(c_sort(x.t, dim, descending, stable))
+def reduce_sort(x, dim, bint descending, bint stable):
+    return _wrap_pair(c_sort(_tt(x, "sort", "input"), _int_arg(dim, "sort", "dim"), descending, stable))
 
 
-def reduce_argsort(TensorBase x, int64_t dim, bint descending, bint stable):
-    return wrap(c_argsort(x.t, dim, descending, stable))
+def reduce_argsort(x, dim, bint descending, bint stable):
+    return wrap(c_argsort(_tt(x, "argsort", "input"), _int_arg(dim, "argsort", "dim"), descending, stable))
 
 
-def reduce_topk(TensorBase x, int64_t k, int64_t dim, bint largest, bint sorted):
-    return _wrap_pair(c_topk(x.t, k, dim, largest, sorted))
+def reduce_topk(x, k, dim, bint largest, bint sorted):
+    return _wrap_pair(c_topk(_tt(x, "topk", "input"), _int_arg(k, "topk", "k"), _int_arg(dim, "topk", "dim"), largest, sorted))

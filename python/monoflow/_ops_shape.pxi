@@ -1,4 +1,5 @@
-# Bindings of the shape ops (included by _C.pyx; uses its helpers: wrap, _dims, _to_scalar, TensorBase).
+# Bindings of the shape ops (included by _C.pyx; uses its helpers: wrap, _dims, _to_scalar, TensorBase,
+# and the argument converters of _args.pxi).
 # Argument conversion only: every rule lives in core/src/ops_shape*.cc and indexing.cc.
 
 cdef extern from "monoflow/ops_shape.h" namespace "monoflow":
@@ -43,13 +44,6 @@ cdef extern from "monoflow/indexing.h" namespace "monoflow":
     void c_index_put_tensors_ "monoflow::index_put_tensors_"(const Tensor& t, const vector[Tensor]& indices, const Tensor& values, cbool accumulate) except +translate_exception
 
 
-cdef inline Tensor _tt(object x, str op, str what) except *:
-    # The C++ tensor of a tensor argument; TypeError naming the op otherwise.
-    if not isinstance(x, TensorBase):
-        raise TypeError(f"{op}(): argument '{what}' must be Tensor, not {type(x).__name__}")
-    return (<TensorBase>x).t
-
-
 cdef vector[Tensor] _tensor_list(object tensors, str op) except *:
     cdef vector[Tensor] v
     if isinstance(tensors, TensorBase) or not hasattr(tensors, "__iter__"):
@@ -61,12 +55,6 @@ cdef vector[Tensor] _tensor_list(object tensors, str op) except *:
 
 cdef tuple _wrap_all(const vector[Tensor]& v):
     return tuple([wrap(v[i]) for i in range(v.size())])
-
-
-cdef int64_t _int_arg(object v, str op, str what) except? -1:
-    if isinstance(v, bool) or not hasattr(v, "__index__"):
-        raise TypeError(f"{op}(): argument '{what}' must be int, not {type(v).__name__}")
-    return v.__index__()
 
 
 def cat(tensors, dim=0):

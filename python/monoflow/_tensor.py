@@ -4,6 +4,7 @@ import numpy as np
 from monoflow import _C, _dtypes, ops_linalg, ops_math, ops_random, ops_reduce, ops_shape
 from monoflow import _shared_memory
 from monoflow._tensor_str import tensor_repr
+from monoflow._tensor_type import TensorType
 
 
 class Size(tuple):
@@ -44,7 +45,7 @@ def _parse_to_args(args, kwargs):
 
 
 class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, ops_shape.TensorMethods,
-             ops_random.TensorMethods, ops_linalg.TensorMethods):
+             ops_random.TensorMethods, ops_linalg.TensorMethods, metaclass=TensorType):
     __module__ = "monoflow"
     # numpy scalars defer to the tensor's operators (np.float32(2) * t is a
     # Tensor, as in torch) instead of turning it into an array via __array__

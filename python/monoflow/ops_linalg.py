@@ -6,9 +6,8 @@ __all__ = ["mm", "bmm", "mv", "addmm", "dot", "vdot", "outer", "ger", "einsum"]
 
 
 def _check_dims(op, **tensors):
-    for name, (t, nd) in tensors.items():
-        if not isinstance(t, _C.TensorBase):
-            raise TypeError(f"{op}: argument '{name}' must be a Tensor, not {type(t).__name__}")
+    for pos, (name, (t, nd)) in enumerate(tensors.items(), 1):
+        _C.check_tensor(t, op, name, pos)
         if t.dim() != nd:
             raise RuntimeError(f"{op}: {name} must be a {nd}D tensor, got {t.dim()}D")
 
@@ -32,7 +31,19 @@ def mv(input, vec):
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """beta * input + alpha * (mat1 @ mat2), input broadcast to the product's shape."""
+    _C.check_tensor(input, "addmm", "input", 1)
     _check_dims("addmm", mat1=(mat1, 2), mat2=(mat2, 2))
+    if mat1.shape[1] != mat2.shape[0]:
+        raise RuntimeError(f"addmm: mat1 and mat2 shapes cannot be multiplied ({mat1.shape[0]}x{mat1.shape[1]} and "
+                           f"{mat2.shape[0]}x{mat2.shape[1]})")
+    out_shape = (mat1.shape[0], mat2.shape[1])
+    try:
+        fits = tuple(_C.broadcast_shapes(input.shape, out_shape)) == out_shape
+    except (RuntimeError, ValueError):
+        fits = False
+    if not fits:
+        raise RuntimeError(f"addmm: input of shape {list(input.shape)} cannot be broadcast to the product's shape "
+                           f"{list(out_shape)}")
     prod = mat1.matmul(mat2)
     if alpha != 1:
         prod = prod * alpha

@@ -113,7 +113,8 @@ def bernoulli(input, p=None, *, generator=None):
     """1 with probability `input` (elementwise), or with probability `p` in input's shape."""
     if p is None:
         return _C.bernoulli(input, generator)
-    return _C.bernoulli_scalar_(_C.empty(tuple(input.shape), input.dtype, input.device), float(p), generator)
+    _C.check_tensor(input, "bernoulli", "input", 1)
+    return _C.bernoulli_scalar_(_C.empty(tuple(input.shape), input.dtype, input.device), p, generator)
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
@@ -128,18 +129,18 @@ class TensorMethods:
     """Mixed into monoflow.Tensor."""
 
     def uniform_(self, a=0.0, b=1.0, *, generator=None):
-        return _C.uniform_(self, float(a), float(b), generator)
+        return _C.uniform_(self, a, b, generator)
 
     def normal_(self, mean=0.0, std=1.0, *, generator=None):
-        return _C.normal_(self, float(mean), float(std), generator)
+        return _C.normal_(self, mean, std, generator)
 
     def random_(self, from_=0, to=None, *, generator=None):
         if to is None:
             from_, to = 0, from_
-        return _C.random_int_(self, int(from_), int(to), generator)
+        return _C.random_int_(self, from_, to, generator)
 
     def bernoulli_(self, p=0.5, *, generator=None):
-        return _C.bernoulli_scalar_(self, float(p), generator)
+        return _C.bernoulli_scalar_(self, p, generator)
 
     def bernoulli(self, p=None, *, generator=None):
         return bernoulli(self, p, generator=generator)

@@ -83,99 +83,101 @@ def _norm_order(p, dim):
 # ---------------------------------------------------------------- functions
 
 def mean(input, dim=None, keepdim=False, *, dtype=None):
-    return input.mean(dim, keepdim, dtype=dtype)
+    return _C.check_tensor(input, "mean").mean(dim, keepdim, dtype=dtype)
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None):
-    return input.prod(dim, keepdim, dtype=dtype)
+    return _C.check_tensor(input, "prod").prod(dim, keepdim, dtype=dtype)
 
 
 def max(input, dim=None, keepdim=False):
-    return input.max(dim, keepdim)
+    return _C.check_tensor(input, "max").max(dim, keepdim)
 
 
 def min(input, dim=None, keepdim=False):
-    return input.min(dim, keepdim)
+    return _C.check_tensor(input, "min").min(dim, keepdim)
 
 
 def amax(input, dim=(), keepdim=False):
-    return input.amax(dim, keepdim)
+    return _C.check_tensor(input, "amax").amax(dim, keepdim)
 
 
 def amin(input, dim=(), keepdim=False):
-    return input.amin(dim, keepdim)
+    return _C.check_tensor(input, "amin").amin(dim, keepdim)
 
 
 def argmax(input, dim=None, keepdim=False):
-    return input.argmax(dim, keepdim)
+    return _C.check_tensor(input, "argmax").argmax(dim, keepdim)
 
 
 def argmin(input, dim=None, keepdim=False):
-    return input.argmin(dim, keepdim)
+    return _C.check_tensor(input, "argmin").argmin(dim, keepdim)
 
 
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    return input.var(dim, unbiased, keepdim, correction=correction)
+    return _C.check_tensor(input, "var").var(dim, unbiased, keepdim, correction=correction)
 
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    return input.std(dim, unbiased, keepdim, correction=correction)
+    return _C.check_tensor(input, "std").std(dim, unbiased, keepdim, correction=correction)
 
 
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """(var, mean) over the same dims; differentiable through both."""
+    _C.check_tensor(input, "var_mean", "input", 1)
     dim, correction = _var_args("var_mean", dim, unbiased, correction)
     return _C.reduce_var(input, dim, correction, keepdim), _C.reduce_mean(input, dim, keepdim, None)
 
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """(std, mean) over the same dims; differentiable through both."""
+    _C.check_tensor(input, "std_mean", "input", 1)
     dim, correction = _var_args("std_mean", dim, unbiased, correction)
     return _C.reduce_std(input, dim, correction, keepdim), _C.reduce_mean(input, dim, keepdim, None)
 
 
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
-    return input.norm(p, dim, keepdim, dtype=dtype)
+    return _C.check_tensor(input, "norm").norm(p, dim, keepdim, dtype=dtype)
 
 
 def logsumexp(input, dim, keepdim=False):
-    return input.logsumexp(dim, keepdim)
+    return _C.check_tensor(input, "logsumexp").logsumexp(dim, keepdim)
 
 
 def all(input, dim=None, keepdim=False):
-    return input.all(dim, keepdim)
+    return _C.check_tensor(input, "all").all(dim, keepdim)
 
 
 def any(input, dim=None, keepdim=False):
-    return input.any(dim, keepdim)
+    return _C.check_tensor(input, "any").any(dim, keepdim)
 
 
 def cumsum(input, dim, *, dtype=None):
-    return input.cumsum(dim, dtype=dtype)
+    return _C.check_tensor(input, "cumsum").cumsum(dim, dtype=dtype)
 
 
 def cumprod(input, dim, *, dtype=None):
-    return input.cumprod(dim, dtype=dtype)
+    return _C.check_tensor(input, "cumprod").cumprod(dim, dtype=dtype)
 
 
 def softmax(input, dim, dtype=None):
-    return input.softmax(dim, dtype=dtype)
+    return _C.check_tensor(input, "softmax").softmax(dim, dtype=dtype)
 
 
 def log_softmax(input, dim, dtype=None):
-    return input.log_softmax(dim, dtype=dtype)
+    return _C.check_tensor(input, "log_softmax").log_softmax(dim, dtype=dtype)
 
 
 def sort(input, dim=-1, descending=False, stable=False):
-    return input.sort(dim, descending, stable=stable)
+    return _C.check_tensor(input, "sort").sort(dim, descending, stable=stable)
 
 
 def argsort(input, dim=-1, descending=False, stable=False):
-    return input.argsort(dim, descending, stable=stable)
+    return _C.check_tensor(input, "argsort").argsort(dim, descending, stable=stable)
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True):
-    return input.topk(k, dim, largest, sorted)
+    return _C.check_tensor(input, "topk").topk(k, dim, largest, sorted)
 
 
 # ---------------------------------------------------------------- Tensor methods

@@ -84,7 +84,7 @@ moveaxis = movedim
 
 
 def swapaxes(input, axis0, axis1):
-    return input.transpose(axis0, axis1)
+    return _C.check_tensor(input, "swapaxes").transpose(axis0, axis1)
 
 
 swapdims = swapaxes
@@ -141,13 +141,13 @@ def flip(input, dims):
 
 
 def fliplr(input):
-    if input.dim() < 2:
+    if _C.check_tensor(input, "fliplr", "input", 1).dim() < 2:
         raise RuntimeError("fliplr: Input must be >= 2-d.")
     return _C.flip(input, (1,))
 
 
 def flipud(input):
-    if input.dim() < 1:
+    if _C.check_tensor(input, "flipud", "input", 1).dim() < 1:
         raise RuntimeError("flipud: Input must be >= 1-d.")
     return _C.flip(input, (0,))
 

@@ -1,5 +1,6 @@
 """batch_norm, layer_norm, group_norm, instance_norm and normalize as
 compositions of the core's differentiable reductions."""
+from monoflow import _C
 from monoflow.autograd.grad_mode import no_grad
 
 __all__ = ["batch_norm", "layer_norm", "group_norm", "instance_norm", "normalize"]
@@ -8,6 +9,14 @@ __all__ = ["batch_norm", "layer_norm", "group_norm", "instance_norm", "normalize
 def _channel_shape(x):
     # [1, C, 1, ...]: broadcasts per-channel vectors against x.
     return [1, x.shape[1]] + [1] * (x.dim() - 2)
+
+
+def _check_channel_vectors(op, channels, **vectors):
+    # Per-channel vectors (None: absent) must hold one value per channel:
+    # checked here so that a mismatch names `op`, not the reshape it reaches.
+    for pos, (name, v) in enumerate(vectors.items(), 2):
+        if _C.check_optional_tensor(v, op, name, pos) is not None and v.numel() != channels:
+            raise RuntimeError(f"{op}: {name} should contain {channels} elements not {v.numel()}")
 
 
 def _channel_affine(out, weight, bias, shape):
@@ -23,8 +32,10 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                eps=1e-5):
     """Normalises each channel (dim 1) with the batch's statistics (training;
     updating the running ones with `momentum`) or the running ones (eval)."""
-    if input.dim() < 2:
+    if _C.check_tensor(input, "batch_norm", "input", 1).dim() < 2:
         raise ValueError(f"batch_norm: expected at least 2D input (got {input.dim()}D input)")
+    _check_channel_vectors("batch_norm", input.shape[1], running_mean=running_mean, running_var=running_var,
+                           weight=weight, bias=bias)
     shape = _channel_shape(input)
     if training:
         dims = [0] + list(range(2, input.dim()))

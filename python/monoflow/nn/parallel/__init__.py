@@ -1,6 +1,4 @@
-"""monoflow.nn.parallel: data-parallel training across processes (and the
-single-process DataParallel wrapper)."""
-from monoflow.nn.parallel.data_parallel import DataParallel  # noqa: F401
+"""monoflow.nn.parallel: data-parallel training across processes."""
 from monoflow.nn.parallel.distributed import DistributedDataParallel  # noqa: F401
 
-__all__ = ["DataParallel", "DistributedDataParallel"]
+__all__ = ["DistributedDataParallel"]

@@ -1,0 +1,57 @@
+"""The metaclass of monoflow.Tensor: an unbound Tensor method written in
+Python checks its `self`.
+
+TensorBase's methods are C method descriptors, which CPython itself refuses
+to call on a foreign object (``Tensor.sum(None)``: "descriptor 'sum' for
+'monoflow._C.TensorBase' objects doesn't apply to a 'NoneType' object").
+The methods written in Python (the ops_* mixins, _tensor.py) are plain
+functions, which take any `self`, so ``Tensor.float(None)`` would fail deep
+inside with an AttributeError, or hand the foreign object to the core. Taken
+from the class, such a method is handed out wrapped in the same check, with
+the same message; taken from a tensor (``x.float``, the hot path) it is the
+plain function, so calls through instances cost nothing more.
+"""
+import functools
+from types import FunctionType
+
+from monoflow import _C
+
+# (name, function) -> its checking wrapper, or the function itself when it
+# takes no self; by name too, so that an alias (arccos = acos) names itself
+_CHECKED = {}
+
+
+def _type_name(obj):
+    t = type(obj)
+    return t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
+
+
+def _checking(name, fn):
+    @functools.wraps(fn)
+    def method(*args, **kwargs):
+        if args and not isinstance(args[0], _C.TensorBase):
+            raise TypeError(f"descriptor '{name}' for 'monoflow.Tensor' objects doesn't apply to a "
+                            f"'{_type_name(args[0])}' object")
+        return fn(*args, **kwargs)
+    return method
+
+
+class TensorType(type):
+    def __getattribute__(cls, name):
+        attr = type.__getattribute__(cls, name)
+        if type(attr) is not FunctionType:
+            return attr
+        key = (name, attr)
+        checked = _CHECKED.get(key)
+        if checked is None:
+            checked = attr
+            for base in type.__getattribute__(cls, "__mro__"):
+                raw = base.__dict__.get(name)
+                if raw is not None:
+                    # a plain function in the class body is a method; a
+                    # staticmethod (or a function stored by other means) is not
+                    if raw is attr:
+                        checked = _checking(name, attr)
+                    break
+            _CHECKED[key] = checked
+        return checked
