@@ -158,3 +158,31 @@ def test_dtype_casts_and_requires_grad(dtype):
     ty, my = tx.to(getattr(torch, dtype)), mx.to(getattr(flow, dtype))
     assert my.requires_grad == ty.requires_grad
     np.testing.assert_array_equal(my.detach().numpy(), ty.detach().numpy())
+
+
+def test_gradgradcheck_variable_and_multithreading_switch():
+    x = flow.tensor(np.random.default_rng(0).standard_normal(3), requires_grad=True)
+    assert flow.autograd.gradgradcheck(lambda t: (t.sin() * t).sum(), (x,))
+    with pytest.raises(flow.autograd.GradcheckError):
+        flow.autograd.gradgradcheck(lambda t: BadSecond.apply(t), (x,))
+    v = flow.autograd.Variable(flow.ones(2), requires_grad=True)
+    assert v.requires_grad and v.is_leaf and isinstance(flow.zeros(1), flow.autograd.Variable)
+    assert not isinstance(3.0, flow.autograd.Variable)
+    assert flow.autograd.is_multithreading_enabled()
+    with flow.autograd.set_multithreading_enabled(False):
+        assert not flow.autograd.is_multithreading_enabled()
+    assert flow.autograd.is_multithreading_enabled()
+
+
+class BadSecond(flow.autograd.Function):
+    """x^3 with a first derivative whose own derivative is wrong (3x^2 written as x^2 * 3 + x.detach())."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x ** 3
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g * x * 0 + g * 3 * x.detach() ** 2

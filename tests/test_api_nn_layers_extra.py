@@ -197,3 +197,19 @@ def test_margin_losses(reduction):
 
 def test_rnn_cell_base_is_the_cells_base():
     assert issubclass(flow.nn.LSTMCell, flow.nn.RNNCellBase) and issubclass(flow.nn.GRUCell, flow.nn.RNNCellBase)
+
+
+def test_data_parallel_single_device_wrapper():
+    torch.manual_seed(0)
+    t = torch.nn.DataParallel(torch.nn.Linear(3, 2).double())
+    m = flow.nn.DataParallel(flow.nn.Linear(3, 2).double())
+    assert sorted(m.state_dict()) == sorted(t.state_dict()) == ["module.bias", "module.weight"]
+    m.load_state_dict(to_flow_state(t.state_dict()))
+    check(t, m, (4, 3))
+    assert isinstance(m.module, flow.nn.Linear) and flow.nn.parallel.DataParallel is flow.nn.DataParallel
+    with pytest.raises(NotImplementedError, match="DistributedDataParallel"):
+        flow.nn.DataParallel(flow.nn.Linear(3, 2), device_ids=[0, 1])
+
+
+def to_flow_state(state):
+    return {k: flow.tensor(v.detach().numpy()) for k, v in state.items()}

@@ -2,8 +2,10 @@
 its Python face (torch.autograd's names)."""
 from monoflow import _C
 from monoflow.autograd.function import Function, FunctionCtx
-from monoflow.autograd.grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
-from monoflow.autograd.gradcheck import GradcheckError, gradcheck
+from monoflow.autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_multithreading_enabled,
+                                         no_grad, set_grad_enabled, set_multithreading_enabled)
+from monoflow.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
+from monoflow.autograd.variable import Variable
 from monoflow.autograd.anomaly_mode import (detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled,
                                             set_detect_anomaly)
 from monoflow.autograd import functional  # noqa: E402
@@ -75,5 +77,6 @@ def _batched_grad(outputs, inputs, grads, retain_graph, create_graph, allow_unus
 
 
 __all__ = ["Function", "FunctionCtx", "GradcheckError", "backward", "detect_anomaly", "enable_grad", "functional",
-           "grad", "gradcheck", "inference_mode", "is_anomaly_check_nan_enabled", "is_anomaly_enabled",
-           "is_grad_enabled", "no_grad", "set_detect_anomaly", "set_grad_enabled"]
+           "grad", "gradcheck", "gradgradcheck", "inference_mode", "is_anomaly_check_nan_enabled",
+           "is_anomaly_enabled", "is_grad_enabled", "is_multithreading_enabled", "no_grad", "set_detect_anomaly",
+           "set_grad_enabled", "set_multithreading_enabled", "Variable"]

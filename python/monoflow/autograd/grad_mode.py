@@ -79,3 +79,27 @@ class inference_mode(_GradModeContext):
 
     def _clone(self):
         return inference_mode(self._mode)
+
+
+_multithreading = {"enabled": True}
+
+
+def is_multithreading_enabled():
+    return _multithreading["enabled"]
+
+
+class set_multithreading_enabled:
+    """torch's switch for a multithreaded backward. monoflow's engine runs a
+    backward on the calling thread either way; the setting is kept so that
+    scripts that set and read it run, and restored on exit."""
+
+    def __init__(self, mode):
+        self._prev = _multithreading["enabled"]
+        _multithreading["enabled"] = bool(mode)
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        _multithreading["enabled"] = self._prev
+        return False

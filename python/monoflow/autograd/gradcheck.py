@@ -77,3 +77,34 @@ def gradcheck(fn, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=Tru
                                      f"analytical:\n{analytical[n]}")
             return False
     return True
+
+
+def gradgradcheck(fn, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3, gen_non_contig_grad_outputs=False,
+                  raise_exception=True):
+    """Checks second derivatives: gradcheck of the map (inputs, v) -> v^T J,
+    with random ``grad_outputs`` v when none are given."""
+    from monoflow import _creation
+    from monoflow.autograd import grad as ag_grad
+    from monoflow.autograd.grad_mode import enable_grad
+    from monoflow.ops_random import randn
+
+    inputs = _as_tuple(inputs)
+    diff = [x for x in inputs if isinstance(x, _C.TensorBase) and x.requires_grad]
+    outs = _as_tuple(fn(*inputs))
+    if grad_outputs is None:
+        grad_outputs = tuple(randn(tuple(o.shape), dtype=o.dtype, device=o.device).requires_grad_() for o in outs)
+    grad_outputs = _as_tuple(grad_outputs)
+    n = len(inputs)
+
+    def first_derivative(*args):
+        xs, vs = args[:n], args[n:]
+        with enable_grad():  # (the finite differences call this under no_grad)
+            ys = _as_tuple(fn(*xs))
+            wrt = [x for x in xs if isinstance(x, _C.TensorBase) and x.requires_grad]
+            gs = ag_grad(list(ys), wrt, list(vs), create_graph=True, allow_unused=True)
+        return tuple(_creation.zeros_like(x) if g is None else g for g, x in zip(gs, wrt))
+
+    if not diff:
+        raise ValueError("gradgradcheck expects at least one input tensor to require gradient")
+    return gradcheck(first_derivative, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
+                     raise_exception=raise_exception)
