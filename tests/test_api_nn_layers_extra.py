@@ -213,3 +213,33 @@ def test_data_parallel_single_device_wrapper():
 
 def to_flow_state(state):
     return {k: flow.tensor(v.detach().numpy()) for k, v in state.items()}
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+@pytest.mark.parametrize("layout", ["offsets", "offsets-last", "2d", "padding"])
+def test_embedding_bag(mode, layout):
+    torch.manual_seed(0)
+    kw = dict(padding_idx=2) if layout == "padding" else {}
+    kw["include_last_offset"] = layout == "offsets-last"
+    t = torch.nn.EmbeddingBag(6, 3, mode=mode, **kw).double()
+    m = flow.nn.EmbeddingBag(6, 3, mode=mode, **kw).double()
+    m.load_state_dict(to_flow_state(t.state_dict()))
+    if layout == "2d":
+        idx = [[1, 2, 4], [5, 0, 0]]
+        targs, margs = (torch.tensor(idx),), (flow.tensor(idx),)
+    else:
+        idx, offsets = [1, 2, 4, 5, 4, 3, 2, 2], [0, 2, 2, 5]  # bag 1 is empty
+        if layout == "offsets-last":
+            offsets = offsets + [len(idx)]
+        targs, margs = (torch.tensor(idx), torch.tensor(offsets)), (flow.tensor(idx), flow.tensor(offsets))
+    tout, mout = t(*targs), m(*margs)
+    np.testing.assert_allclose(mout.detach().numpy(), tout.detach().numpy(), **TOL)
+    w = np.random.default_rng(1).standard_normal(tuple(tout.shape))
+    (tout * torch.tensor(w)).sum().backward()
+    (mout * flow.tensor(w)).sum().backward()
+    np.testing.assert_allclose(m.weight.grad.numpy(), t.weight.grad.numpy(), **TOL)
+    if mode == "sum" and layout == "offsets":
+        psw = np.random.default_rng(2).standard_normal(len(idx))
+        np.testing.assert_allclose(
+            m(*margs, per_sample_weights=flow.tensor(psw)).detach().numpy(),
+            t(*targs, per_sample_weights=torch.tensor(psw)).detach().numpy(), **TOL)
