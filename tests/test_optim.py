@@ -347,3 +347,25 @@ def test_adagrad_state_exists_before_first_step():
     opt = flow.optim.Adagrad([p], initial_accumulator_value=0.25)
     np.testing.assert_array_equal(opt.state[p]["sum"].numpy(), np.full(3, 0.25, np.float32))
     assert opt.state_dict()["state"][0]["step"] == 0
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam",
+                                  "ASGD", "Rprop"])
+def test_implementation_switches_accepted(name):
+    """foreach=/fused=/capturable= (torch's kernel choices) are accepted; the trajectory is the same;
+    differentiable=True is refused."""
+    extra = {"foreach": False}
+    if name in ("SGD", "Adam", "AdamW", "Adagrad"):
+        extra["fused"] = False
+    mf, th = make_pair(params_arrays(0), "cpu", flow.float64)
+    mf_opt = getattr(flow.optim, name)(mf, lr=0.01, **extra)
+    th_opt = getattr(torch.optim, name)(th, lr=0.01, **extra)
+    rng = np.random.default_rng(1)
+    for _ in range(3):
+        set_grads(mf, th, rng, flow.float64)
+        mf_opt.step()
+        th_opt.step()
+    for p, q in zip(mf, th):
+        np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), **TOL[flow.float64])
+    with pytest.raises(NotImplementedError, match="differentiable"):
+        getattr(flow.optim, name)(mf, lr=0.01, differentiable=True)

@@ -14,3 +14,13 @@ def check_betas(betas):
     for i, b in enumerate(betas):
         if not 0.0 <= b < 1.0:
             raise ValueError(f"Invalid beta parameter at index {i}: {b}")
+
+
+def check_impl_options(name, differentiable):
+    """torch's implementation switches (foreach, fused, capturable) choose
+    between kernels of the same update; monoflow has one fused update, so
+    they are accepted and change nothing. differentiable=True (autograd
+    through the step) is not supported."""
+    if differentiable:
+        raise NotImplementedError(f"{name}: differentiable=True (autograd through the optimizer step) is not "
+                                  "supported")

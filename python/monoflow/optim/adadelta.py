@@ -8,7 +8,7 @@
 from monoflow import _C, _creation
 from monoflow.autograd import no_grad
 from monoflow.optim._functional import addcmul_, axpy_
-from monoflow.optim._validate import check_nonneg
+from monoflow.optim._validate import check_impl_options, check_nonneg
 from monoflow.optim.optimizer import Optimizer
 
 __all__ = ["Adadelta"]
@@ -21,6 +21,7 @@ class Adadelta(Optimizer):
     def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *, capturable=False,
                  maximize=False, differentiable=False):
         check_nonneg(lr=lr, eps=eps, weight_decay=weight_decay)
+        check_impl_options(type(self).__name__, differentiable)
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Invalid rho value: {rho}")
         defaults = dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize, foreach=foreach,

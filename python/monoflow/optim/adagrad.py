@@ -7,6 +7,7 @@ constructor, as torch does (so a state_dict taken before the first step has it).
 from monoflow import _C, _creation
 from monoflow.autograd import no_grad
 from monoflow.optim._functional import addcdiv_, addcmul_
+from monoflow.optim._validate import check_impl_options
 from monoflow.optim.optimizer import Optimizer
 
 __all__ = ["Adagrad"]
@@ -16,8 +17,9 @@ class Adagrad(Optimizer):
     """``Adagrad(params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10, *,
     maximize=False)``."""
 
-    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10, *,
-                 maximize=False):
+    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
+                 foreach=None, *, maximize=False, differentiable=False, fused=None):
+        check_impl_options("Adagrad", differentiable)
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 <= lr_decay:

@@ -11,6 +11,7 @@ moments; Adam adds ``weight_decay * p`` to the gradient.
 from monoflow import _C, _creation
 from monoflow.autograd import no_grad
 from monoflow.optim._functional import addcdiv_, addcmul_
+from monoflow.optim._validate import check_impl_options
 from monoflow.optim.optimizer import Optimizer
 
 __all__ = ["Adam", "AdamW"]
@@ -34,8 +35,10 @@ class Adam(Optimizer):
     maximize=False, decoupled_weight_decay=False)``."""
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
-                 maximize=False, decoupled_weight_decay=False):
+                 foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
+                 decoupled_weight_decay=False):
         _check(lr, betas, eps, weight_decay)
+        check_impl_options(type(self).__name__, differentiable)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
                         maximize=maximize, decoupled_weight_decay=decoupled_weight_decay)
         super().__init__(params, defaults)
@@ -100,9 +103,9 @@ class AdamW(Adam):
     maximize=False)``: Adam with decoupled weight decay."""
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,
-                 maximize=False):
+                 maximize=False, foreach=None, capturable=False, differentiable=False, fused=None):
         super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize,
-                         decoupled_weight_decay=True)
+                         differentiable=differentiable, decoupled_weight_decay=True)
 
     def __setstate__(self, state):
         super().__setstate__(state)

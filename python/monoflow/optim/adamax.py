@@ -6,7 +6,7 @@
 from monoflow import _C, _creation
 from monoflow.autograd import no_grad
 from monoflow.optim._functional import addcdiv_
-from monoflow.optim._validate import check_betas, check_nonneg
+from monoflow.optim._validate import check_impl_options, check_betas, check_nonneg
 from monoflow.optim.optimizer import Optimizer
 
 __all__ = ["Adamax"]
@@ -19,6 +19,7 @@ class Adamax(Optimizer):
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None, *,
                  maximize=False, differentiable=False, capturable=False):
         check_nonneg(lr=lr, eps=eps, weight_decay=weight_decay)
+        check_impl_options(type(self).__name__, differentiable)
         check_betas(betas)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, foreach=foreach, maximize=maximize,
                         differentiable=differentiable, capturable=capturable)

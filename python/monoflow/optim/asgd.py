@@ -9,7 +9,7 @@ from monoflow import _C, _creation
 from monoflow.autograd import no_grad
 from monoflow.optim._float32 import f32
 from monoflow.optim._functional import axpy_
-from monoflow.optim._validate import check_nonneg
+from monoflow.optim._validate import check_impl_options, check_nonneg
 from monoflow.optim.optimizer import Optimizer
 
 __all__ = ["ASGD"]
@@ -22,6 +22,7 @@ class ASGD(Optimizer):
     def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0, foreach=None,
                  maximize=False, differentiable=False, capturable=False):
         check_nonneg(lr=lr, weight_decay=weight_decay)
+        check_impl_options(type(self).__name__, differentiable)
         defaults = dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay, foreach=foreach,
                         maximize=maximize, differentiable=differentiable, capturable=capturable)
         super().__init__(params, defaults)

@@ -10,7 +10,7 @@ from monoflow import _C, _creation
 from monoflow.autograd import no_grad
 from monoflow.optim._float32 import f32
 from monoflow.optim._functional import addcdiv_, addcmul_
-from monoflow.optim._validate import check_betas, check_nonneg
+from monoflow.optim._validate import check_impl_options, check_betas, check_nonneg
 from monoflow.optim.optimizer import Optimizer
 
 __all__ = ["NAdam"]
@@ -24,6 +24,7 @@ class NAdam(Optimizer):
                  decoupled_weight_decay=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False):
         check_nonneg(lr=lr, eps=eps, weight_decay=weight_decay, momentum_decay=momentum_decay)
+        check_impl_options(type(self).__name__, differentiable)
         check_betas(betas)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, momentum_decay=momentum_decay,
                         decoupled_weight_decay=decoupled_weight_decay, maximize=maximize, foreach=foreach,

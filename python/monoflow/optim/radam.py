@@ -9,7 +9,7 @@ rectified, once the variance of the moment estimate is tractable.
 from monoflow import _C, _creation
 from monoflow.autograd import no_grad
 from monoflow.optim._functional import addcmul_
-from monoflow.optim._validate import check_betas, check_nonneg
+from monoflow.optim._validate import check_impl_options, check_betas, check_nonneg
 from monoflow.optim.optimizer import Optimizer
 
 __all__ = ["RAdam"]
@@ -23,6 +23,7 @@ class RAdam(Optimizer):
                  decoupled_weight_decay=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False):
         check_nonneg(lr=lr, eps=eps, weight_decay=weight_decay)
+        check_impl_options(type(self).__name__, differentiable)
         check_betas(betas)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, maximize=maximize,
                         foreach=foreach, capturable=capturable, decoupled_weight_decay=decoupled_weight_decay,

@@ -9,6 +9,7 @@ from monoflow import _creation
 from monoflow.autograd import no_grad
 from monoflow import _C
 from monoflow.optim._functional import addcdiv_, addcmul_, axpy_
+from monoflow.optim._validate import check_impl_options
 from monoflow.optim.optimizer import Optimizer
 
 __all__ = ["RMSprop"]
@@ -18,8 +19,9 @@ class RMSprop(Optimizer):
     """``RMSprop(params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False, *,
     maximize=False)``."""
 
-    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False, *,
-                 maximize=False):
+    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
+                 capturable=False, foreach=None, *, maximize=False, differentiable=False):
+        check_impl_options("RMSprop", differentiable)
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 <= eps:

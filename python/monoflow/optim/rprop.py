@@ -4,7 +4,7 @@ element then skips its update); parameters move by sign(g) * step size."""
 from monoflow import _creation
 from monoflow.autograd import no_grad
 from monoflow.optim._functional import addcmul_
-from monoflow.optim._validate import check_nonneg
+from monoflow.optim._validate import check_impl_options, check_nonneg
 from monoflow.optim.optimizer import Optimizer
 
 __all__ = ["Rprop"]
@@ -17,6 +17,7 @@ class Rprop(Optimizer):
     def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *, capturable=False, foreach=None,
                  maximize=False, differentiable=False):
         check_nonneg(lr=lr)
+        check_impl_options(type(self).__name__, differentiable)
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
         defaults = dict(lr=lr, etas=etas, step_sizes=step_sizes, foreach=foreach, maximize=maximize,

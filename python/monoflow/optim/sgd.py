@@ -2,6 +2,7 @@
 from monoflow import _C
 from monoflow.autograd import no_grad
 from monoflow.optim._functional import axpy_
+from monoflow.optim._validate import check_impl_options
 from monoflow.optim.optimizer import Optimizer, required
 
 __all__ = ["SGD"]
@@ -15,7 +16,8 @@ class SGD(Optimizer):
     """
 
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
-                 maximize=False):
+                 maximize=False, foreach=None, differentiable=False, fused=None):
+        check_impl_options("SGD", differentiable)
         if lr is not required and lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if momentum < 0.0:
