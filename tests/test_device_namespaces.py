@@ -230,3 +230,43 @@ def test_autocast_faces():
         return a + 1
 
     assert f(flow.ones(1)).item() == 2.0
+
+
+def _cuda_style_script(torch, steps=30):
+    """The opening lines and loop of a GPT-style training script written for CUDA."""
+    import contextlib
+
+    torch.backends.cuda.matmul.allow_tf32 = True
+    torch.backends.cudnn.allow_tf32 = True
+    torch.manual_seed(1337)
+    torch.cuda.manual_seed_all(1337)
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    device_type = "cuda" if "cuda" in device else "cpu"
+    ctx = contextlib.nullcontext() if device_type == "cpu" else torch.amp.autocast(device_type, torch.float16)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        scaler = torch.cuda.amp.GradScaler(enabled=False)
+    x = torch.tensor(np.linspace(-1, 1, 64, dtype=np.float32).reshape(16, 4)).to(device)
+    y = x.sum(1, keepdim=True) * 0.5
+    model = torch.nn.Linear(4, 1).to(device)
+    with torch.no_grad():
+        model.weight.copy_(torch.tensor([[0.1, -0.2, 0.3, -0.4]]))
+        model.bias.zero_()
+    opt = torch.optim.AdamW(model.parameters(), lr=0.05)
+    for _ in range(steps):
+        with ctx:
+            loss = torch.nn.functional.mse_loss(model(x), y)
+        scaler.scale(loss).backward()
+        scaler.unscale_(opt)
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        scaler.step(opt)
+        scaler.update()
+        opt.zero_grad(set_to_none=True)
+    return loss.item()
+
+
+@pytest.mark.skipif(torch is None, reason="torch is the oracle")
+def test_a_script_written_for_cuda_trains_on_cpu_like_torch():
+    ours, theirs = _cuda_style_script(flow), _cuda_style_script(torch)
+    assert ours == pytest.approx(theirs, rel=1e-4, abs=1e-7)
+    assert ours < 0.01
