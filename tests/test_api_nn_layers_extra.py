@@ -243,3 +243,19 @@ def test_embedding_bag(mode, layout):
         np.testing.assert_allclose(
             m(*margs, per_sample_weights=flow.tensor(psw)).detach().numpy(),
             t(*targs, per_sample_weights=torch.tensor(psw)).detach().numpy(), **TOL)
+
+
+def test_legacy_names():
+    """NLLLoss2d, Container, factory_kwargs as torch has them."""
+    a = np.random.default_rng(0).standard_normal((2, 3, 2, 2))
+    tgt = np.random.default_rng(1).integers(0, 3, (2, 2, 2))
+    np.testing.assert_allclose(
+        flow.nn.NLLLoss2d()(flow.tensor(a).log_softmax(1), flow.tensor(tgt)).numpy(),
+        torch.nn.NLLLoss2d()(torch.tensor(a).log_softmax(1), torch.tensor(tgt)).numpy(), **TOL)
+    with pytest.warns(UserWarning):
+        c = flow.nn.Container(fc=flow.nn.Linear(2, 2))
+    assert isinstance(c.fc, flow.nn.Linear)
+    kw = dict(device="cpu", factory_kwargs={"dtype": flow.float64})
+    assert flow.nn.factory_kwargs(kw) == {"device": "cpu", "dtype": flow.float64}
+    with pytest.raises(TypeError, match="unexpected"):
+        flow.nn.factory_kwargs({"colour": 1})

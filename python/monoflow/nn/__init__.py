@@ -3,7 +3,11 @@ functional, init, utils)."""
 from monoflow.nn.parameter import Parameter  # noqa: F401
 from monoflow.nn.module import Module  # noqa: F401
 from monoflow.nn.modules import *  # noqa: F401,F403
+from monoflow.nn.modules._factory import factory_kwargs  # noqa: F401
 from monoflow.nn import common_types, functional, init, utils  # noqa: F401,E402
 from monoflow.nn import parallel  # noqa: F401,E402
 from monoflow.nn.parallel import DataParallel  # noqa: F401,E402
 from monoflow.nn.graph import Graph  # noqa: F401,E402
+from monoflow import _not_implemented  # noqa: E402  (placeholders for names not implemented yet)
+
+__getattr__ = _not_implemented.module_getattr(__name__)

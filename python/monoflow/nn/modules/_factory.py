@@ -29,3 +29,22 @@ def reset_affine(module):
         init.ones_(module.weight)
     if module.bias is not None:
         init.zeros_(module.bias)
+
+
+def factory_kwargs(kwargs):
+    """torch.nn.factory_kwargs: the device/dtype/memory_format entries of
+    ``kwargs`` (merged with an explicit ``factory_kwargs`` dict entry), for
+    passing on to tensor factories; any other key is a TypeError."""
+    if kwargs is None:
+        return {}
+    simple = {"device", "dtype", "memory_format"}
+    expected = simple | {"factory_kwargs"}
+    if not kwargs.keys() <= expected:
+        raise TypeError(f"unexpected kwargs {kwargs.keys() - expected}")
+    out = dict(kwargs.get("factory_kwargs", {}))
+    for key in simple:
+        if key in kwargs:
+            if key in out:
+                raise TypeError(f"{key} specified twice, in **kwargs and in factory_kwargs")
+            out[key] = kwargs[key]
+    return out

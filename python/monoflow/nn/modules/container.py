@@ -1,4 +1,4 @@
-"""Containers: Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict."""
+"""Containers: Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict (and the deprecated Container)."""
 import operator
 from collections import OrderedDict
 from collections.abc import Mapping
@@ -7,7 +7,7 @@ from monoflow import _C
 from monoflow.nn.module import Module, _addindent
 from monoflow.nn.parameter import Parameter
 
-__all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
+__all__ = ["Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
 
 
 def _index(op, idx, n):
@@ -406,3 +406,16 @@ class ParameterDict(Module):
 
     def __call__(self, input):
         raise RuntimeError("ParameterDict should not be called.")
+
+
+class Container(Module):
+    """torch's deprecated ``Container(**modules)``: a Module holding the given submodules."""
+
+    def __init__(self, **kwargs):
+        super().__init__()
+        import warnings
+
+        warnings.warn("nn.Container is deprecated. All of it's functionality is now implemented in nn.Module. "
+                      "Subclass that instead.", stacklevel=2)
+        for key, value in kwargs.items():
+            self.add_module(key, value)
