@@ -19,3 +19,6 @@ from monoflow.nn.functional.pooling import *  # noqa: F401,F403
 from monoflow.nn.functional.rms_norm import *  # noqa: F401,F403
 from monoflow.nn.functional.sparse import *  # noqa: F401,F403
 from monoflow.ops_shape import pad  # noqa: F401
+from monoflow import _not_implemented  # noqa: E402  (placeholders for names not implemented yet)
+
+__getattr__ = _not_implemented.module_getattr(__name__)
