@@ -10,6 +10,7 @@ functions whose backward is itself differentiable.
 """
 from monoflow import _C, _creation
 from monoflow.autograd.grad_mode import enable_grad
+from monoflow.ops_shape import stack
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "vhp", "hvp"]
 
@@ -30,16 +31,21 @@ def _grad_inputs(inputs, create_graph):
                  for t in inputs)
 
 
-def _grad(outputs, inputs, grad_outputs, create_graph, strict, what):
+def _autograd_grad(*args, **kwargs):
+    # (autograd.grad is defined in the package that imports this module)
     from monoflow.autograd import grad
 
+    return grad(*args, **kwargs)
+
+
+def _grad(outputs, inputs, grad_outputs, create_graph, strict, what):
     outs = [(o, g) for o, g in zip(outputs, grad_outputs) if o.requires_grad]
     if not outs:
         if strict:
             raise RuntimeError(f"The output of the user-provided function is independent of input {0}. This is not "
                                "allowed in strict mode.")
         return tuple(_creation.zeros_like(x) for x in inputs)
-    res = grad([o for o, _ in outs], inputs, [g for _, g in outs], retain_graph=True, create_graph=create_graph,
+    res = _autograd_grad([o for o, _ in outs], inputs, [g for _, g in outs], retain_graph=True, create_graph=create_graph,
                allow_unused=True)
     result = []
     for i, (r, x) in enumerate(zip(res, inputs)):
@@ -122,9 +128,8 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
             rows = [[] for _ in inputs]
             for k in range(flat.numel()):
                 if flat.requires_grad:
-                    from monoflow.autograd import grad
-
-                    gs = grad([flat[k]], inputs, retain_graph=True, create_graph=create_graph, allow_unused=True)
+                    gs = _autograd_grad([flat[k]], inputs, retain_graph=True, create_graph=create_graph,
+                                        allow_unused=True)
                 else:
                     gs = (None,) * len(inputs)
                 for j, (g, x) in enumerate(zip(gs, inputs)):
@@ -137,8 +142,6 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
             per_input = []
             for j, x in enumerate(inputs):
                 if rows[j]:
-                    from monoflow.ops_shape import stack
-
                     jac = stack(rows[j], 0).reshape(*o.shape, *x.shape)
                 else:
                     jac = _creation.zeros((*o.shape, *x.shape), dtype=x.dtype, device=x.device)

@@ -7,7 +7,7 @@ torch's step by step (same stopping tests, same history handling, same
 interpolation safeguards), so a float64 run takes the same trajectory.
 """
 from monoflow import _creation
-from monoflow.autograd import enable_grad, no_grad
+from monoflow.autograd import no_grad
 from monoflow.ops_shape import cat
 from monoflow.optim._functional import axpy_
 from monoflow.optim.optimizer import Optimizer
@@ -136,14 +136,10 @@ class LBFGS(Optimizer):
             axpy_(p, direction[offset:offset + n].view_as(p), step)
             offset += n
 
-    def _evaluate(self, closure):
-        with enable_grad():
-            return closure()
-
     def _evaluate_along(self, closure, x, t, d):
         """Loss and flat gradient at x + t * d; the parameters go back to x."""
         self._add_to_params(t, d)
-        loss = float(self._evaluate(closure))
+        loss = float(self._eval_closure(closure))
         flat_grad = self._flat_grad()
         for p, saved in zip(self._params, x):
             p.copy_(saved)
@@ -166,7 +162,7 @@ class LBFGS(Optimizer):
         state.setdefault("func_evals", 0)
         state.setdefault("n_iter", 0)
 
-        orig_loss = self._evaluate(closure)
+        orig_loss = self._eval_closure(closure)
         loss = float(orig_loss)
         current_evals = 1
         state["func_evals"] += 1
@@ -239,7 +235,7 @@ class LBFGS(Optimizer):
                 self._add_to_params(t, d)
                 opt_cond = False
                 if n_iter != max_iter:
-                    loss = float(self._evaluate(closure))
+                    loss = float(self._eval_closure(closure))
                     flat_grad = self._flat_grad()
                     opt_cond = float(flat_grad.abs().max()) <= tolerance_grad
                     ls_func_evals = 1
