@@ -144,19 +144,16 @@ class RNNBase(Module):
         if hx is not None and packed.sorted_indices is not None:  # to the sorted order
             hx = tuple(t.index_select(1, packed.sorted_indices) for t in hx) if self.mode == "LSTM" else \
                 hx.index_select(1, packed.sorted_indices)
-        batch_first, self.batch_first = self.batch_first, False
-        try:
-            output, hidden = self._forward(padded, hx, masks)
-        finally:
-            self.batch_first = batch_first
+        output, hidden = self._forward(padded, hx, masks, batch_first=False)  # packed data is time-major
         data = cat([output[t, :b] for t, b in enumerate(batch_sizes)], 0)
         if packed.unsorted_indices is not None:
             hidden = tuple(t.index_select(1, packed.unsorted_indices) for t in hidden) if self.mode == "LSTM" \
                 else hidden.index_select(1, packed.unsorted_indices)
         return PackedSequence(data, packed.batch_sizes, packed.sorted_indices, packed.unsorted_indices), hidden
 
-    def _forward(self, input, hx=None, masks=None):
+    def _forward(self, input, hx=None, masks=None, batch_first=None):
         is_lstm = self.mode == "LSTM"
+        batch_first = self.batch_first if batch_first is None else batch_first
         batched = input.dim() == 3
         if input.dim() not in (2, 3):
             raise ValueError(f"{type(self).__name__}: Expected input to be 2D or 3D, got {input.dim()}D instead")
@@ -164,7 +161,7 @@ class RNNBase(Module):
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got "
                                f"{input.shape[-1]}")
         x = input if batched else input.unsqueeze(1)
-        if batched and self.batch_first:
+        if batched and batch_first:
             x = x.transpose(0, 1)
         T, N = x.shape[0], x.shape[1]
         num_dirs = 2 if self.bidirectional else 1
@@ -197,7 +194,7 @@ class RNNBase(Module):
         output = layer_in
         h_n = stack(h_n, 0)
         c_n = stack(c_n, 0) if is_lstm else None
-        if batched and self.batch_first:
+        if batched and batch_first:
             output = output.transpose(0, 1)
         if not batched:
             output = output.squeeze(1)
