@@ -133,3 +133,30 @@ def test_committed_doc_exists_and_has_every_namespace():
         text = f.read()
     for label in compat_map.TORCH_NAMESPACES:
         assert f"## `{label}`" in text
+
+
+def test_compile_is_an_eager_pass_through(monkeypatch):
+    from monoflow import _compile
+
+    monkeypatch.setattr(_compile, "_warned", False)
+    model = monoflow.nn.Linear(3, 2)
+    with pytest.warns(UserWarning, match="eagerly"):
+        compiled = monoflow.compile(model)
+    assert compiled is model
+    x = monoflow.ones(4, 3)
+    assert monoflow.equal(compiled(x), model(x))
+
+    @monoflow.compile(fullgraph=True, mode="max-autotune")
+    def double(t):
+        return t * 2
+
+    assert monoflow.equal(double(x), x * 2)
+    assert monoflow.compile(model, backend="inductor", dynamic=None, disable=True) is model
+    with pytest.raises(TypeError, match="compile"):
+        monoflow.compile(3)
+    # accepts every keyword torch.compile has
+    import inspect
+    for name, p in inspect.signature(torch.compile).parameters.items():
+        if p.kind == p.KEYWORD_ONLY:
+            assert monoflow.compile(model, **{name: p.default}) is model
+

@@ -220,6 +220,18 @@ def classify(name, mono_ns, torch_ns=None):
     return "present", ""
 
 
+def _kind(namespace, name):
+    try:
+        value = _quiet_getattr(namespace, name)
+    except Exception:
+        return "other"
+    if isinstance(value, types.ModuleType):
+        return "module"
+    if isinstance(value, type):
+        return "class"
+    return "function" if callable(value) else "other"
+
+
 def _mono_namespace(path):
     try:
         return _resolve(path)
@@ -228,7 +240,7 @@ def _mono_namespace(path):
 
 
 def build_map():
-    """{label: {'reference': ..., 'monoflow': ..., 'names': {name: (status, detail)}}}."""
+    """{label: {'reference', 'monoflow', 'names': {name: (status, detail)}, 'kinds': {name: kind}}}."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # torch's deprecation notices on attribute access
         return _build_map()
@@ -242,13 +254,18 @@ def _build_map():
         torch_ns = _resolve(label)
         mono_path = "monoflow" + label[len("torch"):]
         mono_ns = _mono_namespace(mono_path)
-        names = {n: classify(n, mono_ns, torch_ns) for n in torch_public_names(torch_ns)}
-        result[label] = {"reference": "torch " + torch.__version__, "monoflow": mono_path, "names": names}
+        public = torch_public_names(torch_ns)
+        names = {n: classify(n, mono_ns, torch_ns) for n in public}
+        kinds = {n: _kind(torch_ns, n) for n in public}
+        result[label] = {"reference": "torch " + torch.__version__, "monoflow": mono_path,
+                         "names": names, "kinds": kinds}
     for label, filename in ONEFLOW_NAMESPACES:
         mono_path = "monoflow" + label[len("oneflow"):]
         mono_ns = _mono_namespace(mono_path)
         names = {n: classify(n, mono_ns) for n in read_oneflow_names(filename)}
-        result[label] = {"reference": "tools/oneflow_api/" + filename, "monoflow": mono_path, "names": names}
+        kinds = {n: "class" if n.split(".")[-1][:1].isupper() else "function" for n in names}
+        result[label] = {"reference": "tools/oneflow_api/" + filename, "monoflow": mono_path,
+                         "names": names, "kinds": kinds}
     return result
 
 
@@ -302,8 +319,12 @@ def render(mapping, before=None, before_note=""):
             by_status[status].append((name, detail))
         lines += ["", "## `%s` (reference: %s)" % (label, entry["reference"]), ""]
         missing = by_status["missing"]
-        lines.append("**Missing (%d)**: " % len(missing) + (", ".join(
-            "`%s`%s" % (n, " (placeholder)" if d else "") for n, d in missing) or "none"))
+        lines.append("**Missing (%d)**%s" % (len(missing), "" if missing else ": none"))
+        for kind in ("function", "class", "module", "other"):
+            group = [(n, d) for n, d in missing if entry["kinds"].get(n, "other") == kind]
+            if group:
+                lines.append("- %s (%d): " % (kind + ("es" if kind == "class" else "s"), len(group)) + ", ".join(
+                    "`%s`%s" % (n, " (placeholder)" if d else "") for n, d in group))
         lines.append("")
         lines.append("**Differs (%d)**%s" % (len(by_status["differs"]), ":" if by_status["differs"] else ": none"))
         if by_status["differs"]:

@@ -61,6 +61,7 @@ from monoflow import env  # noqa: E402
 from monoflow._defaults import get_default_device, set_default_device, set_default_tensor_type  # noqa: E402
 from monoflow import accelerator, amp, backends, cuda, multiprocessing  # noqa: E402
 from monoflow.amp import autocast  # noqa: E402
+from monoflow._compile import compile  # noqa: E402
 from monoflow import _not_implemented  # noqa: E402  (placeholders for names not implemented yet)
 
 __getattr__ = _not_implemented.module_getattr(__name__)

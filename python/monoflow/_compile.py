@@ -1,0 +1,26 @@
+"""`compile`: PyTorch's `model = torch.compile(model)` runs unchanged, eagerly.
+
+monoflow has no tracing JIT behind this name (its compiled mode is `nn.Graph`),
+so compiling returns the callable itself and says so once.  A pass-through
+keeps the program's results identical to eager mode, which is what
+torch.compile promises too; raising instead would stop every script that
+compiles when `hasattr(torch, "compile")` is true.
+"""
+
+import warnings
+
+_warned = False
+
+
+def compile(model=None, **options):
+    """Return `model` unchanged (or, called without it, a decorator that does)."""
+    if model is None:
+        return lambda fn: compile(fn, **options)
+    if not callable(model):
+        raise TypeError(f"compile(): argument 'model' must be callable, not {type(model).__name__}")
+    global _warned
+    if not _warned and not options.get("disable", False):
+        _warned = True
+        warnings.warn("monoflow.compile() runs the model eagerly (no compilation); "
+                      "use monoflow.nn.Graph for a compiled static graph", UserWarning, stacklevel=2)
+    return model
