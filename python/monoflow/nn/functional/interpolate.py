@@ -14,6 +14,7 @@ import math
 import numpy as np
 
 from monoflow import _C, _creation
+from monoflow._dtypes import float64
 from monoflow.nn.functional import pooling
 
 __all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear"]
@@ -67,7 +68,7 @@ def _weights(w, x, dim):
 def _resample_dim(x, dim, out_size, mode, align_corners, scale_factor):
     in_size = x.shape[dim]
     # the index arithmetic in the input's precision, as torch's kernels
-    acc = np.float64 if x.dtype == _float64() else np.float32
+    acc = np.float64 if x.dtype == float64 else np.float32
     scale = acc(_scale(in_size, out_size, align_corners, scale_factor))
     dst = np.arange(out_size, dtype=acc)
     if mode == "nearest":
@@ -98,12 +99,6 @@ def _resample_dim(x, dim, out_size, mode, align_corners, scale_factor):
     lam1 = np.clip(real - i0, 0, 1).astype(acc)
     lam0 = (acc(1) - lam1).astype(acc)
     return _select(x, dim, i0) * _weights(lam0, x, dim) + _select(x, dim, i1) * _weights(lam1, x, dim)
-
-
-def _float64():
-    from monoflow._dtypes import float64
-
-    return float64
 
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
