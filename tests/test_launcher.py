@@ -73,6 +73,25 @@ def test_output_prefix_keeps_lines_whole(tmp_path):
         assert f"[rank {rank}] to stderr" in r.stdout
 
 
+def test_progress_bar_redraws_keep_the_prefix(tmp_path):
+    # A progress bar redraws its line with '\r' and no newline: each redraw
+    # gets the prefix again, or the bar overwrites it on the terminal.
+    script = ("import os, sys, time\nif os.environ['RANK'] == '0':\n    for i in range(5):\n"
+              "        sys.stdout.write(f'\\rbar {i}'); sys.stdout.flush(); time.sleep(0.02)\n"
+              "    sys.stdout.write('\\r\\n')\nprint('done')\n")
+    r = subprocess.run([sys.executable, "-m", "monoflow.distributed.launch", "--nproc-per-node", "2",
+                        str(_write(tmp_path, script))], capture_output=True, timeout=60, cwd=str(tmp_path))
+    assert r.returncode == 0, r.stdout
+    assert r.stdout.count(b"bar ") == r.stdout.count(b"[rank 0] bar ") == 5, r.stdout  # each redraw prefixed
+    assert r.stdout.count(b"] done\n") == 2
+
+
+def _write(tmp_path, script):
+    path = tmp_path / "s.py"
+    path.write_text(script)
+    return path
+
+
 def test_log_dir(tmp_path):
     logs = tmp_path / "logs"
     r = run_launcher(tmp_path, ENV_SCRIPT, "--nproc_per_node", "2", "--log_dir", str(logs))

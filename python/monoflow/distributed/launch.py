@@ -19,6 +19,7 @@ import collections
 import hashlib
 import os
 import queue
+import re
 import shutil
 import signal
 import subprocess
@@ -96,13 +97,32 @@ def rank_env(args, local_rank):
     return env
 
 
+def _pieces(stream):
+    """The stream's output in pieces that end with a newline or a carriage
+    return: a progress bar redraws its line with '\r' and no newline, and each
+    redraw must get the rank prefix again or the bar overwrites it."""
+    pending = b""
+    for chunk in iter(lambda: stream.read1(65536), b""):
+        pending += chunk
+        start = 0
+        for m in _LINE_END.finditer(pending):
+            yield pending[start:m.end()]
+            start = m.end()
+        pending = pending[start:]
+    if pending:
+        yield pending
+
+
+_LINE_END = re.compile(rb"\r\n|\n|\r(?!$)")  # a '\r' at a chunk's end may be half of '\r\n': wait
+
+
 def _pump(stream, prefix, out, lock, tail=None):
-    # Line by line, so that ranks' lines interleave whole.
-    for line in iter(stream.readline, b""):
-        if tail is not None:
-            tail.append(line)
+    # Whole lines (and whole redraws), so that ranks' lines interleave whole.
+    for piece in _pieces(stream):
+        if tail is not None and not piece.endswith(b"\r"):  # a redraw is not worth a line of the failure report
+            tail.append(piece)
         with lock:
-            out.write(prefix + line)
+            out.write(prefix + piece)
             out.flush()
     stream.close()
 
