@@ -171,10 +171,11 @@ namespace {
 // The stride of a dim of `len` elements taken every `step` of `stride`, as
 // torch (stride * step). Only a dim of at most one element may have a step
 // whose product overflows (it steps past the end): its stride is never used
-// to address memory, so it keeps `stride`.
+// to address memory, so it keeps `stride`. (The product must fit in bytes
+// too, as numpy's and DLPack's strides are.)
 int64_t step_stride(int64_t stride, int64_t step, int64_t len, const char* op) {
-  int64_t out;
-  if (!__builtin_mul_overflow(stride, step, &out)) return out;
+  int64_t out, bytes;
+  if (!__builtin_mul_overflow(stride, step, &out) && !__builtin_mul_overflow(out, int64_t{16}, &bytes)) return out;
   MF_CHECK(len <= 1, RuntimeError, op, ": integer multiplication overflow (stride ", stride, " * step ", step, ")");
   return stride;
 }
