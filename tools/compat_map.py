@@ -263,7 +263,7 @@ def _build_map():
         mono_path = "monoflow" + label[len("oneflow"):]
         mono_ns = _mono_namespace(mono_path)
         names = {n: classify(n, mono_ns) for n in read_oneflow_names(filename)}
-        kinds = {n: "class" if n.split(".")[-1][:1].isupper() else "function" for n in names}
+        kinds = {n: "class" if n.split(".")[-1][:1].isupper() else "other" for n in names}  # no objects to inspect
         result[label] = {"reference": "tools/oneflow_api/" + filename, "monoflow": mono_path,
                          "names": names, "kinds": kinds}
     return result
@@ -280,6 +280,9 @@ def counts(mapping):
             "total": len(statuses),
         }
     return out
+
+
+KIND_HEADINGS = {"function": "functions", "class": "classes", "module": "modules", "other": "other names"}
 
 
 def _fmt_counts(c):
@@ -323,7 +326,7 @@ def render(mapping, before=None, before_note=""):
         for kind in ("function", "class", "module", "other"):
             group = [(n, d) for n, d in missing if entry["kinds"].get(n, "other") == kind]
             if group:
-                lines.append("- %s (%d): " % (kind + ("es" if kind == "class" else "s"), len(group)) + ", ".join(
+                lines.append("- %s (%d): " % (KIND_HEADINGS[kind], len(group)) + ", ".join(
                     "`%s`%s" % (n, " (placeholder)" if d else "") for n, d in group))
         lines.append("")
         lines.append("**Differs (%d)**%s" % (len(by_status["differs"]), ":" if by_status["differs"] else ": none"))
