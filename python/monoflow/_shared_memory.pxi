@@ -23,11 +23,13 @@ cdef extern from "monoflow/storage.h" namespace "monoflow":
         cbool host_visible
 
 
-cdef _StorageFields* _fields(TensorBase t):
+cdef _StorageFields* _fields(TensorBase t) except NULL:
+    if t.t.get() == NULL or t.t.get().storage.get() == NULL:
+        raise RuntimeError("shared memory: the tensor has no storage (an uninitialised tensor handle)")
     return <_StorageFields*>t.t.get().storage.get()
 
 
-def storage_owner(TensorBase t):
+def storage_owner(TensorBase t not None):
     """The Python object keeping t's memory alive when it was lent by one
     (a shared memory segment), else None."""
     cdef _StorageFields* st = _fields(t)
@@ -36,16 +38,16 @@ def storage_owner(TensorBase t):
     return <object>st.release_ctx
 
 
-def storage_layout(TensorBase t):
+def storage_layout(TensorBase t not None):
     """(storage bytes, element offset, strides) of t within its storage."""
     return (_fields(t).nbytes, t.t.get().offset, tuple(t.t.get().strides[i] for i in range(t.t.get().dim())))
 
 
-def move_storage_to(TensorBase t, owner, uintptr_t addr, size_t capacity):
+def move_storage_to(TensorBase t not None, owner, uintptr_t addr, size_t capacity):
     """Copies t's whole storage to `addr` (memory kept alive by `owner`) and
     makes the storage use it from now on, for t and all its views."""
-    cdef Device d = t.t.get().device()
     cdef _StorageFields* st = _fields(t)
+    cdef Device d = t.t.get().device()
     if not registry().backend(d.type).host_memory():
         raise RuntimeError(f"share_memory_: only tensors in host memory can be shared, this one is on "
                            f"{_wrap_device(d)}")
