@@ -111,3 +111,31 @@ def test_fuse_conv_and_linear_with_bn():
 def test_skip_init():
     m = MU.skip_init(flow.nn.Linear, 4, 3, bias=False)
     assert isinstance(m, flow.nn.Linear) and tuple(m.weight.shape) == (3, 4) and m.bias is None
+
+
+def test_functional_call():
+    """The module run with replacement weights (a MAML-style inner step), gradients to the replacements;
+    the module's own parameters untouched afterwards."""
+    torch.manual_seed(0)
+    t = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Tanh(), torch.nn.Linear(4, 1)).double()
+    m = flow.nn.Sequential(flow.nn.Linear(3, 4), flow.nn.Tanh(), flow.nn.Linear(4, 1)).double()
+    m.load_state_dict(to_flow(t.state_dict()))
+    x = np.random.default_rng(0).standard_normal((5, 3))
+    results = []
+    for lib, model, fc in ((torch, t, torch.func.functional_call), (flow, m, MU.stateless.functional_call)):
+        params = dict(model.named_parameters())
+        loss = model(lib.tensor(x)).pow(2).sum()
+        grads = lib.autograd.grad(loss, list(params.values()), create_graph=True)
+        adapted = {n: p - 0.1 * g for (n, p), g in zip(params.items(), grads)}
+        out = fc(model, adapted, (lib.tensor(x),))
+        outer = out.pow(2).sum()
+        outer.backward()
+        results.append((out.detach().numpy(), [p.grad.numpy() for p in model.parameters()]))
+    np.testing.assert_allclose(results[1][0], results[0][0], **TOL)
+    for a, b in zip(results[1][1], results[0][1]):
+        np.testing.assert_allclose(a, b, **TOL)
+    assert isinstance(m[0].weight, flow.nn.Parameter)
+    with pytest.raises(AttributeError, match="neither a parameter nor a buffer"):
+        MU.stateless.functional_call(m, {"0.nope": flow.zeros(1)}, (flow.tensor(x),))
+    with pytest.raises(RuntimeError, match="missing keys"):
+        MU.stateless.functional_call(m, {"0.weight": m[0].weight}, (flow.tensor(x),), strict=True)
