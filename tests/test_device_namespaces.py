@@ -128,6 +128,12 @@ def test_backends_switches_are_settable_and_truthful():
     if torch is not None:  # torch's defaults
         assert b.cudnn.benchmark == torch.backends.cudnn.benchmark
         assert b.cuda.matmul.allow_tf32 == torch.backends.cuda.matmul.allow_tf32
+        assert b.cuda.flash_sdp_enabled() == torch.backends.cuda.flash_sdp_enabled()
+    b.cuda.enable_flash_sdp(False)
+    try:
+        assert b.cuda.flash_sdp_enabled() is False
+    finally:
+        b.cuda.enable_flash_sdp(True)
 
 
 def test_default_device_is_used_by_creation_functions():

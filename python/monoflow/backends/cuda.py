@@ -23,25 +23,31 @@ def is_built():
     return "cuda" in _C.device_types()
 
 
+# Which scaled-dot-product-attention kernels a CUDA device may use: switches
+# kept for scripts that set and read them (no loaded plugin has flash or
+# memory-efficient attention kernels; the math path is what runs).
+_sdp = {"flash": True, "mem_efficient": True, "math": True}
+
+
 def flash_sdp_enabled():
-    return False
+    return _sdp["flash"]
 
 
 def mem_efficient_sdp_enabled():
-    return False
+    return _sdp["mem_efficient"]
 
 
 def math_sdp_enabled():
-    return True
+    return _sdp["math"]
 
 
 def enable_flash_sdp(enabled):
-    pass
+    _sdp["flash"] = bool(enabled)
 
 
 def enable_mem_efficient_sdp(enabled):
-    pass
+    _sdp["mem_efficient"] = bool(enabled)
 
 
 def enable_math_sdp(enabled):
-    pass
+    _sdp["math"] = bool(enabled)
