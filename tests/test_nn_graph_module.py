@@ -217,3 +217,25 @@ def test_set_stage_validates_and_feeds_the_stages_hook():
         graph.model[0].to(nn.graph.GraphModule).set_stage(-1, p0)
     with pytest.raises(TypeError, match="flow.placement"):
         graph.model[0].to(nn.graph.GraphModule).set_stage(0, "cpu")
+
+
+def test_graph_with_an_optimizer_over_no_parameters():
+    """OneFlow's graph check builds optimizers over frozen models: an empty parameter list is accepted."""
+    model = nn.Linear(3, 2)
+    for p in model.parameters():
+        p.requires_grad_(False)
+    opt = flow.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=0.1)
+    sched = flow.optim.lr_scheduler.StepLR(opt, 2)
+
+    class Frozen(nn.Graph):
+        def __init__(self):
+            super().__init__()
+            self.model = model
+            self.add_optimizer(opt, lr_sch=sched)
+
+        def build(self, x):
+            return self.model(x).sum()
+
+    x = flow.randn(4, 3)
+    np.testing.assert_allclose(Frozen()(x).numpy(), model(x).sum().numpy(), rtol=1e-6)
+    assert opt.state_dict() == {"state": {}, "param_groups": []}
