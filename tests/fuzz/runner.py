@@ -66,10 +66,26 @@ class _Worker:
         python = shlex.split(os.environ.get("MONOFLOW_FUZZ_PYTHON", "")) or [sys.executable]
         self.proc = subprocess.Popen(python + ["-m", f"{_PACKAGE}.worker"], cwd=scratch, env=env,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr)
+        self.started = False
         self.startup_timeout = startup_timeout
+
+    def _await_ready(self):
+        """None once the worker has imported monoflow, else a (crash | hang, detail)."""
+        ready, _, _ = select.select([self.proc.stdout], [], [], self.startup_timeout)
+        if not ready:
+            self.kill()
+            return "hang", f"the worker did not start within {self.startup_timeout:.0f} s"
+        if not self.proc.stdout.readline():
+            return self._died()
+        self.started = True
+        return None
 
     def run(self, case_id, code, timeout):
         """(outcome, detail); outcome 'crash' or 'hang' means the worker is gone."""
+        if not self.started:
+            failed = self._await_ready()
+            if failed:
+                return failed
         try:
             self.proc.stdin.write((json.dumps({"id": case_id, "code": code}) + "\n").encode())
             self.proc.stdin.flush()
