@@ -223,7 +223,7 @@ def test_bad_arguments(device):
     x = flow.tensor([1.0, 2.0], device=device)
     with pytest.raises(ValueError, match="gelu: approximate argument must be either 'none' or 'tanh'"):
         flow.gelu(x, approximate="fast")
-    with pytest.raises(TypeError, match="exp: expected a Tensor"):
+    with pytest.raises(TypeError, match=r"exp\(\): argument 'input' must be Tensor"):
         flow.exp([1.0, 2.0])
     with pytest.raises(TypeError, match="gelu: expected a floating-point tensor, got int64"):
         flow.gelu(flow.tensor([1], device=device))

@@ -887,7 +887,8 @@ def full(shape, value, dt, dev=None):
 def arange(start, end, step, dt, dev=None):
     cdef Scalar a, b, c
     if not (_to_scalar(start, &a) and _to_scalar(end, &b) and _to_scalar(step, &c)):
-        raise TypeError("arange: expected numbers for start, end and step")
+        bad = [(n, v) for n, v in (("start", start), ("end", end), ("step", step)) if not _to_scalar(v, &c)][0]
+        raise _arg_error("arange", bad[0], 0, "Number", bad[1])
     cdef optional[DType] odt
     if dt is not None:
         odt = _dt(dt)

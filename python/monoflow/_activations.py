@@ -24,9 +24,7 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 
 def _check(name, x):
-    if not isinstance(x, _C.TensorBase):
-        raise TypeError(f"{name}: expected a Tensor for input, got {type(x).__name__}")
-    if not x.dtype.is_floating_point:
+    if not _C.check_tensor(x, name).dtype.is_floating_point:
         raise TypeError(f"{name}: expected a floating-point tensor, got {x.dtype}")
 
 

@@ -144,7 +144,7 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
         return self._to(None, _dtypes.bool_, False)
 
     def type_as(self, other):
-        return self._to(None, other.dtype, False)
+        return self._to(None, _C.check_tensor(other, "type_as", "other").dtype, False)
 
     def is_floating_point(self):
         return self.dtype.is_floating_point
@@ -248,10 +248,10 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
         return self.transpose(0, -1)  # a new view also for 0-D and 1-D tensors, as in torch
 
     def view_as(self, other):
-        return self.view(other.shape)
+        return self.view(_C.check_tensor(other, "view_as", "other").shape)
 
     def reshape_as(self, other):
-        return self.reshape(other.shape)
+        return self.reshape(_C.check_tensor(other, "reshape_as", "other").shape)
 
     def new_zeros(self, *size, dtype=None, device=None):
         from monoflow._creation import zeros

@@ -65,17 +65,23 @@ def _unary_inplace(name):
     return method
 
 
+def _operand_error(op, name, pos, value):
+    return TypeError(f"{op}(): argument '{name}' (position {pos}) must be Tensor or Number, not {type(value).__name__}")
+
+
 def _binary(op, name, a, b):
     r = _C.math_binary(op, a, b)
     if r is NotImplemented:
-        raise TypeError(f"{name}: expected Tensors or numbers, got {type(a).__name__} and {type(b).__name__}")
+        if isinstance(a, _C.TensorBase) or (isinstance(a, (int, float)) and isinstance(b, _C.TensorBase)):
+            raise _operand_error(name, "other", 2, b)
+        raise _operand_error(name, "input", 1, a)
     return r
 
 
 def _binary_inplace(op, name, self, other):
     r = _C.math_binary_(op, self, other)
     if r is NotImplemented:
-        raise TypeError(f"{name}_: expected a Tensor or a number, got {type(other).__name__}")
+        raise _operand_error(name + "_", "other", 1, other)
     return r
 
 

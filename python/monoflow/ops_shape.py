@@ -55,6 +55,7 @@ def _dim_list(dims):
 
 def movedim(input, source, destination):
     """A view with the dims `source` moved to positions `destination` (a permute)."""
+    _C.check_tensor(input, "movedim", "input", 1)
     src, dst = _dim_list(source), _dim_list(destination)
     if len(src) != len(dst):
         raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(src)} dims) should contain "
@@ -92,7 +93,7 @@ swapdims = swapaxes
 
 def diagonal(input, offset=0, dim1=0, dim2=1):
     """A view of the diagonal of the (dim1, dim2) planes, appended as the last dim (as torch.diagonal)."""
-    nd = input.dim()
+    nd = _C.check_tensor(input, "diagonal").dim()
     if nd < 2:
         raise RuntimeError(f"diagonal: expected a tensor of at least 2 dimensions, got {nd}")
     d1, d2 = dim1 % nd if -nd <= dim1 < nd else None, dim2 % nd if -nd <= dim2 < nd else None
@@ -117,6 +118,8 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
 
 def take_along_dim(input, indices, dim=None):
     """input's values at `indices` along `dim` (broadcasting the other dims); dim None: of the flattened input."""
+    _C.check_tensor(input, "take_along_dim")
+    _C.check_tensor(indices, "take_along_dim", "indices", 2)
     if dim is None:
         return input.reshape(-1).gather(0, indices.reshape(-1))
     nd = input.dim()
@@ -181,6 +184,7 @@ def _scatter_src(op, src, value, reduce):
 
 
 def scatter(input, dim, index, src=None, value=None, *, reduce=None):
+    _C.check_tensor(input, "scatter", "input", 1)
     return _C.scatter(input, dim, index, _scatter_src("scatter", src, value, reduce))
 
 
@@ -193,6 +197,7 @@ def index_select(input, dim, index):
 
 
 def index_put(input, indices, values, accumulate=False):
+    _C.check_tensor(input, "index_put", "input", 1)
     return _C.index_put_(input.clone(), indices, values, accumulate)
 
 

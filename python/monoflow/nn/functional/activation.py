@@ -97,6 +97,8 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 
 def prelu(input, weight):
     """max(0, x) + weight * min(0, x), weight per channel (dim 1) or shared."""
+    _C.check_tensor(input, "prelu", "input", 1)
+    _C.check_tensor(weight, "prelu", "weight", 2)
     _check("prelu", input)
     if weight.numel() != 1:
         if input.dim() == 0 or input.shape[1 if input.dim() > 1 else 0] != weight.numel():
@@ -113,19 +115,23 @@ def tanhshrink(input):
 
 
 def threshold(input, threshold, value, inplace=False):
+    _C.check_tensor(input, "threshold", "input", 1)
     out = _m.where(input > threshold, input, value)
     return _inplace_result(input, out) if inplace else out
 
 
 def hardshrink(input, lambd=0.5):
+    _C.check_tensor(input, "hardshrink", "input", 1)
     return _m.where((input > lambd) | (input < -lambd), input, 0.0)
 
 
 def softshrink(input, lambd=0.5):
+    _C.check_tensor(input, "softshrink", "input", 1)
     return _m.where(input > lambd, input - lambd, _m.where(input < -lambd, input + lambd, 0.0))
 
 
 def glu(input, dim=-1):
+    _C.check_tensor(input, "glu", "input", 1)
     if input.shape[dim] % 2:
         raise RuntimeError(f"glu: Halving dimension must be even, but dimension {dim} is size {input.shape[dim]}")
     a, b = input.chunk(2, dim)
@@ -154,6 +160,7 @@ def hardtanh_(input, min_val=-1.0, max_val=1.0):
 
 
 def threshold_(input, threshold_value, value):
+    _C.check_tensor(input, "threshold_", "input", 1)
     return threshold(input, threshold_value, value, inplace=True)
 
 

@@ -21,6 +21,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     """softmax(q k^T * scale + mask) v over the last two dims. A boolean
     attn_mask says which positions take part (True = attend), a float one is
     added to the scores; is_causal masks the upper triangle."""
+    _C.check_tensor(query, "scaled_dot_product_attention", "query", 1)
     if not all(isinstance(t, _C.TensorBase) for t in (query, key, value)):
         raise TypeError("scaled_dot_product_attention(): query, key and value must be Tensors")
     if is_causal and attn_mask is not None:
@@ -73,6 +74,9 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
                                  is_causal=False):
     """torch's multi-head attention on (L, N, E) query and (S, N, E) key/value
     (or unbatched (L, E) / (S, E)). Returns (output, weights or None)."""
+    _C.check_tensor(query, "multi_head_attention_forward", "query", 1)
+    _C.check_tensor(key, "multi_head_attention_forward", "key", 2)
+    _C.check_tensor(value, "multi_head_attention_forward", "value", 3)
     if static_k is not None or static_v is not None:
         raise NotImplementedError("multi_head_attention_forward: static_k/static_v are not supported")
     batched = query.dim() == 3

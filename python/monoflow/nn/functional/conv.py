@@ -65,6 +65,7 @@ def _to_2d(v, fill):
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """1-D convolution of input [N, C, L] (or [C, L]) with weight [O, C/groups, k]."""
+    _C.check_tensor(input, "conv1d", "input", 1)
     if input.dim() not in (2, 3):
         raise RuntimeError(
             f"Expected 2D (unbatched) or 3D (batched) input to conv1d, but got input of size: {list(input.shape)}")
@@ -86,6 +87,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """Transposed 1-D convolution of [N, C_in, L] (or [C_in, L]) with weight [C_in, C_out/groups, k]."""
+    _C.check_tensor(input, "conv_transpose1d", "input", 1)
     if input.dim() not in (2, 3):
         raise RuntimeError(f"Expected 2D (unbatched) or 3D (batched) input to conv_transpose1d, but got input of "
                            f"size: {list(input.shape)}")
@@ -109,6 +111,7 @@ def _triple(v, what):
 
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """3-D convolution of input [N, C, D, H, W] (or [C, D, H, W]) with weight [O, C/groups, kD, kH, kW]."""
+    _C.check_tensor(input, "conv3d", "input", 1)
     from monoflow.ops_shape import pad
 
     if input.dim() not in (4, 5):

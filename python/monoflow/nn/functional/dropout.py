@@ -24,6 +24,7 @@ def _apply_mask(input, mask_shape, p, inplace, generator):
 def dropout(input, p=0.5, training=True, inplace=False, *, generator=None):
     """Zeroes each element with probability p and scales the rest by 1/(1-p).
     The mask is drawn from `generator` (default: the device's default one)."""
+    _C.check_tensor(input, "dropout", "input", 1)
     _check_p("dropout", p)
     if not training or p == 0.0:
         return input
@@ -47,19 +48,23 @@ def _channel_dropout(op, input, p, training, inplace, spatial, generator):
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False, *, generator=None):
+    _C.check_tensor(input, "dropout1d", "input", 1)
     return _channel_dropout("dropout1d", input, p, training, inplace, 1, generator)
 
 
 def dropout2d(input, p=0.5, training=True, inplace=False, *, generator=None):
+    _C.check_tensor(input, "dropout2d", "input", 1)
     return _channel_dropout("dropout2d", input, p, training, inplace, 2, generator)
 
 
 def dropout3d(input, p=0.5, training=True, inplace=False, *, generator=None):
+    _C.check_tensor(input, "dropout3d", "input", 1)
     return _channel_dropout("dropout3d", input, p, training, inplace, 3, generator)
 
 
 def alpha_dropout(input, p=0.5, training=False, inplace=False, *, generator=None):
     """Dropout that keeps SELU's zero mean and unit variance."""
+    _C.check_tensor(input, "alpha_dropout", "input", 1)
     _check_p("alpha_dropout", p)
     if not training or p == 0.0:
         return input

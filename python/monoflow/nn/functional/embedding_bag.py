@@ -60,6 +60,7 @@ def _bool():
 
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
                   sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    _C.check_tensor(input, "embedding_bag", "input", 1)
     if not isinstance(input, _C.TensorBase) or not isinstance(weight, _C.TensorBase):
         raise TypeError("embedding_bag(): input and weight must be Tensors")
     if mode not in ("sum", "mean", "max"):

@@ -66,6 +66,7 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     """Samples (N, C, H, W) ``input`` at the normalised (x, y) positions of
     ``grid`` (N, Ho, Wo, 2) -> (N, C, Ho, Wo). mode: bilinear | nearest;
     padding_mode: zeros | border."""
+    _C.check_tensor(input, "grid_sample", "input", 1)
     if not isinstance(input, _C.TensorBase) or not isinstance(grid, _C.TensorBase):
         raise TypeError("grid_sample(): input and grid must be Tensors")
     if mode not in ("bilinear", "nearest", "bicubic"):

@@ -6,6 +6,7 @@ __all__ = ["linear", "bilinear"]
 
 def linear(input, weight, bias=None):
     """input @ weight.T + bias, over any leading dims of input."""
+    _C.check_tensor(input, "linear", "input", 1)
     if not isinstance(input, _C.TensorBase) or not isinstance(weight, _C.TensorBase):
         raise TypeError("linear(): input and weight must be Tensors")
     if input.dim() == 0 or input.shape[-1] != weight.shape[-1]:

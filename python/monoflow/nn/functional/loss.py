@@ -41,6 +41,7 @@ def _check_pair(op, input, target):
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    _C.check_tensor(input, "mse_loss", "input", 1)
     _check_pair("mse_loss", input, target)
     d = input - target
     loss = d * d
@@ -50,6 +51,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    _C.check_tensor(input, "l1_loss", "input", 1)
     _check_pair("l1_loss", input, target)
     loss = (input - target).abs()
     if weight is not None:
@@ -59,6 +61,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """0.5 d^2 / beta where |d| < beta, |d| - beta / 2 elsewhere (l1 for beta 0)."""
+    _C.check_tensor(input, "smooth_l1_loss", "input", 1)
     _check_pair("smooth_l1_loss", input, target)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
@@ -69,6 +72,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """0.5 d^2 where |d| < delta, delta (|d| - delta / 2) elsewhere."""
+    _C.check_tensor(input, "huber_loss", "input", 1)
     _check_pair("huber_loss", input, target)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
@@ -81,6 +85,8 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     """-(t log x + (1 - t) log(1 - x)), each log clamped at -100 as torch does."""
+    _C.check_tensor(input, "binary_cross_entropy", "input", 1)
+    _C.check_tensor(target, "binary_cross_entropy", "target", 2)
     if tuple(input.shape) != tuple(target.shape):
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
                          f"({input.shape}) is deprecated. Please ensure they have the same size.")
@@ -94,6 +100,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
                                      reduction="mean", pos_weight=None):
     """sigmoid + binary cross entropy in one stable expression:
     (1 - t) x + (1 + (pos_weight - 1) t) softplus(-x)."""
+    _C.check_tensor(input, "binary_cross_entropy_with_logits", "input", 1)
+    _C.check_tensor(target, "binary_cross_entropy_with_logits", "target", 2)
     if tuple(input.shape) != tuple(target.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
     neg_logsig = _m.softplus(-input)  # -log(sigmoid(x)), finite for any x
@@ -109,6 +117,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     """target * (log target - input) pointwise (input holds log-probabilities);
     'batchmean' divides the sum by the batch size."""
+    _C.check_tensor(input, "kl_div", "input", 1)
     if log_target:
         loss = _m.exp(target) * (target - input)
     else:
@@ -128,6 +137,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    _C.check_tensor(input, "soft_margin_loss", "input", 1)
     return _reduce(_m.softplus(-target * input), _reduction(reduction, size_average, reduce))
 
 
@@ -164,6 +174,8 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
 
 
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    _C.check_tensor(input, "gaussian_nll_loss", "input", 1)
+    _C.check_tensor(target, "gaussian_nll_loss", "target", 2)
     import math
 
     from monoflow.autograd.grad_mode import no_grad
@@ -182,6 +194,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6, swap=False, size_average=None,
                         reduce=None, reduction="mean"):
+    _C.check_tensor(anchor, "triplet_margin_loss", "anchor", 1)
     from monoflow.nn.functional.distance import pairwise_distance
 
     d_pos = pairwise_distance(anchor, positive, p, eps)

@@ -21,6 +21,7 @@ def _two_d(input, target, op):
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
                       reduction="mean"):
     """sum over j != y of max(0, margin - x[y] + x[j])^p (times weight[y]), divided by C."""
+    _C.check_tensor(input, "multi_margin_loss", "input", 1)
     reduction = _reduction(reduction, size_average, reduce)
     if p not in (1, 2):
         raise ValueError("only p == 1 and p == 2 supported")
@@ -45,6 +46,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """For each sample: the target classes are target's entries before the first -1;
     sum over target j and non-target i of max(0, 1 - (x[j] - x[i])), divided by C."""
+    _C.check_tensor(input, "multilabel_margin_loss", "input", 1)
     reduction = _reduction(reduction, size_average, reduce)
     unbatched = _two_d(input, target, "multilabel_margin_loss")
     x = input.unsqueeze(0) if unbatched else input
@@ -80,6 +82,7 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
 def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0, swap=False,
                                       reduction="mean"):
     """max(d(a, p) - d(a, n) + margin, 0) with d = distance_function (pairwise distance by default)."""
+    _C.check_tensor(anchor, "triplet_margin_with_distance_loss", "anchor", 1)
     if margin <= 0:
         raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got {margin} instead")
     dist = distance_function if distance_function is not None else pairwise_distance

@@ -63,6 +63,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
                   momentum=0.1, eps=1e-5):
     """batch_norm of every (sample, channel) on its own."""
+    _C.check_tensor(input, "instance_norm", "input", 1)
     n, c = input.shape[0], input.shape[1]
     x = input.reshape(1, n * c, *input.shape[2:])
     rm = running_mean.repeat(n) if running_mean is not None else None
@@ -77,6 +78,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """Normalises over the trailing dims given by normalized_shape."""
+    _C.check_tensor(input, "layer_norm", "input", 1)
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
     normalized_shape = tuple(normalized_shape)
@@ -98,6 +100,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     """Normalises each group of num_channels / num_groups channels per sample."""
+    _C.check_tensor(input, "group_norm", "input", 1)
     if input.dim() < 2:
         raise RuntimeError(f"group_norm: expected at least 2 dimensions for input tensor but received {input.dim()}")
     n, c = input.shape[0], input.shape[1]
@@ -113,6 +116,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     """input / max(||input||_p over dim, eps)."""
+    _C.check_tensor(input, "normalize", "input", 1)
     if out is not None:
         raise TypeError("normalize(): the out= argument is not supported")
     denom = input.norm(p, dim, keepdim=True).clamp_min(eps)

@@ -1,6 +1,8 @@
 """pixel_shuffle / pixel_unshuffle: moving r*r channels into an r-times
 finer spatial grid and back; channel_shuffle: interleaving channel groups.
 Each is a reshape, a permute and a reshape."""
+from monoflow import _C
+
 
 __all__ = ["pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle"]
 
@@ -45,6 +47,7 @@ def pixel_unshuffle(input, downscale_factor):
 
 def channel_shuffle(input, groups):
     """(N, g * k, *) -> (N, k * g, *): channel c of group i moves to position c * g + i."""
+    _C.check_tensor(input, "channel_shuffle", "input", 1)
     if not isinstance(groups, int) or groups <= 0:
         raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")
     if input.dim() < 3:

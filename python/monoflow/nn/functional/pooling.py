@@ -36,6 +36,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     """Max over windows of [N, C, L] (or [C, L])."""
+    _C.check_tensor(input, "max_pool1d", "input", 1)
     _check_1d(input, "max_pool1d")
     k = _one(kernel_size, "max_pool1d", "kernel_size")
     s = k if stride is None or (not isinstance(stride, int) and len(tuple(stride)) == 0) else _one(
@@ -59,6 +60,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     """Mean over windows of [N, C, L] (or [C, L])."""
+    _C.check_tensor(input, "avg_pool1d", "input", 1)
     _check_1d(input, "avg_pool1d")
     k = _one(kernel_size, "avg_pool1d", "kernel_size")
     s = k if stride is None or (not isinstance(stride, int) and len(tuple(stride)) == 0) else _one(
@@ -80,22 +82,26 @@ def _adaptive_size(input, output_size, n):
 
 def adaptive_avg_pool2d(input, output_size):
     """Mean over the adaptive windows that split H x W into output_size cells."""
+    _C.check_tensor(input, "adaptive_avg_pool2d", "input", 1)
     return _C.nn_adaptive_avg_pool2d(input, _adaptive_size(input, output_size, 2))
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
     """Max over the adaptive windows that split H x W into output_size cells."""
+    _C.check_tensor(input, "adaptive_max_pool2d", "input", 1)
     out, idx = _C.nn_adaptive_max_pool2d(input, _adaptive_size(input, output_size, 2))
     return (out, idx) if return_indices else out
 
 
 def adaptive_avg_pool1d(input, output_size):
+    _C.check_tensor(input, "adaptive_avg_pool1d", "input", 1)
     _check_1d(input, "adaptive_avg_pool1d")
     (o,) = _adaptive_size(input, output_size, 1)
     return _C.nn_adaptive_avg_pool2d(input.unsqueeze(-2), (1, o)).squeeze(-2)
 
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
+    _C.check_tensor(input, "adaptive_max_pool1d", "input", 1)
     _check_1d(input, "adaptive_max_pool1d")
     (o,) = _adaptive_size(input, output_size, 1)
     out, idx = _C.nn_adaptive_max_pool2d(input.unsqueeze(-2), (1, o))
@@ -152,6 +158,7 @@ def _pool_3d(input, op, pool_hw, pool_d):
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     """Max over kD x kH x kW windows of [N, C, D, H, W] (or [C, D, H, W]);
     indices are flat into each D*H*W volume."""
+    _C.check_tensor(input, "max_pool3d", "input", 1)
     k = _triple(kernel_size, "max_pool3d", "kernel_size")
     s = k if stride is None or (not isinstance(stride, int) and len(tuple(stride)) == 0) else _triple(
         stride, "max_pool3d", "stride")
@@ -167,6 +174,7 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
     """Mean over kD x kH x kW windows of [N, C, D, H, W] (or [C, D, H, W])."""
+    _C.check_tensor(input, "avg_pool3d", "input", 1)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("avg_pool3d: divisor must be not zero")
     k = _triple(kernel_size, "avg_pool3d", "kernel_size")
@@ -185,6 +193,7 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 
 def adaptive_avg_pool3d(input, output_size):
     """Mean over the adaptive windows that split D x H x W into output_size cells."""
+    _C.check_tensor(input, "adaptive_avg_pool3d", "input", 1)
     _check_3d(input, "adaptive_avg_pool3d")
     od, oh, ow = _adaptive_size(input, output_size, 3)
     out, _ = _pool_3d(input, "adaptive_avg_pool3d", lambda t: (_C.nn_adaptive_avg_pool2d(t, (oh, ow)), None),
@@ -194,6 +203,7 @@ def adaptive_avg_pool3d(input, output_size):
 
 def adaptive_max_pool3d(input, output_size, return_indices=False):
     """Max over the adaptive windows that split D x H x W into output_size cells."""
+    _C.check_tensor(input, "adaptive_max_pool3d", "input", 1)
     _check_3d(input, "adaptive_max_pool3d")
     od, oh, ow = _adaptive_size(input, output_size, 3)
     out, idx = _pool_3d(input, "adaptive_max_pool3d", lambda t: _C.nn_adaptive_max_pool2d(t, (oh, ow)),
@@ -204,6 +214,7 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
 # -- torch's explicit "_with_indices" spellings
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=True):
+    _C.check_tensor(input, "max_pool1d_with_indices", "input", 1)
     return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
 
 
@@ -214,18 +225,22 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=True):
+    _C.check_tensor(input, "max_pool3d_with_indices", "input", 1)
     return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
 
 
 def adaptive_max_pool1d_with_indices(input, output_size, return_indices=True):
+    _C.check_tensor(input, "adaptive_max_pool1d_with_indices", "input", 1)
     return adaptive_max_pool1d(input, output_size, return_indices=True)
 
 
 def adaptive_max_pool2d_with_indices(input, output_size, return_indices=True):
+    _C.check_tensor(input, "adaptive_max_pool2d_with_indices", "input", 1)
     return adaptive_max_pool2d(input, output_size, return_indices=True)
 
 
 def adaptive_max_pool3d_with_indices(input, output_size, return_indices=True):
+    _C.check_tensor(input, "adaptive_max_pool3d_with_indices", "input", 1)
     return adaptive_max_pool3d(input, output_size, return_indices=True)
 
 
@@ -238,16 +253,19 @@ def _lp(avg, kernel_elems, norm_type):
 
 
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    _C.check_tensor(input, "lp_pool1d", "input", 1)
     k = _one(kernel_size, "lp_pool1d", "kernel_size")
     return _lp(avg_pool1d(input.pow(norm_type), k, stride, 0, ceil_mode), k, norm_type)
 
 
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    _C.check_tensor(input, "lp_pool2d", "input", 1)
     kh, kw = (kernel_size, kernel_size) if isinstance(kernel_size, int) else tuple(kernel_size)
     return _lp(avg_pool2d(input.pow(norm_type), (kh, kw), stride, 0, ceil_mode), kh * kw, norm_type)
 
 
 def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    _C.check_tensor(input, "lp_pool3d", "input", 1)
     kd, kh, kw = _triple(kernel_size, "lp_pool3d", "kernel_size")
     return _lp(avg_pool3d(input.pow(norm_type), (kd, kh, kw), stride, 0, ceil_mode), kd * kh * kw, norm_type)
 
@@ -291,15 +309,18 @@ def _unpool_size(input, kernel_size, stride, padding, output_size, n, op):
 
 
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    _C.check_tensor(input, "max_unpool1d", "input", 1)
     return _unpool(input, indices, _unpool_size(input, kernel_size, stride, padding, output_size, 1, "max_unpool1d"),
                    "max_unpool1d")
 
 
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    _C.check_tensor(input, "max_unpool2d", "input", 1)
     return _unpool(input, indices, _unpool_size(input, kernel_size, stride, padding, output_size, 2, "max_unpool2d"),
                    "max_unpool2d")
 
 
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    _C.check_tensor(input, "max_unpool3d", "input", 1)
     return _unpool(input, indices, _unpool_size(input, kernel_size, stride, padding, output_size, 3, "max_unpool3d"),
                    "max_unpool3d")

@@ -22,6 +22,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
               sparse=False):
     """weight[input]: one row of `weight` per index; the row at padding_idx
     gets no gradient."""
+    _C.check_tensor(input, "embedding", "input", 1)
     if not isinstance(input, _C.TensorBase) or input.dtype.is_floating_point or input.dtype.name == "bool":
         raise RuntimeError("embedding(): Expected tensor for argument #1 'indices' to have one of the following "
                            f"scalar types: Long, Int; but got {getattr(input, 'dtype', type(input).__name__)} "
