@@ -35,9 +35,17 @@ from monoflow.ops_reduce import *  # noqa: E402,F401,F403
 from monoflow.ops_shape import *  # noqa: E402,F401,F403
 from monoflow.ops_random import *  # noqa: E402,F401,F403
 from monoflow.ops_linalg import *  # noqa: E402,F401,F403
+from monoflow.ops_pointwise import *  # noqa: E402,F401,F403
+from monoflow.ops_join import *  # noqa: E402,F401,F403
+from monoflow.ops_layout import *  # noqa: E402,F401,F403
+from monoflow.ops_stats import *  # noqa: E402,F401,F403
+from monoflow.ops_set import *  # noqa: E402,F401,F403
+from monoflow.ops_sampling import *  # noqa: E402,F401,F403
+from monoflow.ops_matrix import *  # noqa: E402,F401,F403
 from monoflow._C import broadcast_shapes  # noqa: E402
 from monoflow import devices, memory  # noqa: E402
 from monoflow import autograd  # noqa: E402
+from monoflow import linalg, special  # noqa: E402
 from monoflow.autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402
 from monoflow.serialization import load, save  # noqa: E402
 from monoflow import nn  # noqa: E402

@@ -41,9 +41,22 @@ def _big_python_ints(arr, data, dtype):
     raise OverflowError("tensor: a Python int in the data is out of the int64 range")
 
 
+def _number(x, what, arg):
+    """A Python number from a number or a one-element tensor (torch accepts
+    both for the scalar arguments of arange, linspace, full...)."""
+    if isinstance(x, _C.TensorBase):
+        if x.numel() != 1:
+            raise RuntimeError(f"{what}(): argument '{arg}' must be a number or a one-element tensor, "
+                               f"got a tensor of shape {list(x.shape)}")
+        return x.item()
+    return x
+
+
 @accepts_placement()
-def tensor(data, dtype=None, device=None, requires_grad=False):
-    """A new tensor copying `data` (nested lists, numbers, numpy arrays, tensors)."""
+def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """A new tensor copying `data` (nested lists, numbers, numpy arrays, tensors).
+    ``pin_memory`` is accepted for compatibility: host tensors are already in
+    memory every device plugin can copy from."""
     if isinstance(data, _C.TensorBase):
         out = data.detach().clone()
         return _requires_grad(out.to(device=device or out.device, dtype=dtype or out.dtype), requires_grad)
@@ -104,53 +117,58 @@ def from_dlpack(ext):
 
 
 @accepts_placement()
-def empty(*size, dtype=None, device=None, requires_grad=False):
+def empty(*size, dtype=None, device=None, requires_grad=False, pin_memory=False):
     return _requires_grad(_C.empty(_shape(size, "empty"), dtype or _C.get_default_dtype(), device), requires_grad)
 
 
 @accepts_placement()
-def zeros(*size, dtype=None, device=None, requires_grad=False):
+def zeros(*size, dtype=None, device=None, requires_grad=False, pin_memory=False):
     return _requires_grad(_C.full(_shape(size, "zeros"), 0, dtype or _C.get_default_dtype(), device), requires_grad)
 
 
 @accepts_placement()
-def ones(*size, dtype=None, device=None, requires_grad=False):
+def ones(*size, dtype=None, device=None, requires_grad=False, pin_memory=False):
     return _requires_grad(_C.full(_shape(size, "ones"), 1, dtype or _C.get_default_dtype(), device), requires_grad)
 
 
 @accepts_placement()
-def full(size, fill_value, dtype=None, device=None, requires_grad=False):
+def full(size, fill_value, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    fill_value = _number(fill_value, "full", "fill_value")
     if dtype is None:
         dtype = (_dtypes.bool_ if isinstance(fill_value, bool) else
                  _dtypes.int64 if isinstance(fill_value, numbers.Integral) else _C.get_default_dtype())
     return _requires_grad(_C.full(tuple(size) if not isinstance(size, int) else (size,), fill_value, dtype, device), requires_grad)
 
 
-def _like(t, dtype, device):
+def _like(t, dtype, device, what):
+    if not isinstance(t, _C.TensorBase):
+        raise TypeError(f"{what}(): argument 'input' must be Tensor, not {type(t).__name__}")
     return tuple(t.shape), dtype or t.dtype, device or t.device
 
 
-def empty_like(t, dtype=None, device=None):
-    return _C.empty(*_like(t, dtype, device))
+def empty_like(input, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    return _requires_grad(_C.empty(*_like(input, dtype, device, "empty_like")), requires_grad)
 
 
-def zeros_like(t, dtype=None, device=None):
-    shape, dt, dev = _like(t, dtype, device)
-    return _C.full(shape, 0, dt, dev)
+def zeros_like(input, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    shape, dt, dev = _like(input, dtype, device, "zeros_like")
+    return _requires_grad(_C.full(shape, 0, dt, dev), requires_grad)
 
 
-def ones_like(t, dtype=None, device=None):
-    shape, dt, dev = _like(t, dtype, device)
-    return _C.full(shape, 1, dt, dev)
+def ones_like(input, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    shape, dt, dev = _like(input, dtype, device, "ones_like")
+    return _requires_grad(_C.full(shape, 1, dt, dev), requires_grad)
 
 
-def full_like(t, fill_value, dtype=None, device=None):
-    shape, dt, dev = _like(t, dtype, device)
-    return _C.full(shape, fill_value, dt, dev)
+def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False,
+              pin_memory=False):
+    shape, dt, dev = _like(input, dtype, device, "full_like")
+    return _requires_grad(_C.full(shape, _number(fill_value, "full_like", "fill_value"), dt, dev), requires_grad)
 
 
 @accepts_placement()
-def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
+def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    start, end, step = (_number(v, "arange", n) for v, n in ((start, "start"), (end, "end"), (step, "step")))
     if end is None:
         start, end = 0, start
     return _requires_grad(_C.arange(start, end, step, dtype, device), requires_grad)

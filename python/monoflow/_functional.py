@@ -8,18 +8,27 @@ def _as_tensor(x, like):
 
 
 def add(input, other, *, alpha=1):
+    if not isinstance(input, _C.TensorBase) and isinstance(other, _C.TensorBase):
+        # a number first (OneFlow's flow.add(2, x)): number + alpha * other
+        return (other * alpha if alpha != 1 else other).__radd__(input)
     return _C.check_tensor(input, "add").add(other, alpha=alpha)
 
 
 def sub(input, other, *, alpha=1):
+    if not isinstance(input, _C.TensorBase) and isinstance(other, _C.TensorBase):
+        return (other * alpha if alpha != 1 else other).__rsub__(input)
     return _C.check_tensor(input, "sub").sub(other, alpha=alpha)
 
 
 def mul(input, other):
+    if not isinstance(input, _C.TensorBase) and isinstance(other, _C.TensorBase):
+        return other.__rmul__(input)  # a number first, as torch and OneFlow take it
     return _C.check_tensor(input, "mul") * other
 
 
 def div(input, other):
+    if not isinstance(input, _C.TensorBase) and isinstance(other, _C.TensorBase):
+        return other.__rtruediv__(input)
     return _C.check_tensor(input, "div") / other
 
 
@@ -32,10 +41,14 @@ def neg(input):
 
 
 def maximum(input, other):
+    if not isinstance(input, _C.TensorBase) and isinstance(other, _C.TensorBase):
+        return _C.clamp(other, input, None)  # a number first: the same as clamping to it
     return _C.check_tensor(input, "maximum").maximum(other)
 
 
 def minimum(input, other):
+    if not isinstance(input, _C.TensorBase) and isinstance(other, _C.TensorBase):
+        return _C.clamp(other, None, input)
     return _C.check_tensor(input, "minimum").minimum(other)
 
 

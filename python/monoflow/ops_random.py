@@ -12,7 +12,7 @@ def _requires_grad(t, requires_grad):
 
 __all__ = ["Generator", "manual_seed", "seed", "initial_seed", "default_generator", "get_rng_state", "set_rng_state",
            "rand", "randn", "randint",
-           "rand_like", "randn_like", "randint_like", "normal", "bernoulli", "linspace", "eye"]
+           "rand_like", "randn_like", "randint_like", "normal", "bernoulli", "linspace", "logspace", "eye"]
 
 Generator = _C.Generator
 default_generator = _C.default_generator_for("cpu")
@@ -117,8 +117,20 @@ def bernoulli(input, p=None, *, generator=None):
     return _C.bernoulli_scalar_(_C.empty(tuple(input.shape), input.dtype, input.device), p, generator)
 
 
-def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
+def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    # (one-element tensors are accepted for the numbers, as torch does)
+    start, end, steps = (v.item() if isinstance(v, _C.TensorBase) else v for v in (start, end, steps))
     return _requires_grad(_C.linspace(start, end, steps, dtype or _C.get_default_dtype(), device), requires_grad)
+
+
+def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """base ** linspace(start, end, steps), computed in float64."""
+    start, end, steps = (v.item() if isinstance(v, _C.TensorBase) else v for v in (start, end, steps))
+    from monoflow import _dtypes
+
+    exps = _C.linspace(start, end, steps, _dtypes.float64, device)
+    out = _C.math_binary(_C.math_op("pow"), float(base), exps).to(dtype or _C.get_default_dtype())
+    return _requires_grad(out, requires_grad)
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):

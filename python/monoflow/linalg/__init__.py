@@ -1,0 +1,651 @@
+"""monoflow.linalg (torch.linalg's names).
+
+The factorisations (inv, det, slogdet, solve, cholesky, qr, svd, eigh,
+solve_triangular) run LAPACK through numpy on a host copy, batched over the
+leading dims, and are differentiable: each is an autograd.Function whose
+backward is the standard formula written with monoflow ops (the ones torch
+uses, so gradients agree with torch's, gauge conventions included). The
+rest (norms, pinv, lstsq, matrix_power, matrix_exp, cross, multi_dot, ...)
+compose those and the core's ops.
+
+Floating dtypes float32/float64 only (float16/bfloat16 are refused, as torch
+refuses them on the CPU). monoflow has no complex dtype, so eig/eigvals
+(complex results) raise NotImplementedError.
+"""
+import collections as _collections
+import math as _math
+import numbers as _numbers
+
+import numpy as _np
+
+from monoflow import _C, _dtypes
+from monoflow import ops_math as _m
+from monoflow import ops_shape as _shape
+from monoflow.autograd.function import Function as _Function
+
+__all__ = ["norm", "vector_norm", "matrix_norm", "inv", "inv_ex", "det", "slogdet", "solve", "solve_ex",
+           "cholesky", "cholesky_ex", "qr", "svd", "svdvals", "eigh", "eigvalsh", "pinv", "matrix_rank", "cross",
+           "lstsq", "matrix_power", "matrix_exp", "multi_dot", "vecdot", "matmul", "diagonal", "solve_triangular",
+           "cond", "eig", "eigvals"]
+
+
+def _result(name, fields):
+    cls = _collections.namedtuple(name, fields)
+    cls.__module__ = "monoflow.return_types"
+    return cls
+
+
+_slogdet_t = _result("slogdet", ["sign", "logabsdet"])
+_qr_t = _result("qr", ["Q", "R"])
+_svd_t = _result("svd", ["U", "S", "Vh"])
+_eigh_t = _result("eigh", ["eigenvalues", "eigenvectors"])
+_lstsq_t = _result("lstsq", ["solution", "residuals", "rank", "singular_values"])
+_inv_ex_t = _result("inv_ex", ["inverse", "info"])
+_cholesky_ex_t = _result("cholesky_ex", ["L", "info"])
+_solve_ex_t = _result("solve_ex", ["result", "info"])
+
+
+# ---------------------------------------------------------------- host bridge
+
+def _check(op, A, min_dim=2, square=True):
+    if not isinstance(A, _C.TensorBase):
+        raise TypeError(f"linalg.{op}(): argument 'A' must be Tensor, not {type(A).__name__}")
+    if A.dtype.name not in ("float32", "float64"):
+        if A.dtype.is_floating_point:
+            raise RuntimeError(f"linalg.{op}: Low precision dtypes not supported. Got {A.dtype.name}")
+        raise RuntimeError(f"linalg.{op}: Expected a floating point tensor as input. Got {A.dtype.name}")
+    if A.dim() < min_dim:
+        raise RuntimeError(f"linalg.{op}: The input tensor A must have at least {min_dim} dimensions.")
+    if square and min_dim >= 2 and A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"linalg.{op}: A must be batches of square matrices, but they are {A.shape[-2]} by "
+                           f"{A.shape[-1]} matrices")
+    return A
+
+
+def _host(t):
+    return t.detach().cpu().numpy()
+
+
+def _t(arr, like, dtype=None):
+    arr = _np.asarray(arr, dtype=_np.dtype((dtype or like.dtype).name), order="C")  # (0-D stays 0-D)
+    return _C.from_host_buffer(arr.__array_interface__["data"][0], arr.shape, dtype or like.dtype, like.device)
+
+
+def _mT(x):
+    return x.transpose(-2, -1)
+
+
+def _eye_like(n, like):
+    return _C.eye(n, n, like.dtype, like.device)
+
+
+# ---------------------------------------------------------------- factorisations
+
+class _Inv(_Function):
+    @staticmethod
+    def forward(ctx, A):
+        try:
+            Y = _t(_np.linalg.inv(_host(A)), A)
+        except _np.linalg.LinAlgError:
+            raise RuntimeError("linalg.inv: The diagonal element 1 is zero, the inversion could not be completed "
+                               "because the input matrix is singular.") from None
+        ctx.save_for_backward(Y)
+        return Y
+
+    @staticmethod
+    def backward(ctx, g):
+        (Y,) = ctx.saved_tensors
+        Yt = _mT(Y)
+        return -Yt.matmul(g).matmul(Yt)
+
+
+def inv(A):
+    """The inverse of each square matrix."""
+    return _Inv.apply(_check("inv", A))
+
+
+def inv_ex(A, *, check_errors=False):
+    out = inv(A)
+    return _inv_ex_t(out, _C.full(tuple(A.shape[:-2]), 0, _dtypes.ALIASES["int32"], A.device))
+
+
+class _Slogdet(_Function):
+    @staticmethod
+    def forward(ctx, A):
+        sign, logabs = _np.linalg.slogdet(_host(A))
+        ctx.save_for_backward(A)
+        return _t(sign, A), _t(logabs, A)
+
+    @staticmethod
+    def backward(ctx, g_sign, g_logabs):
+        (A,) = ctx.saved_tensors
+        if g_logabs is None:
+            return A * 0
+        return g_logabs.unsqueeze(-1).unsqueeze(-1) * _mT(_pinv_or_inv(A))
+
+
+def _pinv_or_inv(A):
+    a = _host(A)
+    try:
+        return _t(_np.linalg.inv(a), A)
+    except _np.linalg.LinAlgError:
+        return _t(_np.linalg.pinv(a), A)
+
+
+def slogdet(A):
+    """(sign, log|det|) of each square matrix."""
+    return _slogdet_t(*_Slogdet.apply(_check("slogdet", A)))
+
+
+class _Det(_Function):
+    @staticmethod
+    def forward(ctx, A):
+        d = _t(_np.linalg.det(_host(A)), A)
+        ctx.save_for_backward(A, d)
+        return d
+
+    @staticmethod
+    def backward(ctx, g):
+        A, d = ctx.saved_tensors
+        return _mT(_adjugate(A)) * g.unsqueeze(-1).unsqueeze(-1)
+
+
+def _adjugate(A):
+    """adj(A) = det(A) inv(A), through the SVD so that singular matrices work
+    too: adj(A) = det(U) det(V) V adj(S) U^T, adj(S)_i = prod_{j != i} s_j."""
+    a = _host(A)
+    u, s, vh = _np.linalg.svd(a)
+    n = s.shape[-1]
+    prods = _np.stack([_np.prod(_np.delete(s, i, axis=-1), axis=-1) for i in range(n)], -1) if n > 1 else \
+        _np.ones_like(s)
+    sign = _np.linalg.det(u) * _np.linalg.det(vh)
+    adj = _np.swapaxes(vh, -1, -2) @ (prods[..., :, None] * _np.swapaxes(u, -1, -2))
+    return _t(adj * sign[..., None, None], A)
+
+
+def det(A):
+    """The determinant of each square matrix (its gradient, the adjugate, exists for singular ones too)."""
+    return _Det.apply(_check("det", A))
+
+
+def _is_vector_rhs(A, B):
+    return B.dim() == 1 or (B.dim() == A.dim() - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+
+
+class _Solve(_Function):
+    @staticmethod
+    def forward(ctx, A, B):
+        try:
+            X = _np.linalg.solve(_host(A), _host(B))
+        except _np.linalg.LinAlgError:
+            raise RuntimeError("linalg.solve: The solver failed because the input matrix is singular.") from None
+        Xt = _t(X, A)
+        ctx.save_for_backward(A, Xt)
+        return Xt
+
+    @staticmethod
+    def backward(ctx, g):
+        A, X = ctx.saved_tensors
+        gB = _Solve.apply(_mT(A), g)
+        gA = -gB.matmul(_mT(X))
+        return _sum_to(gA, A.shape), _sum_to(gB, g.shape)
+
+
+def _sum_to(g, shape):
+    """Sums a broadcast gradient back to `shape` (leading dims)."""
+    shape = tuple(shape)
+    while g.dim() > len(shape):
+        g = g.sum(0)
+    dims = [i for i, (a, b) in enumerate(zip(g.shape, shape)) if a != b and b == 1]
+    return g.sum(dims, keepdim=True) if dims else g
+
+
+def solve(A, B, *, left=True):
+    """X with A X = B (left) or X A = B (left=False); B may be a (batch of) vector(s)."""
+    _check("solve", A)
+    if not isinstance(B, _C.TensorBase):
+        raise TypeError(f"linalg.solve(): argument 'B' must be Tensor, not {type(B).__name__}")
+    if B.dtype != A.dtype:
+        raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
+                           f"{A.dtype.name} and B of type {B.dtype.name} instead")
+    if not left:
+        return _mT(solve(_mT(A), _mT(B)))
+    if _is_vector_rhs(A, B):
+        return _Solve.apply(A, B.unsqueeze(-1)).squeeze(-1)
+    if B.shape[-2] != A.shape[-1]:
+        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
+                           f"({A.shape[-2]}x{A.shape[-1]} and {B.shape[-2]}x{B.shape[-1]})")
+    batch = _C.broadcast_shapes(tuple(A.shape[:-2]), tuple(B.shape[:-2]))
+    A = A.expand(tuple(batch) + tuple(A.shape[-2:]))
+    B = B.expand(tuple(batch) + tuple(B.shape[-2:]))
+    return _Solve.apply(A, B)
+
+
+def solve_ex(A, B, *, left=True, check_errors=False):
+    out = solve(A, B, left=left)
+    return _solve_ex_t(out, _C.full(tuple(A.shape[:-2]), 0, _dtypes.ALIASES["int32"], A.device))
+
+
+def _phi(X):
+    """The lower triangle with a halved diagonal."""
+    return X.tril() - _shape.diagonal(X, 0, -2, -1).diag_embed() * 0.5
+
+
+class _Cholesky(_Function):
+    @staticmethod
+    def forward(ctx, A):
+        try:
+            L = _t(_np.linalg.cholesky(_host(A)), A)
+        except _np.linalg.LinAlgError:
+            raise RuntimeError("linalg.cholesky: The factorization could not be completed because the input is "
+                               "not positive-definite.") from None
+        ctx.save_for_backward(L)
+        return L
+
+    @staticmethod
+    def backward(ctx, gL):
+        (L,) = ctx.saved_tensors
+        # A = L L^T: gA = L^-T phi(L^T gL) L^-1, symmetrised (Murray, 2016)
+        P = _phi(_mT(L).matmul(gL))
+        Linv = solve_triangular(L, _eye_like(L.shape[-1], L).expand(tuple(L.shape)), upper=False)
+        S = _mT(Linv).matmul(P).matmul(Linv)
+        return (S + _mT(S)) * 0.5
+
+
+def cholesky(A, *, upper=False):
+    """The Cholesky factor L (A = L L^T) of each symmetric positive-definite matrix; U = L^T with upper=True."""
+    L = _Cholesky.apply(_check("cholesky", A))
+    return _mT(L) if upper else L
+
+
+def cholesky_ex(A, *, upper=False, check_errors=False):
+    return _cholesky_ex_t(cholesky(A, upper=upper), _C.full(tuple(A.shape[:-2]), 0, _dtypes.ALIASES["int32"], A.device))
+
+
+class _SolveTriangular(_Function):
+    @staticmethod
+    def forward(ctx, A, B, upper, unitriangular):
+        a = _host(A)
+        a = _np.triu(a) if upper else _np.tril(a)
+        if unitriangular:
+            idx = _np.arange(a.shape[-1])
+            a = a.copy()
+            a[..., idx, idx] = 1
+        b = _host(B)
+        batch = _np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        X = _t(_np.linalg.solve(_np.broadcast_to(a, batch + a.shape[-2:]), _np.broadcast_to(b, batch + b.shape[-2:])),
+               A)
+        ctx.upper, ctx.unit = upper, unitriangular
+        ctx.save_for_backward(A, X)
+        return X
+
+    @staticmethod
+    def backward(ctx, g):
+        A, X = ctx.saved_tensors
+        gB = _SolveTriangular.apply(_mT(A), g, not ctx.upper, ctx.unit)
+        gA = -gB.matmul(_mT(X))
+        gA = gA.triu(1 if ctx.unit else 0) if ctx.upper else gA.tril(-1 if ctx.unit else 0)
+        return _sum_to(gA, A.shape), _sum_to(gB, g.shape), None, None
+
+
+def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
+    """X with A X = B for triangular A (only its `upper` or lower triangle is read)."""
+    _check("solve_triangular", A)
+    if not left:
+        return _mT(solve_triangular(_mT(A), _mT(B), upper=not upper, unitriangular=unitriangular))
+    return _SolveTriangular.apply(A, B, upper, unitriangular)
+
+
+class _CholeskySolve(_Function):
+    @staticmethod
+    def forward(ctx, B, L, upper):
+        Lf = _mT(L) if upper else L
+        y = solve_triangular(Lf, B, upper=False)
+        X = solve_triangular(_mT(Lf), y, upper=True)
+        ctx.upper = upper
+        ctx.save_for_backward(L, X)
+        return X
+
+    @staticmethod
+    def backward(ctx, g):
+        L, X = ctx.saved_tensors
+        gB = _CholeskySolve.apply(g, L, ctx.upper)
+        common = gB.matmul(_mT(X))
+        common = common + _mT(common)
+        gL = -L.matmul(common) if ctx.upper else -common.matmul(L)
+        return _sum_to(gB, g.shape), _sum_to(gL, L.shape), None
+
+
+def _cholesky_solve(B, L, upper):
+    """X with (L L^T) X = B (U^T U with upper=True); torch's gradient for L (not masked to the triangle)."""
+    return _CholeskySolve.apply(B, L, upper)
+
+
+class _QR(_Function):
+    @staticmethod
+    def forward(ctx, A, mode):
+        q, r = _np.linalg.qr(_host(A), mode="complete" if mode == "complete" else "reduced")
+        Q, R = _t(q, A), _t(r, A)
+        ctx.mode = mode
+        ctx.save_for_backward(Q, R)
+        return Q, R
+
+    @staticmethod
+    def backward(ctx, gQ, gR):
+        Q, R = ctx.saved_tensors
+        m, n = Q.shape[-2], R.shape[-1]
+        if ctx.mode == "complete" and m > n or m < n:
+            raise NotImplementedError("linalg.qr: the derivative is implemented for mode='reduced' (or "
+                                      "'complete' with m <= n) and m >= n only")
+        gQ = Q * 0 if gQ is None else gQ
+        gR = R * 0 if gR is None else gR
+        # A = QR (m >= n): gA = (gQ + Q copyltu(M)) R^-T, M = R gR^T - gQ^T Q
+        M = R.matmul(_mT(gR)) - _mT(gQ).matmul(Q)
+        low = M.tril(-1)
+        copyltu = low + _mT(low) + _shape.diagonal(M, 0, -2, -1).diag_embed()
+        b = gQ + Q.matmul(copyltu)
+        return _mT(solve_triangular(R, _mT(b), upper=True)), None
+
+
+def qr(A, mode="reduced"):
+    """A = QR with orthonormal Q and upper-triangular R; mode 'reduced', 'complete' or 'r'."""
+    _check("qr", A, square=False)
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
+                           f"'r', or 'complete'")
+    Q, R = _QR.apply(A, "reduced" if mode == "r" else mode)
+    if mode == "r":
+        return _qr_t(_C.empty((0,), A.dtype, A.device), R)
+    return _qr_t(Q, R)
+
+
+class _SVD(_Function):
+    @staticmethod
+    def forward(ctx, A):
+        u, s, vh = _np.linalg.svd(_host(A), full_matrices=False)
+        U, S, Vh = _t(u, A), _t(s, A), _t(vh, A)
+        ctx.save_for_backward(U, S, Vh)
+        return U, S, Vh
+
+    @staticmethod
+    def backward(ctx, gU, gS, gVh):
+        U, S, Vh = ctx.saved_tensors
+        V = _mT(Vh)
+        m, n = U.shape[-2], V.shape[-2]
+        k = S.shape[-1]
+        if gU is None and gVh is None:
+            g = U.matmul((gS.unsqueeze(-1) * Vh)) if gS is not None else U.matmul(Vh) * 0
+            return g
+        gU = U * 0 if gU is None else gU
+        gV = V * 0 if gVh is None else _mT(gVh)
+        s2 = S * S
+        E = s2.unsqueeze(-2) - s2.unsqueeze(-1)  # E_ij = s_j^2 - s_i^2
+        eye = _C.eye(k, k, _dtypes.ALIASES["bool"], S.device)
+        F = _m.where(eye, 0, 1 / _m.where(eye, 1, E))
+        UtgU, VtgV = _mT(U).matmul(gU), _mT(V).matmul(gV)
+        Sd = S.unsqueeze(-2)  # multiplies columns by S
+        inner = (F * (UtgU - _mT(UtgU))) * Sd + (F * (VtgV - _mT(VtgV))) * S.unsqueeze(-1)
+        if gS is not None:
+            inner = inner + gS.diag_embed()
+        g = U.matmul(inner).matmul(Vh)
+        Sinv = 1 / S
+        if m > k:
+            g = g + (gU - U.matmul(UtgU)).matmul(Sinv.unsqueeze(-1) * Vh)
+        if n > k:
+            g = g + (U * Sinv.unsqueeze(-2)).matmul(_mT(gV - V.matmul(VtgV)))
+        return g
+
+
+def svd(A, full_matrices=True, *, driver=None):
+    """A = U diag(S) Vh. The gradient is for the reduced factors (as torch's);
+    full_matrices=True returns the complete U and Vh, whose extra columns
+    carry no gradient."""
+    _check("svd", A, square=False)
+    U, S, Vh = _SVD.apply(A)
+    if full_matrices and A.shape[-2] != A.shape[-1]:
+        u, _, vh = _np.linalg.svd(_host(A), full_matrices=True)
+        k = S.shape[-1]
+        if A.shape[-2] > k:
+            U = _C.cat([U, _t(u[..., :, k:], A)], -1)
+        if A.shape[-1] > k:
+            Vh = _C.cat([Vh, _t(vh[..., k:, :], A)], -2)
+    return _svd_t(U, S, Vh)
+
+
+def svdvals(A, *, driver=None):
+    """The singular values, descending."""
+    return _SVD.apply(_check("svdvals", A, square=False))[1]
+
+
+class _Eigh(_Function):
+    @staticmethod
+    def forward(ctx, A, uplo):
+        w, v = _np.linalg.eigh(_host(A), UPLO=uplo)
+        L, V = _t(w, A), _t(v, A)
+        ctx.save_for_backward(L, V)
+        return L, V
+
+    @staticmethod
+    def backward(ctx, gL, gV):
+        L, V = ctx.saved_tensors
+        n = L.shape[-1]
+        if gV is None:
+            return V.matmul(gL.unsqueeze(-1) * _mT(V)), None
+        VtgV = _mT(V).matmul(gV)
+        skew = (VtgV - _mT(VtgV)) * 0.5
+        E = L.unsqueeze(-2) - L.unsqueeze(-1)  # E_ij = L_j - L_i
+        eye = _C.eye(n, n, _dtypes.ALIASES["bool"], L.device)
+        inner = _m.where(eye, 0, skew / _m.where(eye, 1, E))
+        if gL is not None:
+            inner = inner + gL.diag_embed()
+        return V.matmul(inner).matmul(_mT(V)), None
+
+
+def eigh(A, UPLO="L"):
+    """Eigenvalues (ascending) and orthonormal eigenvectors of each symmetric matrix (its UPLO triangle is read)."""
+    _check("eigh", A)
+    if UPLO not in ("L", "U"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    return _eigh_t(*_Eigh.apply(A, UPLO))
+
+
+def eigvalsh(A, UPLO="L"):
+    return eigh(A, UPLO).eigenvalues
+
+
+def eig(A):
+    raise NotImplementedError("linalg.eig: complex eigen-decomposition needs complex dtypes, which monoflow does not "
+                              "have; use linalg.eigh for symmetric matrices")
+
+
+def eigvals(A):
+    raise NotImplementedError("linalg.eigvals: complex eigenvalues need complex dtypes, which monoflow does not "
+                              "have; use linalg.eigvalsh for symmetric matrices")
+
+
+# ---------------------------------------------------------------- compositions
+
+def _rcond_cut(S, atol, rtol, m, n):
+    smax = S.amax(-1, keepdim=True) if S.shape[-1] else S.sum(-1, keepdim=True)
+    if rtol is None:
+        rtol = 0.0 if atol is not None and atol > 0 else max(m, n) * _np.finfo(_np.dtype(S.dtype.name)).eps
+    return _m.clamp_min(smax * rtol, atol or 0.0)
+
+
+def pinv(A, *, atol=None, rtol=None, hermitian=False, rcond=None):
+    """The Moore-Penrose pseudo-inverse, from the SVD (singular values at or
+    below max(atol, rtol * largest) count as zero)."""
+    _check("pinv", A, square=False)
+    if rcond is not None:
+        rtol = rcond
+    U, S, Vh = _SVD.apply(A)
+    cut = _rcond_cut(S, atol, rtol, A.shape[-2], A.shape[-1])
+    keep = S > cut
+    Sinv = _m.where(keep, 1 / _m.where(keep, S, 1), 0)
+    return _mT(Vh).matmul(Sinv.unsqueeze(-1) * _mT(U))
+
+
+def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None):
+    """The number of singular values above max(atol, rtol * largest)."""
+    _check("matrix_rank", A, square=False)
+    if tol is not None:
+        atol, rtol = tol, 0.0
+    S = svdvals(A.detach())
+    return (S > _rcond_cut(S, atol, rtol, A.shape[-2], A.shape[-1])).sum(-1, dtype=_dtypes.ALIASES["int64"])
+
+
+def lstsq(A, B, rcond=None, *, driver=None):
+    """The least-squares solution of A X = B (from the pseudo-inverse). As
+    torch's default CPU driver ('gelsy'), residuals and singular_values are
+    empty and rank is the effective rank."""
+    _check("lstsq", A, square=False)
+    vector = B.dim() == A.dim() - 1
+    Bm = B.unsqueeze(-1) if vector else B
+    X = pinv(A, rtol=rcond).matmul(Bm)
+    empty = _C.empty((0,), A.dtype, A.device)
+    return _lstsq_t(X.squeeze(-1) if vector else X, empty, matrix_rank(A, rtol=rcond), empty)
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
+    """The vector ord-norm over dim (all elements when None): sum(|x|^ord)^(1/ord), inf/-inf: max/min |x|, 0: count."""
+    if not isinstance(x, _C.TensorBase):
+        raise TypeError(f"linalg.vector_norm(): argument 'x' must be Tensor, not {type(x).__name__}")
+    if not x.dtype.is_floating_point:
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{x.dtype.name}")
+    if isinstance(dim, _numbers.Integral):
+        dim = (dim,)
+    return _C.reduce_vector_norm(x, float(ord), dim, keepdim, dtype)
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):  # noqa: A002
+    """The matrix norm over the two dims: 'fro', 'nuc', inf, -inf, 1, -1, 2, -2."""
+    _check("matrix_norm", A, square=False)
+    if dtype is not None:
+        A = A.to(dtype)
+    nd = A.dim()
+    d0, d1 = (d % nd for d in dim)
+    if ord == "fro":
+        return vector_norm(A, 2, (d0, d1), keepdim)
+    if ord in ("nuc", 2, -2):
+        B = _shape.movedim(A, (d0, d1), (-2, -1))
+        S = svdvals(B)
+        out = S.sum(-1) if ord == "nuc" else S.amax(-1) if ord == 2 else S.amin(-1)
+        if keepdim:
+            out = out.unsqueeze(min(d0, d1)).unsqueeze(max(d0, d1))
+        return out
+    if ord in (1, -1, _math.inf, -_math.inf):
+        sum_dim, red_dim = (d0, d1) if ord in (1, -1) else (d1, d0)
+        sums = _m.abs(A).sum(sum_dim, keepdim=True)
+        out = sums.amax(red_dim, keepdim=True) if ord > 0 else sums.amin(red_dim, keepdim=True)
+        return out if keepdim else out.squeeze(max(d0, d1)).squeeze(min(d0, d1))
+    raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+
+
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
+    """A vector norm (1 dim, or a 1-D input) or a matrix norm (2 dims, or a 2-D input);
+    ord=None: the 2-norm of the flattened input / the Frobenius norm."""
+    if isinstance(dim, _numbers.Integral):
+        dim = (dim,)
+    if dim is None:
+        if ord is None:
+            return vector_norm(A, 2, None, keepdim, dtype=dtype)
+        if A.dim() == 1:
+            return vector_norm(A, ord, None, keepdim, dtype=dtype)
+        if A.dim() == 2:
+            return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype)
+        raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got "
+                           f"{A.dim()}D.")
+    if len(dim) == 1:
+        return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
+    if len(dim) == 2:
+        return matrix_norm(A, "fro" if ord is None else ord, dim, keepdim, dtype=dtype)
+    raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got {list(dim)}")
+
+
+def cond(A, p=None):
+    """The condition number in norm p (default 2: largest / smallest singular value)."""
+    if p is None or p in (2, -2):
+        S = svdvals(A)
+        return S.amax(-1) / S.amin(-1) if p != -2 else S.amin(-1) / S.amax(-1)
+    return matrix_norm(A, p) * matrix_norm(inv(A), p)
+
+
+def cross(input, other, *, dim=-1):
+    """The 3-D cross product along dim (broadcasting)."""
+    shape = _C.broadcast_shapes(tuple(input.shape), tuple(other.shape))
+    a, b = input.expand(shape), other.expand(shape)
+    d = dim % len(shape)
+    if shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[d]} and "
+                           f"{other.shape[d]}")
+    a0, a1, a2 = (a.narrow(d, i, 1) for i in range(3))
+    b0, b1, b2 = (b.narrow(d, i, 1) for i in range(3))
+    return _C.cat([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], d)
+
+
+def matrix_power(A, n):
+    """A to the integer power n (n < 0: of the inverse), by repeated squaring."""
+    if not isinstance(A, _C.TensorBase) or A.dim() < 2 or A.shape[-1] != A.shape[-2]:
+        raise RuntimeError("linalg.matrix_power: A must be batches of square matrices")
+    if n == 0:  # (A * 0 keeps A in the graph: its gradient is zero, as torch's)
+        return _eye_like(A.shape[-1], A) + A * 0
+    if n < 0:
+        A, n = inv(A), -n
+    result, base = None, A
+    while n:
+        if n & 1:
+            result = base if result is None else result.matmul(base)
+        n >>= 1
+        if n:
+            base = base.matmul(base)
+    return result
+
+
+def matrix_exp(A):
+    """exp(A) by scaling and squaring of an 18-term Taylor series (differentiable through it)."""
+    _check("matrix_exp", A)
+    norm1 = float(_m.abs(A.detach()).sum(-2).amax().item()) if A.numel() else 0.0
+    squarings = max(0, int(_math.ceil(_math.log2(norm1))) + 1) if norm1 > 0.5 else 0
+    X = A / (2 ** squarings)
+    n = A.shape[-1]
+    result = _eye_like(n, A).expand(tuple(A.shape))
+    term = result
+    for k in range(1, 19):
+        term = term.matmul(X) / k
+        result = result + term
+    for _ in range(squarings):
+        result = result.matmul(result)
+    return result
+
+
+def multi_dot(tensors):
+    """The chained matrix product; a 1-D first/last operand is a row/column vector."""
+    ts = list(tensors)
+    if len(ts) < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(ts)}")
+    first_vec, last_vec = ts[0].dim() == 1, ts[-1].dim() == 1
+    if first_vec:
+        ts[0] = ts[0].unsqueeze(0)
+    if last_vec:
+        ts[-1] = ts[-1].unsqueeze(-1)
+    out = ts[0]
+    for t in ts[1:]:
+        out = out.matmul(t)
+    if first_vec:
+        out = out.squeeze(0)
+    if last_vec:
+        out = out.squeeze(-1)
+    return out
+
+
+def vecdot(x, y, *, dim=-1):
+    return (x * y).sum(dim)
+
+
+def matmul(input, other):
+    return input.matmul(other)
+
+
+def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    return _shape.diagonal(A, offset, dim1, dim2)

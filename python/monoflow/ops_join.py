@@ -1,0 +1,269 @@
+"""Joining, splitting and broadcasting, composed of the core's cat/stack,
+views and expand: hstack/vstack/dstack/column_stack, atleast_Nd,
+tensor_split and h/v/dsplit, broadcast_tensors/broadcast_to, meshgrid,
+cartesian_prod, block_diag and kron. All differentiable through the views
+and cat they are made of."""
+import numbers
+
+from monoflow import _C
+
+__all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "row_stack", "dstack", "column_stack",
+           "tensor_split", "hsplit", "vsplit", "dsplit", "split_with_sizes", "broadcast_tensors", "broadcast_to",
+           "meshgrid", "cartesian_prod", "block_diag", "kron"]
+
+
+def _tensors(op, tensors):
+    if isinstance(tensors, _C.TensorBase):
+        raise TypeError(f"{op}(): argument 'tensors' must be a tuple or list of Tensors, not Tensor")
+    tensors = list(tensors)
+    for i, t in enumerate(tensors):
+        if not isinstance(t, _C.TensorBase):
+            raise TypeError(f"{op}(): expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+    return tensors
+
+
+def _atleast(op, nd, args):
+    single = len(args) == 1 and isinstance(args[0], _C.TensorBase)
+    ts = _tensors(op, args[0] if len(args) == 1 and not single else args)
+    out = []
+    for t in ts:
+        if t.dim() < nd:
+            if nd == 3 and t.dim() == 2:
+                t = t.unsqueeze(-1)
+            elif nd == 3 and t.dim() == 1:
+                t = t.reshape(1, -1, 1)
+            else:
+                t = t.reshape((1,) * (nd - t.dim()) + tuple(t.shape))
+        out.append(t)
+    return out[0] if single else tuple(out)
+
+
+def atleast_1d(*tensors):
+    return _atleast("atleast_1d", 1, tensors)
+
+
+def atleast_2d(*tensors):
+    return _atleast("atleast_2d", 2, tensors)
+
+
+def atleast_3d(*tensors):
+    return _atleast("atleast_3d", 3, tensors)
+
+
+def hstack(tensors):
+    """Concatenates along dim 1 (dim 0 for 1-D tensors)."""
+    ts = [atleast_1d(t) for t in _tensors("hstack", tensors)]
+    return _C.cat(ts, 0 if ts and ts[0].dim() == 1 else 1)
+
+
+def vstack(tensors):
+    """Concatenates along dim 0, 1-D tensors taken as rows."""
+    return _C.cat([atleast_2d(t) for t in _tensors("vstack", tensors)], 0)
+
+
+row_stack = vstack
+
+
+def dstack(tensors):
+    """Concatenates along dim 2 (depth), after atleast_3d."""
+    return _C.cat([atleast_3d(t) for t in _tensors("dstack", tensors)], 2)
+
+
+def column_stack(tensors):
+    """Concatenates along dim 1, 0-D and 1-D tensors taken as columns."""
+    ts = [t.reshape(t.numel(), 1) if t.dim() <= 1 else t for t in _tensors("column_stack", tensors)]
+    return _C.cat(ts, 1)
+
+
+def _wrap_dim(op, dim, nd):
+    if not -max(nd, 1) <= dim < max(nd, 1):
+        raise IndexError(f"{op}(): Dimension out of range (expected to be in range of [{-max(nd, 1)}, "
+                         f"{max(nd, 1) - 1}], but got {dim})")
+    return dim % max(nd, 1)
+
+
+def tensor_split(input, indices_or_sections, dim=0):
+    """Views of input split into `sections` near-equal parts (the first ones
+    one longer) or at the given indices, as numpy.array_split."""
+    d = _wrap_dim("tensor_split", dim, input.dim())
+    n = input.shape[d]
+    ios = indices_or_sections
+    if isinstance(ios, _C.TensorBase):
+        if ios.dtype.is_floating_point or ios.dim() > 1:
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
+                               "one-dimensional tensor of integers")
+        ios = int(ios.item()) if ios.dim() == 0 else [int(v) for v in ios.tolist()]
+    if isinstance(ios, numbers.Integral):
+        if ios <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {ios}")
+        base, extra = divmod(n, ios)
+        bounds, start = [], 0
+        for i in range(ios):
+            size = base + (1 if i < extra else 0)
+            bounds.append((start, start + size))
+            start += size
+    else:
+        cuts = [0] + [min(max(int(i) if i >= 0 else n + int(i), 0), n) for i in ios] + [n]
+        bounds = [(cuts[i], max(cuts[i + 1], cuts[i])) for i in range(len(cuts) - 1)]
+    return tuple(input.narrow(d, s, e - s) for s, e in bounds)
+
+
+def _split_dim(op, input, sections, dim):
+    if isinstance(sections, numbers.Integral):
+        n = input.shape[dim]
+        if sections == 0 or n % sections:
+            raise RuntimeError(f"torch.{op} attempted to split along dimension {dim}, but the size of the dimension "
+                               f"{n} is not divisible by the split_size {sections}!")
+    return tensor_split(input, sections, dim)
+
+
+def hsplit(input, indices_or_sections):
+    if input.dim() < 1:
+        raise RuntimeError(f"torch.hsplit requires a tensor with at least 1 dimension, but got a tensor with "
+                           f"{input.dim()} dimensions!")
+    return _split_dim("hsplit", input, indices_or_sections, 1 if input.dim() > 1 else 0)
+
+
+def vsplit(input, indices_or_sections):
+    if input.dim() < 2:
+        raise RuntimeError(f"torch.vsplit requires a tensor with at least 2 dimension, but got a tensor with "
+                           f"{input.dim()} dimensions!")
+    return _split_dim("vsplit", input, indices_or_sections, 0)
+
+
+def dsplit(input, indices_or_sections):
+    if input.dim() < 3:
+        raise RuntimeError(f"torch.dsplit requires a tensor with at least 3 dimension, but got a tensor with "
+                           f"{input.dim()} dimensions!")
+    return _split_dim("dsplit", input, indices_or_sections, 2)
+
+
+def split_with_sizes(input, split_sizes, dim=0):
+    sizes = list(split_sizes)
+    d = _wrap_dim("split_with_sizes", dim, input.dim())
+    if sum(sizes) != input.shape[d]:
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {input.shape[d]} (input "
+                           f"tensor's size at dimension {dim}), but got split_sizes={sizes}")
+    return _C.split(input, sizes, d)
+
+
+def broadcast_to(input, size):
+    """A view of input expanded to `size` (-1 keeps a dim)."""
+    return input.expand(tuple(size))
+
+
+def broadcast_tensors(*tensors):
+    """Views of the tensors expanded to their common broadcast shape."""
+    ts = _tensors("broadcast_tensors", tensors[0] if len(tensors) == 1 and not isinstance(tensors[0],
+                                                                                          _C.TensorBase)
+                  else tensors)
+    shape = _C.broadcast_shapes(*[tuple(t.shape) for t in ts])
+    return tuple(t.expand(shape) for t in ts)
+
+
+def meshgrid(*tensors, indexing=None):
+    """Coordinate grids of 0-D/1-D tensors; indexing 'ij' (the default, as in
+    OneFlow) or 'xy' (the first two dims swapped)."""
+    ts = _tensors("meshgrid", tensors[0] if len(tensors) == 1 and not isinstance(tensors[0], _C.TensorBase)
+                  else tensors)
+    if indexing is None:
+        indexing = "ij"
+    if indexing not in ("ij", "xy"):
+        raise ValueError(f"meshgrid: indexing must be one of 'xy' or 'ij', but received: {indexing}")
+    for t in ts:
+        if t.dim() > 1:
+            raise RuntimeError(f"meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t.dim()}D")
+    if ts and any(t.dtype != ts[0].dtype for t in ts):
+        raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+    flat = [t.reshape(-1) for t in ts]
+    swap = indexing == "xy" and len(flat) >= 2
+    if swap:
+        flat[0], flat[1] = flat[1], flat[0]
+    shape = tuple(t.shape[0] for t in flat)
+    grids = []
+    for i, t in enumerate(flat):
+        view = [1] * len(flat)
+        view[i] = -1
+        grids.append(t.reshape(view).expand(shape))
+    if swap:
+        grids[0], grids[1] = grids[1], grids[0]
+    return tuple(grids)
+
+
+def cartesian_prod(*tensors):
+    """The rows of all combinations of the 1-D tensors' elements (itertools.product order)."""
+    ts = _tensors("cartesian_prod", tensors)
+    for t in ts:
+        if t.dim() != 1:
+            raise RuntimeError(f"cartesian_prod: Expect a 1D vector, but got shape {list(t.shape)}")
+    if len(ts) == 1:
+        return ts[0]
+    return _C.stack([g.reshape(-1) for g in meshgrid(*ts, indexing="ij")], 1)
+
+
+def block_diag(*tensors):
+    """A 2-D tensor with the (0-D, 1-D or 2-D) inputs along its diagonal and zeros elsewhere."""
+    ts = _tensors("block_diag", tensors)
+    mats = []
+    for i, t in enumerate(ts):
+        if t.dim() > 2:
+            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has "
+                               f"{t.dim()} dimensions")
+        mats.append(t.reshape(1, -1) if t.dim() < 2 else t)
+    if not mats:
+        return _C.empty((1, 0), _C.get_default_dtype(), None)
+    dt = mats[0].dtype
+    for m in mats[1:]:
+        dt = _C.promote_types(dt, m.dtype)
+    width = sum(m.shape[1] for m in mats)
+    rows, left = [], 0
+    for m in mats:
+        r, c = m.shape
+        parts = []
+        if left:
+            parts.append(_C.full((r, left), 0, dt, m.device))
+        parts.append(m.to(dt))
+        if width - left - c:
+            parts.append(_C.full((r, width - left - c), 0, dt, m.device))
+        rows.append(_C.cat(parts, 1) if len(parts) > 1 else parts[0])
+        left += c
+    return _C.cat(rows, 0)
+
+
+def kron(input, other):
+    """The Kronecker product: result[i*p + k, j*q + l, ...] = input[i, j, ...] * other[k, l, ...]."""
+    a, b = input, other
+    nd = max(a.dim(), b.dim())
+    a = a.reshape((1,) * (nd - a.dim()) + tuple(a.shape))
+    b = b.reshape((1,) * (nd - b.dim()) + tuple(b.shape))
+    a_view, b_view = [], []
+    for sa, sb in zip(a.shape, b.shape):
+        a_view += [sa, 1]
+        b_view += [1, sb]
+    out = a.reshape(a_view) * b.reshape(b_view)
+    return out.reshape([sa * sb for sa, sb in zip(a.shape, b.shape)])
+
+
+class TensorMethods:
+    """Mixed into monoflow.Tensor."""
+
+    def tensor_split(self, indices_or_sections, dim=0):
+        return tensor_split(self, indices_or_sections, dim)
+
+    def hsplit(self, indices_or_sections):
+        return hsplit(self, indices_or_sections)
+
+    def vsplit(self, indices_or_sections):
+        return vsplit(self, indices_or_sections)
+
+    def dsplit(self, indices_or_sections):
+        return dsplit(self, indices_or_sections)
+
+    def split_with_sizes(self, split_sizes, dim=0):
+        return split_with_sizes(self, split_sizes, dim)
+
+    def broadcast_to(self, size):
+        return broadcast_to(self, size)
+
+    def kron(self, other):
+        return kron(self, other)

@@ -1,0 +1,395 @@
+"""Rearranging and writing-into ops composed of views, gather/scatter and
+index_put: rot90, unflatten, ravel, repeat_interleave, narrow_copy, take,
+the diagonal family (diag, diag_embed, diagflat, trace, fill_diagonal_),
+tril/triu_indices, and the out-of-place writers (index_add, index_copy,
+index_fill, masked_scatter, select/slice/diagonal_scatter, scatter_reduce).
+Differentiable through the core ops they use."""
+import numbers
+
+import numpy as np
+
+from monoflow import _C, _dtypes
+from monoflow import ops_shape as _shape
+
+__all__ = ["rot90", "unflatten", "ravel", "repeat_interleave", "narrow_copy", "take", "diag", "diag_embed",
+           "diagflat", "trace", "tril_indices", "triu_indices", "index_add", "index_copy", "index_fill",
+           "masked_scatter", "select_scatter", "slice_scatter", "diagonal_scatter", "scatter_reduce"]
+
+_INT64 = _dtypes.ALIASES["int64"]
+
+
+def _wrap(op, dim, nd):
+    n = max(nd, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"{op}(): Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim % n
+
+
+def rot90(input, k=1, dims=(0, 1)):
+    """Rotates by 90 degrees k times in the plane of `dims` (from the first towards the second)."""
+    dims = list(dims)
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if input.dim() < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {input.dim()}")
+    d0, d1 = _wrap("rot90", dims[0], input.dim()), _wrap("rot90", dims[1], input.dim())
+    if d0 == d1:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}")
+    k %= 4
+    if k == 1:
+        return _C.flip(input, (d1,)).transpose(d0, d1)
+    if k == 2:
+        return _C.flip(input, (d0, d1))
+    if k == 3:
+        return _C.flip(input, (d0,)).transpose(d0, d1)
+    return input.clone()
+
+
+def unflatten(input, dim, sizes):
+    """Splits dim `dim` into `sizes` (one entry may be -1)."""
+    d = _wrap("unflatten", dim, input.dim())
+    sizes = list(sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    shape = list(input.shape)
+    return input.reshape(shape[:d] + sizes + shape[d + 1:])
+
+
+def ravel(input):
+    return input.reshape(-1)
+
+
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    """Repeats each element (along `dim`, or of the flattened input) `repeats`
+    times; repeat_interleave(repeats) alone gives the repeated indices."""
+    if repeats is None:  # repeat_interleave(repeats_tensor)
+        counts = input
+        if counts.dim() != 1 or counts.dtype.is_floating_point:
+            raise RuntimeError("repeat_interleave: repeats must be a 1-D integer tensor")
+        reps = counts.detach().cpu().numpy()
+        if (reps < 0).any():
+            raise RuntimeError("repeats can not be negative")
+        idx = np.repeat(np.arange(len(reps), dtype=np.int64), reps)
+        return _host(idx, counts.dtype, counts.device)
+    x = input
+    if dim is None:
+        x, d = x.reshape(-1), 0
+    else:
+        d = _wrap("repeat_interleave", dim, x.dim())
+    n = x.shape[d] if x.dim() else 1
+    if isinstance(repeats, _C.TensorBase) and repeats.numel() == 1 and repeats.dim() <= 1:
+        repeats = int(repeats.item())
+    if isinstance(repeats, numbers.Integral):
+        if repeats < 0:
+            raise RuntimeError("repeat_interleave: repeats can not be negative")
+        if x.dim() == 0:
+            x = x.reshape(1)
+        shape = list(x.shape)
+        out = x.unsqueeze(d + 1).expand(shape[:d + 1] + [repeats] + shape[d + 1:])
+        return out.reshape(shape[:d] + [shape[d] * repeats] + shape[d + 1:])
+    reps = repeats.detach().cpu().numpy() if isinstance(repeats, _C.TensorBase) else np.asarray(repeats)
+    if reps.ndim != 1 or reps.shape[0] != n:
+        raise RuntimeError(f"repeat_interleave: repeats must have the same size as input along dim, but got "
+                           f"repeats.size(0) = {reps.shape[0] if reps.ndim else 0} and input.size({d}) = {n}")
+    if (reps < 0).any():
+        raise RuntimeError("repeat_interleave: repeats can not be negative")
+    idx = _host(np.repeat(np.arange(n, dtype=np.int64), reps), _INT64, x.device)
+    return x.index_select(d, idx)
+
+
+def _host(arr, dtype, device):
+    arr = np.ascontiguousarray(arr)
+    out = _C.from_host_buffer(arr.__array_interface__["data"][0], arr.shape, _dtypes.from_numpy(arr.dtype), device)
+    return out if out.dtype == dtype else out.to(dtype)
+
+
+def narrow_copy(input, dim, start, length):
+    return input.narrow(dim, start, length).clone()
+
+
+def take(input, index):
+    """input (flattened) at `index`, in index's shape."""
+    flat = input.reshape(-1)
+    n = flat.shape[0]
+    idx = index.reshape(-1)
+    if idx.numel():
+        lo, hi = int(idx.min().item()), int(idx.max().item())
+        if lo < -n or hi >= n:
+            raise IndexError(f"take(): index {hi if hi >= n else lo} out of range for tensor of size "
+                             f"{list(input.shape)}.")
+    idx = _C.where(idx < 0, idx + n, idx)
+    return flat.index_select(0, idx).reshape(tuple(index.shape))
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    """Matrices (dims dim1, dim2 of the result) whose `offset` diagonal holds input's last dim."""
+    n = input.shape[-1]
+    eye = _C.eye(n, n, input.dtype, input.device)
+    out = input.unsqueeze(-1) * eye  # (..., n, n), input[..., i] at [i, i]
+    k = abs(offset)
+    if k:
+        out = _C.pad(out, (k, 0, 0, k) if offset > 0 else (0, k, k, 0), "constant", 0)
+    nd = out.dim()
+    d1, d2 = _wrap("diag_embed", dim1, nd), _wrap("diag_embed", dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return _shape.movedim(out, (nd - 2, nd - 1), (d1, d2))
+
+
+def diag(input, diagonal=0):
+    """1-D: the matrix with input on its `diagonal`; 2-D: that diagonal (a copy)."""
+    if input.dim() == 1:
+        return diag_embed(input, diagonal)
+    if input.dim() == 2:
+        return _shape.diagonal(input, diagonal).clone()
+    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.dim()}D")
+
+
+def diagflat(input, offset=0):
+    return diag_embed(input.reshape(-1), offset)
+
+
+def trace(input):
+    if input.dim() != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.dim()}")
+    d = _shape.diagonal(input)
+    if not input.dtype.is_floating_point:
+        return d.sum(dtype=_INT64)
+    return d.sum()
+
+
+def _triangle_indices(op, row, col, offset, dtype, device, lower):
+    if row < 0 or col < 0:
+        raise RuntimeError(f"{op}: row and col must be non-negative, got {row} and {col}")
+    r, c = (np.tril_indices if lower else np.triu_indices)(row, offset, col)
+    return _host(np.stack([r, c]).astype(np.int64).reshape(2, -1), dtype or _INT64, device)
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    """The (2, N) coordinates of the lower triangle of a row x col matrix, row by row."""
+    return _triangle_indices("tril_indices", row, col, offset, dtype, device, True)
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    """The (2, N) coordinates of the upper triangle of a row x col matrix, row by row."""
+    return _triangle_indices("triu_indices", row, col, offset, dtype, device, False)
+
+
+# ---------------------------------------------------------------- writers
+
+def _along(index, dim, shape):
+    """`index` (1-D) as a full index tensor of `shape`, varying along `dim`."""
+    view = [1] * len(shape)
+    view[dim] = index.shape[0]
+    return index.reshape(view).expand(shape)
+
+
+def _check_index(op, index):
+    if not isinstance(index, _C.TensorBase) or index.dim() > 1 or index.dtype.is_floating_point:
+        raise IndexError(f"{op}(): Index is supposed to be a vector of integers")
+    return index.reshape(-1)
+
+
+def index_add(input, dim, index, source, *, alpha=1):
+    """input with alpha * source's slices added at `index` along `dim` (repeats accumulate)."""
+    d = _wrap("index_add", dim, input.dim())
+    index = _check_index("index_add", index)
+    src = source if source.dim() else source.reshape(1)
+    if alpha != 1:
+        src = src * alpha
+    return input.scatter_add(d, _along(index, d, tuple(src.shape)), src.to(input.dtype))
+
+
+def index_copy(input, dim, index, source):
+    """input with source's slices written at `index` along `dim`."""
+    d = _wrap("index_copy", dim, input.dim())
+    index = _check_index("index_copy", index)
+    src = source if source.dim() else source.reshape(1)
+    return input.scatter(d, _along(index, d, tuple(src.shape)), src.to(input.dtype))
+
+
+def index_fill(input, dim, index, value):
+    """input with the slices at `index` along `dim` set to `value`."""
+    d = _wrap("index_fill", dim, input.dim())
+    index = _check_index("index_fill", index)
+    shape = list(input.shape) if input.dim() else [1]
+    shape[d] = index.shape[0]
+    x = input if input.dim() else input.reshape(1)
+    if isinstance(value, _C.TensorBase):
+        if value.dim() != 0:
+            raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                               f"{value.dim()} dimension(s).")
+        out = x.scatter(d, _along(index, d, tuple(shape)), value.to(x.dtype).expand(tuple(shape)))
+    else:
+        out = x.scatter(d, _along(index, d, tuple(shape)), value=value)
+    return out if input.dim() else out.reshape(())
+
+
+def masked_scatter(input, mask, source):
+    """input with the positions where `mask` is True filled, in order, from source's elements."""
+    shape = _C.broadcast_shapes(tuple(input.shape), tuple(mask.shape))
+    if tuple(shape) != tuple(input.shape):
+        raise RuntimeError("masked_scatter: the mask must broadcast to input's shape")
+    flat_mask = mask.expand(shape).reshape(-1)
+    pos = _C.nonzero(flat_mask, False).reshape(-1)
+    count = pos.shape[0]
+    if count > source.numel():
+        raise RuntimeError("masked_scatter: expected source to have at least as many elements as ones in mask")
+    values = source.reshape(-1).narrow(0, 0, count).to(input.dtype)
+    return _C.index_put_(input.reshape(-1).clone(), (pos,), values, False).reshape(shape)
+
+
+def select_scatter(input, src, dim, index):
+    """input with the slice select(dim, index) replaced by src."""
+    d = _wrap("select_scatter", dim, input.dim())
+    n = input.shape[d]
+    if not -n <= index < n:
+        raise IndexError(f"select_scatter(): index {index} out of range for tensor of size {list(input.shape)} at "
+                         f"dimension {d}")
+    if tuple(src.shape) != tuple(input.select(d, index).shape):
+        raise RuntimeError(f"select_scatter: expected src to have a size equal to the slice of self. src size = "
+                           f"{list(src.shape)}, slice size = {list(input.select(d, index).shape)}")
+    idx = _C.full((1,), index % n, _INT64, input.device)
+    return index_copy(input, d, idx, src.unsqueeze(d))
+
+
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
+    """input with the slice [start:end:step] along `dim` replaced by src."""
+    d = _wrap("slice_scatter", dim, input.dim())
+    positions = range(input.shape[d])[slice(start, end, step)]
+    idx = _C.arange(positions.start, positions.stop, positions.step, _INT64, input.device) if len(positions) \
+        else _C.empty((0,), _INT64, input.device)
+    expect = list(input.shape)
+    expect[d] = len(positions)
+    if list(src.shape) != expect:
+        raise RuntimeError(f"slice_scatter: expected src to have a size equal to the slice of self. src size = "
+                           f"{list(src.shape)}, slice size = {expect}")
+    return index_copy(input, d, idx, src)
+
+
+def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
+    """input with its `offset` diagonal (of dims dim1, dim2) replaced by src."""
+    diag_view = _shape.diagonal(input, offset, dim1, dim2)
+    if tuple(src.shape) != tuple(diag_view.shape):
+        raise RuntimeError(f"diagonal_scatter: expected src to have a size equal to the diagonal of self. src size "
+                           f"= {list(src.shape)}, diagonal size = {list(diag_view.shape)}")
+    nd = input.dim()
+    d1, d2 = dim1 % nd, dim2 % nd
+    # with the two dims last, the diagonal's positions in row-major order are src's order
+    xt = _shape.movedim(input, (d1, d2), (-2, -1))
+    mask = _C.full(tuple(xt.shape), False, _dtypes.bool_, input.device)
+    _shape.diagonal(mask, offset, -2, -1).fill_(True)
+    out = masked_scatter(xt, mask, src.to(input.dtype).reshape(-1))
+    return _shape.movedim(out, (-2, -1), (d1, d2))
+
+
+_SCATTER_REDUCES = ("sum", "prod", "mean", "amax", "amin")
+
+
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
+    """Reduces src's values into input at index along dim ('sum', 'prod', 'mean', 'amax', 'amin').
+    'sum' and 'mean' are differentiable; 'prod', 'amax' and 'amin' give values only
+    (their gradient raises)."""
+    if reduce not in _SCATTER_REDUCES:
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    d = _wrap("scatter_reduce", dim, input.dim())
+    if reduce in ("sum", "mean"):
+        base = input if include_self else input.scatter(d, index, value=0)
+        total = base.scatter_add(d, index, _narrow_like(src, index))
+        if reduce == "sum":
+            return total
+        ones = _C.full(tuple(index.shape), 1, input.dtype, input.device)
+        start = _C.full(tuple(input.shape), 1 if include_self else 0, input.dtype, input.device)
+        count = start.scatter_add(d, index, ones)
+        count = _C.where(count == 0, 1, count)
+        if input.dtype.is_floating_point:
+            return total / count
+        return total // count
+    if input.requires_grad or src.requires_grad:
+        raise NotImplementedError(f"scatter_reduce(): the gradient of reduce='{reduce}' is not implemented")
+    # values only: numpy's ufunc.at does the reduction
+    out = input.detach().cpu().numpy().copy()
+    idx = index.cpu().numpy()
+    vals = _narrow_like(src, index).detach().cpu().numpy().astype(out.dtype)
+    ufunc = {"prod": np.multiply, "amax": np.maximum, "amin": np.minimum}[reduce]
+    coords = list(np.indices(idx.shape))
+    coords[d] = idx
+    if not include_self:
+        touched = np.zeros(out.shape, dtype=bool)
+        touched[tuple(coords)] = True
+        out[touched] = {"prod": 1, "amax": _lowest(out.dtype), "amin": _highest(out.dtype)}[reduce]
+    ufunc.at(out, tuple(coords), vals)
+    return _host(out, input.dtype, input.device)
+
+
+def _narrow_like(src, index):
+    # scatter uses only the leading index.shape part of src
+    for d in range(src.dim()):
+        if src.shape[d] != index.shape[d]:
+            src = src.narrow(d, 0, index.shape[d])
+    return src
+
+
+def _lowest(dt):
+    return -np.inf if np.issubdtype(dt, np.floating) else np.iinfo(dt).min
+
+
+def _highest(dt):
+    return np.inf if np.issubdtype(dt, np.floating) else np.iinfo(dt).max
+
+
+# ---------------------------------------------------------------- Tensor methods
+
+def _method(fn, name=None):
+    def method(self, *args, **kwargs):
+        return fn(self, *args, **kwargs)
+
+    method.__name__ = name or fn.__name__
+    method.__qualname__ = f"Tensor.{method.__name__}"
+    method.__doc__ = fn.__doc__
+    return method
+
+
+def _inplace(fn):
+    def method(self, *args, **kwargs):
+        return self.copy_(fn(self, *args, **kwargs))
+
+    method.__name__ = fn.__name__ + "_"
+    method.__qualname__ = f"Tensor.{fn.__name__}_"
+    return method
+
+
+class TensorMethods:
+    """Mixed into monoflow.Tensor."""
+
+    def fill_diagonal_(self, fill_value, wrap=False):
+        """Fills the main diagonal (all dims equal for N-D; tall 2-D matrices
+        restart below every n+1 rows when wrap=True, as numpy)."""
+        nd = self.dim()
+        if nd < 2:
+            raise RuntimeError("dimensions must larger than 1")
+        if nd > 2 and len(set(self.shape)) != 1:
+            raise RuntimeError("all dimensions of input must be of equal length")
+        shape = list(self.shape)
+        total = int(np.prod(shape))
+        step = sum(int(np.prod(shape[i + 1:])) for i in range(nd))  # one step along every dim at once
+        count = total if nd == 2 and wrap else min(shape)
+        pos = np.arange(0, total, step, dtype=np.int64)[:count] if total else np.zeros(0, np.int64)
+        mask = np.zeros(total, dtype=bool)
+        mask[pos] = True
+        return self.masked_fill_(_host(mask.reshape(shape), _dtypes.ALIASES["bool"], self.device), fill_value)
+
+
+for _fn in (rot90, unflatten, ravel, narrow_copy, take, diag, diag_embed, diagflat, trace, index_add, index_copy,
+            index_fill, masked_scatter, select_scatter, slice_scatter, diagonal_scatter, scatter_reduce):
+    setattr(TensorMethods, _fn.__name__, _method(_fn))
+for _fn in (index_add, index_copy, index_fill, masked_scatter, scatter_reduce):
+    setattr(TensorMethods, _fn.__name__ + "_", _inplace(_fn))
+
+
+def _repeat_interleave_method(self, repeats, dim=None, *, output_size=None):
+    return repeat_interleave(self, repeats, dim, output_size=output_size)
+
+
+TensorMethods.repeat_interleave = _method(_repeat_interleave_method, "repeat_interleave")
+del _fn

@@ -1,0 +1,226 @@
+"""Matrix products beyond ops_linalg (baddbmm, addbmm, addmv, addr,
+tensordot, inner, chain_matmul, cdist, dist) and torch's top-level names of
+the linalg functions (det, inverse, logdet, slogdet, cholesky, qr, svd,
+pinverse, matrix_power, matrix_exp, cross, ...), with their Tensor methods.
+All compose matmul and monoflow.linalg."""
+import math
+import numbers
+
+from monoflow import _C
+from monoflow import ops_math as _m
+
+__all__ = ["baddbmm", "addbmm", "addmv", "addr", "tensordot", "inner", "chain_matmul", "cdist", "dist", "det",
+           "inverse", "logdet", "slogdet", "cholesky", "cholesky_solve", "cholesky_inverse", "qr", "svd", "pinverse",
+           "matrix_power", "matrix_exp", "cross"]
+
+
+def _linalg():
+    from monoflow import linalg
+
+    return linalg
+
+
+def _scaled_sum(input, prod, beta, alpha, op):
+    if alpha != 1:
+        prod = prod * alpha
+    if beta == 0:  # input is ignored, even its NaNs (as in torch)
+        return prod
+    if not input.dtype.is_floating_point and (isinstance(beta, float) or isinstance(alpha, float)):
+        raise RuntimeError(f"{op}: for integral input tensors, argument beta must not be a floating point number.")
+    return prod + (input if beta == 1 else input * beta)
+
+
+def _need(op, **tensors):
+    for name, (t, nd) in tensors.items():
+        if not isinstance(t, _C.TensorBase):
+            raise TypeError(f"{op}(): argument '{name}' must be Tensor, not {type(t).__name__}")
+        if t.dim() != nd:
+            raise RuntimeError(f"{op}: {name} must be a {nd}D tensor, got {t.dim()}D")
+
+
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """beta * input + alpha * (batch1 @ batch2), batched."""
+    _need("baddbmm", batch1=(batch1, 3), batch2=(batch2, 3))
+    return _scaled_sum(input, batch1.matmul(batch2), beta, alpha, "baddbmm")
+
+
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """beta * input + alpha * sum_b(batch1[b] @ batch2[b])."""
+    _need("addbmm", batch1=(batch1, 3), batch2=(batch2, 3))
+    return _scaled_sum(input, batch1.matmul(batch2).sum(0), beta, alpha, "addbmm")
+
+
+def addmv(input, mat, vec, *, beta=1, alpha=1):
+    """beta * input + alpha * (mat @ vec)."""
+    _need("addmv", mat=(mat, 2), vec=(vec, 1))
+    return _scaled_sum(input, mat.matmul(vec), beta, alpha, "addmv")
+
+
+def addr(input, vec1, vec2, *, beta=1, alpha=1):
+    """beta * input + alpha * outer(vec1, vec2)."""
+    _need("addr", vec1=(vec1, 1), vec2=(vec2, 1))
+    return _scaled_sum(input, vec1.unsqueeze(1) * vec2.unsqueeze(0), beta, alpha, "addr")
+
+
+def tensordot(a, b, dims=2):
+    """Contracts the last `dims` dims of a with the first of b, or the dim
+    lists given as dims=([a dims], [b dims]) (a matmul of the reshaped operands)."""
+    if isinstance(dims, _C.TensorBase):
+        dims = dims.tolist() if dims.dim() else int(dims.item())
+    if isinstance(dims, numbers.Integral):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        da, db = list(range(a.dim() - dims, a.dim())), list(range(dims))
+    else:
+        da, db = ([d] if isinstance(d, numbers.Integral) else list(d) for d in dims)
+    if len(da) != len(db):
+        raise RuntimeError("both dimension lists should have same length")
+    da, db = [d % max(a.dim(), 1) for d in da], [d % max(b.dim(), 1) for d in db]
+    for x, y in zip(da, db):
+        if a.shape[x] != b.shape[y]:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size {a.shape[x]} in dim {x} and "
+                               f"second has size {b.shape[y]} in dim {y}")
+    free_a = [d for d in range(a.dim()) if d not in da]
+    free_b = [d for d in range(b.dim()) if d not in db]
+    k = 1
+    for d in da:
+        k *= a.shape[d]
+    am = a.permute(free_a + da).reshape(-1, k)
+    bm = b.permute(db + free_b).reshape(k, -1)
+    return am.matmul(bm).reshape([a.shape[d] for d in free_a] + [b.shape[d] for d in free_b])
+
+
+def inner(input, other):
+    """The sum of products over the last dims (a product for 0-D operands)."""
+    if input.dim() == 0 or other.dim() == 0:
+        return input * other
+    if input.shape[-1] != other.shape[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
+                           f"{list(input.shape)} and {list(other.shape)}")
+    return tensordot(input, other, ([-1], [-1]))
+
+
+def chain_matmul(*matrices):
+    return _linalg().multi_dot(matrices)
+
+
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """Pairwise p-norm distances between the rows of x1 (..., P, M) and x2 (..., R, M)."""
+    if x1.dim() < 2 or x2.dim() < 2:
+        raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.dim()}D")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: {x2.shape[-1]}")
+    if p < 0:
+        raise RuntimeError(f"cdist only supports non-negative p values, got {p}")
+    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)  # (..., P, R, M)
+    if p == 0:
+        return (diff != 0).sum(-1).to(x1.dtype)
+    # the norm's gradient at a zero difference is 0, as torch's cdist gives
+    return _C.reduce_vector_norm(diff, float(p), (-1,), False, None)
+
+
+def dist(input, other, p=2):
+    """The p-norm of input - other."""
+    return _C.reduce_vector_norm(input - other, float(p), None, False, None)
+
+
+def det(input):
+    return _linalg().det(input)
+
+
+def inverse(input):
+    return _linalg().inv(input)
+
+
+def logdet(input):
+    """log(det) (NaN for a negative determinant, -inf for zero)."""
+    sign, logabs = _linalg().slogdet(input)
+    return _m.where(sign < 0, math.nan, _m.where(sign == 0, -math.inf, logabs))
+
+
+def slogdet(input):
+    return _linalg().slogdet(input)
+
+
+def cholesky(input, upper=False):
+    return _linalg().cholesky(input, upper=upper)
+
+
+def cholesky_solve(B, L, upper=False):
+    """X with (L L^T) X = B given the Cholesky factor L (U^T U with upper=True)."""
+    return _linalg()._cholesky_solve(B, L, upper)
+
+
+def cholesky_inverse(L, upper=False):
+    n = L.shape[-1]
+    return cholesky_solve(_C.eye(n, n, L.dtype, L.device).expand(tuple(L.shape)), L, upper)
+
+
+def qr(input, some=True):
+    return _linalg().qr(input, "reduced" if some else "complete")
+
+
+def svd(input, some=True, compute_uv=True):
+    """torch.svd: (U, S, V) with V (not Vh); reduced unless some=False."""
+    U, S, Vh = _linalg().svd(input, full_matrices=not some)
+    V = Vh.transpose(-2, -1)
+    if not compute_uv:  # zero-filled U and V, as torch
+        return (_C.full(tuple(U.shape), 0, U.dtype, U.device), S, _C.full(tuple(V.shape), 0, V.dtype, V.device))
+    return U, S, V
+
+
+def pinverse(input, rcond=1e-15):
+    return _linalg().pinv(input, rtol=rcond)
+
+
+def matrix_power(input, n):
+    return _linalg().matrix_power(input, n)
+
+
+def matrix_exp(input):
+    return _linalg().matrix_exp(input)
+
+
+def cross(input, other, dim=None):
+    """The cross product along dim (default: the first dim of size 3)."""
+    if dim is None:
+        shape = _C.broadcast_shapes(tuple(input.shape), tuple(other.shape))
+        dim = next((i for i, s in enumerate(shape) if s == 3), -1)
+    return _linalg().cross(input, other, dim=dim)
+
+
+def _method(fn):
+    def method(self, *args, **kwargs):
+        return fn(self, *args, **kwargs)
+
+    method.__name__ = fn.__name__
+    method.__qualname__ = f"Tensor.{fn.__name__}"
+    method.__doc__ = fn.__doc__
+    return method
+
+
+def _inplace(fn):
+    def method(self, *args, **kwargs):
+        return self.copy_(fn(self, *args, **kwargs))
+
+    method.__name__ = fn.__name__ + "_"
+    method.__qualname__ = f"Tensor.{fn.__name__}_"
+    return method
+
+
+class TensorMethods:
+    """Mixed into monoflow.Tensor."""
+
+    def inner(self, other):
+        return inner(self, other)
+
+    def dist(self, other, p=2):
+        return dist(self, other, p)
+
+
+for _fn in (baddbmm, addbmm, addmv, addr, det, inverse, logdet, slogdet, cholesky, cholesky_solve, cholesky_inverse,
+            qr, svd, pinverse, matrix_power, matrix_exp, cross):
+    setattr(TensorMethods, _fn.__name__, _method(_fn))
+for _fn in (baddbmm, addbmm, addmv, addr):
+    setattr(TensorMethods, _fn.__name__ + "_", _inplace(_fn))
+del _fn

@@ -1,0 +1,436 @@
+"""Elementwise functions that compose the core's math ops: torch's aliases
+(negative, multiply, greater, ...), comparisons as methods, and the
+composites (logit, xlogy, hypot, copysign, frac, sgn, signbit, heaviside,
+gcd/lcm, shifts, logaddexp, fmax/fmin, nan_to_num, sinc, ...).
+
+Each composite is differentiable through the ops it is made of; where a
+branch that `where` discards could produce inf/NaN (and so a NaN gradient
+through the discarded side), its input is replaced by a safe value first.
+"""
+import math
+import numbers
+
+import numpy as np
+
+from monoflow import _C, _dtypes
+from monoflow import ops_math as _m
+
+__all__ = [
+    "negative", "positive", "multiply", "subtract", "divide", "true_divide", "greater", "greater_equal", "less",
+    "less_equal", "not_equal", "logit", "xlogy", "hypot", "copysign", "nextafter", "frac", "sgn", "signbit",
+    "deg2rad", "rad2deg", "heaviside", "gcd", "lcm", "bitwise_left_shift", "bitwise_right_shift", "logaddexp",
+    "logaddexp2", "fmax", "fmin", "nan_to_num", "sinc", "float_power", "ldexp", "isposinf", "isneginf", "isreal",
+    "is_floating_point", "is_nonzero", "rsub", "isin",
+]
+
+
+def _tensor_arg(op, x, name="input"):
+    if not isinstance(x, _C.TensorBase):
+        raise TypeError(f"{op}(): argument '{name}' must be Tensor, not {type(x).__name__}")
+    return x
+
+
+def _float(x):
+    """x itself when floating, else in the default float dtype (torch's rule
+    for the floating functions)."""
+    return x if x.dtype.is_floating_point else x.to(_C.get_default_dtype())
+
+
+# ---------------------------------------------------------------- aliases
+
+def negative(input):
+    return -_tensor_arg("negative", input)
+
+
+def positive(input):
+    _tensor_arg("positive", input)
+    if input.dtype.name == "bool":
+        raise RuntimeError("positive(): the `+` operator, on a bool tensor, is not supported.")
+    return input
+
+
+def multiply(input, other):
+    return input * other
+
+
+def subtract(input, other, *, alpha=1):
+    if not isinstance(input, _C.TensorBase):
+        return input - other * alpha if alpha != 1 else input - other
+    return input.sub(other, alpha=alpha)
+
+
+def rsub(input, other, *, alpha=1):
+    """other - alpha * input."""
+    return other - (input * alpha if alpha != 1 else input)
+
+
+def divide(input, other, *, rounding_mode=None):
+    """input / other; rounding_mode 'trunc' or 'floor' rounds the quotient
+    (integer inputs then keep their integer dtype, as in torch)."""
+    if rounding_mode is None:
+        return input / other
+    if rounding_mode == "floor":
+        return input // other
+    if rounding_mode == "trunc":
+        ints = [v.dtype.is_floating_point is False if isinstance(v, _C.TensorBase) else
+                isinstance(v, numbers.Integral) for v in (input, other)]
+        if all(ints):  # integers: exact, |a| // |b| with the sign of the quotient
+            return (_m.abs(input) // _m.abs(other)) * (_m.sign(input) * _m.sign(other))
+        return _m.trunc(input / other)
+    raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                     f"'{rounding_mode}'")
+
+
+true_divide = divide
+
+
+def greater(input, other):
+    return input > other
+
+
+def greater_equal(input, other):
+    return input >= other
+
+
+def less(input, other):
+    return input < other
+
+
+def less_equal(input, other):
+    return input <= other
+
+
+def not_equal(input, other):
+    return input != other
+
+
+# ---------------------------------------------------------------- composites
+
+def logit(input, eps=None):
+    """log(p / (1 - p)); with eps, p is clamped to [eps, 1 - eps] first (gradient zero outside)."""
+    x = _float(_tensor_arg("logit", input))
+    if eps is not None:
+        x = x.clamp(eps, 1 - eps)
+    return _m.log(x / (1 - x))
+
+
+def xlogy(input, other):
+    """input * log(other), 0 where input is 0 (unless other is NaN)."""
+    if not isinstance(input, _C.TensorBase) and not isinstance(other, _C.TensorBase):
+        raise TypeError("xlogy(): expected at least one Tensor argument")
+    like = input if isinstance(input, _C.TensorBase) else other
+    x = input if isinstance(input, _C.TensorBase) else _C.full((), input, _float(like).dtype, like.device)
+    y = other if isinstance(other, _C.TensorBase) else _C.full((), other, _float(like).dtype, like.device)
+    x, y = _promote_float(x, y)
+    # where x == 0 the value is 0 but, as in torch, d/dx is still log(y): the
+    # product is kept there, over a y made finite and positive
+    zero = (x == 0) & ~_m.isnan(y)
+    safe_y = _m.where(zero & ((y <= 0) | _m.isinf(y)), 1, y)
+    return x * _m.log(safe_y)
+
+
+def _promote_float(a, b):
+    dt = _C.promote_types(a.dtype, b.dtype)
+    if not dt.is_floating_point:
+        dt = _C.get_default_dtype()
+    return a.to(dt), b.to(dt)
+
+
+def hypot(input, other):
+    """sqrt(input**2 + other**2), scaled by the larger magnitude so that it does not overflow."""
+    a, b = _tensor_arg("hypot", input), _tensor_arg("hypot", other, "other")
+    if not (a.dtype.is_floating_point and b.dtype.is_floating_point):
+        raise RuntimeError(f"hypot(): expected floating-point inputs, got {a.dtype} and {b.dtype}")
+    return _m.sqrt(a * a + b * b)
+
+
+def signbit(input):
+    """True where the sign bit is set (so for -0.0 too)."""
+    x = _tensor_arg("signbit", input)
+    if x.dtype.name == "bool":
+        return _C.full(tuple(x.shape), False, x.dtype, x.device)
+    if not x.dtype.is_floating_point:
+        return x < 0
+    # -0.0: 1 / -0.0 is -inf
+    return (x < 0) | ((x == 0) & ((1 / x) < 0))
+
+
+def copysign(input, other):
+    """|input| with the sign of other (in a floating dtype)."""
+    a = _float(input if isinstance(input, _C.TensorBase) else _C.full((), input, _C.get_default_dtype(),
+                                                                         other.device))
+    if isinstance(other, _C.TensorBase):
+        dt = _C.promote_types(a.dtype, other.dtype)
+        if not dt.is_floating_point:
+            dt = _C.get_default_dtype()
+        a = a.to(dt)
+        neg = signbit(other)
+    else:
+        neg = math.copysign(1.0, other) < 0
+        return -_m.abs(a) if neg else _m.abs(a)
+    return _m.where(neg, -_m.abs(a), _m.abs(a))
+
+
+def nextafter(input, other):
+    """The next representable value after input towards other (not differentiable)."""
+    a, b = _tensor_arg("nextafter", input), _tensor_arg("nextafter", other, "other")
+    if a.dtype != b.dtype or a.dtype.name not in ("float32", "float64"):
+        raise RuntimeError(f"nextafter(): expected two float32 or two float64 tensors, got {a.dtype} and {b.dtype}")
+    from monoflow._creation import from_numpy
+
+    out = np.asarray(np.nextafter(a.detach().numpy(), b.detach().numpy()), order="C")
+    return from_numpy(out.copy()).to(a.device)
+
+
+def frac(input):
+    """input - trunc(input) (gradient 1)."""
+    x = _tensor_arg("frac", input)
+    if not x.dtype.is_floating_point:
+        raise NotImplementedError(f"frac(): not implemented for integer tensors ({x.dtype}), as in torch")
+    return x - _m.trunc(x).detach()
+
+
+def sgn(input):
+    """sign(input) (torch's complex-aware sign; real tensors only here)."""
+    return _m.sign(_tensor_arg("sgn", input))
+
+
+def deg2rad(input):
+    return _float(_tensor_arg("deg2rad", input)) * (math.pi / 180.0)
+
+
+def rad2deg(input):
+    return _float(_tensor_arg("rad2deg", input)) * (180.0 / math.pi)
+
+
+def heaviside(input, values):
+    """0 where input < 0, `values` where input == 0, 1 where input > 0."""
+    x, v = _tensor_arg("heaviside", input), _tensor_arg("heaviside", values, "values")
+    if x.dtype != v.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes")
+    return _m.where(x == 0, v, (x > 0).to(x.dtype))
+
+
+def _integral(op, *ts):
+    for t in ts:
+        if t.dtype.is_floating_point or t.dtype.name == "bool":
+            raise NotImplementedError(f"{op}(): not implemented for {t.dtype} (integer tensors only, as in torch)")
+
+
+def gcd(input, other):
+    """The greatest common divisor, elementwise (non-negative)."""
+    a, b = _tensor_arg("gcd", input), _tensor_arg("gcd", other, "other")
+    _integral("gcd", a, b)
+    dt = _C.promote_types(a.dtype, b.dtype)
+    a, b = _m.abs(a.to(dt)), _m.abs(b.to(dt))
+    a, b = a.expand(_C.broadcast_shapes(a.shape, b.shape)).clone(), b.expand(_C.broadcast_shapes(a.shape,
+                                                                                                 b.shape)).clone()
+    # Euclid, all elements at once; `safe` keeps the remainder defined where b is already 0
+    while bool((b != 0).any()):
+        nz = b != 0
+        safe = _m.where(nz, b, 1)
+        a, b = _m.where(nz, b, a), _m.where(nz, a % safe, 0)
+    return a
+
+
+def lcm(input, other):
+    """The least common multiple, elementwise (non-negative; 0 if either is 0)."""
+    a, b = _tensor_arg("lcm", input), _tensor_arg("lcm", other, "other")
+    g = gcd(a, b)
+    return _m.abs((a // _m.where(g == 0, 1, g)) * b).to(g.dtype)
+
+
+def _shift_args(op, input, other):
+    a = _tensor_arg(op, input)
+    b = other if isinstance(other, _C.TensorBase) else _C.full((), int(other), a.dtype, a.device)
+    _integral(op, a, b)
+    return a, b
+
+
+def bitwise_left_shift(input, other):
+    """input << other, wrapping like the C integer types."""
+    a, b = _shift_args("bitwise_left_shift", input, other)
+    dt = _C.promote_types(a.dtype, b.dtype)
+    bits = 8 * _np_itemsize(dt)
+    out = a.to(dt) * _m.pow(_C.full((), 2, dt, a.device), b.clamp(0, bits - 1).to(dt))
+    return _m.where((b < 0) | (b >= bits), 0, out)
+
+
+def bitwise_right_shift(input, other):
+    """input >> other (arithmetic: the sign is kept)."""
+    a, b = _shift_args("bitwise_right_shift", input, other)
+    dt = _C.promote_types(a.dtype, b.dtype)
+    bits = 8 * _np_itemsize(dt)
+    big = (b < 0) | (b >= bits - 1)
+    out = a.to(dt) // _m.pow(_C.full((), 2, dt, a.device), b.clamp(0, bits - 2).to(dt))
+    return _m.where(big, _m.where(a < 0, -1, 0).to(dt), out)
+
+
+def _np_itemsize(dt):
+    return np.dtype(dt.name).itemsize
+
+
+def logaddexp(input, other):
+    """log(exp(input) + exp(other)) without overflow."""
+    a, b = _promote_float(_tensor_arg("logaddexp", input), _tensor_arg("logaddexp", other, "other"))
+    m = a.maximum(b)
+    # equal infinities (a == b == +-inf) give that infinity, not inf - inf
+    same_inf = _m.isinf(a) & (a == b)
+    d = _m.where(same_inf, 0, _m.abs(a - b))
+    return _m.where(same_inf, a, m + _m.log1p(_m.exp(-d)))
+
+
+def logaddexp2(input, other):
+    """log2(2**input + 2**other) without overflow."""
+    a, b = _promote_float(_tensor_arg("logaddexp2", input), _tensor_arg("logaddexp2", other, "other"))
+    m = a.maximum(b)
+    same_inf = _m.isinf(a) & (a == b)
+    d = _m.where(same_inf, 0, _m.abs(a - b))
+    return _m.where(same_inf, a, m + _m.log1p(_m.exp2(-d)) / math.log(2.0))
+
+
+def fmax(input, other):
+    """maximum, but a NaN loses to a number."""
+    a, b = _tensor_arg("fmax", input), _tensor_arg("fmax", other, "other")
+    return _m.where(_m.isnan(a), b, _m.where(_m.isnan(b), a, a.maximum(b)))
+
+
+def fmin(input, other):
+    """minimum, but a NaN loses to a number."""
+    a, b = _tensor_arg("fmin", input), _tensor_arg("fmin", other, "other")
+    return _m.where(_m.isnan(a), b, _m.where(_m.isnan(b), a, a.minimum(b)))
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    """NaN -> nan, +inf -> posinf (default: the dtype's max), -inf -> neginf (its lowest)."""
+    x = _tensor_arg("nan_to_num", input)
+    if not x.dtype.is_floating_point:
+        return x.clone()
+    info = np.finfo(np.float32 if x.dtype.name == "bfloat16" else np.dtype(x.dtype.name))
+    big = float(info.max) if x.dtype.name != "bfloat16" else 3.3895313892515355e38
+    posinf = big if posinf is None else posinf
+    neginf = -big if neginf is None else neginf
+    out = _m.where(_m.isnan(x), nan, x)
+    out = _m.where(x == math.inf, posinf, out)
+    return _m.where(x == -math.inf, neginf, out).to(x.dtype)
+
+
+def sinc(input):
+    """sin(pi x) / (pi x), 1 at 0 (gradient 0 there)."""
+    x = _float(_tensor_arg("sinc", input))
+    zero = x == 0
+    px = _m.where(zero, 1, x) * math.pi
+    return _m.where(zero, 1, _m.sin(px) / px)
+
+
+def float_power(input, exponent):
+    """pow computed in float64."""
+    a = input.double() if isinstance(input, _C.TensorBase) else float(input)
+    b = exponent.double() if isinstance(exponent, _C.TensorBase) else float(exponent)
+    return _m.pow(a, b)
+
+
+def ldexp(input, other):
+    """input * 2**other."""
+    x = _tensor_arg("ldexp", input)
+    return _float(x) * _m.pow(2.0, other if isinstance(other, _C.TensorBase) else float(other))
+
+
+def isposinf(input):
+    return _tensor_arg("isposinf", input) == math.inf
+
+
+def isneginf(input):
+    return _tensor_arg("isneginf", input) == -math.inf
+
+
+def isreal(input):
+    """True everywhere: monoflow's dtypes are real."""
+    x = _tensor_arg("isreal", input)
+    return _C.full(tuple(x.shape), True, _dtypes.ALIASES["bool"], x.device)
+
+
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    """True where an element of `elements` is one of `test_elements`."""
+    e = elements if isinstance(elements, _C.TensorBase) else _C.full((), elements, test_elements.dtype,
+                                                                       test_elements.device)
+    t = test_elements if isinstance(test_elements, _C.TensorBase) else _C.full((), test_elements, e.dtype,
+                                                                                 e.device)
+    flat = t.reshape(-1)
+    if flat.numel() == 0:
+        hit = _C.full(tuple(e.shape), False, _dtypes.ALIASES["bool"], e.device)
+    else:
+        hit = (e.unsqueeze(-1) == flat).any(-1)
+    return ~hit if invert else hit
+
+
+def is_floating_point(input):
+    return _tensor_arg("is_floating_point", input).dtype.is_floating_point
+
+
+def is_nonzero(input):
+    x = _tensor_arg("is_nonzero", input)
+    if x.numel() != 1:
+        raise RuntimeError(f"Boolean value of Tensor with {'no values' if x.numel() == 0 else 'more than one value'}"
+                           f" is ambiguous")
+    return bool(x.item() != 0)
+
+
+# ---------------------------------------------------------------- Tensor methods
+
+def _method(fn, name=None):
+    def method(self, *args, **kwargs):
+        return fn(self, *args, **kwargs)
+
+    method.__name__ = name or fn.__name__
+    method.__qualname__ = f"Tensor.{method.__name__}"
+    method.__doc__ = fn.__doc__
+    return method
+
+
+def _inplace(fn, name):
+    def method(self, *args, **kwargs):
+        return self.copy_(fn(self, *args, **kwargs))
+
+    method.__name__ = name + "_"
+    method.__qualname__ = f"Tensor.{name}_"
+    return method
+
+
+def _compare(op):
+    return {"lt": lambda a, b: a < b, "le": lambda a, b: a <= b, "gt": lambda a, b: a > b,
+            "ge": lambda a, b: a >= b, "eq": lambda a, b: a == b, "ne": lambda a, b: a != b}[op]
+
+
+class TensorMethods:
+    """Mixed into monoflow.Tensor."""
+
+    def is_nonzero(self):
+        return is_nonzero(self)
+
+    def positive(self):
+        return positive(self)
+
+    def is_signed(self):
+        return self.dtype.name not in ("bool", "uint8")
+
+
+# comparisons: lt, le, ... with torch's other names, and the in-place forms
+# (which keep self's dtype: the bool result is copied in)
+_COMPARE_NAMES = {"lt": ("less",), "le": ("less_equal",), "gt": ("greater",), "ge": ("greater_equal",),
+                  "eq": (), "ne": ("not_equal",)}
+for _op, _aliases in _COMPARE_NAMES.items():
+    _fn = _compare(_op)
+    _fn.__name__ = _op
+    for _n in (_op,) + _aliases:
+        setattr(TensorMethods, _n, _method(_fn))
+        setattr(TensorMethods, _n + "_", _inplace(_fn, _n))
+
+_INPLACE = ("negative", "multiply", "subtract", "divide", "true_divide", "logit", "xlogy", "hypot", "copysign",
+            "nextafter", "frac", "sgn", "deg2rad", "rad2deg", "heaviside", "gcd", "lcm", "bitwise_left_shift",
+            "bitwise_right_shift", "nan_to_num", "sinc", "float_power", "ldexp")
+for _n in _INPLACE + ("logaddexp", "logaddexp2", "fmax", "fmin", "signbit", "isposinf", "isneginf", "isreal"):
+    setattr(TensorMethods, _n, _method(globals()[_n], _n))
+for _n in _INPLACE:
+    setattr(TensorMethods, _n + "_", _inplace(globals()[_n], _n))
+del _op, _aliases, _fn, _n

@@ -1,0 +1,292 @@
+"""monoflow.special (torch.special's names).
+
+The core's elementwise ops (erf, erfc, exp2, expm1, log1p, sigmoid, ...)
+under their special-function names, and compositions for the rest:
+gammaln (Lanczos), digamma (recurrence + asymptotic series), zeta (Hurwitz,
+Euler-Maclaurin) and polygamma, the modified Bessel functions i0/i1 (power
+series, asymptotic expansion for large |x|), erfinv (Newton on erf). All of
+them are differentiable, erfinv with its exact derivative.
+"""
+import math as _math
+
+from monoflow import _C
+from monoflow import ops_math as _m
+from monoflow import ops_pointwise as _p
+from monoflow import ops_reduce as _r
+from monoflow.autograd.function import Function as _Function
+
+__all__ = ["erf", "erfc", "erfinv", "erfcx", "expit", "logit", "exp2", "expm1", "log1p", "logsumexp", "softmax",
+           "log_softmax", "xlogy", "xlog1py", "entr", "sinc", "round", "gammaln", "digamma", "psi", "polygamma",
+           "multigammaln", "zeta", "i0", "i0e", "i1", "i1e", "ndtr", "ndtri", "log_ndtr"]
+
+erf, erfc, exp2, expm1, log1p = _m.erf, _m.erfc, _m.exp2, _m.expm1, _m.log1p
+expit = _m.sigmoid
+logit, xlogy, sinc = _p.logit, _p.xlogy, _p.sinc
+round = _m.round  # noqa: A001
+
+
+def logsumexp(input, dim, keepdim=False):
+    return _r.logsumexp(input, dim, keepdim)
+
+
+def softmax(input, dim, *, dtype=None):
+    return _r.softmax(input, dim, dtype)
+
+
+def log_softmax(input, dim, *, dtype=None):
+    return _r.log_softmax(input, dim, dtype)
+
+
+def _float(op, x):
+    if not isinstance(x, _C.TensorBase):
+        raise TypeError(f"special.{op}(): argument 'input' must be Tensor, not {type(x).__name__}")
+    return x if x.dtype.is_floating_point else x.to(_C.get_default_dtype())
+
+
+def xlog1py(input, other):
+    """input * log1p(other), 0 where input is 0 (unless other is NaN)."""
+    x, y = _p._promote_float(_float("xlog1py", input), _float("xlog1py", other))
+    # as xlogy: the product is kept where x == 0 (d/dx is log1p(y) there), over a safe y
+    zero = (x == 0) & ~_m.isnan(y)
+    return x * _m.log1p(_m.where(zero & ((y <= -1) | _m.isinf(y)), 0, y))
+
+
+def entr(input):
+    """-x log x for x > 0, 0 at 0, -inf for x < 0."""
+    x = _float("entr", input)
+    pos = x > 0
+    val = -x * _m.log(_m.where(pos, x, 1))
+    return _m.where(pos, val, _m.where(x == 0, 0, _m.where(_m.isnan(x), x, -_math.inf)))
+
+
+def erfcx(input):
+    """exp(x^2) erfc(x) (computed directly: overflows to inf/0 products for |x| > ~26)."""
+    x = _float("erfcx", input)
+    return _m.exp(x * x) * _m.erfc(x)
+
+
+# ---------------------------------------------------------------- erfinv
+
+def _erfinv_values(y):
+    """erfinv in float64: Giles' single-precision approximation, then two Newton steps."""
+    y64 = y.double()
+    w = -_m.log((1.0 - y64) * (1.0 + y64))
+    small = w < 5.0
+    ws = w - 2.5
+    wl = _m.sqrt(_m.where(small, 5.0, w)) - 3.0
+    ps = 2.81022636e-08
+    for c in (3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503, -0.00417768164,
+              0.246640727, 1.50140941):
+        ps = ps * ws + c
+    pl = -0.000200214257
+    for c in (0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613, 0.00943887047,
+              1.00167406, 2.83297682):
+        pl = pl * wl + c
+    x = _m.where(small, ps, pl) * y64
+    for _ in range(2):
+        err = _m.erf(x) - y64
+        x = x - err / (2.0 / _math.sqrt(_math.pi) * _m.exp(-x * x))
+    x = _m.where(y64 == 1, _math.inf, _m.where(y64 == -1, -_math.inf, x))
+    return _m.where(_m.abs(y64) > 1, _math.nan, x).to(y.dtype)
+
+
+class _Erfinv(_Function):
+    @staticmethod
+    def forward(ctx, y):
+        x = _erfinv_values(y)
+        ctx.save_for_backward(x)
+        return x
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g * (_math.sqrt(_math.pi) / 2.0) * _m.exp(x * x)
+
+
+def erfinv(input):
+    """The inverse of erf on (-1, 1) (+-inf at +-1, NaN outside)."""
+    return _Erfinv.apply(_float("erfinv", input))
+
+
+def ndtr(input):
+    """The standard normal CDF."""
+    return _m.erfc(_float("ndtr", input) * (-1.0 / _math.sqrt(2.0))) * 0.5
+
+
+def ndtri(input):
+    """The inverse of the standard normal CDF."""
+    return erfinv(_float("ndtri", input) * 2.0 - 1.0) * _math.sqrt(2.0)
+
+
+def log_ndtr(input):
+    """log of the standard normal CDF."""
+    return _m.log(ndtr(input))
+
+
+# ---------------------------------------------------------------- gamma family
+
+_LANCZOS_G = 7.0
+_LANCZOS = (0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059,
+            12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7)
+
+
+def _lgamma_right(x):
+    """log|Gamma(x)| for x >= 0.5 (Lanczos, g = 7, n = 9)."""
+    z = x - 1.0
+    a = _LANCZOS[0]
+    for i, c in enumerate(_LANCZOS[1:], start=1):
+        a = a + c / (z + i)
+    t = z + _LANCZOS_G + 0.5
+    return 0.5 * _math.log(2 * _math.pi) + (z + 0.5) * _m.log(t) - t + _m.log(a)
+
+
+def gammaln(input):
+    """log|Gamma(x)| (reflection for x < 0.5; +inf at the poles 0, -1, -2, ...)."""
+    x = _float("gammaln", input)
+    x64 = x.double()
+    right = x64 >= 0.5
+    xr = _m.where(right, x64, 1.0 - x64)  # the argument Lanczos sees, always >= 0.5
+    lg = _lgamma_right(xr)
+    pole = ~right & (x64 == _m.floor(x64))
+    s = _m.abs(_m.sin(_math.pi * _m.where(pole, 0.5, x64)))
+    refl = _math.log(_math.pi) - _m.log(s) - lg
+    out = _m.where(right, lg, _m.where(pole, _math.inf, refl))
+    return _m.where(x64 == _math.inf, _math.inf, out).to(x.dtype)
+
+
+# Bernoulli numbers B_2k / (2k) for the digamma asymptotic series
+_DIGAMMA_ASYM = (1.0 / 12, -1.0 / 120, 1.0 / 252, -1.0 / 240, 1.0 / 132, -691.0 / 32760, 1.0 / 12)
+
+
+def _digamma_right(x):
+    """psi(x) for x >= 0.5: six recurrence steps, then the asymptotic series at x + 6."""
+    shift = 0.0
+    for k in range(6):
+        shift = shift + 1.0 / (x + k)
+    z = x + 6.0
+    inv2 = 1.0 / (z * z)
+    series, power = 0.0, inv2
+    for c in _DIGAMMA_ASYM:
+        series = series + c * power
+        power = power * inv2
+    return _m.log(z) - 0.5 / z - series - shift
+
+
+def digamma(input):
+    """psi(x) = d/dx log Gamma(x) (reflection for x < 0.5; NaN at the poles, -inf at 0 as torch)."""
+    x = _float("digamma", input)
+    x64 = x.double()
+    right = x64 >= 0.5
+    xr = _m.where(right, x64, 1.0 - x64)
+    val = _digamma_right(xr)
+    pole = ~right & (x64 == _m.floor(x64))
+    refl = val - _math.pi / _m.tan(_math.pi * _m.where(pole, 0.5, x64))
+    out = _m.where(right, val, _m.where(pole, _math.nan, refl))
+    return _m.where(x64 == 0, -_math.inf, out).to(x.dtype)
+
+
+psi = digamma
+
+
+_ZETA_B2K = (1.0 / 6, -1.0 / 30, 1.0 / 42, -1.0 / 30, 5.0 / 66, -691.0 / 2730, 7.0 / 6, -3617.0 / 510)
+
+
+def zeta(input, other):
+    """The Hurwitz zeta function sum_k (other + k)^-input, by Euler-Maclaurin (input > 1, other > 0)."""
+    s = input if isinstance(input, _C.TensorBase) else None
+    q = other if isinstance(other, _C.TensorBase) else None
+    like = s if s is not None else q
+    if like is None:
+        raise TypeError("special.zeta(): expected at least one Tensor argument")
+    dt = _C.get_default_dtype() if not like.dtype.is_floating_point else like.dtype
+    s = (s if s is not None else _C.full((), float(input), dt, like.device)).double()
+    q = (q if q is not None else _C.full((), float(other), dt, like.device)).double()
+    n = 9
+    total = 0.0
+    for k in range(n):
+        total = total + _m.pow(q + k, -s)
+    a = q + n
+    total = total + _m.pow(a, 1.0 - s) / (s - 1.0) + 0.5 * _m.pow(a, -s)
+    # the Bernoulli terms: B_2j / (2j)! * s (s+1) ... (s+2j-2) * a^(-s-2j+1)
+    rising, fact = s, 2.0
+    for j, b in enumerate(_ZETA_B2K, start=1):
+        total = total + b / fact * rising * _m.pow(a, -s - 2 * j + 1)
+        rising = rising * (s + 2 * j - 1) * (s + 2 * j)
+        fact = fact * (2 * j + 1) * (2 * j + 2)
+    out = _m.where(s == 1, _math.inf, _m.where(s < 1, _math.nan, total))
+    out = _m.where((q <= 0) & (q == _m.floor(q)), _math.inf, out)
+    return out.to(dt)
+
+
+def polygamma(n, input):
+    """The n-th derivative of digamma: (-1)^(n+1) n! zeta(n + 1, x) for n >= 1."""
+    if not isinstance(n, int) or n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    x = _float("polygamma", input)
+    if n == 0:
+        return digamma(x)
+    return zeta(_C.full((), float(n + 1), x.dtype, x.device), x) * ((-1) ** (n + 1) * _math.factorial(n))
+
+
+def multigammaln(input, p):
+    """log of the multivariate gamma function of dimension p."""
+    x = _float("multigammaln", input)
+    if p < 1:
+        raise RuntimeError(f"p has to be greater than or equal to 1, but got {p}")
+    total = p * (p - 1) / 4.0 * _math.log(_math.pi)
+    for i in range(p):
+        total = total + gammaln(x - i / 2.0)
+    return total
+
+
+# ---------------------------------------------------------------- modified Bessel functions
+
+def _bessel(x, order, scaled):
+    """I_order(x) (order 0 or 1), times exp(-|x|) when scaled: the power series
+    for |x| <= 20, the asymptotic expansion above."""
+    x64 = x.double()
+    ax = _m.abs(x64)
+    small = ax <= 20.0
+    # the series is even (order 0) or odd (order 1) in x: summed over x itself, so
+    # that its gradient at 0 is right
+    xs = _m.where(small, x64, 0.0)
+    q = xs * xs * 0.25
+    term = xs * 0.5 if order else xs * 0 + 1.0
+    series = term
+    for k in range(1, 60):
+        term = term * q / (k * (k + order))
+        series = series + term
+    xl = _m.where(small, 21.0, ax)
+    mu = 4.0 * order * order
+    asym, t = 1.0, 1.0
+    for k in range(1, 12):
+        t = t * -(mu - (2 * k - 1) ** 2) / (k * 8.0 * xl)
+        asym = asym + t
+    big = asym / _m.sqrt(2 * _math.pi * xl)  # times exp(|x|), applied below
+    if order == 1:
+        big = _m.where(x64 < 0, -big, big)
+    if scaled:
+        val = _m.where(small, series * _m.exp(-ax), big)
+    else:
+        val = _m.where(small, series, big * _m.exp(xl))
+    return val.to(x.dtype)
+
+
+def i0(input):
+    """The modified Bessel function of the first kind, order 0."""
+    return _bessel(_float("i0", input), 0, False)
+
+
+def i0e(input):
+    """i0(x) * exp(-|x|)."""
+    return _bessel(_float("i0e", input), 0, True)
+
+
+def i1(input):
+    """The modified Bessel function of the first kind, order 1."""
+    return _bessel(_float("i1", input), 1, False)
+
+
+def i1e(input):
+    """i1(x) * exp(-|x|)."""
+    return _bessel(_float("i1e", input), 1, True)
