@@ -89,8 +89,3 @@ def check_optional_tensor(x, str op, str name, int pos=0):
     if x is None or isinstance(x, TensorBase):
         return x
     raise _arg_error(op, name, pos, "Tensor or None", x)
-
-
-def check_int(v, str op, str name, int pos=0):
-    """v as an int (anything with __index__ but a bool); else TypeError naming op and name."""
-    return _int_arg(v, op, name, pos)
