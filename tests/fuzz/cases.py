@@ -101,7 +101,10 @@ def draw_case(target: Target, rng: random.Random) -> str:
     # Usually the signature's arity (to reach the op's own checks), sometimes any.
     if params is None or rng.random() < 0.25:
         n = rng.randint(0, 4)
-        names = [pos_names[i] if i < len(pos_names) else None for i in range(n)]
+        # (no signature, as for most Cython methods: each argument gets the
+        # pool of a typical parameter, so sizes and strides come often)
+        guess = ("dim", "size", "stride", "input", "p", None)
+        names = [pos_names[i] if i < len(pos_names) else rng.choice(guess) for i in range(n)]
     else:
         names = []
         for p in pos_names:

@@ -44,11 +44,25 @@ def _namespace():
     return {"flow": flow, "F": flow.nn.functional, "np": np, "math": math, "NoInit": NoInit}
 
 
+def _exercise(result, flow):
+    """Uses what a call returned as a program would: prints it, reads all of it
+    (clone) and writes it (fill_), so that a view addressing memory outside its
+    storage shows as the crash it is. A clean refusal here is fine."""
+    for t in result if isinstance(result, (tuple, list)) else (result,):
+        if not isinstance(t, flow.Tensor):
+            continue
+        for use in (repr, lambda t: t.clone(), lambda t: t.detach().fill_(1)):
+            try:
+                use(t)
+            except Exception:  # noqa: BLE001 - only a signal or a hang would be a finding
+                pass
+
+
 def run_case(code, ns):
     flow = ns["flow"]
     try:
         result = eval(code, ns)  # noqa: S307 - the fuzz case is our own source text
-        repr(result)[:0]  # printing is part of returning a tensor
+        _exercise(result, flow)
         flow.synchronize()  # an asynchronous kernel error belongs to this case
         return "ok", type(result).__name__
     except BaseException as e:  # noqa: BLE001 - classifying is the point
