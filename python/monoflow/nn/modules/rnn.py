@@ -111,7 +111,10 @@ class RNNBase(Module):
         # sequence keeps its state and outputs zeros; running the reverse
         # direction from T-1 down then starts each sequence at its own end.
         w_ih, w_hh, b_ih, b_hh = params
-        gi_all = F.linear(x, w_ih, b_ih)  # every step's input projection at once
+        # Every step's input projection at once, unbound into per-step views:
+        # unbind's backward stacks the step gradients once, where indexing
+        # gi_all[t] per step would build (and sum) a full-size gradient per step.
+        gi_all = F.linear(x, w_ih, b_ih).unbind(0)
         steps = range(x.shape[0] - 1, -1, -1) if reverse else range(x.shape[0])
         outs = [None] * x.shape[0]
         for t in steps:
