@@ -6,6 +6,7 @@ and cat they are made of."""
 import numbers
 
 from monoflow import _C
+from monoflow import _composite as _c
 
 __all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "row_stack", "dstack", "column_stack",
            "tensor_split", "hsplit", "vsplit", "dsplit", "split_with_sizes", "broadcast_tensors", "broadcast_to",
@@ -75,17 +76,10 @@ def column_stack(tensors):
     return _C.cat(ts, 1)
 
 
-def _wrap_dim(op, dim, nd):
-    if not -max(nd, 1) <= dim < max(nd, 1):
-        raise IndexError(f"{op}(): Dimension out of range (expected to be in range of [{-max(nd, 1)}, "
-                         f"{max(nd, 1) - 1}], but got {dim})")
-    return dim % max(nd, 1)
-
-
 def tensor_split(input, indices_or_sections, dim=0):
     """Views of input split into `sections` near-equal parts (the first ones
     one longer) or at the given indices, as numpy.array_split."""
-    d = _wrap_dim("tensor_split", dim, input.dim())
+    d = _c.wrap_dim("tensor_split", dim, input.dim())
     n = input.shape[d]
     ios = indices_or_sections
     if isinstance(ios, _C.TensorBase):
@@ -140,7 +134,7 @@ def dsplit(input, indices_or_sections):
 
 def split_with_sizes(input, split_sizes, dim=0):
     sizes = list(split_sizes)
-    d = _wrap_dim("split_with_sizes", dim, input.dim())
+    d = _c.wrap_dim("split_with_sizes", dim, input.dim())
     if sum(sizes) != input.shape[d]:
         raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {input.shape[d]} (input "
                            f"tensor's size at dimension {dim}), but got split_sizes={sizes}")

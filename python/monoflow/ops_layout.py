@@ -9,6 +9,7 @@ import numbers
 import numpy as np
 
 from monoflow import _C, _dtypes
+from monoflow import _composite as _c
 from monoflow import ops_shape as _shape
 
 __all__ = ["rot90", "unflatten", "ravel", "repeat_interleave", "narrow_copy", "take", "diag", "diag_embed",
@@ -18,13 +19,6 @@ __all__ = ["rot90", "unflatten", "ravel", "repeat_interleave", "narrow_copy", "t
 _INT64 = _dtypes.ALIASES["int64"]
 
 
-def _wrap(op, dim, nd):
-    n = max(nd, 1)
-    if not -n <= dim < n:
-        raise IndexError(f"{op}(): Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
-    return dim % n
-
-
 def rot90(input, k=1, dims=(0, 1)):
     """Rotates by 90 degrees k times in the plane of `dims` (from the first towards the second)."""
     dims = list(dims)
@@ -32,7 +26,7 @@ def rot90(input, k=1, dims=(0, 1)):
         raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
     if input.dim() < 2:
         raise RuntimeError(f"expected total dims >= 2, but got total dims = {input.dim()}")
-    d0, d1 = _wrap("rot90", dims[0], input.dim()), _wrap("rot90", dims[1], input.dim())
+    d0, d1 = _c.wrap_dim("rot90", dims[0], input.dim()), _c.wrap_dim("rot90", dims[1], input.dim())
     if d0 == d1:
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}")
     k %= 4
@@ -47,7 +41,7 @@ def rot90(input, k=1, dims=(0, 1)):
 
 def unflatten(input, dim, sizes):
     """Splits dim `dim` into `sizes` (one entry may be -1)."""
-    d = _wrap("unflatten", dim, input.dim())
+    d = _c.wrap_dim("unflatten", dim, input.dim())
     sizes = list(sizes)
     if not sizes:
         raise RuntimeError("unflatten: sizes must be non-empty")
@@ -70,12 +64,12 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         if (reps < 0).any():
             raise RuntimeError("repeats can not be negative")
         idx = np.repeat(np.arange(len(reps), dtype=np.int64), reps)
-        return _host(idx, counts.dtype, counts.device)
+        return _c.host_tensor(idx, counts.dtype, counts.device)
     x = input
     if dim is None:
         x, d = x.reshape(-1), 0
     else:
-        d = _wrap("repeat_interleave", dim, x.dim())
+        d = _c.wrap_dim("repeat_interleave", dim, x.dim())
     n = x.shape[d] if x.dim() else 1
     if isinstance(repeats, _C.TensorBase) and repeats.numel() == 1 and repeats.dim() <= 1:
         repeats = int(repeats.item())
@@ -93,14 +87,8 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
                            f"repeats.size(0) = {reps.shape[0] if reps.ndim else 0} and input.size({d}) = {n}")
     if (reps < 0).any():
         raise RuntimeError("repeat_interleave: repeats can not be negative")
-    idx = _host(np.repeat(np.arange(n, dtype=np.int64), reps), _INT64, x.device)
+    idx = _c.host_tensor(np.repeat(np.arange(n, dtype=np.int64), reps), _INT64, x.device)
     return x.index_select(d, idx)
-
-
-def _host(arr, dtype, device):
-    arr = np.ascontiguousarray(arr)
-    out = _C.from_host_buffer(arr.__array_interface__["data"][0], arr.shape, _dtypes.from_numpy(arr.dtype), device)
-    return out if out.dtype == dtype else out.to(dtype)
 
 
 def narrow_copy(input, dim, start, length):
@@ -130,7 +118,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     if k:
         out = _C.pad(out, (k, 0, 0, k) if offset > 0 else (0, k, k, 0), "constant", 0)
     nd = out.dim()
-    d1, d2 = _wrap("diag_embed", dim1, nd), _wrap("diag_embed", dim2, nd)
+    d1, d2 = _c.wrap_dim("diag_embed", dim1, nd), _c.wrap_dim("diag_embed", dim2, nd)
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     return _shape.movedim(out, (nd - 2, nd - 1), (d1, d2))
@@ -162,7 +150,7 @@ def _triangle_indices(op, row, col, offset, dtype, device, lower):
     if row < 0 or col < 0:
         raise RuntimeError(f"{op}: row and col must be non-negative, got {row} and {col}")
     r, c = (np.tril_indices if lower else np.triu_indices)(row, offset, col)
-    return _host(np.stack([r, c]).astype(np.int64).reshape(2, -1), dtype or _INT64, device)
+    return _c.host_tensor(np.stack([r, c]).astype(np.int64).reshape(2, -1), dtype or _INT64, device)
 
 
 def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
@@ -192,7 +180,7 @@ def _check_index(op, index):
 
 def index_add(input, dim, index, source, *, alpha=1):
     """input with alpha * source's slices added at `index` along `dim` (repeats accumulate)."""
-    d = _wrap("index_add", dim, input.dim())
+    d = _c.wrap_dim("index_add", dim, input.dim())
     index = _check_index("index_add", index)
     src = source if source.dim() else source.reshape(1)
     if alpha != 1:
@@ -202,7 +190,7 @@ def index_add(input, dim, index, source, *, alpha=1):
 
 def index_copy(input, dim, index, source):
     """input with source's slices written at `index` along `dim`."""
-    d = _wrap("index_copy", dim, input.dim())
+    d = _c.wrap_dim("index_copy", dim, input.dim())
     index = _check_index("index_copy", index)
     src = source if source.dim() else source.reshape(1)
     return input.scatter(d, _along(index, d, tuple(src.shape)), src.to(input.dtype))
@@ -210,7 +198,7 @@ def index_copy(input, dim, index, source):
 
 def index_fill(input, dim, index, value):
     """input with the slices at `index` along `dim` set to `value`."""
-    d = _wrap("index_fill", dim, input.dim())
+    d = _c.wrap_dim("index_fill", dim, input.dim())
     index = _check_index("index_fill", index)
     shape = list(input.shape) if input.dim() else [1]
     shape[d] = index.shape[0]
@@ -241,7 +229,7 @@ def masked_scatter(input, mask, source):
 
 def select_scatter(input, src, dim, index):
     """input with the slice select(dim, index) replaced by src."""
-    d = _wrap("select_scatter", dim, input.dim())
+    d = _c.wrap_dim("select_scatter", dim, input.dim())
     n = input.shape[d]
     if not -n <= index < n:
         raise IndexError(f"select_scatter(): index {index} out of range for tensor of size {list(input.shape)} at "
@@ -255,7 +243,7 @@ def select_scatter(input, src, dim, index):
 
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
     """input with the slice [start:end:step] along `dim` replaced by src."""
-    d = _wrap("slice_scatter", dim, input.dim())
+    d = _c.wrap_dim("slice_scatter", dim, input.dim())
     positions = range(input.shape[d])[slice(start, end, step)]
     idx = _C.arange(positions.start, positions.stop, positions.step, _INT64, input.device) if len(positions) \
         else _C.empty((0,), _INT64, input.device)
@@ -292,7 +280,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     (their gradient raises)."""
     if reduce not in _SCATTER_REDUCES:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
-    d = _wrap("scatter_reduce", dim, input.dim())
+    d = _c.wrap_dim("scatter_reduce", dim, input.dim())
     if reduce in ("sum", "mean"):
         base = input if include_self else input.scatter(d, index, value=0)
         total = base.scatter_add(d, index, _narrow_like(src, index))
@@ -319,7 +307,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
         touched[tuple(coords)] = True
         out[touched] = {"prod": 1, "amax": _lowest(out.dtype), "amin": _highest(out.dtype)}[reduce]
     ufunc.at(out, tuple(coords), vals)
-    return _host(out, input.dtype, input.device)
+    return _c.host_tensor(out, input.dtype, input.device)
 
 
 def _narrow_like(src, index):
@@ -340,25 +328,6 @@ def _highest(dt):
 
 # ---------------------------------------------------------------- Tensor methods
 
-def _method(fn, name=None):
-    def method(self, *args, **kwargs):
-        return fn(self, *args, **kwargs)
-
-    method.__name__ = name or fn.__name__
-    method.__qualname__ = f"Tensor.{method.__name__}"
-    method.__doc__ = fn.__doc__
-    return method
-
-
-def _inplace(fn):
-    def method(self, *args, **kwargs):
-        return self.copy_(fn(self, *args, **kwargs))
-
-    method.__name__ = fn.__name__ + "_"
-    method.__qualname__ = f"Tensor.{fn.__name__}_"
-    return method
-
-
 class TensorMethods:
     """Mixed into monoflow.Tensor."""
 
@@ -377,19 +346,19 @@ class TensorMethods:
         pos = np.arange(0, total, step, dtype=np.int64)[:count] if total else np.zeros(0, np.int64)
         mask = np.zeros(total, dtype=bool)
         mask[pos] = True
-        return self.masked_fill_(_host(mask.reshape(shape), _dtypes.ALIASES["bool"], self.device), fill_value)
+        return self.masked_fill_(_c.host_tensor(mask.reshape(shape), _dtypes.ALIASES["bool"], self.device), fill_value)
 
 
 for _fn in (rot90, unflatten, ravel, narrow_copy, take, diag, diag_embed, diagflat, trace, index_add, index_copy,
             index_fill, masked_scatter, select_scatter, slice_scatter, diagonal_scatter, scatter_reduce):
-    setattr(TensorMethods, _fn.__name__, _method(_fn))
+    setattr(TensorMethods, _fn.__name__, _c.method(_fn))
 for _fn in (index_add, index_copy, index_fill, masked_scatter, scatter_reduce):
-    setattr(TensorMethods, _fn.__name__ + "_", _inplace(_fn))
+    setattr(TensorMethods, _fn.__name__ + "_", _c.inplace_method(_fn))
 
 
 def _repeat_interleave_method(self, repeats, dim=None, *, output_size=None):
     return repeat_interleave(self, repeats, dim, output_size=output_size)
 
 
-TensorMethods.repeat_interleave = _method(_repeat_interleave_method, "repeat_interleave")
+TensorMethods.repeat_interleave = _c.method(_repeat_interleave_method, "repeat_interleave")
 del _fn

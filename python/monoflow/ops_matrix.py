@@ -7,6 +7,7 @@ import math
 import numbers
 
 from monoflow import _C
+from monoflow import _composite as _c
 from monoflow import ops_math as _m
 
 __all__ = ["baddbmm", "addbmm", "addmv", "addr", "tensordot", "inner", "chain_matmul", "cdist", "dist", "det",
@@ -189,25 +190,6 @@ def cross(input, other, dim=None):
     return _linalg().cross(input, other, dim=dim)
 
 
-def _method(fn):
-    def method(self, *args, **kwargs):
-        return fn(self, *args, **kwargs)
-
-    method.__name__ = fn.__name__
-    method.__qualname__ = f"Tensor.{fn.__name__}"
-    method.__doc__ = fn.__doc__
-    return method
-
-
-def _inplace(fn):
-    def method(self, *args, **kwargs):
-        return self.copy_(fn(self, *args, **kwargs))
-
-    method.__name__ = fn.__name__ + "_"
-    method.__qualname__ = f"Tensor.{fn.__name__}_"
-    return method
-
-
 class TensorMethods:
     """Mixed into monoflow.Tensor."""
 
@@ -220,7 +202,7 @@ class TensorMethods:
 
 for _fn in (baddbmm, addbmm, addmv, addr, det, inverse, logdet, slogdet, cholesky, cholesky_solve, cholesky_inverse,
             qr, svd, pinverse, matrix_power, matrix_exp, cross):
-    setattr(TensorMethods, _fn.__name__, _method(_fn))
+    setattr(TensorMethods, _fn.__name__, _c.method(_fn))
 for _fn in (baddbmm, addbmm, addmv, addr):
-    setattr(TensorMethods, _fn.__name__ + "_", _inplace(_fn))
+    setattr(TensorMethods, _fn.__name__ + "_", _c.inplace_method(_fn))
 del _fn

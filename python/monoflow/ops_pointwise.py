@@ -13,6 +13,7 @@ import numbers
 import numpy as np
 
 from monoflow import _C, _dtypes
+from monoflow import _composite as _c
 from monoflow import ops_math as _m
 
 __all__ = [
@@ -378,25 +379,6 @@ def is_nonzero(input):
 
 # ---------------------------------------------------------------- Tensor methods
 
-def _method(fn, name=None):
-    def method(self, *args, **kwargs):
-        return fn(self, *args, **kwargs)
-
-    method.__name__ = name or fn.__name__
-    method.__qualname__ = f"Tensor.{method.__name__}"
-    method.__doc__ = fn.__doc__
-    return method
-
-
-def _inplace(fn, name):
-    def method(self, *args, **kwargs):
-        return self.copy_(fn(self, *args, **kwargs))
-
-    method.__name__ = name + "_"
-    method.__qualname__ = f"Tensor.{name}_"
-    return method
-
-
 def _compare(op):
     return {"lt": lambda a, b: a < b, "le": lambda a, b: a <= b, "gt": lambda a, b: a > b,
             "ge": lambda a, b: a >= b, "eq": lambda a, b: a == b, "ne": lambda a, b: a != b}[op]
@@ -423,14 +405,14 @@ for _op, _aliases in _COMPARE_NAMES.items():
     _fn = _compare(_op)
     _fn.__name__ = _op
     for _n in (_op,) + _aliases:
-        setattr(TensorMethods, _n, _method(_fn))
-        setattr(TensorMethods, _n + "_", _inplace(_fn, _n))
+        setattr(TensorMethods, _n, _c.method(_fn))
+        setattr(TensorMethods, _n + "_", _c.inplace_method(_fn, _n))
 
 _INPLACE = ("negative", "multiply", "subtract", "divide", "true_divide", "logit", "xlogy", "hypot", "copysign",
             "nextafter", "frac", "sgn", "deg2rad", "rad2deg", "heaviside", "gcd", "lcm", "bitwise_left_shift",
             "bitwise_right_shift", "nan_to_num", "sinc", "float_power", "ldexp")
 for _n in _INPLACE + ("logaddexp", "logaddexp2", "fmax", "fmin", "signbit", "isposinf", "isneginf", "isreal"):
-    setattr(TensorMethods, _n, _method(globals()[_n], _n))
+    setattr(TensorMethods, _n, _c.method(globals()[_n], _n))
 for _n in _INPLACE:
-    setattr(TensorMethods, _n + "_", _inplace(globals()[_n], _n))
+    setattr(TensorMethods, _n + "_", _c.inplace_method(globals()[_n], _n))
 del _op, _aliases, _fn, _n

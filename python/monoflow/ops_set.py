@@ -4,6 +4,7 @@ except bincount's weights sum through scatter_add."""
 import numpy as np
 
 from monoflow import _C, _dtypes
+from monoflow import _composite as _c
 
 __all__ = ["unique", "unique_consecutive", "bincount", "histc", "searchsorted", "bucketize"]
 
@@ -14,12 +15,6 @@ def _check(op, x, name="input"):
     if not isinstance(x, _C.TensorBase):
         raise TypeError(f"{op}(): argument '{name}' must be Tensor, not {type(x).__name__}")
     return x
-
-
-def _host(arr, dtype, device):
-    arr = np.ascontiguousarray(arr)
-    out = _C.from_host_buffer(arr.__array_interface__["data"][0], arr.shape, _dtypes.from_numpy(arr.dtype), device)
-    return out if out.dtype == dtype else out.to(dtype)
 
 
 def _runs(vals):
@@ -66,11 +61,11 @@ def _unique_dim(op, x, dim, return_inverse, return_counts, consecutive):
     else:
         uniq, inverse, counts = np.unique(rows, axis=0, return_inverse=True, return_counts=True)
     values = np.moveaxis(uniq.reshape((uniq.shape[0],) + arr.shape[1:]), 0, d)
-    out = [_host(values, x.dtype, x.device)]
+    out = [_c.host_tensor(values, x.dtype, x.device)]
     if return_inverse:
-        out.append(_host(inverse.reshape(-1).astype(np.int64), _INT64, x.device))
+        out.append(_c.host_tensor(inverse.reshape(-1).astype(np.int64), _INT64, x.device))
     if return_counts:
-        out.append(_host(counts.astype(np.int64), _INT64, x.device))
+        out.append(_c.host_tensor(counts.astype(np.int64), _INT64, x.device))
     return out[0] if len(out) == 1 else tuple(out)
 
 
@@ -187,20 +182,10 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):
     return searchsorted(b, input, out_int32=out_int32, right=right)
 
 
-def _method(fn):
-    def method(self, *args, **kwargs):
-        return fn(self, *args, **kwargs)
-
-    method.__name__ = fn.__name__
-    method.__qualname__ = f"Tensor.{fn.__name__}"
-    method.__doc__ = fn.__doc__
-    return method
-
-
 class TensorMethods:
     """Mixed into monoflow.Tensor."""
 
 
 for _fn in (unique, unique_consecutive, bincount, histc):
-    setattr(TensorMethods, _fn.__name__, _method(_fn))
+    setattr(TensorMethods, _fn.__name__, _c.method(_fn))
 del _fn

@@ -9,6 +9,7 @@ import collections as _collections
 import math
 
 from monoflow import _C, _dtypes
+from monoflow import _composite as _c
 from monoflow import ops_math as _m
 from monoflow import ops_reduce as _r
 
@@ -28,13 +29,6 @@ _median_t, _nanmedian_t, _mode_t, _kthvalue_t = (_result_type(n) for n in ("medi
                                                                              "kthvalue"))
 _cummax_t, _cummin_t = _result_type("cummax"), _result_type("cummin")
 _aminmax_t = _result_type("aminmax", ("min", "max"))
-
-
-def _wrap(op, dim, nd):
-    n = max(nd, 1)
-    if not -n <= dim < n:
-        raise IndexError(f"{op}(): Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
-    return dim % n
 
 
 def _check(op, x):
@@ -91,7 +85,7 @@ def _median(op, input, dim, keepdim, ignore_nan):
         if flat.numel() == 0:
             return _C.full((), math.nan, x.dtype, x.device) if x.dtype.is_floating_point else flat.sum()
         return _median(op, flat, 0, False, ignore_nan)[0]
-    d = _wrap(op, dim, x.dim())
+    d = _c.wrap_dim(op, dim, x.dim())
     xt, idx = _sorted_last(x, d)
     n = xt.shape[-1]
     if n == 0:
@@ -125,7 +119,7 @@ def nanmedian(input, dim=None, keepdim=False):
 def kthvalue(input, k, dim=-1, keepdim=False):
     """The k-th smallest element along dim (k from 1), as (values, indices)."""
     x = _check("kthvalue", input)
-    d = _wrap("kthvalue", dim, x.dim())
+    d = _c.wrap_dim("kthvalue", dim, x.dim())
     xt, idx = _sorted_last(x, d)
     n = xt.shape[-1]
     if not 1 <= k <= n:
@@ -153,7 +147,7 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan):
     if dim is None:
         src, d, kd = x.reshape(-1), 0, False
     else:
-        src, d, kd = x, _wrap(op, dim, x.dim()), keepdim
+        src, d, kd = x, _c.wrap_dim(op, dim, x.dim()), keepdim
     xt, idx = _sorted_last(src, d)
     vals = xt.gather(-1, idx)
     n = xt.shape[-1]
@@ -199,7 +193,7 @@ def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
 def mode(input, dim=-1, keepdim=False):
     """The most frequent value along dim (the smallest one on ties) and an index where it occurs."""
     x = _check("mode", input)
-    d = _wrap("mode", dim, x.dim())
+    d = _c.wrap_dim("mode", dim, x.dim())
     xt, idx = _sorted_last(x, d)
     vals = xt.gather(-1, idx)
     # how often each sorted value occurs in its row: O(n^2) comparisons per row
@@ -229,7 +223,7 @@ def msort(input):
 def _cumext(op, input, dim, greater):
     """cummax/cummin by a log-depth scan (Hillis-Steele): values gathered by index."""
     x = _check(op, input)
-    d = _wrap(op, dim, x.dim())
+    d = _c.wrap_dim(op, dim, x.dim())
     xt = x.movedim(d, -1) if x.dim() else x.reshape(1)
     n = xt.shape[-1]
     v = xt.detach()
@@ -273,7 +267,7 @@ def logcumsumexp(input, dim):
     x = _check("logcumsumexp", input)
     if not x.dtype.is_floating_point:
         x = x.to(_C.get_default_dtype())
-    d = _wrap("logcumsumexp", dim, x.dim())
+    d = _c.wrap_dim("logcumsumexp", dim, x.dim())
     v = x.movedim(d, -1) if x.dim() else x.reshape(1)
     n, shift = v.shape[-1], 1
     while shift < n:
@@ -288,7 +282,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     x = _check("diff", input)
     if x.dim() == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
-    d = _wrap("diff", dim, x.dim())
+    d = _c.wrap_dim("diff", dim, x.dim())
     parts = [p for p in (prepend, x, append) if p is not None]
     if len(parts) > 1:
         parts = [p if isinstance(p, _C.TensorBase) else _C.full(tuple(x.shape[:d]) + (1,) + tuple(x.shape[d + 1:]),
@@ -306,7 +300,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     """The trapezoid rule along dim, with spacing dx (default 1) or sample points x."""
     yy = _check("trapezoid", y)
-    d = _wrap("trapezoid", dim, yy.dim())
+    d = _c.wrap_dim("trapezoid", dim, yy.dim())
     n = yy.shape[d]
     if n == 0:
         return yy.sum(d) * 0
@@ -329,7 +323,7 @@ def trapz(y, x=None, *, dx=None, dim=-1):
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     """Running trapezoid-rule integral along dim (one element fewer)."""
     yy = _check("cumulative_trapezoid", y)
-    d = _wrap("cumulative_trapezoid", dim, yy.dim())
+    d = _c.wrap_dim("cumulative_trapezoid", dim, yy.dim())
     n = yy.shape[d]
     pair = yy.narrow(d, 1, max(n - 1, 0)) + yy.narrow(d, 0, max(n - 1, 0))
     if x is None or not isinstance(x, _C.TensorBase):
@@ -440,16 +434,6 @@ def _shape_diag(m):
 
 # ---------------------------------------------------------------- Tensor methods
 
-def _method(fn):
-    def method(self, *args, **kwargs):
-        return fn(self, *args, **kwargs)
-
-    method.__name__ = fn.__name__
-    method.__qualname__ = f"Tensor.{fn.__name__}"
-    method.__doc__ = fn.__doc__
-    return method
-
-
 class TensorMethods:
     """Mixed into monoflow.Tensor."""
 
@@ -459,5 +443,5 @@ class TensorMethods:
 
 for _fn in (nansum, nanmean, median, nanmedian, quantile, nanquantile, mode, kthvalue, aminmax, msort, cummax,
             cummin, logcumsumexp, diff, equal, isclose, allclose, count_nonzero, cov, corrcoef):
-    setattr(TensorMethods, _fn.__name__, _method(_fn))
+    setattr(TensorMethods, _fn.__name__, _c.method(_fn))
 del _fn

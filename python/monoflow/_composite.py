@@ -1,0 +1,41 @@
+"""Helpers shared by the ops modules written as compositions of core ops
+(ops_pointwise, ops_join, ops_layout, ops_stats, ops_set, ops_matrix)."""
+import numpy as np
+
+from monoflow import _C, _dtypes
+
+
+def wrap_dim(op, dim, nd):
+    """dim in [0, nd) (a 0-D tensor has one dim for this purpose, as in torch)."""
+    n = max(nd, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"{op}(): Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim % n
+
+
+def host_tensor(arr, dtype, device):
+    """A tensor of `dtype` on `device` copied from the numpy array `arr` (0-D stays 0-D)."""
+    arr = np.asarray(arr, order="C")
+    out = _C.from_host_buffer(arr.__array_interface__["data"][0], arr.shape, _dtypes.from_numpy(arr.dtype), device)
+    return out if out.dtype == dtype else out.to(dtype)
+
+
+def method(fn, name=None):
+    """fn(self, ...) as a Tensor method."""
+    def bound(self, *args, **kwargs):
+        return fn(self, *args, **kwargs)
+
+    bound.__name__ = name or fn.__name__
+    bound.__qualname__ = f"Tensor.{bound.__name__}"
+    bound.__doc__ = fn.__doc__
+    return bound
+
+
+def inplace_method(fn, name=None):
+    """The in-place method name_: fn's result copied into self (in self's dtype)."""
+    def bound(self, *args, **kwargs):
+        return self.copy_(fn(self, *args, **kwargs))
+
+    bound.__name__ = (name or fn.__name__) + "_"
+    bound.__qualname__ = f"Tensor.{bound.__name__}"
+    return bound
