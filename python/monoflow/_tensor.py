@@ -2,6 +2,7 @@
 import numpy as np
 
 from monoflow import _C, _dtypes, ops_linalg, ops_math, ops_random, ops_reduce, ops_shape
+from monoflow import ops_join, ops_layout, ops_matrix, ops_pointwise, ops_sampling, ops_set, ops_stats
 from monoflow import _shared_memory
 from monoflow._tensor_str import tensor_repr
 from monoflow._tensor_type import TensorType
@@ -45,7 +46,9 @@ def _parse_to_args(args, kwargs):
 
 
 class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, ops_shape.TensorMethods,
-             ops_random.TensorMethods, ops_linalg.TensorMethods, metaclass=TensorType):
+             ops_random.TensorMethods, ops_linalg.TensorMethods, ops_pointwise.TensorMethods, ops_join.TensorMethods,
+             ops_layout.TensorMethods, ops_stats.TensorMethods, ops_set.TensorMethods, ops_sampling.TensorMethods,
+             ops_matrix.TensorMethods, metaclass=TensorType):
     __module__ = "monoflow"
     # numpy scalars defer to the tensor's operators (np.float32(2) * t is a
     # Tensor, as in torch) instead of turning it into an array via __array__
@@ -78,6 +81,12 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
         raise RuntimeError("to_local: the tensor is already local (to_local() is for global tensors)")
 
     # -- conversions
+    def _to(self, device, dtype, copy):
+        out = _C.TensorBase._to(self, device, dtype, copy)
+        if out.requires_grad and not out.dtype.is_floating_point:
+            return out.detach()  # as in torch: a bool or integer result is not differentiable
+        return out
+
     def to(self, *args, **kwargs):
         device, dtype, copy = _parse_to_args(args, kwargs)
         return self._to(device, dtype, copy)
@@ -163,11 +172,9 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
 
     def numpy(self, *, force=False):
         """A numpy array sharing memory with this tensor on the CPU (a copy elsewhere).
-        Waits for pending work on the tensor's device."""
+        Waits for pending work on the tensor's device. As in OneFlow (unlike
+        torch), a tensor that requires grad gives its detached values."""
         if self.requires_grad:
-            if not force:
-                raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
-                                   "instead.")
             return self.detach().numpy()
         npdt = _dtypes.to_numpy(self.dtype)
         view = self._host_view_interface()
@@ -253,20 +260,50 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
     def reshape_as(self, other):
         return self.reshape(_C.check_tensor(other, "reshape_as", "other").shape)
 
-    def new_zeros(self, *size, dtype=None, device=None):
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, pin_memory=False):
         from monoflow._creation import zeros
 
-        return zeros(*size, dtype=dtype or self.dtype, device=device or self.device)
+        return zeros(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
-    def new_ones(self, *size, dtype=None, device=None):
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False, pin_memory=False):
         from monoflow._creation import ones
 
-        return ones(*size, dtype=dtype or self.dtype, device=device or self.device)
+        return ones(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
-    def new_full(self, size, fill_value, dtype=None, device=None):
+    def new_empty(self, *size, dtype=None, device=None, requires_grad=False, pin_memory=False):
+        from monoflow._creation import empty
+
+        return empty(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+
+    def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
         from monoflow._creation import full
 
-        return full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device)
+        return full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device,
+                    requires_grad=requires_grad)
+
+    def new_tensor(self, data, dtype=None, device=None, requires_grad=False, pin_memory=False):
+        """A new tensor copying `data`, with this tensor's dtype and device unless given."""
+        from monoflow._creation import tensor
+
+        return tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+
+    def squeeze(self, dim=None):
+        """Removes size-1 dims: all of them, `dim`, or each dim of a tuple/list."""
+        if dim is None or not isinstance(dim, (tuple, list)):
+            return _C.TensorBase.squeeze(self, dim)
+        nd = self.dim()
+        wrapped = set()
+        for d in dim:
+            if not -max(nd, 1) <= d < max(nd, 1):
+                raise IndexError(f"squeeze(): Dimension out of range (expected to be in range of "
+                                 f"[{-max(nd, 1)}, {max(nd, 1) - 1}], but got {d})")
+            if d % max(nd, 1) in wrapped:
+                raise RuntimeError(f"squeeze(): dim {d % max(nd, 1)} appears multiple times in the list of dims")
+            wrapped.add(d % max(nd, 1))
+        out = self
+        for d in sorted(wrapped, reverse=True):  # from the back: the earlier dims keep their positions
+            out = _C.TensorBase.squeeze(out, d)
+        return out if out is not self else self.view(self.shape)
 
 
 class _RemovableHandle:
