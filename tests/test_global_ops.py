@@ -131,3 +131,12 @@ def test_bad_input_raises_on_every_rank(checks, case):
 
 def test_every_bad_input_is_checked(checks):
     assert sorted(checks[0]["errors"]) == sorted(ERRORS)
+
+
+def test_numpy_of_a_global_tensor_that_requires_grad():
+    # OneFlow's rule, as for local tensors: the logical value, no refusal.
+    P = flow.placement("cpu", ranks=[0])
+    a = np.random.default_rng(0).standard_normal((3, 4)).astype(np.float32)
+    x = flow.tensor(a).to_global(P, flow.sbp.broadcast).requires_grad_()
+    np.testing.assert_array_equal(x.numpy(), a)
+    assert x.requires_grad

@@ -77,9 +77,8 @@ class GlobalTensor(Tensor):
         return global_to_global(self, placement, sbp, **kwargs)
 
     def numpy(self, *, force=False):
-        if self.requires_grad and not force:
-            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
-        return self._logical_local().numpy()
+        # The logical value, also of a tensor that requires grad (OneFlow's rule, as for local tensors).
+        return self._logical_local().detach().numpy()
 
     def tolist(self):
         return self._logical_local().tolist()
