@@ -135,6 +135,10 @@ def test_every_bad_input_is_checked(checks):
 
 def test_numpy_of_a_global_tensor_that_requires_grad():
     # OneFlow's rule, as for local tensors: the logical value, no refusal.
+    import numpy as np
+
+    import monoflow as flow
+
     P = flow.placement("cpu", ranks=[0])
     a = np.random.default_rng(0).standard_normal((3, 4)).astype(np.float32)
     x = flow.tensor(a).to_global(P, flow.sbp.broadcast).requires_grad_()
