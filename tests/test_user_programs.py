@@ -38,6 +38,9 @@ def assert_tracks(ref, got, rtol, atol=0.0):
 
 
 def assert_in_spread(torch_finals, mf_final, what):
+    """mf_final: one final loss, or several (their median is checked: for
+    programs whose outcome over seeds is heavy-tailed, like LBFGS)."""
+    mf_final = float(np.median(mf_final))
     lo, hi = min(torch_finals), max(torch_finals)
     margin = max(hi - lo, 0.01 * abs(np.mean(torch_finals)))
     assert lo - margin <= mf_final <= hi + margin, \
@@ -95,8 +98,10 @@ def test_sine_lbfgs_tracks_torch():
 
 
 def test_sine_lbfgs_final_loss_within_torch_seed_spread():
+    # LBFGS from an unlucky init can end 5x higher after 3 steps (either
+    # framework), so monoflow's median over the same number of seeds is checked.
     finals = [sine_lbfgs.run(torch, seed=s)["test"] for s in SEEDS]
-    assert_in_spread(finals, sine_lbfgs.run(monoflow, seed=0)["test"], "LBFGS test loss")
+    assert_in_spread(finals, [sine_lbfgs.run(monoflow, seed=s)["test"] for s in SEEDS], "LBFGS test loss")
 
 
 # ------------------------------------------------------------ VAE (randn_like: spread only)
