@@ -59,7 +59,7 @@ def loss_function(torch, recon_x, x, mu, logvar):
     return BCE + KLD
 
 
-def run(torch, epochs=2, seed=1, init=None, shuffle=True, n_train=512, n_test=128, batch_size=64, log_interval=4):
+def run(torch, epochs=2, seed=1, init=None, shuffle=True, n_train=512, n_test=128, batch_size=64):
     torch.manual_seed(seed)
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     kwargs = {"num_workers": 1, "pin_memory": True} if torch.cuda.is_available() else {}

@@ -9,7 +9,6 @@ read back with torch.load(f, weights_only=False) for the test evaluation.
 run(torch, ...) -> dict(losses=[train loss per slice], val=[per epoch], test=..., init=...)."""
 import math
 import os
-import sys
 import tempfile
 
 import numpy as np
