@@ -17,7 +17,6 @@ machine hits both alike. Printed: median ms per step and torch/monoflow
 """
 import argparse
 import json
-import math
 import os
 import statistics
 import subprocess
