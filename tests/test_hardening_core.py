@@ -266,3 +266,11 @@ def test_a_completed_op_is_not_blamed():
     """)
     assert rc != 0 and "ZeroDivisionError" in err
     assert "'remainder' kernel" in err and "floor_divide" not in err
+
+
+@pytest.mark.parametrize("sections", [2 ** 31, 2 ** 62 + 2 ** 61, 2 ** 70])
+def test_tensor_split_refuses_millions_of_empty_sections(sections):
+    # past the dimension's size every part is an empty view: the fuzzer's hang
+    with pytest.raises(ValueError, match="tensor_split"):
+        flow.tensor_split(flow.zeros(3), sections)
+    assert [t.numel() for t in flow.zeros(3).tensor_split(5)] == [1, 1, 1, 0, 0]

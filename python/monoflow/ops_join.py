@@ -76,6 +76,9 @@ def column_stack(tensors):
     return _C.cat(ts, 1)
 
 
+_MAX_EMPTY_SECTIONS = 1 << 16
+
+
 def tensor_split(input, indices_or_sections, dim=0):
     """Views of input split into `sections` near-equal parts (the first ones
     one longer) or at the given indices, as numpy.array_split."""
@@ -90,6 +93,9 @@ def tensor_split(input, indices_or_sections, dim=0):
     if isinstance(ios, numbers.Integral):
         if ios <= 0:
             raise RuntimeError(f"number of sections must be larger than 0, got {ios}")
+        if ios > max(n, _MAX_EMPTY_SECTIONS):  # past n the parts are empty views; millions of them are a mistake
+            raise ValueError(f"tensor_split(): {ios} sections of a dimension of size {n} would make {ios} tensors; "
+                             f"ask for at most {max(n, _MAX_EMPTY_SECTIONS)}")
         base, extra = divmod(n, ios)
         bounds, start = [], 0
         for i in range(ios):
