@@ -14,22 +14,17 @@ faster.
 """
 import argparse
 import os
-import sys
 
 import numpy as np
 
-from _timing import best_time
+from _timing import apply_thread_setting, best_time, thread_setting
 
-# --threads N gives both libraries N kernel threads (read before either starts any).
-if "--threads" in sys.argv:
-    os.environ["MONOFLOW_NUM_THREADS"] = sys.argv[sys.argv.index("--threads") + 1]
+THREADS = thread_setting()  # Note [Bench thread settings]
 
 import monoflow as flow  # noqa: E402
 
 try:
     import torch
-
-    torch.set_num_threads(int(os.environ.get("MONOFLOW_NUM_THREADS") or os.cpu_count() or 1))
 except ImportError:  # PyTorch is optional
     torch = None
 
@@ -161,8 +156,10 @@ def bench_softmax(table, repeat):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--threads", type=int, default=None, help="kernel threads for both (default: all cores)")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="kernel threads for both (default: each library's default, then 1 each)")
     args = parser.parse_args()
+    apply_thread_setting(THREADS, torch)
     repeat = 3 if args.quick else 7
     table = Table()
     bench_overhead(table, repeat)

@@ -25,8 +25,7 @@ int kernel_threads() {
   static const int n = [] {
     if (int v = env_threads("MONOFLOW_NUM_THREADS")) return v;
     if (int v = env_threads("OMP_NUM_THREADS")) return v;
-    int cores = static_cast<int>(std::thread::hardware_concurrency());
-    return std::max(1, cores - 1);
+    return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   }();
   return n;
 }
