@@ -9,8 +9,12 @@
 //   is then mostly waiting for their results, so leaving it a core of its own
 //   (the former `cores - 1` default) made the large kernels up to 2x slower on
 //   a 2-core machine (matmul 1024 at 0.52x PyTorch) while gaining nothing for
-//   small ones, which run on the worker alone. MONOFLOW_NUM_THREADS (or
-//   OMP_NUM_THREADS) overrides that.
+//   small ones, which run on the worker alone. That default team is dynamic
+//   (omp_set_dynamic: libgomp gives a region at most cores - load average
+//   threads): on a machine that other processes keep busy, a fixed team
+//   waits at every barrier for a member the scheduler has parked, which
+//   measured 86x slower MLP training steps than one thread at load 16 on 2
+//   cores. MONOFLOW_NUM_THREADS (or OMP_NUM_THREADS) sets a fixed team.
 #pragma once
 
 namespace mfcpu {
