@@ -7,21 +7,16 @@ measures the per-op cost of recording a node and running it backward (the
 arithmetic is negligible). A ratio > 1 means monoflow is faster.
 """
 import argparse
-import os
 import sys
 
-from _timing import best_time
+from _timing import apply_thread_setting, best_time, thread_setting
 
-# --threads N gives both libraries N kernel threads (read before either starts any).
-if "--threads" in sys.argv:
-    os.environ["MONOFLOW_NUM_THREADS"] = sys.argv[sys.argv.index("--threads") + 1]
+THREADS = thread_setting()  # Note [Bench thread settings]
 
 import monoflow as flow  # noqa: E402
 
 try:
     import torch
-
-    torch.set_num_threads(int(os.environ.get("MONOFLOW_NUM_THREADS") or os.cpu_count() or 1))
 except ImportError:
     torch = None
 
@@ -36,8 +31,10 @@ def chain(lib, x, n):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--threads", type=int, default=None, help="kernel threads for both (default: all cores)")
+    ap.add_argument("--threads", type=int, default=None,
+                    help="kernel threads for both (default: each library's default, then 1 each)")
     args = ap.parse_args()
+    apply_thread_setting(THREADS, torch)
     repeat, number = (3, 20) if args.quick else (7, 50)
     n = 100
     rows = []

@@ -1,4 +1,5 @@
-"""Convolution and pooling beside PyTorch (same process, same thread count).
+"""Convolution and pooling beside PyTorch (same process; thread settings:
+Note [Bench thread settings] in _timing.py).
 
     python bench/bench_conv.py [--quick] [--threads N]
 
@@ -8,15 +9,16 @@ max_pool2d forward (+ backward). Times are the best of several runs; a
 ratio > 1 means monoflow is faster.
 """
 import argparse
-import os
 
 import numpy as np
 
-from _timing import best_time
+from _timing import apply_thread_setting, best_time, thread_setting
 
-import monoflow as flow
-from monoflow.nn.functional import conv as FC
-from monoflow.nn.functional import pooling as FP
+THREADS = thread_setting()  # Note [Bench thread settings]
+
+import monoflow as flow  # noqa: E402
+from monoflow.nn.functional import conv as FC  # noqa: E402
+from monoflow.nn.functional import pooling as FP  # noqa: E402
 
 try:
     import torch
@@ -35,11 +37,11 @@ def lenet(lib, F, P, x, p):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--threads", type=int, default=None,
+                    help="kernel threads for both (default: each library's default, then 1 each)")
     args = ap.parse_args()
     repeat, number = (3, 5) if args.quick else (5, 20)
-    if torch is not None:
-        torch.set_num_threads(args.threads)
+    apply_thread_setting(THREADS, torch)
     rng = np.random.default_rng(0)
     x = rng.standard_normal((32, 3, 32, 32)).astype(np.float32)
     w = rng.standard_normal((32, 3, 3, 3)).astype(np.float32)
@@ -85,7 +87,6 @@ def main():
 
     mf = cases("monoflow")
     th = cases("torch") if torch is not None else [(n, None) for n, _ in mf]
-    print(f"threads: {args.threads} (torch {torch.get_num_threads() if torch else '-'})")
     print(f"{'case':40s} {'monoflow ms':>12s} {'torch ms':>10s} {'ratio':>7s}")
     for (name, f), (_, g) in zip(mf, th):
         tm = best_time(f, repeat, number, mf_sync)

@@ -7,29 +7,29 @@ monoflow operands are copies (flow.tensor), not numpy-shared views: memory
 shared with numpy is kept coherent by completing each op eagerly, which is
 not what a benchmark of the asynchronous path should time.
 
+Runs at each library's default thread count, then at 1 thread each (Note
+[Bench thread settings] in _timing.py); --threads N gives both N.
+
 Per-op overhead is the time of one Python-level call on a tiny tensor (lower
-is better); throughputs are GFLOP/s or GB/s (higher is better). The ratio
-column is monoflow's speed relative to each reference: > 1 means monoflow is
-faster.
+is better); throughputs are GFLOP/s or GB/s (higher is better). The kernel
+rows cover the CPU plugin's loop shapes beyond contiguous float32 a + b: math
+functions, float16, broadcast, transposed and strided operands, dim-wise
+reductions. The ratio column is monoflow's speed relative to each reference:
+> 1 means monoflow is faster.
 """
 import argparse
 import os
-import sys
 
 import numpy as np
 
-from _timing import best_time
+from _timing import apply_thread_setting, best_time, thread_setting
 
-# --threads N gives both libraries N kernel threads (read before either starts any).
-if "--threads" in sys.argv:
-    os.environ["MONOFLOW_NUM_THREADS"] = sys.argv[sys.argv.index("--threads") + 1]
+THREADS = thread_setting()  # Note [Bench thread settings]
 
 import monoflow as flow  # noqa: E402
 
 try:
     import torch
-
-    torch.set_num_threads(int(os.environ.get("MONOFLOW_NUM_THREADS") or os.cpu_count() or 1))
 except ImportError:  # PyTorch is optional
     torch = None
 
@@ -158,17 +158,50 @@ def bench_softmax(table, repeat):
     table.add("softmax (4096, 1024) float32", "GB/s", False, res)
 
 
+def bench_kernels(table, repeat):
+    """Elementwise and reduction kernels off the a + b fast path: math
+    functions, half precision, broadcast, transposed (tiled) and strided
+    operands, dim-wise reductions. GB/s of operand bytes read and written."""
+    rng = np.random.default_rng(0)
+    x_np = rng.random((2048, 2048), dtype=np.float32) + 0.5
+    col_np = rng.random((2048, 1), dtype=np.float32)
+    h_np = x_np.astype(np.float16)
+    nbytes = x_np.nbytes
+    cases = [
+        ("exp (2048, 2048) float32", lambda m, x, c, h: m.exp(x), 2 * nbytes),
+        ("sigmoid (2048, 2048) float32", lambda m, x, c, h: m.sigmoid(x), 2 * nbytes),
+        ("add float16 (2048, 2048)", lambda m, x, c, h: h + h, 3 * nbytes // 2),
+        ("x + column (broadcast)", lambda m, x, c, h: x + c, 2 * nbytes),
+        ("x + x.t() (transposed operand)", lambda m, x, c, h: x + x.t(), 3 * nbytes),
+        ("x[:, ::2] * 2 (strided)", lambda m, x, c, h: x[:, ::2] * 2.0, nbytes),
+        ("sum over dim 0", lambda m, x, c, h: x.sum(0), nbytes),
+        ("amax over dim 1", lambda m, x, c, h: x.amax(1), nbytes),
+    ]
+    args = {"monoflow": (flow, flow.tensor(x_np), flow.tensor(col_np), flow.tensor(h_np))}
+    if torch:
+        args["torch"] = (torch, torch.from_numpy(x_np), torch.from_numpy(col_np), torch.from_numpy(h_np))
+    for name, fn, moved in cases:
+        res = {}
+        for lib, a in args.items():
+            call = (lambda: sync_flow(fn(*a))) if lib == "monoflow" else (lambda: fn(*a))
+            res[lib] = moved / best_time(call, repeat, 5) / 1e9
+        table.add(name, "GB/s", False, res)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--threads", type=int, default=None, help="kernel threads for both (default: all cores)")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="kernel threads for both (default: each library's default, then 1 each)")
     args = parser.parse_args()
+    apply_thread_setting(THREADS, torch)
     repeat = 3 if args.quick else 7
     table = Table()
     bench_overhead(table, repeat)
     bench_matmul(table, repeat)
     bench_bandwidth(table, repeat)
     bench_softmax(table, repeat)
+    bench_kernels(table, repeat)
     print(f"monoflow {flow.__version__}, numpy {np.__version__}, torch {torch.__version__ if torch else 'n/a'}, "
           f"{os.cpu_count()} CPU(s)")
     table.show()

@@ -21,11 +21,14 @@ in ms, per plan node, and as a ratio to one eager step and to one replay.
 import argparse
 import time
 
-from _graph_models import TrainGraph, eager_step, lenet, setup
-from _timing import best_time
+from _timing import apply_thread_setting, best_time, thread_setting
 
-import monoflow as flow
-from monoflow import nn
+THREADS = thread_setting()  # Note [Bench thread settings]
+
+from _graph_models import TrainGraph, eager_step, lenet, setup  # noqa: E402
+
+import monoflow as flow  # noqa: E402
+from monoflow import nn  # noqa: E402
 
 
 def mlp():
@@ -86,7 +89,9 @@ def compile_case(layers, batch, repeats):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--threads", type=int, default=None, help="kernel threads (default: monoflow's default, then 1)")
     args = ap.parse_args()
+    apply_thread_setting(THREADS)
     repeat, number = (3, 20) if args.quick else (15, 200)
     conv_number = max(number // 10, 5)
     print(f"{'case (train step)':<40}{'eager ms':>10}{'graph ms':>10}{'ratio':>8}{'nodes':>8}")

@@ -21,11 +21,14 @@ conv + ReLU is one conv_epilogue node). "epi gain" = no-epi ms / fused ms.
 """
 import argparse
 
-from _graph_models import TrainGraph, eager_step, lenet, setup
-from _timing import best_time
+from _timing import apply_thread_setting, best_time, thread_setting
 
-import monoflow as flow
-from monoflow import _C, nn
+THREADS = thread_setting()  # Note [Bench thread settings]
+
+from _graph_models import TrainGraph, eager_step, lenet, setup  # noqa: E402
+
+import monoflow as flow  # noqa: E402
+from monoflow import _C, nn  # noqa: E402
 
 FUSION = ("fuse_elementwise", "fuse_epilogue")
 
@@ -127,7 +130,9 @@ def conv_case(name, train, batch, repeat, number):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--threads", type=int, default=None, help="kernel threads (default: monoflow's default, then 1)")
     args = ap.parse_args()
+    apply_thread_setting(THREADS)
     repeat, number = (3, 10) if args.quick else (20, 20)  # many short rounds: the best resists machine load
     print(f"{'case (train step)':<34}{'eager':>9}{'unfused':>9}{'fused':>9}{'fused/unf':>10}{'fused/eager':>12}"
           f"{'nodes':>9}")

@@ -13,10 +13,12 @@ A ratio > 1 means the replay is faster.
 """
 import argparse
 
-from _timing import best_time
+from _timing import apply_thread_setting, best_time, thread_setting
 
-import monoflow as flow
-from monoflow import _graph, nn
+THREADS = thread_setting()  # Note [Bench thread settings]
+
+import monoflow as flow  # noqa: E402
+from monoflow import _graph, nn  # noqa: E402
 
 
 def setup(batch):
@@ -38,7 +40,9 @@ def setup(batch):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--threads", type=int, default=None, help="kernel threads (default: monoflow's default, then 1)")
     args = ap.parse_args()
+    apply_thread_setting(THREADS)
     repeat, number = (3, 20) if args.quick else (15, 200)
     n_iter = 10
     print(f"{'case':<44}{'eager ms':>10}{'graph ms':>10}{'ratio':>8}")

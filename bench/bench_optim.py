@@ -2,9 +2,8 @@
 
     python bench/bench_optim.py [--quick] [--threads N]
 
---threads N sets both torch's intra-op threads and OMP_NUM_THREADS (the CPU
-plugin's kernels) before either library starts; on a shared, oversubscribed
-machine N=1 gives the steadiest numbers.
+Runs at each library's default thread count, then at 1 thread each (Note
+[Bench thread settings] in _timing.py); --threads N gives both N.
 
 One step of SGD (momentum 0.9) and of Adam over an MLP's parameters
 (784x512, 512x512, 512x10 and the biases: 0.67 M floats), gradients fixed.
@@ -12,14 +11,20 @@ A monoflow step is timed up to ``flow.synchronize()``, since its kernels run
 asynchronously on the device's stream. A ratio > 1 means monoflow is faster.
 """
 import argparse
-import os
 import sys
 
 import numpy as np
 
-from _timing import best_time
+from _timing import apply_thread_setting, best_time, thread_setting
 
-flow = torch = None  # imported in main(), after OMP_NUM_THREADS is set
+THREADS = thread_setting()  # Note [Bench thread settings]
+
+import monoflow as flow  # noqa: E402
+
+try:
+    import torch
+except ImportError:
+    torch = None
 
 SHAPES = [(784, 512), (512,), (512, 512), (512,), (512, 10), (10,)]
 
@@ -36,17 +41,10 @@ def make_params(lib, arrays):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--threads", type=int, default=None, help="kernel threads for both (default: all cores)")
+    ap.add_argument("--threads", type=int, default=None,
+                    help="kernel threads for both (default: each library's default, then 1 each)")
     args = ap.parse_args()
-    global flow, torch
-    if args.threads:
-        os.environ["OMP_NUM_THREADS"] = str(args.threads)
-    import monoflow as flow
-    try:
-        import torch
-        torch.set_num_threads(args.threads or os.cpu_count() or 1)
-    except ImportError:
-        torch = None
+    apply_thread_setting(THREADS, torch)
     repeat, number = (3, 5) if args.quick else (5, 20)
     rng = np.random.default_rng(0)
     arrays = [rng.standard_normal(s).astype(np.float32) for s in SHAPES]

@@ -7,15 +7,17 @@ same shapes in both frameworks:
   - MLP 784-512-512-10, batch 128
   - LeNet-style CNN (conv 1->6 5x5, pool, conv 6->16 5x5, pool, 120, 84, 10) on 28x28, batch 64
   - conv2d forward 32x3x32x32, 3->32, 3x3, padding 1
-A ratio > 1 means monoflow is faster. Both frameworks get the same thread
-count (default: monoflow's own default, cores - 1, see Note [Kernel threads]).
+A ratio > 1 means monoflow is faster. Thread settings: each framework's
+default, then 1 thread each (Note [Bench thread settings] in _timing.py);
+--threads N gives both N.
 """
 import argparse
-import os
 
-from _timing import best_time
+from _timing import apply_thread_setting, best_time, thread_setting
 
-import monoflow as flow
+THREADS = thread_setting()  # Note [Bench thread settings]
+
+import monoflow as flow  # noqa: E402
 
 try:
     import torch
@@ -69,14 +71,11 @@ def cases(lib):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--threads", type=int, default=None)
+    ap.add_argument("--threads", type=int, default=None,
+                    help="kernel threads for both (default: each library's default, then 1 each)")
     args = ap.parse_args()
-    threads = args.threads or max(1, (os.cpu_count() or 2) - 1)
-    os.environ.setdefault("MONOFLOW_NUM_THREADS", str(threads))
     repeat, number = (3, 5) if args.quick else (5, 20)
-    if torch is not None:
-        torch.set_num_threads(threads)
-    print(f"threads: {threads} (monoflow and torch)")
+    apply_thread_setting(THREADS, torch)
     print(f"{'benchmark (ms per call)':<46}{'monoflow':>10}{'torch':>10}{'vs torch':>10}")
     flow_cases = cases(flow)
     torch_cases = cases(torch) if torch is not None else {}

@@ -117,25 +117,13 @@ void for_each_run(const DimGroup& d, int64_t lo, int64_t hi, F&& f) {
 
 // Runs body(part, lo, hi) over [0, n) split across threads, when worth it.
 // Returns the number of parts (partial results are indexed by part, in order).
+// Compiled once (strided.cpp's Note [One copy of each loop body]).
+using PartBody = FnRef<int, int64_t, int64_t>;
+int split_reduction(int64_t n, int max_parts, PartBody body);
+
 template <class Body>
 int split_reduction(int64_t n, int max_parts, Body&& body) {
-#ifdef _OPENMP
-  if (max_parts > 1 && n >= 2 && !omp_in_parallel()) {
-    int used = 1;
-#pragma omp parallel num_threads(max_parts)
-    {
-      const int nt = omp_get_num_threads(), t = omp_get_thread_num();
-      if (t == 0) used = nt;
-      const int64_t chunk = (n + nt - 1) / nt;
-      const int64_t lo = std::min(n, chunk * t), hi = std::min(n, lo + chunk);
-      body(t, lo, hi);  // called even when empty so every partial is initialised
-    }
-    return used;
-  }
-#endif
-  (void)max_parts;
-  body(0, int64_t(0), n);
-  return 1;
+  return split_reduction(n, max_parts, PartBody::to(body));
 }
 
 inline int thread_num() {
@@ -177,13 +165,21 @@ struct ReducerBase {
   }
 };
 
+// The fold bodies below are reached from a parallel and a split path; one
+// out-of-line copy each keeps the code (and compile time) per reducer small.
+#if defined(__GNUC__)
+#define MFCPU_NOINLINE __attribute__((noinline))
+#else
+#define MFCPU_NOINLINE
+#endif
+
 template <class Red>
 void reduce_inner(const Red& red, const typename Red::In* x, char* const* outs, const DimGroup& K,
                   const DimGroup& R) {
   using A = typename Red::Acc;
   const int64_t nK = K.count(), nR = R.count();
   const int64_t rs = R.inner_xs();
-  auto fold = [&](int64_t xbase, int64_t lo, int64_t hi) {
+  auto fold = [&](int64_t xbase, int64_t lo, int64_t hi) MFCPU_NOINLINE {
     A acc = red.init();
     int64_t i = lo;
     for_each_run(R, lo, hi, [&](int64_t xo, int64_t, int64_t n) {
@@ -237,7 +233,7 @@ void reduce_outer(const Red& red, const typename Red::In* x, char* const* outs, 
   std::vector<A> buffers(size_t(threads) * size_t(chunk));  // one accumulator row per thread
 
   // acc[0..cn) = fold over reduction indices [lo, hi) of the item's columns.
-  auto accumulate = [&](int64_t item, A* acc, int64_t lo, int64_t hi, int64_t* oo, int64_t* cn) {
+  auto accumulate = [&](int64_t item, A* acc, int64_t lo, int64_t hi, int64_t* oo, int64_t* cn) MFCPU_NOINLINE {
     int64_t xo;
     offsets_of(Ko, item / nchunks, &xo, oo);
     const int64_t c0 = (item % nchunks) * chunk;
@@ -280,6 +276,12 @@ void reduce_outer(const Red& red, const typename Red::In* x, char* const* outs, 
   }
 }
 
+// The engine's parts that do not depend on the reducer (reduce_engine.cpp).
+// split_dims: x's dims of size > 1 into kept (K) and reduced (R) groups, each
+// in memory order, neighbours coalesced. output_dims: out's dims of size > 1.
+void split_dims(const Operand& x, const Operand& out, DimGroup* K, DimGroup* R);
+void output_dims(const Operand& out, DimGroup* K);
+
 // The task of a reduce kernel: ops = outputs (Red::kOutputs, x's rank, 1 on
 // reduced dims, equal strides), then x.
 template <class Red>
@@ -291,24 +293,14 @@ void run_reduce(const Red& red, Task& task) {
   for (int k = 0; k < NO; ++k) outs[k] = task.ops[k].data;
   if (numel(x) == 0) {  // every output is the empty reduction
     DimGroup K;
-    for (int d = 0; d < out.ndim; ++d)
-      if (out.shape[d] != 1) K.push(out.shape[d], 0, out.strides[d]);
+    output_dims(out, &K);
     for_each_run(K, 0, K.count(), [&](int64_t, int64_t oo, int64_t n) {
       for (int64_t j = 0; j < n; ++j) red.store(outs, oo + j * K.inner_os(), red.init(), 0);
     });
     return;
   }
-  int kept[kMaxDims], reduced[kMaxDims], nk = 0, nr = 0;
-  for (int d = 0; d < x.ndim; ++d) {
-    if (x.shape[d] == 1) continue;
-    (out.shape[d] == 1 ? reduced[nr++] : kept[nk++]) = d;
-  }
-  auto by_stride = [&](int a, int b) { return x.strides[a] > x.strides[b]; };
-  std::stable_sort(kept, kept + nk, by_stride);
-  std::stable_sort(reduced, reduced + nr, by_stride);
   DimGroup K, R;
-  for (int i = 0; i < nk; ++i) K.push(x.shape[kept[i]], x.strides[kept[i]], out.strides[kept[i]]);
-  for (int i = 0; i < nr; ++i) R.push(x.shape[reduced[i]], x.strides[reduced[i]], 0);
+  split_dims(x, out, &K, &R);
   const auto* xp = reinterpret_cast<const typename Red::In*>(x.data);
   if (K.n > 0 && (R.n == 0 || K.inner_xs() < R.inner_xs())) reduce_outer(red, xp, outs, K, R);
   else reduce_inner(red, xp, outs, K, R);

@@ -38,26 +38,40 @@ inline int64_t numel(const Operand& op) {
   return n;
 }
 
-// Splits [0, total) evenly over the threads of a parallel region (or runs it
-// inline when small). body(lo, hi) must not throw.
+// Note [One copy of each loop body]
+//   parallel_range() and run_loop() are called with a different body for every
+//   kernel (op x dtype x layout: thousands of them). Expanded in place, each
+//   call put its body into an OpenMP outlined function and a serial path, and
+//   run_loop() once more for the tiled walk: four optimised copies of every
+//   inner loop, which is what made the kernel files take minutes to compile.
+//   Both drivers are therefore compiled once (strided.cpp) and call the body
+//   through a function pointer: one indirect call per row or per thread's
+//   range, against loops that run for many elements.
+
+// A body called as fn(self, args...) (a type-erased reference to a functor).
+template <class... Args>
+struct FnRef {
+  void (*fn)(void*, Args...);
+  void* self;
+  void operator()(Args... args) const { fn(self, args...); }
+
+  template <class F>
+  static FnRef to(F& f) {
+    return FnRef{[](void* p, Args... args) { (*static_cast<F*>(p))(args...); },
+                 const_cast<void*>(static_cast<const void*>(&f))};
+  }
+};
+using RangeBody = FnRef<int64_t, int64_t>;
+using RowBody = FnRef<char* const*, const int64_t*, int64_t>;
+
+// Splits [0, total) evenly over the threads of a parallel region, or runs it
+// inline when total * work_per_item is below kParallelGrain (strided.cpp).
+void parallel_range(int64_t total, int64_t work_per_item, RangeBody body);
+
+// body(lo, hi) must not throw.
 template <class Body>
 void parallel_range(int64_t total, int64_t work_per_item, Body&& body) {
-  if (total <= 0) return;
-#ifdef _OPENMP
-  if (total > 1 && total * work_per_item >= kParallelGrain && omp_get_max_threads() > 1 &&
-      !omp_in_parallel()) {
-#pragma omp parallel
-    {
-      const int64_t nt = omp_get_num_threads();
-      const int64_t chunk = (total + nt - 1) / nt;
-      const int64_t lo = std::min(total, chunk * omp_get_thread_num());
-      const int64_t hi = std::min(total, lo + chunk);
-      if (lo < hi) body(lo, hi);
-    }
-    return;
-  }
-#endif
-  body(int64_t(0), total);
+  parallel_range(total, work_per_item, RangeBody::to(body));
 }
 
 template <int N>
@@ -123,6 +137,11 @@ Geometry<N> make_geometry(const Operand* ops, const size_t (&elem_size)[N]) {
   }
   return g;
 }
+
+extern template Geometry<1> make_geometry<1>(const Operand*, const size_t (&)[1]);
+extern template Geometry<2> make_geometry<2>(const Operand*, const size_t (&)[2]);
+extern template Geometry<3> make_geometry<3>(const Operand*, const size_t (&)[3]);
+extern template Geometry<4> make_geometry<4>(const Operand*, const size_t (&)[4]);
 
 // Calls inner(char* ptrs[N], const int64_t inner_strides[N], int64_t n) for
 // every run along the innermost dim covering linear indices [lo, hi).
@@ -207,10 +226,21 @@ void run_tiled(const Geometry<N>& g, Inner& inner) {
   });
 }
 
-template <int N, class Inner>
-void run_loop(const Geometry<N>& g, Inner& inner) {
+// Walks g calling inner(p, s, n) for each run (tiled when wants_tiling(g),
+// split over the threads when large). Compiled once per N (strided.cpp).
+template <int N>
+void run_loop(const Geometry<N>& g, RowBody inner) {
   if (wants_tiling(g)) return run_tiled(g, inner);
   parallel_range(g.numel(), 1, [&](int64_t lo, int64_t hi) { run_range(g, lo, hi, inner); });
+}
+extern template void run_loop<1>(const Geometry<1>&, RowBody);
+extern template void run_loop<2>(const Geometry<2>&, RowBody);
+extern template void run_loop<3>(const Geometry<3>&, RowBody);
+extern template void run_loop<4>(const Geometry<4>&, RowBody);
+
+template <int N, class Inner>
+void run_loop(const Geometry<N>& g, Inner& inner) {
+  run_loop(g, RowBody::to(inner));
 }
 
 }  // namespace mfcpu

@@ -21,19 +21,26 @@ int env_threads(const char* name) {
 }
 }  // namespace
 
-int kernel_threads() {
+// The count the environment asks for; 0 when it asks for none.
+static int requested_threads() {
   static const int n = [] {
     if (int v = env_threads("MONOFLOW_NUM_THREADS")) return v;
-    if (int v = env_threads("OMP_NUM_THREADS")) return v;
-    int cores = static_cast<int>(std::thread::hardware_concurrency());
-    return std::max(1, cores - 1);
+    return env_threads("OMP_NUM_THREADS");
   }();
   return n;
+}
+
+int kernel_threads() {
+  if (int v = requested_threads()) return v;
+  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
 }
 
 void configure_worker_threads() {
 #ifdef _OPENMP
   omp_set_num_threads(kernel_threads());
+  // The default team shrinks while other processes keep the cores busy
+  // (libgomp: cores - load average), see Note [Kernel threads].
+  omp_set_dynamic(requested_threads() == 0);
 #endif
 }
 
