@@ -54,40 +54,52 @@ struct Canvas {
   Tensor at(const Geometry& g) const { return as_strided(buffer, g.shape, g.strides, g.offset - lo); }
 };
 
-// Scatters the gradient of a view back into its base's geometry.
+// Note [Backward of overlapping views]
+//   A view node knows only storage geometry: the base's and the view's
+//   (shape, strides, offset). Its backward works in storage: a zero buffer
+//   covering both extents receives the view's gradient, ADDED per storage
+//   element (a view that aliases an element several times, like unfold with
+//   step < size, hands it the sum), and the base reads its gradient back
+//   through its own geometry.
+//   When the base itself aliases elements (it is an unfold, an expand, an
+//   as_strided with overlapping strides...), storage no longer says which of
+//   the aliasing base positions a view position came from, and reading the
+//   total back at every alias counts it once per alias: chained overlapping
+//   views (x.unfold(2,2,1).unfold(3,2,1), unfold then reshape) were off by
+//   that factor. As torch's as_strided_backward does, each alias gets the
+//   total divided by the number of base positions aliasing that element.
+//   That is exact where it matters: the base's own history (a view of a view,
+//   an expand) sums its gradient over the aliases, so the leaf gets exactly
+//   the total. (Only the gradient of the overlapping intermediate itself, if
+//   observed by retain_grad/grad, is this even split rather than the
+//   per-position one torch's op-specific backwards give.)
+
+// Writes `values` into the fresh (zero) canvas `c` through `g`; elements `g`
+// aliases several times receive the sum of their values.
+void scatter_into(const Canvas& c, const Geometry& g, const Tensor& values) {
+  if (!g.overlaps_itself()) {
+    copy_(c.at(g), values);
+    return;
+  }
+  Tensor positions = arange(Scalar::from_int(0), Scalar::from_int(c.buffer->numel()), Scalar::from_int(1),
+                            DType::Int64, values->device());
+  Tensor idx = reshape(contiguous(as_strided(positions, g.shape, g.strides, g.offset - c.lo)), Dims{-1});
+  index_put_tensors_(c.buffer, {idx}, reshape(contiguous(values), Dims{-1}), /*accumulate=*/true);
+}
+
+// Scatters the gradient of a view back into its base's geometry
+// (Note [Backward of overlapping views]).
 Tensor view_backward(const Geometry& base, const Geometry& view, const Tensor& g) {
   if (base.offset == view.offset && shape_numel(base.shape) == shape_numel(view.shape) &&
       base.strides == contiguous_strides(base.shape) &&
       view.strides == contiguous_strides(view.shape))
     return reshape(g, base.shape);  // a reshape of a contiguous tensor
   Canvas c(base, view, g->dtype, g->device());
-  if (!view.overlaps_itself()) {
-    copy_(c.at(view), g);
-  } else {
-    // Several view elements alias one storage element: their gradients add up.
-    Tensor positions = arange(Scalar::from_int(0), Scalar::from_int(c.buffer->numel()), Scalar::from_int(1),
-                              DType::Int64, g->device());
-    Tensor idx = reshape(contiguous(as_strided(positions, view.shape, view.strides, view.offset - c.lo)), Dims{-1});
-    index_put_tensors_(c.buffer, {idx}, reshape(contiguous(g), Dims{-1}), /*accumulate=*/true);
-  }
-  // The buffer holds each storage element's total. A base that aliases its
-  // own elements through broadcast (stride-0) dims must not hand that total
-  // to every alias: it goes to the first one (index 0 of those dims), which
-  // is all the base's own backward (a sum over the aliases) needs.
-  Geometry first = base;
-  bool broadcast = false;
-  for (size_t d = 0; d < first.shape.size(); ++d)
-    if (first.strides[d] == 0 && first.shape[d] > 1) {
-      first.shape[d] = 1;
-      broadcast = true;
-    }
-  if (!broadcast) return c.at(base);
-  Tensor result = full(base.shape, Scalar{}, g->dtype, g->device());
-  Tensor region = result;
-  for (size_t d = 0; d < first.shape.size(); ++d)
-    if (first.shape[d] != base.shape[d]) region = narrow(region, static_cast<int64_t>(d), 0, 1);
-  copy_(region, c.at(first));
-  return result;
+  scatter_into(c, view, g);
+  if (!base.overlaps_itself()) return c.at(base);
+  Canvas aliases(base, view, g->dtype, g->device());
+  scatter_into(aliases, base, full(base.shape, Scalar::from_float(1.0), g->dtype, g->device()));
+  return binary(kOp_div, c.at(base), aliases.at(base));
 }
 
 struct ViewNode : Node {
