@@ -34,17 +34,12 @@ class Adadelta(Optimizer):
         with no_grad(), self._shard_access():
             for group in self.param_groups:
                 lr, rho, eps, wd = self._group_lr(group), group["rho"], group["eps"], group["weight_decay"]
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    p, g, state = self._shards(p)
+                for p, g, state in self._updates(group):
                     if len(state) == 0:
                         state["step"] = 0
                         state["square_avg"] = _creation.zeros_like(p)
                         state["acc_delta"] = _creation.zeros_like(p)
                     state["step"] += 1
-                    if group["maximize"]:
-                        g = -g
                     if wd != 0:
                         g = _C.add_alpha(g, p, wd)
                     square_avg, acc_delta = state["square_avg"], state["acc_delta"]

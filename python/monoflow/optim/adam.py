@@ -66,16 +66,11 @@ class Adam(Optimizer):
         with no_grad(), self._shard_access():
             for group in self.param_groups:
                 lr, (beta1, beta2), eps = self._group_lr(group), group["betas"], group["eps"]
-                weight_decay, amsgrad, maximize = group["weight_decay"], group["amsgrad"], group["maximize"]
+                weight_decay, amsgrad = group["weight_decay"], group["amsgrad"]
                 decoupled = group["decoupled_weight_decay"]
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    p, g, state = self._shards(p)
+                for p, g, state in self._updates(group):
                     self._init_state(p, state, amsgrad)
                     step = state["step"] = state["step"] + 1
-                    if maximize:
-                        g = -g
                     if weight_decay != 0:
                         if decoupled:
                             p.mul_(1 - lr * weight_decay)

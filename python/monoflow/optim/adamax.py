@@ -32,17 +32,12 @@ class Adamax(Optimizer):
             for group in self.param_groups:
                 lr, (beta1, beta2), eps, wd = self._group_lr(group), group["betas"], group["eps"], \
                     group["weight_decay"]
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    p, g, state = self._shards(p)
+                for p, g, state in self._updates(group):
                     if len(state) == 0:
                         state["step"] = 0
                         state["exp_avg"] = _creation.zeros_like(p)
                         state["exp_inf"] = _creation.zeros_like(p)
                     step = state["step"] = state["step"] + 1
-                    if group["maximize"]:
-                        g = -g
                     if wd != 0:
                         g = _C.add_alpha(g, p, wd)
                     exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]

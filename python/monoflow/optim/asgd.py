@@ -34,18 +34,13 @@ class ASGD(Optimizer):
             for group in self.param_groups:
                 lr, lambd, alpha, t0, wd = (self._group_lr(group), group["lambd"], group["alpha"], group["t0"],
                                             group["weight_decay"])
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    p, g, state = self._shards(p)
+                for p, g, state in self._updates(group):
                     if len(state) == 0:
                         state["step"] = 0
                         state["eta"] = f32(lr)
                         state["mu"] = 1.0
                         state["ax"] = _creation.zeros_like(p)
                     step = state["step"] = state["step"] + 1
-                    if group["maximize"]:
-                        g = -g
                     if wd != 0:
                         g = _C.add_alpha(g, p, wd)
                     eta, ax = state["eta"], state["ax"]

@@ -258,6 +258,18 @@ class Optimizer:
                     return shard_access()
         return contextlib.nullcontext()
 
+    def _updates(self, group):
+        """(param, gradient, state) of each of the group's parameters that has
+        a gradient, as ``_shards`` gives them, the gradient negated under
+        ``maximize=True``: the loop every update rule starts with. Call it
+        inside ``_shard_access()``."""
+        maximize = group.get("maximize", False)
+        for p in group["params"]:
+            if p.grad is None:
+                continue
+            p, g, state = self._shards(p)
+            yield p, (-g if maximize else g), state
+
     def _shards(self, p, grad=True, state=True):
         """(param, grad, state) for the in-place update of `p`: the tensors
         themselves for a local parameter; for a global one, this rank's shards

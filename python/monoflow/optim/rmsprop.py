@@ -50,11 +50,8 @@ class RMSprop(Optimizer):
             for group in self.param_groups:
                 lr, alpha, eps = self._group_lr(group), group["alpha"], group["eps"]
                 weight_decay, momentum = group["weight_decay"], group["momentum"]
-                centered, maximize = group["centered"], group["maximize"]
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    p, g, state = self._shards(p)
+                centered = group["centered"]
+                for p, g, state in self._updates(group):
                     if len(state) == 0:
                         state["step"] = 0
                         state["square_avg"] = _creation.zeros_like(p)
@@ -63,8 +60,6 @@ class RMSprop(Optimizer):
                         if centered:
                             state["grad_avg"] = _creation.zeros_like(p)
                     state["step"] += 1
-                    if maximize:
-                        g = -g
                     if weight_decay != 0:
                         g = _C.add_alpha(g, p, weight_decay)
                     square_avg = state["square_avg"]

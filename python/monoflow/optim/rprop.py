@@ -31,17 +31,12 @@ class Rprop(Optimizer):
             for group in self.param_groups:
                 etaminus, etaplus = group["etas"]
                 size_min, size_max = group["step_sizes"]
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    p, g, state = self._shards(p)
+                for p, g, state in self._updates(group):
                     if len(state) == 0:
                         state["step"] = 0
                         state["prev"] = _creation.zeros_like(p)
                         state["step_size"] = _creation.full_like(g, self._group_lr(group))
                     state["step"] += 1
-                    if group["maximize"]:
-                        g = -g
                     prev, step_size = state["prev"], state["step_size"]
                     sign = g.mul(prev).sign()
                     factor = (sign.masked_fill(sign.gt(0), etaplus).masked_fill(sign.lt(0), etaminus)
