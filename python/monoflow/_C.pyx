@@ -38,6 +38,11 @@ set_oom_type(OutOfMemoryError)
 # ---------------------------------------------------------------- dtypes
 
 @cython.binding(False)
+# Only this module makes dtype objects (one per element type); a dtype built
+# by a script would carry no element type and silently act as bool.
+cdef object _DTYPE_TOKEN = object()
+
+
 cdef class dtype:
     """An element type, e.g. ``monoflow.float32``."""
     cdef readonly int _value
@@ -45,6 +50,11 @@ cdef class dtype:
     cdef readonly int itemsize
     cdef readonly bint is_floating_point
     cdef readonly bint is_signed
+
+    def __cinit__(self, *args, **kwargs):
+        if len(args) != 1 or args[0] is not _DTYPE_TOKEN or kwargs:
+            raise TypeError("cannot create 'monoflow.dtype' instances; use the predefined ones "
+                            "(monoflow.float32, monoflow.int64, ...)")
 
     def __repr__(self):
         return "monoflow." + self.name
@@ -59,7 +69,7 @@ cdef class dtype:
 _DTYPE_NAMES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64")
 cdef list _DTYPES = []
 for _i, _n in enumerate(_DTYPE_NAMES):
-    _d = dtype.__new__(dtype)
+    _d = dtype.__new__(dtype, _DTYPE_TOKEN)
     (<dtype>_d)._value = _i
     (<dtype>_d).name = _n
     (<dtype>_d).itemsize = itemsize(<DType>_i)
@@ -208,6 +218,23 @@ def device_info(str type_name):
         out.append({"name": p.name.decode(errors="replace"), "total_memory": p.total_memory,
                     "multiprocessor_count": p.multiprocessor_count})
     return {"type": type_name, "path": b.path().decode(), "host_memory": b.host_memory(), "devices": out}
+
+
+cdef Backend* _backend_named(str type_name) except NULL:
+    cdef Backend* b = registry().find(type_name.encode())
+    if b == NULL:
+        raise RuntimeError(f"Unknown device type '{type_name}'")
+    return b
+
+
+def device_num_threads(str type_name):
+    """The size of the host thread team running `type_name`'s kernels (plugin ABI 1.1)."""
+    return _backend_named(type_name).num_threads()
+
+
+def set_device_num_threads(str type_name, int n):
+    """Fixes `type_name`'s kernel thread team at `n` > 0 threads (plugin ABI 1.1)."""
+    _backend_named(type_name).set_num_threads(n)
 
 
 def fallback_counts():
@@ -933,3 +960,4 @@ include "_ops_loss.pxi"
 include "_ops_fused.pxi"
 include "_global_shard.pxi"
 include "_graph_bind.pxi"
+include "_docstrings.pxi"

@@ -74,3 +74,7 @@ from monoflow import _not_implemented  # noqa: E402  (placeholders for names not
 
 __getattr__ = _not_implemented.module_getattr(__name__)
 _not_implemented.install_tensor_placeholders(Tensor)
+
+from monoflow import _docs  # noqa: E402
+
+_docs.apply(Tensor)  # one docstring per op, on the function and the Tensor method
