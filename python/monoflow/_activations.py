@@ -46,14 +46,38 @@ def _negative_part(x, alpha, input_scale):
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
-    """x for x > 0, negative_slope * x otherwise."""
+    """``x`` for ``x > 0``, ``negative_slope * x`` otherwise, elementwise. See :class:`~monoflow.nn.LeakyReLU`.
+
+    Args:
+        input (Tensor): the input, a floating-point tensor of any shape.
+        negative_slope (float): slope of the negative part. Default: ``0.01``.
+        inplace (bool): write the result into the input tensor and return it. Default: ``False``.
+
+    Example::
+
+        >>> x = flow.tensor([-2.0, -0.5, 0.0, 1.5])
+        >>> F.leaky_relu(x, 0.1)
+        tensor([-0.2000, -0.0500,  0.0000,  1.5000])
+    """
     _check("leaky_relu", input)
     x = _source(input, inplace)
     return _result(input, _m.where(x > 0, x, x * negative_slope), inplace)
 
 
 def elu(input, alpha=1.0, inplace=False):
-    """x for x > 0, alpha * (exp(x) - 1) otherwise."""
+    """Exponential linear unit: ``x`` for ``x > 0``, ``alpha * (exp(x) - 1)`` otherwise. See :class:`~monoflow.nn.ELU`.
+
+    Args:
+        input (Tensor): the input, a floating-point tensor of any shape.
+        alpha (float): scale of the negative part. Default: ``1.0``.
+        inplace (bool): write the result into the input tensor and return it. Default: ``False``.
+
+    Example::
+
+        >>> x = flow.tensor([-2.0, -0.5, 0.0, 1.5])
+        >>> F.elu(x)
+        tensor([-0.8647, -0.3935,  0.0000,  1.5000])
+    """
     _check("elu", input)
     x = _source(input, inplace)
     return _result(input, _m.where(x > 0, x, _negative_part(x, alpha, 1.0)), inplace)
@@ -76,7 +100,20 @@ def celu(input, alpha=1.0, inplace=False):
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
-    """Clamps into [min_val, max_val]; the gradient passes strictly inside."""
+    """Clamps into ``[min_val, max_val]``; the gradient passes strictly inside. ``min_val > max_val`` raises ``ValueError``.
+
+    Args:
+        input (Tensor): the input, a floating-point tensor of any shape.
+        min_val (float): lower bound. Default: ``-1.0``.
+        max_val (float): upper bound. Default: ``1.0``.
+        inplace (bool): write the result into the input tensor and return it. Default: ``False``.
+
+    Example::
+
+        >>> x = flow.tensor([-2.0, -0.5, 0.0, 1.5])
+        >>> F.hardtanh(x)
+        tensor([-1.0000, -0.5000,  0.0000,  1.0000])
+    """
     _check("hardtanh", input)
     if min_val > max_val:
         raise ValueError("hardtanh: min_val cannot be greater than max_val")
@@ -86,13 +123,35 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
 
 
 def relu6(input, inplace=False):
-    """min(max(x, 0), 6)."""
+    """``min(max(x, 0), 6)`` elementwise.
+
+    Args:
+        input (Tensor): the input, a floating-point tensor of any shape.
+        inplace (bool): write the result into the input tensor and return it. Default: ``False``.
+
+    Example::
+
+        >>> x = flow.tensor([-2.0, -0.5, 0.0, 1.5])
+        >>> F.relu6(x * 4)
+        tensor([0., 0., 0., 6.])
+    """
     _check("relu6", input)
     return hardtanh(input, 0.0, 6.0, inplace)
 
 
 def hardsigmoid(input, inplace=False):
-    """0 for x <= -3, 1 for x >= 3, x / 6 + 1/2 between."""
+    """Hard sigmoid: 0 for ``x <= -3``, 1 for ``x >= 3``, ``x / 6 + 1/2`` between.
+
+    Args:
+        input (Tensor): the input, a floating-point tensor of any shape.
+        inplace (bool): write the result into the input tensor and return it. Default: ``False``.
+
+    Example::
+
+        >>> x = flow.tensor([-2.0, -0.5, 0.0, 1.5])
+        >>> F.hardsigmoid(x)
+        tensor([0.1667, 0.4167, 0.5000, 0.7500])
+    """
     _check("hardsigmoid", input)
     x = _source(input, inplace)
     out = _m.where(x <= -3, 0.0, _m.where(x >= 3, 1.0, x / 6 + 0.5))
@@ -100,7 +159,18 @@ def hardsigmoid(input, inplace=False):
 
 
 def hardswish(input, inplace=False):
-    """0 for x <= -3, x for x >= 3, x (x + 3) / 6 between."""
+    """Hard swish: 0 for ``x <= -3``, ``x`` for ``x >= 3``, ``x * (x + 3) / 6`` between.
+
+    Args:
+        input (Tensor): the input, a floating-point tensor of any shape.
+        inplace (bool): write the result into the input tensor and return it. Default: ``False``.
+
+    Example::
+
+        >>> x = flow.tensor([-2.0, -0.5, 0.0, 1.5])
+        >>> F.hardswish(x)
+        tensor([-0.3333, -0.2083,  0.0000,  1.1250])
+    """
     _check("hardswish", input)
     x = _source(input, inplace)
     out = _m.where(x <= -3, 0.0, _m.where(x < 3, x * (x + 3) / 6, x))
@@ -108,20 +178,50 @@ def hardswish(input, inplace=False):
 
 
 def mish(input, inplace=False):
-    """x * tanh(softplus(x))."""
+    """``x * tanh(softplus(x))`` elementwise.
+
+    Args:
+        input (Tensor): the input, a floating-point tensor of any shape.
+        inplace (bool): write the result into the input tensor and return it. Default: ``False``.
+
+    Example::
+
+        >>> x = flow.tensor([-2.0, -0.5, 0.0, 1.5])
+        >>> F.mish(x)
+        tensor([-0.2525, -0.2207,  0.0000,  1.4034])
+    """
     _check("mish", input)
     x = _source(input, inplace)
     return _result(input, x * _m.tanh(_m.softplus(x)), inplace)
 
 
 def logsigmoid(input):
-    """log(sigmoid(x)) = -softplus(-x): softplus with beta = -1, one op that
-    stays finite for large |x|."""
+    """``log(sigmoid(x))`` elementwise, as ``-softplus(-x)``: finite for large ``|x|``.
+
+    Args:
+        input (Tensor): the input, a floating-point tensor of any shape.
+
+    Example::
+
+        >>> x = flow.tensor([-2.0, -0.5, 0.0, 1.5])
+        >>> F.logsigmoid(x)
+        tensor([-2.1269, -0.9741, -0.6931, -0.2014])
+    """
     _check("logsigmoid", input)
     return _m.softplus(input, -1.0, 20.0)
 
 
 def softsign(input):
-    """x / (1 + |x|)."""
+    """``x / (1 + |x|)`` elementwise.
+
+    Args:
+        input (Tensor): the input, a floating-point tensor of any shape.
+
+    Example::
+
+        >>> x = flow.tensor([-2.0, -0.5, 0.0, 1.5])
+        >>> F.softsign(x)
+        tensor([-0.6667, -0.3333,  0.0000,  0.6000])
+    """
     _check("softsign", input)
     return input / (_m.abs(input) + 1)
