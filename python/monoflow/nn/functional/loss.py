@@ -41,6 +41,25 @@ def _check_pair(op, input, target):
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """Mean squared error ``(input - target) ** 2``, reduced. See :class:`~monoflow.nn.MSELoss`.
+
+    A target whose shape differs from the input's is broadcast, with torch's warning.
+
+    Args:
+        input (Tensor): the prediction.
+        target (Tensor): the target, the shape of ``input``.
+        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
+        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss. Default: ``None``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+        weight (Tensor, optional): a weight multiplied into the per-element loss (broadcast). Default: ``None``.
+
+    Example::
+
+        >>> x = flow.tensor([0.5, 2.0, -1.0])
+        >>> y = flow.tensor([1.0, 0.0, -1.0])
+        >>> F.mse_loss(x, y)
+        tensor(1.4167)
+    """
     _C.check_tensor(input, "mse_loss", "input", 1)
     _check_pair("mse_loss", input, target)
     d = input - target
@@ -51,6 +70,23 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """Mean absolute error ``|input - target|``, reduced. See :class:`~monoflow.nn.L1Loss`.
+
+    Args:
+        input (Tensor): the prediction.
+        target (Tensor): the target, the shape of ``input``.
+        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
+        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss. Default: ``None``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+        weight (Tensor, optional): a weight multiplied into the per-element loss (broadcast). Default: ``None``.
+
+    Example::
+
+        >>> x = flow.tensor([0.5, 2.0, -1.0])
+        >>> y = flow.tensor([1.0, 0.0, -1.0])
+        >>> F.l1_loss(x, y, reduction='sum')
+        tensor(2.5000)
+    """
     _C.check_tensor(input, "l1_loss", "input", 1)
     _check_pair("l1_loss", input, target)
     loss = (input - target).abs()
@@ -60,7 +96,23 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
-    """0.5 d^2 / beta where |d| < beta, |d| - beta / 2 elsewhere (l1 for beta 0)."""
+    """Smooth L1 loss: ``0.5 * d ** 2 / beta`` where ``|d| < beta``, ``|d| - beta / 2`` elsewhere (L1 for ``beta = 0``). See :class:`~monoflow.nn.SmoothL1Loss`.
+
+    Args:
+        input (Tensor): the prediction.
+        target (Tensor): the target, the shape of ``input``.
+        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
+        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss. Default: ``None``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+        beta (float): the end of the quadratic part. Default: ``1.0``.
+
+    Example::
+
+        >>> x = flow.tensor([0.5, 2.0, -1.0])
+        >>> y = flow.tensor([1.0, 0.0, -1.0])
+        >>> F.smooth_l1_loss(x, y)
+        tensor(0.5417)
+    """
     _C.check_tensor(input, "smooth_l1_loss", "input", 1)
     _check_pair("smooth_l1_loss", input, target)
     if beta < 0:
@@ -71,7 +123,22 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
-    """0.5 d^2 where |d| < delta, delta (|d| - delta / 2) elsewhere."""
+    """Huber loss: ``0.5 * d ** 2`` where ``|d| < delta``, ``delta * (|d| - delta / 2)`` elsewhere. See :class:`~monoflow.nn.HuberLoss`.
+
+    Args:
+        input (Tensor): the prediction.
+        target (Tensor): the target, the shape of ``input``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+        delta (float): the end of the quadratic part. Default: ``1.0``.
+        weight (Tensor, optional): a weight multiplied into the per-element loss (broadcast). Default: ``None``.
+
+    Example::
+
+        >>> x = flow.tensor([0.5, 2.0, -1.0])
+        >>> y = flow.tensor([1.0, 0.0, -1.0])
+        >>> F.huber_loss(x, y, delta=0.5)
+        tensor(0.3333)
+    """
     _C.check_tensor(input, "huber_loss", "input", 1)
     _check_pair("huber_loss", input, target)
     if delta <= 0:
@@ -84,7 +151,21 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
-    """-(t log x + (1 - t) log(1 - x)), each log clamped at -100 as torch does."""
+    """Binary cross entropy ``-(t * log(x) + (1 - t) * log(1 - x))`` of probabilities; each log is clamped at -100, as torch does. See :class:`~monoflow.nn.BCELoss`.
+
+    Args:
+        input (Tensor): probabilities in ``[0, 1]``.
+        target (Tensor): targets in ``[0, 1]``, the shape of ``input``.
+        weight (Tensor, optional): a rescaling weight, broadcast. Default: ``None``.
+        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
+        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss. Default: ``None``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+
+    Example::
+
+        >>> F.binary_cross_entropy(flow.tensor([0.9, 0.2]), flow.tensor([1.0, 0.0]))
+        tensor(0.1643)
+    """
     _C.check_tensor(input, "binary_cross_entropy", "input", 1)
     _C.check_tensor(target, "binary_cross_entropy", "target", 2)
     if tuple(input.shape) != tuple(target.shape):
@@ -98,8 +179,24 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
                                      reduction="mean", pos_weight=None):
-    """sigmoid + binary cross entropy in one stable expression:
-    (1 - t) x + (1 + (pos_weight - 1) t) softplus(-x)."""
+    """Sigmoid and binary cross entropy in one stable expression: ``(1 - t) * x + (1 + (pos_weight - 1) * t) * softplus(-x)``. See :class:`~monoflow.nn.BCEWithLogitsLoss`.
+
+    A target whose shape differs from the input's raises ``ValueError``.
+
+    Args:
+        input (Tensor): logits.
+        target (Tensor): targets in ``[0, 1]``, the shape of ``input``.
+        weight (Tensor, optional): a rescaling weight, broadcast. Default: ``None``.
+        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
+        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss. Default: ``None``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+        pos_weight (Tensor, optional): the weight of positive examples, per class (last dim). Default: ``None``.
+
+    Example::
+
+        >>> F.binary_cross_entropy_with_logits(flow.tensor([2.0, -1.0]), flow.tensor([1.0, 0.0]))
+        tensor(0.2201)
+    """
     _C.check_tensor(input, "binary_cross_entropy_with_logits", "input", 1)
     _C.check_tensor(target, "binary_cross_entropy_with_logits", "target", 2)
     if tuple(input.shape) != tuple(target.shape):
@@ -115,8 +212,22 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
-    """target * (log target - input) pointwise (input holds log-probabilities);
-    'batchmean' divides the sum by the batch size."""
+    """The Kullback-Leibler divergence ``target * (log(target) - input)`` pointwise, ``input`` holding log-probabilities (``0 * log 0`` counts as 0). See :class:`~monoflow.nn.KLDivLoss`.
+
+    Args:
+        input (Tensor): log-probabilities.
+        target (Tensor): probabilities (log-probabilities with ``log_target``).
+        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
+        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss. Default: ``None``.
+        reduction (str): ``'none'``, ``'batchmean'`` (sum / batch size, the true KL divergence), ``'mean'`` (warns) or ``'sum'``. Default: ``'mean'``.
+        log_target (bool): ``target`` holds log-probabilities. Default: ``False``.
+
+    Example::
+
+        >>> logq = F.log_softmax(flow.tensor([[1.0, 2.0, 3.0]]), dim=1)
+        >>> F.kl_div(logq, flow.tensor([[0.2, 0.3, 0.5]]), reduction='batchmean')
+        tensor(0.0780)
+    """
     _C.check_tensor(input, "kl_div", "input", 1)
     if log_target:
         loss = _m.exp(target) * (target - input)
@@ -137,20 +248,82 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """Two-class logistic loss ``log(1 + exp(-y * x))``, targets in ``{1, -1}``. See :class:`~monoflow.nn.SoftMarginLoss`.
+
+    Args:
+        input (Tensor): the scores.
+        target (Tensor): 1 or -1, the shape of ``input``.
+        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
+        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss. Default: ``None``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+
+    Example::
+
+        >>> F.soft_margin_loss(flow.tensor([0.5, -2.0]), flow.tensor([1.0, -1.0]))
+        tensor(0.3005)
+    """
     _C.check_tensor(input, "soft_margin_loss", "input", 1)
     return _reduce(_m.softplus(-target * input), _reduction(reduction, size_average, reduce))
 
 
 def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+    """Ranking loss ``max(0, -y * (x1 - x2) + margin)``. See :class:`~monoflow.nn.MarginRankingLoss`.
+
+    Args:
+        input1 (Tensor): the first scores.
+        input2 (Tensor): the second scores.
+        target (Tensor): 1 (input1 should rank higher) or -1.
+        margin (float): the required gap. Default: ``0.0``.
+        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
+        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss. Default: ``None``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+
+    Example::
+
+        >>> F.margin_ranking_loss(flow.tensor([1.0, 0.2]), flow.tensor([0.5, 0.8]), flow.tensor([1.0, 1.0]))
+        tensor(0.3000)
+    """
     return _reduce((-target * (input1 - input2) + margin).clamp_min(0), _reduction(reduction, size_average, reduce))
 
 
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+    """Hinge embedding loss: ``x`` where ``y = 1``, ``max(0, margin - x)`` where ``y = -1``. See :class:`~monoflow.nn.HingeEmbeddingLoss`.
+
+    Args:
+        input (Tensor): the inputs (usually distances).
+        target (Tensor): 1 or -1, the shape of ``input``.
+        margin (float): the margin. Default: ``1.0``.
+        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
+        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss. Default: ``None``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+
+    Example::
+
+        >>> F.hinge_embedding_loss(flow.tensor([0.3, 0.4]), flow.tensor([1.0, -1.0]))
+        tensor(0.4500)
+    """
     loss = _m.where(target == 1, input, 0.0) + _m.where(target == -1, (margin - input).clamp_min(0), 0.0)
     return _reduce(loss, _reduction(reduction, size_average, reduce))
 
 
 def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+    """Cosine embedding loss: ``1 - cos`` where ``y = 1``, ``max(0, cos - margin)`` where ``y = -1``, ``cos`` along the last dim. See :class:`~monoflow.nn.CosineEmbeddingLoss`.
+
+    Args:
+        input1 (Tensor): ``(N, D)`` or ``(D,)``.
+        input2 (Tensor): the shape of ``input1``.
+        target (Tensor): ``(N,)`` or ``()``, 1 or -1.
+        margin (float): in ``[-1, 1]``. Default: ``0.0``.
+        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
+        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss. Default: ``None``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+
+    Example::
+
+        >>> a, b = flow.tensor([[1.0, 0.0]]), flow.tensor([[1.0, 1.0]])
+        >>> F.cosine_embedding_loss(a, b, flow.tensor([1.0]))
+        tensor(0.2929)
+    """
     from monoflow.nn.functional.distance import cosine_similarity
 
     cos = cosine_similarity(input1, input2, dim=-1, eps=1e-12)
@@ -160,6 +333,23 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
 
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
                      reduction="mean"):
+    """Poisson negative log likelihood: ``exp(x) - t * x`` for a log-rate input, ``x - t * log(x + eps)`` otherwise. See :class:`~monoflow.nn.PoissonNLLLoss`.
+
+    Args:
+        input (Tensor): the (log-)rate.
+        target (Tensor): the counts, the shape of ``input``.
+        log_input (bool): ``input`` is the log of the rate. Default: ``True``.
+        full (bool): add the Stirling term for targets ``> 1``. Default: ``False``.
+        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
+        eps (float): keeps ``log`` finite when ``log_input=False``. Default: ``1e-8``.
+        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss. Default: ``None``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+
+    Example::
+
+        >>> F.poisson_nll_loss(flow.tensor([0.0, 1.0]), flow.tensor([1.0, 3.0]))
+        tensor(0.3591)
+    """
     import math
 
     if log_input:
@@ -174,6 +364,23 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
 
 
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    """Gaussian negative log likelihood ``0.5 * (log(var) + (input - target) ** 2 / var)``. See :class:`~monoflow.nn.GaussianNLLLoss`.
+
+    A negative ``var`` raises ``ValueError``.
+
+    Args:
+        input (Tensor): the predicted means.
+        target (Tensor): the targets, the shape of ``input``.
+        var (Tensor): the predicted variances: the input's shape, or with the last dim 1 or dropped.
+        full (bool): add ``0.5 * log(2 * pi)``. Default: ``False``.
+        eps (float): lower clamp of ``var``. Default: ``1e-6``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+
+    Example::
+
+        >>> F.gaussian_nll_loss(flow.tensor([0.0, 1.0]), flow.tensor([0.5, 1.0]), flow.tensor([1.0, 1.0]))
+        tensor(0.0625)
+    """
     _C.check_tensor(input, "gaussian_nll_loss", "input", 1)
     _C.check_tensor(target, "gaussian_nll_loss", "target", 2)
     import math
@@ -194,6 +401,26 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6, swap=False, size_average=None,
                         reduce=None, reduction="mean"):
+    """Triplet loss ``max(d(a, p) - d(a, n) + margin, 0)`` with the p-norm distance. See :class:`~monoflow.nn.TripletMarginLoss`.
+
+    Args:
+        anchor (Tensor): ``(N, D)`` or ``(D,)``.
+        positive (Tensor): the anchor's shape.
+        negative (Tensor): the anchor's shape.
+        margin (float): the gap. Default: ``1.0``.
+        p (float): norm degree. Default: ``2.0``.
+        eps (float): stabiliser of the distance. Default: ``1e-6``.
+        swap (bool): use the distance swap. Default: ``False``.
+        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
+        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss. Default: ``None``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+
+    Example::
+
+        >>> a = flow.tensor([[0.0, 0.0]])
+        >>> F.triplet_margin_loss(a, flow.tensor([[1.0, 0.0]]), flow.tensor([[0.0, 3.0]]))
+        tensor(0.)
+    """
     _C.check_tensor(anchor, "triplet_margin_loss", "anchor", 1)
     from monoflow.nn.functional.distance import pairwise_distance
 

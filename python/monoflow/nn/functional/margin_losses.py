@@ -20,7 +20,23 @@ def _two_d(input, target, op):
 
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
                       reduction="mean"):
-    """sum over j != y of max(0, margin - x[y] + x[j])^p (times weight[y]), divided by C."""
+    """Multi-class hinge loss: ``sum over j != y of max(0, margin - x[y] + x[j]) ** p`` (times ``weight[y]``), divided by ``C``. See :class:`~monoflow.nn.MultiMarginLoss`.
+
+    Args:
+        input (Tensor): ``(N, C)`` or ``(C,)`` scores.
+        target (Tensor): ``(N,)`` or ``()`` class indices.
+        p (int): 1 or 2. Default: ``1``.
+        margin (float): the margin. Default: ``1.0``.
+        weight (Tensor, optional): a rescaling weight per class, shape ``(C,)``. Default: ``None``.
+        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
+        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss. Default: ``None``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+
+    Example::
+
+        >>> F.multi_margin_loss(flow.tensor([[0.1, 0.2, 0.4, 0.8]]), flow.tensor([3]))
+        tensor(0.3250)
+    """
     _C.check_tensor(input, "multi_margin_loss", "input", 1)
     reduction = _reduction(reduction, size_average, reduce)
     if p not in (1, 2):
@@ -44,8 +60,20 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
 
 
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
-    """For each sample: the target classes are target's entries before the first -1;
-    sum over target j and non-target i of max(0, 1 - (x[j] - x[i])), divided by C."""
+    """Multi-label hinge loss: target classes are the target's entries before the first -1; sums ``max(0, 1 - (x[j] - x[i]))`` over target ``j`` and non-target ``i``, divided by ``C``. See :class:`~monoflow.nn.MultiLabelMarginLoss`.
+
+    Args:
+        input (Tensor): ``(N, C)`` or ``(C,)`` scores.
+        target (Tensor): int64 of the input's shape, padded with -1.
+        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
+        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss. Default: ``None``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+
+    Example::
+
+        >>> F.multilabel_margin_loss(flow.tensor([[0.1, 0.2, 0.4, 0.8]]), flow.tensor([[3, 0, -1, 1]]))
+        tensor(0.8500)
+    """
     _C.check_tensor(input, "multilabel_margin_loss", "input", 1)
     reduction = _reduction(reduction, size_average, reduce)
     unbatched = _two_d(input, target, "multilabel_margin_loss")
@@ -70,7 +98,21 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
-    """The mean over classes of the per-class logistic loss."""
+    """Multi-label one-versus-all logistic loss, averaged over the classes. See :class:`~monoflow.nn.MultiLabelSoftMarginLoss`.
+
+    Args:
+        input (Tensor): ``(N, C)`` scores.
+        target (Tensor): ``(N, C)`` of 0 and 1.
+        weight (Tensor, optional): a rescaling weight per class, shape ``(C,)``. Default: ``None``.
+        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
+        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss. Default: ``None``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+
+    Example::
+
+        >>> F.multilabel_soft_margin_loss(flow.tensor([[2.0, -1.0, 0.5]]), flow.tensor([[1.0, 0.0, 1.0]]))
+        tensor(0.3048)
+    """
     reduction = _reduction(reduction, size_average, reduce)
     loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
     if weight is not None:
@@ -81,7 +123,23 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
 
 def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0, swap=False,
                                       reduction="mean"):
-    """max(d(a, p) - d(a, n) + margin, 0) with d = distance_function (pairwise distance by default)."""
+    """Triplet loss ``max(d(a, p) - d(a, n) + margin, 0)`` with ``d = distance_function`` (pairwise distance by default). See :class:`~monoflow.nn.TripletMarginWithDistanceLoss`.
+
+    Args:
+        anchor (Tensor): the anchors.
+        positive (Tensor): the positive examples.
+        negative (Tensor): the negative examples.
+        distance_function (callable, optional): ``(x1, x2) -> distances``. Default: ``None`` (pairwise distance).
+        margin (float): must be positive (else ``ValueError``). Default: ``1.0``.
+        swap (bool): use the distance swap. Default: ``False``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+
+    Example::
+
+        >>> a = flow.tensor([[0.0, 0.0]])
+        >>> F.triplet_margin_with_distance_loss(a, flow.tensor([[1.0, 0.0]]), flow.tensor([[0.0, 3.0]]))
+        tensor(0.)
+    """
     _C.check_tensor(anchor, "triplet_margin_with_distance_loss", "anchor", 1)
     if margin <= 0:
         raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got {margin} instead")
