@@ -15,8 +15,36 @@ __all__ = ["Adadelta"]
 
 
 class Adadelta(Optimizer):
-    """``Adadelta(params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *, capturable=False,
-    maximize=False, differentiable=False)``."""
+    """Adadelta: steps scaled by the ratio of running RMS of past updates and of gradients.
+
+    ``v = rho * v + (1 - rho) * g * g``, ``delta = sqrt(u + eps) / sqrt(v + eps) * g``,
+    ``u = rho * u + (1 - rho) * delta * delta``, ``p -= lr * delta``.
+
+    Args:
+        params (iterable): the tensors to optimize, or dicts ``{"params": ..., option: value}``
+            defining parameter groups with their own options.
+        lr (float): coefficient that scales ``delta``. Default: ``1.0``.
+        rho (float): decay rate of the running averages, in ``[0, 1]``. Default: ``0.9``.
+        eps (float): added inside the square roots for stability. Default: ``1e-6``.
+        weight_decay (float): L2 penalty added to the gradient. Default: ``0``.
+        foreach (bool, optional): accepted for torch compatibility; monoflow has one
+            fused update, so it changes nothing. Default: ``None``.
+        capturable (bool): accepted for torch compatibility, changes nothing.
+            Default: ``False``.
+        maximize (bool): maximize the objective (step along the gradient) instead of
+            minimizing it. Default: ``False``.
+        differentiable (bool): autograd through the step is not supported:
+            ``True`` raises ``NotImplementedError``. Default: ``False``.
+
+    Example::
+
+        >>> w = nn.Parameter(flow.tensor([1.0, -2.0]))
+        >>> opt = flow.optim.Adadelta([w])
+        >>> (w * w).sum().backward()
+        >>> opt.step()
+        >>> w.detach()
+        tensor([ 0.9968, -1.9968])
+    """
 
     def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *, capturable=False,
                  maximize=False, differentiable=False):

@@ -14,8 +14,38 @@ __all__ = ["Adagrad"]
 
 
 class Adagrad(Optimizer):
-    """``Adagrad(params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10, *,
-    maximize=False)``."""
+    """Adagrad: steps scaled by the root of the accumulated squared gradients.
+
+    ``clr = lr / (1 + (t - 1) * lr_decay)``, ``s += g * g``,
+    ``p -= clr * g / (sqrt(s) + eps)``. The accumulator is created in the
+    constructor, as torch does, so a ``state_dict()`` taken before the first step has it.
+
+    Args:
+        params (iterable): the tensors to optimize, or dicts ``{"params": ..., option: value}``
+            defining parameter groups with their own options.
+        lr (float): learning rate. Default: ``1e-2``.
+        lr_decay (float): learning rate decay per step. Default: ``0``.
+        weight_decay (float): L2 penalty added to the gradient. Default: ``0``.
+        initial_accumulator_value (float): starting value of the sum of squares. Default: ``0``.
+        eps (float): added to the denominator for stability. Default: ``1e-10``.
+        foreach (bool, optional): accepted for torch compatibility; monoflow has one
+            fused update, so it changes nothing. Default: ``None``.
+        maximize (bool): maximize the objective (step along the gradient) instead of
+            minimizing it. Default: ``False``.
+        differentiable (bool): autograd through the step is not supported:
+            ``True`` raises ``NotImplementedError``. Default: ``False``.
+        fused (bool, optional): accepted for torch compatibility, changes nothing.
+            Default: ``None``.
+
+    Example::
+
+        >>> w = nn.Parameter(flow.tensor([1.0, -2.0]))
+        >>> opt = flow.optim.Adagrad([w], lr=0.1)
+        >>> (w * w).sum().backward()
+        >>> opt.step()
+        >>> w.detach()
+        tensor([ 0.9000, -1.9000])
+    """
 
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
                  foreach=None, *, maximize=False, differentiable=False, fused=None):

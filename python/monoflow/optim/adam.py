@@ -31,8 +31,44 @@ def _check(lr, betas, eps, weight_decay):
 
 
 class Adam(Optimizer):
-    """``Adam(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
-    maximize=False, decoupled_weight_decay=False)``."""
+    """Adam: adaptive moment estimation, with optional AMSGrad and decoupled weight decay.
+
+    Keeps running averages of the gradient (``exp_avg``) and of its square
+    (``exp_avg_sq``), bias-corrected, and steps by
+    ``lr * m_hat / (sqrt(v_hat) + eps)``; float64 trajectories match torch to rounding.
+
+    Args:
+        params (iterable): the tensors to optimize, or dicts ``{"params": ..., option: value}``
+            defining parameter groups with their own options.
+        lr (float): learning rate. Default: ``1e-3``.
+        betas (Tuple[float, float]): decay rates of the first and second moment
+            averages. Default: ``(0.9, 0.999)``.
+        eps (float): added to the denominator for stability. Default: ``1e-8``.
+        weight_decay (float): L2 penalty added to the gradient (or, with
+            ``decoupled_weight_decay``, applied to the weights as in AdamW). Default: ``0``.
+        amsgrad (bool): use the running maximum of ``exp_avg_sq`` (AMSGrad). Default: ``False``.
+        foreach (bool, optional): accepted for torch compatibility; monoflow has one
+            fused update, so it changes nothing. Default: ``None``.
+        maximize (bool): maximize the objective (step along the gradient) instead of
+            minimizing it. Default: ``False``.
+        capturable (bool): accepted for torch compatibility, changes nothing.
+            Default: ``False``.
+        differentiable (bool): autograd through the step is not supported:
+            ``True`` raises ``NotImplementedError``. Default: ``False``.
+        fused (bool, optional): accepted for torch compatibility, changes nothing.
+            Default: ``None``.
+        decoupled_weight_decay (bool): decay the weights directly,
+            ``p *= 1 - lr * weight_decay``, which makes this AdamW. Default: ``False``.
+
+    Example::
+
+        >>> w = nn.Parameter(flow.tensor([1.0, -2.0]))
+        >>> opt = flow.optim.Adam([w], lr=0.1)
+        >>> (w * w).sum().backward()
+        >>> opt.step()
+        >>> w.detach()
+        tensor([ 0.9000, -1.9000])
+    """
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
                  foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
@@ -94,8 +130,37 @@ class Adam(Optimizer):
 
 
 class AdamW(Adam):
-    """``AdamW(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,
-    maximize=False)``: Adam with decoupled weight decay."""
+    """AdamW: Adam with decoupled weight decay (``p *= 1 - lr * weight_decay`` before the update).
+
+    Args:
+        params (iterable): the tensors to optimize, or dicts ``{"params": ..., option: value}``
+            defining parameter groups with their own options.
+        lr (float): learning rate. Default: ``1e-3``.
+        betas (Tuple[float, float]): decay rates of the first and second moment
+            averages. Default: ``(0.9, 0.999)``.
+        eps (float): added to the denominator for stability. Default: ``1e-8``.
+        weight_decay (float): decoupled weight decay factor. Default: ``1e-2``.
+        amsgrad (bool): use the running maximum of ``exp_avg_sq`` (AMSGrad). Default: ``False``.
+        maximize (bool): maximize the objective (step along the gradient) instead of
+            minimizing it. Default: ``False``.
+        foreach (bool, optional): accepted for torch compatibility; monoflow has one
+            fused update, so it changes nothing. Default: ``None``.
+        capturable (bool): accepted for torch compatibility, changes nothing.
+            Default: ``False``.
+        differentiable (bool): autograd through the step is not supported:
+            ``True`` raises ``NotImplementedError``. Default: ``False``.
+        fused (bool, optional): accepted for torch compatibility, changes nothing.
+            Default: ``None``.
+
+    Example::
+
+        >>> w = nn.Parameter(flow.tensor([1.0, -2.0]))
+        >>> opt = flow.optim.AdamW([w], lr=0.1)
+        >>> (w * w).sum().backward()
+        >>> opt.step()
+        >>> w.detach()
+        tensor([ 0.8990, -1.8980])
+    """
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,
                  maximize=False, foreach=None, capturable=False, differentiable=False, fused=None):

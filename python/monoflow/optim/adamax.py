@@ -13,8 +13,36 @@ __all__ = ["Adamax"]
 
 
 class Adamax(Optimizer):
-    """``Adamax(params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None, *,
-    maximize=False, differentiable=False, capturable=False)``."""
+    """Adamax: Adam with an infinity-norm second moment, ``u = max(beta2 * u, |g| + eps)``.
+
+    The step is ``lr / (1 - beta1 ** t) * m / u``.
+
+    Args:
+        params (iterable): the tensors to optimize, or dicts ``{"params": ..., option: value}``
+            defining parameter groups with their own options.
+        lr (float): learning rate. Default: ``2e-3``.
+        betas (Tuple[float, float]): decay rates of the first moment and of the
+            infinity norm. Default: ``(0.9, 0.999)``.
+        eps (float): added to ``|g|`` for stability. Default: ``1e-8``.
+        weight_decay (float): L2 penalty added to the gradient. Default: ``0``.
+        foreach (bool, optional): accepted for torch compatibility; monoflow has one
+            fused update, so it changes nothing. Default: ``None``.
+        maximize (bool): maximize the objective (step along the gradient) instead of
+            minimizing it. Default: ``False``.
+        differentiable (bool): autograd through the step is not supported:
+            ``True`` raises ``NotImplementedError``. Default: ``False``.
+        capturable (bool): accepted for torch compatibility, changes nothing.
+            Default: ``False``.
+
+    Example::
+
+        >>> w = nn.Parameter(flow.tensor([1.0, -2.0]))
+        >>> opt = flow.optim.Adamax([w], lr=0.1)
+        >>> (w * w).sum().backward()
+        >>> opt.step()
+        >>> w.detach()
+        tensor([ 0.9000, -1.9000])
+    """
 
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None, *,
                  maximize=False, differentiable=False, capturable=False):

@@ -16,8 +16,38 @@ __all__ = ["ASGD"]
 
 
 class ASGD(Optimizer):
-    """``ASGD(params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0, foreach=None, maximize=False,
-    differentiable=False, capturable=False)``."""
+    """Averaged SGD: SGD with a decaying step ``eta`` and a running average ``ax`` of the iterates.
+
+    ``p *= 1 - lambd * eta``, ``p -= eta * g``, with
+    ``eta = lr / (1 + lambd * lr * t) ** alpha``; the average starts after ``t0`` steps
+    and is kept in ``state[p]["ax"]``.
+
+    Args:
+        params (iterable): the tensors to optimize, or dicts ``{"params": ..., option: value}``
+            defining parameter groups with their own options.
+        lr (float): learning rate. Default: ``1e-2``.
+        lambd (float): decay term. Default: ``1e-4``.
+        alpha (float): power of the ``eta`` update. Default: ``0.75``.
+        t0 (float): step at which averaging starts. Default: ``1e6``.
+        weight_decay (float): L2 penalty added to the gradient. Default: ``0``.
+        foreach (bool, optional): accepted for torch compatibility; monoflow has one
+            fused update, so it changes nothing. Default: ``None``.
+        maximize (bool): maximize the objective (step along the gradient) instead of
+            minimizing it. Default: ``False``.
+        differentiable (bool): autograd through the step is not supported:
+            ``True`` raises ``NotImplementedError``. Default: ``False``.
+        capturable (bool): accepted for torch compatibility, changes nothing.
+            Default: ``False``.
+
+    Example::
+
+        >>> w = nn.Parameter(flow.tensor([1.0, -2.0]))
+        >>> opt = flow.optim.ASGD([w], lr=0.1)
+        >>> (w * w).sum().backward()
+        >>> opt.step()
+        >>> w.detach()
+        tensor([ 0.8000, -1.6000])
+    """
 
     def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0, foreach=None,
                  maximize=False, differentiable=False, capturable=False):

@@ -103,10 +103,40 @@ def _strong_wolfe(evaluate, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_change=1
 
 
 class LBFGS(Optimizer):
-    """``LBFGS(params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7, tolerance_change=1e-9,
-    history_size=100, line_search_fn=None)``. ``step(closure)`` needs a closure
-    that zeroes the gradients, recomputes the loss, calls backward and returns it.
-    One parameter group only."""
+    """L-BFGS: a quasi-Newton method that builds its curvature estimate from the last
+    ``history_size`` steps.
+
+    ``step(closure)`` needs a closure that zeroes the gradients, recomputes the
+    loss, calls ``backward()`` and returns the loss; ``step`` returns the first
+    loss it evaluated. One parameter group only (``ValueError`` otherwise).
+
+    Args:
+        params (iterable): the tensors to optimize.
+        lr (float): learning rate (step length without a line search). Default: ``1``.
+        max_iter (int): iterations per ``step()``. Default: ``20``.
+        max_eval (int, optional): most closure evaluations per ``step()``.
+            Default: ``max_iter * 5 // 4``.
+        tolerance_grad (float): stop once the largest gradient element is at most
+            this. Default: ``1e-7``.
+        tolerance_change (float): stop once the loss or the parameters change by at
+            most this. Default: ``1e-9``.
+        history_size (int): number of past updates kept. Default: ``100``.
+        line_search_fn (str, optional): ``None`` or ``"strong_wolfe"``. Default: ``None``.
+
+    Example::
+
+        >>> w = nn.Parameter(flow.tensor([1.0, -2.0]))
+        >>> opt = flow.optim.LBFGS([w])
+        >>> def closure():
+        ...     opt.zero_grad()
+        ...     loss = ((w - 3) ** 2).sum()
+        ...     loss.backward()
+        ...     return loss
+        >>> opt.step(closure)
+        tensor(29., grad_fn=<SumBackward0>)
+        >>> flow.allclose(w, flow.tensor([3.0, 3.0]))
+        True
+    """
 
     def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7, tolerance_change=1e-9,
                  history_size=100, line_search_fn=None):

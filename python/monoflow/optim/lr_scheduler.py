@@ -34,7 +34,34 @@ def _lrs(optimizer):
 
 
 class LRScheduler:
-    """Base class: subclasses implement ``get_lr()`` (and optionally ``_get_closed_form_lr()``)."""
+    """Base class of the learning-rate schedulers: rewrites ``group["lr"]`` of every group on ``step()``.
+
+    A subclass implements ``get_lr()``, the next learning rates computed from the
+    current ones (so schedulers on one optimizer compose), and optionally
+    ``_get_closed_form_lr()`` for the deprecated ``step(epoch)``. Constructing a
+    scheduler performs its first step. Call ``scheduler.step()`` after
+    ``optimizer.step()``; ``get_last_lr()`` returns the rates the last step set.
+
+    Args:
+        optimizer (Optimizer): the optimizer whose groups' ``lr`` it sets.
+        last_epoch (int): index of the last epoch when resuming; ``-1`` starts afresh
+            (and records ``initial_lr`` in every group). Default: ``-1``.
+
+    Raises:
+        TypeError: when ``optimizer`` is not an ``Optimizer``.
+
+    Example::
+
+        >>> class Halving(flow.optim.lr_scheduler.LRScheduler):
+        ...     def get_lr(self):
+        ...         if self.last_epoch == 0:
+        ...             return [g["lr"] for g in self.optimizer.param_groups]
+        ...         return [g["lr"] / 2 for g in self.optimizer.param_groups]
+        >>> opt = flow.optim.SGD([nn.Parameter(flow.zeros(1))], lr=1.0)
+        >>> sched = Halving(opt)
+        >>> opt.step(); sched.step(); sched.get_last_lr()
+        [0.5]
+    """
 
     _is_initial = False
 
@@ -132,7 +159,28 @@ class _LambdaState:
 
 
 class LambdaLR(_LambdaState, LRScheduler):
-    """lr = initial_lr * lr_lambda(epoch) (one function, or one per group)."""
+    """Sets ``lr = initial_lr * lr_lambda(epoch)``.
+
+    Args:
+        optimizer (Optimizer): the optimizer whose groups' ``lr`` it sets.
+        lr_lambda (function or list): a function of the epoch (an int) returning the
+            factor, or one function per parameter group. Plain functions and lambdas
+            are left out of ``state_dict()``; callable objects save their ``__dict__``.
+        last_epoch (int): index of the last epoch when resuming; ``-1`` starts afresh
+            (and records ``initial_lr`` in every group). Default: ``-1``.
+
+    Example::
+
+        >>> opt = flow.optim.SGD([nn.Parameter(flow.zeros(1))], lr=1.0)
+        >>> sched = flow.optim.lr_scheduler.LambdaLR(opt, lr_lambda=lambda epoch: 0.5 ** epoch)
+        >>> lrs = []
+        >>> for epoch in range(5):
+        ...     opt.step()  # after the epoch's backward passes
+        ...     lrs.append(sched.get_last_lr()[0])
+        ...     sched.step()
+        >>> lrs
+        [1.0, 0.5, 0.25, 0.125, 0.0625]
+    """
 
     def __init__(self, optimizer, lr_lambda, last_epoch=-1):
         self.optimizer = optimizer
@@ -144,7 +192,27 @@ class LambdaLR(_LambdaState, LRScheduler):
 
 
 class MultiplicativeLR(_LambdaState, LRScheduler):
-    """lr *= lr_lambda(epoch) on every step after the first."""
+    """Multiplies the lr by ``lr_lambda(epoch)`` on every step after the first.
+
+    Args:
+        optimizer (Optimizer): the optimizer whose groups' ``lr`` it sets.
+        lr_lambda (function or list): a function of the epoch (an int) returning the
+            factor, or one function per parameter group.
+        last_epoch (int): index of the last epoch when resuming; ``-1`` starts afresh
+            (and records ``initial_lr`` in every group). Default: ``-1``.
+
+    Example::
+
+        >>> opt = flow.optim.SGD([nn.Parameter(flow.zeros(1))], lr=1.0)
+        >>> sched = flow.optim.lr_scheduler.MultiplicativeLR(opt, lr_lambda=lambda epoch: 0.9)
+        >>> lrs = []
+        >>> for epoch in range(5):
+        ...     opt.step()  # after the epoch's backward passes
+        ...     lrs.append(round(sched.get_last_lr()[0], 4))
+        ...     sched.step()
+        >>> lrs
+        [1.0, 0.9, 0.81, 0.729, 0.6561]
+    """
 
     def __init__(self, optimizer, lr_lambda, last_epoch=-1):
         self.optimizer = optimizer
@@ -158,7 +226,27 @@ class MultiplicativeLR(_LambdaState, LRScheduler):
 
 
 class StepLR(LRScheduler):
-    """lr *= gamma every ``step_size`` epochs."""
+    """Multiplies the lr by ``gamma`` every ``step_size`` epochs.
+
+    Args:
+        optimizer (Optimizer): the optimizer whose groups' ``lr`` it sets.
+        step_size (int): period of the decay, in epochs.
+        gamma (float): multiplicative factor. Default: ``0.1``.
+        last_epoch (int): index of the last epoch when resuming; ``-1`` starts afresh
+            (and records ``initial_lr`` in every group). Default: ``-1``.
+
+    Example::
+
+        >>> opt = flow.optim.SGD([nn.Parameter(flow.zeros(1))], lr=1.0)
+        >>> sched = flow.optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.5)
+        >>> lrs = []
+        >>> for epoch in range(5):
+        ...     opt.step()  # after the epoch's backward passes
+        ...     lrs.append(sched.get_last_lr()[0])
+        ...     sched.step()
+        >>> lrs
+        [1.0, 1.0, 0.5, 0.5, 0.25]
+    """
 
     def __init__(self, optimizer, step_size, gamma=0.1, last_epoch=-1):
         self.step_size = step_size
@@ -175,7 +263,27 @@ class StepLR(LRScheduler):
 
 
 class MultiStepLR(LRScheduler):
-    """lr *= gamma at each milestone (a milestone listed n times: gamma ** n)."""
+    """Multiplies the lr by ``gamma`` at each milestone epoch (one listed ``n`` times: ``gamma ** n``).
+
+    Args:
+        optimizer (Optimizer): the optimizer whose groups' ``lr`` it sets.
+        milestones (list of int): the epochs at which to decay.
+        gamma (float): multiplicative factor. Default: ``0.1``.
+        last_epoch (int): index of the last epoch when resuming; ``-1`` starts afresh
+            (and records ``initial_lr`` in every group). Default: ``-1``.
+
+    Example::
+
+        >>> opt = flow.optim.SGD([nn.Parameter(flow.zeros(1))], lr=1.0)
+        >>> sched = flow.optim.lr_scheduler.MultiStepLR(opt, milestones=[1, 3], gamma=0.1)
+        >>> lrs = []
+        >>> for epoch in range(5):
+        ...     opt.step()  # after the epoch's backward passes
+        ...     lrs.append(round(sched.get_last_lr()[0], 4))
+        ...     sched.step()
+        >>> lrs
+        [1.0, 0.1, 0.1, 0.01, 0.01]
+    """
 
     def __init__(self, optimizer, milestones, gamma=0.1, last_epoch=-1):
         self.milestones = Counter(milestones)
@@ -194,7 +302,27 @@ class MultiStepLR(LRScheduler):
 
 
 class ConstantLR(LRScheduler):
-    """lr = initial_lr * factor until ``total_iters``, then initial_lr."""
+    """Scales the lr by a constant ``factor`` for the first ``total_iters`` epochs, then restores it.
+
+    Args:
+        optimizer (Optimizer): the optimizer whose groups' ``lr`` it sets.
+        factor (float): the factor, in ``[0, 1]``. Default: ``1/3``.
+        total_iters (int): epochs during which the factor applies. Default: ``5``.
+        last_epoch (int): index of the last epoch when resuming; ``-1`` starts afresh
+            (and records ``initial_lr`` in every group). Default: ``-1``.
+
+    Example::
+
+        >>> opt = flow.optim.SGD([nn.Parameter(flow.zeros(1))], lr=1.0)
+        >>> sched = flow.optim.lr_scheduler.ConstantLR(opt, factor=0.5, total_iters=2)
+        >>> lrs = []
+        >>> for epoch in range(5):
+        ...     opt.step()  # after the epoch's backward passes
+        ...     lrs.append(sched.get_last_lr()[0])
+        ...     sched.step()
+        >>> lrs
+        [0.5, 0.5, 1.0, 1.0, 1.0]
+    """
 
     def __init__(self, optimizer, factor=1.0 / 3, total_iters=5, last_epoch=-1):
         if factor > 1.0 or factor < 0:
@@ -216,8 +344,29 @@ class ConstantLR(LRScheduler):
 
 
 class LinearLR(LRScheduler):
-    """The factor on initial_lr goes linearly from ``start_factor`` to ``end_factor``
-    over ``total_iters`` steps (linear warm-up), then stays."""
+    """Scales the lr by a factor that goes linearly from ``start_factor`` to ``end_factor``
+    over ``total_iters`` epochs (linear warm-up), then stays at ``end_factor``.
+
+    Args:
+        optimizer (Optimizer): the optimizer whose groups' ``lr`` it sets.
+        start_factor (float): the first factor, in ``(0, 1]``. Default: ``1/3``.
+        end_factor (float): the last factor, in ``[0, 1]``. Default: ``1.0``.
+        total_iters (int): epochs of the ramp. Default: ``5``.
+        last_epoch (int): index of the last epoch when resuming; ``-1`` starts afresh
+            (and records ``initial_lr`` in every group). Default: ``-1``.
+
+    Example::
+
+        >>> opt = flow.optim.SGD([nn.Parameter(flow.zeros(1))], lr=1.0)
+        >>> sched = flow.optim.lr_scheduler.LinearLR(opt, start_factor=0.25, total_iters=3)
+        >>> lrs = []
+        >>> for epoch in range(5):
+        ...     opt.step()  # after the epoch's backward passes
+        ...     lrs.append(sched.get_last_lr()[0])
+        ...     sched.step()
+        >>> lrs
+        [0.25, 0.5, 0.75, 1.0, 1.0]
+    """
 
     def __init__(self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5, last_epoch=-1):
         if start_factor > 1.0 or start_factor <= 0:
@@ -246,7 +395,26 @@ class LinearLR(LRScheduler):
 
 
 class ExponentialLR(LRScheduler):
-    """lr *= gamma every epoch."""
+    """Multiplies the lr by ``gamma`` every epoch.
+
+    Args:
+        optimizer (Optimizer): the optimizer whose groups' ``lr`` it sets.
+        gamma (float): multiplicative factor.
+        last_epoch (int): index of the last epoch when resuming; ``-1`` starts afresh
+            (and records ``initial_lr`` in every group). Default: ``-1``.
+
+    Example::
+
+        >>> opt = flow.optim.SGD([nn.Parameter(flow.zeros(1))], lr=1.0)
+        >>> sched = flow.optim.lr_scheduler.ExponentialLR(opt, gamma=0.5)
+        >>> lrs = []
+        >>> for epoch in range(5):
+        ...     opt.step()  # after the epoch's backward passes
+        ...     lrs.append(sched.get_last_lr()[0])
+        ...     sched.step()
+        >>> lrs
+        [1.0, 0.5, 0.25, 0.125, 0.0625]
+    """
 
     def __init__(self, optimizer, gamma, last_epoch=-1):
         self.gamma = gamma
@@ -262,7 +430,27 @@ class ExponentialLR(LRScheduler):
 
 
 class PolynomialLR(LRScheduler):
-    """lr = initial_lr * (1 - epoch / total_iters) ** power, then 0."""
+    """Decays the lr polynomially, ``initial_lr * (1 - epoch / total_iters) ** power``, to 0.
+
+    Args:
+        optimizer (Optimizer): the optimizer whose groups' ``lr`` it sets.
+        total_iters (int): epochs until the lr reaches 0. Default: ``5``.
+        power (float): the power of the polynomial. Default: ``1.0``.
+        last_epoch (int): index of the last epoch when resuming; ``-1`` starts afresh
+            (and records ``initial_lr`` in every group). Default: ``-1``.
+
+    Example::
+
+        >>> opt = flow.optim.SGD([nn.Parameter(flow.zeros(1))], lr=1.0)
+        >>> sched = flow.optim.lr_scheduler.PolynomialLR(opt, total_iters=4, power=1.0)
+        >>> lrs = []
+        >>> for epoch in range(5):
+        ...     opt.step()  # after the epoch's backward passes
+        ...     lrs.append(sched.get_last_lr()[0])
+        ...     sched.step()
+        >>> lrs
+        [1.0, 0.75, 0.5, 0.25, 0.0]
+    """
 
     def __init__(self, optimizer, total_iters=5, power=1.0, last_epoch=-1):
         self.total_iters = total_iters
@@ -282,8 +470,30 @@ class PolynomialLR(LRScheduler):
 
 
 class CosineAnnealingLR(LRScheduler):
-    """Cosine from initial_lr down to ``eta_min`` over ``T_max`` epochs (and back up
-    over the next T_max, as torch's recursive form does)."""
+    """Anneals the lr along a cosine from ``initial_lr`` down to ``eta_min`` over ``T_max`` epochs.
+
+    Past ``T_max`` it rises again over the next ``T_max`` epochs, as torch's
+    recursive form does (use :class:`CosineAnnealingWarmRestarts` for restarts).
+
+    Args:
+        optimizer (Optimizer): the optimizer whose groups' ``lr`` it sets.
+        T_max (int): epochs of the half cosine.
+        eta_min (float): the lowest lr. Default: ``0.0``.
+        last_epoch (int): index of the last epoch when resuming; ``-1`` starts afresh
+            (and records ``initial_lr`` in every group). Default: ``-1``.
+
+    Example::
+
+        >>> opt = flow.optim.SGD([nn.Parameter(flow.zeros(1))], lr=1.0)
+        >>> sched = flow.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=4)
+        >>> lrs = []
+        >>> for epoch in range(5):
+        ...     opt.step()  # after the epoch's backward passes
+        ...     lrs.append(round(sched.get_last_lr()[0], 4))
+        ...     sched.step()
+        >>> lrs
+        [1.0, 0.8536, 0.5, 0.1464, 0.0]
+    """
 
     def __init__(self, optimizer, T_max, eta_min=0.0, last_epoch=-1):
         self.T_max = T_max
@@ -310,9 +520,34 @@ class CosineAnnealingLR(LRScheduler):
 
 
 class SequentialLR(LRScheduler):
-    """Runs ``schedulers[i]`` between ``milestones[i-1]`` and ``milestones[i]``
-    (e.g. LinearLR warm-up, then CosineAnnealingLR). At a milestone the next
-    scheduler restarts from its epoch 0."""
+    """Runs the schedulers one after another, switching at the milestones.
+
+    ``schedulers[i]`` drives the lr between ``milestones[i-1]`` and
+    ``milestones[i]`` (e.g. a LinearLR warm-up, then CosineAnnealingLR); at a
+    milestone the next scheduler restarts from its epoch 0.
+
+    Args:
+        optimizer (Optimizer): the optimizer whose groups' ``lr`` it sets.
+        schedulers (list): the schedulers, all on ``optimizer`` (``ReduceLROnPlateau``
+            is not accepted).
+        milestones (list of int): the switching epochs, one fewer than ``schedulers``.
+        last_epoch (int): index of the last epoch when resuming; ``-1`` starts afresh
+            (and records ``initial_lr`` in every group). Default: ``-1``.
+
+    Example::
+
+        >>> opt = flow.optim.SGD([nn.Parameter(flow.zeros(1))], lr=1.0)
+        >>> warmup = flow.optim.lr_scheduler.LinearLR(opt, start_factor=0.5, total_iters=2)
+        >>> decay = flow.optim.lr_scheduler.ExponentialLR(opt, gamma=0.5)
+        >>> sched = flow.optim.lr_scheduler.SequentialLR(opt, [warmup, decay], milestones=[2])
+        >>> lrs = []
+        >>> for epoch in range(5):
+        ...     opt.step()
+        ...     lrs.append(sched.get_last_lr()[0])
+        ...     sched.step()
+        >>> lrs
+        [0.5, 0.75, 1.0, 0.5, 0.25]
+    """
 
     def __init__(self, optimizer, schedulers, milestones, last_epoch=-1):
         if len(schedulers) < 1:
@@ -378,7 +613,27 @@ class SequentialLR(LRScheduler):
 
 
 class ChainedScheduler(LRScheduler):
-    """Steps every scheduler in the list on each ``step()`` (their effects compose)."""
+    """Steps every scheduler of the list on each ``step()``, so that their effects compose.
+
+    Args:
+        schedulers (list): the chainable schedulers, all on one optimizer.
+        optimizer (Optimizer, optional): that optimizer; taken from the first
+            scheduler when omitted. Default: ``None``.
+
+    Example::
+
+        >>> opt = flow.optim.SGD([nn.Parameter(flow.zeros(1))], lr=1.0)
+        >>> const = flow.optim.lr_scheduler.ConstantLR(opt, factor=0.5, total_iters=2)
+        >>> expo = flow.optim.lr_scheduler.ExponentialLR(opt, gamma=0.9)
+        >>> sched = flow.optim.lr_scheduler.ChainedScheduler([const, expo])
+        >>> lrs = []
+        >>> for epoch in range(4):
+        ...     opt.step()
+        ...     lrs.append(round(sched.get_last_lr()[0], 4))
+        ...     sched.step()
+        >>> lrs
+        [0.5, 0.45, 0.81, 0.729]
+    """
 
     def __init__(self, schedulers, optimizer=None):
         if len(schedulers) < 1:
@@ -402,8 +657,38 @@ class ChainedScheduler(LRScheduler):
 
 
 class ReduceLROnPlateau(LRScheduler):
-    """lr *= factor when ``metrics`` passed to ``step(metrics)`` has not improved
-    for more than ``patience`` epochs; then waits ``cooldown`` epochs."""
+    """Multiplies the lr by ``factor`` when the metric given to ``step(metrics)`` stops improving.
+
+    After more than ``patience`` epochs without improvement the lr of every group
+    is reduced (not below ``min_lr``), then ``cooldown`` epochs pass before bad
+    epochs are counted again.
+
+    Args:
+        optimizer (Optimizer): the optimizer whose groups' ``lr`` it sets.
+        mode (str): ``"min"`` (the metric should decrease, e.g. a loss) or ``"max"``.
+            Default: ``"min"``.
+        factor (float): multiplicative factor, below 1. Default: ``0.1``.
+        patience (int): epochs without improvement tolerated. Default: ``10``.
+        threshold (float): the least change that counts as an improvement. Default: ``1e-4``.
+        threshold_mode (str): ``"rel"`` (relative to the best value) or ``"abs"``.
+            Default: ``"rel"``.
+        cooldown (int): epochs to wait after a reduction. Default: ``0``.
+        min_lr (float or list): lower bound of the lr, one for all groups or one per
+            group. Default: ``0``.
+        eps (float): a reduction smaller than this is skipped. Default: ``1e-8``.
+
+    Example::
+
+        >>> opt = flow.optim.SGD([nn.Parameter(flow.zeros(1))], lr=1.0)
+        >>> sched = flow.optim.lr_scheduler.ReduceLROnPlateau(opt, patience=1, factor=0.5)
+        >>> lrs = []
+        >>> for val_loss in [1.0, 0.5, 0.6, 0.6, 0.6, 0.4]:
+        ...     opt.step()
+        ...     sched.step(val_loss)
+        ...     lrs.append(opt.param_groups[0]["lr"])
+        >>> lrs
+        [1.0, 1.0, 1.0, 0.5, 0.5, 0.5]
+    """
 
     def __init__(self, optimizer, mode="min", factor=0.1, patience=10, threshold=1e-4, threshold_mode="rel",
                  cooldown=0, min_lr=0, eps=1e-8):
@@ -510,9 +795,46 @@ def _per_group(name, optimizer, value):
 
 
 class OneCycleLR(LRScheduler):
-    """The 1cycle policy: lr rises from max_lr/div_factor to max_lr over
-    ``pct_start`` of ``total_steps``, then anneals to initial_lr/final_div_factor
-    (cosine or linear); momentum (or beta1) cycles the other way."""
+    """The 1cycle policy: the lr rises to ``max_lr`` then anneals far below its start; step it per batch.
+
+    The lr goes from ``max_lr / div_factor`` up to ``max_lr`` over ``pct_start`` of
+    the steps, then down to ``initial_lr / final_div_factor``; the momentum (or
+    Adam's beta1) cycles the other way. Give ``total_steps``, or ``epochs`` and
+    ``steps_per_epoch``; stepping past the total raises ``ValueError``.
+
+    Args:
+        optimizer (Optimizer): the optimizer whose groups' ``lr`` it sets.
+        max_lr (float or list): the peak lr, one for all groups or one per group.
+        total_steps (int, optional): the number of steps of the cycle. Default: ``None``.
+        epochs (int, optional): with ``steps_per_epoch``, gives
+            ``total_steps = epochs * steps_per_epoch``. Default: ``None``.
+        steps_per_epoch (int, optional): steps in one epoch. Default: ``None``.
+        pct_start (float): fraction of the cycle spent raising the lr. Default: ``0.3``.
+        anneal_strategy (str): ``"cos"`` or ``"linear"`` annealing. Default: ``"cos"``.
+        cycle_momentum (bool): cycle the momentum (or beta1) inversely to the lr; the
+            optimizer must have ``momentum`` or ``betas``. Default: ``True``.
+        base_momentum (float or list): the lowest momentum, reached at the lr peak.
+            Default: ``0.85``.
+        max_momentum (float or list): the highest momentum, at the start. Default: ``0.95``.
+        div_factor (float): ``initial_lr = max_lr / div_factor``. Default: ``25.0``.
+        final_div_factor (float): ``min_lr = initial_lr / final_div_factor``. Default: ``1e4``.
+        three_phase (bool): a third phase anneals from ``initial_lr`` to ``min_lr``
+            (the second then returns to ``initial_lr``). Default: ``False``.
+        last_epoch (int): index of the last epoch when resuming; ``-1`` starts afresh
+            (and records ``initial_lr`` in every group). Default: ``-1``.
+
+    Example::
+
+        >>> opt = flow.optim.SGD([nn.Parameter(flow.zeros(1))], lr=1.0, momentum=0.9)
+        >>> sched = flow.optim.lr_scheduler.OneCycleLR(opt, max_lr=1.0, total_steps=5)
+        >>> lrs = []
+        >>> for epoch in range(5):
+        ...     opt.step()  # after the epoch's backward passes
+        ...     lrs.append(round(sched.get_last_lr()[0], 4))
+        ...     sched.step()
+        >>> lrs
+        [0.04, 0.9505, 0.6113, 0.1883, 0.0]
+    """
 
     def __init__(self, optimizer, max_lr, total_steps=None, epochs=None, steps_per_epoch=None, pct_start=0.3,
                  anneal_strategy="cos", cycle_momentum=True, base_momentum=0.85, max_momentum=0.95,
@@ -605,10 +927,47 @@ class OneCycleLR(LRScheduler):
 
 
 class CyclicLR(LRScheduler):
-    """Cyclical learning rates (Smith 2017): lr goes from base_lr up to max_lr
-    over ``step_size_up`` steps and back over ``step_size_down``, the swing
-    scaled per cycle (triangular2) or per step (exp_range) or by ``scale_fn``;
-    momentum (or beta1) cycles the other way. Step it after every batch."""
+    """Cyclical learning rates (Smith 2017): the lr swings between ``base_lr`` and ``max_lr``.
+
+    The lr goes from ``base_lr`` up to ``max_lr`` over ``step_size_up`` steps and
+    back over ``step_size_down``; the swing is scaled per cycle
+    (``"triangular2"``), per step (``"exp_range"``) or by ``scale_fn``. The momentum
+    (or beta1) cycles the other way. Step it after every batch.
+
+    Args:
+        optimizer (Optimizer): the optimizer whose groups' ``lr`` it sets.
+        base_lr (float or list): the low end, one for all groups or one per group
+            (set as the groups' lr at construction).
+        max_lr (float or list): the high end.
+        step_size_up (int): steps of the rising half. Default: ``2000``.
+        step_size_down (int, optional): steps of the falling half; ``None`` means
+            ``step_size_up``. Default: ``None``.
+        mode (str): ``"triangular"``, ``"triangular2"`` (halve the swing each cycle) or
+            ``"exp_range"`` (scale it by ``gamma ** step``). Default: ``"triangular"``.
+        gamma (float): the base of ``"exp_range"``. Default: ``1.0``.
+        scale_fn (function, optional): a custom scaling of the swing, in ``[0, 1]``;
+            overrides ``mode``. Default: ``None``.
+        scale_mode (str): whether ``scale_fn`` takes the ``"cycle"`` number or the
+            step (``"iterations"``). Default: ``"cycle"``.
+        cycle_momentum (bool): cycle the momentum (or beta1) inversely to the lr.
+            Default: ``True``.
+        base_momentum (float or list): the lowest momentum. Default: ``0.8``.
+        max_momentum (float or list): the highest momentum. Default: ``0.9``.
+        last_epoch (int): index of the last epoch when resuming; ``-1`` starts afresh
+            (and records ``initial_lr`` in every group). Default: ``-1``.
+
+    Example::
+
+        >>> opt = flow.optim.SGD([nn.Parameter(flow.zeros(1))], lr=1.0, momentum=0.9)
+        >>> sched = flow.optim.lr_scheduler.CyclicLR(opt, base_lr=0.1, max_lr=1.0, step_size_up=2)
+        >>> lrs = []
+        >>> for epoch in range(5):
+        ...     opt.step()  # after the epoch's backward passes
+        ...     lrs.append(round(sched.get_last_lr()[0], 4))
+        ...     sched.step()
+        >>> lrs
+        [0.1, 0.55, 1.0, 0.55, 0.1]
+    """
 
     def __init__(self, optimizer, base_lr, max_lr, step_size_up=2000, step_size_down=None, mode="triangular",
                  gamma=1.0, scale_fn=None, scale_mode="cycle", cycle_momentum=True, base_momentum=0.8,
@@ -695,9 +1054,31 @@ class CyclicLR(LRScheduler):
 
 
 class CosineAnnealingWarmRestarts(LRScheduler):
-    """SGDR (Loshchilov & Hutter): cosine annealing from initial_lr to eta_min
-    over T_i epochs, restarted with T_i *= T_mult (T_0 first). ``step(epoch)``
-    with a fractional epoch is supported (the per-batch use)."""
+    """SGDR (Loshchilov & Hutter): cosine annealing from ``initial_lr`` to ``eta_min``, with restarts.
+
+    The first period lasts ``T_0`` epochs, each next one ``T_mult`` times longer.
+    ``step(epoch)`` with a fractional epoch is supported (the per-batch use).
+
+    Args:
+        optimizer (Optimizer): the optimizer whose groups' ``lr`` it sets.
+        T_0 (int): epochs of the first period, positive.
+        T_mult (int): growth factor of the period, at least 1. Default: ``1``.
+        eta_min (float): the lowest lr. Default: ``0.0``.
+        last_epoch (int): index of the last epoch when resuming; ``-1`` starts afresh
+            (and records ``initial_lr`` in every group). Default: ``-1``.
+
+    Example::
+
+        >>> opt = flow.optim.SGD([nn.Parameter(flow.zeros(1))], lr=1.0)
+        >>> sched = flow.optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=2)
+        >>> lrs = []
+        >>> for epoch in range(5):
+        ...     opt.step()  # after the epoch's backward passes
+        ...     lrs.append(round(sched.get_last_lr()[0], 4))
+        ...     sched.step()
+        >>> lrs
+        [1.0, 0.5, 1.0, 0.5, 1.0]
+    """
 
     def __init__(self, optimizer, T_0, T_mult=1, eta_min=0.0, last_epoch=-1):
         if not isinstance(T_0, int) or T_0 <= 0:

@@ -17,8 +17,38 @@ __all__ = ["NAdam"]
 
 
 class NAdam(Optimizer):
-    """``NAdam(params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, momentum_decay=4e-3,
-    decoupled_weight_decay=False, *, foreach=None, maximize=False, capturable=False, differentiable=False)``."""
+    """NAdam: Adam with Nesterov momentum and the momentum schedule
+    ``mu_t = beta1 * (1 - 0.5 * 0.96 ** (t * momentum_decay))``.
+
+    Args:
+        params (iterable): the tensors to optimize, or dicts ``{"params": ..., option: value}``
+            defining parameter groups with their own options.
+        lr (float): learning rate. Default: ``2e-3``.
+        betas (Tuple[float, float]): decay rates of the first and second moment
+            averages. Default: ``(0.9, 0.999)``.
+        eps (float): added to the denominator for stability. Default: ``1e-8``.
+        weight_decay (float): L2 penalty. Default: ``0``.
+        momentum_decay (float): rate of the momentum schedule. Default: ``4e-3``.
+        decoupled_weight_decay (bool): decay the weights directly (as AdamW) instead
+            of adding the penalty to the gradient. Default: ``False``.
+        foreach (bool, optional): accepted for torch compatibility; monoflow has one
+            fused update, so it changes nothing. Default: ``None``.
+        maximize (bool): maximize the objective (step along the gradient) instead of
+            minimizing it. Default: ``False``.
+        capturable (bool): accepted for torch compatibility, changes nothing.
+            Default: ``False``.
+        differentiable (bool): autograd through the step is not supported:
+            ``True`` raises ``NotImplementedError``. Default: ``False``.
+
+    Example::
+
+        >>> w = nn.Parameter(flow.tensor([1.0, -2.0]))
+        >>> opt = flow.optim.NAdam([w], lr=0.1)
+        >>> (w * w).sum().backward()
+        >>> opt.step()
+        >>> w.detach()
+        tensor([ 0.8944, -1.8944])
+    """
 
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, momentum_decay=4e-3,
                  decoupled_weight_decay=False, *, foreach=None, maximize=False, capturable=False,

@@ -104,10 +104,27 @@ def _typename(obj):
 
 
 class Optimizer:
-    """Base class: ``Optimizer(params, defaults)``.
+    """Base class of all optimizers: holds parameter groups and per-parameter state.
 
-    ``params`` is an iterable of tensors, or of dicts ``{"params": ..., option: value}``
-    whose options override ``defaults`` for that group.
+    A subclass implements ``step()``; the base class provides ``zero_grad()``,
+    ``add_param_group()``, ``state_dict()`` / ``load_state_dict()`` and the
+    step hooks. An empty ``params`` is accepted, as in OneFlow (torch raises).
+
+    Args:
+        params (iterable): tensors, or dicts ``{"params": ..., option: value}`` whose
+            options override ``defaults`` for that group. A single tensor raises
+            ``TypeError``.
+        defaults (dict): the default value of every option of the optimizer.
+
+    Example::
+
+        >>> w = nn.Parameter(flow.ones(2))
+        >>> b = nn.Parameter(flow.zeros(1))
+        >>> opt = flow.optim.SGD([{"params": [w]}, {"params": [b], "lr": 0.5}], lr=0.1)
+        >>> [g["lr"] for g in opt.param_groups]
+        [0.1, 0.5]
+        >>> sorted(opt.state_dict())
+        ['param_groups', 'state']
     """
 
     def __init__(self, params, defaults):

@@ -16,8 +16,40 @@ __all__ = ["RAdam"]
 
 
 class RAdam(Optimizer):
-    """``RAdam(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, decoupled_weight_decay=False, *,
-    foreach=None, maximize=False, capturable=False, differentiable=False)``."""
+    """RAdam: Adam whose adaptive step is rectified, and switched on only once the
+    variance of the second-moment estimate is tractable (``rho_t > 5``).
+
+    Until then the step is the bias-corrected momentum, ``lr * m_hat`` (as in
+    the example's first step).
+
+    Args:
+        params (iterable): the tensors to optimize, or dicts ``{"params": ..., option: value}``
+            defining parameter groups with their own options.
+        lr (float): learning rate. Default: ``1e-3``.
+        betas (Tuple[float, float]): decay rates of the first and second moment
+            averages. Default: ``(0.9, 0.999)``.
+        eps (float): added to the denominator for stability. Default: ``1e-8``.
+        weight_decay (float): L2 penalty. Default: ``0``.
+        decoupled_weight_decay (bool): decay the weights directly (as AdamW) instead
+            of adding the penalty to the gradient. Default: ``False``.
+        foreach (bool, optional): accepted for torch compatibility; monoflow has one
+            fused update, so it changes nothing. Default: ``None``.
+        maximize (bool): maximize the objective (step along the gradient) instead of
+            minimizing it. Default: ``False``.
+        capturable (bool): accepted for torch compatibility, changes nothing.
+            Default: ``False``.
+        differentiable (bool): autograd through the step is not supported:
+            ``True`` raises ``NotImplementedError``. Default: ``False``.
+
+    Example::
+
+        >>> w = nn.Parameter(flow.tensor([1.0, -2.0]))
+        >>> opt = flow.optim.RAdam([w], lr=0.1)
+        >>> (w * w).sum().backward()
+        >>> opt.step()
+        >>> w.detach()
+        tensor([ 0.8000, -1.6000])
+    """
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  decoupled_weight_decay=False, *, foreach=None, maximize=False, capturable=False,

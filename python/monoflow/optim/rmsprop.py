@@ -16,8 +16,39 @@ __all__ = ["RMSprop"]
 
 
 class RMSprop(Optimizer):
-    """``RMSprop(params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False, *,
-    maximize=False)``."""
+    """RMSprop: steps divided by a running root mean square of the gradient.
+
+    ``v = alpha * v + (1 - alpha) * g * g``; the step is ``lr * g / (sqrt(v) + eps)``
+    (centered: the variance ``v - mean(g)**2`` replaces ``v``), through a
+    momentum buffer when ``momentum > 0``.
+
+    Args:
+        params (iterable): the tensors to optimize, or dicts ``{"params": ..., option: value}``
+            defining parameter groups with their own options.
+        lr (float): learning rate. Default: ``1e-2``.
+        alpha (float): smoothing constant of the square average. Default: ``0.99``.
+        eps (float): added to the denominator for stability. Default: ``1e-8``.
+        weight_decay (float): L2 penalty added to the gradient. Default: ``0``.
+        momentum (float): momentum factor. Default: ``0``.
+        centered (bool): normalize by the estimated variance of the gradient. Default: ``False``.
+        capturable (bool): accepted for torch compatibility, changes nothing.
+            Default: ``False``.
+        foreach (bool, optional): accepted for torch compatibility; monoflow has one
+            fused update, so it changes nothing. Default: ``None``.
+        maximize (bool): maximize the objective (step along the gradient) instead of
+            minimizing it. Default: ``False``.
+        differentiable (bool): autograd through the step is not supported:
+            ``True`` raises ``NotImplementedError``. Default: ``False``.
+
+    Example::
+
+        >>> w = nn.Parameter(flow.tensor([1.0, -2.0]))
+        >>> opt = flow.optim.RMSprop([w], lr=0.01)
+        >>> (w * w).sum().backward()
+        >>> opt.step()
+        >>> w.detach()
+        tensor([ 0.9000, -1.9000])
+    """
 
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
                  capturable=False, foreach=None, *, maximize=False, differentiable=False):

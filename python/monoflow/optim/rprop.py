@@ -11,8 +11,37 @@ __all__ = ["Rprop"]
 
 
 class Rprop(Optimizer):
-    """``Rprop(params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *, capturable=False, foreach=None,
-    maximize=False, differentiable=False)``."""
+    """Rprop: resilient backpropagation, moving each element by ``sign(g) * step_size``.
+
+    Each element's step size grows by ``etaplus`` while its gradient keeps its
+    sign and shrinks by ``etaminus`` when the sign flips (that element then skips
+    its update), clamped to ``step_sizes``. The first step size is ``lr``.
+
+    Args:
+        params (iterable): the tensors to optimize, or dicts ``{"params": ..., option: value}``
+            defining parameter groups with their own options.
+        lr (float): initial step size. Default: ``1e-2``.
+        etas (Tuple[float, float]): ``(etaminus, etaplus)``, with
+            ``0 < etaminus < 1 < etaplus``. Default: ``(0.5, 1.2)``.
+        step_sizes (Tuple[float, float]): minimal and maximal step size. Default: ``(1e-6, 50)``.
+        capturable (bool): accepted for torch compatibility, changes nothing.
+            Default: ``False``.
+        foreach (bool, optional): accepted for torch compatibility; monoflow has one
+            fused update, so it changes nothing. Default: ``None``.
+        maximize (bool): maximize the objective (step along the gradient) instead of
+            minimizing it. Default: ``False``.
+        differentiable (bool): autograd through the step is not supported:
+            ``True`` raises ``NotImplementedError``. Default: ``False``.
+
+    Example::
+
+        >>> w = nn.Parameter(flow.tensor([1.0, -2.0]))
+        >>> opt = flow.optim.Rprop([w], lr=0.1)
+        >>> (w * w).sum().backward()
+        >>> opt.step()
+        >>> w.detach()
+        tensor([ 0.9000, -1.9000])
+    """
 
     def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *, capturable=False, foreach=None,
                  maximize=False, differentiable=False):

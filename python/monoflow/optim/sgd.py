@@ -9,10 +9,42 @@ __all__ = ["SGD"]
 
 
 class SGD(Optimizer):
-    """``SGD(params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *, maximize=False)``.
+    """Stochastic gradient descent, with optional momentum, Nesterov momentum and weight decay.
 
-    With momentum, the first step stores the gradient itself as the buffer
-    (no dampening), then ``buf = momentum * buf + (1 - dampening) * g``, as torch.
+    Each step: ``g = grad + weight_decay * p``; with momentum the first step stores
+    ``g`` itself as the buffer (no dampening), later steps
+    ``buf = momentum * buf + (1 - dampening) * g``, as torch; then ``p -= lr * buf``
+    (Nesterov: ``p -= lr * (g + momentum * buf)``).
+
+    Args:
+        params (iterable): the tensors to optimize, or dicts ``{"params": ..., option: value}``
+            defining parameter groups with their own options.
+        lr (float): learning rate. Default: ``1e-3``.
+        momentum (float): momentum factor. Default: ``0``.
+        dampening (float): dampening of the momentum. Default: ``0``.
+        weight_decay (float): L2 penalty added to the gradient. Default: ``0``.
+        nesterov (bool): use Nesterov momentum (needs ``momentum > 0`` and zero
+            dampening). Default: ``False``.
+        maximize (bool): maximize the objective (step along the gradient) instead of
+            minimizing it. Default: ``False``.
+        foreach (bool, optional): accepted for torch compatibility; monoflow has one
+            fused update, so it changes nothing. Default: ``None``.
+        differentiable (bool): autograd through the step is not supported:
+            ``True`` raises ``NotImplementedError``. Default: ``False``.
+        fused (bool, optional): accepted for torch compatibility, changes nothing.
+            Default: ``None``.
+
+    Raises:
+        ValueError: for a negative ``lr``, ``momentum`` or ``weight_decay``.
+
+    Example::
+
+        >>> w = nn.Parameter(flow.tensor([1.0, -2.0]))
+        >>> opt = flow.optim.SGD([w], lr=0.1, momentum=0.9)
+        >>> (w * w).sum().backward()
+        >>> opt.step()
+        >>> w.detach()
+        tensor([ 0.8000, -1.6000])
     """
 
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
