@@ -27,7 +27,22 @@ def _check_1d(input, op):
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    """Max over kH x kW windows of [N, C, H, W] (or [C, H, W]); indices are flat into each H*W plane."""
+    """2-D max pooling over kH x kW windows. See :class:`~monoflow.nn.MaxPool2d`.
+
+    Args:
+        input (Tensor): ``(N, C, H, W)`` or ``(C, H, W)``.
+        kernel_size (int or tuple): the window size.
+        stride (int or tuple): the window step. Default: ``kernel_size``.
+        padding (int or tuple): implicit padding on both sides (``-inf`` for max, zeros for average); at most half the kernel. Default: ``0``.
+        dilation (int or tuple): the spacing between window elements. Default: ``1``.
+        ceil_mode (bool): use ``ceil`` instead of ``floor`` for the output size. Default: ``False``.
+        return_indices (bool): also return the argmax indices (flat into each spatial plane), for :class:`MaxUnpool2d`. Default: ``False``.
+
+    Example::
+
+        >>> F.max_pool2d(flow.randn(1, 2, 8, 8), 2).shape
+        monoflow.Size([1, 2, 4, 4])
+    """
     if stride is not None and not isinstance(stride, int) and len(tuple(stride)) == 0:
         stride = None  # torch accepts an empty stride as "the kernel size"
     out, idx = _C.nn_max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
@@ -35,7 +50,24 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    """Max over windows of [N, C, L] (or [C, L])."""
+    """1-D max pooling over k windows. See :class:`~monoflow.nn.MaxPool1d`.
+
+    Args:
+        input (Tensor): ``(N, C, L)`` or ``(C, L)``.
+        kernel_size (int or 1-tuple): the window size.
+        stride (int or 1-tuple): the window step. Default: ``kernel_size``.
+        padding (int or 1-tuple): implicit padding on both sides (``-inf`` for max, zeros for average); at most half the kernel. Default: ``0``.
+        dilation (int or 1-tuple): the spacing between window elements. Default: ``1``.
+        ceil_mode (bool): use ``ceil`` instead of ``floor`` for the output size. Default: ``False``.
+        return_indices (bool): also return the argmax indices (flat into each spatial plane), for :class:`MaxUnpool1d`. Default: ``False``.
+
+    Example::
+
+        >>> F.max_pool1d(flow.randn(1, 2, 8), 2).shape
+        monoflow.Size([1, 2, 4])
+        >>> F.max_pool1d(flow.tensor([[1.0, 3.0, 2.0, 0.0]]), 2)
+        tensor([[3., 2.]])
+    """
     _C.check_tensor(input, "max_pool1d", "input", 1)
     _check_1d(input, "max_pool1d")
     k = _one(kernel_size, "max_pool1d", "kernel_size")
@@ -49,7 +81,22 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
-    """Mean over kH x kW windows of [N, C, H, W] (or [C, H, W])."""
+    """2-D average pooling over kH x kW windows. See :class:`~monoflow.nn.AvgPool2d`.
+
+    Args:
+        input (Tensor): ``(N, C, H, W)`` or ``(C, H, W)``.
+        kernel_size (int or tuple): the window size.
+        stride (int or tuple): the window step. Default: ``kernel_size``.
+        padding (int or tuple): implicit padding on both sides (``-inf`` for max, zeros for average); at most half the kernel. Default: ``0``.
+        ceil_mode (bool): use ``ceil`` instead of ``floor`` for the output size. Default: ``False``.
+        count_include_pad (bool): count the zero padding in the divisor. Default: ``True``.
+        divisor_override (int, optional): divide by this number instead of the window size. Default: ``None``.
+
+    Example::
+
+        >>> F.avg_pool2d(flow.randn(1, 2, 8, 8), 2).shape
+        monoflow.Size([1, 2, 4, 4])
+    """
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("avg_pool2d: divisor must be not zero")
     if stride is not None and not isinstance(stride, int) and len(tuple(stride)) == 0:
@@ -59,7 +106,23 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
-    """Mean over windows of [N, C, L] (or [C, L])."""
+    """1-D average pooling over k windows. See :class:`~monoflow.nn.AvgPool1d`.
+
+    Args:
+        input (Tensor): ``(N, C, L)`` or ``(C, L)``.
+        kernel_size (int or 1-tuple): the window size.
+        stride (int or 1-tuple): the window step. Default: ``kernel_size``.
+        padding (int or 1-tuple): implicit padding on both sides (``-inf`` for max, zeros for average); at most half the kernel. Default: ``0``.
+        ceil_mode (bool): use ``ceil`` instead of ``floor`` for the output size. Default: ``False``.
+        count_include_pad (bool): count the zero padding in the divisor. Default: ``True``.
+
+    Example::
+
+        >>> F.avg_pool1d(flow.randn(1, 2, 8), 2).shape
+        monoflow.Size([1, 2, 4])
+        >>> F.avg_pool1d(flow.tensor([[1.0, 3.0, 2.0, 0.0]]), 2)
+        tensor([[2., 1.]])
+    """
     _C.check_tensor(input, "avg_pool1d", "input", 1)
     _check_1d(input, "avg_pool1d")
     k = _one(kernel_size, "avg_pool1d", "kernel_size")
@@ -81,19 +144,51 @@ def _adaptive_size(input, output_size, n):
 
 
 def adaptive_avg_pool2d(input, output_size):
-    """Mean over the adaptive windows that split H x W into output_size cells."""
+    """2-D adaptive average pooling to ``output_size``. See :class:`~monoflow.nn.AdaptiveAvgPool2d`.
+
+    Args:
+        input (Tensor): ``(N, C, H, W)`` or without the batch dim.
+        output_size (int or tuple): the output's spatial size; an int means the same size on every dim, ``None`` entries keep the input's size.
+
+    Example::
+
+        >>> F.adaptive_avg_pool2d(flow.randn(1, 2, 8, 8), (4, 2)).shape
+        monoflow.Size([1, 2, 4, 2])
+    """
     _C.check_tensor(input, "adaptive_avg_pool2d", "input", 1)
     return _C.nn_adaptive_avg_pool2d(input, _adaptive_size(input, output_size, 2))
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
-    """Max over the adaptive windows that split H x W into output_size cells."""
+    """2-D adaptive max pooling to ``output_size``. See :class:`~monoflow.nn.AdaptiveMaxPool2d`.
+
+    Args:
+        input (Tensor): ``(N, C, H, W)`` or without the batch dim.
+        output_size (int or tuple): the output's spatial size; an int means the same size on every dim, ``None`` entries keep the input's size.
+        return_indices (bool): also return the argmax indices. Default: ``False``.
+
+    Example::
+
+        >>> F.adaptive_max_pool2d(flow.randn(1, 2, 8, 8), (4, 2)).shape
+        monoflow.Size([1, 2, 4, 2])
+    """
     _C.check_tensor(input, "adaptive_max_pool2d", "input", 1)
     out, idx = _C.nn_adaptive_max_pool2d(input, _adaptive_size(input, output_size, 2))
     return (out, idx) if return_indices else out
 
 
 def adaptive_avg_pool1d(input, output_size):
+    """1-D adaptive average pooling to ``output_size``. See :class:`~monoflow.nn.AdaptiveAvgPool1d`.
+
+    Args:
+        input (Tensor): ``(N, C, L)`` or without the batch dim.
+        output_size (int or tuple): the output's spatial size; an int or 1-tuple.
+
+    Example::
+
+        >>> F.adaptive_avg_pool1d(flow.randn(1, 2, 8), 4).shape
+        monoflow.Size([1, 2, 4])
+    """
     _C.check_tensor(input, "adaptive_avg_pool1d", "input", 1)
     _check_1d(input, "adaptive_avg_pool1d")
     (o,) = _adaptive_size(input, output_size, 1)
@@ -101,6 +196,18 @@ def adaptive_avg_pool1d(input, output_size):
 
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
+    """1-D adaptive max pooling to ``output_size``. See :class:`~monoflow.nn.AdaptiveMaxPool1d`.
+
+    Args:
+        input (Tensor): ``(N, C, L)`` or without the batch dim.
+        output_size (int or tuple): the output's spatial size; an int or 1-tuple.
+        return_indices (bool): also return the argmax indices. Default: ``False``.
+
+    Example::
+
+        >>> F.adaptive_max_pool1d(flow.randn(1, 2, 8), 4).shape
+        monoflow.Size([1, 2, 4])
+    """
     _C.check_tensor(input, "adaptive_max_pool1d", "input", 1)
     _check_1d(input, "adaptive_max_pool1d")
     (o,) = _adaptive_size(input, output_size, 1)
@@ -156,8 +263,22 @@ def _pool_3d(input, op, pool_hw, pool_d):
 
 
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    """Max over kD x kH x kW windows of [N, C, D, H, W] (or [C, D, H, W]);
-    indices are flat into each D*H*W volume."""
+    """3-D max pooling over kD x kH x kW windows. See :class:`~monoflow.nn.MaxPool3d`.
+
+    Args:
+        input (Tensor): ``(N, C, D, H, W)`` or ``(C, D, H, W)``.
+        kernel_size (int or tuple): the window size.
+        stride (int or tuple): the window step. Default: ``kernel_size``.
+        padding (int or tuple): implicit padding on both sides (``-inf`` for max, zeros for average); at most half the kernel. Default: ``0``.
+        dilation (int or tuple): the spacing between window elements. Default: ``1``.
+        ceil_mode (bool): use ``ceil`` instead of ``floor`` for the output size. Default: ``False``.
+        return_indices (bool): also return the argmax indices (flat into each spatial plane), for :class:`MaxUnpool3d`. Default: ``False``.
+
+    Example::
+
+        >>> F.max_pool3d(flow.randn(1, 2, 4, 8, 8), 2).shape
+        monoflow.Size([1, 2, 2, 4, 4])
+    """
     _C.check_tensor(input, "max_pool3d", "input", 1)
     k = _triple(kernel_size, "max_pool3d", "kernel_size")
     s = k if stride is None or (not isinstance(stride, int) and len(tuple(stride)) == 0) else _triple(
@@ -173,7 +294,22 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
-    """Mean over kD x kH x kW windows of [N, C, D, H, W] (or [C, D, H, W])."""
+    """3-D average pooling over kD x kH x kW windows. See :class:`~monoflow.nn.AvgPool3d`.
+
+    Args:
+        input (Tensor): ``(N, C, D, H, W)`` or ``(C, D, H, W)``.
+        kernel_size (int or tuple): the window size.
+        stride (int or tuple): the window step. Default: ``kernel_size``.
+        padding (int or tuple): implicit padding on both sides (``-inf`` for max, zeros for average); at most half the kernel. Default: ``0``.
+        ceil_mode (bool): use ``ceil`` instead of ``floor`` for the output size. Default: ``False``.
+        count_include_pad (bool): count the zero padding in the divisor. Default: ``True``.
+        divisor_override (int, optional): divide by this number instead of the window size. Default: ``None``.
+
+    Example::
+
+        >>> F.avg_pool3d(flow.randn(1, 2, 4, 8, 8), 2).shape
+        monoflow.Size([1, 2, 2, 4, 4])
+    """
     _C.check_tensor(input, "avg_pool3d", "input", 1)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("avg_pool3d: divisor must be not zero")
@@ -192,7 +328,17 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 
 
 def adaptive_avg_pool3d(input, output_size):
-    """Mean over the adaptive windows that split D x H x W into output_size cells."""
+    """3-D adaptive average pooling to ``output_size``. See :class:`~monoflow.nn.AdaptiveAvgPool3d`.
+
+    Args:
+        input (Tensor): ``(N, C, D, H, W)`` or without the batch dim.
+        output_size (int or tuple): the output's spatial size; an int means the same size on every dim, ``None`` entries keep the input's size.
+
+    Example::
+
+        >>> F.adaptive_avg_pool3d(flow.randn(1, 2, 4, 8, 8), (2, 4, 4)).shape
+        monoflow.Size([1, 2, 2, 4, 4])
+    """
     _C.check_tensor(input, "adaptive_avg_pool3d", "input", 1)
     _check_3d(input, "adaptive_avg_pool3d")
     od, oh, ow = _adaptive_size(input, output_size, 3)
@@ -202,7 +348,18 @@ def adaptive_avg_pool3d(input, output_size):
 
 
 def adaptive_max_pool3d(input, output_size, return_indices=False):
-    """Max over the adaptive windows that split D x H x W into output_size cells."""
+    """3-D adaptive max pooling to ``output_size``. See :class:`~monoflow.nn.AdaptiveMaxPool3d`.
+
+    Args:
+        input (Tensor): ``(N, C, D, H, W)`` or without the batch dim.
+        output_size (int or tuple): the output's spatial size; an int means the same size on every dim, ``None`` entries keep the input's size.
+        return_indices (bool): also return the argmax indices. Default: ``False``.
+
+    Example::
+
+        >>> F.adaptive_max_pool3d(flow.randn(1, 2, 4, 8, 8), (2, 4, 4)).shape
+        monoflow.Size([1, 2, 2, 4, 4])
+    """
     _C.check_tensor(input, "adaptive_max_pool3d", "input", 1)
     _check_3d(input, "adaptive_max_pool3d")
     od, oh, ow = _adaptive_size(input, output_size, 3)
@@ -214,32 +371,122 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
 # -- torch's explicit "_with_indices" spellings
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=True):
+    """1-D max pooling that returns ``(output, indices)``: :func:`max_pool1d` with ``return_indices=True``.
+
+    Args:
+        input (Tensor): ``(N, C, L)`` or ``(C, L)``.
+        kernel_size (int or 1-tuple): the window size.
+        stride (int or 1-tuple): the window step. Default: ``kernel_size``.
+        padding (int or 1-tuple): implicit padding on both sides (``-inf`` for max, zeros for average); at most half the kernel. Default: ``0``.
+        dilation (int or 1-tuple): the spacing between window elements. Default: ``1``.
+        ceil_mode (bool): use ``ceil`` instead of ``floor`` for the output size. Default: ``False``.
+        return_indices (bool): ignored; the indices are always returned. Default: ``False``.
+
+    Example::
+
+        >>> out, idx = F.max_pool1d_with_indices(flow.randn(1, 2, 8), 2)
+        >>> idx.dtype
+        monoflow.int64
+    """
     _C.check_tensor(input, "max_pool1d_with_indices", "input", 1)
     return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
 
 
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=True):
+    """2-D max pooling that returns ``(output, indices)``: :func:`max_pool2d` with ``return_indices=True``.
+
+    Args:
+        input (Tensor): ``(N, C, H, W)`` or ``(C, H, W)``.
+        kernel_size (int or tuple): the window size.
+        stride (int or tuple): the window step. Default: ``kernel_size``.
+        padding (int or tuple): implicit padding on both sides (``-inf`` for max, zeros for average); at most half the kernel. Default: ``0``.
+        dilation (int or tuple): the spacing between window elements. Default: ``1``.
+        ceil_mode (bool): use ``ceil`` instead of ``floor`` for the output size. Default: ``False``.
+        return_indices (bool): ignored; the indices are always returned. Default: ``False``.
+
+    Example::
+
+        >>> out, idx = F.max_pool2d_with_indices(flow.randn(1, 2, 8, 8), 2)
+        >>> idx.dtype
+        monoflow.int64
+    """
     return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
 
 
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=True):
+    """3-D max pooling that returns ``(output, indices)``: :func:`max_pool3d` with ``return_indices=True``.
+
+    Args:
+        input (Tensor): ``(N, C, D, H, W)`` or ``(C, D, H, W)``.
+        kernel_size (int or tuple): the window size.
+        stride (int or tuple): the window step. Default: ``kernel_size``.
+        padding (int or tuple): implicit padding on both sides (``-inf`` for max, zeros for average); at most half the kernel. Default: ``0``.
+        dilation (int or tuple): the spacing between window elements. Default: ``1``.
+        ceil_mode (bool): use ``ceil`` instead of ``floor`` for the output size. Default: ``False``.
+        return_indices (bool): ignored; the indices are always returned. Default: ``False``.
+
+    Example::
+
+        >>> out, idx = F.max_pool3d_with_indices(flow.randn(1, 2, 4, 8, 8), 2)
+        >>> idx.dtype
+        monoflow.int64
+    """
     _C.check_tensor(input, "max_pool3d_with_indices", "input", 1)
     return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
 
 
 def adaptive_max_pool1d_with_indices(input, output_size, return_indices=True):
+    """1-D adaptive max pooling that returns ``(output, indices)``.
+
+    Args:
+        input (Tensor): ``(N, C, L)`` or without the batch dim.
+        output_size (int or tuple): the output's spatial size; an int or 1-tuple.
+        return_indices (bool): kept for torch compatibility. Default: ``True``.
+
+    Example::
+
+        >>> out, idx = F.adaptive_max_pool1d_with_indices(flow.randn(1, 2, 8), 4)
+        >>> out.shape == idx.shape
+        True
+    """
     _C.check_tensor(input, "adaptive_max_pool1d_with_indices", "input", 1)
     return adaptive_max_pool1d(input, output_size, return_indices=True)
 
 
 def adaptive_max_pool2d_with_indices(input, output_size, return_indices=True):
+    """2-D adaptive max pooling that returns ``(output, indices)``.
+
+    Args:
+        input (Tensor): ``(N, C, H, W)`` or without the batch dim.
+        output_size (int or tuple): the output's spatial size; an int means the same size on every dim, ``None`` entries keep the input's size.
+        return_indices (bool): kept for torch compatibility. Default: ``True``.
+
+    Example::
+
+        >>> out, idx = F.adaptive_max_pool2d_with_indices(flow.randn(1, 2, 8, 8), (4, 2))
+        >>> out.shape == idx.shape
+        True
+    """
     _C.check_tensor(input, "adaptive_max_pool2d_with_indices", "input", 1)
     return adaptive_max_pool2d(input, output_size, return_indices=True)
 
 
 def adaptive_max_pool3d_with_indices(input, output_size, return_indices=True):
+    """3-D adaptive max pooling that returns ``(output, indices)``.
+
+    Args:
+        input (Tensor): ``(N, C, D, H, W)`` or without the batch dim.
+        output_size (int or tuple): the output's spatial size; an int means the same size on every dim, ``None`` entries keep the input's size.
+        return_indices (bool): kept for torch compatibility. Default: ``True``.
+
+    Example::
+
+        >>> out, idx = F.adaptive_max_pool3d_with_indices(flow.randn(1, 2, 4, 8, 8), (2, 4, 4))
+        >>> out.shape == idx.shape
+        True
+    """
     _C.check_tensor(input, "adaptive_max_pool3d_with_indices", "input", 1)
     return adaptive_max_pool3d(input, output_size, return_indices=True)
 
@@ -253,18 +500,62 @@ def _lp(avg, kernel_elems, norm_type):
 
 
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """1-D power-average pooling ``(sum of x ** p) ** (1 / p)`` over each window. See :class:`~monoflow.nn.LPPool1d`.
+
+    Args:
+        input (Tensor): ``(N, C, L)`` or without the batch dim.
+        norm_type (float): the power ``p``.
+        kernel_size (int or 1-tuple): the window size.
+        stride (int or 1-tuple): the window step. Default: ``kernel_size``.
+        ceil_mode (bool): use ``ceil`` for the output size. Default: ``False``.
+
+    Example::
+
+        >>> F.lp_pool1d(flow.ones(1, 2, 8), 2, 2).shape
+        monoflow.Size([1, 2, 4])
+        >>> F.lp_pool1d(flow.tensor([[3.0, 4.0]]), 2, 2)
+        tensor([[5.]])
+    """
     _C.check_tensor(input, "lp_pool1d", "input", 1)
     k = _one(kernel_size, "lp_pool1d", "kernel_size")
     return _lp(avg_pool1d(input.pow(norm_type), k, stride, 0, ceil_mode), k, norm_type)
 
 
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """2-D power-average pooling ``(sum of x ** p) ** (1 / p)`` over each window. See :class:`~monoflow.nn.LPPool2d`.
+
+    Args:
+        input (Tensor): ``(N, C, H, W)`` or without the batch dim.
+        norm_type (float): the power ``p``.
+        kernel_size (int or tuple): the window size.
+        stride (int or tuple): the window step. Default: ``kernel_size``.
+        ceil_mode (bool): use ``ceil`` for the output size. Default: ``False``.
+
+    Example::
+
+        >>> F.lp_pool2d(flow.ones(1, 2, 8, 8), 2, 2).shape
+        monoflow.Size([1, 2, 4, 4])
+    """
     _C.check_tensor(input, "lp_pool2d", "input", 1)
     kh, kw = (kernel_size, kernel_size) if isinstance(kernel_size, int) else tuple(kernel_size)
     return _lp(avg_pool2d(input.pow(norm_type), (kh, kw), stride, 0, ceil_mode), kh * kw, norm_type)
 
 
 def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """3-D power-average pooling ``(sum of x ** p) ** (1 / p)`` over each window. See :class:`~monoflow.nn.LPPool3d`.
+
+    Args:
+        input (Tensor): ``(N, C, D, H, W)`` or without the batch dim.
+        norm_type (float): the power ``p``.
+        kernel_size (int or tuple): the window size.
+        stride (int or tuple): the window step. Default: ``kernel_size``.
+        ceil_mode (bool): use ``ceil`` for the output size. Default: ``False``.
+
+    Example::
+
+        >>> F.lp_pool3d(flow.ones(1, 2, 4, 8, 8), 2, 2).shape
+        monoflow.Size([1, 2, 2, 4, 4])
+    """
     _C.check_tensor(input, "lp_pool3d", "input", 1)
     kd, kh, kw = _triple(kernel_size, "lp_pool3d", "kernel_size")
     return _lp(avg_pool3d(input.pow(norm_type), (kd, kh, kw), stride, 0, ceil_mode), kd * kh * kw, norm_type)
@@ -309,18 +600,66 @@ def _unpool_size(input, kernel_size, stride, padding, output_size, n, op):
 
 
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """Partial inverse of :func:`max_pool1d`: scatters ``input`` to ``indices`` in a zero tensor. See :class:`~monoflow.nn.MaxUnpool1d`.
+
+    Args:
+        input (Tensor): the pooled values.
+        indices (Tensor): the indices the pooling returned.
+        kernel_size (int or 1-tuple): the pooling's window size.
+        stride (int or 1-tuple): the pooling's stride. Default: ``kernel_size``.
+        padding (int or 1-tuple): the pooling's padding. Default: ``0``.
+        output_size (sequence of int, optional): the exact output size. Default: ``None`` (computed).
+
+    Example::
+
+        >>> out, idx = F.max_pool1d(flow.randn(1, 2, 8), 2, return_indices=True)
+        >>> F.max_unpool1d(out, idx, 2).shape
+        monoflow.Size([1, 2, 8])
+    """
     _C.check_tensor(input, "max_unpool1d", "input", 1)
     return _unpool(input, indices, _unpool_size(input, kernel_size, stride, padding, output_size, 1, "max_unpool1d"),
                    "max_unpool1d")
 
 
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """Partial inverse of :func:`max_pool2d`: scatters ``input`` to ``indices`` in a zero tensor. See :class:`~monoflow.nn.MaxUnpool2d`.
+
+    Args:
+        input (Tensor): the pooled values.
+        indices (Tensor): the indices the pooling returned.
+        kernel_size (int or tuple): the pooling's window size.
+        stride (int or tuple): the pooling's stride. Default: ``kernel_size``.
+        padding (int or tuple): the pooling's padding. Default: ``0``.
+        output_size (sequence of int, optional): the exact output size. Default: ``None`` (computed).
+
+    Example::
+
+        >>> out, idx = F.max_pool2d(flow.randn(1, 2, 8, 8), 2, return_indices=True)
+        >>> F.max_unpool2d(out, idx, 2).shape
+        monoflow.Size([1, 2, 8, 8])
+    """
     _C.check_tensor(input, "max_unpool2d", "input", 1)
     return _unpool(input, indices, _unpool_size(input, kernel_size, stride, padding, output_size, 2, "max_unpool2d"),
                    "max_unpool2d")
 
 
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """Partial inverse of :func:`max_pool3d`: scatters ``input`` to ``indices`` in a zero tensor. See :class:`~monoflow.nn.MaxUnpool3d`.
+
+    Args:
+        input (Tensor): the pooled values.
+        indices (Tensor): the indices the pooling returned.
+        kernel_size (int or tuple): the pooling's window size.
+        stride (int or tuple): the pooling's stride. Default: ``kernel_size``.
+        padding (int or tuple): the pooling's padding. Default: ``0``.
+        output_size (sequence of int, optional): the exact output size. Default: ``None`` (computed).
+
+    Example::
+
+        >>> out, idx = F.max_pool3d(flow.randn(1, 2, 4, 8, 8), 2, return_indices=True)
+        >>> F.max_unpool3d(out, idx, 2).shape
+        monoflow.Size([1, 2, 4, 8, 8])
+    """
     _C.check_tensor(input, "max_unpool3d", "input", 1)
     return _unpool(input, indices, _unpool_size(input, kernel_size, stride, padding, output_size, 3, "max_unpool3d"),
                    "max_unpool3d")
