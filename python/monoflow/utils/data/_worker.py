@@ -30,8 +30,27 @@ _worker_info = None
 
 
 class WorkerInfo:
-    """What a worker knows about itself: ``id``, ``num_workers``, ``seed``
-    (its monoflow/random/numpy seed) and ``dataset`` (its copy)."""
+    """What a DataLoader worker process knows about itself; read-only once made.
+
+    Returned by :func:`get_worker_info` inside a worker.
+
+    Args:
+        id (int): the worker's index, in ``[0, num_workers)``.
+        num_workers (int): the number of workers of the loader.
+        seed (int): the seed of the worker's monoflow, ``random`` and numpy generators
+            (the epoch's base seed plus ``id``).
+        dataset (Dataset): the worker's copy of the dataset.
+
+    Example::
+
+        >>> info = flow.utils.data.WorkerInfo(id=0, num_workers=2, seed=7, dataset=None)
+        >>> info
+        WorkerInfo(id=0, num_workers=2, seed=7)
+        >>> info.seed = 1
+        Traceback (most recent call last):
+        ...
+        RuntimeError: WorkerInfo: cannot assign attribute 'seed'; it is read-only
+    """
 
     __slots__ = ("id", "num_workers", "seed", "dataset")
 
@@ -48,8 +67,23 @@ class WorkerInfo:
 
 
 def get_worker_info():
-    """In a DataLoader worker process its ``WorkerInfo``; ``None`` in the main
-    process. An IterableDataset uses it to give each worker its own shard."""
+    """Returns the :class:`WorkerInfo` of the current DataLoader worker process, or ``None`` in the main process.
+
+    An :class:`IterableDataset` uses it to give each worker its own shard; a
+    ``worker_init_fn`` to configure the worker's copy of the dataset.
+
+    Example::
+
+        >>> flow.utils.data.get_worker_info() is None
+        True
+        >>> class WhoAmI(flow.utils.data.Dataset):
+        ...     def __len__(self):
+        ...         return 2
+        ...     def __getitem__(self, i):
+        ...         return flow.utils.data.get_worker_info().num_workers
+        >>> list(flow.utils.data.DataLoader(WhoAmI(), batch_size=None, num_workers=1))
+        [1, 1]
+    """
     return _worker_info
 
 

@@ -24,6 +24,22 @@ def _numpy_convertible(arr):
 
 
 def default_convert(data):
+    """Converts one sample without batching: numpy arrays and numpy scalars become tensors.
+
+    What a DataLoader with ``batch_size=None`` applies to each sample. Tensors,
+    strings and other objects are left as they are; dicts, namedtuples and
+    sequences are converted element by element (a tuple becomes a list, as in torch).
+
+    Args:
+        data: a sample.
+
+    Example::
+
+        >>> flow.utils.data.default_convert(np.array([1, 2]))
+        tensor([1, 2])
+        >>> flow.utils.data.default_convert({"x": np.array([0.5]), "name": "a"})
+        {'x': tensor([0.5000], dtype=monoflow.float64), 'name': 'a'}
+    """
     if isinstance(data, flow.Tensor):
         return data
     if isinstance(data, np.ndarray):
@@ -68,7 +84,27 @@ def _rebuild_sequence(like, items):
 
 
 def default_collate(batch):
-    """Collates a list of samples into a batch (see the module docstring)."""
+    """Merges a list of samples into a batch: the default ``collate_fn`` of a DataLoader.
+
+    Tensors (and numpy arrays) are stacked along a new first dimension; Python
+    ints become an int64 tensor, floats a float64 tensor, bools a bool tensor;
+    strings are kept as given; dicts, namedtuples, tuples and lists are collated
+    field by field (tuples give a list of fields), as torch's does. Sequences of
+    unequal lengths raise ``RuntimeError``; other types ``TypeError``.
+
+    Args:
+        batch (list): the samples.
+
+    Example::
+
+        >>> flow.utils.data.default_collate([flow.tensor([1, 2]), flow.tensor([3, 4])])
+        tensor([[1, 2],
+                [3, 4]])
+        >>> flow.utils.data.default_collate([(1, 0.5), (2, 1.5)])
+        [tensor([1, 2]), tensor([0.5000, 1.5000], dtype=monoflow.float64)]
+        >>> flow.utils.data.default_collate([{"x": 1}, {"x": 2}])
+        {'x': tensor([1, 2])}
+    """
     elem = batch[0]
     if isinstance(elem, flow.Tensor):
         return flow.stack(list(batch), 0)

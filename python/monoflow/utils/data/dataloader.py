@@ -58,20 +58,61 @@ def _fork_warning_suppressed():
 
 
 class DataLoader:
-    """Iterates over ``dataset`` in batches, like ``torch.utils.data.DataLoader``.
+    """Iterates over a dataset in batches, in the main process or in worker processes.
 
     ``batch_size`` samples (picked by ``sampler``, or in random order with
     ``shuffle=True``, or grouped by ``batch_sampler``) are merged by
-    ``collate_fn`` (default: ``default_collate``). ``batch_size=None``
-    disables batching. With ``num_workers > 0``, batches are loaded by that
-    many worker processes, ``prefetch_factor`` (default 2) batches ahead per
-    worker, and come back in order; each worker seeds monoflow's, Python's and
-    numpy's generators with ``base_seed + worker_id``, the base seed being
-    drawn from ``generator`` (default: monoflow's default generator) once per
-    epoch. ``timeout`` (seconds, workers only) bounds the wait for a batch.
+    ``collate_fn``. With ``num_workers > 0`` the batches are loaded by that many
+    worker processes and come back in order; each worker seeds monoflow's,
+    Python's and numpy's generators with ``base_seed + worker_id``, the base seed
+    being drawn from ``generator`` once per epoch. A worker that dies is noticed
+    at once (``RuntimeError``), and an exception raised in a worker is re-raised
+    in the main process with the worker's traceback.
 
-    ``pin_memory`` is accepted for compatibility and does nothing: monoflow's
-    CPU tensors are already host memory, and no device needs pinned staging.
+    Args:
+        dataset (Dataset): a map-style or an iterable dataset.
+        batch_size (int, optional): samples per batch; ``None`` disables batching
+            (each sample goes through :func:`default_convert`). Default: ``1``.
+        shuffle (bool, optional): visit a map-style dataset in a new random order
+            every epoch. Default: ``False``.
+        sampler (Sampler or iterable, optional): the order of the indices; excludes
+            ``shuffle``. Default: ``None``.
+        batch_sampler (Sampler or iterable, optional): yields lists of indices;
+            excludes ``batch_size``, ``shuffle``, ``sampler`` and ``drop_last``.
+            Default: ``None``.
+        num_workers (int): worker processes; ``0`` loads in the main process. Default: ``0``.
+        collate_fn (callable, optional): merges a list of samples into a batch.
+            Default: :func:`default_collate`.
+        pin_memory (bool): accepted for compatibility and does nothing: monoflow's
+            CPU tensors are already host memory. Default: ``False``.
+        drop_last (bool): drop the last, shorter batch. Default: ``False``.
+        timeout (float): seconds to wait for a batch from the workers (``0``: no
+            limit); needs ``num_workers > 0``. Default: ``0``.
+        worker_init_fn (callable, optional): called with the worker id in each
+            worker, after seeding and before loading. Default: ``None``.
+        multiprocessing_context (str or context, optional): how workers start
+            (``"fork"``, ``"spawn"``, ...). Default: fork where available.
+        generator (Generator, optional): the source of the shuffle order and of the
+            workers' base seed. Default: the default generator.
+        prefetch_factor (int, optional): batches loaded ahead per worker; only with
+            workers. Default: ``2`` with workers.
+        persistent_workers (bool): keep the workers alive between epochs; needs
+            ``num_workers > 0``. Default: ``False``.
+        pin_memory_device (str): accepted for compatibility and ignored. Default: ``""``.
+
+    Raises:
+        ValueError: for conflicting or out-of-range options (e.g. ``sampler`` with
+            ``shuffle=True``).
+
+    Example::
+
+        >>> ds = flow.utils.data.TensorDataset(flow.arange(10).float().reshape(5, 2), flow.arange(5))
+        >>> loader = flow.utils.data.DataLoader(ds, batch_size=2, shuffle=True)
+        >>> x, y = next(iter(loader))
+        >>> x.shape, y.shape
+        (monoflow.Size([2, 2]), monoflow.Size([2]))
+        >>> len(loader), len(flow.utils.data.DataLoader(ds, batch_size=2, drop_last=True))
+        (3, 2)
     """
 
     _FROZEN = ("batch_size", "batch_sampler", "sampler", "drop_last", "dataset", "persistent_workers")

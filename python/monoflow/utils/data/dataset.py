@@ -10,8 +10,25 @@ __all__ = ["Dataset", "IterableDataset", "TensorDataset", "ConcatDataset", "Chai
 
 
 class Dataset:
-    """A map-style dataset: subclasses implement ``__getitem__`` (and usually
-    ``__len__``, which samplers need). ``a + b`` concatenates."""
+    """Base class of map-style datasets, whose samples are read by index: ``dataset[i]``.
+
+    A subclass implements ``__getitem__`` and usually ``__len__`` (the default
+    samplers need it); it may add ``__getitems__(indices)`` to fetch a whole batch
+    at once, which the DataLoader then uses. ``a + b`` concatenates two datasets
+    (a :class:`ConcatDataset`).
+
+    Example::
+
+        >>> class Squares(flow.utils.data.Dataset):
+        ...     def __len__(self):
+        ...         return 5
+        ...     def __getitem__(self, i):
+        ...         return i * i
+        >>> list(flow.utils.data.DataLoader(Squares(), batch_size=2))
+        [tensor([0, 1]), tensor([4, 9]), tensor([16])]
+        >>> (Squares() + Squares())[6]
+        1
+    """
 
     def __getitem__(self, index):
         raise NotImplementedError(f"{type(self).__name__} must implement __getitem__")
@@ -21,10 +38,26 @@ class Dataset:
 
 
 class IterableDataset(Dataset):
-    """A stream of samples: subclasses implement ``__iter__``. With
-    ``num_workers > 0`` every worker iterates its own copy, so ``__iter__``
-    should shard with ``monoflow.utils.data.get_worker_info()`` to avoid
-    duplicates."""
+    """Base class of iterable datasets: a stream of samples read with ``iter(dataset)``.
+
+    A subclass implements ``__iter__``. With ``num_workers > 0`` every worker
+    iterates its own copy, so ``__iter__`` should shard the stream with
+    :func:`get_worker_info` to avoid duplicates. A DataLoader over an iterable
+    dataset takes no ``shuffle``, ``sampler`` or ``batch_sampler``. ``a + b``
+    chains two of them (a :class:`ChainDataset`).
+
+    Example::
+
+        >>> class Count(flow.utils.data.IterableDataset):
+        ...     def __init__(self, n):
+        ...         self.n = n
+        ...     def __iter__(self):
+        ...         info = flow.utils.data.get_worker_info()
+        ...         start, step = (0, 1) if info is None else (info.id, info.num_workers)
+        ...         return iter(range(start, self.n, step))
+        >>> list(flow.utils.data.DataLoader(Count(5), batch_size=2))
+        [tensor([0, 1]), tensor([2, 3]), tensor([4])]
+    """
 
     def __iter__(self):
         raise NotImplementedError(f"{type(self).__name__} must implement __iter__")
@@ -34,7 +67,22 @@ class IterableDataset(Dataset):
 
 
 class TensorDataset(Dataset):
-    """Sample ``i`` is ``tuple(t[i] for t in tensors)``; all tensors share their first dimension."""
+    """A dataset of tensors indexed along their first dimension: sample ``i`` is ``tuple(t[i] for t in tensors)``.
+
+    Args:
+        *tensors (Tensor): tensors of the same size in dimension 0; ``ValueError``
+            otherwise, or when none is given.
+
+    Example::
+
+        >>> ds = flow.utils.data.TensorDataset(flow.arange(6).float(), flow.tensor([0, 1, 0, 1, 0, 1]))
+        >>> len(ds), ds[1]
+        (6, (tensor(1.), tensor(1)))
+        >>> for x, y in flow.utils.data.DataLoader(ds, batch_size=4):
+        ...     print(x, y)
+        tensor([0., 1., 2., 3.]) tensor([0, 1, 0, 1])
+        tensor([4., 5.]) tensor([0, 1])
+    """
 
     def __init__(self, *tensors):
         if not tensors:
@@ -54,7 +102,20 @@ class TensorDataset(Dataset):
 
 
 class ConcatDataset(Dataset):
-    """Map-style datasets one after another."""
+    """Map-style datasets one after another, as one dataset.
+
+    Args:
+        datasets (iterable): the map-style datasets, at least one
+            (an :class:`IterableDataset` raises ``TypeError``: use :class:`ChainDataset`).
+
+    Example::
+
+        >>> a = flow.utils.data.TensorDataset(flow.tensor([1, 2]))
+        >>> b = flow.utils.data.TensorDataset(flow.tensor([3, 4, 5]))
+        >>> both = flow.utils.data.ConcatDataset([a, b])
+        >>> len(both), both[2], both.cumulative_sizes
+        (5, (tensor(3),), [2, 5])
+    """
 
     def __init__(self, datasets):
         self.datasets = list(datasets)
@@ -85,7 +146,21 @@ class ConcatDataset(Dataset):
 
 
 class ChainDataset(IterableDataset):
-    """Iterable datasets one after another."""
+    """Iterable datasets one after another, as one stream (the chaining is lazy).
+
+    Args:
+        datasets (iterable): the :class:`IterableDataset` objects to chain.
+
+    Example::
+
+        >>> class Count(flow.utils.data.IterableDataset):
+        ...     def __init__(self, n):
+        ...         self.n = n
+        ...     def __iter__(self):
+        ...         return iter(range(self.n))
+        >>> list(flow.utils.data.ChainDataset([Count(2), Count(3)]))
+        [0, 1, 0, 1, 2]
+    """
 
     def __init__(self, datasets):
         self.datasets = datasets
@@ -101,7 +176,19 @@ class ChainDataset(IterableDataset):
 
 
 class Subset(Dataset):
-    """The samples of ``dataset`` at ``indices``, in that order."""
+    """The samples of ``dataset`` at ``indices``, in that order, as a dataset.
+
+    Args:
+        dataset (Dataset): the whole dataset.
+        indices (sequence): the indices of the samples to keep.
+
+    Example::
+
+        >>> ds = flow.utils.data.TensorDataset(flow.tensor([10, 11, 12, 13]))
+        >>> sub = flow.utils.data.Subset(ds, [3, 0])
+        >>> len(sub), sub[0]
+        (2, (tensor(13),))
+    """
 
     def __init__(self, dataset, indices):
         self.dataset = dataset
@@ -144,10 +231,29 @@ def _split_lengths(n, lengths):
 
 
 def random_split(dataset, lengths, generator=None):
-    """Splits ``dataset`` into non-overlapping random ``Subset``s of the given
-    lengths (ints summing to ``len(dataset)``, or fractions summing to 1).
-    The permutation comes from ``generator`` (default: monoflow's default
-    generator, so ``monoflow.manual_seed`` makes it reproducible)."""
+    """Splits ``dataset`` into non-overlapping random :class:`Subset` objects of the given lengths.
+
+    Fractions are rounded down, then the remainder goes one by one to the
+    splits from the first, as torch does (an empty split warns).
+
+    Args:
+        dataset (Dataset): the dataset to split.
+        lengths (sequence): ints summing to ``len(dataset)``, or fractions summing to 1;
+            ``ValueError`` otherwise.
+        generator (Generator, optional): the source of the permutation. Default: the
+            default generator, so ``monoflow.manual_seed`` makes the split reproducible.
+
+    Returns:
+        list of Subset: one per length.
+
+    Example::
+
+        >>> train, val = flow.utils.data.random_split(range(10), [0.8, 0.2])
+        >>> len(train), len(val)
+        (8, 2)
+        >>> sorted(list(train) + list(val)) == list(range(10))
+        True
+    """
     from monoflow.utils.data.sampler import _randperm
 
     n = len(dataset)

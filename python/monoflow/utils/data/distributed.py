@@ -14,6 +14,34 @@ __all__ = ["DistributedSampler"]
 
 
 class DistributedSampler(Sampler):
+    """Yields the share of the dataset's indices that one rank of a data-parallel job visits.
+
+    Every rank draws the same epoch order (a permutation seeded with
+    ``seed + epoch``, or ``range(n)`` without shuffling), padded by wrapping
+    around to a multiple of ``num_replicas`` (or cut to one with ``drop_last``);
+    rank ``r`` takes positions ``r, r + R, r + 2R, ...``. Call ``set_epoch(epoch)``
+    before each epoch so that shuffling changes between epochs.
+
+    Args:
+        dataset (Dataset): the dataset (only its length is used).
+        num_replicas (int, optional): number of ranks. Default: the world size of the
+            default process group (``RuntimeError`` when none is initialized).
+        rank (int, optional): this rank, in ``[0, num_replicas)``. Default: the rank
+            in the default process group.
+        shuffle (bool): shuffle the indices. Default: ``True``.
+        seed (int): the seed of the shuffle, the same on every rank. Default: ``0``.
+        drop_last (bool): drop the tail so that every rank gets the same number of
+            distinct samples, instead of padding with repeated ones. Default: ``False``.
+
+    Example::
+
+        >>> from monoflow.utils.data import DistributedSampler
+        >>> list(DistributedSampler(range(5), num_replicas=2, rank=0, shuffle=False))
+        [0, 2, 4]
+        >>> list(DistributedSampler(range(5), num_replicas=2, rank=1, shuffle=False))
+        [1, 3, 0]
+    """
+
     def __init__(self, dataset, num_replicas=None, rank=None, shuffle=True, seed=0, drop_last=False):
         if num_replicas is None or rank is None:
             import monoflow.distributed as dist

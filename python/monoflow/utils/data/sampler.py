@@ -25,8 +25,28 @@ def _randperm(n, generator=None):
 
 
 class Sampler:
-    """Base class: subclasses implement ``__iter__`` (yielding indices) and,
-    where the length is known, ``__len__``."""
+    """Base class of samplers, the iterables of dataset indices a DataLoader visits.
+
+    A subclass implements ``__iter__`` (yielding indices, or lists of indices for
+    a batch sampler) and, where the length is known, ``__len__``.
+
+    Args:
+        data_source (Dataset, optional): accepted for compatibility and ignored
+            (torch deprecates it). Default: ``None``.
+
+    Example::
+
+        >>> class Reversed(flow.utils.data.Sampler):
+        ...     def __init__(self, n):
+        ...         self.n = n
+        ...     def __iter__(self):
+        ...         return iter(range(self.n - 1, -1, -1))
+        ...     def __len__(self):
+        ...         return self.n
+        >>> ds = flow.utils.data.TensorDataset(flow.tensor([10, 11, 12]))
+        >>> [x for (x,) in flow.utils.data.DataLoader(ds, batch_size=2, sampler=Reversed(3))]
+        [tensor([12, 11]), tensor([10])]
+    """
 
     def __init__(self, data_source=None):
         pass
@@ -36,7 +56,16 @@ class Sampler:
 
 
 class SequentialSampler(Sampler):
-    """0, 1, ..., len(data_source) - 1."""
+    """Yields the indices ``0, 1, ..., len(data_source) - 1`` in order (the default of a DataLoader).
+
+    Args:
+        data_source (Dataset): the dataset (only its length is used).
+
+    Example::
+
+        >>> list(flow.utils.data.SequentialSampler(range(4)))
+        [0, 1, 2, 3]
+    """
 
     def __init__(self, data_source):
         self.data_source = data_source
@@ -49,9 +78,27 @@ class SequentialSampler(Sampler):
 
 
 class RandomSampler(Sampler):
-    """A random order of the dataset's indices; with ``replacement=True``,
-    ``num_samples`` independent uniform draws. Without replacement,
-    ``num_samples`` larger than the dataset chains several permutations."""
+    """Yields the dataset's indices in a random order (what ``shuffle=True`` uses).
+
+    Without replacement, a ``num_samples`` larger than the dataset chains
+    several permutations; with ``replacement=True`` the indices are
+    ``num_samples`` independent uniform draws.
+
+    Args:
+        data_source (Dataset): the dataset (only its length is used).
+        replacement (bool): draw with replacement. Default: ``False``.
+        num_samples (int, optional): how many indices to yield. Default: ``len(data_source)``.
+        generator (Generator, optional): the source of randomness. Default: the
+            default generator, so ``monoflow.manual_seed`` makes the order reproducible.
+
+    Example::
+
+        >>> sampler = flow.utils.data.RandomSampler(range(5))
+        >>> sorted(sampler)
+        [0, 1, 2, 3, 4]
+        >>> len(flow.utils.data.RandomSampler(range(5), replacement=True, num_samples=8))
+        8
+    """
 
     def __init__(self, data_source, replacement=False, num_samples=None, generator=None):
         self.data_source = data_source
@@ -89,7 +136,18 @@ class RandomSampler(Sampler):
 
 
 class SubsetRandomSampler(Sampler):
-    """The given indices in a random order."""
+    """Yields the given indices in a random order (a new one each epoch).
+
+    Args:
+        indices (sequence): the indices to visit.
+        generator (Generator, optional): the source of randomness. Default: the
+            default generator.
+
+    Example::
+
+        >>> sorted(flow.utils.data.SubsetRandomSampler([3, 5, 7]))
+        [3, 5, 7]
+    """
 
     def __init__(self, indices, generator=None):
         self.indices = indices
@@ -104,7 +162,21 @@ class SubsetRandomSampler(Sampler):
 
 
 class WeightedRandomSampler(Sampler):
-    """``num_samples`` indices drawn with probabilities proportional to ``weights``."""
+    """Yields ``num_samples`` indices drawn with probabilities proportional to ``weights``.
+
+    Args:
+        weights (sequence or Tensor): 1-D, finite, non-negative weights, not all zero.
+        num_samples (int): how many indices to draw, positive.
+        replacement (bool): draw with replacement; without it, ``num_samples`` may not
+            exceed the number of non-zero weights (``RuntimeError``). Default: ``True``.
+        generator (Generator, optional): the source of randomness. Default: the
+            default generator.
+
+    Example::
+
+        >>> list(flow.utils.data.WeightedRandomSampler([0.0, 1.0, 0.0], num_samples=4))
+        [1, 1, 1, 1]
+    """
 
     def __init__(self, weights, num_samples, replacement=True, generator=None):
         if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
@@ -137,8 +209,21 @@ class WeightedRandomSampler(Sampler):
 
 
 class BatchSampler(Sampler):
-    """Groups another sampler's indices into lists of ``batch_size`` (the last
-    one shorter unless ``drop_last``)."""
+    """Groups another sampler's indices into lists of ``batch_size`` indices.
+
+    Args:
+        sampler (Sampler or iterable): the indices to group.
+        batch_size (int): the size of a batch, positive.
+        drop_last (bool): drop the last, shorter batch instead of yielding it.
+
+    Example::
+
+        >>> sampler = flow.utils.data.SequentialSampler(range(5))
+        >>> list(flow.utils.data.BatchSampler(sampler, batch_size=2, drop_last=False))
+        [[0, 1], [2, 3], [4]]
+        >>> list(flow.utils.data.BatchSampler(sampler, batch_size=2, drop_last=True))
+        [[0, 1], [2, 3]]
+    """
 
     def __init__(self, sampler, batch_size, drop_last):
         if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
