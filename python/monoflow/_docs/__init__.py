@@ -58,7 +58,8 @@ def add_inplace_docs(*names, namespace="monoflow"):
 
 
 def _inplace_entries():
-    by_name = {(ns, name): (sig, aliases) for ns, name, sig, _, _, aliases in _ENTRIES}
+    # an alias's in-place form (absolute_ of abs's alias absolute) points at the alias
+    by_name = {(ns, each): (sig, aliases) for ns, name, sig, _, _, aliases in _ENTRIES for each in (name, *aliases)}
     for namespace, name in _INPLACE:
         base = name[:-1]
         entry = by_name.get((namespace, base))
