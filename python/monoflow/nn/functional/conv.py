@@ -47,7 +47,22 @@ def _string_padding(input, weight, stride, padding, dilation, n, op):
 
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """2-D convolution of input [N, C, H, W] (or [C, H, W]) with weight [O, C/groups, kH, kW]."""
+    """Applies a 2-D convolution (cross-correlation). See :class:`~monoflow.nn.Conv2d`.
+
+    Args:
+        input (Tensor): ``(N, C_in, H, W)`` or ``(C_in, H, W)``.
+        weight (Tensor): ``(C_out, C_in / groups, kH, kW)``.
+        bias (Tensor, optional): ``(C_out,)``. Default: ``None``.
+        stride (int or tuple): the step of the kernel. Default: ``1``.
+        padding (int, tuple or str): zeros on both sides, or ``'valid'`` / ``'same'``. Default: ``0``.
+        dilation (int or tuple): the spacing between kernel elements. Default: ``1``.
+        groups (int): the number of channel groups. Default: ``1``.
+
+    Example::
+
+        >>> F.conv2d(flow.randn(4, 3, 16, 16), flow.randn(8, 3, 3, 3), padding=1).shape
+        monoflow.Size([4, 8, 16, 16])
+    """
     if isinstance(padding, str):
         input, padding = _string_padding(input, weight, stride, padding, dilation, 2, "conv2d")
     return _C.nn_conv2d(input, weight, bias, stride, padding, dilation, groups)
@@ -64,7 +79,24 @@ def _to_2d(v, fill):
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """1-D convolution of input [N, C, L] (or [C, L]) with weight [O, C/groups, k]."""
+    """Applies a 1-D convolution (cross-correlation). See :class:`~monoflow.nn.Conv1d`.
+
+    Args:
+        input (Tensor): ``(N, C_in, L)`` or ``(C_in, L)``.
+        weight (Tensor): ``(C_out, C_in / groups, k)``.
+        bias (Tensor, optional): ``(C_out,)``. Default: ``None``.
+        stride (int or tuple): the step of the kernel. Default: ``1``.
+        padding (int, tuple or str): zeros on both sides, or ``'valid'`` / ``'same'``. Default: ``0``.
+        dilation (int or tuple): the spacing between kernel elements. Default: ``1``.
+        groups (int): the number of channel groups. Default: ``1``.
+
+    Example::
+
+        >>> F.conv1d(flow.randn(4, 3, 16), flow.randn(8, 3, 3), padding=1).shape
+        monoflow.Size([4, 8, 16])
+        >>> F.conv1d(flow.tensor([[[1.0, 2.0, 3.0, 4.0]]]), flow.tensor([[[1.0, -1.0]]]))
+        tensor([[[-1., -1., -1.]]])
+    """
     _C.check_tensor(input, "conv1d", "input", 1)
     if input.dim() not in (2, 3):
         raise RuntimeError(
@@ -79,14 +111,46 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    """Transposed 2-D convolution (the adjoint of conv2d) with weight [C_in, C_out/groups, kH, kW]."""
+    """Applies a 2-D transposed convolution (the adjoint of :func:`conv2d`). See :class:`~monoflow.nn.ConvTranspose2d`.
+
+    Args:
+        input (Tensor): ``(N, C_in, H, W)`` or ``(C_in, H, W)``.
+        weight (Tensor): ``(C_in, C_out / groups, kH, kW)``.
+        bias (Tensor, optional): ``(C_out,)``. Default: ``None``.
+        stride (int or tuple): the step of the kernel. Default: ``1``.
+        padding (int or tuple): ``dilation * (kernel_size - 1) - padding`` implicit zeros on both sides. Default: ``0``.
+        output_padding (int or tuple): extra size on one side of the output. Default: ``0``.
+        groups (int): the number of channel groups. Default: ``1``.
+        dilation (int or tuple): the spacing between kernel elements. Default: ``1``.
+
+    Example::
+
+        >>> F.conv_transpose2d(flow.randn(4, 3, 16, 16), flow.randn(3, 8, 2, 2), stride=2).shape
+        monoflow.Size([4, 8, 32, 32])
+    """
     if isinstance(padding, str):
         raise ValueError("conv_transpose2d: padding must be an int or a tuple of ints, not a string")
     return _C.nn_conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)
 
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    """Transposed 1-D convolution of [N, C_in, L] (or [C_in, L]) with weight [C_in, C_out/groups, k]."""
+    """Applies a 1-D transposed convolution (the adjoint of :func:`conv1d`). See :class:`~monoflow.nn.ConvTranspose1d`.
+
+    Args:
+        input (Tensor): ``(N, C_in, L)`` or ``(C_in, L)``.
+        weight (Tensor): ``(C_in, C_out / groups, k)``.
+        bias (Tensor, optional): ``(C_out,)``. Default: ``None``.
+        stride (int or tuple): the step of the kernel. Default: ``1``.
+        padding (int or tuple): ``dilation * (kernel_size - 1) - padding`` implicit zeros on both sides. Default: ``0``.
+        output_padding (int or tuple): extra size on one side of the output. Default: ``0``.
+        groups (int): the number of channel groups. Default: ``1``.
+        dilation (int or tuple): the spacing between kernel elements. Default: ``1``.
+
+    Example::
+
+        >>> F.conv_transpose1d(flow.randn(4, 3, 16), flow.randn(3, 8, 2), stride=2).shape
+        monoflow.Size([4, 8, 32])
+    """
     _C.check_tensor(input, "conv_transpose1d", "input", 1)
     if input.dim() not in (2, 3):
         raise RuntimeError(f"Expected 2D (unbatched) or 3D (batched) input to conv_transpose1d, but got input of "
@@ -110,7 +174,22 @@ def _triple(v, what):
 
 
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """3-D convolution of input [N, C, D, H, W] (or [C, D, H, W]) with weight [O, C/groups, kD, kH, kW]."""
+    """Applies a 3-D convolution (cross-correlation). See :class:`~monoflow.nn.Conv3d`.
+
+    Args:
+        input (Tensor): ``(N, C_in, D, H, W)`` or ``(C_in, D, H, W)``.
+        weight (Tensor): ``(C_out, C_in / groups, kD, kH, kW)``.
+        bias (Tensor, optional): ``(C_out,)``. Default: ``None``.
+        stride (int or tuple): the step of the kernel. Default: ``1``.
+        padding (int, tuple or str): zeros on both sides, or ``'valid'`` / ``'same'``. Default: ``0``.
+        dilation (int or tuple): the spacing between kernel elements. Default: ``1``.
+        groups (int): the number of channel groups. Default: ``1``.
+
+    Example::
+
+        >>> F.conv3d(flow.randn(2, 3, 8, 8, 8), flow.randn(8, 3, 3, 3, 3), padding=1).shape
+        monoflow.Size([2, 8, 8, 8, 8])
+    """
     _C.check_tensor(input, "conv3d", "input", 1)
     from monoflow.ops_shape import pad
 

@@ -5,7 +5,18 @@ __all__ = ["linear", "bilinear"]
 
 
 def linear(input, weight, bias=None):
-    """input @ weight.T + bias, over any leading dims of input."""
+    """Affine map of the last dimension: ``input @ weight.T + bias``, over any leading dims. See :class:`~monoflow.nn.Linear`.
+
+    Args:
+        input (Tensor): ``(*, in_features)``.
+        weight (Tensor): ``(out_features, in_features)``.
+        bias (Tensor, optional): ``(out_features,)``. Default: ``None``.
+
+    Example::
+
+        >>> F.linear(flow.tensor([[1.0, 2.0]]), flow.tensor([[1.0, 1.0], [0.0, 1.0]]), flow.tensor([0.5, 0.0]))
+        tensor([[3.5000, 2.0000]])
+    """
     _C.check_tensor(input, "linear", "input", 1)
     if not isinstance(input, _C.TensorBase) or not isinstance(weight, _C.TensorBase):
         raise TypeError("linear(): input and weight must be Tensors")
@@ -21,7 +32,19 @@ def linear(input, weight, bias=None):
 
 
 def bilinear(input1, input2, weight, bias=None):
-    """y[..., o] = sum_ij x1[..., i] W[o, i, j] x2[..., j] + b[o]."""
+    """Bilinear map ``y[..., k] = input1 @ weight[k] @ input2 + bias[k]``. See :class:`~monoflow.nn.Bilinear`.
+
+    Args:
+        input1 (Tensor): ``(*, in1_features)``.
+        input2 (Tensor): ``(*, in2_features)``, the same leading dims.
+        weight (Tensor): ``(out_features, in1_features, in2_features)``.
+        bias (Tensor, optional): ``(out_features,)``. Default: ``None``.
+
+    Example::
+
+        >>> F.bilinear(flow.randn(8, 5), flow.randn(8, 6), flow.randn(3, 5, 6)).shape
+        monoflow.Size([8, 3])
+    """
     if weight.dim() != 3:
         raise RuntimeError(f"bilinear(): weight must be 3-D, got {weight.dim()}-D")
     out_f, in1, in2 = weight.shape

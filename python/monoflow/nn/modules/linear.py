@@ -11,7 +11,23 @@ __all__ = ["Identity", "Linear", "Bilinear", "NonDynamicallyQuantizableLinear"]
 
 
 class Identity(Module):
-    """Returns its input (any constructor arguments are ignored)."""
+    """Returns its input unchanged: a placeholder layer (any constructor arguments are accepted and ignored).
+
+    Args:
+        args: ignored.
+        kwargs: ignored.
+
+    Shape:
+        - Input: ``(*)``, any shape.
+        - Output: the input itself.
+
+    Example::
+
+        >>> m = nn.Identity(54, unused_argument=0.1)
+        >>> x = flow.randn(2, 3)
+        >>> m(x) is x
+        True
+    """
 
     def __init__(self, *args, **kwargs):
         super().__init__()
@@ -21,7 +37,28 @@ class Identity(Module):
 
 
 class Linear(Module):
-    """y = x W^T + b, W: (out_features, in_features)."""
+    """Applies an affine map to the last dimension: ``y = x @ weight.T + bias``.
+
+    Args:
+        in_features (int): the size of each input sample.
+        out_features (int): the size of each output sample.
+        bias (bool): learn an additive bias. Default: ``True``.
+        device (optional): the device of the parameters. Default: the default device.
+        dtype (optional): the dtype of the parameters. Default: the default floating dtype.
+
+    Shape:
+        - Input: ``(*, in_features)``.
+        - Output: ``(*, out_features)``.
+        - Weight: ``(out_features, in_features)``; bias: ``(out_features,)``. Both start as ``U(-1/sqrt(in_features), 1/sqrt(in_features))``, as in torch.
+
+    Example::
+
+        >>> m = nn.Linear(20, 30)
+        >>> m(flow.randn(128, 20)).shape
+        monoflow.Size([128, 30])
+        >>> m
+        Linear(in_features=20, out_features=30, bias=True)
+    """
 
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
@@ -50,11 +87,49 @@ class Linear(Module):
 
 
 class NonDynamicallyQuantizableLinear(Linear):
-    """The name torch gives MultiheadAttention.out_proj (same as Linear)."""
+    """A :class:`Linear` under the name torch gives ``MultiheadAttention.out_proj`` (for checkpoints and reprs); it behaves as Linear.
+
+    Args:
+        in_features (int): the size of each input sample.
+        out_features (int): the size of each output sample.
+        bias (bool): learn an additive bias. Default: ``True``.
+        device (optional): the device of the parameters. Default: the default device.
+        dtype (optional): the dtype of the parameters. Default: the default floating dtype.
+
+    Shape:
+        - Input: ``(*, in_features)``.
+        - Output: ``(*, out_features)``.
+
+    Example::
+
+        >>> m = nn.NonDynamicallyQuantizableLinear(4, 2)
+        >>> isinstance(m, nn.Linear), m(flow.randn(3, 4)).shape
+        (True, monoflow.Size([3, 2]))
+    """
 
 
 class Bilinear(Module):
-    """y = x1^T W x2 + b, W: (out_features, in1_features, in2_features)."""
+    """Applies a bilinear map of two inputs: ``y[k] = x1 @ weight[k] @ x2 + bias[k]``.
+
+    Args:
+        in1_features (int): the size of each first input sample.
+        in2_features (int): the size of each second input sample.
+        out_features (int): the size of each output sample.
+        bias (bool): learn an additive bias. Default: ``True``.
+        device (optional): the device of the parameters. Default: the default device.
+        dtype (optional): the dtype of the parameters. Default: the default floating dtype.
+
+    Shape:
+        - Input1: ``(*, in1_features)``; Input2: ``(*, in2_features)`` with the same leading dims.
+        - Output: ``(*, out_features)``.
+        - Weight: ``(out_features, in1_features, in2_features)``; weight and bias start as ``U(-1/sqrt(in1_features), 1/sqrt(in1_features))``.
+
+    Example::
+
+        >>> m = nn.Bilinear(5, 6, 3)
+        >>> m(flow.randn(8, 5), flow.randn(8, 6)).shape
+        monoflow.Size([8, 3])
+    """
 
     def __init__(self, in1_features, in2_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
