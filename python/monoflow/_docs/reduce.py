@@ -590,3 +590,557 @@ add_doc("logcumsumexp", "logcumsumexp(input, dim) -> Tensor", r"""
     """)
 
 add_inplace_docs("cumsum_", "cumprod_", "logcumsumexp_")
+
+# ---------------------------------------------------------------- softmax
+
+add_doc("softmax", "softmax(input, dim, dtype=None) -> Tensor", r"""
+    Rescales the slices of ``input`` along ``dim`` to probabilities that sum to 1.
+
+    .. math:: \text{softmax}(x)_i = \frac{e^{x_i}}{\sum_j e^{x_j}}
+
+    Computed stably (the slice's maximum is subtracted first). Integer inputs
+    need ``dtype``, or are computed in the default floating dtype.
+
+    Args:
+        input (Tensor): the tensor of scores.
+        dim (int): the dim along which the result sums to 1.
+        dtype (monoflow.dtype, optional): the dtype to convert ``input`` to
+            before computing, and of the result.
+
+    Returns:
+        Tensor: a tensor of ``input``'s shape.
+
+    Example::
+
+        >>> x = flow.tensor([[1., 2.], [3., 5.]])
+        >>> flow.softmax(x, 1)
+        tensor([[0.2689, 0.7311],
+                [0.1192, 0.8808]])
+        >>> flow.tensor([1, 2]).softmax(0, dtype=flow.float64)
+        tensor([0.2689, 0.7311], dtype=monoflow.float64)
+    """)
+
+add_doc("log_softmax", "log_softmax(input, dim, dtype=None) -> Tensor", r"""
+    The log of :func:`monoflow.softmax` along ``dim``, computed in one stable step: ``x - logsumexp(x, dim)``.
+
+    Prefer it to ``softmax(x).log()``, which loses precision for small
+    probabilities (and gives ``-inf`` where they underflow).
+
+    Args:
+        input (Tensor): the tensor of scores.
+        dim (int): the dim to normalise along.
+        dtype (monoflow.dtype, optional): the dtype to convert ``input`` to
+            before computing, and of the result.
+
+    Example::
+
+        >>> flow.log_softmax(flow.tensor([1., 2., 3.]), 0)
+        tensor([-2.4076, -1.4076, -0.4076])
+    """)
+
+# ---------------------------------------------------------------- sorting and selection
+
+add_doc("sort", "sort(input, dim=-1, descending=False, stable=False) -> (Tensor, Tensor)", r"""
+    Sorts the elements of ``input`` along ``dim``, returning the sorted values and their original indices.
+
+    NaNs sort as larger than every number (last in ascending order, first in
+    descending order). In the Tensor method ``stable`` is keyword-only, as in
+    PyTorch.
+
+    Args:
+        input (Tensor): the tensor to sort.
+        dim (int): the dim to sort along. Default: -1.
+        descending (bool): sort from the largest down. Default: ``False``.
+        stable (bool): keep the order of equal elements. Default: ``False``.
+
+    Returns:
+        (Tensor, Tensor): the named tuple ``(values, indices)``, indices ``int64``.
+
+    Example::
+
+        >>> x = flow.tensor([[3., 1., 2.], [0., 5., 4.]])
+        >>> flow.sort(x)
+        monoflow.return_types.sort(
+        values=tensor([[1., 2., 3.],
+                [0., 4., 5.]]),
+        indices=tensor([[1, 2, 0],
+                [0, 2, 1]]))
+        >>> x.sort(0, descending=True).values
+        tensor([[3., 5., 4.],
+                [0., 1., 2.]])
+    """)
+
+add_doc("argsort", "argsort(input, dim=-1, descending=False, stable=False) -> Tensor", r"""
+    The indices that sort ``input`` along ``dim``: the ``indices`` of :func:`monoflow.sort`.
+
+    Args:
+        input (Tensor): the tensor to sort.
+        dim (int): the dim to sort along. Default: -1.
+        descending (bool): sort from the largest down. Default: ``False``.
+        stable (bool): keep the order of equal elements (keyword-only in the
+            Tensor method). Default: ``False``.
+
+    Returns:
+        Tensor: an ``int64`` tensor of ``input``'s shape.
+
+    Example::
+
+        >>> x = flow.tensor([3, 1, 2])
+        >>> flow.argsort(x)
+        tensor([1, 2, 0])
+        >>> x.argsort(descending=True)
+        tensor([0, 2, 1])
+    """)
+
+add_doc("msort", "msort(input) -> Tensor", r"""
+    Sorts ``input`` along its first dim, ascending: ``sort(input, 0).values``.
+
+    Args:
+        input (Tensor): the tensor to sort.
+
+    Example::
+
+        >>> flow.msort(flow.tensor([[3., 1.], [1., 2.]]))
+        tensor([[1., 1.],
+                [3., 2.]])
+    """)
+
+add_doc("topk", "topk(input, k, dim=-1, largest=True, sorted=True) -> (Tensor, Tensor)", r"""
+    The ``k`` largest (or smallest) elements of ``input`` along ``dim``, and their indices.
+
+    Args:
+        input (Tensor): the tensor to select from.
+        k (int): how many elements to keep, at most the size of ``dim``.
+        dim (int): the dim to select along. Default: -1.
+        largest (bool): the largest elements if ``True``, else the smallest.
+            Default: ``True``.
+        sorted (bool): return them in order (largest first, or smallest first).
+            Default: ``True``.
+
+    Returns:
+        (Tensor, Tensor): the named tuple ``(values, indices)``, indices ``int64``;
+        ``dim`` has size ``k``.
+
+    Example::
+
+        >>> x = flow.tensor([1., 5., 3., 4.])
+        >>> flow.topk(x, 2)
+        monoflow.return_types.topk(
+        values=tensor([5., 4.]),
+        indices=tensor([1, 3]))
+        >>> x.topk(2, largest=False).values
+        tensor([1., 3.])
+    """)
+
+add_doc("kthvalue", "kthvalue(input, k, dim=-1, keepdim=False) -> (Tensor, Tensor)", r"""
+    The ``k``-th smallest element of ``input`` along ``dim`` (``k`` counts from 1), and its index.
+
+    Args:
+        input (Tensor): the tensor to select from.
+        k (int): the rank of the element, ``1 <= k <= input.shape[dim]``.
+        dim (int): the dim to select along. Default: -1.
+        keepdim (bool): keep the reduced dim, with size 1. Default: ``False``.
+
+    Returns:
+        (Tensor, Tensor): the named tuple ``(values, indices)``.
+
+    Example::
+
+        >>> values, indices = flow.kthvalue(flow.tensor([3., 1., 2., 5.]), 2)
+        >>> values, indices
+        (tensor(2.), tensor(2))
+    """)
+
+# ---------------------------------------------------------------- order statistics
+
+add_doc("median", "median(input, dim=None, keepdim=False) -> Tensor or (Tensor, Tensor)", r"""
+    The median of ``input``: of all elements, or along ``dim`` with its index.
+
+    For an even count this is the lower of the two middle values (not their
+    mean; use :func:`monoflow.quantile` for that). A NaN in the slice makes the
+    median NaN; :func:`monoflow.nanmedian` ignores NaNs.
+
+    Args:
+        input (Tensor): the tensor to reduce.
+        dim (int, optional): the dim to reduce. Default: all elements, and the
+            result is the value alone (a 0-D tensor).
+        keepdim (bool): keep the reduced dim, with size 1 (only with ``dim``).
+            Default: ``False``.
+
+    Returns:
+        Tensor, or the named tuple ``(values, indices)`` when ``dim`` is given.
+
+    Example::
+
+        >>> flow.median(flow.tensor([3., 1., 2., 5.]))
+        tensor(2.)
+        >>> x = flow.tensor([[3., 1., 2.], [0., 5., 4.]])
+        >>> x.median(1).values
+        tensor([2., 4.])
+    """)
+
+add_doc("nanmedian", "nanmedian(input, dim=None, keepdim=False) -> Tensor or (Tensor, Tensor)", r"""
+    The median of the non-NaN elements of ``input``, as :func:`monoflow.median` computes it.
+
+    A slice that holds only NaNs gives NaN.
+
+    Args:
+        input (Tensor): the tensor to reduce.
+        dim (int, optional): the dim to reduce. Default: all elements.
+        keepdim (bool): keep the reduced dim, with size 1 (only with ``dim``).
+            Default: ``False``.
+
+    Returns:
+        Tensor, or the named tuple ``(values, indices)`` when ``dim`` is given.
+
+    Example::
+
+        >>> x = flow.tensor([3., float("nan"), 2.])
+        >>> flow.nanmedian(x), flow.median(x)
+        (tensor(2.), tensor(nan))
+    """)
+
+add_doc("mode", "mode(input, dim=-1, keepdim=False) -> (Tensor, Tensor)", r"""
+    The most frequent value of ``input`` along ``dim`` (the smallest one on ties) and an index where it occurs.
+
+    As in PyTorch, the index is the last position of that value.
+
+    Args:
+        input (Tensor): the tensor to reduce.
+        dim (int): the dim to reduce. Default: -1.
+        keepdim (bool): keep the reduced dim, with size 1. Default: ``False``.
+
+    Returns:
+        (Tensor, Tensor): the named tuple ``(values, indices)``.
+
+    Example::
+
+        >>> values, indices = flow.mode(flow.tensor([1, 2, 2, 3, 3]))
+        >>> values, indices
+        (tensor(2), tensor(2))
+    """)
+
+add_doc("quantile", "quantile(input, q, dim=None, keepdim=False, *, interpolation='linear') -> Tensor", r"""
+    The ``q``-th quantiles of ``input``, over all elements or along ``dim``.
+
+    A quantile that falls between two sorted values ``a <= b`` is chosen by
+    ``interpolation``: ``'linear'`` (``a + (b - a) * fraction``), ``'lower'``
+    (``a``), ``'higher'`` (``b``), ``'midpoint'`` (``(a + b) / 2``) or
+    ``'nearest'``. A NaN in the data makes the result NaN (see
+    :func:`monoflow.nanquantile`). ``input`` must be float32 or float64.
+
+    Args:
+        input (Tensor): the floating-point tensor to reduce.
+        q (float or Tensor): the quantile(s), in [0, 1]: a number or a 1-D tensor.
+        dim (int, optional): the dim to reduce. Default: all elements (flattened).
+        keepdim (bool): keep the reduced dim, with size 1. Default: ``False``.
+        interpolation (str): how to pick between two values. Default: ``'linear'``.
+
+    Returns:
+        Tensor: for a 1-D ``q``, the quantiles are stacked along a new first dim.
+
+    Example::
+
+        >>> x = flow.tensor([0., 1., 2., 3.])
+        >>> flow.quantile(x, 0.5)
+        tensor(1.5000)
+        >>> x.quantile(flow.tensor([0.25, 0.75]))
+        tensor([0.7500, 2.2500])
+        >>> flow.quantile(x, 0.5, interpolation="lower")
+        tensor(1.)
+    """)
+
+add_doc("nanquantile", "nanquantile(input, q, dim=None, keepdim=False, *, interpolation='linear') -> Tensor", r"""
+    The ``q``-th quantiles of the non-NaN elements of ``input``, as :func:`monoflow.quantile` computes them.
+
+    A slice that holds only NaNs gives NaN.
+
+    Args:
+        input (Tensor): the floating-point tensor to reduce.
+        q (float or Tensor): the quantile(s), in [0, 1]: a number or a 1-D tensor.
+        dim (int, optional): the dim to reduce. Default: all elements (flattened).
+        keepdim (bool): keep the reduced dim, with size 1. Default: ``False``.
+        interpolation (str): ``'linear'``, ``'lower'``, ``'higher'``,
+            ``'midpoint'`` or ``'nearest'``. Default: ``'linear'``.
+
+    Example::
+
+        >>> flow.nanquantile(flow.tensor([0., float("nan"), 2.]), 0.5)
+        tensor(1.)
+    """)
+
+# ---------------------------------------------------------------- differences and integrals
+
+add_doc("diff", "diff(input, n=1, dim=-1, prepend=None, append=None) -> Tensor", r"""
+    The ``n``-th forward difference of ``input`` along ``dim``: ``out[i] = input[i + 1] - input[i]``, applied ``n`` times.
+
+    Each pass shortens ``dim`` by one. For bool tensors the difference is
+    ``!=`` (exclusive or).
+
+    Args:
+        input (Tensor): the tensor, at least 1-D.
+        n (int): how many times to take the difference. Default: 1.
+        dim (int): the dim to take it along. Default: -1.
+        prepend (Tensor or Number, optional): values put before ``input``
+            along ``dim`` first (a tensor of ``input``'s shape except in ``dim``).
+        append (Tensor or Number, optional): values put after ``input`` along
+            ``dim`` first.
+
+    Example::
+
+        >>> x = flow.tensor([1, 4, 9, 16])
+        >>> flow.diff(x)
+        tensor([3, 5, 7])
+        >>> x.diff(n=2)
+        tensor([2, 2])
+        >>> flow.diff(flow.tensor([1, 2]), prepend=flow.tensor([0]))
+        tensor([1, 1])
+    """)
+
+add_doc("trapezoid", "trapezoid(y, x=None, *, dx=None, dim=-1) -> Tensor", r"""
+    Integrates ``y`` along ``dim`` by the trapezoid rule.
+
+    .. math:: \int y \approx \sum_i \frac{(x_{i+1} - x_i)(y_{i+1} + y_i)}{2}
+
+    The sample points are ``x`` (a tensor), or evenly spaced by ``dx`` (default 1).
+    ``trapz`` is the same function under its older name.
+
+    Args:
+        y (Tensor): the values to integrate.
+        x (Tensor or Number, optional): the sample points (1-D along ``dim``,
+            or of ``y``'s shape), or a number used as the spacing.
+        dx (float, optional): the constant spacing of the samples when ``x``
+            is not given. Default: 1.
+        dim (int): the dim to integrate along. Default: -1.
+
+    Returns:
+        Tensor: ``y``'s shape without ``dim``.
+
+    Example::
+
+        >>> y = flow.tensor([1., 2., 3.])
+        >>> flow.trapezoid(y)
+        tensor(4.)
+        >>> flow.trapezoid(y, dx=0.5)
+        tensor(2.)
+        >>> flow.trapezoid(y, flow.tensor([0., 1., 3.]))
+        tensor(6.5000)
+    """, aliases=("trapz",))
+
+add_doc("cumulative_trapezoid", "cumulative_trapezoid(y, x=None, *, dx=None, dim=-1) -> Tensor", r"""
+    The running trapezoid-rule integral of ``y`` along ``dim`` (one element fewer than ``y``).
+
+    The last element equals :func:`monoflow.trapezoid` of the same arguments.
+
+    Args:
+        y (Tensor): the values to integrate.
+        x (Tensor or Number, optional): the sample points, or a number used as
+            the spacing.
+        dx (float, optional): the constant spacing of the samples when ``x``
+            is not given. Default: 1.
+        dim (int): the dim to integrate along. Default: -1.
+
+    Example::
+
+        >>> flow.cumulative_trapezoid(flow.tensor([1., 2., 3.]))
+        tensor([1.5000, 4.0000])
+    """)
+
+# ---------------------------------------------------------------- covariance
+
+add_doc("cov", "cov(input, *, correction=1, fweights=None, aweights=None) -> Tensor", r"""
+    The covariance matrix of the variables in the rows of ``input``, observed in its columns.
+
+    A 1-D ``input`` is one variable, and the result is its variance (0-D).
+    Integer inputs are computed in the default floating dtype.
+
+    Args:
+        input (Tensor): a ``(variables, observations)`` matrix, or a 1-D tensor.
+        correction (int): the difference between the (weighted) number of
+            observations and the divisor; 1 is the unbiased estimate, 0 the
+            population one. Default: 1.
+        fweights (Tensor, optional): integer frequency weights, one per
+            observation (how often each was seen).
+        aweights (Tensor, optional): importance weights, one per observation.
+
+    Returns:
+        Tensor: a ``(variables, variables)`` matrix.
+
+    Example::
+
+        >>> x = flow.tensor([[0., 1., 2.], [2., 1., 0.]])
+        >>> flow.cov(x)
+        tensor([[ 1., -1.],
+                [-1.,  1.]])
+        >>> x.cov(correction=0)
+        tensor([[ 0.6667, -0.6667],
+                [-0.6667,  0.6667]])
+    """)
+
+add_doc("corrcoef", "corrcoef(input) -> Tensor", r"""
+    The Pearson correlation coefficients of the variables in the rows of ``input``.
+
+    The covariance matrix of :func:`monoflow.cov` normalised by the standard
+    deviations, clipped to [-1, 1].
+
+    Args:
+        input (Tensor): a ``(variables, observations)`` matrix, or a 1-D tensor.
+
+    Example::
+
+        >>> flow.corrcoef(flow.tensor([[0., 1., 2.], [2., 1., 0.5]]))
+        tensor([[ 1.0000, -0.9820],
+                [-0.9820,  1.0000]])
+    """)
+
+# ---------------------------------------------------------------- sets and counting
+
+add_doc("unique", "unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None) -> Tensor or tuple", r"""
+    The distinct elements of ``input`` (or its distinct slices along ``dim``), in ascending order.
+
+    The result is sorted also for ``sorted=False`` (which PyTorch allows too).
+    Not differentiable.
+
+    Args:
+        input (Tensor): the tensor to scan (flattened when ``dim`` is None).
+        sorted (bool): accepted for compatibility; the values are always
+            sorted. Default: ``True``.
+        return_inverse (bool): also return, for each element of ``input``, the
+            index of its value in the result (of ``input``'s shape). Default: ``False``.
+        return_counts (bool): also return how often each value occurs. Default: ``False``.
+        dim (int, optional): find the distinct slices along this dim instead
+            of the distinct elements.
+
+    Returns:
+        Tensor, or a tuple ``(values, inverse?, counts?)`` with the outputs asked for.
+
+    Example::
+
+        >>> x = flow.tensor([3, 1, 3, 2])
+        >>> flow.unique(x)
+        tensor([1, 2, 3])
+        >>> x.unique(return_inverse=True, return_counts=True)
+        (tensor([1, 2, 3]), tensor([2, 0, 2, 1]), tensor([1, 1, 2]))
+        >>> flow.unique(flow.tensor([[1, 2], [1, 2], [0, 5]]), dim=0)
+        tensor([[0, 5],
+                [1, 2]])
+    """)
+
+add_doc("unique_consecutive", "unique_consecutive(input, return_inverse=False, return_counts=False, dim=None) -> Tensor or tuple", r"""
+    Collapses each run of equal consecutive elements of ``input`` (or slices along ``dim``) to one.
+
+    Unlike :func:`monoflow.unique`, values are not sorted, and a value that
+    comes back after another one is kept again.
+
+    Args:
+        input (Tensor): the tensor to scan (flattened when ``dim`` is None).
+        return_inverse (bool): also return, for each element of ``input``, the
+            index of its run in the result. Default: ``False``.
+        return_counts (bool): also return the length of each run. Default: ``False``.
+        dim (int, optional): collapse runs of equal slices along this dim.
+
+    Returns:
+        Tensor, or a tuple ``(values, inverse?, counts?)`` with the outputs asked for.
+
+    Example::
+
+        >>> x = flow.tensor([1, 1, 2, 2, 3, 1, 1])
+        >>> flow.unique_consecutive(x)
+        tensor([1, 2, 3, 1])
+        >>> x.unique_consecutive(return_counts=True)
+        (tensor([1, 2, 3, 1]), tensor([2, 2, 1, 2]))
+    """)
+
+add_doc("bincount", "bincount(input, weights=None, minlength=0) -> Tensor", r"""
+    Counts how often each value ``0, 1, ..., max(input)`` occurs in a 1-D tensor of non-negative integers.
+
+    With ``weights``, each occurrence adds its weight instead of 1 (float32
+    weights give float32 sums, other weights float64, as in PyTorch).
+
+    Args:
+        input (Tensor): 1-D, non-negative integers.
+        weights (Tensor, optional): one weight per element of ``input``.
+        minlength (int): the least number of bins. Default: 0.
+
+    Returns:
+        Tensor: ``max(max(input) + 1, minlength)`` bins; ``int64`` without weights.
+
+    Example::
+
+        >>> flow.bincount(flow.tensor([0, 1, 1, 3]))
+        tensor([1, 2, 0, 1])
+        >>> flow.tensor([0, 1, 1]).bincount(weights=flow.tensor([0.5, 1., 2.]))
+        tensor([0.5000, 3.0000])
+        >>> flow.bincount(flow.tensor([1]), minlength=4)
+        tensor([0, 1, 0, 0])
+    """)
+
+add_doc("histc", "histc(input, bins=100, min=0, max=0) -> Tensor", r"""
+    A histogram of the elements of ``input`` in ``bins`` equal-width bins over ``[min, max]``.
+
+    With ``min == max`` (the default) the range is the data's own smallest and
+    largest elements. Elements outside the range are ignored; ``max`` itself
+    falls in the last bin. ``input`` must be floating point; not differentiable.
+
+    Args:
+        input (Tensor): the floating-point values (flattened).
+        bins (int): the number of bins. Default: 100.
+        min (float): the lower end of the range. Default: 0.
+        max (float): the upper end of the range. Default: 0.
+
+    Returns:
+        Tensor: the counts, of ``input``'s dtype, shape ``(bins,)``.
+
+    Example::
+
+        >>> flow.histc(flow.tensor([1., 2., 1.]), bins=4, min=0, max=3)
+        tensor([0., 2., 1., 0.])
+    """)
+
+add_doc("searchsorted", "searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None) -> Tensor", r"""
+    For each value of ``input``, the index at which it would be inserted into ``sorted_sequence`` to keep it sorted.
+
+    The search runs along the last dim of ``sorted_sequence``; if that is not
+    1-D, its leading dims must match ``input``'s. By default the index is
+    before any equal elements (``side='left'``); ``right=True`` or
+    ``side='right'`` puts it after them.
+
+    Args:
+        sorted_sequence (Tensor): ascending along its last dim (or sorted by ``sorter``).
+        input (Tensor or Number): the values to look up.
+        out_int32 (bool): return ``int32`` indices instead of ``int64``. Default: ``False``.
+        right (bool): insert after equal elements. Default: ``False``.
+        side (str, optional): ``'left'`` or ``'right'``, the same as ``right``
+            (they must not contradict each other).
+        sorter (Tensor, optional): the indices that sort an unsorted
+            ``sorted_sequence`` (as :func:`monoflow.argsort` gives).
+
+    Example::
+
+        >>> seq = flow.tensor([1, 3, 5, 7])
+        >>> flow.searchsorted(seq, flow.tensor([3, 6, 9]))
+        tensor([1, 3, 4])
+        >>> flow.searchsorted(seq, flow.tensor([3, 6, 9]), right=True)
+        tensor([2, 3, 4])
+        >>> flow.searchsorted(seq, 4)
+        tensor(2)
+    """)
+
+add_doc("bucketize", "bucketize(input, boundaries, *, out_int32=False, right=False) -> Tensor", r"""
+    The bucket index of each value of ``input``, given the ascending 1-D ``boundaries``.
+
+    The same as ``searchsorted(boundaries, input)``: with ``right=False``
+    value ``v`` goes to bucket ``i`` where ``boundaries[i-1] < v <= boundaries[i]``.
+
+    Args:
+        input (Tensor or Number): the values to place.
+        boundaries (Tensor): 1-D, ascending.
+        out_int32 (bool): return ``int32`` indices instead of ``int64``. Default: ``False``.
+        right (bool): use ``boundaries[i-1] <= v < boundaries[i]`` instead.
+            Default: ``False``.
+
+    Example::
+
+        >>> flow.bucketize(flow.tensor([3, 6, 9]), flow.tensor([1, 3, 5, 7]))
+        tensor([1, 3, 4])
+    """)
