@@ -74,26 +74,129 @@ class _BatchNorm(Module):
 
 
 class BatchNorm1d(_BatchNorm):
-    """Over (N, C) or (N, C, L) inputs."""
+    """Batch normalisation over a 2-d or 3-d input: each channel is normalised with the statistics of the batch, then scaled and shifted: ``y = (x - mean) / sqrt(var + eps) * weight + bias``.
+
+    In training the mean and the biased variance are computed over every dim but the channels; the running variance is updated with the unbiased one. In eval mode the running statistics are used. Another input rank raises ``ValueError``.
+
+    Args:
+        num_features (int): the number of channels ``C`` (dim 1 of the input).
+        eps (float): added to the variance for stability. Default: ``1e-5``.
+        momentum (float, optional): the weight of the new batch in the running statistics' update ``running = (1 - momentum) * running + momentum * batch``; ``None`` uses a cumulative average. Default: ``0.1``.
+        affine (bool): learn a per-channel scale ``weight`` (ones) and shift ``bias`` (zeros). Default: ``True``.
+        track_running_stats (bool): keep ``running_mean``/``running_var`` (and ``num_batches_tracked``) and use them in eval mode; when ``False`` batch statistics are used in both modes. Default: ``True``.
+        device (optional): the device of the parameters and buffers. Default: the default device.
+        dtype (optional): the dtype of the parameters and buffers. Default: the default floating dtype.
+        bias (bool): with ``affine``, also learn the shift (keyword only). Default: ``True``.
+
+    Shape:
+        - Input: ``(N, C)`` or ``(N, C, L)``.
+        - Output: the shape of the input.
+
+    Example::
+
+        >>> m = nn.BatchNorm1d(4)
+        >>> y = m(flow.randn(8, 4) * 3 + 1)
+        >>> y.shape
+        monoflow.Size([8, 4])
+        >>> m.running_mean.shape, int(m.num_batches_tracked)
+        (monoflow.Size([4]), 1)
+        >>> flow.allclose(y.mean(0), flow.zeros(4), atol=1e-5)
+        True
+    """
     _expected_dims = (2, 3)
 
 
 class BatchNorm2d(_BatchNorm):
-    """Over (N, C, H, W) inputs."""
+    """Batch normalisation over a 3-d input: each channel is normalised with the statistics of the batch, then scaled and shifted: ``y = (x - mean) / sqrt(var + eps) * weight + bias``.
+
+    In training the mean and the biased variance are computed over every dim but the channels; the running variance is updated with the unbiased one. In eval mode the running statistics are used. Another input rank raises ``ValueError``.
+
+    Args:
+        num_features (int): the number of channels ``C`` (dim 1 of the input).
+        eps (float): added to the variance for stability. Default: ``1e-5``.
+        momentum (float, optional): the weight of the new batch in the running statistics' update ``running = (1 - momentum) * running + momentum * batch``; ``None`` uses a cumulative average. Default: ``0.1``.
+        affine (bool): learn a per-channel scale ``weight`` (ones) and shift ``bias`` (zeros). Default: ``True``.
+        track_running_stats (bool): keep ``running_mean``/``running_var`` (and ``num_batches_tracked``) and use them in eval mode; when ``False`` batch statistics are used in both modes. Default: ``True``.
+        device (optional): the device of the parameters and buffers. Default: the default device.
+        dtype (optional): the dtype of the parameters and buffers. Default: the default floating dtype.
+        bias (bool): with ``affine``, also learn the shift (keyword only). Default: ``True``.
+
+    Shape:
+        - Input: ``(N, C, H, W)``.
+        - Output: the shape of the input.
+
+    Example::
+
+        >>> m = nn.BatchNorm2d(4)
+        >>> y = m(flow.randn(8, 4, 5, 5) * 3 + 1)
+        >>> y.shape
+        monoflow.Size([8, 4, 5, 5])
+        >>> m.running_mean.shape, int(m.num_batches_tracked)
+        (monoflow.Size([4]), 1)
+    """
     _expected_dims = (4,)
 
 
 class BatchNorm3d(_BatchNorm):
-    """Over (N, C, D, H, W) inputs."""
+    """Batch normalisation over a 4-d input: each channel is normalised with the statistics of the batch, then scaled and shifted: ``y = (x - mean) / sqrt(var + eps) * weight + bias``.
+
+    In training the mean and the biased variance are computed over every dim but the channels; the running variance is updated with the unbiased one. In eval mode the running statistics are used. Another input rank raises ``ValueError``.
+
+    Args:
+        num_features (int): the number of channels ``C`` (dim 1 of the input).
+        eps (float): added to the variance for stability. Default: ``1e-5``.
+        momentum (float, optional): the weight of the new batch in the running statistics' update ``running = (1 - momentum) * running + momentum * batch``; ``None`` uses a cumulative average. Default: ``0.1``.
+        affine (bool): learn a per-channel scale ``weight`` (ones) and shift ``bias`` (zeros). Default: ``True``.
+        track_running_stats (bool): keep ``running_mean``/``running_var`` (and ``num_batches_tracked``) and use them in eval mode; when ``False`` batch statistics are used in both modes. Default: ``True``.
+        device (optional): the device of the parameters and buffers. Default: the default device.
+        dtype (optional): the dtype of the parameters and buffers. Default: the default floating dtype.
+        bias (bool): with ``affine``, also learn the shift (keyword only). Default: ``True``.
+
+    Shape:
+        - Input: ``(N, C, D, H, W)``.
+        - Output: the shape of the input.
+
+    Example::
+
+        >>> m = nn.BatchNorm3d(4)
+        >>> y = m(flow.randn(2, 4, 3, 5, 5) * 3 + 1)
+        >>> y.shape
+        monoflow.Size([2, 4, 3, 5, 5])
+        >>> m.running_mean.shape, int(m.num_batches_tracked)
+        (monoflow.Size([4]), 1)
+    """
     _expected_dims = (5,)
 
 
 class SyncBatchNorm(_BatchNorm):
-    """BatchNorm over (N, C, *) whose batch statistics would span all the
-    processes of ``process_group``. In a single process that is plain
-    batch norm; across processes the statistics are not synchronised yet, so
-    training it with more than one process raises NotImplementedError rather
-    than silently using per-process statistics."""
+    """Batch normalisation over ``(N, C, *)`` whose batch statistics are meant to span the processes of ``process_group``.
+
+    In a single process it is plain batch norm. Synchronising statistics across processes is not implemented: training it with more than one process raises ``NotImplementedError`` rather than silently using per-process statistics. :meth:`convert_sync_batchnorm` replaces the BatchNorm layers of a module.
+
+    Args:
+        num_features (int): the number of channels ``C`` (dim 1 of the input).
+        eps (float): added to the variance for stability. Default: ``1e-5``.
+        momentum (float, optional): the weight of the new batch in the running statistics' update ``running = (1 - momentum) * running + momentum * batch``; ``None`` uses a cumulative average. Default: ``0.1``.
+        affine (bool): learn a per-channel scale ``weight`` (ones) and shift ``bias`` (zeros). Default: ``True``.
+        track_running_stats (bool): keep ``running_mean``/``running_var`` (and ``num_batches_tracked``) and use them in eval mode; when ``False`` batch statistics are used in both modes. Default: ``True``.
+        process_group (optional): the group whose processes share statistics. Default: ``None`` (the world).
+        device (optional): the device of the parameters and buffers. Default: the default device.
+        dtype (optional): the dtype of the parameters and buffers. Default: the default floating dtype.
+
+    Shape:
+        - Input: ``(N, C, *)``, at least 2-d.
+        - Output: the shape of the input.
+
+    Example::
+
+        >>> m = nn.SyncBatchNorm(4)
+        >>> m(flow.randn(8, 4, 3)).shape
+        monoflow.Size([8, 4, 3])
+        >>> nn.SyncBatchNorm.convert_sync_batchnorm(nn.Sequential(nn.BatchNorm2d(4)))
+        Sequential(
+          (0): SyncBatchNorm(4, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)
+        )
+    """
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
                  process_group=None, device=None, dtype=None):

@@ -72,12 +72,87 @@ class _InstanceNorm(Module):
 
 
 class InstanceNorm1d(_InstanceNorm):
+    """Instance normalisation: each (sample, channel) of a ``(N, C, L)`` input is normalised over its own spatial positions.
+
+    Args:
+        num_features (int): the number of channels ``C``.
+        eps (float): added to the variance for stability. Default: ``1e-5``.
+        momentum (float): the update weight of the running statistics. Default: ``0.1``.
+        affine (bool): learn a per-channel ``weight`` and ``bias``. Default: ``False`` (unlike BatchNorm).
+        track_running_stats (bool): keep running statistics and use them in eval mode. Default: ``False``.
+        device (optional): the device of the parameters and buffers. Default: the default device.
+        dtype (optional): the dtype of the parameters and buffers. Default: the default floating dtype.
+
+    Shape:
+        - Input: ``(N, C, L)`` or ``(C, L)``.
+        - Output: the shape of the input.
+
+    Example::
+
+        >>> m = nn.InstanceNorm1d(4)
+        >>> y = m(flow.randn(2, 4, 10))
+        >>> y.shape
+        monoflow.Size([2, 4, 10])
+        >>> flow.allclose(y.mean(-1), flow.zeros(2, 4), atol=1e-5)
+        True
+    """
+
     _spatial = 1
 
 
 class InstanceNorm2d(_InstanceNorm):
+    """Instance normalisation: each (sample, channel) of a ``(N, C, H, W)`` input is normalised over its own spatial positions.
+
+    Args:
+        num_features (int): the number of channels ``C``.
+        eps (float): added to the variance for stability. Default: ``1e-5``.
+        momentum (float): the update weight of the running statistics. Default: ``0.1``.
+        affine (bool): learn a per-channel ``weight`` and ``bias``. Default: ``False`` (unlike BatchNorm).
+        track_running_stats (bool): keep running statistics and use them in eval mode. Default: ``False``.
+        device (optional): the device of the parameters and buffers. Default: the default device.
+        dtype (optional): the dtype of the parameters and buffers. Default: the default floating dtype.
+
+    Shape:
+        - Input: ``(N, C, H, W)`` or ``(C, H, W)``.
+        - Output: the shape of the input.
+
+    Example::
+
+        >>> m = nn.InstanceNorm2d(4)
+        >>> y = m(flow.randn(2, 4, 5, 5))
+        >>> y.shape
+        monoflow.Size([2, 4, 5, 5])
+        >>> flow.allclose(y.mean((2, 3)), flow.zeros(2, 4), atol=1e-5)
+        True
+    """
+
     _spatial = 2
 
 
 class InstanceNorm3d(_InstanceNorm):
+    """Instance normalisation: each (sample, channel) of a ``(N, C, D, H, W)`` input is normalised over its own spatial positions.
+
+    Args:
+        num_features (int): the number of channels ``C``.
+        eps (float): added to the variance for stability. Default: ``1e-5``.
+        momentum (float): the update weight of the running statistics. Default: ``0.1``.
+        affine (bool): learn a per-channel ``weight`` and ``bias``. Default: ``False`` (unlike BatchNorm).
+        track_running_stats (bool): keep running statistics and use them in eval mode. Default: ``False``.
+        device (optional): the device of the parameters and buffers. Default: the default device.
+        dtype (optional): the dtype of the parameters and buffers. Default: the default floating dtype.
+
+    Shape:
+        - Input: ``(N, C, D, H, W)`` or ``(C, D, H, W)``.
+        - Output: the shape of the input.
+
+    Example::
+
+        >>> m = nn.InstanceNorm3d(4)
+        >>> y = m(flow.randn(2, 4, 3, 5, 5))
+        >>> y.shape
+        monoflow.Size([2, 4, 3, 5, 5])
+        >>> flow.allclose(y.mean((2, 3, 4)), flow.zeros(2, 4), atol=1e-5)
+        True
+    """
+
     _spatial = 3

@@ -11,7 +11,29 @@ __all__ = ["LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm"]
 
 
 class LayerNorm(Module):
-    """Normalises over the trailing normalized_shape dims, with an elementwise affine map."""
+    """Layer normalisation: normalises each sample over its trailing ``normalized_shape`` dims, then applies an elementwise affine map: ``y = (x - mean) / sqrt(var + eps) * weight + bias`` (biased variance).
+
+    Args:
+        normalized_shape (int or sequence of int): the trailing dims to normalise over.
+        eps (float): added to the variance for stability. Default: ``1e-5``.
+        elementwise_affine (bool): learn ``weight`` (ones) and ``bias`` (zeros) of shape ``normalized_shape``. Default: ``True``.
+        bias (bool): with ``elementwise_affine``, also learn the bias. Default: ``True``.
+        device (optional): the device of the parameters and buffers. Default: the default device.
+        dtype (optional): the dtype of the parameters and buffers. Default: the default floating dtype.
+
+    Shape:
+        - Input: ``(*, *normalized_shape)``.
+        - Output: the shape of the input.
+
+    Example::
+
+        >>> m = nn.LayerNorm(8)
+        >>> y = m(flow.randn(2, 5, 8))
+        >>> y.shape
+        monoflow.Size([2, 5, 8])
+        >>> flow.allclose(y.mean(-1), flow.zeros(2, 5), atol=1e-5)
+        True
+    """
 
     def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, device=None, dtype=None):
         super().__init__()
@@ -35,7 +57,27 @@ class LayerNorm(Module):
 
 
 class GroupNorm(Module):
-    """Normalises groups of channels per sample, with a per-channel affine map."""
+    """Group normalisation: splits the channels of each sample into ``num_groups`` groups and normalises each group, then applies a per-channel affine map.
+
+    Args:
+        num_groups (int): the number of groups; must divide ``num_channels`` (else ``ValueError``).
+        num_channels (int): the number of channels ``C`` of the input.
+        eps (float): added to the variance for stability. Default: ``1e-5``.
+        affine (bool): learn a per-channel ``weight`` (ones) and ``bias`` (zeros). Default: ``True``.
+        device (optional): the device of the parameters and buffers. Default: the default device.
+        dtype (optional): the dtype of the parameters and buffers. Default: the default floating dtype.
+        bias (bool): with ``affine``, also learn the bias (keyword only). Default: ``True``.
+
+    Shape:
+        - Input: ``(N, C, *)``.
+        - Output: the shape of the input.
+
+    Example::
+
+        >>> m = nn.GroupNorm(2, 6)
+        >>> m(flow.randn(4, 6, 5, 5)).shape
+        monoflow.Size([4, 6, 5, 5])
+    """
 
     def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None, *, bias=True):
         super().__init__()
@@ -60,8 +102,25 @@ class GroupNorm(Module):
 
 
 class RMSNorm(Module):
-    """x / sqrt(mean(x^2) + eps) over the trailing normalized_shape dims, times
-    an elementwise weight (eps None: the dtype's machine epsilon, as torch)."""
+    """Root-mean-square normalisation: ``x / sqrt(mean(x ** 2) + eps) * weight`` over the trailing ``normalized_shape`` dims.
+
+    Args:
+        normalized_shape (int or sequence of int): the trailing dims to normalise over.
+        eps (float, optional): added to the mean square; ``None`` uses the machine epsilon of the input's dtype, as torch. Default: ``None``.
+        elementwise_affine (bool): learn a ``weight`` (ones) of shape ``normalized_shape``. Default: ``True``.
+        device (optional): the device of ``weight``. Default: the default device.
+        dtype (optional): the dtype of ``weight``. Default: the default floating dtype.
+
+    Shape:
+        - Input: ``(*, *normalized_shape)``.
+        - Output: the shape of the input.
+
+    Example::
+
+        >>> m = nn.RMSNorm(4)
+        >>> m(flow.tensor([[1.0, -1.0, 1.0, -1.0]]))
+        tensor([[ 1., -1.,  1., -1.]], grad_fn=<MulBackward0>)
+    """
 
     def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None, dtype=None):
         super().__init__()
@@ -88,6 +147,25 @@ class RMSNorm(Module):
 
 
 class LocalResponseNorm(Module):
+    """Local response normalisation: each element is divided by ``(k + alpha / size * sum of x ** 2 over `size` neighbouring channels) ** beta``.
+
+    Args:
+        size (int): the number of neighbouring channels in the sum.
+        alpha (float): the multiplicative factor. Default: ``1e-4``.
+        beta (float): the exponent. Default: ``0.75``.
+        k (float): the additive constant. Default: ``1.0``.
+
+    Shape:
+        - Input: ``(N, C, *)``.
+        - Output: the shape of the input.
+
+    Example::
+
+        >>> m = nn.LocalResponseNorm(2)
+        >>> m(flow.randn(2, 4, 5, 5)).shape
+        monoflow.Size([2, 4, 5, 5])
+    """
+
     def __init__(self, size, alpha=1e-4, beta=0.75, k=1.0):
         super().__init__()
         self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
