@@ -999,3 +999,33 @@ add_doc("pad", "pad(input, pad, mode='constant', value=None) -> Tensor", """
         >>> flow.pad(flow.tensor([[1., 2., 3.]]), (2, 0), mode="reflect")
         tensor([[3., 2., 1., 2., 3.]])
     """)
+
+add_doc("numel", "numel(input) -> int", """
+    Returns the number of elements of ``input`` (the product of its sizes;
+    1 for a 0-D tensor).
+
+    Args:
+        input (Tensor): the tensor.
+
+    Example::
+
+        >>> flow.numel(flow.zeros(2, 3))
+        6
+        >>> flow.tensor(5).numel()
+        1
+    """)
+
+add_doc("is_tensor", "is_tensor(obj) -> bool", """
+    Returns whether ``obj`` is a monoflow Tensor (of any dtype, local or
+    global; parameters included).
+
+    Args:
+        obj (object): the object to test.
+
+    Example::
+
+        >>> flow.is_tensor(flow.zeros(2))
+        True
+        >>> flow.is_tensor([1, 2])
+        False
+    """, method=False)
