@@ -144,7 +144,39 @@ def _concat(tensors, dtype):
 # --------------------------------------------------------------- collectives
 
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
-    """Reduces `tensor` across the group in place."""
+    """Reduces ``tensor`` across the ranks of the group, in place: every rank gets the result.
+
+    A non-contiguous tensor, or a float16/bfloat16 one (reduced through
+    float32), is staged through a buffer and the result copied back.
+
+    Args:
+        tensor (Tensor): the input and the output, the same shape and dtype on every rank.
+        op (ReduceOp): the reduction: ``SUM``, ``PRODUCT``, ``MIN``, ``MAX`` or ``AVG``
+            (``AVG`` needs a floating-point tensor). Default: ``ReduceOp.SUM``.
+        group (ProcessGroup, optional): the group to work in; ``None`` is the default
+            group. On a rank outside the group the call does nothing and returns ``None``.
+        async_op (bool): return a :class:`Work` handle at once instead of waiting; the
+            results are in the tensors once its ``wait()`` returns. Default: ``False``.
+
+    Returns:
+        Work or None: a handle with ``async_op=True``, else ``None``.
+
+    Raises:
+        RuntimeError: when the default group is not initialized, or a peer fails or
+            does not arrive within the group's timeout.
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> dist.is_available()
+        True
+        >>> # in each of 2 processes (python -m monoflow.distributed.launch --nproc-per-node 2 ...),
+        >>> # after dist.init_process_group("gloo"):
+        >>> t = flow.tensor([1.0, 2.0]) * (dist.get_rank() + 1)  # doctest: +SKIP
+        >>> dist.all_reduce(t)  # doctest: +SKIP
+        >>> t  # doctest: +SKIP
+        tensor([3., 6.])
+    """
     _check_tensor(tensor, "all_reduce")
     g = _group(group, "all_reduce")
     if g is None:
@@ -157,7 +189,31 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
 
 
 def broadcast(tensor, src=0, group=None, async_op=False):
-    """Copies `tensor` of global rank `src` into `tensor` on every rank."""
+    """Copies ``tensor`` of rank ``src`` into ``tensor`` on every other rank of the group.
+
+    Args:
+        tensor (Tensor): the data on ``src``, the output elsewhere (same shape and dtype).
+        src (int): the global rank of the source. Default: ``0``.
+        group (ProcessGroup, optional): the group to work in; ``None`` is the default
+            group. On a rank outside the group the call does nothing and returns ``None``.
+        async_op (bool): return a :class:`Work` handle at once instead of waiting; the
+            results are in the tensors once its ``wait()`` returns. Default: ``False``.
+
+    Returns:
+        Work or None: a handle with ``async_op=True``, else ``None``.
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> dist.is_available()
+        True
+        >>> # in each of 2 processes (python -m monoflow.distributed.launch --nproc-per-node 2 ...),
+        >>> # after dist.init_process_group("gloo"):
+        >>> t = flow.arange(3) if dist.get_rank() == 0 else flow.zeros(3, dtype=flow.int64)  # doctest: +SKIP
+        >>> dist.broadcast(t, src=0)  # doctest: +SKIP
+        >>> t  # doctest: +SKIP
+        tensor([0, 1, 2])
+    """
     _check_tensor(tensor, "broadcast")
     g = _group(group, "broadcast")
     if g is None:
@@ -170,7 +226,33 @@ def broadcast(tensor, src=0, group=None, async_op=False):
 
 
 def reduce(tensor, dst=0, op=ReduceOp.SUM, group=None, async_op=False):
-    """Reduces into `tensor` of global rank `dst`; other ranks' tensors are unchanged."""
+    """Reduces ``tensor`` across the group into ``tensor`` of rank ``dst``; other ranks' tensors are unchanged.
+
+    Args:
+        tensor (Tensor): the input on every rank, and the output on ``dst``.
+        dst (int): the global rank that receives the result. Default: ``0``.
+        op (ReduceOp): the reduction: ``SUM``, ``PRODUCT``, ``MIN``, ``MAX`` or ``AVG``
+            (``AVG`` needs a floating-point tensor). Default: ``ReduceOp.SUM``.
+        group (ProcessGroup, optional): the group to work in; ``None`` is the default
+            group. On a rank outside the group the call does nothing and returns ``None``.
+        async_op (bool): return a :class:`Work` handle at once instead of waiting; the
+            results are in the tensors once its ``wait()`` returns. Default: ``False``.
+
+    Returns:
+        Work or None: a handle with ``async_op=True``, else ``None``.
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> dist.is_available()
+        True
+        >>> # in each of 2 processes (python -m monoflow.distributed.launch --nproc-per-node 2 ...),
+        >>> # after dist.init_process_group("gloo"):
+        >>> t = flow.tensor([1.0, 2.0]) * (dist.get_rank() + 1)  # doctest: +SKIP
+        >>> dist.reduce(t, dst=0, op=dist.ReduceOp.MAX)  # doctest: +SKIP
+        >>> t  # on rank 0  # doctest: +SKIP
+        tensor([2., 4.])
+    """
     _check_tensor(tensor, "reduce")
     g = _group(group, "reduce")
     if g is None:
@@ -185,7 +267,35 @@ def reduce(tensor, dst=0, op=ReduceOp.SUM, group=None, async_op=False):
 
 
 def all_gather(tensor_list, tensor, group=None, async_op=False):
-    """tensor_list[r] receives rank r's `tensor` (sizes may differ per rank)."""
+    """Gathers every rank's ``tensor`` into ``tensor_list`` on every rank: ``tensor_list[r]`` gets rank ``r``'s.
+
+    The ranks' tensors may differ in size; ``tensor_list[r]`` must have rank
+    ``r``'s number of elements.
+
+    Args:
+        tensor_list (list of Tensor): the outputs, one per rank of the group.
+        tensor (Tensor): this rank's input.
+        group (ProcessGroup, optional): the group to work in; ``None`` is the default
+            group. On a rank outside the group the call does nothing and returns ``None``.
+        async_op (bool): return a :class:`Work` handle at once instead of waiting; the
+            results are in the tensors once its ``wait()`` returns. Default: ``False``.
+
+    Returns:
+        Work or None: a handle with ``async_op=True`` (its ``result()`` is
+        ``tensor_list``), else ``None``.
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> dist.is_available()
+        True
+        >>> # in each of 2 processes (python -m monoflow.distributed.launch --nproc-per-node 2 ...),
+        >>> # after dist.init_process_group("gloo"):
+        >>> out = [flow.zeros(2) for _ in range(2)]  # doctest: +SKIP
+        >>> dist.all_gather(out, flow.full((2,), float(dist.get_rank())))  # doctest: +SKIP
+        >>> out  # doctest: +SKIP
+        [tensor([0., 0.]), tensor([1., 1.])]
+    """
     _check_tensor(tensor, "all_gather")
     g = _group(group, "all_gather")
     if g is None:
@@ -203,7 +313,32 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
-    """output_tensor (world_size * input's numel elements) = every rank's input, in rank order."""
+    """Gathers every rank's ``input_tensor`` into one tensor, in rank order, on every rank.
+
+    Args:
+        output_tensor (Tensor): the output, of ``world_size * input_tensor.numel()``
+            elements and the input's dtype (e.g. the inputs stacked or concatenated).
+        input_tensor (Tensor): this rank's input, the same size on every rank.
+        group (ProcessGroup, optional): the group to work in; ``None`` is the default
+            group. On a rank outside the group the call does nothing and returns ``None``.
+        async_op (bool): return a :class:`Work` handle at once instead of waiting; the
+            results are in the tensors once its ``wait()`` returns. Default: ``False``.
+
+    Returns:
+        Work or None: a handle with ``async_op=True``, else ``None``.
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> dist.is_available()
+        True
+        >>> # in each of 2 processes (python -m monoflow.distributed.launch --nproc-per-node 2 ...),
+        >>> # after dist.init_process_group("gloo"):
+        >>> out = flow.zeros(4)  # doctest: +SKIP
+        >>> dist.all_gather_into_tensor(out, flow.full((2,), float(dist.get_rank())))  # doctest: +SKIP
+        >>> out  # doctest: +SKIP
+        tensor([0., 0., 1., 1.])
+    """
     _check_tensor(output_tensor, "all_gather_into_tensor", "output_tensor")
     _check_tensor(input_tensor, "all_gather_into_tensor", "input_tensor")
     g = _group(group, "all_gather_into_tensor")
@@ -229,7 +364,34 @@ def _reduce_scatter_flat(g, what, out_s, flat_in, counts, op, async_op):
 
 
 def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
-    """output = reduction over ranks of their input_list[this rank]."""
+    """Reduces the ranks' ``input_list`` element-wise and scatters the result: rank ``r`` gets the reduction of every rank's ``input_list[r]``.
+
+    Args:
+        output (Tensor): this rank's result.
+        input_list (list of Tensor): one tensor per rank of the group;
+            ``input_list[r]`` has the number of elements of rank ``r``'s output.
+        op (ReduceOp): the reduction: ``SUM``, ``PRODUCT``, ``MIN``, ``MAX`` or ``AVG``
+            (``AVG`` needs a floating-point tensor). Default: ``ReduceOp.SUM``.
+        group (ProcessGroup, optional): the group to work in; ``None`` is the default
+            group. On a rank outside the group the call does nothing and returns ``None``.
+        async_op (bool): return a :class:`Work` handle at once instead of waiting; the
+            results are in the tensors once its ``wait()`` returns. Default: ``False``.
+
+    Returns:
+        Work or None: a handle with ``async_op=True``, else ``None``.
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> dist.is_available()
+        True
+        >>> # in each of 2 processes (python -m monoflow.distributed.launch --nproc-per-node 2 ...),
+        >>> # after dist.init_process_group("gloo"):
+        >>> out = flow.zeros(1)  # doctest: +SKIP
+        >>> dist.reduce_scatter(out, [flow.tensor([1.0]), flow.tensor([10.0])])  # doctest: +SKIP
+        >>> out  # rank 0; rank 1 gets tensor([20.])  # doctest: +SKIP
+        tensor([2.])
+    """
     _check_tensor(output, "reduce_scatter", "output")
     g = _group(group, "reduce_scatter")
     if g is None:
@@ -245,7 +407,33 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
 
 
 def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
-    """output = reduction over ranks of chunk `rank` of input (world_size equal chunks)."""
+    """Reduces the ranks' ``input`` element-wise and scatters it in equal chunks: rank ``r`` gets chunk ``r``.
+
+    Args:
+        output (Tensor): this rank's chunk of the result.
+        input (Tensor): ``world_size * output.numel()`` elements, the same on every rank.
+        op (ReduceOp): the reduction: ``SUM``, ``PRODUCT``, ``MIN``, ``MAX`` or ``AVG``
+            (``AVG`` needs a floating-point tensor). Default: ``ReduceOp.SUM``.
+        group (ProcessGroup, optional): the group to work in; ``None`` is the default
+            group. On a rank outside the group the call does nothing and returns ``None``.
+        async_op (bool): return a :class:`Work` handle at once instead of waiting; the
+            results are in the tensors once its ``wait()`` returns. Default: ``False``.
+
+    Returns:
+        Work or None: a handle with ``async_op=True``, else ``None``.
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> dist.is_available()
+        True
+        >>> # in each of 2 processes (python -m monoflow.distributed.launch --nproc-per-node 2 ...),
+        >>> # after dist.init_process_group("gloo"):
+        >>> out = flow.zeros(2)  # doctest: +SKIP
+        >>> dist.reduce_scatter_tensor(out, flow.arange(4).float())  # doctest: +SKIP
+        >>> out  # rank 0; rank 1 gets tensor([4., 6.])  # doctest: +SKIP
+        tensor([0., 2.])
+    """
     _check_tensor(output, "reduce_scatter_tensor", "output")
     _check_tensor(input, "reduce_scatter_tensor", "input")
     g = _group(group, "reduce_scatter_tensor")
@@ -261,7 +449,33 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
 
 
 def gather(tensor, gather_list=None, dst=0, group=None, async_op=False):
-    """gather_list (on dst only) receives every rank's tensor."""
+    """Gathers every rank's ``tensor`` into ``gather_list`` on rank ``dst``.
+
+    Args:
+        tensor (Tensor): this rank's input, the same size on every rank.
+        gather_list (list of Tensor, optional): on ``dst``, one output per rank; must be
+            ``None`` (or empty) on the other ranks. Default: ``None``.
+        dst (int): the global rank that receives. Default: ``0``.
+        group (ProcessGroup, optional): the group to work in; ``None`` is the default
+            group. On a rank outside the group the call does nothing and returns ``None``.
+        async_op (bool): return a :class:`Work` handle at once instead of waiting; the
+            results are in the tensors once its ``wait()`` returns. Default: ``False``.
+
+    Returns:
+        Work or None: a handle with ``async_op=True``, else ``None``.
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> dist.is_available()
+        True
+        >>> # in each of 2 processes (python -m monoflow.distributed.launch --nproc-per-node 2 ...),
+        >>> # after dist.init_process_group("gloo"):
+        >>> out = [flow.zeros(1), flow.zeros(1)] if dist.get_rank() == 0 else None  # doctest: +SKIP
+        >>> dist.gather(flow.tensor([float(dist.get_rank())]), out, dst=0)  # doctest: +SKIP
+        >>> out  # on rank 0  # doctest: +SKIP
+        [tensor([0.]), tensor([1.])]
+    """
     _check_tensor(tensor, "gather")
     g = _group(group, "gather")
     if g is None:
@@ -284,7 +498,34 @@ def gather(tensor, gather_list=None, dst=0, group=None, async_op=False):
 
 
 def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False):
-    """tensor on rank r receives scatter_list[r] of rank src."""
+    """Scatters ``scatter_list`` of rank ``src``: ``tensor`` on rank ``r`` receives ``scatter_list[r]``.
+
+    Args:
+        tensor (Tensor): this rank's output.
+        scatter_list (list of Tensor, optional): on ``src``, one tensor per rank, each
+            of ``tensor``'s size; ``None`` (or empty) on the other ranks. Default: ``None``.
+        src (int): the global rank that sends. Default: ``0``.
+        group (ProcessGroup, optional): the group to work in; ``None`` is the default
+            group. On a rank outside the group the call does nothing and returns ``None``.
+        async_op (bool): return a :class:`Work` handle at once instead of waiting; the
+            results are in the tensors once its ``wait()`` returns. Default: ``False``.
+
+    Returns:
+        Work or None: a handle with ``async_op=True``, else ``None``.
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> dist.is_available()
+        True
+        >>> # in each of 2 processes (python -m monoflow.distributed.launch --nproc-per-node 2 ...),
+        >>> # after dist.init_process_group("gloo"):
+        >>> t = flow.zeros(1)  # doctest: +SKIP
+        >>> parts = [flow.tensor([5.0]), flow.tensor([7.0])] if dist.get_rank() == 0 else None  # doctest: +SKIP
+        >>> dist.scatter(t, parts, src=0)  # doctest: +SKIP
+        >>> t  # rank 1  # doctest: +SKIP
+        tensor([7.])
+    """
     _check_tensor(tensor, "scatter")
     g = _group(group, "scatter")
     if g is None:
@@ -306,7 +547,34 @@ def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False):
 
 
 def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False):
-    """output_tensor_list[r] receives rank r's input_tensor_list[this rank]."""
+    """Exchanges tensors between all ranks: ``output_tensor_list[r]`` receives rank ``r``'s ``input_tensor_list[this rank]``.
+
+    Args:
+        output_tensor_list (list of Tensor): one output per rank of the group.
+        input_tensor_list (list of Tensor): one input per rank, the same dtype;
+            ``input_tensor_list[r]`` goes to rank ``r``.
+        group (ProcessGroup, optional): the group to work in; ``None`` is the default
+            group. On a rank outside the group the call does nothing and returns ``None``.
+        async_op (bool): return a :class:`Work` handle at once instead of waiting; the
+            results are in the tensors once its ``wait()`` returns. Default: ``False``.
+
+    Returns:
+        Work or None: a handle with ``async_op=True`` (its ``result()`` is
+        ``output_tensor_list``), else ``None``.
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> dist.is_available()
+        True
+        >>> # in each of 2 processes (python -m monoflow.distributed.launch --nproc-per-node 2 ...),
+        >>> # after dist.init_process_group("gloo"):
+        >>> me = dist.get_rank()  # doctest: +SKIP
+        >>> out = [flow.zeros(1), flow.zeros(1)]  # doctest: +SKIP
+        >>> dist.all_to_all(out, [flow.tensor([10.0 * me]), flow.tensor([10.0 * me + 1])])  # doctest: +SKIP
+        >>> out  # rank 1  # doctest: +SKIP
+        [tensor([1.]), tensor([11.])]
+    """
     g = _group(group, "all_to_all")
     if g is None:
         return None
@@ -326,8 +594,35 @@ def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False
 
 def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=None, group=None,
                       async_op=False):
-    """Splits input along dim 0 (equally, or by input_split_sizes), sends part r
-    to rank r, and concatenates what arrives into output along dim 0."""
+    """Splits ``input`` along dimension 0, sends part ``r`` to rank ``r``, and concatenates what arrives into ``output``.
+
+    Args:
+        output (Tensor): the received parts, concatenated along dimension 0.
+        input (Tensor): the parts to send, along dimension 0.
+        output_split_sizes (list of int, optional): rows received from each rank;
+            ``None`` splits ``output`` equally. Default: ``None``.
+        input_split_sizes (list of int, optional): rows sent to each rank; ``None``
+            splits ``input`` equally (``ValueError`` when not divisible). Default: ``None``.
+        group (ProcessGroup, optional): the group to work in; ``None`` is the default
+            group. On a rank outside the group the call does nothing and returns ``None``.
+        async_op (bool): return a :class:`Work` handle at once instead of waiting; the
+            results are in the tensors once its ``wait()`` returns. Default: ``False``.
+
+    Returns:
+        Work or None: a handle with ``async_op=True``, else ``None``.
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> dist.is_available()
+        True
+        >>> # in each of 2 processes (python -m monoflow.distributed.launch --nproc-per-node 2 ...),
+        >>> # after dist.init_process_group("gloo"):
+        >>> out = flow.zeros(2)  # doctest: +SKIP
+        >>> dist.all_to_all_single(out, flow.tensor([0.0, 1.0]) + 10 * dist.get_rank())  # doctest: +SKIP
+        >>> out  # rank 0; rank 1 gets tensor([ 1., 11.])  # doctest: +SKIP
+        tensor([ 0., 10.])
+    """
     _check_tensor(output, "all_to_all_single", "output")
     _check_tensor(input, "all_to_all_single", "input")
     g = _group(group, "all_to_all_single")
@@ -357,6 +652,28 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
 
 
 def barrier(group=None, async_op=False, device_ids=None):
+    """Blocks until every rank of the group has entered the barrier.
+
+    Args:
+        group (ProcessGroup, optional): the group to work in; ``None`` is the default
+            group. On a rank outside the group the call does nothing and returns ``None``.
+        async_op (bool): return a :class:`Work` handle at once instead of waiting; the
+            results are in the tensors once its ``wait()`` returns. Default: ``False``.
+        device_ids (list of int, optional): accepted for torch compatibility and
+            ignored. Default: ``None``.
+
+    Returns:
+        Work or None: a handle with ``async_op=True``, else ``None``.
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> dist.is_available()
+        True
+        >>> # in each of 2 processes (python -m monoflow.distributed.launch --nproc-per-node 2 ...),
+        >>> # after dist.init_process_group("gloo"):
+        >>> dist.barrier()  # doctest: +SKIP
+    """
     g = _group(group, "barrier")
     if g is None:
         return None
@@ -368,6 +685,30 @@ def barrier(group=None, async_op=False, device_ids=None):
 # --------------------------------------------------------- point to point
 
 def isend(tensor, dst, group=None, tag=0):
+    """Starts sending ``tensor`` to rank ``dst`` and returns at once; ``wait()`` on the handle.
+
+    Args:
+        tensor (Tensor): the data; keep it unchanged until the send completes.
+        dst (int): the global rank of the receiver (not this rank).
+        group (ProcessGroup, optional): the group; ``None`` is the default group.
+        tag (int): matches this send with the ``irecv`` of the same tag. Default: ``0``.
+
+    Returns:
+        Work: the handle (``None`` on a rank outside ``group``).
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> dist.is_available()
+        True
+        >>> # in each of 2 processes (python -m monoflow.distributed.launch --nproc-per-node 2 ...),
+        >>> # after dist.init_process_group("gloo"):
+        >>> if dist.get_rank() == 0:  # doctest: +SKIP
+        >>>     dist.isend(flow.tensor([1.0, 2.0]), dst=1).wait()  # doctest: +SKIP
+        >>> else:  # doctest: +SKIP
+        >>>     buf = flow.zeros(2)  # doctest: +SKIP
+        >>>     dist.irecv(buf, src=0).wait()  # doctest: +SKIP
+    """
     _check_tensor(tensor, "isend")
     g = _group(group, "isend")
     if g is None:
@@ -382,6 +723,32 @@ def isend(tensor, dst, group=None, tag=0):
 
 
 def irecv(tensor, src=None, group=None, tag=0):
+    """Starts receiving into ``tensor`` from rank ``src`` and returns at once; ``wait()`` on the handle.
+
+    Args:
+        tensor (Tensor): the output, of the sent tensor's size and dtype.
+        src (int): the global rank of the sender; ``None`` (any rank, in torch) raises
+            ``ValueError`` here.
+        group (ProcessGroup, optional): the group; ``None`` is the default group.
+        tag (int): matches this receive with the ``isend`` of the same tag. Default: ``0``.
+
+    Returns:
+        Work: the handle (``None`` on a rank outside ``group``).
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> dist.is_available()
+        True
+        >>> # in each of 2 processes (python -m monoflow.distributed.launch --nproc-per-node 2 ...),
+        >>> # after dist.init_process_group("gloo"):
+        >>> buf = flow.zeros(2)  # doctest: +SKIP
+        >>> work = dist.irecv(buf, src=0)  # on rank 1  # doctest: +SKIP
+        >>> work.wait()  # doctest: +SKIP
+        True
+        >>> buf  # doctest: +SKIP
+        tensor([1., 2.])
+    """
     _check_tensor(tensor, "irecv")
     g = _group(group, "irecv")
     if g is None:
@@ -398,13 +765,58 @@ def irecv(tensor, src=None, group=None, tag=0):
 
 
 def send(tensor, dst, group=None, tag=0):
+    """Sends ``tensor`` to rank ``dst`` and waits until it is sent.
+
+    Args:
+        tensor (Tensor): the data.
+        dst (int): the global rank of the receiver (not this rank).
+        group (ProcessGroup, optional): the group; ``None`` is the default group.
+        tag (int): matches this send with the ``recv`` of the same tag. Default: ``0``.
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> dist.is_available()
+        True
+        >>> # in each of 2 processes (python -m monoflow.distributed.launch --nproc-per-node 2 ...),
+        >>> # after dist.init_process_group("gloo"):
+        >>> if dist.get_rank() == 0:  # doctest: +SKIP
+        >>>     dist.send(flow.tensor([1.0, 2.0]), dst=1)  # doctest: +SKIP
+        >>> else:  # doctest: +SKIP
+        >>>     buf = flow.zeros(2)  # doctest: +SKIP
+        >>>     dist.recv(buf, src=0)  # doctest: +SKIP
+    """
     w = isend(tensor, dst, group, tag)
     if w is not None:
         w.wait()
 
 
 def recv(tensor, src=None, group=None, tag=0):
-    """Receives into tensor; returns the sender's global rank."""
+    """Receives into ``tensor`` from rank ``src`` and waits until it has arrived.
+
+    Args:
+        tensor (Tensor): the output, of the sent tensor's size and dtype.
+        src (int): the global rank of the sender; ``None`` (any rank, in torch) raises
+            ``ValueError`` here.
+        group (ProcessGroup, optional): the group; ``None`` is the default group.
+        tag (int): matches this receive with the ``send`` of the same tag. Default: ``0``.
+
+    Returns:
+        int: the sender's global rank.
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> dist.is_available()
+        True
+        >>> # in each of 2 processes (python -m monoflow.distributed.launch --nproc-per-node 2 ...),
+        >>> # after dist.init_process_group("gloo"):
+        >>> buf = flow.zeros(2)  # doctest: +SKIP
+        >>> dist.recv(buf, src=0)  # on rank 1  # doctest: +SKIP
+        0
+        >>> buf  # doctest: +SKIP
+        tensor([1., 2.])
+    """
     w = irecv(tensor, src, group, tag)
     if w is not None:
         w.wait()
@@ -412,7 +824,23 @@ def recv(tensor, src=None, group=None, tag=0):
 
 
 class P2POp:
-    """One operation of batch_isend_irecv: P2POp(dist.isend, tensor, peer)."""
+    """One point-to-point operation for :func:`batch_isend_irecv`.
+
+    Args:
+        op (function): ``monoflow.distributed.isend`` or ``monoflow.distributed.irecv``;
+            anything else raises ``ValueError``.
+        tensor (Tensor): the tensor to send, or to receive into.
+        peer (int): the global rank of the other side.
+        group (ProcessGroup, optional): the group; ``None`` is the default group.
+        tag (int): the tag that matches a send with its receive. Default: ``0``.
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> op = dist.P2POp(dist.isend, flow.ones(2), peer=1)
+        >>> op.peer, op.tag
+        (1, 0)
+    """
 
     def __init__(self, op, tensor, peer, group=None, tag=0):
         if op not in (isend, irecv):
@@ -421,6 +849,29 @@ class P2POp:
 
 
 def batch_isend_irecv(p2p_op_list):
+    """Starts every :class:`P2POp` of the list and returns their handles, to ``wait()`` on.
+
+    Args:
+        p2p_op_list (list of P2POp): the sends and receives, in the order they start.
+
+    Returns:
+        list of Work: one handle per operation.
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> dist.is_available()
+        True
+        >>> # in each of 2 processes (python -m monoflow.distributed.launch --nproc-per-node 2 ...),
+        >>> # after dist.init_process_group("gloo"):
+        >>> me, peer = dist.get_rank(), 1 - dist.get_rank()  # doctest: +SKIP
+        >>> buf = flow.zeros(1)  # doctest: +SKIP
+        >>> ops = [dist.P2POp(dist.isend, flow.tensor([float(me)]), peer), dist.P2POp(dist.irecv, buf, peer)]  # doctest: +SKIP
+        >>> for work in dist.batch_isend_irecv(ops):  # doctest: +SKIP
+        >>>     work.wait()  # doctest: +SKIP
+        >>> buf  # on rank 0  # doctest: +SKIP
+        tensor([1.])
+    """
     return [p.op(p.tensor, p.peer, p.group, p.tag) for p in p2p_op_list]
 
 
@@ -441,6 +892,24 @@ def get_comm_stats(group=None):
     N is the buffer the engine moves: float16/bfloat16 reductions are staged
     through float32 (Note [Staging]) and count 4 bytes per element.
     A rank outside `group` gets zeros.
+
+    Args:
+        group (ProcessGroup, optional): the group; ``None`` is the default group.
+
+    Returns:
+        dict: ``{"bytes": int, "calls": int}``.
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> dist.is_available()
+        True
+        >>> # in each of 2 processes (python -m monoflow.distributed.launch --nproc-per-node 2 ...),
+        >>> # after dist.init_process_group("gloo"):
+        >>> dist.reset_comm_stats()  # doctest: +SKIP
+        >>> dist.all_reduce(flow.zeros(1024))  # 4 KiB of float32  # doctest: +SKIP
+        >>> dist.get_comm_stats()  # doctest: +SKIP
+        {'bytes': 4096, 'calls': 1}
     """
     g = _group(group, "get_comm_stats")
     if g is None:
@@ -450,7 +919,24 @@ def get_comm_stats(group=None):
 
 
 def reset_comm_stats(group=None):
-    """Sets `group`'s counters on this rank to zero (ops still in flight count when they finish)."""
+    """Sets the traffic counters of :func:`get_comm_stats` for ``group`` on this rank to zero.
+
+    Operations still in flight count when they finish.
+
+    Args:
+        group (ProcessGroup, optional): the group; ``None`` is the default group.
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> dist.is_available()
+        True
+        >>> # in each of 2 processes (python -m monoflow.distributed.launch --nproc-per-node 2 ...),
+        >>> # after dist.init_process_group("gloo"):
+        >>> dist.reset_comm_stats()  # doctest: +SKIP
+        >>> dist.get_comm_stats()  # doctest: +SKIP
+        {'bytes': 0, 'calls': 0}
+    """
     g = _group(group, "reset_comm_stats")
     if g is not None:
         g._c.reset_comm_stats()

@@ -2,9 +2,33 @@
 
 
 class Work:
-    """wait() blocks until the operation is done on this rank, raises its error
-    (RuntimeError) and finishes it (copies staged results back into the
-    caller's tensors); is_completed() polls without blocking."""
+    """The handle of an operation started with ``async_op=True`` (or by ``isend``/``irecv``).
+
+    ``wait()`` blocks until the operation is done on this rank, raises its error
+    (``RuntimeError``) and finishes it (copies staged results back into the
+    caller's tensors); ``is_completed()`` polls without blocking;
+    ``is_success()``, ``exception()`` and ``result()`` report the outcome.
+    Made by the collectives, not by users.
+
+    Args:
+        cwork: the collective library's handle.
+        keep: the buffers the engine reads and writes, kept alive until done.
+        finish (callable, optional): what ``wait()`` runs once the operation is done
+            (the copy back of staged results). Default: ``None``.
+        result (optional): what ``result()`` returns (e.g. the output list). Default: ``None``.
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> dist.is_available()
+        True
+        >>> t = flow.ones(2)
+        >>> work = dist.all_reduce(t, async_op=True)  # doctest: +SKIP
+        >>> work.wait()  # doctest: +SKIP
+        True
+        >>> work.is_completed(), t  # doctest: +SKIP
+        (True, tensor([2., 2.]))
+    """
 
     def __init__(self, cwork, keep, finish=None, result=None):
         self._c = cwork
