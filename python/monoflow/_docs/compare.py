@@ -1,4 +1,4 @@
-"""Comparisons and logical ops: eq/ne/lt/..., isclose, allclose, isnan, where, sorting and top-k."""
+"""Comparisons and logical ops: eq/ne/lt/..., isnan/isinf/..., isin, logical ops, where."""
 from monoflow._docs import add_doc, add_inplace_docs
 
 # ---------------------------------------------------------------- element-wise comparisons
