@@ -105,6 +105,9 @@ def _set_doc(obj, doc, text_signature=None):
         obj = obj.__func__
         obj.__doc__ = doc
         return
+    if type(obj).__name__ == "cython_function_or_method":
+        obj.__doc__ = doc  # a module-level function of _C: its __doc__ is writable
+        return
     if text_signature is not None and inspect.ismethoddescriptor(obj) and not inspect.isdatadescriptor(obj):
         doc = f"{text_signature}\n--\n\n{doc}"
     _C.set_builtin_doc(obj, doc)
