@@ -33,20 +33,68 @@ class _GradModeContext:
 
 
 class no_grad(_GradModeContext):
-    """Disables gradient recording inside the block (or the decorated function)."""
+    """Disables gradient recording inside the block (or the decorated function).
+
+    Operations run inside are not recorded by autograd: their results have
+    ``requires_grad=False``, which saves the memory of the graph (evaluation,
+    parameter updates). The mode is per thread, and the previous one comes
+    back on exit. Works as ``with no_grad():`` and as the decorator
+    ``@no_grad()``.
+
+    Example::
+
+        >>> x = flow.ones(2, requires_grad=True)
+        >>> with flow.no_grad():
+        ...     y = x * 2
+        >>> y.requires_grad
+        False
+        >>> @flow.no_grad()
+        ... def double(t):
+        ...     return t * 2
+        >>> double(x).requires_grad
+        False
+    """
 
     _enabled = False
 
 
 class enable_grad(_GradModeContext):
-    """Enables gradient recording inside the block, e.g. within ``no_grad``."""
+    """Enables gradient recording inside the block (or the decorated
+    function), e.g. within a :class:`monoflow.no_grad` block; the previous
+    mode comes back on exit.
+
+    Example::
+
+        >>> x = flow.ones(2, requires_grad=True)
+        >>> with flow.no_grad():
+        ...     with flow.enable_grad():
+        ...         y = x * 2
+        >>> y.requires_grad
+        True
+    """
 
     _enabled = True
 
 
 class set_grad_enabled(_GradModeContext):
-    """Sets grad mode to ``mode``; takes effect immediately, like torch's, and
-    restores the previous mode when used as a context manager."""
+    """Sets grad mode to ``mode``: on (``True``) or off (``False``).
+
+    As in torch, it takes effect as soon as it is called, so
+    ``set_grad_enabled(False)`` alone is a switch; used as a context manager
+    (or a decorator) it restores the previous mode on exit.
+
+    Args:
+        mode (bool): whether autograd records operations.
+
+    Example::
+
+        >>> x = flow.ones(2, requires_grad=True)
+        >>> with flow.set_grad_enabled(False):
+        ...     (x * 2).requires_grad
+        False
+        >>> flow.is_grad_enabled()
+        True
+    """
 
     def __init__(self, mode):
         self._prev = _C.is_grad_enabled()
@@ -65,8 +113,28 @@ class set_grad_enabled(_GradModeContext):
 
 
 class inference_mode(_GradModeContext):
-    """Like ``no_grad`` (monoflow has no separate inference tensors): nothing
-    inside the block is recorded. ``inference_mode(False)`` changes nothing."""
+    """Disables gradient recording inside the block, for inference.
+
+    monoflow has no separate inference tensors, so this is
+    :class:`monoflow.no_grad` under torch's name: results made inside are
+    ordinary tensors with ``requires_grad=False``. Works as a context manager
+    and as a decorator.
+
+    Args:
+        mode (bool): ``True`` disables recording; ``False`` changes nothing
+            (the current mode stays). Default: ``True``.
+
+    Example::
+
+        >>> x = flow.ones(2, requires_grad=True)
+        >>> with flow.inference_mode():
+        ...     y = x * 2
+        >>> y.requires_grad
+        False
+        >>> with flow.inference_mode(False):
+        ...     (x * 2).requires_grad
+        True
+    """
 
     def __init__(self, mode=True):
         self._mode = bool(mode)
