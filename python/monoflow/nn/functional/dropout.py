@@ -22,8 +22,23 @@ def _apply_mask(input, mask_shape, p, inplace, generator):
 
 
 def dropout(input, p=0.5, training=True, inplace=False, *, generator=None):
-    """Zeroes each element with probability p and scales the rest by 1/(1-p).
-    The mask is drawn from `generator` (default: the device's default one)."""
+    """Zeroes each element with probability ``p`` and scales the others by ``1 / (1 - p)``. See :class:`~monoflow.nn.Dropout`.
+
+    Args:
+        input (Tensor): the input.
+        p (float): the probability of zeroing an element. Must be in ``[0, 1]`` (else ``ValueError``). Default: ``0.5``.
+        training (bool): apply dropout; when ``False`` the input is returned as is. Default: ``True``.
+        inplace (bool): apply the mask to the input tensor itself. Default: ``False``.
+        generator (monoflow.Generator, optional): the generator of the mask. Default: the device's default generator.
+
+    Example::
+
+        >>> y = F.dropout(flow.ones(8), p=0.5)
+        >>> sorted(set(y.tolist())) in ([0.0, 2.0], [0.0], [2.0])
+        True
+        >>> F.dropout(flow.ones(3), training=False)
+        tensor([1., 1., 1.])
+    """
     _C.check_tensor(input, "dropout", "input", 1)
     _check_p("dropout", p)
     if not training or p == 0.0:
@@ -48,22 +63,77 @@ def _channel_dropout(op, input, p, training, inplace, spatial, generator):
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False, *, generator=None):
+    """Channel dropout for 1-d spatial data: zeroes whole ``(sample, channel)`` slices of a ``(N, C, L)`` or ``(C, L)`` input with probability ``p``. See :class:`~monoflow.nn.Dropout1d`.
+
+    Args:
+        input (Tensor): ``(N, C, L)`` or ``(C, L)``; another rank raises ``RuntimeError``.
+        p (float): the probability of zeroing an element. Must be in ``[0, 1]`` (else ``ValueError``). Default: ``0.5``.
+        training (bool): apply dropout. Default: ``True``.
+        inplace (bool): apply the mask to the input tensor itself. Default: ``False``.
+        generator (monoflow.Generator, optional): the generator of the mask. Default: the device's default generator.
+
+    Example::
+
+        >>> F.dropout1d(flow.ones(2, 4, 6), 0.5).shape
+        monoflow.Size([2, 4, 6])
+    """
     _C.check_tensor(input, "dropout1d", "input", 1)
     return _channel_dropout("dropout1d", input, p, training, inplace, 1, generator)
 
 
 def dropout2d(input, p=0.5, training=True, inplace=False, *, generator=None):
+    """Channel dropout for 2-d spatial data: zeroes whole ``(sample, channel)`` slices of a ``(N, C, H, W)`` or ``(C, H, W)`` input with probability ``p``. See :class:`~monoflow.nn.Dropout2d`.
+
+    Args:
+        input (Tensor): ``(N, C, H, W)`` or ``(C, H, W)``; another rank raises ``RuntimeError``.
+        p (float): the probability of zeroing an element. Must be in ``[0, 1]`` (else ``ValueError``). Default: ``0.5``.
+        training (bool): apply dropout. Default: ``True``.
+        inplace (bool): apply the mask to the input tensor itself. Default: ``False``.
+        generator (monoflow.Generator, optional): the generator of the mask. Default: the device's default generator.
+
+    Example::
+
+        >>> F.dropout2d(flow.ones(2, 4, 3, 3), 0.5).shape
+        monoflow.Size([2, 4, 3, 3])
+    """
     _C.check_tensor(input, "dropout2d", "input", 1)
     return _channel_dropout("dropout2d", input, p, training, inplace, 2, generator)
 
 
 def dropout3d(input, p=0.5, training=True, inplace=False, *, generator=None):
+    """Channel dropout for 3-d spatial data: zeroes whole ``(sample, channel)`` slices of a ``(N, C, D, H, W)`` or ``(C, D, H, W)`` input with probability ``p``. See :class:`~monoflow.nn.Dropout3d`.
+
+    Args:
+        input (Tensor): ``(N, C, D, H, W)`` or ``(C, D, H, W)``; another rank raises ``RuntimeError``.
+        p (float): the probability of zeroing an element. Must be in ``[0, 1]`` (else ``ValueError``). Default: ``0.5``.
+        training (bool): apply dropout. Default: ``True``.
+        inplace (bool): apply the mask to the input tensor itself. Default: ``False``.
+        generator (monoflow.Generator, optional): the generator of the mask. Default: the device's default generator.
+
+    Example::
+
+        >>> F.dropout3d(flow.ones(2, 4, 2, 3, 3), 0.5).shape
+        monoflow.Size([2, 4, 2, 3, 3])
+    """
     _C.check_tensor(input, "dropout3d", "input", 1)
     return _channel_dropout("dropout3d", input, p, training, inplace, 3, generator)
 
 
 def alpha_dropout(input, p=0.5, training=False, inplace=False, *, generator=None):
-    """Dropout that keeps SELU's zero mean and unit variance."""
+    """Alpha dropout (for SELU networks): keeps zero mean and unit variance. See :class:`~monoflow.nn.AlphaDropout`.
+
+    Args:
+        input (Tensor): the input.
+        p (float): the probability of zeroing an element. Must be in ``[0, 1]`` (else ``ValueError``). Default: ``0.5``.
+        training (bool): apply dropout. Default: ``False`` (as torch).
+        inplace (bool): apply the mask to the input tensor itself. Default: ``False``.
+        generator (monoflow.Generator, optional): the generator of the mask. Default: the device's default generator.
+
+    Example::
+
+        >>> F.alpha_dropout(flow.randn(4, 5), 0.2, training=True).shape
+        monoflow.Size([4, 5])
+    """
     _C.check_tensor(input, "alpha_dropout", "input", 1)
     _check_p("alpha_dropout", p)
     if not training or p == 0.0:

@@ -60,6 +60,28 @@ def _bool():
 
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
                   sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    """Reduces bags of rows of ``weight`` with a sum, mean or max. See :class:`~monoflow.nn.EmbeddingBag`.
+
+    Args:
+        input (Tensor): indices, ``(B, L)`` (B bags of L) or ``(T,)`` with ``offsets``.
+        weight (Tensor): the table ``(num_embeddings, D)``.
+        offsets (Tensor, optional): for a 1-d ``input``, the start of each bag. Default: ``None``.
+        max_norm (float, optional): renormalise looked-up rows above this norm. Default: ``None``.
+        norm_type (float): the p of that norm. Default: ``2``.
+        scale_grad_by_freq (bool): not supported. Default: ``False``.
+        mode (str): ``'sum'``, ``'mean'`` or ``'max'`` (else ``ValueError``). Default: ``'mean'``.
+        sparse (bool): not supported. Default: ``False``.
+        per_sample_weights (Tensor, optional): a weight per index, the shape of ``input``; only with ``mode='sum'``. Default: ``None``.
+        include_last_offset (bool): ``offsets`` ends with the end of the last bag. Default: ``False``.
+        padding_idx (int, optional): indices equal to it are left out of the reductions. Default: ``None``.
+
+    Example::
+
+        >>> w = flow.tensor([[1.0, 1.0], [2.0, 0.0], [0.0, 4.0]])
+        >>> F.embedding_bag(flow.tensor([0, 1, 2]), w, flow.tensor([0, 1]), mode='sum')
+        tensor([[1., 1.],
+                [2., 4.]])
+    """
     _C.check_tensor(input, "embedding_bag", "input", 1)
     if not isinstance(input, _C.TensorBase) or not isinstance(weight, _C.TensorBase):
         raise TypeError("embedding_bag(): input and weight must be Tensors")

@@ -28,7 +28,23 @@ def _blocks(size, k, d, p, s):
 
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
-    """(N, C, H, W) -> (N, C * kh * kw, L) sliding local blocks (or (C, H, W) -> (C * kh * kw, L))."""
+    """Extracts sliding local blocks: ``(N, C, H, W) -> (N, C * kH * kW, L)`` (or without the batch dim). See :class:`~monoflow.nn.Unfold`.
+
+    Args:
+        input (Tensor): ``(N, C, H, W)`` or ``(C, H, W)``.
+        kernel_size (int or tuple): the size of the sliding blocks.
+        dilation (int or tuple): the spacing between block elements. Default: ``1``.
+        padding (int or tuple): implicit zeros on both sides of the spatial dims. Default: ``0``.
+        stride (int or tuple): the step of the blocks. Default: ``1``.
+
+    Example::
+
+        >>> F.unfold(flow.arange(9.0).reshape(1, 1, 3, 3), 2)
+        tensor([[[0., 1., 3., 4.],
+                 [1., 2., 4., 5.],
+                 [3., 4., 6., 7.],
+                 [4., 5., 7., 8.]]])
+    """
     if not isinstance(input, _C.TensorBase):
         raise TypeError(f"unfold(): argument 'input' must be Tensor, not {type(input).__name__}")
     if input.dim() not in (3, 4):
@@ -53,7 +69,23 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
 
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
-    """(N, C * kh * kw, L) -> (N, C, H, W): sums the sliding blocks back into an image."""
+    """Sums sliding local blocks back into an image: ``(N, C * kH * kW, L) -> (N, C, H, W)``. See :class:`~monoflow.nn.Fold`.
+
+    Args:
+        input (Tensor): ``(N, C * kH * kW, L)`` or ``(C * kH * kW, L)``.
+        output_size (int or tuple): the output's ``(H, W)``.
+        kernel_size (int or tuple): the size of the sliding blocks.
+        dilation (int or tuple): the spacing between block elements. Default: ``1``.
+        padding (int or tuple): implicit zeros on both sides of the spatial dims. Default: ``0``.
+        stride (int or tuple): the step of the blocks. Default: ``1``.
+
+    Example::
+
+        >>> F.fold(flow.ones(1, 4, 4), (3, 3), 2)
+        tensor([[[[1., 2., 1.],
+                  [2., 4., 2.],
+                  [1., 2., 1.]]]])
+    """
     if not isinstance(input, _C.TensorBase):
         raise TypeError(f"fold(): argument 'input' must be Tensor, not {type(input).__name__}")
     if input.dim() not in (2, 3):

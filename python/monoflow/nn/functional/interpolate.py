@@ -103,7 +103,27 @@ def _resample_dim(x, dim, out_size, mode, align_corners, scale_factor):
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
-    """Resamples the trailing spatial dims of (N, C, *spatial) to ``size`` or by ``scale_factor``."""
+    """Resamples the trailing spatial dims of ``(N, C, *spatial)`` (1 to 3 spatial dims) to ``size`` or by ``scale_factor``. See :class:`~monoflow.nn.Upsample`.
+
+    The separable modes resample one dim at a time, as torch's kernels, so the results agree to rounding; ``'area'`` is adaptive average pooling.
+
+    Args:
+        input (Tensor): a 3-d, 4-d or 5-d tensor.
+        size (int or tuple, optional): the output spatial size. Give ``size`` or ``scale_factor``, not both.
+        scale_factor (float or tuple, optional): the multiplier of the spatial size.
+        mode (str): ``'nearest'``, ``'nearest-exact'``, ``'linear'`` (3-d input), ``'bilinear'`` (4-d), ``'trilinear'`` (5-d), ``'bicubic'`` (4-d) or ``'area'``. Default: ``'nearest'``.
+        align_corners (bool, optional): for the interpolating modes, align the corner pixels' centres of input and output (``True``) or their edges (``False``); must stay ``None`` for nearest and area. Default: ``None`` (``False``).
+        recompute_scale_factor (bool, optional): compute the sampling from the output size rather than from ``scale_factor``. Default: ``None``.
+        antialias (bool): not supported; ``True`` raises ``NotImplementedError``. Default: ``False``.
+
+    Example::
+
+        >>> x = flow.tensor([[[1.0, 2.0, 4.0]]])
+        >>> F.interpolate(x, scale_factor=2, mode='linear')
+        tensor([[[1.0000, 1.2500, 1.7500, 2.5000, 3.5000, 4.0000]]])
+        >>> F.interpolate(x, size=5, mode='linear', align_corners=True)
+        tensor([[[1.0000, 1.5000, 2.0000, 3.0000, 4.0000]]])
+    """
     if not isinstance(input, _C.TensorBase):
         raise TypeError(f"interpolate(): argument 'input' must be Tensor, not {type(input).__name__}")
     if mode not in _MODES:
@@ -140,13 +160,51 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
-    """Deprecated spelling of interpolate."""
+    """Deprecated spelling of :func:`interpolate` (the same resampling).
+
+    Args:
+        input (Tensor): a 3-d, 4-d or 5-d tensor.
+        size (int or tuple, optional): the output spatial size. Give ``size`` or ``scale_factor``, not both.
+        scale_factor (float or tuple, optional): the multiplier of the spatial size.
+        mode (str): ``'nearest'``, ``'nearest-exact'``, ``'linear'`` (3-d input), ``'bilinear'`` (4-d), ``'trilinear'`` (5-d), ``'bicubic'`` (4-d) or ``'area'``. Default: ``'nearest'``.
+        align_corners (bool, optional): for the interpolating modes, align the corner pixels' centres of input and output (``True``) or their edges (``False``); must stay ``None`` for nearest and area. Default: ``None`` (``False``).
+
+    Example::
+
+        >>> F.upsample(flow.tensor([[[1.0, 2.0]]]), scale_factor=2)
+        tensor([[[1., 1., 2., 2.]]])
+    """
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
 def upsample_nearest(input, size=None, scale_factor=None):
+    """Nearest-neighbour upsampling: :func:`interpolate` with ``mode='nearest'`` (deprecated in torch).
+
+    Args:
+        input (Tensor): a 3-d, 4-d or 5-d tensor.
+        size (int or tuple, optional): the output spatial size. Give ``size`` or ``scale_factor``, not both.
+        scale_factor (float or tuple, optional): the multiplier of the spatial size.
+
+    Example::
+
+        >>> F.upsample_nearest(flow.tensor([[[1.0, 2.0]]]), scale_factor=2)
+        tensor([[[1., 1., 2., 2.]]])
+    """
     return interpolate(input, size, scale_factor, mode="nearest")
 
 
 def upsample_bilinear(input, size=None, scale_factor=None):
+    """Bilinear upsampling with ``align_corners=True``: :func:`interpolate` with ``mode='bilinear'`` (deprecated in torch).
+
+    Args:
+        input (Tensor): ``(N, C, H, W)``.
+        size (int or tuple, optional): the output spatial size. Give ``size`` or ``scale_factor``, not both.
+        scale_factor (float or tuple, optional): the multiplier of the spatial size.
+
+    Example::
+
+        >>> F.upsample_bilinear(flow.tensor([[[[1.0, 2.0]]]]), scale_factor=2)
+        tensor([[[[1.0000, 1.3333, 1.6667, 2.0000],
+                  [1.0000, 1.3333, 1.6667, 2.0000]]]])
+    """
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)

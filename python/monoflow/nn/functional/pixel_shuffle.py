@@ -18,7 +18,17 @@ def _check(input, op, factor, what):
 
 
 def pixel_shuffle(input, upscale_factor):
-    """(*, C*r*r, H, W) -> (*, C, H*r, W*r)."""
+    """``(*, C * r * r, H, W) -> (*, C, H * r, W * r)``, ``r = upscale_factor``. See :class:`~monoflow.nn.PixelShuffle`.
+
+    Args:
+        input (Tensor): ``(*, C * r * r, H, W)``.
+        upscale_factor (int): ``r``.
+
+    Example::
+
+        >>> F.pixel_shuffle(flow.randn(1, 8, 3, 3), 2).shape
+        monoflow.Size([1, 2, 6, 6])
+    """
     _check(input, "pixel_shuffle", upscale_factor, "upscale_factor")
     r = upscale_factor
     *batch, c, h, w = input.shape
@@ -32,7 +42,17 @@ def pixel_shuffle(input, upscale_factor):
 
 
 def pixel_unshuffle(input, downscale_factor):
-    """(*, C, H*r, W*r) -> (*, C*r*r, H, W)."""
+    """``(*, C, H * r, W * r) -> (*, C * r * r, H, W)``, ``r = downscale_factor``. See :class:`~monoflow.nn.PixelUnshuffle`.
+
+    Args:
+        input (Tensor): ``(*, C, H * r, W * r)``.
+        downscale_factor (int): ``r``.
+
+    Example::
+
+        >>> F.pixel_unshuffle(flow.randn(1, 2, 6, 6), 2).shape
+        monoflow.Size([1, 8, 3, 3])
+    """
     _check(input, "pixel_unshuffle", downscale_factor, "downscale_factor")
     r = downscale_factor
     *batch, c, h, w = input.shape
@@ -46,7 +66,17 @@ def pixel_unshuffle(input, downscale_factor):
 
 
 def channel_shuffle(input, groups):
-    """(N, g * k, *) -> (N, k * g, *): channel c of group i moves to position c * g + i."""
+    """Interleaves ``groups`` channel groups: ``(N, g * k, *) -> (N, k * g, *)``, channel ``c`` of group ``i`` moves to ``c * g + i``. ``native_channel_shuffle`` is the same function. See :class:`~monoflow.nn.ChannelShuffle`.
+
+    Args:
+        input (Tensor): ``(N, C, *)``.
+        groups (int): a positive divisor of ``C``.
+
+    Example::
+
+        >>> F.channel_shuffle(flow.arange(6.0).reshape(1, 6, 1), 3).flatten()
+        tensor([0., 2., 4., 1., 3., 5.])
+    """
     _C.check_tensor(input, "channel_shuffle", "input", 1)
     if not isinstance(groups, int) or groups <= 0:
         raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")

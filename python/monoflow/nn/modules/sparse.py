@@ -10,6 +10,38 @@ __all__ = ["Embedding", "EmbeddingBag"]
 
 
 class Embedding(Module):
+    """A lookup table of ``num_embeddings`` vectors of size ``embedding_dim``: maps integer indices to rows of ``weight``.
+
+    :meth:`from_pretrained` builds one from an existing table (frozen by default).
+
+    Args:
+        num_embeddings (int): the number of rows of the table.
+        embedding_dim (int): the size of each row.
+        padding_idx (int, optional): a row that is zero at creation and gets no gradient (negative values count from the end). Default: ``None``.
+        max_norm (float, optional): rows looked up with a larger ``norm_type`` norm are rescaled in place to this norm. Default: ``None``.
+        norm_type (float): the p of that norm. Default: ``2.0``.
+        scale_grad_by_freq (bool): not supported: ``True`` raises ``NotImplementedError`` in forward. Default: ``False``.
+        sparse (bool): sparse gradients are not supported: ``True`` raises ``NotImplementedError`` in forward. Default: ``False``.
+        _weight (Tensor, optional): an initial table of shape ``(num_embeddings, embedding_dim)``. Default: ``None`` (``N(0, 1)``).
+        _freeze (bool): create the table with ``requires_grad=False``. Default: ``False``.
+        device (optional): the device of ``weight``. Default: the default device.
+        dtype (optional): the dtype of ``weight``. Default: the default floating dtype.
+
+    Shape:
+        - Input: ``(*)``, int64 or int32 indices.
+        - Output: ``(*, embedding_dim)``.
+
+    Example::
+
+        >>> m = nn.Embedding(10, 3, padding_idx=0)
+        >>> m(flow.tensor([[0, 2], [4, 9]])).shape
+        monoflow.Size([2, 2, 3])
+        >>> m.weight[0]
+        tensor([0., 0., 0.], grad_fn=<ViewBackward0>)
+        >>> nn.Embedding.from_pretrained(flow.tensor([[1.0, 2.0], [3.0, 4.0]]))(flow.tensor([1]))
+        tensor([[3., 4.]])
+    """
+
     def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None, norm_type=2.0,
                  scale_grad_by_freq=False, sparse=False, _weight=None, _freeze=False, device=None, dtype=None):
         super().__init__()
@@ -75,7 +107,36 @@ class Embedding(Module):
 
 
 class EmbeddingBag(Module):
-    """Sums, means or maxima over bags of embedding rows (see F.embedding_bag)."""
+    """Reduces bags of embedding rows (sum, mean or max) without building the intermediate lookups' tensor for the caller.
+
+    Call it as ``m(input, offsets=None, per_sample_weights=None)``: a 2-d ``input`` ``(B, L)`` holds ``B`` bags of ``L`` indices; a 1-d ``input`` is the concatenation of the bags and ``offsets`` gives where each starts.
+
+    Args:
+        num_embeddings (int): the number of rows of the table.
+        embedding_dim (int): the size of each row.
+        max_norm (float, optional): renormalise looked-up rows above this norm. Default: ``None``.
+        norm_type (float): the p of that norm. Default: ``2.0``.
+        scale_grad_by_freq (bool): not supported (``True`` raises ``NotImplementedError``). Default: ``False``.
+        mode (str): ``'sum'``, ``'mean'`` or ``'max'``. Default: ``'mean'``.
+        sparse (bool): not supported (``True`` raises ``NotImplementedError``). Default: ``False``.
+        _weight (Tensor, optional): an initial table. Default: ``None`` (``N(0, 1)``).
+        include_last_offset (bool): ``offsets`` has one more entry, the end of the last bag (CSR layout). Default: ``False``.
+        padding_idx (int, optional): a row that is skipped in the reductions and is zero at creation. Default: ``None``.
+        device (optional): the device of ``weight``. Default: the default device.
+        dtype (optional): the dtype of ``weight``. Default: the default floating dtype.
+
+    Shape:
+        - Input: ``(B, L)``, or ``(T,)`` with ``offsets`` ``(B,)``.
+        - Output: ``(B, embedding_dim)``; an empty bag gives zeros.
+
+    Example::
+
+        >>> m = nn.EmbeddingBag(10, 3, mode='sum')
+        >>> m(flow.tensor([1, 2, 4, 5, 4, 3]), flow.tensor([0, 4])).shape
+        monoflow.Size([2, 3])
+        >>> m(flow.tensor([[1, 2], [4, 5]])).shape
+        monoflow.Size([2, 3])
+    """
 
     def __init__(self, num_embeddings, embedding_dim, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
                  mode="mean", sparse=False, _weight=None, include_last_offset=False, padding_idx=None, device=None,
