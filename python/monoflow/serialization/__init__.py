@@ -31,38 +31,61 @@ __all__ = ["save", "load", "CheckpointError", "WeightsOnlyError", "FORMAT_NAME",
 
 def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None, global_src_rank=None,
          **pickle_load_args):
-    """Loads a checkpoint from `f` (a path or a readable binary file object):
-    what ``flow.save`` wrote, a PyTorch ``.pt``/``.pth`` file or a
-    safetensors file (the format is detected from the content).
+    """Loads a checkpoint: what :func:`monoflow.save` wrote, a PyTorch
+    ``.pt``/``.pth`` file or a safetensors file (the format is detected from
+    the content).
 
-    map_location says where tensors go, as in torch:
-      * None: the device each tensor was saved on (an error if that device
-        type is not registered in this process);
-      * a str or ``flow.device``: every tensor goes there;
-      * a dict mapping saved device strings ("testdev:0", or a bare type
-        "testdev") to target devices; unmapped devices stay as saved;
-      * a callable ``fn(tensor, saved_device_str)``, called once per stored
-        blob with a CPU tensor holding it; it returns the tensor to use, or
-        None for the default placement.
+    ``weights_only`` (``True`` by default, as in torch since 2.6): pickled
+    objects are rebuilt only from allow-listed globals
+    (``flow.serialization.add_safe_globals`` / ``safe_globals``); anything
+    else raises ``WeightsOnlyError`` saying how to opt in.
+    ``weights_only=False`` unpickles fully, which runs code from the file:
+    only for trusted files. Data (tensors, numpy values, containers) never
+    needs it. PyTorch files are always read without running their pickle
+    (allow-listed globals are rebuilt, nothing else), whatever
+    ``weights_only`` says.
 
-    weights_only (default True, as in torch since 2.6): pickled objects
-    (Note [The pickle path]) are rebuilt only from allow-listed globals
-    (``add_safe_globals``/``safe_globals``); anything else raises
-    WeightsOnlyError saying how to opt in. ``weights_only=False`` unpickles
-    fully, which runs code from the file: only for trusted files. Data
-    (tensors, numpy values, containers) never needs it. PyTorch files are
-    always read without running their pickle (allow-listed globals are
-    rebuilt, nothing else), whatever weights_only says.
+    Global tensors load as local tensors holding their logical value. With
+    ``global_src_rank`` (OneFlow's), only that rank reads ``f`` and shares its
+    bytes, and every tensor loads as a global tensor: in its saved placement
+    and SBP where this job has those ranks, broadcast over all ranks
+    otherwise. Every rank must call it then.
 
-    Global tensors (Note [Saving global tensors] in native.py) load as local
-    tensors holding their logical value. With `global_src_rank` (OneFlow's),
-    only that rank reads `f` and shares its bytes, and every tensor loads as
-    a global tensor: in its saved placement and SBP where this job has those
-    ranks, broadcast over all ranks otherwise. Every rank must call it.
+    Args:
+        f (str or os.PathLike or file object): a path, or a readable binary
+            file object.
+        map_location (optional): where tensors go, as in torch. ``None``
+            (default): the device each tensor was saved on (an error if that
+            device type is not registered in this process); a str or
+            ``monoflow.device``: every tensor goes there; a dict mapping saved
+            device strings (``"cuda:0"``, or a bare type ``"cuda"``) to target
+            devices (unmapped devices stay as saved); a callable
+            ``fn(tensor, saved_device_str)``, called once per stored blob with
+            a CPU tensor holding it, that returns the tensor to use (or
+            ``None`` for the default placement).
+        pickle_module (module, optional): accepted for torch compatibility and
+            ignored.
+        weights_only (bool): rebuild only allow-listed pickled objects.
+            Default: ``True``.
+        mmap (bool, optional): accepted for torch compatibility and ignored.
+        global_src_rank (int, optional): the rank that reads the file and
+            shares it; makes every tensor global. Default: ``None``.
+        pickle_load_args: further keyword arguments, accepted for torch
+            compatibility and ignored.
 
-    `pickle_module`, `mmap` and further keyword arguments are accepted for
-    torch compatibility and ignored. Invalid, corrupt or hostile files raise
-    CheckpointError naming the file.
+    Raises:
+        CheckpointError: if the file is invalid, corrupt or hostile (the
+            message names the file).
+
+    Example::
+
+        >>> import io
+        >>> buf = io.BytesIO()
+        >>> flow.save(nn.Linear(2, 1).state_dict(), buf)
+        >>> _ = buf.seek(0)
+        >>> sd = flow.load(buf, map_location="cpu")
+        >>> sorted(sd), sd["weight"].shape
+        (['bias', 'weight'], monoflow.Size([1, 2]))
     """
     del pickle_module, mmap, pickle_load_args
     check_map_location(map_location)

@@ -347,23 +347,50 @@ def _after_global_write(world, writer, error):
 
 def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_serialization=True,
          _disable_byteorder_record=False):
-    """Saves `obj` to `f`: a path or a writable binary file object.
+    """Saves ``obj`` (a tensor, a ``state_dict``, any container of them) to
+    a file.
 
     Tensors, numpy arrays and scalars, containers and plain values are saved
     as data, which loading never executes. Any other object (a whole
     ``nn.Module``, an instance of your own class) is pickled, with the tensors
-    and arrays it holds still saved as data; ``flow.load`` rebuilds it only
-    with ``weights_only=False`` or when its classes are allow-listed
-    (``flow.serialization.add_safe_globals``). `pickle_module` (default: the
-    standard pickle) and `pickle_protocol` apply to those objects only; the
-    underscored arguments are accepted for torch compatibility and ignored.
+    and arrays it holds still saved as data; :func:`monoflow.load` rebuilds it
+    only with ``weights_only=False`` or when its classes are allow-listed
+    (``flow.serialization.add_safe_globals``). Tensors that share storage
+    (views) are saved once and share it again after loading.
 
     Writing to a path is atomic: the checkpoint goes to a temporary file in the
-    same directory, is fsynced, and replaces `f` only when complete, so a crash
-    or an error leaves any previous checkpoint there intact (and a later save
-    removes the temporaries that killed writers left). Writing to a file
-    object starts at its current position; if an error occurs and the object is
-    seekable, it is truncated back to where it was.
+    same directory, is fsynced, and replaces ``f`` only when complete, so a
+    crash or an error leaves any previous checkpoint there intact (and a later
+    save removes the temporaries that killed writers left). Writing to a file
+    object starts at its current position; if an error occurs and the object
+    is seekable, it is truncated back to where it was. Global tensors are
+    saved with their logical value: every rank must call ``save``; to a path,
+    rank 0 writes the file, to a file object, every rank writes its own.
+
+    Args:
+        obj (object): what to save.
+        f (str or os.PathLike or file object): a path, or a writable binary
+            file object.
+        pickle_module (module, optional): the pickler of the objects that are
+            not data. Default: ``None``: the standard ``pickle``.
+        pickle_protocol (int): the pickle protocol of those objects. Default: 2.
+        _use_new_zipfile_serialization (bool): accepted for torch
+            compatibility and ignored.
+        _disable_byteorder_record (bool): accepted for torch compatibility and
+            ignored.
+
+    Raises:
+        TypeError: if ``obj`` holds something that cannot be saved (raised
+            before anything is written).
+
+    Example::
+
+        >>> import io
+        >>> buf = io.BytesIO()
+        >>> flow.save({"w": flow.tensor([1.0, 2.0]), "step": 3}, buf)
+        >>> _ = buf.seek(0)
+        >>> flow.load(buf)
+        {'w': tensor([1., 2.]), 'step': 3}
     """
     del _use_new_zipfile_serialization, _disable_byteorder_record
     saver = _Saver(pickle_module, pickle_protocol)
