@@ -16,7 +16,19 @@ class DeviceUnavailableError(RuntimeError):
 
 
 class DeviceProperties:
-    """torch.cuda.get_device_properties()'s answer, from the plugin."""
+    """The properties of one device, as ``get_device_properties()`` returns them: ``name``, ``total_memory`` (bytes), ``multi_processor_count``, ``type`` and ``index``.
+
+    Args:
+        type_name (str): the device type (``"cuda"``).
+        index (int): the device index.
+        props (dict): the plugin's report (``name``, ``total_memory``, ``multiprocessor_count``).
+
+    Example::
+
+        >>> p = flow.cuda.DeviceProperties("cuda", 0, {"name": "GPU", "total_memory": 2 << 30, "multiprocessor_count": 8})
+        >>> p
+        _CudaDeviceProperties(name='GPU', total_memory=2048MB, multi_processor_count=8)
+    """
 
     __slots__ = ("name", "total_memory", "multi_processor_count", "type", "index")
 
@@ -128,7 +140,23 @@ _faces = {}
 
 
 def face(type_name):
-    """The one DeviceFace of a device type (its current index is per process)."""
+    """Returns the one ``DeviceFace`` of a device type: the device registry's view behind ``monoflow.cuda`` and ``monoflow.accelerator``.
+
+    It answers the queries (``is_available``, ``device_count``, memory
+    statistics) with False/0 when no plugin of the type is loaded, and keeps the
+    per-process current device index.
+
+    Args:
+        type_name (str): the device type, e.g. ``"cuda"``.
+
+    Example::
+
+        >>> f = flow.cuda.face("cuda")
+        >>> f is flow.cuda.face("cuda"), f.type
+        (True, 'cuda')
+        >>> f.device_count() == flow.cuda.device_count()
+        True
+    """
     if type_name not in _faces:
         _faces[type_name] = DeviceFace(type_name)
     return _faces[type_name]

@@ -704,10 +704,12 @@ def isend(tensor, dst, group=None, tag=0):
         >>> # in each of 2 processes (python -m monoflow.distributed.launch --nproc-per-node 2 ...),
         >>> # after dist.init_process_group("gloo"):
         >>> if dist.get_rank() == 0:  # doctest: +SKIP
-        >>>     dist.isend(flow.tensor([1.0, 2.0]), dst=1).wait()  # doctest: +SKIP
-        >>> else:  # doctest: +SKIP
-        >>>     buf = flow.zeros(2)  # doctest: +SKIP
-        >>>     dist.irecv(buf, src=0).wait()  # doctest: +SKIP
+        ...     work = dist.isend(flow.tensor([1.0, 2.0]), dst=1)
+        ... else:
+        ...     buf = flow.zeros(2)
+        ...     work = dist.irecv(buf, src=0)
+        >>> work.wait()  # doctest: +SKIP
+        True
     """
     _check_tensor(tensor, "isend")
     g = _group(group, "isend")
@@ -781,10 +783,10 @@ def send(tensor, dst, group=None, tag=0):
         >>> # in each of 2 processes (python -m monoflow.distributed.launch --nproc-per-node 2 ...),
         >>> # after dist.init_process_group("gloo"):
         >>> if dist.get_rank() == 0:  # doctest: +SKIP
-        >>>     dist.send(flow.tensor([1.0, 2.0]), dst=1)  # doctest: +SKIP
-        >>> else:  # doctest: +SKIP
-        >>>     buf = flow.zeros(2)  # doctest: +SKIP
-        >>>     dist.recv(buf, src=0)  # doctest: +SKIP
+        ...     dist.send(flow.tensor([1.0, 2.0]), dst=1)
+        ... else:
+        ...     buf = flow.zeros(2)
+        ...     sender = dist.recv(buf, src=0)
     """
     w = isend(tensor, dst, group, tag)
     if w is not None:
@@ -868,7 +870,7 @@ def batch_isend_irecv(p2p_op_list):
         >>> buf = flow.zeros(1)  # doctest: +SKIP
         >>> ops = [dist.P2POp(dist.isend, flow.tensor([float(me)]), peer), dist.P2POp(dist.irecv, buf, peer)]  # doctest: +SKIP
         >>> for work in dist.batch_isend_irecv(ops):  # doctest: +SKIP
-        >>>     work.wait()  # doctest: +SKIP
+        ...     _ = work.wait()
         >>> buf  # on rank 0  # doctest: +SKIP
         tensor([1.])
     """
