@@ -24,6 +24,36 @@ def _warn_once(key, message):
 
 
 class autocast:  # noqa: N801 - torch's name
+    """A mixed-precision region, torch's ``autocast``: a context manager and
+    a decorator.
+
+    monoflow does not cast ops automatically yet: inside an enabled region
+    ops still run in their inputs' dtypes (the numbers are those of full
+    precision; only the speed and memory gain is missing), and a
+    ``UserWarning`` says so once per device type. For a device type that is
+    not loaded, autocast disables itself with a warning, as torch does for
+    CUDA on a machine without it. To run in lower precision, convert the
+    model and inputs (``model.to(monoflow.bfloat16)``).
+
+    Args:
+        device_type (str): the device type of the region (``"cpu"``,
+            ``"cuda"``).
+        dtype (monoflow.dtype, optional): the lower-precision dtype torch
+            would cast to (kept as ``fast_dtype``). Default: ``None``.
+        enabled (bool): whether the region is active. Default: ``True``.
+        cache_enabled (bool, optional): accepted for torch compatibility.
+
+    Raises:
+        ValueError: if ``device_type`` is not a string.
+
+    Example::
+
+        >>> with flow.autocast("cpu", dtype=flow.bfloat16):
+        ...     y = flow.ones(2, 2) @ flow.ones(2, 2)
+        >>> y.dtype
+        monoflow.float32
+    """
+
     def __init__(self, device_type, dtype=None, enabled=True, cache_enabled=None):
         if not isinstance(device_type, str):
             raise ValueError(f"autocast: expected `device_type` of type `str`, got: `{type(device_type)}`")
