@@ -18,9 +18,30 @@ def _neg_inf_where(mask, dtype, device):
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
                                  enable_gqa=False):
-    """softmax(q k^T * scale + mask) v over the last two dims. A boolean
-    attn_mask says which positions take part (True = attend), a float one is
-    added to the scores; is_causal masks the upper triangle."""
+    """Attention over the last two dims: ``softmax(query @ key.T * scale + mask) @ value``, as a composition of matmul, softmax and dropout.
+
+    Args:
+        query (Tensor): ``(*, L, E)``.
+        key (Tensor): ``(*, S, E)``.
+        value (Tensor): ``(*, S, Ev)``.
+        attn_mask (Tensor, optional): a boolean mask (``True`` = take part) or a float mask added to the scores, broadcastable to ``(*, L, S)``. Default: ``None``.
+        dropout_p (float): the dropout probability of the attention weights. Default: ``0.0``.
+        is_causal (bool): mask the upper triangle (position ``i`` attends to ``j <= i``); not together with ``attn_mask`` (``RuntimeError``). Default: ``False``.
+        scale (float, optional): the score scale. Default: ``1 / sqrt(E)``.
+        enable_gqa (bool): grouped-query attention: ``key``/``value`` with fewer heads (dim -3) are repeated to the query's heads. Default: ``False``.
+
+    Returns:
+        Tensor: ``(*, L, Ev)``.
+
+    Example::
+
+        >>> q, k, v = flow.randn(2, 4, 5, 8), flow.randn(2, 4, 6, 8), flow.randn(2, 4, 6, 3)
+        >>> F.scaled_dot_product_attention(q, k, v).shape
+        monoflow.Size([2, 4, 5, 3])
+        >>> q = flow.randn(1, 3, 4)
+        >>> F.scaled_dot_product_attention(q, q, flow.eye(3).unsqueeze(0), is_causal=True)[0, 0]
+        tensor([1., 0., 0.])
+    """
     _C.check_tensor(query, "scaled_dot_product_attention", "query", 1)
     if not all(isinstance(t, _C.TensorBase) for t in (query, key, value)):
         raise TypeError("scaled_dot_product_attention(): query, key and value must be Tensors")
@@ -72,8 +93,47 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
                                  use_separate_proj_weight=False, q_proj_weight=None, k_proj_weight=None,
                                  v_proj_weight=None, static_k=None, static_v=None, average_attn_weights=True,
                                  is_causal=False):
-    """torch's multi-head attention on (L, N, E) query and (S, N, E) key/value
-    (or unbatched (L, E) / (S, E)). Returns (output, weights or None)."""
+    """The functional form of :class:`~monoflow.nn.MultiheadAttention` (torch's signature): projects ``query``/``key``/``value``, attends per head and projects the result.
+
+    Args:
+        query (Tensor): ``(L, N, E)`` or unbatched ``(L, E)``.
+        key (Tensor): ``(S, N, E)`` or ``(S, E)``.
+        value (Tensor): ``(S, N, E)`` or ``(S, E)``.
+        embed_dim_to_check (int): the expected ``E`` (a mismatch raises ``AssertionError``).
+        num_heads (int): the number of heads; must divide ``E``.
+        in_proj_weight (Tensor): the packed ``(3E, E)`` q/k/v projection (unless ``use_separate_proj_weight``).
+        in_proj_bias (Tensor, optional): the packed ``(3E,)`` bias.
+        bias_k (Tensor, optional): a bias ``(1, 1, E)`` appended to the keys.
+        bias_v (Tensor, optional): a bias ``(1, 1, E)`` appended to the values.
+        add_zero_attn (bool): append a zero key/value position.
+        dropout_p (float): the dropout probability of the attention weights.
+        out_proj_weight (Tensor): the ``(E, E)`` output projection.
+        out_proj_bias (Tensor, optional): the ``(E,)`` output bias.
+        training (bool): apply dropout. Default: ``True``.
+        key_padding_mask (Tensor, optional): ``(N, S)``; ``True`` (or a float added to the scores) marks keys to ignore. Default: ``None``.
+        need_weights (bool): also return the attention weights. Default: ``True``.
+        attn_mask (Tensor, optional): ``(L, S)`` or ``(N * num_heads, L, S)``; a boolean ``True`` masks a position out, a float one is added. Default: ``None``.
+        use_separate_proj_weight (bool): use ``q_proj_weight``/``k_proj_weight``/``v_proj_weight`` instead of ``in_proj_weight``. Default: ``False``.
+        q_proj_weight (Tensor, optional): ``(E, E)``. Default: ``None``.
+        k_proj_weight (Tensor, optional): ``(E, kdim)``. Default: ``None``.
+        v_proj_weight (Tensor, optional): ``(E, vdim)``. Default: ``None``.
+        static_k (Tensor, optional): not supported (raises ``NotImplementedError``). Default: ``None``.
+        static_v (Tensor, optional): not supported (raises ``NotImplementedError``). Default: ``None``.
+        average_attn_weights (bool): average the returned weights over the heads. Default: ``True``.
+        is_causal (bool): with no ``attn_mask``, apply a causal mask. Default: ``False``.
+
+    Returns:
+        tuple: ``(output (L, N, E), weights (N, L, S) or None)``.
+
+    Example::
+
+        >>> E, L, N = 8, 5, 2
+        >>> x = flow.randn(L, N, E)
+        >>> out, w = F.multi_head_attention_forward(x, x, x, E, 2, flow.randn(3 * E, E), flow.zeros(3 * E), None, None, False, 0.0,
+        ...                                         flow.randn(E, E), flow.zeros(E))
+        >>> out.shape, w.shape
+        (monoflow.Size([5, 2, 8]), monoflow.Size([2, 5, 5]))
+    """
     _C.check_tensor(query, "multi_head_attention_forward", "query", 1)
     _C.check_tensor(key, "multi_head_attention_forward", "key", 2)
     _C.check_tensor(value, "multi_head_attention_forward", "value", 3)

@@ -25,8 +25,26 @@ def _base_coords(steps, align_corners, like):
 
 
 def affine_grid(theta, size, align_corners=None):
-    """The sampling grid of the affine maps ``theta`` (N, 2, 3) for an output of
-    ``size`` (N, C, H, W) -> (N, H, W, 2); (N, 3, 4) and (N, C, D, H, W) -> (N, D, H, W, 3)."""
+    """The sampling grid of a batch of affine maps, for :func:`grid_sample`: normalised ``(x, y)`` (or ``(x, y, z)``) coordinates in ``[-1, 1]``.
+
+    Args:
+        theta (Tensor): ``(N, 2, 3)`` for 2-d, ``(N, 3, 4)`` for 3-d affine matrices.
+        size (sequence of int): the output size ``(N, C, H, W)`` or ``(N, C, D, H, W)``.
+        align_corners (bool, optional): ``-1`` and ``1`` are the centres of the corner pixels (``True``) or their outer edges (``False``). Default: ``None`` (``False``).
+
+    Returns:
+        Tensor: ``(N, H, W, 2)`` or ``(N, D, H, W, 3)``.
+
+    Example::
+
+        >>> theta = flow.tensor([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]])
+        >>> F.affine_grid(theta, (1, 1, 2, 2), align_corners=False)
+        tensor([[[[-0.5000, -0.5000],
+                  [ 0.5000, -0.5000]],
+        <BLANKLINE>
+                 [[-0.5000,  0.5000],
+                  [ 0.5000,  0.5000]]]])
+    """
     if not isinstance(theta, _C.TensorBase):
         raise TypeError(f"affine_grid(): argument 'theta' must be Tensor, not {type(theta).__name__}")
     if not theta.is_floating_point():
@@ -63,9 +81,26 @@ def _unnormalize(coord, size, align_corners):
 
 
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
-    """Samples (N, C, H, W) ``input`` at the normalised (x, y) positions of
-    ``grid`` (N, Ho, Wo, 2) -> (N, C, Ho, Wo). mode: bilinear | nearest;
-    padding_mode: zeros | border."""
+    """Samples ``input`` at the normalised positions of ``grid`` (``-1`` and ``1`` are the input's borders), e.g. for spatial transformers.
+
+    Args:
+        input (Tensor): ``(N, C, H, W)`` (or ``(N, C, D, H, W)``).
+        grid (Tensor): ``(N, H_out, W_out, 2)`` of ``(x, y)`` positions (``(N, D_out, H_out, W_out, 3)`` for 5-d inputs).
+        mode (str): ``'bilinear'``, ``'nearest'`` or ``'bicubic'``. Default: ``'bilinear'``.
+        padding_mode (str): the value outside the input: ``'zeros'``, ``'border'`` or ``'reflection'``. Default: ``'zeros'``.
+        align_corners (bool, optional): as in :func:`affine_grid`. Default: ``None`` (``False``).
+
+    Returns:
+        Tensor: ``(N, C, H_out, W_out)``.
+
+    Example::
+
+        >>> x = flow.arange(4.0).reshape(1, 1, 2, 2)
+        >>> grid = F.affine_grid(flow.tensor([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]]), (1, 1, 2, 2), align_corners=False)
+        >>> F.grid_sample(x, grid, align_corners=False)
+        tensor([[[[0., 1.],
+                  [2., 3.]]]])
+    """
     _C.check_tensor(input, "grid_sample", "input", 1)
     if not isinstance(input, _C.TensorBase) or not isinstance(grid, _C.TensorBase):
         raise TypeError("grid_sample(): input and grid must be Tensors")

@@ -8,6 +8,20 @@ __all__ = ["local_response_norm"]
 
 
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """Local response normalisation across channels: ``x / (k + alpha / size * sum of x ** 2 over size neighbouring channels) ** beta``. See :class:`~monoflow.nn.LocalResponseNorm`.
+
+    Args:
+        input (Tensor): ``(N, C, *)``, at least 3-d.
+        size (int): the number of neighbouring channels.
+        alpha (float): the multiplicative factor. Default: ``1e-4``.
+        beta (float): the exponent. Default: ``0.75``.
+        k (float): the additive constant. Default: ``1.0``.
+
+    Example::
+
+        >>> F.local_response_norm(flow.ones(1, 3, 2, 2), 2).shape
+        monoflow.Size([1, 3, 2, 2])
+    """
     if not isinstance(input, _C.TensorBase):
         raise TypeError(f"local_response_norm(): argument 'input' must be Tensor, not {type(input).__name__}")
     if input.dim() < 3:

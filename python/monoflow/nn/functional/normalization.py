@@ -30,8 +30,27 @@ def _channel_affine(out, weight, bias, shape):
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1,
                eps=1e-5):
-    """Normalises each channel (dim 1) with the batch's statistics (training;
-    updating the running ones with `momentum`) or the running ones (eval)."""
+    """Batch normalisation of each channel (dim 1): with the batch's statistics when ``training`` (updating ``running_mean``/``running_var`` in place with ``momentum``), with the running ones otherwise. See :class:`~monoflow.nn.BatchNorm2d`.
+
+    Args:
+        input (Tensor): ``(N, C, *)``.
+        running_mean (Tensor, optional): ``(C,)``, updated in place in training.
+        running_var (Tensor, optional): ``(C,)``, updated in place (with the unbiased variance) in training.
+        weight (Tensor, optional): the per-channel scale ``(C,)``. Default: ``None``.
+        bias (Tensor, optional): the per-channel shift ``(C,)``. Default: ``None``.
+        training (bool): use batch statistics. Default: ``False``.
+        momentum (float): the update weight of the running statistics. Default: ``0.1``.
+        eps (float): added to the variance. Default: ``1e-5``.
+
+    Example::
+
+        >>> x = flow.randn(8, 3, 4)
+        >>> rm, rv = flow.zeros(3), flow.ones(3)
+        >>> F.batch_norm(x, rm, rv, training=True).shape
+        monoflow.Size([8, 3, 4])
+        >>> bool((rm != 0).all())
+        True
+    """
     if _C.check_tensor(input, "batch_norm", "input", 1).dim() < 2:
         raise ValueError(f"batch_norm: expected at least 2D input (got {input.dim()}D input)")
     _check_channel_vectors("batch_norm", input.shape[1], running_mean=running_mean, running_var=running_var,
@@ -62,7 +81,24 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
                   momentum=0.1, eps=1e-5):
-    """batch_norm of every (sample, channel) on its own."""
+    """Instance normalisation: every (sample, channel) of ``(N, C, *)`` normalised over its own positions. See :class:`~monoflow.nn.InstanceNorm2d`.
+
+    Args:
+        input (Tensor): ``(N, C, *)``.
+        running_mean (Tensor, optional): ``(C,)`` running means, updated when ``use_input_stats``. Default: ``None``.
+        running_var (Tensor, optional): ``(C,)`` running variances. Default: ``None``.
+        weight (Tensor, optional): per-channel scale ``(C,)``. Default: ``None``.
+        bias (Tensor, optional): per-channel shift ``(C,)``. Default: ``None``.
+        use_input_stats (bool): normalise with the input's statistics (else with the running ones). Default: ``True``.
+        momentum (float): the update weight of the running statistics. Default: ``0.1``.
+        eps (float): added to the variance. Default: ``1e-5``.
+
+    Example::
+
+        >>> y = F.instance_norm(flow.randn(2, 3, 5, 5))
+        >>> flow.allclose(y.mean((2, 3)), flow.zeros(2, 3), atol=1e-5)
+        True
+    """
     _C.check_tensor(input, "instance_norm", "input", 1)
     n, c = input.shape[0], input.shape[1]
     x = input.reshape(1, n * c, *input.shape[2:])
@@ -77,7 +113,20 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
-    """Normalises over the trailing dims given by normalized_shape."""
+    """Layer normalisation over the trailing ``normalized_shape`` dims, then ``* weight + bias``. See :class:`~monoflow.nn.LayerNorm`.
+
+    Args:
+        input (Tensor): ``(*, *normalized_shape)``.
+        normalized_shape (sequence of int): the trailing dims to normalise over.
+        weight (Tensor, optional): the elementwise scale, shape ``normalized_shape``. Default: ``None``.
+        bias (Tensor, optional): the elementwise shift, shape ``normalized_shape``. Default: ``None``.
+        eps (float): added to the variance. Default: ``1e-5``.
+
+    Example::
+
+        >>> F.layer_norm(flow.tensor([[1.0, 2.0, 3.0]]), (3,))
+        tensor([[-1.2247,  0.0000,  1.2247]])
+    """
     _C.check_tensor(input, "layer_norm", "input", 1)
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
@@ -99,7 +148,20 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
-    """Normalises each group of num_channels / num_groups channels per sample."""
+    """Group normalisation: the channels of each sample are split into ``num_groups`` groups, each normalised on its own. See :class:`~monoflow.nn.GroupNorm`.
+
+    Args:
+        input (Tensor): ``(N, C, *)``, ``C`` divisible by ``num_groups``.
+        num_groups (int): the number of groups.
+        weight (Tensor, optional): per-channel scale ``(C,)``. Default: ``None``.
+        bias (Tensor, optional): per-channel shift ``(C,)``. Default: ``None``.
+        eps (float): added to the variance. Default: ``1e-5``.
+
+    Example::
+
+        >>> F.group_norm(flow.randn(2, 6, 4), 3).shape
+        monoflow.Size([2, 6, 4])
+    """
     _C.check_tensor(input, "group_norm", "input", 1)
     if input.dim() < 2:
         raise RuntimeError(f"group_norm: expected at least 2 dimensions for input tensor but received {input.dim()}")
@@ -115,7 +177,22 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
-    """input / max(||input||_p over dim, eps)."""
+    """Divides by the p-norm along ``dim``: ``input / max(||input||_p, eps)``.
+
+    Args:
+        input (Tensor): the input.
+        p (float): the norm degree. Default: ``2.0``.
+        dim (int or tuple): the dim(s) of the norm. Default: ``1``.
+        eps (float): the lower bound of the norm. Default: ``1e-12``.
+        out (Tensor, optional): not supported; passing it raises ``TypeError``. Default: ``None``.
+
+    Example::
+
+        >>> F.normalize(flow.tensor([[3.0, 4.0]]))
+        tensor([[0.6000, 0.8000]])
+        >>> F.normalize(flow.tensor([[3.0, 4.0]]), p=1.0)
+        tensor([[0.4286, 0.5714]])
+    """
     _C.check_tensor(input, "normalize", "input", 1)
     if out is not None:
         raise TypeError("normalize(): the out= argument is not supported")

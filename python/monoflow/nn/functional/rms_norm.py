@@ -14,6 +14,19 @@ def _eps_of(dtype):
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """Root-mean-square normalisation over the trailing ``normalized_shape`` dims: ``x / sqrt(mean(x ** 2) + eps) * weight``. See :class:`~monoflow.nn.RMSNorm`.
+
+    Args:
+        input (Tensor): ``(*, *normalized_shape)``.
+        normalized_shape (sequence of int): the trailing dims.
+        weight (Tensor, optional): the elementwise scale. Default: ``None``.
+        eps (float, optional): added to the mean square; ``None`` is the machine epsilon of the input's dtype. Default: ``None``.
+
+    Example::
+
+        >>> F.rms_norm(flow.tensor([[3.0, -3.0]]), (2,))
+        tensor([[ 1., -1.]])
+    """
     if not isinstance(input, _C.TensorBase):
         raise TypeError(f"rms_norm(): argument 'input' must be Tensor, not {type(input).__name__}")
     shape = (normalized_shape,) if isinstance(normalized_shape, numbers.Integral) else tuple(normalized_shape)
