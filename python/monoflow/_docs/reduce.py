@@ -400,7 +400,9 @@ add_doc("std", "std(input, dim=None, unbiased=None, keepdim=False, *, correction
         tensor(1.7078)
     """)
 
-add_doc("var_mean", "var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None) -> (Tensor, Tensor)", r"""
+add_doc(
+    "var_mean",
+    "var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None) -> (Tensor, Tensor)", r"""
     The variance and the mean of ``input`` over the same dims, as a tuple ``(var, mean)``.
 
     The arguments are those of :func:`monoflow.var`; both results are
@@ -422,7 +424,9 @@ add_doc("var_mean", "var_mean(input, dim=None, unbiased=None, keepdim=False, *, 
         (tensor([1., 1.]), tensor([2., 5.]))
     """)
 
-add_doc("std_mean", "std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None) -> (Tensor, Tensor)", r"""
+add_doc(
+    "std_mean",
+    "std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None) -> (Tensor, Tensor)", r"""
     The standard deviation and the mean of ``input`` over the same dims, as a tuple ``(std, mean)``.
 
     The arguments are those of :func:`monoflow.std`; both results are
@@ -872,9 +876,10 @@ add_doc("nanquantile", "nanquantile(input, q, dim=None, keepdim=False, *, interp
 # ---------------------------------------------------------------- differences and integrals
 
 add_doc("diff", "diff(input, n=1, dim=-1, prepend=None, append=None) -> Tensor", r"""
-    The ``n``-th forward difference of ``input`` along ``dim``: ``out[i] = input[i + 1] - input[i]``, applied ``n`` times.
+    The ``n``-th forward difference of ``input`` along ``dim``: ``out[i] = input[i + 1] - input[i]``.
 
-    Each pass shortens ``dim`` by one. For bool tensors the difference is
+    The difference is taken ``n`` times; each pass shortens ``dim`` by one.
+    For bool tensors the difference is
     ``!=`` (exclusive or).
 
     Args:
@@ -995,7 +1000,9 @@ add_doc("corrcoef", "corrcoef(input) -> Tensor", r"""
 
 # ---------------------------------------------------------------- sets and counting
 
-add_doc("unique", "unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None) -> Tensor or tuple", r"""
+add_doc(
+    "unique",
+    "unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None) -> Tensor or tuple", r"""
     The distinct elements of ``input`` (or its distinct slices along ``dim``), in ascending order.
 
     The result is sorted also for ``sorted=False`` (which PyTorch allows too).
@@ -1026,7 +1033,9 @@ add_doc("unique", "unique(input, sorted=True, return_inverse=False, return_count
                 [1, 2]])
     """)
 
-add_doc("unique_consecutive", "unique_consecutive(input, return_inverse=False, return_counts=False, dim=None) -> Tensor or tuple", r"""
+add_doc(
+    "unique_consecutive",
+    "unique_consecutive(input, return_inverse=False, return_counts=False, dim=None) -> Tensor or tuple", r"""
     Collapses each run of equal consecutive elements of ``input`` (or slices along ``dim``) to one.
 
     Unlike :func:`monoflow.unique`, values are not sorted, and a value that
@@ -1097,7 +1106,9 @@ add_doc("histc", "histc(input, bins=100, min=0, max=0) -> Tensor", r"""
         tensor([0., 2., 1., 0.])
     """)
 
-add_doc("searchsorted", "searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None) -> Tensor", r"""
+add_doc(
+    "searchsorted",
+    "searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None) -> Tensor", r"""
     For each value of ``input``, the index at which it would be inserted into ``sorted_sequence`` to keep it sorted.
 
     The search runs along the last dim of ``sorted_sequence``; if that is not

@@ -100,11 +100,48 @@ class _Inv(_Function):
 
 
 def inv(A):
-    """The inverse of each square matrix."""
+    """The inverse of each square matrix of ``A``.
+
+    Batched over the leading dims and differentiable. A singular matrix raises
+    ``RuntimeError``. To solve ``A X = B``, :func:`solve` is faster and more
+    accurate than ``inv(A) @ B``.
+
+    Args:
+        A (Tensor): shape ``(*, n, n)``, float32 or float64.
+
+    Returns:
+        Tensor: shape ``(*, n, n)``.
+
+    Example::
+
+        >>> A = flow.tensor([[4., 2.], [2., 3.]])
+        >>> flow.linalg.inv(A)
+        tensor([[ 0.3750, -0.2500],
+                [-0.2500,  0.5000]])
+        >>> flow.allclose(A @ flow.linalg.inv(A), flow.eye(2))
+        True
+    """
     return _Inv.apply(_check("inv", A))
 
 
 def inv_ex(A, *, check_errors=False):
+    """:func:`inv`, with an ``info`` tensor as in PyTorch: returns the named tuple ``(inverse, info)``.
+
+    Unlike PyTorch, a singular matrix raises ``RuntimeError`` here (whatever
+    ``check_errors`` is), so ``info`` is always zeros (``int32``, one per matrix).
+
+    Args:
+        A (Tensor): shape ``(*, n, n)``, float32 or float64.
+        check_errors (bool): accepted for PyTorch compatibility (errors always
+            raise). Default: ``False``.
+
+    Example::
+
+        >>> inverse, info = flow.linalg.inv_ex(flow.tensor([[2., 0.], [0., 4.]]))
+        >>> inverse, info
+        (tensor([[0.5000, 0.0000],
+                [0.0000, 0.2500]]), tensor(0, dtype=monoflow.int32))
+    """
     out = inv(A)
     return _inv_ex_t(out, _C.full(tuple(A.shape[:-2]), 0, _dtypes.ALIASES["int32"], A.device))
 
@@ -133,7 +170,24 @@ def _pinv_or_inv(A):
 
 
 def slogdet(A):
-    """(sign, log|det|) of each square matrix."""
+    """The sign and the natural log of the absolute determinant of each square matrix of ``A``.
+
+    ``det(A) = sign * exp(logabsdet)``; unlike :func:`det` this does not
+    overflow or underflow for large matrices. A singular matrix gives
+    ``sign = 0`` and ``logabsdet = -inf``.
+
+    Args:
+        A (Tensor): shape ``(*, n, n)``, float32 or float64.
+
+    Returns:
+        (Tensor, Tensor): the named tuple ``(sign, logabsdet)``, each of shape ``(*)``.
+
+    Example::
+
+        >>> sign, logabsdet = flow.linalg.slogdet(flow.tensor([[4., 2.], [2., 3.]]))
+        >>> sign, logabsdet
+        (tensor(1.), tensor(2.0794))
+    """
     return _slogdet_t(*_Slogdet.apply(_check("slogdet", A)))
 
 
@@ -164,7 +218,24 @@ def _adjugate(A):
 
 
 def det(A):
-    """The determinant of each square matrix (its gradient, the adjugate, exists for singular ones too)."""
+    """The determinant of each square matrix of ``A``.
+
+    Batched and differentiable; the gradient (the adjugate) is defined for
+    singular matrices too.
+
+    Args:
+        A (Tensor): shape ``(*, n, n)``, float32 or float64.
+
+    Returns:
+        Tensor: shape ``(*)``.
+
+    Example::
+
+        >>> flow.linalg.det(flow.tensor([[4., 2.], [2., 3.]]))
+        tensor(8.)
+        >>> flow.linalg.det(flow.ones(5, 3, 3)).shape
+        monoflow.Size([5])
+    """
     return _Det.apply(_check("det", A))
 
 
@@ -201,7 +272,27 @@ def _sum_to(g, shape):
 
 
 def solve(A, B, *, left=True):
-    """X with A X = B (left) or X A = B (left=False); B may be a (batch of) vector(s)."""
+    """The solution ``X`` of ``A X = B`` (or of ``X A = B`` with ``left=False``) for square ``A``.
+
+    ``B`` may be a batch of matrices ``(*, n, k)`` or of vectors ``(*, n)``;
+    the batch dims of ``A`` and ``B`` broadcast. A singular ``A`` raises
+    ``RuntimeError``. ``A`` and ``B`` must have the same dtype. Differentiable
+    in both.
+
+    Args:
+        A (Tensor): shape ``(*, n, n)``, float32 or float64.
+        B (Tensor): shape ``(*, n, k)`` or ``(*, n)`` (``(*, k, n)`` with ``left=False``).
+        left (bool): solve ``A X = B`` if ``True``, ``X A = B`` if ``False``.
+            Default: ``True``.
+
+    Example::
+
+        >>> A = flow.tensor([[4., 2.], [2., 3.]])
+        >>> flow.linalg.solve(A, flow.tensor([2., 1.]))
+        tensor([0.5000, 0.0000])
+        >>> flow.linalg.solve(A, flow.tensor([[2., 1.]]), left=False)
+        tensor([[0.5000, 0.0000]])
+    """
     _check("solve", A)
     if not isinstance(B, _C.TensorBase):
         raise TypeError(f"linalg.solve(): argument 'B' must be Tensor, not {type(B).__name__}")
@@ -222,6 +313,24 @@ def solve(A, B, *, left=True):
 
 
 def solve_ex(A, B, *, left=True, check_errors=False):
+    """:func:`solve`, with an ``info`` tensor as in PyTorch: returns the named tuple ``(result, info)``.
+
+    A singular ``A`` raises ``RuntimeError`` here (whatever ``check_errors``
+    is), so ``info`` is always zeros (``int32``, one per matrix).
+
+    Args:
+        A (Tensor): shape ``(*, n, n)``, float32 or float64.
+        B (Tensor): the right-hand side(s), as for :func:`solve`.
+        left (bool): solve ``A X = B`` if ``True``, ``X A = B`` if ``False``.
+            Default: ``True``.
+        check_errors (bool): accepted for PyTorch compatibility. Default: ``False``.
+
+    Example::
+
+        >>> result, info = flow.linalg.solve_ex(flow.tensor([[4., 2.], [2., 3.]]), flow.tensor([2., 1.]))
+        >>> result
+        tensor([0.5000, 0.0000])
+    """
     out = solve(A, B, left=left)
     return _solve_ex_t(out, _C.full(tuple(A.shape[:-2]), 0, _dtypes.ALIASES["int32"], A.device))
 
@@ -253,12 +362,49 @@ class _Cholesky(_Function):
 
 
 def cholesky(A, *, upper=False):
-    """The Cholesky factor L (A = L L^T) of each symmetric positive-definite matrix; U = L^T with upper=True."""
+    """The Cholesky factor of each symmetric positive-definite matrix of ``A``: ``A = L L^T``.
+
+    ``L`` is lower triangular; with ``upper=True`` the upper factor
+    ``U = L^T`` (``A = U^T U``) is returned. Only the lower triangle of ``A``
+    is read. A matrix that is not positive definite raises ``RuntimeError``.
+    Differentiable.
+
+    Args:
+        A (Tensor): shape ``(*, n, n)``, float32 or float64.
+        upper (bool): return the upper factor. Default: ``False``.
+
+    Example::
+
+        >>> A = flow.tensor([[4., 2.], [2., 3.]])
+        >>> L = flow.linalg.cholesky(A)
+        >>> L
+        tensor([[2.0000, 0.0000],
+                [1.0000, 1.4142]])
+        >>> flow.allclose(L @ L.T, A)
+        True
+    """
     L = _Cholesky.apply(_check("cholesky", A))
     return _mT(L) if upper else L
 
 
 def cholesky_ex(A, *, upper=False, check_errors=False):
+    """:func:`cholesky`, with an ``info`` tensor as in PyTorch: returns the named tuple ``(L, info)``.
+
+    A matrix that is not positive definite raises ``RuntimeError`` here
+    (whatever ``check_errors`` is), so ``info`` is always zeros (``int32``).
+
+    Args:
+        A (Tensor): shape ``(*, n, n)``, float32 or float64.
+        upper (bool): return the upper factor. Default: ``False``.
+        check_errors (bool): accepted for PyTorch compatibility. Default: ``False``.
+
+    Example::
+
+        >>> L, info = flow.linalg.cholesky_ex(flow.tensor([[4., 2.], [2., 3.]]))
+        >>> L
+        tensor([[2.0000, 0.0000],
+                [1.0000, 1.4142]])
+    """
     return _cholesky_ex_t(cholesky(A, upper=upper), _C.full(tuple(A.shape[:-2]), 0, _dtypes.ALIASES["int32"], A.device))
 
 
@@ -289,7 +435,30 @@ class _SolveTriangular(_Function):
 
 
 def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
-    """X with A X = B for triangular A (only its `upper` or lower triangle is read)."""
+    """The solution ``X`` of ``A X = B`` (or ``X A = B`` with ``left=False``) for triangular ``A``.
+
+    Only the upper or the lower triangle of ``A`` is read, as ``upper`` says;
+    with ``unitriangular=True`` its diagonal is taken as ones (and not read).
+    The batch dims broadcast. Differentiable.
+
+    Args:
+        A (Tensor): shape ``(*, n, n)``, float32 or float64.
+        B (Tensor): shape ``(*, n, k)`` (``(*, k, n)`` with ``left=False``).
+        upper (bool): whether ``A`` is upper (``True``) or lower triangular.
+            Keyword-only and required.
+        left (bool): solve ``A X = B`` if ``True``, ``X A = B`` if ``False``.
+            Default: ``True``.
+        unitriangular (bool): assume ones on the diagonal. Default: ``False``.
+
+    Example::
+
+        >>> L = flow.tensor([[2., 0.], [1., 1.]])
+        >>> flow.linalg.solve_triangular(L, flow.tensor([[2.], [3.]]), upper=False)
+        tensor([[1.],
+                [2.]])
+        >>> flow.linalg.solve_triangular(L, flow.tensor([[2., 3.]]), upper=False, left=False)
+        tensor([[-0.5000,  3.0000]])
+    """
     _check("solve_triangular", A)
     if not left:
         return _mT(solve_triangular(_mT(A), _mT(B), upper=not upper, unitriangular=unitriangular))
@@ -348,7 +517,34 @@ class _QR(_Function):
 
 
 def qr(A, mode="reduced"):
-    """A = QR with orthonormal Q and upper-triangular R; mode 'reduced', 'complete' or 'r'."""
+    """The QR decomposition of each matrix of ``A``: ``A = Q R``, ``Q`` orthonormal, ``R`` upper triangular.
+
+    For ``A`` of shape ``(*, m, n)`` and ``k = min(m, n)``:
+
+    - ``mode='reduced'``: ``Q`` is ``(*, m, k)``, ``R`` is ``(*, k, n)``.
+    - ``mode='complete'``: ``Q`` is ``(*, m, m)``, ``R`` is ``(*, m, n)``.
+    - ``mode='r'``: only ``R`` (reduced); ``Q`` is an empty tensor.
+
+    Differentiable for ``m >= n`` in the reduced mode.
+
+    Args:
+        A (Tensor): shape ``(*, m, n)``, float32 or float64.
+        mode (str): ``'reduced'``, ``'complete'`` or ``'r'``. Default: ``'reduced'``.
+
+    Returns:
+        (Tensor, Tensor): the named tuple ``(Q, R)``.
+
+    Example::
+
+        >>> A = flow.tensor([[1., 2.], [3., 4.], [5., 6.]])
+        >>> Q, R = flow.linalg.qr(A)
+        >>> Q.shape, R.shape
+        (monoflow.Size([3, 2]), monoflow.Size([2, 2]))
+        >>> flow.allclose(Q @ R, A, atol=1e-5)
+        True
+        >>> flow.linalg.qr(A, mode="complete").Q.shape
+        monoflow.Size([3, 3])
+    """
     _check("qr", A, square=False)
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
@@ -397,9 +593,33 @@ class _SVD(_Function):
 
 
 def svd(A, full_matrices=True, *, driver=None):
-    """A = U diag(S) Vh. The gradient is for the reduced factors (as torch's);
-    full_matrices=True returns the complete U and Vh, whose extra columns
-    carry no gradient."""
+    """The singular value decomposition of each matrix of ``A``: ``A = U diag(S) Vh``.
+
+    ``S`` holds the singular values in descending order. For ``A`` of shape
+    ``(*, m, n)`` and ``k = min(m, n)``: ``U`` is ``(*, m, k)`` and ``Vh``
+    ``(*, k, n)`` when ``full_matrices=False``; square ``(*, m, m)`` and
+    ``(*, n, n)`` when ``True``. Gradients flow through the reduced factors
+    (the extra columns of the full ones carry none), as in PyTorch.
+
+    Args:
+        A (Tensor): shape ``(*, m, n)``, float32 or float64.
+        full_matrices (bool): return the complete ``U`` and ``Vh``. Default: ``True``.
+        driver (str, optional): accepted for PyTorch compatibility (ignored on the CPU).
+
+    Returns:
+        (Tensor, Tensor, Tensor): the named tuple ``(U, S, Vh)``.
+
+    Example::
+
+        >>> A = flow.tensor([[3., 0.], [0., -2.], [0., 0.]])
+        >>> U, S, Vh = flow.linalg.svd(A, full_matrices=False)
+        >>> S
+        tensor([3., 2.])
+        >>> U.shape, Vh.shape
+        (monoflow.Size([3, 2]), monoflow.Size([2, 2]))
+        >>> flow.allclose(U @ flow.diag(S) @ Vh, A)
+        True
+    """
     _check("svd", A, square=False)
     U, S, Vh = _SVD.apply(A)
     if full_matrices and A.shape[-2] != A.shape[-1]:
@@ -413,7 +633,20 @@ def svd(A, full_matrices=True, *, driver=None):
 
 
 def svdvals(A, *, driver=None):
-    """The singular values, descending."""
+    """The singular values of each matrix of ``A``, in descending order (the ``S`` of :func:`svd`).
+
+    Args:
+        A (Tensor): shape ``(*, m, n)``, float32 or float64.
+        driver (str, optional): accepted for PyTorch compatibility (ignored).
+
+    Returns:
+        Tensor: shape ``(*, min(m, n))``.
+
+    Example::
+
+        >>> flow.linalg.svdvals(flow.tensor([[3., 0.], [0., -2.]]))
+        tensor([3., 2.])
+    """
     return _SVD.apply(_check("svdvals", A, square=False))[1]
 
 
@@ -442,7 +675,29 @@ class _Eigh(_Function):
 
 
 def eigh(A, UPLO="L"):
-    """Eigenvalues (ascending) and orthonormal eigenvectors of each symmetric matrix (its UPLO triangle is read)."""
+    """The eigenvalues (ascending) and orthonormal eigenvectors of each symmetric matrix of ``A``.
+
+    ``A = V diag(L) V^T``, the eigenvectors in the columns of ``V``. Only one
+    triangle of ``A`` is read (``UPLO``); the eigenvectors' signs are not
+    unique. Differentiable (the gradient is ill-defined for repeated eigenvalues).
+
+    Args:
+        A (Tensor): shape ``(*, n, n)``, symmetric, float32 or float64.
+        UPLO (str): ``'L'`` to read the lower triangle, ``'U'`` the upper one.
+            Default: ``'L'``.
+
+    Returns:
+        (Tensor, Tensor): the named tuple ``(eigenvalues, eigenvectors)``.
+
+    Example::
+
+        >>> A = flow.tensor([[2., 1.], [1., 2.]])
+        >>> L, V = flow.linalg.eigh(A)
+        >>> L
+        tensor([1., 3.])
+        >>> flow.allclose(V @ flow.diag(L) @ V.T, A)
+        True
+    """
     _check("eigh", A)
     if UPLO not in ("L", "U"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
@@ -450,15 +705,57 @@ def eigh(A, UPLO="L"):
 
 
 def eigvalsh(A, UPLO="L"):
+    """The eigenvalues of each symmetric matrix of ``A``, in ascending order (the ``eigenvalues`` of :func:`eigh`).
+
+    Args:
+        A (Tensor): shape ``(*, n, n)``, symmetric, float32 or float64.
+        UPLO (str): ``'L'`` to read the lower triangle, ``'U'`` the upper one.
+            Default: ``'L'``.
+
+    Example::
+
+        >>> flow.linalg.eigvalsh(flow.tensor([[2., 1.], [1., 2.]]))
+        tensor([1., 3.])
+    """
     return eigh(A, UPLO).eigenvalues
 
 
 def eig(A):
+    """The eigen-decomposition of general square matrices: not available, as monoflow has no complex dtype.
+
+    It raises ``NotImplementedError``. For symmetric matrices use :func:`eigh`,
+    whose results are real.
+
+    Args:
+        A (Tensor): a square matrix (not used).
+
+    Example::
+
+        >>> flow.linalg.eig(flow.eye(2))
+        Traceback (most recent call last):
+            ...
+        NotImplementedError: linalg.eig: complex eigen-decomposition needs complex dtypes, ...
+    """
     raise NotImplementedError("linalg.eig: complex eigen-decomposition needs complex dtypes, which monoflow does not "
                               "have; use linalg.eigh for symmetric matrices")
 
 
 def eigvals(A):
+    """The eigenvalues of general square matrices: not available, as monoflow has no complex dtype.
+
+    It raises ``NotImplementedError``. For symmetric matrices use
+    :func:`eigvalsh`, whose results are real.
+
+    Args:
+        A (Tensor): a square matrix (not used).
+
+    Example::
+
+        >>> flow.linalg.eigvals(flow.eye(2))
+        Traceback (most recent call last):
+            ...
+        NotImplementedError: linalg.eigvals: complex eigenvalues need complex dtypes, ...
+    """
     raise NotImplementedError("linalg.eigvals: complex eigenvalues need complex dtypes, which monoflow does not "
                               "have; use linalg.eigvalsh for symmetric matrices")
 
@@ -473,8 +770,32 @@ def _rcond_cut(S, atol, rtol, m, n):
 
 
 def pinv(A, *, atol=None, rtol=None, hermitian=False, rcond=None):
-    """The Moore-Penrose pseudo-inverse, from the SVD (singular values at or
-    below max(atol, rtol * largest) count as zero)."""
+    """The Moore-Penrose pseudo-inverse of each matrix of ``A``, computed from its SVD.
+
+    Singular values at or below ``max(atol, rtol * largest)`` count as zero.
+    When neither is given, ``rtol`` is ``max(m, n) * eps`` of the dtype; when
+    only ``atol > 0`` is given, ``rtol`` is 0. Differentiable.
+
+    Args:
+        A (Tensor): shape ``(*, m, n)``, float32 or float64.
+        atol (float, optional): the absolute cut-off for small singular values.
+        rtol (float, optional): the cut-off relative to the largest singular value.
+        hermitian (bool): accepted for PyTorch compatibility (the SVD is used
+            either way). Default: ``False``.
+        rcond (float, optional): the older name of ``rtol``.
+
+    Returns:
+        Tensor: shape ``(*, n, m)``.
+
+    Example::
+
+        >>> flow.linalg.pinv(flow.tensor([[1., 2.], [2., 4.]]))
+        tensor([[0.0400, 0.0800],
+                [0.0800, 0.1600]])
+        >>> flow.linalg.pinv(flow.tensor([[1., 0.], [0., 1e-9]]), atol=1e-6)
+        tensor([[1., 0.],
+                [0., 0.]])
+    """
     _check("pinv", A, square=False)
     if rcond is not None:
         rtol = rcond
@@ -486,7 +807,27 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, rcond=None):
 
 
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None):
-    """The number of singular values above max(atol, rtol * largest)."""
+    """The numerical rank of each matrix of ``A``: how many singular values exceed ``max(atol, rtol * largest)``.
+
+    The tolerances default as in :func:`pinv`. Not differentiable.
+
+    Args:
+        A (Tensor): shape ``(*, m, n)``, float32 or float64.
+        atol (float, optional): the absolute tolerance.
+        rtol (float, optional): the tolerance relative to the largest singular value.
+        hermitian (bool): accepted for PyTorch compatibility. Default: ``False``.
+        tol (float, optional): the older form: an absolute tolerance (``rtol`` 0).
+
+    Returns:
+        Tensor: an ``int64`` tensor of shape ``(*)``.
+
+    Example::
+
+        >>> flow.linalg.matrix_rank(flow.tensor([[1., 2.], [2., 4.]]))
+        tensor(1)
+        >>> flow.linalg.matrix_rank(flow.eye(3))
+        tensor(3)
+    """
     _check("matrix_rank", A, square=False)
     if tol is not None:
         atol, rtol = tol, 0.0
@@ -495,9 +836,30 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None):
 
 
 def lstsq(A, B, rcond=None, *, driver=None):
-    """The least-squares solution of A X = B (from the pseudo-inverse). As
-    torch's default CPU driver ('gelsy'), residuals and singular_values are
-    empty and rank is the effective rank."""
+    """The least-squares solution ``X`` minimising ``||A X - B||`` for each matrix of ``A``.
+
+    Computed from the pseudo-inverse (:func:`pinv`). As with PyTorch's default
+    CPU driver, ``residuals`` and ``singular_values`` are empty tensors and
+    ``rank`` is the effective rank of ``A``.
+
+    Args:
+        A (Tensor): shape ``(*, m, n)``, float32 or float64.
+        B (Tensor): shape ``(*, m, k)``, or ``(*, m)`` for one right-hand side.
+        rcond (float, optional): singular values below ``rcond`` times the largest
+            count as zero. Default: ``max(m, n) * eps``.
+        driver (str, optional): accepted for PyTorch compatibility (ignored).
+
+    Returns:
+        the named tuple ``(solution, residuals, rank, singular_values)``.
+
+    Example::
+
+        >>> A = flow.tensor([[1., 0.], [1., 1.], [1., 2.]])
+        >>> B = flow.tensor([[1.], [2.], [3.]])
+        >>> flow.linalg.lstsq(A, B).solution
+        tensor([[1.0000],
+                [1.0000]])
+    """
     _check("lstsq", A, square=False)
     vector = B.dim() == A.dim() - 1
     Bm = B.unsqueeze(-1) if vector else B
@@ -507,7 +869,31 @@ def lstsq(A, B, rcond=None, *, driver=None):
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
-    """The vector ord-norm over dim (all elements when None): sum(|x|^ord)^(1/ord), inf/-inf: max/min |x|, 0: count."""
+    r"""The vector ``ord``-norm of ``x``, over all elements or over ``dim``.
+
+    .. math:: \|x\|_{ord} = \Big(\sum_i |x_i|^{ord}\Big)^{1/ord}
+
+    ``ord=inf`` is the largest absolute value, ``ord=-inf`` the smallest,
+    ``ord=0`` the number of non-zeros. Any number of dims may be reduced; the
+    input is never read as a matrix. ``x`` must be floating point.
+
+    Args:
+        x (Tensor): a floating-point tensor.
+        ord (int, float, inf or -inf): the order. Default: 2.
+        dim (int or tuple of ints, optional): the dims to reduce. Default: all.
+        keepdim (bool): keep the reduced dims, with size 1. Default: ``False``.
+        dtype (monoflow.dtype, optional): the dtype to compute in and return.
+
+    Example::
+
+        >>> M = flow.tensor([[3., 4.], [0., -12.]])
+        >>> flow.linalg.vector_norm(M)
+        tensor(13.)
+        >>> flow.linalg.vector_norm(M, ord=1, dim=1)
+        tensor([ 7., 12.])
+        >>> flow.linalg.vector_norm(M, 0)
+        tensor(3.)
+    """
     if not isinstance(x, _C.TensorBase):
         raise TypeError(f"linalg.vector_norm(): argument 'x' must be Tensor, not {type(x).__name__}")
     if not x.dtype.is_floating_point:
@@ -519,7 +905,30 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
 
 
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):  # noqa: A002
-    """The matrix norm over the two dims: 'fro', 'nuc', inf, -inf, 1, -1, 2, -2."""
+    """The matrix norm of each matrix of ``A`` (in the two dims ``dim``).
+
+    ``ord`` is ``'fro'`` (the square root of the sum of squares), ``'nuc'`` (the
+    sum of the singular values), ``2`` / ``-2`` (the largest / smallest singular
+    value), ``1`` / ``-1`` (the largest / smallest absolute column sum) or
+    ``inf`` / ``-inf`` (the largest / smallest absolute row sum).
+
+    Args:
+        A (Tensor): shape ``(*, m, n)``, float32 or float64.
+        ord (int, inf, -inf, 'fro' or 'nuc'): the norm. Default: ``'fro'``.
+        dim (tuple of two ints): the dims of the matrices. Default: ``(-2, -1)``.
+        keepdim (bool): keep the reduced dims, with size 1. Default: ``False``.
+        dtype (monoflow.dtype, optional): the dtype to convert ``A`` to first.
+
+    Example::
+
+        >>> M = flow.tensor([[3., 4.], [0., -12.]])
+        >>> flow.linalg.matrix_norm(M)
+        tensor(13.)
+        >>> flow.linalg.matrix_norm(M, ord=1), flow.linalg.matrix_norm(M, ord=float("inf"))
+        (tensor(16.), tensor(12.))
+        >>> flow.linalg.matrix_norm(flow.tensor([[4., 2.], [2., 3.]]), ord="nuc")
+        tensor(7.)
+    """
     _check("matrix_norm", A, square=False)
     if dtype is not None:
         A = A.to(dtype)
@@ -543,8 +952,34 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):  # no
 
 
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
-    """A vector norm (1 dim, or a 1-D input) or a matrix norm (2 dims, or a 2-D input);
-    ord=None: the 2-norm of the flattened input / the Frobenius norm."""
+    """A vector or matrix norm of ``A``, chosen by ``dim`` and ``ord``.
+
+    - ``dim`` an int (or a 1-tuple), or ``dim=None`` with a 1-D ``A``: the vector
+      norm :func:`vector_norm`.
+    - ``dim`` a 2-tuple, or ``dim=None`` with a 2-D ``A``: the matrix norm
+      :func:`matrix_norm`.
+    - ``dim=None`` and ``ord=None``: the 2-norm of the flattened ``A``, whatever
+      its dims (for a matrix, the Frobenius norm).
+
+    Args:
+        A (Tensor): a floating-point tensor.
+        ord (int, float, inf, -inf, 'fro' or 'nuc', optional): the order of the
+            norm. Default: ``None`` (2 for vectors, ``'fro'`` for matrices).
+        dim (int or tuple of ints, optional): the dim(s) of the vectors or
+            matrices. Default: ``None``.
+        keepdim (bool): keep the reduced dims, with size 1. Default: ``False``.
+        dtype (monoflow.dtype, optional): the dtype to compute in and return.
+
+    Example::
+
+        >>> M = flow.tensor([[3., 4.], [0., -12.]])
+        >>> flow.linalg.norm(M)
+        tensor(13.)
+        >>> flow.linalg.norm(M, ord=1)
+        tensor(16.)
+        >>> flow.linalg.norm(M, dim=1)
+        tensor([ 5., 12.])
+    """
     if isinstance(dim, _numbers.Integral):
         dim = (dim,)
     if dim is None:
@@ -564,7 +999,23 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
 
 
 def cond(A, p=None):
-    """The condition number in norm p (default 2: largest / smallest singular value)."""
+    """The condition number of each square matrix of ``A`` in the norm ``p``.
+
+    For ``p`` None or 2, the largest singular value over the smallest (``-2``:
+    the inverse ratio); for other norms (``'fro'``, ``'nuc'``, 1, -1, inf,
+    -inf), ``matrix_norm(A, p) * matrix_norm(inv(A), p)``.
+
+    Args:
+        A (Tensor): shape ``(*, n, n)``, float32 or float64.
+        p (int, inf, -inf, 'fro' or 'nuc', optional): the norm. Default: 2.
+
+    Example::
+
+        >>> flow.linalg.cond(flow.tensor([[1., 0.], [0., 0.5]]))
+        tensor(2.)
+        >>> flow.linalg.cond(flow.tensor([[4., 2.], [2., 3.]]), 1)
+        tensor(4.5000)
+    """
     if p is None or p in (2, -2):
         S = svdvals(A)
         return S.amax(-1) / S.amin(-1) if p != -2 else S.amin(-1) / S.amax(-1)
@@ -572,7 +1023,23 @@ def cond(A, p=None):
 
 
 def cross(input, other, *, dim=-1):
-    """The 3-D cross product along dim (broadcasting)."""
+    """The cross product of the 3-vectors along ``dim`` of ``input`` and ``other``.
+
+    The shapes broadcast; the size of ``dim`` must be 3. Unlike
+    :func:`monoflow.cross`, the default dim is the last one.
+
+    Args:
+        input (Tensor): the first vectors.
+        other (Tensor): the second vectors, broadcastable with ``input``.
+        dim (int): the dim of size 3. Default: -1.
+
+    Example::
+
+        >>> flow.linalg.cross(flow.tensor([1., 0., 0.]), flow.tensor([0., 1., 0.]))
+        tensor([0., 0., 1.])
+        >>> flow.linalg.cross(flow.ones(4, 3), flow.ones(4, 3)).shape
+        monoflow.Size([4, 3])
+    """
     shape = _C.broadcast_shapes(tuple(input.shape), tuple(other.shape))
     a, b = input.expand(shape), other.expand(shape)
     d = dim % len(shape)
@@ -585,7 +1052,24 @@ def cross(input, other, *, dim=-1):
 
 
 def matrix_power(A, n):
-    """A to the integer power n (n < 0: of the inverse), by repeated squaring."""
+    """The ``n``-th power of each square matrix of ``A``, by repeated squaring.
+
+    ``n = 0`` gives the identity, a negative ``n`` the power of :func:`inv` of ``A``.
+
+    Args:
+        A (Tensor): shape ``(*, m, m)``.
+        n (int): the exponent.
+
+    Example::
+
+        >>> A = flow.tensor([[1., 1.], [0., 1.]])
+        >>> flow.linalg.matrix_power(A, 3)
+        tensor([[1., 3.],
+                [0., 1.]])
+        >>> flow.linalg.matrix_power(A, 0)
+        tensor([[1., 0.],
+                [0., 1.]])
+    """
     if not isinstance(A, _C.TensorBase) or A.dim() < 2 or A.shape[-1] != A.shape[-2]:
         raise RuntimeError("linalg.matrix_power: A must be batches of square matrices")
     if n == 0:  # (A * 0 keeps A in the graph: its gradient is zero, as torch's)
@@ -603,7 +1087,23 @@ def matrix_power(A, n):
 
 
 def matrix_exp(A):
-    """exp(A) by scaling and squaring of an 18-term Taylor series (differentiable through it)."""
+    """The matrix exponential ``exp(A) = sum_k A^k / k!`` of each square matrix of ``A``.
+
+    Computed by scaling and squaring of a Taylor series, and differentiable
+    through it.
+
+    Args:
+        A (Tensor): shape ``(*, n, n)``, float32 or float64.
+
+    Example::
+
+        >>> flow.linalg.matrix_exp(flow.tensor([[0., 1.], [0., 0.]]))
+        tensor([[1., 1.],
+                [0., 1.]])
+        >>> flow.linalg.matrix_exp(flow.zeros(2, 2))
+        tensor([[1., 0.],
+                [0., 1.]])
+    """
     _check("matrix_exp", A)
     norm1 = float(_m.abs(A.detach()).sum(-2).amax().item()) if A.numel() else 0.0
     squarings = max(0, int(_math.ceil(_math.log2(norm1))) + 1) if norm1 > 0.5 else 0
@@ -620,7 +1120,21 @@ def matrix_exp(A):
 
 
 def multi_dot(tensors):
-    """The chained matrix product; a 1-D first/last operand is a row/column vector."""
+    """The product of a sequence of matrices, ``tensors[0] @ tensors[1] @ ...``.
+
+    A 1-D first operand is taken as a row vector, a 1-D last one as a column
+    vector (and the added dim removed from the result); all others must be 2-D.
+
+    Args:
+        tensors (sequence of Tensor): two or more operands.
+
+    Example::
+
+        >>> flow.linalg.multi_dot([flow.ones(2, 3), flow.ones(3, 4), flow.ones(4, 5)]).shape
+        monoflow.Size([2, 5])
+        >>> flow.linalg.multi_dot([flow.tensor([1., 2.]), flow.eye(2), flow.tensor([3., 4.])])
+        tensor(11.)
+    """
     ts = list(tensors)
     if len(ts) < 2:
         raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(ts)}")
@@ -640,12 +1154,53 @@ def multi_dot(tensors):
 
 
 def vecdot(x, y, *, dim=-1):
+    """The dot product of ``x`` and ``y`` along ``dim``: ``(x * y).sum(dim)``, the shapes broadcast.
+
+    Args:
+        x (Tensor): the first vectors.
+        y (Tensor): the second vectors, broadcastable with ``x``.
+        dim (int): the dim of the vectors. Default: -1.
+
+    Example::
+
+        >>> flow.linalg.vecdot(flow.tensor([[1., 2.], [3., 4.]]), flow.tensor([1., 1.]))
+        tensor([3., 7.])
+    """
     return (x * y).sum(dim)
 
 
 def matmul(input, other):
+    """The matrix product of ``input`` and ``other``; the same as :func:`monoflow.matmul`.
+
+    Args:
+        input (Tensor): the first operand, ``(*, n, m)`` or ``(m,)``.
+        other (Tensor): the second operand, ``(*, m, p)`` or ``(m,)``.
+
+    Example::
+
+        >>> A = flow.tensor([[4., 2.], [2., 3.]])
+        >>> flow.linalg.matmul(A, A)
+        tensor([[20., 14.],
+                [14., 13.]])
+    """
     return input.matmul(other)
 
 
 def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    """The diagonals of the matrices of ``A`` (a view); :func:`monoflow.diagonal` with matrix defaults.
+
+    Args:
+        A (Tensor): at least 2-D.
+        offset (int): which diagonal: 0 the main one, > 0 above it, < 0 below.
+            Default: 0.
+        dim1 (int): the first dim of the matrices. Default: -2.
+        dim2 (int): the second dim of the matrices. Default: -1.
+
+    Example::
+
+        >>> flow.linalg.diagonal(flow.tensor([[4., 2.], [2., 3.]]))
+        tensor([4., 3.])
+        >>> flow.linalg.diagonal(flow.ones(2, 3, 3), offset=1).shape
+        monoflow.Size([2, 2])
+    """
     return _shape.diagonal(A, offset, dim1, dim2)
