@@ -11,10 +11,30 @@ _state = {"enabled": False, "check_nan": True}
 
 
 def is_anomaly_enabled():
+    """Returns whether anomaly detection mode is on (see :class:`detect_anomaly`).
+
+    Example::
+
+        >>> flow.autograd.is_anomaly_enabled()
+        False
+        >>> with flow.autograd.set_detect_anomaly(True):
+        ...     flow.autograd.is_anomaly_enabled()
+        True
+    """
     return _state["enabled"]
 
 
 def is_anomaly_check_nan_enabled():
+    """Returns the ``check_nan`` setting of anomaly detection mode (``True`` by default).
+
+    Example::
+
+        >>> flow.autograd.is_anomaly_check_nan_enabled()
+        True
+        >>> with flow.autograd.set_detect_anomaly(True, check_nan=False):
+        ...     flow.autograd.is_anomaly_check_nan_enabled()
+        False
+    """
     return _state["check_nan"]
 
 
@@ -46,7 +66,26 @@ class _AnomalyMode:
 
 
 class detect_anomaly(_AnomalyMode):  # noqa: N801 (torch's name)
-    """``with detect_anomaly():`` turns anomaly mode on for the block."""
+    """Context manager (or decorator) that turns anomaly detection mode on for the block, with a warning.
+
+    monoflow keeps the mode that scripts set and read back; its engine already
+    names the op whose backward failed in every mode, and it does not scan the
+    gradients for NaNs here (unlike torch).
+
+    Args:
+        check_nan (bool): the ``check_nan`` setting inside the block. Default: ``True``.
+
+    Example::
+
+        >>> import warnings
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     with flow.autograd.detect_anomaly():
+        ...         flow.autograd.is_anomaly_enabled()
+        True
+        >>> flow.autograd.is_anomaly_enabled()
+        False
+    """
 
     def __init__(self, check_nan=True):
         warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime and should only "
@@ -55,8 +94,20 @@ class detect_anomaly(_AnomalyMode):  # noqa: N801 (torch's name)
 
 
 class set_detect_anomaly(_AnomalyMode):  # noqa: N801 (torch's name)
-    """``set_detect_anomaly(True)`` sets the mode at once (and, used as a
-    context manager, restores the previous one on exit)."""
+    """Sets anomaly detection mode at once; used as a context manager, restores the previous mode on exit.
+
+    Args:
+        mode (bool): turn the mode on (``True``) or off.
+        check_nan (bool): the ``check_nan`` setting. Default: ``True``.
+
+    Example::
+
+        >>> with flow.autograd.set_detect_anomaly(True):
+        ...     flow.autograd.is_anomaly_enabled()
+        True
+        >>> flow.autograd.is_anomaly_enabled()
+        False
+    """
 
     def __init__(self, mode, check_nan=True):
         super().__init__(mode, check_nan)

@@ -4,7 +4,31 @@ from monoflow.autograd.grad_mode import no_grad
 
 
 class FunctionCtx:
-    """The ``ctx`` passed to forward and backward."""
+    """The context object ``ctx`` that a custom :class:`Function` receives in ``forward`` and ``backward``.
+
+    ``save_for_backward(*tensors)`` keeps tensors for backward, read back as
+    ``saved_tensors`` (which raises ``RuntimeError`` when one was modified in place
+    since); ``needs_input_grad`` tells which inputs need a gradient;
+    ``mark_non_differentiable(*outputs)`` and ``set_materialize_grads(value)``
+    act as in torch. Other attributes may be set freely to pass values on.
+
+    Example::
+
+        >>> class Exp(flow.autograd.Function):
+        ...     @staticmethod
+        ...     def forward(ctx, x):
+        ...         y = x.exp()
+        ...         ctx.save_for_backward(y)
+        ...         return y
+        ...     @staticmethod
+        ...     def backward(ctx, dy):
+        ...         (y,) = ctx.saved_tensors
+        ...         return dy * y
+        >>> x = flow.tensor([0.0, 1.0], requires_grad=True)
+        >>> Exp.apply(x).sum().backward()
+        >>> x.grad
+        tensor([1.0000, 2.7183])
+    """
 
     def __init__(self):
         self._saved = ()
@@ -40,11 +64,31 @@ class FunctionCtx:
 
 
 class Function:
-    """Subclass and write static ``forward(ctx, *args)`` and
-    ``backward(ctx, *grad_outputs)``; call with ``MyFn.apply(*args)``, or,
-    as OneFlow allows, through an instance: ``MyFn()(*args)``.
-    backward returns one gradient per forward argument (None for arguments
-    that are not tensors or need none)."""
+    """Base class of custom differentiable operations, with a forward and a backward written in Python.
+
+    Subclass it and write static ``forward(ctx, *args)`` and
+    ``backward(ctx, *grad_outputs)``; call it with ``MyFn.apply(*args)``, or, as
+    OneFlow allows, through an instance: ``MyFn()(*args)``. ``backward`` returns
+    one gradient per argument of ``forward`` (``None`` for arguments that are not
+    tensors or need none). ``forward`` runs without recording a graph.
+
+    Example::
+
+        >>> class Exp(flow.autograd.Function):
+        ...     @staticmethod
+        ...     def forward(ctx, x):
+        ...         y = x.exp()
+        ...         ctx.save_for_backward(y)
+        ...         return y
+        ...     @staticmethod
+        ...     def backward(ctx, dy):
+        ...         (y,) = ctx.saved_tensors
+        ...         return dy * y
+        >>> x = flow.tensor([0.0, 1.0], requires_grad=True)
+        >>> Exp.apply(x).sum().backward()
+        >>> x.grad
+        tensor([1.0000, 2.7183])
+    """
 
     def __init__(self, *args, **kwargs):
         pass

@@ -61,8 +61,30 @@ def _like(t, arr):
 
 
 def gradcheck(fn, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True):
-    """Compares the gradients autograd computes for ``fn(*inputs)`` with
-    central finite differences, for every input that requires grad."""
+    """Checks the gradients autograd computes for ``fn(*inputs)`` against central finite differences.
+
+    Every input that requires grad is checked, Jacobian entry by entry; use
+    float64 inputs (float32 rounding is far above the default tolerances).
+
+    Args:
+        fn (callable): takes the inputs, returns a tensor or a tuple of tensors.
+        inputs (Tensor or tuple): the arguments of ``fn``; at least one tensor must
+            require grad (``ValueError`` otherwise).
+        eps (float): the finite-difference step. Default: ``1e-6``.
+        atol (float): absolute tolerance. Default: ``1e-5``.
+        rtol (float): relative tolerance. Default: ``1e-3``.
+        raise_exception (bool): raise :class:`GradcheckError` on a mismatch instead of
+            returning ``False``. Default: ``True``.
+
+    Returns:
+        bool: ``True`` when every Jacobian matches.
+
+    Example::
+
+        >>> x = flow.tensor([0.5, 1.5], dtype=flow.float64, requires_grad=True)
+        >>> flow.autograd.gradcheck(flow.sin, (x,))
+        True
+    """
     inputs = _as_tuple(inputs)
     diff = [i for i, x in enumerate(inputs) if isinstance(x, _C.TensorBase) and x.requires_grad]
     if not diff:
@@ -81,8 +103,30 @@ def gradcheck(fn, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=Tru
 
 def gradgradcheck(fn, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3, gen_non_contig_grad_outputs=False,
                   raise_exception=True):
-    """Checks second derivatives: gradcheck of the map (inputs, v) -> v^T J,
-    with random ``grad_outputs`` v when none are given."""
+    """Checks second derivatives: :func:`gradcheck` of the map ``(inputs, v) -> v^T J``.
+
+    Args:
+        fn (callable): takes the inputs, returns a tensor or a tuple of tensors.
+        inputs (Tensor or tuple): the arguments of ``fn``; those that require grad are checked.
+        grad_outputs (Tensor or tuple, optional): the vectors ``v``, one per output;
+            random ones when ``None``. Default: ``None``.
+        eps (float): the finite-difference step. Default: ``1e-6``.
+        atol (float): absolute tolerance. Default: ``1e-5``.
+        rtol (float): relative tolerance. Default: ``1e-3``.
+        gen_non_contig_grad_outputs (bool): accepted for torch compatibility; the
+            random ``grad_outputs`` are contiguous. Default: ``False``.
+        raise_exception (bool): raise :class:`GradcheckError` on a mismatch instead of
+            returning ``False``. Default: ``True``.
+
+    Returns:
+        bool: ``True`` when every second-order Jacobian matches.
+
+    Example::
+
+        >>> x = flow.tensor([0.5, 1.5], dtype=flow.float64, requires_grad=True)
+        >>> flow.autograd.gradgradcheck(lambda t: (t ** 3).sum(), (x,))
+        True
+    """
     from monoflow import _creation
     from monoflow.autograd import grad as ag_grad
     from monoflow.autograd.grad_mode import enable_grad

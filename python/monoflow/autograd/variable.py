@@ -12,6 +12,27 @@ class _VariableMeta(type):
 
 
 class Variable(metaclass=_VariableMeta):
+    """torch's pre-0.4 wrapper, now the tensor itself: ``Variable(t, requires_grad=True)`` returns a tensor.
+
+    The result is a leaf sharing ``t``'s data, and every tensor is an instance of
+    ``Variable``, as in torch.
+
+    Args:
+        data (Tensor, optional): the data; ``None`` gives an empty tensor. Any other
+            type raises ``TypeError``. Default: ``None``.
+        requires_grad (bool): whether the result requires grad. Default: ``False``.
+        volatile (bool): accepted for compatibility and ignored (use ``no_grad``).
+            Default: ``False``.
+
+    Example::
+
+        >>> v = flow.autograd.Variable(flow.ones(2), requires_grad=True)
+        >>> v
+        tensor([1., 1.], requires_grad=True)
+        >>> isinstance(flow.ones(1), flow.autograd.Variable)
+        True
+    """
+
     def __new__(cls, data=None, requires_grad=False, volatile=False):
         if data is None:
             from monoflow._creation import empty
