@@ -181,3 +181,11 @@ def test_one_text_shows_on_the_function_and_the_method():
     assert body in inspect.getdoc(flow.Tensor.add)
     assert inspect.getdoc(flow.Tensor.add).startswith("Tensor.add(other")
     assert list(inspect.signature(flow.Tensor.add).parameters) == ["self", "other", "alpha"]
+
+
+def test_the_text_shows_on_the_tensor_method_taken_from_the_class():
+    # help(flow.Tensor.abs): Tensor's metaclass hands out Python methods
+    # wrapped, and the wrapper must carry the text (not an older, empty one)
+    assert inspect.getdoc(flow.Tensor.abs).startswith("Tensor.abs() -> Tensor")
+    assert inspect.getdoc(flow.Tensor.absolute).startswith("Tensor.abs() -> Tensor")  # the same method
+    assert "In-place version of" in inspect.getdoc(flow.Tensor.clamp_)

@@ -15,7 +15,7 @@ import importlib
 import inspect
 import textwrap
 
-from monoflow import _C
+from monoflow import _C, _tensor_type
 
 # (namespace, name, signature, text, method, aliases), in registration order.
 _ENTRIES = []
@@ -128,7 +128,9 @@ def apply(tensor_cls):
     for namespace, name, signature, text, method, aliases in (*_ENTRIES, *_inplace_entries()):
         module = None if signature.startswith("Tensor.") else importlib.import_module(namespace)
         method_only = signature.startswith("Tensor.")
-        for each in (name, *aliases):
+        # the name last: where an alias is the same object (Tensor.absolute is
+        # Tensor.abs), the text shows the name's own signature
+        for each in (*aliases, name):
             if not method_only:
                 obj = getattr(module, each, None)
                 if obj is None:
@@ -145,3 +147,8 @@ def apply(tensor_cls):
                 is_property = inspect.isdatadescriptor(attr) or isinstance(attr, property)
                 doc = body if is_property else f"Tensor.{msig}\n\n{body}"
                 _set_doc(attr, doc, None if is_property else _text_signature(msig))
+    # Tensor's metaclass hands out its Python methods wrapped (functools.wraps
+    # copied their docstrings then) and caches the wrappers; those made during
+    # the import, before the texts above, are dropped, so that help(Tensor.abs)
+    # shows the text too
+    _tensor_type._CHECKED.clear()
