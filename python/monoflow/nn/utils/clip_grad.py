@@ -18,8 +18,30 @@ def _grads(parameters):
 
 
 def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
-    """Scales the gradients in place so that their joint norm (as if they were
-    one vector) is at most max_norm. Returns that total norm (before clipping)."""
+    """Scales the gradients in place so that their joint norm (as if they were one vector) is at most ``max_norm``.
+
+    Works for global (distributed) tensors too: the norm is then taken over every shard.
+
+    Args:
+        parameters (Tensor or iterable of Tensor): the parameters whose ``.grad`` is used (those without a gradient are skipped).
+        max_norm (float): the largest norm allowed.
+        norm_type (float): the p of the norm; ``float('inf')`` for the max norm. Default: ``2.0``.
+        error_if_nonfinite (bool): raise ``RuntimeError`` when the total norm is nan or inf. Default: ``False``.
+        foreach (bool, optional): accepted for torch compatibility; monoflow has a single implementation. Default: ``None``.
+
+    Returns:
+        Tensor: the total norm before clipping.
+
+    Example::
+
+        >>> m = nn.Linear(4, 2)
+        >>> m(flow.ones(3, 4)).sum().backward()
+        >>> total = nn.utils.clip_grad_norm_(m.parameters(), max_norm=1.0)
+        >>> total > 1.0
+        tensor(True)
+        >>> bool(nn.utils.get_total_norm([p.grad for p in m.parameters()]) <= 1.0)
+        True
+    """
     from monoflow._creation import tensor as _tensor
 
     grads = _grads(parameters)
@@ -35,7 +57,22 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
 
 
 def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=None):
-    """The norm of the tensors taken together as one vector (local tensors)."""
+    """The norm of the given tensors taken together as one vector: the p-norm of their per-tensor norms.
+
+    Args:
+        tensors (Tensor or iterable of Tensor): the tensors (usually gradients).
+        norm_type (float): the p of the norm; ``float('inf')`` for the max norm. Default: ``2.0``.
+        error_if_nonfinite (bool): raise ``RuntimeError`` when the total norm is nan or inf. Default: ``False``.
+        foreach (bool, optional): accepted for torch compatibility; monoflow has a single implementation. Default: ``None``.
+
+    Returns:
+        Tensor: a scalar.
+
+    Example::
+
+        >>> nn.utils.get_total_norm([flow.tensor([3.0]), flow.tensor([4.0])])
+        tensor(5.)
+    """
     from monoflow._creation import tensor as _tensor
     from monoflow.ops_shape import stack
 
@@ -56,8 +93,23 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
 
 
 def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
-    """Scales the gradients by max_norm / total_norm when that is below 1 (total_norm
-    as get_total_norm computed it)."""
+    """Scales the gradients in place by ``max_norm / (total_norm + 1e-6)`` when that is below 1 (the second half of :func:`clip_grad_norm_`, given the norm from :func:`get_total_norm`).
+
+    Args:
+        parameters (Tensor or iterable of Tensor): the parameters whose ``.grad`` is used (those without a gradient are skipped).
+        max_norm (float): the largest norm allowed.
+        total_norm (Tensor): the total norm of the gradients.
+        foreach (bool, optional): accepted for torch compatibility; monoflow has a single implementation. Default: ``None``.
+
+    Example::
+
+        >>> m = nn.Linear(4, 2)
+        >>> m(flow.ones(3, 4)).sum().backward()
+        >>> total = nn.utils.get_total_norm([p.grad for p in m.parameters()])
+        >>> nn.utils.clip_grads_with_norm_(m.parameters(), 0.5, total)
+        >>> bool(nn.utils.get_total_norm([p.grad for p in m.parameters()]) <= 0.5)
+        True
+    """
     grads = _grads(parameters)
     if grads:
         _scale_(grads, float(max_norm), total_norm)
@@ -78,13 +130,46 @@ def _nonfinite(norm_type):
 
 
 def clip_grad_norm(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
+    """Deprecated spelling of :func:`clip_grad_norm_` (warns with ``FutureWarning``); same arguments and result.
+
+    Args:
+        parameters (Tensor or iterable of Tensor): the parameters whose ``.grad`` is used (those without a gradient are skipped).
+        max_norm (float): the largest norm allowed.
+        norm_type (float): the p of the norm; ``float('inf')`` for the max norm. Default: ``2.0``.
+        error_if_nonfinite (bool): raise ``RuntimeError`` when the total norm is nan or inf. Default: ``False``.
+        foreach (bool, optional): accepted for torch compatibility; monoflow has a single implementation. Default: ``None``.
+
+    Example::
+
+        >>> m = nn.Linear(4, 2)
+        >>> m(flow.ones(3, 4)).sum().backward()
+        >>> import warnings
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter('ignore')
+        ...     nn.utils.clip_grad_norm(m.parameters(), 1.0) > 0
+        tensor(True)
+    """
     warnings.warn("`nn.utils.clip_grad_norm` is now deprecated in favor of `nn.utils.clip_grad_norm_`.",
                   FutureWarning, stacklevel=2)
     return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
 
 
 def clip_grad_value_(parameters, clip_value, foreach=None):
-    """Clamps every gradient element into [-clip_value, clip_value], in place."""
+    """Clamps every gradient element into ``[-clip_value, clip_value]``, in place.
+
+    Args:
+        parameters (Tensor or iterable of Tensor): the parameters whose ``.grad`` is used (those without a gradient are skipped).
+        clip_value (float): the bound.
+        foreach (bool, optional): accepted for torch compatibility; monoflow has a single implementation. Default: ``None``.
+
+    Example::
+
+        >>> m = nn.Linear(4, 2)
+        >>> m(flow.ones(3, 4)).sum().backward()
+        >>> nn.utils.clip_grad_value_(m.parameters(), 0.5)
+        >>> m.bias.grad
+        tensor([0.5000, 0.5000])
+    """
     clip_value = float(clip_value)
     with no_grad():
         for g in _grads(parameters):

@@ -72,7 +72,26 @@ class SpectralNorm:
 
 
 def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=None):
-    """Divides ``module.<name>`` by its spectral norm before every call."""
+    """Divides ``module.<name>`` by its spectral norm (largest singular value) before every call, estimated by power iteration.
+
+    The original is kept as ``<name>_orig``; ``<name>_u``/``<name>_v`` buffers hold the iteration's vectors (updated in training mode).
+
+    Args:
+        module (Module): the module to change in place.
+        name (str): the name of the weight parameter. Default: ``'weight'``.
+        n_power_iterations (int): power iterations per call. Default: ``1``.
+        eps (float): the stabiliser of the normalisations. Default: ``1e-12``.
+        dim (int, optional): the dim of the output channels; ``None`` is 1 for transposed convolutions, 0 otherwise. Default: ``None``.
+
+    Returns:
+        Module: ``module``.
+
+    Example::
+
+        >>> m = nn.utils.spectral_norm(nn.Linear(20, 40))
+        >>> m.weight_orig.shape, m.weight_u.shape
+        (monoflow.Size([40, 20]), monoflow.Size([40]))
+    """
     if dim is None:
         from monoflow.nn.modules.conv import ConvTranspose1d, ConvTranspose2d
 
@@ -82,6 +101,22 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
 
 
 def remove_spectral_norm(module, name="weight"):
+    """Undoes :func:`spectral_norm`: the normalised weight becomes a plain parameter again. Raises ``ValueError`` when ``module`` has none.
+
+    Args:
+        module (Module): the module.
+        name (str): the name of the weight. Default: ``'weight'``.
+
+    Returns:
+        Module: ``module``.
+
+    Example::
+
+        >>> m = nn.utils.spectral_norm(nn.Linear(4, 4))
+        >>> m = nn.utils.remove_spectral_norm(m)
+        >>> hasattr(m, 'weight_orig'), m.weight.shape
+        (False, monoflow.Size([4, 4]))
+    """
     for key, hook in list(module._forward_pre_hooks.items()):
         if isinstance(hook, SpectralNorm) and hook.name == name:
             hook.remove(module)

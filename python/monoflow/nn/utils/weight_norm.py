@@ -53,12 +53,42 @@ class WeightNorm:
 
 
 def weight_norm(module, name="weight", dim=0):
-    """Reparametrises ``module.<name>`` as magnitude ``<name>_g`` times direction ``<name>_v``."""
+    """Reparametrises ``module.<name>`` as a magnitude ``<name>_g`` times a direction ``<name>_v / ||<name>_v||``, recomputed before every call.
+
+    Args:
+        module (Module): the module to change in place.
+        name (str): the name of the weight parameter. Default: ``'weight'``.
+        dim (int): the dim kept by the norm (one magnitude per slice along it); ``-1`` (or ``None``) takes the norm of the whole tensor. Default: ``0``.
+
+    Returns:
+        Module: ``module``.
+
+    Example::
+
+        >>> m = nn.utils.weight_norm(nn.Linear(20, 40))
+        >>> m.weight_g.shape, m.weight_v.shape
+        (monoflow.Size([40, 1]), monoflow.Size([40, 20]))
+    """
     WeightNorm.apply(module, name, dim)
     return module
 
 
 def remove_weight_norm(module, name="weight"):
+    """Undoes :func:`weight_norm`: the weight becomes a plain parameter again. Raises ``ValueError`` when ``module`` has none.
+
+    Args:
+        module (Module): the module.
+        name (str): the name of the weight. Default: ``'weight'``.
+
+    Returns:
+        Module: ``module``.
+
+    Example::
+
+        >>> m = nn.utils.remove_weight_norm(nn.utils.weight_norm(nn.Linear(4, 4)))
+        >>> hasattr(m, 'weight_g'), m.weight.shape
+        (False, monoflow.Size([4, 4]))
+    """
     for key, hook in list(module._forward_pre_hooks.items()):
         if isinstance(hook, WeightNorm) and hook.name == name:
             hook.remove(module)
