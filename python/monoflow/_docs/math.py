@@ -18,7 +18,7 @@ def _unary_doc(name, summary, example, *, formula=None, notes="", floating=True,
         parts.append(textwrap.dedent(notes).strip())
     parts.append(_FLOATING if floating else _KEEPING)
     if aliases:
-        parts.append(", ".join(f"``{a}``" for a in aliases) + f" {'is another name' if len(aliases) == 1 else 'are other names'} for it.")
+        parts.append(" ".join(f"``{a}`` is another name for it." for a in aliases))
     parts.append("Args:\n    input (Tensor): the input tensor.")
     parts.append("Returns:\n    Tensor: a new tensor of the same shape as ``input``.")
     parts.append("Example::\n\n" + textwrap.indent(textwrap.dedent(example).strip(), "    "))
@@ -279,7 +279,9 @@ add_doc("remainder", "remainder(input, other) -> Tensor", r"""
     Computes the remainder of dividing ``input`` by ``other``, element-wise,
     with the sign of the divisor (Python's ``%``).
 
-    .. math:: \text{out}_i = \text{input}_i - \left\lfloor \frac{\text{input}_i}{\text{other}_i} \right\rfloor \times \text{other}_i
+    .. math::
+        \text{out}_i = \text{input}_i - \left\lfloor \frac{\text{input}_i}{\text{other}_i} \right\rfloor
+        \times \text{other}_i
 
     The shapes broadcast and the dtypes promote; either operand may be a
     Python number. See :func:`monoflow.fmod` for the remainder with the sign
@@ -304,7 +306,9 @@ add_doc("fmod", "fmod(input, other) -> Tensor", r"""
     Computes the remainder of dividing ``input`` by ``other``, element-wise,
     with the sign of the dividend (C's ``fmod``).
 
-    .. math:: \text{out}_i = \text{input}_i - \text{trunc}\left(\frac{\text{input}_i}{\text{other}_i}\right) \times \text{other}_i
+    .. math::
+        \text{out}_i = \text{input}_i - \text{trunc}\left(\frac{\text{input}_i}{\text{other}_i}\right)
+        \times \text{other}_i
 
     The shapes broadcast and the dtypes promote; either operand may be a
     Python number. See :func:`monoflow.remainder` for Python's ``%``.
@@ -1287,7 +1291,9 @@ _unary_doc("relu", "Applies the rectified linear unit, ``max(input, 0)``, to eac
 add_doc("gelu", "gelu(input, approximate='none') -> Tensor", r"""
     Applies the Gaussian Error Linear Unit to each element of ``input``.
 
-    .. math:: \text{out}_i = x_i \, \Phi(x_i), \quad \Phi(x) = \frac{1}{2}\left(1 + \operatorname{erf}(x / \sqrt{2})\right)
+    .. math::
+        \text{out}_i = x_i \, \Phi(x_i), \quad
+        \Phi(x) = \frac{1}{2}\left(1 + \operatorname{erf}(x / \sqrt{2})\right)
 
     With ``approximate="tanh"``, :math:`\Phi` is approximated by
     :math:`\frac{1}{2}\left(1 + \tanh\left(\sqrt{2/\pi}\,(x + 0.044715\,x^3)\right)\right)`.
