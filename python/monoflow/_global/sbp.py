@@ -11,8 +11,23 @@ A global tensor has one SBP per hierarchy axis (its nd-SBP, a tuple).
 
 
 class sbp:
-    """One SBP; compare, hash and print it. Make them with split(dim),
-    broadcast and partial_sum."""
+    """One SBP, the layout of a global tensor over one axis of its placement: split, broadcast or partial sum.
+
+    Make them with ``flow.sbp.split(dim)``, ``flow.sbp.broadcast`` and
+    ``flow.sbp.partial_sum``; they compare, hash, pickle and print.
+    ``is_split()``, ``is_broadcast()``, ``is_partial_sum()`` and ``dim`` describe one.
+
+    Args:
+        kind (str): ``"S"`` (split), ``"B"`` (broadcast) or ``"P"`` (partial sum).
+        dim (int, optional): the split dimension, for ``"S"``. Default: ``None``.
+
+    Example::
+
+        >>> flow.sbp.split(0), flow.sbp.broadcast, flow.sbp.partial_sum
+        (monoflow.sbp.split(dim=0), monoflow.sbp.broadcast, monoflow.sbp.partial_sum)
+        >>> flow.sbp.split(1).is_split(), flow.sbp.split(1).dim
+        (True, 1)
+    """
 
     __slots__ = ("_kind", "_dim")
     __module__ = "monoflow.sbp"
@@ -54,6 +69,22 @@ class sbp:
 
 
 def split(dim):
+    """Returns the SBP that splits a global tensor along dimension ``dim`` over the ranks of one placement axis.
+
+    The pieces are balanced: with ``n`` ranks, the first ``size % n`` ranks
+    hold one element more.
+
+    Args:
+        dim (int): the dimension to split, non-negative (``TypeError`` for a
+            non-int, ``ValueError`` for a negative one).
+
+    Example::
+
+        >>> flow.sbp.split(0)
+        monoflow.sbp.split(dim=0)
+        >>> flow.sbp.split(0) == flow.sbp.split(0), flow.sbp.split(0) == flow.sbp.broadcast
+        (True, False)
+    """
     if isinstance(dim, bool) or not isinstance(dim, int):
         raise TypeError(f"sbp.split: dim must be an int, got {type(dim).__name__}")
     if dim < 0:

@@ -14,6 +14,18 @@ _warned = set()
 
 
 def is_autocast_available(device_type):
+    """Returns whether :class:`autocast` can be enabled for ``device_type``: a device plugin of that type is loaded.
+
+    Args:
+        device_type (str): the device type, e.g. ``"cpu"`` or ``"cuda"``.
+
+    Example::
+
+        >>> flow.amp.is_autocast_available("cpu")
+        True
+        >>> flow.amp.is_autocast_available("no_such_device")
+        False
+    """
     return device_type in _C.device_types()
 
 

@@ -13,6 +13,40 @@ from monoflow.autograd import no_grad
 
 
 class GradScaler:
+    """Dynamic loss scaling for mixed-precision training (torch.amp.GradScaler's algorithm).
+
+    ``scale(loss)`` multiplies the loss by the scale; ``step(optimizer)`` unscales
+    the gradients (``unscale_``) and skips the step when one of them is inf or
+    NaN; ``update()`` multiplies the scale by ``backoff_factor`` after a skipped
+    step and by ``growth_factor`` after ``growth_interval`` good ones. Disabled
+    (``enabled=False``, or a device type that is not loaded, which warns as torch
+    does without CUDA) it passes everything through: ``scale()`` returns its
+    input and ``step()`` just steps.
+
+    Args:
+        device (str): the device type of the gradients. Default: ``"cuda"``.
+        init_scale (float): the starting scale. Default: ``2.0 ** 16``.
+        growth_factor (float): the factor after ``growth_interval`` good steps, above 1.
+            Default: ``2.0``.
+        backoff_factor (float): the factor after a step with inf/NaN gradients, in
+            ``(0, 1)``. Default: ``0.5``.
+        growth_interval (int): good steps between two growths. Default: ``2000``.
+        enabled (bool): whether scaling is on. Default: ``True``.
+
+    Example::
+
+        >>> scaler = flow.amp.GradScaler("cpu", init_scale=4.0)
+        >>> w = nn.Parameter(flow.tensor([1.0, -2.0]))
+        >>> opt = flow.optim.SGD([w], lr=0.1)
+        >>> scaler.scale((w * w).sum()).backward()
+        >>> w.grad  # scaled by 4
+        tensor([  8., -16.])
+        >>> scaler.step(opt)  # unscales, then steps
+        >>> scaler.update()
+        >>> w.detach(), scaler.get_scale()
+        (tensor([ 0.8000, -1.6000]), 4.0)
+    """
+
     def __init__(self, device="cuda", init_scale=2.0 ** 16, growth_factor=2.0, backoff_factor=0.5,
                  growth_interval=2000, enabled=True):
         self._device = device

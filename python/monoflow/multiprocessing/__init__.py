@@ -24,14 +24,43 @@ _STRATEGIES = {"file_descriptor"}
 
 
 def get_all_sharing_strategies():
+    """Returns the set of supported tensor sharing strategies: ``{"file_descriptor"}`` (segments pass by descriptor).
+
+    torch's other strategy, ``"file_system"`` (named files), is not needed on Linux.
+
+    Example::
+
+        >>> flow.multiprocessing.get_all_sharing_strategies()
+        {'file_descriptor'}
+    """
     return set(_STRATEGIES)
 
 
 def get_sharing_strategy():
+    """Returns the strategy by which tensors are shared between processes: always ``"file_descriptor"``.
+
+    Example::
+
+        >>> flow.multiprocessing.get_sharing_strategy()
+        'file_descriptor'
+    """
     return "file_descriptor"
 
 
 def set_sharing_strategy(new_strategy):
+    """Sets the tensor sharing strategy; only ``"file_descriptor"`` is supported (another raises ``ValueError``).
+
+    Args:
+        new_strategy (str): the strategy's name.
+
+    Example::
+
+        >>> flow.multiprocessing.set_sharing_strategy("file_descriptor")
+        >>> flow.multiprocessing.set_sharing_strategy("file_system")
+        Traceback (most recent call last):
+        ...
+        ValueError: set_sharing_strategy: 'file_system' is not supported; monoflow shares tensors by file descriptor (['file_descriptor'])
+    """
     if new_strategy not in _STRATEGIES:
         raise ValueError(f"set_sharing_strategy: {new_strategy!r} is not supported; monoflow shares tensors by "
                          f"file descriptor ({sorted(_STRATEGIES)})")

@@ -46,6 +46,25 @@ def _wrap(fn, i, args, error_conn):
 
 
 class ProcessContext:
+    """The processes started by :func:`start_processes` with ``join=False``: ``pids()`` and ``join(timeout)``.
+
+    ``join`` waits for a process to finish and returns ``True`` once all have
+    ended well; when one failed it terminates the others and raises
+    :class:`ProcessRaisedException` or :class:`ProcessExitedException`.
+
+    Args:
+        processes (list): the ``multiprocessing.Process`` objects.
+        error_conns (list): the pipes on which each process reports an exception.
+
+    Example::
+
+        >>> ctx = flow.multiprocessing.start_processes(lambda i: None, nprocs=2, join=False, start_method="fork")
+        >>> len(ctx.pids())
+        2
+        >>> while not ctx.join():
+        ...     pass
+    """
+
     def __init__(self, processes, error_conns):
         self.processes, self.error_conns = processes, error_conns
 
@@ -84,6 +103,27 @@ class ProcessContext:
 
 
 def start_processes(fn, args=(), nprocs=1, join=True, daemon=False, start_method="spawn"):
+    """Starts ``nprocs`` processes running ``fn(i, *args)``; waits for them, or returns their :class:`ProcessContext`.
+
+    Args:
+        fn (callable): the function each process runs as ``fn(i, *args)``, ``i`` being the
+            process index; with ``"spawn"`` it must be importable (defined at module level).
+        args (tuple): the further arguments of ``fn``. Default: ``()``.
+        nprocs (int): the number of processes. Default: ``1``.
+        join (bool): wait for all of them; otherwise return the :class:`ProcessContext`.
+            Default: ``True``.
+        daemon (bool): start the processes as daemons. Default: ``False``.
+        start_method (str): ``"spawn"``, ``"fork"`` or ``"forkserver"``. Default: ``"spawn"``.
+
+    Raises:
+        ProcessRaisedException: when a process raised (its traceback in the message);
+            the others are terminated.
+        ProcessExitedException: when a process exited with a non-zero code or a signal.
+
+    Example::
+
+        >>> flow.multiprocessing.start_processes(lambda i, x: None, args=(1,), nprocs=2, start_method="fork")
+    """
     ctx = multiprocessing.get_context(start_method)
     processes, error_conns = [], []
     for i in range(nprocs):
@@ -101,6 +141,33 @@ def start_processes(fn, args=(), nprocs=1, join=True, daemon=False, start_method
 
 
 def spawn(fn, args=(), nprocs=1, join=True, daemon=False, start_method="spawn"):
-    """Starts nprocs processes running fn(i, *args); with join=True waits for
-    all of them, else returns a ProcessContext."""
+    """Starts ``nprocs`` processes running ``fn(i, *args)``, as torch.multiprocessing.spawn.
+
+    With ``join=True`` it waits for all of them (and re-raises a failure);
+    otherwise it returns a :class:`ProcessContext`. Tensors passed in ``args``
+    travel as shared memory.
+
+    Args:
+        fn (callable): the function each process runs as ``fn(i, *args)``, ``i`` being the
+            process index; with ``"spawn"`` it must be importable (defined at module level).
+        args (tuple): the further arguments of ``fn``. Default: ``()``.
+        nprocs (int): the number of processes. Default: ``1``.
+        join (bool): wait for all of them; otherwise return the :class:`ProcessContext`.
+            Default: ``True``.
+        daemon (bool): start the processes as daemons. Default: ``False``.
+        start_method (str): ``"spawn"``, ``"fork"`` or ``"forkserver"``. Default: ``"spawn"``.
+
+    Raises:
+        ProcessRaisedException: when a process raised (its traceback in the message);
+            the others are terminated.
+        ProcessExitedException: when a process exited with a non-zero code or a signal.
+
+    Example::
+
+        >>> flow.multiprocessing.spawn(lambda i: None, nprocs=2, start_method="fork")
+        >>> flow.multiprocessing.spawn(lambda i: 1 / 0, start_method="fork")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        monoflow.multiprocessing.spawn.ProcessRaisedException: ...
+    """
     return start_processes(fn, args, nprocs, join, daemon, start_method)
