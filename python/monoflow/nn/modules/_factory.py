@@ -32,9 +32,17 @@ def reset_affine(module):
 
 
 def factory_kwargs(kwargs):
-    """torch.nn.factory_kwargs: the device/dtype/memory_format entries of
-    ``kwargs`` (merged with an explicit ``factory_kwargs`` dict entry), for
-    passing on to tensor factories; any other key is a TypeError."""
+    """torch.nn.factory_kwargs: the ``device``/``dtype``/``memory_format`` entries of ``kwargs``, merged with an explicit
+    ``factory_kwargs`` dict entry, ready to pass to tensor factories; any other key raises ``TypeError``.
+
+    Args:
+        kwargs (dict, optional): keyword arguments of a module's constructor; ``None`` gives ``{}``.
+
+    Example::
+
+        >>> nn.factory_kwargs({'device': 'cpu', 'factory_kwargs': {'dtype': flow.float64}})
+        {'dtype': monoflow.float64, 'device': 'cpu'}
+    """
     if kwargs is None:
         return {}
     simple = {"device", "dtype", "memory_format"}

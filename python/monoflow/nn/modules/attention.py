@@ -11,6 +11,37 @@ __all__ = ["MultiheadAttention"]
 
 
 class MultiheadAttention(Module):
+    """Multi-head attention (torch's parameter layout: ``in_proj_weight``/``in_proj_bias`` packed q/k/v projections, ``out_proj``), so state dicts move between the two frameworks.
+
+    Call it as ``attn(query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None, average_attn_weights=True, is_causal=False)``; it returns ``(output, weights)``, ``weights`` being ``None`` unless ``need_weights``. A boolean mask marks with ``True`` the positions that are *not* attended; a float mask is added to the scores.
+
+    Args:
+        embed_dim (int): the model size ``E``.
+        num_heads (int): the number of heads; must divide ``embed_dim``.
+        dropout (float): the dropout probability of the attention weights. Default: ``0.0``.
+        bias (bool): learn the projections' biases. Default: ``True``.
+        add_bias_kv (bool): learn a bias appended to the keys and values. Default: ``False``.
+        add_zero_attn (bool): append a zero position to the keys and values. Default: ``False``.
+        kdim (int, optional): the size of the keys. Default: ``embed_dim``.
+        vdim (int, optional): the size of the values. Default: ``embed_dim``.
+        batch_first (bool): inputs and outputs are ``(N, L, E)``. Default: ``False``.
+        device (optional): the device of the parameters. Default: the default device.
+        dtype (optional): the dtype of the parameters. Default: the default floating dtype.
+
+    Shape:
+        - query: ``(L, N, E)`` (``(N, L, E)`` with ``batch_first``) or unbatched ``(L, E)``.
+        - key, value: ``(S, N, kdim)`` and ``(S, N, vdim)``.
+        - Output: ``(L, N, E)``; weights: ``(N, L, S)`` (``(N, num_heads, L, S)`` with ``average_attn_weights=False``).
+
+    Example::
+
+        >>> attn = nn.MultiheadAttention(16, 4, batch_first=True)
+        >>> x = flow.randn(2, 5, 16)
+        >>> out, w = attn(x, x, x)
+        >>> out.shape, w.shape
+        (monoflow.Size([2, 5, 16]), monoflow.Size([2, 5, 5]))
+    """
+
     def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False, add_zero_attn=False,
                  kdim=None, vdim=None, batch_first=False, device=None, dtype=None):
         super().__init__()

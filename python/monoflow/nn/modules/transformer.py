@@ -28,8 +28,33 @@ def _activation_fn(activation):
 
 
 class TransformerEncoderLayer(Module):
-    """Self-attention then a feed-forward block, each with a residual and a
-    LayerNorm (after by default, before with norm_first)."""
+    """A Transformer encoder layer: self-attention, then a feed-forward block, each with a residual connection and a LayerNorm.
+
+    Call it as ``layer(src, src_mask=None, src_key_padding_mask=None, is_causal=False)``; the masks are those of :class:`MultiheadAttention`.
+
+    Args:
+        d_model (int): the model (embedding) size ``E``.
+        nhead (int): the number of attention heads; must divide ``d_model``.
+        dim_feedforward (int): the hidden size of the feed-forward block. Default: ``2048``.
+        dropout (float): the dropout probability (attention weights, feed-forward, residuals). Default: ``0.1``.
+        activation (str or callable): ``'relu'``, ``'gelu'`` or a unary callable for the feed-forward block. Default: ``F.relu``.
+        layer_norm_eps (float): the eps of the LayerNorms. Default: ``1e-5``.
+        batch_first (bool): inputs and outputs are ``(N, S, E)`` instead of ``(S, N, E)``. Default: ``False``.
+        norm_first (bool): apply each LayerNorm before its block (pre-norm) instead of after the residual sum. Default: ``False``.
+        bias (bool): learn biases in the linear layers and LayerNorms. Default: ``True``.
+        device (optional): the device of the parameters. Default: the default device.
+        dtype (optional): the dtype of the parameters. Default: the default floating dtype.
+
+    Shape:
+        - src: ``(S, N, E)``, ``(N, S, E)`` with ``batch_first``, or unbatched ``(S, E)``.
+        - Output: the shape of ``src``.
+
+    Example::
+
+        >>> layer = nn.TransformerEncoderLayer(d_model=16, nhead=4, dim_feedforward=32, batch_first=True)
+        >>> layer(flow.randn(2, 5, 16)).shape
+        monoflow.Size([2, 5, 16])
+    """
 
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu, layer_norm_eps=1e-5,
                  batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
@@ -67,7 +92,28 @@ class TransformerEncoderLayer(Module):
 
 
 class TransformerEncoder(Module):
-    """num_layers deep copies of encoder_layer, then an optional norm."""
+    """A stack of ``num_layers`` copies of an encoder layer, then an optional norm.
+
+    Call it as ``encoder(src, mask=None, src_key_padding_mask=None, is_causal=None)``.
+
+    Args:
+        encoder_layer (TransformerEncoderLayer): the layer to copy (deep copies: the layers do not share parameters).
+        num_layers (int): the number of layers.
+        norm (Module, optional): a final normalisation (e.g. LayerNorm). Default: ``None``.
+        enable_nested_tensor (bool): accepted for torch compatibility; monoflow has no nested tensors, so it has no effect. Default: ``True``.
+        mask_check (bool): accepted for torch compatibility; no effect. Default: ``True``.
+
+    Shape:
+        - src: ``(S, N, E)``, ``(N, S, E)`` with ``batch_first``, or unbatched ``(S, E)``.
+        - Output: the shape of ``src``.
+
+    Example::
+
+        >>> layer = nn.TransformerEncoderLayer(16, 4, dim_feedforward=32)
+        >>> encoder = nn.TransformerEncoder(layer, num_layers=2)
+        >>> encoder(flow.randn(5, 2, 16)).shape
+        monoflow.Size([5, 2, 16])
+    """
 
     def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True, mask_check=True):
         super().__init__()
@@ -85,9 +131,34 @@ class TransformerEncoder(Module):
 
 
 class TransformerDecoderLayer(Module):
-    """Self-attention over the target, attention over the encoder's memory,
-    then a feed-forward block; each with a residual and a LayerNorm (after
-    by default, before with norm_first)."""
+    """A Transformer decoder layer: self-attention over the target, attention over the encoder's output (memory), then a feed-forward block, each with a residual connection and a LayerNorm.
+
+    Call it as ``layer(tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None, memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False)``.
+
+    Args:
+        d_model (int): the model (embedding) size ``E``.
+        nhead (int): the number of attention heads; must divide ``d_model``.
+        dim_feedforward (int): the hidden size of the feed-forward block. Default: ``2048``.
+        dropout (float): the dropout probability (attention weights, feed-forward, residuals). Default: ``0.1``.
+        activation (str or callable): ``'relu'``, ``'gelu'`` or a unary callable for the feed-forward block. Default: ``F.relu``.
+        layer_norm_eps (float): the eps of the LayerNorms. Default: ``1e-5``.
+        batch_first (bool): inputs and outputs are ``(N, S, E)`` instead of ``(S, N, E)``. Default: ``False``.
+        norm_first (bool): apply each LayerNorm before its block (pre-norm) instead of after the residual sum. Default: ``False``.
+        bias (bool): learn biases in the linear layers and LayerNorms. Default: ``True``.
+        device (optional): the device of the parameters. Default: the default device.
+        dtype (optional): the dtype of the parameters. Default: the default floating dtype.
+
+    Shape:
+        - tgt: ``(T, N, E)`` (``(N, T, E)`` with ``batch_first``).
+        - memory: ``(S, N, E)`` (``(N, S, E)`` with ``batch_first``).
+        - Output: the shape of ``tgt``.
+
+    Example::
+
+        >>> layer = nn.TransformerDecoderLayer(16, 4, dim_feedforward=32)
+        >>> layer(flow.randn(3, 2, 16), flow.randn(5, 2, 16)).shape
+        monoflow.Size([3, 2, 16])
+    """
 
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu, layer_norm_eps=1e-5,
                  batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
@@ -137,7 +208,25 @@ class TransformerDecoderLayer(Module):
 
 
 class TransformerDecoder(Module):
-    """num_layers deep copies of decoder_layer, then an optional norm."""
+    """A stack of ``num_layers`` copies of a decoder layer, then an optional norm.
+
+    Call it as ``decoder(tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None, memory_key_padding_mask=None, tgt_is_causal=None, memory_is_causal=False)``.
+
+    Args:
+        decoder_layer (TransformerDecoderLayer): the layer to copy (deep copies).
+        num_layers (int): the number of layers.
+        norm (Module, optional): a final normalisation. Default: ``None``.
+
+    Shape:
+        - tgt: ``(T, N, E)``; memory: ``(S, N, E)`` (batch first with the layers' ``batch_first``).
+        - Output: the shape of ``tgt``.
+
+    Example::
+
+        >>> decoder = nn.TransformerDecoder(nn.TransformerDecoderLayer(16, 4, dim_feedforward=32), num_layers=2)
+        >>> decoder(flow.randn(3, 2, 16), flow.randn(5, 2, 16)).shape
+        monoflow.Size([3, 2, 16])
+    """
 
     def __init__(self, decoder_layer, num_layers, norm=None):
         super().__init__()
@@ -158,8 +247,42 @@ class TransformerDecoder(Module):
 
 
 class Transformer(Module):
-    """An encoder stack over ``src`` and a decoder stack over ``tgt`` that
-    attends to the encoder's output (Vaswani et al., torch's layout)."""
+    """The encoder-decoder Transformer (Vaswani et al.) with torch's layout: an encoder stack over ``src`` and a decoder stack over ``tgt`` that attends to the encoder's output.
+
+    Call it as ``model(src, tgt, src_mask=None, tgt_mask=None, memory_mask=None, src_key_padding_mask=None, tgt_key_padding_mask=None, memory_key_padding_mask=None, ...)``; :meth:`generate_square_subsequent_mask` builds the causal ``tgt_mask``. The parameters with more than one dim start Xavier-uniform.
+
+    Args:
+        d_model (int): the model size ``E``. Default: ``512``.
+        nhead (int): the number of heads. Default: ``8``.
+        num_encoder_layers (int): the encoder depth. Default: ``6``.
+        num_decoder_layers (int): the decoder depth. Default: ``6``.
+        dim_feedforward (int): the feed-forward hidden size. Default: ``2048``.
+        dropout (float): the dropout probability. Default: ``0.1``.
+        activation (str or callable): the feed-forward activation. Default: ``F.relu``.
+        custom_encoder (Module, optional): an encoder to use instead of the default stack. Default: ``None``.
+        custom_decoder (Module, optional): a decoder to use instead of the default stack. Default: ``None``.
+        layer_norm_eps (float): the eps of the LayerNorms. Default: ``1e-5``.
+        batch_first (bool): inputs and outputs are batch first. Default: ``False``.
+        norm_first (bool): pre-norm layers. Default: ``False``.
+        bias (bool): learn biases in linear layers and LayerNorms. Default: ``True``.
+        device (optional): the device of the parameters. Default: the default device.
+        dtype (optional): the dtype of the parameters. Default: the default floating dtype.
+
+    Shape:
+        - src: ``(S, N, E)``; tgt: ``(T, N, E)`` (batch first with ``batch_first``).
+        - Output: ``(T, N, E)``.
+
+    Example::
+
+        >>> model = nn.Transformer(d_model=16, nhead=4, num_encoder_layers=1, num_decoder_layers=1, dim_feedforward=32)
+        >>> mask = nn.Transformer.generate_square_subsequent_mask(3)
+        >>> model(flow.randn(5, 2, 16), flow.randn(3, 2, 16), tgt_mask=mask).shape
+        monoflow.Size([3, 2, 16])
+        >>> mask
+        tensor([[0., -inf, -inf],
+                [0., 0., -inf],
+                [0., 0., 0.]])
+    """
 
     def __init__(self, d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers=6, dim_feedforward=2048,
                  dropout=0.1, activation=F.relu, custom_encoder=None, custom_decoder=None, layer_norm_eps=1e-5,
