@@ -26,14 +26,52 @@ round = _m.round  # noqa: A001
 
 
 def logsumexp(input, dim, keepdim=False):
+    """The log of the sum of exponentials of ``input`` over ``dim``, computed stably; the same as :func:`monoflow.logsumexp`.
+
+    Args:
+        input (Tensor): the floating-point tensor to reduce.
+        dim (int or tuple of ints): the dims to reduce.
+        keepdim (bool): keep the reduced dims, with size 1. Default: ``False``.
+
+    Example::
+
+        >>> flow.special.logsumexp(flow.tensor([[1., 2., 3.]]), 1)
+        tensor([3.4076])
+    """
     return _r.logsumexp(input, dim, keepdim)
 
 
 def softmax(input, dim, *, dtype=None):
+    """:func:`monoflow.softmax` along ``dim``: ``exp(x) / exp(x).sum(dim)``, computed stably.
+
+    Args:
+        input (Tensor): the tensor of scores.
+        dim (int): the dim along which the result sums to 1.
+        dtype (monoflow.dtype, optional): the dtype to convert ``input`` to
+            before computing, and of the result.
+
+    Example::
+
+        >>> flow.special.softmax(flow.tensor([1., 2., 3.]), 0)
+        tensor([0.0900, 0.2447, 0.6652])
+    """
     return _r.softmax(input, dim, dtype)
 
 
 def log_softmax(input, dim, *, dtype=None):
+    """:func:`monoflow.log_softmax` along ``dim``: ``x - logsumexp(x, dim)``.
+
+    Args:
+        input (Tensor): the tensor of scores.
+        dim (int): the dim to normalise along.
+        dtype (monoflow.dtype, optional): the dtype to convert ``input`` to
+            before computing, and of the result.
+
+    Example::
+
+        >>> flow.special.log_softmax(flow.tensor([1., 2.]), 0, dtype=flow.float64)
+        tensor([-1.3133, -0.3133], dtype=monoflow.float64)
+    """
     return _r.log_softmax(input, dim, dtype)
 
 
@@ -44,7 +82,20 @@ def _float(op, x):
 
 
 def xlog1py(input, other):
-    """input * log1p(other), 0 where input is 0 (unless other is NaN)."""
+    """Computes ``input * log1p(other)`` element-wise, with 0 where ``input`` is 0 (unless ``other`` is NaN).
+
+    The shapes broadcast; integer inputs are computed in the default floating
+    dtype. Differentiable in both arguments.
+
+    Args:
+        input (Tensor): the multiplier.
+        other (Tensor): the argument of ``log1p``.
+
+    Example::
+
+        >>> flow.special.xlog1py(flow.tensor([0., 2.]), flow.tensor([-1., 1.]))
+        tensor([0.0000, 1.3863])
+    """
     x, y = _p._promote_float(_float("xlog1py", input), _float("xlog1py", other))
     # as xlogy: the product is kept where x == 0 (d/dx is log1p(y) there), over a safe y
     zero = (x == 0) & ~_m.isnan(y)
@@ -52,7 +103,18 @@ def xlog1py(input, other):
 
 
 def entr(input):
-    """-x log x for x > 0, 0 at 0, -inf for x < 0."""
+    """The elementwise entropy term ``-x * log(x)``: 0 at ``x = 0``, ``-inf`` for ``x < 0``.
+
+    Integer inputs are computed in the default floating dtype.
+
+    Args:
+        input (Tensor): the values.
+
+    Example::
+
+        >>> flow.special.entr(flow.tensor([0., 0.5, -1.]))
+        tensor([0.0000, 0.3466,   -inf])
+    """
     x = _float("entr", input)
     pos = x > 0
     val = -x * _m.log(_m.where(pos, x, 1))
@@ -60,7 +122,23 @@ def entr(input):
 
 
 def erfcx(input):
-    """exp(x^2) erfc(x) (computed directly: overflows to inf/0 products for |x| > ~26)."""
+    """The scaled complementary error function, ``exp(x**2) * erfc(x)``, element-wise.
+
+    monoflow computes the product directly, so it overflows where PyTorch's
+    dedicated kernel does not: in float32 the result is ``inf`` above about
+    ``x = 9.4`` (and in float64 above about 26). Use float64, or the asymptotic
+    ``1 / (x * sqrt(pi))``, for large arguments.
+
+    Args:
+        input (Tensor): the values; integers are computed in the default floating dtype.
+
+    Example::
+
+        >>> flow.special.erfcx(flow.tensor([0., 1., 5.]))
+        tensor([1.0000, 0.4276, 0.1107])
+        >>> flow.special.erfcx(flow.tensor([10.], dtype=flow.float64))
+        tensor([0.0561], dtype=monoflow.float64)
+    """
     x = _float("erfcx", input)
     return _m.exp(x * x) * _m.erfc(x)
 
@@ -104,22 +182,73 @@ class _Erfinv(_Function):
 
 
 def erfinv(input):
-    """The inverse of erf on (-1, 1) (+-inf at +-1, NaN outside)."""
+    """The inverse error function, element-wise: ``erfinv(erf(x)) = x`` on ``(-1, 1)``.
+
+    Gives ``inf`` / ``-inf`` at 1 / -1 and NaN outside ``[-1, 1]``. Computed in
+    float64 (an approximation refined by Newton steps) and differentiable, with
+    the exact derivative ``sqrt(pi) / 2 * exp(erfinv(x)**2)``.
+
+    Args:
+        input (Tensor): the values; integers are computed in the default floating dtype.
+
+    Example::
+
+        >>> flow.special.erfinv(flow.tensor([0., 0.5, -0.5]))
+        tensor([ 0.0000,  0.4769, -0.4769])
+        >>> flow.special.erfinv(flow.tensor([1., -1., 2.]))
+        tensor([inf, -inf, nan])
+    """
     return _Erfinv.apply(_float("erfinv", input))
 
 
 def ndtr(input):
-    """The standard normal CDF."""
+    r"""The cumulative distribution function of the standard normal distribution, element-wise.
+
+    .. math:: \text{ndtr}(x) = \frac{1}{2}\,\text{erfc}\!\left(-\frac{x}{\sqrt{2}}\right)
+
+    Args:
+        input (Tensor): the values; integers are computed in the default floating dtype.
+
+    Example::
+
+        >>> flow.special.ndtr(flow.tensor([0., 1.96]))
+        tensor([0.5000, 0.9750])
+    """
     return _m.erfc(_float("ndtr", input) * (-1.0 / _math.sqrt(2.0))) * 0.5
 
 
 def ndtri(input):
-    """The inverse of the standard normal CDF."""
+    """The inverse of :func:`ndtr`, the quantile function of the standard normal distribution, element-wise.
+
+    Computed as ``sqrt(2) * erfinv(2 * p - 1)``: ``-inf`` at 0, ``inf`` at 1,
+    NaN outside ``[0, 1]``.
+
+    Args:
+        input (Tensor): probabilities; integers are computed in the default floating dtype.
+
+    Example::
+
+        >>> flow.special.ndtri(flow.tensor([0.5, 0.975]))
+        tensor([0.0000, 1.9600])
+    """
     return erfinv(_float("ndtri", input) * 2.0 - 1.0) * _math.sqrt(2.0)
 
 
 def log_ndtr(input):
-    """log of the standard normal CDF."""
+    """The log of :func:`ndtr`, the log of the standard normal CDF, element-wise.
+
+    monoflow computes ``log(ndtr(x))``, so for very negative ``x`` the CDF
+    underflows and the result is ``-inf`` (in float32 below about ``x = -14``),
+    where PyTorch keeps a finite value.
+
+    Args:
+        input (Tensor): the values; integers are computed in the default floating dtype.
+
+    Example::
+
+        >>> flow.special.log_ndtr(flow.tensor([0., -10.]))
+        tensor([ -0.6931, -53.2313])
+    """
     return _m.log(ndtr(input))
 
 
@@ -141,7 +270,24 @@ def _lgamma_right(x):
 
 
 def gammaln(input):
-    """log|Gamma(x)| (reflection for x < 0.5; +inf at the poles 0, -1, -2, ...)."""
+    """The natural log of the absolute value of the gamma function, ``log|Gamma(x)|``, element-wise.
+
+    Computed in float64 (Lanczos approximation, the reflection formula for
+    ``x < 0.5``) and returned in ``input``'s floating dtype; ``inf`` at the
+    poles 0, -1, -2, .... Integer inputs are computed in the default floating
+    dtype. Values are accurate to about 1e-15 absolute (``gammaln(1.)`` may
+    print as ``-8.9e-16`` rather than 0).
+
+    Args:
+        input (Tensor): the values.
+
+    Example::
+
+        >>> flow.special.gammaln(flow.tensor([0.5, 5., 10.]))
+        tensor([ 0.5724,  3.1781, 12.8018])
+        >>> flow.special.gammaln(flow.tensor([0.]))
+        tensor([inf])
+    """
     x = _float("gammaln", input)
     x64 = x.double()
     right = x64 >= 0.5
@@ -173,7 +319,22 @@ def _digamma_right(x):
 
 
 def digamma(input):
-    """psi(x) = d/dx log Gamma(x) (reflection for x < 0.5; NaN at the poles, -inf at 0 as torch)."""
+    """The digamma function ``psi(x) = d/dx log Gamma(x)``, element-wise; ``psi`` is the same function.
+
+    Computed in float64 (recurrence and an asymptotic series, the reflection
+    formula for ``x < 0.5``); ``-inf`` at 0 and NaN at the negative integers, as
+    in PyTorch. Integer inputs are computed in the default floating dtype.
+
+    Args:
+        input (Tensor): the values.
+
+    Example::
+
+        >>> flow.special.digamma(flow.tensor([1., 0.5, 0.]))
+        tensor([-0.5772, -1.9635,    -inf])
+        >>> flow.special.psi(flow.tensor([2.]))
+        tensor([0.4228])
+    """
     x = _float("digamma", input)
     x64 = x.double()
     right = x64 >= 0.5
@@ -192,7 +353,24 @@ _ZETA_B2K = (1.0 / 6, -1.0 / 30, 1.0 / 42, -1.0 / 30, 5.0 / 66, -691.0 / 2730, 7
 
 
 def zeta(input, other):
-    """The Hurwitz zeta function sum_k (other + k)^-input, by Euler-Maclaurin (input > 1, other > 0)."""
+    """The Hurwitz zeta function ``sum_{k >= 0} (other + k) ** -input``, element-wise.
+
+    With ``other = 1`` it is the Riemann zeta function. Either argument may be a
+    number (not both); the shapes broadcast. Finite for ``input > 1``:
+    ``inf`` at ``input = 1``, NaN below, and ``inf`` where ``other`` is a
+    non-positive integer. Computed in float64 by Euler-Maclaurin summation.
+
+    Args:
+        input (Tensor or Number): the exponent ``s``.
+        other (Tensor or Number): the shift ``q``.
+
+    Example::
+
+        >>> flow.special.zeta(flow.tensor([2., 4.]), 1.)
+        tensor([1.6449, 1.0823])
+        >>> flow.special.zeta(2., flow.tensor([2.]))
+        tensor([0.6449])
+    """
     s = input if isinstance(input, _C.TensorBase) else None
     q = other if isinstance(other, _C.TensorBase) else None
     like = s if s is not None else q
@@ -219,7 +397,21 @@ def zeta(input, other):
 
 
 def polygamma(n, input):
-    """The n-th derivative of digamma: (-1)^(n+1) n! zeta(n + 1, x) for n >= 1."""
+    """The ``n``-th derivative of the digamma function, element-wise: ``polygamma(0, x) = digamma(x)``.
+
+    For ``n >= 1`` it is ``(-1)**(n + 1) * n! * zeta(n + 1, x)``.
+
+    Args:
+        n (int): the order of the derivative, ``>= 0``.
+        input (Tensor): the values.
+
+    Example::
+
+        >>> flow.special.polygamma(1, flow.tensor([1., 2.]))
+        tensor([1.6449, 0.6449])
+        >>> flow.special.polygamma(0, flow.tensor([1.]))
+        tensor([-0.5772])
+    """
     if not isinstance(n, int) or n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
     x = _float("polygamma", input)
@@ -229,7 +421,19 @@ def polygamma(n, input):
 
 
 def multigammaln(input, p):
-    """log of the multivariate gamma function of dimension p."""
+    r"""The log of the multivariate gamma function of dimension ``p``, element-wise.
+
+    .. math:: \log \Gamma_p(x) = \frac{p (p - 1)}{4} \log \pi + \sum_{i=0}^{p-1} \log\Gamma\!\left(x - \frac{i}{2}\right)
+
+    Args:
+        input (Tensor): the values, each ``> (p - 1) / 2`` for a finite result.
+        p (int): the dimension, ``>= 1``.
+
+    Example::
+
+        >>> flow.special.multigammaln(flow.tensor([2., 3.]), 2)
+        tensor([0.4516, 1.5502])
+    """
     x = _float("multigammaln", input)
     if p < 1:
         raise RuntimeError(f"p has to be greater than or equal to 1, but got {p}")
@@ -273,20 +477,61 @@ def _bessel(x, order, scaled):
 
 
 def i0(input):
-    """The modified Bessel function of the first kind, order 0."""
+    """The modified Bessel function of the first kind of order 0, ``I_0(x)``, element-wise.
+
+    A power series for ``|x| <= 20``, an asymptotic expansion above; overflows
+    to ``inf`` for large ``|x|`` (see :func:`i0e`).
+
+    Args:
+        input (Tensor): the values; integers are computed in the default floating dtype.
+
+    Example::
+
+        >>> flow.special.i0(flow.tensor([0., 1., 2.]))
+        tensor([1.0000, 1.2661, 2.2796])
+    """
     return _bessel(_float("i0", input), 0, False)
 
 
 def i0e(input):
-    """i0(x) * exp(-|x|)."""
+    """The exponentially scaled modified Bessel function of order 0, ``I_0(x) * exp(-|x|)``, element-wise.
+
+    Finite for every ``x``, where :func:`i0` overflows.
+
+    Args:
+        input (Tensor): the values; integers are computed in the default floating dtype.
+
+    Example::
+
+        >>> flow.special.i0e(flow.tensor([0., 1., 100.]))
+        tensor([1.0000, 0.4658, 0.0399])
+    """
     return _bessel(_float("i0e", input), 0, True)
 
 
 def i1(input):
-    """The modified Bessel function of the first kind, order 1."""
+    """The modified Bessel function of the first kind of order 1, ``I_1(x)``, element-wise (an odd function).
+
+    Args:
+        input (Tensor): the values; integers are computed in the default floating dtype.
+
+    Example::
+
+        >>> flow.special.i1(flow.tensor([0., 1., -1.]))
+        tensor([ 0.0000,  0.5652, -0.5652])
+    """
     return _bessel(_float("i1", input), 1, False)
 
 
 def i1e(input):
-    """i1(x) * exp(-|x|)."""
+    """The exponentially scaled modified Bessel function of order 1, ``I_1(x) * exp(-|x|)``, element-wise.
+
+    Args:
+        input (Tensor): the values; integers are computed in the default floating dtype.
+
+    Example::
+
+        >>> flow.special.i1e(flow.tensor([0., 1.]))
+        tensor([0.0000, 0.2079])
+    """
     return _bessel(_float("i1e", input), 1, True)
