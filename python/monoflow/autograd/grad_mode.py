@@ -153,13 +153,36 @@ _multithreading = {"enabled": True}
 
 
 def is_multithreading_enabled():
+    """Returns the multithreaded-backward setting of :class:`set_multithreading_enabled` (``True`` by default).
+
+    monoflow's engine runs a backward on the calling thread either way; the
+    setting is only kept and read back.
+
+    Example::
+
+        >>> flow.autograd.is_multithreading_enabled()
+        True
+    """
     return _multithreading["enabled"]
 
 
 class set_multithreading_enabled:
-    """torch's switch for a multithreaded backward. monoflow's engine runs a
-    backward on the calling thread either way; the setting is kept so that
-    scripts that set and read it run, and restored on exit."""
+    """Sets torch's switch for a multithreaded backward at once; used as a context manager, restores it on exit.
+
+    monoflow's engine runs a backward on the calling thread either way; the
+    setting is kept so that scripts that set and read it run.
+
+    Args:
+        mode (bool): the new setting.
+
+    Example::
+
+        >>> with flow.autograd.set_multithreading_enabled(False):
+        ...     flow.autograd.is_multithreading_enabled()
+        False
+        >>> flow.autograd.is_multithreading_enabled()
+        True
+    """
 
     def __init__(self, mode):
         self._prev = _multithreading["enabled"]
