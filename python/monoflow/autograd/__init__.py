@@ -18,7 +18,33 @@ def _seq(x):
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
-    """Accumulates the gradients of ``tensors`` into the leaves' ``.grad``."""
+    """Computes the gradients of ``tensors`` and accumulates them into the leaves' ``.grad``.
+
+    The same as ``tensors.backward(grad_tensors)`` for one tensor; for several,
+    one pass computes the sum of their vector-Jacobian products.
+
+    Args:
+        tensors (Tensor or sequence of Tensor): the outputs to differentiate.
+        grad_tensors (Tensor or sequence, optional): the vectors of the
+            vector-Jacobian products, one per tensor (``None`` entries for scalar
+            outputs, meaning 1). Default: ``None``.
+        retain_graph (bool, optional): keep the graph for another backward; defaults
+            to ``create_graph``.
+        create_graph (bool): record the backward pass, for higher-order derivatives.
+            Default: ``False``.
+        inputs (Tensor or sequence, optional): accumulate only into these leaves.
+            Default: ``None`` (all leaves).
+
+    Example::
+
+        >>> x = flow.tensor([1.0, 2.0], requires_grad=True)
+        >>> flow.autograd.backward((x * x).sum())
+        >>> x.grad
+        tensor([2., 4.])
+        >>> flow.autograd.backward(x * 3, grad_tensors=flow.ones(2))
+        >>> x.grad
+        tensor([5., 7.])
+    """
     tensors = _seq(tensors)
     grads = _seq(grad_tensors) or [None] * len(tensors)
     if retain_graph is None:
@@ -28,9 +54,43 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
          allow_unused=None, is_grads_batched=False, materialize_grads=False):
-    """The gradients of ``outputs`` with respect to ``inputs``, returned (not accumulated).
-    With ``is_grads_batched``, the first dim of every grad_output indexes
-    independent vectors, and each result gains that leading dim."""
+    """Computes and returns the gradients of ``outputs`` with respect to ``inputs`` (``.grad`` is left alone).
+
+    Args:
+        outputs (Tensor or sequence of Tensor): the outputs to differentiate.
+        inputs (Tensor or sequence of Tensor): the tensors to differentiate with respect to.
+        grad_outputs (Tensor or sequence, optional): the vectors of the
+            vector-Jacobian products, one per output (``None`` for a scalar output).
+            Default: ``None``.
+        retain_graph (bool, optional): keep the graph for another backward; defaults
+            to ``create_graph``.
+        create_graph (bool): record the gradient computation, so that the results
+            can be differentiated again. Default: ``False``.
+        only_inputs (bool): accepted for torch compatibility (always true). Default: ``True``.
+        allow_unused (bool, optional): return ``None`` for an input the outputs do not
+            depend on instead of raising ``RuntimeError``; defaults to
+            ``materialize_grads``.
+        is_grads_batched (bool): the first dimension of every grad_output indexes
+            independent vectors, and each result gains that leading dimension (one
+            backward pass per vector here; torch vectorizes). Default: ``False``.
+        materialize_grads (bool): return zeros instead of ``None`` for unused inputs.
+            Default: ``False``.
+
+    Returns:
+        tuple of Tensor: one gradient per input.
+
+    Example::
+
+        >>> x = flow.tensor([1.0, 2.0], requires_grad=True)
+        >>> (g,) = flow.autograd.grad((x ** 3).sum(), x, create_graph=True)
+        >>> g
+        tensor([ 3., 12.], grad_fn=<MulBackward0>)
+        >>> flow.autograd.grad(g.sum(), x)
+        (tensor([ 6., 12.]),)
+        >>> b = flow.tensor([1.0], requires_grad=True)
+        >>> flow.autograd.grad((x * 2).sum(), [x, b], materialize_grads=True)
+        (tensor([2., 2.]), tensor([0.]))
+    """
     outputs = _seq(outputs)
     inputs_l = _seq(inputs)
     grads = _seq(grad_outputs) or [None] * len(outputs)

@@ -10,10 +10,28 @@ _BACKENDS = ("gloo", "nccl")
 
 
 class ProcessGroup:
-    """A set of global ranks that run collectives together.
+    """A set of global ranks that run collectives together; made by :func:`init_process_group` and :func:`new_group`.
 
-    `ranks` lists the global ranks in group order; `rank()` is this process's
-    position in it (-1 when it is not a member, as for torch's non-members).
+    ``ranks`` lists the global ranks in group order; ``rank()`` is this process's
+    position in it, ``size()`` the number of ranks, ``backend()`` the engine.
+    Users do not construct it directly.
+
+    Args:
+        name (str): the group's name, the prefix of its keys in the job's store.
+        backend (str): ``"gloo"`` or ``"nccl"``.
+        ranks (list of int): the global ranks of the members, in group order.
+        my_rank (int): this process's rank in the group.
+        cgroup: the collective library's group object.
+        timeout_s (float): seconds after which a stuck collective raises ``RuntimeError``.
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> dist.ProcessGroup  # doctest: +ELLIPSIS
+        <class 'monoflow.distributed.process_group.ProcessGroup'>
+        >>> g = dist.new_group([0, 1])  # doctest: +SKIP
+        >>> g.rank(), g.size(), g.backend()  # doctest: +SKIP
+        (0, 2, 'gloo')
     """
 
     def __init__(self, name, backend, ranks, my_rank, cgroup, timeout_s):
@@ -44,6 +62,17 @@ class ProcessGroup:
 
 
 class GroupMember:
+    """Markers of group membership: ``WORLD`` (the default group, once initialized)
+    and ``NON_GROUP_MEMBER``, what :func:`new_group` returns on a rank outside the
+    new group (collectives on it do nothing and return ``None``).
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> dist.GroupMember.NON_GROUP_MEMBER is not None
+        True
+    """
+
     WORLD = None
     NON_GROUP_MEMBER = object()
 
@@ -75,18 +104,50 @@ def nccl_search_dirs():
 
 
 def is_available():
+    """Returns whether monoflow.distributed can be used: always ``True`` (the collective library is built in).
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> dist.is_available()
+        True
+    """
     return True
 
 
 def is_gloo_available():
+    """Returns whether monoflow was built with the Gloo backend (``backend="gloo"``).
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> isinstance(dist.is_gloo_available(), bool)
+        True
+    """
     return _lib().gloo_available()
 
 
 def is_nccl_available():
+    """Returns whether the NCCL backend can be loaded (a ``libnccl`` found, e.g. from the nvidia-nccl wheels).
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> isinstance(dist.is_nccl_available(), bool)
+        True
+    """
     return _lib().nccl_available(nccl_search_dirs())
 
 
 def is_initialized():
+    """Returns whether the default process group is initialized (by :func:`init_process_group`).
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> isinstance(dist.is_initialized(), bool)
+        True
+    """
     return _state.world is not None
 
 
@@ -124,12 +185,43 @@ def _connect(backend, name, store, my_rank, ranks, timeout_s):
 
 def init_process_group(backend=None, init_method=None, timeout=None, world_size=-1, rank=-1, store=None,
                        group_name="", pg_options=None):
-    """Joins the job's default process group (torch.distributed's signature).
+    """Joins the job's default process group, which the collectives use when given no group.
 
-    init_method: "env://" (default; MASTER_ADDR, MASTER_PORT, WORLD_SIZE, RANK
-    from the launcher), "tcp://host:port" or "file:///directory". A collective
-    whose peer is dead or never arrives raises RuntimeError after `timeout`
-    (a datetime.timedelta or seconds; 30 minutes by default).
+    Every process of the job calls it. Where OneFlow's rule applies (global
+    tensors, DDP), a process that never calls it joins from the launcher's
+    environment on first use, or is a world of one.
+
+    Args:
+        backend (str, optional): ``"gloo"`` (host memory) or ``"nccl"``; ``ValueError``
+            for another name. Default: ``"gloo"``.
+        init_method (str, optional): how the processes find each other: ``"env://"``
+            (MASTER_ADDR, MASTER_PORT, WORLD_SIZE and RANK from the launcher),
+            ``"tcp://host:port"`` or ``"file:///directory"``. Default: ``"env://"``.
+        timeout (datetime.timedelta or float, optional): a collective whose peer is
+            dead or never arrives raises ``RuntimeError`` after this (seconds).
+            Default: 30 minutes.
+        world_size (int): the number of processes; ``-1`` reads it from the
+            environment. Default: ``-1``.
+        rank (int): this process's rank, in ``[0, world_size)``; ``-1`` reads it from
+            the environment. Default: ``-1``.
+        store (Store, optional): a :class:`TCPStore`, :class:`FileStore` or
+            :class:`PrefixStore` to meet through instead of ``init_method``; needs
+            ``rank`` and ``world_size``. Default: ``None``.
+        group_name (str): accepted for torch compatibility and ignored. Default: ``""``.
+        pg_options: accepted for torch compatibility and ignored. Default: ``None``.
+
+    Raises:
+        RuntimeError: when the default group is already initialized.
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> dist.is_available()
+        True
+        >>> dist.init_process_group("gloo")  # doctest: +SKIP
+        >>> dist.get_rank(), dist.get_world_size()  # doctest: +SKIP
+        (0, 2)
+        >>> dist.destroy_process_group()  # doctest: +SKIP
     """
     from monoflow.distributed.rendezvous import rendezvous
 
@@ -168,7 +260,23 @@ def init_from_environment():
 
 
 def destroy_process_group(group=None):
-    """Tears down `group` (all groups and the store when None)."""
+    """Tears down ``group``, or, when ``None``, every group and the job's store.
+
+    Operations still in flight on the group are waited for first.
+
+    Args:
+        group (ProcessGroup, optional): the group to close. Default: ``None`` (all).
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> dist.is_available()
+        True
+        >>> dist.init_process_group("gloo")  # doctest: +SKIP
+        >>> dist.destroy_process_group()  # doctest: +SKIP
+        >>> dist.is_initialized()  # doctest: +SKIP
+        False
+    """
     if group is None or group is _state.world:
         for g in _state.groups:
             _close(g)
@@ -196,8 +304,29 @@ def default_group(what):
 
 
 def new_group(ranks=None, timeout=None, backend=None, pg_options=None):
-    """A sub-group of `ranks` (all ranks when None). Like torch, every rank of
-    the job must call new_group in the same order, members or not."""
+    """Makes a sub-group of the default group, for collectives among ``ranks`` only.
+
+    As in torch, every rank of the job must call ``new_group`` in the same
+    order, members or not; a non-member gets ``GroupMember.NON_GROUP_MEMBER``.
+
+    Args:
+        ranks (list of int, optional): the global ranks of the members. Default: all ranks.
+        timeout (datetime.timedelta or float, optional): the group's collective
+            timeout. Default: the default group's.
+        backend (str, optional): ``"gloo"`` or ``"nccl"``. Default: the default group's.
+        pg_options: accepted for torch compatibility and ignored. Default: ``None``.
+
+    Returns:
+        ProcessGroup: the new group (or ``GroupMember.NON_GROUP_MEMBER``).
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> dist.is_available()
+        True
+        >>> evens = dist.new_group([0, 2])  # doctest: +SKIP
+        >>> dist.all_reduce(flow.ones(1), group=evens)  # doctest: +SKIP
+    """
     world = default_group("new_group")
     ranks = sorted(set(range(world.size()) if ranks is None else [int(r) for r in ranks]))
     for r in ranks:
@@ -243,6 +372,23 @@ def get_world_size(group=None):
     return g.size()
 
 
+    """Returns this process's rank in ``group``: ``-1`` on a rank outside it.
+
+    Args:
+        group (ProcessGroup, optional): the group; ``None`` is the default group.
+
+    Raises:
+        RuntimeError: when the default group is not initialized (``flow.env.get_rank()``
+            answers from the environment instead).
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> dist.is_available()
+        True
+        >>> dist.get_rank()  # doctest: +SKIP
+        0
+    """
 def get_backend(group=None):
     g = _group(group, "get_backend")
     if g is None:
@@ -250,6 +396,23 @@ def get_backend(group=None):
     return g.backend()
 
 
+    """Returns the number of ranks in ``group``: ``-1`` on a rank outside it.
+
+    Args:
+        group (ProcessGroup, optional): the group; ``None`` is the default group.
+
+    Raises:
+        RuntimeError: when the default group is not initialized (``flow.env.get_world_size()``
+            answers from the environment instead).
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> dist.is_available()
+        True
+        >>> dist.get_world_size()  # doctest: +SKIP
+        2
+    """
 def get_global_rank(group, group_rank):
     g = _group(group, "get_global_rank")
     return g.ranks[group_rank]
@@ -257,4 +420,47 @@ def get_global_rank(group, group_rank):
 
 def get_process_group_ranks(group):
     g = _group(group, "get_process_group_ranks")
+    """Returns the backend of ``group``: ``"gloo"`` or ``"nccl"``.
+
+    Args:
+        group (ProcessGroup, optional): the group; ``None`` is the default group.
+
+    Raises:
+        RuntimeError: on a rank outside the group, or when no group is initialized.
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> dist.Backend.GLOO
+        'gloo'
+        >>> dist.get_backend()  # doctest: +SKIP
+        'gloo'
+    """
     return list(g.ranks)
+    """Returns the global rank of the member at position ``group_rank`` of ``group``.
+
+    Args:
+        group (ProcessGroup): the group.
+        group_rank (int): a rank within the group.
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> dist.is_available()
+        True
+        >>> dist.get_global_rank(dist.new_group([1, 3]), 1)  # doctest: +SKIP
+        3
+    """
+    """Returns the global ranks of ``group``'s members, in group order.
+
+    Args:
+        group (ProcessGroup): the group (``None``: the default group).
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> dist.is_available()
+        True
+        >>> dist.get_process_group_ranks(dist.new_group([1, 3]))  # doctest: +SKIP
+        [1, 3]
+    """
