@@ -359,19 +359,6 @@ def _group(group, what):
 
 
 def get_rank(group=None):
-    g = _group(group, "get_rank")
-    if g is None:
-        return -1
-    return g.rank()
-
-
-def get_world_size(group=None):
-    g = _group(group, "get_world_size")
-    if g is None:
-        return -1
-    return g.size()
-
-
     """Returns this process's rank in ``group``: ``-1`` on a rank outside it.
 
     Args:
@@ -389,13 +376,13 @@ def get_world_size(group=None):
         >>> dist.get_rank()  # doctest: +SKIP
         0
     """
-def get_backend(group=None):
-    g = _group(group, "get_backend")
+    g = _group(group, "get_rank")
     if g is None:
-        raise RuntimeError("get_backend: this rank is not a member of the group")
-    return g.backend()
+        return -1
+    return g.rank()
 
 
+def get_world_size(group=None):
     """Returns the number of ranks in ``group``: ``-1`` on a rank outside it.
 
     Args:
@@ -413,13 +400,13 @@ def get_backend(group=None):
         >>> dist.get_world_size()  # doctest: +SKIP
         2
     """
-def get_global_rank(group, group_rank):
-    g = _group(group, "get_global_rank")
-    return g.ranks[group_rank]
+    g = _group(group, "get_world_size")
+    if g is None:
+        return -1
+    return g.size()
 
 
-def get_process_group_ranks(group):
-    g = _group(group, "get_process_group_ranks")
+def get_backend(group=None):
     """Returns the backend of ``group``: ``"gloo"`` or ``"nccl"``.
 
     Args:
@@ -436,7 +423,13 @@ def get_process_group_ranks(group):
         >>> dist.get_backend()  # doctest: +SKIP
         'gloo'
     """
-    return list(g.ranks)
+    g = _group(group, "get_backend")
+    if g is None:
+        raise RuntimeError("get_backend: this rank is not a member of the group")
+    return g.backend()
+
+
+def get_global_rank(group, group_rank):
     """Returns the global rank of the member at position ``group_rank`` of ``group``.
 
     Args:
@@ -451,6 +444,11 @@ def get_process_group_ranks(group):
         >>> dist.get_global_rank(dist.new_group([1, 3]), 1)  # doctest: +SKIP
         3
     """
+    g = _group(group, "get_global_rank")
+    return g.ranks[group_rank]
+
+
+def get_process_group_ranks(group):
     """Returns the global ranks of ``group``'s members, in group order.
 
     Args:
@@ -464,3 +462,5 @@ def get_process_group_ranks(group):
         >>> dist.get_process_group_ranks(dist.new_group([1, 3]))  # doctest: +SKIP
         [1, 3]
     """
+    g = _group(group, "get_process_group_ranks")
+    return list(g.ranks)
