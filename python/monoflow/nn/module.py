@@ -66,8 +66,34 @@ def _tensor_type_name(value):
 
 
 class Module:
-    """Base class of every layer: subclass, create parameters and submodules
-    in ``__init__`` (after ``super().__init__()``) and write ``forward``."""
+    """Base class of every layer and model: subclass it, create parameters and submodules in ``__init__`` (after
+    ``super().__init__()``) and write ``forward``.
+
+    Attributes that are :class:`Parameter` or Module are registered as they are assigned, so :meth:`parameters`,
+    :meth:`state_dict`, :meth:`to` and :meth:`train`/:meth:`eval` reach them. Call the module (``m(x)``), not ``forward``:
+    the call runs the forward pre-hooks and hooks around it. ``Module()`` takes no arguments (others raise ``TypeError``).
+
+    Args:
+        args: none are accepted.
+        kwargs: none are accepted.
+
+    Example::
+
+        >>> class MLP(nn.Module):
+        ...     def __init__(self):
+        ...         super().__init__()
+        ...         self.fc1 = nn.Linear(4, 8)
+        ...         self.fc2 = nn.Linear(8, 2)
+        ...     def forward(self, x):
+        ...         return self.fc2(F.relu(self.fc1(x)))
+        >>> model = MLP()
+        >>> model(flow.randn(3, 4)).shape
+        monoflow.Size([3, 2])
+        >>> [name for name, _ in model.named_parameters()]
+        ['fc1.weight', 'fc1.bias', 'fc2.weight', 'fc2.bias']
+        >>> list(model.state_dict())[:2], model.eval().training
+        (['fc1.weight', 'fc1.bias'], False)
+    """
 
     __module__ = "monoflow.nn"
     _version = 1
@@ -90,6 +116,7 @@ class Module:
         s(self, "_backward_hooks", OrderedDict())
 
     def forward(self, *args, **kwargs):
+        """The computation of the module, to be overridden by every subclass; call the module itself (``m(x)``) so that hooks run."""
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     # ---- registration
@@ -223,10 +250,12 @@ class Module:
             yield from module.named_modules(memo, sub, remove_duplicate)
 
     def modules(self):
+        """Yields this module and every descendant, depth first (each module once)."""
         for _, m in self.named_modules():
             yield m
 
     def named_children(self):
+        """Yields ``(name, module)`` for each direct child (each module once)."""
         seen = set()
         for name, module in self._modules.items():
             if module is not None and module not in seen:
@@ -234,6 +263,7 @@ class Module:
                 yield name, module
 
     def children(self):
+        """Yields each direct child module (each once)."""
         for _, m in self.named_children():
             yield m
 
@@ -250,20 +280,31 @@ class Module:
                 yield mod_prefix + ("." if mod_prefix else "") + name, value
 
     def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
+        """Yields ``(dotted name, parameter)`` for the parameters of this module and, with ``recurse``, of its descendants.
+
+        ``prefix`` is prepended to every name; ``remove_duplicate`` yields a shared parameter once.
+        """
         yield from self._named_members("_parameters", prefix, recurse, remove_duplicate)
 
     def parameters(self, recurse=True):
+        """Yields the parameters of this module and, with ``recurse`` (default), of its descendants; e.g. for an optimizer."""
         for _, p in self.named_parameters(recurse=recurse):
             yield p
 
     def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
+        """Yields ``(dotted name, buffer)`` for the buffers of this module and, with ``recurse``, of its descendants.
+
+        ``prefix`` is prepended to every name; ``remove_duplicate`` yields a shared buffer once.
+        """
         yield from self._named_members("_buffers", prefix, recurse, remove_duplicate)
 
     def buffers(self, recurse=True):
+        """Yields the buffers (e.g. BatchNorm's running statistics) of this module and, with ``recurse``, of its descendants."""
         for _, b in self.named_buffers(recurse=recurse):
             yield b
 
     def get_submodule(self, target):
+        """The submodule at the dotted path ``target`` (``''`` is this module); a missing one raises ``AttributeError``."""
         mod = self
         if target == "":
             return mod
@@ -276,6 +317,7 @@ class Module:
         return mod
 
     def get_parameter(self, target):
+        """The parameter at the dotted path ``target`` (``'encoder.fc.weight'``); a missing one raises ``AttributeError``."""
         module_path, _, name = target.rpartition(".")
         mod = self.get_submodule(module_path)
         if name not in mod._parameters:
@@ -283,6 +325,7 @@ class Module:
         return mod._parameters[name]
 
     def get_buffer(self, target):
+        """The buffer at the dotted path ``target``; a missing one raises ``AttributeError``."""
         module_path, _, name = target.rpartition(".")
         mod = self.get_submodule(module_path)
         if name not in mod._buffers:
@@ -298,6 +341,7 @@ class Module:
 
     # ---- modes and gradients
     def train(self, mode=True):
+        """Sets training mode (``mode=True``) or evaluation mode on this module and every descendant; returns ``self``."""
         if not isinstance(mode, bool):
             raise ValueError("training mode is expected to be boolean")
         self.training = mode
@@ -306,14 +350,17 @@ class Module:
         return self
 
     def eval(self):
+        """Sets evaluation mode (``train(False)``): dropout off, batch norm on running statistics; returns ``self``."""
         return self.train(False)
 
     def requires_grad_(self, requires_grad=True):
+        """Sets ``requires_grad`` of every parameter (e.g. ``False`` to freeze the module); returns ``self``."""
         for p in self.parameters():
             p.requires_grad_(requires_grad)
         return self
 
     def zero_grad(self, set_to_none=True):
+        """Resets the gradients of every parameter: to ``None`` with ``set_to_none`` (default), else to zeros."""
         for p in self.parameters():
             if p.grad is None:
                 continue
@@ -367,21 +414,27 @@ class Module:
         return self._apply(lambda t: t.to(dtype=dtype) if t.is_floating_point() else t)
 
     def cpu(self):
+        """Moves every parameter and buffer to the CPU; returns ``self``."""
         return self._apply(lambda t: t.to(device="cpu"))
 
     def type(self, dst_type):
+        """Casts every parameter and buffer to ``dst_type``; returns ``self``."""
         return self._apply(lambda t: t.to(dtype=dst_type))
 
     def float(self):
+        """Casts the floating-point parameters and buffers to ``float32``; returns ``self``."""
         return self._cast(_dtypes.float32)
 
     def double(self):
+        """Casts the floating-point parameters and buffers to ``float64``; returns ``self``."""
         return self._cast(_dtypes.float64)
 
     def half(self):
+        """Casts the floating-point parameters and buffers to ``float16``; returns ``self``."""
         return self._cast(_dtypes.float16)
 
     def bfloat16(self):
+        """Casts the floating-point parameters and buffers to ``bfloat16``; returns ``self``."""
         return self._cast(_dtypes.bfloat16)
 
     def share_memory(self):

@@ -16,8 +16,29 @@ _making = False
 
 
 class Parameter(Tensor):
-    """A tensor that shares `data`'s memory as a new leaf; assigning one to a
-    Module attribute registers it. ``Parameter()`` is an empty parameter."""
+    """A tensor that is a module parameter: assigning one to a :class:`Module` attribute registers it, so that
+    :meth:`Module.parameters` and the state dict include it.
+
+    ``Parameter(data)`` is a new leaf sharing ``data``'s memory; ``Parameter()`` is an empty parameter. A global
+    ``data`` (``data.to_global(placement, sbp)``) gives a global parameter.
+
+    Args:
+        data (Tensor, optional): the values (a non-tensor raises ``TypeError``). Default: ``None`` (an empty tensor).
+        requires_grad (bool): whether autograd records operations on it. Default: ``True``.
+
+    Example::
+
+        >>> p = nn.Parameter(flow.tensor([1.0, 2.0]))
+        >>> p
+        Parameter containing:
+        tensor([1., 2.], requires_grad=True)
+        >>> p.is_leaf, isinstance(p, flow.Tensor)
+        (True, True)
+        >>> m = nn.Module()
+        >>> m.scale = p
+        >>> [name for name, _ in m.named_parameters()]
+        ['scale']
+    """
 
     __module__ = "monoflow.nn"
 

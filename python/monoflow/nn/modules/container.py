@@ -25,8 +25,29 @@ def _renumber(modules, items):
 
 
 class Sequential(Module):
-    """Calls its modules in order, each on the previous one's output.
-    Sequential(m1, m2, ...) or Sequential(OrderedDict(name=module, ...))."""
+    """A chain of modules called in order, each on the previous one's output.
+
+    Build it as ``Sequential(m1, m2, ...)`` (the children are named ``'0'``, ``'1'``, ...) or from an ``OrderedDict`` of
+    names to modules. It supports indexing and slicing (a slice is a new Sequential), ``len``, iteration, ``+``,
+    :meth:`append`, :meth:`insert`, :meth:`extend` and :meth:`pop`.
+
+    Args:
+        args: the modules, or a single ``OrderedDict`` mapping names to modules.
+
+    Shape:
+        - Input: what the first module takes.
+        - Output: what the last module returns.
+
+    Example::
+
+        >>> model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+        >>> model(flow.randn(3, 4)).shape
+        monoflow.Size([3, 2])
+        >>> model[0]
+        Linear(in_features=4, out_features=8, bias=True)
+        >>> len(model[1:])
+        2
+    """
 
     def __init__(self, *args):
         super().__init__()
@@ -107,7 +128,25 @@ class Sequential(Module):
 
 
 class ModuleList(Module):
-    """A list of registered submodules (indexing, slicing, append, extend, insert)."""
+    """A list of submodules, registered so that their parameters belong to the owner.
+
+    It supports indexing and slicing, ``len``, iteration, ``+=``, :meth:`append`, :meth:`extend`, :meth:`insert` and
+    :meth:`pop`. It has no ``forward``: iterate over it in your own.
+
+    Args:
+        modules (iterable of Module, optional): the initial modules. Default: ``None``.
+
+    Example::
+
+        >>> layers = nn.ModuleList([nn.Linear(4, 4) for _ in range(3)])
+        >>> layers.append(nn.ReLU())
+        ModuleList(
+          (0-2): 3 x Linear(in_features=4, out_features=4, bias=True)
+          (3): ReLU()
+        )
+        >>> len(layers), len(list(layers.parameters()))
+        (4, 6)
+    """
 
     def __init__(self, modules=None):
         super().__init__()
@@ -193,7 +232,22 @@ class ModuleList(Module):
 
 
 class ModuleDict(Module):
-    """An ordered dict of registered submodules."""
+    """An ordered dict of submodules (insertion order kept), registered so that their parameters belong to the owner.
+
+    It supports ``[key]``, ``in``, ``len``, iteration over the keys, :meth:`keys`, :meth:`items`, :meth:`values`,
+    :meth:`update`, :meth:`pop` and :meth:`clear`.
+
+    Args:
+        modules (dict or iterable of (str, Module) pairs, optional): the initial modules. Default: ``None``.
+
+    Example::
+
+        >>> heads = nn.ModuleDict({'cls': nn.Linear(8, 3), 'reg': nn.Linear(8, 1)})
+        >>> heads['reg'](flow.randn(2, 8)).shape
+        monoflow.Size([2, 1])
+        >>> list(heads.keys())
+        ['cls', 'reg']
+    """
 
     def __init__(self, modules=None):
         super().__init__()
@@ -276,7 +330,19 @@ def _as_parameter(value):
 
 
 class ParameterList(Module):
-    """A list of parameters (tensors become Parameters), registered as '0', '1', ..."""
+    """A list of parameters registered as ``'0'``, ``'1'``, ...; plain tensors are wrapped in :class:`Parameter`.
+
+    It supports indexing, ``len``, iteration, ``+=``, :meth:`append` and :meth:`extend`. Calling it raises ``RuntimeError``.
+
+    Args:
+        values (iterable of Tensor, optional): the initial parameters. Default: ``None``.
+
+    Example::
+
+        >>> params = nn.ParameterList([flow.zeros(2), nn.Parameter(flow.ones(3))])
+        >>> len(params), type(params[0]).__name__
+        (2, 'Parameter')
+    """
 
     def __init__(self, values=None):
         super().__init__()
@@ -327,7 +393,21 @@ class ParameterList(Module):
 
 
 class ParameterDict(Module):
-    """An ordered dict of parameters (tensors become Parameters)."""
+    """An ordered dict of parameters; plain tensors are wrapped in :class:`Parameter`.
+
+    It supports ``[key]``, ``in``, ``len``, iteration over the keys, :meth:`keys`, :meth:`items`, :meth:`values`, :meth:`get`,
+    :meth:`setdefault`, :meth:`update`, :meth:`pop`, :meth:`copy` and :meth:`clear`. Calling it raises ``RuntimeError``.
+
+    Args:
+        parameters (dict or iterable of (str, Tensor) pairs, optional): the initial parameters. Default: ``None``.
+
+    Example::
+
+        >>> pd = nn.ParameterDict({'scale': flow.ones(3)})
+        >>> pd['shift'] = flow.zeros(3)
+        >>> list(pd.keys()), pd['scale'].requires_grad
+        (['scale', 'shift'], True)
+    """
 
     def __init__(self, parameters=None):
         super().__init__()
@@ -409,7 +489,21 @@ class ParameterDict(Module):
 
 
 class Container(Module):
-    """torch's deprecated ``Container(**modules)``: a Module holding the given submodules."""
+    """torch's deprecated ``Container(**modules)``: a Module holding the given submodules (warns when built; subclass
+    :class:`Module` instead).
+
+    Args:
+        kwargs: the submodules, by name.
+
+    Example::
+
+        >>> import warnings
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter('ignore')
+        ...     c = nn.Container(fc=nn.Linear(2, 2))
+        >>> list(dict(c.named_children()))
+        ['fc']
+    """
 
     def __init__(self, **kwargs):
         super().__init__()

@@ -10,6 +10,27 @@ __all__ = ["DataParallel"]
 
 
 class DataParallel(Module):
+    """torch's single-process data parallelism, for one device: it calls the wrapped module as is.
+
+    Programs written for ``nn.DataParallel`` run unchanged on one device; several ``device_ids`` raise
+    ``NotImplementedError`` (use :class:`~monoflow.nn.parallel.DistributedDataParallel`, one process per device).
+    The wrapped module is ``self.module`` (state dict keys get the ``module.`` prefix, as in torch).
+
+    Args:
+        module (Module): the module to wrap.
+        device_ids (list of int or device, optional): at most one device. Default: ``None``.
+        output_device (int or device, optional): kept for torch compatibility. Default: ``None``.
+        dim (int): the batch dim the inputs would be scattered along. Default: ``0``.
+
+    Example::
+
+        >>> dp = nn.DataParallel(nn.Linear(4, 2))
+        >>> dp(flow.randn(3, 4)).shape
+        monoflow.Size([3, 2])
+        >>> list(dp.state_dict())
+        ['module.weight', 'module.bias']
+    """
+
     def __init__(self, module, device_ids=None, output_device=None, dim=0):
         super().__init__()
         if device_ids is not None and len(list(device_ids)) > 1:
