@@ -43,6 +43,36 @@ def _rnn_step(gi, h, w_hh, b_hh, relu):
 
 
 class RNNBase(Module):
+    """The base of :class:`RNN`, :class:`LSTM` and :class:`GRU`: the stacked, optionally bidirectional recurrence over a sequence.
+
+    Weights: ``weight_ih_l{k}``, ``weight_hh_l{k}``, ``bias_ih_l{k}``, ``bias_hh_l{k}`` (``_reverse`` for the backward direction), torch's names and layout, all starting as ``U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))``.
+
+    Args:
+        mode (str): ``'RNN_TANH'``, ``'RNN_RELU'``, ``'LSTM'`` or ``'GRU'``.
+        input_size (int): the number of features of each input step.
+        hidden_size (int): the number of features of the hidden state.
+        num_layers (int): the number of stacked layers. Default: ``1``.
+        bias (bool): learn the biases ``b_ih`` and ``b_hh``. Default: ``True``.
+        batch_first (bool): input and output are ``(N, L, H)`` instead of ``(L, N, H)`` (not the states). Default: ``False``.
+        dropout (float): dropout on the outputs of every layer but the last, in training. Default: ``0.0``.
+        bidirectional (bool): also run each layer backwards and concatenate both directions. Default: ``False``.
+        proj_size (int): LSTM projections are not supported: a non-zero value raises ``NotImplementedError``. Default: ``0``.
+        device (optional): the device of the parameters. Default: the default device.
+        dtype (optional): the dtype of the parameters. Default: the default floating dtype.
+
+    Shape:
+        - input: ``(L, N, H_in)``, ``(N, L, H_in)`` with ``batch_first``, unbatched ``(L, H_in)``, or a ``PackedSequence``.
+        - h_0: ``(D * num_layers, N, H_out)`` (``D = 2`` if bidirectional); zeros when not given.
+        - output: ``(L, N, D * H_out)`` (batch first with ``batch_first``), the last layer's hidden state at every step.
+
+    Example::
+
+        >>> m = nn.RNNBase('GRU', 4, 8)
+        >>> out, h = m(flow.randn(5, 3, 4))
+        >>> out.shape, h.shape
+        (monoflow.Size([5, 3, 8]), monoflow.Size([1, 3, 8]))
+    """
+
     def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
                  bidirectional=False, proj_size=0, device=None, dtype=None):
         super().__init__()
@@ -229,7 +259,28 @@ def _split_args(args, kwargs, names):
 
 
 class RNN(RNNBase):
-    """Elman RNN: h' = tanh(W_ih x + b_ih + W_hh h + b_hh) (or relu)."""
+    """A multi-layer Elman RNN: ``h_t = tanh(x_t @ W_ih.T + b_ih + h_(t-1) @ W_hh.T + b_hh)`` (or relu).
+
+    Call it as ``rnn(input, h_0=None)``; it returns ``(output, h_n)``.
+
+    Weights: ``weight_ih_l{k}``, ``weight_hh_l{k}``, ``bias_ih_l{k}``, ``bias_hh_l{k}`` (``_reverse`` for the backward direction), torch's names and layout, all starting as ``U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))``.
+
+    Args:
+        args: torch's positional form ``(input_size, hidden_size, num_layers, nonlinearity, bias, batch_first, dropout, bidirectional)``.
+        kwargs: the keyword form of the same: ``input_size``, ``hidden_size``, ``num_layers=1``, ``nonlinearity='tanh'`` (or ``'relu'``; anything else raises ``ValueError``), ``bias=True``, ``batch_first=False``, ``dropout=0.0``, ``bidirectional=False``, ``device``, ``dtype``.
+
+    Shape:
+        - input: ``(L, N, H_in)``, ``(N, L, H_in)`` with ``batch_first``, unbatched ``(L, H_in)``, or a ``PackedSequence``.
+        - h_0, h_n: ``(D * num_layers, N, H_out)`` (``D = 2`` if bidirectional); zeros when not given.
+        - output: ``(L, N, D * H_out)`` (batch first with ``batch_first``), the last layer's hidden state at every step.
+
+    Example::
+
+        >>> rnn = nn.RNN(10, 20, num_layers=2)
+        >>> out, h_n = rnn(flow.randn(5, 3, 10))
+        >>> out.shape, h_n.shape
+        (monoflow.Size([5, 3, 20]), monoflow.Size([2, 3, 20]))
+    """
 
     def __init__(self, *args, **kwargs):
         nonlinearity = kwargs.pop("nonlinearity", "tanh")
@@ -248,20 +299,79 @@ class RNN(RNNBase):
 
 
 class LSTM(RNNBase):
-    """Long short-term memory; forward returns (output, (h_n, c_n))."""
+    """A multi-layer long short-term memory: per step, input, forget, cell and output gates update the cell state ``c`` and the hidden state ``h``.
+
+    Call it as ``lstm(input, (h_0, c_0)=None)``; it returns ``(output, (h_n, c_n))``. The gates are stacked ``(i, f, g, o)`` in the weights, as in torch, so state dicts move between the two.
+
+    Weights: ``weight_ih_l{k}``, ``weight_hh_l{k}``, ``bias_ih_l{k}``, ``bias_hh_l{k}`` (``_reverse`` for the backward direction), torch's names and layout, all starting as ``U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))``.
+
+    Args:
+        args: torch's positional form ``(input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional, proj_size)``.
+        kwargs: the keyword form: ``input_size``, ``hidden_size``, ``num_layers=1``, ``bias=True``, ``batch_first=False``, ``dropout=0.0``, ``bidirectional=False``, ``proj_size=0`` (non-zero raises ``NotImplementedError``), ``device``, ``dtype``.
+
+    Shape:
+        - input: ``(L, N, H_in)``, ``(N, L, H_in)`` with ``batch_first``, unbatched ``(L, H_in)``, or a ``PackedSequence``.
+        - h_0, c_0, h_n, c_n: ``(D * num_layers, N, H_out)`` (``D = 2`` if bidirectional); zeros when not given.
+        - output: ``(L, N, D * H_out)`` (batch first with ``batch_first``), the last layer's hidden state at every step.
+
+    Example::
+
+        >>> lstm = nn.LSTM(10, 20, batch_first=True, bidirectional=True)
+        >>> out, (h_n, c_n) = lstm(flow.randn(3, 5, 10))
+        >>> out.shape, h_n.shape, c_n.shape
+        (monoflow.Size([3, 5, 40]), monoflow.Size([2, 3, 20]), monoflow.Size([2, 3, 20]))
+    """
 
     def __init__(self, *args, **kwargs):
         super().__init__("LSTM", *args, **kwargs)
 
 
 class GRU(RNNBase):
-    """Gated recurrent unit; forward returns (output, h_n)."""
+    """A multi-layer gated recurrent unit: per step, reset and update gates mix the previous hidden state with a candidate.
+
+    Call it as ``gru(input, h_0=None)``; it returns ``(output, h_n)``. The gates are stacked ``(r, z, n)``, as in torch.
+
+    Weights: ``weight_ih_l{k}``, ``weight_hh_l{k}``, ``bias_ih_l{k}``, ``bias_hh_l{k}`` (``_reverse`` for the backward direction), torch's names and layout, all starting as ``U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))``.
+
+    Args:
+        args: torch's positional form ``(input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional)``.
+        kwargs: the keyword form: ``input_size``, ``hidden_size``, ``num_layers=1``, ``bias=True``, ``batch_first=False``, ``dropout=0.0``, ``bidirectional=False``, ``device``, ``dtype``.
+
+    Shape:
+        - input: ``(L, N, H_in)``, ``(N, L, H_in)`` with ``batch_first``, unbatched ``(L, H_in)``, or a ``PackedSequence``.
+        - h_0, h_n: ``(D * num_layers, N, H_out)`` (``D = 2`` if bidirectional); zeros when not given.
+        - output: ``(L, N, D * H_out)`` (batch first with ``batch_first``), the last layer's hidden state at every step.
+
+    Example::
+
+        >>> gru = nn.GRU(10, 20, num_layers=2)
+        >>> out, h_n = gru(flow.randn(5, 3, 10))
+        >>> out.shape, h_n.shape
+        (monoflow.Size([5, 3, 20]), monoflow.Size([2, 3, 20]))
+    """
 
     def __init__(self, *args, **kwargs):
         super().__init__("GRU", *args, **kwargs)
 
 
 class RNNCellBase(Module):
+    """The base of the single-step cells: holds ``weight_ih`` ``(num_chunks * hidden_size, input_size)``, ``weight_hh`` ``(num_chunks * hidden_size, hidden_size)`` and the biases.
+
+    Args:
+        input_size (int): the number of input features.
+        hidden_size (int): the number of hidden features.
+        bias (bool): learn ``bias_ih`` and ``bias_hh``.
+        num_chunks (int): the number of gates (1 RNN, 4 LSTM, 3 GRU).
+        device (optional): the device of the parameters. Default: the default device.
+        dtype (optional): the dtype of the parameters. Default: the default floating dtype.
+
+    Example::
+
+        >>> cell = nn.RNNCellBase(4, 8, True, 3)
+        >>> cell.weight_ih.shape, cell.weight_hh.shape
+        (monoflow.Size([24, 4]), monoflow.Size([24, 8]))
+    """
+
     def __init__(self, input_size, hidden_size, bias, num_chunks, device=None, dtype=None):
         super().__init__()
         self.input_size = input_size
@@ -306,6 +416,29 @@ class RNNCellBase(Module):
 
 
 class RNNCell(RNNCellBase):
+    """One step of an Elman RNN: ``h' = tanh(x @ W_ih.T + b_ih + h @ W_hh.T + b_hh)`` (or relu). Call it as ``cell(input, hx=None)``.
+
+    Args:
+        input_size (int): the number of input features.
+        hidden_size (int): the number of hidden features.
+        bias (bool): learn the biases. Default: ``True``.
+        nonlinearity (str): ``'tanh'`` or ``'relu'``. Default: ``'tanh'``.
+        device (optional): the device of the parameters. Default: the default device.
+        dtype (optional): the dtype of the parameters. Default: the default floating dtype.
+
+    Shape:
+        - input: ``(N, H_in)`` or ``(H_in,)``.
+        - hx: ``(N, H_out)`` or ``(H_out,)``; zeros when not given.
+        - Output: ``h'``, the shape of ``hx``.
+
+    Example::
+
+        >>> cell = nn.RNNCell(10, 20)
+        >>> h = cell(flow.randn(3, 10))
+        >>> cell(flow.randn(3, 10), h).shape
+        monoflow.Size([3, 20])
+    """
+
     def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None, dtype=None):
         super().__init__(input_size, hidden_size, bias, 1, device, dtype)
         if nonlinearity not in ("tanh", "relu"):
@@ -322,6 +455,28 @@ class RNNCell(RNNCellBase):
 
 
 class LSTMCell(RNNCellBase):
+    """One step of an LSTM. Call it as ``cell(input, (h, c)=None)``; it returns ``(h', c')``.
+
+    Args:
+        input_size (int): the number of input features.
+        hidden_size (int): the number of hidden features.
+        bias (bool): learn the biases. Default: ``True``.
+        device (optional): the device of the parameters. Default: the default device.
+        dtype (optional): the dtype of the parameters. Default: the default floating dtype.
+
+    Shape:
+        - input: ``(N, H_in)`` or ``(H_in,)``.
+        - h, c: ``(N, H_out)`` or ``(H_out,)``; zeros when not given.
+        - Output: ``(h', c')``, the shapes of ``h`` and ``c``.
+
+    Example::
+
+        >>> cell = nn.LSTMCell(10, 20)
+        >>> h, c = cell(flow.randn(3, 10))
+        >>> h.shape, c.shape
+        (monoflow.Size([3, 20]), monoflow.Size([3, 20]))
+    """
+
     def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
         super().__init__(input_size, hidden_size, bias, 4, device, dtype)
 
@@ -335,6 +490,27 @@ class LSTMCell(RNNCellBase):
 
 
 class GRUCell(RNNCellBase):
+    """One step of a GRU. Call it as ``cell(input, hx=None)``; it returns ``h'``.
+
+    Args:
+        input_size (int): the number of input features.
+        hidden_size (int): the number of hidden features.
+        bias (bool): learn the biases. Default: ``True``.
+        device (optional): the device of the parameters. Default: the default device.
+        dtype (optional): the dtype of the parameters. Default: the default floating dtype.
+
+    Shape:
+        - input: ``(N, H_in)`` or ``(H_in,)``.
+        - hx: ``(N, H_out)`` or ``(H_out,)``; zeros when not given.
+        - Output: ``h'``, the shape of ``hx``.
+
+    Example::
+
+        >>> cell = nn.GRUCell(10, 20)
+        >>> cell(flow.randn(3, 10)).shape
+        monoflow.Size([3, 20])
+    """
+
     def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
         super().__init__(input_size, hidden_size, bias, 3, device, dtype)
 
