@@ -23,6 +23,15 @@ _error_file.install()  # under the launcher: when an uncaught exception happened
 
 
 class Backend:
+    """The names of the backends, for ``init_process_group(backend=...)``: ``GLOO`` and ``NCCL``.
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> dist.Backend.GLOO, dist.Backend.NCCL
+        ('gloo', 'nccl')
+    """
+
     GLOO = "gloo"
     NCCL = "nccl"
 
