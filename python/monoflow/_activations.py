@@ -46,7 +46,8 @@ def _negative_part(x, alpha, input_scale):
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
-    """``x`` for ``x > 0``, ``negative_slope * x`` otherwise, elementwise. See :class:`~monoflow.nn.LeakyReLU`.
+    """``x`` for ``x > 0``, ``negative_slope * x`` otherwise, elementwise. See
+    :class:`~monoflow.nn.LeakyReLU`.
 
     Args:
         input (Tensor): the input, a floating-point tensor of any shape.
@@ -65,7 +66,8 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
 
 
 def elu(input, alpha=1.0, inplace=False):
-    """Exponential linear unit: ``x`` for ``x > 0``, ``alpha * (exp(x) - 1)`` otherwise. See :class:`~monoflow.nn.ELU`.
+    """Exponential linear unit: ``x`` for ``x > 0``, ``alpha * (exp(x) - 1)`` otherwise. See
+    :class:`~monoflow.nn.ELU`.
 
     Args:
         input (Tensor): the input, a floating-point tensor of any shape.
@@ -100,7 +102,8 @@ def celu(input, alpha=1.0, inplace=False):
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
-    """Clamps into ``[min_val, max_val]``; the gradient passes strictly inside. ``min_val > max_val`` raises ``ValueError``.
+    """Clamps into ``[min_val, max_val]``; the gradient passes strictly inside. ``min_val > max_val``
+    raises ``ValueError``.
 
     Args:
         input (Tensor): the input, a floating-point tensor of any shape.

@@ -33,16 +33,21 @@ def _index(op, name, v):
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
-    """Negative log likelihood loss of log-probabilities ``input`` for class-index targets (one fused op). See :class:`~monoflow.nn.NLLLoss`.
+    """Negative log likelihood loss of log-probabilities ``input`` for class-index targets (one fused op).
+    See :class:`~monoflow.nn.NLLLoss`.
 
     Args:
         input (Tensor): log-probabilities ``(N, C)``, ``(C,)`` or ``(N, C, d1, ...)``.
         target (Tensor): int64 class indices ``(N,)``, ``()`` or ``(N, d1, ...)``.
         weight (Tensor, optional): a rescaling weight per class, shape ``(C,)``. Default: ``None``.
-        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
-        ignore_index (int): a target value that contributes neither to the loss nor to the mean's denominator. Default: ``-100``.
-        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss. Default: ``None``.
-        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given
+            it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
+        ignore_index (int): a target value that contributes neither to the loss nor to the mean's
+            denominator. Default: ``-100``.
+        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss.
+            Default: ``None``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default:
+            ``'mean'``.
 
     Example::
 
@@ -56,20 +61,28 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
                   label_smoothing=0.0):
-    """Cross entropy of logits and targets: ``nll_loss(log_softmax(input, 1), target)`` as one fused op, with optional label smoothing. See :class:`~monoflow.nn.CrossEntropyLoss`.
+    """Cross entropy of logits and targets: ``nll_loss(log_softmax(input, 1), target)`` as one fused op,
+    with optional label smoothing. See :class:`~monoflow.nn.CrossEntropyLoss`.
 
     ``input`` holds unnormalised scores (logits) with the classes at dim 1 (dim 0 for an unbatched
-    ``(C,)`` input). ``target`` is either class indices (int64, without the class dim) or class probabilities
-    (floating, the shape of ``input``). Computed as one fused op: ``nll_loss(log_softmax(input, 1), target)``.
+    ``(C,)`` input). ``target`` is either class indices (int64, without the class dim) or class
+    probabilities
+    (floating, the shape of ``input``). Computed as one fused op: ``nll_loss(log_softmax(input, 1),
+    target)``.
 
     Args:
         input (Tensor): logits ``(N, C)``, ``(C,)`` or ``(N, C, d1, ...)``.
-        target (Tensor): int64 class indices (no class dim), or floating class probabilities of the input's shape.
+        target (Tensor): int64 class indices (no class dim), or floating class probabilities of the
+            input's shape.
         weight (Tensor, optional): a rescaling weight per class, shape ``(C,)``. Default: ``None``.
-        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
-        ignore_index (int): a target value that contributes neither to the loss nor to the mean's denominator. Default: ``-100``.
-        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss. Default: ``None``.
-        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given
+            it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
+        ignore_index (int): a target value that contributes neither to the loss nor to the mean's
+            denominator. Default: ``-100``.
+        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss.
+            Default: ``None``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default:
+            ``'mean'``.
         label_smoothing (float): in ``[0, 1]``. Default: ``0.0``.
 
     Example::

@@ -13,10 +13,12 @@ __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_"
 
 
 def calculate_gain(nonlinearity, param=None):
-    """The recommended scaling gain for a nonlinearity (torch's table): 1 for linear/conv/sigmoid, 5/3 for tanh, ``sqrt(2)`` for relu, ``sqrt(2 / (1 + slope ** 2))`` for leaky_relu, 3/4 for selu.
+    """The recommended scaling gain for a nonlinearity (torch's table): 1 for linear/conv/sigmoid, 5/3 for
+    tanh, ``sqrt(2)`` for relu, ``sqrt(2 / (1 + slope ** 2))`` for leaky_relu, 3/4 for selu.
 
     Args:
-        nonlinearity (str): the name of the function: ``'linear'``, ``'conv2d'``, ``'sigmoid'``, ``'tanh'``, ``'relu'``, ``'leaky_relu'``, ``'selu'``, ...
+        nonlinearity (str): the name of the function: ``'linear'``, ``'conv2d'``, ``'sigmoid'``,
+            ``'tanh'``, ``'relu'``, ``'leaky_relu'``, ``'selu'``, ...
         param (float, optional): the negative slope of ``'leaky_relu'``. Default: ``None`` (0.01).
 
     Example::
@@ -70,7 +72,8 @@ def uniform_(tensor, a=0.0, b=1.0, generator=None):
         tensor (Tensor): the tensor to fill in place (under ``no_grad``, so a parameter may be passed).
         a (float): the lower bound. Default: ``0.0``.
         b (float): the upper bound. Default: ``1.0``.
-        generator (monoflow.Generator, optional): the generator to draw from. Default: the default generator.
+        generator (monoflow.Generator, optional): the generator to draw from. Default: the default
+            generator.
 
     Returns:
         the tensor, filled in place.
@@ -92,7 +95,8 @@ def normal_(tensor, mean=0.0, std=1.0, generator=None):
         tensor (Tensor): the tensor to fill in place (under ``no_grad``, so a parameter may be passed).
         mean (float): the mean. Default: ``0.0``.
         std (float): the standard deviation. Default: ``1.0``.
-        generator (monoflow.Generator, optional): the generator to draw from. Default: the default generator.
+        generator (monoflow.Generator, optional): the generator to draw from. Default: the default
+            generator.
 
     Returns:
         the tensor, filled in place.
@@ -107,7 +111,8 @@ def normal_(tensor, mean=0.0, std=1.0, generator=None):
 
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
-    """Fills the tensor with draws of ``N(mean, std ** 2)`` conditioned on ``[a, b]``: out-of-range draws are redrawn (rejection keeps the exact distribution). ``a >= b`` raises ``ValueError``.
+    """Fills the tensor with draws of ``N(mean, std ** 2)`` conditioned on ``[a, b]``: out-of-range draws
+    are redrawn (rejection keeps the exact distribution). ``a >= b`` raises ``ValueError``.
 
     Args:
         tensor (Tensor): the tensor to fill in place (under ``no_grad``, so a parameter may be passed).
@@ -115,7 +120,8 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
         std (float): the standard deviation. Default: ``1.0``.
         a (float): the lower cut-off. Default: ``-2.0``.
         b (float): the upper cut-off. Default: ``2.0``.
-        generator (monoflow.Generator, optional): the generator to draw from. Default: the default generator.
+        generator (monoflow.Generator, optional): the generator to draw from. Default: the default
+            generator.
 
     Returns:
         the tensor, filled in place.
@@ -195,7 +201,8 @@ def zeros_(tensor):
 
 
 def eye_(tensor):
-    """Fills a 2-d tensor with the identity matrix (ones on the diagonal); other ranks raise ``ValueError``.
+    """Fills a 2-d tensor with the identity matrix (ones on the diagonal); other ranks raise
+    ``ValueError``.
 
     Args:
         tensor (Tensor): the tensor to fill in place (under ``no_grad``, so a parameter may be passed).
@@ -218,11 +225,13 @@ def eye_(tensor):
 
 
 def dirac_(tensor, groups=1):
-    """Fills a 3-, 4- or 5-d convolution weight with the Dirac delta, so the convolution is the identity map on as many channels as possible.
+    """Fills a 3-, 4- or 5-d convolution weight with the Dirac delta, so the convolution is the identity
+    map on as many channels as possible.
 
     Args:
         tensor (Tensor): the tensor to fill in place (under ``no_grad``, so a parameter may be passed).
-        groups (int): the number of groups; each group of ``size(0) / groups`` output channels gets its own identity. Default: ``1``.
+        groups (int): the number of groups; each group of ``size(0) / groups`` output channels gets its
+            own identity. Default: ``1``.
 
     Returns:
         the tensor, filled in place.
@@ -250,14 +259,17 @@ def dirac_(tensor, groups=1):
 
 
 def xavier_uniform_(tensor, gain=1.0, generator=None):
-    """Glorot/Xavier uniform initialisation: ``U(-bound, bound)`` with ``bound = gain * sqrt(6 / (fan_in + fan_out))``.
+    """Glorot/Xavier uniform initialisation: ``U(-bound, bound)`` with ``bound = gain * sqrt(6 / (fan_in +
+    fan_out))``.
 
-    Fans: ``fan_in = size(1) * receptive field``, ``fan_out = size(0) * receptive field`` (the tensor needs 2 or more dims).
+    Fans: ``fan_in = size(1) * receptive field``, ``fan_out = size(0) * receptive field`` (the tensor
+    needs 2 or more dims).
 
     Args:
         tensor (Tensor): the tensor to fill in place (under ``no_grad``, so a parameter may be passed).
         gain (float): the scaling factor (see :func:`calculate_gain`). Default: ``1.0``.
-        generator (monoflow.Generator, optional): the generator to draw from. Default: the default generator.
+        generator (monoflow.Generator, optional): the generator to draw from. Default: the default
+            generator.
 
     Returns:
         the tensor, filled in place.
@@ -274,14 +286,17 @@ def xavier_uniform_(tensor, gain=1.0, generator=None):
 
 
 def xavier_normal_(tensor, gain=1.0, generator=None):
-    """Glorot/Xavier normal initialisation: ``N(0, std ** 2)`` with ``std = gain * sqrt(2 / (fan_in + fan_out))``.
+    """Glorot/Xavier normal initialisation: ``N(0, std ** 2)`` with ``std = gain * sqrt(2 / (fan_in +
+    fan_out))``.
 
-    Fans: ``fan_in = size(1) * receptive field``, ``fan_out = size(0) * receptive field`` (the tensor needs 2 or more dims).
+    Fans: ``fan_in = size(1) * receptive field``, ``fan_out = size(0) * receptive field`` (the tensor
+    needs 2 or more dims).
 
     Args:
         tensor (Tensor): the tensor to fill in place (under ``no_grad``, so a parameter may be passed).
         gain (float): the scaling factor. Default: ``1.0``.
-        generator (monoflow.Generator, optional): the generator to draw from. Default: the default generator.
+        generator (monoflow.Generator, optional): the generator to draw from. Default: the default
+            generator.
 
     Returns:
         the tensor, filled in place.
@@ -303,16 +318,21 @@ def _kaiming_std(tensor, a, mode, nonlinearity):
 
 
 def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
-    """He/Kaiming uniform initialisation: ``U(-bound, bound)`` with ``bound = gain * sqrt(3 / fan)``, ``gain = calculate_gain(nonlinearity, a)``.
+    """He/Kaiming uniform initialisation: ``U(-bound, bound)`` with ``bound = gain * sqrt(3 / fan)``,
+    ``gain = calculate_gain(nonlinearity, a)``.
 
-    Fans: ``fan_in = size(1) * receptive field``, ``fan_out = size(0) * receptive field`` (the tensor needs 2 or more dims). A zero-element tensor is left as is, with a warning.
+    Fans: ``fan_in = size(1) * receptive field``, ``fan_out = size(0) * receptive field`` (the tensor
+    needs 2 or more dims). A zero-element tensor is left as is, with a warning.
 
     Args:
         tensor (Tensor): the tensor to fill in place (under ``no_grad``, so a parameter may be passed).
-        a (float): the negative slope of the rectifier after this layer (for ``'leaky_relu'``). Default: ``0``.
-        mode (str): ``'fan_in'`` keeps the forward variance, ``'fan_out'`` the backward one. Default: ``'fan_in'``.
+        a (float): the negative slope of the rectifier after this layer (for ``'leaky_relu'``). Default:
+            ``0``.
+        mode (str): ``'fan_in'`` keeps the forward variance, ``'fan_out'`` the backward one. Default:
+            ``'fan_in'``.
         nonlinearity (str): the nonlinearity's name, for the gain. Default: ``'leaky_relu'``.
-        generator (monoflow.Generator, optional): the generator to draw from. Default: the default generator.
+        generator (monoflow.Generator, optional): the generator to draw from. Default: the default
+            generator.
 
     Returns:
         the tensor, filled in place.
@@ -331,16 +351,19 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gene
 
 
 def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
-    """He/Kaiming normal initialisation: ``N(0, std ** 2)`` with ``std = gain / sqrt(fan)``, ``gain = calculate_gain(nonlinearity, a)``.
+    """He/Kaiming normal initialisation: ``N(0, std ** 2)`` with ``std = gain / sqrt(fan)``, ``gain =
+    calculate_gain(nonlinearity, a)``.
 
-    Fans: ``fan_in = size(1) * receptive field``, ``fan_out = size(0) * receptive field`` (the tensor needs 2 or more dims).
+    Fans: ``fan_in = size(1) * receptive field``, ``fan_out = size(0) * receptive field`` (the tensor
+    needs 2 or more dims).
 
     Args:
         tensor (Tensor): the tensor to fill in place (under ``no_grad``, so a parameter may be passed).
         a (float): the negative slope of the rectifier (for ``'leaky_relu'``). Default: ``0``.
         mode (str): ``'fan_in'`` or ``'fan_out'``. Default: ``'fan_in'``.
         nonlinearity (str): the nonlinearity's name. Default: ``'leaky_relu'``.
-        generator (monoflow.Generator, optional): the generator to draw from. Default: the default generator.
+        generator (monoflow.Generator, optional): the generator to draw from. Default: the default
+            generator.
 
     Returns:
         the tensor, filled in place.
@@ -357,12 +380,16 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
 
 
 def orthogonal_(tensor, gain=1, generator=None):
-    """Fills the tensor with a (semi-)orthogonal matrix over its flattened trailing dims: the Q of a QR decomposition of a Gaussian matrix, sign-corrected so that it is uniformly (Haar) distributed, times ``gain``.
+    """Fills the tensor with a (semi-)orthogonal matrix over its flattened trailing dims: the Q of a QR
+    decomposition of a Gaussian matrix, sign-corrected so that it is uniformly (Haar) distributed, times
+    ``gain``.
 
     Args:
-        tensor (Tensor): the tensor to fill in place (under ``no_grad``, so a parameter may be passed). It needs 2 or more dims.
+        tensor (Tensor): the tensor to fill in place (under ``no_grad``, so a parameter may be passed).
+            It needs 2 or more dims.
         gain (float): the scaling factor. Default: ``1``.
-        generator (monoflow.Generator, optional): the generator to draw from. Default: the default generator.
+        generator (monoflow.Generator, optional): the generator to draw from. Default: the default
+            generator.
 
     Returns:
         the tensor, filled in place.

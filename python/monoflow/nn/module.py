@@ -66,12 +66,16 @@ def _tensor_type_name(value):
 
 
 class Module:
-    """Base class of every layer and model: subclass it, create parameters and submodules in ``__init__`` (after
+    """Base class of every layer and model: subclass it, create parameters and submodules in ``__init__``
+    (after
     ``super().__init__()``) and write ``forward``.
 
-    Attributes that are :class:`Parameter` or Module are registered as they are assigned, so :meth:`parameters`,
-    :meth:`state_dict`, :meth:`to` and :meth:`train`/:meth:`eval` reach them. Call the module (``m(x)``), not ``forward``:
-    the call runs the forward pre-hooks and hooks around it. ``Module()`` takes no arguments (others raise ``TypeError``).
+    Attributes that are :class:`Parameter` or Module are registered as they are assigned, so
+    :meth:`parameters`,
+    :meth:`state_dict`, :meth:`to` and :meth:`train`/:meth:`eval` reach them. Call the module
+    (``m(x)``), not ``forward``:
+    the call runs the forward pre-hooks and hooks around it. ``Module()`` takes no arguments (others
+    raise ``TypeError``).
 
     Args:
         args: none are accepted.
@@ -116,7 +120,9 @@ class Module:
         s(self, "_backward_hooks", OrderedDict())
 
     def forward(self, *args, **kwargs):
-        """The computation of the module, to be overridden by every subclass; call the module itself (``m(x)``) so that hooks run."""
+        """The computation of the module, to be overridden by every subclass; call the module itself (``m(x)``)
+        so that hooks run.
+        """
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     # ---- registration
@@ -280,31 +286,39 @@ class Module:
                 yield mod_prefix + ("." if mod_prefix else "") + name, value
 
     def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
-        """Yields ``(dotted name, parameter)`` for the parameters of this module and, with ``recurse``, of its descendants.
+        """Yields ``(dotted name, parameter)`` for the parameters of this module and, with ``recurse``, of its
+        descendants.
 
         ``prefix`` is prepended to every name; ``remove_duplicate`` yields a shared parameter once.
         """
         yield from self._named_members("_parameters", prefix, recurse, remove_duplicate)
 
     def parameters(self, recurse=True):
-        """Yields the parameters of this module and, with ``recurse`` (default), of its descendants; e.g. for an optimizer."""
+        """Yields the parameters of this module and, with ``recurse`` (default), of its descendants; e.g. for
+        an optimizer.
+        """
         for _, p in self.named_parameters(recurse=recurse):
             yield p
 
     def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
-        """Yields ``(dotted name, buffer)`` for the buffers of this module and, with ``recurse``, of its descendants.
+        """Yields ``(dotted name, buffer)`` for the buffers of this module and, with ``recurse``, of its
+        descendants.
 
         ``prefix`` is prepended to every name; ``remove_duplicate`` yields a shared buffer once.
         """
         yield from self._named_members("_buffers", prefix, recurse, remove_duplicate)
 
     def buffers(self, recurse=True):
-        """Yields the buffers (e.g. BatchNorm's running statistics) of this module and, with ``recurse``, of its descendants."""
+        """Yields the buffers (e.g. BatchNorm's running statistics) of this module and, with ``recurse``, of
+        its descendants.
+        """
         for _, b in self.named_buffers(recurse=recurse):
             yield b
 
     def get_submodule(self, target):
-        """The submodule at the dotted path ``target`` (``''`` is this module); a missing one raises ``AttributeError``."""
+        """The submodule at the dotted path ``target`` (``''`` is this module); a missing one raises
+        ``AttributeError``.
+        """
         mod = self
         if target == "":
             return mod
@@ -317,7 +331,9 @@ class Module:
         return mod
 
     def get_parameter(self, target):
-        """The parameter at the dotted path ``target`` (``'encoder.fc.weight'``); a missing one raises ``AttributeError``."""
+        """The parameter at the dotted path ``target`` (``'encoder.fc.weight'``); a missing one raises
+        ``AttributeError``.
+        """
         module_path, _, name = target.rpartition(".")
         mod = self.get_submodule(module_path)
         if name not in mod._parameters:
@@ -341,7 +357,9 @@ class Module:
 
     # ---- modes and gradients
     def train(self, mode=True):
-        """Sets training mode (``mode=True``) or evaluation mode on this module and every descendant; returns ``self``."""
+        """Sets training mode (``mode=True``) or evaluation mode on this module and every descendant; returns
+        ``self``.
+        """
         if not isinstance(mode, bool):
             raise ValueError("training mode is expected to be boolean")
         self.training = mode
@@ -350,7 +368,9 @@ class Module:
         return self
 
     def eval(self):
-        """Sets evaluation mode (``train(False)``): dropout off, batch norm on running statistics; returns ``self``."""
+        """Sets evaluation mode (``train(False)``): dropout off, batch norm on running statistics; returns
+        ``self``.
+        """
         return self.train(False)
 
     def requires_grad_(self, requires_grad=True):

@@ -48,7 +48,9 @@ def relu(input, inplace=False):
 
 
 def relu_(input):
-    """In-place version of :func:`relu`: ``F.relu_(input)`` writes ``max(0, input)`` into ``input`` and returns it."""
+    """In-place version of :func:`relu`: ``F.relu_(input)`` writes ``max(0, input)`` into ``input`` and
+    returns it.
+    """
     return relu(input, inplace=True)
 
 
@@ -57,7 +59,8 @@ def gelu(input, approximate="none"):
 
     Args:
         input (Tensor): the input, a floating-point tensor of any shape.
-        approximate (str): ``'none'`` (exact, with erf) or ``'tanh'`` (tanh approximation); anything else raises ``ValueError``. Default: ``'none'``.
+        approximate (str): ``'none'`` (exact, with erf) or ``'tanh'`` (tanh approximation); anything
+            else raises ``ValueError``. Default: ``'none'``.
 
     Example::
 
@@ -151,7 +154,8 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
 
     Args:
         input (Tensor): the input.
-        dim (int, optional): the dimension to normalise. ``None`` uses torch's legacy implicit choice (0 for 0-, 1- and 3-d inputs, else 1) and warns. Default: ``None``.
+        dim (int, optional): the dimension to normalise. ``None`` uses torch's legacy implicit choice (0
+            for 0-, 1- and 3-d inputs, else 1) and warns. Default: ``None``.
         _stacklevel (int): kept for torch compatibility; unused.
         dtype (monoflow.dtype, optional): cast the input to this dtype first. Default: ``None``.
 
@@ -172,7 +176,8 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
 
     Args:
         input (Tensor): the input.
-        dim (int, optional): the dimension to normalise; ``None`` uses the legacy implicit choice and warns. Default: ``None``.
+        dim (int, optional): the dimension to normalise; ``None`` uses the legacy implicit choice and
+            warns. Default: ``None``.
         _stacklevel (int): kept for torch compatibility; unused.
         dtype (monoflow.dtype, optional): cast the input to this dtype first. Default: ``None``.
 
@@ -193,7 +198,8 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 
     Args:
         input (Tensor): the input.
-        dim (int, optional): the dimension to normalise; ``None`` uses the legacy implicit choice and warns. Default: ``None``.
+        dim (int, optional): the dimension to normalise; ``None`` uses the legacy implicit choice and
+            warns. Default: ``None``.
         _stacklevel (int): kept for torch compatibility; unused.
         dtype (monoflow.dtype, optional): cast the input to this dtype first. Default: ``None``.
 
@@ -210,11 +216,13 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 
 
 def prelu(input, weight):
-    """``max(0, x) + weight * min(0, x)`` elementwise, with a learnt slope. See :class:`~monoflow.nn.PReLU`.
+    """``max(0, x) + weight * min(0, x)`` elementwise, with a learnt slope. See
+    :class:`~monoflow.nn.PReLU`.
 
     Args:
         input (Tensor): the input; the channels are dim 1 (dim 0 for a 1-d input).
-        weight (Tensor): one slope (``numel() == 1``) or one per channel; a mismatch raises ``RuntimeError``.
+        weight (Tensor): one slope (``numel() == 1``) or one per channel; a mismatch raises
+            ``RuntimeError``.
 
     Example::
 
@@ -339,23 +347,30 @@ def selu_(input):
 
 
 def leaky_relu_(input, negative_slope=0.01):
-    """In-place version of :func:`leaky_relu`: ``F.leaky_relu_(input, negative_slope=0.01)`` writes the result into ``input``."""
+    """In-place version of :func:`leaky_relu`: ``F.leaky_relu_(input, negative_slope=0.01)`` writes the
+    result into ``input``.
+    """
     return leaky_relu(input, negative_slope, inplace=True)
 
 
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
-    """In-place version of :func:`hardtanh`: ``F.hardtanh_(input, min_val=-1.0, max_val=1.0)`` writes the result into ``input``."""
+    """In-place version of :func:`hardtanh`: ``F.hardtanh_(input, min_val=-1.0, max_val=1.0)`` writes the
+    result into ``input``.
+    """
     return hardtanh(input, min_val, max_val, inplace=True)
 
 
 def threshold_(input, threshold_value, value):
-    """In-place version of :func:`threshold`: ``F.threshold_(input, threshold_value, value)`` writes the result into ``input``."""
+    """In-place version of :func:`threshold`: ``F.threshold_(input, threshold_value, value)`` writes the
+    result into ``input``.
+    """
     _C.check_tensor(input, "threshold_", "input", 1)
     return threshold(input, threshold_value, value, inplace=True)
 
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
-    """Randomised leaky ReLU. In training each negative element gets a slope drawn from ``U(lower, upper)``;
+    """Randomised leaky ReLU. In training each negative element gets a slope drawn from ``U(lower,
+    upper)``;
     otherwise the slope is ``(lower + upper) / 2``. See :class:`~monoflow.nn.RReLU`.
 
     Args:
@@ -383,7 +398,9 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
 
 
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
-    """In-place version of :func:`rrelu`: ``F.rrelu_(input, lower=1/8, upper=1/3, training=False)`` writes the result into ``input``."""
+    """In-place version of :func:`rrelu`: ``F.rrelu_(input, lower=1/8, upper=1/3, training=False)`` writes
+    the result into ``input``.
+    """
     return rrelu(input, lower, upper, training, inplace=True)
 
 
@@ -394,7 +411,8 @@ def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
     Args:
         logits (Tensor): unnormalised log-probabilities.
         tau (float): the temperature; small values give samples close to one-hot. Default: ``1.0``.
-        hard (bool): return the one-hot argmax of the sample, with the soft sample's gradient (straight-through).
+        hard (bool): return the one-hot argmax of the sample, with the soft sample's gradient
+            (straight-through).
             Default: ``False``.
         eps (float): lower clamp of the uniform noise, keeps ``log`` finite. Default: ``1e-10``.
         dim (int): the dimension of the categories. Default: ``-1``.

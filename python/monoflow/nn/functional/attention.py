@@ -18,17 +18,21 @@ def _neg_inf_where(mask, dtype, device):
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
                                  enable_gqa=False):
-    """Attention over the last two dims: ``softmax(query @ key.T * scale + mask) @ value``, as a composition of matmul, softmax and dropout.
+    """Attention over the last two dims: ``softmax(query @ key.T * scale + mask) @ value``, as a
+    composition of matmul, softmax and dropout.
 
     Args:
         query (Tensor): ``(*, L, E)``.
         key (Tensor): ``(*, S, E)``.
         value (Tensor): ``(*, S, Ev)``.
-        attn_mask (Tensor, optional): a boolean mask (``True`` = take part) or a float mask added to the scores, broadcastable to ``(*, L, S)``. Default: ``None``.
+        attn_mask (Tensor, optional): a boolean mask (``True`` = take part) or a float mask added to the
+            scores, broadcastable to ``(*, L, S)``. Default: ``None``.
         dropout_p (float): the dropout probability of the attention weights. Default: ``0.0``.
-        is_causal (bool): mask the upper triangle (position ``i`` attends to ``j <= i``); not together with ``attn_mask`` (``RuntimeError``). Default: ``False``.
+        is_causal (bool): mask the upper triangle (position ``i`` attends to ``j <= i``); not together
+            with ``attn_mask`` (``RuntimeError``). Default: ``False``.
         scale (float, optional): the score scale. Default: ``1 / sqrt(E)``.
-        enable_gqa (bool): grouped-query attention: ``key``/``value`` with fewer heads (dim -3) are repeated to the query's heads. Default: ``False``.
+        enable_gqa (bool): grouped-query attention: ``key``/``value`` with fewer heads (dim -3) are
+            repeated to the query's heads. Default: ``False``.
 
     Returns:
         Tensor: ``(*, L, Ev)``.
@@ -93,7 +97,8 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
                                  use_separate_proj_weight=False, q_proj_weight=None, k_proj_weight=None,
                                  v_proj_weight=None, static_k=None, static_v=None, average_attn_weights=True,
                                  is_causal=False):
-    """The functional form of :class:`~monoflow.nn.MultiheadAttention` (torch's signature): projects ``query``/``key``/``value``, attends per head and projects the result.
+    """The functional form of :class:`~monoflow.nn.MultiheadAttention` (torch's signature): projects
+    ``query``/``key``/``value``, attends per head and projects the result.
 
     Args:
         query (Tensor): ``(L, N, E)`` or unbatched ``(L, E)``.
@@ -101,7 +106,8 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         value (Tensor): ``(S, N, E)`` or ``(S, E)``.
         embed_dim_to_check (int): the expected ``E`` (a mismatch raises ``AssertionError``).
         num_heads (int): the number of heads; must divide ``E``.
-        in_proj_weight (Tensor): the packed ``(3E, E)`` q/k/v projection (unless ``use_separate_proj_weight``).
+        in_proj_weight (Tensor): the packed ``(3E, E)`` q/k/v projection (unless
+            ``use_separate_proj_weight``).
         in_proj_bias (Tensor, optional): the packed ``(3E,)`` bias.
         bias_k (Tensor, optional): a bias ``(1, 1, E)`` appended to the keys.
         bias_v (Tensor, optional): a bias ``(1, 1, E)`` appended to the values.
@@ -110,10 +116,13 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         out_proj_weight (Tensor): the ``(E, E)`` output projection.
         out_proj_bias (Tensor, optional): the ``(E,)`` output bias.
         training (bool): apply dropout. Default: ``True``.
-        key_padding_mask (Tensor, optional): ``(N, S)``; ``True`` (or a float added to the scores) marks keys to ignore. Default: ``None``.
+        key_padding_mask (Tensor, optional): ``(N, S)``; ``True`` (or a float added to the scores) marks
+            keys to ignore. Default: ``None``.
         need_weights (bool): also return the attention weights. Default: ``True``.
-        attn_mask (Tensor, optional): ``(L, S)`` or ``(N * num_heads, L, S)``; a boolean ``True`` masks a position out, a float one is added. Default: ``None``.
-        use_separate_proj_weight (bool): use ``q_proj_weight``/``k_proj_weight``/``v_proj_weight`` instead of ``in_proj_weight``. Default: ``False``.
+        attn_mask (Tensor, optional): ``(L, S)`` or ``(N * num_heads, L, S)``; a boolean ``True`` masks
+            a position out, a float one is added. Default: ``None``.
+        use_separate_proj_weight (bool): use ``q_proj_weight``/``k_proj_weight``/``v_proj_weight``
+            instead of ``in_proj_weight``. Default: ``False``.
         q_proj_weight (Tensor, optional): ``(E, E)``. Default: ``None``.
         k_proj_weight (Tensor, optional): ``(E, kdim)``. Default: ``None``.
         v_proj_weight (Tensor, optional): ``(E, vdim)``. Default: ``None``.

@@ -111,14 +111,16 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    """Applies a 2-D transposed convolution (the adjoint of :func:`conv2d`). See :class:`~monoflow.nn.ConvTranspose2d`.
+    """Applies a 2-D transposed convolution (the adjoint of :func:`conv2d`). See
+    :class:`~monoflow.nn.ConvTranspose2d`.
 
     Args:
         input (Tensor): ``(N, C_in, H, W)`` or ``(C_in, H, W)``.
         weight (Tensor): ``(C_in, C_out / groups, kH, kW)``.
         bias (Tensor, optional): ``(C_out,)``. Default: ``None``.
         stride (int or tuple): the step of the kernel. Default: ``1``.
-        padding (int or tuple): ``dilation * (kernel_size - 1) - padding`` implicit zeros on both sides. Default: ``0``.
+        padding (int or tuple): ``dilation * (kernel_size - 1) - padding`` implicit zeros on both sides.
+            Default: ``0``.
         output_padding (int or tuple): extra size on one side of the output. Default: ``0``.
         groups (int): the number of channel groups. Default: ``1``.
         dilation (int or tuple): the spacing between kernel elements. Default: ``1``.
@@ -134,14 +136,16 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    """Applies a 1-D transposed convolution (the adjoint of :func:`conv1d`). See :class:`~monoflow.nn.ConvTranspose1d`.
+    """Applies a 1-D transposed convolution (the adjoint of :func:`conv1d`). See
+    :class:`~monoflow.nn.ConvTranspose1d`.
 
     Args:
         input (Tensor): ``(N, C_in, L)`` or ``(C_in, L)``.
         weight (Tensor): ``(C_in, C_out / groups, k)``.
         bias (Tensor, optional): ``(C_out,)``. Default: ``None``.
         stride (int or tuple): the step of the kernel. Default: ``1``.
-        padding (int or tuple): ``dilation * (kernel_size - 1) - padding`` implicit zeros on both sides. Default: ``0``.
+        padding (int or tuple): ``dilation * (kernel_size - 1) - padding`` implicit zeros on both sides.
+            Default: ``0``.
         output_padding (int or tuple): extra size on one side of the output. Default: ``0``.
         groups (int): the number of channel groups. Default: ``1``.
         dilation (int or tuple): the spacing between kernel elements. Default: ``1``.

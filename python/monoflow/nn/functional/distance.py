@@ -5,7 +5,8 @@ __all__ = ["cosine_similarity", "pairwise_distance", "pdist"]
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
-    """Cosine similarity along ``dim``: ``sum(x1 * x2) / (max(||x1||, eps) * max(||x2||, eps))``; the inputs broadcast. See :class:`~monoflow.nn.CosineSimilarity`.
+    """Cosine similarity along ``dim``: ``sum(x1 * x2) / (max(||x1||, eps) * max(||x2||, eps))``; the
+    inputs broadcast. See :class:`~monoflow.nn.CosineSimilarity`.
 
     Args:
         x1 (Tensor): the first input.
@@ -25,7 +26,8 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
-    """p-norm distance ``||x1 - x2 + eps||_p`` over the last dim. See :class:`~monoflow.nn.PairwiseDistance`.
+    """p-norm distance ``||x1 - x2 + eps||_p`` over the last dim. See
+    :class:`~monoflow.nn.PairwiseDistance`.
 
     Args:
         x1 (Tensor): ``(N, D)`` or ``(D,)``.
@@ -45,7 +47,8 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 
 
 def pdist(input, p=2):
-    """The p-norm distances between every pair of rows of an ``(N, M)`` input: the upper triangle of the distance matrix, row by row (``N * (N - 1) / 2`` values).
+    """The p-norm distances between every pair of rows of an ``(N, M)`` input: the upper triangle of the
+    distance matrix, row by row (``N * (N - 1) / 2`` values).
 
     Args:
         input (Tensor): ``(N, M)``.

@@ -22,14 +22,17 @@ def _apply_mask(input, mask_shape, p, inplace, generator):
 
 
 def dropout(input, p=0.5, training=True, inplace=False, *, generator=None):
-    """Zeroes each element with probability ``p`` and scales the others by ``1 / (1 - p)``. See :class:`~monoflow.nn.Dropout`.
+    """Zeroes each element with probability ``p`` and scales the others by ``1 / (1 - p)``. See
+    :class:`~monoflow.nn.Dropout`.
 
     Args:
         input (Tensor): the input.
-        p (float): the probability of zeroing an element. Must be in ``[0, 1]`` (else ``ValueError``). Default: ``0.5``.
+        p (float): the probability of zeroing an element. Must be in ``[0, 1]`` (else ``ValueError``).
+            Default: ``0.5``.
         training (bool): apply dropout; when ``False`` the input is returned as is. Default: ``True``.
         inplace (bool): apply the mask to the input tensor itself. Default: ``False``.
-        generator (monoflow.Generator, optional): the generator of the mask. Default: the device's default generator.
+        generator (monoflow.Generator, optional): the generator of the mask. Default: the device's
+            default generator.
 
     Example::
 
@@ -63,14 +66,17 @@ def _channel_dropout(op, input, p, training, inplace, spatial, generator):
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False, *, generator=None):
-    """Channel dropout for 1-d spatial data: zeroes whole ``(sample, channel)`` slices of a ``(N, C, L)`` or ``(C, L)`` input with probability ``p``. See :class:`~monoflow.nn.Dropout1d`.
+    """Channel dropout for 1-d spatial data: zeroes whole ``(sample, channel)`` slices of a ``(N, C, L)``
+    or ``(C, L)`` input with probability ``p``. See :class:`~monoflow.nn.Dropout1d`.
 
     Args:
         input (Tensor): ``(N, C, L)`` or ``(C, L)``; another rank raises ``RuntimeError``.
-        p (float): the probability of zeroing an element. Must be in ``[0, 1]`` (else ``ValueError``). Default: ``0.5``.
+        p (float): the probability of zeroing an element. Must be in ``[0, 1]`` (else ``ValueError``).
+            Default: ``0.5``.
         training (bool): apply dropout. Default: ``True``.
         inplace (bool): apply the mask to the input tensor itself. Default: ``False``.
-        generator (monoflow.Generator, optional): the generator of the mask. Default: the device's default generator.
+        generator (monoflow.Generator, optional): the generator of the mask. Default: the device's
+            default generator.
 
     Example::
 
@@ -82,14 +88,17 @@ def dropout1d(input, p=0.5, training=True, inplace=False, *, generator=None):
 
 
 def dropout2d(input, p=0.5, training=True, inplace=False, *, generator=None):
-    """Channel dropout for 2-d spatial data: zeroes whole ``(sample, channel)`` slices of a ``(N, C, H, W)`` or ``(C, H, W)`` input with probability ``p``. See :class:`~monoflow.nn.Dropout2d`.
+    """Channel dropout for 2-d spatial data: zeroes whole ``(sample, channel)`` slices of a ``(N, C, H,
+    W)`` or ``(C, H, W)`` input with probability ``p``. See :class:`~monoflow.nn.Dropout2d`.
 
     Args:
         input (Tensor): ``(N, C, H, W)`` or ``(C, H, W)``; another rank raises ``RuntimeError``.
-        p (float): the probability of zeroing an element. Must be in ``[0, 1]`` (else ``ValueError``). Default: ``0.5``.
+        p (float): the probability of zeroing an element. Must be in ``[0, 1]`` (else ``ValueError``).
+            Default: ``0.5``.
         training (bool): apply dropout. Default: ``True``.
         inplace (bool): apply the mask to the input tensor itself. Default: ``False``.
-        generator (monoflow.Generator, optional): the generator of the mask. Default: the device's default generator.
+        generator (monoflow.Generator, optional): the generator of the mask. Default: the device's
+            default generator.
 
     Example::
 
@@ -101,14 +110,17 @@ def dropout2d(input, p=0.5, training=True, inplace=False, *, generator=None):
 
 
 def dropout3d(input, p=0.5, training=True, inplace=False, *, generator=None):
-    """Channel dropout for 3-d spatial data: zeroes whole ``(sample, channel)`` slices of a ``(N, C, D, H, W)`` or ``(C, D, H, W)`` input with probability ``p``. See :class:`~monoflow.nn.Dropout3d`.
+    """Channel dropout for 3-d spatial data: zeroes whole ``(sample, channel)`` slices of a ``(N, C, D, H,
+    W)`` or ``(C, D, H, W)`` input with probability ``p``. See :class:`~monoflow.nn.Dropout3d`.
 
     Args:
         input (Tensor): ``(N, C, D, H, W)`` or ``(C, D, H, W)``; another rank raises ``RuntimeError``.
-        p (float): the probability of zeroing an element. Must be in ``[0, 1]`` (else ``ValueError``). Default: ``0.5``.
+        p (float): the probability of zeroing an element. Must be in ``[0, 1]`` (else ``ValueError``).
+            Default: ``0.5``.
         training (bool): apply dropout. Default: ``True``.
         inplace (bool): apply the mask to the input tensor itself. Default: ``False``.
-        generator (monoflow.Generator, optional): the generator of the mask. Default: the device's default generator.
+        generator (monoflow.Generator, optional): the generator of the mask. Default: the device's
+            default generator.
 
     Example::
 
@@ -120,14 +132,17 @@ def dropout3d(input, p=0.5, training=True, inplace=False, *, generator=None):
 
 
 def alpha_dropout(input, p=0.5, training=False, inplace=False, *, generator=None):
-    """Alpha dropout (for SELU networks): keeps zero mean and unit variance. See :class:`~monoflow.nn.AlphaDropout`.
+    """Alpha dropout (for SELU networks): keeps zero mean and unit variance. See
+    :class:`~monoflow.nn.AlphaDropout`.
 
     Args:
         input (Tensor): the input.
-        p (float): the probability of zeroing an element. Must be in ``[0, 1]`` (else ``ValueError``). Default: ``0.5``.
+        p (float): the probability of zeroing an element. Must be in ``[0, 1]`` (else ``ValueError``).
+            Default: ``0.5``.
         training (bool): apply dropout. Default: ``False`` (as torch).
         inplace (bool): apply the mask to the input tensor itself. Default: ``False``.
-        generator (monoflow.Generator, optional): the generator of the mask. Default: the device's default generator.
+        generator (monoflow.Generator, optional): the generator of the mask. Default: the device's
+            default generator.
 
     Example::
 

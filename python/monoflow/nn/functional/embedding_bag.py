@@ -71,9 +71,11 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         scale_grad_by_freq (bool): not supported. Default: ``False``.
         mode (str): ``'sum'``, ``'mean'`` or ``'max'`` (else ``ValueError``). Default: ``'mean'``.
         sparse (bool): not supported. Default: ``False``.
-        per_sample_weights (Tensor, optional): a weight per index, the shape of ``input``; only with ``mode='sum'``. Default: ``None``.
+        per_sample_weights (Tensor, optional): a weight per index, the shape of ``input``; only with
+            ``mode='sum'``. Default: ``None``.
         include_last_offset (bool): ``offsets`` ends with the end of the last bag. Default: ``False``.
-        padding_idx (int, optional): indices equal to it are left out of the reductions. Default: ``None``.
+        padding_idx (int, optional): indices equal to it are left out of the reductions. Default:
+            ``None``.
 
     Example::
 

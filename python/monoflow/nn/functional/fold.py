@@ -28,7 +28,8 @@ def _blocks(size, k, d, p, s):
 
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
-    """Extracts sliding local blocks: ``(N, C, H, W) -> (N, C * kH * kW, L)`` (or without the batch dim). See :class:`~monoflow.nn.Unfold`.
+    """Extracts sliding local blocks: ``(N, C, H, W) -> (N, C * kH * kW, L)`` (or without the batch dim).
+    See :class:`~monoflow.nn.Unfold`.
 
     Args:
         input (Tensor): ``(N, C, H, W)`` or ``(C, H, W)``.
@@ -69,7 +70,8 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
 
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
-    """Sums sliding local blocks back into an image: ``(N, C * kH * kW, L) -> (N, C, H, W)``. See :class:`~monoflow.nn.Fold`.
+    """Sums sliding local blocks back into an image: ``(N, C * kH * kW, L) -> (N, C, H, W)``. See
+    :class:`~monoflow.nn.Fold`.
 
     Args:
         input (Tensor): ``(N, C * kH * kW, L)`` or ``(C * kH * kW, L)``.

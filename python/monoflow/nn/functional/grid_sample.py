@@ -25,12 +25,14 @@ def _base_coords(steps, align_corners, like):
 
 
 def affine_grid(theta, size, align_corners=None):
-    """The sampling grid of a batch of affine maps, for :func:`grid_sample`: normalised ``(x, y)`` (or ``(x, y, z)``) coordinates in ``[-1, 1]``.
+    """The sampling grid of a batch of affine maps, for :func:`grid_sample`: normalised ``(x, y)`` (or
+    ``(x, y, z)``) coordinates in ``[-1, 1]``.
 
     Args:
         theta (Tensor): ``(N, 2, 3)`` for 2-d, ``(N, 3, 4)`` for 3-d affine matrices.
         size (sequence of int): the output size ``(N, C, H, W)`` or ``(N, C, D, H, W)``.
-        align_corners (bool, optional): ``-1`` and ``1`` are the centres of the corner pixels (``True``) or their outer edges (``False``). Default: ``None`` (``False``).
+        align_corners (bool, optional): ``-1`` and ``1`` are the centres of the corner pixels (``True``)
+            or their outer edges (``False``). Default: ``None`` (``False``).
 
     Returns:
         Tensor: ``(N, H, W, 2)`` or ``(N, D, H, W, 3)``.
@@ -81,13 +83,16 @@ def _unnormalize(coord, size, align_corners):
 
 
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
-    """Samples ``input`` at the normalised positions of ``grid`` (``-1`` and ``1`` are the input's borders), e.g. for spatial transformers.
+    """Samples ``input`` at the normalised positions of ``grid`` (``-1`` and ``1`` are the input's
+    borders), e.g. for spatial transformers.
 
     Args:
         input (Tensor): ``(N, C, H, W)`` (or ``(N, C, D, H, W)``).
-        grid (Tensor): ``(N, H_out, W_out, 2)`` of ``(x, y)`` positions (``(N, D_out, H_out, W_out, 3)`` for 5-d inputs).
+        grid (Tensor): ``(N, H_out, W_out, 2)`` of ``(x, y)`` positions (``(N, D_out, H_out, W_out, 3)``
+            for 5-d inputs).
         mode (str): ``'bilinear'``, ``'nearest'`` or ``'bicubic'``. Default: ``'bilinear'``.
-        padding_mode (str): the value outside the input: ``'zeros'``, ``'border'`` or ``'reflection'``. Default: ``'zeros'``.
+        padding_mode (str): the value outside the input: ``'zeros'``, ``'border'`` or ``'reflection'``.
+            Default: ``'zeros'``.
         align_corners (bool, optional): as in :func:`affine_grid`. Default: ``None`` (``False``).
 
     Returns:

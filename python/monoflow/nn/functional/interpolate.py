@@ -103,17 +103,24 @@ def _resample_dim(x, dim, out_size, mode, align_corners, scale_factor):
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
-    """Resamples the trailing spatial dims of ``(N, C, *spatial)`` (1 to 3 spatial dims) to ``size`` or by ``scale_factor``. See :class:`~monoflow.nn.Upsample`.
+    """Resamples the trailing spatial dims of ``(N, C, *spatial)`` (1 to 3 spatial dims) to ``size`` or by
+    ``scale_factor``. See :class:`~monoflow.nn.Upsample`.
 
-    The separable modes resample one dim at a time, as torch's kernels, so the results agree to rounding; ``'area'`` is adaptive average pooling.
+    The separable modes resample one dim at a time, as torch's kernels, so the results agree to
+    rounding; ``'area'`` is adaptive average pooling.
 
     Args:
         input (Tensor): a 3-d, 4-d or 5-d tensor.
-        size (int or tuple, optional): the output spatial size. Give ``size`` or ``scale_factor``, not both.
+        size (int or tuple, optional): the output spatial size. Give ``size`` or ``scale_factor``, not
+            both.
         scale_factor (float or tuple, optional): the multiplier of the spatial size.
-        mode (str): ``'nearest'``, ``'nearest-exact'``, ``'linear'`` (3-d input), ``'bilinear'`` (4-d), ``'trilinear'`` (5-d), ``'bicubic'`` (4-d) or ``'area'``. Default: ``'nearest'``.
-        align_corners (bool, optional): for the interpolating modes, align the corner pixels' centres of input and output (``True``) or their edges (``False``); must stay ``None`` for nearest and area. Default: ``None`` (``False``).
-        recompute_scale_factor (bool, optional): compute the sampling from the output size rather than from ``scale_factor``. Default: ``None``.
+        mode (str): ``'nearest'``, ``'nearest-exact'``, ``'linear'`` (3-d input), ``'bilinear'`` (4-d),
+            ``'trilinear'`` (5-d), ``'bicubic'`` (4-d) or ``'area'``. Default: ``'nearest'``.
+        align_corners (bool, optional): for the interpolating modes, align the corner pixels' centres of
+            input and output (``True``) or their edges (``False``); must stay ``None`` for nearest and
+            area. Default: ``None`` (``False``).
+        recompute_scale_factor (bool, optional): compute the sampling from the output size rather than
+            from ``scale_factor``. Default: ``None``.
         antialias (bool): not supported; ``True`` raises ``NotImplementedError``. Default: ``False``.
 
     Example::
@@ -164,10 +171,14 @@ def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=
 
     Args:
         input (Tensor): a 3-d, 4-d or 5-d tensor.
-        size (int or tuple, optional): the output spatial size. Give ``size`` or ``scale_factor``, not both.
+        size (int or tuple, optional): the output spatial size. Give ``size`` or ``scale_factor``, not
+            both.
         scale_factor (float or tuple, optional): the multiplier of the spatial size.
-        mode (str): ``'nearest'``, ``'nearest-exact'``, ``'linear'`` (3-d input), ``'bilinear'`` (4-d), ``'trilinear'`` (5-d), ``'bicubic'`` (4-d) or ``'area'``. Default: ``'nearest'``.
-        align_corners (bool, optional): for the interpolating modes, align the corner pixels' centres of input and output (``True``) or their edges (``False``); must stay ``None`` for nearest and area. Default: ``None`` (``False``).
+        mode (str): ``'nearest'``, ``'nearest-exact'``, ``'linear'`` (3-d input), ``'bilinear'`` (4-d),
+            ``'trilinear'`` (5-d), ``'bicubic'`` (4-d) or ``'area'``. Default: ``'nearest'``.
+        align_corners (bool, optional): for the interpolating modes, align the corner pixels' centres of
+            input and output (``True``) or their edges (``False``); must stay ``None`` for nearest and
+            area. Default: ``None`` (``False``).
 
     Example::
 
@@ -182,7 +193,8 @@ def upsample_nearest(input, size=None, scale_factor=None):
 
     Args:
         input (Tensor): a 3-d, 4-d or 5-d tensor.
-        size (int or tuple, optional): the output spatial size. Give ``size`` or ``scale_factor``, not both.
+        size (int or tuple, optional): the output spatial size. Give ``size`` or ``scale_factor``, not
+            both.
         scale_factor (float or tuple, optional): the multiplier of the spatial size.
 
     Example::
@@ -194,11 +206,13 @@ def upsample_nearest(input, size=None, scale_factor=None):
 
 
 def upsample_bilinear(input, size=None, scale_factor=None):
-    """Bilinear upsampling with ``align_corners=True``: :func:`interpolate` with ``mode='bilinear'`` (deprecated in torch).
+    """Bilinear upsampling with ``align_corners=True``: :func:`interpolate` with ``mode='bilinear'``
+    (deprecated in torch).
 
     Args:
         input (Tensor): ``(N, C, H, W)``.
-        size (int or tuple, optional): the output spatial size. Give ``size`` or ``scale_factor``, not both.
+        size (int or tuple, optional): the output spatial size. Give ``size`` or ``scale_factor``, not
+            both.
         scale_factor (float or tuple, optional): the multiplier of the spatial size.
 
     Example::

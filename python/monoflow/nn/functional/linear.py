@@ -5,7 +5,8 @@ __all__ = ["linear", "bilinear"]
 
 
 def linear(input, weight, bias=None):
-    """Affine map of the last dimension: ``input @ weight.T + bias``, over any leading dims. See :class:`~monoflow.nn.Linear`.
+    """Affine map of the last dimension: ``input @ weight.T + bias``, over any leading dims. See
+    :class:`~monoflow.nn.Linear`.
 
     Args:
         input (Tensor): ``(*, in_features)``.
@@ -32,7 +33,8 @@ def linear(input, weight, bias=None):
 
 
 def bilinear(input1, input2, weight, bias=None):
-    """Bilinear map ``y[..., k] = input1 @ weight[k] @ input2 + bias[k]``. See :class:`~monoflow.nn.Bilinear`.
+    """Bilinear map ``y[..., k] = input1 @ weight[k] @ input2 + bias[k]``. See
+    :class:`~monoflow.nn.Bilinear`.
 
     Args:
         input1 (Tensor): ``(*, in1_features)``.

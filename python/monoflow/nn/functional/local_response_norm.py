@@ -8,7 +8,8 @@ __all__ = ["local_response_norm"]
 
 
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
-    """Local response normalisation across channels: ``x / (k + alpha / size * sum of x ** 2 over size neighbouring channels) ** beta``. See :class:`~monoflow.nn.LocalResponseNorm`.
+    """Local response normalisation across channels: ``x / (k + alpha / size * sum of x ** 2 over size
+    neighbouring channels) ** beta``. See :class:`~monoflow.nn.LocalResponseNorm`.
 
     Args:
         input (Tensor): ``(N, C, *)``, at least 3-d.

@@ -48,10 +48,14 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     Args:
         input (Tensor): the prediction.
         target (Tensor): the target, the shape of ``input``.
-        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
-        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss. Default: ``None``.
-        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
-        weight (Tensor, optional): a weight multiplied into the per-element loss (broadcast). Default: ``None``.
+        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given
+            it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
+        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss.
+            Default: ``None``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default:
+            ``'mean'``.
+        weight (Tensor, optional): a weight multiplied into the per-element loss (broadcast). Default:
+            ``None``.
 
     Example::
 
@@ -75,10 +79,14 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     Args:
         input (Tensor): the prediction.
         target (Tensor): the target, the shape of ``input``.
-        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
-        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss. Default: ``None``.
-        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
-        weight (Tensor, optional): a weight multiplied into the per-element loss (broadcast). Default: ``None``.
+        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given
+            it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
+        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss.
+            Default: ``None``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default:
+            ``'mean'``.
+        weight (Tensor, optional): a weight multiplied into the per-element loss (broadcast). Default:
+            ``None``.
 
     Example::
 
@@ -96,14 +104,18 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
-    """Smooth L1 loss: ``0.5 * d ** 2 / beta`` where ``|d| < beta``, ``|d| - beta / 2`` elsewhere (L1 for ``beta = 0``). See :class:`~monoflow.nn.SmoothL1Loss`.
+    """Smooth L1 loss: ``0.5 * d ** 2 / beta`` where ``|d| < beta``, ``|d| - beta / 2`` elsewhere (L1 for
+    ``beta = 0``). See :class:`~monoflow.nn.SmoothL1Loss`.
 
     Args:
         input (Tensor): the prediction.
         target (Tensor): the target, the shape of ``input``.
-        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
-        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss. Default: ``None``.
-        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given
+            it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
+        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss.
+            Default: ``None``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default:
+            ``'mean'``.
         beta (float): the end of the quadratic part. Default: ``1.0``.
 
     Example::
@@ -123,14 +135,17 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
-    """Huber loss: ``0.5 * d ** 2`` where ``|d| < delta``, ``delta * (|d| - delta / 2)`` elsewhere. See :class:`~monoflow.nn.HuberLoss`.
+    """Huber loss: ``0.5 * d ** 2`` where ``|d| < delta``, ``delta * (|d| - delta / 2)`` elsewhere. See
+    :class:`~monoflow.nn.HuberLoss`.
 
     Args:
         input (Tensor): the prediction.
         target (Tensor): the target, the shape of ``input``.
-        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default:
+            ``'mean'``.
         delta (float): the end of the quadratic part. Default: ``1.0``.
-        weight (Tensor, optional): a weight multiplied into the per-element loss (broadcast). Default: ``None``.
+        weight (Tensor, optional): a weight multiplied into the per-element loss (broadcast). Default:
+            ``None``.
 
     Example::
 
@@ -151,15 +166,19 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
-    """Binary cross entropy ``-(t * log(x) + (1 - t) * log(1 - x))`` of probabilities; each log is clamped at -100, as torch does. See :class:`~monoflow.nn.BCELoss`.
+    """Binary cross entropy ``-(t * log(x) + (1 - t) * log(1 - x))`` of probabilities; each log is clamped
+    at -100, as torch does. See :class:`~monoflow.nn.BCELoss`.
 
     Args:
         input (Tensor): probabilities in ``[0, 1]``.
         target (Tensor): targets in ``[0, 1]``, the shape of ``input``.
         weight (Tensor, optional): a rescaling weight, broadcast. Default: ``None``.
-        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
-        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss. Default: ``None``.
-        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given
+            it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
+        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss.
+            Default: ``None``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default:
+            ``'mean'``.
 
     Example::
 
@@ -179,7 +198,8 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
                                      reduction="mean", pos_weight=None):
-    """Sigmoid and binary cross entropy in one stable expression: ``(1 - t) * x + (1 + (pos_weight - 1) * t) * softplus(-x)``. See :class:`~monoflow.nn.BCEWithLogitsLoss`.
+    """Sigmoid and binary cross entropy in one stable expression: ``(1 - t) * x + (1 + (pos_weight - 1) *
+    t) * softplus(-x)``. See :class:`~monoflow.nn.BCEWithLogitsLoss`.
 
     A target whose shape differs from the input's raises ``ValueError``.
 
@@ -187,10 +207,14 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         input (Tensor): logits.
         target (Tensor): targets in ``[0, 1]``, the shape of ``input``.
         weight (Tensor, optional): a rescaling weight, broadcast. Default: ``None``.
-        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
-        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss. Default: ``None``.
-        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
-        pos_weight (Tensor, optional): the weight of positive examples, per class (last dim). Default: ``None``.
+        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given
+            it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
+        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss.
+            Default: ``None``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default:
+            ``'mean'``.
+        pos_weight (Tensor, optional): the weight of positive examples, per class (last dim). Default:
+            ``None``.
 
     Example::
 
@@ -212,14 +236,18 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
-    """The Kullback-Leibler divergence ``target * (log(target) - input)`` pointwise, ``input`` holding log-probabilities (``0 * log 0`` counts as 0). See :class:`~monoflow.nn.KLDivLoss`.
+    """The Kullback-Leibler divergence ``target * (log(target) - input)`` pointwise, ``input`` holding
+    log-probabilities (``0 * log 0`` counts as 0). See :class:`~monoflow.nn.KLDivLoss`.
 
     Args:
         input (Tensor): log-probabilities.
         target (Tensor): probabilities (log-probabilities with ``log_target``).
-        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
-        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss. Default: ``None``.
-        reduction (str): ``'none'``, ``'batchmean'`` (sum / batch size, the true KL divergence), ``'mean'`` (warns) or ``'sum'``. Default: ``'mean'``.
+        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given
+            it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
+        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss.
+            Default: ``None``.
+        reduction (str): ``'none'``, ``'batchmean'`` (sum / batch size, the true KL divergence),
+            ``'mean'`` (warns) or ``'sum'``. Default: ``'mean'``.
         log_target (bool): ``target`` holds log-probabilities. Default: ``False``.
 
     Example::
@@ -248,14 +276,18 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
-    """Two-class logistic loss ``log(1 + exp(-y * x))``, targets in ``{1, -1}``. See :class:`~monoflow.nn.SoftMarginLoss`.
+    """Two-class logistic loss ``log(1 + exp(-y * x))``, targets in ``{1, -1}``. See
+    :class:`~monoflow.nn.SoftMarginLoss`.
 
     Args:
         input (Tensor): the scores.
         target (Tensor): 1 or -1, the shape of ``input``.
-        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
-        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss. Default: ``None``.
-        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given
+            it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
+        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss.
+            Default: ``None``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default:
+            ``'mean'``.
 
     Example::
 
@@ -274,9 +306,12 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, r
         input2 (Tensor): the second scores.
         target (Tensor): 1 (input1 should rank higher) or -1.
         margin (float): the required gap. Default: ``0.0``.
-        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
-        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss. Default: ``None``.
-        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given
+            it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
+        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss.
+            Default: ``None``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default:
+            ``'mean'``.
 
     Example::
 
@@ -287,15 +322,19 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, r
 
 
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
-    """Hinge embedding loss: ``x`` where ``y = 1``, ``max(0, margin - x)`` where ``y = -1``. See :class:`~monoflow.nn.HingeEmbeddingLoss`.
+    """Hinge embedding loss: ``x`` where ``y = 1``, ``max(0, margin - x)`` where ``y = -1``. See
+    :class:`~monoflow.nn.HingeEmbeddingLoss`.
 
     Args:
         input (Tensor): the inputs (usually distances).
         target (Tensor): 1 or -1, the shape of ``input``.
         margin (float): the margin. Default: ``1.0``.
-        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
-        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss. Default: ``None``.
-        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given
+            it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
+        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss.
+            Default: ``None``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default:
+            ``'mean'``.
 
     Example::
 
@@ -307,16 +346,20 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
 
 
 def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
-    """Cosine embedding loss: ``1 - cos`` where ``y = 1``, ``max(0, cos - margin)`` where ``y = -1``, ``cos`` along the last dim. See :class:`~monoflow.nn.CosineEmbeddingLoss`.
+    """Cosine embedding loss: ``1 - cos`` where ``y = 1``, ``max(0, cos - margin)`` where ``y = -1``,
+    ``cos`` along the last dim. See :class:`~monoflow.nn.CosineEmbeddingLoss`.
 
     Args:
         input1 (Tensor): ``(N, D)`` or ``(D,)``.
         input2 (Tensor): the shape of ``input1``.
         target (Tensor): ``(N,)`` or ``()``, 1 or -1.
         margin (float): in ``[-1, 1]``. Default: ``0.0``.
-        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
-        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss. Default: ``None``.
-        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given
+            it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
+        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss.
+            Default: ``None``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default:
+            ``'mean'``.
 
     Example::
 
@@ -333,17 +376,21 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
 
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
                      reduction="mean"):
-    """Poisson negative log likelihood: ``exp(x) - t * x`` for a log-rate input, ``x - t * log(x + eps)`` otherwise. See :class:`~monoflow.nn.PoissonNLLLoss`.
+    """Poisson negative log likelihood: ``exp(x) - t * x`` for a log-rate input, ``x - t * log(x + eps)``
+    otherwise. See :class:`~monoflow.nn.PoissonNLLLoss`.
 
     Args:
         input (Tensor): the (log-)rate.
         target (Tensor): the counts, the shape of ``input``.
         log_input (bool): ``input`` is the log of the rate. Default: ``True``.
         full (bool): add the Stirling term for targets ``> 1``. Default: ``False``.
-        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
+        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given
+            it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
         eps (float): keeps ``log`` finite when ``log_input=False``. Default: ``1e-8``.
-        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss. Default: ``None``.
-        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss.
+            Default: ``None``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default:
+            ``'mean'``.
 
     Example::
 
@@ -364,7 +411,8 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
 
 
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
-    """Gaussian negative log likelihood ``0.5 * (log(var) + (input - target) ** 2 / var)``. See :class:`~monoflow.nn.GaussianNLLLoss`.
+    """Gaussian negative log likelihood ``0.5 * (log(var) + (input - target) ** 2 / var)``. See
+    :class:`~monoflow.nn.GaussianNLLLoss`.
 
     A negative ``var`` raises ``ValueError``.
 
@@ -374,7 +422,8 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
         var (Tensor): the predicted variances: the input's shape, or with the last dim 1 or dropped.
         full (bool): add ``0.5 * log(2 * pi)``. Default: ``False``.
         eps (float): lower clamp of ``var``. Default: ``1e-6``.
-        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default:
+            ``'mean'``.
 
     Example::
 
@@ -401,7 +450,8 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6, swap=False, size_average=None,
                         reduce=None, reduction="mean"):
-    """Triplet loss ``max(d(a, p) - d(a, n) + margin, 0)`` with the p-norm distance. See :class:`~monoflow.nn.TripletMarginLoss`.
+    """Triplet loss ``max(d(a, p) - d(a, n) + margin, 0)`` with the p-norm distance. See
+    :class:`~monoflow.nn.TripletMarginLoss`.
 
     Args:
         anchor (Tensor): ``(N, D)`` or ``(D,)``.
@@ -411,9 +461,12 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6,
         p (float): norm degree. Default: ``2.0``.
         eps (float): stabiliser of the distance. Default: ``1e-6``.
         swap (bool): use the distance swap. Default: ``False``.
-        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
-        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss. Default: ``None``.
-        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given
+            it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
+        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss.
+            Default: ``None``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default:
+            ``'mean'``.
 
     Example::
 

@@ -20,7 +20,8 @@ def _two_d(input, target, op):
 
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
                       reduction="mean"):
-    """Multi-class hinge loss: ``sum over j != y of max(0, margin - x[y] + x[j]) ** p`` (times ``weight[y]``), divided by ``C``. See :class:`~monoflow.nn.MultiMarginLoss`.
+    """Multi-class hinge loss: ``sum over j != y of max(0, margin - x[y] + x[j]) ** p`` (times
+    ``weight[y]``), divided by ``C``. See :class:`~monoflow.nn.MultiMarginLoss`.
 
     Args:
         input (Tensor): ``(N, C)`` or ``(C,)`` scores.
@@ -28,9 +29,12 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         p (int): 1 or 2. Default: ``1``.
         margin (float): the margin. Default: ``1.0``.
         weight (Tensor, optional): a rescaling weight per class, shape ``(C,)``. Default: ``None``.
-        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
-        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss. Default: ``None``.
-        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given
+            it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
+        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss.
+            Default: ``None``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default:
+            ``'mean'``.
 
     Example::
 
@@ -60,14 +64,19 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
 
 
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
-    """Multi-label hinge loss: target classes are the target's entries before the first -1; sums ``max(0, 1 - (x[j] - x[i]))`` over target ``j`` and non-target ``i``, divided by ``C``. See :class:`~monoflow.nn.MultiLabelMarginLoss`.
+    """Multi-label hinge loss: target classes are the target's entries before the first -1; sums ``max(0, 1
+    - (x[j] - x[i]))`` over target ``j`` and non-target ``i``, divided by ``C``. See
+    :class:`~monoflow.nn.MultiLabelMarginLoss`.
 
     Args:
         input (Tensor): ``(N, C)`` or ``(C,)`` scores.
         target (Tensor): int64 of the input's shape, padded with -1.
-        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
-        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss. Default: ``None``.
-        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given
+            it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
+        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss.
+            Default: ``None``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default:
+            ``'mean'``.
 
     Example::
 
@@ -98,15 +107,19 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
-    """Multi-label one-versus-all logistic loss, averaged over the classes. See :class:`~monoflow.nn.MultiLabelSoftMarginLoss`.
+    """Multi-label one-versus-all logistic loss, averaged over the classes. See
+    :class:`~monoflow.nn.MultiLabelSoftMarginLoss`.
 
     Args:
         input (Tensor): ``(N, C)`` scores.
         target (Tensor): ``(N, C)`` of 0 and 1.
         weight (Tensor, optional): a rescaling weight per class, shape ``(C,)``. Default: ``None``.
-        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
-        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss. Default: ``None``.
-        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given
+            it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
+        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss.
+            Default: ``None``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default:
+            ``'mean'``.
 
     Example::
 
@@ -123,16 +136,19 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
 
 def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0, swap=False,
                                       reduction="mean"):
-    """Triplet loss ``max(d(a, p) - d(a, n) + margin, 0)`` with ``d = distance_function`` (pairwise distance by default). See :class:`~monoflow.nn.TripletMarginWithDistanceLoss`.
+    """Triplet loss ``max(d(a, p) - d(a, n) + margin, 0)`` with ``d = distance_function`` (pairwise
+    distance by default). See :class:`~monoflow.nn.TripletMarginWithDistanceLoss`.
 
     Args:
         anchor (Tensor): the anchors.
         positive (Tensor): the positive examples.
         negative (Tensor): the negative examples.
-        distance_function (callable, optional): ``(x1, x2) -> distances``. Default: ``None`` (pairwise distance).
+        distance_function (callable, optional): ``(x1, x2) -> distances``. Default: ``None`` (pairwise
+            distance).
         margin (float): must be positive (else ``ValueError``). Default: ``1.0``.
         swap (bool): use the distance swap. Default: ``False``.
-        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default:
+            ``'mean'``.
 
     Example::
 

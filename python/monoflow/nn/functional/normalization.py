@@ -30,12 +30,15 @@ def _channel_affine(out, weight, bias, shape):
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1,
                eps=1e-5):
-    """Batch normalisation of each channel (dim 1): with the batch's statistics when ``training`` (updating ``running_mean``/``running_var`` in place with ``momentum``), with the running ones otherwise. See :class:`~monoflow.nn.BatchNorm2d`.
+    """Batch normalisation of each channel (dim 1): with the batch's statistics when ``training`` (updating
+    ``running_mean``/``running_var`` in place with ``momentum``), with the running ones otherwise. See
+    :class:`~monoflow.nn.BatchNorm2d`.
 
     Args:
         input (Tensor): ``(N, C, *)``.
         running_mean (Tensor, optional): ``(C,)``, updated in place in training.
-        running_var (Tensor, optional): ``(C,)``, updated in place (with the unbiased variance) in training.
+        running_var (Tensor, optional): ``(C,)``, updated in place (with the unbiased variance) in
+            training.
         weight (Tensor, optional): the per-channel scale ``(C,)``. Default: ``None``.
         bias (Tensor, optional): the per-channel shift ``(C,)``. Default: ``None``.
         training (bool): use batch statistics. Default: ``False``.
@@ -81,15 +84,18 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
                   momentum=0.1, eps=1e-5):
-    """Instance normalisation: every (sample, channel) of ``(N, C, *)`` normalised over its own positions. See :class:`~monoflow.nn.InstanceNorm2d`.
+    """Instance normalisation: every (sample, channel) of ``(N, C, *)`` normalised over its own positions.
+    See :class:`~monoflow.nn.InstanceNorm2d`.
 
     Args:
         input (Tensor): ``(N, C, *)``.
-        running_mean (Tensor, optional): ``(C,)`` running means, updated when ``use_input_stats``. Default: ``None``.
+        running_mean (Tensor, optional): ``(C,)`` running means, updated when ``use_input_stats``.
+            Default: ``None``.
         running_var (Tensor, optional): ``(C,)`` running variances. Default: ``None``.
         weight (Tensor, optional): per-channel scale ``(C,)``. Default: ``None``.
         bias (Tensor, optional): per-channel shift ``(C,)``. Default: ``None``.
-        use_input_stats (bool): normalise with the input's statistics (else with the running ones). Default: ``True``.
+        use_input_stats (bool): normalise with the input's statistics (else with the running ones).
+            Default: ``True``.
         momentum (float): the update weight of the running statistics. Default: ``0.1``.
         eps (float): added to the variance. Default: ``1e-5``.
 
@@ -113,7 +119,8 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
-    """Layer normalisation over the trailing ``normalized_shape`` dims, then ``* weight + bias``. See :class:`~monoflow.nn.LayerNorm`.
+    """Layer normalisation over the trailing ``normalized_shape`` dims, then ``* weight + bias``. See
+    :class:`~monoflow.nn.LayerNorm`.
 
     Args:
         input (Tensor): ``(*, *normalized_shape)``.
@@ -148,7 +155,8 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
-    """Group normalisation: the channels of each sample are split into ``num_groups`` groups, each normalised on its own. See :class:`~monoflow.nn.GroupNorm`.
+    """Group normalisation: the channels of each sample are split into ``num_groups`` groups, each
+    normalised on its own. See :class:`~monoflow.nn.GroupNorm`.
 
     Args:
         input (Tensor): ``(N, C, *)``, ``C`` divisible by ``num_groups``.

@@ -18,7 +18,8 @@ def _check(input, op, factor, what):
 
 
 def pixel_shuffle(input, upscale_factor):
-    """``(*, C * r * r, H, W) -> (*, C, H * r, W * r)``, ``r = upscale_factor``. See :class:`~monoflow.nn.PixelShuffle`.
+    """``(*, C * r * r, H, W) -> (*, C, H * r, W * r)``, ``r = upscale_factor``. See
+    :class:`~monoflow.nn.PixelShuffle`.
 
     Args:
         input (Tensor): ``(*, C * r * r, H, W)``.
@@ -42,7 +43,8 @@ def pixel_shuffle(input, upscale_factor):
 
 
 def pixel_unshuffle(input, downscale_factor):
-    """``(*, C, H * r, W * r) -> (*, C * r * r, H, W)``, ``r = downscale_factor``. See :class:`~monoflow.nn.PixelUnshuffle`.
+    """``(*, C, H * r, W * r) -> (*, C * r * r, H, W)``, ``r = downscale_factor``. See
+    :class:`~monoflow.nn.PixelUnshuffle`.
 
     Args:
         input (Tensor): ``(*, C, H * r, W * r)``.
@@ -66,7 +68,9 @@ def pixel_unshuffle(input, downscale_factor):
 
 
 def channel_shuffle(input, groups):
-    """Interleaves ``groups`` channel groups: ``(N, g * k, *) -> (N, k * g, *)``, channel ``c`` of group ``i`` moves to ``c * g + i``. ``native_channel_shuffle`` is the same function. See :class:`~monoflow.nn.ChannelShuffle`.
+    """Interleaves ``groups`` channel groups: ``(N, g * k, *) -> (N, k * g, *)``, channel ``c`` of group
+    ``i`` moves to ``c * g + i``. ``native_channel_shuffle`` is the same function. See
+    :class:`~monoflow.nn.ChannelShuffle`.
 
     Args:
         input (Tensor): ``(N, C, *)``.

@@ -33,10 +33,12 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         input (Tensor): ``(N, C, H, W)`` or ``(C, H, W)``.
         kernel_size (int or tuple): the window size.
         stride (int or tuple): the window step. Default: ``kernel_size``.
-        padding (int or tuple): implicit padding on both sides (``-inf`` for max, zeros for average); at most half the kernel. Default: ``0``.
+        padding (int or tuple): implicit padding on both sides (``-inf`` for max, zeros for average); at
+            most half the kernel. Default: ``0``.
         dilation (int or tuple): the spacing between window elements. Default: ``1``.
         ceil_mode (bool): use ``ceil`` instead of ``floor`` for the output size. Default: ``False``.
-        return_indices (bool): also return the argmax indices (flat into each spatial plane), for :class:`MaxUnpool2d`. Default: ``False``.
+        return_indices (bool): also return the argmax indices (flat into each spatial plane), for
+            :class:`MaxUnpool2d`. Default: ``False``.
 
     Example::
 
@@ -56,10 +58,12 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         input (Tensor): ``(N, C, L)`` or ``(C, L)``.
         kernel_size (int or 1-tuple): the window size.
         stride (int or 1-tuple): the window step. Default: ``kernel_size``.
-        padding (int or 1-tuple): implicit padding on both sides (``-inf`` for max, zeros for average); at most half the kernel. Default: ``0``.
+        padding (int or 1-tuple): implicit padding on both sides (``-inf`` for max, zeros for average);
+            at most half the kernel. Default: ``0``.
         dilation (int or 1-tuple): the spacing between window elements. Default: ``1``.
         ceil_mode (bool): use ``ceil`` instead of ``floor`` for the output size. Default: ``False``.
-        return_indices (bool): also return the argmax indices (flat into each spatial plane), for :class:`MaxUnpool1d`. Default: ``False``.
+        return_indices (bool): also return the argmax indices (flat into each spatial plane), for
+            :class:`MaxUnpool1d`. Default: ``False``.
 
     Example::
 
@@ -87,10 +91,12 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         input (Tensor): ``(N, C, H, W)`` or ``(C, H, W)``.
         kernel_size (int or tuple): the window size.
         stride (int or tuple): the window step. Default: ``kernel_size``.
-        padding (int or tuple): implicit padding on both sides (``-inf`` for max, zeros for average); at most half the kernel. Default: ``0``.
+        padding (int or tuple): implicit padding on both sides (``-inf`` for max, zeros for average); at
+            most half the kernel. Default: ``0``.
         ceil_mode (bool): use ``ceil`` instead of ``floor`` for the output size. Default: ``False``.
         count_include_pad (bool): count the zero padding in the divisor. Default: ``True``.
-        divisor_override (int, optional): divide by this number instead of the window size. Default: ``None``.
+        divisor_override (int, optional): divide by this number instead of the window size. Default:
+            ``None``.
 
     Example::
 
@@ -112,7 +118,8 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         input (Tensor): ``(N, C, L)`` or ``(C, L)``.
         kernel_size (int or 1-tuple): the window size.
         stride (int or 1-tuple): the window step. Default: ``kernel_size``.
-        padding (int or 1-tuple): implicit padding on both sides (``-inf`` for max, zeros for average); at most half the kernel. Default: ``0``.
+        padding (int or 1-tuple): implicit padding on both sides (``-inf`` for max, zeros for average);
+            at most half the kernel. Default: ``0``.
         ceil_mode (bool): use ``ceil`` instead of ``floor`` for the output size. Default: ``False``.
         count_include_pad (bool): count the zero padding in the divisor. Default: ``True``.
 
@@ -148,7 +155,8 @@ def adaptive_avg_pool2d(input, output_size):
 
     Args:
         input (Tensor): ``(N, C, H, W)`` or without the batch dim.
-        output_size (int or tuple): the output's spatial size; an int means the same size on every dim, ``None`` entries keep the input's size.
+        output_size (int or tuple): the output's spatial size; an int means the same size on every dim,
+            ``None`` entries keep the input's size.
 
     Example::
 
@@ -164,7 +172,8 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
 
     Args:
         input (Tensor): ``(N, C, H, W)`` or without the batch dim.
-        output_size (int or tuple): the output's spatial size; an int means the same size on every dim, ``None`` entries keep the input's size.
+        output_size (int or tuple): the output's spatial size; an int means the same size on every dim,
+            ``None`` entries keep the input's size.
         return_indices (bool): also return the argmax indices. Default: ``False``.
 
     Example::
@@ -269,10 +278,12 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         input (Tensor): ``(N, C, D, H, W)`` or ``(C, D, H, W)``.
         kernel_size (int or tuple): the window size.
         stride (int or tuple): the window step. Default: ``kernel_size``.
-        padding (int or tuple): implicit padding on both sides (``-inf`` for max, zeros for average); at most half the kernel. Default: ``0``.
+        padding (int or tuple): implicit padding on both sides (``-inf`` for max, zeros for average); at
+            most half the kernel. Default: ``0``.
         dilation (int or tuple): the spacing between window elements. Default: ``1``.
         ceil_mode (bool): use ``ceil`` instead of ``floor`` for the output size. Default: ``False``.
-        return_indices (bool): also return the argmax indices (flat into each spatial plane), for :class:`MaxUnpool3d`. Default: ``False``.
+        return_indices (bool): also return the argmax indices (flat into each spatial plane), for
+            :class:`MaxUnpool3d`. Default: ``False``.
 
     Example::
 
@@ -300,10 +311,12 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         input (Tensor): ``(N, C, D, H, W)`` or ``(C, D, H, W)``.
         kernel_size (int or tuple): the window size.
         stride (int or tuple): the window step. Default: ``kernel_size``.
-        padding (int or tuple): implicit padding on both sides (``-inf`` for max, zeros for average); at most half the kernel. Default: ``0``.
+        padding (int or tuple): implicit padding on both sides (``-inf`` for max, zeros for average); at
+            most half the kernel. Default: ``0``.
         ceil_mode (bool): use ``ceil`` instead of ``floor`` for the output size. Default: ``False``.
         count_include_pad (bool): count the zero padding in the divisor. Default: ``True``.
-        divisor_override (int, optional): divide by this number instead of the window size. Default: ``None``.
+        divisor_override (int, optional): divide by this number instead of the window size. Default:
+            ``None``.
 
     Example::
 
@@ -332,7 +345,8 @@ def adaptive_avg_pool3d(input, output_size):
 
     Args:
         input (Tensor): ``(N, C, D, H, W)`` or without the batch dim.
-        output_size (int or tuple): the output's spatial size; an int means the same size on every dim, ``None`` entries keep the input's size.
+        output_size (int or tuple): the output's spatial size; an int means the same size on every dim,
+            ``None`` entries keep the input's size.
 
     Example::
 
@@ -352,7 +366,8 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
 
     Args:
         input (Tensor): ``(N, C, D, H, W)`` or without the batch dim.
-        output_size (int or tuple): the output's spatial size; an int means the same size on every dim, ``None`` entries keep the input's size.
+        output_size (int or tuple): the output's spatial size; an int means the same size on every dim,
+            ``None`` entries keep the input's size.
         return_indices (bool): also return the argmax indices. Default: ``False``.
 
     Example::
@@ -377,7 +392,8 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         input (Tensor): ``(N, C, L)`` or ``(C, L)``.
         kernel_size (int or 1-tuple): the window size.
         stride (int or 1-tuple): the window step. Default: ``kernel_size``.
-        padding (int or 1-tuple): implicit padding on both sides (``-inf`` for max, zeros for average); at most half the kernel. Default: ``0``.
+        padding (int or 1-tuple): implicit padding on both sides (``-inf`` for max, zeros for average);
+            at most half the kernel. Default: ``0``.
         dilation (int or 1-tuple): the spacing between window elements. Default: ``1``.
         ceil_mode (bool): use ``ceil`` instead of ``floor`` for the output size. Default: ``False``.
         return_indices (bool): ignored; the indices are always returned. Default: ``False``.
@@ -400,7 +416,8 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         input (Tensor): ``(N, C, H, W)`` or ``(C, H, W)``.
         kernel_size (int or tuple): the window size.
         stride (int or tuple): the window step. Default: ``kernel_size``.
-        padding (int or tuple): implicit padding on both sides (``-inf`` for max, zeros for average); at most half the kernel. Default: ``0``.
+        padding (int or tuple): implicit padding on both sides (``-inf`` for max, zeros for average); at
+            most half the kernel. Default: ``0``.
         dilation (int or tuple): the spacing between window elements. Default: ``1``.
         ceil_mode (bool): use ``ceil`` instead of ``floor`` for the output size. Default: ``False``.
         return_indices (bool): ignored; the indices are always returned. Default: ``False``.
@@ -422,7 +439,8 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         input (Tensor): ``(N, C, D, H, W)`` or ``(C, D, H, W)``.
         kernel_size (int or tuple): the window size.
         stride (int or tuple): the window step. Default: ``kernel_size``.
-        padding (int or tuple): implicit padding on both sides (``-inf`` for max, zeros for average); at most half the kernel. Default: ``0``.
+        padding (int or tuple): implicit padding on both sides (``-inf`` for max, zeros for average); at
+            most half the kernel. Default: ``0``.
         dilation (int or tuple): the spacing between window elements. Default: ``1``.
         ceil_mode (bool): use ``ceil`` instead of ``floor`` for the output size. Default: ``False``.
         return_indices (bool): ignored; the indices are always returned. Default: ``False``.
@@ -460,7 +478,8 @@ def adaptive_max_pool2d_with_indices(input, output_size, return_indices=True):
 
     Args:
         input (Tensor): ``(N, C, H, W)`` or without the batch dim.
-        output_size (int or tuple): the output's spatial size; an int means the same size on every dim, ``None`` entries keep the input's size.
+        output_size (int or tuple): the output's spatial size; an int means the same size on every dim,
+            ``None`` entries keep the input's size.
         return_indices (bool): kept for torch compatibility. Default: ``True``.
 
     Example::
@@ -478,7 +497,8 @@ def adaptive_max_pool3d_with_indices(input, output_size, return_indices=True):
 
     Args:
         input (Tensor): ``(N, C, D, H, W)`` or without the batch dim.
-        output_size (int or tuple): the output's spatial size; an int means the same size on every dim, ``None`` entries keep the input's size.
+        output_size (int or tuple): the output's spatial size; an int means the same size on every dim,
+            ``None`` entries keep the input's size.
         return_indices (bool): kept for torch compatibility. Default: ``True``.
 
     Example::
@@ -500,7 +520,8 @@ def _lp(avg, kernel_elems, norm_type):
 
 
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
-    """1-D power-average pooling ``(sum of x ** p) ** (1 / p)`` over each window. See :class:`~monoflow.nn.LPPool1d`.
+    """1-D power-average pooling ``(sum of x ** p) ** (1 / p)`` over each window. See
+    :class:`~monoflow.nn.LPPool1d`.
 
     Args:
         input (Tensor): ``(N, C, L)`` or without the batch dim.
@@ -522,7 +543,8 @@ def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
 
 
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
-    """2-D power-average pooling ``(sum of x ** p) ** (1 / p)`` over each window. See :class:`~monoflow.nn.LPPool2d`.
+    """2-D power-average pooling ``(sum of x ** p) ** (1 / p)`` over each window. See
+    :class:`~monoflow.nn.LPPool2d`.
 
     Args:
         input (Tensor): ``(N, C, H, W)`` or without the batch dim.
@@ -542,7 +564,8 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
 
 
 def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
-    """3-D power-average pooling ``(sum of x ** p) ** (1 / p)`` over each window. See :class:`~monoflow.nn.LPPool3d`.
+    """3-D power-average pooling ``(sum of x ** p) ** (1 / p)`` over each window. See
+    :class:`~monoflow.nn.LPPool3d`.
 
     Args:
         input (Tensor): ``(N, C, D, H, W)`` or without the batch dim.
@@ -600,7 +623,8 @@ def _unpool_size(input, kernel_size, stride, padding, output_size, n, op):
 
 
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
-    """Partial inverse of :func:`max_pool1d`: scatters ``input`` to ``indices`` in a zero tensor. See :class:`~monoflow.nn.MaxUnpool1d`.
+    """Partial inverse of :func:`max_pool1d`: scatters ``input`` to ``indices`` in a zero tensor. See
+    :class:`~monoflow.nn.MaxUnpool1d`.
 
     Args:
         input (Tensor): the pooled values.
@@ -622,7 +646,8 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
 
 
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
-    """Partial inverse of :func:`max_pool2d`: scatters ``input`` to ``indices`` in a zero tensor. See :class:`~monoflow.nn.MaxUnpool2d`.
+    """Partial inverse of :func:`max_pool2d`: scatters ``input`` to ``indices`` in a zero tensor. See
+    :class:`~monoflow.nn.MaxUnpool2d`.
 
     Args:
         input (Tensor): the pooled values.
@@ -644,7 +669,8 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
 
 
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
-    """Partial inverse of :func:`max_pool3d`: scatters ``input`` to ``indices`` in a zero tensor. See :class:`~monoflow.nn.MaxUnpool3d`.
+    """Partial inverse of :func:`max_pool3d`: scatters ``input`` to ``indices`` in a zero tensor. See
+    :class:`~monoflow.nn.MaxUnpool3d`.
 
     Args:
         input (Tensor): the pooled values.

@@ -14,13 +14,15 @@ def _eps_of(dtype):
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
-    """Root-mean-square normalisation over the trailing ``normalized_shape`` dims: ``x / sqrt(mean(x ** 2) + eps) * weight``. See :class:`~monoflow.nn.RMSNorm`.
+    """Root-mean-square normalisation over the trailing ``normalized_shape`` dims: ``x / sqrt(mean(x ** 2)
+    + eps) * weight``. See :class:`~monoflow.nn.RMSNorm`.
 
     Args:
         input (Tensor): ``(*, *normalized_shape)``.
         normalized_shape (sequence of int): the trailing dims.
         weight (Tensor, optional): the elementwise scale. Default: ``None``.
-        eps (float, optional): added to the mean square; ``None`` is the machine epsilon of the input's dtype. Default: ``None``.
+        eps (float, optional): added to the mean square; ``None`` is the machine epsilon of the input's
+            dtype. Default: ``None``.
 
     Example::
 

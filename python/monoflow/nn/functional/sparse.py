@@ -20,15 +20,19 @@ def _renorm_rows(weight, index, max_norm, norm_type):
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
               sparse=False):
-    """Looks up rows of ``weight``: ``weight[input]``, one row per index. See :class:`~monoflow.nn.Embedding`.
+    """Looks up rows of ``weight``: ``weight[input]``, one row per index. See
+    :class:`~monoflow.nn.Embedding`.
 
     Args:
-        input (Tensor): int64 or int32 indices of any shape (a floating or bool tensor raises ``RuntimeError``).
+        input (Tensor): int64 or int32 indices of any shape (a floating or bool tensor raises
+            ``RuntimeError``).
         weight (Tensor): the 2-d table ``(num_embeddings, embedding_dim)``.
         padding_idx (int, optional): the row at this index gets no gradient. Default: ``None``.
-        max_norm (float, optional): looked-up rows with a larger norm are rescaled in place (in ``weight``) to this norm. Default: ``None``.
+        max_norm (float, optional): looked-up rows with a larger norm are rescaled in place (in
+            ``weight``) to this norm. Default: ``None``.
         norm_type (float): the p of that norm. Default: ``2.0``.
-        scale_grad_by_freq (bool): not supported: ``True`` raises ``NotImplementedError``. Default: ``False``.
+        scale_grad_by_freq (bool): not supported: ``True`` raises ``NotImplementedError``. Default:
+            ``False``.
         sparse (bool): not supported: ``True`` raises ``NotImplementedError``. Default: ``False``.
 
     Example::

@@ -163,7 +163,8 @@ class ELU(Module):
 
 
 class CELU(ELU):
-    """Applies the continuously differentiable ELU: ``x`` for ``x > 0``, ``alpha * (exp(x / alpha) - 1)`` otherwise.
+    """Applies the continuously differentiable ELU: ``x`` for ``x > 0``, ``alpha * (exp(x / alpha) - 1)``
+    otherwise.
 
     Args:
         alpha (float): scale of the negative part; must not be zero. Default: ``1.0``.
@@ -185,7 +186,8 @@ class CELU(ELU):
 
 
 class SELU(Module):
-    """Applies the self-normalising ELU: ``scale * elu(x, alpha)`` with ``alpha = 1.6733`` and ``scale = 1.0507``.
+    """Applies the self-normalising ELU: ``scale * elu(x, alpha)`` with ``alpha = 1.6733`` and ``scale =
+    1.0507``.
 
     Args:
         inplace (bool): write the result into the input tensor and return it. Default: ``False``.
@@ -216,7 +218,8 @@ class GELU(Module):
     """Applies the Gaussian error linear unit ``x * Phi(x)``, ``Phi`` the standard normal CDF.
 
     Args:
-        approximate (str): ``'none'`` for the exact erf form, ``'tanh'`` for the tanh approximation. Default: ``'none'``.
+        approximate (str): ``'none'`` for the exact erf form, ``'tanh'`` for the tanh approximation.
+            Default: ``'none'``.
 
     Shape:
         - Input: ``(*)``, any number of dimensions.
@@ -390,7 +393,8 @@ class Softsign(Module):
 
 
 class LogSigmoid(Module):
-    """Applies ``log(sigmoid(x))`` elementwise, computed as ``-softplus(-x)`` so it stays finite for large ``|x|``.
+    """Applies ``log(sigmoid(x))`` elementwise, computed as ``-softplus(-x)`` so it stays finite for large
+    ``|x|``.
 
     Shape:
         - Input: ``(*)``, any number of dimensions.
@@ -445,7 +449,9 @@ class Softmax(_SoftmaxBase):
     """Applies softmax along ``dim``: the slices along ``dim`` become non-negative and sum to 1.
 
     Args:
-        dim (int, optional): the dimension to normalise. ``None`` picks torch's legacy implicit dimension (0 for 0-, 1- and 3-d inputs, else 1) with a deprecation warning. Default: ``None``.
+        dim (int, optional): the dimension to normalise. ``None`` picks torch's legacy implicit
+            dimension (0 for 0-, 1- and 3-d inputs, else 1) with a deprecation warning. Default:
+            ``None``.
 
     Shape:
         - Input: ``(*)``, any number of dimensions.
@@ -466,7 +472,8 @@ class LogSoftmax(_SoftmaxBase):
     """Applies ``log(softmax(x))`` along ``dim``, computed in one stable step.
 
     Args:
-        dim (int, optional): the dimension to normalise; ``None`` picks torch's legacy implicit dimension with a deprecation warning. Default: ``None``.
+        dim (int, optional): the dimension to normalise; ``None`` picks torch's legacy implicit
+            dimension with a deprecation warning. Default: ``None``.
 
     Shape:
         - Input: ``(*)``, any number of dimensions.
@@ -487,7 +494,8 @@ class Softmin(_SoftmaxBase):
     """Applies ``softmax(-x)`` along ``dim``: large inputs get small weights.
 
     Args:
-        dim (int, optional): the dimension to normalise; ``None`` picks torch's legacy implicit dimension with a deprecation warning. Default: ``None``.
+        dim (int, optional): the dimension to normalise; ``None`` picks torch's legacy implicit
+            dimension with a deprecation warning. Default: ``None``.
 
     Shape:
         - Input: ``(*)``, any number of dimensions.
@@ -533,7 +541,8 @@ class Softplus(Module):
 
     Args:
         beta (float): sharpness of the curve. Default: ``1.0``.
-        threshold (float): above ``beta * x > threshold`` the result is ``x`` itself, for stability. Default: ``20.0``.
+        threshold (float): above ``beta * x > threshold`` the result is ``x`` itself, for stability.
+            Default: ``20.0``.
 
     Shape:
         - Input: ``(*)``, any number of dimensions.
@@ -562,7 +571,8 @@ class PReLU(Module):
     """Applies ``max(0, x) + a * min(0, x)`` with a learnt slope ``a`` (the parameter ``weight``).
 
     Args:
-        num_parameters (int): 1 to share one slope across channels, or the number of channels (dim 1 of the
+        num_parameters (int): 1 to share one slope across channels, or the number of channels (dim 1 of
+            the
             input) for one slope each. Default: ``1``.
         init (float): initial value of the slopes. Default: ``0.25``.
         device (optional): device of ``weight``. Default: the current default device.
@@ -661,7 +671,8 @@ class Hardshrink(Module):
 
 
 class Softshrink(Hardshrink):
-    """Shrinks towards zero by ``lambd``: ``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, 0 between.
+    """Shrinks towards zero by ``lambd``: ``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, 0
+    between.
 
     Args:
         lambd (float): the amount of shrinkage. Default: ``0.5``.
@@ -682,7 +693,8 @@ class Softshrink(Hardshrink):
 
 
 class GLU(Module):
-    """Applies the gated linear unit: splits the input in halves ``a, b`` along ``dim`` and returns ``a * sigmoid(b)``.
+    """Applies the gated linear unit: splits the input in halves ``a, b`` along ``dim`` and returns ``a *
+    sigmoid(b)``.
 
     Args:
         dim (int): the dimension to split; its size must be even. Default: ``-1``.

@@ -11,9 +11,13 @@ __all__ = ["MultiheadAttention"]
 
 
 class MultiheadAttention(Module):
-    """Multi-head attention (torch's parameter layout: ``in_proj_weight``/``in_proj_bias`` packed q/k/v projections, ``out_proj``), so state dicts move between the two frameworks.
+    """Multi-head attention (torch's parameter layout: ``in_proj_weight``/``in_proj_bias`` packed q/k/v
+    projections, ``out_proj``), so state dicts move between the two frameworks.
 
-    Call it as ``attn(query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None, average_attn_weights=True, is_causal=False)``; it returns ``(output, weights)``, ``weights`` being ``None`` unless ``need_weights``. A boolean mask marks with ``True`` the positions that are *not* attended; a float mask is added to the scores.
+    Call it as ``attn(query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
+    average_attn_weights=True, is_causal=False)``; it returns ``(output, weights)``, ``weights`` being
+    ``None`` unless ``need_weights``. A boolean mask marks with ``True`` the positions that are *not*
+    attended; a float mask is added to the scores.
 
     Args:
         embed_dim (int): the model size ``E``.
@@ -31,7 +35,8 @@ class MultiheadAttention(Module):
     Shape:
         - query: ``(L, N, E)`` (``(N, L, E)`` with ``batch_first``) or unbatched ``(L, E)``.
         - key, value: ``(S, N, kdim)`` and ``(S, N, vdim)``.
-        - Output: ``(L, N, E)``; weights: ``(N, L, S)`` (``(N, num_heads, L, S)`` with ``average_attn_weights=False``).
+        - Output: ``(L, N, E)``; weights: ``(N, L, S)`` (``(N, num_heads, L, S)`` with
+          ``average_attn_weights=False``).
 
     Example::
 

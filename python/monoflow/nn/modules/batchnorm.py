@@ -74,16 +74,24 @@ class _BatchNorm(Module):
 
 
 class BatchNorm1d(_BatchNorm):
-    """Batch normalisation over a 2-d or 3-d input: each channel is normalised with the statistics of the batch, then scaled and shifted: ``y = (x - mean) / sqrt(var + eps) * weight + bias``.
+    """Batch normalisation over a 2-d or 3-d input: each channel is normalised with the statistics of the
+    batch, then scaled and shifted: ``y = (x - mean) / sqrt(var + eps) * weight + bias``.
 
-    In training the mean and the biased variance are computed over every dim but the channels; the running variance is updated with the unbiased one. In eval mode the running statistics are used. Another input rank raises ``ValueError``.
+    In training the mean and the biased variance are computed over every dim but the channels; the
+    running variance is updated with the unbiased one. In eval mode the running statistics are used.
+    Another input rank raises ``ValueError``.
 
     Args:
         num_features (int): the number of channels ``C`` (dim 1 of the input).
         eps (float): added to the variance for stability. Default: ``1e-5``.
-        momentum (float, optional): the weight of the new batch in the running statistics' update ``running = (1 - momentum) * running + momentum * batch``; ``None`` uses a cumulative average. Default: ``0.1``.
-        affine (bool): learn a per-channel scale ``weight`` (ones) and shift ``bias`` (zeros). Default: ``True``.
-        track_running_stats (bool): keep ``running_mean``/``running_var`` (and ``num_batches_tracked``) and use them in eval mode; when ``False`` batch statistics are used in both modes. Default: ``True``.
+        momentum (float, optional): the weight of the new batch in the running statistics' update
+            ``running = (1 - momentum) * running + momentum * batch``; ``None`` uses a cumulative
+            average. Default: ``0.1``.
+        affine (bool): learn a per-channel scale ``weight`` (ones) and shift ``bias`` (zeros). Default:
+            ``True``.
+        track_running_stats (bool): keep ``running_mean``/``running_var`` (and ``num_batches_tracked``)
+            and use them in eval mode; when ``False`` batch statistics are used in both modes. Default:
+            ``True``.
         device (optional): the device of the parameters and buffers. Default: the default device.
         dtype (optional): the dtype of the parameters and buffers. Default: the default floating dtype.
         bias (bool): with ``affine``, also learn the shift (keyword only). Default: ``True``.
@@ -107,16 +115,24 @@ class BatchNorm1d(_BatchNorm):
 
 
 class BatchNorm2d(_BatchNorm):
-    """Batch normalisation over a 3-d input: each channel is normalised with the statistics of the batch, then scaled and shifted: ``y = (x - mean) / sqrt(var + eps) * weight + bias``.
+    """Batch normalisation over a 3-d input: each channel is normalised with the statistics of the batch,
+    then scaled and shifted: ``y = (x - mean) / sqrt(var + eps) * weight + bias``.
 
-    In training the mean and the biased variance are computed over every dim but the channels; the running variance is updated with the unbiased one. In eval mode the running statistics are used. Another input rank raises ``ValueError``.
+    In training the mean and the biased variance are computed over every dim but the channels; the
+    running variance is updated with the unbiased one. In eval mode the running statistics are used.
+    Another input rank raises ``ValueError``.
 
     Args:
         num_features (int): the number of channels ``C`` (dim 1 of the input).
         eps (float): added to the variance for stability. Default: ``1e-5``.
-        momentum (float, optional): the weight of the new batch in the running statistics' update ``running = (1 - momentum) * running + momentum * batch``; ``None`` uses a cumulative average. Default: ``0.1``.
-        affine (bool): learn a per-channel scale ``weight`` (ones) and shift ``bias`` (zeros). Default: ``True``.
-        track_running_stats (bool): keep ``running_mean``/``running_var`` (and ``num_batches_tracked``) and use them in eval mode; when ``False`` batch statistics are used in both modes. Default: ``True``.
+        momentum (float, optional): the weight of the new batch in the running statistics' update
+            ``running = (1 - momentum) * running + momentum * batch``; ``None`` uses a cumulative
+            average. Default: ``0.1``.
+        affine (bool): learn a per-channel scale ``weight`` (ones) and shift ``bias`` (zeros). Default:
+            ``True``.
+        track_running_stats (bool): keep ``running_mean``/``running_var`` (and ``num_batches_tracked``)
+            and use them in eval mode; when ``False`` batch statistics are used in both modes. Default:
+            ``True``.
         device (optional): the device of the parameters and buffers. Default: the default device.
         dtype (optional): the dtype of the parameters and buffers. Default: the default floating dtype.
         bias (bool): with ``affine``, also learn the shift (keyword only). Default: ``True``.
@@ -138,16 +154,24 @@ class BatchNorm2d(_BatchNorm):
 
 
 class BatchNorm3d(_BatchNorm):
-    """Batch normalisation over a 4-d input: each channel is normalised with the statistics of the batch, then scaled and shifted: ``y = (x - mean) / sqrt(var + eps) * weight + bias``.
+    """Batch normalisation over a 4-d input: each channel is normalised with the statistics of the batch,
+    then scaled and shifted: ``y = (x - mean) / sqrt(var + eps) * weight + bias``.
 
-    In training the mean and the biased variance are computed over every dim but the channels; the running variance is updated with the unbiased one. In eval mode the running statistics are used. Another input rank raises ``ValueError``.
+    In training the mean and the biased variance are computed over every dim but the channels; the
+    running variance is updated with the unbiased one. In eval mode the running statistics are used.
+    Another input rank raises ``ValueError``.
 
     Args:
         num_features (int): the number of channels ``C`` (dim 1 of the input).
         eps (float): added to the variance for stability. Default: ``1e-5``.
-        momentum (float, optional): the weight of the new batch in the running statistics' update ``running = (1 - momentum) * running + momentum * batch``; ``None`` uses a cumulative average. Default: ``0.1``.
-        affine (bool): learn a per-channel scale ``weight`` (ones) and shift ``bias`` (zeros). Default: ``True``.
-        track_running_stats (bool): keep ``running_mean``/``running_var`` (and ``num_batches_tracked``) and use them in eval mode; when ``False`` batch statistics are used in both modes. Default: ``True``.
+        momentum (float, optional): the weight of the new batch in the running statistics' update
+            ``running = (1 - momentum) * running + momentum * batch``; ``None`` uses a cumulative
+            average. Default: ``0.1``.
+        affine (bool): learn a per-channel scale ``weight`` (ones) and shift ``bias`` (zeros). Default:
+            ``True``.
+        track_running_stats (bool): keep ``running_mean``/``running_var`` (and ``num_batches_tracked``)
+            and use them in eval mode; when ``False`` batch statistics are used in both modes. Default:
+            ``True``.
         device (optional): the device of the parameters and buffers. Default: the default device.
         dtype (optional): the dtype of the parameters and buffers. Default: the default floating dtype.
         bias (bool): with ``affine``, also learn the shift (keyword only). Default: ``True``.
@@ -169,17 +193,27 @@ class BatchNorm3d(_BatchNorm):
 
 
 class SyncBatchNorm(_BatchNorm):
-    """Batch normalisation over ``(N, C, *)`` whose batch statistics are meant to span the processes of ``process_group``.
+    """Batch normalisation over ``(N, C, *)`` whose batch statistics are meant to span the processes of
+    ``process_group``.
 
-    In a single process it is plain batch norm. Synchronising statistics across processes is not implemented: training it with more than one process raises ``NotImplementedError`` rather than silently using per-process statistics. :meth:`convert_sync_batchnorm` replaces the BatchNorm layers of a module.
+    In a single process it is plain batch norm. Synchronising statistics across processes is not
+    implemented: training it with more than one process raises ``NotImplementedError`` rather than
+    silently using per-process statistics. :meth:`convert_sync_batchnorm` replaces the BatchNorm layers
+    of a module.
 
     Args:
         num_features (int): the number of channels ``C`` (dim 1 of the input).
         eps (float): added to the variance for stability. Default: ``1e-5``.
-        momentum (float, optional): the weight of the new batch in the running statistics' update ``running = (1 - momentum) * running + momentum * batch``; ``None`` uses a cumulative average. Default: ``0.1``.
-        affine (bool): learn a per-channel scale ``weight`` (ones) and shift ``bias`` (zeros). Default: ``True``.
-        track_running_stats (bool): keep ``running_mean``/``running_var`` (and ``num_batches_tracked``) and use them in eval mode; when ``False`` batch statistics are used in both modes. Default: ``True``.
-        process_group (optional): the group whose processes share statistics. Default: ``None`` (the world).
+        momentum (float, optional): the weight of the new batch in the running statistics' update
+            ``running = (1 - momentum) * running + momentum * batch``; ``None`` uses a cumulative
+            average. Default: ``0.1``.
+        affine (bool): learn a per-channel scale ``weight`` (ones) and shift ``bias`` (zeros). Default:
+            ``True``.
+        track_running_stats (bool): keep ``running_mean``/``running_var`` (and ``num_batches_tracked``)
+            and use them in eval mode; when ``False`` batch statistics are used in both modes. Default:
+            ``True``.
+        process_group (optional): the group whose processes share statistics. Default: ``None`` (the
+            world).
         device (optional): the device of the parameters and buffers. Default: the default device.
         dtype (optional): the dtype of the parameters and buffers. Default: the default floating dtype.
 

@@ -27,8 +27,10 @@ def _renumber(modules, items):
 class Sequential(Module):
     """A chain of modules called in order, each on the previous one's output.
 
-    Build it as ``Sequential(m1, m2, ...)`` (the children are named ``'0'``, ``'1'``, ...) or from an ``OrderedDict`` of
-    names to modules. It supports indexing and slicing (a slice is a new Sequential), ``len``, iteration, ``+``,
+    Build it as ``Sequential(m1, m2, ...)`` (the children are named ``'0'``, ``'1'``, ...) or from an
+    ``OrderedDict`` of
+    names to modules. It supports indexing and slicing (a slice is a new Sequential), ``len``,
+    iteration, ``+``,
     :meth:`append`, :meth:`insert`, :meth:`extend` and :meth:`pop`.
 
     Args:
@@ -130,7 +132,8 @@ class Sequential(Module):
 class ModuleList(Module):
     """A list of submodules, registered so that their parameters belong to the owner.
 
-    It supports indexing and slicing, ``len``, iteration, ``+=``, :meth:`append`, :meth:`extend`, :meth:`insert` and
+    It supports indexing and slicing, ``len``, iteration, ``+=``, :meth:`append`, :meth:`extend`,
+    :meth:`insert` and
     :meth:`pop`. It has no ``forward``: iterate over it in your own.
 
     Args:
@@ -232,13 +235,16 @@ class ModuleList(Module):
 
 
 class ModuleDict(Module):
-    """An ordered dict of submodules (insertion order kept), registered so that their parameters belong to the owner.
+    """An ordered dict of submodules (insertion order kept), registered so that their parameters belong to
+    the owner.
 
-    It supports ``[key]``, ``in``, ``len``, iteration over the keys, :meth:`keys`, :meth:`items`, :meth:`values`,
+    It supports ``[key]``, ``in``, ``len``, iteration over the keys, :meth:`keys`, :meth:`items`,
+    :meth:`values`,
     :meth:`update`, :meth:`pop` and :meth:`clear`.
 
     Args:
-        modules (dict or iterable of (str, Module) pairs, optional): the initial modules. Default: ``None``.
+        modules (dict or iterable of (str, Module) pairs, optional): the initial modules. Default:
+            ``None``.
 
     Example::
 
@@ -330,9 +336,11 @@ def _as_parameter(value):
 
 
 class ParameterList(Module):
-    """A list of parameters registered as ``'0'``, ``'1'``, ...; plain tensors are wrapped in :class:`Parameter`.
+    """A list of parameters registered as ``'0'``, ``'1'``, ...; plain tensors are wrapped in
+    :class:`Parameter`.
 
-    It supports indexing, ``len``, iteration, ``+=``, :meth:`append` and :meth:`extend`. Calling it raises ``RuntimeError``.
+    It supports indexing, ``len``, iteration, ``+=``, :meth:`append` and :meth:`extend`. Calling it
+    raises ``RuntimeError``.
 
     Args:
         values (iterable of Tensor, optional): the initial parameters. Default: ``None``.
@@ -395,11 +403,14 @@ class ParameterList(Module):
 class ParameterDict(Module):
     """An ordered dict of parameters; plain tensors are wrapped in :class:`Parameter`.
 
-    It supports ``[key]``, ``in``, ``len``, iteration over the keys, :meth:`keys`, :meth:`items`, :meth:`values`, :meth:`get`,
-    :meth:`setdefault`, :meth:`update`, :meth:`pop`, :meth:`copy` and :meth:`clear`. Calling it raises ``RuntimeError``.
+    It supports ``[key]``, ``in``, ``len``, iteration over the keys, :meth:`keys`, :meth:`items`,
+    :meth:`values`, :meth:`get`,
+    :meth:`setdefault`, :meth:`update`, :meth:`pop`, :meth:`copy` and :meth:`clear`. Calling it raises
+    ``RuntimeError``.
 
     Args:
-        parameters (dict or iterable of (str, Tensor) pairs, optional): the initial parameters. Default: ``None``.
+        parameters (dict or iterable of (str, Tensor) pairs, optional): the initial parameters. Default:
+            ``None``.
 
     Example::
 
@@ -489,7 +500,8 @@ class ParameterDict(Module):
 
 
 class Container(Module):
-    """torch's deprecated ``Container(**modules)``: a Module holding the given submodules (warns when built; subclass
+    """torch's deprecated ``Container(**modules)``: a Module holding the given submodules (warns when
+    built; subclass
     :class:`Module` instead).
 
     Args:

@@ -99,18 +99,23 @@ class Conv1d(_ConvNd):
         out_channels (int): the channels of the output.
         kernel_size (int or tuple): the size of the kernel.
         stride (int or tuple): the step of the kernel. Default: ``1``.
-        padding (int, tuple or str): zeros added to both sides of each spatial dim, or ``'valid'`` (none) or ``'same'`` (output the input's size; only with stride 1). Default: ``0``.
+        padding (int, tuple or str): zeros added to both sides of each spatial dim, or ``'valid'``
+            (none) or ``'same'`` (output the input's size; only with stride 1). Default: ``0``.
         dilation (int or tuple): the spacing between kernel elements. Default: ``1``.
-        groups (int): split the channels into this many groups convolved separately; ``in_channels`` and ``out_channels`` must be divisible by it. Default: ``1``.
+        groups (int): split the channels into this many groups convolved separately; ``in_channels`` and
+            ``out_channels`` must be divisible by it. Default: ``1``.
         bias (bool): learn an additive bias. Default: ``True``.
-        padding_mode (str): only ``'zeros'`` is supported (others raise ``NotImplementedError``). Default: ``'zeros'``.
+        padding_mode (str): only ``'zeros'`` is supported (others raise ``NotImplementedError``).
+            Default: ``'zeros'``.
         device (optional): the device of the parameters. Default: the default device.
         dtype (optional): the dtype of the parameters. Default: the default floating dtype.
 
     Shape:
         - Input: ``(N, C_in, L)`` or ``(C_in, L)``.
-        - Output: ``(N, C_out, L_out)`` or ``(C_out, L_out)``, ``out = floor((in + 2 * padding - dilation * (kernel_size - 1) - 1) / stride) + 1`` per spatial dim.
-        - Weight: ``(C_out, C_in / groups, k)``; bias: ``(C_out,)``. Both start as ``U(-1/sqrt(fan_in), 1/sqrt(fan_in))``, as in torch.
+        - Output: ``(N, C_out, L_out)`` or ``(C_out, L_out)``, ``out = floor((in + 2 * padding -
+          dilation * (kernel_size - 1) - 1) / stride) + 1`` per spatial dim.
+        - Weight: ``(C_out, C_in / groups, k)``; bias: ``(C_out,)``. Both start as ``U(-1/sqrt(fan_in),
+          1/sqrt(fan_in))``, as in torch.
 
     Example::
 
@@ -138,18 +143,23 @@ class Conv2d(_ConvNd):
         out_channels (int): the channels of the output.
         kernel_size (int or tuple): the size of the kernel.
         stride (int or tuple): the step of the kernel. Default: ``1``.
-        padding (int, tuple or str): zeros added to both sides of each spatial dim, or ``'valid'`` (none) or ``'same'`` (output the input's size; only with stride 1). Default: ``0``.
+        padding (int, tuple or str): zeros added to both sides of each spatial dim, or ``'valid'``
+            (none) or ``'same'`` (output the input's size; only with stride 1). Default: ``0``.
         dilation (int or tuple): the spacing between kernel elements. Default: ``1``.
-        groups (int): split the channels into this many groups convolved separately; ``in_channels`` and ``out_channels`` must be divisible by it. Default: ``1``.
+        groups (int): split the channels into this many groups convolved separately; ``in_channels`` and
+            ``out_channels`` must be divisible by it. Default: ``1``.
         bias (bool): learn an additive bias. Default: ``True``.
-        padding_mode (str): only ``'zeros'`` is supported (others raise ``NotImplementedError``). Default: ``'zeros'``.
+        padding_mode (str): only ``'zeros'`` is supported (others raise ``NotImplementedError``).
+            Default: ``'zeros'``.
         device (optional): the device of the parameters. Default: the default device.
         dtype (optional): the dtype of the parameters. Default: the default floating dtype.
 
     Shape:
         - Input: ``(N, C_in, H, W)`` or ``(C_in, H, W)``.
-        - Output: ``(N, C_out, H_out, W_out)`` or ``(C_out, H_out, W_out)``, ``out = floor((in + 2 * padding - dilation * (kernel_size - 1) - 1) / stride) + 1`` per spatial dim.
-        - Weight: ``(C_out, C_in / groups, kH, kW)``; bias: ``(C_out,)``. Both start as ``U(-1/sqrt(fan_in), 1/sqrt(fan_in))``, as in torch.
+        - Output: ``(N, C_out, H_out, W_out)`` or ``(C_out, H_out, W_out)``, ``out = floor((in + 2 *
+          padding - dilation * (kernel_size - 1) - 1) / stride) + 1`` per spatial dim.
+        - Weight: ``(C_out, C_in / groups, kH, kW)``; bias: ``(C_out,)``. Both start as
+          ``U(-1/sqrt(fan_in), 1/sqrt(fan_in))``, as in torch.
 
     Example::
 
@@ -177,18 +187,23 @@ class Conv3d(_ConvNd):
         out_channels (int): the channels of the output.
         kernel_size (int or tuple): the size of the kernel.
         stride (int or tuple): the step of the kernel. Default: ``1``.
-        padding (int, tuple or str): zeros added to both sides of each spatial dim, or ``'valid'`` (none) or ``'same'`` (output the input's size; only with stride 1). Default: ``0``.
+        padding (int, tuple or str): zeros added to both sides of each spatial dim, or ``'valid'``
+            (none) or ``'same'`` (output the input's size; only with stride 1). Default: ``0``.
         dilation (int or tuple): the spacing between kernel elements. Default: ``1``.
-        groups (int): split the channels into this many groups convolved separately; ``in_channels`` and ``out_channels`` must be divisible by it. Default: ``1``.
+        groups (int): split the channels into this many groups convolved separately; ``in_channels`` and
+            ``out_channels`` must be divisible by it. Default: ``1``.
         bias (bool): learn an additive bias. Default: ``True``.
-        padding_mode (str): only ``'zeros'`` is supported (others raise ``NotImplementedError``). Default: ``'zeros'``.
+        padding_mode (str): only ``'zeros'`` is supported (others raise ``NotImplementedError``).
+            Default: ``'zeros'``.
         device (optional): the device of the parameters. Default: the default device.
         dtype (optional): the dtype of the parameters. Default: the default floating dtype.
 
     Shape:
         - Input: ``(N, C_in, D, H, W)`` or ``(C_in, D, H, W)``.
-        - Output: ``(N, C_out, D_out, H_out, W_out)`` or ``(C_out, D_out, H_out, W_out)``, ``out = floor((in + 2 * padding - dilation * (kernel_size - 1) - 1) / stride) + 1`` per spatial dim.
-        - Weight: ``(C_out, C_in / groups, kD, kH, kW)``; bias: ``(C_out,)``. Both start as ``U(-1/sqrt(fan_in), 1/sqrt(fan_in))``, as in torch.
+        - Output: ``(N, C_out, D_out, H_out, W_out)`` or ``(C_out, D_out, H_out, W_out)``, ``out =
+          floor((in + 2 * padding - dilation * (kernel_size - 1) - 1) / stride) + 1`` per spatial dim.
+        - Weight: ``(C_out, C_in / groups, kD, kH, kW)``; bias: ``(C_out,)``. Both start as
+          ``U(-1/sqrt(fan_in), 1/sqrt(fan_in))``, as in torch.
 
     Example::
 
@@ -209,7 +224,8 @@ class Conv3d(_ConvNd):
 
 
 class ConvTranspose1d(_ConvNd):
-    """Applies a 1-D transposed convolution (the gradient of :class:`Conv1d` with respect to its input), often used to upsample.
+    """Applies a 1-D transposed convolution (the gradient of :class:`Conv1d` with respect to its input),
+    often used to upsample.
 
     ``forward(input, output_size=...)`` is not supported: pass ``output_padding`` instead.
 
@@ -218,19 +234,24 @@ class ConvTranspose1d(_ConvNd):
         out_channels (int): the channels of the output.
         kernel_size (int or tuple): the size of the kernel.
         stride (int or tuple): the step of the kernel. Default: ``1``.
-        padding (int or tuple): ``dilation * (kernel_size - 1) - padding`` zeros are implicitly added to both sides of the input. Default: ``0``.
-        output_padding (int or tuple): extra size added to one side of the output, to pick among the sizes a strided convolution maps to the same input size. Default: ``0``.
+        padding (int or tuple): ``dilation * (kernel_size - 1) - padding`` zeros are implicitly added to
+            both sides of the input. Default: ``0``.
+        output_padding (int or tuple): extra size added to one side of the output, to pick among the
+            sizes a strided convolution maps to the same input size. Default: ``0``.
         groups (int): blocked connections from input to output channels. Default: ``1``.
         bias (bool): learn an additive bias. Default: ``True``.
         dilation (int or tuple): the spacing between kernel elements. Default: ``1``.
-        padding_mode (str): only ``'zeros'`` is supported (others raise ``NotImplementedError``). Default: ``'zeros'``.
+        padding_mode (str): only ``'zeros'`` is supported (others raise ``NotImplementedError``).
+            Default: ``'zeros'``.
         device (optional): the device of the parameters. Default: the default device.
         dtype (optional): the dtype of the parameters. Default: the default floating dtype.
 
     Shape:
         - Input: ``(N, C_in, L)`` or ``(C_in, L)``.
-        - Output: ``(N, C_out, L_out)`` or ``(C_out, L_out)``, ``out = (in - 1) * stride - 2 * padding + dilation * (kernel_size - 1) + output_padding + 1`` per spatial dim.
-        - Weight: ``(C_in, C_out / groups, k)``; bias: ``(C_out,)``. Both start as ``U(-1/sqrt(fan_in), 1/sqrt(fan_in))``, as in torch.
+        - Output: ``(N, C_out, L_out)`` or ``(C_out, L_out)``, ``out = (in - 1) * stride - 2 * padding +
+          dilation * (kernel_size - 1) + output_padding + 1`` per spatial dim.
+        - Weight: ``(C_in, C_out / groups, k)``; bias: ``(C_out,)``. Both start as ``U(-1/sqrt(fan_in),
+          1/sqrt(fan_in))``, as in torch.
 
     Example::
 
@@ -252,28 +273,35 @@ class ConvTranspose1d(_ConvNd):
 
 
 class ConvTranspose2d(_ConvNd):
-    """Applies a 2-D transposed convolution (the gradient of :class:`Conv2d` with respect to its input), often used to upsample.
+    """Applies a 2-D transposed convolution (the gradient of :class:`Conv2d` with respect to its input),
+    often used to upsample.
 
-    Call it as ``m(input, output_size=None)``; ``output_size`` chooses the ``output_padding`` that gives that size.
+    Call it as ``m(input, output_size=None)``; ``output_size`` chooses the ``output_padding`` that gives
+    that size.
 
     Args:
         in_channels (int): the channels of the input.
         out_channels (int): the channels of the output.
         kernel_size (int or tuple): the size of the kernel.
         stride (int or tuple): the step of the kernel. Default: ``1``.
-        padding (int or tuple): ``dilation * (kernel_size - 1) - padding`` zeros are implicitly added to both sides of the input. Default: ``0``.
-        output_padding (int or tuple): extra size added to one side of the output, to pick among the sizes a strided convolution maps to the same input size. Default: ``0``.
+        padding (int or tuple): ``dilation * (kernel_size - 1) - padding`` zeros are implicitly added to
+            both sides of the input. Default: ``0``.
+        output_padding (int or tuple): extra size added to one side of the output, to pick among the
+            sizes a strided convolution maps to the same input size. Default: ``0``.
         groups (int): blocked connections from input to output channels. Default: ``1``.
         bias (bool): learn an additive bias. Default: ``True``.
         dilation (int or tuple): the spacing between kernel elements. Default: ``1``.
-        padding_mode (str): only ``'zeros'`` is supported (others raise ``NotImplementedError``). Default: ``'zeros'``.
+        padding_mode (str): only ``'zeros'`` is supported (others raise ``NotImplementedError``).
+            Default: ``'zeros'``.
         device (optional): the device of the parameters. Default: the default device.
         dtype (optional): the dtype of the parameters. Default: the default floating dtype.
 
     Shape:
         - Input: ``(N, C_in, H, W)`` or ``(C_in, H, W)``.
-        - Output: ``(N, C_out, H_out, W_out)`` or ``(C_out, H_out, W_out)``, ``out = (in - 1) * stride - 2 * padding + dilation * (kernel_size - 1) + output_padding + 1`` per spatial dim.
-        - Weight: ``(C_in, C_out / groups, kH, kW)``; bias: ``(C_out,)``. Both start as ``U(-1/sqrt(fan_in), 1/sqrt(fan_in))``, as in torch.
+        - Output: ``(N, C_out, H_out, W_out)`` or ``(C_out, H_out, W_out)``, ``out = (in - 1) * stride -
+          2 * padding + dilation * (kernel_size - 1) + output_padding + 1`` per spatial dim.
+        - Weight: ``(C_in, C_out / groups, kH, kW)``; bias: ``(C_out,)``. Both start as
+          ``U(-1/sqrt(fan_in), 1/sqrt(fan_in))``, as in torch.
 
     Example::
 

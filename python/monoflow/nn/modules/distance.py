@@ -6,7 +6,8 @@ __all__ = ["CosineSimilarity", "PairwiseDistance"]
 
 
 class CosineSimilarity(Module):
-    """The cosine similarity of two inputs along ``dim``: ``x1 . x2 / (max(||x1||, eps) * max(||x2||, eps))``.
+    """The cosine similarity of two inputs along ``dim``: ``x1 . x2 / (max(||x1||, eps) * max(||x2||,
+    eps))``.
 
     Args:
         dim (int): the dim of the vectors. Default: ``1``.

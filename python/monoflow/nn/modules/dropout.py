@@ -20,10 +20,13 @@ class _DropoutNd(Module):
 class Dropout(_DropoutNd):
     """Zeroes each element of the input with probability ``p`` during training.
 
-    Active in training mode only (``module.train()``); in eval mode it returns the input. The kept elements are scaled by ``1 / (1 - p)`` so the expected value is unchanged. Masks come from monoflow's generator: ``flow.manual_seed`` makes them repeatable.
+    Active in training mode only (``module.train()``); in eval mode it returns the input. The kept
+    elements are scaled by ``1 / (1 - p)`` so the expected value is unchanged. Masks come from
+    monoflow's generator: ``flow.manual_seed`` makes them repeatable.
 
     Args:
-        p (float): the probability of zeroing an element. Must be in ``[0, 1]`` (else ``ValueError``). Default: ``0.5``.
+        p (float): the probability of zeroing an element. Must be in ``[0, 1]`` (else ``ValueError``).
+            Default: ``0.5``.
         inplace (bool): apply the mask to the input tensor itself. Default: ``False``.
 
     Shape:
@@ -45,12 +48,16 @@ class Dropout(_DropoutNd):
 
 
 class Dropout1d(_DropoutNd):
-    """Zeroes whole channels during training: each ``(sample, channel)`` of a ``(N, C, L)`` input is dropped with probability ``p``, all its positions together.
+    """Zeroes whole channels during training: each ``(sample, channel)`` of a ``(N, C, L)`` input is
+    dropped with probability ``p``, all its positions together.
 
-    Active in training mode only (``module.train()``); in eval mode it returns the input. The kept elements are scaled by ``1 / (1 - p)`` so the expected value is unchanged. Masks come from monoflow's generator: ``flow.manual_seed`` makes them repeatable.
+    Active in training mode only (``module.train()``); in eval mode it returns the input. The kept
+    elements are scaled by ``1 / (1 - p)`` so the expected value is unchanged. Masks come from
+    monoflow's generator: ``flow.manual_seed`` makes them repeatable.
 
     Args:
-        p (float): the probability of zeroing an element. Must be in ``[0, 1]`` (else ``ValueError``). Default: ``0.5``.
+        p (float): the probability of zeroing an element. Must be in ``[0, 1]`` (else ``ValueError``).
+            Default: ``0.5``.
         inplace (bool): apply the mask to the input tensor itself. Default: ``False``.
 
     Shape:
@@ -69,12 +76,16 @@ class Dropout1d(_DropoutNd):
 
 
 class Dropout2d(_DropoutNd):
-    """Zeroes whole channels during training: each ``(sample, channel)`` of a ``(N, C, H, W)`` input is dropped with probability ``p``, all its positions together.
+    """Zeroes whole channels during training: each ``(sample, channel)`` of a ``(N, C, H, W)`` input is
+    dropped with probability ``p``, all its positions together.
 
-    Active in training mode only (``module.train()``); in eval mode it returns the input. The kept elements are scaled by ``1 / (1 - p)`` so the expected value is unchanged. Masks come from monoflow's generator: ``flow.manual_seed`` makes them repeatable.
+    Active in training mode only (``module.train()``); in eval mode it returns the input. The kept
+    elements are scaled by ``1 / (1 - p)`` so the expected value is unchanged. Masks come from
+    monoflow's generator: ``flow.manual_seed`` makes them repeatable.
 
     Args:
-        p (float): the probability of zeroing an element. Must be in ``[0, 1]`` (else ``ValueError``). Default: ``0.5``.
+        p (float): the probability of zeroing an element. Must be in ``[0, 1]`` (else ``ValueError``).
+            Default: ``0.5``.
         inplace (bool): apply the mask to the input tensor itself. Default: ``False``.
 
     Shape:
@@ -93,12 +104,16 @@ class Dropout2d(_DropoutNd):
 
 
 class Dropout3d(_DropoutNd):
-    """Zeroes whole channels during training: each ``(sample, channel)`` of a ``(N, C, D, H, W)`` input is dropped with probability ``p``, all its positions together.
+    """Zeroes whole channels during training: each ``(sample, channel)`` of a ``(N, C, D, H, W)`` input is
+    dropped with probability ``p``, all its positions together.
 
-    Active in training mode only (``module.train()``); in eval mode it returns the input. The kept elements are scaled by ``1 / (1 - p)`` so the expected value is unchanged. Masks come from monoflow's generator: ``flow.manual_seed`` makes them repeatable.
+    Active in training mode only (``module.train()``); in eval mode it returns the input. The kept
+    elements are scaled by ``1 / (1 - p)`` so the expected value is unchanged. Masks come from
+    monoflow's generator: ``flow.manual_seed`` makes them repeatable.
 
     Args:
-        p (float): the probability of zeroing an element. Must be in ``[0, 1]`` (else ``ValueError``). Default: ``0.5``.
+        p (float): the probability of zeroing an element. Must be in ``[0, 1]`` (else ``ValueError``).
+            Default: ``0.5``.
         inplace (bool): apply the mask to the input tensor itself. Default: ``False``.
 
     Shape:
@@ -117,13 +132,16 @@ class Dropout3d(_DropoutNd):
 
 
 class AlphaDropout(_DropoutNd):
-    """Dropout for SELU networks: dropped elements are set to SELU's negative saturation value and the result is affinely rescaled, so that zero mean and unit variance are kept.
+    """Dropout for SELU networks: dropped elements are set to SELU's negative saturation value and the
+    result is affinely rescaled, so that zero mean and unit variance are kept.
 
     Active in training mode only.
 
     Args:
-        p (float): the probability of zeroing an element. Must be in ``[0, 1]`` (else ``ValueError``). Default: ``0.5``.
-        inplace (bool): accepted for torch compatibility; the module does not use it. Default: ``False``.
+        p (float): the probability of zeroing an element. Must be in ``[0, 1]`` (else ``ValueError``).
+            Default: ``0.5``.
+        inplace (bool): accepted for torch compatibility; the module does not use it. Default:
+            ``False``.
 
     Shape:
         - Input: ``(*)``, any shape.

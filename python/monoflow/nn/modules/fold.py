@@ -6,7 +6,8 @@ __all__ = ["Unfold", "Fold"]
 
 
 class Unfold(Module):
-    """Extracts sliding local blocks (im2col): each column of the output is one flattened ``C * kH * kW`` block of the input.
+    """Extracts sliding local blocks (im2col): each column of the output is one flattened ``C * kH * kW``
+    block of the input.
 
     Args:
         kernel_size (int or tuple): the size of the sliding blocks.
@@ -37,7 +38,8 @@ class Unfold(Module):
 
 
 class Fold(Module):
-    """Combines sliding local blocks into an image (col2im), summing where blocks overlap: the inverse layout of :class:`Unfold`.
+    """Combines sliding local blocks into an image (col2im), summing where blocks overlap: the inverse
+    layout of :class:`Unfold`.
 
     Args:
         output_size (int or tuple): the spatial size ``(H, W)`` of the output.

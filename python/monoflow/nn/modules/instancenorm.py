@@ -72,14 +72,17 @@ class _InstanceNorm(Module):
 
 
 class InstanceNorm1d(_InstanceNorm):
-    """Instance normalisation: each (sample, channel) of a ``(N, C, L)`` input is normalised over its own spatial positions.
+    """Instance normalisation: each (sample, channel) of a ``(N, C, L)`` input is normalised over its own
+    spatial positions.
 
     Args:
         num_features (int): the number of channels ``C``.
         eps (float): added to the variance for stability. Default: ``1e-5``.
         momentum (float): the update weight of the running statistics. Default: ``0.1``.
-        affine (bool): learn a per-channel ``weight`` and ``bias``. Default: ``False`` (unlike BatchNorm).
-        track_running_stats (bool): keep running statistics and use them in eval mode. Default: ``False``.
+        affine (bool): learn a per-channel ``weight`` and ``bias``. Default: ``False`` (unlike
+            BatchNorm).
+        track_running_stats (bool): keep running statistics and use them in eval mode. Default:
+            ``False``.
         device (optional): the device of the parameters and buffers. Default: the default device.
         dtype (optional): the dtype of the parameters and buffers. Default: the default floating dtype.
 
@@ -101,14 +104,17 @@ class InstanceNorm1d(_InstanceNorm):
 
 
 class InstanceNorm2d(_InstanceNorm):
-    """Instance normalisation: each (sample, channel) of a ``(N, C, H, W)`` input is normalised over its own spatial positions.
+    """Instance normalisation: each (sample, channel) of a ``(N, C, H, W)`` input is normalised over its
+    own spatial positions.
 
     Args:
         num_features (int): the number of channels ``C``.
         eps (float): added to the variance for stability. Default: ``1e-5``.
         momentum (float): the update weight of the running statistics. Default: ``0.1``.
-        affine (bool): learn a per-channel ``weight`` and ``bias``. Default: ``False`` (unlike BatchNorm).
-        track_running_stats (bool): keep running statistics and use them in eval mode. Default: ``False``.
+        affine (bool): learn a per-channel ``weight`` and ``bias``. Default: ``False`` (unlike
+            BatchNorm).
+        track_running_stats (bool): keep running statistics and use them in eval mode. Default:
+            ``False``.
         device (optional): the device of the parameters and buffers. Default: the default device.
         dtype (optional): the dtype of the parameters and buffers. Default: the default floating dtype.
 
@@ -130,14 +136,17 @@ class InstanceNorm2d(_InstanceNorm):
 
 
 class InstanceNorm3d(_InstanceNorm):
-    """Instance normalisation: each (sample, channel) of a ``(N, C, D, H, W)`` input is normalised over its own spatial positions.
+    """Instance normalisation: each (sample, channel) of a ``(N, C, D, H, W)`` input is normalised over its
+    own spatial positions.
 
     Args:
         num_features (int): the number of channels ``C``.
         eps (float): added to the variance for stability. Default: ``1e-5``.
         momentum (float): the update weight of the running statistics. Default: ``0.1``.
-        affine (bool): learn a per-channel ``weight`` and ``bias``. Default: ``False`` (unlike BatchNorm).
-        track_running_stats (bool): keep running statistics and use them in eval mode. Default: ``False``.
+        affine (bool): learn a per-channel ``weight`` and ``bias``. Default: ``False`` (unlike
+            BatchNorm).
+        track_running_stats (bool): keep running statistics and use them in eval mode. Default:
+            ``False``.
         device (optional): the device of the parameters and buffers. Default: the default device.
         dtype (optional): the dtype of the parameters and buffers. Default: the default floating dtype.
 

@@ -11,7 +11,8 @@ __all__ = ["Identity", "Linear", "Bilinear", "NonDynamicallyQuantizableLinear"]
 
 
 class Identity(Module):
-    """Returns its input unchanged: a placeholder layer (any constructor arguments are accepted and ignored).
+    """Returns its input unchanged: a placeholder layer (any constructor arguments are accepted and
+    ignored).
 
     Args:
         args: ignored.
@@ -49,7 +50,8 @@ class Linear(Module):
     Shape:
         - Input: ``(*, in_features)``.
         - Output: ``(*, out_features)``.
-        - Weight: ``(out_features, in_features)``; bias: ``(out_features,)``. Both start as ``U(-1/sqrt(in_features), 1/sqrt(in_features))``, as in torch.
+        - Weight: ``(out_features, in_features)``; bias: ``(out_features,)``. Both start as
+          ``U(-1/sqrt(in_features), 1/sqrt(in_features))``, as in torch.
 
     Example::
 
@@ -87,7 +89,8 @@ class Linear(Module):
 
 
 class NonDynamicallyQuantizableLinear(Linear):
-    """A :class:`Linear` under the name torch gives ``MultiheadAttention.out_proj`` (for checkpoints and reprs); it behaves as Linear.
+    """A :class:`Linear` under the name torch gives ``MultiheadAttention.out_proj`` (for checkpoints and
+    reprs); it behaves as Linear.
 
     Args:
         in_features (int): the size of each input sample.
@@ -122,7 +125,8 @@ class Bilinear(Module):
     Shape:
         - Input1: ``(*, in1_features)``; Input2: ``(*, in2_features)`` with the same leading dims.
         - Output: ``(*, out_features)``.
-        - Weight: ``(out_features, in1_features, in2_features)``; weight and bias start as ``U(-1/sqrt(in1_features), 1/sqrt(in1_features))``.
+        - Weight: ``(out_features, in1_features, in2_features)``; weight and bias start as
+          ``U(-1/sqrt(in1_features), 1/sqrt(in1_features))``.
 
     Example::
 

@@ -27,9 +27,12 @@ class L1Loss(_Loss):
     """The mean absolute error ``|input - target|`` between each element of the input and the target.
 
     Args:
-        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
-        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss. Default: ``None``.
-        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given
+            it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
+        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss.
+            Default: ``None``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default:
+            ``'mean'``.
 
     Shape:
         - Input: ``(*)``, any shape.
@@ -54,9 +57,12 @@ class MSELoss(_Loss):
     """The mean squared error ``(input - target) ** 2`` between each element of the input and the target.
 
     Args:
-        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
-        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss. Default: ``None``.
-        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given
+            it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
+        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss.
+            Default: ``None``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default:
+            ``'mean'``.
 
     Shape:
         - Input: ``(*)``, any shape.
@@ -76,12 +82,16 @@ class MSELoss(_Loss):
 
 
 class SmoothL1Loss(_Loss):
-    """Smooth L1 loss: ``0.5 * d ** 2 / beta`` where ``|d| < beta``, ``|d| - beta / 2`` elsewhere, with ``d = input - target``.
+    """Smooth L1 loss: ``0.5 * d ** 2 / beta`` where ``|d| < beta``, ``|d| - beta / 2`` elsewhere, with ``d
+    = input - target``.
 
     Args:
-        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
-        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss. Default: ``None``.
-        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given
+            it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
+        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss.
+            Default: ``None``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default:
+            ``'mean'``.
         beta (float): where the quadratic part ends; ``0`` gives the L1 loss. Default: ``1.0``.
 
     Shape:
@@ -106,10 +116,12 @@ class SmoothL1Loss(_Loss):
 
 
 class HuberLoss(_Loss):
-    """Huber loss: ``0.5 * d ** 2`` where ``|d| < delta``, ``delta * (|d| - delta / 2)`` elsewhere, with ``d = input - target``.
+    """Huber loss: ``0.5 * d ** 2`` where ``|d| < delta``, ``delta * (|d| - delta / 2)`` elsewhere, with
+    ``d = input - target``.
 
     Args:
-        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default:
+            ``'mean'``.
         delta (float): where the quadratic part ends. Default: ``1.0``.
 
     Shape:
@@ -134,16 +146,21 @@ class HuberLoss(_Loss):
 
 
 class NLLLoss(_WeightedLoss):
-    """The negative log likelihood loss of log-probabilities (e.g. the output of :class:`LogSoftmax`) for class-index targets.
+    """The negative log likelihood loss of log-probabilities (e.g. the output of :class:`LogSoftmax`) for
+    class-index targets.
 
     With ``reduction='mean'`` the sum is divided by the total weight of the non-ignored targets.
 
     Args:
         weight (Tensor, optional): a rescaling weight per class, shape ``(C,)``. Default: ``None``.
-        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
-        ignore_index (int): a target value that contributes neither to the loss nor to the mean's denominator. Default: ``-100``.
-        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss. Default: ``None``.
-        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given
+            it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
+        ignore_index (int): a target value that contributes neither to the loss nor to the mean's
+            denominator. Default: ``-100``.
+        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss.
+            Default: ``None``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default:
+            ``'mean'``.
 
     Shape:
         - Input: ``(N, C)``, ``(C,)`` or ``(N, C, d1, ...)``.
@@ -167,23 +184,32 @@ class NLLLoss(_WeightedLoss):
 
 
 class CrossEntropyLoss(_WeightedLoss):
-    """The cross entropy between logits and targets: softmax over the classes, then the negative log likelihood.
+    """The cross entropy between logits and targets: softmax over the classes, then the negative log
+    likelihood.
 
     ``input`` holds unnormalised scores (logits) with the classes at dim 1 (dim 0 for an unbatched
-    ``(C,)`` input). ``target`` is either class indices (int64, without the class dim) or class probabilities
-    (floating, the shape of ``input``). Computed as one fused op: ``nll_loss(log_softmax(input, 1), target)``.
+    ``(C,)`` input). ``target`` is either class indices (int64, without the class dim) or class
+    probabilities
+    (floating, the shape of ``input``). Computed as one fused op: ``nll_loss(log_softmax(input, 1),
+    target)``.
 
     Args:
         weight (Tensor, optional): a rescaling weight per class, shape ``(C,)``. Default: ``None``.
-        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
-        ignore_index (int): a target value that contributes neither to the loss nor to the mean's denominator. Default: ``-100``. Only for class-index targets.
-        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss. Default: ``None``.
-        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
-        label_smoothing (float): in ``[0, 1]``; mixes the target with the uniform distribution over the classes. Default: ``0.0``.
+        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given
+            it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
+        ignore_index (int): a target value that contributes neither to the loss nor to the mean's
+            denominator. Default: ``-100``. Only for class-index targets.
+        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss.
+            Default: ``None``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default:
+            ``'mean'``.
+        label_smoothing (float): in ``[0, 1]``; mixes the target with the uniform distribution over the
+            classes. Default: ``0.0``.
 
     Shape:
         - Input: ``(N, C)``, ``(C,)`` or ``(N, C, d1, ...)``.
-        - Target: class indices ``(N,)``, ``()`` or ``(N, d1, ...)``; or probabilities of the input's shape.
+        - Target: class indices ``(N,)``, ``()`` or ``(N, d1, ...)``; or probabilities of the input's
+          shape.
         - Output: a scalar; with ``reduction='none'``, the shape of the input without the class dim.
 
     Example::
@@ -207,13 +233,17 @@ class CrossEntropyLoss(_WeightedLoss):
 
 
 class BCELoss(_WeightedLoss):
-    """Binary cross entropy between probabilities and targets: ``-(t * log(x) + (1 - t) * log(1 - x))``; each log is clamped at -100.
+    """Binary cross entropy between probabilities and targets: ``-(t * log(x) + (1 - t) * log(1 - x))``;
+    each log is clamped at -100.
 
     Args:
         weight (Tensor, optional): a rescaling weight, broadcast against the input. Default: ``None``.
-        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
-        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss. Default: ``None``.
-        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given
+            it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
+        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss.
+            Default: ``None``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default:
+            ``'mean'``.
 
     Shape:
         - Input: ``(*)``, any shape.
@@ -236,10 +266,14 @@ class BCEWithLogitsLoss(_Loss):
 
     Args:
         weight (Tensor, optional): a rescaling weight, broadcast against the input. Default: ``None``.
-        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
-        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss. Default: ``None``.
-        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
-        pos_weight (Tensor, optional): the weight of the positive examples, one per class (last dim). Default: ``None``.
+        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given
+            it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
+        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss.
+            Default: ``None``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default:
+            ``'mean'``.
+        pos_weight (Tensor, optional): the weight of the positive examples, one per class (last dim).
+            Default: ``None``.
 
     Shape:
         - Input: ``(*)``, any shape.
@@ -264,12 +298,17 @@ class BCEWithLogitsLoss(_Loss):
 
 
 class KLDivLoss(_Loss):
-    """The Kullback-Leibler divergence ``target * (log(target) - input)``; ``input`` holds log-probabilities.
+    """The Kullback-Leibler divergence ``target * (log(target) - input)``; ``input`` holds
+    log-probabilities.
 
     Args:
-        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
-        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss. Default: ``None``.
-        reduction (str): ``'none'``, ``'batchmean'`` (the sum divided by the batch size: the true KL divergence), ``'mean'`` (divided by the number of elements; warns) or ``'sum'``. Default: ``'mean'``.
+        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given
+            it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
+        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss.
+            Default: ``None``.
+        reduction (str): ``'none'``, ``'batchmean'`` (the sum divided by the batch size: the true KL
+            divergence), ``'mean'`` (divided by the number of elements; warns) or ``'sum'``. Default:
+            ``'mean'``.
         log_target (bool): ``target`` holds log-probabilities too. Default: ``False``.
 
     Shape:
@@ -297,9 +336,12 @@ class SoftMarginLoss(_Loss):
     """The two-class logistic loss ``log(1 + exp(-y * x))`` for targets ``y`` in ``{1, -1}``.
 
     Args:
-        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
-        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss. Default: ``None``.
-        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given
+            it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
+        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss.
+            Default: ``None``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default:
+            ``'mean'``.
 
     Shape:
         - Input: ``(*)``, any shape.
@@ -319,13 +361,17 @@ class SoftMarginLoss(_Loss):
 
 
 class MarginRankingLoss(_Loss):
-    """The ranking loss ``max(0, -y * (x1 - x2) + margin)``: ``y = 1`` says ``x1`` should rank higher, ``y = -1`` lower.
+    """The ranking loss ``max(0, -y * (x1 - x2) + margin)``: ``y = 1`` says ``x1`` should rank higher, ``y
+    = -1`` lower.
 
     Args:
         margin (float): the required gap. Default: ``0.0``.
-        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
-        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss. Default: ``None``.
-        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given
+            it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
+        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss.
+            Default: ``None``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default:
+            ``'mean'``.
 
     Shape:
         - Input1, Input2: ``(N,)`` or ``()``.
@@ -348,13 +394,17 @@ class MarginRankingLoss(_Loss):
 
 
 class HingeEmbeddingLoss(_Loss):
-    """The hinge embedding loss: ``x`` where ``y = 1``, ``max(0, margin - x)`` where ``y = -1`` (``x`` usually a distance).
+    """The hinge embedding loss: ``x`` where ``y = 1``, ``max(0, margin - x)`` where ``y = -1`` (``x``
+    usually a distance).
 
     Args:
         margin (float): the margin for the dissimilar pairs. Default: ``1.0``.
-        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
-        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss. Default: ``None``.
-        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given
+            it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
+        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss.
+            Default: ``None``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default:
+            ``'mean'``.
 
     Shape:
         - Input: ``(*)``, any shape.
@@ -377,13 +427,18 @@ class HingeEmbeddingLoss(_Loss):
 
 
 class CosineEmbeddingLoss(_Loss):
-    """The cosine embedding loss: ``1 - cos(x1, x2)`` where ``y = 1``, ``max(0, cos(x1, x2) - margin)`` where ``y = -1``.
+    """The cosine embedding loss: ``1 - cos(x1, x2)`` where ``y = 1``, ``max(0, cos(x1, x2) - margin)``
+    where ``y = -1``.
 
     Args:
-        margin (float): in ``[-1, 1]``; the similarity below which dissimilar pairs cost nothing. Default: ``0.0``.
-        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
-        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss. Default: ``None``.
-        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+        margin (float): in ``[-1, 1]``; the similarity below which dissimilar pairs cost nothing.
+            Default: ``0.0``.
+        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given
+            it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
+        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss.
+            Default: ``None``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default:
+            ``'mean'``.
 
     Shape:
         - Input1, Input2: ``(N, D)`` or ``(D,)``.
@@ -407,15 +462,20 @@ class CosineEmbeddingLoss(_Loss):
 
 
 class PoissonNLLLoss(_Loss):
-    """The negative log likelihood of a Poisson target: ``exp(x) - t * x`` (log-rate input) or ``x - t * log(x + eps)``.
+    """The negative log likelihood of a Poisson target: ``exp(x) - t * x`` (log-rate input) or ``x - t *
+    log(x + eps)``.
 
     Args:
         log_input (bool): the input is the log of the rate. Default: ``True``.
-        full (bool): add the Stirling approximation term ``t * log(t) - t + 0.5 * log(2 * pi * t)`` (for ``t > 1``). Default: ``False``.
-        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
+        full (bool): add the Stirling approximation term ``t * log(t) - t + 0.5 * log(2 * pi * t)`` (for
+            ``t > 1``). Default: ``False``.
+        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given
+            it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
         eps (float): keeps ``log`` finite when ``log_input=False``. Default: ``1e-8``.
-        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss. Default: ``None``.
-        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss.
+            Default: ``None``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default:
+            ``'mean'``.
 
     Shape:
         - Input: ``(*)``, any shape.
@@ -441,14 +501,17 @@ class PoissonNLLLoss(_Loss):
 
 
 class GaussianNLLLoss(_Loss):
-    """The negative log likelihood of a Gaussian target: ``0.5 * (log(var) + (input - target) ** 2 / var)``.
+    """The negative log likelihood of a Gaussian target: ``0.5 * (log(var) + (input - target) ** 2 /
+    var)``.
 
-    ``var`` may have one dimension less than the input, or a last dim of 1 (one variance per sample). A negative ``var`` raises ``ValueError``.
+    ``var`` may have one dimension less than the input, or a last dim of 1 (one variance per sample). A
+    negative ``var`` raises ``ValueError``.
 
     Args:
         full (bool): add the constant ``0.5 * log(2 * pi)``. Default: ``False``.
         eps (float): ``var`` is clamped below at ``eps`` for stability. Default: ``1e-6``.
-        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default:
+            ``'mean'``.
 
     Shape:
         - Input: ``(N, *)`` or ``(*)``.
@@ -479,10 +542,14 @@ class TripletMarginLoss(_Loss):
         margin (float): the required gap between the distances. Default: ``1.0``.
         p (float): the norm degree of the distance. Default: ``2.0``.
         eps (float): added to the difference before the norm, for stability. Default: ``1e-6``.
-        swap (bool): use ``min(d(a, n), d(p, n))`` as the negative distance (distance swap). Default: ``False``.
-        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
-        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss. Default: ``None``.
-        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+        swap (bool): use ``min(d(a, n), d(p, n))`` as the negative distance (distance swap). Default:
+            ``False``.
+        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given
+            it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
+        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss.
+            Default: ``None``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default:
+            ``'mean'``.
 
     Shape:
         - Anchor, Positive, Negative: ``(N, D)`` or ``(D,)``.
@@ -508,15 +575,19 @@ class TripletMarginLoss(_Loss):
 
 
 class MultiMarginLoss(_WeightedLoss):
-    """The multi-class hinge loss: per sample, ``sum over j != y of max(0, margin - x[y] + x[j]) ** p`` divided by ``C``.
+    """The multi-class hinge loss: per sample, ``sum over j != y of max(0, margin - x[y] + x[j]) ** p``
+    divided by ``C``.
 
     Args:
         p (int): 1 or 2 (else ``ValueError``). Default: ``1``.
         margin (float): the required margin. Default: ``1.0``.
         weight (Tensor, optional): a rescaling weight per class, shape ``(C,)``. Default: ``None``.
-        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
-        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss. Default: ``None``.
-        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given
+            it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
+        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss.
+            Default: ``None``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default:
+            ``'mean'``.
 
     Shape:
         - Input: ``(N, C)`` or ``(C,)``.
@@ -543,12 +614,17 @@ class MultiMarginLoss(_WeightedLoss):
 
 
 class MultiLabelMarginLoss(_Loss):
-    """The multi-label hinge loss: the target classes of a sample are its target entries before the first -1; the loss sums ``max(0, 1 - (x[j] - x[i]))`` over target ``j`` and non-target ``i``, divided by ``C``.
+    """The multi-label hinge loss: the target classes of a sample are its target entries before the first
+    -1; the loss sums ``max(0, 1 - (x[j] - x[i]))`` over target ``j`` and non-target ``i``, divided by
+    ``C``.
 
     Args:
-        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
-        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss. Default: ``None``.
-        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given
+            it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
+        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss.
+            Default: ``None``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default:
+            ``'mean'``.
 
     Shape:
         - Input: ``(N, C)`` or ``(C,)``.
@@ -571,9 +647,12 @@ class MultiLabelSoftMarginLoss(_WeightedLoss):
 
     Args:
         weight (Tensor, optional): a rescaling weight per class, shape ``(C,)``. Default: ``None``.
-        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
-        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss. Default: ``None``.
-        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given
+            it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
+        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss.
+            Default: ``None``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default:
+            ``'mean'``.
 
     Shape:
         - Input: ``(N, C)``.
@@ -595,10 +674,12 @@ class TripletMarginWithDistanceLoss(_Loss):
     """The triplet loss ``max(d(a, p) - d(a, n) + margin, 0)`` with a distance function of your choice.
 
     Args:
-        distance_function (callable, optional): ``(x1, x2) -> Tensor`` of distances; ``None`` uses :func:`~monoflow.nn.functional.pairwise_distance`. Default: ``None``.
+        distance_function (callable, optional): ``(x1, x2) -> Tensor`` of distances; ``None`` uses
+            :func:`~monoflow.nn.functional.pairwise_distance`. Default: ``None``.
         margin (float): the required gap; must be positive (else ``ValueError``). Default: ``1.0``.
         swap (bool): use ``min(d(a, n), d(p, n))`` as the negative distance. Default: ``False``.
-        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default:
+            ``'mean'``.
 
     Shape:
         - Anchor, Positive, Negative: ``(N, *)``, what ``distance_function`` accepts.
@@ -631,10 +712,14 @@ class NLLLoss2d(NLLLoss):
 
     Args:
         weight (Tensor, optional): a rescaling weight per class, shape ``(C,)``. Default: ``None``.
-        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
-        ignore_index (int): a target value that contributes neither to the loss nor to the mean's denominator. Default: ``-100``.
-        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss. Default: ``None``.
-        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+        size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given
+            it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
+        ignore_index (int): a target value that contributes neither to the loss nor to the mean's
+            denominator. Default: ``-100``.
+        reduce (bool, optional): deprecated legacy flag; ``False`` returns the per-element loss.
+            Default: ``None``.
+        reduction (str): ``'none'`` (the per-element loss), ``'mean'`` or ``'sum'``. Default:
+            ``'mean'``.
 
     Shape:
         - Input: ``(N, C, H, W)``.

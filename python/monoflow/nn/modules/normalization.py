@@ -11,12 +11,15 @@ __all__ = ["LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm"]
 
 
 class LayerNorm(Module):
-    """Layer normalisation: normalises each sample over its trailing ``normalized_shape`` dims, then applies an elementwise affine map: ``y = (x - mean) / sqrt(var + eps) * weight + bias`` (biased variance).
+    """Layer normalisation: normalises each sample over its trailing ``normalized_shape`` dims, then
+    applies an elementwise affine map: ``y = (x - mean) / sqrt(var + eps) * weight + bias`` (biased
+    variance).
 
     Args:
         normalized_shape (int or sequence of int): the trailing dims to normalise over.
         eps (float): added to the variance for stability. Default: ``1e-5``.
-        elementwise_affine (bool): learn ``weight`` (ones) and ``bias`` (zeros) of shape ``normalized_shape``. Default: ``True``.
+        elementwise_affine (bool): learn ``weight`` (ones) and ``bias`` (zeros) of shape
+            ``normalized_shape``. Default: ``True``.
         bias (bool): with ``elementwise_affine``, also learn the bias. Default: ``True``.
         device (optional): the device of the parameters and buffers. Default: the default device.
         dtype (optional): the dtype of the parameters and buffers. Default: the default floating dtype.
@@ -57,7 +60,8 @@ class LayerNorm(Module):
 
 
 class GroupNorm(Module):
-    """Group normalisation: splits the channels of each sample into ``num_groups`` groups and normalises each group, then applies a per-channel affine map.
+    """Group normalisation: splits the channels of each sample into ``num_groups`` groups and normalises
+    each group, then applies a per-channel affine map.
 
     Args:
         num_groups (int): the number of groups; must divide ``num_channels`` (else ``ValueError``).
@@ -102,12 +106,15 @@ class GroupNorm(Module):
 
 
 class RMSNorm(Module):
-    """Root-mean-square normalisation: ``x / sqrt(mean(x ** 2) + eps) * weight`` over the trailing ``normalized_shape`` dims.
+    """Root-mean-square normalisation: ``x / sqrt(mean(x ** 2) + eps) * weight`` over the trailing
+    ``normalized_shape`` dims.
 
     Args:
         normalized_shape (int or sequence of int): the trailing dims to normalise over.
-        eps (float, optional): added to the mean square; ``None`` uses the machine epsilon of the input's dtype, as torch. Default: ``None``.
-        elementwise_affine (bool): learn a ``weight`` (ones) of shape ``normalized_shape``. Default: ``True``.
+        eps (float, optional): added to the mean square; ``None`` uses the machine epsilon of the
+            input's dtype, as torch. Default: ``None``.
+        elementwise_affine (bool): learn a ``weight`` (ones) of shape ``normalized_shape``. Default:
+            ``True``.
         device (optional): the device of ``weight``. Default: the default device.
         dtype (optional): the dtype of ``weight``. Default: the default floating dtype.
 
@@ -147,7 +154,8 @@ class RMSNorm(Module):
 
 
 class LocalResponseNorm(Module):
-    """Local response normalisation: each element is divided by ``(k + alpha / size * sum of x ** 2 over `size` neighbouring channels) ** beta``.
+    """Local response normalisation: each element is divided by ``(k + alpha / size * sum of x ** 2 over
+    `size` neighbouring channels) ** beta``.
 
     Args:
         size (int): the number of neighbouring channels in the sum.

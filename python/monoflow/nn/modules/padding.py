@@ -101,12 +101,14 @@ class ConstantPad2d(_ConstantPadNd):
     Negative padding crops.
 
     Args:
-        padding (int or tuple): the same size on every side, or a 4-tuple ``(left, right, top, bottom)``.
+        padding (int or tuple): the same size on every side, or a 4-tuple ``(left, right, top,
+            bottom)``.
         value (float): the fill value.
 
     Shape:
         - Input: ``(N, C, H, W)`` or ``(C, H, W)``.
-        - Output: ``(N, C, H_out, W_out)`` or ``(C, H_out, W_out)``, ``H_out = H + top + bottom``, ``W_out = W + left + right``.
+        - Output: ``(N, C, H_out, W_out)`` or ``(C, H_out, W_out)``, ``H_out = H + top + bottom``,
+          ``W_out = W + left + right``.
 
     Example::
 
@@ -127,12 +129,14 @@ class ConstantPad3d(_ConstantPadNd):
     Negative padding crops.
 
     Args:
-        padding (int or tuple): the same size on every side, or a 6-tuple ``(left, right, top, bottom, front, back)``.
+        padding (int or tuple): the same size on every side, or a 6-tuple ``(left, right, top, bottom,
+            front, back)``.
         value (float): the fill value.
 
     Shape:
         - Input: ``(N, C, D, H, W)`` or ``(C, D, H, W)``.
-        - Output: ``(N, C, D_out, H_out, W_out)`` or ``(C, D_out, H_out, W_out)``, ``D_out = D + front + back``, ``H_out = H + top + bottom``, ``W_out = W + left + right``.
+        - Output: ``(N, C, D_out, H_out, W_out)`` or ``(C, D_out, H_out, W_out)``, ``D_out = D + front +
+          back``, ``H_out = H + top + bottom``, ``W_out = W + left + right``.
 
     Example::
 
@@ -179,11 +183,13 @@ class ZeroPad2d(_ZeroPadNd):
     Negative padding crops.
 
     Args:
-        padding (int or tuple): the same size on every side, or a 4-tuple ``(left, right, top, bottom)``.
+        padding (int or tuple): the same size on every side, or a 4-tuple ``(left, right, top,
+            bottom)``.
 
     Shape:
         - Input: ``(N, C, H, W)`` or ``(C, H, W)``.
-        - Output: ``(N, C, H_out, W_out)`` or ``(C, H_out, W_out)``, ``H_out = H + top + bottom``, ``W_out = W + left + right``.
+        - Output: ``(N, C, H_out, W_out)`` or ``(C, H_out, W_out)``, ``H_out = H + top + bottom``,
+          ``W_out = W + left + right``.
 
     Example::
 
@@ -204,11 +210,13 @@ class ZeroPad3d(_ZeroPadNd):
     Negative padding crops.
 
     Args:
-        padding (int or tuple): the same size on every side, or a 6-tuple ``(left, right, top, bottom, front, back)``.
+        padding (int or tuple): the same size on every side, or a 6-tuple ``(left, right, top, bottom,
+            front, back)``.
 
     Shape:
         - Input: ``(N, C, D, H, W)`` or ``(C, D, H, W)``.
-        - Output: ``(N, C, D_out, H_out, W_out)`` or ``(C, D_out, H_out, W_out)``, ``D_out = D + front + back``, ``H_out = H + top + bottom``, ``W_out = W + left + right``.
+        - Output: ``(N, C, D_out, H_out, W_out)`` or ``(C, D_out, H_out, W_out)``, ``D_out = D + front +
+          back``, ``H_out = H + top + bottom``, ``W_out = W + left + right``.
 
     Example::
 
@@ -247,11 +255,13 @@ class ReflectionPad2d(_PadNd):
     Each padding must be smaller than the size of its dim.
 
     Args:
-        padding (int or tuple): the same size on every side, or a 4-tuple ``(left, right, top, bottom)``.
+        padding (int or tuple): the same size on every side, or a 4-tuple ``(left, right, top,
+            bottom)``.
 
     Shape:
         - Input: ``(N, C, H, W)`` or ``(C, H, W)``.
-        - Output: ``(N, C, H_out, W_out)`` or ``(C, H_out, W_out)``, ``H_out = H + top + bottom``, ``W_out = W + left + right``.
+        - Output: ``(N, C, H_out, W_out)`` or ``(C, H_out, W_out)``, ``H_out = H + top + bottom``,
+          ``W_out = W + left + right``.
 
     Example::
 
@@ -272,11 +282,13 @@ class ReflectionPad3d(_PadNd):
     Each padding must be smaller than the size of its dim.
 
     Args:
-        padding (int or tuple): the same size on every side, or a 6-tuple ``(left, right, top, bottom, front, back)``.
+        padding (int or tuple): the same size on every side, or a 6-tuple ``(left, right, top, bottom,
+            front, back)``.
 
     Shape:
         - Input: ``(N, C, D, H, W)`` or ``(C, D, H, W)``.
-        - Output: ``(N, C, D_out, H_out, W_out)`` or ``(C, D_out, H_out, W_out)``, ``D_out = D + front + back``, ``H_out = H + top + bottom``, ``W_out = W + left + right``.
+        - Output: ``(N, C, D_out, H_out, W_out)`` or ``(C, D_out, H_out, W_out)``, ``D_out = D + front +
+          back``, ``H_out = H + top + bottom``, ``W_out = W + left + right``.
 
     Example::
 
@@ -311,11 +323,13 @@ class ReplicationPad2d(_PadNd):
     """Pads the last 2 dims by repeating the input's edge values.
 
     Args:
-        padding (int or tuple): the same size on every side, or a 4-tuple ``(left, right, top, bottom)``.
+        padding (int or tuple): the same size on every side, or a 4-tuple ``(left, right, top,
+            bottom)``.
 
     Shape:
         - Input: ``(N, C, H, W)`` or ``(C, H, W)``.
-        - Output: ``(N, C, H_out, W_out)`` or ``(C, H_out, W_out)``, ``H_out = H + top + bottom``, ``W_out = W + left + right``.
+        - Output: ``(N, C, H_out, W_out)`` or ``(C, H_out, W_out)``, ``H_out = H + top + bottom``,
+          ``W_out = W + left + right``.
 
     Example::
 
@@ -334,11 +348,13 @@ class ReplicationPad3d(_PadNd):
     """Pads the last 3 dims by repeating the input's edge values.
 
     Args:
-        padding (int or tuple): the same size on every side, or a 6-tuple ``(left, right, top, bottom, front, back)``.
+        padding (int or tuple): the same size on every side, or a 6-tuple ``(left, right, top, bottom,
+            front, back)``.
 
     Shape:
         - Input: ``(N, C, D, H, W)`` or ``(C, D, H, W)``.
-        - Output: ``(N, C, D_out, H_out, W_out)`` or ``(C, D_out, H_out, W_out)``, ``D_out = D + front + back``, ``H_out = H + top + bottom``, ``W_out = W + left + right``.
+        - Output: ``(N, C, D_out, H_out, W_out)`` or ``(C, D_out, H_out, W_out)``, ``D_out = D + front +
+          back``, ``H_out = H + top + bottom``, ``W_out = W + left + right``.
 
     Example::
 
@@ -377,11 +393,13 @@ class CircularPad2d(_PadNd):
     A padding larger than its dim (wrapping more than once) raises ``ValueError``.
 
     Args:
-        padding (int or tuple): the same size on every side, or a 4-tuple ``(left, right, top, bottom)``.
+        padding (int or tuple): the same size on every side, or a 4-tuple ``(left, right, top,
+            bottom)``.
 
     Shape:
         - Input: ``(N, C, H, W)`` or ``(C, H, W)``.
-        - Output: ``(N, C, H_out, W_out)`` or ``(C, H_out, W_out)``, ``H_out = H + top + bottom``, ``W_out = W + left + right``.
+        - Output: ``(N, C, H_out, W_out)`` or ``(C, H_out, W_out)``, ``H_out = H + top + bottom``,
+          ``W_out = W + left + right``.
 
     Example::
 
@@ -402,11 +420,13 @@ class CircularPad3d(_PadNd):
     A padding larger than its dim (wrapping more than once) raises ``ValueError``.
 
     Args:
-        padding (int or tuple): the same size on every side, or a 6-tuple ``(left, right, top, bottom, front, back)``.
+        padding (int or tuple): the same size on every side, or a 6-tuple ``(left, right, top, bottom,
+            front, back)``.
 
     Shape:
         - Input: ``(N, C, D, H, W)`` or ``(C, D, H, W)``.
-        - Output: ``(N, C, D_out, H_out, W_out)`` or ``(C, D_out, H_out, W_out)``, ``D_out = D + front + back``, ``H_out = H + top + bottom``, ``W_out = W + left + right``.
+        - Output: ``(N, C, D_out, H_out, W_out)`` or ``(C, D_out, H_out, W_out)``, ``D_out = D + front +
+          back``, ``H_out = H + top + bottom``, ``W_out = W + left + right``.
 
     Example::
 

@@ -6,7 +6,8 @@ __all__ = ["PixelShuffle", "PixelUnshuffle", "ChannelShuffle"]
 
 
 class PixelShuffle(Module):
-    """Rearranges ``(*, C * r * r, H, W)`` into ``(*, C, H * r, W * r)`` (sub-pixel convolution upsampling), ``r = upscale_factor``.
+    """Rearranges ``(*, C * r * r, H, W)`` into ``(*, C, H * r, W * r)`` (sub-pixel convolution
+    upsampling), ``r = upscale_factor``.
 
     Args:
         upscale_factor (int): the factor ``r`` of the spatial size.
@@ -33,7 +34,8 @@ class PixelShuffle(Module):
 
 
 class PixelUnshuffle(Module):
-    """Rearranges ``(*, C, H * r, W * r)`` into ``(*, C * r * r, H, W)``, the inverse of :class:`PixelShuffle`, ``r = downscale_factor``.
+    """Rearranges ``(*, C, H * r, W * r)`` into ``(*, C * r * r, H, W)``, the inverse of
+    :class:`PixelShuffle`, ``r = downscale_factor``.
 
     Args:
         downscale_factor (int): the factor ``r`` the spatial size is divided by.
@@ -60,7 +62,8 @@ class PixelUnshuffle(Module):
 
 
 class ChannelShuffle(Module):
-    """Shuffles the channels of ``(N, C, *)`` (ShuffleNet): splits them into ``groups`` groups and interleaves the groups.
+    """Shuffles the channels of ``(N, C, *)`` (ShuffleNet): splits them into ``groups`` groups and
+    interleaves the groups.
 
     Args:
         groups (int): the number of groups; must divide ``C``.

@@ -29,14 +29,17 @@ class MaxPool1d(_MaxPoolNd):
     Args:
         kernel_size (int or 1-tuple): the window size.
         stride (int or 1-tuple): the window step. Default: ``kernel_size``.
-        padding (int or 1-tuple): implicit padding on both sides (``-inf`` for max, zeros for average); at most half the kernel. Default: ``0``.
+        padding (int or 1-tuple): implicit padding on both sides (``-inf`` for max, zeros for average);
+            at most half the kernel. Default: ``0``.
         dilation (int or 1-tuple): the spacing between window elements. Default: ``1``.
-        return_indices (bool): also return the argmax indices (flat into each spatial plane), for :class:`MaxUnpool1d`. Default: ``False``.
+        return_indices (bool): also return the argmax indices (flat into each spatial plane), for
+            :class:`MaxUnpool1d`. Default: ``False``.
         ceil_mode (bool): use ``ceil`` instead of ``floor`` for the output size. Default: ``False``.
 
     Shape:
         - Input: ``(N, C, L)`` or ``(C, L)``.
-        - Output: ``(N, C, L_out)`` or ``(C, L_out)``, where each ``out = floor((in + 2 * padding - dilation * (kernel_size - 1) - 1) / stride) + 1`` (``ceil`` with ``ceil_mode``).
+        - Output: ``(N, C, L_out)`` or ``(C, L_out)``, where each ``out = floor((in + 2 * padding -
+          dilation * (kernel_size - 1) - 1) / stride) + 1`` (``ceil`` with ``ceil_mode``).
 
     Example::
 
@@ -56,14 +59,17 @@ class MaxPool2d(_MaxPoolNd):
     Args:
         kernel_size (int or tuple): the window size.
         stride (int or tuple): the window step. Default: ``kernel_size``.
-        padding (int or tuple): implicit padding on both sides (``-inf`` for max, zeros for average); at most half the kernel. Default: ``0``.
+        padding (int or tuple): implicit padding on both sides (``-inf`` for max, zeros for average); at
+            most half the kernel. Default: ``0``.
         dilation (int or tuple): the spacing between window elements. Default: ``1``.
-        return_indices (bool): also return the argmax indices (flat into each spatial plane), for :class:`MaxUnpool2d`. Default: ``False``.
+        return_indices (bool): also return the argmax indices (flat into each spatial plane), for
+            :class:`MaxUnpool2d`. Default: ``False``.
         ceil_mode (bool): use ``ceil`` instead of ``floor`` for the output size. Default: ``False``.
 
     Shape:
         - Input: ``(N, C, H, W)`` or ``(C, H, W)``.
-        - Output: ``(N, C, H_out, W_out)`` or ``(C, H_out, W_out)``, where each ``out = floor((in + 2 * padding - dilation * (kernel_size - 1) - 1) / stride) + 1`` (``ceil`` with ``ceil_mode``).
+        - Output: ``(N, C, H_out, W_out)`` or ``(C, H_out, W_out)``, where each ``out = floor((in + 2 *
+          padding - dilation * (kernel_size - 1) - 1) / stride) + 1`` (``ceil`` with ``ceil_mode``).
 
     Example::
 
@@ -90,14 +96,18 @@ class MaxPool3d(_MaxPoolNd):
     Args:
         kernel_size (int or tuple): the window size.
         stride (int or tuple): the window step. Default: ``kernel_size``.
-        padding (int or tuple): implicit padding on both sides (``-inf`` for max, zeros for average); at most half the kernel. Default: ``0``.
+        padding (int or tuple): implicit padding on both sides (``-inf`` for max, zeros for average); at
+            most half the kernel. Default: ``0``.
         dilation (int or tuple): the spacing between window elements. Default: ``1``.
-        return_indices (bool): also return the argmax indices (flat into each spatial plane), for :class:`MaxUnpool3d`. Default: ``False``.
+        return_indices (bool): also return the argmax indices (flat into each spatial plane), for
+            :class:`MaxUnpool3d`. Default: ``False``.
         ceil_mode (bool): use ``ceil`` instead of ``floor`` for the output size. Default: ``False``.
 
     Shape:
         - Input: ``(N, C, D, H, W)`` or ``(C, D, H, W)``.
-        - Output: ``(N, C, D_out, H_out, W_out)`` or ``(C, D_out, H_out, W_out)``, where each ``out = floor((in + 2 * padding - dilation * (kernel_size - 1) - 1) / stride) + 1`` (``ceil`` with ``ceil_mode``).
+        - Output: ``(N, C, D_out, H_out, W_out)`` or ``(C, D_out, H_out, W_out)``, where each ``out =
+          floor((in + 2 * padding - dilation * (kernel_size - 1) - 1) / stride) + 1`` (``ceil`` with
+          ``ceil_mode``).
 
     Example::
 
@@ -130,13 +140,15 @@ class AvgPool1d(_AvgPoolNd):
     Args:
         kernel_size (int or 1-tuple): the window size.
         stride (int or 1-tuple): the window step. Default: ``kernel_size``.
-        padding (int or 1-tuple): implicit padding on both sides (``-inf`` for max, zeros for average); at most half the kernel. Default: ``0``.
+        padding (int or 1-tuple): implicit padding on both sides (``-inf`` for max, zeros for average);
+            at most half the kernel. Default: ``0``.
         ceil_mode (bool): use ``ceil`` instead of ``floor`` for the output size. Default: ``False``.
         count_include_pad (bool): count the zero padding in the divisor. Default: ``True``.
 
     Shape:
         - Input: ``(N, C, L)`` or ``(C, L)``.
-        - Output: ``(N, C, L_out)`` or ``(C, L_out)``, where each ``out = floor((in + 2 * padding - dilation * (kernel_size - 1) - 1) / stride) + 1`` (``ceil`` with ``ceil_mode``).
+        - Output: ``(N, C, L_out)`` or ``(C, L_out)``, where each ``out = floor((in + 2 * padding -
+          kernel_size) / stride) + 1`` (``ceil`` with ``ceil_mode``).
 
     Example::
 
@@ -158,14 +170,17 @@ class AvgPool2d(_AvgPoolNd):
     Args:
         kernel_size (int or tuple): the window size.
         stride (int or tuple): the window step. Default: ``kernel_size``.
-        padding (int or tuple): implicit padding on both sides (``-inf`` for max, zeros for average); at most half the kernel. Default: ``0``.
+        padding (int or tuple): implicit padding on both sides (``-inf`` for max, zeros for average); at
+            most half the kernel. Default: ``0``.
         ceil_mode (bool): use ``ceil`` instead of ``floor`` for the output size. Default: ``False``.
         count_include_pad (bool): count the zero padding in the divisor. Default: ``True``.
-        divisor_override (int, optional): divide by this number instead of the window size. Default: ``None``.
+        divisor_override (int, optional): divide by this number instead of the window size. Default:
+            ``None``.
 
     Shape:
         - Input: ``(N, C, H, W)`` or ``(C, H, W)``.
-        - Output: ``(N, C, H_out, W_out)`` or ``(C, H_out, W_out)``, where each ``out = floor((in + 2 * padding - dilation * (kernel_size - 1) - 1) / stride) + 1`` (``ceil`` with ``ceil_mode``).
+        - Output: ``(N, C, H_out, W_out)`` or ``(C, H_out, W_out)``, where each ``out = floor((in + 2 *
+          padding - kernel_size) / stride) + 1`` (``ceil`` with ``ceil_mode``).
 
     Example::
 
@@ -190,14 +205,17 @@ class AvgPool3d(AvgPool2d):
     Args:
         kernel_size (int or tuple): the window size.
         stride (int or tuple): the window step. Default: ``kernel_size``.
-        padding (int or tuple): implicit padding on both sides (``-inf`` for max, zeros for average); at most half the kernel. Default: ``0``.
+        padding (int or tuple): implicit padding on both sides (``-inf`` for max, zeros for average); at
+            most half the kernel. Default: ``0``.
         ceil_mode (bool): use ``ceil`` instead of ``floor`` for the output size. Default: ``False``.
         count_include_pad (bool): count the zero padding in the divisor. Default: ``True``.
-        divisor_override (int, optional): divide by this number instead of the window size. Default: ``None``.
+        divisor_override (int, optional): divide by this number instead of the window size. Default:
+            ``None``.
 
     Shape:
         - Input: ``(N, C, D, H, W)`` or ``(C, D, H, W)``.
-        - Output: ``(N, C, D_out, H_out, W_out)`` or ``(C, D_out, H_out, W_out)``, where each ``out = floor((in + 2 * padding - dilation * (kernel_size - 1) - 1) / stride) + 1`` (``ceil`` with ``ceil_mode``).
+        - Output: ``(N, C, D_out, H_out, W_out)`` or ``(C, D_out, H_out, W_out)``, where each ``out =
+          floor((in + 2 * padding - kernel_size) / stride) + 1`` (``ceil`` with ``ceil_mode``).
 
     Example::
 
@@ -222,7 +240,8 @@ class _AdaptivePool(Module):
 
 
 class AdaptiveAvgPool1d(_AdaptivePool):
-    """1-D adaptive average pooling: splits the last 1 dim into ``output_size`` near-equal windows and averages each.
+    """1-D adaptive average pooling: splits the last 1 dim into ``output_size`` near-equal windows and
+    averages each.
 
     Args:
         output_size (int or tuple): the output's spatial size; an int or 1-tuple.
@@ -245,10 +264,12 @@ class AdaptiveAvgPool1d(_AdaptivePool):
 
 
 class AdaptiveAvgPool2d(_AdaptivePool):
-    """2-D adaptive average pooling: splits the last 2 dims into ``output_size`` near-equal windows and averages each.
+    """2-D adaptive average pooling: splits the last 2 dims into ``output_size`` near-equal windows and
+    averages each.
 
     Args:
-        output_size (int or tuple): the output's spatial size; an int means the same size on every dim, ``None`` entries keep the input's size.
+        output_size (int or tuple): the output's spatial size; an int means the same size on every dim,
+            ``None`` entries keep the input's size.
 
     Shape:
         - Input: ``(N, C, H, W)`` or without the batch dim.
@@ -268,7 +289,8 @@ class AdaptiveAvgPool2d(_AdaptivePool):
 
 
 class AdaptiveMaxPool1d(_AdaptivePool):
-    """1-D adaptive max pooling: splits the last 1 dim into ``output_size`` near-equal windows and takes each maximum.
+    """1-D adaptive max pooling: splits the last 1 dim into ``output_size`` near-equal windows and takes
+    each maximum.
 
     Args:
         output_size (int or tuple): the output's spatial size; an int or 1-tuple.
@@ -289,10 +311,12 @@ class AdaptiveMaxPool1d(_AdaptivePool):
 
 
 class AdaptiveMaxPool2d(_AdaptivePool):
-    """2-D adaptive max pooling: splits the last 2 dims into ``output_size`` near-equal windows and takes each maximum.
+    """2-D adaptive max pooling: splits the last 2 dims into ``output_size`` near-equal windows and takes
+    each maximum.
 
     Args:
-        output_size (int or tuple): the output's spatial size; an int means the same size on every dim, ``None`` entries keep the input's size.
+        output_size (int or tuple): the output's spatial size; an int means the same size on every dim,
+            ``None`` entries keep the input's size.
         return_indices (bool): also return the argmax indices. Default: ``False``.
 
     Shape:
@@ -310,10 +334,12 @@ class AdaptiveMaxPool2d(_AdaptivePool):
 
 
 class AdaptiveAvgPool3d(_AdaptivePool):
-    """3-D adaptive average pooling: splits the last 3 dims into ``output_size`` near-equal windows and averages each.
+    """3-D adaptive average pooling: splits the last 3 dims into ``output_size`` near-equal windows and
+    averages each.
 
     Args:
-        output_size (int or tuple): the output's spatial size; an int means the same size on every dim, ``None`` entries keep the input's size.
+        output_size (int or tuple): the output's spatial size; an int means the same size on every dim,
+            ``None`` entries keep the input's size.
 
     Shape:
         - Input: ``(N, C, D, H, W)`` or without the batch dim.
@@ -333,10 +359,12 @@ class AdaptiveAvgPool3d(_AdaptivePool):
 
 
 class AdaptiveMaxPool3d(_AdaptivePool):
-    """3-D adaptive max pooling: splits the last 3 dims into ``output_size`` near-equal windows and takes each maximum.
+    """3-D adaptive max pooling: splits the last 3 dims into ``output_size`` near-equal windows and takes
+    each maximum.
 
     Args:
-        output_size (int or tuple): the output's spatial size; an int means the same size on every dim, ``None`` entries keep the input's size.
+        output_size (int or tuple): the output's spatial size; an int means the same size on every dim,
+            ``None`` entries keep the input's size.
         return_indices (bool): also return the argmax indices. Default: ``False``.
 
     Shape:
@@ -379,7 +407,8 @@ class LPPool1d(_LPPoolNd):
 
     Shape:
         - Input: ``(N, C, L)`` or ``(C, L)``.
-        - Output: ``(N, C, L_out)`` or ``(C, L_out)``, where each ``out = floor((in + 2 * padding - dilation * (kernel_size - 1) - 1) / stride) + 1`` (``ceil`` with ``ceil_mode``).
+        - Output: ``(N, C, L_out)`` or ``(C, L_out)``, where each ``out = floor((in + 2 * padding -
+          kernel_size) / stride) + 1`` (``ceil`` with ``ceil_mode``).
 
     Example::
 
@@ -401,7 +430,8 @@ class LPPool2d(_LPPoolNd):
 
     Shape:
         - Input: ``(N, C, H, W)`` or ``(C, H, W)``.
-        - Output: ``(N, C, H_out, W_out)`` or ``(C, H_out, W_out)``, where each ``out = floor((in + 2 * padding - dilation * (kernel_size - 1) - 1) / stride) + 1`` (``ceil`` with ``ceil_mode``).
+        - Output: ``(N, C, H_out, W_out)`` or ``(C, H_out, W_out)``, where each ``out = floor((in + 2 *
+          padding - kernel_size) / stride) + 1`` (``ceil`` with ``ceil_mode``).
 
     Example::
 
@@ -423,7 +453,8 @@ class LPPool3d(_LPPoolNd):
 
     Shape:
         - Input: ``(N, C, D, H, W)`` or ``(C, D, H, W)``.
-        - Output: ``(N, C, D_out, H_out, W_out)`` or ``(C, D_out, H_out, W_out)``, where each ``out = floor((in + 2 * padding - dilation * (kernel_size - 1) - 1) / stride) + 1`` (``ceil`` with ``ceil_mode``).
+        - Output: ``(N, C, D_out, H_out, W_out)`` or ``(C, D_out, H_out, W_out)``, where each ``out =
+          floor((in + 2 * padding - kernel_size) / stride) + 1`` (``ceil`` with ``ceil_mode``).
 
     Example::
 
@@ -453,7 +484,8 @@ class _MaxUnpoolNd(Module):
 class MaxUnpool1d(_MaxUnpoolNd):
     """The partial inverse of :class:`MaxPool1d`: puts each value at its argmax index and zeros elsewhere.
 
-    Call it as ``m(input, indices, output_size=None)``, ``indices`` being what the max pooling returned with ``return_indices=True``; ``output_size`` resolves the ambiguity of the inverse size.
+    Call it as ``m(input, indices, output_size=None)``, ``indices`` being what the max pooling returned
+    with ``return_indices=True``; ``output_size`` resolves the ambiguity of the inverse size.
 
     Args:
         kernel_size (int or 1-tuple): the pooling's window size.
@@ -462,7 +494,8 @@ class MaxUnpool1d(_MaxUnpoolNd):
 
     Shape:
         - Input: ``(N, C, L)`` or without the batch dim; indices of the same shape.
-        - Output: ``out = (in - 1) * stride - 2 * padding + kernel_size`` on each spatial dim, or ``output_size``.
+        - Output: ``out = (in - 1) * stride - 2 * padding + kernel_size`` on each spatial dim, or
+          ``output_size``.
 
     Example::
 
@@ -480,7 +513,8 @@ class MaxUnpool1d(_MaxUnpoolNd):
 class MaxUnpool2d(_MaxUnpoolNd):
     """The partial inverse of :class:`MaxPool2d`: puts each value at its argmax index and zeros elsewhere.
 
-    Call it as ``m(input, indices, output_size=None)``, ``indices`` being what the max pooling returned with ``return_indices=True``; ``output_size`` resolves the ambiguity of the inverse size.
+    Call it as ``m(input, indices, output_size=None)``, ``indices`` being what the max pooling returned
+    with ``return_indices=True``; ``output_size`` resolves the ambiguity of the inverse size.
 
     Args:
         kernel_size (int or tuple): the pooling's window size.
@@ -489,7 +523,8 @@ class MaxUnpool2d(_MaxUnpoolNd):
 
     Shape:
         - Input: ``(N, C, H, W)`` or without the batch dim; indices of the same shape.
-        - Output: ``out = (in - 1) * stride - 2 * padding + kernel_size`` on each spatial dim, or ``output_size``.
+        - Output: ``out = (in - 1) * stride - 2 * padding + kernel_size`` on each spatial dim, or
+          ``output_size``.
 
     Example::
 
@@ -505,7 +540,8 @@ class MaxUnpool2d(_MaxUnpoolNd):
 class MaxUnpool3d(_MaxUnpoolNd):
     """The partial inverse of :class:`MaxPool3d`: puts each value at its argmax index and zeros elsewhere.
 
-    Call it as ``m(input, indices, output_size=None)``, ``indices`` being what the max pooling returned with ``return_indices=True``; ``output_size`` resolves the ambiguity of the inverse size.
+    Call it as ``m(input, indices, output_size=None)``, ``indices`` being what the max pooling returned
+    with ``return_indices=True``; ``output_size`` resolves the ambiguity of the inverse size.
 
     Args:
         kernel_size (int or tuple): the pooling's window size.
@@ -514,7 +550,8 @@ class MaxUnpool3d(_MaxUnpoolNd):
 
     Shape:
         - Input: ``(N, C, D, H, W)`` or without the batch dim; indices of the same shape.
-        - Output: ``out = (in - 1) * stride - 2 * padding + kernel_size`` on each spatial dim, or ``output_size``.
+        - Output: ``out = (in - 1) * stride - 2 * padding + kernel_size`` on each spatial dim, or
+          ``output_size``.
 
     Example::
 

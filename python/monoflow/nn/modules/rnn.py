@@ -43,9 +43,12 @@ def _rnn_step(gi, h, w_hh, b_hh, relu):
 
 
 class RNNBase(Module):
-    """The base of :class:`RNN`, :class:`LSTM` and :class:`GRU`: the stacked, optionally bidirectional recurrence over a sequence.
+    """The base of :class:`RNN`, :class:`LSTM` and :class:`GRU`: the stacked, optionally bidirectional
+    recurrence over a sequence.
 
-    Weights: ``weight_ih_l{k}``, ``weight_hh_l{k}``, ``bias_ih_l{k}``, ``bias_hh_l{k}`` (``_reverse`` for the backward direction), torch's names and layout, all starting as ``U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))``.
+    Weights: ``weight_ih_l{k}``, ``weight_hh_l{k}``, ``bias_ih_l{k}``, ``bias_hh_l{k}`` (``_reverse``
+    for the backward direction), torch's names and layout, all starting as ``U(-1/sqrt(hidden_size),
+    1/sqrt(hidden_size))``.
 
     Args:
         mode (str): ``'RNN_TANH'``, ``'RNN_RELU'``, ``'LSTM'`` or ``'GRU'``.
@@ -53,17 +56,23 @@ class RNNBase(Module):
         hidden_size (int): the number of features of the hidden state.
         num_layers (int): the number of stacked layers. Default: ``1``.
         bias (bool): learn the biases ``b_ih`` and ``b_hh``. Default: ``True``.
-        batch_first (bool): input and output are ``(N, L, H)`` instead of ``(L, N, H)`` (not the states). Default: ``False``.
-        dropout (float): dropout on the outputs of every layer but the last, in training. Default: ``0.0``.
-        bidirectional (bool): also run each layer backwards and concatenate both directions. Default: ``False``.
-        proj_size (int): LSTM projections are not supported: a non-zero value raises ``NotImplementedError``. Default: ``0``.
+        batch_first (bool): input and output are ``(N, L, H)`` instead of ``(L, N, H)`` (not the
+            states). Default: ``False``.
+        dropout (float): dropout on the outputs of every layer but the last, in training. Default:
+            ``0.0``.
+        bidirectional (bool): also run each layer backwards and concatenate both directions. Default:
+            ``False``.
+        proj_size (int): LSTM projections are not supported: a non-zero value raises
+            ``NotImplementedError``. Default: ``0``.
         device (optional): the device of the parameters. Default: the default device.
         dtype (optional): the dtype of the parameters. Default: the default floating dtype.
 
     Shape:
-        - input: ``(L, N, H_in)``, ``(N, L, H_in)`` with ``batch_first``, unbatched ``(L, H_in)``, or a ``PackedSequence``.
+        - input: ``(L, N, H_in)``, ``(N, L, H_in)`` with ``batch_first``, unbatched ``(L, H_in)``, or a
+          ``PackedSequence``.
         - h_0: ``(D * num_layers, N, H_out)`` (``D = 2`` if bidirectional); zeros when not given.
-        - output: ``(L, N, D * H_out)`` (batch first with ``batch_first``), the last layer's hidden state at every step.
+        - output: ``(L, N, D * H_out)`` (batch first with ``batch_first``), the last layer's hidden
+          state at every step.
 
     Example::
 
@@ -263,16 +272,23 @@ class RNN(RNNBase):
 
     Call it as ``rnn(input, h_0=None)``; it returns ``(output, h_n)``.
 
-    Weights: ``weight_ih_l{k}``, ``weight_hh_l{k}``, ``bias_ih_l{k}``, ``bias_hh_l{k}`` (``_reverse`` for the backward direction), torch's names and layout, all starting as ``U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))``.
+    Weights: ``weight_ih_l{k}``, ``weight_hh_l{k}``, ``bias_ih_l{k}``, ``bias_hh_l{k}`` (``_reverse``
+    for the backward direction), torch's names and layout, all starting as ``U(-1/sqrt(hidden_size),
+    1/sqrt(hidden_size))``.
 
     Args:
-        args: torch's positional form ``(input_size, hidden_size, num_layers, nonlinearity, bias, batch_first, dropout, bidirectional)``.
-        kwargs: the keyword form of the same: ``input_size``, ``hidden_size``, ``num_layers=1``, ``nonlinearity='tanh'`` (or ``'relu'``; anything else raises ``ValueError``), ``bias=True``, ``batch_first=False``, ``dropout=0.0``, ``bidirectional=False``, ``device``, ``dtype``.
+        args: torch's positional form ``(input_size, hidden_size, num_layers, nonlinearity, bias,
+            batch_first, dropout, bidirectional)``.
+        kwargs: the keyword form of the same: ``input_size``, ``hidden_size``, ``num_layers=1``,
+            ``nonlinearity='tanh'`` (or ``'relu'``; anything else raises ``ValueError``), ``bias=True``,
+            ``batch_first=False``, ``dropout=0.0``, ``bidirectional=False``, ``device``, ``dtype``.
 
     Shape:
-        - input: ``(L, N, H_in)``, ``(N, L, H_in)`` with ``batch_first``, unbatched ``(L, H_in)``, or a ``PackedSequence``.
+        - input: ``(L, N, H_in)``, ``(N, L, H_in)`` with ``batch_first``, unbatched ``(L, H_in)``, or a
+          ``PackedSequence``.
         - h_0, h_n: ``(D * num_layers, N, H_out)`` (``D = 2`` if bidirectional); zeros when not given.
-        - output: ``(L, N, D * H_out)`` (batch first with ``batch_first``), the last layer's hidden state at every step.
+        - output: ``(L, N, D * H_out)`` (batch first with ``batch_first``), the last layer's hidden
+          state at every step.
 
     Example::
 
@@ -299,20 +315,30 @@ class RNN(RNNBase):
 
 
 class LSTM(RNNBase):
-    """A multi-layer long short-term memory: per step, input, forget, cell and output gates update the cell state ``c`` and the hidden state ``h``.
+    """A multi-layer long short-term memory: per step, input, forget, cell and output gates update the cell
+    state ``c`` and the hidden state ``h``.
 
-    Call it as ``lstm(input, (h_0, c_0)=None)``; it returns ``(output, (h_n, c_n))``. The gates are stacked ``(i, f, g, o)`` in the weights, as in torch, so state dicts move between the two.
+    Call it as ``lstm(input, (h_0, c_0)=None)``; it returns ``(output, (h_n, c_n))``. The gates are
+    stacked ``(i, f, g, o)`` in the weights, as in torch, so state dicts move between the two.
 
-    Weights: ``weight_ih_l{k}``, ``weight_hh_l{k}``, ``bias_ih_l{k}``, ``bias_hh_l{k}`` (``_reverse`` for the backward direction), torch's names and layout, all starting as ``U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))``.
+    Weights: ``weight_ih_l{k}``, ``weight_hh_l{k}``, ``bias_ih_l{k}``, ``bias_hh_l{k}`` (``_reverse``
+    for the backward direction), torch's names and layout, all starting as ``U(-1/sqrt(hidden_size),
+    1/sqrt(hidden_size))``.
 
     Args:
-        args: torch's positional form ``(input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional, proj_size)``.
-        kwargs: the keyword form: ``input_size``, ``hidden_size``, ``num_layers=1``, ``bias=True``, ``batch_first=False``, ``dropout=0.0``, ``bidirectional=False``, ``proj_size=0`` (non-zero raises ``NotImplementedError``), ``device``, ``dtype``.
+        args: torch's positional form ``(input_size, hidden_size, num_layers, bias, batch_first,
+            dropout, bidirectional, proj_size)``.
+        kwargs: the keyword form: ``input_size``, ``hidden_size``, ``num_layers=1``, ``bias=True``,
+            ``batch_first=False``, ``dropout=0.0``, ``bidirectional=False``, ``proj_size=0`` (non-zero
+            raises ``NotImplementedError``), ``device``, ``dtype``.
 
     Shape:
-        - input: ``(L, N, H_in)``, ``(N, L, H_in)`` with ``batch_first``, unbatched ``(L, H_in)``, or a ``PackedSequence``.
-        - h_0, c_0, h_n, c_n: ``(D * num_layers, N, H_out)`` (``D = 2`` if bidirectional); zeros when not given.
-        - output: ``(L, N, D * H_out)`` (batch first with ``batch_first``), the last layer's hidden state at every step.
+        - input: ``(L, N, H_in)``, ``(N, L, H_in)`` with ``batch_first``, unbatched ``(L, H_in)``, or a
+          ``PackedSequence``.
+        - h_0, c_0, h_n, c_n: ``(D * num_layers, N, H_out)`` (``D = 2`` if bidirectional); zeros when
+          not given.
+        - output: ``(L, N, D * H_out)`` (batch first with ``batch_first``), the last layer's hidden
+          state at every step.
 
     Example::
 
@@ -327,20 +353,28 @@ class LSTM(RNNBase):
 
 
 class GRU(RNNBase):
-    """A multi-layer gated recurrent unit: per step, reset and update gates mix the previous hidden state with a candidate.
+    """A multi-layer gated recurrent unit: per step, reset and update gates mix the previous hidden state
+    with a candidate.
 
-    Call it as ``gru(input, h_0=None)``; it returns ``(output, h_n)``. The gates are stacked ``(r, z, n)``, as in torch.
+    Call it as ``gru(input, h_0=None)``; it returns ``(output, h_n)``. The gates are stacked ``(r, z,
+    n)``, as in torch.
 
-    Weights: ``weight_ih_l{k}``, ``weight_hh_l{k}``, ``bias_ih_l{k}``, ``bias_hh_l{k}`` (``_reverse`` for the backward direction), torch's names and layout, all starting as ``U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))``.
+    Weights: ``weight_ih_l{k}``, ``weight_hh_l{k}``, ``bias_ih_l{k}``, ``bias_hh_l{k}`` (``_reverse``
+    for the backward direction), torch's names and layout, all starting as ``U(-1/sqrt(hidden_size),
+    1/sqrt(hidden_size))``.
 
     Args:
-        args: torch's positional form ``(input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional)``.
-        kwargs: the keyword form: ``input_size``, ``hidden_size``, ``num_layers=1``, ``bias=True``, ``batch_first=False``, ``dropout=0.0``, ``bidirectional=False``, ``device``, ``dtype``.
+        args: torch's positional form ``(input_size, hidden_size, num_layers, bias, batch_first,
+            dropout, bidirectional)``.
+        kwargs: the keyword form: ``input_size``, ``hidden_size``, ``num_layers=1``, ``bias=True``,
+            ``batch_first=False``, ``dropout=0.0``, ``bidirectional=False``, ``device``, ``dtype``.
 
     Shape:
-        - input: ``(L, N, H_in)``, ``(N, L, H_in)`` with ``batch_first``, unbatched ``(L, H_in)``, or a ``PackedSequence``.
+        - input: ``(L, N, H_in)``, ``(N, L, H_in)`` with ``batch_first``, unbatched ``(L, H_in)``, or a
+          ``PackedSequence``.
         - h_0, h_n: ``(D * num_layers, N, H_out)`` (``D = 2`` if bidirectional); zeros when not given.
-        - output: ``(L, N, D * H_out)`` (batch first with ``batch_first``), the last layer's hidden state at every step.
+        - output: ``(L, N, D * H_out)`` (batch first with ``batch_first``), the last layer's hidden
+          state at every step.
 
     Example::
 
@@ -355,7 +389,8 @@ class GRU(RNNBase):
 
 
 class RNNCellBase(Module):
-    """The base of the single-step cells: holds ``weight_ih`` ``(num_chunks * hidden_size, input_size)``, ``weight_hh`` ``(num_chunks * hidden_size, hidden_size)`` and the biases.
+    """The base of the single-step cells: holds ``weight_ih`` ``(num_chunks * hidden_size, input_size)``,
+    ``weight_hh`` ``(num_chunks * hidden_size, hidden_size)`` and the biases.
 
     Args:
         input_size (int): the number of input features.
@@ -416,7 +451,8 @@ class RNNCellBase(Module):
 
 
 class RNNCell(RNNCellBase):
-    """One step of an Elman RNN: ``h' = tanh(x @ W_ih.T + b_ih + h @ W_hh.T + b_hh)`` (or relu). Call it as ``cell(input, hx=None)``.
+    """One step of an Elman RNN: ``h' = tanh(x @ W_ih.T + b_ih + h @ W_hh.T + b_hh)`` (or relu). Call it as
+    ``cell(input, hx=None)``.
 
     Args:
         input_size (int): the number of input features.

@@ -10,19 +10,25 @@ __all__ = ["Embedding", "EmbeddingBag"]
 
 
 class Embedding(Module):
-    """A lookup table of ``num_embeddings`` vectors of size ``embedding_dim``: maps integer indices to rows of ``weight``.
+    """A lookup table of ``num_embeddings`` vectors of size ``embedding_dim``: maps integer indices to rows
+    of ``weight``.
 
     :meth:`from_pretrained` builds one from an existing table (frozen by default).
 
     Args:
         num_embeddings (int): the number of rows of the table.
         embedding_dim (int): the size of each row.
-        padding_idx (int, optional): a row that is zero at creation and gets no gradient (negative values count from the end). Default: ``None``.
-        max_norm (float, optional): rows looked up with a larger ``norm_type`` norm are rescaled in place to this norm. Default: ``None``.
+        padding_idx (int, optional): a row that is zero at creation and gets no gradient (negative
+            values count from the end). Default: ``None``.
+        max_norm (float, optional): rows looked up with a larger ``norm_type`` norm are rescaled in
+            place to this norm. Default: ``None``.
         norm_type (float): the p of that norm. Default: ``2.0``.
-        scale_grad_by_freq (bool): not supported: ``True`` raises ``NotImplementedError`` in forward. Default: ``False``.
-        sparse (bool): sparse gradients are not supported: ``True`` raises ``NotImplementedError`` in forward. Default: ``False``.
-        _weight (Tensor, optional): an initial table of shape ``(num_embeddings, embedding_dim)``. Default: ``None`` (``N(0, 1)``).
+        scale_grad_by_freq (bool): not supported: ``True`` raises ``NotImplementedError`` in forward.
+            Default: ``False``.
+        sparse (bool): sparse gradients are not supported: ``True`` raises ``NotImplementedError`` in
+            forward. Default: ``False``.
+        _weight (Tensor, optional): an initial table of shape ``(num_embeddings, embedding_dim)``.
+            Default: ``None`` (``N(0, 1)``).
         _freeze (bool): create the table with ``requires_grad=False``. Default: ``False``.
         device (optional): the device of ``weight``. Default: the default device.
         dtype (optional): the dtype of ``weight``. Default: the default floating dtype.
@@ -107,21 +113,27 @@ class Embedding(Module):
 
 
 class EmbeddingBag(Module):
-    """Reduces bags of embedding rows (sum, mean or max) without building the intermediate lookups' tensor for the caller.
+    """Reduces bags of embedding rows (sum, mean or max) without building the intermediate lookups' tensor
+    for the caller.
 
-    Call it as ``m(input, offsets=None, per_sample_weights=None)``: a 2-d ``input`` ``(B, L)`` holds ``B`` bags of ``L`` indices; a 1-d ``input`` is the concatenation of the bags and ``offsets`` gives where each starts.
+    Call it as ``m(input, offsets=None, per_sample_weights=None)``: a 2-d ``input`` ``(B, L)`` holds
+    ``B`` bags of ``L`` indices; a 1-d ``input`` is the concatenation of the bags and ``offsets`` gives
+    where each starts.
 
     Args:
         num_embeddings (int): the number of rows of the table.
         embedding_dim (int): the size of each row.
         max_norm (float, optional): renormalise looked-up rows above this norm. Default: ``None``.
         norm_type (float): the p of that norm. Default: ``2.0``.
-        scale_grad_by_freq (bool): not supported (``True`` raises ``NotImplementedError``). Default: ``False``.
+        scale_grad_by_freq (bool): not supported (``True`` raises ``NotImplementedError``). Default:
+            ``False``.
         mode (str): ``'sum'``, ``'mean'`` or ``'max'``. Default: ``'mean'``.
         sparse (bool): not supported (``True`` raises ``NotImplementedError``). Default: ``False``.
         _weight (Tensor, optional): an initial table. Default: ``None`` (``N(0, 1)``).
-        include_last_offset (bool): ``offsets`` has one more entry, the end of the last bag (CSR layout). Default: ``False``.
-        padding_idx (int, optional): a row that is skipped in the reductions and is zero at creation. Default: ``None``.
+        include_last_offset (bool): ``offsets`` has one more entry, the end of the last bag (CSR
+            layout). Default: ``False``.
+        padding_idx (int, optional): a row that is skipped in the reductions and is zero at creation.
+            Default: ``None``.
         device (optional): the device of ``weight``. Default: the default device.
         dtype (optional): the dtype of ``weight``. Default: the default floating dtype.
 

@@ -28,19 +28,25 @@ def _activation_fn(activation):
 
 
 class TransformerEncoderLayer(Module):
-    """A Transformer encoder layer: self-attention, then a feed-forward block, each with a residual connection and a LayerNorm.
+    """A Transformer encoder layer: self-attention, then a feed-forward block, each with a residual
+    connection and a LayerNorm.
 
-    Call it as ``layer(src, src_mask=None, src_key_padding_mask=None, is_causal=False)``; the masks are those of :class:`MultiheadAttention`.
+    Call it as ``layer(src, src_mask=None, src_key_padding_mask=None, is_causal=False)``; the masks are
+    those of :class:`MultiheadAttention`.
 
     Args:
         d_model (int): the model (embedding) size ``E``.
         nhead (int): the number of attention heads; must divide ``d_model``.
         dim_feedforward (int): the hidden size of the feed-forward block. Default: ``2048``.
-        dropout (float): the dropout probability (attention weights, feed-forward, residuals). Default: ``0.1``.
-        activation (str or callable): ``'relu'``, ``'gelu'`` or a unary callable for the feed-forward block. Default: ``F.relu``.
+        dropout (float): the dropout probability (attention weights, feed-forward, residuals). Default:
+            ``0.1``.
+        activation (str or callable): ``'relu'``, ``'gelu'`` or a unary callable for the feed-forward
+            block. Default: ``F.relu``.
         layer_norm_eps (float): the eps of the LayerNorms. Default: ``1e-5``.
-        batch_first (bool): inputs and outputs are ``(N, S, E)`` instead of ``(S, N, E)``. Default: ``False``.
-        norm_first (bool): apply each LayerNorm before its block (pre-norm) instead of after the residual sum. Default: ``False``.
+        batch_first (bool): inputs and outputs are ``(N, S, E)`` instead of ``(S, N, E)``. Default:
+            ``False``.
+        norm_first (bool): apply each LayerNorm before its block (pre-norm) instead of after the
+            residual sum. Default: ``False``.
         bias (bool): learn biases in the linear layers and LayerNorms. Default: ``True``.
         device (optional): the device of the parameters. Default: the default device.
         dtype (optional): the dtype of the parameters. Default: the default floating dtype.
@@ -97,10 +103,12 @@ class TransformerEncoder(Module):
     Call it as ``encoder(src, mask=None, src_key_padding_mask=None, is_causal=None)``.
 
     Args:
-        encoder_layer (TransformerEncoderLayer): the layer to copy (deep copies: the layers do not share parameters).
+        encoder_layer (TransformerEncoderLayer): the layer to copy (deep copies: the layers do not share
+            parameters).
         num_layers (int): the number of layers.
         norm (Module, optional): a final normalisation (e.g. LayerNorm). Default: ``None``.
-        enable_nested_tensor (bool): accepted for torch compatibility; monoflow has no nested tensors, so it has no effect. Default: ``True``.
+        enable_nested_tensor (bool): accepted for torch compatibility; monoflow has no nested tensors,
+            so it has no effect. Default: ``True``.
         mask_check (bool): accepted for torch compatibility; no effect. Default: ``True``.
 
     Shape:
@@ -131,19 +139,25 @@ class TransformerEncoder(Module):
 
 
 class TransformerDecoderLayer(Module):
-    """A Transformer decoder layer: self-attention over the target, attention over the encoder's output (memory), then a feed-forward block, each with a residual connection and a LayerNorm.
+    """A Transformer decoder layer: self-attention over the target, attention over the encoder's output
+    (memory), then a feed-forward block, each with a residual connection and a LayerNorm.
 
-    Call it as ``layer(tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None, memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False)``.
+    Call it as ``layer(tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
+    memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False)``.
 
     Args:
         d_model (int): the model (embedding) size ``E``.
         nhead (int): the number of attention heads; must divide ``d_model``.
         dim_feedforward (int): the hidden size of the feed-forward block. Default: ``2048``.
-        dropout (float): the dropout probability (attention weights, feed-forward, residuals). Default: ``0.1``.
-        activation (str or callable): ``'relu'``, ``'gelu'`` or a unary callable for the feed-forward block. Default: ``F.relu``.
+        dropout (float): the dropout probability (attention weights, feed-forward, residuals). Default:
+            ``0.1``.
+        activation (str or callable): ``'relu'``, ``'gelu'`` or a unary callable for the feed-forward
+            block. Default: ``F.relu``.
         layer_norm_eps (float): the eps of the LayerNorms. Default: ``1e-5``.
-        batch_first (bool): inputs and outputs are ``(N, S, E)`` instead of ``(S, N, E)``. Default: ``False``.
-        norm_first (bool): apply each LayerNorm before its block (pre-norm) instead of after the residual sum. Default: ``False``.
+        batch_first (bool): inputs and outputs are ``(N, S, E)`` instead of ``(S, N, E)``. Default:
+            ``False``.
+        norm_first (bool): apply each LayerNorm before its block (pre-norm) instead of after the
+            residual sum. Default: ``False``.
         bias (bool): learn biases in the linear layers and LayerNorms. Default: ``True``.
         device (optional): the device of the parameters. Default: the default device.
         dtype (optional): the dtype of the parameters. Default: the default floating dtype.
@@ -210,7 +224,8 @@ class TransformerDecoderLayer(Module):
 class TransformerDecoder(Module):
     """A stack of ``num_layers`` copies of a decoder layer, then an optional norm.
 
-    Call it as ``decoder(tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None, memory_key_padding_mask=None, tgt_is_causal=None, memory_is_causal=False)``.
+    Call it as ``decoder(tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
+    memory_key_padding_mask=None, tgt_is_causal=None, memory_is_causal=False)``.
 
     Args:
         decoder_layer (TransformerDecoderLayer): the layer to copy (deep copies).
@@ -247,9 +262,13 @@ class TransformerDecoder(Module):
 
 
 class Transformer(Module):
-    """The encoder-decoder Transformer (Vaswani et al.) with torch's layout: an encoder stack over ``src`` and a decoder stack over ``tgt`` that attends to the encoder's output.
+    """The encoder-decoder Transformer (Vaswani et al.) with torch's layout: an encoder stack over ``src``
+    and a decoder stack over ``tgt`` that attends to the encoder's output.
 
-    Call it as ``model(src, tgt, src_mask=None, tgt_mask=None, memory_mask=None, src_key_padding_mask=None, tgt_key_padding_mask=None, memory_key_padding_mask=None, ...)``; :meth:`generate_square_subsequent_mask` builds the causal ``tgt_mask``. The parameters with more than one dim start Xavier-uniform.
+    Call it as ``model(src, tgt, src_mask=None, tgt_mask=None, memory_mask=None,
+    src_key_padding_mask=None, tgt_key_padding_mask=None, memory_key_padding_mask=None, ...)``;
+    :meth:`generate_square_subsequent_mask` builds the causal ``tgt_mask``. The parameters with more
+    than one dim start Xavier-uniform.
 
     Args:
         d_model (int): the model size ``E``. Default: ``512``.
@@ -259,8 +278,10 @@ class Transformer(Module):
         dim_feedforward (int): the feed-forward hidden size. Default: ``2048``.
         dropout (float): the dropout probability. Default: ``0.1``.
         activation (str or callable): the feed-forward activation. Default: ``F.relu``.
-        custom_encoder (Module, optional): an encoder to use instead of the default stack. Default: ``None``.
-        custom_decoder (Module, optional): a decoder to use instead of the default stack. Default: ``None``.
+        custom_encoder (Module, optional): an encoder to use instead of the default stack. Default:
+            ``None``.
+        custom_decoder (Module, optional): a decoder to use instead of the default stack. Default:
+            ``None``.
         layer_norm_eps (float): the eps of the LayerNorms. Default: ``1e-5``.
         batch_first (bool): inputs and outputs are batch first. Default: ``False``.
         norm_first (bool): pre-norm layers. Default: ``False``.

@@ -6,14 +6,20 @@ __all__ = ["Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"]
 
 
 class Upsample(Module):
-    """Resamples the spatial dims of ``(N, C, *spatial)`` inputs (1 to 3 of them) to ``size`` or by ``scale_factor``.
+    """Resamples the spatial dims of ``(N, C, *spatial)`` inputs (1 to 3 of them) to ``size`` or by
+    ``scale_factor``.
 
     Args:
-        size (int or tuple, optional): the output spatial size. Give ``size`` or ``scale_factor``, not both.
+        size (int or tuple, optional): the output spatial size. Give ``size`` or ``scale_factor``, not
+            both.
         scale_factor (float or tuple, optional): the multiplier of the spatial size.
-        mode (str): ``'nearest'``, ``'nearest-exact'``, ``'linear'`` (3-d input), ``'bilinear'`` (4-d), ``'trilinear'`` (5-d), ``'bicubic'`` (4-d) or ``'area'``. Default: ``'nearest'``.
-        align_corners (bool, optional): for the interpolating modes, align the corner pixels' centres of input and output (``True``) or their edges (``False``); must stay ``None`` for nearest and area. Default: ``None`` (``False``).
-        recompute_scale_factor (bool, optional): compute the sampling from the output size rather than from ``scale_factor``. Default: ``None``.
+        mode (str): ``'nearest'``, ``'nearest-exact'``, ``'linear'`` (3-d input), ``'bilinear'`` (4-d),
+            ``'trilinear'`` (5-d), ``'bicubic'`` (4-d) or ``'area'``. Default: ``'nearest'``.
+        align_corners (bool, optional): for the interpolating modes, align the corner pixels' centres of
+            input and output (``True``) or their edges (``False``); must stay ``None`` for nearest and
+            area. Default: ``None`` (``False``).
+        recompute_scale_factor (bool, optional): compute the sampling from the output size rather than
+            from ``scale_factor``. Default: ``None``.
 
     Shape:
         - Input: ``(N, C, W)``, ``(N, C, H, W)`` or ``(N, C, D, H, W)``.
@@ -55,7 +61,8 @@ class UpsamplingNearest2d(Upsample):
     """Nearest-neighbour upsampling of ``(N, C, H, W)`` inputs: :class:`Upsample` with ``mode='nearest'``.
 
     Args:
-        size (int or tuple, optional): the output spatial size. Give ``size`` or ``scale_factor``, not both.
+        size (int or tuple, optional): the output spatial size. Give ``size`` or ``scale_factor``, not
+            both.
         scale_factor (float or tuple, optional): the multiplier of the spatial size.
 
     Shape:
@@ -74,10 +81,12 @@ class UpsamplingNearest2d(Upsample):
 
 
 class UpsamplingBilinear2d(Upsample):
-    """Bilinear upsampling of ``(N, C, H, W)`` inputs with ``align_corners=True``: :class:`Upsample` with ``mode='bilinear'``.
+    """Bilinear upsampling of ``(N, C, H, W)`` inputs with ``align_corners=True``: :class:`Upsample` with
+    ``mode='bilinear'``.
 
     Args:
-        size (int or tuple, optional): the output spatial size. Give ``size`` or ``scale_factor``, not both.
+        size (int or tuple, optional): the output spatial size. Give ``size`` or ``scale_factor``, not
+            both.
         scale_factor (float or tuple, optional): the multiplier of the spatial size.
 
     Shape:

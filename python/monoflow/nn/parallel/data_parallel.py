@@ -13,7 +13,8 @@ class DataParallel(Module):
     """torch's single-process data parallelism, for one device: it calls the wrapped module as is.
 
     Programs written for ``nn.DataParallel`` run unchanged on one device; several ``device_ids`` raise
-    ``NotImplementedError`` (use :class:`~monoflow.nn.parallel.DistributedDataParallel`, one process per device).
+    ``NotImplementedError`` (use :class:`~monoflow.nn.parallel.DistributedDataParallel`, one process per
+    device).
     The wrapped module is ``self.module`` (state dict keys get the ``module.`` prefix, as in torch).
 
     Args:

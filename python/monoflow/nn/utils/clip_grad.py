@@ -18,16 +18,20 @@ def _grads(parameters):
 
 
 def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
-    """Scales the gradients in place so that their joint norm (as if they were one vector) is at most ``max_norm``.
+    """Scales the gradients in place so that their joint norm (as if they were one vector) is at most
+    ``max_norm``.
 
     Works for global (distributed) tensors too: the norm is then taken over every shard.
 
     Args:
-        parameters (Tensor or iterable of Tensor): the parameters whose ``.grad`` is used (those without a gradient are skipped).
+        parameters (Tensor or iterable of Tensor): the parameters whose ``.grad`` is used (those without
+            a gradient are skipped).
         max_norm (float): the largest norm allowed.
         norm_type (float): the p of the norm; ``float('inf')`` for the max norm. Default: ``2.0``.
-        error_if_nonfinite (bool): raise ``RuntimeError`` when the total norm is nan or inf. Default: ``False``.
-        foreach (bool, optional): accepted for torch compatibility; monoflow has a single implementation. Default: ``None``.
+        error_if_nonfinite (bool): raise ``RuntimeError`` when the total norm is nan or inf. Default:
+            ``False``.
+        foreach (bool, optional): accepted for torch compatibility; monoflow has a single
+            implementation. Default: ``None``.
 
     Returns:
         Tensor: the total norm before clipping.
@@ -62,8 +66,10 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
     Args:
         tensors (Tensor or iterable of Tensor): the tensors (usually gradients).
         norm_type (float): the p of the norm; ``float('inf')`` for the max norm. Default: ``2.0``.
-        error_if_nonfinite (bool): raise ``RuntimeError`` when the total norm is nan or inf. Default: ``False``.
-        foreach (bool, optional): accepted for torch compatibility; monoflow has a single implementation. Default: ``None``.
+        error_if_nonfinite (bool): raise ``RuntimeError`` when the total norm is nan or inf. Default:
+            ``False``.
+        foreach (bool, optional): accepted for torch compatibility; monoflow has a single
+            implementation. Default: ``None``.
 
     Returns:
         Tensor: a scalar.
@@ -93,13 +99,16 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
 
 
 def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
-    """Scales the gradients in place by ``max_norm / (total_norm + 1e-6)`` when that is below 1 (the second half of :func:`clip_grad_norm_`, given the norm from :func:`get_total_norm`).
+    """Scales the gradients in place by ``max_norm / (total_norm + 1e-6)`` when that is below 1 (the second
+    half of :func:`clip_grad_norm_`, given the norm from :func:`get_total_norm`).
 
     Args:
-        parameters (Tensor or iterable of Tensor): the parameters whose ``.grad`` is used (those without a gradient are skipped).
+        parameters (Tensor or iterable of Tensor): the parameters whose ``.grad`` is used (those without
+            a gradient are skipped).
         max_norm (float): the largest norm allowed.
         total_norm (Tensor): the total norm of the gradients.
-        foreach (bool, optional): accepted for torch compatibility; monoflow has a single implementation. Default: ``None``.
+        foreach (bool, optional): accepted for torch compatibility; monoflow has a single
+            implementation. Default: ``None``.
 
     Example::
 
@@ -130,14 +139,18 @@ def _nonfinite(norm_type):
 
 
 def clip_grad_norm(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
-    """Deprecated spelling of :func:`clip_grad_norm_` (warns with ``FutureWarning``); same arguments and result.
+    """Deprecated spelling of :func:`clip_grad_norm_` (warns with ``FutureWarning``); same arguments and
+    result.
 
     Args:
-        parameters (Tensor or iterable of Tensor): the parameters whose ``.grad`` is used (those without a gradient are skipped).
+        parameters (Tensor or iterable of Tensor): the parameters whose ``.grad`` is used (those without
+            a gradient are skipped).
         max_norm (float): the largest norm allowed.
         norm_type (float): the p of the norm; ``float('inf')`` for the max norm. Default: ``2.0``.
-        error_if_nonfinite (bool): raise ``RuntimeError`` when the total norm is nan or inf. Default: ``False``.
-        foreach (bool, optional): accepted for torch compatibility; monoflow has a single implementation. Default: ``None``.
+        error_if_nonfinite (bool): raise ``RuntimeError`` when the total norm is nan or inf. Default:
+            ``False``.
+        foreach (bool, optional): accepted for torch compatibility; monoflow has a single
+            implementation. Default: ``None``.
 
     Example::
 
@@ -158,9 +171,11 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
     """Clamps every gradient element into ``[-clip_value, clip_value]``, in place.
 
     Args:
-        parameters (Tensor or iterable of Tensor): the parameters whose ``.grad`` is used (those without a gradient are skipped).
+        parameters (Tensor or iterable of Tensor): the parameters whose ``.grad`` is used (those without
+            a gradient are skipped).
         clip_value (float): the bound.
-        foreach (bool, optional): accepted for torch compatibility; monoflow has a single implementation. Default: ``None``.
+        foreach (bool, optional): accepted for torch compatibility; monoflow has a single
+            implementation. Default: ``None``.
 
     Example::
 

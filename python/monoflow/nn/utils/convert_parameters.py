@@ -22,7 +22,8 @@ def parameters_to_vector(parameters):
 
 
 def vector_to_parameters(vec, parameters):
-    """Copies consecutive slices of ``vec`` into the parameters' data (the inverse of :func:`parameters_to_vector`). A ``vec`` that is not a tensor raises ``TypeError``.
+    """Copies consecutive slices of ``vec`` into the parameters' data (the inverse of
+    :func:`parameters_to_vector`). A ``vec`` that is not a tensor raises ``TypeError``.
 
     Args:
         vec (Tensor): a 1-d tensor with as many elements as the parameters together.

@@ -10,7 +10,8 @@ __all__ = ["fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval", "
 
 
 def fuse_conv_bn_weights(conv_w, conv_b, bn_rm, bn_rv, bn_eps, bn_w, bn_b, transpose=False):
-    """The ``(weight, bias)`` parameters of a convolution that computes the convolution followed by the batch norm's normalisation and affine map.
+    """The ``(weight, bias)`` parameters of a convolution that computes the convolution followed by the
+    batch norm's normalisation and affine map.
 
     Args:
         conv_w (Tensor): the convolution weight.
@@ -20,7 +21,8 @@ def fuse_conv_bn_weights(conv_w, conv_b, bn_rm, bn_rv, bn_eps, bn_w, bn_b, trans
         bn_eps (float): the batch norm's eps.
         bn_w (Tensor, optional): the batch norm's weight (``None``: ones).
         bn_b (Tensor, optional): the batch norm's bias (``None``: zeros).
-        transpose (bool): the weight is a transposed convolution's ``(C_in, C_out, ...)``. Default: ``False``.
+        transpose (bool): the weight is a transposed convolution's ``(C_in, C_out, ...)``. Default:
+            ``False``.
 
     Returns:
         tuple of Parameter: ``(fused_weight, fused_bias)``.
@@ -47,7 +49,8 @@ def fuse_conv_bn_weights(conv_w, conv_b, bn_rm, bn_rv, bn_eps, bn_w, bn_b, trans
 
 
 def fuse_conv_bn_eval(conv, bn, transpose=False):
-    """A copy of ``conv`` that computes ``bn(conv(x))``, for inference. Both modules must be in eval mode (else ``AssertionError``).
+    """A copy of ``conv`` that computes ``bn(conv(x))``, for inference. Both modules must be in eval mode
+    (else ``AssertionError``).
 
     Args:
         conv (Module): a Conv1d/2d/3d (or a transposed one, with ``transpose=True``).
@@ -73,7 +76,8 @@ def fuse_conv_bn_eval(conv, bn, transpose=False):
 
 
 def fuse_linear_bn_weights(linear_w, linear_b, bn_rm, bn_rv, bn_eps, bn_w, bn_b):
-    """The ``(weight, bias)`` parameters of a linear layer that computes the linear map followed by the batch norm.
+    """The ``(weight, bias)`` parameters of a linear layer that computes the linear map followed by the
+    batch norm.
 
     Args:
         linear_w (Tensor): the linear weight ``(out, in)``.
@@ -104,7 +108,8 @@ def fuse_linear_bn_weights(linear_w, linear_b, bn_rm, bn_rv, bn_eps, bn_w, bn_b)
 
 
 def fuse_linear_bn_eval(linear, bn):
-    """A copy of ``linear`` that computes ``bn(linear(x))``, for inference. Both must be in eval mode and ``linear.out_features`` must equal ``bn.num_features`` (else ``AssertionError``).
+    """A copy of ``linear`` that computes ``bn(linear(x))``, for inference. Both must be in eval mode and
+    ``linear.out_features`` must equal ``bn.num_features`` (else ``AssertionError``).
 
     Args:
         linear (Module): a :class:`~monoflow.nn.Linear`.

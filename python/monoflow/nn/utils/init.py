@@ -11,7 +11,8 @@ __all__ = ["skip_init"]
 def skip_init(module_cls, *args, **kwargs):
     """Builds ``module_cls(*args, **kwargs)``, meant to skip its initialisation (torch's ``skip_init``).
 
-    In monoflow the module is initialised as usual (the caller overwrites the values anyway); the call stays valid. A module class without a ``device`` argument raises ``RuntimeError``, as in torch.
+    In monoflow the module is initialised as usual (the caller overwrites the values anyway); the call
+    stays valid. A module class without a ``device`` argument raises ``RuntimeError``, as in torch.
 
     Args:
         module_cls (type): the module class.

@@ -72,16 +72,19 @@ class SpectralNorm:
 
 
 def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=None):
-    """Divides ``module.<name>`` by its spectral norm (largest singular value) before every call, estimated by power iteration.
+    """Divides ``module.<name>`` by its spectral norm (largest singular value) before every call, estimated
+    by power iteration.
 
-    The original is kept as ``<name>_orig``; ``<name>_u``/``<name>_v`` buffers hold the iteration's vectors (updated in training mode).
+    The original is kept as ``<name>_orig``; ``<name>_u``/``<name>_v`` buffers hold the iteration's
+    vectors (updated in training mode).
 
     Args:
         module (Module): the module to change in place.
         name (str): the name of the weight parameter. Default: ``'weight'``.
         n_power_iterations (int): power iterations per call. Default: ``1``.
         eps (float): the stabiliser of the normalisations. Default: ``1e-12``.
-        dim (int, optional): the dim of the output channels; ``None`` is 1 for transposed convolutions, 0 otherwise. Default: ``None``.
+        dim (int, optional): the dim of the output channels; ``None`` is 1 for transposed convolutions,
+            0 otherwise. Default: ``None``.
 
     Returns:
         Module: ``module``.
@@ -101,7 +104,8 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
 
 
 def remove_spectral_norm(module, name="weight"):
-    """Undoes :func:`spectral_norm`: the normalised weight becomes a plain parameter again. Raises ``ValueError`` when ``module`` has none.
+    """Undoes :func:`spectral_norm`: the normalised weight becomes a plain parameter again. Raises
+    ``ValueError`` when ``module`` has none.
 
     Args:
         module (Module): the module.

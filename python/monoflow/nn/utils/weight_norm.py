@@ -53,12 +53,14 @@ class WeightNorm:
 
 
 def weight_norm(module, name="weight", dim=0):
-    """Reparametrises ``module.<name>`` as a magnitude ``<name>_g`` times a direction ``<name>_v / ||<name>_v||``, recomputed before every call.
+    """Reparametrises ``module.<name>`` as a magnitude ``<name>_g`` times a direction ``<name>_v /
+    ||<name>_v||``, recomputed before every call.
 
     Args:
         module (Module): the module to change in place.
         name (str): the name of the weight parameter. Default: ``'weight'``.
-        dim (int): the dim kept by the norm (one magnitude per slice along it); ``-1`` (or ``None``) takes the norm of the whole tensor. Default: ``0``.
+        dim (int): the dim kept by the norm (one magnitude per slice along it); ``-1`` (or ``None``)
+            takes the norm of the whole tensor. Default: ``0``.
 
     Returns:
         Module: ``module``.
@@ -74,7 +76,8 @@ def weight_norm(module, name="weight", dim=0):
 
 
 def remove_weight_norm(module, name="weight"):
-    """Undoes :func:`weight_norm`: the weight becomes a plain parameter again. Raises ``ValueError`` when ``module`` has none.
+    """Undoes :func:`weight_norm`: the weight becomes a plain parameter again. Raises ``ValueError`` when
+    ``module`` has none.
 
     Args:
         module (Module): the module.
