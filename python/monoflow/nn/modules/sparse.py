@@ -113,8 +113,7 @@ class Embedding(Module):
 
 
 class EmbeddingBag(Module):
-    """Reduces bags of embedding rows (sum, mean or max) without building the intermediate lookups' tensor
-    for the caller.
+    """Computes the sum, mean or maximum of each bag of embedding rows (one output row per bag).
 
     Call it as ``m(input, offsets=None, per_sample_weights=None)``: a 2-d ``input`` ``(B, L)`` holds
     ``B`` bags of ``L`` indices; a 1-d ``input`` is the concatenation of the bags and ``offsets`` gives
