@@ -10,19 +10,48 @@ from monoflow.nn.parallel._reducer import Reducer, shape_signature
 
 
 class DistributedDataParallel(Module):
-    """Wraps ``module`` so that ``backward`` leaves in every parameter's
-    ``.grad`` the average of the gradients computed by all ranks.
+    """Wraps ``module`` so that ``backward`` leaves in every parameter's ``.grad`` the average of the
+    gradients
+    computed by all ranks.
 
-    At wrap time rank 0's parameters and buffers are broadcast (after
-    checking that every rank has the same parameter shapes); with
-    ``broadcast_buffers`` buffers are broadcast again before each forward.
-    Gradients are averaged in buckets of about ``bucket_cap_mb`` MiB that are
-    all-reduced asynchronously as soon as they are complete, overlapping the
-    rest of backward. ``find_unused_parameters=True`` walks the autograd graph
-    of the outputs after each forward so that parameters it does not reach
-    do not hold up their bucket. ``static_graph`` is accepted and ignored.
-    ``device_ids``/``output_device`` are accepted for API compatibility (one
-    device per process: the module's)."""
+    As in OneFlow, no ``init_process_group`` call is needed: without ``process_group`` the process group
+    is set up from
+    the launcher's environment (a single process is a world of size 1). At wrap time rank 0's parameters
+    and buffers
+    are broadcast (after checking that every rank has the same parameter shapes); with
+    ``broadcast_buffers`` buffers
+    are broadcast again before each forward. Gradients are averaged in buckets of about
+    ``bucket_cap_mb`` MiB that are
+    all-reduced asynchronously as soon as they are complete, overlapping the rest of backward.
+
+    Args:
+        module (Module): the module to replicate; it needs a parameter that requires a gradient (else
+            ``RuntimeError``).
+        device_ids (list, optional): accepted for API compatibility (one device per process: the
+            module's). Default: ``None``.
+        output_device (optional): accepted for API compatibility. Default: ``None``.
+        dim (int): the batch dim; kept for API compatibility (inputs are not scattered). Default: ``0``.
+        broadcast_buffers (bool): broadcast rank 0's buffers before each forward. Default: ``True``.
+        process_group (optional): the group to average over. Default: ``None`` (the world, from the
+            environment).
+        bucket_cap_mb (float): the size of the gradient buckets in MiB; must be positive. Default:
+            ``25``.
+        find_unused_parameters (bool): after each forward, walk the outputs' autograd graph so that
+            parameters it does
+            not reach do not hold up their bucket. Default: ``False``.
+        check_reduction (bool): accepted for API compatibility (deprecated in torch). Default:
+            ``False``.
+        gradient_as_bucket_view (bool): make the parameters' ``.grad`` views into the all-reduce buckets
+            (saves a copy, as in torch). Default: ``False``.
+        static_graph (bool): accepted and ignored. Default: ``False``.
+
+    Example::
+
+        >>> ddp = nn.parallel.DistributedDataParallel(nn.Linear(4, 2))
+        >>> ddp(flow.randn(3, 4)).sum().backward()
+        >>> ddp.module.weight.grad.shape, flow.distributed.get_world_size()
+        (monoflow.Size([2, 4]), 1)
+    """
 
     def __init__(self, module, device_ids=None, output_device=None, dim=0, broadcast_buffers=True,
                  process_group=None, bucket_cap_mb=25, find_unused_parameters=False, check_reduction=False,
