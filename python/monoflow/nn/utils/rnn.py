@@ -21,6 +21,17 @@ __all__ = ["PackedSequence", "pack_padded_sequence", "pad_packed_sequence", "pad
 
 
 def invert_permutation(permutation):
+    """The inverse of a permutation: ``out[permutation[i]] = i``; ``None`` gives ``None``.
+
+    Args:
+        permutation (Tensor, optional): a 1-d int64 permutation of ``0 .. n-1``.
+
+    Example::
+
+        >>> from monoflow.nn.utils import rnn as rnn_utils
+        >>> rnn_utils.invert_permutation(flow.tensor([2, 0, 1]))
+        tensor([1, 2, 0])
+    """
     if permutation is None:
         return None
     inverse = _creation.empty(permutation.shape, dtype=int64, device=permutation.device)
@@ -29,7 +40,27 @@ def invert_permutation(permutation):
 
 
 class PackedSequence(namedtuple("PackedSequence", ["data", "batch_sizes", "sorted_indices", "unsorted_indices"])):
-    """What pack_padded_sequence returns; the recurrent layers take it as input."""
+    """A batch of variable-length sequences packed time step by time step, the input form of
+    :class:`~monoflow.nn.RNN`, :class:`~monoflow.nn.LSTM` and :class:`~monoflow.nn.GRU` that skips the
+    padding. Build it with :func:`pack_padded_sequence` or :func:`pack_sequence`, not by hand.
+
+    Args:
+        data (Tensor): the steps of all sequences, ``(sum of lengths, *)``, longest sequences first at
+            each step.
+        batch_sizes (Tensor, optional): how many sequences are still running at each time step.
+        sorted_indices (Tensor, optional): the batch order the sequences were sorted into (by decreasing
+            length). Default: ``None``.
+        unsorted_indices (Tensor, optional): its inverse; computed from ``sorted_indices`` when not
+            given. Default: ``None``.
+
+    Example::
+
+        >>> from monoflow.nn.utils import rnn as rnn_utils
+        >>> a, b = flow.tensor([1.0, 2.0, 3.0]), flow.tensor([4.0, 5.0])
+        >>> packed = rnn_utils.pack_sequence([a, b])
+        >>> packed.data, packed.batch_sizes
+        (tensor([1., 4., 2., 5., 3.]), tensor([2, 2, 1]))
+    """
 
     def __new__(cls, data, batch_sizes=None, sorted_indices=None, unsorted_indices=None):
         if unsorted_indices is None:
@@ -74,7 +105,25 @@ def _lengths_list(lengths):
 
 
 def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True):
-    """Packs a padded (T, B, *) batch (B, T, * with batch_first) of the given lengths."""
+    """Packs a padded batch of sequences of the given lengths into a :class:`PackedSequence`.
+
+    Args:
+        input (Tensor): the padded batch, ``(T, B, *)`` or ``(B, T, *)`` with ``batch_first``.
+        lengths (Tensor or list of int): the length of each sequence.
+        batch_first (bool): the batch is dim 0 (``(B, T, *)``) instead of dim 1 (``(T, B, *)``).
+            Default: ``False``.
+        enforce_sorted (bool): require lengths in decreasing order (else ``RuntimeError``); ``False``
+            sorts them and records the order in ``sorted_indices``. Default: ``True``.
+
+    Example::
+
+        >>> from monoflow.nn.utils import rnn as rnn_utils
+        >>> x = flow.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 0.0]])
+        >>> packed = rnn_utils.pack_padded_sequence(x.unsqueeze(-1), [3, 2], batch_first=True)
+        >>> out, h = nn.RNN(1, 2)(packed)
+        >>> packed.batch_sizes, type(out).__name__, h.shape
+        (tensor([2, 2, 1]), 'PackedSequence', monoflow.Size([1, 2, 2]))
+    """
     lengths = _lengths_list(lengths)
     if enforce_sorted:
         if any(a < b for a, b in zip(lengths, lengths[1:])):
@@ -129,7 +178,28 @@ def _padded_sorted(sequence, padding_value, total_length):
 
 
 def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_length=None):
-    """Inverse of pack_padded_sequence: (padded batch in the caller's order, lengths as an int64 tensor)."""
+    """The inverse of :func:`pack_padded_sequence`: the padded batch (in the caller's order) and the
+    lengths.
+
+    Args:
+        sequence (PackedSequence): the packed batch.
+        batch_first (bool): the batch is dim 0 (``(B, T, *)``) instead of dim 1 (``(T, B, *)``).
+            Default: ``False``.
+        padding_value (float): the value of the padding. Default: ``0.0``.
+        total_length (int, optional): pad to this many steps (at least the longest length). Default:
+            ``None`` (the longest).
+
+    Returns:
+        tuple: ``(padded Tensor, lengths as an int64 Tensor)``.
+
+    Example::
+
+        >>> from monoflow.nn.utils import rnn as rnn_utils
+        >>> a, b = flow.tensor([1.0, 2.0, 3.0]), flow.tensor([4.0, 5.0])
+        >>> rnn_utils.pad_packed_sequence(rnn_utils.pack_sequence([a, b]), batch_first=True)
+        (tensor([[1., 2., 3.],
+                [4., 5., 0.]]), tensor([3, 2]))
+    """
     padded, lengths = _padded_sorted(sequence, padding_value, total_length)
     lengths = _creation.tensor(lengths, dtype=int64)
     if sequence.unsorted_indices is not None:
@@ -141,7 +211,27 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
 
 
 def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="right"):
-    """Stacks tensors of shapes (L_i, *) into (max L, B, *) (B first with batch_first), padded."""
+    """Stacks tensors of shapes ``(L_i, *)`` into one padded batch ``(max L, B, *)`` (``(B, max L, *)``
+    with ``batch_first``).
+
+    Args:
+        sequences (list of Tensor or Tensor): the sequences (a tensor is split along dim 0).
+        batch_first (bool): the batch is dim 0 (``(B, T, *)``) instead of dim 1 (``(T, B, *)``).
+            Default: ``False``.
+        padding_value (float): the value of the padding. Default: ``0.0``.
+        padding_side (str): ``'right'`` or ``'left'``: where the padding goes. Default: ``'right'``.
+
+    Example::
+
+        >>> from monoflow.nn.utils import rnn as rnn_utils
+        >>> a, b = flow.tensor([1.0, 2.0, 3.0]), flow.tensor([4.0, 5.0])
+        >>> rnn_utils.pad_sequence([a, b], batch_first=True)
+        tensor([[1., 2., 3.],
+                [4., 5., 0.]])
+        >>> rnn_utils.pad_sequence([a, b], batch_first=True, padding_side='left')
+        tensor([[1., 2., 3.],
+                [0., 4., 5.]])
+    """
     if isinstance(sequences, _C.TensorBase):
         sequences = sequences.unbind(0)
     sequences = list(sequences)
@@ -161,20 +251,59 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
 
 
 def pack_sequence(sequences, enforce_sorted=True):
-    """Packs a list of (L_i, *) tensors."""
+    """Packs a list of sequences of shapes ``(L_i, *)``: :func:`pad_sequence` then
+    :func:`pack_padded_sequence`.
+
+    Args:
+        sequences (list of Tensor): the sequences.
+        enforce_sorted (bool): require decreasing lengths; ``False`` sorts them. Default: ``True``.
+
+    Example::
+
+        >>> from monoflow.nn.utils import rnn as rnn_utils
+        >>> a, b = flow.tensor([1.0, 2.0, 3.0]), flow.tensor([4.0, 5.0])
+        >>> rnn_utils.pack_sequence([b, a], enforce_sorted=False).sorted_indices
+        tensor([1, 0])
+    """
     lengths = [s.shape[0] for s in sequences]
     return pack_padded_sequence(pad_sequence(sequences), lengths, enforce_sorted=enforce_sorted)
 
 
 def unpad_sequence(padded_sequences, lengths, batch_first=False):
-    """The list of unpadded sequences of a padded batch."""
+    """Splits a padded batch back into the list of its sequences, each cut to its length.
+
+    Args:
+        padded_sequences (Tensor): the padded batch.
+        lengths (Tensor or list of int): the length of each sequence.
+        batch_first (bool): the batch is dim 0 (``(B, T, *)``) instead of dim 1 (``(T, B, *)``).
+            Default: ``False``.
+
+    Example::
+
+        >>> from monoflow.nn.utils import rnn as rnn_utils
+        >>> a, b = flow.tensor([1.0, 2.0, 3.0]), flow.tensor([4.0, 5.0])
+        >>> padded = rnn_utils.pad_sequence([a, b])
+        >>> rnn_utils.unpad_sequence(padded, [3, 2])
+        [tensor([1., 2., 3.]), tensor([4., 5.])]
+    """
     if not batch_first:
         padded_sequences = padded_sequences.transpose(0, 1)
     return [seq[:n] for seq, n in zip(padded_sequences.unbind(0), _lengths_list(lengths))]
 
 
 def unpack_sequence(packed_sequences):
-    """The list of sequences of a PackedSequence, in the caller's order."""
+    """The list of sequences of a :class:`PackedSequence`, in the caller's order.
+
+    Args:
+        packed_sequences (PackedSequence): the packed batch.
+
+    Example::
+
+        >>> from monoflow.nn.utils import rnn as rnn_utils
+        >>> a, b = flow.tensor([1.0, 2.0, 3.0]), flow.tensor([4.0, 5.0])
+        >>> rnn_utils.unpack_sequence(rnn_utils.pack_sequence([a, b]))
+        [tensor([1., 2., 3.]), tensor([4., 5.])]
+    """
     padded, lengths = pad_packed_sequence(packed_sequences, batch_first=True)
     return unpad_sequence(padded, lengths, batch_first=True)
 

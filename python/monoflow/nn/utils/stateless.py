@@ -16,8 +16,28 @@ def _owner(module, dotted):
 
 
 def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, *, tie_weights=True, strict=False):
-    """``module(*args, **kwargs)`` with the named tensors of the dict(s) in
-    place of the module's own ("layer.weight" names, as named_parameters)."""
+    """Calls ``module(*args, **kwargs)`` with the given tensors in place of the module's own parameters and
+    buffers, then restores them (torch.func-style functional use of a module).
+
+    Args:
+        module (Module): the module to call.
+        parameter_and_buffer_dicts (dict or sequence of dict): tensors by dotted name (as
+            :meth:`~monoflow.nn.Module.named_parameters`); a name in two dicts raises ``ValueError``.
+        args (tuple or Tensor, optional): the positional arguments. Default: ``None``.
+        kwargs (dict, optional): the keyword arguments. Default: ``None``.
+        tie_weights (bool): names that alias one tensor in the module get the same replacement. Default:
+            ``True``.
+        strict (bool): require exactly the module's parameters and buffers (else ``RuntimeError``).
+            Default: ``False``.
+
+    Example::
+
+        >>> from monoflow.nn.utils.stateless import functional_call
+        >>> m = nn.Linear(2, 1)
+        >>> params = {'weight': flow.tensor([[1.0, 2.0]]), 'bias': flow.tensor([0.5])}
+        >>> functional_call(m, params, (flow.tensor([[1.0, 1.0]]),))
+        tensor([[3.5000]])
+    """
     dicts = parameter_and_buffer_dicts
     if isinstance(dicts, dict):
         dicts = [dicts]
