@@ -41,8 +41,29 @@ def _count(amount, size):
 
 
 class BasePruningMethod(ABC):
-    """A pruning method: ``compute_mask(t, default_mask)`` gives the new mask.
-    Its instances are the forward pre-hooks of the pruned modules."""
+    """The base of the pruning methods: a subclass writes ``compute_mask(t, default_mask)``, the new mask
+    of tensor
+    ``t`` given the current one.
+
+    ``Method.apply(module, name, *args, importance_scores=None, **kwargs)`` prunes ``module.<name>``;
+    the method's instances are
+    the forward pre-hooks that recompute ``<name> = <name>_orig * <name>_mask``. A parameter pruned
+    twice gets a
+    :class:`PruningContainer` of both methods. ``PRUNING_TYPE`` is ``'unstructured'``, ``'structured'``
+    or ``'global'``.
+
+    Example::
+
+        >>> from monoflow.nn.utils import prune
+        >>> class KeepPositive(prune.BasePruningMethod):
+        ...     PRUNING_TYPE = 'unstructured'
+        ...     def compute_mask(self, t, default_mask):
+        ...         return default_mask * (t > 0)
+        >>> m = nn.Linear(3, 2)
+        >>> method = KeepPositive.apply(m, 'weight')
+        >>> bool((m.weight >= 0).all()), type(method).__name__
+        (True, 'KeepPositive')
+    """
 
     _tensor_name = None
     PRUNING_TYPE = "unstructured"
@@ -113,8 +134,20 @@ class BasePruningMethod(ABC):
 
 
 class PruningContainer(BasePruningMethod):
-    """Successive prunings of one parameter; each new one prunes among the
-    entries the previous ones kept."""
+    """Successive prunings of one parameter: each new method prunes among the entries the previous ones
+    kept (built by :meth:`BasePruningMethod.apply` when a parameter is pruned again).
+
+    Args:
+        methods (BasePruningMethod): the methods, in the order they were applied.
+
+    Example::
+
+        >>> from monoflow.nn.utils import prune
+        >>> m = prune.l1_unstructured(nn.Linear(4, 4), 'weight', amount=4)
+        >>> m = prune.l1_unstructured(m, 'weight', amount=4)
+        >>> int((m.weight_mask == 0).sum())
+        8
+    """
 
     def __init__(self, *methods):
         self._pruning_methods = ()
@@ -163,6 +196,21 @@ class PruningContainer(BasePruningMethod):
 
 
 class Identity(BasePruningMethod):
+    """A pruning method that prunes nothing (an all-ones mask), to give a parameter the pruned form.
+
+    Args:
+        args: none.
+        kwargs: none.
+
+    Example::
+
+        >>> from monoflow.nn.utils import prune
+        >>> m = prune.identity(nn.Linear(2, 2), 'weight')
+        >>> m.weight_mask
+        tensor([[1., 1.],
+                [1., 1.]])
+    """
+
     PRUNING_TYPE = "unstructured"
 
     def compute_mask(self, t, default_mask):
@@ -174,7 +222,20 @@ class Identity(BasePruningMethod):
 
 
 class RandomUnstructured(BasePruningMethod):
-    """Zeroes ``amount`` entries chosen at random."""
+    """Prunes ``amount`` entries of the tensor chosen at random. Use it through its function form or
+    ``<Method>.apply(module, name, ...)``.
+
+    Args:
+        amount (int or float): how many entries to prune: a count, or a fraction in ``[0, 1]`` of the
+            total.
+
+    Example::
+
+        >>> from monoflow.nn.utils import prune
+        >>> m = prune.random_unstructured(nn.Linear(4, 4), 'weight', amount=0.25)
+        >>> int((m.weight_mask == 0).sum())
+        4
+    """
     PRUNING_TYPE = "unstructured"
 
     def __init__(self, amount):
@@ -195,7 +256,20 @@ class RandomUnstructured(BasePruningMethod):
 
 
 class L1Unstructured(BasePruningMethod):
-    """Zeroes the ``amount`` entries of smallest magnitude."""
+    """Prunes the ``amount`` entries of smallest absolute value. Use it through its function form or
+    ``<Method>.apply(module, name, ...)``.
+
+    Args:
+        amount (int or float): how many entries to prune: a count, or a fraction in ``[0, 1]`` of the
+            total.
+
+    Example::
+
+        >>> from monoflow.nn.utils import prune
+        >>> m = prune.l1_unstructured(nn.Linear(4, 4), 'weight', amount=0.5)
+        >>> int((m.weight == 0).sum())
+        8
+    """
     PRUNING_TYPE = "unstructured"
 
     def __init__(self, amount):
@@ -225,7 +299,21 @@ def _slice_mask(t, dim, keep, default_mask):
 
 
 class RandomStructured(BasePruningMethod):
-    """Zeroes ``amount`` whole slices along ``dim``, chosen at random."""
+    """Prunes ``amount`` whole slices along ``dim``, chosen at random. Use it through its function form or
+    ``<Method>.apply(module, name, ...)``.
+
+    Args:
+        amount (int or float): how many slices to prune: a count, or a fraction in ``[0, 1]`` of the
+            slices.
+        dim (int): the dim of the slices (e.g. 0: output channels). Default: ``-1``.
+
+    Example::
+
+        >>> from monoflow.nn.utils import prune
+        >>> m = prune.random_structured(nn.Linear(4, 3), 'weight', amount=1, dim=0)
+        >>> (m.weight_mask.sum(1) == 0).sum().item()
+        1
+    """
     PRUNING_TYPE = "structured"
 
     def __init__(self, amount, dim=-1):
@@ -246,7 +334,22 @@ class RandomStructured(BasePruningMethod):
 
 
 class LnStructured(BasePruningMethod):
-    """Zeroes the ``amount`` slices along ``dim`` of smallest L-``n`` norm."""
+    """Prunes the ``amount`` slices along ``dim`` of smallest L-``n`` norm. Use it through its function
+    form or ``<Method>.apply(module, name, ...)``.
+
+    Args:
+        amount (int or float): how many slices to prune: a count, or a fraction in ``[0, 1]`` of the
+            slices.
+        n (int, float or str): the norm order (as ``Tensor.norm``'s ``p``).
+        dim (int): the dim of the slices. Default: ``-1``.
+
+    Example::
+
+        >>> from monoflow.nn.utils import prune
+        >>> m = prune.ln_structured(nn.Linear(4, 3), 'weight', amount=1, n=2, dim=0)
+        >>> (m.weight_mask.sum(1) == 0).sum().item()
+        1
+    """
     PRUNING_TYPE = "structured"
 
     def __init__(self, amount, n, dim=-1):
@@ -270,6 +373,20 @@ class LnStructured(BasePruningMethod):
 
 
 class CustomFromMask(BasePruningMethod):
+    """Prunes with a mask given by the caller (zeros are pruned). Use it through its function form or
+    ``<Method>.apply(module, name, ...)``.
+
+    Args:
+        mask (Tensor): the mask, the parameter's shape.
+
+    Example::
+
+        >>> from monoflow.nn.utils import prune
+        >>> m = prune.custom_from_mask(nn.Linear(2, 1), 'weight', flow.tensor([[1.0, 0.0]]))
+        >>> m.weight_mask
+        tensor([[1., 0.]])
+    """
+
     PRUNING_TYPE = "global"
 
     def __init__(self, mask):
@@ -287,38 +404,191 @@ class CustomFromMask(BasePruningMethod):
 
 
 def identity(module, name):
+    """Gives ``module.<name>`` the pruned form with an all-ones mask (prunes nothing).
+
+    ``module.<name>`` becomes ``<name>_orig * <name>_mask``: the parameter moves to ``<name>_orig``, the
+    mask is the buffer ``<name>_mask``, and a forward pre-hook recomputes the product. :func:`remove`
+    makes it permanent.
+
+    Args:
+        module (Module): the module that holds the tensor.
+        name (str): the name of the parameter to prune (e.g. ``'weight'``).
+
+    Returns:
+        Module: ``module``.
+
+    Example::
+
+        >>> from monoflow.nn.utils import prune
+        >>> m = prune.identity(nn.Linear(2, 2), 'bias')
+        >>> m.bias_mask
+        tensor([1., 1.])
+    """
     Identity.apply(module, name)
     return module
 
 
 def random_unstructured(module, name, amount):
+    """Prunes ``amount`` entries of ``module.<name>`` chosen at random.
+
+    ``module.<name>`` becomes ``<name>_orig * <name>_mask``: the parameter moves to ``<name>_orig``, the
+    mask is the buffer ``<name>_mask``, and a forward pre-hook recomputes the product. :func:`remove`
+    makes it permanent.
+
+    Args:
+        module (Module): the module that holds the tensor.
+        name (str): the name of the parameter to prune (e.g. ``'weight'``).
+        amount (int or float): how many entries to prune: a count, or a fraction in ``[0, 1]`` of the
+            total.
+
+    Returns:
+        Module: ``module``.
+
+    Example::
+
+        >>> from monoflow.nn.utils import prune
+        >>> m = prune.random_unstructured(nn.Linear(4, 4), 'weight', amount=3)
+        >>> int((m.weight_mask == 0).sum())
+        3
+    """
     RandomUnstructured.apply(module, name, amount)
     return module
 
 
 def l1_unstructured(module, name, amount, importance_scores=None):
+    """Prunes the ``amount`` entries of ``module.<name>`` of smallest absolute value.
+
+    ``module.<name>`` becomes ``<name>_orig * <name>_mask``: the parameter moves to ``<name>_orig``, the
+    mask is the buffer ``<name>_mask``, and a forward pre-hook recomputes the product. :func:`remove`
+    makes it permanent.
+
+    Args:
+        module (Module): the module that holds the tensor.
+        name (str): the name of the parameter to prune (e.g. ``'weight'``).
+        amount (int or float): how many entries to prune: a count, or a fraction in ``[0, 1]`` of the
+            total.
+        importance_scores (Tensor, optional): scores of the parameter's shape to rank by instead of its
+            values. Default: ``None``.
+
+    Returns:
+        Module: ``module``.
+
+    Example::
+
+        >>> from monoflow.nn.utils import prune
+        >>> m = prune.l1_unstructured(nn.Linear(4, 4), 'weight', amount=0.5)
+        >>> sorted(dict(m.named_buffers())), int((m.weight == 0).sum())
+        (['weight_mask'], 8)
+    """
     L1Unstructured.apply(module, name, amount=amount, importance_scores=importance_scores)
     return module
 
 
 def random_structured(module, name, amount, dim):
+    """Prunes ``amount`` whole slices of ``module.<name>`` along ``dim``, chosen at random.
+
+    ``module.<name>`` becomes ``<name>_orig * <name>_mask``: the parameter moves to ``<name>_orig``, the
+    mask is the buffer ``<name>_mask``, and a forward pre-hook recomputes the product. :func:`remove`
+    makes it permanent.
+
+    Args:
+        module (Module): the module that holds the tensor.
+        name (str): the name of the parameter to prune (e.g. ``'weight'``).
+        amount (int or float): how many slices to prune: a count, or a fraction in ``[0, 1]`` of the
+            slices.
+        dim (int): the dim of the slices.
+
+    Returns:
+        Module: ``module``.
+
+    Example::
+
+        >>> from monoflow.nn.utils import prune
+        >>> m = prune.random_structured(nn.Linear(4, 3), 'weight', amount=2, dim=0)
+        >>> (m.weight_mask.sum(1) == 0).sum().item()
+        2
+    """
     RandomStructured.apply(module, name, amount, dim)
     return module
 
 
 def ln_structured(module, name, amount, n, dim, importance_scores=None):
+    """Prunes the ``amount`` slices of ``module.<name>`` along ``dim`` of smallest L-``n`` norm.
+
+    ``module.<name>`` becomes ``<name>_orig * <name>_mask``: the parameter moves to ``<name>_orig``, the
+    mask is the buffer ``<name>_mask``, and a forward pre-hook recomputes the product. :func:`remove`
+    makes it permanent.
+
+    Args:
+        module (Module): the module that holds the tensor.
+        name (str): the name of the parameter to prune (e.g. ``'weight'``).
+        amount (int or float): how many slices to prune: a count, or a fraction in ``[0, 1]`` of the
+            slices.
+        n (int, float or str): the norm order.
+        dim (int): the dim of the slices.
+        importance_scores (Tensor, optional): scores of the parameter's shape to rank by instead of its
+            values. Default: ``None``.
+
+    Returns:
+        Module: ``module``.
+
+    Example::
+
+        >>> from monoflow.nn.utils import prune
+        >>> m = prune.ln_structured(nn.Conv2d(2, 4, 3), 'weight', amount=0.5, n=1, dim=0)
+        >>> (m.weight_mask.sum((1, 2, 3)) == 0).sum().item()
+        2
+    """
     LnStructured.apply(module, name, amount, n, dim, importance_scores=importance_scores)
     return module
 
 
 def custom_from_mask(module, name, mask):
+    """Prunes ``module.<name>`` with the given mask (its zeros are pruned).
+
+    ``module.<name>`` becomes ``<name>_orig * <name>_mask``: the parameter moves to ``<name>_orig``, the
+    mask is the buffer ``<name>_mask``, and a forward pre-hook recomputes the product. :func:`remove`
+    makes it permanent.
+
+    Args:
+        module (Module): the module that holds the tensor.
+        name (str): the name of the parameter to prune (e.g. ``'weight'``).
+        mask (Tensor): the mask, the parameter's shape.
+
+    Returns:
+        Module: ``module``.
+
+    Example::
+
+        >>> from monoflow.nn.utils import prune
+        >>> m = prune.custom_from_mask(nn.Linear(2, 1), 'weight', flow.tensor([[0.0, 1.0]]))
+        >>> bool(m.weight[0, 0] == 0), bool(m.weight[0, 1] == m.weight_orig[0, 1])
+        (True, True)
+    """
     CustomFromMask.apply(module, name, mask)
     return module
 
 
 def global_unstructured(parameters, pruning_method, importance_scores=None, **kwargs):
-    """Prunes the (module, name) pairs together: ``pruning_method`` (e.g.
-    L1Unstructured, amount=...) ranks all their entries as one vector."""
+    """Prunes several parameters together: ``pruning_method`` ranks all their entries as one vector (e.g.
+    the smallest 20% over the whole model).
+
+    Args:
+        parameters (iterable of (Module, str)): the ``(module, name)`` pairs to prune.
+        pruning_method (type): an unstructured method class, e.g. :class:`L1Unstructured` (others raise
+            ``TypeError``).
+        importance_scores (dict, optional): ``{(module, name): scores}`` to rank by instead of the
+            values. Default: ``None``.
+        kwargs: the method's arguments, e.g. ``amount=0.2``.
+
+    Example::
+
+        >>> from monoflow.nn.utils import prune
+        >>> a, b = nn.Linear(4, 4), nn.Linear(4, 4)
+        >>> prune.global_unstructured([(a, 'weight'), (b, 'weight')], prune.L1Unstructured, amount=8)
+        >>> int((a.weight == 0).sum() + (b.weight == 0).sum())
+        8
+    """
     if isinstance(parameters, _C.TensorBase) or not hasattr(parameters, "__iter__"):
         raise TypeError("global_unstructured(): parameters must be an iterable of (module, name) pairs")
     parameters = list(parameters)
@@ -347,7 +617,25 @@ def global_unstructured(parameters, pruning_method, importance_scores=None, **kw
 
 
 def remove(module, name):
-    """Makes the pruning of ``module.<name>`` permanent."""
+    """Makes the pruning of ``module.<name>`` permanent: the pruned values become the plain parameter
+    ``<name>`` again (``<name>_orig``, ``<name>_mask`` and the hook go). Raises ``ValueError`` when it
+    is not pruned.
+
+    Args:
+        module (Module): the module that holds the tensor.
+        name (str): the name of the parameter to prune (e.g. ``'weight'``).
+
+    Returns:
+        Module: ``module``.
+
+    Example::
+
+        >>> from monoflow.nn.utils import prune
+        >>> m = prune.l1_unstructured(nn.Linear(4, 4), 'weight', amount=0.5)
+        >>> m = prune.remove(m, 'weight')
+        >>> hasattr(m, 'weight_orig'), int((m.weight == 0).sum())
+        (False, 8)
+    """
     for key, hook in list(module._forward_pre_hooks.items()):
         if isinstance(hook, BasePruningMethod) and hook._tensor_name == name:
             hook.remove(module)
@@ -357,7 +645,21 @@ def remove(module, name):
 
 
 def is_pruned(module):
-    """Whether any submodule of ``module`` has a pruned parameter."""
+    """Whether any submodule of ``module`` has a pruned parameter.
+
+    Args:
+        module (Module): the module to inspect.
+
+    Example::
+
+        >>> from monoflow.nn.utils import prune
+        >>> m = nn.Sequential(nn.Linear(2, 2), nn.ReLU())
+        >>> prune.is_pruned(m)
+        False
+        >>> _ = prune.identity(m[0], 'weight')
+        >>> prune.is_pruned(m)
+        True
+    """
     return any(isinstance(hook, BasePruningMethod)
                for m in module.modules() for hook in m._forward_pre_hooks.values())
 
