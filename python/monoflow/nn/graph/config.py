@@ -4,10 +4,29 @@ __all__ = ["GraphConfig"]
 
 
 class GraphConfig:
-    """Settings of one nn.Graph: the actor runtime's slots and threads, the
-    plan passes compiling runs ("default", or None / () for none; read when a
-    plan is compiled, so set it before the first call), and the number of
-    micro-batches a training call accumulates gradients over."""
+    """The settings of one :class:`~monoflow.nn.Graph` (OneFlow's ``graph.config``), read when a plan is
+    compiled: set them
+    in the graph's ``__init__`` or before its first call.
+
+    Attributes: ``slots`` and ``threads`` of the actor runtime, ``passes`` (the plan passes compiling
+    runs:
+    ``"default"``, or ``None`` / ``()`` for none) and ``gradient_accumulation_steps``. Methods:
+    :meth:`set_gradient_accumulation_steps`, :meth:`enable_zero` (ZeRO stage 1 for global data-parallel
+    parameters) and
+    :meth:`enable_whole_graph_sbp`.
+
+    Example::
+
+        >>> class G(nn.Graph):
+        ...     def __init__(self):
+        ...         super().__init__()
+        ...         self.fc = nn.Linear(2, 2)
+        ...         self.config.set_gradient_accumulation_steps(4)
+        ...     def build(self, x):
+        ...         return self.fc(x)
+        >>> G().config
+        GraphConfig(slots=1, threads=1, passes='default', gradient_accumulation_steps=4)
+    """
 
     def __init__(self):
         self.slots = 1

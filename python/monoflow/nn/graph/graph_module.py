@@ -31,9 +31,33 @@ __all__ = ["GraphModule", "ModuleView"]
 
 
 class GraphModule:
-    """The graph-level settings of one module: ``activation_checkpointing``
-    and the pipeline stage (``set_stage``). Get it with
-    ``graph.<module>.to(flow.nn.graph.GraphModule)`` inside or outside build."""
+    """The graph-level settings of one module of an :class:`~monoflow.nn.Graph`:
+    ``activation_checkpointing`` (recompute
+    its activations in backward instead of keeping them) and its pipeline stage (:meth:`set_stage`).
+
+    Get it with ``graph.<module>.to(flow.nn.graph.GraphModule)``, inside or outside ``build``; the graph
+    creates it.
+
+    Args:
+        module (Module): the module it configures (``.module``).
+        name (str): the module's attribute name in the graph.
+
+    Example::
+
+        >>> class G(nn.Graph):
+        ...     def __init__(self):
+        ...         super().__init__()
+        ...         self.block = nn.Sequential(nn.Linear(4, 4), nn.ReLU())
+        ...         self.block.to(nn.graph.GraphModule).activation_checkpointing = True
+        ...     def build(self, x):
+        ...         return self.block(x)
+        >>> g = G()
+        >>> settings = g.block.to(nn.graph.GraphModule)
+        >>> settings.name, settings.activation_checkpointing
+        ('block', True)
+        >>> g(flow.randn(2, 4)).shape
+        monoflow.Size([2, 4])
+    """
 
     def __init__(self, module, name):
         self._module = module
