@@ -21,8 +21,8 @@ add_doc("tensor", "tensor(data, dtype=None, device=None, requires_grad=False, pi
     Builds a new tensor by copying ``data``.
 
     The dtype is inferred from ``data`` when not given: Python floats give the
-    default dtype (float32), ints give int64, bools give bool, complex gives
-    complex64; NumPy arrays keep their dtype. ``data`` is always copied; use
+    default dtype (float32), ints give int64, bools give bool; NumPy arrays
+    keep their dtype. ``data`` is always copied; use
     :func:`monoflow.as_tensor` or :func:`monoflow.from_numpy` to share memory.
 
     Args:
@@ -69,7 +69,7 @@ add_doc("from_numpy", "from_numpy(arr) -> Tensor", """
 
     Args:
         arr (numpy.ndarray): the array; its dtype must be one monoflow has
-            (bool, ints, float16/32/64, complex64/128).
+            (bool, uint8, int8/16/32/64, float16/32/64).
 
     Example::
 
