@@ -26,7 +26,30 @@ cdef extern from "monoflow/ops_random.h" namespace "monoflow":
 
 @cython.binding(False)
 cdef class Generator:
-    """A random number generator (Philox, counter-based): same seed, same numbers."""
+    """Generator(device='cpu')
+
+    A random number generator (Philox, counter-based): the same seed gives
+    the same numbers. Give it to random ops as ``generator=`` to draw from a
+    stream of one's own instead of the default one.
+
+    Methods: ``manual_seed(seed)`` (returns the generator), ``seed()`` (a
+    non-deterministic seed, returned), ``initial_seed()``, ``get_state()``
+    and ``set_state(state)`` (a uint8 tensor).
+
+    Args:
+        device (str or monoflow.device): the device whose ops it feeds.
+            Default: ``"cpu"``.
+
+    Example::
+
+        >>> g = flow.Generator().manual_seed(42)
+        >>> a = flow.rand(3, generator=g)
+        >>> _ = g.manual_seed(42)
+        >>> flow.equal(a, flow.rand(3, generator=g))
+        True
+        >>> g.initial_seed(), g.device
+        (42, device(type='cpu', index=0))
+    """
     cdef shared_ptr[CGenerator] g
     cdef readonly object device
 
