@@ -44,7 +44,31 @@ cdef object _DTYPE_TOKEN = object()
 
 
 cdef class dtype:
-    """An element type, e.g. ``monoflow.float32``."""
+    """dtype(...)
+
+    The element type of a tensor, e.g. ``monoflow.float32`` (what
+    ``Tensor.dtype`` returns). There is one object per type, to compare with
+    ``is`` or ``==``; they cannot be created by a script. The names
+    ``monoflow.bool``, ``uint8``, ``int8``, ``int16``, ``int32``, ``int64``,
+    ``float16``, ``bfloat16``, ``float32``, ``float64`` hold them, with torch's
+    aliases (``monoflow.float`` is ``float32``, ``long`` is ``int64``,
+    ``half`` is ``float16``, ``double`` is ``float64``, ``int`` is ``int32``).
+
+    Attributes:
+        name (str): the type's name, ``"float32"``.
+        itemsize (int): the size of one element in bytes.
+        is_floating_point (bool): whether it is a floating type.
+        is_signed (bool): whether it holds negative values.
+
+    Example::
+
+        >>> flow.zeros(2).dtype
+        monoflow.float32
+        >>> flow.float is flow.float32, flow.long
+        (True, monoflow.int64)
+        >>> flow.float16.itemsize, flow.int32.is_floating_point
+        (2, False)
+    """
     cdef readonly int _value
     cdef readonly str name
     cdef readonly int itemsize
@@ -117,7 +141,39 @@ def set_default_dtype(d):
 
 @cython.binding(False)
 cdef class device:
-    """A device: ``monoflow.device("cpu")``, ``monoflow.device("testdev", 1)``."""
+    """device(spec, index=None)
+
+    A device: where a tensor's memory lives and its ops run, as a type
+    (``"cpu"``, ``"cuda"``, or a plugin's type) and an index.
+
+    Printed with ``str()``, a device reads ``"cpu:0"`` (OneFlow's form);
+    its ``repr`` is torch's, ``device(type='cpu', index=0)``.
+
+    Args:
+        spec (str or device): ``"cpu"``, ``"cuda:1"``, a device type, or a
+            device (copied).
+        index (int, optional): the device index, when ``spec`` is a type
+            without one. Default: ``None``: the index in ``spec``, else 0.
+
+    Attributes:
+        type (str): the device type, ``"cpu"``.
+        index (int): the device index.
+
+    Raises:
+        ValueError: if ``spec`` names an index and ``index`` is given too.
+        RuntimeError: if the device type is not registered (its plugin is
+            not loaded).
+
+    Example::
+
+        >>> d = flow.device("cpu")
+        >>> d
+        device(type='cpu', index=0)
+        >>> d.type, d.index, str(d)
+        ('cpu', 0, 'cpu:0')
+        >>> flow.device("cpu", 0) == flow.device("cpu:0")
+        True
+    """
     cdef Device _d
     cdef readonly str type
     cdef readonly int index
