@@ -66,9 +66,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 
     ``input`` holds unnormalised scores (logits) with the classes at dim 1 (dim 0 for an unbatched
     ``(C,)`` input). ``target`` is either class indices (int64, without the class dim) or class
-    probabilities
-    (floating, the shape of ``input``). Computed as one fused op: ``nll_loss(log_softmax(input, 1),
-    target)``.
+    probabilities (floating, the shape of ``input``). Computed as one fused op:
+    ``nll_loss(log_softmax(input, 1), target)``.
 
     Args:
         input (Tensor): logits ``(N, C)``, ``(C,)`` or ``(N, C, d1, ...)``.

@@ -67,15 +67,12 @@ def _tensor_type_name(value):
 
 class Module:
     """Base class of every layer and model: subclass it, create parameters and submodules in ``__init__``
-    (after
-    ``super().__init__()``) and write ``forward``.
+    (after ``super().__init__()``) and write ``forward``.
 
     Attributes that are :class:`Parameter` or Module are registered as they are assigned, so
-    :meth:`parameters`,
-    :meth:`state_dict`, :meth:`to` and :meth:`train`/:meth:`eval` reach them. Call the module
-    (``m(x)``), not ``forward``:
-    the call runs the forward pre-hooks and hooks around it. ``Module()`` takes no arguments (others
-    raise ``TypeError``).
+    :meth:`parameters`, :meth:`state_dict`, :meth:`to` and :meth:`train`/:meth:`eval` reach them. Call
+    the module (``m(x)``), not ``forward``: the call runs the forward pre-hooks and hooks around it.
+    ``Module()`` takes no arguments (others raise ``TypeError``).
 
     Args:
         args: none are accepted.

@@ -17,12 +17,10 @@ _making = False
 
 class Parameter(Tensor):
     """A tensor that is a module parameter: assigning one to a :class:`Module` attribute registers it, so
-    that
-    :meth:`Module.parameters` and the state dict include it.
+    that :meth:`Module.parameters` and the state dict include it.
 
     ``Parameter(data)`` is a new leaf sharing ``data``'s memory; ``Parameter()`` is an empty parameter.
-    A global
-    ``data`` (``data.to_global(placement, sbp)``) gives a global parameter.
+    A global ``data`` (``data.to_global(placement, sbp)``) gives a global parameter.
 
     Args:
         data (Tensor, optional): the values (a non-tensor raises ``TypeError``). Default: ``None`` (an

@@ -370,8 +370,7 @@ def threshold_(input, threshold_value, value):
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """Randomised leaky ReLU. In training each negative element gets a slope drawn from ``U(lower,
-    upper)``;
-    otherwise the slope is ``(lower + upper) / 2``. See :class:`~monoflow.nn.RReLU`.
+    upper)``; otherwise the slope is ``(lower + upper) / 2``. See :class:`~monoflow.nn.RReLU`.
 
     Args:
         input (Tensor): the input, a floating-point tensor of any shape.

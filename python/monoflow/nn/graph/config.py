@@ -5,15 +5,12 @@ __all__ = ["GraphConfig"]
 
 class GraphConfig:
     """The settings of one :class:`~monoflow.nn.Graph` (OneFlow's ``graph.config``), read when a plan is
-    compiled: set them
-    in the graph's ``__init__`` or before its first call.
+    compiled: set them in the graph's ``__init__`` or before its first call.
 
     Attributes: ``slots`` and ``threads`` of the actor runtime, ``passes`` (the plan passes compiling
-    runs:
-    ``"default"``, or ``None`` / ``()`` for none) and ``gradient_accumulation_steps``. Methods:
+    runs: ``"default"``, or ``None`` / ``()`` for none) and ``gradient_accumulation_steps``. Methods:
     :meth:`set_gradient_accumulation_steps`, :meth:`enable_zero` (ZeRO stage 1 for global data-parallel
-    parameters) and
-    :meth:`enable_whole_graph_sbp`.
+    parameters) and :meth:`enable_whole_graph_sbp`.
 
     Example::
 

@@ -25,17 +25,14 @@ class Graph:
 
     Subclass it, assign modules as attributes in ``__init__`` (after ``super().__init__()``), optionally
     ``self.add_optimizer(opt, lr_sch=...)``, and write ``build(*args)``. Calling the graph traces
-    ``build`` on the first call
-    with a given input signature (the nesting of tuples/lists/dicts, tensor shapes, dtypes and devices,
-    non-tensor values)
-    and replays the plan on later calls with that signature; a new signature compiles another plan.
+    ``build`` on the first call with a given input signature (the nesting of tuples/lists/dicts, tensor
+    shapes, dtypes and devices, non-tensor values) and replays the plan on later calls with that
+    signature; a new signature compiles another plan.
 
     Without an optimizer it is an eval graph: ``build`` runs without autograd. With one, ``build`` calls
     ``loss.backward()`` and the graph runs gradient clipping (the param groups' ``clip_grad_max_norm``),
-    the optimizer's
-    step, ``zero_grad`` and the lr scheduler's step after it;
-    ``config.set_gradient_accumulation_steps(n)`` runs ``build``
-    on ``n`` micro-batches per call first.
+    the optimizer's step, ``zero_grad`` and the lr scheduler's step after it;
+    ``config.set_gradient_accumulation_steps(n)`` runs ``build`` on ``n`` micro-batches per call first.
 
     Module attributes read back from the graph are ModuleViews: the module for all purposes, plus
     ``.to(flow.nn.graph.GraphModule)`` for its graph settings (activation checkpointing, pipeline

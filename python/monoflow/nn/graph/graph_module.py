@@ -32,8 +32,8 @@ __all__ = ["GraphModule", "ModuleView"]
 
 class GraphModule:
     """The graph-level settings of one module of an :class:`~monoflow.nn.Graph`:
-    ``activation_checkpointing`` (recompute
-    its activations in backward instead of keeping them) and its pipeline stage (:meth:`set_stage`).
+    ``activation_checkpointing`` (recompute its activations in backward instead of keeping them) and its
+    pipeline stage (:meth:`set_stage`).
 
     Get it with ``graph.<module>.to(flow.nn.graph.GraphModule)``, inside or outside ``build``; the graph
     creates it.

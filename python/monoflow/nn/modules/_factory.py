@@ -33,9 +33,8 @@ def reset_affine(module):
 
 def factory_kwargs(kwargs):
     """torch.nn.factory_kwargs: the ``device``/``dtype``/``memory_format`` entries of ``kwargs``, merged
-    with an explicit
-    ``factory_kwargs`` dict entry, ready to pass to tensor factories; any other key raises
-    ``TypeError``.
+    with an explicit ``factory_kwargs`` dict entry, ready to pass to tensor factories; any other key
+    raises ``TypeError``.
 
     Args:
         kwargs (dict, optional): keyword arguments of a module's constructor; ``None`` gives ``{}``.

@@ -28,10 +28,8 @@ class Sequential(Module):
     """A chain of modules called in order, each on the previous one's output.
 
     Build it as ``Sequential(m1, m2, ...)`` (the children are named ``'0'``, ``'1'``, ...) or from an
-    ``OrderedDict`` of
-    names to modules. It supports indexing and slicing (a slice is a new Sequential), ``len``,
-    iteration, ``+``,
-    :meth:`append`, :meth:`insert`, :meth:`extend` and :meth:`pop`.
+    ``OrderedDict`` of names to modules. It supports indexing and slicing (a slice is a new Sequential),
+    ``len``, iteration, ``+``, :meth:`append`, :meth:`insert`, :meth:`extend` and :meth:`pop`.
 
     Args:
         args: the modules, or a single ``OrderedDict`` mapping names to modules.
@@ -133,8 +131,7 @@ class ModuleList(Module):
     """A list of submodules, registered so that their parameters belong to the owner.
 
     It supports indexing and slicing, ``len``, iteration, ``+=``, :meth:`append`, :meth:`extend`,
-    :meth:`insert` and
-    :meth:`pop`. It has no ``forward``: iterate over it in your own.
+    :meth:`insert` and :meth:`pop`. It has no ``forward``: iterate over it in your own.
 
     Args:
         modules (iterable of Module, optional): the initial modules. Default: ``None``.
@@ -239,8 +236,7 @@ class ModuleDict(Module):
     the owner.
 
     It supports ``[key]``, ``in``, ``len``, iteration over the keys, :meth:`keys`, :meth:`items`,
-    :meth:`values`,
-    :meth:`update`, :meth:`pop` and :meth:`clear`.
+    :meth:`values`, :meth:`update`, :meth:`pop` and :meth:`clear`.
 
     Args:
         modules (dict or iterable of (str, Module) pairs, optional): the initial modules. Default:
@@ -404,9 +400,8 @@ class ParameterDict(Module):
     """An ordered dict of parameters; plain tensors are wrapped in :class:`Parameter`.
 
     It supports ``[key]``, ``in``, ``len``, iteration over the keys, :meth:`keys`, :meth:`items`,
-    :meth:`values`, :meth:`get`,
-    :meth:`setdefault`, :meth:`update`, :meth:`pop`, :meth:`copy` and :meth:`clear`. Calling it raises
-    ``RuntimeError``.
+    :meth:`values`, :meth:`get`, :meth:`setdefault`, :meth:`update`, :meth:`pop`, :meth:`copy` and
+    :meth:`clear`. Calling it raises ``RuntimeError``.
 
     Args:
         parameters (dict or iterable of (str, Tensor) pairs, optional): the initial parameters. Default:
@@ -501,8 +496,7 @@ class ParameterDict(Module):
 
 class Container(Module):
     """torch's deprecated ``Container(**modules)``: a Module holding the given submodules (warns when
-    built; subclass
-    :class:`Module` instead).
+    built; subclass :class:`Module` instead).
 
     Args:
         kwargs: the submodules, by name.

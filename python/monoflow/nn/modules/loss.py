@@ -189,9 +189,8 @@ class CrossEntropyLoss(_WeightedLoss):
 
     ``input`` holds unnormalised scores (logits) with the classes at dim 1 (dim 0 for an unbatched
     ``(C,)`` input). ``target`` is either class indices (int64, without the class dim) or class
-    probabilities
-    (floating, the shape of ``input``). Computed as one fused op: ``nll_loss(log_softmax(input, 1),
-    target)``.
+    probabilities (floating, the shape of ``input``). Computed as one fused op:
+    ``nll_loss(log_softmax(input, 1), target)``.
 
     Args:
         weight (Tensor, optional): a rescaling weight per class, shape ``(C,)``. Default: ``None``.

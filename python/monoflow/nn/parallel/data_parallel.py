@@ -14,8 +14,8 @@ class DataParallel(Module):
 
     Programs written for ``nn.DataParallel`` run unchanged on one device; several ``device_ids`` raise
     ``NotImplementedError`` (use :class:`~monoflow.nn.parallel.DistributedDataParallel`, one process per
-    device).
-    The wrapped module is ``self.module`` (state dict keys get the ``module.`` prefix, as in torch).
+    device). The wrapped module is ``self.module`` (state dict keys get the ``module.`` prefix, as in
+    torch).
 
     Args:
         module (Module): the module to wrap.

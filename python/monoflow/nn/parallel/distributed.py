@@ -11,18 +11,14 @@ from monoflow.nn.parallel._reducer import Reducer, shape_signature
 
 class DistributedDataParallel(Module):
     """Wraps ``module`` so that ``backward`` leaves in every parameter's ``.grad`` the average of the
-    gradients
-    computed by all ranks.
+    gradients computed by all ranks.
 
     As in OneFlow, no ``init_process_group`` call is needed: without ``process_group`` the process group
-    is set up from
-    the launcher's environment (a single process is a world of size 1). At wrap time rank 0's parameters
-    and buffers
-    are broadcast (after checking that every rank has the same parameter shapes); with
-    ``broadcast_buffers`` buffers
-    are broadcast again before each forward. Gradients are averaged in buckets of about
-    ``bucket_cap_mb`` MiB that are
-    all-reduced asynchronously as soon as they are complete, overlapping the rest of backward.
+    is set up from the launcher's environment (a single process is a world of size 1). At wrap time rank
+    0's parameters and buffers are broadcast (after checking that every rank has the same parameter
+    shapes); with ``broadcast_buffers`` buffers are broadcast again before each forward. Gradients are
+    averaged in buckets of about ``bucket_cap_mb`` MiB that are all-reduced asynchronously as soon as
+    they are complete, overlapping the rest of backward.
 
     Args:
         module (Module): the module to replicate; it needs a parameter that requires a gradient (else

@@ -42,15 +42,12 @@ def _count(amount, size):
 
 class BasePruningMethod(ABC):
     """The base of the pruning methods: a subclass writes ``compute_mask(t, default_mask)``, the new mask
-    of tensor
-    ``t`` given the current one.
+    of tensor ``t`` given the current one.
 
     ``Method.apply(module, name, *args, importance_scores=None, **kwargs)`` prunes ``module.<name>``;
-    the method's instances are
-    the forward pre-hooks that recompute ``<name> = <name>_orig * <name>_mask``. A parameter pruned
-    twice gets a
-    :class:`PruningContainer` of both methods. ``PRUNING_TYPE`` is ``'unstructured'``, ``'structured'``
-    or ``'global'``.
+    the method's instances are the forward pre-hooks that recompute ``<name> = <name>_orig *
+    <name>_mask``. A parameter pruned twice gets a :class:`PruningContainer` of both methods.
+    ``PRUNING_TYPE`` is ``'unstructured'``, ``'structured'`` or ``'global'``.
 
     Example::
 
