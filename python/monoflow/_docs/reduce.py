@@ -1155,3 +1155,72 @@ add_doc("bucketize", "bucketize(input, boundaries, *, out_int32=False, right=Fal
         >>> flow.bucketize(flow.tensor([3, 6, 9]), flow.tensor([1, 3, 5, 7]))
         tensor([1, 3, 4])
     """)
+
+# ---------------------------------------------------------------- closeness (statistics of a comparison)
+
+add_doc("isclose", "isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> Tensor", r"""
+    Tests, element-wise, whether ``input`` and ``other`` are close: ``|input - other| <= atol + rtol * |other|``.
+
+    Equal elements (infinities of the same sign included) are always close;
+    NaN is close to NaN only with ``equal_nan=True``. The test is not
+    symmetric: the tolerance scales with ``other``. Both tensors must have
+    the same dtype (``RuntimeError`` otherwise); ``other`` may be a number.
+
+    Args:
+        input (Tensor): the first tensor.
+        other (Tensor or Number): the second one, broadcastable with ``input``.
+        rtol (float): the relative tolerance, ``>= 0``. Default: ``1e-05``.
+        atol (float): the absolute tolerance, ``>= 0``. Default: ``1e-08``.
+        equal_nan (bool): count two NaNs as close. Default: ``False``.
+
+    Returns:
+        Tensor: a bool tensor of the broadcast shape.
+
+    Example::
+
+        >>> a = flow.tensor([1., 2., float("nan")])
+        >>> b = flow.tensor([1., 2.000001, float("nan")])
+        >>> flow.isclose(a, b)
+        tensor([ True,  True, False])
+        >>> a.isclose(b, equal_nan=True)
+        tensor([True, True, True])
+        >>> flow.isclose(flow.tensor([1.]), flow.tensor([1.1]), rtol=0, atol=0.2)
+        tensor([True])
+    """)
+
+add_doc("allclose", "allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool", r"""
+    Whether every element of ``input`` is close to ``other``, as :func:`monoflow.isclose` tests it (a Python bool).
+
+    Args:
+        input (Tensor): the first tensor.
+        other (Tensor or Number): the second one, broadcastable with ``input``.
+        rtol (float): the relative tolerance. Default: ``1e-05``.
+        atol (float): the absolute tolerance. Default: ``1e-08``.
+        equal_nan (bool): count two NaNs as close. Default: ``False``.
+
+    Example::
+
+        >>> a = flow.tensor([1., 2., float("nan")])
+        >>> b = flow.tensor([1., 2.000001, float("nan")])
+        >>> flow.allclose(a, b)
+        False
+        >>> a.allclose(b, equal_nan=True)
+        True
+    """)
+
+add_doc("equal", "equal(input, other) -> bool", r"""
+    Whether ``input`` and ``other`` have the same shape and the same elements (a Python bool).
+
+    Different shapes give ``False`` (no broadcasting); NaN is never equal to NaN.
+
+    Args:
+        input (Tensor): the first tensor.
+        other (Tensor): the second tensor.
+
+    Example::
+
+        >>> flow.equal(flow.tensor([1, 2]), flow.tensor([1, 2]))
+        True
+        >>> flow.tensor([1, 2]).equal(flow.tensor([1, 2, 3]))
+        False
+    """)

@@ -19,14 +19,30 @@ __all__ = ["erf", "erfc", "erfinv", "erfcx", "expit", "logit", "exp2", "expm1", 
            "log_softmax", "xlogy", "xlog1py", "entr", "sinc", "round", "gammaln", "digamma", "psi", "polygamma",
            "multigammaln", "zeta", "i0", "i0e", "i1", "i1e", "ndtr", "ndtri", "log_ndtr"]
 
-erf, erfc, exp2, expm1, log1p = _m.erf, _m.erfc, _m.exp2, _m.expm1, _m.log1p
-expit = _m.sigmoid
 logit, xlogy, sinc = _p.logit, _p.xlogy, _p.sinc
-round = _m.round  # noqa: A001
+
+# The core's ops under their special-function names, looked up in ops_math
+# when used rather than bound here: the global layer replaces ops_math's
+# functions after this module is imported, and a name bound here would stay
+# the unwrapped function, with another docstring than monoflow.erf and no
+# dispatch of global tensors. Looked up, special.erf *is* monoflow.erf.
+_MATH_NAMES = {"erf": "erf", "erfc": "erfc", "exp2": "exp2", "expm1": "expm1", "log1p": "log1p",
+               "expit": "sigmoid", "round": "round"}
+
+
+def __getattr__(name):
+    target = _MATH_NAMES.get(name)
+    if target is None:
+        raise AttributeError(f"module 'monoflow.special' has no attribute '{name}'")
+    return getattr(_m, target)
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_MATH_NAMES))
 
 
 def logsumexp(input, dim, keepdim=False):
-    """The log of the sum of exponentials of ``input`` over ``dim``, computed stably; the same as :func:`monoflow.logsumexp`.
+    """The log of the sum of exponentials of ``input`` over ``dim``, computed stably: :func:`monoflow.logsumexp`.
 
     Args:
         input (Tensor): the floating-point tensor to reduce.
@@ -423,7 +439,10 @@ def polygamma(n, input):
 def multigammaln(input, p):
     r"""The log of the multivariate gamma function of dimension ``p``, element-wise.
 
-    .. math:: \log \Gamma_p(x) = \frac{p (p - 1)}{4} \log \pi + \sum_{i=0}^{p-1} \log\Gamma\!\left(x - \frac{i}{2}\right)
+    .. math::
+
+        \log \Gamma_p(x) = \frac{p (p - 1)}{4} \log \pi
+            + \sum_{i=0}^{p-1} \log\Gamma\!\left(x - \frac{i}{2}\right)
 
     Args:
         input (Tensor): the values, each ``> (p - 1) / 2`` for a finite result.
