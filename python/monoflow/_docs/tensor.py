@@ -178,6 +178,37 @@ add_doc("dim", "Tensor.dim() -> int", """
         (2, 0)
     """)
 
+add_doc("ndimension", "Tensor.ndimension() -> int", """
+    Returns the number of dimensions: the old name of :meth:`Tensor.dim`.
+
+    Example::
+
+        >>> flow.zeros(2, 3).ndimension()
+        2
+    """)
+
+add_doc("nelement", "Tensor.nelement() -> int", """
+    Returns the number of elements: the old name of :meth:`Tensor.numel`.
+
+    Example::
+
+        >>> flow.zeros(2, 3).nelement()
+        6
+    """)
+
+add_doc("is_same_size", "Tensor.is_same_size(other) -> bool", """
+    Returns whether ``other`` has the same shape as this tensor.
+
+    Args:
+        other (Tensor): the tensor to compare shapes with.
+
+    Example::
+
+        >>> x = flow.zeros(2, 3)
+        >>> x.is_same_size(flow.ones(2, 3)), x.is_same_size(flow.ones(3, 2))
+        (True, False)
+    """)
+
 add_doc("stride", "Tensor.stride(dim=None) -> tuple of int or int", """
     Returns the strides of the tensor: for each dimension, how many elements
     apart in memory consecutive indices are.
