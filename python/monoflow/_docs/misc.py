@@ -62,7 +62,7 @@ add_doc("can_cast", "can_cast(from_, to) -> bool", """
     floating to an integral dtype, nor from a non-bool to bool).
 
     Args:
-        from_ (monoflow.dtype): the source dtype.
+        ``from_`` (monoflow.dtype): the source dtype.
         to (monoflow.dtype): the target dtype.
 
     Example::

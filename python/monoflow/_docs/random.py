@@ -308,7 +308,7 @@ add_doc("random_", "Tensor.random_(from_=0, to=None, *, generator=None) -> Tenso
     a bound is needed: ``x.random_()`` with none raises ``ValueError``.
 
     Args:
-        from_ (int): the lowest value (or ``to`` when given alone). Default: 0.
+        ``from_`` (int): the lowest value (or ``to`` when given alone). Default: 0.
         to (int, optional): one above the highest value.""" + _GEN + """
 
     Example::
