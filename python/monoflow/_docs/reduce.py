@@ -908,7 +908,7 @@ add_doc("trapezoid", "trapezoid(y, x=None, *, dx=None, dim=-1) -> Tensor", r"""
     .. math:: \int y \approx \sum_i \frac{(x_{i+1} - x_i)(y_{i+1} + y_i)}{2}
 
     The sample points are ``x`` (a tensor), or evenly spaced by ``dx`` (default 1).
-    ``trapz`` is the same function under its older name.
+    :func:`monoflow.trapz` is the same operation under its older name.
 
     Args:
         y (Tensor): the values to integrate.
@@ -930,7 +930,24 @@ add_doc("trapezoid", "trapezoid(y, x=None, *, dx=None, dim=-1) -> Tensor", r"""
         tensor(2.)
         >>> flow.trapezoid(y, flow.tensor([0., 1., 3.]))
         tensor(6.5000)
-    """, aliases=("trapz",))
+    """)
+
+add_doc("trapz", "trapz(y, x=None, *, dx=None, dim=-1) -> Tensor", r"""
+    Integrates ``y`` along ``dim`` by the trapezoid rule: the older name of :func:`monoflow.trapezoid`.
+
+    Args:
+        y (Tensor): the values to integrate.
+        x (Tensor or Number, optional): the sample points, or a number used as
+            the spacing.
+        dx (float, optional): the constant spacing of the samples when ``x``
+            is not given. Default: 1.
+        dim (int): the dim to integrate along. Default: -1.
+
+    Example::
+
+        >>> flow.trapz(flow.tensor([[1., 2., 3.], [0., 0., 1.]]))
+        tensor([4.0000, 0.5000])
+    """)
 
 add_doc("cumulative_trapezoid", "cumulative_trapezoid(y, x=None, *, dx=None, dim=-1) -> Tensor", r"""
     The running trapezoid-rule integral of ``y`` along ``dim`` (one element fewer than ``y``).
