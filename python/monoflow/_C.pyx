@@ -35,14 +35,34 @@ class OutOfMemoryError(RuntimeError):
 
 set_oom_type(OutOfMemoryError)
 
+# ---------------------------------------------------------------- division
+
+def _rounded_division(a, b, mode):
+    """a / b rounded toward zero ('trunc') or down ('floor'), as torch.div's
+    rounding_mode; integer operands keep their integer dtype, exactly."""
+    if mode == "floor":
+        return a // b
+    if mode != "trunc":
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                           f"but found '{mode}'")
+    b_is_tensor = isinstance(b, TensorBase)
+    b_integral = (not b.dtype.is_floating_point) if b_is_tensor else isinstance(b, int)
+    if a.dtype.is_floating_point or not b_integral:
+        return (a / b).trunc()
+    # |a| // |b| with the sign of the quotient: exact for any integers.
+    if b_is_tensor:
+        return (a.abs() // b.abs()) * (a.sign() * b.sign())
+    return (a.abs() // abs(b)) * (a.sign() * ((b > 0) - (b < 0)))
+
+
 # ---------------------------------------------------------------- dtypes
 
-@cython.binding(False)
 # Only this module makes dtype objects (one per element type); a dtype built
 # by a script would carry no element type and silently act as bool.
 cdef object _DTYPE_TOKEN = object()
 
 
+@cython.binding(False)
 cdef class dtype:
     """dtype(...)
 
@@ -644,8 +664,10 @@ cdef class TensorBase:
     def mul(self, other):
         return self * other
 
-    def div(self, other):
-        return self / other
+    def div(self, other, *, rounding_mode=None):
+        if rounding_mode is None:
+            return self / other
+        return _rounded_division(self, other, rounding_mode)
 
     def add_(self, other, *, alpha=1):
         if alpha != 1:
@@ -666,8 +688,10 @@ cdef class TensorBase:
     def mul_(self, other):
         return _inplace(kOp_mul, kOp_mul_scalar, self, other)
 
-    def div_(self, other):
-        return _inplace(kOp_div, kOp_div_scalar, self, other)
+    def div_(self, other, *, rounding_mode=None):
+        if rounding_mode is None:
+            return _inplace(kOp_div, kOp_div_scalar, self, other)
+        return self.copy_(_rounded_division(self, other, rounding_mode))
 
     def neg(self):
         return wrap(unary(kOp_neg, self.t))

@@ -26,10 +26,12 @@ def mul(input, other):
     return _C.check_tensor(input, "mul") * other
 
 
-def div(input, other):
+def div(input, other, *, rounding_mode=None):
     if not isinstance(input, _C.TensorBase) and isinstance(other, _C.TensorBase):
-        return other.__rtruediv__(input)
-    return _C.check_tensor(input, "div") / other
+        if rounding_mode is None:
+            return other.__rtruediv__(input)
+        input = _as_tensor(input, other)  # a number first, rounded: as a 0-dim tensor
+    return _C.check_tensor(input, "div").div(other, rounding_mode=rounding_mode)
 
 
 def floor_divide(input, other):

@@ -8,7 +8,6 @@ branch that `where` discards could produce inf/NaN (and so a NaN gradient
 through the discarded side), its input is replaced by a safe value first.
 """
 import math
-import numbers
 
 import numpy as np
 
@@ -66,20 +65,9 @@ def rsub(input, other, *, alpha=1):
 
 
 def divide(input, other, *, rounding_mode=None):
-    """input / other; rounding_mode 'trunc' or 'floor' rounds the quotient
-    (integer inputs then keep their integer dtype, as in torch)."""
-    if rounding_mode is None:
-        return input / other
-    if rounding_mode == "floor":
-        return input // other
-    if rounding_mode == "trunc":
-        ints = [v.dtype.is_floating_point is False if isinstance(v, _C.TensorBase) else
-                isinstance(v, numbers.Integral) for v in (input, other)]
-        if all(ints):  # integers: exact, |a| // |b| with the sign of the quotient
-            return (_m.abs(input) // _m.abs(other)) * (_m.sign(input) * _m.sign(other))
-        return _m.trunc(input / other)
-    raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
-                     f"'{rounding_mode}'")
+    # monoflow.div, which _tensor's import of this module cannot import here.
+    from monoflow._functional import div
+    return div(input, other, rounding_mode=rounding_mode)
 
 
 true_divide = divide

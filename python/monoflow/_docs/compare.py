@@ -406,9 +406,10 @@ add_doc("logical_not", "logical_not(input) -> Tensor", r"""
 
 # ---------------------------------------------------------------- selection
 
-add_doc("where", "where(condition, input, other) -> Tensor", r"""
+add_doc("where", "where(condition, input=None, other=None) -> Tensor", r"""
     Selects, element-wise, from ``input`` where ``condition`` is ``True`` and
-    from ``other`` where it is ``False``.
+    from ``other`` where it is ``False``. With ``condition`` alone, returns
+    the indices of its nonzero elements, ``condition.nonzero(as_tuple=True)``.
 
     .. math:: \text{out}_i = \begin{cases} \text{input}_i & \text{if } \text{condition}_i \\
         \text{other}_i & \text{otherwise} \end{cases}
@@ -434,6 +435,8 @@ add_doc("where", "where(condition, input, other) -> Tensor", r"""
         >>> flow.where(flow.tensor([[True], [False]]), flow.tensor([1, 2]), flow.tensor([10, 20]))
         tensor([[ 1,  2],
                 [10, 20]])
+        >>> flow.where(flow.tensor([0, 3, 0, 5]))
+        (tensor([1, 3]),)
     """, method=False)
 
 add_doc("where", "Tensor.where(condition, other) -> Tensor", r"""

@@ -133,20 +133,23 @@ add_doc("mul", "mul(input, other) -> Tensor", r"""
         monoflow.Size([2, 3])
     """, aliases=("multiply",))
 
-add_doc("div", "div(input, other) -> Tensor", r"""
+add_doc("div", "div(input, other, *, rounding_mode=None) -> Tensor", r"""
     Divides ``input`` by ``other``, element-wise (true division).
 
     .. math:: \text{out}_i = \frac{\text{input}_i}{\text{other}_i}
 
-    The shapes broadcast. The result is always floating: integer and bool
-    operands give the default floating dtype. Division by zero gives ``inf``
-    or ``nan`` as in IEEE arithmetic. ``input`` may be a number when ``other``
-    is a tensor. For the ``rounding_mode`` option use :func:`monoflow.divide`
-    (``Tensor.div`` does not take it).
+    The shapes broadcast. Without ``rounding_mode`` the result is always
+    floating: integer and bool operands give the default floating dtype.
+    Division by zero gives ``inf`` or ``nan`` as in IEEE arithmetic.
+    ``input`` may be a number when ``other`` is a tensor. ``"trunc"`` rounds
+    the quotient towards zero, ``"floor"`` rounds it down; with these two,
+    integer operands keep their integer dtype (see :func:`monoflow.divide`).
 
     Args:
         input (Tensor or Number): the dividend.
         other (Tensor or Number): the divisor.
+        rounding_mode (str, optional): ``None``, ``"trunc"`` or ``"floor"``.
+            Default: ``None``.
 
     Returns:
         Tensor: a new floating tensor of the broadcast shape.
@@ -157,14 +160,16 @@ add_doc("div", "div(input, other) -> Tensor", r"""
         tensor([0.5000, 1.0000, 1.5000])
         >>> flow.tensor([1.0, -1.0, 0.0]).div(0)
         tensor([inf, -inf, nan])
+        >>> flow.tensor([7, -7]).div(2, rounding_mode="trunc")
+        tensor([ 3, -3])
     """)
 
 add_doc("divide", "divide(input, other, *, rounding_mode=None) -> Tensor", r"""
     Divides ``input`` by ``other``, element-wise, optionally rounding the
     quotient.
 
-    With ``rounding_mode=None`` this is :func:`monoflow.div` (true division,
-    a floating result). ``"trunc"`` rounds the quotient towards zero (C
+    The same operation as :func:`monoflow.div`: with ``rounding_mode=None``,
+    true division (a floating result). ``"trunc"`` rounds the quotient towards zero (C
     division), ``"floor"`` rounds it down (Python's ``//``); with these two,
     integer operands keep their integer dtype. The shapes broadcast.
     ``true_divide`` is another name for it.
