@@ -603,7 +603,8 @@ add_doc("softmax", "softmax(input, dim, dtype=None) -> Tensor", r"""
     .. math:: \text{softmax}(x)_i = \frac{e^{x_i}}{\sum_j e^{x_j}}
 
     Computed stably (the slice's maximum is subtracted first). Integer inputs
-    need ``dtype``, or are computed in the default floating dtype.
+    need a floating ``dtype`` to compute in; without one they raise
+    ``NotImplementedError``, as in PyTorch.
 
     Args:
         input (Tensor): the tensor of scores.
