@@ -24,6 +24,22 @@ class Size(tuple):
 _C._set_size_class(Size)
 
 
+class _LayoutFlag:
+    """A read-only flag with a docstring: ``Tensor.is_global`` / ``is_local``.
+    The class reads it too (``getattr(Parameter, "is_global")`` is False);
+    GlobalTensor overrides both with properties."""
+
+    def __init__(self, value, doc):
+        self._value = value
+        self.__doc__ = doc
+
+    def __get__(self, obj, owner=None):
+        return self._value
+
+    def __set__(self, obj, value):
+        raise AttributeError("is_global and is_local are read-only")
+
+
 def _parse_to_args(args, kwargs):
     device = kwargs.pop("device", None)
     dtype = kwargs.pop("dtype", None)
@@ -65,8 +81,10 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
         return tensor_repr(self)
 
     # -- global tensors (monoflow/_global)
-    is_global = False
-    is_local = True
+    is_global = _LayoutFlag(False, """Whether this is a global tensor (one laid out over the ranks
+        of a placement, see :meth:`Tensor.to_global`): ``False`` for local tensors.""")
+    is_local = _LayoutFlag(True, """Whether this is a local tensor (held whole by this process):
+        ``True`` except for global tensors (see :meth:`Tensor.to_global`).""")
 
     def to_global(self, placement=None, sbp=None, **kwargs):
         """A global tensor whose shard on this rank is this tensor (its memory
