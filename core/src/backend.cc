@@ -88,6 +88,22 @@ MFDeviceProperties Backend::properties(int index) const {
   return p;
 }
 
+bool Backend::has_thread_control() const {
+  return MF_HAS_FIELD(api_, MFDevicePlugin, get_num_threads) && api_->set_num_threads && api_->get_num_threads;
+}
+
+int Backend::num_threads() const {
+  MF_CHECK(has_thread_control(), NotImplementedError, "the '", name_,
+           "' device plugin does not report its thread count (plugin ABI 1.1 get_num_threads)");
+  return api_->get_num_threads();
+}
+
+void Backend::set_num_threads(int n) {
+  MF_CHECK(has_thread_control(), NotImplementedError, "the '", name_,
+           "' device plugin does not control its thread count (plugin ABI 1.1 set_num_threads)");
+  check(api_->set_num_threads(n), "set_num_threads");
+}
+
 void Backend::init_device(int index) {
   MF_CHECK(index >= 0 && index < device_count_, RuntimeError, name_, ": invalid device index ", index, " (",
            device_count_, " device(s))");

@@ -262,6 +262,18 @@ MFStatus register_kernels(const MFHostApi* host) noexcept {
   });
 }
 
+// ------------------------------------------------------------ kernel threads (ABI 1.1)
+
+MFStatus set_num_threads(int32_t n) noexcept {
+  return guarded([&] {
+    if (!set_kernel_threads(n))
+      fail(MF_ERR_INVALID_ARGUMENT, "set_num_threads: the thread count must be positive, got " + std::to_string(n));
+    return MF_OK;
+  });
+}
+
+int32_t get_num_threads() noexcept { return kernel_threads(); }
+
 const MFDevicePlugin kPlugin = {
     sizeof(MFDevicePlugin),
     MF_ABI_MAJOR,
@@ -288,6 +300,8 @@ const MFDevicePlugin kPlugin = {
     event_query,
     event_synchronize,
     register_kernels,
+    set_num_threads,
+    get_num_threads,
 };
 
 }  // namespace

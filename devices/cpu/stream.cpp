@@ -267,6 +267,7 @@ void Stream::worker_loop(Worker* w, Progress* progress, uint64_t done) {
   configure_worker_threads();
   for (;;) {
     if (enqueued_.load(std::memory_order_acquire) > done) {
+      refresh_worker_threads();
       run(ring_[done & (kCapacity - 1)]);
       progress->publish(++done);
       continue;

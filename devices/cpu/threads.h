@@ -14,8 +14,14 @@
 //   threads): on a machine that other processes keep busy, a fixed team
 //   waits at every barrier for a member the scheduler has parked, which
 //   measured 86x slower MLP training steps than one thread at load 16 on 2
-//   cores. MONOFLOW_NUM_THREADS (or OMP_NUM_THREADS) sets a fixed team.
+//   cores. MONOFLOW_NUM_THREADS (or OMP_NUM_THREADS) sets a fixed team, and
+//   so does set_num_threads() at run time (flow.set_num_threads): OpenMP's
+//   team size is a per-thread setting, so each stream worker re-reads the
+//   request before its next kernel (refresh_worker_threads) instead of the
+//   caller reaching into threads it does not own.
 #pragma once
+
+#include <cstdint>
 
 namespace mfcpu {
 
@@ -23,6 +29,12 @@ namespace mfcpu {
 int kernel_threads();
 // Called once per stream worker thread before it runs kernels.
 void configure_worker_threads();
+// Called by a stream worker before each task: applies a set_num_threads()
+// made since the worker last configured itself. One relaxed load when none was.
+void refresh_worker_threads();
+// Fixes the team at n > 0 threads for kernels enqueued from now on; false
+// (and nothing changed) for n <= 0.
+bool set_kernel_threads(int32_t n);
 // Called once when the plugin registers its kernels.
 void configure_blas_threads();
 

@@ -42,13 +42,25 @@ from monoflow.ops_stats import *  # noqa: E402,F401,F403
 from monoflow.ops_set import *  # noqa: E402,F401,F403
 from monoflow.ops_sampling import *  # noqa: E402,F401,F403
 from monoflow.ops_matrix import *  # noqa: E402,F401,F403
+from monoflow.ops_inplace import *  # noqa: E402,F401,F403
+from monoflow.ops_windows import *  # noqa: E402,F401,F403
+from monoflow.ops_special import *  # noqa: E402,F401,F403
 from monoflow._C import broadcast_shapes  # noqa: E402
+from monoflow._type_info import finfo, iinfo  # noqa: E402
+from monoflow._print_options import set_printoptions  # noqa: E402
+from monoflow._matmul_precision import (  # noqa: E402
+    get_float32_matmul_precision, set_float32_matmul_precision,
+)
+from monoflow._threads import (  # noqa: E402
+    get_num_interop_threads, get_num_threads, set_num_interop_threads, set_num_threads,
+)
 from monoflow import devices, memory  # noqa: E402
 from monoflow import autograd  # noqa: E402
 from monoflow import linalg, special  # noqa: E402
 from monoflow.autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402
 from monoflow.serialization import load, save  # noqa: E402
 from monoflow import nn  # noqa: E402
+from monoflow.ops_nn import *  # noqa: E402,F401,F403
 from monoflow import optim  # noqa: E402
 from monoflow import utils  # noqa: E402
 

@@ -156,6 +156,8 @@ cdef extern from "monoflow/backend.h" namespace "monoflow":
         CachingAllocator& allocator(int index) except +translate_exception
         MFDeviceProperties properties(int index) except +translate_exception
         void synchronize_all() except +translate_exception
+        int num_threads() except +translate_exception
+        void set_num_threads(int n) except +translate_exception
     cdef cppclass DeviceRegistry:
         string load(const string& path) except +translate_exception
         Backend& backend(int16_t type_id) except +translate_exception

@@ -2,7 +2,7 @@
 import numpy as np
 
 from monoflow import _C, _dtypes, ops_linalg, ops_math, ops_random, ops_reduce, ops_shape
-from monoflow import ops_join, ops_layout, ops_matrix, ops_pointwise, ops_sampling, ops_set, ops_stats
+from monoflow import ops_join, ops_layout, ops_matrix, ops_pointwise, ops_sampling, ops_set, ops_special, ops_stats
 from monoflow import _shared_memory
 from monoflow._tensor_str import tensor_repr
 from monoflow._tensor_type import TensorType
@@ -64,7 +64,7 @@ def _parse_to_args(args, kwargs):
 class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, ops_shape.TensorMethods,
              ops_random.TensorMethods, ops_linalg.TensorMethods, ops_pointwise.TensorMethods, ops_join.TensorMethods,
              ops_layout.TensorMethods, ops_stats.TensorMethods, ops_set.TensorMethods, ops_sampling.TensorMethods,
-             ops_matrix.TensorMethods, metaclass=TensorType):
+             ops_matrix.TensorMethods, ops_special.TensorMethods, metaclass=TensorType):
     __module__ = "monoflow"
     # numpy scalars defer to the tensor's operators (np.float32(2) * t is a
     # Tensor, as in torch) instead of turning it into an array via __array__
@@ -134,6 +134,37 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
 
     def is_shared(self):
         return _shared_memory.segment_of(self) is not None
+
+    # -- pinned memory: monoflow has no page-locked host allocator (no plugin
+    # ABI entry asks for one), and host tensors are memory every plugin copies
+    # from, so pin_memory() makes the copy torch makes, in ordinary memory.
+    def is_pinned(self, device=None):
+        """False: monoflow never allocates page-locked host memory."""
+        return False
+
+    def pin_memory(self, device=None):
+        """A copy of this CPU tensor (ordinary host memory; see ``is_pinned``), as torch copies
+        a tensor that is not pinned yet. Raises RuntimeError for a tensor on another device."""
+        if self.device.type != "cpu":
+            raise RuntimeError(f"pin_memory(): cannot pin a tensor on '{self.device}': "
+                               "only dense CPU tensors can be pinned")
+        return self.clone()
+
+    def get_device(self):
+        """The device index: -1 for a CPU tensor, as torch."""
+        return -1 if self.device.type == "cpu" else self.device.index
+
+    def ndimension(self):
+        """The old name of ``dim()``."""
+        return self.dim()
+
+    def nelement(self):
+        """The old name of ``numel()``."""
+        return self.numel()
+
+    def is_same_size(self, other):
+        """True when `other` has this tensor's shape."""
+        return self.shape == _C.check_tensor(other, "is_same_size", "other").shape
 
     def type(self, dtype=None):
         if dtype is None:

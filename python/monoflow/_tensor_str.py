@@ -12,6 +12,7 @@ EDGE_ITEMS = 3
 THRESHOLD = 1000
 PRECISION = 4
 LINEWIDTH = 80
+SCI_MODE = None  # None: chosen per tensor; True/False forces it (monoflow.set_printoptions)
 
 
 def _host_values(t):
@@ -59,6 +60,8 @@ class _Formatter:
             fmt = (lambda v: f"{v:.{PRECISION}e}") if self.sci_mode else (lambda v: f"{v:.{PRECISION}f}")
         for v in nonzero.tolist():
             self.max_width = max(self.max_width, len(fmt(v)))
+        if SCI_MODE is not None:
+            self.sci_mode = SCI_MODE  # after the widths were measured, as torch does
 
     def __call__(self, value):
         if isinstance(value, (bool, np.bool_)) or not self.floating:

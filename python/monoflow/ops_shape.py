@@ -12,7 +12,7 @@ from monoflow import _C
 __all__ = ["cat", "concat", "concatenate", "stack", "split", "chunk", "unbind", "flip", "fliplr", "flipud", "roll",
            "tile", "tril", "triu", "gather", "scatter", "scatter_add", "index_select", "index_put", "masked_fill",
            "masked_select", "nonzero", "one_hot", "pad", "movedim", "moveaxis", "swapaxes", "swapdims",
-           "take_along_dim", "diagonal"]
+           "take_along_dim", "diagonal", "t", "expand", "repeat"]
 
 
 def _varargs(args, what):
@@ -137,6 +137,62 @@ def take_along_dim(input, indices, dim=None):
     bi, bx = list(b), list(b)
     bi[d], bx[d] = indices.shape[d], input.shape[d]
     return input.expand(*bx).gather(d, indices.expand(*bi))
+
+
+def t(input):
+    """Transposes a tensor of at most 2 dimensions (0-D and 1-D come back as a new view).
+
+    Args:
+        input (Tensor): a tensor with 0, 1 or 2 dimensions.
+
+    Returns:
+        Tensor: a view with dims 0 and 1 swapped.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow.t(flow.arange(6).reshape(2, 3)).shape
+        monoflow.Size([3, 2])
+    """
+    return _C.check_tensor(input, "t", "input").t()
+
+
+def expand(input, *sizes):
+    """OneFlow's ``oneflow.expand``: a view of `input` broadcast to `sizes` (-1 keeps a dim).
+
+    Args:
+        input (Tensor): the tensor to expand.
+        *sizes (int or sequence of int): the new shape; new leading dims may be added.
+
+    Returns:
+        Tensor: a view sharing `input`'s memory.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow.expand(flow.ones(3, 1), 2, 3, 4).shape
+        monoflow.Size([2, 3, 4])
+    """
+    return _C.check_tensor(input, "expand", "input").expand(*sizes)
+
+
+def repeat(input, *sizes):
+    """OneFlow's ``oneflow.repeat``: `input` tiled `sizes[i]` times along each dim (a copy).
+
+    Args:
+        input (Tensor): the tensor to repeat.
+        *sizes (int or sequence of int): repeats per dim, at least ``input.dim()`` of them.
+
+    Returns:
+        Tensor: the repeated tensor.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow.repeat(flow.ones(2, 3), (2, 1, 2)).shape
+        monoflow.Size([2, 2, 6])
+    """
+    return _C.check_tensor(input, "repeat", "input").repeat(*sizes)
 
 
 def flip(input, dims):

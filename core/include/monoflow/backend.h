@@ -55,6 +55,10 @@ class Backend {
 
   // Kernel table: kernels_[op][in_dtype] holds the ANY kernel and per-output ones.
   MFKernelFn find_kernel(int op_id, DType in, DType out) const;
+  // The host thread team of the plugin's kernels (plugin ABI 1.1, optional).
+  bool has_thread_control() const;
+  int num_threads() const;      // NotImplementedError without thread control
+  void set_num_threads(int n);  // likewise; ValueError for n <= 0
   MFStatus add_kernel(const char* op_name, int32_t in_dtype, int32_t out_dtype, MFKernelFn fn);
 
  private:

@@ -29,7 +29,7 @@ extern "C" {
 #endif
 
 #define MF_ABI_MAJOR 1
-#define MF_ABI_MINOR 0
+#define MF_ABI_MINOR 1
 
 #if defined(_WIN32)
 #define MF_EXPORT __declspec(dllexport)
@@ -183,6 +183,13 @@ typedef struct MFDevicePlugin {
 
   MFStatus (*register_kernels)(const MFHostApi* host);
   /* Appended fields go below this line; bump MF_ABI_MINOR. */
+
+  /* ABI 1.1, optional (may be null): the team of host threads that runs the
+   * plugin's kernels (torch.set_num_threads). set_num_threads(n), n > 0, fixes
+   * the team at n threads for kernels enqueued after the call; get_num_threads
+   * returns the team size kernels use now. */
+  MFStatus (*set_num_threads)(int32_t n);
+  int32_t (*get_num_threads)(void);
 } MFDevicePlugin;
 
 typedef const MFDevicePlugin* (*MFPluginEntryFn)(void);

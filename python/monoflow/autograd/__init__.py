@@ -9,6 +9,7 @@ from monoflow.autograd.variable import Variable
 from monoflow.autograd.anomaly_mode import (detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled,
                                             set_detect_anomaly)
 from monoflow.autograd import functional  # noqa: E402
+from monoflow.autograd import profiler  # noqa: E402
 
 
 def _seq(x):

@@ -91,9 +91,11 @@ def rank_env(args, local_rank):
                NNODES=str(args.nnodes), MONOFLOW_JOB_ID=args.job_id, PYTHONUNBUFFERED="1")
     if args.nproc_per_node > 1 and "MONOFLOW_NUM_THREADS" not in env and "OMP_NUM_THREADS" not in env:
         # Several ranks share the machine's cores: each would otherwise size
-        # its kernel team for the whole machine (Note [Kernel threads]).
+        # its kernel team for the whole machine (Note [Kernel threads]). Each
+        # gets its share, with no core held back for the enqueueing thread:
+        # it mostly waits for the kernels it enqueued (same note).
         cores = os.cpu_count() or 1
-        env["MONOFLOW_NUM_THREADS"] = str(max(1, cores // args.nproc_per_node - 1))
+        env["MONOFLOW_NUM_THREADS"] = str(max(1, cores // args.nproc_per_node))
     return env
 
 

@@ -1,0 +1,54 @@
+"""Top-level in-place functions (``monoflow.exp_(x)``, OneFlow's ``oneflow.sin_``):
+each calls the Tensor method of the same name, so it modifies and returns `input`
+exactly as ``input.<name>(...)`` does (autograd, version counter, errors)."""
+from monoflow import _C
+
+# Names torch (and OneFlow) export at the top level whose Tensor method exists.
+_METHODS = (
+    "abs_", "acos_", "acosh_", "addmv_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan_", "arctanh_",
+    "asin_", "asinh_", "atan_", "atanh_", "ceil_", "clamp_", "clamp_max_", "clamp_min_", "clip_", "cos_", "cosh_",
+    "deg2rad_", "detach_", "erf_", "erfc_", "exp2_", "exp_", "expm1_", "fill_", "fix_", "floor_", "frac_", "gcd_",
+    "index_put_", "lcm_", "ldexp_", "lerp_", "log10_", "log1p_", "log2_", "log_", "logit_", "nan_to_num_",
+    "negative_", "rad2deg_", "reciprocal_", "round_", "rsqrt_", "sigmoid_", "sin_", "sinc_", "sinh_", "sqrt_",
+    "square_", "tan_", "tanh_", "trunc_", "xlogy_", "zero_",
+)
+
+__all__ = list(_METHODS) + ["detach", "fill"]
+
+
+def _inplace(name):
+    def fn(input, *args, **kwargs):
+        return getattr(_C.check_tensor(input, name, "input"), name)(*args, **kwargs)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"In place, as ``input.{name}(...)``; returns `input`."
+    return fn
+
+
+for _name in _METHODS:
+    globals()[_name] = _inplace(_name)
+del _name
+
+
+def detach(input):
+    """``input.detach()``: a view of `input` outside the autograd graph.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow.detach(flow.ones(2, requires_grad=True)).requires_grad
+        False
+    """
+    return _C.check_tensor(input, "detach", "input").detach()
+
+
+def fill(input, value):
+    """A new tensor shaped and typed as `input`, every element `value` (torch.fill).
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow.fill(flow.zeros(2), 3.0)
+        tensor([3., 3.])
+    """
+    return _C.check_tensor(input, "fill", "input").clone().fill_(value)
