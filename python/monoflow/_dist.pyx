@@ -27,6 +27,19 @@ cdef extern from "monoflow/collective/store.h" namespace "monoflow::collective":
         cbool check(const vector[string]& keys) nogil except +
         void wait(const vector[string]& keys) nogil except +
 
+cdef extern from *:
+    """
+    // The store's timeouts are std::chrono::milliseconds; Python passes plain counts.
+    static void mf_store_set_timeout(monoflow::collective::Store* s, int64_t ms) {
+      s->set_timeout(std::chrono::milliseconds(ms));
+    }
+    static void mf_store_wait_for(monoflow::collective::Store* s, const std::vector<std::string>& keys, int64_t ms) {
+      s->wait(keys, std::chrono::milliseconds(ms));
+    }
+    """
+    void mf_store_set_timeout(Store* s, int64_t ms)
+    void mf_store_wait_for(Store* s, const vector[string]& keys, int64_t ms) nogil except +
+
 cdef extern from "monoflow/collective/communicator.h" namespace "monoflow::collective":
     cdef cppclass CommStats:
         uint64_t bytes
@@ -159,6 +172,17 @@ cdef class CStore:
         cdef vector[string] ks = [k.encode() for k in keys]
         with nogil:
             self.s.get().wait(ks)
+
+    def wait_for(self, keys, double timeout_s):
+        """wait() with its own timeout instead of the store's."""
+        cdef vector[string] ks = [k.encode() for k in keys]
+        cdef int64_t ms = <int64_t>(timeout_s * 1000)
+        with nogil:
+            mf_store_wait_for(self.s.get(), ks, ms)
+
+    def set_timeout(self, double timeout_s):
+        """The timeout of every later blocking call (Note [Store timeouts])."""
+        mf_store_set_timeout(self.s.get(), <int64_t>(timeout_s * 1000))
 
     @property
     def port(self):

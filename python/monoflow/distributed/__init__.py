@@ -16,7 +16,14 @@ from monoflow.distributed.process_group import (  # noqa: F401
     get_rank, get_world_size, init_process_group, is_available, is_gloo_available, is_initialized,
     is_nccl_available, new_group,
 )
+from monoflow.distributed.object_collectives import (  # noqa: F401
+    all_gather_object, broadcast_object_list, gather_object, recv_object_list, scatter_object_list,
+    send_object_list,
+)
 from monoflow.distributed.reduce_op import ReduceOp  # noqa: F401
+from monoflow.distributed.store import (  # noqa: F401
+    DistError, DistStoreError, FileStore, HashStore, PrefixStore, Store, TCPStore,
+)
 from monoflow.distributed.work import Work  # noqa: F401
 
 _error_file.install()  # under the launcher: when an uncaught exception happened
@@ -34,20 +41,3 @@ class Backend:
 
     GLOO = "gloo"
     NCCL = "nccl"
-
-
-def TCPStore(host_name, port, world_size=None, is_master=False, timeout=None, wait_for_workers=True):
-    """A key-value store served over TCP by the master (set/get/add/wait/check),
-    on host_name's interface, joined with the job id and secret of the
-    environment (monoflow.distributed.rendezvous)."""
-    from monoflow.distributed.process_group import _timeout_seconds
-    from monoflow.distributed.rendezvous import tcp_store
-    return tcp_store(host_name, port, is_master, _timeout_seconds(timeout),
-                     world_size=-1 if world_size is None else int(world_size))
-
-
-def FileStore(path, world_size=None, timeout=None):
-    """A key-value store in a directory shared by the ranks of one machine."""
-    from monoflow.distributed._lib import lib
-    from monoflow.distributed.process_group import _timeout_seconds
-    return lib().file_store(path, _timeout_seconds(timeout))

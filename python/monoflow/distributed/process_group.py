@@ -183,6 +183,18 @@ def _connect(backend, name, store, my_rank, ranks, timeout_s):
     return ProcessGroup(name, backend, ranks, my_rank, cgroup, timeout_s)
 
 
+def _library_store(store):
+    """The collective library's store behind a Store object (TCPStore, FileStore, PrefixStore)."""
+    from monoflow.distributed.store import _LibraryStore
+
+    if isinstance(store, _LibraryStore):
+        return store._c
+    if isinstance(store, _lib().CStore):
+        return store
+    raise TypeError(f"init_process_group(): argument 'store' must be a TCPStore, FileStore or PrefixStore, "
+                    f"not {type(store).__name__} (the process group's threads reach it from C++)")
+
+
 def init_process_group(backend=None, init_method=None, timeout=None, world_size=-1, rank=-1, store=None,
                        group_name="", pg_options=None):
     """Joins the job's default process group, which the collectives use when given no group.
@@ -231,6 +243,7 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     backend = _normalise_backend(backend)
     timeout_s = _timeout_seconds(timeout)
     if store is not None:
+        store = _library_store(store)
         if rank < 0 or world_size < 1:
             raise ValueError("init_process_group: with store=, pass rank= and world_size= too")
         if rank >= world_size:
