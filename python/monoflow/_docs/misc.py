@@ -98,7 +98,7 @@ add_doc("broadcast_shapes", "broadcast_shapes(*shapes) -> monoflow.Size", """
         shapes (tuple of int): the shapes, as separate arguments.
 
     Raises:
-        RuntimeError: if the shapes do not broadcast.
+        ValueError: if the shapes do not broadcast.
 
     Example::
 

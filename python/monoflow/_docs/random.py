@@ -138,7 +138,9 @@ add_doc("randint", "randint(low=0, high=None, size=None, *, generator=None, dtyp
         size (tuple of int): the shape.""" + _GEN + """
         dtype (monoflow.dtype, optional): the dtype. Default: ``None``: int64.
         device (monoflow.device or str, optional): where the result lives.
-        requires_grad (bool): accepted for torch compatibility. Default: ``False``.
+        requires_grad (bool): must stay ``False`` for an integer dtype
+            (integer tensors cannot require grad: ``True`` raises
+            RuntimeError). Default: ``False``.
 
     Example::
 
@@ -263,7 +265,9 @@ add_doc("randperm", "randperm(n, *, generator=None, dtype=None, device=None, req
         n (int): the number of values.""" + _GEN + """
         dtype (monoflow.dtype, optional): the dtype. Default: ``None``: int64.
         device (monoflow.device or str, optional): where the result lives.
-        requires_grad (bool): accepted for torch compatibility. Default: ``False``.
+        requires_grad (bool): whether autograd records operations on the
+            result; only for a floating ``dtype`` (``True`` with int64 raises
+            RuntimeError). Default: ``False``.
         pin_memory (bool): accepted for torch compatibility. Default: ``False``.
 
     Example::
@@ -324,8 +328,7 @@ add_doc("bernoulli_", "Tensor.bernoulli_(p=0.5, *, generator=None) -> Tensor", "
     Fills this tensor, in place, with 0 or 1: 1 with probability ``p``.
 
     Args:
-        p (float or Tensor): the probability of a 1 (a tensor gives one per
-            element). Default: 0.5.""" + _GEN + """
+        p (float): the probability of a 1. Default: 0.5.""" + _GEN + """
 
     Example::
 
