@@ -16,7 +16,8 @@ class DeviceUnavailableError(RuntimeError):
 
 
 class DeviceProperties:
-    """The properties of one device, as ``get_device_properties()`` returns them: ``name``, ``total_memory`` (bytes), ``multi_processor_count``, ``type`` and ``index``.
+    """The properties of one device, as ``get_device_properties()`` returns them: ``name``, ``total_memory``
+    (bytes), ``multi_processor_count``, ``type`` and ``index``.
 
     Args:
         type_name (str): the device type (``"cuda"``).
@@ -25,7 +26,8 @@ class DeviceProperties:
 
     Example::
 
-        >>> p = flow.cuda.DeviceProperties("cuda", 0, {"name": "GPU", "total_memory": 2 << 30, "multiprocessor_count": 8})
+        >>> props = {"name": "GPU", "total_memory": 2 << 30, "multiprocessor_count": 8}
+        >>> p = flow.cuda.DeviceProperties("cuda", 0, props)
         >>> p
         _CudaDeviceProperties(name='GPU', total_memory=2048MB, multi_processor_count=8)
     """
@@ -140,7 +142,8 @@ _faces = {}
 
 
 def face(type_name):
-    """Returns the one ``DeviceFace`` of a device type: the device registry's view behind ``monoflow.cuda`` and ``monoflow.accelerator``.
+    """Returns the one ``DeviceFace`` of a device type: the device registry's view behind ``monoflow.cuda`` and
+    ``monoflow.accelerator``.
 
     It answers the queries (``is_available``, ``device_count``, memory
     statistics) with False/0 when no plugin of the type is loaded, and keeps the

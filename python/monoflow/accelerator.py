@@ -181,7 +181,8 @@ def memory_stats(device_index=None):
 
 
 def memory_allocated(device_index=None):
-    """Returns the bytes of tensor memory allocated now on an accelerator device (``0`` without one): ``memory_stats()["allocated_bytes"]``.
+    """Returns the bytes of tensor memory allocated now on an accelerator device (``0`` without one):
+    ``memory_stats()["allocated_bytes"]``.
 
     Args:
         device_index (int, str or device, optional): the accelerator device; ``None`` is
@@ -196,7 +197,8 @@ def memory_allocated(device_index=None):
 
 
 def max_memory_allocated(device_index=None):
-    """Returns the peak of the allocated bytes on an accelerator device (``0`` without one): ``memory_stats()["peak_allocated_bytes"]``.
+    """Returns the peak of the allocated bytes on an accelerator device (``0`` without one):
+    ``memory_stats()["peak_allocated_bytes"]``.
 
     Args:
         device_index (int, str or device, optional): the accelerator device; ``None`` is
@@ -211,7 +213,8 @@ def max_memory_allocated(device_index=None):
 
 
 def memory_reserved(device_index=None):
-    """Returns the bytes the caching allocator holds on an accelerator device (``0`` without one): ``memory_stats()["reserved_bytes"]``.
+    """Returns the bytes the caching allocator holds on an accelerator device (``0`` without one):
+    ``memory_stats()["reserved_bytes"]``.
 
     Args:
         device_index (int, str or device, optional): the accelerator device; ``None`` is
@@ -226,7 +229,8 @@ def memory_reserved(device_index=None):
 
 
 def max_memory_reserved(device_index=None):
-    """Returns the peak of the reserved bytes on an accelerator device (``0`` without one): ``memory_stats()["peak_reserved_bytes"]``.
+    """Returns the peak of the reserved bytes on an accelerator device (``0`` without one):
+    ``memory_stats()["peak_reserved_bytes"]``.
 
     Args:
         device_index (int, str or device, optional): the accelerator device; ``None`` is

@@ -123,7 +123,8 @@ def reduce(tensor, dst):
 
 
 def reduce_scatter(output, input_list):
-    """Sums the ranks' ``input_list`` element-wise and scatters it: rank ``r`` gets the sum of every rank's ``input_list[r]``.
+    """Sums the ranks' ``input_list`` element-wise and scatters it: rank ``r`` gets the sum of every rank's
+    ``input_list[r]``.
 
     It joins the default process group from the launcher's environment on first use, as OneFlow does.
 
@@ -167,7 +168,8 @@ def reduce_scatter_tensor(output, input):
 
 
 def all_to_all(output_tensor_list, input_tensor_list):
-    """Exchanges tensors between all ranks: ``output_tensor_list[r]`` receives rank ``r``'s ``input_tensor_list[this rank]``.
+    """Exchanges tensors between all ranks: ``output_tensor_list[r]`` receives rank ``r``'s ``input_tensor_list[this
+    rank]``.
 
     It joins the default process group from the launcher's environment on first use, as OneFlow does.
 
@@ -290,7 +292,8 @@ def recv(src, shape=None, dtype=None, device=None, out=None):
     """Receives a tensor from rank ``src`` and returns it.
 
     Without ``shape`` and ``dtype`` (or ``out``), the sender must have used
-    ``send(..., send_meta=True)``, which sends them first. It joins the default process group from the launcher's environment on first use, as OneFlow does.
+    ``send(..., send_meta=True)``, which sends them first. It joins the default process group from the launcher's
+    environment on first use, as OneFlow does.
 
     Args:
         src (int): the rank of the sender.

@@ -13,7 +13,8 @@ def _dist():
 
 
 def init(backend=None, timeout=None):
-    """Joins the default process group from the launcher's environment (``env://``), once; a no-op when already initialized.
+    """Joins the default process group from the launcher's environment (``env://``), once; a no-op when already
+    initialized.
 
     Args:
         backend (str, optional): ``"gloo"`` or ``"nccl"``. Default: ``"gloo"``.
@@ -32,7 +33,8 @@ def init(backend=None, timeout=None):
 
 
 def get_rank():
-    """Returns this process's rank: from the default process group when there is one, else the ``RANK`` environment variable (0 when unset).
+    """Returns this process's rank: from the default process group when there is one, else the ``RANK`` environment
+    variable (0 when unset).
 
     Example::
 
@@ -44,7 +46,8 @@ def get_rank():
 
 
 def get_world_size():
-    """Returns the number of processes of the job: from the default process group when there is one, else ``WORLD_SIZE`` (1 when unset).
+    """Returns the number of processes of the job: from the default process group when there is one, else
+    ``WORLD_SIZE`` (1 when unset).
 
     Example::
 

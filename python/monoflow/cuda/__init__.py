@@ -53,7 +53,8 @@ def is_initialized():
 
 
 def init():
-    """Initializes CUDA: a no-op when a CUDA device is available; otherwise raises ``RuntimeError`` saying how to load a plugin.
+    """Initializes CUDA: a no-op when a CUDA device is available; otherwise raises ``RuntimeError`` saying how to
+    load a plugin.
 
     Example::
 
@@ -183,7 +184,8 @@ def get_device_name(device=None):
 
 
 def get_device_capability(device=None):
-    """Would return a CUDA device's compute capability; raises ``NotImplementedError``: the device plugin ABI does not report it yet.
+    """Would return a CUDA device's compute capability; raises ``NotImplementedError``: the device plugin ABI does
+    not report it yet.
 
     Args:
         device (int, str or device, optional): a CUDA device (``1``, ``"cuda:1"``);
@@ -273,7 +275,8 @@ def memory_allocated(device=None):
 
 
 def max_memory_allocated(device=None):
-    """Returns the peak of the allocated bytes since the start or the last :func:`reset_peak_memory_stats` on a CUDA device (``0`` without a CUDA device).
+    """Returns the peak of the allocated bytes since the start or the last :func:`reset_peak_memory_stats` on a CUDA
+    device (``0`` without a CUDA device).
 
     The counts are the core caching allocator's (``memory_stats()["peak_allocated_bytes"]``).
 
@@ -293,7 +296,8 @@ def max_memory_allocated(device=None):
 
 
 def memory_reserved(device=None):
-    """Returns the bytes the caching allocator holds (allocated plus cached) on a CUDA device (``0`` without a CUDA device).
+    """Returns the bytes the caching allocator holds (allocated plus cached) on a CUDA device (``0`` without a CUDA
+    device).
 
     The counts are the core caching allocator's (``memory_stats()["reserved_bytes"]``).
 
@@ -313,7 +317,8 @@ def memory_reserved(device=None):
 
 
 def max_memory_reserved(device=None):
-    """Returns the peak of the reserved bytes since the start or the last :func:`reset_peak_memory_stats` on a CUDA device (``0`` without a CUDA device).
+    """Returns the peak of the reserved bytes since the start or the last :func:`reset_peak_memory_stats` on a CUDA
+    device (``0`` without a CUDA device).
 
     The counts are the core caching allocator's (``memory_stats()["peak_reserved_bytes"]``).
 
@@ -333,7 +338,8 @@ def max_memory_reserved(device=None):
 
 
 def reset_peak_memory_stats(device=None):
-    """Resets the peaks (``max_memory_allocated``, ``max_memory_reserved``) of a CUDA device to the current values; a no-op without one.
+    """Resets the peaks (``max_memory_allocated``, ``max_memory_reserved``) of a CUDA device to the current values;
+    a no-op without one.
 
     Args:
         device (int, str or device, optional): a CUDA device (``1``, ``"cuda:1"``);

@@ -56,7 +56,8 @@ class Stream:
 
 
 class Event:
-    """A CUDA event, as a thin face: ``record(stream)`` notes the stream, ``synchronize()`` and ``wait()`` wait for its device.
+    """A CUDA event, as a thin face: ``record(stream)`` notes the stream, ``synchronize()`` and ``wait()`` wait for
+    its device.
 
     Args:
         enable_timing (bool): accepted for torch compatibility; ``elapsed_time``
@@ -131,7 +132,8 @@ def default_stream(device=None):
 
 
 class StreamContext(contextlib.nullcontext):
-    """Context manager returned by :func:`stream`: work is ordered on the device's one stream whichever stream is named, so it changes nothing.
+    """Context manager returned by :func:`stream`: work is ordered on the device's one stream whichever stream is
+    named, so it changes nothing.
 
     Args:
         stream (Stream or None): the stream named.

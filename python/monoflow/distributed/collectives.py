@@ -364,7 +364,8 @@ def _reduce_scatter_flat(g, what, out_s, flat_in, counts, op, async_op):
 
 
 def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
-    """Reduces the ranks' ``input_list`` element-wise and scatters the result: rank ``r`` gets the reduction of every rank's ``input_list[r]``.
+    """Reduces the ranks' ``input_list`` element-wise and scatters the result: rank ``r`` gets the reduction of
+    every rank's ``input_list[r]``.
 
     Args:
         output (Tensor): this rank's result.
@@ -547,7 +548,8 @@ def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False):
 
 
 def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False):
-    """Exchanges tensors between all ranks: ``output_tensor_list[r]`` receives rank ``r``'s ``input_tensor_list[this rank]``.
+    """Exchanges tensors between all ranks: ``output_tensor_list[r]`` receives rank ``r``'s ``input_tensor_list[this
+    rank]``.
 
     Args:
         output_tensor_list (list of Tensor): one output per rank of the group.
@@ -594,7 +596,8 @@ def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False
 
 def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=None, group=None,
                       async_op=False):
-    """Splits ``input`` along dimension 0, sends part ``r`` to rank ``r``, and concatenates what arrives into ``output``.
+    """Splits ``input`` along dimension 0, sends part ``r`` to rank ``r``, and concatenates what arrives into
+    ``output``.
 
     Args:
         output (Tensor): the received parts, concatenated along dimension 0.
@@ -868,7 +871,8 @@ def batch_isend_irecv(p2p_op_list):
         >>> # after dist.init_process_group("gloo"):
         >>> me, peer = dist.get_rank(), 1 - dist.get_rank()  # doctest: +SKIP
         >>> buf = flow.zeros(1)  # doctest: +SKIP
-        >>> ops = [dist.P2POp(dist.isend, flow.tensor([float(me)]), peer), dist.P2POp(dist.irecv, buf, peer)]  # doctest: +SKIP
+        >>> ops = [dist.P2POp(dist.isend, flow.tensor([float(me)]), peer),  # doctest: +SKIP
+        ...        dist.P2POp(dist.irecv, buf, peer)]
         >>> for work in dist.batch_isend_irecv(ops):  # doctest: +SKIP
         ...     _ = work.wait()
         >>> buf  # on rank 0  # doctest: +SKIP

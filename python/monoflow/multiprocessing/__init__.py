@@ -59,7 +59,7 @@ def set_sharing_strategy(new_strategy):
         >>> flow.multiprocessing.set_sharing_strategy("file_system")
         Traceback (most recent call last):
         ...
-        ValueError: set_sharing_strategy: 'file_system' is not supported; monoflow shares tensors by file descriptor (['file_descriptor'])
+        ValueError: set_sharing_strategy: 'file_system' is not supported; ...
     """
     if new_strategy not in _STRATEGIES:
         raise ValueError(f"set_sharing_strategy: {new_strategy!r} is not supported; monoflow shares tensors by "
