@@ -101,6 +101,17 @@ def broadcast_object_list(object_list, src=None, group=None, device=None, group_
         group (ProcessGroup, optional): the default group when None.
         device: accepted for torch's signature (the bytes travel on the CPU).
         group_src (int, optional): the sender as a rank of `group` instead of `src`.
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> dist.is_available()
+        True
+        >>> # in each of 2 processes, after dist.init_process_group("gloo"):
+        >>> objs = [{"lr": 0.1}, "run-7"] if dist.get_rank() == 0 else [None, None]  # doctest: +SKIP
+        >>> dist.broadcast_object_list(objs, src=0)  # doctest: +SKIP
+        >>> objs  # doctest: +SKIP
+        [{'lr': 0.1}, 'run-7']
     """
     _check_list(object_list, "broadcast_object_list", "object_list")
     g = _group(group, "broadcast_object_list")
@@ -137,6 +148,17 @@ def gather_object(obj, object_gather_list=None, dst=None, group=None, group_dst=
         dst (int, optional): global rank that receives (0 by default).
         group (ProcessGroup, optional): the default group when None.
         group_dst (int, optional): the receiver as a rank of `group` instead of `dst`.
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> dist.is_available()
+        True
+        >>> # in each of 2 processes, after dist.init_process_group("gloo"):
+        >>> out = [None, None] if dist.get_rank() == 0 else None  # doctest: +SKIP
+        >>> dist.gather_object({"rank": dist.get_rank()}, out, dst=0)  # doctest: +SKIP
+        >>> out  # on rank 0  # doctest: +SKIP
+        [{'rank': 0}, {'rank': 1}]
     """
     g = _group(group, "gather_object")
     if g is None:
@@ -172,6 +194,17 @@ def scatter_object_list(scatter_object_output_list, scatter_object_input_list=No
         src (int, optional): global rank that sends (0 by default).
         group (ProcessGroup, optional): the default group when None.
         group_src (int, optional): the sender as a rank of `group` instead of `src`.
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> dist.is_available()
+        True
+        >>> # in each of 2 processes, after dist.init_process_group("gloo"):
+        >>> out = [None]  # doctest: +SKIP
+        >>> dist.scatter_object_list(out, ["a", "b"] if dist.get_rank() == 0 else None, src=0)  # doctest: +SKIP
+        >>> out  # on rank 1  # doctest: +SKIP
+        ['b']
     """
     _check_list(scatter_object_output_list, "scatter_object_list", "scatter_object_output_list")
     if len(scatter_object_output_list) < 1:
@@ -208,6 +241,20 @@ def send_object_list(object_list, dst=None, group=None, device=None, group_dst=N
         group (ProcessGroup, optional): the default group when None.
         device, use_batch: accepted for torch's signature.
         group_dst (int, optional): the receiver as a rank of `group` instead of `dst`.
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> dist.is_available()
+        True
+        >>> # in each of 2 processes, after dist.init_process_group("gloo"):
+        >>> if dist.get_rank() == 0:  # doctest: +SKIP
+        ...     dist.send_object_list([{"step": 5}, "ok"], dst=1)
+        ... else:
+        ...     got = [None, None]
+        ...     sender = dist.recv_object_list(got, src=0)
+        >>> got  # on rank 1  # doctest: +SKIP
+        [{'step': 5}, 'ok']
     """
     _check_list(object_list, "send_object_list", "object_list")
     g = _group(group, "send_object_list")
@@ -235,6 +282,19 @@ def recv_object_list(object_list, src=None, group=None, device=None, group_src=N
 
     Returns:
         int: the sender's global rank.
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> dist.is_available()
+        True
+        >>> # in each of 2 processes, after dist.init_process_group("gloo"):
+        >>> got = [None, None]  # doctest: +SKIP
+        >>> # on rank 1, after rank 0's send_object_list([{"step": 5}, "ok"], dst=1):
+        >>> dist.recv_object_list(got, src=0)  # doctest: +SKIP
+        0
+        >>> got  # doctest: +SKIP
+        [{'step': 5}, 'ok']
     """
     _check_list(object_list, "recv_object_list", "object_list")
     g = _group(group, "recv_object_list")

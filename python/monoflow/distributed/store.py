@@ -62,7 +62,17 @@ class Store:
     """The interface every store has (torch.distributed.Store).
 
     Subclasses implement ``set``, ``get``, ``add``, ``check``, ``wait``;
-    ``timeout`` / ``set_timeout`` bound every blocking call.
+    ``timeout`` / ``set_timeout`` bound every blocking call. The base class's
+    methods raise ``NotImplementedError``.
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> store = dist.HashStore()
+        >>> isinstance(store, dist.Store), store.timeout
+        (True, datetime.timedelta(seconds=300))
+        >>> store.set("epoch", "3"); store.get("epoch")
+        b'3'
     """
 
     def __init__(self):
@@ -154,6 +164,9 @@ class TCPStore(_LibraryStore):
         is_master (bool): serve the store from this process.
         timeout (timedelta): bound of every blocking call (default 5 minutes).
         wait_for_workers (bool): accepted for torch's signature.
+        multi_tenant (bool): accepted for torch's signature.
+        master_listen_fd (int, optional): accepted for torch's signature.
+        use_libuv (bool): accepted for torch's signature.
 
     Example::
 
@@ -187,6 +200,16 @@ class FileStore(_LibraryStore):
         file_name (str): the directory (created when missing).
         world_size (int): accepted for torch's signature.
         timeout (timedelta): bound of every blocking call (default 5 minutes).
+
+    Example::
+
+        >>> import os, tempfile
+        >>> import monoflow.distributed as dist
+        >>> store = dist.FileStore(os.path.join(tempfile.mkdtemp(), "store"))
+        >>> store.set("k", "v"); store.get("k")
+        b'v'
+        >>> store.add("n", 3), store.check(["k"]), store.check(["missing"])
+        (3, True, False)
     """
 
     def __init__(self, file_name, world_size=-1, timeout=_DEFAULT_TIMEOUT):
@@ -201,6 +224,15 @@ class PrefixStore(_LibraryStore):
     Args:
         prefix (str): the namespace.
         store (Store): a TCPStore, FileStore or PrefixStore.
+
+    Example::
+
+        >>> import os, tempfile
+        >>> import monoflow.distributed as dist
+        >>> base = dist.FileStore(os.path.join(tempfile.mkdtemp(), "store"))
+        >>> trainer = dist.PrefixStore("trainer", base)
+        >>> trainer.set("step", "7"); base.get("trainer/step")
+        b'7'
     """
 
     def __init__(self, prefix, store):
