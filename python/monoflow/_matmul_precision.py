@@ -42,5 +42,11 @@ def get_float32_matmul_precision():
 
     Returns:
         str: "highest", "high" or "medium".
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow.get_float32_matmul_precision()
+        'highest'
     """
     return _precision

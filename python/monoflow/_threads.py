@@ -102,5 +102,11 @@ def get_num_interop_threads():
 
     Returns:
         int: the recorded count.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow.get_num_interop_threads() >= 1
+        True
     """
     return 1 if _interop_threads is None else _interop_threads

@@ -21,7 +21,8 @@ def _inplace(name):
         return getattr(_C.check_tensor(input, name, "input"), name)(*args, **kwargs)
 
     fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"In place, as ``input.{name}(...)``; returns `input`."
+    fn.__doc__ = (f"In-place version of ``monoflow.{name[:-1]}``: ``{name}(input, ...)`` is "
+                  f"``input.{name}(...)`` and returns `input`.")
     return fn
 
 

@@ -39,6 +39,9 @@ def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device
         periodic (bool): True (default) gives the window for spectral analysis (the
             symmetric window of ``window_length + 1`` points, last dropped).
         dtype: a floating point dtype (default: the default dtype).
+        layout: accepted for torch's signature (strided only).
+        device: where the result lives.
+        requires_grad (bool): whether autograd records operations on the result.
 
     Returns:
         Tensor: shape ``(window_length,)``.
@@ -54,19 +57,77 @@ def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device
 
 def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None, layout=None, device=None,
                    requires_grad=False):
-    """The Hamming window ``alpha - beta cos(2 pi n / (N - 1))`` (arguments as in ``hann_window``)."""
+    """The Hamming window ``alpha - beta cos(2 pi n / (N - 1))`` (arguments as in ``hann_window``).
+
+    Args:
+        window_length (int): its size.
+        periodic (bool): True (default) gives the window for spectral analysis (the
+            symmetric window of ``window_length + 1`` points, last dropped).
+        dtype: a floating point dtype (default: the default dtype).
+        layout: accepted for torch's signature (strided only).
+        device: where the result lives.
+        requires_grad (bool): whether autograd records operations on the result.
+        alpha, beta (float): the coefficients.
+
+    Returns:
+        Tensor: shape ``(window_length,)``.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow.hamming_window(4)
+        tensor([0.0800, 0.5400, 1.0000, 0.5400])
+    """
     return _window("hamming_window", window_length, periodic, _cosine_sum(alpha, beta), dtype, device,
                    requires_grad)
 
 
 def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, requires_grad=False):
-    """The Blackman window ``0.42 - 0.5 cos(2 pi n / (N - 1)) + 0.08 cos(4 pi n / (N - 1))``."""
+    """The Blackman window ``0.42 - 0.5 cos(2 pi n / (N - 1)) + 0.08 cos(4 pi n / (N - 1))``.
+
+    Args:
+        window_length (int): its size.
+        periodic (bool): True (default) gives the window for spectral analysis (the
+            symmetric window of ``window_length + 1`` points, last dropped).
+        dtype: a floating point dtype (default: the default dtype).
+        layout: accepted for torch's signature (strided only).
+        device: where the result lives.
+        requires_grad (bool): whether autograd records operations on the result.
+
+    Returns:
+        Tensor: shape ``(window_length,)``.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow.blackman_window(4)[1:]
+        tensor([0.3400, 1.0000, 0.3400])
+    """
     return _window("blackman_window", window_length, periodic, _cosine_sum(0.42, 0.5, 0.08), dtype, device,
                    requires_grad)
 
 
 def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, requires_grad=False):
-    """The Bartlett (triangular) window ``1 - |2n / (N - 1) - 1|``."""
+    """The Bartlett (triangular) window ``1 - |2n / (N - 1) - 1|``.
+
+    Args:
+        window_length (int): its size.
+        periodic (bool): True (default) gives the window for spectral analysis (the
+            symmetric window of ``window_length + 1`` points, last dropped).
+        dtype: a floating point dtype (default: the default dtype).
+        layout: accepted for torch's signature (strided only).
+        device: where the result lives.
+        requires_grad (bool): whether autograd records operations on the result.
+
+    Returns:
+        Tensor: shape ``(window_length,)``.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow.bartlett_window(4)
+        tensor([0.0000, 0.5000, 1.0000, 0.5000])
+    """
     def symmetric(n):
         return 1 - np.abs(2 * np.arange(n) / (n - 1) - 1)
     return _window("bartlett_window", window_length, periodic, symmetric, dtype, device, requires_grad)
@@ -74,7 +135,27 @@ def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, de
 
 def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout=None, device=None,
                   requires_grad=False):
-    """The Kaiser window ``I0(beta sqrt(1 - (2n / (N - 1) - 1)^2)) / I0(beta)``."""
+    """The Kaiser window ``I0(beta sqrt(1 - (2n / (N - 1) - 1)^2)) / I0(beta)``.
+
+    Args:
+        window_length (int): its size.
+        periodic (bool): True (default) gives the window for spectral analysis (the
+            symmetric window of ``window_length + 1`` points, last dropped).
+        dtype: a floating point dtype (default: the default dtype).
+        layout: accepted for torch's signature (strided only).
+        device: where the result lives.
+        requires_grad (bool): whether autograd records operations on the result.
+        beta (float): the shape parameter.
+
+    Returns:
+        Tensor: shape ``(window_length,)``.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow.kaiser_window(3, False, 2.0)
+        tensor([0.4387, 1.0000, 0.4387])
+    """
     def symmetric(n):
         return np.kaiser(n, beta)
     return _window("kaiser_window", window_length, periodic, symmetric, dtype, device, requires_grad)

@@ -68,7 +68,7 @@ def all_gather_object(object_list, obj, group=None):
     Example::
 
         >>> import monoflow.distributed as dist
-        >>> dist.init_process_group("gloo", init_method="tcp://127.0.0.1:29531", rank=0, world_size=1)
+        >>> dist.init_process_group("gloo", init_method="tcp://127.0.0.1:0", rank=0, world_size=1)
         >>> out = [None]
         >>> dist.all_gather_object(out, {"rank": 0}); out
         [{'rank': 0}]
