@@ -31,6 +31,7 @@
 
 #include "conv.h"
 #include "dtype.h"
+#include "fast_math.h"
 #include "gemm.h"
 #include "launch.h"
 #include "loops.h"
@@ -202,12 +203,6 @@ double constant(const Program& p, int64_t k) {
 
 // The unfused kernels' formulas (Note [Fused kernels are the unfused chain]).
 template <class C>
-inline C stable_sigmoid(C x) {
-  if (x >= C(0)) return C(1) / (C(1) + std::exp(-x));
-  const C e = std::exp(x);
-  return e / (C(1) + e);
-}
-template <class C>
 inline C silu(C x) {
   if (x >= C(0)) return x / (C(1) + std::exp(-x));
   const C e = std::exp(x);
@@ -217,7 +212,7 @@ template <class C>
 inline C gelu(C x, bool tanh_approximation) {
   if (tanh_approximation) {
     const C kBeta = C(M_SQRT2 * M_2_SQRTPI * 0.5), kKappa = C(0.044715);
-    return C(0.5) * x * (C(1) + std::tanh(kBeta * (x + kKappa * x * x * x)));
+    return C(0.5) * x * (C(1) + tanh_of(kBeta * (x + kKappa * x * x * x)));
   }
   return x * C(0.5) * (C(1) + std::erf(x * C(M_SQRT1_2)));
 }
@@ -360,12 +355,12 @@ MFCPU_SIMD_CLONES void run_code(const Program& p, const Constants<S>& k, BlockOp
         rounds = false;
         break;
       case MF_FUSED_NEG: map1(d, a, m, [](C x) { return -x; }); break;
-      case MF_FUSED_EXP: map1(d, a, m, [](C x) { return std::exp(x); }); break;
+      case MF_FUSED_EXP: map1(d, a, m, [](C x) { return exp_of(x); }); break;
       case MF_FUSED_LOG: map1(d, a, m, [](C x) { return std::log(x); }); break;
       case MF_FUSED_SQRT: map1(d, a, m, [](C x) { return std::sqrt(x); }); break;
       case MF_FUSED_RSQRT: map1(d, a, m, [](C x) { return C(1) / std::sqrt(x); }); break;
-      case MF_FUSED_TANH: map1(d, a, m, [](C x) { return std::tanh(x); }); break;
-      case MF_FUSED_SIGMOID: map1(d, a, m, [](C x) { return stable_sigmoid(x); }); break;
+      case MF_FUSED_TANH: map1(d, a, m, [](C x) { return tanh_of(x); }); break;
+      case MF_FUSED_SIGMOID: map1(d, a, m, [](C x) { return sigmoid_of(x); }); break;
       case MF_FUSED_RELU: map1(d, a, m, [](C x) { return x < C(0) ? C(0) : x; }); break;
       case MF_FUSED_GELU:
         if (code[at + 3] != 0) map1(d, a, m, [](C x) { return gelu(x, true); });

@@ -1,11 +1,14 @@
 // Unary math kernels: floating functions and activations (float dtypes; the
 // core casts integer inputs first), dtype-keeping ops (abs, sign, relu,
 // rounding, square, bitwise_not) and bool-valued tests. Formulas follow
-// PyTorch's CPU kernels so results agree to rounding.
+// PyTorch's CPU kernels so results agree to rounding. Float exp, tanh and
+// sigmoid (and what is built on them) use the vectorisable forms of
+// fast_math.h (Note [Vectorisable transcendentals]).
 #include <cmath>
 #include <limits>
 #include <type_traits>
 
+#include "fast_math.h"
 #include "kernels_math.h"
 
 namespace mfcpu {
@@ -22,7 +25,7 @@ namespace {
     }                                               \
   };
 
-MF_FLOAT_UNARY(Exp, "exp", std::exp(x))
+MF_FLOAT_UNARY(Exp, "exp", exp_of(x))
 MF_FLOAT_UNARY(Exp2, "exp2", std::exp2(x))
 MF_FLOAT_UNARY(Log, "log", std::log(x))
 MF_FLOAT_UNARY(Log2, "log2", std::log2(x))
@@ -39,7 +42,7 @@ MF_FLOAT_UNARY(Acos, "acos", std::acos(x))
 MF_FLOAT_UNARY(Atan, "atan", std::atan(x))
 MF_FLOAT_UNARY(Sinh, "sinh", std::sinh(x))
 MF_FLOAT_UNARY(Cosh, "cosh", std::cosh(x))
-MF_FLOAT_UNARY(Tanh, "tanh", std::tanh(x))
+MF_FLOAT_UNARY(Tanh, "tanh", tanh_of(x))
 MF_FLOAT_UNARY(Asinh, "asinh", std::asinh(x))
 MF_FLOAT_UNARY(Acosh, "acosh", std::acosh(x))
 MF_FLOAT_UNARY(Atanh, "atanh", std::atanh(x))
@@ -54,20 +57,11 @@ MF_FLOAT_UNARY(Trunc, "trunc", std::trunc(x))
 MF_FLOAT_UNARY(Round, "round", std::nearbyint(x))  // half to even (the default rounding mode)
 #undef MF_FLOAT_UNARY
 
-// 1 / (1 + exp(-x)), with exp(x) / (1 + exp(x)) for x < 0 so that exp never
-// overflows: sigmoid(-89) is then 2.2e-39 in float32 instead of 1 / inf = 0.
-template <class C>
-inline C stable_sigmoid(C x) {
-  if (x >= C(0)) return C(1) / (C(1) + std::exp(-x));
-  const C e = std::exp(x);  // NaN lands here too
-  return e / (C(1) + e);
-}
-
 struct Sigmoid : NoAttrs {
   static constexpr const char* name = "sigmoid";
   template <class C>
   C operator()(C x) const {
-    return stable_sigmoid(x);
+    return sigmoid_of(x);
   }
 };
 
@@ -92,7 +86,7 @@ struct Gelu : NoAttrs {
   C operator()(C x) const {
     if (tanh_approximation) {
       const C kBeta = C(M_SQRT2 * M_2_SQRTPI * 0.5), kKappa = C(0.044715);
-      return C(0.5) * x * (C(1) + std::tanh(kBeta * (x + kKappa * x * x * x)));
+      return C(0.5) * x * (C(1) + tanh_of(kBeta * (x + kKappa * x * x * x)));
     }
     return x * C(0.5) * (C(1) + std::erf(x * C(M_SQRT1_2)));
   }

@@ -226,6 +226,9 @@ cdef extern from "monoflow/ops_nn.h" namespace "monoflow":
     Tensor c_adaptive_avg_pool2d "monoflow::adaptive_avg_pool2d"(const Tensor& x, const Dims& output_size) except +translate_exception
     pair[Tensor, Tensor] c_adaptive_max_pool2d "monoflow::adaptive_max_pool2d"(const Tensor& x, const Dims& output_size) except +translate_exception
 
+cdef extern from "monoflow/ops_rnn.h" namespace "monoflow":
+    pair[Tensor, Tensor] c_lstm_cell "monoflow::lstm_cell"(const Tensor& gates, const Tensor& c) except +translate_exception
+
 cdef extern from "monoflow/ops_fused.h" namespace "monoflow":
     Tensor c_add_alpha "monoflow::add_alpha"(const Tensor& a, const Tensor& b, Scalar alpha) except +translate_exception
     void c_add_alpha_ "monoflow::add_alpha_"(const Tensor& self, const Tensor& b, Scalar alpha) except +translate_exception

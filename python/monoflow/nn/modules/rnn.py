@@ -3,9 +3,12 @@ names (weight_ih_l0, weight_hh_l0_reverse, ...) and gate order (LSTM: i, f,
 g, o; GRU: r, z, n), so that torch state dicts load and outputs match.
 
 The input projection of every time step is one matmul over the whole
-sequence; only the hidden-state recurrence loops over time."""
+sequence; only the hidden-state recurrence loops over time. An LSTM step is
+then one matmul, one add and one fused cell (_C.lstm_cell: the gates'
+activations and the state update in one pass each way)."""
 import math
 
+from monoflow import _C
 from monoflow import ops_math as _m
 from monoflow.nn import functional as F
 from monoflow.nn import init
@@ -20,11 +23,17 @@ __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell"
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
 
-def _lstm_step(gi, h, c, w_hh, b_hh):
-    gates = gi + F.linear(h, w_hh, b_hh)
-    i, f, g, o = gates.chunk(4, -1)
-    c = _m.sigmoid(f) * c + _m.sigmoid(i) * _m.tanh(g)
-    return _m.sigmoid(o) * _m.tanh(c), c
+def _lstm_input_projection(x, w_ih, b_ih, b_hh):
+    """x W_ih^T plus both biases: the step then adds only h W_hh^T."""
+    return F.linear(x, w_ih, None if b_ih is None else b_ih + b_hh)
+
+
+def _lstm_step(gi, h, c, w_hh):
+    """One step from the input projection gi (_lstm_input_projection). W_hh is
+    transposed per step: each step's weight gradient then reaches W_hh
+    row-major (Note [Gradients in the operand's layout]), where one shared
+    transposed view would sum the steps' gradients in the transposed layout."""
+    return _C.lstm_cell(gi + h.matmul(w_hh.t()), c)
 
 
 def _gru_step(gi, h, w_hh, b_hh):
@@ -150,17 +159,21 @@ class RNNBase(Module):
         # sequence keeps its state and outputs zeros; running the reverse
         # direction from T-1 down then starts each sequence at its own end.
         w_ih, w_hh, b_ih, b_hh = params
+        is_lstm = self.mode == "LSTM"
         # Every step's input projection at once, unbound into per-step views:
         # unbind's backward stacks the step gradients once, where indexing
         # gi_all[t] per step would build (and sum) a full-size gradient per step.
-        gi_all = F.linear(x, w_ih, b_ih).unbind(0)
+        if is_lstm:
+            gi_all = _lstm_input_projection(x, w_ih, b_ih, b_hh).unbind(0)
+        else:
+            gi_all = F.linear(x, w_ih, b_ih).unbind(0)
         steps = range(x.shape[0] - 1, -1, -1) if reverse else range(x.shape[0])
         outs = [None] * x.shape[0]
         for t in steps:
             gi = gi_all[t]
             h_prev, c_prev = h, c
-            if self.mode == "LSTM":
-                h, c = _lstm_step(gi, h, c, w_hh, b_hh)
+            if is_lstm:
+                h, c = _lstm_step(gi, h, c, w_hh)
             elif self.mode == "GRU":
                 h = _gru_step(gi, h, w_hh, b_hh)
             else:
@@ -521,7 +534,8 @@ class LSTMCell(RNNCellBase):
         if hx is None:
             z = x.new_zeros(x.shape[0], self.hidden_size)
             hx = (z, z)
-        h, c = _lstm_step(F.linear(x, self.weight_ih, self.bias_ih), hx[0], hx[1], self.weight_hh, self.bias_hh)
+        gi = _lstm_input_projection(x, self.weight_ih, self.bias_ih, self.bias_hh)
+        h, c = _lstm_step(gi, hx[0], hx[1], self.weight_hh)
         return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
 
 

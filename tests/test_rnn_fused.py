@@ -1,0 +1,196 @@
+"""The fused LSTM cell (_C.lstm_cell, Note [Fused LSTM cell]) and the
+vectorised float exp/tanh/sigmoid under it (Note [Vectorisable
+transcendentals]), against PyTorch: nn.LSTM / nn.LSTMCell with copied
+weights (outputs, states and every gradient), the cell's own backward (each
+output's gradient alone, double backward), and the activations' values over
+the whole float range."""
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import monoflow as flow
+from monoflow import _C
+
+torch = pytest.importorskip("torch")
+
+SETTINGS = settings(max_examples=25, deadline=None)
+
+
+def to_torch(t):
+    return torch.from_numpy(t.detach().numpy().copy())
+
+
+def copy_weights(fm, tm):
+    with torch.no_grad():
+        for name, p in fm.named_parameters():
+            getattr(tm, name).copy_(to_torch(p))
+
+
+def close(a, b, tol):
+    np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=tol, atol=tol)
+
+
+@SETTINGS
+@given(T=st.integers(1, 5), N=st.integers(1, 4), I=st.integers(1, 6), H=st.integers(1, 7),
+       layers=st.integers(1, 3), bidirectional=st.booleans(), batch_first=st.booleans(), bias=st.booleans(),
+       with_state=st.booleans(), dtype=st.sampled_from(["float32", "float64"]), seed=st.integers(0, 2 ** 16))
+def test_lstm_matches_torch(T, N, I, H, layers, bidirectional, batch_first, bias, with_state, dtype, seed):
+    kw = dict(num_layers=layers, bidirectional=bidirectional, batch_first=batch_first, bias=bias, dropout=0.0)
+    fm = flow.nn.LSTM(I, H, **kw).to(getattr(flow, dtype))
+    tm = torch.nn.LSTM(I, H, **kw).to(getattr(torch, dtype))
+    copy_weights(fm, tm)
+    rng = np.random.default_rng(seed)
+    shape = (N, T, I) if batch_first else (T, N, I)
+    x = rng.standard_normal(shape).astype(dtype)
+    xf, xt = flow.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    states = ()
+    if with_state:
+        s = [rng.standard_normal((layers * (1 + bidirectional), N, H)).astype(dtype) for _ in range(2)]
+        hf, cf = (flow.tensor(v, requires_grad=True) for v in s)
+        ht, ct = (torch.tensor(v, requires_grad=True) for v in s)
+        states = ((hf, cf), (ht, ct))
+    of, (hnf, cnf) = fm(xf, *states[:1])
+    ot, (hnt, cnt) = tm(xt, *states[1:])
+    tol = 1e-5 if dtype == "float32" else 1e-10
+    for a, b in ((of, ot), (hnf, hnt), (cnf, cnt)):
+        close(a, b, tol)
+    # a loss that reaches every output, each with its own weights
+    w = [rng.standard_normal(tuple(t.shape)).astype(dtype) for t in (ot, hnt, cnt)]
+    (sum((a * flow.tensor(v)).sum() for a, v in zip((of, hnf, cnf), w))).backward()
+    (sum((a * torch.tensor(v)).sum() for a, v in zip((ot, hnt, cnt), w))).backward()
+    close(xf.grad, xt.grad, 10 * tol)
+    if with_state:
+        close(states[0][0].grad, states[1][0].grad, 10 * tol)
+        close(states[0][1].grad, states[1][1].grad, 10 * tol)
+    for name, p in fm.named_parameters():
+        close(p.grad, getattr(tm, name).grad, 10 * tol)
+
+
+@SETTINGS
+@given(N=st.integers(1, 5), I=st.integers(1, 6), H=st.integers(1, 7), bias=st.booleans(), batched=st.booleans(),
+       seed=st.integers(0, 2 ** 16))
+def test_lstm_cell_module_matches_torch(N, I, H, bias, batched, seed):
+    fm, tm = flow.nn.LSTMCell(I, H, bias=bias), torch.nn.LSTMCell(I, H, bias=bias)
+    copy_weights(fm, tm)
+    rng = np.random.default_rng(seed)
+    lead = (N,) if batched else ()
+    x, h, c = (rng.standard_normal(lead + (n,)).astype("float32") for n in (I, H, H))
+    ff = [flow.tensor(v, requires_grad=True) for v in (x, h, c)]
+    tt = [torch.tensor(v, requires_grad=True) for v in (x, h, c)]
+    hf, cf = fm(ff[0], (ff[1], ff[2]))
+    ht, ct = tm(tt[0], (tt[1], tt[2]))
+    close(hf, ht, 1e-5)
+    close(cf, ct, 1e-5)
+    (hf.sum() + 2 * cf.sum()).backward()
+    (ht.sum() + 2 * ct.sum()).backward()
+    for a, b in zip(ff, tt):
+        close(a.grad, b.grad, 1e-5)
+    for name, p in fm.named_parameters():
+        close(p.grad, getattr(tm, name).grad, 1e-5)
+
+
+def torch_cell(gates, c):
+    i, f, g, o = gates.chunk(4, 1)
+    c2 = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
+    return torch.sigmoid(o) * torch.tanh(c2), c2
+
+
+@pytest.mark.parametrize("use", ["h", "c", "both"])
+def test_cell_gradient_of_each_output(use):
+    # an output whose gradient never arrives counts as zero
+    rng = np.random.default_rng(0)
+    g, c = rng.standard_normal((3, 20)).astype("float32") * 3, rng.standard_normal((3, 5)).astype("float32")
+    gf, cf = flow.tensor(g, requires_grad=True), flow.tensor(c, requires_grad=True)
+    gt, ct = torch.tensor(g, requires_grad=True), torch.tensor(c, requires_grad=True)
+    (hf, c2f), (ht, c2t) = _C.lstm_cell(gf, cf), torch_cell(gt, ct)
+    pick = {"h": lambda h, c2: h.sum(), "c": lambda h, c2: (c2 * c2).sum(), "both": lambda h, c2: (h * c2).sum()}[use]
+    pick(hf, c2f).backward()
+    pick(ht, c2t).backward()
+    close(gf.grad, gt.grad, 1e-5)
+    close(cf.grad, ct.grad, 1e-5)
+
+
+def test_cell_double_backward_matches_torch():
+    rng = np.random.default_rng(1)
+    g, c = rng.standard_normal((2, 12)), rng.standard_normal((2, 3))
+    gf, cf = flow.tensor(g, requires_grad=True), flow.tensor(c, requires_grad=True)
+    gt, ct = torch.tensor(g, requires_grad=True), torch.tensor(c, requires_grad=True)
+    results = []
+    for lib, cell, a, b in ((flow, _C.lstm_cell, gf, cf), (torch, torch_cell, gt, ct)):
+        h, c2 = cell(a, b)
+        da, db = lib.autograd.grad((h * c2).sum(), (a, b), create_graph=True)
+        results.append(lib.autograd.grad((da * da).sum() + (db * db).sum(), (a, b)))
+    for a, b in zip(*results):
+        close(a, b, 1e-10)
+
+
+def test_cell_no_grad_and_empty_batch():
+    with flow.no_grad():
+        h, c = _C.lstm_cell(flow.zeros(4, 8), flow.ones(4, 2))
+    np.testing.assert_allclose(c.numpy(), 0.5 + 0.0 * c.numpy())  # sigmoid(0) * 1 + sigmoid(0) * tanh(0)
+    np.testing.assert_allclose(h.numpy(), 0.5 * np.tanh(0.5) * np.ones((4, 2)), rtol=1e-6)
+    h, c = _C.lstm_cell(flow.zeros(0, 8, requires_grad=True), flow.zeros(0, 2))
+    assert tuple(h.shape) == (0, 2) and tuple(c.shape) == (0, 2)
+
+
+def test_cell_bad_arguments():
+    with pytest.raises(ValueError, match="lstm_cell"):
+        _C.lstm_cell(flow.zeros(4, 7), flow.zeros(4, 2))
+    with pytest.raises(ValueError, match="lstm_cell"):
+        _C.lstm_cell(flow.zeros(8), flow.zeros(2))
+    with pytest.raises(TypeError, match="lstm_cell"):
+        _C.lstm_cell(flow.zeros(4, 8), flow.zeros(4, 2, dtype=flow.float64))
+    with pytest.raises(TypeError, match="lstm_cell"):
+        _C.lstm_cell(flow.zeros(4, 8, dtype=flow.int64), flow.zeros(4, 2, dtype=flow.int64))
+    with pytest.raises(TypeError):
+        _C.lstm_cell([1.0], flow.zeros(4, 2))
+
+
+# ------------------------------------------------------------ the vectorised activations
+
+def float_sweep():
+    """Every 4099th float32 bit pattern (all signs, exponents, NaNs, infinities) plus the edges."""
+    bits = np.arange(0, 2 ** 32, 4099, dtype=np.uint64).astype(np.uint32)
+    edges = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 88.72, 88.73, -87.3, -103.0, -104.5, 1e-40, -1e-40,
+                      0.625, -0.625, 9.0, -9.0, 44.0, -44.0], dtype=np.float32)
+    return np.concatenate([bits.view(np.float32), edges])
+
+
+@pytest.mark.parametrize("name", ["exp", "tanh", "sigmoid"])
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])
+def test_activation_values_match_torch(name, dtype):
+    x = float_sweep()
+    tx = torch.from_numpy(x).to(getattr(torch, dtype))
+    fx = flow.tensor(tx.float().numpy()).to(getattr(flow, dtype))
+    ref = getattr(torch, name)(tx.double()).to(getattr(torch, dtype)).double().numpy()  # correctly rounded
+    got = getattr(flow, name)(fx).double().numpy()
+    assert np.array_equal(np.isnan(got), np.isnan(ref))
+    finite = np.isfinite(ref)
+    assert np.array_equal(got[~finite & ~np.isnan(ref)], ref[~finite & ~np.isnan(ref)])  # +-inf where libm has it
+    # within 3 float32 ulp of the correctly rounded value (and, for the half
+    # types, one of their ulp), subnormal results included
+    spacing = np.spacing(np.abs(ref[finite]).astype(np.float32)).astype(np.float64)
+    if dtype != "float32":
+        spacing = np.maximum(spacing, np.abs(ref[finite]) * (2.0 ** -7 if dtype == "bfloat16" else 2.0 ** -10))
+    assert np.all(np.abs(got[finite] - ref[finite]) <= 3 * spacing)
+    # and odd / even symmetry where it holds exactly
+    if name == "tanh" and dtype == "float32":
+        y = flow.tanh(flow.tensor(np.array([-0.0, 0.0], dtype=np.float32))).numpy()
+        assert np.signbit(y[0]) and not np.signbit(y[1])
+
+
+@pytest.mark.parametrize("name", ["exp", "tanh", "sigmoid"])
+def test_activation_strided_and_graph_agree(name):
+    # the contiguous (vector) loop, a strided view and nn.Graph's fused
+    # program compute the same function, bit for bit
+    x = flow.tensor(float_sweep()[:20000].reshape(200, 100))
+    dense = getattr(flow, name)(x).numpy()
+    strided = getattr(flow, name)(x.t()).numpy().T
+    assert np.array_equal(dense, strided, equal_nan=True)
+
+    class G(flow.nn.Graph):
+        def build(self, v):
+            return getattr(flow, name)(v * 1.0) * 1.0
+
+    assert np.array_equal(G()(x).numpy(), dense, equal_nan=True)
