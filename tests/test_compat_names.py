@@ -510,3 +510,70 @@ def test_special_in_place_refuses_integers_as_torch():
     with pytest.raises(RuntimeError, match="can't be cast to the desired output type Long"):
         torch.tensor([1, 2]).lgamma_()
     assert flow.lgamma(flow.tensor([1, 2])).dtype == flow.float32
+
+
+# ------------------------------------------------------------ OneFlow's other names for existing ops
+
+@settings(max_examples=20, deadline=None)
+@given(shape=st.lists(st.integers(1, 4), min_size=1, max_size=3), seed=st.integers(0, 100))
+def test_argwhere_and_gather_nd_match_torch(shape, seed):
+    a = np.random.default_rng(seed).integers(-1, 2, shape)
+    np.testing.assert_array_equal(flow.argwhere(flow.tensor(a)).numpy(), torch.argwhere(torch.tensor(a)).numpy())
+    np.testing.assert_array_equal(flow.tensor(a).argwhere().numpy(), torch.tensor(a).argwhere().numpy())
+    p = np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+    k = len(shape) if seed % 2 else 1
+    idx = np.stack([np.random.default_rng(seed + i).integers(0, shape[i], 5) for i in range(k)], -1)
+    x, r = flow.tensor(p, requires_grad=True), torch.tensor(p, requires_grad=True)
+    out = flow.gather_nd(x, flow.tensor(idx))
+    ref = r[tuple(torch.tensor(idx[..., i]) for i in range(k))]  # gather_nd's definition, in torch
+    np.testing.assert_array_equal(out.detach().numpy(), ref.detach().numpy())
+    out.sum().backward()
+    ref.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), r.grad.numpy())
+
+
+def test_gather_nd_errors():
+    with pytest.raises(IndexError, match="exceeds params.dim"):
+        flow.gather_nd(flow.ones(2), flow.tensor([[0, 0]]))
+    with pytest.raises(TypeError, match="integer tensor"):
+        flow.gather_nd(flow.ones(2), flow.tensor([[0.0]]))
+
+
+def test_as_strided_cast_new_ones_in_top_k():
+    x, r = _pair((6,))
+    out, ref = flow.as_strided(x, (2, 2), (1, 2), 1), torch.as_strided(r, (2, 2), (1, 2), 1)
+    np.testing.assert_array_equal(out.detach().numpy(), ref.detach().numpy())
+    out.sum().backward()
+    ref.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), r.grad.numpy())
+    c = flow.cast(flow.tensor([1.7, -1.2]), flow.int32)
+    assert c.dtype == flow.int32 and c.tolist() == torch.tensor([1.7, -1.2]).to(torch.int32).tolist()
+    with pytest.raises(TypeError, match="'dtype' must be monoflow.dtype"):
+        flow.cast(flow.ones(1), "int32")
+    n = flow.new_ones(flow.zeros(2, dtype=flow.int32), (2, 3))
+    assert n.dtype == flow.int32 and n.tolist() == [[1, 1, 1]] * 2
+    scores = np.random.default_rng(7).standard_normal((6, 5)).astype(np.float32)
+    targets = np.array([0, 1, 2, 3, 4, 0])
+    for k in (1, 2, 5, 9):
+        top = torch.tensor(scores).topk(min(k, 5), dim=1).indices
+        want = (top == torch.tensor(targets).reshape(-1, 1)).any(1)
+        assert flow.in_top_k(flow.tensor(targets), flow.tensor(scores), k).tolist() == want.tolist()
+    with pytest.raises(ValueError, match="in_top_k"):
+        flow.in_top_k(flow.tensor([0]), flow.ones(2, 3), 1)
+
+
+@pytest.mark.parametrize("name", ["mish", "softsign", "selu", "silu", "softplus", "quick_gelu"])
+def test_activation_names_match_torch(name):
+    x, r = _pair((3, 4))
+    if name == "quick_gelu":  # OneFlow's definition, written out in torch
+        ours, ref = flow.quick_gelu(x), r * torch.sigmoid(1.702 * r)
+    else:
+        ref = getattr(torch.nn.functional, name)(r)
+        ours = getattr(x, name)()
+        if hasattr(flow, name):
+            np.testing.assert_allclose(getattr(flow, name)(x).detach().numpy(), ref.detach().numpy(), rtol=1e-5,
+                                       atol=1e-6)
+    np.testing.assert_allclose(ours.detach().numpy(), ref.detach().numpy(), rtol=1e-5, atol=1e-6)
+    ours.sum().backward()
+    ref.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), r.grad.numpy(), rtol=1e-5, atol=1e-6)
