@@ -577,3 +577,89 @@ def test_activation_names_match_torch(name):
     ours.sum().backward()
     ref.sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), r.grad.numpy(), rtol=1e-5, atol=1e-6)
+
+
+# ------------------------------------------------------------ result_type, unravel_index, combinations, vander, ...
+
+RESULT_OPERANDS = [("t", "int8", (2,)), ("t", "int64", ()), ("t", "uint8", (2,)), ("t", "float16", (2,)),
+                   ("t", "float64", ()), ("t", "bool", (2,)), ("t", "int32", ()), ("n", 3, None),
+                   ("n", 2.5, None), ("n", True, None)]
+
+
+def _operand(lib, spec):
+    kind, v, shape = spec
+    if kind == "n":
+        return v
+    return lib.zeros(shape, dtype=getattr(lib, v))
+
+
+@pytest.mark.parametrize("a", RESULT_OPERANDS, ids=str)
+@pytest.mark.parametrize("b", RESULT_OPERANDS, ids=str)
+def test_result_type_matches_torch(a, b):
+    got = flow.result_type(_operand(flow, a), _operand(flow, b))
+    want = torch.result_type(_operand(torch, a), _operand(torch, b))
+    assert got.name == str(want).split(".")[-1]
+
+
+@settings(max_examples=20, deadline=None)
+@given(shape=st.lists(st.integers(1, 5), min_size=1, max_size=3), data=st.data())
+def test_unravel_index_matches_torch(shape, data):
+    numel = int(np.prod(shape))
+    idx = data.draw(st.lists(st.integers(-numel, numel - 1), min_size=0, max_size=6))
+    got = flow.unravel_index(flow.tensor(idx, dtype=flow.int64), shape)
+    want = torch.unravel_index(torch.tensor(idx, dtype=torch.int64), shape)
+    assert [g.tolist() for g in got] == [w.tolist() for w in want]
+
+
+def test_unravel_index_errors():
+    with pytest.raises(ValueError, match="must be in range"):
+        flow.unravel_index(flow.tensor([8]), (2, 4))
+    with pytest.raises(TypeError, match="integer tensor"):
+        flow.unravel_index(flow.tensor([1.0]), (2, 4))
+
+
+@pytest.mark.parametrize("n, r, repl", [(4, 2, False), (4, 3, True), (3, 0, False), (2, 3, False), (1, 1, True)])
+def test_combinations_match_torch(n, r, repl):
+    a = np.arange(1, n + 1, dtype=np.float32)
+    x, t = flow.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    out, ref = flow.combinations(x, r, repl), torch.combinations(t, r, repl)
+    assert tuple(out.shape) == tuple(ref.shape)
+    np.testing.assert_array_equal(out.detach().numpy(), ref.detach().numpy())
+    if ref.numel():
+        (out * out).sum().backward()
+        (ref * ref).sum().backward()
+        np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy())
+
+
+@pytest.mark.parametrize("dtype, n, increasing", [("float32", None, False), ("float64", 4, True),
+                                                   ("int32", 3, False), ("int64", 0, False)])
+def test_vander_matches_torch(dtype, n, increasing):
+    a = np.array([1, 2, 3], dtype=dtype)
+    out, ref = flow.vander(flow.tensor(a), n, increasing), torch.vander(torch.tensor(a), n, increasing)
+    assert out.dtype.name == str(ref.dtype).split(".")[-1] and tuple(out.shape) == tuple(ref.shape)
+    np.testing.assert_array_equal(out.numpy(), ref.numpy())
+    # torch's own vander backward fails (an in-place op in its formula), so the
+    # gradient oracle is d/dx sum_j x**j = sum_j j * x**(j - 1)
+    x, _ = _pair((3,))
+    flow.vander(x, 4).sum().backward()
+    v = x.detach().numpy().astype(np.float64)
+    np.testing.assert_allclose(x.grad.numpy(), 1 + 2 * v + 3 * v ** 2, rtol=1e-5)
+
+
+def test_scalar_tensor_empty_strided_sum_to_size():
+    for v, kw in ((3, {}), (2.5, {}), (3, {"dtype": "int64"})):
+        ours = flow.scalar_tensor(v, **{k: getattr(flow, d) for k, d in kw.items()})
+        ref = torch.scalar_tensor(v, **{k: getattr(torch, d) for k, d in kw.items()})
+        assert ours.dim() == 0 and ours.item() == ref.item() and ours.dtype.name == str(ref.dtype).split(".")[-1]
+    e = flow.empty_strided((2, 3), (1, 2), dtype=flow.float64)
+    assert e.stride() == torch.empty_strided((2, 3), (1, 2)).stride() and e.dtype == flow.float64
+    with pytest.raises(RuntimeError, match="mismatch in length"):
+        flow.empty_strided((2, 3), (1,))
+    x, r = _pair((2, 3, 4))
+    for size in ((3, 1), (1, 3, 4), (4,), (2, 1, 1)):
+        out, ref = x.sum_to_size(*size), r.sum_to_size(*size)
+        np.testing.assert_allclose(out.detach().numpy(), ref.detach().numpy(), rtol=1e-5)
+    with pytest.raises(RuntimeError, match="is not expandable"):
+        x.sum_to_size(5)
+    with pytest.raises(RuntimeError):
+        r.sum_to_size(5)

@@ -3,9 +3,13 @@
 activations ``mish``/``softsign``/``quick_gelu`` at the top level, and the
 matching Tensor methods. Each is a thin composition of existing ops, so values,
 gradients and errors are those ops'."""
+import itertools
+import numbers
+
 from monoflow import _C
 
-__all__ = ["argwhere", "as_strided", "cast", "gather_nd", "in_top_k", "mish", "new_ones", "quick_gelu", "softsign"]
+__all__ = ["argwhere", "as_strided", "cast", "combinations", "empty_strided", "gather_nd", "in_top_k", "mish",
+           "new_ones", "quick_gelu", "result_type", "scalar_tensor", "softsign", "unravel_index", "vander"]
 
 
 def _F():
@@ -178,6 +182,195 @@ def quick_gelu(input):
     return input * (input * 1.702).sigmoid()
 
 
+def _creation():
+    from monoflow import _creation as creation  # defines the Tensor-returning factories
+    return creation
+
+
+def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False):
+    """A 0-dim tensor holding the number `s`, of the default float dtype unless `dtype` says.
+
+    Args:
+        s (number): the value.
+        dtype, device: of the result (default: the default dtype, the default device).
+        layout, pin_memory: accepted for torch's signature.
+        requires_grad (bool): whether autograd records operations on the result.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow.scalar_tensor(3)
+        tensor(3.)
+    """
+    return _creation().tensor(s, dtype=dtype or _C.get_default_dtype(), device=device, requires_grad=requires_grad)
+
+
+def _probe(x, op):
+    if isinstance(x, _C.TensorBase):
+        return x
+    if isinstance(x, (bool, numbers.Number)):
+        return x
+    raise TypeError(f"{op}(): expected a tensor or a number, got {type(x).__name__}")
+
+
+def result_type(tensor1, tensor2):
+    """The dtype an arithmetic op of `tensor1` and `tensor2` gives, by torch's promotion rules
+    (dimensioned tensors over 0-dim ones over Python numbers, within each category).
+
+    Args:
+        tensor1, tensor2 (Tensor or number): the operands.
+
+    Returns:
+        monoflow.dtype: the result's dtype.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow.result_type(flow.tensor([1, 2], dtype=flow.int8), 5.0)
+        monoflow.float32
+        >>> flow.result_type(flow.tensor([1, 2], dtype=flow.int8), flow.tensor(5))
+        monoflow.int8
+    """
+    a, b = _probe(tensor1, "result_type"), _probe(tensor2, "result_type")
+    if not isinstance(a, _C.TensorBase) and not isinstance(b, _C.TensorBase):
+        a = _creation().tensor(a)  # two numbers: the first as a 0-dim tensor, as torch ranks them
+    # Ask the op itself on one-element stand-ins, so the answer is monoflow's promotion.
+    a = a.new_zeros([1] * a.dim()) if isinstance(a, _C.TensorBase) else a
+    b = b.new_zeros([1] * b.dim()) if isinstance(b, _C.TensorBase) else b
+    return (a + b).dtype
+
+
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    """An uninitialised tensor of `size` laid out with `stride` (torch.empty_strided).
+
+    Args:
+        size (sequence of int): the shape.
+        stride (sequence of int): elements between neighbours along each dim (non-negative).
+        dtype, device: of the result.
+        layout, pin_memory: accepted for torch's signature.
+        requires_grad (bool): whether autograd records operations on the result.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow.empty_strided((2, 3), (1, 2)).stride()
+        (1, 2)
+    """
+    size, stride = [int(v) for v in size], [int(v) for v in stride]
+    if len(size) != len(stride):
+        raise RuntimeError(f"empty_strided(): mismatch in length of strides and shape ({len(stride)} vs {len(size)})")
+    if any(v < 0 for v in size + stride):
+        raise RuntimeError("empty_strided(): sizes and strides must be non-negative")
+    storage = 0 if 0 in size else 1 + sum((n - 1) * st for n, st in zip(size, stride))
+    out = _creation().empty(storage, dtype=dtype, device=device).as_strided(size, stride, 0)
+    return out.requires_grad_(requires_grad) if requires_grad else out
+
+
+def unravel_index(indices, shape):
+    """The coordinates, in a tensor of `shape`, of the flat (row-major) `indices`.
+
+    Args:
+        indices (Tensor or int): integer flat indices, each in ``[-numel, numel)``.
+        shape (int or sequence of int): the tensor shape they index.
+
+    Returns:
+        tuple of Tensor: one int64 tensor per dim of `shape`, each shaped as `indices`.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow.unravel_index(flow.tensor([5, 7]), (2, 4))
+        (tensor([1, 1]), tensor([1, 3]))
+    """
+    if isinstance(indices, numbers.Integral) and not isinstance(indices, bool):
+        indices = _creation().tensor(indices)
+    indices = _C.check_tensor(indices, "unravel_index", "indices")
+    if indices.dtype.is_floating_point or indices.dtype.name == "bool":
+        raise TypeError(f"unravel_index(): expected 'indices' to be an integer tensor, got {indices.dtype!r}")
+    shape = (int(shape),) if isinstance(shape, numbers.Integral) else tuple(int(v) for v in shape)
+    if any(n < 0 for n in shape):
+        raise ValueError("unravel_index(): 'shape' cannot have negative values")
+    numel = 1
+    for n in shape:
+        numel *= n
+    flat = indices.long()
+    if flat.numel() and (int(flat.min()) < -numel or int(flat.max()) >= numel):
+        raise ValueError(f"unravel_index(): 'indices' must be in range [-{numel}, {numel - 1}]")
+    flat = flat % numel if numel else flat
+    coords = []
+    for n in reversed(shape):
+        coords.append(flat % n)
+        flat = flat // n
+    return tuple(reversed(coords))
+
+
+def combinations(input, r=2, with_replacement=False):
+    """The length-`r` combinations of the elements of the 1-D `input`, as rows (itertools' order).
+
+    Args:
+        input (Tensor): 1-D.
+        r (int): elements per combination.
+        with_replacement (bool): allow an element to repeat.
+
+    Returns:
+        Tensor: ``(number of combinations, r)``, differentiable in `input`.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow.combinations(flow.tensor([1, 2, 3]))
+        tensor([[1, 2],
+                [1, 3],
+                [2, 3]])
+    """
+    input = _C.check_tensor(input, "combinations", "input")
+    if input.dim() != 1:
+        raise RuntimeError(f"combinations(): expect a 1D vector, but got shape {list(input.shape)}")
+    if r < 0:
+        raise RuntimeError(f"combinations(): r must be non-negative, got {r}")
+    pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    rows = list(pick(range(input.shape[0]), r))
+    if not rows or r == 0:
+        return input.new_empty([0] if r == 0 else [0, r])
+    index = _creation().tensor(rows).reshape(-1)
+    return input.index_select(0, index).reshape(len(rows), r)
+
+
+def vander(x, N=None, increasing=False):
+    """The Vandermonde matrix of the 1-D `x`: columns ``x ** (N-1), ..., x ** 0`` (reversed when `increasing`).
+
+    Args:
+        x (Tensor): 1-D.
+        N (int, optional): columns (default ``len(x)``).
+        increasing (bool): powers left to right ascending.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow.vander(flow.tensor([1, 2, 3]), 3)
+        tensor([[1, 1, 1],
+                [4, 2, 1],
+                [9, 3, 1]])
+    """
+    x = _C.check_tensor(x, "vander", "x")
+    if x.dim() != 1:
+        raise RuntimeError("vander(): x must be a one-dimensional tensor")
+    n = x.shape[0] if N is None else int(N)
+    if n < 0:
+        raise RuntimeError("vander(): N must be non-negative")
+    if x.dtype.name == "bool" or (not x.dtype.is_floating_point and x.dtype.name != "int64"):
+        x = x.long()  # torch computes integer and bool inputs in int64
+    if n == 0:
+        return x.new_empty([x.shape[0], 0])
+    columns = [x.new_ones(x.shape)]
+    for _ in range(1, n):
+        columns.append(columns[-1] * x)  # products, so gradients flow through every power
+    if not increasing:
+        columns.reverse()
+    from monoflow.ops_shape import stack
+    return stack(columns, 1)
+
+
 class TensorMethods:
     """Mixed into monoflow.Tensor."""
 
@@ -261,3 +454,25 @@ class TensorMethods:
             tensor([0.6931])
         """
         return _F().softplus(self, beta, threshold)
+
+    def sum_to_size(self, *size):
+        """Tensor.sum_to_size(*size) -> Tensor: this tensor summed down to `size`, to which it must broadcast.
+
+        Args:
+            size (int or sequence of int): the target shape.
+
+        Example::
+
+            >>> import monoflow as flow
+            >>> flow.ones(2, 3).sum_to_size(1, 3)
+            tensor([[2., 2., 2.]])
+        """
+        size = tuple(size[0]) if len(size) == 1 and not isinstance(size[0], numbers.Integral) else size
+        size = tuple(int(v) for v in size)
+        shape = tuple(self.shape)
+        lead = len(shape) - len(size)
+        if lead < 0 or any(t != 1 and t != s for t, s in zip(size, shape[lead:])):
+            raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(shape)}}}.")
+        out = self.sum(dim=tuple(range(lead))) if lead else self
+        dims = tuple(d for d, (t, s) in enumerate(zip(size, shape[lead:])) if t == 1 and s != 1)
+        return out.sum(dim=dims, keepdim=True) if dims else out
