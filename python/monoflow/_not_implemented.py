@@ -20,6 +20,7 @@ MODULE_PLACEHOLDERS = {
         "stft", "istft", "vmap", "sparse_coo_tensor", "sparse_csr_tensor",
         "view_as_complex", "view_as_real", "polar", "lobpcg", "histogramdd",
         "quantize_per_tensor", "quantize_per_channel",
+        "frexp", "histogram", "gradient",
     ),
     "monoflow.nn": ("CTCLoss", "AdaptiveLogSoftmaxWithLoss"),
     "monoflow.nn.functional": (
@@ -27,7 +28,10 @@ MODULE_PLACEHOLDERS = {
     ),
 }
 
-TENSOR_PLACEHOLDERS = ("stft", "istft", "to_sparse", "sparse_mask", "lu", "lu_solve")
+TENSOR_PLACEHOLDERS = ("stft", "istft", "to_sparse", "sparse_mask", "lu", "lu_solve", "frexp", "histogram",
+                       # in place shape changes: the core cannot change a tensor's shape in place yet
+                       "squeeze_", "unsqueeze_", "t_", "transpose_", "swapaxes_", "swapdims_", "as_strided_",
+                       "resize_")
 
 
 class NotImplementedFeature:
