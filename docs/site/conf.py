@@ -26,9 +26,16 @@ autodoc_docstring_signature = True
 autodoc_default_options = {"undoc-members": False}
 napoleon_google_docstring = True
 napoleon_numpy_docstring = False
+# "Attributes:" sections as fields: classes are documented with :members:
+# too, and two descriptions of one attribute would collide.
+napoleon_use_ivar = True
 # Links of the README and docs/ point into the repository (source files,
 # benchmarks), which the site does not contain.
-suppress_warnings = ["myst.xref_missing", "myst.header"]
+suppress_warnings = ["myst.xref_missing", "myst.header",
+                     # an argument's type named in a docstring ("device") may
+                     # match several classes (monoflow.device, cuda.device);
+                     # the link goes to the first, which is the one meant
+                     "ref.python"]
 myst_heading_anchors = 3
 
 generate_pages.write_all(os.path.dirname(__file__))

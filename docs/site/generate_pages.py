@@ -79,7 +79,11 @@ def _public_names(namespace):
     return out
 
 
-def api_page(namespace):
+def api_page(namespace, documented):
+    """The page of `namespace`. `documented` maps each object already on a
+    page to its qualified name: an object met again (an alias, or a name
+    re-exported by another namespace) gets a line pointing there instead of a
+    second description."""
     title = f"``{namespace}``"
     lines = [title, "=" * len(title), ""]
     if namespace == "monoflow.Tensor":
@@ -89,8 +93,15 @@ def api_page(namespace):
             lines += [f".. {kind}:: monoflow.Tensor.{name}", ""]
         return "\n".join(lines)
     lines += [f".. module:: {namespace}", ""]
+    tensor = importlib.import_module("monoflow").Tensor
     for name, obj in _public_names(namespace):
-        if inspect.isclass(obj):
+        role = "class" if inspect.isclass(obj) else "func"
+        first = documented.setdefault(id(obj), f"{namespace}.{name}")
+        if obj is tensor:  # it has a page of its own, its methods one by one
+            lines += [f"``{namespace}.{name}``: see :doc:`monoflow.Tensor`.", ""]
+        elif first != f"{namespace}.{name}":
+            lines += [f"``{namespace}.{name}`` is :{role}:`{first}`.", ""]
+        elif inspect.isclass(obj):
             lines += [f".. autoclass:: {namespace}.{name}", "   :members:", ""]
         else:
             lines += [f".. autofunction:: {namespace}.{name}", ""]
@@ -110,10 +121,10 @@ def write_all(site):
             topics.append(name[:-3])
             rel = os.path.relpath(os.path.join(ROOT, "docs", name), os.path.join(out, "topics"))
             _write(os.path.join(out, "topics", name), f"```{{include}} {rel}\n```\n")
-    api = []
+    api, documented = [], {}
     for namespace in NAMESPACES:
         try:
-            page = api_page(namespace)
+            page = api_page(namespace, documented)
         except ImportError:
             continue  # a namespace this build does not have
         api.append(namespace)

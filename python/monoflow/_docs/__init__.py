@@ -135,7 +135,8 @@ def apply(tensor_cls):
                 obj = getattr(module, each, None)
                 if obj is None:
                     raise AttributeError(f"monoflow._docs: {namespace}.{each} is documented but does not exist")
-                _set_doc(obj, f"{signature}\n\n{text}")
+                own_signature = each + signature[len(name):] if signature.startswith(name + "(") else signature
+                _set_doc(obj, f"{own_signature}\n\n{text}")
             if method or method_only:
                 attr = _tensor_attribute(tensor_cls, each)
                 if attr is None:
