@@ -84,6 +84,22 @@ def subgroup():
         dist.all_gather_object(out, R, group=g)
         assert out == [0, W - 1]
 
+def queries():
+    assert dist.get_node_local_rank() == R and dist.is_torchelastic_launched()
+    g = dist.new_group([1, 2])  # group rank = global rank - 1
+    assert dist.get_pg_count() >= 2
+    if R in (1, 2):
+        assert dist.get_group_rank(g, R) == R - 1
+        dist.monitored_barrier(g)
+    else:
+        try:
+            dist.get_group_rank(g, R)
+        except ValueError:
+            pass
+        else:
+            raise AssertionError("get_group_rank of a non-member did not raise")
+    dist.monitored_barrier()
+
 def errors():
     for fn, args, exc in [(dist.all_gather_object, ([None], 1), ValueError),
                           (dist.all_gather_object, ("notalist", 1), TypeError),
@@ -97,7 +113,7 @@ def errors():
             raise AssertionError(f"{fn.__name__}{args} did not raise {exc.__name__}")
 
 for name in ["all_gather_object", "broadcast_object_list", "gather_object", "scatter_object_list",
-             "send_recv_object_list", "subgroup", "errors"]:
+             "send_recv_object_list", "subgroup", "queries", "errors"]:
     check(name, globals()[name])
 with open(os.path.join(os.environ["MF_TEST_OUT"], f"rank{R}.json"), "w") as f:
     json.dump(results, f)
@@ -105,7 +121,7 @@ dist.destroy_process_group()
 '''
 
 CHECKS = ["all_gather_object", "broadcast_object_list", "gather_object", "scatter_object_list",
-          "send_recv_object_list", "subgroup", "errors"]
+          "send_recv_object_list", "subgroup", "queries", "errors"]
 
 
 def free_port():
@@ -231,3 +247,25 @@ def test_init_process_group_takes_a_store_object():
         dist.destroy_process_group()
     with pytest.raises(TypeError, match="argument 'store'"):
         dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
+
+
+def test_backend_and_environment_queries(monkeypatch):
+    assert dist.is_backend_available("gloo") == dist.is_gloo_available() == tdist.is_backend_available("gloo")
+    for name in ("mpi", "ucc", "xccl"):
+        assert dist.is_backend_available(name) is False
+    assert not dist.is_mpi_available() and not dist.is_ucc_available() and not dist.is_xccl_available()
+    assert dist.get_default_backend_for_device("cpu") == tdist.get_default_backend_for_device("cpu") == "gloo"
+    assert dist.get_default_backend_for_device("cuda:1") == "nccl"
+    with pytest.raises(ValueError, match="no default backend"):
+        dist.get_default_backend_for_device("abc")
+    assert dist.default_pg_timeout == tdist.default_pg_timeout
+    for var in ("LOCAL_RANK", "TORCHELASTIC_RUN_ID", "MONOFLOW_JOB_ID"):
+        monkeypatch.delenv(var, raising=False)
+    assert dist.is_torchelastic_launched() is tdist.is_torchelastic_launched() is False
+    monkeypatch.setenv("TORCHELASTIC_RUN_ID", "x")
+    assert dist.is_torchelastic_launched() is tdist.is_torchelastic_launched() is True
+    assert dist.get_node_local_rank(3) == tdist.get_node_local_rank(3) == 3
+    with pytest.raises(RuntimeError, match="LOCAL_RANK is not in the environment"):
+        dist.get_node_local_rank()
+    monkeypatch.setenv("LOCAL_RANK", "2")
+    assert dist.get_node_local_rank(0) == tdist.get_node_local_rank(0) == 2

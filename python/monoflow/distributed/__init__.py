@@ -20,6 +20,11 @@ from monoflow.distributed.object_collectives import (  # noqa: F401
     all_gather_object, broadcast_object_list, gather_object, recv_object_list, scatter_object_list,
     send_object_list,
 )
+from monoflow.distributed.queries import (  # noqa: F401
+    default_pg_timeout, get_default_backend_for_device, get_group_rank, get_node_local_rank, get_pg_count,
+    is_backend_available, is_mpi_available, is_torchelastic_launched, is_ucc_available, is_xccl_available,
+    monitored_barrier,
+)
 from monoflow.distributed.reduce_op import ReduceOp  # noqa: F401
 from monoflow.distributed.store import (  # noqa: F401
     DistError, DistStoreError, FileStore, HashStore, PrefixStore, Store, TCPStore,

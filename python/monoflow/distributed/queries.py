@@ -1,0 +1,181 @@
+"""Small questions scripts ask torch.distributed: which backends exist, which
+rank this process has on its node, how many groups there are, whether a
+launcher started it."""
+import datetime
+import os
+
+from monoflow.distributed import collectives, process_group
+
+default_pg_timeout = datetime.timedelta(minutes=30)  # init_process_group's default timeout
+
+
+def is_backend_available(backend):
+    """Whether `backend` ("gloo", "nccl", "mpi", "ucc", "xccl") can be used here.
+
+    Args:
+        backend (str): the backend's name.
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> dist.is_backend_available("mpi")
+        False
+    """
+    name = str(backend).lower()
+    if name == "gloo":
+        return process_group.is_gloo_available()
+    if name == "nccl":
+        return process_group.is_nccl_available()
+    return False  # monoflow has no MPI, UCC or XCCL backend
+
+
+def is_mpi_available():
+    """False: monoflow has no MPI backend (gloo and nccl only).
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> dist.is_mpi_available()
+        False
+    """
+    return False
+
+
+def is_ucc_available():
+    """False: monoflow has no UCC backend (gloo and nccl only).
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> dist.is_ucc_available()
+        False
+    """
+    return False
+
+
+def is_xccl_available():
+    """False: monoflow has no XCCL backend (gloo and nccl only).
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> dist.is_xccl_available()
+        False
+    """
+    return False
+
+
+def get_default_backend_for_device(device):
+    """The backend collectives on `device` use: "gloo" for the CPU, "nccl" for CUDA.
+
+    Args:
+        device (str or monoflow.device): the device or its type.
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> dist.get_default_backend_for_device("cpu")
+        'gloo'
+    """
+    kind = str(getattr(device, "type", device)).split(":")[0]
+    backends = {"cpu": "gloo", "cuda": "nccl"}
+    if kind not in backends:
+        raise ValueError(f"get_default_backend_for_device(): no default backend for device type '{kind}'")
+    return backends[kind]
+
+
+def is_torchelastic_launched():
+    """Whether a launcher started this process: torchrun (``TORCHELASTIC_RUN_ID``) or
+    ``python -m monoflow.distributed.launch`` (``MONOFLOW_JOB_ID``), which both set the
+    env:// variables.
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> isinstance(dist.is_torchelastic_launched(), bool)
+        True
+    """
+    return os.environ.get("TORCHELASTIC_RUN_ID") is not None or os.environ.get("MONOFLOW_JOB_ID") is not None
+
+
+def get_node_local_rank(fallback_rank=None):
+    """This process's rank among those of its machine (``LOCAL_RANK``), else `fallback_rank`.
+
+    Args:
+        fallback_rank (int, optional): returned when ``LOCAL_RANK`` is not set.
+
+    Raises:
+        RuntimeError: neither is there.
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> dist.get_node_local_rank(fallback_rank=0) >= 0
+        True
+    """
+    if "LOCAL_RANK" in os.environ:
+        return int(os.environ["LOCAL_RANK"])
+    if fallback_rank is not None:
+        return int(fallback_rank)
+    raise RuntimeError("LOCAL_RANK is not in the environment. Consider passing fallback_rank to allow "
+                       "`get_node_local_rank` to work, assuming you are not running in a multi-device context "
+                       "and want the code to run locally instead.")
+
+
+def get_group_rank(group, global_rank):
+    """The position in `group` of the process with global rank `global_rank`.
+
+    Args:
+        group (ProcessGroup): a group from ``new_group`` (or the default group).
+        global_rank (int): the process's rank in the default group.
+
+    Raises:
+        ValueError: the process is not in `group`.
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> dist.init_process_group("gloo", init_method="tcp://127.0.0.1:0", rank=0, world_size=1)
+        >>> dist.get_group_rank(dist.new_group([0]), 0)
+        0
+        >>> dist.destroy_process_group()
+    """
+    g = process_group._group(group, "get_group_rank")
+    if g is None:
+        raise ValueError("get_group_rank(): this process is not a member of the group")
+    return g.group_rank(global_rank, "get_group_rank")
+
+
+def get_pg_count():
+    """How many process groups this process has made (the default one included).
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> dist.get_pg_count() >= 0
+        True
+    """
+    return len(process_group._state.groups)
+
+
+def monitored_barrier(group=None, timeout=None, wait_all_ranks=False):
+    """A barrier that fails instead of hanging when a rank never arrives.
+
+    Every monoflow collective already does: a rank that does not arrive makes
+    the others raise RuntimeError after the group's timeout (the one given to
+    ``init_process_group``/``new_group``). `timeout` and `wait_all_ranks` are
+    accepted for torch's signature; that timeout is the one that applies.
+
+    Args:
+        group (ProcessGroup, optional): the group (default: the default group).
+        timeout: accepted (see above).
+        wait_all_ranks (bool): accepted (see above).
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> dist.init_process_group("gloo", init_method="tcp://127.0.0.1:0", rank=0, world_size=1)
+        >>> dist.monitored_barrier()
+        >>> dist.destroy_process_group()
+    """
+    collectives.barrier(group)
