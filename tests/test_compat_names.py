@@ -663,3 +663,40 @@ def test_scalar_tensor_empty_strided_sum_to_size():
         x.sum_to_size(5)
     with pytest.raises(RuntimeError):
         r.sum_to_size(5)
+
+
+@settings(max_examples=20, deadline=None)
+@given(shape=st.lists(st.integers(1, 4), min_size=1, max_size=3), seed=st.integers(0, 100))
+def test_scatter_nd_and_update_match_torch_index_put(shape, seed):
+    rng = np.random.default_rng(seed)
+    k = 1 + seed % len(shape)
+    # distinct index tuples: with repeats the written value is unspecified (as in OneFlow and torch)
+    flat = rng.permutation(int(np.prod(shape[:k])))[:3]
+    idx = np.stack(np.unravel_index(flat, shape[:k]), -1)
+    upd = rng.standard_normal((len(flat),) + tuple(shape[k:])).astype(np.float32)
+    base = rng.standard_normal(shape).astype(np.float32)
+    x, r = flow.tensor(base, requires_grad=True), torch.tensor(base, requires_grad=True)
+    u, ru = flow.tensor(upd, requires_grad=True), torch.tensor(upd, requires_grad=True)
+    out = flow.tensor_scatter_nd_update(x, flow.tensor(idx), u)
+    ref = r.index_put(tuple(torch.tensor(idx[:, i]) for i in range(k)), ru)
+    np.testing.assert_array_equal(out.detach().numpy(), ref.detach().numpy())
+    (out * out).sum().backward()
+    (ref * ref).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), r.grad.numpy())
+    np.testing.assert_allclose(u.grad.numpy(), ru.grad.numpy())
+    z = flow.scatter_nd(flow.tensor(idx), flow.tensor(upd), shape)
+    zr = torch.zeros(shape).index_put(tuple(torch.tensor(idx[:, i]) for i in range(k)), torch.tensor(upd))
+    np.testing.assert_array_equal(z.numpy(), zr.numpy())
+
+
+def test_slice_and_tensor_in_top_k():
+    a = np.arange(60).reshape(3, 4, 5)
+    got = flow.slice(flow.tensor(a), [[0, 3, 2], [None, None, None], [1, -1, 2]])
+    np.testing.assert_array_equal(got.numpy(), a[0:3:2, :, 1:-1:2])
+    with pytest.raises(ValueError, match="start, stop, step"):
+        flow.slice(flow.tensor(a), [[0, 1]])
+    with pytest.raises(IndexError, match="slices for a tensor of 3 dims"):
+        flow.slice(flow.tensor(a), [[0, 1, 1]] * 4)
+    scores = flow.tensor([[0.1, 0.9, 0.0], [0.5, 0.2, 0.3]])
+    assert flow.tensor([1, 2]).in_top_k(scores, 2).tolist() == flow.in_top_k(flow.tensor([1, 2]), scores, 2).tolist()
+    assert flow.tensor([1, 2]).in_top_k(scores, 1).tolist() == [True, False]

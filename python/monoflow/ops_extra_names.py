@@ -9,7 +9,8 @@ import numbers
 from monoflow import _C
 
 __all__ = ["argwhere", "as_strided", "cast", "combinations", "empty_strided", "gather_nd", "in_top_k", "mish",
-           "new_ones", "quick_gelu", "result_type", "scalar_tensor", "softsign", "unravel_index", "vander"]
+           "new_ones", "quick_gelu", "result_type", "scalar_tensor", "scatter_nd", "slice", "softsign",
+           "tensor_scatter_nd_update", "unravel_index", "vander"]
 
 
 def _F():
@@ -371,6 +372,89 @@ def vander(x, N=None, increasing=False):
     return stack(columns, 1)
 
 
+def _nd_index(indices, op, rank):
+    indices = _C.check_tensor(indices, op, "indices")
+    if indices.dtype.is_floating_point or indices.dtype.name == "bool" or indices.dim() == 0:
+        raise TypeError(f"{op}(): argument 'indices' must be an integer tensor with at least 1 dim")
+    k = indices.shape[-1]
+    if k > rank:
+        raise IndexError(f"{op}(): indices.shape[-1] ({k}) exceeds the indexed tensor's {rank} dims")
+    return tuple(indices[..., i] for i in range(k))
+
+
+def tensor_scatter_nd_update(tensor, indices, updates):
+    """OneFlow's ``oneflow.tensor_scatter_nd_update``: a copy of `tensor` with the slices at the
+    index tuples of `indices` replaced by `updates` (the inverse of ``gather_nd``).
+
+    Args:
+        tensor (Tensor): the values kept elsewhere.
+        indices (Tensor): integer, ``(..., k)``; each row indexes the first k dims.
+        updates (Tensor): ``indices.shape[:-1] + tensor.shape[k:]``.
+
+    Returns:
+        Tensor: differentiable in `tensor` (where not replaced) and `updates`.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow.tensor_scatter_nd_update(flow.zeros(4), flow.tensor([[1], [3]]), flow.tensor([5.0, 6.0]))
+        tensor([0., 5., 0., 6.])
+    """
+    tensor = _C.check_tensor(tensor, "tensor_scatter_nd_update", "tensor")
+    index = _nd_index(indices, "tensor_scatter_nd_update", tensor.dim())
+    from monoflow.ops_shape import index_put
+    return index_put(tensor, index, _C.check_tensor(updates, "tensor_scatter_nd_update", "updates"))
+
+
+def scatter_nd(index, update, shape):
+    """OneFlow's ``oneflow.scatter_nd``: zeros of `shape` with `update` written at the index tuples of `index`.
+
+    Args:
+        index (Tensor): integer, ``(..., k)``.
+        update (Tensor): ``index.shape[:-1] + shape[k:]``; its dtype is the result's.
+        shape (sequence of int): the result's shape.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow.scatter_nd(flow.tensor([[1], [6], [4]]), flow.tensor([10.2, 5.1, 12.7]), [8])
+        tensor([ 0.0000, 10.2000,  0.0000,  0.0000, 12.7000,  0.0000,  5.1000,  0.0000])
+    """
+    update = _C.check_tensor(update, "scatter_nd", "update")
+    zeros = update.new_zeros(tuple(int(v) for v in shape))
+    return tensor_scatter_nd_update(zeros, index, update)
+
+
+_builtin_slice = slice
+
+
+def slice(input, slice_tup_list):
+    """OneFlow's ``oneflow.slice``: ``input[start:stop:step, ...]`` from one ``(start, stop, step)`` per dim.
+
+    Args:
+        input (Tensor): the tensor to slice.
+        slice_tup_list (sequence of (start, stop, step)): leading dims; None entries mean the whole range.
+
+    Returns:
+        Tensor: a view of `input`.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow.slice(flow.arange(10), [[1, 8, 3]])
+        tensor([1, 4, 7])
+    """
+    input = _C.check_tensor(input, "slice", "input")
+    if len(slice_tup_list) > input.dim():
+        raise IndexError(f"slice(): {len(slice_tup_list)} slices for a tensor of {input.dim()} dims")
+    parts = []
+    for t in slice_tup_list:
+        if len(t) != 3:
+            raise ValueError(f"slice(): each entry of slice_tup_list must be (start, stop, step), got {t!r}")
+        parts.append(_builtin_slice(*t))
+    return input[tuple(parts)]
+
+
 class TensorMethods:
     """Mixed into monoflow.Tensor."""
 
@@ -476,3 +560,18 @@ class TensorMethods:
         out = self.sum(dim=tuple(range(lead))) if lead else self
         dims = tuple(d for d, (t, s) in enumerate(zip(size, shape[lead:])) if t == 1 and s != 1)
         return out.sum(dim=dims, keepdim=True) if dims else out
+
+    def in_top_k(self, predictions, k):
+        """Tensor.in_top_k(predictions, k) -> Tensor: ``monoflow.in_top_k`` with this tensor as the targets.
+
+        Args:
+            predictions (Tensor): ``(N, C)`` scores.
+            k (int): how many of the top scores count.
+
+        Example::
+
+            >>> import monoflow as flow
+            >>> flow.tensor([1]).in_top_k(flow.tensor([[0.9, 0.1]]), 1)
+            tensor([False])
+        """
+        return in_top_k(self, predictions, k)
