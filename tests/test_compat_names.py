@@ -700,3 +700,11 @@ def test_slice_and_tensor_in_top_k():
     scores = flow.tensor([[0.1, 0.9, 0.0], [0.5, 0.2, 0.3]])
     assert flow.tensor([1, 2]).in_top_k(scores, 2).tolist() == flow.in_top_k(flow.tensor([1, 2]), scores, 2).tolist()
     assert flow.tensor([1, 2]).in_top_k(scores, 1).tolist() == [True, False]
+
+
+def test_combinations_and_vander_refuse_huge_results():
+    with pytest.raises(RuntimeError, match="too many to build"):
+        flow.combinations(flow.arange(1000), 10)
+    with pytest.raises(RuntimeError, match="too large to build"):
+        flow.vander(flow.arange(1000), 10 ** 6)
+    assert flow.combinations(flow.arange(3), 5).shape == (0, 5)  # r > n: none, at once

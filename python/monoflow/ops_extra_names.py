@@ -4,6 +4,7 @@ activations ``mish``/``softsign``/``quick_gelu`` at the top level, and the
 matching Tensor methods. Each is a thin composition of existing ops, so values,
 gradients and errors are those ops'."""
 import itertools
+import math
 import numbers
 
 from monoflow import _C
@@ -11,6 +12,11 @@ from monoflow import _C
 __all__ = ["argwhere", "as_strided", "cast", "combinations", "empty_strided", "gather_nd", "in_top_k", "mish",
            "new_ones", "quick_gelu", "result_type", "scalar_tensor", "scatter_nd", "slice", "softsign",
            "tensor_scatter_nd_update", "unravel_index", "vander"]
+
+
+# combinations/vander build their result from Python-side index lists or
+# column by column: past this many elements they refuse rather than run for hours.
+_MAX_ELEMENTS = 1 << 27
 
 
 def _F():
@@ -329,6 +335,10 @@ def combinations(input, r=2, with_replacement=False):
         raise RuntimeError(f"combinations(): expect a 1D vector, but got shape {list(input.shape)}")
     if r < 0:
         raise RuntimeError(f"combinations(): r must be non-negative, got {r}")
+    n = input.shape[0]
+    count = math.comb(n + r - 1, r) if with_replacement else math.comb(n, r)
+    if count * max(r, 1) > _MAX_ELEMENTS:
+        raise RuntimeError(f"combinations(): {count} combinations of {r} elements are too many to build")
     pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
     rows = list(pick(range(input.shape[0]), r))
     if not rows or r == 0:
@@ -359,6 +369,8 @@ def vander(x, N=None, increasing=False):
     n = x.shape[0] if N is None else int(N)
     if n < 0:
         raise RuntimeError("vander(): N must be non-negative")
+    if n * x.shape[0] > _MAX_ELEMENTS:
+        raise RuntimeError(f"vander(): a {x.shape[0]} x {n} matrix is too large to build")
     if x.dtype.name == "bool" or (not x.dtype.is_floating_point and x.dtype.name != "int64"):
         x = x.long()  # torch computes integer and bool inputs in int64
     if n == 0:
