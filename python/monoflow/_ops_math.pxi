@@ -80,6 +80,8 @@ cdef object _wrapped_number(TensorBase like, object v):
 
 
 def math_unary(int op, x):
+    if _is_cplx(x):
+        return _complex_ops.unary(op, x)
     return wrap(c_math_unary(op, _op_tt(x, op, "input")))
 
 

@@ -64,6 +64,10 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
 @accepts_placement(random=True)
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
     """Standard normal samples."""
+    if dtype is not None and dtype.is_complex:
+        from monoflow import _complex
+
+        return _requires_grad(_complex.randn(_size(size), dtype, device, generator), requires_grad)
     return _requires_grad(_C.normal_(_C.empty(_size(size), _float_dtype(dtype), device), 0.0, 1.0, generator), requires_grad)
 
 
