@@ -979,7 +979,9 @@ def _set_complex_ops(mod):
 cdef inline bint _is_cplx(object v):
     if isinstance(v, TensorBase):
         return <int>(<TensorBase>v).t.get().dtype >= 10
-    return isinstance(v, complex)
+    if isinstance(v, (complex, int, float)):
+        return isinstance(v, complex)
+    return getattr(getattr(v, "dtype", None), "kind", None) == "c"  # numpy complex scalars
 
 
 cdef str _binary_name(int op):

@@ -198,6 +198,12 @@ def _operand_dtype(v):
         return _C.get_default_dtype()
     if isinstance(v, (builtins.complex, np.complexfloating)):
         return _dtypes.default_complex()
+    if isinstance(v, np.bool_):
+        return _dtypes.bool_
+    if isinstance(v, np.integer):
+        return _dtypes.int64
+    if isinstance(v, np.floating):
+        return _C.get_default_dtype()
     raise TypeError(f"unsupported operand type: {type(v).__name__}")
 
 
