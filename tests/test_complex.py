@@ -172,6 +172,8 @@ def test_elementwise_vs_torch(shape, dt, seed, transpose):
     close(flow.abs(x), t.abs(), dt)
     close(x.angle(), t.angle(), dt)
     close(x.exp(), t.exp(), dt)
+    close(x.log(), t.log(), dt)
+    close(flow.polar(x.abs(), x.angle()), TORCH.polar(t.abs(), t.angle()), dt)
     close(x.real, t.real, dt)
     close(x.imag, t.imag, dt)
     close(x.sum(), t.sum(), dt)
@@ -246,7 +248,7 @@ def test_autograd_vs_torch(shape, dt, seed, transpose):
     y, u = both(b, dt, transpose, requires_grad=True)
     w, v = both(c, dt, transpose)
     for f in (lambda p, q: p * q, lambda p, q: p / q, lambda p, q: p + q * 2, lambda p, q: p.exp() - q.conj(),
-              lambda p, q: p * p + q.abs(), lambda p, q: p.angle() * q.real + p, lambda p, q: (p * q).sum(0) + p.mean()):
+              lambda p, q: p * p + q.abs(), lambda p, q: p.log() * q, lambda p, q: p.angle() * q.real + p, lambda p, q: (p * q).sum(0) + p.mean()):
         x.grad = y.grad = t.grad = u.grad = None
         _loss(f(x, y), w if f(x, y).shape == x.shape else w[0]).backward()
         _loss(f(t, u), v if f(t, u).shape == t.shape else v[0]).backward()
@@ -292,3 +294,33 @@ def test_views_of_complex_leaves_carry_gradients():
     want = np.zeros((3, 2), np.complex64)
     want[1:, 0] = -2j  # d/dRe (Re(2j z)) = 0, d/dIm = -2
     np.testing.assert_allclose(z.grad.numpy(), want)
+
+
+@pytest.mark.parametrize("dt", CDTYPES)
+def test_dlpack_setitem_and_like_functions(dt):
+    d = getattr(flow, dt)
+    a = crandn((2, 3), dt, 11)
+    x = flow.tensor(a)
+    np.testing.assert_array_equal(np.from_dlpack(x), a)
+    np.testing.assert_array_equal(flow.from_dlpack(a).numpy(), a)
+    if TORCH is not None:
+        np.testing.assert_array_equal(TORCH.from_dlpack(x).numpy(), a)
+    x[0, 1] = 2 - 3j
+    x[1] = 1j
+    a[0, 1], a[1] = 2 - 3j, 1j
+    np.testing.assert_array_equal(x.numpy(), a)
+    with pytest.raises(RuntimeError):
+        flow.zeros(2)[0] = 1j
+    np.testing.assert_array_equal(flow.full_like(x, 1 + 1j).numpy(), np.full((2, 3), 1 + 1j, dt))
+    r = flow.rand(500, dtype=d)
+    assert r.dtype == d and 0 <= r.real.numpy().min() and r.imag.numpy().max() < 1
+
+
+def test_complex_outputs_need_an_explicit_gradient():
+    z = flow.ones(2, dtype=flow.complex64, requires_grad=True)
+    with pytest.raises(RuntimeError, match="real scalar outputs"):
+        (z * 2).sum().backward()
+    (z * 2).sum().backward(flow.tensor(1 + 0j))
+    np.testing.assert_array_equal(z.grad.numpy(), np.full(2, 2, np.complex64))
+    with pytest.raises(NotImplementedError, match=r"pow\(\): not implemented for 'ComplexFloat'"):
+        z ** 2

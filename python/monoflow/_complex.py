@@ -171,18 +171,29 @@ _UNARY = {"abs": abs, "exp": exp, "log": log}
 _OP_NAMES = None
 
 
-def unary(op, x):
-    """A unary math op (monoflow.ops_math op id) on a complex tensor."""
+def _op_name(op):
     global _OP_NAMES
     if _OP_NAMES is None:
         from monoflow import ops_math
 
         _OP_NAMES = {v: k for k, v in ops_math._OP.items()}
-    name = _OP_NAMES.get(op, "unary op")
+    return _OP_NAMES.get(op, "math op")
+
+
+def unary(op, x):
+    """A unary math op (monoflow.ops_math op id) on a complex tensor."""
+    name = _op_name(op)
     fn = _UNARY.get(name)
     if fn is None:
         raise _not_implemented(name, x.dtype)
     return fn(x)
+
+
+def math_binary(op, a, b):
+    """pow, atan2, remainder, logical/bitwise ops with a complex operand: none has a complex formula here."""
+    dt = next((v.dtype for v in (a, b) if isinstance(v, _C.TensorBase) and v.dtype.is_complex),
+              _dtypes.default_complex())
+    raise _not_implemented(_op_name(op), dt)
 
 
 # ---------------------------------------------------------------- arithmetic

@@ -171,7 +171,7 @@ def ones_like(input, *, dtype=None, device=None, requires_grad=False, pin_memory
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False,
               pin_memory=False):
     shape, dt, dev = _like(input, dtype, device, "full_like")
-    return _requires_grad(_C.full(shape, _number(fill_value, "full_like", "fill_value"), dt, dev), requires_grad)
+    return full(shape, _number(fill_value, "full_like", "fill_value"), dt, dev, requires_grad)
 
 
 @accepts_placement()
