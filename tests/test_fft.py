@@ -73,8 +73,14 @@ def test_rfft_irfft(shape, rd, seed, norm, n, transpose):
     check(lambda x: flow.fft.rfft(x, n=n, dim=-1, norm=norm), lambda t: TORCH.fft.rfft(t, n=n, dim=-1, norm=norm),
           a, rd, transpose)
     c = data(shape, rd, seed, True)
-    if n is None and shape[-1] < 2:
-        return  # the default output length 2 * (m - 1) is 0
+    last = shape[0] if transpose and len(shape) >= 2 else shape[-1]
+    if n is None and last < 2:  # the default output length 2 * (m - 1) is 0: both refuse
+        c = c.T if transpose else c
+        with pytest.raises(RuntimeError, match="Invalid number of data points"):
+            flow.fft.irfft(flow.tensor(c))
+        with pytest.raises(RuntimeError):
+            TORCH.fft.irfft(TORCH.tensor(c))
+        return
     check(lambda x: flow.fft.irfft(x, n=n, dim=-1, norm=norm), lambda t: TORCH.fft.irfft(t, n=n, dim=-1, norm=norm),
           c, rd, transpose)
 
