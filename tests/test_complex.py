@@ -105,6 +105,13 @@ def test_complex_and_views(dt):
     np.testing.assert_array_equal(flow.real(z).numpy(), z.numpy().real)
 
 
+@needs_torch
+def test_angle_of_real_tensors():
+    a = np.array([-2.0, 0.0, 3.0, np.nan], np.float32)
+    np.testing.assert_array_equal(flow.angle(flow.tensor(a)).numpy(), TORCH.angle(TORCH.tensor(a)).numpy())
+    np.testing.assert_array_equal(flow.tensor(a).angle().numpy(), TORCH.tensor(a).angle().numpy())
+
+
 def test_view_as_complex_errors():
     with pytest.raises(RuntimeError, match="last dimension of size 2"):
         flow.view_as_complex(flow.zeros(3, 3))

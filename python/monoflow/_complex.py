@@ -147,7 +147,8 @@ def angle(input):
 
     x = _C.check_tensor(input, "angle")
     if not x.dtype.is_complex:
-        raise TypeError("angle(): only complex tensors are handled here")
+        # real input: pi where negative, 0 elsewhere, NaN kept (as torch)
+        return ops_math.where(x < 0, np.pi, 0.0) + x * 0
     re, im = _parts(x)
     return ops_math.atan2(im, re)
 
@@ -380,12 +381,7 @@ class TensorMethods:
         return False
 
     def angle(self):
-        if self.dtype.is_complex:
-            return angle(self)
-        from monoflow import ops_math
-
-        # real input: pi where negative, 0 elsewhere (NaN stays), as torch
-        return ops_math.where(self < 0, np.pi, 0.0) + self * 0
+        return angle(self)
 
 
 _C._set_complex_ops(__import__(__name__, fromlist=["_"]))
