@@ -441,7 +441,7 @@ def test_missing_or_wrong_sized_blobs():
     (lambda m: {**m, "root": {"t": "tensor", "blob": 7}}, "refers to blob 7"),
     (lambda m: {**m, "root": {**m["root"], "offset": 5}}, "past the end of blob 0"),
     (lambda m: {**m, "root": {**m["root"], "dtype": "float64"}}, "disagrees with blob 0"),
-    (lambda m: {**m, "blobs": [{"dtype": "complex64", "numel": 3, "device": "cpu:0"}]}, "invalid description"),
+    (lambda m: {**m, "blobs": [{"dtype": "complex32", "numel": 3, "device": "cpu:0"}]}, "invalid description"),
     (lambda m: {**m, "root": {"t": "dict", "v": [[{"t": "list", "v": []}, {"t": "none"}]]}}, "invalid dict key"),
     (lambda m: {"blobs": []}, "lacks 'root'"),
 ])

@@ -18,7 +18,7 @@ std::atomic<int64_t> g_hook_id{0};
 
 AutogradMeta& meta(const Tensor& t) { return ensure_meta(t); }
 
-bool can_require_grad(DType d) { return is_floating(d); }
+bool can_require_grad(DType d) { return is_floating(d) || is_complex(d); }
 
 // The node behind Recorder and custom functions: a closure over saved values.
 struct FunctionNode : Node {

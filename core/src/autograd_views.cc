@@ -140,7 +140,7 @@ void record_view(const Tensor& base, const Tensor& view) {
   node->sequence_nr = next_sequence_nr();
   node->next_edges.push_back(gradient_edge(base));
   node->grad_meta.push_back({view->shape, view->dtype, view->device()});
-  if (!is_floating(view->dtype)) return;
+  if (!is_floating(view->dtype) && !is_complex(view->dtype)) return;
   view->autograd = std::make_shared<AutogradMeta>();
   view->autograd->grad_fn = node;
   view->autograd->view_version = view->version();

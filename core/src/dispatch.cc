@@ -220,6 +220,9 @@ void launch(const LaunchArgs& a) {
     if (touches_host_visible(a)) be.synchronize(dev.index);  // Note [Host-visible memory]
     return;
   }
+  // torch's wording for complex, the dtypes most ops lack kernels for
+  MF_CHECK(!dev.is_cpu() || !is_complex(a.kernel_dtype), NotImplementedError, a.op->name,
+           "(): not implemented for '", dtype_torch_name(a.kernel_dtype), "'");
   MF_CHECK(!dev.is_cpu(), NotImplementedError, a.op->name, ": not implemented for dtype ",
            dtype_name(a.kernel_dtype), " on cpu");
   run_on_cpu_fallback(be, dev, a, out_dtype);

@@ -5,29 +5,40 @@
 namespace monoflow {
 
 size_t itemsize(DType t) {
-  static constexpr size_t sizes[] = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8};
+  static constexpr size_t sizes[] = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8, 8, 16};
   return sizes[static_cast<int>(t)];
 }
 
 const char* dtype_name(DType t) {
   static constexpr const char* names[] = {"bool",  "uint8",   "int8",     "int16",   "int32",
-                                          "int64", "float16", "bfloat16", "float32", "float64"};
+                                          "int64", "float16", "bfloat16", "float32", "float64",
+                                          "complex64", "complex128"};
   return names[static_cast<int>(t)];
 }
 
 const char* dtype_torch_name(DType t) {
   static constexpr const char* names[] = {"Bool", "Byte", "Char",     "Short", "Int",
-                                          "Long", "Half", "BFloat16", "Float", "Double"};
+                                          "Long", "Half", "BFloat16", "Float", "Double",
+                                          "ComplexFloat", "ComplexDouble"};
   return names[static_cast<int>(t)];
 }
 
-static int category(DType t) { return t == DType::Bool ? 0 : is_floating(t) ? 2 : 1; }
+static int category(DType t) {
+  return t == DType::Bool ? 0 : is_complex(t) ? 3 : is_floating(t) ? 2 : 1;
+}
 
 DType promote_types(DType a, DType b) {
   if (a == b) return a;
   if (a == DType::Bool) return b;
   if (b == DType::Bool) return a;
   int ca = category(a), cb = category(b);
+  if (ca == 3 || cb == 3) {
+    // complex with anything: a complex whose parts hold both (torch: float64
+    // + complex64 -> complex128; float16 + complex64 -> complex64)
+    const DType c = ca == 3 ? a : b, o = ca == 3 ? b : a;
+    const bool wide = c == DType::Complex128 || o == DType::Complex128 || o == DType::Float64;
+    return wide ? DType::Complex128 : DType::Complex64;
+  }
   if (ca != cb) return ca > cb ? a : b;
   if (ca == 2) {  // both floating
     if ((a == DType::Float16 && b == DType::BFloat16) || (a == DType::BFloat16 && b == DType::Float16))
@@ -44,7 +55,8 @@ DType promote_types(DType a, DType b) {
 }
 
 bool can_cast(DType from, DType to) {
-  if (is_floating(from) && !is_floating(to)) return false;
+  if (is_complex(from) && !is_complex(to)) return false;
+  if (is_floating(from) && !is_floating(to) && !is_complex(to)) return false;
   if (from != DType::Bool && to == DType::Bool) return false;
   return true;
 }
@@ -61,7 +73,12 @@ void PromotionState::add_tensor(DType t, bool zero_dim) { merge(zero_dim ? zero_
 
 void PromotionState::add_scalar(DType t) {
   // A Python float takes the default dtype when it decides the category.
-  merge(wrapped_result, t == DType::Float64 ? default_float_dtype() : t);
+  // A Python complex likewise takes the complex dtype of the default one.
+  if (t == DType::Complex128)
+    t = default_float_dtype() == DType::Float64 ? DType::Complex128 : DType::Complex64;
+  else if (t == DType::Float64)
+    t = default_float_dtype();
+  merge(wrapped_result, t);
 }
 
 DType PromotionState::result() const {

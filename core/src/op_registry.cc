@@ -19,7 +19,7 @@ int find_op(const std::string& name) {
 }
 
 DType compute_dtype(const OpDef& op, DType promoted) {
-  if (op.rule == DTypeRule::IntToFloat && !is_floating(promoted)) return default_float_dtype();
+  if (op.rule == DTypeRule::IntToFloat && !is_floating(promoted) && !is_complex(promoted)) return default_float_dtype();
   return promoted;
 }
 
@@ -28,7 +28,7 @@ DType output_dtype(const OpDef& op, DType compute) {
     case DTypeRule::ToBool:
       return DType::Bool;
     case DTypeRule::IntToInt64:
-      return is_floating(compute) ? compute : DType::Int64;
+      return is_floating(compute) || is_complex(compute) ? compute : DType::Int64;
     case DTypeRule::ToInt64:
       return DType::Int64;
     default:

@@ -1,4 +1,5 @@
 // Data movement and creation: copy (with dtype cast), fill, arange.
+#include <complex>
 #include <type_traits>
 
 #include "dtype.h"
@@ -30,9 +31,10 @@ MFStatus launch_copy(const MFKernelCall* call) {
     check_call("copy", call, spec);
     check_same_shapes("copy", call);
     Task::Fn fn = nullptr;
-    dispatch_dtype(call->outputs[0].dtype, [&](auto tag) {
-      fn = &run_copy<typename decltype(tag)::type, SI>;
-    });
+    const int32_t out = call->outputs[0].dtype;
+    if (out == MF_COMPLEX64) fn = &run_copy<std::complex<float>, SI>;  // real part; imag 0
+    else if (out == MF_COMPLEX128) fn = &run_copy<std::complex<double>, SI>;
+    else dispatch_dtype(out, [&](auto tag) { fn = &run_copy<typename decltype(tag)::type, SI>; });
     if (!fn) invalid("copy", "unknown output dtype");
     enqueue_call("copy", call, spec, fn);
     return MF_OK;

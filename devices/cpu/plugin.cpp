@@ -24,6 +24,7 @@ void register_conv_kernels(Registrar& r);
 void register_pool_kernels(Registrar& r);
 void register_fused_kernels(Registrar& r);
 void register_graph_fused_kernels(Registrar& r);  // kernels_graph_fused.cpp
+void register_complex_kernels(Registrar& r);       // kernels_complex.cpp
 
 namespace {
 thread_local char g_last_error[512] = "";
@@ -257,6 +258,7 @@ MFStatus register_kernels(const MFHostApi* host) noexcept {
     register_pool_kernels(r);
     register_fused_kernels(r);
     register_graph_fused_kernels(r);
+    register_complex_kernels(r);
     if (r.status() != MF_OK) fail(r.status(), "cpu: registering kernel '" + r.failed_op() + "' failed");
     return MF_OK;
   });

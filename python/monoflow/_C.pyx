@@ -94,6 +94,7 @@ cdef class dtype:
     cdef readonly int itemsize
     cdef readonly bint is_floating_point
     cdef readonly bint is_signed
+    cdef readonly bint is_complex
 
     def __cinit__(self, *args, **kwargs):
         if len(args) != 1 or args[0] is not _DTYPE_TOKEN or kwargs:
@@ -107,18 +108,27 @@ cdef class dtype:
         return (_dtype_from_name, (self.name,))
 
     def to_complex(self):
+        if self._value in (8, 10):
+            return _DTYPES[10]
+        if self._value in (9, 11):
+            return _DTYPES[11]
         raise TypeError(f"{self.name} has no complex counterpart in monoflow")
 
+    def to_real(self):
+        return _DTYPES[self._value - 2] if self.is_complex else self
 
-_DTYPE_NAMES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64")
+
+_DTYPE_NAMES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64",
+                "complex64", "complex128")
 cdef list _DTYPES = []
 for _i, _n in enumerate(_DTYPE_NAMES):
     _d = dtype.__new__(dtype, _DTYPE_TOKEN)
     (<dtype>_d)._value = _i
     (<dtype>_d).name = _n
     (<dtype>_d).itemsize = itemsize(<DType>_i)
-    (<dtype>_d).is_floating_point = _i >= 6
+    (<dtype>_d).is_floating_point = 6 <= _i <= 9
     (<dtype>_d).is_signed = _i >= 2
+    (<dtype>_d).is_complex = _i >= 10
     _DTYPES.append(_d)
 
 dtypes = tuple(_DTYPES)
@@ -618,6 +628,8 @@ cdef class TensorBase:
     def __matmul__(self, other):
         if not isinstance(other, TensorBase):
             return NotImplemented
+        if _is_cplx(self) or _is_cplx(other):
+            return _complex_ops.matmul(self, other)
         return wrap(matmul(self.t, (<TensorBase>other).t))
 
     def __eq__(self, other):
@@ -709,11 +721,15 @@ cdef class TensorBase:
         return self.__ifloordiv__(other)
 
     def matmul(self, other):
+        if _is_cplx(self) or _is_cplx(other):
+            return _complex_ops.matmul(self, other)
         return wrap(matmul(self.t, _tt(other, "matmul", "other", 1)))
 
     def sum(self, dim=None, keepdim=False, *, dtype=None):
         cdef Dims dims
         cdef optional[DType] odt
+        if _is_cplx(self):
+            return _complex_ops.sum(self, dim, keepdim, dtype)
         if dim is not None:
             dims = _dims(dim, "sum", "dim")
             if dims.size() == 0:
@@ -727,6 +743,8 @@ cdef class TensorBase:
         cdef Scalar s
         if isinstance(value, TensorBase):
             value = value.item()
+        if _is_cplx(self) or _is_cplx(value):
+            return _complex_ops.fill_(self, value)
         if not _to_scalar(value, &s):
             raise TypeError(f"fill_: expected a number, got {type(value).__name__}")
         fill_(self.t, s)
@@ -753,6 +771,8 @@ cdef class TensorBase:
     def item(self):
         if c_graph_tracing():
             c_check_host_read(b"Tensor.item() (also bool(), int(), float() of a tensor)")
+        if _is_cplx(self):
+            return _complex_ops.item(self)
         return _from_scalar(item(self.t))
 
     def _copy_to_host(self, uintptr_t ptr):
@@ -925,6 +945,8 @@ cdef vector[IndexItem] _index_items(object idx) except *:
 cdef inline object _binary(int op, int sop, object a, object b):
     # a is always a TensorBase here (Python dispatches __radd__ only to it)
     cdef Scalar s
+    if _is_cplx(a) or _is_cplx(b):
+        return _complex_ops.binary(_binary_name(op), a, b)
     if isinstance(b, TensorBase):
         return wrap(binary(op, (<TensorBase>a).t, (<TensorBase>b).t))
     if _to_scalar(b, &s):
@@ -935,6 +957,8 @@ cdef inline object _binary(int op, int sop, object a, object b):
 cdef inline object _rbinary(int op, int rsop, object a, object b):
     # b (op) a where b is not a tensor
     cdef Scalar s
+    if _is_cplx(a) or _is_cplx(b):
+        return _complex_ops.binary(_binary_name(op), b, a)
     if _to_scalar(b, &s):
         return wrap(binary_scalar(rsop, (<TensorBase>a).t, s))
     return NotImplemented
@@ -942,6 +966,8 @@ cdef inline object _rbinary(int op, int rsop, object a, object b):
 
 cdef inline object _inplace(int op, int sop, object a, object b):
     cdef Scalar s
+    if _is_cplx(a) or _is_cplx(b):
+        return _complex_ops.inplace(_binary_name(op), a, b)
     if isinstance(b, TensorBase):
         binary_(op, (<TensorBase>a).t, (<TensorBase>b).t)
     elif _to_scalar(b, &s):
@@ -1018,6 +1044,61 @@ def borrow_host_memory(owner, uintptr_t ptr, size_t nbytes, shape, strides, dtyp
     cdef Tensor base = c_empty(Dims(), <DType>dt._value, cpu)
     base.get().storage = st
     return wrap(make_view(base, _dims(shape, "from_numpy"), _dims(strides, "from_numpy"), offset))
+
+
+def _reinterpret(TensorBase x not None, dtype dt not None, shape, strides, int64_t offset):
+    """x's storage seen as `dt` with this geometry (elements of `dt`): the core
+    of view_as_real/view_as_complex (monoflow/_complex.py), no autograd."""
+    cdef TensorImpl* p = x.t.get()
+    cdef Tensor out = c_empty(Dims(), <DType>dt._value, p.device())
+    cdef Dims d = _dims(shape, "view_as_real"), st = _dims(strides, "view_as_real")
+    cdef int64_t last = offset, k
+    cdef size_t isz = itemsize(<DType>dt._value)
+    if d.size() != st.size() or offset < 0:
+        raise ValueError("_reinterpret: bad geometry")
+    for k in range(<int64_t>d.size()):
+        if d[k] < 0 or st[k] < 0:
+            raise ValueError("_reinterpret: bad geometry")
+        if d[k] == 0:
+            last = -1
+            break
+        last += (d[k] - 1) * st[k]
+    # the new view must lie inside the storage
+    if last >= 0 and <size_t>(last + 1) * isz > p.storage.get().nbytes:
+        raise ValueError("_reinterpret: the view exceeds the storage")
+    out.get().storage = p.storage
+    out.get().shape = d
+    out.get().strides = st
+    out.get().offset = offset
+    return wrap(out)
+
+
+# Complex tensors and Python complex numbers: the ops the core has no complex
+# kernels for are composed over view_as_real in monoflow/_complex.py.
+cdef object _complex_ops = None
+
+
+def _set_complex_ops(mod):
+    global _complex_ops
+    _complex_ops = mod
+
+
+cdef inline bint _is_cplx(object v):
+    if isinstance(v, TensorBase):
+        return <int>(<TensorBase>v).t.get().dtype >= 10
+    if isinstance(v, (complex, int, float)):
+        return isinstance(v, complex)
+    return getattr(getattr(v, "dtype", None), "kind", None) == "c"  # numpy complex scalars
+
+
+cdef str _binary_name(int op):
+    if op == kOp_add:
+        return "add"
+    if op == kOp_sub:
+        return "sub"
+    if op == kOp_mul:
+        return "mul"
+    return "div"
 
 
 def broadcast_shapes(*shapes):

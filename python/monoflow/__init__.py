@@ -17,8 +17,9 @@ from monoflow._C import (  # noqa: E402
     synchronize,
 )
 from monoflow._dtypes import (  # noqa: E402
-    bfloat16, float16, float32, float64, int8, int16, int32, int64, uint8,
+    bfloat16, complex64, complex128, float16, float32, float64, int8, int16, int32, int64, uint8,
 )
+from monoflow._dtypes import complex64 as cfloat, complex128 as cdouble  # noqa: E402
 from monoflow._dtypes import bool_ as bool  # noqa: E402,A001
 from monoflow._tensor import Size, Tensor  # noqa: E402
 from monoflow._legacy_tensor import (  # noqa: E402
@@ -55,6 +56,10 @@ from monoflow._matmul_precision import (  # noqa: E402
 from monoflow._threads import (  # noqa: E402
     get_num_interop_threads, get_num_threads, set_num_interop_threads, set_num_threads,
 )
+from monoflow._complex import (  # noqa: E402
+    angle, complex, conj, conj_physical, imag, is_complex, polar, real, view_as_complex, view_as_real,
+)
+from monoflow import fft  # noqa: E402
 from monoflow import devices, memory  # noqa: E402
 from monoflow import autograd  # noqa: E402
 from monoflow import linalg, special  # noqa: E402

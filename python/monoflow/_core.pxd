@@ -56,6 +56,7 @@ cdef extern from "monoflow/tensor.h" namespace "monoflow":
         Dims strides
         int64_t offset
         DType dtype
+        cbool wrapped_number
         cbool global_shard
         int64_t dim()
         int64_t numel()

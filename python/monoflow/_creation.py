@@ -27,6 +27,8 @@ def _infer_dtype(arr, data):
         return _dtypes.int64
     if np.issubdtype(arr.dtype, np.floating):
         return _C.get_default_dtype()
+    if np.issubdtype(arr.dtype, np.complexfloating):
+        return _dtypes.default_complex()
     raise TypeError(f"tensor: could not infer a dtype from data of numpy type {arr.dtype}")
 
 
@@ -134,6 +136,12 @@ def ones(*size, dtype=None, device=None, requires_grad=False, pin_memory=False):
 @accepts_placement()
 def full(size, fill_value, dtype=None, device=None, requires_grad=False, pin_memory=False):
     fill_value = _number(fill_value, "full", "fill_value")
+    if isinstance(fill_value, complex) or (dtype is not None and dtype.is_complex):
+        from monoflow import _complex
+
+        shape = tuple(size) if not isinstance(size, int) else (size,)
+        out = _complex.full(shape, fill_value, dtype or _dtypes.default_complex(), device)
+        return _requires_grad(out, requires_grad)
     if dtype is None:
         dtype = (_dtypes.bool_ if isinstance(fill_value, bool) else
                  _dtypes.int64 if isinstance(fill_value, numbers.Integral) else _C.get_default_dtype())
@@ -163,7 +171,7 @@ def ones_like(input, *, dtype=None, device=None, requires_grad=False, pin_memory
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False,
               pin_memory=False):
     shape, dt, dev = _like(input, dtype, device, "full_like")
-    return _requires_grad(_C.full(shape, _number(fill_value, "full_like", "fill_value"), dt, dev), requires_grad)
+    return full(shape, _number(fill_value, "full_like", "fill_value"), dt, dev, requires_grad)
 
 
 @accepts_placement()

@@ -116,12 +116,14 @@ cdef enum:
     kDLInt = 0
     kDLUInt = 1
     kDLFloat = 2
+    kDLComplex = 5
     kDLBfloat = 4
     kDLBool = 6
 
 # monoflow dtype index -> (DLPack code, bits)
 cdef tuple _DL_CODES = ((kDLBool, 8), (kDLUInt, 8), (kDLInt, 8), (kDLInt, 16), (kDLInt, 32), (kDLInt, 64),
-                        (kDLFloat, 16), (kDLBfloat, 16), (kDLFloat, 32), (kDLFloat, 64))
+                        (kDLFloat, 16), (kDLBfloat, 16), (kDLFloat, 32), (kDLFloat, 64),
+                        (kDLComplex, 64), (kDLComplex, 128))
 
 
 cdef void _fill_dl_tensor(MFDLTensor* dl, TensorImpl* p):

@@ -3,16 +3,18 @@ import numpy as np
 
 from monoflow._C import dtypes as _all
 
-bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64 = _all
+bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64, complex64, complex128 = _all
 
 ALIASES = {
     "bool": bool_, "uint8": uint8, "int8": int8, "int16": int16, "short": int16, "int32": int32, "int": int32,
     "int64": int64, "long": int64, "float16": float16, "half": float16, "bfloat16": bfloat16,
     "float32": float32, "float": float32, "float64": float64, "double": float64,
+    "complex64": complex64, "cfloat": complex64, "complex128": complex128, "cdouble": complex128,
 }
 
 _TO_NUMPY = {bool_: np.bool_, uint8: np.uint8, int8: np.int8, int16: np.int16, int32: np.int32,
-             int64: np.int64, float16: np.float16, float32: np.float32, float64: np.float64}
+             int64: np.int64, float16: np.float16, float32: np.float32, float64: np.float64,
+             complex64: np.complex64, complex128: np.complex128}
 _FROM_NUMPY = {np.dtype(v): k for k, v in _TO_NUMPY.items()}
 
 
@@ -30,3 +32,10 @@ def from_numpy(npdt):
         supported = ", ".join(str(np.dtype(v)) for v in _TO_NUMPY.values())
         raise TypeError(f"can't convert np.ndarray of type {np.dtype(npdt)}; the supported types are: "
                         f"{supported}") from None
+
+
+def default_complex():
+    """The complex dtype matching the default float dtype (torch's default complex)."""
+    from monoflow._C import get_default_dtype
+
+    return complex128 if get_default_dtype() == float64 else complex64

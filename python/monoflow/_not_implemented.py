@@ -18,7 +18,7 @@ objects as missing.
 MODULE_PLACEHOLDERS = {
     "monoflow": (
         "stft", "istft", "vmap", "sparse_coo_tensor", "sparse_csr_tensor",
-        "view_as_complex", "view_as_real", "polar", "lobpcg", "histogramdd",
+        "lobpcg", "histogramdd",
         "quantize_per_tensor", "quantize_per_channel",
         "frexp", "histogram", "gradient",
     ),

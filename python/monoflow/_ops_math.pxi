@@ -80,6 +80,8 @@ cdef object _wrapped_number(TensorBase like, object v):
 
 
 def math_unary(int op, x):
+    if _is_cplx(x):
+        return _complex_ops.unary(op, x)
     return wrap(c_math_unary(op, _op_tt(x, op, "input")))
 
 
@@ -109,6 +111,8 @@ def softplus(x, beta, threshold):
 def math_binary(int op, a, b):
     """a (op) b for tensors and numbers; NotImplemented for other operand types."""
     cdef TensorOrScalar x, y
+    if _is_cplx(a) or _is_cplx(b):
+        return _complex_ops.math_binary(op, a, b)
     if not (_operand(a, &x) and _operand(b, &y)):
         return NotImplemented
     return wrap(c_math_binary(op, x, y))
@@ -117,6 +121,8 @@ def math_binary(int op, a, b):
 def math_binary_(int op, self, b):
     """self (op)= b in place; NotImplemented for other operand types."""
     cdef TensorOrScalar y
+    if _is_cplx(self) or _is_cplx(b):
+        return _complex_ops.math_binary(op, self, b)
     if not _operand(b, &y):
         return NotImplemented
     c_math_binary_(op, _op_tt(self, op, "self"), y)

@@ -58,6 +58,8 @@ cdef inline tuple _wrap_pair(const pair[Tensor, Tensor]& p):
 
 
 def reduce_mean(x, dim, bint keepdim, dt):
+    if _is_cplx(x):
+        return _complex_ops.mean(x, dim, keepdim, dt)
     return wrap(c_mean(_tt(x, "mean", "input"), _reduce_dims(dim, "mean"), keepdim, _opt_dtype(dt, "mean")))
 
 

@@ -308,6 +308,8 @@ cdef object _getitem(TensorBase self, object idx):
 cdef object _setitem(TensorBase self, object idx, object value):
     cdef vector[IndexItem] items = _shape_index_items(idx)
     cdef Scalar s
+    if _is_cplx(value) and not isinstance(value, TensorBase):  # a complex number: as a 0-dim tensor
+        value = _complex_ops.full((), value, self.dtype, self.device)
     if isinstance(value, TensorBase):
         c_index_put_(self.t, items, (<TensorBase>value).t, False)
     elif _to_scalar(value, &s):

@@ -1,7 +1,7 @@
 """monoflow.Tensor: the C++ handle plus the Python-level conveniences."""
 import numpy as np
 
-from monoflow import _C, _dtypes, ops_linalg, ops_math, ops_random, ops_reduce, ops_shape
+from monoflow import _C, _complex, _dtypes, ops_linalg, ops_math, ops_random, ops_reduce, ops_shape
 from monoflow import ops_join, ops_layout, ops_matrix, ops_pointwise, ops_sampling, ops_set, ops_special, ops_stats
 from monoflow import ops_extra_names
 from monoflow import _shared_memory
@@ -66,7 +66,7 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
              ops_random.TensorMethods, ops_linalg.TensorMethods, ops_pointwise.TensorMethods, ops_join.TensorMethods,
              ops_layout.TensorMethods, ops_stats.TensorMethods, ops_set.TensorMethods, ops_sampling.TensorMethods,
              ops_matrix.TensorMethods, ops_special.TensorMethods, ops_extra_names.TensorMethods,
-             metaclass=TensorType):
+             _complex.TensorMethods, metaclass=TensorType):
     __module__ = "monoflow"
     # numpy scalars defer to the tensor's operators (np.float32(2) * t is a
     # Tensor, as in torch) instead of turning it into an array via __array__
@@ -102,8 +102,12 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
 
     # -- conversions
     def _to(self, device, dtype, copy):
+        if dtype is not None and self.dtype.is_complex and not dtype.is_complex:
+            import warnings
+
+            warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=3)
         out = _C.TensorBase._to(self, device, dtype, copy)
-        if out.requires_grad and not out.dtype.is_floating_point:
+        if out.requires_grad and not (out.dtype.is_floating_point or out.dtype.is_complex):
             return out.detach()  # as in torch: a bool or integer result is not differentiable
         return out
 

@@ -77,6 +77,23 @@ class _Formatter:
         return (self.max_width - len(ret)) * " " + ret
 
 
+class _ComplexFormatter:
+    """torch's complex layout: the real and imaginary parts each formatted
+    as floats, "a+bj"."""
+
+    def __init__(self, values):
+        self.real, self.imag = _Formatter(values.real, True), _Formatter(values.imag, True)
+        self.max_width = 1
+        self.max_width = max([len(self(v)) for v in values.ravel().tolist()] + [1])
+
+    def __call__(self, value):
+        value = complex(value)
+        re = self.real(value.real).lstrip()
+        im = (self.imag(value.imag) + "j").lstrip()
+        ret = re + im if im[0] in "+-" else re + "+" + im
+        return (self.max_width - len(ret)) * " " + ret
+
+
 def _vector_str(a, indent, summarize, fmt):
     element_length = fmt.max_width + 2  # with ", "
     per_line = max(1, int(math.floor((LINEWIDTH - indent) / element_length)))
@@ -131,11 +148,12 @@ def tensor_repr(t, prefix="tensor("):
             suffixes.append(f"dtype={t.dtype!r}")
         body = "[]"
     else:
-        if t.dtype not in (default, _dtypes.int64, _dtypes.bool_):
+        if t.dtype not in (default, _dtypes.int64, _dtypes.bool_, _dtypes.default_complex()):
             suffixes.append(f"dtype={t.dtype!r}")
         values = _host_values(t.detach())
         summarize = values.size > THRESHOLD
-        fmt = _Formatter(_summarize(values) if summarize else values, t.dtype.is_floating_point)
+        shown = _summarize(values) if summarize else values
+        fmt = _ComplexFormatter(shown) if t.dtype.is_complex else _Formatter(shown, t.dtype.is_floating_point)
         body = _format(values, fmt, indent, summarize)
     if t.grad_fn is not None:
         name = t.grad_fn.name()

@@ -334,8 +334,10 @@ def isneginf(input):
 
 
 def isreal(input):
-    """True everywhere: monoflow's dtypes are real."""
+    """True where the imaginary part is 0 (everywhere for real dtypes)."""
     x = _tensor_arg("isreal", input)
+    if x.dtype.is_complex:
+        return x.imag == 0
     return _C.full(tuple(x.shape), True, _dtypes.ALIASES["bool"], x.device)
 
 

@@ -58,12 +58,21 @@ def _float_dtype(dtype):
 @accepts_placement(random=True)
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
     """Uniform samples from [0, 1)."""
+    if dtype is not None and dtype.is_complex:  # torch: both parts uniform on [0, 1)
+        from monoflow import _complex
+
+        r = _C.uniform_(_C.empty(_size(size) + (2,), dtype.to_real(), device), 0.0, 1.0, generator)
+        return _requires_grad(_complex.view_as_complex(r), requires_grad)
     return _requires_grad(_C.uniform_(_C.empty(_size(size), _float_dtype(dtype), device), 0.0, 1.0, generator), requires_grad)
 
 
 @accepts_placement(random=True)
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
     """Standard normal samples."""
+    if dtype is not None and dtype.is_complex:
+        from monoflow import _complex
+
+        return _requires_grad(_complex.randn(_size(size), dtype, device, generator), requires_grad)
     return _requires_grad(_C.normal_(_C.empty(_size(size), _float_dtype(dtype), device), 0.0, 1.0, generator), requires_grad)
 
 

@@ -19,13 +19,20 @@ enum class DType : int8_t {
   BFloat16 = MF_BFLOAT16,
   Float32 = MF_FLOAT32,
   Float64 = MF_FLOAT64,
+  Complex64 = MF_COMPLEX64,
+  Complex128 = MF_COMPLEX128,
 };
 constexpr int kNumDTypes = MF_NUM_DTYPES;
 
 size_t itemsize(DType t);
 const char* dtype_name(DType t);       // "float32"
 const char* dtype_torch_name(DType t); // "Float", as PyTorch's messages say it
-inline bool is_floating(DType t) { return t >= DType::Float16; }
+inline bool is_floating(DType t) { return t >= DType::Float16 && t <= DType::Float64; }
+inline bool is_complex(DType t) { return t == DType::Complex64 || t == DType::Complex128; }
+// complex64 -> float32, complex128 -> float64; other dtypes map to themselves.
+inline DType real_dtype(DType t) {
+  return t == DType::Complex64 ? DType::Float32 : t == DType::Complex128 ? DType::Float64 : t;
+}
 inline bool is_integral(DType t, bool include_bool) {
   return (t >= DType::UInt8 && t <= DType::Int64) || (include_bool && t == DType::Bool);
 }
@@ -41,7 +48,7 @@ void set_default_float_dtype(DType t);
 
 // Operands of an op for type promotion: tensors with dims outrank 0-dim
 // tensors, which outrank Python scalars, unless a lower rank has a higher
-// category (bool < integral < floating).
+// category (bool < integral < floating < complex).
 struct PromotionState {
   int dim_result = -1, zero_result = -1, wrapped_result = -1;
   void add_tensor(DType t, bool zero_dim);

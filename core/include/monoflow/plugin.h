@@ -29,7 +29,7 @@ extern "C" {
 #endif
 
 #define MF_ABI_MAJOR 1
-#define MF_ABI_MINOR 1
+#define MF_ABI_MINOR 1  /* 1: MF_COMPLEX64, MF_COMPLEX128; the thread-team entries */
 
 #if defined(_WIN32)
 #define MF_EXPORT __declspec(dllexport)
@@ -64,7 +64,12 @@ typedef enum MFDType {
   MF_BFLOAT16 = 7,
   MF_FLOAT32 = 8,
   MF_FLOAT64 = 9,
-  MF_NUM_DTYPES = 10,
+  /* ABI 1.1: interleaved (real, imag) pairs of float32 / float64, as C99's
+   * float _Complex and std::complex. A plugin built before never sees them:
+   * it registers no complex kernels, so they fall back to the CPU. */
+  MF_COMPLEX64 = 10,
+  MF_COMPLEX128 = 11,
+  MF_NUM_DTYPES = 12,
   MF_DTYPE_ANY = -1 /* kernel registration: any output dtype */
 } MFDType;
 

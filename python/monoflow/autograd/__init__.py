@@ -18,6 +18,13 @@ def _seq(x):
     return list(x) if isinstance(x, (list, tuple)) else [x]
 
 
+def _check_implicit_grads(tensors, grads):
+    # torch: the implicit gradient 1 exists only for real outputs
+    for t, g in zip(tensors, grads):
+        if g is None and isinstance(t, _C.TensorBase) and t.dtype.is_complex:
+            raise RuntimeError("grad can be implicitly created only for real scalar outputs")
+
+
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
     """Computes the gradients of ``tensors`` and accumulates them into the leaves' ``.grad``.
 
@@ -48,6 +55,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     """
     tensors = _seq(tensors)
     grads = _seq(grad_tensors) or [None] * len(tensors)
+    _check_implicit_grads(tensors, grads)
     if retain_graph is None:
         retain_graph = create_graph
     _C.backward(tensors, grads, retain_graph, create_graph, _seq(inputs))
@@ -95,6 +103,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     outputs = _seq(outputs)
     inputs_l = _seq(inputs)
     grads = _seq(grad_outputs) or [None] * len(outputs)
+    _check_implicit_grads(outputs, grads)
     if retain_graph is None:
         retain_graph = create_graph
     if allow_unused is None:
