@@ -32,6 +32,16 @@ def test_finfo_matches_torch(name):
     assert repr(ours) == repr(ref)
 
 
+@pytest.mark.parametrize("name", ["complex64", "complex128"])
+def test_finfo_of_complex_is_its_parts_as_torch(name):
+    if not hasattr(flow, name):
+        pytest.skip(f"this build has no {name}")
+    ours, ref = flow.finfo(getattr(flow, name)), torch.finfo(getattr(torch, name))
+    assert repr(ours) == repr(ref) and ours.bits == ref.bits
+    with pytest.raises(TypeError, match="requires an integer input type"):
+        flow.iinfo(getattr(flow, name))
+
+
 def test_finfo_default_follows_default_dtype():
     assert flow.finfo().dtype == "float32"
     flow.set_default_dtype(flow.float64)

@@ -7,6 +7,8 @@ from monoflow import _C
 # (bfloat16 is float32 with the mantissa cut to 7 bits).
 _FLOAT_LAYOUT = {"float16": (16, 10, 5), "bfloat16": (16, 7, 8), "float32": (32, 23, 8), "float64": (64, 52, 11)}
 _INT_BITS = {"uint8": 8, "int8": 8, "int16": 16, "int32": 32, "int64": 64}
+# A complex dtype reports the limits of its real and imaginary parts, as in torch.
+_COMPLEX_PART = {"complex64": "float32", "complex128": "float64"}
 
 
 def _check_dtype(type, op):
@@ -23,7 +25,8 @@ class finfo:
     """Numerical limits of a floating point dtype.
 
     Args:
-        type: a floating point ``monoflow.dtype``; the default dtype when left out.
+        type: a floating point or complex ``monoflow.dtype`` (a complex one reports its
+            parts' limits); the default dtype when left out.
 
     Attributes: ``bits``, ``eps`` (smallest x with 1 + x != 1), ``max``,
     ``min`` (= -max), ``tiny`` and ``smallest_normal`` (smallest positive
@@ -45,10 +48,11 @@ class finfo:
         if type is None:
             type = _C.get_default_dtype()
         _check_dtype(type, "finfo")
-        if type.name not in _FLOAT_LAYOUT:
+        name = _COMPLEX_PART.get(type.name, type.name)
+        if name not in _FLOAT_LAYOUT:
             raise TypeError("monoflow.finfo() requires a floating point input type. "
                             f"Use monoflow.iinfo to handle '{type!r}'")
-        bits, mantissa, exponent = _FLOAT_LAYOUT[type.name]
+        bits, mantissa, exponent = _FLOAT_LAYOUT[name]
         max_exponent = 2 ** (exponent - 1) - 1
         self.bits = bits
         self.eps = math.ldexp(1.0, -mantissa)
@@ -56,7 +60,7 @@ class finfo:
         self.min = -self.max
         self.tiny = self.smallest_normal = math.ldexp(1.0, 1 - max_exponent)
         self.resolution = float("1e-%d" % math.floor(mantissa * math.log10(2)))
-        self.dtype = type.name
+        self.dtype = name
 
     def __eq__(self, other):
         return isinstance(other, finfo) and self.dtype == other.dtype

@@ -130,7 +130,7 @@ def _in_place(self, op, result):
     # The result is floating: an integer tensor cannot hold it in place, as in torch.
     if not self.dtype.is_floating_point:
         raise RuntimeError(f"{op}(): result type Float can't be cast to the desired output type "
-                           f"{_TORCH_TYPE_NAMES[self.dtype.name]}")
+                           f"{_TORCH_TYPE_NAMES.get(self.dtype.name, self.dtype.name)}")
     return self.copy_(result)
 
 
