@@ -26,7 +26,7 @@ _INPLACE = []
 # The modules of this package, one per family of ops.
 _FAMILIES = (
     "math", "reduce", "compare", "linalg", "shape", "indexing", "creation",
-    "random", "tensor", "misc",
+    "random", "tensor", "misc", "complex",
 )
 
 

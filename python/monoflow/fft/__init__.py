@@ -126,21 +126,134 @@ def _length(n, op):
 
 
 def fft(input, n=None, dim=-1, norm=None):
+    """One-dimensional discrete Fourier transform of ``input`` along ``dim``.
+
+    Real inputs are transformed as complex ones (integers and half floats in
+    the default dtype first): the result is complex64 for float32 input,
+    complex128 for float64. The transform runs on the host (numpy's pocketfft), copying tensors of other
+    devices there and back; autograd goes through it.
+
+    Args:
+        input (Tensor): the input, real or complex.
+        n (int, optional): the length of the transform: ``input`` is cut or
+            zero-padded along ``dim`` to ``n``. Default: ``input.shape[dim]``.
+        dim (int): the dimension to transform. Default: ``-1``.
+        norm (str, optional): the scaling: ``"backward"`` (the default, same as
+            ``None``) scales the inverse transform by ``1/n``, ``"forward"``
+            scales this transform by ``1/n``, ``"ortho"`` scales both by
+            ``1/sqrt(n)``.
+
+    Returns:
+        Tensor: the complex spectrum, ``n`` long along ``dim``.
+
+    Example::
+
+        >>> flow.fft.fft(flow.tensor([1., 0., 0., 0.]))
+        tensor([1.+0.j, 1.+0.j, 1.+0.j, 1.+0.j])
+        >>> flow.fft.fft(flow.tensor([1., 2., 3., 4.]))
+        tensor([10.+0.j, -2.+2.j, -2.+0.j, -2.-2.j])
+        >>> flow.fft.fft(flow.tensor([1., 2., 3., 4.]), n=2)
+        tensor([ 3.+0.j, -1.+0.j])
+    """
     x = _input(input, "fft", True)
     return _C2C.apply(x, _dim(x, dim, "fft"), _length(n, "fft"), _norm(norm, "fft"), False)
 
 
 def ifft(input, n=None, dim=-1, norm=None):
+    """One-dimensional inverse discrete Fourier transform of ``input`` along ``dim``.
+
+    ``ifft(fft(x))`` is ``x`` (as a complex tensor). Real inputs are
+    transformed as complex ones. The transform runs on the host (numpy's pocketfft), copying tensors of other
+    devices there and back; autograd goes through it.
+
+    Args:
+        input (Tensor): the spectrum, real or complex.
+        n (int, optional): the length of the transform: ``input`` is cut or
+            zero-padded along ``dim`` to ``n``. Default: ``input.shape[dim]``.
+        dim (int): the dimension to transform. Default: ``-1``.
+        norm (str, optional): the scaling: ``"backward"`` (the default, same as
+            ``None``) scales the inverse transform by ``1/n``, ``"forward"``
+            scales this transform by ``1/n``, ``"ortho"`` scales both by
+            ``1/sqrt(n)``.
+
+    Returns:
+        Tensor: a complex tensor, ``n`` long along ``dim``.
+
+    Example::
+
+        >>> flow.fft.ifft(flow.tensor([4., 0., 0., 0.]))
+        tensor([1.+0.j, 1.+0.j, 1.+0.j, 1.+0.j])
+        >>> x = flow.tensor([1., 2., 3., 4.])
+        >>> flow.fft.ifft(flow.fft.fft(x))
+        tensor([1.+0.j, 2.+0.j, 3.+0.j, 4.+0.j])
+    """
     x = _input(input, "ifft", True)
     return _C2C.apply(x, _dim(x, dim, "ifft"), _length(n, "ifft"), _norm(norm, "ifft"), True)
 
 
 def rfft(input, n=None, dim=-1, norm=None):
+    """One-dimensional Fourier transform of a real ``input``, keeping the
+    non-negative frequencies only.
+
+    The spectrum of a real signal is Hermitian (bin ``n - k`` is the conjugate
+    of bin ``k``), so only its first ``n // 2 + 1`` bins are returned. Complex
+    inputs raise a ``RuntimeError`` (use :func:`fft`). The transform runs on the host (numpy's pocketfft), copying tensors of other
+    devices there and back; autograd goes through it.
+
+    Args:
+        input (Tensor): the real input (integers in the default dtype).
+        n (int, optional): the length of the signal: ``input`` is cut or
+            zero-padded along ``dim`` to ``n``. Default: ``input.shape[dim]``.
+        dim (int): the dimension to transform. Default: ``-1``.
+        norm (str, optional): the scaling: ``"backward"`` (the default, same as
+            ``None``) scales the inverse transform by ``1/n``, ``"forward"``
+            scales this transform by ``1/n``, ``"ortho"`` scales both by
+            ``1/sqrt(n)``.
+
+    Returns:
+        Tensor: a complex tensor, ``n // 2 + 1`` long along ``dim``.
+
+    Example::
+
+        >>> flow.fft.rfft(flow.tensor([1., 2., 3., 4.]))
+        tensor([10.+0.j, -2.+2.j, -2.+0.j])
+        >>> flow.fft.rfft(flow.tensor([1., 2., 3., 4., 5.])).shape
+        monoflow.Size([3])
+    """
     x = _input(input, "rfft", False)
     return _R2C.apply(x, _dim(x, dim, "rfft"), _length(n, "rfft"), _norm(norm, "rfft"))
 
 
 def irfft(input, n=None, dim=-1, norm=None):
+    """Inverse of :func:`rfft`: the real signal whose half spectrum is ``input``.
+
+    The length of the output cannot be told from the half spectrum: give the
+    original length as ``n`` when it was odd. The transform runs on the host (numpy's pocketfft), copying tensors of other
+    devices there and back; autograd goes through it.
+
+    Args:
+        input (Tensor): the half spectrum (non-negative frequencies), complex
+            or real.
+        n (int, optional): the length of the output along ``dim``.
+            Default: ``2 * (input.shape[dim] - 1)``.
+        dim (int): the dimension to transform. Default: ``-1``.
+        norm (str, optional): the scaling: ``"backward"`` (the default, same as
+            ``None``) scales the inverse transform by ``1/n``, ``"forward"``
+            scales this transform by ``1/n``, ``"ortho"`` scales both by
+            ``1/sqrt(n)``.
+
+    Returns:
+        Tensor: a real tensor (float32 for complex64 input, float64 for
+        complex128), ``n`` long along ``dim``.
+
+    Example::
+
+        >>> X = flow.fft.rfft(flow.tensor([1., 2., 3., 4., 5.]))
+        >>> flow.fft.irfft(X, n=5)
+        tensor([1., 2., 3., 4., 5.])
+        >>> flow.fft.irfft(flow.fft.rfft(flow.tensor([1., 2., 3., 4.])))
+        tensor([1., 2., 3., 4.])
+    """
     x = _input(input, "irfft", True)
     d = _dim(x, dim, "irfft")
     n = _length(n, "irfft") or 2 * (x.shape[d] - 1)
@@ -166,6 +279,37 @@ def _plan(x, s, dim, op):
 
 
 def fftn(input, s=None, dim=None, norm=None):
+    """N-dimensional discrete Fourier transform of ``input``: a one-dimensional
+    :func:`fft` along each of the dimensions ``dim``.
+
+    Real inputs are transformed as complex ones. The transform runs on the host (numpy's pocketfft), copying tensors of other
+    devices there and back; autograd goes through it.
+
+    Args:
+        input (Tensor): the input, real or complex.
+        s (sequence of int, optional): the length of the transform in each
+            dimension of ``dim`` (``-1``: that dimension's size); ``input`` is
+            cut or zero-padded to it. Default: the sizes of ``input``.
+        dim (int or sequence of int, optional): the dimensions to transform.
+            Default: the last ``len(s)`` dimensions, all of them without ``s``.
+        norm (str, optional): the scaling, with ``n`` the product of the
+            transformed sizes: ``"backward"`` (the default, same as ``None``)
+            scales the inverse transform by ``1/n``, ``"forward"`` scales this
+            transform by ``1/n``, ``"ortho"`` scales both by ``1/sqrt(n)``.
+
+    Returns:
+        Tensor: the complex spectrum.
+
+    Example::
+
+        >>> x = flow.tensor([[1., 2.], [3., 4.]])
+        >>> flow.fft.fftn(x)
+        tensor([[10.+0.j, -2.+0.j],
+                [-4.+0.j,  0.+0.j]])
+        >>> flow.fft.fftn(x, dim=0)
+        tensor([[ 4.+0.j,  6.+0.j],
+                [-2.+0.j, -2.+0.j]])
+    """
     x = _input(input, "fftn", True)
     norm = _norm(norm, "fftn")
     for d, n in zip(*_plan(x, s, dim, "fftn")):
@@ -174,6 +318,34 @@ def fftn(input, s=None, dim=None, norm=None):
 
 
 def ifftn(input, s=None, dim=None, norm=None):
+    """N-dimensional inverse discrete Fourier transform of ``input``: a
+    one-dimensional :func:`ifft` along each of the dimensions ``dim``.
+
+    Real inputs are transformed as complex ones. The transform runs on the host (numpy's pocketfft), copying tensors of other
+    devices there and back; autograd goes through it.
+
+    Args:
+        input (Tensor): the spectrum, real or complex.
+        s (sequence of int, optional): the length of the transform in each
+            dimension of ``dim`` (``-1``: that dimension's size); ``input`` is
+            cut or zero-padded to it. Default: the sizes of ``input``.
+        dim (int or sequence of int, optional): the dimensions to transform.
+            Default: the last ``len(s)`` dimensions, all of them without ``s``.
+        norm (str, optional): the scaling, with ``n`` the product of the
+            transformed sizes: ``"backward"`` (the default, same as ``None``)
+            scales the inverse transform by ``1/n``, ``"forward"`` scales this
+            transform by ``1/n``, ``"ortho"`` scales both by ``1/sqrt(n)``.
+
+    Returns:
+        Tensor: a complex tensor.
+
+    Example::
+
+        >>> x = flow.tensor([[1., 2.], [3., 4.]])
+        >>> flow.fft.ifftn(flow.fft.fftn(x))
+        tensor([[1.+0.j, 2.+0.j],
+                [3.+0.j, 4.+0.j]])
+    """
     x = _input(input, "ifftn", True)
     norm = _norm(norm, "ifftn")
     for d, n in zip(*_plan(x, s, dim, "ifftn")):
@@ -182,6 +354,37 @@ def ifftn(input, s=None, dim=None, norm=None):
 
 
 def rfftn(input, s=None, dim=None, norm=None):
+    """N-dimensional Fourier transform of a real ``input``, keeping the
+    non-negative frequencies of the last dimension of ``dim`` only.
+
+    It is :func:`rfft` along the last dimension of ``dim`` (which becomes
+    ``n // 2 + 1`` long), then :func:`fft` along the others. Complex inputs
+    raise a ``RuntimeError``. The transform runs on the host (numpy's pocketfft), copying tensors of other
+    devices there and back; autograd goes through it.
+
+    Args:
+        input (Tensor): the real input.
+        s (sequence of int, optional): the signal's length in each dimension
+            of ``dim`` (``-1``: that dimension's size); ``input`` is cut or
+            zero-padded to it. Default: the sizes of ``input``.
+        dim (int or sequence of int, optional): the dimensions to transform.
+            Default: the last ``len(s)`` dimensions, all of them without ``s``.
+        norm (str, optional): the scaling, with ``n`` the product of the
+            transformed sizes: ``"backward"`` (the default, same as ``None``)
+            scales the inverse transform by ``1/n``, ``"forward"`` scales this
+            transform by ``1/n``, ``"ortho"`` scales both by ``1/sqrt(n)``.
+
+    Returns:
+        Tensor: the complex half spectrum.
+
+    Example::
+
+        >>> flow.fft.rfftn(flow.tensor([[1., 2.], [3., 4.]]))
+        tensor([[10.+0.j, -2.+0.j],
+                [-4.+0.j,  0.+0.j]])
+        >>> flow.fft.rfftn(flow.ones(2, 3, 4)).shape
+        monoflow.Size([2, 3, 3])
+    """
     x = _input(input, "rfftn", False)
     norm = _norm(norm, "rfftn")
     dims, sizes = _plan(x, s, dim, "rfftn")
@@ -194,6 +397,36 @@ def rfftn(input, s=None, dim=None, norm=None):
 
 
 def irfftn(input, s=None, dim=None, norm=None):
+    """Inverse of :func:`rfftn`: the real N-dimensional signal whose half
+    spectrum is ``input``.
+
+    It is :func:`ifft` along all dimensions of ``dim`` but the last, then
+    :func:`irfft` along the last, whose output length is
+    ``2 * (input.shape[dim[-1]] - 1)`` unless ``s`` gives it. The transform runs on the host (numpy's pocketfft), copying tensors of other
+    devices there and back; autograd goes through it.
+
+    Args:
+        input (Tensor): the half spectrum, complex or real.
+        s (sequence of int, optional): the output's length in each dimension
+            of ``dim`` (``-1``: that dimension's size; for the last, the
+            default above). Give it when the signal's last length was odd.
+        dim (int or sequence of int, optional): the dimensions to transform.
+            Default: the last ``len(s)`` dimensions, all of them without ``s``.
+        norm (str, optional): the scaling, with ``n`` the product of the
+            transformed sizes: ``"backward"`` (the default, same as ``None``)
+            scales the inverse transform by ``1/n``, ``"forward"`` scales this
+            transform by ``1/n``, ``"ortho"`` scales both by ``1/sqrt(n)``.
+
+    Returns:
+        Tensor: a real tensor.
+
+    Example::
+
+        >>> x = flow.tensor([[1., 2.], [3., 4.]])
+        >>> flow.fft.irfftn(flow.fft.rfftn(x), s=(2, 2))
+        tensor([[1., 2.],
+                [3., 4.]])
+    """
     x = _input(input, "irfftn", True)
     norm = _norm(norm, "irfftn")
     dims, sizes = _plan(x, s, dim, "irfftn")
@@ -206,18 +439,115 @@ def irfftn(input, s=None, dim=None, norm=None):
 
 
 def fft2(input, s=None, dim=(-2, -1), norm=None):
+    """Two-dimensional discrete Fourier transform: :func:`fftn` over ``dim``,
+    the last two dimensions by default.
+
+    Args:
+        input (Tensor): the input, real or complex.
+        s (sequence of int, optional): the length of the transform in each
+            dimension of ``dim``; ``input`` is cut or zero-padded to it.
+            Default: the sizes of ``input``.
+        dim (sequence of int): the dimensions to transform. Default: ``(-2, -1)``.
+        norm (str, optional): the scaling, with ``n`` the product of the
+            transformed sizes: ``"backward"`` (the default, same as ``None``)
+            scales the inverse transform by ``1/n``, ``"forward"`` scales this
+            transform by ``1/n``, ``"ortho"`` scales both by ``1/sqrt(n)``.
+
+    Returns:
+        Tensor: the complex spectrum.
+
+    Example::
+
+        >>> flow.fft.fft2(flow.tensor([[1., 2.], [3., 4.]]))
+        tensor([[10.+0.j, -2.+0.j],
+                [-4.+0.j,  0.+0.j]])
+    """
     return fftn(input, s, dim, norm)
 
 
 def ifft2(input, s=None, dim=(-2, -1), norm=None):
+    """Two-dimensional inverse discrete Fourier transform: :func:`ifftn` over
+    ``dim``, the last two dimensions by default.
+
+    Args:
+        input (Tensor): the spectrum, real or complex.
+        s (sequence of int, optional): the length of the transform in each
+            dimension of ``dim``; ``input`` is cut or zero-padded to it.
+            Default: the sizes of ``input``.
+        dim (sequence of int): the dimensions to transform. Default: ``(-2, -1)``.
+        norm (str, optional): the scaling, with ``n`` the product of the
+            transformed sizes: ``"backward"`` (the default, same as ``None``)
+            scales the inverse transform by ``1/n``, ``"forward"`` scales this
+            transform by ``1/n``, ``"ortho"`` scales both by ``1/sqrt(n)``.
+
+    Returns:
+        Tensor: a complex tensor.
+
+    Example::
+
+        >>> X = flow.fft.fft2(flow.tensor([[1., 2.], [3., 4.]]))
+        >>> flow.fft.ifft2(X)
+        tensor([[1.+0.j, 2.+0.j],
+                [3.+0.j, 4.+0.j]])
+    """
     return ifftn(input, s, dim, norm)
 
 
 def rfft2(input, s=None, dim=(-2, -1), norm=None):
+    """Two-dimensional Fourier transform of a real input, keeping the
+    non-negative frequencies of the last dimension: :func:`rfftn` over ``dim``,
+    the last two dimensions by default.
+
+    Args:
+        input (Tensor): the real input.
+        s (sequence of int, optional): the signal's length in each dimension
+            of ``dim``; ``input`` is cut or zero-padded to it.
+            Default: the sizes of ``input``.
+        dim (sequence of int): the dimensions to transform. Default: ``(-2, -1)``.
+        norm (str, optional): the scaling, with ``n`` the product of the
+            transformed sizes: ``"backward"`` (the default, same as ``None``)
+            scales the inverse transform by ``1/n``, ``"forward"`` scales this
+            transform by ``1/n``, ``"ortho"`` scales both by ``1/sqrt(n)``.
+
+    Returns:
+        Tensor: the complex half spectrum.
+
+    Example::
+
+        >>> flow.fft.rfft2(flow.ones(4, 6)).shape
+        monoflow.Size([4, 4])
+        >>> flow.fft.rfft2(flow.tensor([[1., 2.], [3., 4.]]))
+        tensor([[10.+0.j, -2.+0.j],
+                [-4.+0.j,  0.+0.j]])
+    """
     return rfftn(input, s, dim, norm)
 
 
 def irfft2(input, s=None, dim=(-2, -1), norm=None):
+    """Inverse of :func:`rfft2`: :func:`irfftn` over ``dim``, the last two
+    dimensions by default.
+
+    Args:
+        input (Tensor): the half spectrum, complex or real.
+        s (sequence of int, optional): the output's length in each dimension
+            of ``dim``. Default: the sizes of ``input``, except the last:
+            ``2 * (input.shape[dim[-1]] - 1)``.
+        dim (sequence of int): the dimensions to transform. Default: ``(-2, -1)``.
+        norm (str, optional): the scaling, with ``n`` the product of the
+            transformed sizes: ``"backward"`` (the default, same as ``None``)
+            scales the inverse transform by ``1/n``, ``"forward"`` scales this
+            transform by ``1/n``, ``"ortho"`` scales both by ``1/sqrt(n)``.
+
+    Returns:
+        Tensor: a real tensor.
+
+    Example::
+
+        >>> x = flow.tensor([[1., 2.], [3., 4.]])
+        >>> flow.fft.irfft2(flow.fft.rfft2(x), s=(2, 2))
+        tensor([[1., 2.],
+                [3., 4.]])
+    """
     return irfftn(input, s, dim, norm)
 
 
@@ -229,10 +559,66 @@ def _freq_tensor(values, dtype, device, requires_grad):
 
 
 def fftfreq(n, d=1.0, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    """The sample frequencies of a length-``n`` :func:`fft`, in cycles per
+    unit of the sample spacing ``d``.
+
+    The result is ``[0, 1, ..., (n - 1) // 2, -(n // 2), ..., -1] / (d * n)``:
+    the non-negative frequencies first, as :func:`fft` orders its bins.
+
+    Args:
+        n (int): the length of the transform.
+        d (float): the sample spacing (the inverse of the sampling rate).
+            Default: ``1.0``.
+        dtype (monoflow.dtype, optional): the result's dtype. Default: the
+            default floating dtype.
+        device (monoflow.device, optional): where the result lives. Default: CPU.
+        requires_grad (bool): whether autograd records operations on the
+            result. Default: ``False``.
+        layout: accepted for torch compatibility; only the strided layout exists.
+        pin_memory (bool): accepted for torch compatibility, ignored.
+
+    Returns:
+        Tensor: a one-dimensional tensor of ``n`` frequencies.
+
+    Example::
+
+        >>> flow.fft.fftfreq(4)
+        tensor([ 0.0000,  0.2500, -0.5000, -0.2500])
+        >>> flow.fft.fftfreq(5, d=0.5)
+        tensor([ 0.0000,  0.4000,  0.8000, -0.8000, -0.4000])
+    """
     return _freq_tensor(np.fft.fftfreq(n, d), dtype, device, requires_grad)
 
 
 def rfftfreq(n, d=1.0, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    """The sample frequencies of a length-``n`` :func:`rfft`, in cycles per
+    unit of the sample spacing ``d``.
+
+    The result is ``[0, 1, ..., n // 2] / (d * n)``, the non-negative
+    frequencies only.
+
+    Args:
+        n (int): the length of the real signal.
+        d (float): the sample spacing (the inverse of the sampling rate).
+            Default: ``1.0``.
+        dtype (monoflow.dtype, optional): the result's dtype. Default: the
+            default floating dtype.
+        device (monoflow.device, optional): where the result lives. Default: CPU.
+        requires_grad (bool): whether autograd records operations on the
+            result. Default: ``False``.
+        layout: accepted for torch compatibility; only the strided layout exists.
+        pin_memory (bool): accepted for torch compatibility, ignored.
+
+    Returns:
+        Tensor: a one-dimensional tensor of ``n // 2 + 1`` frequencies.
+
+    Example::
+
+        >>> flow.fft.rfftfreq(4)
+        tensor([0.0000, 0.2500, 0.5000])
+        >>> flow.fft.rfftfreq(5, d=0.5)
+        tensor([0.0000, 0.4000, 0.8000])
+    """
     return _freq_tensor(np.fft.rfftfreq(n, d), dtype, device, requires_grad)
 
 
@@ -251,8 +637,56 @@ def _shift(x, dim, op, sign):
 
 
 def fftshift(input, dim=None):
+    """Moves the zero-frequency bin of a spectrum to the centre of each
+    dimension of ``dim``.
+
+    It rolls each dimension of size ``n`` by ``n // 2``, so that the bins of
+    :func:`fft` (or :func:`fftfreq`) run from the most negative frequency to
+    the most positive. :func:`ifftshift` undoes it. Returns a new tensor of
+    ``input``'s shape and dtype (complex ones included).
+
+    Args:
+        input (Tensor): the spectrum, in :func:`fft`'s order.
+        dim (int or sequence of int, optional): the dimensions to shift.
+            Default: all of them.
+
+    Returns:
+        Tensor: the shifted tensor.
+
+    Example::
+
+        >>> flow.fft.fftshift(flow.fft.fftfreq(4))
+        tensor([-0.5000, -0.2500,  0.0000,  0.2500])
+        >>> flow.fft.fftshift(flow.arange(5))
+        tensor([3, 4, 0, 1, 2])
+        >>> flow.fft.fftshift(flow.arange(6).reshape(2, 3), dim=1)
+        tensor([[2, 0, 1],
+                [5, 3, 4]])
+    """
     return _shift(input, dim, "fftshift", 1)
 
 
 def ifftshift(input, dim=None):
+    """The inverse of :func:`fftshift`: moves the centre bin of each dimension
+    of ``dim`` back to index 0.
+
+    It rolls each dimension of size ``n`` by ``-(n // 2)``; for even sizes it
+    is the same as :func:`fftshift`, for odd sizes it differs by one place.
+    Returns a new tensor of ``input``'s shape and dtype.
+
+    Args:
+        input (Tensor): the centred spectrum.
+        dim (int or sequence of int, optional): the dimensions to shift.
+            Default: all of them.
+
+    Returns:
+        Tensor: the shifted tensor.
+
+    Example::
+
+        >>> flow.fft.ifftshift(flow.arange(5))
+        tensor([2, 3, 4, 0, 1])
+        >>> flow.fft.ifftshift(flow.fft.fftshift(flow.arange(5)))
+        tensor([0, 1, 2, 3, 4])
+    """
     return _shift(input, dim, "ifftshift", -1)
