@@ -718,3 +718,19 @@ def test_combinations_and_vander_refuse_huge_results():
     with pytest.raises(RuntimeError, match="too large to build"):
         flow.vander(flow.arange(1000), 10 ** 6)
     assert flow.combinations(flow.arange(3), 5).shape == (0, 5)  # r > n: none, at once
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="counts threads through Linux's /proc")
+def test_set_num_threads_sizes_the_openmp_team():
+    # A fixed team of n threads is the worker plus n - 1 OpenMP threads that
+    # libgomp starts for the first parallel kernel: the process grows by 4.
+    code = ("import os, monoflow as flow\n"
+            "count = lambda: len(os.listdir('/proc/self/task'))\n"
+            "flow.set_num_threads(1)  # before any kernel: no OpenMP thread exists yet\n"
+            "x = flow.randn(512, 512); (x @ x).sum().item(); a = count()\n"
+            "flow.set_num_threads(5); (x @ x).sum().item(); b = count()\n"
+            "print(b - a)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         env={k: v for k, v in os.environ.items() if k not in ("MONOFLOW_NUM_THREADS", "OMP_NUM_THREADS")})
+    assert out.returncode == 0, out.stderr
+    assert int(out.stdout) == 4
