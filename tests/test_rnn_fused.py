@@ -1,5 +1,5 @@
 """The fused LSTM cell (_C.lstm_cell, Note [Fused LSTM cell]) and the
-vectorised float exp/tanh/sigmoid under it (Note [Vectorisable
+vectorised float exp/tanh/sigmoid/erf under it (Note [Vectorisable
 transcendentals]), against PyTorch: nn.LSTM / nn.LSTMCell with copied
 weights (outputs, states and every gradient), the cell's own backward (each
 output's gradient alone, double backward), and the activations' values over
@@ -157,7 +157,7 @@ def float_sweep():
     return np.concatenate([bits.view(np.float32), edges])
 
 
-@pytest.mark.parametrize("name", ["exp", "tanh", "sigmoid"])
+@pytest.mark.parametrize("name", ["exp", "tanh", "sigmoid", "erf"])
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])
 def test_activation_values_match_torch(name, dtype):
     x = float_sweep()
@@ -180,7 +180,7 @@ def test_activation_values_match_torch(name, dtype):
         assert np.signbit(y[0]) and not np.signbit(y[1])
 
 
-@pytest.mark.parametrize("name", ["exp", "tanh", "sigmoid"])
+@pytest.mark.parametrize("name", ["exp", "tanh", "sigmoid", "erf"])
 def test_activation_strided_and_graph_agree(name):
     # the contiguous (vector) loop, a strided view and nn.Graph's fused
     # program compute the same function, bit for bit
@@ -194,3 +194,17 @@ def test_activation_strided_and_graph_agree(name):
             return getattr(flow, name)(v * 1.0) * 1.0
 
     assert np.array_equal(G()(x).numpy(), dense, equal_nan=True)
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_matches_torch(approximate):
+    # gelu is built on the vectorised erf / tanh; its backward on erf and exp
+    x = np.concatenate([np.linspace(-12, 12, 20001), [0.0, -0.0, np.inf, -np.inf]]).astype(np.float32)
+    xf, xt = flow.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    yf, yt = flow.nn.functional.gelu(xf, approximate=approximate), torch.nn.functional.gelu(xt, approximate=approximate)
+    np.testing.assert_allclose(yf.detach().numpy(), yt.detach().numpy(), rtol=3e-6, atol=1e-6)
+    yf.sum().backward()
+    yt.sum().backward()
+    finite = np.isfinite(x)
+    # (1 - tanh(u)^2) cancels where tanh(u) is about -1: both sides are off by ~1e-6 there
+    np.testing.assert_allclose(xf.grad.numpy()[finite], xt.grad.numpy()[finite], rtol=3e-6, atol=1e-5)

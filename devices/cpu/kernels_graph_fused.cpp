@@ -214,7 +214,7 @@ inline C gelu(C x, bool tanh_approximation) {
     const C kBeta = C(M_SQRT2 * M_2_SQRTPI * 0.5), kKappa = C(0.044715);
     return C(0.5) * x * (C(1) + tanh_of(kBeta * (x + kKappa * x * x * x)));
   }
-  return x * C(0.5) * (C(1) + std::erf(x * C(M_SQRT1_2)));
+  return x * C(0.5) * (C(1) + erf_of(x * C(M_SQRT1_2)));
 }
 
 // The register rows of the calling thread (MF_FUSED_MAX_REGISTERS x kBlock
@@ -370,7 +370,7 @@ MFCPU_SIMD_CLONES void run_code(const Program& p, const Constants<S>& k, BlockOp
       case MF_FUSED_ABS: map1(d, a, m, [](C x) { return std::fabs(x); }); break;
       case MF_FUSED_SQUARE: map1(d, a, m, [](C x) { return x * x; }); break;
       case MF_FUSED_RECIPROCAL: map1(d, a, m, [](C x) { return C(1) / x; }); break;
-      case MF_FUSED_ERF: map1(d, a, m, [](C x) { return std::erf(x); }); break;
+      case MF_FUSED_ERF: map1(d, a, m, [](C x) { return erf_of(x); }); break;
       case MF_FUSED_EXPM1: map1(d, a, m, [](C x) { return std::expm1(x); }); break;
       case MF_FUSED_LOG1P: map1(d, a, m, [](C x) { return std::log1p(x); }); break;
       case MF_FUSED_ADD: map2(d, a, b, m, [](C x, C y) { return x + y; }); break;

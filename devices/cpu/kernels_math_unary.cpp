@@ -1,9 +1,9 @@
 // Unary math kernels: floating functions and activations (float dtypes; the
 // core casts integer inputs first), dtype-keeping ops (abs, sign, relu,
 // rounding, square, bitwise_not) and bool-valued tests. Formulas follow
-// PyTorch's CPU kernels so results agree to rounding. Float exp, tanh and
-// sigmoid (and what is built on them) use the vectorisable forms of
-// fast_math.h (Note [Vectorisable transcendentals]).
+// PyTorch's CPU kernels so results agree to rounding. Float exp, tanh, erf
+// and sigmoid use the vectorisable forms of fast_math.h (Note [Vectorisable
+// transcendentals]); erf and gelu live in kernels_math_erf.cpp.
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -14,13 +14,17 @@
 namespace mfcpu {
 namespace {
 
+#define MF_INLINE inline __attribute__((always_inline))
+
 // ------------------------------------------------------------ floating functions
 
+// (Functors are always inlined: a call left in the map loop keeps it scalar,
+// and GCC declines to inline the longer fast_math.h bodies on its own.)
 #define MF_FLOAT_UNARY(Name, op_name, expr)         \
   struct Name : NoAttrs {                           \
     static constexpr const char* name = op_name;    \
     template <class C>                              \
-    C operator()(C x) const {                       \
+    MF_INLINE C operator()(C x) const {             \
       return expr;                                  \
     }                                               \
   };
@@ -47,7 +51,6 @@ MF_FLOAT_UNARY(Asinh, "asinh", std::asinh(x))
 MF_FLOAT_UNARY(Acosh, "acosh", std::acosh(x))
 MF_FLOAT_UNARY(Atanh, "atanh", std::atanh(x))
 
-MF_FLOAT_UNARY(Erf, "erf", std::erf(x))
 MF_FLOAT_UNARY(Erfc, "erfc", std::erfc(x))
 MF_FLOAT_UNARY(Reciprocal, "reciprocal", C(1) / x)
 
@@ -60,7 +63,7 @@ MF_FLOAT_UNARY(Round, "round", std::nearbyint(x))  // half to even (the default 
 struct Sigmoid : NoAttrs {
   static constexpr const char* name = "sigmoid";
   template <class C>
-  C operator()(C x) const {
+  MF_INLINE C operator()(C x) const {
     return sigmoid_of(x);
   }
 };
@@ -73,22 +76,6 @@ struct Silu : NoAttrs {
     if (x >= C(0)) return x / (C(1) + std::exp(-x));
     const C e = std::exp(x);
     return x * e / (C(1) + e);
-  }
-};
-
-// approximate: 0 = "none" (exact, with erf), 1 = "tanh".
-struct Gelu : NoAttrs {
-  static constexpr const char* name = "gelu";
-  static constexpr const char* attr0 = "approximate";
-  bool tanh_approximation = false;
-  void init(const Task& t) { tanh_approximation = t.ival[0] != 0; }
-  template <class C>
-  C operator()(C x) const {
-    if (tanh_approximation) {
-      const C kBeta = C(M_SQRT2 * M_2_SQRTPI * 0.5), kKappa = C(0.044715);
-      return C(0.5) * x * (C(1) + tanh_of(kBeta * (x + kKappa * x * x * x)));
-    }
-    return x * C(0.5) * (C(1) + std::erf(x * C(M_SQRT1_2)));
   }
 };
 
@@ -242,11 +229,9 @@ void register_floating(Registrar& r) {
   add_map<S, S, Acosh>(r);
   add_map<S, S, Atanh>(r);
   add_map<S, S, Sigmoid>(r);
-  add_map<S, S, Erf>(r);
   add_map<S, S, Erfc>(r);
   add_map<S, S, Reciprocal>(r);
   add_map<S, S, Silu>(r);
-  add_map<S, S, Gelu>(r);
   add_map<S, S, Softplus>(r);
   add_map<S, S, Floor>(r);
   add_map<S, S, Ceil>(r);
@@ -257,7 +242,10 @@ void register_floating(Registrar& r) {
 
 }  // namespace
 
+void register_math_erf_kernels(Registrar& r);  // kernels_math_erf.cpp
+
 void register_math_unary_kernels(Registrar& r) {
+  register_math_erf_kernels(r);
   for_each_dtype([&](auto tag) {
     using S = typename decltype(tag)::type;
     if constexpr (is_floating_v<S>) register_floating<S>(r);
