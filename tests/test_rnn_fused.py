@@ -208,3 +208,39 @@ def test_gelu_matches_torch(approximate):
     finite = np.isfinite(x)
     # (1 - tanh(u)^2) cancels where tanh(u) is about -1: both sides are off by ~1e-6 there
     np.testing.assert_allclose(xf.grad.numpy()[finite], xt.grad.numpy()[finite], rtol=3e-6, atol=1e-5)
+
+
+def test_lstm_in_graph_matches_eager():
+    # the cell's fused launches trace into nn.Graph like any op: forward and one training step
+    flow.manual_seed(0)
+    m = flow.nn.LSTM(4, 5, 2)
+    x = flow.randn(6, 3, 4)
+
+    class Forward(flow.nn.Graph):
+        def __init__(self):
+            super().__init__()
+            self.m = m
+
+        def build(self, v):
+            return self.m(v)[0]
+
+    np.testing.assert_allclose(Forward()(x).numpy(), m(x)[0].detach().numpy(), rtol=1e-6, atol=1e-7)
+    m(x)[0].sum().backward()
+    expected = {n: (p - 0.1 * p.grad).detach().numpy() for n, p in m.named_parameters()}
+    m.zero_grad()
+    opt = flow.optim.SGD(m.parameters(), lr=0.1)
+
+    class Train(flow.nn.Graph):
+        def __init__(self):
+            super().__init__()
+            self.m = m
+            self.add_optimizer(opt)
+
+        def build(self, v):
+            loss = self.m(v)[0].sum()
+            loss.backward()
+            return loss
+
+    Train()(x)
+    for n, p in m.named_parameters():
+        np.testing.assert_allclose(p.detach().numpy(), expected[n], rtol=1e-5, atol=1e-6)
