@@ -74,3 +74,14 @@ def test_integer_inputs_compute_in_the_default_float_dtype():
         out = getattr(flow.special, name)(flow.tensor([0, 1]))
         assert getattr(torch.special, name)(torch.tensor([0, 1])).dtype == torch.float32
         assert out.dtype == flow.float32, name
+
+
+def test_polygamma_of_a_huge_order_returns_at_once_as_torch_does():
+    # n! of n = 2**62 was computed exactly (the fuzzer's hang); past n = 170 it overflows a double anyway
+    torch = pytest.importorskip("torch")
+    x = [1.5, 3.0]
+    for n in (1, 2, 170, 171, 300):
+        ours = flow.polygamma(n, flow.tensor(x, dtype=flow.float64)).numpy()
+        theirs = torch.polygamma(n, torch.tensor(x, dtype=torch.float64)).numpy()
+        np.testing.assert_allclose(ours, theirs, rtol=1e-6, equal_nan=True)
+    assert flow.polygamma(2**62, flow.tensor([1.5])).shape == (1,)

@@ -212,12 +212,12 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=False, 
     return _creation().tensor(s, dtype=dtype or _C.get_default_dtype(), device=device, requires_grad=requires_grad)
 
 
-def _probe(x, op):
+def _probe(x, op, name):
     if isinstance(x, _C.TensorBase):
         return x
     if isinstance(x, (bool, numbers.Number)):
         return x
-    raise TypeError(f"{op}(): expected a tensor or a number, got {type(x).__name__}")
+    raise TypeError(f"{op}(): argument '{name}' must be Tensor or Number, not {type(x).__name__}")
 
 
 def result_type(tensor1, tensor2):
@@ -238,7 +238,7 @@ def result_type(tensor1, tensor2):
         >>> flow.result_type(flow.tensor([1, 2], dtype=flow.int8), flow.tensor(5))
         monoflow.int8
     """
-    a, b = _probe(tensor1, "result_type"), _probe(tensor2, "result_type")
+    a, b = _probe(tensor1, "result_type", "tensor1"), _probe(tensor2, "result_type", "tensor2")
     if not isinstance(a, _C.TensorBase) and not isinstance(b, _C.TensorBase):
         a = _creation().tensor(a)  # two numbers: the first as a 0-dim tensor, as torch ranks them
     # Ask the op itself on one-element stand-ins, so the answer is monoflow's promotion.

@@ -184,9 +184,7 @@ clip = clamp
 def where(condition, input=None, other=None):
     if input is None and other is None:  # where(condition): the indices of its nonzeros
         return _C.check_tensor(condition, "where").nonzero(as_tuple=True)
-    if input is None or other is None:
-        raise TypeError("where(): give both 'input' and 'other', or neither")
-    return _C.where(condition, input, other)
+    return _C.where(condition, input, other)  # it names a None left in input or other
 
 
 def lerp(input, end, weight):

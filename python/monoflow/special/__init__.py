@@ -433,7 +433,9 @@ def polygamma(n, input):
     x = _float("polygamma", input)
     if n == 0:
         return digamma(x)
-    return zeta(_C.full((), float(n + 1), x.dtype, x.device), x) * ((-1) ** (n + 1) * _math.factorial(n))
+    # n! past 170 overflows a double anyway: no exact factorial of a huge n
+    factor = float(_math.factorial(n)) if n <= 170 else _math.inf
+    return zeta(_C.full((), float(n + 1), x.dtype, x.device), x) * (factor if n % 2 else -factor)
 
 
 def multigammaln(input, p):
