@@ -130,7 +130,15 @@ def hypot(input, other):
     a, b = _tensor_arg("hypot", input), _tensor_arg("hypot", other, "other")
     if not (a.dtype.is_floating_point and b.dtype.is_floating_point):
         raise RuntimeError(f"hypot(): expected floating-point inputs, got {a.dtype} and {b.dtype}")
-    return _m.sqrt(a * a + b * b)
+    # Scale by a power of two near the larger magnitude (a constant, so the
+    # gradient is input / hypot as torch's, and NaN at (0, 0) as torch's):
+    # the squares then neither underflow nor overflow.
+    m = _m.abs(a).maximum(_m.abs(b)).detach()
+    ok = _m.isfinite(m) & (m > 0)
+    s = _m.where(ok, _m.exp2(_m.floor(_m.log2(_m.where(ok, m, 1.0)))), 1.0)
+    x, y = a / s, b / s
+    h = s * _m.sqrt(x * x + y * y)
+    return _m.where(_m.isinf(a) | _m.isinf(b), math.inf, h)
 
 
 def signbit(input):
@@ -281,13 +289,17 @@ def logaddexp2(input, other):
 def fmax(input, other):
     """maximum, but a NaN loses to a number."""
     a, b = _tensor_arg("fmax", input), _tensor_arg("fmax", other, "other")
-    return _m.where(_m.isnan(a), b, _m.where(_m.isnan(b), a, a.maximum(b)))
+    # torch's gradient rule: all of it to `input` where input >= other (ties
+    # included) or other is NaN, else to `other`.
+    return _m.where((a >= b) | _m.isnan(b), a, b)
 
 
 def fmin(input, other):
     """minimum, but a NaN loses to a number."""
     a, b = _tensor_arg("fmin", input), _tensor_arg("fmin", other, "other")
-    return _m.where(_m.isnan(a), b, _m.where(_m.isnan(b), a, a.minimum(b)))
+    # torch's gradient rule: all of it to `input` where input <= other (ties
+    # included) or other is NaN, else to `other`.
+    return _m.where((a <= b) | _m.isnan(b), a, b)
 
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
