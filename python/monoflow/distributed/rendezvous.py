@@ -9,12 +9,14 @@ job's secret (Note [TCPStore handshake] in collective/include/monoflow/
 collective/tcp_store.h): a rank of another job or a duplicate rank is refused
 at once, and a rank outside WORLD_SIZE (or one that disagrees about it) makes
 every rank fail at once. The file store is a shared directory, for ranks on
-one machine. The directory must be fresh for each run: keys left by an
-earlier run would be taken for this run's.
+one machine or a shared file system, with the same checks made through the
+store itself (file_identity.py); the directory must be fresh for each run,
+and one holding an earlier run's keys is refused.
 """
 import os
 import urllib.parse
 
+from monoflow.distributed import file_identity
 from monoflow.distributed._lib import lib as _lib
 
 # How long a misconfigured rank tries to tell the job's store why it cannot
@@ -100,7 +102,9 @@ def rendezvous(init_method, rank, world_size, timeout_s):
         rank, world_size = _env_int("RANK", rank), _env_int("WORLD_SIZE", world_size)
         _check(rank, world_size)
         path = urllib.parse.unquote(url.path)
-        return _lib().file_store(path, timeout_s), rank, world_size, "127.0.0.1"
+        store = _lib().file_store(path, timeout_s)
+        file_identity.join(store, path, job_id(), rank, world_size, timeout_s)
+        return store, rank, world_size, "127.0.0.1"
     raise ValueError(f"init_process_group: unsupported init_method {init_method!r} "
                      "(expected env://, tcp://host:port or file:///path)")
 
