@@ -37,7 +37,16 @@ autograd::TensorList matmul_backward(const Tensor& g, const Tensor& a, const Ten
     ga = transpose(matmul(b2, transpose(g2, 0, 1)), 0, 1);
   else if (n[0])
     ga = reshape(autograd::sum_to(matmul(g2, transpose(b2, -1, -2)), a2->shape), a->shape);
-  if (n[1] && plain && b->dim() == 2 && transposed_row_major(b))
+  if (n[1] && b2->dim() == 2 && a2->dim() > 2) {
+    // A matrix shared by the whole batch (linear over leading dims): its
+    // gradient is one product over all the batch's rows, not a batch of
+    // products summed afterwards (Note [One GEMM for a shared right operand]).
+    const int64_t k = a2->shape[a2->dim() - 1], cols = g2->shape[g2->dim() - 1];
+    Tensor af = reshape(a2, {-1, k}), gf = reshape(g2, {-1, cols});
+    gb = transposed_row_major(b2) ? transpose(matmul(transpose(gf, 0, 1), af), 0, 1)
+                                  : matmul(transpose(af, 0, 1), gf);
+    gb = reshape(gb, b->shape);
+  } else if (n[1] && plain && b->dim() == 2 && transposed_row_major(b))
     gb = transpose(matmul(transpose(g2, 0, 1), a2), 0, 1);
   else if (n[1])
     gb = reshape(autograd::sum_to(matmul(transpose(a2, -1, -2), g2), b2->shape), b->shape);

@@ -700,10 +700,14 @@ void run_epilogue(Task& task) {
   const Operand &out = ops[0], &a = ops[num_outputs], &b = ops[num_outputs + 1];
   const int num_extra = task.num_operands - num_outputs - 2;
   const int nd = out.ndim, nb = nd - 2;
-  const int64_t m = out.shape[nd - 2], n = out.shape[nd - 1], k = a.shape[nd - 1];
-  int64_t batches = 1;
+  const int64_t n = out.shape[nd - 1], k = a.shape[nd - 1];
+  int64_t m = out.shape[nd - 2], batches = 1;
   for (int d = 0; d < nb; ++d) batches *= out.shape[d];
   if (batches == 0 || m == 0 || n == 0) return;
+  bool fold = batches > 1 && k > 0 && m > 1 && batches * m <= INT_MAX && shared_matrix(b, nb);  // Note [One GEMM for a shared right operand]
+  for (int j = 0; fold && j < task.num_operands; ++j)
+    fold = j == num_outputs + 1 || rows_fold(ops[j], nb);
+  if (fold) m *= batches, batches = 1;  // one batch at offset 0, rows through the batch dims
 
   EpilogueBatch<S> batch{&task_program(task), ops, num_outputs, num_extra, {}};
   std::vector<S> pa, pb;            // packed operands (float/double)

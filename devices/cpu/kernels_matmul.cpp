@@ -168,6 +168,14 @@ void run_matmul(Task& task) {
 
   Scratch<float> fs;
   Scratch<double> ds;
+  if (batches > 1 && k > 0 && m > 1 && shared_matrix(b, nb) && rows_fold(a, nb) && rows_fold(out, nb)) {
+    // Note [One GEMM for a shared right operand]
+    const Mat<const S> am{reinterpret_cast<const S*>(a.data), batches * m, k, a.strides[nd - 2], a.strides[nd - 1]};
+    const Mat<const S> bm{reinterpret_cast<const S*>(b.data), k, n, b.strides[nd - 2], b.strides[nd - 1]};
+    const Mat<S> c{reinterpret_cast<S*>(out.data), batches * m, n, out.strides[nd - 2], out.strides[nd - 1]};
+    matmul_2d(am, bm, c, fs, ds);
+    return;
+  }
   int64_t idx[kMaxDims] = {0};
   for (int64_t t = 0; t < batches; ++t) {
     int64_t ao = 0, bo = 0, oo = 0;
