@@ -217,9 +217,36 @@ def test_tcp_store_class_and_prefix_store():
     with pytest.raises(dist.DistStoreError, match="timed out"):
         server.wait(["missing"], timedelta(seconds=0.2))
     assert time.monotonic() - t0 < 20
-    for name, args in (("delete_key", ("k",)), ("num_keys", ()), ("compare_set", ("k", "v", "w"))):
-        with pytest.raises(NotImplementedError, match=f"TCPStore.{name}"):
-            getattr(client, name)(*args)
+    client.add("counter", 3)
+    assert server.get("counter") == b"3"  # counters are decimal text, as in torch
+    client.set("twelve", "12")
+    assert client.add("twelve", 1) == 13
+    with pytest.raises(ValueError, match="not an integer"):
+        client.add("k", 1)
+    assert client.get("k") == b"v"  # a refused add leaves the value, and the connection works
+
+
+def _fresh_stores(tmp_path):
+    """Each library store kind, empty: TCP (served and joined), file, and a prefix view."""
+    server = dist.TCPStore("127.0.0.1", 0, is_master=True, timeout=timedelta(seconds=5))
+    yield "tcp", dist.TCPStore("127.0.0.1", server.port, timeout=timedelta(seconds=5)), server
+    yield "file", dist.FileStore(str(tmp_path / f"fs{time.monotonic_ns()}")), None
+    base = dist.TCPStore("127.0.0.1", 0, is_master=True, timeout=timedelta(seconds=5))
+    yield "prefix", dist.PrefixStore("p", base), base
+
+
+@settings(max_examples=25, deadline=None)
+@given(ops=st.lists(OPS, max_size=20))
+def test_library_stores_match_torch(tmp_path_factory, ops):
+    """TCPStore, FileStore and PrefixStore answer every operation as torch's
+    HashStore does (delete_key, num_keys, compare_set included)."""
+    tmp_path = tmp_path_factory.mktemp("stores")
+    for kind, ours, _keepalive in _fresh_stores(tmp_path):
+        ref = tdist.HashStore()
+        for op in ops:
+            got = _apply(ours, op, lambda k: ours.check([k]))
+            want = _apply(ref, op, lambda k: ref.check([k]))
+            assert got == want, (kind, op, got, want)
 
 
 def test_file_store_class(tmp_path):

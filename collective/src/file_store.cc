@@ -1,5 +1,6 @@
 #include "monoflow/collective/file_store.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -13,6 +14,7 @@
 #include <thread>
 
 #include "monoflow/collective/types.h"
+#include "store_counter.h"
 
 namespace monoflow::collective {
 
@@ -27,6 +29,32 @@ std::string encode(const std::string& key) {
   }
   return out;
 }
+
+Bytes read_file(const std::string& p) {
+  std::ifstream f(p, std::ios::binary);
+  return Bytes(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+}
+
+// The directory's lock file, held for one read-modify-write (add, delete,
+// compare_set); set() alone needs none (temp file + rename).
+class DirLock {
+ public:
+  explicit DirLock(const std::string& dir) {
+    std::string p = dir + "/lock";
+    fd_ = ::open(p.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0666);
+    if (fd_ < 0) throw CommError("FileStore: cannot open '" + p + "': " + std::strerror(errno));
+    ::flock(fd_, LOCK_EX);
+  }
+  ~DirLock() {
+    ::flock(fd_, LOCK_UN);
+    ::close(fd_);
+  }
+  DirLock(const DirLock&) = delete;
+  DirLock& operator=(const DirLock&) = delete;
+
+ private:
+  int fd_;
+};
 }  // namespace
 
 FileStore::FileStore(std::string dir, Millis timeout) : Store(timeout), dir_(std::move(dir)) {
@@ -51,34 +79,45 @@ void FileStore::set(const std::string& key, const Bytes& value) {
 
 Bytes FileStore::get(const std::string& key) {
   wait({key}, timeout_);
-  std::ifstream f(path(key), std::ios::binary);
-  return Bytes(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  return read_file(path(key));
 }
 
 int64_t FileStore::add(const std::string& key, int64_t delta) {
-  std::string lock_path = dir_ + "/lock";
-  int fd = ::open(lock_path.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0666);
-  if (fd < 0) throw CommError("FileStore: cannot open '" + lock_path + "': " + std::strerror(errno));
-  ::flock(fd, LOCK_EX);
-  int64_t cur = 0;
-  {
-    std::ifstream f(path(key), std::ios::binary);
-    Bytes b((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-    if (b.size() == 8) std::memcpy(&cur, b.data(), 8);
-  }
-  cur += delta;
-  Bytes v(8);
-  std::memcpy(v.data(), &cur, 8);
-  try {
-    set(key, v);
-  } catch (...) {
-    ::flock(fd, LOCK_UN);
-    ::close(fd);
-    throw;
-  }
-  ::flock(fd, LOCK_UN);
-  ::close(fd);
+  DirLock lock(dir_);
+  int64_t cur = parse_counter(read_file(path(key)), key) + delta;
+  set(key, format_counter(cur));
   return cur;
+}
+
+bool FileStore::delete_key(const std::string& key) {
+  DirLock lock(dir_);
+  return ::unlink(path(key).c_str()) == 0;
+}
+
+int64_t FileStore::num_keys() {
+  DIR* d = ::opendir(dir_.c_str());
+  if (d == nullptr) throw CommError("FileStore: cannot list '" + dir_ + "': " + std::strerror(errno));
+  int64_t n = 0;
+  while (dirent* e = ::readdir(d)) {
+    std::string name = e->d_name;
+    if (name.size() > 1 && name[0] == 'k' && name.find(".tmp") == std::string::npos) ++n;
+  }
+  ::closedir(d);
+  return n;
+}
+
+Bytes FileStore::compare_set(const std::string& key, const Bytes& expected, const Bytes& desired) {
+  DirLock lock(dir_);
+  std::string p = path(key);
+  if (::access(p.c_str(), F_OK) != 0) {
+    if (!expected.empty()) return expected;
+    set(key, desired);
+    return desired;
+  }
+  Bytes cur = read_file(p);
+  if (cur != expected) return cur;
+  set(key, desired);
+  return desired;
 }
 
 bool FileStore::check(const std::vector<std::string>& keys) {

@@ -14,12 +14,13 @@
 #include "hmac_sha256.h"
 #include "monoflow/collective/types.h"
 #include "socket_util.h"
+#include "store_counter.h"
 
 namespace monoflow::collective {
 
 namespace {
-enum Cmd : char { kSet = 1, kGet = 2, kAdd = 3, kCheck = 4, kWait = 5, kHello = 6 };
-enum Status : char { kOk = 0, kError = 1 };
+enum Cmd : char { kSet = 1, kGet = 2, kAdd = 3, kCheck = 4, kWait = 5, kHello = 6, kDelete = 7, kNumKeys = 8, kCompareSet = 9 };
+enum Status : char { kOk = 0, kError = 1, kValueError = 2 };  // kValueError: std::invalid_argument
 constexpr char kMagic[4] = {'M', 'F', 'S', 'T'};
 constexpr char kVersion = 1;
 constexpr size_t kNonceBytes = 32;
@@ -224,13 +225,17 @@ class TCPStoreServer {
     } else if (cmd == kAdd) {
       std::string key = r.str();
       int64_t delta = r.i64();
-      int64_t cur = 0;
       auto it = data_.find(key);
-      if (it != data_.end() && it->second.size() == 8) std::memcpy(&cur, it->second.data(), 8);
-      cur += delta;
-      Bytes v(8);
-      std::memcpy(v.data(), &cur, 8);
-      data_[key] = v;
+      int64_t cur;
+      try {
+        cur = (it == data_.end() ? 0 : parse_counter(it->second, key)) + delta;
+      } catch (const std::invalid_argument& e) {
+        reply(fd, kValueError, Bytes(e.what(), e.what() + std::strlen(e.what())));
+        return true;
+      }
+      data_[key] = format_counter(cur);
+      Bytes v;
+      net::put_i64(v, cur);
       reply(fd, kOk, v);
       wake_parked();
     } else if (cmd == kCheck) {
@@ -238,6 +243,25 @@ class TCPStoreServer {
       std::vector<std::string> keys;
       for (uint32_t i = 0; i < n; ++i) keys.push_back(r.str());
       reply(fd, kOk, Bytes{char(ready(keys) ? 1 : 0)});
+    } else if (cmd == kDelete) {
+      reply(fd, kOk, Bytes{char(data_.erase(r.str()) ? 1 : 0)});
+    } else if (cmd == kNumKeys) {
+      Bytes v;
+      net::put_i64(v, int64_t(data_.size()));
+      reply(fd, kOk, v);
+    } else if (cmd == kCompareSet) {
+      std::string key = r.str();
+      std::string expected = r.str();
+      std::string desired = r.str();
+      auto it = data_.find(key);
+      bool absent = it == data_.end();
+      if ((absent && expected.empty()) || (!absent && std::string(it->second.begin(), it->second.end()) == expected)) {
+        data_[key] = Bytes(desired.begin(), desired.end());
+        reply(fd, kOk, data_[key]);
+        wake_parked();
+      } else {
+        reply(fd, kOk, absent ? Bytes(expected.begin(), expected.end()) : it->second);
+      }
     } else if (cmd == kGet || cmd == kWait) {
       Parked p{fd, cmd, {}};
       if (cmd == kGet) {
@@ -352,6 +376,7 @@ bool read_reply(int fd, Bytes* payload) {
   Bytes frame(len);
   if (len && !net::recv_all(fd, frame.data(), len)) return false;
   if (frame.empty()) throw CommError("TCPStore: empty reply from the store server");
+  if (frame[0] == kValueError) throw std::invalid_argument(std::string(frame.begin() + 1, frame.end()));
   if (frame[0] != kOk) throw CommError(std::string(frame.begin() + 1, frame.end()));
   payload->assign(frame.begin() + 1, frame.end());
   return true;
@@ -495,6 +520,29 @@ void TCPStore::wait(const std::vector<std::string>& keys, Millis timeout) {
     names += (names.empty() ? "'" : ", '") + k + "'";
   }
   request(m, timeout, "keys " + names);
+}
+
+bool TCPStore::delete_key(const std::string& key) {
+  Bytes m{kDelete};
+  net::put_str(m, key);
+  Bytes r = request(m, timeout_, "delete_key('" + key + "')");
+  return !r.empty() && r[0] != 0;
+}
+
+int64_t TCPStore::num_keys() {
+  Bytes r = request(Bytes{kNumKeys}, timeout_, "num_keys");
+  if (r.size() != 8) throw CommError("TCPStore: malformed reply to num_keys");
+  int64_t v;
+  std::memcpy(&v, r.data(), 8);
+  return v;
+}
+
+Bytes TCPStore::compare_set(const std::string& key, const Bytes& expected, const Bytes& desired) {
+  Bytes m{kCompareSet};
+  net::put_str(m, key);
+  net::put_str(m, std::string(expected.begin(), expected.end()));
+  net::put_str(m, std::string(desired.begin(), desired.end()));
+  return request(m, timeout_, "compare_set('" + key + "')");
 }
 
 }  // namespace monoflow::collective

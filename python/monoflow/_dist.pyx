@@ -26,6 +26,10 @@ cdef extern from "monoflow/collective/store.h" namespace "monoflow::collective":
         int64_t add(const string& key, int64_t delta) nogil except +
         cbool check(const vector[string]& keys) nogil except +
         void wait(const vector[string]& keys) nogil except +
+        cbool delete_key(const string& key) nogil except +
+        int64_t num_keys() nogil except +
+        vector[char] compare_set(const string& key, const vector[char]& expected,
+                                 const vector[char]& desired) nogil except +
 
 cdef extern from *:
     """
@@ -167,6 +171,26 @@ cdef class CStore:
     def check(self, keys):
         cdef vector[string] ks = [k.encode() for k in keys]
         return self.s.get().check(ks)
+
+    def delete_key(self, str key):
+        cdef string k = key.encode()
+        cdef cbool r
+        with nogil:
+            r = self.s.get().delete_key(k)
+        return r
+
+    def num_keys(self):
+        cdef int64_t r
+        with nogil:
+            r = self.s.get().num_keys()
+        return r
+
+    def compare_set(self, str key, bytes expected, bytes desired):
+        cdef string k = key.encode()
+        cdef vector[char] e = expected, d = desired, v
+        with nogil:
+            v = self.s.get().compare_set(k, e, d)
+        return bytes(v.data()[:v.size()]) if v.size() else b""
 
     def wait(self, keys):
         cdef vector[string] ks = [k.encode() for k in keys]

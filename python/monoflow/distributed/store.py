@@ -87,8 +87,8 @@ class Store:
         self._timeout = timeout if isinstance(timeout, timedelta) else timedelta(seconds=timeout)
 
     def _missing(self, what):
-        return NotImplementedError(f"{type(self).__name__}.{what} is not implemented in monoflow yet "
-                                   "(its store protocol has no such operation; HashStore has it)")
+        return NotImplementedError(f"{type(self).__name__}.{what}: a Store subclass must implement it "
+                                   "(TCPStore, FileStore, PrefixStore and HashStore do)")
 
     def set(self, key, value):
         raise self._missing("set()")
@@ -141,6 +141,18 @@ class _LibraryStore(Store):
 
     def check(self, keys):
         return self._c.check(_keys(keys, "check()"))
+
+    def delete_key(self, key):
+        return self._c.delete_key(_key(key, "delete_key()"))
+
+    def num_keys(self):
+        return self._c.num_keys()
+
+    def compare_set(self, key, expected_value, desired_value):
+        """Sets `desired_value` when the key holds `expected_value` (or is absent and
+        `expected_value` is empty); returns the value the key holds afterwards, as torch."""
+        return self._c.compare_set(_key(key, "compare_set()"), _bytes(expected_value, "compare_set()"),
+                                   _bytes(desired_value, "compare_set()"))
 
     def wait(self, keys, timeout=None):
         keys = _keys(keys, "wait()")

@@ -16,6 +16,9 @@ class FileStore : public Store {
   int64_t add(const std::string& key, int64_t delta) override;
   bool check(const std::vector<std::string>& keys) override;
   void wait(const std::vector<std::string>& keys, Millis timeout) override;
+  bool delete_key(const std::string& key) override;
+  int64_t num_keys() override;
+  Bytes compare_set(const std::string& key, const Bytes& expected, const Bytes& desired) override;
   using Store::wait;
 
  private:

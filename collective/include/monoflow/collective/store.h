@@ -31,6 +31,14 @@ class Store {
   virtual bool check(const std::vector<std::string>& keys) = 0;
   virtual void wait(const std::vector<std::string>& keys, Millis timeout) = 0;
   void wait(const std::vector<std::string>& keys) { wait(keys, timeout_); }
+  // Removes the key; false when it was absent.
+  virtual bool delete_key(const std::string& key) = 0;
+  // How many keys the store holds (over every prefix, as torch counts).
+  virtual int64_t num_keys() = 0;
+  // Sets key to `desired` when it holds `expected`, or when it is absent and
+  // `expected` is empty; returns the value the key holds afterwards (torch's
+  // rule, including its answer `expected` for an absent key).
+  virtual Bytes compare_set(const std::string& key, const Bytes& expected, const Bytes& desired) = 0;
 
   Millis timeout() const { return timeout_; }
   void set_timeout(Millis t) { timeout_ = t; }
@@ -49,6 +57,9 @@ class PrefixStore : public Store {
   bool check(const std::vector<std::string>& keys) override;
   void wait(const std::vector<std::string>& keys, Millis timeout) override;
   using Store::wait;
+  bool delete_key(const std::string& key) override;
+  int64_t num_keys() override;
+  Bytes compare_set(const std::string& key, const Bytes& expected, const Bytes& desired) override;
 
  private:
   std::string k(const std::string& key) const { return prefix_ + "/" + key; }

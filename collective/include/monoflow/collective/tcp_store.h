@@ -8,7 +8,11 @@
 //   (the server parks the request), so the client blocks in recv() with
 //   SO_RCVTIMEO = the timeout, never in a polling loop. The server is one
 //   thread with poll(); it binds to the host it is given (the rendezvous passes
-//   MASTER_ADDR, so a local job listens on loopback only).
+//   MASTER_ADDR, so a local job listens on loopback only). Commands: SET, GET,
+//   ADD (the value kept as decimal text, as torch keeps counters), CHECK, WAIT,
+//   DELETE, NUM_KEYS, COMPARE_SET (torch's rule, Store::compare_set); a
+//   request that is the caller's mistake (ADD on a non-integer) gets the
+//   status ValueError, which the client throws as std::invalid_argument.
 //
 // Note [TCPStore handshake]
 //   Every connection starts with a handshake before any data command:
@@ -64,6 +68,9 @@ class TCPStore : public Store {
   int64_t add(const std::string& key, int64_t delta) override;
   bool check(const std::vector<std::string>& keys) override;
   void wait(const std::vector<std::string>& keys, Millis timeout) override;
+  bool delete_key(const std::string& key) override;
+  int64_t num_keys() override;
+  Bytes compare_set(const std::string& key, const Bytes& expected, const Bytes& desired) override;
   using Store::wait;
   int port() const { return port_; }
 
