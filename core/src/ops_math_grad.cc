@@ -8,6 +8,7 @@
 #include "monoflow/error.h"
 #include "monoflow/ops.h"
 #include "monoflow/ops_math.h"
+#include "monoflow/ops_math_grad_fused.h"
 
 namespace monoflow {
 namespace math_grad {
@@ -114,6 +115,7 @@ bool unary_uses_output(int op) {
 }
 
 Tensor unary(int op, const Tensor& g, const Tensor& x, const Tensor& y, UnaryParams p) {
+  if (Tensor fused = unary_fused(op, g, x, y, p)) return fused;  // Note [Fused activation backward]
   switch (op) {
     case kOp_exp: return mul(g, y);
     case kOp_exp2: return mul(g, scale(y, kLn2));

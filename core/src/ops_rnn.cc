@@ -19,14 +19,13 @@
 //   ops), use the composed ops instead.
 #include "monoflow/ops_rnn.h"
 
-#include <cstring>
 #include <vector>
 
 #include "monoflow/autograd.h"
-#include "monoflow/backend.h"
 #include "monoflow/dispatch.h"
 #include "monoflow/error.h"
 #include "monoflow/fused_program.h"
+#include "monoflow/fused_run.h"
 #include "monoflow/op_registry.h"
 #include "monoflow/ops.h"
 #include "monoflow/ops_math.h"
@@ -47,7 +46,7 @@ constexpr int64_t LD = MF_FUSED_LOAD, K = MF_FUSED_CONST, SIG = MF_FUSED_SIGMOID
                   MUL = MF_FUSED_MUL, ADD = MF_FUSED_ADD, SUB = MF_FUSED_SUB;
 
 // Inputs: 0 i, 1 f, 2 g, 3 o (pre-activation chunks), 4 c. Outputs: h', c'.
-const std::vector<int64_t> kForward = {
+const FusedCode kForward = {{
     LD, 0, 0, 0, 0,  SIG, 1, 0, 0, 0,    // r1 = sigmoid(i)
     LD, 2, 1, 0, 0,  SIG, 3, 2, 0, 0,    // r3 = sigmoid(f)
     LD, 4, 2, 0, 0,  TANH, 5, 4, 0, 0,   // r5 = tanh(g)
@@ -56,73 +55,40 @@ const std::vector<int64_t> kForward = {
     MUL, 9, 3, 8, 0, MUL, 10, 1, 5, 0,   // f c, i g
     ADD, 11, 9, 10, 0,                   // r11 = c'
     TANH, 12, 11, 0, 0, MUL, 13, 7, 12, 0,  // r13 = h' = o tanh(c')
-};
-const std::vector<int64_t> kForwardOutputs = {13, 11};
-constexpr int kForwardRegisters = 14;
+    },
+    {13, 11}, 14, {}};
 
 // The backward, in three programs (a kernel takes at most 8 operands):
 // Inputs: 0 dh', 1 dc', 2 o (pre-activation), 3 c'. Outputs: d o, the whole
 // gradient of c' (dc' + dh' o (1 - tanh(c')^2)).
-const std::vector<int64_t> kBackwardOut = {
+const FusedCode kBackwardOut = {{
     LD, 0, 2, 0, 0,  SIG, 1, 0, 0, 0,   // r1 = o
     LD, 2, 3, 0, 0,  TANH, 3, 2, 0, 0,  // r3 = tanh(c')
     LD, 4, 0, 0, 0,  LD, 5, 1, 0, 0,  K, 6, 0, 0, 0,  // dh', dc', 1
     MUL, 7, 4, 3, 0, SUB, 8, 6, 1, 0, MUL, 9, 1, 8, 0, MUL, 10, 7, 9, 0,  // r10: dh' tanh(c') o (1 - o)
     MUL, 11, 3, 3, 0, SUB, 12, 6, 11, 0, MUL, 13, 4, 1, 0, MUL, 14, 13, 12, 0,
     ADD, 15, 5, 14, 0,                  // r15: all of c''s gradient
-};
-const std::vector<int64_t> kBackwardOutOutputs = {10, 15};
-constexpr int kBackwardOutRegisters = 16;
+    },
+    {10, 15}, 16, {1.0}};
 
 // Inputs: 0 c''s gradient, 1 i, 2 g (pre-activations). Outputs: d i, d g.
-const std::vector<int64_t> kBackwardIG = {
+const FusedCode kBackwardIG = {{
     LD, 0, 1, 0, 0,  SIG, 1, 0, 0, 0,   // r1 = i
     LD, 2, 2, 0, 0,  TANH, 3, 2, 0, 0,  // r3 = g
     LD, 4, 0, 0, 0,  K, 5, 0, 0, 0,     // dc, 1
     MUL, 6, 4, 3, 0, SUB, 7, 5, 1, 0, MUL, 8, 1, 7, 0, MUL, 9, 6, 8, 0,     // r9: dc g i (1 - i)
     MUL, 10, 4, 1, 0, MUL, 11, 3, 3, 0, SUB, 12, 5, 11, 0, MUL, 13, 10, 12, 0,  // r13: dc i (1 - g^2)
-};
-const std::vector<int64_t> kBackwardIGOutputs = {9, 13};
-constexpr int kBackwardIGRegisters = 14;
+    },
+    {9, 13}, 14, {1.0}};
 
 // Inputs: 0 c''s gradient, 1 f (pre-activation), 2 c. Outputs: d f, d c.
-const std::vector<int64_t> kBackwardFC = {
+const FusedCode kBackwardFC = {{
     LD, 0, 1, 0, 0,  SIG, 1, 0, 0, 0,   // r1 = f
     LD, 2, 2, 0, 0,  LD, 3, 0, 0, 0,  K, 4, 0, 0, 0,  // c, dc, 1
     MUL, 5, 3, 2, 0, SUB, 6, 4, 1, 0, MUL, 7, 1, 6, 0, MUL, 8, 5, 7, 0,  // r8: dc c f (1 - f)
     MUL, 9, 3, 1, 0,                    // r9: dc f
-};
-const std::vector<int64_t> kBackwardFCOutputs = {8, 9};
-constexpr int kBackwardFCRegisters = 10;
-
-std::vector<int64_t> one_constant() {
-  const double one = 1.0;
-  int64_t bits;
-  std::memcpy(&bits, &one, sizeof bits);
-  return {bits};
-}
-
-void run_program(const std::vector<int64_t>& code, const std::vector<int64_t>& outputs, int registers,
-                 const std::vector<int64_t>& constants, const std::vector<Tensor>& ins,
-                 const std::vector<Tensor>& outs) {
-  MFAttr attrs[4] = {ints_attr("program", code.data(), static_cast<int32_t>(code.size())),
-                     ints_attr("outputs", outputs.data(), static_cast<int32_t>(outputs.size())),
-                     ints_attr("constants", constants.data(), static_cast<int32_t>(constants.size())),
-                     int_attr("registers", registers)};
-  LaunchArgs a{&op_def(kOp_fused_elementwise), ins[0]->dtype};
-  a.inputs = ins.data();
-  a.num_inputs = static_cast<int>(ins.size());
-  a.outputs = outs.data();
-  a.num_outputs = static_cast<int>(outs.size());
-  a.attrs = attrs;
-  a.num_attrs = 4;
-  a.coalesce = true;
-  launch(a);
-}
-
-bool fused_kernel_for(const Tensor& t) {
-  return DeviceRegistry::get().backend(t->device()).find_kernel(kOp_fused_elementwise, t->dtype, t->dtype) != nullptr;
-}
+    },
+    {8, 9}, 10, {1.0}};
 
 std::vector<Tensor> chunks(const Tensor& gates, int64_t hidden) {
   std::vector<Tensor> v;
@@ -175,14 +141,14 @@ void check_cell(const Tensor& gates, const Tensor& c) {
 
 std::pair<Tensor, Tensor> lstm_cell(const Tensor& gates, const Tensor& c) {
   check_cell(gates, c);
-  if (!fused_kernel_for(gates)) return cell_composed(gates, c);
+  if (!has_fused_kernel(gates)) return cell_composed(gates, c);
   Recorder rec("lstm_cell", {gates, c});
   const int64_t n = c->shape[0], hidden = c->shape[1];
   Tensor h = empty({n, hidden}, c->dtype, c->device());
   Tensor c_new = empty({n, hidden}, c->dtype, c->device());
   std::vector<Tensor> ins = chunks(gates, hidden);
   ins.push_back(c);
-  run_program(kForward, kForwardOutputs, kForwardRegisters, {}, ins, {h, c_new});
+  run_fused(kForward, ins, {h, c_new});
   if (rec) {
     rec.finish({h, c_new}, [sg = rec.save(gates), sc = rec.save(c), sn = SavedTensor(c_new, true, 1)](
                                const TensorList& g, NeedsGrad need) {
@@ -199,13 +165,9 @@ std::pair<Tensor, Tensor> lstm_cell(const Tensor& gates, const Tensor& c) {
       Tensor d_c = empty({n, hidden}, c->dtype, c->device());
       Tensor dc_total = empty({n, hidden}, c->dtype, c->device());
       const std::vector<Tensor> dq = chunks(d_gates, hidden);
-      const std::vector<int64_t> one = one_constant();
-      run_program(kBackwardOut, kBackwardOutOutputs, kBackwardOutRegisters, one, {gh, gc, q[3], sn.unpack()},
-                  {dq[3], dc_total});
-      run_program(kBackwardIG, kBackwardIGOutputs, kBackwardIGRegisters, one, {dc_total, q[0], q[2]},
-                  {dq[0], dq[2]});
-      run_program(kBackwardFC, kBackwardFCOutputs, kBackwardFCRegisters, one, {dc_total, q[1], c},
-                  {dq[1], d_c});
+      run_fused(kBackwardOut, {gh, gc, q[3], sn.unpack()}, {dq[3], dc_total});
+      run_fused(kBackwardIG, {dc_total, q[0], q[2]}, {dq[0], dq[2]});
+      run_fused(kBackwardFC, {dc_total, q[1], c}, {dq[1], d_c});
       return TensorList{need[0] ? d_gates : Tensor(), need[1] ? d_c : Tensor()};
     });
   }
