@@ -758,6 +758,8 @@ cdef class TensorBase:
         return self
 
     def contiguous(self):
+        if self.t.get().is_contiguous():
+            return self  # as torch: no copy, the same object
         return wrap(contiguous(self.t))
 
     def clone(self):
@@ -766,6 +768,9 @@ cdef class TensorBase:
     def _to(self, dev, dt, bint copy):
         cdef Device d = self.t.get().device() if dev is None else _dev(dev)
         cdef DType t = self.t.get().dtype if dt is None else _dt(dt)
+        cdef Device here = self.t.get().device()
+        if not copy and t == self.t.get().dtype and d.type == here.type and d.index == here.index:
+            return self  # as torch: to() of the same dtype and device is the tensor itself
         return wrap(to(self.t, d, t, copy))
 
     def item(self):
@@ -810,6 +815,8 @@ cdef class TensorBase:
         return wrap(permute(self.t, _shape_args(dims, "permute")))
 
     def expand(self, *sizes):
+        if _is_cplx(self) and self.requires_grad:  # its backward sums complex grads: over the real view
+            return _complex_ops.shape.expand(self, sizes)
         return wrap(expand(self.t, _shape_args(sizes, "expand")))
 
     def expand_as(self, other):
@@ -977,7 +984,13 @@ cdef inline object _inplace(int op, int sop, object a, object b):
     return a
 
 
+cdef str _compare_name(int op):
+    return {kOp_eq: "eq", kOp_ne: "ne", kOp_lt: "lt", kOp_le: "le", kOp_gt: "gt"}.get(op, "ge")
+
+
 cdef object _compare(int op, object a, object b):
+    if _is_cplx(a) or _is_cplx(b):
+        return _complex_ops.math.compare(_compare_name(op), a, b)
     if not isinstance(b, TensorBase):
         if not isinstance(b, (bool, int, float)) and not (hasattr(b, "dtype") and hasattr(b, "item")
                                                           and getattr(b, "ndim", 0) == 0):

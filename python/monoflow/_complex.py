@@ -153,22 +153,7 @@ def angle(input):
     return ops_math.atan2(im, re)
 
 
-def exp(input):
-    from monoflow import ops_math
-
-    re, im = _parts(input)
-    m = re.exp()
-    return _pair(m * ops_math.cos(im), m * ops_math.sin(im))
-
-
-def log(input):
-    from monoflow import ops_math
-
-    re, im = _parts(input)
-    return _pair(abs(input).log(), ops_math.atan2(im, re))
-
-
-_UNARY = {"abs": abs, "exp": exp, "log": log}
+_UNARY = {"abs": abs}
 _OP_NAMES = None
 
 
@@ -185,16 +170,49 @@ def unary(op, x):
     """A unary math op (monoflow.ops_math op id) on a complex tensor."""
     name = _op_name(op)
     fn = _UNARY.get(name)
-    if fn is None:
+    if fn is not None:
+        return fn(x)
+    from monoflow import _complex_math
+
+    out = _complex_math.unary(name, x)
+    if out is None:
         raise _not_implemented(name, x.dtype)
-    return fn(x)
+    return out
+
+
+def unary_(op, x):
+    """The in-place form: the result is written back into x (same dtype only)."""
+    out = unary(op, x)
+    if out.dtype != x.dtype:
+        raise RuntimeError(f"result type {out.dtype} can't be cast to the desired output type {x.dtype}")
+    x.copy_(out)
+    return x
 
 
 def math_binary(op, a, b):
-    """pow, atan2, remainder, logical/bitwise ops with a complex operand: none has a complex formula here."""
+    """pow with a complex operand; atan2, remainder, logical/bitwise ops have no complex form (as torch)."""
+    name = _op_name(op)
+    if name == "pow":
+        for v in (a, b):
+            if not isinstance(v, (_C.TensorBase, bool, int, float, builtins.complex, np.number)):
+                return NotImplemented
+        from monoflow import _complex_math
+
+        return _complex_math.pow(a, b)
     dt = next((v.dtype for v in (a, b) if isinstance(v, _C.TensorBase) and v.dtype.is_complex),
               _dtypes.default_complex())
-    raise _not_implemented(_op_name(op), dt)
+    raise _not_implemented(name, dt)
+
+
+def math_binary_(op, a, b):
+    out = math_binary(op, a, b)
+    if out is NotImplemented:
+        return out
+    if out.dtype != a.dtype:
+        raise RuntimeError(f"result type {_TORCH_NAMES.get(out.dtype.name, out.dtype.name)} can't be cast to the "
+                           f"desired output type {a.dtype}")
+    a.copy_(out)
+    return a
 
 
 # ---------------------------------------------------------------- arithmetic
@@ -382,6 +400,19 @@ class TensorMethods:
 
     def angle(self):
         return angle(self)
+
+
+def __getattr__(name):
+    # _complex_shape and _complex_math (the bindings reach them as .shape and
+    # .math), imported on first use: they import autograd, which imports the
+    # Tensor class this module is part of
+    if name in ("shape", "math"):
+        import importlib
+
+        mod = importlib.import_module(f"monoflow._complex_{name}")
+        globals()[name] = mod
+        return mod
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 _C._set_complex_ops(__import__(__name__, fromlist=["_"]))

@@ -86,6 +86,8 @@ def math_unary(int op, x):
 
 
 def math_unary_(int op, x):
+    if _is_cplx(x):
+        return _complex_ops.unary_(op, x)
     c_math_unary_(op, _op_tt(x, op, "input"))
     return x
 
@@ -122,7 +124,7 @@ def math_binary_(int op, self, b):
     """self (op)= b in place; NotImplemented for other operand types."""
     cdef TensorOrScalar y
     if _is_cplx(self) or _is_cplx(b):
-        return _complex_ops.math_binary(op, self, b)
+        return _complex_ops.math_binary_(op, self, b)
     if not _operand(b, &y):
         return NotImplemented
     c_math_binary_(op, _op_tt(self, op, "self"), y)
@@ -141,6 +143,8 @@ def clamp_(x, min, max):
 
 
 def where(condition, x, y):
+    if _is_cplx(x) or _is_cplx(y):
+        return _complex_ops.shape.where(condition, x, y)
     return wrap(c_where(_tt(condition, "where", "condition"), _optional_operand(x, "where", "input"),
                         _optional_operand(y, "where", "other")))
 

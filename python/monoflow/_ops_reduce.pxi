@@ -64,6 +64,8 @@ def reduce_mean(x, dim, bint keepdim, dt):
 
 
 def reduce_prod(x, dim, bint keepdim, dt):
+    if _is_cplx(x):
+        return _complex_ops.shape.prod(x, dim, keepdim, dt)
     return wrap(c_prod(_tt(x, "prod", "input"), _opt_dim(dim, "prod"), keepdim, _opt_dtype(dt, "prod")))
 
 

@@ -141,7 +141,7 @@ def trace(input):
     if input.dim() != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.dim()}")
     d = _shape.diagonal(input)
-    if not input.dtype.is_floating_point:
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
         return d.sum(dtype=_INT64)
     return d.sum()
 

@@ -187,18 +187,28 @@ def where(condition, input=None, other=None):
     return _C.where(condition, input, other)  # it names a None left in input or other
 
 
+def _any_complex(*vs):
+    return any(isinstance(v, complex) or (isinstance(v, _C.TensorBase) and v.dtype.is_complex) for v in vs)
+
+
 def lerp(input, end, weight):
     """input + weight * (end - input); weight a number or a Tensor."""
+    if _any_complex(input, end, weight):  # composed from the complex arithmetic
+        return input + weight * (end - input)
     return _C.lerp(input, end, weight)
 
 
 def addcmul(input, tensor1, tensor2, *, value=1):
     """input + value * tensor1 * tensor2, in one pass (fused kernel)."""
+    if _any_complex(input, tensor1, tensor2, value):
+        return input + value * (tensor1 * tensor2)
     return _C.addcmul(input, tensor1, tensor2, value)
 
 
 def addcdiv(input, tensor1, tensor2, *, value=1):
     """input + value * tensor1 / tensor2, in one pass (fused kernel)."""
+    if _any_complex(input, tensor1, tensor2, value):
+        return input + value * (tensor1 / tensor2)
     return _C.addcdiv(input, tensor1, tensor2, value)
 
 
@@ -302,19 +312,19 @@ class TensorMethods:
         return _C.where(condition, self, other)
 
     def lerp(self, end, weight):
-        return _C.lerp(self, end, weight)
+        return lerp(self, end, weight)
 
     def lerp_(self, end, weight):
         return _C.lerp_(self, end, weight)
 
     def addcmul(self, tensor1, tensor2, *, value=1):
-        return _C.addcmul(self, tensor1, tensor2, value)
+        return addcmul(self, tensor1, tensor2, value=value)
 
     def addcmul_(self, tensor1, tensor2, *, value=1):
         return _C.addcmul_(self, tensor1, tensor2, value)
 
     def addcdiv(self, tensor1, tensor2, *, value=1):
-        return _C.addcdiv(self, tensor1, tensor2, value)
+        return addcdiv(self, tensor1, tensor2, value=value)
 
     def addcdiv_(self, tensor1, tensor2, *, value=1):
         return _C.addcdiv_(self, tensor1, tensor2, value)

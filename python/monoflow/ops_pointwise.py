@@ -188,8 +188,13 @@ def frac(input):
 
 
 def sgn(input):
-    """sign(input) (torch's complex-aware sign; real tensors only here)."""
-    return _m.sign(_tensor_arg("sgn", input))
+    """sign(input) for real tensors; z / |z| (0 at 0) for complex ones, as torch."""
+    x = _tensor_arg("sgn", input)
+    if x.dtype.is_complex:
+        from monoflow import _complex_math
+
+        return _complex_math.sgn(x)
+    return _m.sign(x)
 
 
 def deg2rad(input):

@@ -225,29 +225,43 @@ class TensorMethods:
 
     def var(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
         dim, correction = _var_args("var", dim, unbiased, correction)
+        if self.dtype.is_complex:  # the spread of |x - mean|^2: the parts' variances add up
+            return _C.reduce_var(self.real, dim, correction, keepdim) + _C.reduce_var(self.imag, dim, correction,
+                                                                                     keepdim)
         return _C.reduce_var(self, dim, correction, keepdim)
 
     def std(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        if self.dtype.is_complex:
+            return self.var(dim, unbiased, keepdim, correction=correction).sqrt()
         dim, correction = _var_args("std", dim, unbiased, correction)
         return _C.reduce_std(self, dim, correction, keepdim)
 
     def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
-        return _C.reduce_vector_norm(self, _norm_order(p, dim), dim, keepdim, dtype)
+        x = self.abs() if self.dtype.is_complex else self  # a complex vector's norm is its moduli's
+        return _C.reduce_vector_norm(x, _norm_order(p, dim), dim, keepdim, dtype)
 
     def logsumexp(self, dim, keepdim=False):
         return _C.reduce_logsumexp(self, dim, keepdim)
 
     def all(self, dim=None, keepdim=False):
+        if self.dtype.is_complex:
+            self = self != 0
         if _is_empty_dims(dim):  # PyTorch reduces nothing for dim=()
             return _C.reduce_all(self.unsqueeze(-1), -1, keepdim=False)
         return _C.reduce_all(self, dim, keepdim)
 
     def any(self, dim=None, keepdim=False):
+        if self.dtype.is_complex:
+            self = self != 0
         if _is_empty_dims(dim):
             return _C.reduce_any(self.unsqueeze(-1), -1, keepdim=False)
         return _C.reduce_any(self, dim, keepdim)
 
     def cumsum(self, dim, *, dtype=None):
+        if self.dtype.is_complex or (dtype is not None and dtype.is_complex):
+            from monoflow import _complex_shape
+
+            return _complex_shape.cumsum(self, dim, dtype)
         return _C.reduce_cumsum(self, dim, dtype)
 
     def cumprod(self, dim, *, dtype=None):

@@ -352,13 +352,22 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """|input - other| <= atol + rtol * |other|, elementwise (equal infinities are close)."""
     a, b = _check("isclose", input), other
     if not isinstance(b, _C.TensorBase):
-        b = _C.full((), b, a.dtype, a.device)
+        if a.dtype.is_complex:
+            from monoflow import _complex
+
+            b = _complex.full((), b, a.dtype, a.device)
+        else:
+            b = _C.full((), b, a.dtype, a.device)
     if a.dtype != b.dtype:
         raise RuntimeError(f"{a.dtype} did not match {b.dtype}")
     if rtol < 0:
         raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
     if atol < 0:
         raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
+    if a.dtype.is_complex:
+        from monoflow import _complex_math
+
+        return _complex_math.isclose(a, b, rtol, atol, equal_nan)
     same = a == b
     if a.dtype.name == "bool":
         return same

@@ -896,6 +896,8 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     """
     if not isinstance(x, _C.TensorBase):
         raise TypeError(f"linalg.vector_norm(): argument 'x' must be Tensor, not {type(x).__name__}")
+    if x.dtype.is_complex:  # the norm of the moduli, a real result
+        x = x.abs()
     if not x.dtype.is_floating_point:
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                            f"{x.dtype.name}")
