@@ -145,7 +145,7 @@ cdef inline dtype _wrap_dtype(DType t):
 cdef inline DType _dt(object d) except *:
     if type(d) is dtype:
         return <DType>(<dtype>d)._value
-    raise TypeError(f"expected a monoflow dtype, got {d!r}")
+    raise TypeError(name_op_in_progress(f"expected a monoflow dtype, got {d!r}"))
 
 
 def promote_types(type1, type2):
@@ -273,8 +273,9 @@ cdef Device _dev(object d) except *:
     if isinstance(d, str):
         return parse_device(d.encode())
     if isinstance(d, int):
-        raise TypeError("device: integer device ordinals are ambiguous in monoflow; pass a string such as 'cpu' or 'testdev:0'")
-    raise TypeError(f"expected a device or a device string, got {type(d).__name__}")
+        raise TypeError(name_op_in_progress(
+            "device: integer device ordinals are ambiguous in monoflow; pass a string such as 'cpu' or 'testdev:0'"))
+    raise TypeError(name_op_in_progress(f"expected a device or a device string, got {type(d).__name__}"))
 
 
 def load_plugin(str path):
@@ -459,7 +460,7 @@ cdef inline bint _to_scalar(object v, Scalar* out) except -1:
         out[0] = scalar_from_bool(v)
     elif isinstance(v, int):
         if not (-9223372036854775808 <= v <= 9223372036854775807):
-            raise OverflowError(f"value {v} cannot be converted to int64 without overflow")
+            raise OverflowError(name_op_in_progress(f"value {v} cannot be converted to int64 without overflow"))
         out[0] = scalar_from_int(v)
     elif isinstance(v, float):
         out[0] = scalar_from_float(v)
@@ -522,7 +523,8 @@ cdef class TensorBase:
         if n == 0:
             n = 1
         if dim < -n or dim >= n:
-            raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+            raise IndexError(name_op_in_progress(
+                f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"))
         return dim + n if dim < 0 else dim
 
     def storage_offset(self):
@@ -656,7 +658,7 @@ cdef class TensorBase:
         # A Python number as a 0-dim tensor of its own type on self's device.
         cdef Scalar s
         if not _to_scalar(v, &s):
-            raise TypeError(f"unsupported operand type: {type(v).__name__}")
+            raise TypeError(name_op_in_progress(f"unsupported operand type: {type(v).__name__}"))
         return wrap(scalar_operand(self.t, s))
 
     def add(self, other, *, alpha=1):

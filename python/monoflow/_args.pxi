@@ -8,13 +8,91 @@
 # handle, then a crash) and a typed `int64_t dim` fails with Cython's own
 # message, which names neither the op nor the argument. The fast path of each
 # converter is one type test.
+import re as _re
+import sys as _sys
+
 from cpython.long cimport PyLong_AsLongLongAndOverflow
 
 
 cdef object _arg_error(str op, str name, int pos, str expected, object got):
     # The TypeError for argument `name` of `op`; pos is 1-based, 0 when unknown.
     where = f" (position {pos})" if pos > 0 else ""
-    return TypeError(f"{op}(): argument '{name}'{where} must be {expected}, not {type(got).__name__}")
+    return TypeError(name_op_in_progress(
+        f"{op}(): argument '{name}'{where} must be {expected}, not {type(got).__name__}"))
+
+
+# Note [Naming the op in progress]
+# Many public ops are written in Python on top of the bindings (addmm over
+# mul/add, F.batch_norm over reshape, ...). When a building block refuses its
+# input, its message names the building block, which the user never called.
+# On the error path only (no cost when nothing fails), the message is made to
+# name the public op in progress: "addmm(): mul: shapes (2, 3) and (4,)
+# cannot be broadcast together". That op is read off the Python stack (the
+# bindings push no frames): of the innermost run of frames executing
+# monoflow's own code, the outermost one with a public name, i.e. the
+# monoflow function the user's code (or a user callback) called. Private
+# helpers, dunders (x + y names the op __add__ reaches) and plumbing
+# (_NOT_OP_FRAMES: Module.forward, wrappers) are passed over. A message that
+# already names the op is left as it is; an argument error of a building
+# block whose argument the op has too (absolute over abs, celu_ over celu)
+# becomes the op's own: "absolute(): argument 'input' ...". Core errors get
+# this through translate_exception's hook (_errors.h), the converters above
+# through _arg_error, Python-level refusals by calling name_op_in_progress.
+_NOT_OP_FRAMES = frozenset({"forward", "wrapper", "bound", "method", "function", "fn"})
+_ARG_MESSAGE = _re.compile(r"^\w+\(\): argument '(\w+)'(?: \(position (\d+)\))?")
+
+
+cdef tuple _op_frame():
+    # (the op's frame, the frame it called) or (None, None)
+    op = callee = inner = None
+    f = _sys._getframe()
+    while f is not None:
+        module = f.f_globals.get("__name__")
+        if type(module) is not str or not (module == "monoflow" or module.startswith("monoflow.")):
+            break
+        name = f.f_code.co_name
+        if name[:1] not in ("_", "<") and name not in _NOT_OP_FRAMES:
+            op, callee = f, inner
+        inner = f
+        f = f.f_back
+    return op, callee
+
+
+def name_op_in_progress(str message):
+    """`message`, made to name the public monoflow op written in Python that
+    is running, if any (Note [Naming the op in progress])."""
+    frame, callee = _op_frame()
+    if frame is None:
+        return message
+    code = frame.f_code
+    op = code.co_name
+    if _re.search(r"(?<![A-Za-z0-9_])" + op + r"(?![A-Za-z0-9_])", message):
+        return message
+    m = _ARG_MESSAGE.match(message)
+    if m is not None:
+        if code.co_argcount == 0 and callee is not None:
+            code = callee.f_code  # a forwarding wrapper f(*args, **kwargs): the parameters of what it wraps
+        positional = code.co_varnames[:code.co_argcount]
+        arg = m.group(1)
+        if arg in positional or arg in code.co_varnames[code.co_argcount:code.co_argcount + code.co_kwonlyargcount]:
+            # the position as torch counts it: from 1, a method's self not counted
+            pos = positional.index(arg) + (positional[0] != "self") if arg in positional else 0
+            where = f" (position {pos})" if m.group(2) is not None and int(m.group(2)) == pos else ""
+            return f"{op}(): argument '{arg}'{where}{message[m.end():]}"
+    return f"{op}(): {message}"
+
+
+cdef PyObject* _message_hook(PyObject* message) noexcept:
+    # translate_exception's hook: a new reference, or NULL to keep the message
+    try:
+        named = name_op_in_progress(<str>message)
+    except BaseException:
+        return NULL
+    Py_INCREF(named)
+    return <PyObject*>named
+
+
+set_message_hook(_message_hook)
 
 
 cdef inline Tensor _tt(object x, str op, str name, int pos=0) except *:
@@ -67,6 +145,17 @@ cdef inline double _float_arg(object v, str op, str name, int pos=0) except? -1.
     return float(v)
 
 
+cdef inline double _number_arg(object v, str op, str name, int pos=0) except? -1.0:
+    # A Number argument (torch's Scalar, read as a double): a bool too.
+    if type(v) is float or type(v) is int:
+        return v
+    if isinstance(v, bool):
+        return 1.0 if v else 0.0
+    if isinstance(v, (str, bytes)) or not hasattr(v, "__float__"):
+        raise _arg_error(op, name, pos, "Number", v)
+    return float(v)
+
+
 cdef inline DType _dtype_arg(object d, str op, str name, int pos=0) except *:
     if type(d) is dtype:
         return <DType>(<dtype>d)._value
@@ -89,3 +178,15 @@ def check_optional_tensor(x, str op, str name, int pos=0):
     if x is None or isinstance(x, TensorBase):
         return x
     raise _arg_error(op, name, pos, "Tensor or None", x)
+
+
+def check_int(v, str op, str name, int pos=0):
+    """v as an int (a Python int or anything with __index__, not a bool); else
+    TypeError "op(): argument 'name' must be int, not T"."""
+    return _int_arg(v, op, name, pos)
+
+
+def check_float(v, str op, str name, int pos=0):
+    """v as a float (an int, a float or a numpy/0-dim scalar, not a bool); else
+    TypeError "op(): argument 'name' must be float, not T"."""
+    return _float_arg(v, op, name, pos)

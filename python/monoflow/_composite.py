@@ -8,6 +8,8 @@ from monoflow import _C, _dtypes
 def wrap_dim(op, dim, nd):
     """dim in [0, nd) (a 0-D tensor has one dim for this purpose, as in torch)."""
     n = max(nd, 1)
+    if type(dim) is not int:
+        dim = _C.check_int(dim, op, "dim")
     if not -n <= dim < n:
         raise IndexError(f"{op}(): Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
     return dim % n
@@ -25,10 +27,8 @@ def method(fn, name=None):
     def bound(self, *args, **kwargs):
         return fn(self, *args, **kwargs)
 
-    bound.__name__ = name or fn.__name__
-    bound.__qualname__ = f"Tensor.{bound.__name__}"
     bound.__doc__ = fn.__doc__
-    return bound
+    return _named(bound, name or fn.__name__)
 
 
 def inplace_method(fn, name=None):
@@ -36,6 +36,14 @@ def inplace_method(fn, name=None):
     def bound(self, *args, **kwargs):
         return self.copy_(fn(self, *args, **kwargs))
 
-    bound.__name__ = (name or fn.__name__) + "_"
-    bound.__qualname__ = f"Tensor.{bound.__name__}"
+    return _named(bound, (name or fn.__name__) + "_")
+
+
+def _named(bound, name):
+    """The method `bound` named Tensor.`name`, its code too: the frame then
+    names the op for an error raised underneath (Note [Naming the op in
+    progress] in _args.pxi)."""
+    bound.__name__ = name
+    bound.__qualname__ = f"Tensor.{name}"
+    bound.__code__ = bound.__code__.replace(co_name=name, co_qualname=f"Tensor.{name}")
     return bound

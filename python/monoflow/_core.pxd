@@ -1,4 +1,5 @@
 # Declarations of the C++ core used by _C.pyx.
+from cpython.object cimport PyObject
 from libc.stdint cimport int8_t, int16_t, int64_t
 from libcpp cimport bool as cbool
 from libcpp.map cimport map as cmap
@@ -14,6 +15,8 @@ cdef extern from "_errors.h" namespace "monoflow_py":
     void set_oom_type(object t)
     void install_warning_handler(object callable)
     void release_pyobject(void* obj)
+    ctypedef PyObject* (*MessageHook)(PyObject* message) noexcept
+    void set_message_hook(MessageHook h)
 
 cdef extern from "monoflow/small_vector.h" namespace "monoflow":
     cdef cppclass Dims:

@@ -3,6 +3,7 @@
 #pragma once
 #include <Python.h>
 
+#include <cstring>
 #include <new>
 #include <string>
 
@@ -27,29 +28,54 @@ inline void set_oom_type(PyObject* t) {
   oom_type() = t;
 }
 
+// Note [Naming the op in progress] (python/monoflow/_args.pxi): _C installs
+// a hook that, on the error path only, prefixes a core error's message with
+// the public op written in Python that was running ("addmm(): mul: shapes
+// ... cannot be broadcast"). It returns a new reference, or nullptr to keep
+// the message as it is.
+using MessageHook = PyObject* (*)(PyObject* message);
+inline MessageHook& message_hook() {
+  static MessageHook h = nullptr;
+  return h;
+}
+inline void set_message_hook(MessageHook h) { message_hook() = h; }
+
+inline void set_error(PyObject* type, const char* what) {
+  PyObject* msg = PyUnicode_DecodeUTF8(what, static_cast<Py_ssize_t>(std::strlen(what)), "replace");
+  if (!msg) return;  // (the decoding error stands)
+  if (message_hook()) {
+    if (PyObject* named = message_hook()(msg)) {
+      Py_DECREF(msg);
+      msg = named;
+    }
+  }
+  PyErr_SetObject(type, msg);
+  Py_DECREF(msg);
+}
+
 inline void translate_exception() {
   try {
     throw;
   } catch (PythonErrorAlreadySet& e) {
     PyErr_Restore(e.type, e.value, e.tb);
   } catch (const monoflow::OutOfMemoryError& e) {
-    PyErr_SetString(oom_type() ? oom_type() : PyExc_RuntimeError, e.what());
+    set_error(oom_type() ? oom_type() : PyExc_RuntimeError, e.what());
   } catch (const monoflow::TypeError& e) {
-    PyErr_SetString(PyExc_TypeError, e.what());
+    set_error(PyExc_TypeError, e.what());
   } catch (const monoflow::ValueError& e) {
-    PyErr_SetString(PyExc_ValueError, e.what());
+    set_error(PyExc_ValueError, e.what());
   } catch (const monoflow::IndexError& e) {
-    PyErr_SetString(PyExc_IndexError, e.what());
+    set_error(PyExc_IndexError, e.what());
   } catch (const monoflow::ZeroDivisionError& e) {
-    PyErr_SetString(PyExc_ZeroDivisionError, e.what());
+    set_error(PyExc_ZeroDivisionError, e.what());
   } catch (const monoflow::NotImplementedError& e) {
-    PyErr_SetString(PyExc_NotImplementedError, e.what());
+    set_error(PyExc_NotImplementedError, e.what());
   } catch (const std::bad_alloc&) {
-    PyErr_SetString(PyExc_MemoryError, "out of host memory");
+    set_error(PyExc_MemoryError, "out of host memory");
   } catch (const std::exception& e) {
-    PyErr_SetString(PyExc_RuntimeError, e.what());
+    set_error(PyExc_RuntimeError, e.what());
   } catch (...) {
-    PyErr_SetString(PyExc_RuntimeError, "unknown C++ exception in monoflow");
+    set_error(PyExc_RuntimeError, "unknown C++ exception in monoflow");
   }
 }
 

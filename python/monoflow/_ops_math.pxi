@@ -75,7 +75,7 @@ cdef object _wrapped_number(TensorBase like, object v):
     # that take tensors only, such as the comparisons).
     cdef Scalar s
     if not _to_scalar(v, &s):
-        raise TypeError(f"unsupported operand type: {type(v).__name__}")
+        raise TypeError(name_op_in_progress(f"unsupported operand type: {type(v).__name__}"))
     return wrap(c_wrapped_scalar(s, like.t.get().device()))
 
 

@@ -4,18 +4,19 @@
 from libcpp.utility cimport pair
 
 
-def nn_conv2d(x, w, bias, stride, padding, dilation, int64_t groups):
+def nn_conv2d(x, w, bias, stride, padding, dilation, groups):
     cdef TensorBase xt = _tensor_obj(x, "conv2d", "input"), wt = _tensor_obj(w, "conv2d", "weight")
     return wrap(c_conv2d(xt.t, wt.t, _opt_tt(bias, "conv2d", "bias"), _dims(stride, "conv2d"),
-                         _dims(padding, "conv2d"), _dims(dilation, "conv2d"), groups))
+                         _dims(padding, "conv2d"), _dims(dilation, "conv2d"), _int_arg(groups, "conv2d", "groups")))
 
 
-def nn_conv_transpose2d(x, w, bias, stride, padding, output_padding, int64_t groups, dilation):
+def nn_conv_transpose2d(x, w, bias, stride, padding, output_padding, groups, dilation):
     cdef TensorBase xt = _tensor_obj(x, "conv_transpose2d", "input")
     cdef TensorBase wt = _tensor_obj(w, "conv_transpose2d", "weight")
     return wrap(c_conv_transpose2d(xt.t, wt.t, _opt_tt(bias, "conv_transpose2d", "bias"),
                                    _dims(stride, "conv_transpose2d"), _dims(padding, "conv_transpose2d"),
-                                   _dims(output_padding, "conv_transpose2d"), groups,
+                                   _dims(output_padding, "conv_transpose2d"),
+                                   _int_arg(groups, "conv_transpose2d", "groups"),
                                    _dims(dilation, "conv_transpose2d")))
 
 
@@ -35,13 +36,13 @@ def nn_max_pool2d(x, kernel_size, stride, padding, dilation, bint ceil_mode):
     return (wrap(r.first), wrap(r.second))
 
 
-def nn_avg_pool2d(x, kernel_size, stride, padding, bint ceil_mode, bint count_include_pad, int64_t divisor_override):
+def nn_avg_pool2d(x, kernel_size, stride, padding, bint ceil_mode, bint count_include_pad, divisor_override):
     cdef TensorBase xt = _tensor_obj(x, "avg_pool2d", "input")
     cdef Dims st
     if stride is not None:
         st = _dims(stride, "avg_pool2d")
     return wrap(c_avg_pool2d(xt.t, _dims(kernel_size, "avg_pool2d"), st, _dims(padding, "avg_pool2d"),
-                             ceil_mode, count_include_pad, divisor_override))
+                             ceil_mode, count_include_pad, _int_arg(divisor_override, "avg_pool2d", "divisor_override")))
 
 
 def nn_adaptive_avg_pool2d(x, output_size):

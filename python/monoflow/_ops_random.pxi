@@ -108,7 +108,7 @@ cdef CGenerator* _gen(object generator) except? NULL:
     if generator is None:
         return NULL
     if not isinstance(generator, Generator):
-        raise TypeError(f"expected a monoflow.Generator, got {type(generator).__name__}")
+        raise TypeError(name_op_in_progress(f"expected a monoflow.Generator, got {type(generator).__name__}"))
     return (<Generator>generator).g.get()
 
 

@@ -101,16 +101,19 @@ def reduce_argmin(x, dim, bint keepdim):
     return wrap(c_argmin(_tt(x, "argmin", "input"), _opt_dim(dim, "argmin"), keepdim))
 
 
-def reduce_var(x, dim, double correction, bint keepdim):
-    return wrap(c_var(_tt(x, "var", "input"), _reduce_dims(dim, "var"), correction, keepdim))
+def reduce_var(x, dim, correction, bint keepdim):
+    return wrap(c_var(_tt(x, "var", "input"), _reduce_dims(dim, "var"), _number_arg(correction, "var", "correction"),
+                      keepdim))
 
 
-def reduce_std(x, dim, double correction, bint keepdim):
-    return wrap(c_std(_tt(x, "std", "input"), _reduce_dims(dim, "std"), correction, keepdim))
+def reduce_std(x, dim, correction, bint keepdim):
+    return wrap(c_std(_tt(x, "std", "input"), _reduce_dims(dim, "std"), _number_arg(correction, "std", "correction"),
+                      keepdim))
 
 
-def reduce_vector_norm(x, double p, dim, bint keepdim, dt):
-    return wrap(c_vector_norm(_tt(x, "norm", "input"), p, _reduce_dims(dim, "norm"), keepdim, _opt_dtype(dt, "norm")))
+def reduce_vector_norm(x, p, dim, bint keepdim, dt):
+    return wrap(c_vector_norm(_tt(x, "norm", "input"), _number_arg(p, "norm", "p"), _reduce_dims(dim, "norm"), keepdim,
+                              _opt_dtype(dt, "norm")))
 
 
 def reduce_logsumexp(x, dim, bint keepdim):

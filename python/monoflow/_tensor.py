@@ -271,7 +271,8 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
 
     def __bool__(self):
         if self.numel() != 1:
-            raise RuntimeError(f"Boolean value of Tensor with {self.numel()} elements is ambiguous")
+            raise RuntimeError(_C.name_op_in_progress(
+                f"Boolean value of Tensor with {self.numel()} elements is ambiguous"))
         return bool(self.item())
 
     def __float__(self):
@@ -282,12 +283,13 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
 
     def __index__(self):
         if self.dtype.is_floating_point or self.dtype == _dtypes.bool_ or self.numel() != 1:
-            raise TypeError("only integer tensors of a single element can be converted to an index")
+            raise TypeError(_C.name_op_in_progress(
+                "only integer tensors of a single element can be converted to an index"))
         return int(self.item())
 
     def __iter__(self):
         if self.dim() == 0:
-            raise TypeError("iteration over a 0-d tensor")
+            raise TypeError(_C.name_op_in_progress("iteration over a 0-d tensor"))
         return (self[i] for i in range(len(self)))
 
     def __format__(self, spec):

@@ -33,6 +33,8 @@ def _checking(name, fn):
             raise TypeError(f"descriptor '{name}' for 'monoflow.Tensor' objects doesn't apply to a "
                             f"'{_type_name(args[0])}' object")
         return fn(*args, **kwargs)
+    # (its frame names the op, for errors raised beneath: Note [Naming the op in progress], _args.pxi)
+    method.__code__ = method.__code__.replace(co_name=name)
     return method
 
 

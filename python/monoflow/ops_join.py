@@ -118,6 +118,7 @@ def _split_dim(op, input, sections, dim):
 
 
 def hsplit(input, indices_or_sections):
+    _C.check_tensor(input, "hsplit", "input", 1)
     if input.dim() < 1:
         raise RuntimeError(f"torch.hsplit requires a tensor with at least 1 dimension, but got a tensor with "
                            f"{input.dim()} dimensions!")
@@ -125,6 +126,7 @@ def hsplit(input, indices_or_sections):
 
 
 def vsplit(input, indices_or_sections):
+    _C.check_tensor(input, "vsplit", "input", 1)
     if input.dim() < 2:
         raise RuntimeError(f"torch.vsplit requires a tensor with at least 2 dimension, but got a tensor with "
                            f"{input.dim()} dimensions!")
@@ -132,6 +134,7 @@ def vsplit(input, indices_or_sections):
 
 
 def dsplit(input, indices_or_sections):
+    _C.check_tensor(input, "dsplit", "input", 1)
     if input.dim() < 3:
         raise RuntimeError(f"torch.dsplit requires a tensor with at least 3 dimension, but got a tensor with "
                            f"{input.dim()} dimensions!")
@@ -139,6 +142,7 @@ def dsplit(input, indices_or_sections):
 
 
 def split_with_sizes(input, split_sizes, dim=0):
+    _C.check_tensor(input, "split_with_sizes", "input", 1)
     sizes = list(split_sizes)
     d = _c.wrap_dim("split_with_sizes", dim, input.dim())
     if sum(sizes) != input.shape[d]:
@@ -149,6 +153,7 @@ def split_with_sizes(input, split_sizes, dim=0):
 
 def broadcast_to(input, size):
     """A view of input expanded to `size` (-1 keeps a dim)."""
+    _C.check_tensor(input, "broadcast_to", "input", 1)
     return input.expand(tuple(size))
 
 
@@ -232,6 +237,8 @@ def block_diag(*tensors):
 
 def kron(input, other):
     """The Kronecker product: result[i*p + k, j*q + l, ...] = input[i, j, ...] * other[k, l, ...]."""
+    _C.check_tensor(input, "kron", "input", 1)
+    _C.check_tensor(other, "kron", "other", 2)
     a, b = input, other
     nd = max(a.dim(), b.dim())
     a = a.reshape((1,) * (nd - a.dim()) + tuple(a.shape))

@@ -41,6 +41,7 @@ def rot90(input, k=1, dims=(0, 1)):
 
 def unflatten(input, dim, sizes):
     """Splits dim `dim` into `sizes` (one entry may be -1)."""
+    _C.check_tensor(input, "unflatten", "input", 1)
     d = _c.wrap_dim("unflatten", dim, input.dim())
     sizes = list(sizes)
     if not sizes:
@@ -50,6 +51,7 @@ def unflatten(input, dim, sizes):
 
 
 def ravel(input):
+    _C.check_tensor(input, "ravel", "input", 1)
     return input.reshape(-1)
 
 
@@ -97,6 +99,8 @@ def narrow_copy(input, dim, start, length):
 
 def take(input, index):
     """input (flattened) at `index`, in index's shape."""
+    _C.check_tensor(input, "take", "input", 1)
+    _C.check_tensor(index, "take", "index", 2)
     flat = input.reshape(-1)
     n = flat.shape[0]
     idx = index.reshape(-1)
@@ -111,6 +115,7 @@ def take(input, index):
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     """Matrices (dims dim1, dim2 of the result) whose `offset` diagonal holds input's last dim."""
+    _C.check_tensor(input, "diag_embed", "input", 1)
     n = input.shape[-1]
     eye = _C.eye(n, n, input.dtype, input.device)
     out = input.unsqueeze(-1) * eye  # (..., n, n), input[..., i] at [i, i]
@@ -126,6 +131,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
 
 def diag(input, diagonal=0):
     """1-D: the matrix with input on its `diagonal`; 2-D: that diagonal (a copy)."""
+    _C.check_tensor(input, "diag", "input", 1)
     if input.dim() == 1:
         return diag_embed(input, diagonal)
     if input.dim() == 2:
@@ -134,10 +140,12 @@ def diag(input, diagonal=0):
 
 
 def diagflat(input, offset=0):
+    _C.check_tensor(input, "diagflat", "input", 1)
     return diag_embed(input.reshape(-1), offset)
 
 
 def trace(input):
+    _C.check_tensor(input, "trace", "input", 1)
     if input.dim() != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.dim()}")
     d = _shape.diagonal(input)
@@ -180,6 +188,9 @@ def _check_index(op, index):
 
 def index_add(input, dim, index, source, *, alpha=1):
     """input with alpha * source's slices added at `index` along `dim` (repeats accumulate)."""
+    _C.check_tensor(input, "index_add", "input", 1)
+    _C.check_tensor(index, "index_add", "index", 3)
+    _C.check_tensor(source, "index_add", "source", 4)
     d = _c.wrap_dim("index_add", dim, input.dim())
     index = _check_index("index_add", index)
     src = source if source.dim() else source.reshape(1)
@@ -190,6 +201,9 @@ def index_add(input, dim, index, source, *, alpha=1):
 
 def index_copy(input, dim, index, source):
     """input with source's slices written at `index` along `dim`."""
+    _C.check_tensor(input, "index_copy", "input", 1)
+    _C.check_tensor(index, "index_copy", "index", 3)
+    _C.check_tensor(source, "index_copy", "source", 4)
     d = _c.wrap_dim("index_copy", dim, input.dim())
     index = _check_index("index_copy", index)
     src = source if source.dim() else source.reshape(1)
@@ -215,6 +229,9 @@ def index_fill(input, dim, index, value):
 
 def masked_scatter(input, mask, source):
     """input with the positions where `mask` is True filled, in order, from source's elements."""
+    _C.check_tensor(input, "masked_scatter", "input", 1)
+    _C.check_tensor(mask, "masked_scatter", "mask", 2)
+    _C.check_tensor(source, "masked_scatter", "source", 3)
     shape = _C.broadcast_shapes(tuple(input.shape), tuple(mask.shape))
     if tuple(shape) != tuple(input.shape):
         raise RuntimeError("masked_scatter: the mask must broadcast to input's shape")
@@ -229,6 +246,8 @@ def masked_scatter(input, mask, source):
 
 def select_scatter(input, src, dim, index):
     """input with the slice select(dim, index) replaced by src."""
+    _C.check_tensor(input, "select_scatter", "input", 1)
+    _C.check_tensor(src, "select_scatter", "src", 2)
     d = _c.wrap_dim("select_scatter", dim, input.dim())
     n = input.shape[d]
     if not -n <= index < n:
@@ -257,6 +276,8 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
 
 def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
     """input with its `offset` diagonal (of dims dim1, dim2) replaced by src."""
+    _C.check_tensor(input, "diagonal_scatter", "input", 1)
+    _C.check_tensor(src, "diagonal_scatter", "src", 2)
     diag_view = _shape.diagonal(input, offset, dim1, dim2)
     if tuple(src.shape) != tuple(diag_view.shape):
         raise RuntimeError(f"diagonal_scatter: expected src to have a size equal to the diagonal of self. src size "

@@ -66,6 +66,8 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
 def tensordot(a, b, dims=2):
     """Contracts the last `dims` dims of a with the first of b, or the dim
     lists given as dims=([a dims], [b dims]) (a matmul of the reshaped operands)."""
+    _C.check_tensor(a, "tensordot", "a", 1)
+    _C.check_tensor(b, "tensordot", "b", 2)
     if isinstance(dims, _C.TensorBase):
         dims = dims.tolist() if dims.dim() else int(dims.item())
     if isinstance(dims, numbers.Integral):
@@ -93,6 +95,8 @@ def tensordot(a, b, dims=2):
 
 def inner(input, other):
     """The sum of products over the last dims (a product for 0-D operands)."""
+    _C.check_tensor(input, "inner", "input", 1)
+    _C.check_tensor(other, "inner", "other", 2)
     if input.dim() == 0 or other.dim() == 0:
         return input * other
     if input.shape[-1] != other.shape[-1]:
@@ -107,6 +111,8 @@ def chain_matmul(*matrices):
 
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """Pairwise p-norm distances between the rows of x1 (..., P, M) and x2 (..., R, M)."""
+    _C.check_tensor(x1, "cdist", "x1", 1)
+    _C.check_tensor(x2, "cdist", "x2", 2)
     if x1.dim() < 2 or x2.dim() < 2:
         raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.dim()}D")
     if x1.shape[-1] != x2.shape[-1]:
@@ -149,10 +155,13 @@ def cholesky(input, upper=False):
 
 def cholesky_solve(B, L, upper=False):
     """X with (L L^T) X = B given the Cholesky factor L (U^T U with upper=True)."""
+    _C.check_tensor(B, "cholesky_solve", "input", 1)
+    _C.check_tensor(L, "cholesky_solve", "input2", 2)
     return _linalg()._cholesky_solve(B, L, upper)
 
 
 def cholesky_inverse(L, upper=False):
+    _C.check_tensor(L, "cholesky_inverse", "input", 1)
     n = L.shape[-1]
     return cholesky_solve(_C.eye(n, n, L.dtype, L.device).expand(tuple(L.shape)), L, upper)
 
@@ -184,6 +193,8 @@ def matrix_exp(input):
 
 def cross(input, other, dim=None):
     """The cross product along dim (default: the first dim of size 3)."""
+    _C.check_tensor(input, "cross", "input", 1)
+    _C.check_tensor(other, "cross", "other", 2)
     if dim is None:
         shape = _C.broadcast_shapes(tuple(input.shape), tuple(other.shape))
         dim = next((i for i, s in enumerate(shape) if s == 3), -1)

@@ -8,6 +8,8 @@ branch that `where` discards could produce inf/NaN (and so a NaN gradient
 through the discarded side), its input is replaced by a safe value first.
 """
 import math
+import numbers
+import operator
 
 import numpy as np
 
@@ -387,8 +389,21 @@ def is_nonzero(input):
 # ---------------------------------------------------------------- Tensor methods
 
 def _compare(op):
-    return {"lt": lambda a, b: a < b, "le": lambda a, b: a <= b, "gt": lambda a, b: a > b,
-            "ge": lambda a, b: a >= b, "eq": lambda a, b: a == b, "ne": lambda a, b: a != b}[op]
+    compare = getattr(operator, op)
+
+    def fn(input, other):
+        try:
+            return compare(input, other)
+        except TypeError:
+            if isinstance(other, (_C.TensorBase, numbers.Number)):
+                raise
+            # (Python's "'<' not supported between instances ..." names no op)
+            raise TypeError(_C.name_op_in_progress(f"{op}(): argument 'other' (position 1) must be Tensor or Number, "
+                                                   f"not {type(other).__name__}")) from None
+
+    fn.__name__ = fn.__qualname__ = op  # (Python's argument errors say "lt() missing ...")
+    fn.__code__ = fn.__code__.replace(co_name=op)
+    return fn
 
 
 class TensorMethods:
@@ -410,7 +425,6 @@ _COMPARE_NAMES = {"lt": ("less",), "le": ("less_equal",), "gt": ("greater",), "g
                   "eq": (), "ne": ("not_equal",)}
 for _op, _aliases in _COMPARE_NAMES.items():
     _fn = _compare(_op)
-    _fn.__name__ = _op
     for _n in (_op,) + _aliases:
         setattr(TensorMethods, _n, _c.method(_fn))
         setattr(TensorMethods, _n + "_", _c.inplace_method(_fn, _n))

@@ -92,14 +92,17 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
 
 
 def rand_like(t, *, dtype=None, device=None, generator=None):
+    _C.check_tensor(t, "rand_like", "input", 1)
     return rand(tuple(t.shape), dtype=dtype or t.dtype, device=device or t.device, generator=generator)
 
 
 def randn_like(t, *, dtype=None, device=None, generator=None):
+    _C.check_tensor(t, "randn_like", "input", 1)
     return randn(tuple(t.shape), dtype=dtype or t.dtype, device=device or t.device, generator=generator)
 
 
 def randint_like(t, low=0, high=None, *, dtype=None, device=None, generator=None):
+    _C.check_tensor(t, "randint_like", "input", 1)
     if high is None:
         low, high = 0, low
     return randint(low, high, tuple(t.shape), dtype=dtype or t.dtype, device=device or t.device, generator=generator)

@@ -258,7 +258,7 @@ class TensorMethods:
         return _C.reduce_any(self, dim, keepdim)
 
     def cumsum(self, dim, *, dtype=None):
-        if self.dtype.is_complex or (dtype is not None and dtype.is_complex):
+        if self.dtype.is_complex or getattr(dtype, "is_complex", False):  # (a bad dtype: the binding names it)
             from monoflow import _complex_shape
 
             return _complex_shape.cumsum(self, dim, dtype)

@@ -395,6 +395,9 @@ def count_nonzero(input, dim=None):
 
 def cov(input, *, correction=1, fweights=None, aweights=None):
     """The covariance matrix of the rows of input (variables) over its columns (observations)."""
+    _C.check_tensor(input, "cov", "input", 1)
+    _C.check_optional_tensor(fweights, "cov", "fweights", 0)
+    _C.check_optional_tensor(aweights, "cov", "aweights", 0)
     x = _check("cov", input)
     if x.dim() > 2:
         raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with "

@@ -1,4 +1,4 @@
-"""python -m tests.fuzz [--minutes N] [--per-target K] [--seed S] [--workers W] [--only NAME ...]"""
+"""python -m tests.fuzz [--minutes N] [--per-target K] [--seed S] [--workers W] [--only NAME ...] [--unnamed [G]]"""
 import argparse
 import sys
 
@@ -15,13 +15,18 @@ def main(argv=None):
     ap.add_argument("--timeout", type=float, default=30.0, help="seconds before a case counts as a hang")
     ap.add_argument("--only", nargs="*", help="substrings of the targets to fuzz (default: all)")
     ap.add_argument("--findings", type=int, default=200, help="how many findings to print")
+    ap.add_argument("--unnamed", type=int, nargs="?", const=50, default=0, metavar="G",
+                    help="print the G largest groups of messages that do not name the op (default 50)")
     args = ap.parse_args(argv)
     report = campaign(per_target=args.per_target, seed=args.seed, workers=args.workers, timeout=args.timeout,
                       minutes=args.minutes, only=args.only)
     print(report.summary())
-    if report.findings:
+    if report.failures():
         print(f"\nReproducers (each after this preamble):\n{PREAMBLE}")
         print(report.format_findings(args.findings))
+    if args.unnamed:
+        print(f"\nMessages that do not name the op, by pattern ({len(report.unnamed_groups())} patterns):")
+        print(report.format_unnamed(args.unnamed))
     return 1 if report.failures(("crash", "hang")) else 0
 
 

@@ -3,6 +3,7 @@ import collections
 import json
 import os
 import queue
+import re
 import select
 import shlex
 import signal
@@ -26,8 +27,8 @@ class Report:
     def __init__(self):
         self.calls = 0
         self.ops = set()
-        self.counts = collections.Counter()  # ok / raised / bad / crash / hang
-        self.findings = []  # Finding, for bad / crash / hang
+        self.counts = collections.Counter()  # ok / raised / unnamed / bad / crash / hang
+        self.findings = []  # Finding, for unnamed / bad / crash / hang
         self.lock = threading.Lock()
 
     def add(self, kind, target, code, detail):
@@ -35,7 +36,7 @@ class Report:
             self.calls += 1
             self.ops.add(target)
             self.counts[kind] += 1
-            if kind in ("bad", "crash", "hang"):
+            if kind in ("unnamed", "bad", "crash", "hang"):
                 self.findings.append(Finding(kind, target, code, detail))
 
     def failures(self, kinds=("crash", "hang", "bad")):
@@ -44,13 +45,42 @@ class Report:
     def summary(self):
         c = self.counts
         return (f"{self.calls} calls over {len(self.ops)} ops: {c['ok']} returned, {c['raised']} raised cleanly, "
-                f"{c['bad']} bad exceptions, {c['crash']} crashes, {c['hang']} hangs")
+                f"{c['unnamed']} raised without naming the op, {c['bad']} bad exceptions, {c['crash']} crashes, "
+                f"{c['hang']} hangs")
 
-    def format_findings(self, limit=None):
+    def format_findings(self, limit=None, kinds=("crash", "hang", "bad")):
         lines = []
-        for f in self.findings[:limit]:
+        for f in self.failures(kinds)[:limit]:
             lines.append(f"[{f.kind}] {f.code}\n    -> {f.detail}")
         return "\n".join(lines)
+
+    def unnamed_groups(self):
+        """The unnamed-op findings grouped by message pattern, largest first:
+        [(pattern, [Finding, ...]), ...]."""
+        groups = collections.defaultdict(list)
+        for f in self.failures(("unnamed",)):
+            groups[message_pattern(f.detail)].append(f)
+        return sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+
+    def format_unnamed(self, limit=None, examples=2):
+        lines = []
+        for pattern, fs in self.unnamed_groups()[:limit]:
+            targets = sorted({f.target for f in fs})
+            shown = ", ".join(targets[:8]) + (f", ... ({len(targets)} ops)" if len(targets) > 8 else "")
+            lines.append(f"{len(fs):5d}  {pattern}\n       ops: {shown}")
+            for f in fs[:examples]:
+                lines.append(f"       e.g. {f.code}\n            -> {f.detail}")
+        return "\n".join(lines)
+
+
+def message_pattern(detail):
+    """A message with its particulars (numbers, quoted names, shapes, type
+    names) blanked, so that one cause's messages group together."""
+    s = re.sub(r"'[^']*'|\"[^\"]*\"", "'_'", detail)
+    s = re.sub(r"\[[^\[\]]*\]|\([^()]*\)", "(_)", s)
+    s = re.sub(r"\b\d+(\.\d+)?(e[-+]?\d+)?\b", "N", s)
+    s = re.sub(r"\b(not|got) [A-Za-z_.]+", r"\1 T", s)
+    return s[:160]
 
 
 class _Worker:
@@ -80,14 +110,14 @@ class _Worker:
         self.started = True
         return None
 
-    def run(self, case_id, code, timeout):
+    def run(self, case_id, target, code, timeout):
         """(outcome, detail); outcome 'crash' or 'hang' means the worker is gone."""
         if not self.started:
             failed = self._await_ready()
             if failed:
                 return failed
         try:
-            self.proc.stdin.write((json.dumps({"id": case_id, "code": code}) + "\n").encode())
+            self.proc.stdin.write((json.dumps({"id": case_id, "target": target, "code": code}) + "\n").encode())
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError):
             return self._died()
@@ -140,7 +170,7 @@ def run_cases(case_list, workers=2, timeout=30.0, deadline=None, report=None, st
                     i, (target, code) = todo.get_nowait()
                 except queue.Empty:
                     return
-                outcome, detail = w.run(i, code, timeout)
+                outcome, detail = w.run(i, target, code, timeout)
                 report.add(outcome, target, code, detail)
                 if outcome in ("crash", "hang"):
                     w.close()

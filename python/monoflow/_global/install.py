@@ -33,6 +33,7 @@ def _method(name, fn):
     method.__name__ = name
     method.__qualname__ = f"GlobalTensor.{name}"
     method.__doc__ = getattr(fn, "__doc__", None)
+    method.__code__ = method.__code__.replace(co_name=name)  # errors beneath name the op (_args.pxi)
     return method
 
 
@@ -45,6 +46,8 @@ def _function(name, fn):
             return dispatch.call(name, fn, list(args), kwargs)
         return fn(*args, **kwargs)
     function.__wrapped_local__ = fn
+    # (the frame, too, names the op, for errors raised beneath: Note [Naming the op in progress], _args.pxi)
+    function.__code__ = function.__code__.replace(co_name=name)
     return function
 
 

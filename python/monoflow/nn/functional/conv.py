@@ -97,6 +97,8 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         >>> F.conv1d(flow.tensor([[[1.0, 2.0, 3.0, 4.0]]]), flow.tensor([[[1.0, -1.0]]]))
         tensor([[[-1., -1., -1.]]])
     """
+    _C.check_tensor(weight, "conv1d", "weight", 2)
+    _C.check_optional_tensor(bias, "conv1d", "bias", 3)
     _C.check_tensor(input, "conv1d", "input", 1)
     if input.dim() not in (2, 3):
         raise RuntimeError(
@@ -155,6 +157,8 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
         >>> F.conv_transpose1d(flow.randn(4, 3, 16), flow.randn(3, 8, 2), stride=2).shape
         monoflow.Size([4, 8, 32])
     """
+    _C.check_tensor(weight, "conv_transpose1d", "weight", 2)
+    _C.check_optional_tensor(bias, "conv_transpose1d", "bias", 3)
     _C.check_tensor(input, "conv_transpose1d", "input", 1)
     if input.dim() not in (2, 3):
         raise RuntimeError(f"Expected 2D (unbatched) or 3D (batched) input to conv_transpose1d, but got input of "

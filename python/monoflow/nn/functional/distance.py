@@ -19,6 +19,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
         >>> F.cosine_similarity(flow.tensor([[1.0, 0.0]]), flow.tensor([[1.0, 1.0]]))
         tensor([0.7071])
     """
+    _C.check_tensor(x2, "cosine_similarity", "x2", 2)
     _C.check_tensor(x1, "cosine_similarity", "x1", 1)
     n1 = x1.norm(2, dim, keepdim=True).clamp_min(eps)
     n2 = x2.norm(2, dim, keepdim=True).clamp_min(eps)

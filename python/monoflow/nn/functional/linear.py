@@ -47,6 +47,10 @@ def bilinear(input1, input2, weight, bias=None):
         >>> F.bilinear(flow.randn(8, 5), flow.randn(8, 6), flow.randn(3, 5, 6)).shape
         monoflow.Size([8, 3])
     """
+    _C.check_tensor(input1, "bilinear", "input1", 1)
+    _C.check_tensor(input2, "bilinear", "input2", 2)
+    _C.check_tensor(weight, "bilinear", "weight", 3)
+    _C.check_optional_tensor(bias, "bilinear", "bias", 4)
     if weight.dim() != 3:
         raise RuntimeError(f"bilinear(): weight must be 3-D, got {weight.dim()}-D")
     out_f, in1, in2 = weight.shape

@@ -341,6 +341,8 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
         >>> F.hinge_embedding_loss(flow.tensor([0.3, 0.4]), flow.tensor([1.0, -1.0]))
         tensor(0.4500)
     """
+    _C.check_tensor(input, "hinge_embedding_loss", "input", 1)
+    _C.check_tensor(target, "hinge_embedding_loss", "target", 2)
     loss = _m.where(target == 1, input, 0.0) + _m.where(target == -1, (margin - input).clamp_min(0), 0.0)
     return _reduce(loss, _reduction(reduction, size_average, reduce))
 
@@ -367,6 +369,9 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
         >>> F.cosine_embedding_loss(a, b, flow.tensor([1.0]))
         tensor(0.2929)
     """
+    _C.check_tensor(input1, "cosine_embedding_loss", "input1", 1)
+    _C.check_tensor(input2, "cosine_embedding_loss", "input2", 2)
+    _C.check_tensor(target, "cosine_embedding_loss", "target", 3)
     from monoflow.nn.functional.distance import cosine_similarity
 
     cos = cosine_similarity(input1, input2, dim=-1, eps=1e-12)

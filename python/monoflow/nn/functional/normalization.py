@@ -105,6 +105,10 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
         >>> flow.allclose(y.mean((2, 3)), flow.zeros(2, 3), atol=1e-5)
         True
     """
+    _C.check_optional_tensor(running_mean, "instance_norm", "running_mean", 2)
+    _C.check_optional_tensor(running_var, "instance_norm", "running_var", 3)
+    _C.check_optional_tensor(weight, "instance_norm", "weight", 4)
+    _C.check_optional_tensor(bias, "instance_norm", "bias", 5)
     _C.check_tensor(input, "instance_norm", "input", 1)
     n, c = input.shape[0], input.shape[1]
     x = input.reshape(1, n * c, *input.shape[2:])

@@ -640,6 +640,7 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
         >>> F.max_unpool1d(out, idx, 2).shape
         monoflow.Size([1, 2, 8])
     """
+    _C.check_tensor(indices, "max_unpool1d", "indices", 2)
     _C.check_tensor(input, "max_unpool1d", "input", 1)
     return _unpool(input, indices, _unpool_size(input, kernel_size, stride, padding, output_size, 1, "max_unpool1d"),
                    "max_unpool1d")
@@ -663,6 +664,7 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
         >>> F.max_unpool2d(out, idx, 2).shape
         monoflow.Size([1, 2, 8, 8])
     """
+    _C.check_tensor(indices, "max_unpool2d", "indices", 2)
     _C.check_tensor(input, "max_unpool2d", "input", 1)
     return _unpool(input, indices, _unpool_size(input, kernel_size, stride, padding, output_size, 2, "max_unpool2d"),
                    "max_unpool2d")
@@ -686,6 +688,7 @@ def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_siz
         >>> F.max_unpool3d(out, idx, 2).shape
         monoflow.Size([1, 2, 4, 8, 8])
     """
+    _C.check_tensor(indices, "max_unpool3d", "indices", 2)
     _C.check_tensor(input, "max_unpool3d", "input", 1)
     return _unpool(input, indices, _unpool_size(input, kernel_size, stride, padding, output_size, 3, "max_unpool3d"),
                    "max_unpool3d")

@@ -42,6 +42,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         tensor([[[3., 4.],
                  [1., 2.]]])
     """
+    _C.check_tensor(weight, "embedding", "weight", 2)
     _C.check_tensor(input, "embedding", "input", 1)
     if not isinstance(input, _C.TensorBase) or input.dtype.is_floating_point or input.dtype.name == "bool":
         raise RuntimeError("embedding(): Expected tensor for argument #1 'indices' to have one of the following "
