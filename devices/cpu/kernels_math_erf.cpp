@@ -19,30 +19,32 @@ struct Erf : NoAttrs {
   }
 };
 
-// approximate: 0 = "none" (exact, with erf), 1 = "tanh".
-struct Gelu : NoAttrs {
+// gelu's two forms, each its own map loop: one form per element keeps the
+// loop branch-free (the flag lives in memory the loop's stores might alias,
+// so GCC cannot hoist a test of it) at the arithmetic of one form.
+struct GeluErf : NoAttrs {
   static constexpr const char* name = "gelu";
   static constexpr const char* attr0 = "approximate";
-  bool tanh_approximation = false;
-  void init(const Task& t) { tanh_approximation = t.ival[0] != 0; }
   template <class C>
-  static C with_tanh(C x) {
+  inline __attribute__((always_inline)) C operator()(C x) const {
+    return x * C(0.5) * (C(1) + erf_of(x * C(M_SQRT1_2)));
+  }
+};
+struct GeluTanh : GeluErf {
+  template <class C>
+  inline __attribute__((always_inline)) C operator()(C x) const {
     const C kBeta = C(M_SQRT2 * M_2_SQRTPI * 0.5), kKappa = C(0.044715);
     return C(0.5) * x * (C(1) + tanh_of(kBeta * (x + kKappa * x * x * x)));
   }
-  template <class C>
-  static C with_erf(C x) {
-    return x * C(0.5) * (C(1) + erf_of(x * C(M_SQRT1_2)));
-  }
-  // For float both forms are computed and one picked without a branch (a
-  // branch keeps the loop scalar: the flag lives in memory the loop's stores
-  // might alias, so GCC cannot hoist it); twice the arithmetic, 8 lanes wide.
-  template <class C>
-  inline __attribute__((always_inline)) C operator()(C x) const {
-    if constexpr (std::is_same<C, float>::value) return fast::select(tanh_approximation, with_tanh(x), with_erf(x));
-    else return tanh_approximation ? with_tanh(x) : with_erf(x);
-  }
 };
+
+// approximate: 0 = "none" (exact, with erf), 1 = "tanh": picks the loop.
+template <class S>
+MFStatus launch_gelu(const MFKernelCall* call) {
+  const MFAttr* a = find_attr(call, "approximate");
+  return a && a->kind == MF_ATTR_SCALAR && a->i != 0 ? launch_map<S, S, GeluTanh>(call)
+                                                     : launch_map<S, S, GeluErf>(call);
+}
 
 }  // namespace
 
@@ -51,7 +53,7 @@ void register_math_erf_kernels(Registrar& r) {
     using S = typename decltype(tag)::type;
     if constexpr (is_floating_v<S>) {
       add_map<S, S, Erf>(r);
-      add_map<S, S, Gelu>(r);
+      r.add(GeluErf::name, dtype_of<S>, dtype_of<S>, &launch_gelu<S>);
     }
   });
 }
