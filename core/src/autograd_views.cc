@@ -179,7 +179,13 @@ void Recorder::finish_inplace(const Tensor& self, BackwardFn fn) {
   op->next_edges = std::move(edges_);
   op->grad_meta.push_back({self->shape, self->dtype, self->device()});
   const Tensor& base = self->view_base;
-  if (!base) {
+  // A view with a history of its own over a base without one (an op's result
+  // handed out as a view of the op's internal buffer, like a full reduction's
+  // 0-dim result) is written like a plain tensor: going through the base
+  // would replace that history by the base's empty one (x = a.sum(); x += 1
+  // gave `a` no gradient).
+  bool own_history = base && !requires_grad(base) && self->autograd && self->autograd->grad_fn;
+  if (!base || own_history) {
     AutogradMeta& m = ensure_meta(self);
     m.grad_fn = op;
     m.output_nr = 0;

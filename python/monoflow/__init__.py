@@ -84,6 +84,7 @@ _global_install.install()
 del _global_install
 from monoflow import comm  # noqa: E402
 from monoflow import env  # noqa: E402
+from monoflow import _oneflow_internal, unittest  # noqa: E402  (OneFlow's test tooling: flow.unittest.TestCase ...)
 from monoflow._defaults import get_default_device, set_default_device, set_default_tensor_type  # noqa: E402
 from monoflow import accelerator, amp, backends, cuda, multiprocessing  # noqa: E402
 from monoflow.amp import autocast  # noqa: E402

@@ -245,6 +245,10 @@ def lcm(input, other):
 
 
 def _shift_args(op, input, other):
+    if not isinstance(input, _C.TensorBase) and isinstance(other, _C.TensorBase) \
+            and isinstance(input, (int, np.integer)):
+        # a Python integer first (2 << t) takes the tensor's dtype, as torch
+        input = _C.full((), int(input), other.dtype, other.device)
     a = _tensor_arg(op, input)
     b = other if isinstance(other, _C.TensorBase) else _C.full((), int(other), a.dtype, a.device)
     _integral(op, a, b)

@@ -1,0 +1,160 @@
+"""What OneFlow's own test suite (python/oneflow/test/modules, run through its
+autotest harness) needs from monoflow beyond the ops: ``flow.unittest``,
+``flow._oneflow_internal.Tensor``, and behaviours its random programs hit
+(in-place ops on reduction results, scalar-first shifts). Oracles: torch and
+numpy."""
+import unittest
+
+import numpy as np
+import pytest
+
+import monoflow as flow
+from helpers import TORCH
+
+torch = TORCH
+needs_torch = pytest.mark.skipif(torch is None, reason="torch is not installed")
+
+
+# --- flow.unittest -----------------------------------------------------------
+
+def test_unittest_testcase_is_a_unittest_testcase():
+    assert issubclass(flow.unittest.TestCase, unittest.TestCase)
+
+
+def _run(case_class):
+    result = unittest.TestResult()
+    unittest.defaultTestLoader.loadTestsFromTestCase(case_class).run(result)
+    return result
+
+
+def test_skip_unless_matches_the_job_shape(monkeypatch):
+    for name in ("ONEFLOW_TEST_NODE_NUM", "ONEFLOW_TEST_DEVICE_NUM", "ONEFLOW_TEST_WORLD_SIZE", "WORLD_SIZE"):
+        monkeypatch.delenv(name, raising=False)
+    assert flow.unittest.env.node_size() == 1 and flow.unittest.env.device_num() == 1
+
+    @flow.unittest.skip_unless_1n1d()
+    class Runs(flow.unittest.TestCase):
+        def test_it(self):
+            self.assertEqual(1, 1)
+
+    @flow.unittest.skip_unless_1n2d()
+    class Skipped(flow.unittest.TestCase):
+        def test_it(self):
+            raise AssertionError("must not run")
+
+    ran, skipped = _run(Runs), _run(Skipped)
+    assert ran.testsRun == 1 and ran.wasSuccessful() and not ran.skipped
+    assert len(skipped.skipped) == 1 and skipped.wasSuccessful()
+    assert "node_size is 1 and device_num is 2" in skipped.skipped[0][1]
+
+
+def test_skip_unless_reads_oneflow_test_variables(monkeypatch):
+    monkeypatch.setenv("ONEFLOW_TEST_DEVICE_NUM", "4")
+    assert flow.unittest.env.device_num() == 4
+    assert flow.unittest.skip_unless_1n4d()(len) is len
+    assert flow.unittest.skip_unless_1n1d()(len) is not len
+    monkeypatch.setenv("ONEFLOW_TEST_NODE_NUM", "2")
+    monkeypatch.setenv("ONEFLOW_TEST_DEVICE_NUM", "1")
+    assert flow.unittest.skip_unless_2n1d()(len) is len
+    monkeypatch.setenv("ONEFLOW_TEST_DEVICE_NUM", "two")
+    with pytest.raises(ValueError, match="ONEFLOW_TEST_DEVICE_NUM"):
+        flow.unittest.env.device_num()
+
+
+def test_device_num_follows_the_world_size(monkeypatch):
+    for name in ("ONEFLOW_TEST_NODE_NUM", "ONEFLOW_TEST_DEVICE_NUM", "ONEFLOW_TEST_WORLD_SIZE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    assert flow.unittest.env.world_size() == 2 and flow.unittest.env.device_num() == 2
+    assert flow.unittest.env.has_world_size()
+    assert flow.unittest.skip_unless_1n2d()(len) is len
+
+
+def test_num_nodes_required_and_eager():
+    @flow.unittest.num_nodes_required(2)
+    def f():
+        pass
+
+    assert f.__oneflow_test_case_num_nodes_required__ == 2
+    with pytest.raises(TypeError, match="num_nodes_required"):
+        flow.unittest.num_nodes_required("2")
+    assert flow.unittest.env.eager_execution_enabled() is True
+
+
+# --- flow._oneflow_internal ----------------------------------------------------
+
+def test_oneflow_internal_tensor_and_broadcast():
+    assert flow._oneflow_internal.Tensor is flow.Tensor
+    assert isinstance(flow.ones(2), flow._oneflow_internal.Tensor)
+    assert flow._oneflow_internal.cpu_broadcast(b"\x00ab", 0) == b"\x00ab"
+    with pytest.raises(TypeError, match="src"):
+        flow._oneflow_internal.cpu_broadcast(b"x", "0")
+    with pytest.raises(ValueError, match="cpu_broadcast"):
+        flow._oneflow_internal.cpu_broadcast(None, 0)
+
+
+# --- behaviours the random programs hit --------------------------------------
+
+@needs_torch
+@pytest.mark.parametrize("reduce", ["sum", "mean", "nansum"])
+@pytest.mark.parametrize("inplace", ["iadd", "mul_", "sub_", "div_"])
+def test_inplace_on_a_full_reduction_keeps_the_gradient(reduce, inplace):
+    data = np.random.default_rng(0).uniform(0.5, 1.5, size=(2, 3))
+    other = np.random.default_rng(1).uniform(0.5, 1.5, size=(4,))
+    grads = []
+    for lib in (torch, flow):
+        a = lib.tensor(data, requires_grad=True)
+        b = lib.tensor(other, requires_grad=True)
+        x = getattr(a, reduce)()
+        if inplace == "iadd":
+            x += b.mean()
+        else:
+            getattr(x, inplace)(b.mean())
+        (x * 3).backward()
+        grads.append((a.grad, b.grad, x.detach()))
+    (ta, tb, tx), (fa, fb, fx) = grads
+    assert fa is not None and fb is not None
+    np.testing.assert_allclose(fx.numpy(), tx.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(fa.numpy(), ta.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(fb.numpy(), tb.numpy(), rtol=1e-6)
+
+
+@needs_torch
+@pytest.mark.parametrize("reduce", ["amax", "amin"])
+def test_inplace_on_a_saved_reduction_result_is_refused_at_backward(reduce):
+    # amax/amin keep their output for backward: writing it in place is an error, as in torch
+    for lib in (torch, flow):
+        a = lib.tensor(np.arange(1.0, 7.0).reshape(2, 3), requires_grad=True)
+        x = getattr(a, reduce)()
+        x += 1
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            x.backward()
+
+
+@needs_torch
+def test_inplace_through_a_real_view_still_reaches_the_base():
+    # the path the fix above leaves alone: a view of a tensor with history
+    for lib in (torch, flow):
+        a = lib.tensor(np.arange(6.0), requires_grad=True)
+        y = a * 1
+        v = y[1:3]
+        v.mul_(5)
+        y.sum().backward()
+        if lib is torch:
+            expected = a.grad.numpy()
+        else:
+            np.testing.assert_array_equal(a.grad.numpy(), expected)
+
+
+@needs_torch
+@pytest.mark.parametrize("op", ["bitwise_left_shift", "bitwise_right_shift"])
+@pytest.mark.parametrize("dtype", ["uint8", "int32", "int64"])
+def test_shift_with_a_python_int_first(op, dtype):
+    values = np.array([0, 1, 2, 5], dtype=dtype)
+    for scalar in (3, 100, True):
+        expected = getattr(torch, op)(scalar, torch.tensor(values))
+        got = getattr(flow, op)(scalar, flow.tensor(values))
+        assert str(got.dtype).split(".")[-1] == str(expected.dtype).split(".")[-1]
+        np.testing.assert_array_equal(got.numpy(), expected.numpy())
+    with pytest.raises(TypeError):
+        getattr(flow, op)(1.5, flow.tensor(values))
