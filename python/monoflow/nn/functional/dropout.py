@@ -1,6 +1,8 @@
 """Dropout (torch.nn.functional.dropout / dropout1d / dropout2d / dropout3d).
 The masks come from monoflow's generator, so manual_seed makes them repeatable
 (activation checkpointing relies on that to recompute the same mask)."""
+import warnings
+
 from monoflow import _C
 
 __all__ = ["dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout"]
@@ -49,8 +51,33 @@ def dropout(input, p=0.5, training=True, inplace=False, *, generator=None):
     return _apply_mask(input, input.shape, p, inplace, generator)
 
 
+def _deprecated_rank_dropout(op, input, p, training, inplace, spatial, generator):
+    """dropout2d/dropout3d of another rank: torch warns and goes on (public scripts such as
+    pytorch/examples mnist_rnn apply Dropout2d to (N, C) features), so monoflow does too, with
+    torch's masks: dropout2d samples one value per (dim 0, dim 1) pair, dropout3d reads the input
+    as unbatched (one value per dim-0 slice)."""
+    warnings.warn(f"{op}: Received a {input.dim()}-D input to {op}, which is deprecated and will result in "
+                  "an error in a future release. To retain the behavior and silence this warning, please use "
+                  f"dropout instead. Note that {op} exists to provide channel-wise dropout on inputs with "
+                  f"{spatial} spatial dimensions, a channel dimension, and an optional batch dimension (i.e. "
+                  f"{spatial + 1}D or {spatial + 2}D inputs).", UserWarning, stacklevel=3)
+    shape = list(input.shape)
+    if spatial == 3:
+        shape = [1] + shape  # read as unbatched
+    if len(shape) < 2:
+        raise RuntimeError(f"{op}: Feature dropout requires at least 2 dimensions in the input")
+    if not training or p == 0.0:
+        return input
+    mask_shape = shape[:2] + [1] * (len(shape) - 2)
+    if spatial == 3:
+        mask_shape = mask_shape[1:]
+    return _apply_mask(input, mask_shape, p, inplace, generator)
+
+
 def _channel_dropout(op, input, p, training, inplace, spatial, generator):
     _check_p(op, p)
+    if input.dim() not in (spatial + 1, spatial + 2) and spatial > 1:
+        return _deprecated_rank_dropout(op, input, p, training, inplace, spatial, generator)
     if input.dim() not in (spatial + 1, spatial + 2):
         raise RuntimeError(f"{op}: Expected {spatial + 1}D or {spatial + 2}D input, but received a {input.dim()}D "
                            f"input. Note that {op} exists to provide channel-wise dropout on inputs with "
@@ -92,7 +119,8 @@ def dropout2d(input, p=0.5, training=True, inplace=False, *, generator=None):
     W)`` or ``(C, H, W)`` input with probability ``p``. See :class:`~monoflow.nn.Dropout2d`.
 
     Args:
-        input (Tensor): ``(N, C, H, W)`` or ``(C, H, W)``; another rank raises ``RuntimeError``.
+        input (Tensor): ``(N, C, H, W)`` or ``(C, H, W)``; another rank warns (deprecated, as
+            in torch) and is masked by torch's rule for it; a 1-D input raises ``RuntimeError``.
         p (float): the probability of zeroing an element. Must be in ``[0, 1]`` (else ``ValueError``).
             Default: ``0.5``.
         training (bool): apply dropout. Default: ``True``.
@@ -114,7 +142,8 @@ def dropout3d(input, p=0.5, training=True, inplace=False, *, generator=None):
     W)`` or ``(C, D, H, W)`` input with probability ``p``. See :class:`~monoflow.nn.Dropout3d`.
 
     Args:
-        input (Tensor): ``(N, C, D, H, W)`` or ``(C, D, H, W)``; another rank raises ``RuntimeError``.
+        input (Tensor): ``(N, C, D, H, W)`` or ``(C, D, H, W)``; another rank warns (deprecated, as
+            in torch) and is masked by torch's rule for it; a 1-D input raises ``RuntimeError``.
         p (float): the probability of zeroing an element. Must be in ``[0, 1]`` (else ``ValueError``).
             Default: ``0.5``.
         training (bool): apply dropout. Default: ``True``.

@@ -2,6 +2,7 @@
 from monoflow.nn import functional as F
 from monoflow.nn.module import Module
 from monoflow.nn.modules._factory import empty
+from monoflow.nn.modules.attention import MultiheadAttention  # noqa: F401  (torch defines it here: scripts' safe_globals lists name torch.nn.modules.activation.MultiheadAttention)
 from monoflow.nn.parameter import Parameter
 
 __all__ = ["ReLU", "ReLU6", "LeakyReLU", "ELU", "CELU", "SELU", "GELU", "SiLU", "Sigmoid", "Tanh", "Softmax",

@@ -23,7 +23,11 @@ def _activation_fn(activation):
     if activation == "gelu":
         return F.gelu
     if callable(activation):
-        return activation
+        # The default (F.relu) was bound when this file ran, before the global layer wrapped the
+        # functional names; hand out the name's current function, the one a pickle of the layer
+        # (torch.save(model)) can refer to by name.
+        current = getattr(F, getattr(activation, "__name__", ""), None)
+        return current if getattr(current, "__wrapped_local__", None) is activation else activation
     raise RuntimeError(f"activation should be relu/gelu, not {activation}")
 
 
