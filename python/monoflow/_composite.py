@@ -1,5 +1,7 @@
 """Helpers shared by the ops modules written as compositions of core ops
 (ops_pointwise, ops_join, ops_layout, ops_stats, ops_set, ops_matrix)."""
+import numbers
+
 import numpy as np
 
 from monoflow import _C, _dtypes
@@ -13,6 +15,20 @@ def wrap_dim(op, dim, nd):
     if not -n <= dim < n:
         raise IndexError(f"{op}(): Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
     return dim % n
+
+
+def int_tuple(op, name, v):
+    """v (an int, or a sequence of ints) as a tuple of ints; else torch's
+    TypeError "op(): argument 'name' must be tuple of ints, not T"."""
+    if isinstance(v, numbers.Integral) and not isinstance(v, bool):
+        return (int(v),)
+    try:
+        items = tuple(v)
+    except TypeError:
+        items = None
+    if items is None or not all(isinstance(i, numbers.Integral) and not isinstance(i, bool) for i in items):
+        raise TypeError(f"{op}(): argument '{name}' must be tuple of ints, not {type(v).__name__}")
+    return items
 
 
 def host_tensor(arr, dtype, device):

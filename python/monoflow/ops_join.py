@@ -16,7 +16,11 @@ __all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "row_st
 def _tensors(op, tensors):
     if isinstance(tensors, _C.TensorBase):
         raise TypeError(f"{op}(): argument 'tensors' must be a tuple or list of Tensors, not Tensor")
-    tensors = list(tensors)
+    try:
+        tensors = list(tensors)
+    except TypeError:
+        raise TypeError(f"{op}(): argument 'tensors' must be a tuple or list of Tensors, "
+                        f"not {type(tensors).__name__}") from None
     for i, t in enumerate(tensors):
         if not isinstance(t, _C.TensorBase):
             raise TypeError(f"{op}(): expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
@@ -87,8 +91,8 @@ def tensor_split(input, indices_or_sections, dim=0):
     ios = indices_or_sections
     if isinstance(ios, _C.TensorBase):
         if ios.dtype.is_floating_point or ios.dim() > 1:
-            raise RuntimeError("tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
-                               "one-dimensional tensor of integers")
+            raise RuntimeError(_C.name_op_in_progress("tensor_split expected tensor_indices_or_sections to be a "
+                                                      "zero-dimensional or one-dimensional tensor of integers"))
         ios = int(ios.item()) if ios.dim() == 0 else [int(v) for v in ios.tolist()]
     if isinstance(ios, numbers.Integral):
         if ios <= 0:
@@ -143,7 +147,7 @@ def dsplit(input, indices_or_sections):
 
 def split_with_sizes(input, split_sizes, dim=0):
     _C.check_tensor(input, "split_with_sizes", "input", 1)
-    sizes = list(split_sizes)
+    sizes = list(_c.int_tuple("split_with_sizes", "split_sizes", split_sizes))
     d = _c.wrap_dim("split_with_sizes", dim, input.dim())
     if sum(sizes) != input.shape[d]:
         raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {input.shape[d]} (input "

@@ -21,11 +21,12 @@ _INT64 = _dtypes.ALIASES["int64"]
 
 def rot90(input, k=1, dims=(0, 1)):
     """Rotates by 90 degrees k times in the plane of `dims` (from the first towards the second)."""
-    dims = list(dims)
+    _C.check_tensor(input, "rot90", "input", 1)
+    dims = list(_c.int_tuple("rot90", "dims", dims))
     if len(dims) != 2:
-        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+        raise RuntimeError(f"rot90(): expected total rotation dims == 2, but got dims = {len(dims)}")
     if input.dim() < 2:
-        raise RuntimeError(f"expected total dims >= 2, but got total dims = {input.dim()}")
+        raise RuntimeError(f"rot90(): expected total dims >= 2, but got total dims = {input.dim()}")
     d0, d1 = _c.wrap_dim("rot90", dims[0], input.dim()), _c.wrap_dim("rot90", dims[1], input.dim())
     if d0 == d1:
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}")
@@ -262,6 +263,8 @@ def select_scatter(input, src, dim, index):
 
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
     """input with the slice [start:end:step] along `dim` replaced by src."""
+    _C.check_tensor(input, "slice_scatter", "input", 1)
+    _C.check_tensor(src, "slice_scatter", "src", 2)
     d = _c.wrap_dim("slice_scatter", dim, input.dim())
     positions = range(input.shape[d])[slice(start, end, step)]
     idx = _C.arange(positions.start, positions.stop, positions.step, _INT64, input.device) if len(positions) \

@@ -126,7 +126,7 @@ def histc(input, bins=100, min=0, max=0):  # noqa: A002
     both are 0); elements outside are ignored, max falls in the last bin."""
     x = _check("histc", input)
     if not x.dtype.is_floating_point:
-        raise RuntimeError(f"\"histogram_cpu\" not implemented for '{x.dtype.name.capitalize()}'")
+        raise RuntimeError(f"histc(): \"histogram_cpu\" not implemented for '{x.dtype.name.capitalize()}'")
     if bins <= 0:
         raise RuntimeError(f"torch.histc: bins must be > 0, but got {bins} for bins")
     flat = x.detach().reshape(-1)

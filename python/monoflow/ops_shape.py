@@ -8,6 +8,7 @@ masked_select, nonzero) and pad, with PyTorch's semantics. Indexing itself
 import numbers
 
 from monoflow import _C
+from monoflow import _composite as _c
 
 __all__ = ["cat", "concat", "concatenate", "stack", "split", "chunk", "unbind", "flip", "fliplr", "flipud", "roll",
            "tile", "tril", "triu", "gather", "scatter", "scatter_add", "index_select", "index_put", "masked_fill",
@@ -49,14 +50,10 @@ def unbind(input, dim=0):
     return _C.unbind(input, dim)
 
 
-def _dim_list(dims):
-    return (dims,) if isinstance(dims, numbers.Integral) else tuple(dims)
-
-
 def movedim(input, source, destination):
     """A view with the dims `source` moved to positions `destination` (a permute)."""
     _C.check_tensor(input, "movedim", "input", 1)
-    src, dst = _dim_list(source), _dim_list(destination)
+    src, dst = _c.int_tuple("movedim", "source", source), _c.int_tuple("movedim", "destination", destination)
     if len(src) != len(dst):
         raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(src)} dims) should contain "
                            f"the same number of dims as destination ({list(dst)} dims)")

@@ -457,7 +457,7 @@ def multigammaln(input, p):
     """
     x = _float("multigammaln", input)
     if p < 1:
-        raise RuntimeError(f"p has to be greater than or equal to 1, but got {p}")
+        raise RuntimeError(_C.name_op_in_progress(f"p has to be greater than or equal to 1, but got {p}"))
     total = p * (p - 1) / 4.0 * _math.log(_math.pi)
     for i in range(p):
         total = total + gammaln(x - i / 2.0)

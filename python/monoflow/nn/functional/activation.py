@@ -324,8 +324,9 @@ def glu(input, dim=-1):
         tensor([0.5000, 1.0000])
     """
     _C.check_tensor(input, "glu", "input", 1)
-    if input.shape[dim] % 2:
-        raise RuntimeError(f"glu: Halving dimension must be even, but dimension {dim} is size {input.shape[dim]}")
+    size = input.size(dim)  # (a bad dim: refused by name)
+    if size % 2:
+        raise RuntimeError(f"glu: Halving dimension must be even, but dimension {dim} is size {size}")
     a, b = input.chunk(2, dim)
     return a * _m.sigmoid(b)
 

@@ -49,7 +49,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     if not isinstance(input, _C.TensorBase):
         raise TypeError(f"unfold(): argument 'input' must be Tensor, not {type(input).__name__}")
     if input.dim() not in (3, 4):
-        raise RuntimeError(f"Input Error: Only 3D or 4D input Tensors are supported (got {input.dim()}D)")
+        raise RuntimeError(f"unfold(): Input Error: Only 3D or 4D input Tensors are supported (got {input.dim()}D)")
     (kh, kw), (dh, dw) = _pair(kernel_size, "unfold", "kernel_size"), _pair(dilation, "unfold", "dilation")
     (ph, pw), (sh, sw) = _pair(padding, "unfold", "padding"), _pair(stride, "unfold", "stride")
     unbatched = input.dim() == 3
@@ -91,7 +91,7 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     if not isinstance(input, _C.TensorBase):
         raise TypeError(f"fold(): argument 'input' must be Tensor, not {type(input).__name__}")
     if input.dim() not in (2, 3):
-        raise RuntimeError(f"Input Error: Only unbatched (2D) or batched (3D) input Tensors are supported "
+        raise RuntimeError(f"fold(): Input Error: Only unbatched (2D) or batched (3D) input Tensors are supported "
                            f"(got {input.dim()}D)")
     (h, w), (kh, kw) = _pair(output_size, "fold", "output_size"), _pair(kernel_size, "fold", "kernel_size")
     (dh, dw), (ph, pw) = _pair(dilation, "fold", "dilation"), _pair(padding, "fold", "padding")
