@@ -158,3 +158,21 @@ def test_shift_with_a_python_int_first(op, dtype):
         np.testing.assert_array_equal(got.numpy(), expected.numpy())
     with pytest.raises(TypeError):
         getattr(flow, op)(1.5, flow.tensor(values))
+
+
+@needs_torch
+@pytest.mark.parametrize("name,n", [("adaptive_avg_pool2d", 2), ("adaptive_avg_pool3d", 3)])
+def test_adaptive_avg_pool_to_ones_takes_any_rank(name, n):
+    data = np.random.default_rng(2).standard_normal((2, 3, 2, 4, 5, 3))
+    t = torch.tensor(data, requires_grad=True)
+    f = flow.tensor(data, requires_grad=True)
+    tout = getattr(torch.nn.functional, name)(t, 1)
+    fout = getattr(flow.nn.functional, name)(f, (1,) * n)
+    assert tuple(fout.shape) == tuple(tout.shape)
+    np.testing.assert_allclose(fout.detach().numpy(), tout.detach().numpy(), rtol=1e-12)
+    weights = np.random.default_rng(3).standard_normal(tuple(tout.shape))
+    (tout * torch.tensor(weights)).sum().backward()
+    (fout * flow.tensor(weights)).sum().backward()
+    np.testing.assert_allclose(f.grad.numpy(), t.grad.numpy(), rtol=1e-12)
+    with pytest.raises(RuntimeError, match=name):  # other sizes still need the usual rank
+        getattr(flow.nn.functional, name)(f, 2)

@@ -150,6 +150,12 @@ def _adaptive_size(input, output_size, n):
     return tuple(input.shape[input.dim() - n + i] if v is None else v for i, v in enumerate(size))
 
 
+def _global_average(input, n):
+    # An output size of all ones is the mean over the last `n` dims, whatever
+    # the leading dims are: torch (and OneFlow) accept any rank for it.
+    return input.mean(dim=tuple(range(input.dim() - n, input.dim())), keepdim=True)
+
+
 def adaptive_avg_pool2d(input, output_size):
     """2-D adaptive average pooling to ``output_size``. See :class:`~monoflow.nn.AdaptiveAvgPool2d`.
 
@@ -164,7 +170,10 @@ def adaptive_avg_pool2d(input, output_size):
         monoflow.Size([1, 2, 4, 2])
     """
     _C.check_tensor(input, "adaptive_avg_pool2d", "input", 1)
-    return _C.nn_adaptive_avg_pool2d(input, _adaptive_size(input, output_size, 2))
+    size = _adaptive_size(input, output_size, 2)
+    if size == (1, 1) and input.dim() > 4:
+        return _global_average(input, 2)
+    return _C.nn_adaptive_avg_pool2d(input, size)
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
@@ -354,6 +363,8 @@ def adaptive_avg_pool3d(input, output_size):
         monoflow.Size([1, 2, 2, 4, 4])
     """
     _C.check_tensor(input, "adaptive_avg_pool3d", "input", 1)
+    if _adaptive_size(input, output_size, 3) == (1, 1, 1) and input.dim() > 5:
+        return _global_average(input, 3)
     _check_3d(input, "adaptive_avg_pool3d")
     od, oh, ow = _adaptive_size(input, output_size, 3)
     out, _ = _pool_3d(input, "adaptive_avg_pool3d", lambda t: (_C.nn_adaptive_avg_pool2d(t, (oh, ow)), None),
