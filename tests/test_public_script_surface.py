@@ -127,3 +127,87 @@ def test_torchrun_module_runs_a_two_rank_job(tmp_path):
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stdout + out.stderr
     assert out.stdout.count("sum 3") == 2
+
+
+# ------------------------------------------ makemore: from torch.utils.tensorboard import SummaryWriter
+
+def _records(path):
+    """(payload, ...) of a TFRecord file, checking both masked CRC-32C fields (an independent bitwise CRC)."""
+    def crc32c(data):
+        crc = 0xFFFFFFFF
+        for b in data:
+            crc ^= b
+            for _ in range(8):
+                crc = (crc >> 1) ^ (0x82F63B78 * (crc & 1))
+        crc ^= 0xFFFFFFFF
+        return (((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF
+    import struct
+    data, out, i = path.read_bytes(), [], 0
+    while i < len(data):
+        header = data[i:i + 8]
+        (n,) = struct.unpack("<Q", header)
+        assert struct.unpack("<I", data[i + 8:i + 12])[0] == crc32c(header)
+        payload = data[i + 12:i + 12 + n]
+        assert struct.unpack("<I", data[i + 12 + n:i + 16 + n])[0] == crc32c(payload)
+        out.append(payload)
+        i += 16 + n
+    return out
+
+
+def _fields(buf):
+    """{field number: [values]} of one protobuf message (varint, 64-bit, bytes, 32-bit wire types)."""
+    import struct
+    out, i = {}, 0
+    def varint():
+        nonlocal i
+        shift = value = 0
+        while True:
+            b = buf[i]
+            i += 1
+            value |= (b & 0x7F) << shift
+            shift += 7
+            if not b & 0x80:
+                return value
+    while i < len(buf):
+        key = varint()
+        number, wire = key >> 3, key & 7
+        if wire == 0:
+            value = varint()
+        elif wire == 1:
+            value = struct.unpack("<d", buf[i:i + 8])[0]
+            i += 8
+        elif wire == 2:
+            n = varint()
+            value = buf[i:i + n]
+            i += n
+        else:
+            assert wire == 5
+            value = struct.unpack("<f", buf[i:i + 4])[0]
+            i += 4
+        out.setdefault(number, []).append(value)
+    return out
+
+
+def test_summary_writer_writes_scalar_events_tensorboard_reads(tmp_path):
+    from monoflow.utils.tensorboard import SummaryWriter
+    with SummaryWriter(log_dir=tmp_path / "run") as w:
+        assert w.get_logdir() == str(tmp_path / "run")
+        w.add_scalar("Loss/train", flow.tensor(1.5), 10)
+        w.add_scalar("Loss/test", 0.25, 20)
+        w.add_text("note", "hello", 3)
+        with pytest.raises(NotImplementedError, match="add_image"):
+            w.add_image("img", flow.zeros(3, 2, 2))
+        with pytest.raises(TypeError, match="add_scalar"):
+            w.add_scalar("bad", "x", 1)
+    files = list((tmp_path / "run").iterdir())
+    assert len(files) == 1 and files[0].name.startswith("events.out.tfevents.")
+    events = [_fields(r) for r in _records(files[0])]
+    assert events[0][3] == [b"brain.Event:2"]
+    scalars = []
+    for ev in events[1:3]:
+        value = _fields(_fields(ev[5][0])[1][0])
+        scalars.append((ev[2][0], value[1][0].decode(), value[2][0]))
+    assert scalars == [(10, "Loss/train", 1.5), (20, "Loss/test", 0.25)]
+    text = _fields(_fields(events[3][5][0])[1][0])
+    assert _fields(_fields(text[9][0])[1][0])[1] == [b"text"]
+    assert _fields(text[8][0])[8] == [b"hello"] and _fields(text[8][0])[1] == [7]
