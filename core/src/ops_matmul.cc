@@ -61,7 +61,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   MF_CHECK(a->device() == b->device(), RuntimeError,
            "matmul: expected all tensors to be on the same device, but found at least two devices, ",
            a->device().str(), " and ", b->device().str());
-  MF_CHECK(a->dtype == b->dtype, TypeError, "matmul: expected both operands to have the same dtype, but got ",
+  MF_CHECK(a->dtype == b->dtype, RuntimeError, "matmul: expected both operands to have the same dtype, but got ",
            dtype_name(a->dtype), " and ", dtype_name(b->dtype));
   autograd::Recorder rec("matmul", {a, b});
   Tensor a2 = a->dim() == 1 ? unsqueeze(a, 0) : a;

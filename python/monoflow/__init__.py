@@ -47,7 +47,7 @@ from monoflow.ops_inplace import *  # noqa: E402,F401,F403
 from monoflow.ops_windows import *  # noqa: E402,F401,F403
 from monoflow.ops_special import *  # noqa: E402,F401,F403
 from monoflow.ops_extra_names import *  # noqa: E402,F401,F403
-from monoflow._C import broadcast_shapes  # noqa: E402
+from monoflow.ops_join import broadcast_shapes  # noqa: E402
 from monoflow._type_info import finfo, iinfo  # noqa: E402
 from monoflow._print_options import set_printoptions  # noqa: E402
 from monoflow._matmul_precision import (  # noqa: E402

@@ -15,6 +15,21 @@ class Size(tuple):
     def __repr__(self):
         return f"monoflow.Size([{', '.join(str(s) for s in self)}])"
 
+    def __getitem__(self, i):
+        out = tuple.__getitem__(self, i)
+        return Size(out) if isinstance(i, slice) else out  # a slice of a Size is a Size, as torch
+
+    def __add__(self, other):
+        return Size(tuple.__add__(self, other))
+
+    def __radd__(self, other):
+        return Size(tuple.__add__(tuple(other), self))
+
+    def __mul__(self, n):
+        return Size(tuple.__mul__(self, n))
+
+    __rmul__ = __mul__
+
     def numel(self):
         n = 1
         for s in self:
@@ -23,6 +38,37 @@ class Size(tuple):
 
 
 _C._set_size_class(Size)
+
+# Tensor.type()'s names, as torch's and OneFlow's legacy tensor types
+_TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+               "bfloat16": "BFloat16Tensor", "uint8": "ByteTensor", "int8": "CharTensor", "int16": "ShortTensor",
+               "int32": "IntTensor", "int64": "LongTensor", "bool": "BoolTensor",
+               "complex64": "ComplexFloatTensor", "complex128": "ComplexDoubleTensor"}
+_TYPE_DTYPES = {v: k for k, v in _TYPE_NAMES.items()}
+
+
+def _tensor_type_name(t):
+    name = _TYPE_NAMES.get(t.dtype.name, t.dtype.name)
+    where = "" if t.device.type == "cpu" else t.device.type + "."
+    return f"monoflow.{where}{name}"
+
+
+def _parse_tensor_type(spec):
+    """(device or None, dtype) from a dtype, a type name or a legacy tensor type."""
+    if isinstance(spec, _C.dtype):
+        return None, spec
+    name = spec if isinstance(spec, str) else getattr(spec, "__name__", None)
+    if not isinstance(name, str) or (not isinstance(spec, str) and not isinstance(getattr(spec, "dtype", None),
+                                                                                   _C.dtype)):
+        raise TypeError(f"type(): argument 'dtype' must be a dtype, a tensor type or its name, not "
+                        f"{type(spec).__name__}")
+    if not isinstance(spec, str):
+        return "cpu", spec.dtype
+    parts = name.split(".")
+    if len(parts) < 2 or parts[0] not in ("torch", "monoflow", "oneflow") or parts[-1] not in _TYPE_DTYPES:
+        raise ValueError(f"invalid type: {name!r}")
+    device = ".".join(parts[1:-1]) or "cpu"
+    return device, getattr(_dtypes, _TYPE_DTYPES[parts[-1]].replace("bool", "bool_"))
 
 
 class _LayoutFlag:
@@ -172,10 +218,15 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
         """True when `other` has this tensor's shape."""
         return self.shape == _C.check_tensor(other, "is_same_size", "other").shape
 
-    def type(self, dtype=None):
+    def type(self, dtype=None, non_blocking=False, **kwargs):
+        """The tensor type's name (``'monoflow.FloatTensor'``, as OneFlow's
+        ``'oneflow.FloatTensor'``; ``'monoflow.cuda.FloatTensor'`` off the CPU),
+        or a cast to a dtype, a type name (``'torch.DoubleTensor'`` too) or a
+        legacy type (``flow.DoubleTensor``); the tensor itself when it is of that type."""
         if dtype is None:
-            return f"monoflow.{self.dtype.name}"
-        return self._to(None, dtype, False)
+            return _tensor_type_name(self)
+        device, dt = _parse_tensor_type(dtype)
+        return self._to(device, dt, False)
 
     def float(self):
         return self._to(None, _dtypes.float32, False)

@@ -161,6 +161,21 @@ def broadcast_to(input, size):
     return input.expand(tuple(size))
 
 
+class BroadcastError(RuntimeError, ValueError):
+    """Shapes that do not broadcast: a RuntimeError as torch raises, and the
+    ValueError monoflow's ops raise for it."""
+
+    __module__ = "monoflow"
+
+
+def broadcast_shapes(*shapes):
+    """The shape the given shapes broadcast to (as torch.broadcast_shapes)."""
+    try:
+        return _C.broadcast_shapes(*shapes)
+    except ValueError as e:
+        raise BroadcastError(str(e)) from None
+
+
 def broadcast_tensors(*tensors):
     """Views of the tensors expanded to their common broadcast shape."""
     ts = _tensors("broadcast_tensors", tensors[0] if len(tensors) == 1 and not isinstance(tensors[0],

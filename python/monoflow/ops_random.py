@@ -149,6 +149,18 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
     return _requires_grad(_C.eye(n, n if m is None else m, dtype or _C.get_default_dtype(), device), requires_grad)
 
 
+def _random_top(dt):
+    """The largest value random_() draws for dtype dt (as torch)."""
+    digits = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}
+    if dt.name in digits:
+        return 2 ** digits[dt.name]
+    if dt.name == "bool":
+        return 1
+    from monoflow import _type_info
+
+    return min(_type_info.iinfo(dt).max, 2 ** 63 - 2)
+
+
 class TensorMethods:
     """Mixed into monoflow.Tensor."""
 
@@ -158,12 +170,28 @@ class TensorMethods:
     def normal_(self, mean=0.0, std=1.0, *, generator=None):
         return _C.normal_(self, mean, std, generator)
 
-    def random_(self, from_=0, to=None, *, generator=None):
+    def random_(self, *args, generator=None, **kwargs):
+        """torch's three forms: random_() over [0, top], random_(to) over
+        [0, to), random_(from, to) over [from, to) (to=None: [from, top]),
+        where top is the dtype's largest integer (2**mantissa bits for floats)."""
+        if "from" in kwargs:
+            args = (kwargs.pop("from"),) + args
+        if "to" in kwargs:
+            args = (args[0] if args else 0, kwargs.pop("to"))
+        if kwargs or len(args) > 2:
+            raise TypeError(f"random_() takes at most 2 arguments (from, to), got {len(args)} and "
+                            f"{sorted(kwargs)}")
+        if len(args) == 1:
+            args = (0, args[0])
+        from_, to = args if args else (0, None)
         if to is None:
-            from_, to = 0, from_
+            to = _random_top(self.dtype) + 1
         return _C.random_int_(self, from_, to, generator)
 
     def bernoulli_(self, p=0.5, *, generator=None):
+        if isinstance(p, _C.TensorBase):  # a probability per element (broadcast to self)
+            prob = p if p.dtype.is_floating_point else p.double()
+            return self.copy_(_C.bernoulli(prob.expand(tuple(self.shape)).contiguous(), generator))
         return _C.bernoulli_scalar_(self, p, generator)
 
     def bernoulli(self, p=None, *, generator=None):

@@ -22,6 +22,7 @@ from monoflow import _C, _dtypes
 from monoflow import ops_math as _m
 from monoflow import ops_shape as _shape
 from monoflow.autograd.function import Function as _Function
+from monoflow.autograd.grad_mode import no_grad as _no_grad
 
 __all__ = ["norm", "vector_norm", "matrix_norm", "inv", "inv_ex", "det", "slogdet", "solve", "solve_ex",
            "cholesky", "cholesky_ex", "qr", "svd", "svdvals", "eigh", "eigvalsh", "pinv", "matrix_rank", "cross",
@@ -32,6 +33,12 @@ __all__ = ["norm", "vector_norm", "matrix_norm", "inv", "inv_ex", "det", "slogde
 def _result(name, fields):
     cls = _collections.namedtuple(name, fields)
     cls.__module__ = "monoflow.return_types"
+
+    def __repr__(self):  # torch's form: torch.return_types.linalg_qr(\nQ=...,\nR=...)
+        parts = ",\n".join(f"{f}={v!r}" for f, v in zip(fields, self))
+        return f"monoflow.return_types.linalg_{name}(\n{parts})"
+
+    cls.__repr__ = __repr__
     return cls
 
 
@@ -124,16 +131,64 @@ def inv(A):
     return _Inv.apply(_check("inv", A))
 
 
+def _getrf_info(a):
+    """LAPACK getrf's info per matrix of a (..., n, n): the first (1-based)
+    zero pivot of the LU factorisation with partial pivoting, 0 if none."""
+    n = a.shape[-1]
+    lu = a.reshape(-1, n, n).copy()
+    info = _np.zeros(lu.shape[0], _np.int32)
+    rows = _np.arange(lu.shape[0])
+    for k in range(n):
+        p = k + _np.argmax(_np.abs(lu[:, k:, k]), axis=1)
+        lu[rows, k], lu[rows, p] = lu[rows, p], lu[rows, k].copy()
+        piv = lu[:, k, k]
+        zero = piv == 0
+        info[(info == 0) & zero] = k + 1
+        f = lu[:, k + 1:, k] / _np.where(zero, 1, piv)[:, None]
+        lu[:, k + 1:, k + 1:] -= f[:, :, None] * lu[:, k, None, k + 1:]
+        lu[:, k + 1:, k] = f
+    return info.reshape(a.shape[:-2])
+
+
+def _potrf_info(a):
+    """LAPACK potrf's info per matrix: the order of the first leading minor that is not positive definite."""
+    n = a.shape[-1]
+    flat = a.reshape(-1, n, n)
+    info = _np.zeros(flat.shape[0], _np.int32)
+    for b, m in enumerate(flat):
+        for k in range(1, n + 1):
+            try:
+                _np.linalg.cholesky(m[:k, :k])
+            except _np.linalg.LinAlgError:
+                info[b] = k
+                break
+    return info.reshape(a.shape[:-2])
+
+
+def _ex_error(op, info, what):
+    # torch's wording for check_errors=True (its _LinAlgError is a RuntimeError)
+    flat = info.reshape(-1)
+    b = int(_np.flatnonzero(flat)[0])
+    where = f"(Batch element {b}): " if info.ndim else ""
+    return RuntimeError(f"linalg.{op}: {where}{what(int(flat[b]))}")
+
+
+def _info_tensor(info, like):
+    return _t(info, like, _dtypes.ALIASES["int32"])
+
+
 def inv_ex(A, *, check_errors=False):
     """:func:`inv`, with an ``info`` tensor as in PyTorch: returns the named tuple ``(inverse, info)``.
 
-    Unlike PyTorch, a singular matrix raises ``RuntimeError`` here (whatever
-    ``check_errors`` is), so ``info`` is always zeros (``int32``, one per matrix).
+    ``info`` (``int32``, one per matrix) is 0, or for a singular matrix the
+    1-based position of the first zero pivot of its LU factorisation (LAPACK's
+    getrf). A singular matrix raises ``RuntimeError`` only with
+    ``check_errors=True``; otherwise its inverse is NaN (torch leaves whatever
+    LAPACK computed) and the results have no gradient.
 
     Args:
         A (Tensor): shape ``(*, n, n)``, float32 or float64.
-        check_errors (bool): accepted for PyTorch compatibility (errors always
-            raise). Default: ``False``.
+        check_errors (bool): raise for a singular matrix. Default: ``False``.
 
     Example::
 
@@ -142,8 +197,24 @@ def inv_ex(A, *, check_errors=False):
         (tensor([[0.5000, 0.0000],
                 [0.0000, 0.2500]]), tensor(0, dtype=monoflow.int32))
     """
-    out = inv(A)
-    return _inv_ex_t(out, _C.full(tuple(A.shape[:-2]), 0, _dtypes.ALIASES["int32"], A.device))
+    info = _getrf_info(_host(_check("inv_ex", A)))
+    if not info.any():
+        return _inv_ex_t(inv(A), _info_tensor(info, A))
+    if check_errors:
+        raise _ex_error("inv_ex", info, lambda i: f"The diagonal element {i} is zero, the inversion could not be "
+                                                  f"completed because the input matrix is singular.")
+    return _inv_ex_t(_nan_where_failed(inv, A, info, 2), _info_tensor(info, A))
+
+
+def _nan_where_failed(fn, A, info, extra_dims):
+    """fn(A) (detached) with the failed matrices (info != 0) replaced by the
+    identity first and their results by NaN; extra_dims: the result's dims
+    past A's batch dims."""
+    failed = _t(info != 0, A, _dtypes.bool_)
+    eye = _C.eye(A.shape[-1], A.shape[-1], A.dtype, A.device)
+    with _no_grad():
+        out = fn(_m.where(failed.reshape(tuple(failed.shape) + (1, 1)), eye, A.detach()))
+    return _m.where(failed.reshape(tuple(failed.shape) + (1,) * extra_dims), float("nan"), out)
 
 
 class _Slogdet(_Function):
@@ -315,15 +386,17 @@ def solve(A, B, *, left=True):
 def solve_ex(A, B, *, left=True, check_errors=False):
     """:func:`solve`, with an ``info`` tensor as in PyTorch: returns the named tuple ``(result, info)``.
 
-    A singular ``A`` raises ``RuntimeError`` here (whatever ``check_errors``
-    is), so ``info`` is always zeros (``int32``, one per matrix).
+    ``info`` (``int32``, one per matrix of ``A``) is 0, or for a singular ``A``
+    the first zero pivot of its LU factorisation, as :func:`inv_ex`; that
+    raises ``RuntimeError`` only with ``check_errors=True``, otherwise its
+    solution is NaN and the results have no gradient.
 
     Args:
         A (Tensor): shape ``(*, n, n)``, float32 or float64.
         B (Tensor): the right-hand side(s), as for :func:`solve`.
         left (bool): solve ``A X = B`` if ``True``, ``X A = B`` if ``False``.
             Default: ``True``.
-        check_errors (bool): accepted for PyTorch compatibility. Default: ``False``.
+        check_errors (bool): raise for a singular ``A``. Default: ``False``.
 
     Example::
 
@@ -331,8 +404,13 @@ def solve_ex(A, B, *, left=True, check_errors=False):
         >>> result
         tensor([0.5000, 0.0000])
     """
-    out = solve(A, B, left=left)
-    return _solve_ex_t(out, _C.full(tuple(A.shape[:-2]), 0, _dtypes.ALIASES["int32"], A.device))
+    info = _getrf_info(_host(_check("solve_ex", A)))
+    if not info.any():
+        return _solve_ex_t(solve(A, B, left=left), _info_tensor(info, A))
+    if check_errors:
+        raise _ex_error("solve_ex", info, lambda i: "The solver failed because the input matrix is singular.")
+    out = _nan_where_failed(lambda a: solve(a, B, left=left), A, info, 1 if _is_vector_rhs(A, B) else 2)
+    return _solve_ex_t(out, _info_tensor(info, A))
 
 
 def _phi(X):
@@ -390,13 +468,16 @@ def cholesky(A, *, upper=False):
 def cholesky_ex(A, *, upper=False, check_errors=False):
     """:func:`cholesky`, with an ``info`` tensor as in PyTorch: returns the named tuple ``(L, info)``.
 
-    A matrix that is not positive definite raises ``RuntimeError`` here
-    (whatever ``check_errors`` is), so ``info`` is always zeros (``int32``).
+    ``info`` (``int32``, one per matrix) is 0, or for a matrix that is not
+    positive definite the order of its first leading minor that is not
+    (LAPACK's potrf); that raises ``RuntimeError`` only with
+    ``check_errors=True``, otherwise its factor is NaN and the results have
+    no gradient.
 
     Args:
         A (Tensor): shape ``(*, n, n)``, float32 or float64.
         upper (bool): return the upper factor. Default: ``False``.
-        check_errors (bool): accepted for PyTorch compatibility. Default: ``False``.
+        check_errors (bool): raise for a matrix that is not positive definite. Default: ``False``.
 
     Example::
 
@@ -405,7 +486,14 @@ def cholesky_ex(A, *, upper=False, check_errors=False):
         tensor([[2.0000, 0.0000],
                 [1.0000, 1.4142]])
     """
-    return _cholesky_ex_t(cholesky(A, upper=upper), _C.full(tuple(A.shape[:-2]), 0, _dtypes.ALIASES["int32"], A.device))
+    info = _potrf_info(_host(_check("cholesky_ex", A)))
+    if not info.any():
+        return _cholesky_ex_t(cholesky(A, upper=upper), _info_tensor(info, A))
+    if check_errors:
+        raise _ex_error("cholesky_ex", info, lambda i: f"The factorization could not be completed because the "
+                                                       f"input is not positive-definite (the leading minor of order "
+                                                       f"{i} is not positive-definite).")
+    return _cholesky_ex_t(_nan_where_failed(lambda a: cholesky(a, upper=upper), A, info, 2), _info_tensor(info, A))
 
 
 class _SolveTriangular(_Function):

@@ -140,10 +140,9 @@ def entr(input):
 def erfcx(input):
     """The scaled complementary error function, ``exp(x**2) * erfc(x)``, element-wise.
 
-    monoflow computes the product directly, so it overflows where PyTorch's
-    dedicated kernel does not: in float32 the result is ``inf`` above about
-    ``x = 9.4`` (and in float64 above about 26). Use float64, or the asymptotic
-    ``1 / (x * sqrt(pi))``, for large arguments.
+    Computed in float64: the product below x = 4, Laplace's continued fraction
+    (40 terms) from 4 on, where the product would underflow and overflow
+    (``inf`` below about -26.6, as torch). Differentiable.
 
     Args:
         input (Tensor): the values; integers are computed in the default floating dtype.
@@ -156,7 +155,20 @@ def erfcx(input):
         tensor([0.0561], dtype=monoflow.float64)
     """
     x = _float("erfcx", input)
-    return _m.exp(x * x) * _m.erfc(x)
+    return _erfcx64(x.double()).to(x.dtype)
+
+
+def _erfcx64(x):
+    far = x >= 4.0
+    # each branch sees only its own arguments (no inf/nan in the other's gradient); below 4 the product
+    # neither underflows nor cancels (for negative x, erfc(x) is in (1, 2))
+    near = _m.where(far, 0.0, x)
+    direct = _m.exp(near * near) * _m.erfc(near)
+    t = _m.where(far, x, 4.0)
+    cf = t
+    for k in range(40, 0, -1):  # erfc(t) = exp(-t^2)/sqrt(pi) / (t + (1/2)/(t + 1/(t + (3/2)/(t + ...))))
+        cf = t + (k / 2.0) / cf
+    return _m.where(far, 1.0 / (_math.sqrt(_math.pi) * cf), direct)
 
 
 # ---------------------------------------------------------------- erfinv
@@ -253,9 +265,10 @@ def ndtri(input):
 def log_ndtr(input):
     """The log of :func:`ndtr`, the log of the standard normal CDF, element-wise.
 
-    monoflow computes ``log(ndtr(x))``, so for very negative ``x`` the CDF
-    underflows and the result is ``-inf`` (in float32 below about ``x = -14``),
-    where PyTorch keeps a finite value.
+    Computed in float64 without forming the CDF where it under- or
+    overflows the precision: ``log(1/2) - t**2 + log(erfcx(t))`` with
+    ``t = -x/sqrt(2)`` for negative x (finite far into the tail, as torch),
+    ``log1p(-erfc(x/sqrt(2))/2)`` for x >= 0 (tiny negative values, not 0).
 
     Args:
         input (Tensor): the values; integers are computed in the default floating dtype.
@@ -265,7 +278,13 @@ def log_ndtr(input):
         >>> flow.special.log_ndtr(flow.tensor([0., -10.]))
         tensor([ -0.6931, -53.2313])
     """
-    return _m.log(ndtr(input))
+    x = _float("log_ndtr", input)
+    x64 = x.double()
+    neg = x64 < 0
+    t = _m.where(neg, -x64, 0.0) / _math.sqrt(2.0)
+    left = _math.log(0.5) - t * t + _m.log(_erfcx64(t))
+    right = _m.log1p(-0.5 * _m.erfc(_m.where(neg, 0.0, x64) / _math.sqrt(2.0)))
+    return _m.where(neg, left, right).to(x.dtype)
 
 
 # ---------------------------------------------------------------- gamma family
@@ -285,14 +304,34 @@ def _lgamma_right(x):
     return 0.5 * _math.log(2 * _math.pi) + (z + 0.5) * _m.log(t) - t + _m.log(a)
 
 
+def _zeta(k, n=1000):
+    """Riemann zeta(k) for an integer k >= 2: n terms and the Euler-Maclaurin tail."""
+    head = sum(j ** -k for j in range(n, 0, -1))
+    tail = n ** (1 - k) / (k - 1) - 0.5 * n ** -k + k * n ** (-k - 1) / 12 - k * (k + 1) * (k + 2) * n ** (-k - 3) / 720
+    return head + tail
+
+
+# lgamma(1 + z) = -euler_gamma z + sum_k (-1)^k zeta(k) / k z^k, |z| <= 1/4 (25 terms: 1e-17)
+_LGAMMA_SERIES = (-0.5772156649015329,) + tuple((-1) ** k * _zeta(k) / k for k in range(2, 27))
+
+
+def _lgamma_near_roots(z):
+    """lgamma(1 + z) for |z| <= 1/4, accurate relative to its small value (Horner on the series)."""
+    acc = 0.0
+    for c in reversed(_LGAMMA_SERIES):
+        acc = (acc + c) * z
+    return acc
+
+
 def gammaln(input):
     """The natural log of the absolute value of the gamma function, ``log|Gamma(x)|``, element-wise.
 
     Computed in float64 (Lanczos approximation, the reflection formula for
-    ``x < 0.5``) and returned in ``input``'s floating dtype; ``inf`` at the
-    poles 0, -1, -2, .... Integer inputs are computed in the default floating
-    dtype. Values are accurate to about 1e-15 absolute (``gammaln(1.)`` may
-    print as ``-8.9e-16`` rather than 0).
+    ``x < 0.5``, and the Taylor series of lgamma about 1 and 2 within 1/4 of
+    its roots there, so that values near 1 and 2 keep their relative
+    precision: exactly 0 at 1 and 2) and returned in ``input``'s floating
+    dtype; ``inf`` at the poles 0, -1, -2, .... Integer inputs are computed
+    in the default floating dtype.
 
     Args:
         input (Tensor): the values.
@@ -313,6 +352,10 @@ def gammaln(input):
     s = _m.abs(_m.sin(_math.pi * _m.where(pole, 0.5, x64)))
     refl = _math.log(_math.pi) - _m.log(s) - lg
     out = _m.where(right, lg, _m.where(pole, _math.inf, refl))
+    z1, z2 = x64 - 1.0, x64 - 2.0
+    near1, near2 = _m.abs(z1) <= 0.25, _m.abs(z2) <= 0.25
+    z1, z2 = _m.where(near1, z1, 0.0), _m.where(near2, z2, 0.0)  # (the series only where it converges fast)
+    out = _m.where(near1, _lgamma_near_roots(z1), _m.where(near2, _m.log1p(z2) + _lgamma_near_roots(z2), out))
     return _m.where(x64 == _math.inf, _math.inf, out).to(x.dtype)
 
 
