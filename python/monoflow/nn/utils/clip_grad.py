@@ -87,12 +87,13 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
     if not tensors:
         return _tensor(0.0)
     with no_grad():
+        # (under no_grad nothing is recorded: no detach; a cast only where the dtype differs)
         if norm_type == math.inf:
-            norms = [t.detach().abs().amax() for t in tensors]
-            total = norms[0] if len(norms) == 1 else stack([n.to(dtype=norms[0].dtype) for n in norms]).amax()
+            norms = [t.abs().amax() for t in tensors]
+            total = norms[0] if len(norms) == 1 else stack(_same_dtype(norms)).amax()
         else:
-            norms = [t.detach().norm(norm_type) for t in tensors]
-            total = stack([n.to(dtype=norms[0].dtype) for n in norms]).norm(norm_type)
+            norms = [t.norm(norm_type) for t in tensors]
+            total = stack(_same_dtype(norms)).norm(norm_type)
         if error_if_nonfinite and not bool(total.isfinite()):
             raise _nonfinite(norm_type)
     return total
@@ -128,8 +129,17 @@ def _scale_(grads, max_norm, total):
     with no_grad():
         # clamp instead of a Python branch: no host sync on the norm
         coef = (max_norm / (total + 1e-6)).clamp(max=1.0)
+        by_dtype = {coef.dtype: coef}
         for g in grads:
-            g.mul_(coef.to(dtype=g.dtype))
+            c = by_dtype.get(g.dtype)
+            if c is None:
+                c = by_dtype[g.dtype] = coef.to(dtype=g.dtype)
+            g.mul_(c)
+
+
+def _same_dtype(norms):
+    dtype = norms[0].dtype
+    return [n if n.dtype == dtype else n.to(dtype=dtype) for n in norms]
 
 
 def _nonfinite(norm_type):
