@@ -318,7 +318,8 @@ def test_shape_ops(dt, shape, seed, k, transpose):
               lambda lib, x: x.tril(k), lambda lib, x: lib.triu(x, k), lambda lib, x: lib.cat([x, x * 2], -1),
               lambda lib, x: lib.stack([x, x], 1), lambda lib, x: x.permute(*reversed(range(x.dim()))),
               lambda lib, x: x.flatten(), lambda lib, x: x.repeat(2, 1, *([1] * (x.dim() - 2))),
-              lambda lib, x: x.cumsum(0), lambda lib, x: lib.fliplr(x), lambda lib, x: x.tile(2),
+              lambda lib, x: x.cumsum(0), lambda lib, x: x.cumprod(-1), lambda lib, x: lib.cumprod(x, 0),
+              lambda lib, x: lib.fliplr(x), lambda lib, x: x.tile(2),
               lambda lib, x: x[None].expand(2, *x.shape), lambda lib, x: x[..., ::2]):
         check(f, [a], dt, seed=seed, transpose=transpose)
 
@@ -352,6 +353,7 @@ def test_prod_with_zeros(dt):
     a = np.array([[1 + 1j, 0, 2j], [0, 0, 1], [1, 2, 3j]], dtype=dt)
     check(lambda lib, x: x.prod(1), [a], dt)
     check(lambda lib, x: x.prod(), [a[2]], dt)
+    check(lambda lib, x: x.cumprod(1), [a], dt)
 
 
 @pytest.mark.parametrize("dt", CDTYPES)

@@ -11,8 +11,9 @@ Note [Complex through real views]
   torch's convention for the gradient of a real loss L of a complex x is
   ``dL/dRe(x) + i dL/dIm(x)``, which is exactly the real gradient of the pair
   seen through ``view_as_complex``. The Cython bindings send complex operands
-  here (``_C._set_complex_ops``); ops without a complex formula raise
-  torch's ``op(): not implemented for 'ComplexFloat'``.
+  here (``_C._set_complex_ops``; data movement in _complex_shape.py, the
+  analytic functions, pow and comparisons in _complex_math.py); ops without
+  a complex formula raise torch's ``op(): not implemented for 'ComplexFloat'``.
 """
 import builtins
 

@@ -201,6 +201,24 @@ def prod(x, dim, keepdim, dtype):
     return out.unsqueeze(d) if keepdim and x.dim() else out
 
 
+def cumprod(x, dim, dtype):
+    """Running products as a doubling scan of complex multiplications
+    (log2(n) steps: exact zeros, and gradients from the multiplications)."""
+    if dtype is not None:
+        x = x.to(dtype)
+    if x.dim() == 0:
+        return x.clone()
+    from monoflow import ops_shape
+
+    d = _dim(x, dim, "cumprod")
+    r = x.movedim(d, -1)
+    n, shift = r.shape[-1], 1
+    while shift < n:
+        r = ops_shape.cat([r[..., :shift], r[..., shift:] * r[..., :n - shift]], -1)
+        shift *= 2
+    return r.movedim(-1, d)
+
+
 def cumsum(x, dim, dtype):
     if dtype is not None:
         x = x.to(dtype)

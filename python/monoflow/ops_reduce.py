@@ -265,6 +265,10 @@ class TensorMethods:
         return _C.reduce_cumsum(self, dim, dtype)
 
     def cumprod(self, dim, *, dtype=None):
+        if self.dtype.is_complex or getattr(dtype, "is_complex", False):
+            from monoflow import _complex_shape
+
+            return _complex_shape.cumprod(self, dim, dtype)
         return _C.reduce_cumprod(self, dim, dtype)
 
     def cumsum_(self, dim, *, dtype=None):
