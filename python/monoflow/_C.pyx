@@ -512,19 +512,19 @@ cdef class TensorBase:
     def size(self, dim=None):
         if dim is None:
             return self.shape
-        return self.t.get().shape[self._wrap(_int_arg(dim, "size", "dim", 1))] if self.t.get().dim() else 1
+        return self.t.get().shape[self._wrap(_int_arg(dim, "size", "dim", 1), "size")] if self.t.get().dim() else 1
 
     def stride(self, dim=None):
         s = _tuple(self.t.get().strides)
-        return s if dim is None else s[self._wrap(_int_arg(dim, "stride", "dim", 1))]
+        return s if dim is None else s[self._wrap(_int_arg(dim, "stride", "dim", 1), "stride")]
 
-    cdef int64_t _wrap(self, int64_t dim) except -1:
+    cdef int64_t _wrap(self, int64_t dim, str op) except -1:
         cdef int64_t n = self.t.get().dim()
         if n == 0:
             n = 1
         if dim < -n or dim >= n:
             raise IndexError(name_op_in_progress(
-                f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"))
+                f"{op}(): Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"))
         return dim + n if dim < 0 else dim
 
     def storage_offset(self):

@@ -38,21 +38,44 @@ def host_tensor(arr, dtype, device):
     return out if out.dtype == dtype else out.to(dtype)
 
 
+def rename_call_error(e, fn, name):
+    """A TypeError of Python's own about the call of `fn` ("lt() takes 2
+    positional arguments but 3 were given"), made to name `name`, the op that
+    forwarded the call (an alias or wrapper), in place."""
+    msg = str(e)
+    for called in (getattr(fn, "__qualname__", None), getattr(fn, "__name__", None)):
+        if called and msg.startswith(called + "()") and e.args == (msg,):
+            e.args = (f"{name}(){msg[len(called) + 2:]}",)
+            return
+
+
 def method(fn, name=None):
     """fn(self, ...) as a Tensor method."""
+    name = name or fn.__name__
+
     def bound(self, *args, **kwargs):
-        return fn(self, *args, **kwargs)
+        try:
+            return fn(self, *args, **kwargs)
+        except TypeError as e:  # (free when nothing is raised)
+            rename_call_error(e, fn, name)
+            raise
 
     bound.__doc__ = fn.__doc__
-    return _named(bound, name or fn.__name__)
+    return _named(bound, name)
 
 
 def inplace_method(fn, name=None):
     """The in-place method name_: fn's result copied into self (in self's dtype)."""
-    def bound(self, *args, **kwargs):
-        return self.copy_(fn(self, *args, **kwargs))
+    name = (name or fn.__name__) + "_"
 
-    return _named(bound, (name or fn.__name__) + "_")
+    def bound(self, *args, **kwargs):
+        try:
+            return self.copy_(fn(self, *args, **kwargs))
+        except TypeError as e:
+            rename_call_error(e, fn, name)
+            raise
+
+    return _named(bound, name)
 
 
 def _named(bound, name):

@@ -136,7 +136,7 @@ def ones(*size, dtype=None, device=None, requires_grad=False, pin_memory=False):
 @accepts_placement()
 def full(size, fill_value, dtype=None, device=None, requires_grad=False, pin_memory=False):
     fill_value = _number(fill_value, "full", "fill_value")
-    if isinstance(fill_value, complex) or (dtype is not None and dtype.is_complex):
+    if isinstance(fill_value, complex) or getattr(dtype, "is_complex", False):
         from monoflow import _complex
 
         shape = tuple(size) if not isinstance(size, int) else (size,)

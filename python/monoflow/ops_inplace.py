@@ -2,6 +2,7 @@
 each calls the Tensor method of the same name, so it modifies and returns `input`
 exactly as ``input.<name>(...)`` does (autograd, version counter, errors)."""
 from monoflow import _C
+from monoflow import _composite as _c
 
 # Names torch (and OneFlow) export at the top level whose Tensor method exists.
 _METHODS = (
@@ -18,7 +19,12 @@ __all__ = list(_METHODS) + ["detach", "fill"]
 
 def _inplace(name):
     def fn(input, *args, **kwargs):
-        return getattr(_C.check_tensor(input, name, "input"), name)(*args, **kwargs)
+        method = getattr(_C.check_tensor(input, name, "input"), name)
+        try:
+            return method(*args, **kwargs)
+        except TypeError as e:  # (an alias's method names itself: fix_ reaches trunc_)
+            _c.rename_call_error(e, method, name)
+            raise
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = (f"In-place version of ``monoflow.{name[:-1]}``: ``{name}(input, ...)`` is "

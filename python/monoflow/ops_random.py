@@ -58,7 +58,7 @@ def _float_dtype(dtype):
 @accepts_placement(random=True)
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
     """Uniform samples from [0, 1)."""
-    if dtype is not None and dtype.is_complex:  # torch: both parts uniform on [0, 1)
+    if getattr(dtype, "is_complex", False):  # torch: both parts uniform on [0, 1)
         from monoflow import _complex
 
         r = _C.uniform_(_C.empty(_size(size) + (2,), dtype.to_real(), device), 0.0, 1.0, generator)
@@ -69,7 +69,7 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
 @accepts_placement(random=True)
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
     """Standard normal samples."""
-    if dtype is not None and dtype.is_complex:
+    if getattr(dtype, "is_complex", False):
         from monoflow import _complex
 
         return _requires_grad(_complex.randn(_size(size), dtype, device, generator), requires_grad)

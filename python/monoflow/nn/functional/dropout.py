@@ -9,6 +9,7 @@ __all__ = ["dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout"]
 
 
 def _check_p(op, p):
+    p = _C.check_float(p, op, "p", 2)
     if p < 0.0 or p > 1.0:
         raise ValueError(f"{op} probability has to be between 0 and 1, but got {p}")
 

@@ -363,7 +363,7 @@ def adaptive_avg_pool3d(input, output_size):
         monoflow.Size([1, 2, 2, 4, 4])
     """
     _C.check_tensor(input, "adaptive_avg_pool3d", "input", 1)
-    if _adaptive_size(input, output_size, 3) == (1, 1, 1) and input.dim() > 5:
+    if input.dim() > 5 and _adaptive_size(input, output_size, 3) == (1, 1, 1):  # (rank first: None sizes read it)
         return _global_average(input, 3)
     _check_3d(input, "adaptive_avg_pool3d")
     od, oh, ow = _adaptive_size(input, output_size, 3)
