@@ -176,3 +176,20 @@ def test_adaptive_avg_pool_to_ones_takes_any_rank(name, n):
     np.testing.assert_allclose(f.grad.numpy(), t.grad.numpy(), rtol=1e-12)
     with pytest.raises(RuntimeError, match=name):  # other sizes still need the usual rank
         getattr(flow.nn.functional, name)(f, 2)
+
+
+@needs_torch
+@pytest.mark.parametrize("shape,start,end", [((1, 3, 1, 2), 3, 3), ((4, 5), 1, -1), ((2, 3, 4), 0, 0), ((2, 3, 4), 1, 2)])
+def test_flatten_of_one_dim_is_the_tensor_itself(shape, start, end):
+    # the autotests compare which outputs are their inputs (torch hands back the input)
+    data = np.random.default_rng(4).standard_normal(shape)
+    t = torch.tensor(data, requires_grad=True)
+    f = flow.tensor(data, requires_grad=True)
+    for tout, fout in ((t.flatten(start, end), f.flatten(start, end)),
+                       (torch.flatten(t, start, end), flow.flatten(f, start, end)),
+                       (torch.nn.Flatten(start, end)(t), flow.nn.Flatten(start, end)(f))):
+        assert (fout is f) == (tout is t)
+        assert tuple(fout.shape) == tuple(tout.shape)
+    assert tuple(flow.tensor(1.0).flatten().shape) == (1,)
+    with pytest.raises(IndexError, match="flatten"):
+        f.flatten(0, len(shape))

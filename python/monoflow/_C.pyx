@@ -845,8 +845,12 @@ cdef class TensorBase:
                            _int_arg(step, "unfold", "step", 3)))
 
     def flatten(self, start_dim=0, end_dim=-1):
-        return wrap(flatten(self.t, _int_arg(start_dim, "flatten", "start_dim", 1),
-                            _int_arg(end_dim, "flatten", "end_dim", 2)))
+        cdef Tensor out = flatten(self.t, _int_arg(start_dim, "flatten", "start_dim", 1),
+                                  _int_arg(end_dim, "flatten", "end_dim", 2))
+        # start_dim == end_dim flattens nothing: the tensor itself, as torch (and OneFlow)
+        if self.t.get().dim() > 0 and out.get().dim() == self.t.get().dim():
+            return self
+        return wrap(out)
 
     def as_strided(self, size, stride, storage_offset=None):
         cdef int64_t off = (self.t.get().offset if storage_offset is None
