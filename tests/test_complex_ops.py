@@ -364,6 +364,16 @@ def test_var_std_norm_trace(dt):
     check(lambda lib, x: x.norm(), [a], dt)
     check(lambda lib, x: lib.linalg.vector_norm(x, 1, dim=0), [a], dt)
     check(lambda lib, x: lib.trace(x), [a[:, :3]], dt)
+    check(lambda lib, x: lib.var_mean(x, 0)[0] + lib.std_mean(x, 1, keepdim=True)[1].abs().sum(), [a], dt)
+    check(lambda lib, x: lib.std_mean(x)[1], [a], dt)
+
+
+@pytest.mark.parametrize("dt", CDTYPES)
+def test_dot_family(dt):
+    a, b = crandn((4,), dt, 21), crandn((4,), dt, 22)
+    for f in (lambda lib, x, y: lib.vdot(x, y), lambda lib, x, y: lib.dot(x, y), lambda lib, x, y: lib.outer(x, y),
+              lambda lib, x, y: lib.inner(x, y), lambda lib, x, y: lib.einsum("i,j->ij", x, y)):
+        check(f, [a, b], dt)
 
 
 @pytest.mark.parametrize("dt", CDTYPES)

@@ -218,11 +218,7 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
         """True when `other` has this tensor's shape."""
         return self.shape == _C.check_tensor(other, "is_same_size", "other").shape
 
-    def type(self, dtype=None, non_blocking=False, **kwargs):
-        """The tensor type's name (``'monoflow.FloatTensor'``, as OneFlow's
-        ``'oneflow.FloatTensor'``; ``'monoflow.cuda.FloatTensor'`` off the CPU),
-        or a cast to a dtype, a type name (``'torch.DoubleTensor'`` too) or a
-        legacy type (``flow.DoubleTensor``); the tensor itself when it is of that type."""
+    def type(self, dtype=None, non_blocking=False, **kwargs):  # (documented in _docs/tensor.py)
         if dtype is None:
             return _tensor_type_name(self)
         device, dt = _parse_tensor_type(dtype)

@@ -60,7 +60,10 @@ def dot(input, other):
     return input.matmul(other)
 
 
-vdot = dot
+def vdot(input, other):
+    """sum(conj(input) * other): dot with the first vector conjugated (the same for real tensors)."""
+    _check_dims("vdot", input=(input, 1), other=(other, 1))
+    return dot(input.conj(), other)
 
 
 def outer(input, vec2):

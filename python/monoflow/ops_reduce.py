@@ -125,6 +125,8 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """(var, mean) over the same dims; differentiable through both."""
     _C.check_tensor(input, "var_mean", "input", 1)
+    if input.dtype.is_complex:  # (Tensor.var has the complex form)
+        return input.var(dim, unbiased, keepdim, correction=correction), input.mean(dim, keepdim)
     dim, correction = _var_args("var_mean", dim, unbiased, correction)
     return _C.reduce_var(input, dim, correction, keepdim), _C.reduce_mean(input, dim, keepdim, None)
 
@@ -132,6 +134,8 @@ def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """(std, mean) over the same dims; differentiable through both."""
     _C.check_tensor(input, "std_mean", "input", 1)
+    if input.dtype.is_complex:
+        return input.std(dim, unbiased, keepdim, correction=correction), input.mean(dim, keepdim)
     dim, correction = _var_args("std_mean", dim, unbiased, correction)
     return _C.reduce_std(input, dim, correction, keepdim), _C.reduce_mean(input, dim, keepdim, None)
 

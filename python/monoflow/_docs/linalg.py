@@ -91,8 +91,8 @@ add_doc("mv", "mv(input, vec) -> Tensor", r"""
 add_doc("dot", "dot(input, other) -> Tensor", r"""
     The dot product of two 1-D tensors of the same length: ``sum(input * other)``.
 
-    ``vdot`` is the same function (monoflow has no complex dtype, so there is
-    nothing to conjugate).
+    ``vdot`` is the same for real tensors; for complex ones it conjugates
+    ``input`` first: ``sum(conj(input) * other)``.
 
     Args:
         input (Tensor): a 1-D tensor.

@@ -610,23 +610,31 @@ for _name, _dtype, _data, _shown in _CASTS:
         {_shown}
     """)
 
-add_doc("type", "Tensor.type(dtype=None) -> str or Tensor", """
-    Without an argument, returns the name of the tensor's type,
-    ``"monoflow.<dtype>"``; with a dtype, returns the tensor converted to it
-    (as :meth:`Tensor.to`).
+add_doc("type", "Tensor.type(dtype=None, non_blocking=False) -> str or Tensor", """
+    Without an argument, returns the name of the tensor's type in OneFlow's
+    form with monoflow's name: ``'monoflow.FloatTensor'``
+    (``'oneflow.FloatTensor'`` in OneFlow, ``'torch.FloatTensor'`` in torch),
+    ``'monoflow.cuda.FloatTensor'`` for a tensor on a CUDA device. With an
+    argument, returns the tensor converted to it (as :meth:`Tensor.to`; the
+    tensor itself when it already has that type).
 
     Args:
-        dtype (monoflow.dtype, optional): the dtype to convert to. Default:
-            ``None``. Unlike torch, a type name string (``"torch.FloatTensor"``)
-            is not accepted.
+        dtype (monoflow.dtype, str or legacy tensor type, optional): a dtype, a
+            type name (``'torch.DoubleTensor'``, ``'monoflow.DoubleTensor'``,
+            ``'oneflow.cuda.FloatTensor'``) or a legacy type
+            (``flow.DoubleTensor``). Default: ``None`` (return the name).
+        non_blocking (bool): accepted for torch compatibility (the copy is
+            ordered on the device's stream either way). Default: ``False``.
 
     Example::
 
         >>> x = flow.tensor([1.5])
         >>> x.type()
-        'monoflow.float32'
+        'monoflow.FloatTensor'
         >>> x.type(flow.int32)
         tensor([1], dtype=monoflow.int32)
+        >>> x.type('torch.DoubleTensor').type()
+        'monoflow.DoubleTensor'
     """)
 
 add_doc("type_as", "Tensor.type_as(other) -> Tensor", """
