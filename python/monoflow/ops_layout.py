@@ -156,6 +156,8 @@ def trace(input):
 
 
 def _triangle_indices(op, row, col, offset, dtype, device, lower):
+    row, col = _C.check_int(row, op, "row", 1), _C.check_int(col, op, "col", 2)
+    offset = _C.check_int(offset, op, "offset", 3)
     if row < 0 or col < 0:
         raise RuntimeError(f"{op}: row and col must be non-negative, got {row} and {col}")
     r, c = (np.tril_indices if lower else np.triu_indices)(row, offset, col)

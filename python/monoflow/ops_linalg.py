@@ -55,8 +55,9 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 def dot(input, other):
     _check_dims("dot", input=(input, 1), tensor=(other, 1))
     if input.shape[0] != other.shape[0]:
-        raise RuntimeError(f"dot: inconsistent tensor size, expected tensor [{input.shape[0]}] and src "
-                           f"[{other.shape[0]}] to have the same number of elements")
+        raise RuntimeError(_C.name_op_in_progress(  # (vdot reaches it: named after it)
+            f"dot: inconsistent tensor size, expected tensor [{input.shape[0]}] and src [{other.shape[0]}] to have "
+            f"the same number of elements"))
     return input.matmul(other)
 
 
@@ -169,6 +170,8 @@ def einsum(equation, *operands):
     """Einstein summation for any number of operands (pairwise left to right,
     each contraction a batched matmul), with '...', implicit output and
     repeated subscripts (diagonals)."""
+    if not isinstance(equation, str):
+        raise TypeError(f"einsum(): argument 'equation' (position 1) must be str, not {type(equation).__name__}")
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     if not operands:

@@ -156,7 +156,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """
     _C.check_tensor(input, "huber_loss", "input", 1)
     _check_pair("huber_loss", input, target)
-    if delta <= 0:
+    if _C.check_float(delta, "huber_loss", "delta", 4) <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     d = (input - target).abs()
     loss = _m.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
