@@ -221,7 +221,7 @@ def interleaved(fns, rounds, per_round):
             t0 = time.perf_counter()
             for _ in range(per_round):
                 out = fn()
-            float(out)  # the loss: forces the step to finish in both frameworks
+            float(out.detach())  # the loss: forces the step to finish in both frameworks
             sync()
             times[k].append((time.perf_counter() - t0) / per_round)
     return {k: statistics.median(v) for k, v in times.items()}
