@@ -66,7 +66,7 @@ def _parse_tensor_type(spec):
         return "cpu", spec.dtype
     parts = name.split(".")
     if len(parts) < 2 or parts[0] not in ("torch", "monoflow", "oneflow") or parts[-1] not in _TYPE_DTYPES:
-        raise ValueError(f"invalid type: {name!r}")
+        raise ValueError(f"type(): invalid type: {name!r}")
     device = ".".join(parts[1:-1]) or "cpu"
     return device, getattr(_dtypes, _TYPE_DTYPES[parts[-1]].replace("bool", "bool_"))
 

@@ -174,6 +174,10 @@ def broadcast_shapes(*shapes):
         return _C.broadcast_shapes(*shapes)
     except ValueError as e:
         raise BroadcastError(str(e)) from None
+    except TypeError as e:  # (a shape that is not a sequence of ints)
+        if "broadcast_shapes" in str(e):
+            raise
+        raise TypeError(f"broadcast_shapes(): {e}") from None
 
 
 def broadcast_tensors(*tensors):
