@@ -23,6 +23,9 @@ _SUPPRESS = [HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
 # the dev profile explores new ones each time.
 settings.register_profile("ci", max_examples=15, deadline=None, suppress_health_check=_SUPPRESS, derandomize=True)
 settings.register_profile("dev", max_examples=100, deadline=None, suppress_health_check=_SUPPRESS)
+# The sanitizer stage (.ci/sanitize) runs every test under ASan + UBSan, a few
+# times slower: every test and code path, fewer random examples each.
+settings.register_profile("sanitize", max_examples=4, deadline=None, suppress_health_check=_SUPPRESS, derandomize=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
 
 # One build dir per checkout and monoflow install, so that clones and venvs
