@@ -224,3 +224,77 @@ def test_docstring_examples_run_as_exported(monkeypatch):
         warnings.simplefilter("ignore")
         result = doctest.testmod(names, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 40 and result.failed == 0
+
+
+# ---- monoflow.testing vs torch.testing ----
+
+def _both_raise_or_pass(a, b, **kwargs):
+    """assert_close's verdict on numpy inputs, for monoflow and torch; the two must agree."""
+    verdicts = []
+    for mod, lib in ((flow, flow.testing), (torch, torch.testing)):
+        try:
+            lib.assert_close(mod.tensor(a), mod.tensor(b), **kwargs)
+            verdicts.append(None)
+        except AssertionError as err:
+            verdicts.append(str(err).split("\n")[0])
+    assert verdicts[0] == verdicts[1], verdicts
+    return verdicts[0]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, np.int64])
+@pytest.mark.parametrize("delta", [0.0, 1e-8, 1e-6, 3e-5, 1e-3, 0.5])
+def test_assert_close_default_tolerances_match_torch(dtype, delta):
+    a = np.array([1.0, -2.0, 3.0], dtype=np.float64)
+    _both_raise_or_pass(a.astype(dtype), (a + delta).astype(dtype))
+
+
+def test_assert_close_rules_match_torch():
+    nan = np.array([1.0, np.nan], np.float32)
+    assert _both_raise_or_pass(nan, nan) is not None
+    assert _both_raise_or_pass(nan, nan, equal_nan=True) is None
+    assert _both_raise_or_pass(np.array([np.inf], np.float32), np.array([np.inf], np.float32)) is None
+    assert _both_raise_or_pass(np.ones(2, np.float32), np.ones(2, np.float32) + 0.1, rtol=0.2, atol=0.0) is None
+    with pytest.raises(AssertionError, match="dtype"):
+        flow.testing.assert_close(flow.ones(2), flow.ones(2, dtype=flow.float64))
+    flow.testing.assert_close(flow.ones(2), flow.ones(2, dtype=flow.float64), check_dtype=False)
+    with pytest.raises(AssertionError, match="shape"):
+        flow.testing.assert_close(flow.ones(2), flow.ones(3))
+    with pytest.raises(ValueError):
+        torch.testing.assert_close(torch.ones(1), torch.ones(1), rtol=0.1)
+    with pytest.raises(ValueError, match="atol"):
+        flow.testing.assert_close(flow.ones(1), flow.ones(1), rtol=0.1)
+    with pytest.raises(AssertionError, match="^custom$"):
+        flow.testing.assert_close(flow.ones(1), flow.zeros(1), msg="custom")
+    with pytest.raises(AssertionError, match="Mismatched elements: 1 / 3"):
+        flow.testing.assert_close(flow.tensor([1.0, 2.0, 3.0]), flow.tensor([1.0, 2.5, 3.0]))
+    flow.testing.assert_close([flow.ones(1), {"a": flow.zeros(2)}], [flow.ones(1), {"a": flow.zeros(2)}])
+    with pytest.raises(AssertionError, match="length"):
+        flow.testing.assert_close([flow.ones(1)], [flow.ones(1), flow.ones(1)])
+    flow.testing.assert_close(flow.ones(2), np.ones(2, np.float32))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int64", "int8", "uint8", "bool"])
+def test_make_tensor_ranges_and_dtypes(dtype):
+    flow.manual_seed(0)
+    t = flow.testing.make_tensor(4, 50, dtype=getattr(flow, dtype))
+    assert t.shape == (4, 50) and t.dtype == getattr(flow, dtype)
+    v = t.numpy().astype(np.float64)
+    if dtype == "bool":
+        assert set(np.unique(v)) == {0.0, 1.0}
+    elif dtype == "uint8":
+        assert v.min() >= 0 and v.max() <= 9
+    elif dtype in ("int64", "int8"):
+        assert v.min() >= -9 and v.max() <= 9 and v.min() < 0
+    else:
+        assert v.min() >= -9 and v.max() <= 9 and v.min() < 0 < v.max()
+    s = flow.testing.make_tensor((3, 4), dtype=flow.float32, low=2, high=3, noncontiguous=True,
+                                 requires_grad=True)
+    assert not s.is_contiguous() and s.requires_grad and ((s >= 2) & (s < 3)).all().item()
+    assert (flow.testing.make_tensor(100, dtype=flow.int32, low=0, high=2, exclude_zero=True) != 0).all().item()
+    with pytest.raises(ValueError, match="make_tensor"):
+        flow.testing.make_tensor(2, dtype=flow.float32, low=3, high=1)
+
+
+def test_testing_docstring_examples_run():
+    result = doctest.testmod(flow.testing, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted >= 4 and result.failed == 0
