@@ -298,3 +298,42 @@ def test_make_tensor_ranges_and_dtypes(dtype):
 def test_testing_docstring_examples_run():
     result = doctest.testmod(flow.testing, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.attempted >= 4 and result.failed == 0
+
+
+# ---- monoflow.random ----
+
+def test_random_module_delegates_to_the_default_generator():
+    assert flow.random.manual_seed is flow.manual_seed and flow.random.get_rng_state is flow.get_rng_state
+    flow.random.manual_seed(123)
+    assert flow.random.initial_seed() == 123
+    state = flow.random.get_rng_state()
+    a = flow.rand(4)
+    flow.random.set_rng_state(state)
+    np.testing.assert_array_equal(flow.rand(4).numpy(), a.numpy())
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_fork_rng_restores_state_like_torch(enabled):
+    results = []
+    for mod in (flow, torch):
+        mod.manual_seed(0)
+        with mod.random.fork_rng(enabled=enabled):
+            mod.rand(3)
+        after = mod.rand(3)
+        mod.manual_seed(0)
+        fresh = mod.rand(3)
+        results.append(bool((after == fresh).all()))
+    assert results[0] == results[1] == enabled
+    flow.manual_seed(0)
+    with pytest.raises(KeyError):
+        with flow.random.fork_rng():
+            flow.rand(2)
+            raise KeyError("restored on error too")
+    after = flow.rand(2)
+    flow.manual_seed(0)
+    np.testing.assert_array_equal(after.numpy(), flow.rand(2).numpy())
+
+
+def test_random_docstring_examples_run():
+    result = doctest.testmod(flow.random, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted >= 4 and result.failed == 0
