@@ -22,6 +22,9 @@ def test_constants_match_torch():
     for name in ("pi", "e", "inf"):
         assert getattr(names, name) == getattr(torch, name)
     assert math.isnan(names.nan) and names.newaxis is None is torch.newaxis
+    for name in ("pi", "e", "inf", "nan", "newaxis", "contiguous_format", "preserve_format", "channels_last",
+                 "channels_last_3d", "strided"):  # the non-callables are exported already
+        assert getattr(flow, name) is getattr(names, name)
     assert flow.ones(2, 3)[:, names.newaxis].shape == (2, 1, 3)
 
 
