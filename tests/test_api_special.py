@@ -85,3 +85,16 @@ def test_polygamma_of_a_huge_order_returns_at_once_as_torch_does():
         theirs = torch.polygamma(n, torch.tensor(x, dtype=torch.float64)).numpy()
         np.testing.assert_allclose(ours, theirs, rtol=1e-6, equal_nan=True)
     assert flow.polygamma(2**62, flow.tensor([1.5])).shape == (1,)
+
+
+def test_mvlgamma_sums_its_terms_in_blocks_and_bounds_p():
+    """p beyond one block of terms equals torch; a huge p is refused at once (it hung)."""
+    torch = pytest.importorskip("torch")
+    x = np.linspace(3000.0, 3010.0, 5)
+    for p in (1, 3, 5000):
+        got = flow.mvlgamma(flow.tensor(x, requires_grad=True), p)
+        xt = torch.tensor(x, requires_grad=True)
+        want = torch.mvlgamma(xt, p)
+        np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-10)
+    with pytest.raises(RuntimeError, match=r"mvlgamma\(\): p=9223372036854775807 is too large"):
+        flow.Tensor.mvlgamma(flow.ones(2, 3, dtype=flow.bfloat16), 2**63 - 1)

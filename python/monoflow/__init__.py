@@ -91,13 +91,13 @@ from monoflow.amp import autocast  # noqa: E402
 from monoflow._compile import compile  # noqa: E402
 from monoflow import testing  # noqa: E402  (torch.testing: assert_close, make_tensor)
 from monoflow import random  # noqa: E402  (torch.random: seeds, RNG state, fork_rng)
-from monoflow.ops_torch_names2 import (channels_last, channels_last_3d, contiguous_format, e, inf,  # noqa: E402
-                                      nan, newaxis, pi, preserve_format, strided)  # (constants only, see there)
 from monoflow import _not_implemented  # noqa: E402  (placeholders for names not implemented yet)
 
 __getattr__ = _not_implemented.module_getattr(__name__)
 _not_implemented.install_tensor_placeholders(Tensor)
 
+# Last: it defines `range` and `e`, which nothing below may mean as builtins.
+from monoflow.ops_torch_names2 import *  # noqa: E402,F401,F403
 from monoflow import _docs  # noqa: E402
 
 _docs.apply(Tensor)  # one docstring per op, on the function and the Tensor method

@@ -6,13 +6,8 @@ anomaly mode, flush-denormal), ``asarray``/``frombuffer``/``range``, and the
 raw ``torch.<nn op>`` spellings with their positional orders
 (``torch.embedding(weight, indices)``, ``torch.batch_norm(input, weight, bias, ...)``).
 
-Only the constants and tags are exported from ``monoflow`` yet (they are not
-callables, which the fuzzer skips). The functions are not: tests/fuzz draws its cases from one random
-stream in name order, so any new public name changes every later target's
-cases (and today that reveals an mvlgamma hang and unnamed messages of other
-ops). Export with ``from monoflow.ops_torch_names2 import *`` placed last in
-monoflow/__init__.py (it defines ``range`` and ``e``) once that is settled;
-the examples are written for that export."""
+All of them are exported from ``monoflow``, last in its ``__init__`` (this
+module defines ``range`` and ``e``)."""
 import builtins
 import functools
 import math

@@ -125,10 +125,11 @@ def draw_case(target: Target, rng: random.Random) -> str:
 
 
 def draw_cases(targets, per_target, seed):
-    """`per_target` cases for each target, deterministic in `seed`."""
-    rng = random.Random(seed)
+    """`per_target` cases for each target, deterministic in `seed` and the
+    target's name alone: adding a public name changes no other target's cases."""
     cases = []
     for t in targets:
+        rng = random.Random(f"{seed}:{t.qualname}")
         for _ in range(per_target):
             cases.append((t.qualname, draw_case(t, rng)))
     return cases
