@@ -304,3 +304,11 @@ def test_pad_examples_and_errors(device):
         flow.pad(x.to(flow.int8), (1, 1), value=300)
     assert flow.pad(flow.tensor([[True, False]], device=device), (1, 0), mode="replicate").tolist() == \
         [[True, True, False]]
+
+
+@pytest.mark.parametrize("diagonal", [2**63 - 1, 2**62, -2**62, 4, -4])
+def test_tril_triu_extreme_diagonals(diagonal):
+    """A diagonal far outside the matrix keeps all or nothing (i + diagonal + 1 overflowed: tril zeroed all)."""
+    x = np.arange(6).reshape(2, 3)
+    np.testing.assert_array_equal(flow.tril(flow.tensor(x), diagonal).numpy(), np.tril(x, diagonal))
+    np.testing.assert_array_equal(flow.triu(flow.tensor(x), diagonal).numpy(), np.triu(x, diagonal))

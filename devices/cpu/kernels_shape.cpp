@@ -3,6 +3,7 @@
 // They move elements without arithmetic, so each is instantiated once per
 // element size (the bits of a same-size unsigned type) and registered for
 // every dtype of that size.
+#include <algorithm>
 #include <cstring>
 
 #include "dtype.h"
@@ -100,7 +101,10 @@ void run_triangle(Task& task) {
   const Operand& out = task.ops[0];
   const Operand& x = task.ops[1];
   const int nd = out.ndim;
-  const int64_t rows = out.shape[nd - 2], cols = out.shape[nd - 1], diag = task.ival[0];
+  const int64_t rows = out.shape[nd - 2], cols = out.shape[nd - 1];
+  // Beyond [-rows - 1, cols + 1] every diagonal keeps the same columns; the
+  // clamp keeps i + diag + 1 from overflowing (diagonal=2**63-1 zeroed all).
+  const int64_t diag = std::clamp<int64_t>(task.ival[0], -rows - 1, cols + 1);
   const int64_t ors = out.strides[nd - 2], ocs = out.strides[nd - 1];
   const int64_t xrs = x.strides[nd - 2], xcs = x.strides[nd - 1];
   bool in_place = out.data == x.data;

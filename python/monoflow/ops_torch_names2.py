@@ -637,7 +637,8 @@ def constant_pad_nd(input, pad, value=0):
         >>> flow.constant_pad_nd(flow.ones(2), (1, 2), 0.0)
         tensor([0., 1., 1., 0., 0.])
     """
-    return _F().pad(input, list(pad), mode="constant", value=value)
+    _C.check_tensor(input, "constant_pad_nd", "input", 1)
+    return _F().pad(input, pad, mode="constant", value=value)
 
 
 def dropout_(input, p, train):
