@@ -191,7 +191,7 @@ def resolve_neg(input):
 
 
 def neg_(input):
-    """Negates `input` in place and returns it (torch.neg_).
+    """Negates `input` in place and returns it (``torch.neg_``).
 
     Args:
         input (Tensor): the tensor to negate (not bool).
@@ -642,7 +642,7 @@ def constant_pad_nd(input, pad, value=0):
 
 
 def dropout_(input, p, train):
-    """In-place dropout (torch.dropout_): zeroes elements with probability `p`, scales the rest by 1/(1-p).
+    """In-place dropout (``torch.dropout_``): zeroes elements with probability `p`, scales the rest by 1/(1-p).
 
     Args:
         input (Tensor): the tensor, overwritten.
