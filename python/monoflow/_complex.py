@@ -206,14 +206,7 @@ def math_binary(op, a, b):
 
 
 def math_binary_(op, a, b):
-    out = math_binary(op, a, b)
-    if out is NotImplemented:
-        return out
-    if out.dtype != a.dtype:
-        raise RuntimeError(f"result type {_TORCH_NAMES.get(out.dtype.name, out.dtype.name)} can't be cast to the "
-                           f"desired output type {a.dtype}")
-    a.copy_(out)
-    return a
+    return _write_into(a, math_binary(op, a, b))
 
 
 # ---------------------------------------------------------------- arithmetic
@@ -293,7 +286,12 @@ def binary(name, a, b):
 
 
 def inplace(name, a, b):
-    out = binary(name, a, b)
+    return _write_into(a, binary(name, a, b))
+
+
+def _write_into(a, out):
+    """An in-place op's ending: `out` written into `a`, refusing a dtype change
+    as torch does (NotImplemented passes through)."""
     if out is NotImplemented:
         return out
     if out.dtype != a.dtype:
