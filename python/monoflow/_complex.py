@@ -21,11 +21,10 @@ import numpy as np
 
 from monoflow import _C, _dtypes
 
-_TORCH_NAMES = {"complex64": "ComplexFloat", "complex128": "ComplexDouble"}
 
 
 def _not_implemented(op, dt):
-    return NotImplementedError(f"{op}(): not implemented for '{_TORCH_NAMES.get(dt.name, dt.name)}'")
+    return NotImplementedError(f"{op}(): not implemented for '{_dtypes.torch_name(dt)}'")
 
 
 def is_complex(input):
@@ -295,7 +294,7 @@ def _write_into(a, out):
     if out is NotImplemented:
         return out
     if out.dtype != a.dtype:
-        raise RuntimeError(f"result type {_TORCH_NAMES.get(out.dtype.name, out.dtype.name)} can't be cast to the "
+        raise RuntimeError(f"result type {_dtypes.torch_name(out.dtype)} can't be cast to the "
                            f"desired output type {a.dtype}")
     a.copy_(out)
     return a

@@ -12,6 +12,17 @@ ALIASES = {
     "complex64": complex64, "cfloat": complex64, "complex128": complex128, "cdouble": complex128,
 }
 
+# torch's scalar-type names: its messages say them ("result type Float can't
+# be cast to ... Long") and its legacy tensor types add "Tensor" (FloatTensor).
+TORCH_NAMES = {bool_: "Bool", uint8: "Byte", int8: "Char", int16: "Short", int32: "Int", int64: "Long",
+               float16: "Half", bfloat16: "BFloat16", float32: "Float", float64: "Double",
+               complex64: "ComplexFloat", complex128: "ComplexDouble"}
+
+
+def torch_name(dt):
+    return TORCH_NAMES.get(dt, dt.name)
+
+
 _TO_NUMPY = {bool_: np.bool_, uint8: np.uint8, int8: np.int8, int16: np.int16, int32: np.int32,
              int64: np.int64, float16: np.float16, float32: np.float32, float64: np.float64,
              complex64: np.complex64, complex128: np.complex128}

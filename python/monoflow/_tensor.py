@@ -40,15 +40,11 @@ class Size(tuple):
 _C._set_size_class(Size)
 
 # Tensor.type()'s names, as torch's and OneFlow's legacy tensor types
-_TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
-               "bfloat16": "BFloat16Tensor", "uint8": "ByteTensor", "int8": "CharTensor", "int16": "ShortTensor",
-               "int32": "IntTensor", "int64": "LongTensor", "bool": "BoolTensor",
-               "complex64": "ComplexFloatTensor", "complex128": "ComplexDoubleTensor"}
-_TYPE_DTYPES = {v: k for k, v in _TYPE_NAMES.items()}
+_TYPE_DTYPES = {name + "Tensor": dt for dt, name in _dtypes.TORCH_NAMES.items()}
 
 
 def _tensor_type_name(t):
-    name = _TYPE_NAMES.get(t.dtype.name, t.dtype.name)
+    name = _dtypes.torch_name(t.dtype) + "Tensor"
     where = "" if t.device.type == "cpu" else t.device.type + "."
     return f"monoflow.{where}{name}"
 
@@ -68,7 +64,7 @@ def _parse_tensor_type(spec):
     if len(parts) < 2 or parts[0] not in ("torch", "monoflow", "oneflow") or parts[-1] not in _TYPE_DTYPES:
         raise ValueError(f"type(): invalid type: {name!r}")
     device = ".".join(parts[1:-1]) or "cpu"
-    return device, getattr(_dtypes, _TYPE_DTYPES[parts[-1]].replace("bool", "bool_"))
+    return device, _TYPE_DTYPES[parts[-1]]
 
 
 class _LayoutFlag:

@@ -3,6 +3,8 @@
 carry their gradients."""
 import importlib
 
+from monoflow import _dtypes
+
 
 def _special():
     # Imported on first use: monoflow.special builds on autograd.Function, which
@@ -122,15 +124,13 @@ def mvlgamma(input, p):
     return _special().multigammaln(input, p)
 
 
-_TORCH_TYPE_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
-                     "int64": "Long"}
 
 
 def _in_place(self, op, result):
     # The result is floating: an integer tensor cannot hold it in place, as in torch.
     if not self.dtype.is_floating_point:
         raise RuntimeError(f"{op}(): result type Float can't be cast to the desired output type "
-                           f"{_TORCH_TYPE_NAMES.get(self.dtype.name, self.dtype.name)}")
+                           f"{_dtypes.torch_name(self.dtype)}")
     return self.copy_(result)
 
 
