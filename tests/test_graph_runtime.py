@@ -307,6 +307,23 @@ def test_stuck_actor_times_out_and_marks_the_runtime_dead():
         ct._runtime._debug_release()
 
 
+def test_stuck_worker_that_comes_back_after_the_run_was_abandoned_is_harmless():
+    # The held actor returns right after the run gave up, while the other
+    # workers may not have woken to their stop yet: what it posts to them
+    # must be dropped, not handled against the unbound run (it segfaulted).
+    for k in range(12):
+        ct = _graph.trace(lambda t: ((t + 1) * 2).sin() + t.exp() * 3, flow.ones(4), passes=None)
+        ct._runtime._debug_hold(1 + k % 3)
+        try:
+            with pytest.raises(RuntimeError, match="runtime is dead"):
+                ct.run(flow.ones(4), threads=2 + k % 3, iterations=2 + k % 3, timeout=0.05)
+        finally:
+            ct._runtime._debug_release()
+        del ct
+        fresh = _graph.trace(lambda t: t * 3, flow.ones(4))
+        np.testing.assert_array_equal(_np(fresh.run(flow.ones(4), iterations=3)), np.full(4, 3.0))
+
+
 def test_concurrent_runs_of_one_graph_are_refused_or_serialised():
     ct = _graph.trace(lambda t: t * 3, flow.ones(4))
     errors, results = [], []

@@ -223,7 +223,10 @@ void ActorSystem::Shared::worker_main(std::shared_ptr<Shared> self, int w) {
     {
       std::unique_lock<std::mutex> lock(b.mu);
       b.cv.wait(lock, [&] { return b.stop || !b.queue.empty(); });
-      if (b.queue.empty()) return;
+      // Stopped: the system is shutting down (nothing is queued) or was
+      // abandoned (the run is aborted and the boxes unbound: what a stuck
+      // worker posts once it comes back must not be handled).
+      if (b.stop) return;
       batch.swap(b.queue);
       run = b.run;
     }
