@@ -6,6 +6,8 @@ All compose matmul and monoflow.linalg."""
 import math
 import numbers
 
+import numpy as np
+
 from monoflow import _C
 from monoflow import _composite as _c
 from monoflow import ops_math as _m
@@ -13,6 +15,18 @@ from monoflow import ops_math as _m
 __all__ = ["baddbmm", "addbmm", "addmv", "addr", "tensordot", "inner", "chain_matmul", "cdist", "dist", "det",
            "inverse", "logdet", "slogdet", "cholesky", "cholesky_solve", "cholesky_inverse", "qr", "svd", "pinverse",
            "matrix_power", "matrix_exp", "cross"]
+
+
+def _number(op, name, pos, v):
+    # torch's Number argument (a bool too), as a float
+    if isinstance(v, bool):
+        return float(v)
+    return _C.check_float(v, op, name, pos)
+
+
+def _check_bool(op, name, pos, v):
+    if not isinstance(v, (bool, np.bool_)):
+        raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be bool, not {type(v).__name__}")
 
 
 def _linalg():
@@ -106,6 +120,15 @@ def inner(input, other):
 
 
 def chain_matmul(*matrices):
+    for i, m in enumerate(matrices):
+        if not isinstance(m, _C.TensorBase):
+            raise TypeError(f"chain_matmul(): expected Tensor as element {i} in argument 0, but got {type(m).__name__}")
+    if not matrices:
+        raise RuntimeError("chain_matmul(): Expected one or more matrices")
+    if len(matrices) == 1:
+        if matrices[0].dim() != 2:
+            raise RuntimeError(f"chain_matmul(): Tensor dimension is {matrices[0].dim()}, expected 2 instead.")
+        return matrices[0].clone()
     return _linalg().multi_dot(matrices)
 
 
@@ -128,7 +151,9 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
 
 def dist(input, other, p=2):
     """The p-norm of input - other."""
-    return _C.reduce_vector_norm(input - other, float(p), None, False, None)
+    _C.check_tensor(input, "dist", "input", 1)
+    _C.check_tensor(other, "dist", "other", 2)
+    return _C.reduce_vector_norm(input - other, _number("dist", "p", 3, p), None, False, None)
 
 
 def det(input):
@@ -136,11 +161,12 @@ def det(input):
 
 
 def inverse(input):
-    return _linalg().inv(input)
+    return _linalg().inv(_C.check_tensor(input, "inverse", "input", 1))
 
 
 def logdet(input):
     """log(det) (NaN for a negative determinant, -inf for zero)."""
+    _C.check_tensor(input, "logdet", "input", 1)
     sign, logabs = _linalg().slogdet(input)
     return _m.where(sign < 0, math.nan, _m.where(sign == 0, -math.inf, logabs))
 
@@ -157,11 +183,15 @@ def cholesky_solve(B, L, upper=False):
     """X with (L L^T) X = B given the Cholesky factor L (U^T U with upper=True)."""
     _C.check_tensor(B, "cholesky_solve", "input", 1)
     _C.check_tensor(L, "cholesky_solve", "input2", 2)
+    _check_bool("cholesky_solve", "upper", 3, upper)
     return _linalg()._cholesky_solve(B, L, upper)
 
 
 def cholesky_inverse(L, upper=False):
     _C.check_tensor(L, "cholesky_inverse", "input", 1)
+    _check_bool("cholesky_inverse", "upper", 2, upper)
+    if L.dim() < 2:
+        raise RuntimeError("cholesky_inverse: The input tensor A must have at least 2 dimensions.")
     n = L.shape[-1]
     return cholesky_solve(_C.eye(n, n, L.dtype, L.device).expand(tuple(L.shape)), L, upper)
 
@@ -195,7 +225,12 @@ def cross(input, other, dim=None):
     """The cross product along dim (default: the first dim of size 3)."""
     _C.check_tensor(input, "cross", "input", 1)
     _C.check_tensor(other, "cross", "other", 2)
-    if dim is None:
+    if dim is not None:
+        nd = len(_C.broadcast_shapes(tuple(input.shape), tuple(other.shape)))
+        if nd == 0:
+            raise IndexError(f"cross(): Dimension specified as {dim} but tensor has no dimensions")
+        dim = _c.wrap_dim("cross", dim, nd)
+    else:
         shape = _C.broadcast_shapes(tuple(input.shape), tuple(other.shape))
         dim = next((i for i, s in enumerate(shape) if s == 3), -1)
     return _linalg().cross(input, other, dim=dim)
