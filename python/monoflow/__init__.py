@@ -91,6 +91,7 @@ from monoflow.amp import autocast  # noqa: E402
 from monoflow._compile import compile  # noqa: E402
 from monoflow import testing  # noqa: E402  (torch.testing: assert_close, make_tensor)
 from monoflow import random  # noqa: E402  (torch.random: seeds, RNG state, fork_rng)
+from monoflow import distributions  # noqa: E402  (torch.distributions: Categorical, Normal, kl_divergence ...)
 from monoflow import _not_implemented  # noqa: E402  (placeholders for names not implemented yet)
 
 __getattr__ = _not_implemented.module_getattr(__name__)

@@ -1,0 +1,175 @@
+"""The API surface that pytorch/examples and the official tutorials use beyond
+tests/test_public_script_surface.py, checked against torch: each test is a
+small program in the style of the script that stopped on monoflow before."""
+import numpy as np
+import pytest
+
+import monoflow as flow
+import monoflow.nn.functional as F
+
+torch = pytest.importorskip("torch")
+D, TD = flow.distributions, torch.distributions
+
+
+def _close(a, b, **kw):
+    np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=kw.get("rtol", 1e-5), atol=kw.get("atol", 1e-6))
+
+
+# ------------------------------------------ reinforcement_learning: torch.distributions.Categorical
+
+def test_actor_critic_policy_loss_and_gradients_match_torch():
+    # actor_critic.py's finish_episode on recorded actions: Categorical(probs).log_prob, smooth_l1 on the critic
+    rng = np.random.RandomState(0)
+    states = rng.randn(6, 4).astype(np.float32)
+    actions = np.array([0, 1, 1, 0, 1, 0])
+    rewards = [1.0] * 6
+    grads = []
+    for lib in (flow, torch):
+        lib.manual_seed(0)
+        head = lib.nn.Linear(4, 2), lib.nn.Linear(4, 1)
+        with lib.no_grad():
+            for layer, w in zip(head, (np.linspace(-1, 1, 8).reshape(2, 4), np.linspace(0, 1, 4).reshape(1, 4))):
+                layer.weight.copy_(lib.tensor(w, dtype=lib.float32))
+                layer.bias.zero_()
+        opt = lib.optim.Adam([p for layer in head for p in layer.parameters()], lr=3e-2)
+        R, returns = 0, []
+        for r in rewards[::-1]:
+            R = r + 0.99 * R
+            returns.insert(0, R)
+        returns = lib.tensor(returns)
+        returns = (returns - returns.mean()) / (returns.std() + np.finfo(np.float32).eps.item())
+        policy_losses, value_losses = [], []
+        for s, a, R in zip(states, actions, returns):
+            x = lib.from_numpy(s).float()
+            m = lib.distributions.Categorical(lib.nn.functional.softmax(head[0](x), dim=-1))
+            value = head[1](x)
+            policy_losses.append(-m.log_prob(lib.tensor(a)) * (R - value.item()))
+            value_losses.append(lib.nn.functional.smooth_l1_loss(value, lib.tensor([R])))
+        loss = lib.stack(policy_losses).sum() + lib.stack(value_losses).sum()
+        opt.zero_grad()
+        loss.backward()
+        grads.append((loss.item(), head[0].weight.grad.numpy().copy(), head[1].weight.grad.numpy().copy()))
+        opt.step()
+    assert grads[0][0] == pytest.approx(grads[1][0], rel=1e-5)
+    for g, t in zip(grads[0][1:], grads[1][1:]):
+        np.testing.assert_allclose(g, t, rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.parametrize("given", ["probs", "logits"])
+def test_categorical_log_prob_entropy_and_grad_match_torch(given):
+    p = np.array([[0.1, 0.2, 0.7], [0.5, 0.25, 0.25]], np.float32)
+    raw = p if given == "probs" else np.log(p) + 0.3
+    a, b = flow.tensor(raw, requires_grad=True), torch.tensor(raw, requires_grad=True)
+    ma, mb = D.Categorical(**{given: a}), TD.Categorical(**{given: b})
+    v = np.array([2, 0])
+    la, lb = ma.log_prob(flow.tensor(v)), mb.log_prob(torch.tensor(v))
+    _close(la, lb)
+    _close(ma.entropy(), mb.entropy())
+    _close(ma.probs, mb.probs)
+    _close(ma.logits, mb.logits)
+    (la.sum() + ma.entropy().sum()).backward()
+    (lb.sum() + mb.entropy().sum()).backward()
+    _close(a.grad, b.grad, rtol=1e-4)
+    assert ma.sample().dtype == flow.int64 and tuple(ma.sample((5, 3)).shape) == tuple(mb.sample((5, 3)).shape)
+    assert tuple(ma.enumerate_support().shape) == tuple(mb.enumerate_support().shape)
+    assert tuple(ma.batch_shape) == (2,) and tuple(ma.event_shape) == ()
+
+
+def test_categorical_samples_follow_the_probabilities():
+    flow.manual_seed(1)
+    s = D.Categorical(flow.tensor([0.1, 0.3, 0.6])).sample((20000,)).numpy()
+    np.testing.assert_allclose(np.bincount(s, minlength=3) / s.size, [0.1, 0.3, 0.6], atol=0.02)
+
+
+def test_categorical_zero_probability_entropy_is_finite_as_torch():
+    p = [0.0, 0.5, 0.5]
+    _close(D.Categorical(flow.tensor(p)).entropy(), TD.Categorical(torch.tensor(p)).entropy())
+
+
+def test_distribution_argument_and_sample_checks_raise_value_error_as_torch():
+    with pytest.raises(ValueError):
+        TD.Categorical(torch.tensor([-0.1, 1.1]))
+    with pytest.raises(ValueError, match="Simplex"):
+        D.Categorical(flow.tensor([-0.1, 1.1]))
+    with pytest.raises(ValueError, match="support"):
+        D.Categorical(flow.tensor([0.5, 0.5])).log_prob(flow.tensor(2))
+    with pytest.raises(ValueError, match="positive|GreaterThan"):
+        D.Normal(flow.tensor([0.0]), flow.tensor([-1.0]))
+    with pytest.raises(ValueError, match="not both"):
+        D.Categorical(flow.ones(2), logits=flow.ones(2))
+    D.Normal(flow.tensor([0.0]), flow.tensor([-1.0]), validate_args=False)  # checks can be switched off
+
+
+def test_normal_vae_style_rsample_log_prob_kl_match_torch():
+    loc, scale = np.array([0.0, 1.0, -0.5], np.float32), np.array([1.0, 2.0, 0.3], np.float32)
+    x = np.array([0.3, -1.0, 0.0], np.float32)
+    la, sa = flow.tensor(loc, requires_grad=True), flow.tensor(scale, requires_grad=True)
+    lb, sb = torch.tensor(loc, requires_grad=True), torch.tensor(scale, requires_grad=True)
+    na, nb = D.Normal(la, sa), TD.Normal(lb, sb)
+    for f in ("log_prob", "cdf"):
+        _close(getattr(na, f)(flow.tensor(x)), getattr(nb, f)(torch.tensor(x)))
+    _close(na.icdf(flow.tensor([0.1, 0.5, 0.9])), nb.icdf(torch.tensor([0.1, 0.5, 0.9])), rtol=1e-4)
+    _close(na.entropy(), nb.entropy())
+    ka = D.kl_divergence(na, D.Normal(flow.zeros(3), flow.ones(3))).sum()
+    kb = TD.kl_divergence(nb, TD.Normal(torch.zeros(3), torch.ones(3))).sum()
+    _close(ka, kb)
+    ka.backward()
+    kb.backward()
+    _close(la.grad, lb.grad)
+    _close(sa.grad, sb.grad)
+    # the reparameterized sample carries the gradient: d(loc + eps*scale)/dscale = eps
+    z = D.Normal(la, sa).rsample((4,))
+    assert tuple(z.shape) == (4, 3) and z.requires_grad
+    assert not D.Normal(la, sa).sample().requires_grad
+    assert tuple(D.Normal(0.0, 1.0).sample((2,)).shape) == (2,)
+
+
+def test_bernoulli_uniform_one_hot_and_independent_match_torch():
+    p = np.array([0.3, 0.9], np.float32)
+    v = np.array([1.0, 0.0], np.float32)
+    for make in (lambda L, t: L.Bernoulli(t), lambda L, t: L.Bernoulli(logits=t)):
+        a, b = make(D, flow.tensor(p)), make(TD, torch.tensor(p))
+        _close(a.log_prob(flow.tensor(v)), b.log_prob(torch.tensor(v)))
+        _close(a.entropy(), b.entropy())
+    _close(D.kl_divergence(D.Bernoulli(flow.tensor(p)), D.Bernoulli(flow.tensor([0.5, 0.5]))),
+           TD.kl_divergence(TD.Bernoulli(torch.tensor(p)), TD.Bernoulli(torch.tensor([0.5, 0.5]))))
+    ua, ub = D.Uniform(flow.tensor([0.0, -1.0]), flow.tensor([2.0, 3.0])), TD.Uniform(torch.tensor([0.0, -1.0]), torch.tensor([2.0, 3.0]))
+    _close(ua.log_prob(flow.tensor([0.5, 2.5])), ub.log_prob(torch.tensor([0.5, 2.5])))
+    _close(ua.entropy(), ub.entropy())
+    s = ua.sample((1000,)).numpy()
+    assert (s[:, 0] >= 0).all() and (s[:, 0] < 2).all() and (s[:, 1] >= -1).all() and (s[:, 1] < 3).all()
+    oa, ob = D.OneHotCategorical(flow.tensor([0.2, 0.8])), TD.OneHotCategorical(torch.tensor([0.2, 0.8]))
+    _close(oa.log_prob(flow.tensor([0.0, 1.0])), ob.log_prob(torch.tensor([0.0, 1.0])))
+    assert oa.sample((3,)).numpy().sum(-1).tolist() == [1.0, 1.0, 1.0]
+    ia = D.Independent(D.Normal(flow.zeros(2, 3), flow.ones(2, 3)), 1)
+    ib = TD.Independent(TD.Normal(torch.zeros(2, 3), torch.ones(2, 3)), 1)
+    assert (tuple(ia.batch_shape), tuple(ia.event_shape)) == (tuple(ib.batch_shape), tuple(ib.event_shape)) == ((2,), (3,))
+    x = np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3)
+    _close(ia.log_prob(flow.tensor(x)), ib.log_prob(torch.tensor(x)))
+
+
+def test_multivariate_normal_matches_torch():
+    cov = np.array([[2.0, 0.5], [0.5, 1.0]], np.float32)
+    for kw in ("covariance_matrix", "scale_tril", "precision_matrix"):
+        m = {"covariance_matrix": cov, "scale_tril": np.linalg.cholesky(cov), "precision_matrix": np.linalg.inv(cov)}[kw]
+        a = D.MultivariateNormal(flow.tensor([0.1, -0.2]), **{kw: flow.tensor(m)})
+        b = TD.MultivariateNormal(torch.tensor([0.1, -0.2]), **{kw: torch.tensor(m)})
+        _close(a.log_prob(flow.tensor([[0.3, 0.2], [1.0, -1.0]])), b.log_prob(torch.tensor([[0.3, 0.2], [1.0, -1.0]])), rtol=1e-4)
+        _close(a.entropy(), b.entropy(), rtol=1e-5)
+        _close(a.covariance_matrix, b.covariance_matrix, rtol=1e-4)
+        _close(D.kl_divergence(a, D.MultivariateNormal(flow.ones(2), flow.eye(2))),
+               TD.kl_divergence(b, TD.MultivariateNormal(torch.ones(2), torch.eye(2))), rtol=1e-4)
+    assert tuple(a.rsample((5,)).shape) == (5, 2)
+
+
+def test_kl_of_an_unregistered_pair_is_not_implemented_and_register_kl_adds_one():
+    class Mine(D.Normal):
+        pass
+    with pytest.raises(NotImplementedError, match="KL"):
+        D.kl_divergence(D.Normal(0.0, 1.0), D.Categorical(flow.ones(2)))
+    assert float(D.kl_divergence(Mine(0.0, 1.0), D.Normal(0.0, 1.0))) == 0.0  # a subclass uses its base's formula
+
+    @D.register_kl(Mine, Mine)
+    def _kl_mine(p, q):
+        return flow.tensor(7.0)
+    assert float(D.kl_divergence(Mine(0.0, 1.0), Mine(0.0, 1.0))) == 7.0
