@@ -31,6 +31,27 @@ def int_tuple(op, name, v):
     return items
 
 
+def number(op, name, pos, v):
+    """v, torch's Number argument (an int, float or bool, numpy scalars too),
+    as a float; else TypeError "op(): argument 'name' (position pos) must be
+    Number, not T"."""
+    if isinstance(v, (bool, np.bool_)):
+        return float(v)
+    if isinstance(v, (str, bytes, _C.TensorBase)) or not isinstance(v, numbers.Real):
+        raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be Number, not {type(v).__name__}")
+    return float(v)
+
+
+def comparable(op, input, other):
+    """input, checked as the Tensor a comparison `op` takes, with `other` a
+    Tensor or a Number (Python's own "'<' not supported between instances"
+    names no op)."""
+    _C.check_tensor(input, op, "input", 1)
+    if not isinstance(other, (_C.TensorBase, numbers.Number)):
+        raise TypeError(f"{op}(): argument 'other' (position 2) must be Tensor or Number, not {type(other).__name__}")
+    return input
+
+
 def host_tensor(arr, dtype, device):
     """A tensor of `dtype` on `device` copied from the numpy array `arr` (0-D stays 0-D)."""
     arr = np.asarray(arr, order="C")

@@ -1,5 +1,6 @@
 """Function forms of tensor methods (monoflow.add(a, b) == a.add(b))."""
 from monoflow import _C
+from monoflow import _composite as _c
 from monoflow._creation import tensor as _tensor
 
 
@@ -63,19 +64,19 @@ def ne(input, other):
 
 
 def lt(input, other):
-    return _C.check_tensor(input, "lt") < other
+    return _c.comparable("lt", input, other) < other
 
 
 def le(input, other):
-    return _C.check_tensor(input, "le") <= other
+    return _c.comparable("le", input, other) <= other
 
 
 def gt(input, other):
-    return _C.check_tensor(input, "gt") > other
+    return _c.comparable("gt", input, other) > other
 
 
 def ge(input, other):
-    return _C.check_tensor(input, "ge") >= other
+    return _c.comparable("ge", input, other) >= other
 
 
 def matmul(input, other):

@@ -17,13 +17,6 @@ __all__ = ["baddbmm", "addbmm", "addmv", "addr", "tensordot", "inner", "chain_ma
            "matrix_power", "matrix_exp", "cross"]
 
 
-def _number(op, name, pos, v):
-    # torch's Number argument (a bool too), as a float
-    if isinstance(v, bool):
-        return float(v)
-    return _C.check_float(v, op, name, pos)
-
-
 def _check_bool(op, name, pos, v):
     if not isinstance(v, (bool, np.bool_)):
         raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be bool, not {type(v).__name__}")
@@ -86,17 +79,17 @@ def tensordot(a, b, dims=2):
         dims = dims.tolist() if dims.dim() else int(dims.item())
     if isinstance(dims, numbers.Integral):
         if dims < 0:
-            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+            raise RuntimeError(f"tensordot(): expects dims >= 0, but got dims={dims}")
         da, db = list(range(a.dim() - dims, a.dim())), list(range(dims))
     else:
         da, db = ([d] if isinstance(d, numbers.Integral) else list(d) for d in dims)
     if len(da) != len(db):
-        raise RuntimeError("both dimension lists should have same length")
+        raise RuntimeError("tensordot(): both dimension lists should have same length")
     da, db = [d % max(a.dim(), 1) for d in da], [d % max(b.dim(), 1) for d in db]
     for x, y in zip(da, db):
         if a.shape[x] != b.shape[y]:
-            raise RuntimeError(f"contracted dimensions need to match, but first has size {a.shape[x]} in dim {x} and "
-                               f"second has size {b.shape[y]} in dim {y}")
+            raise RuntimeError(f"tensordot(): contracted dimensions need to match, but first has size {a.shape[x]} in "
+                               f"dim {x} and second has size {b.shape[y]} in dim {y}")
     free_a = [d for d in range(a.dim()) if d not in da]
     free_b = [d for d in range(b.dim()) if d not in db]
     k = 1
@@ -153,7 +146,7 @@ def dist(input, other, p=2):
     """The p-norm of input - other."""
     _C.check_tensor(input, "dist", "input", 1)
     _C.check_tensor(other, "dist", "other", 2)
-    return _C.reduce_vector_norm(input - other, _number("dist", "p", 3, p), None, False, None)
+    return _C.reduce_vector_norm(input - other, _c.number("dist", "p", 3, p), None, False, None)
 
 
 def det(input):
@@ -202,6 +195,9 @@ def qr(input, some=True):
 
 def svd(input, some=True, compute_uv=True):
     """torch.svd: (U, S, V) with V (not Vh); reduced unless some=False."""
+    _C.check_tensor(input, "svd", "input", 1)
+    _check_bool("svd", "some", 2, some)
+    _check_bool("svd", "compute_uv", 3, compute_uv)
     U, S, Vh = _linalg().svd(input, full_matrices=not some)
     V = Vh.transpose(-2, -1)
     if not compute_uv:  # zero-filled U and V, as torch

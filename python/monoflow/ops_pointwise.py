@@ -63,12 +63,22 @@ def subtract(input, other, *, alpha=1):
 
 def rsub(input, other, *, alpha=1):
     """other - alpha * input."""
+    _C.check_tensor(input, "rsub", "input", 1)
+    if not isinstance(other, (_C.TensorBase, numbers.Number)):
+        raise TypeError(f"rsub(): argument 'other' (position 2) must be Tensor or Number, not {type(other).__name__}")
     return other - (input * alpha if alpha != 1 else input)
 
 
 def divide(input, other, *, rounding_mode=None):
     # monoflow.div, which _tensor's import of this module cannot import here.
     from monoflow._functional import div
+    if not isinstance(other, (_C.TensorBase, numbers.Number)):
+        raise TypeError(f"divide(): argument 'other' (position 2) must be Tensor or Number, not {type(other).__name__}")
+    if rounding_mode is not None and not isinstance(rounding_mode, str):
+        raise TypeError(f"divide(): argument 'rounding_mode' must be str or None, not {type(rounding_mode).__name__}")
+    if rounding_mode not in (None, "trunc", "floor"):
+        raise RuntimeError(f"divide(): expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                           f"{rounding_mode!r}")
     return div(input, other, rounding_mode=rounding_mode)
 
 
@@ -76,19 +86,19 @@ true_divide = divide
 
 
 def greater(input, other):
-    return input > other
+    return _c.comparable("greater", input, other) > other
 
 
 def greater_equal(input, other):
-    return input >= other
+    return _c.comparable("greater_equal", input, other) >= other
 
 
 def less(input, other):
-    return input < other
+    return _c.comparable("less", input, other) < other
 
 
 def less_equal(input, other):
-    return input <= other
+    return _c.comparable("less_equal", input, other) <= other
 
 
 def not_equal(input, other):
@@ -101,6 +111,7 @@ def logit(input, eps=None):
     """log(p / (1 - p)); with eps, p is clamped to [eps, 1 - eps] first (gradient zero outside)."""
     x = _float(_tensor_arg("logit", input))
     if eps is not None:
+        eps = _C.check_float(eps, "logit", "eps", 2)
         x = x.clamp(eps, 1 - eps)
     return _m.log(x / (1 - x))
 
@@ -165,7 +176,7 @@ def copysign(input, other):
         a = a.to(dt)
         neg = signbit(other)
     else:
-        neg = math.copysign(1.0, other) < 0
+        neg = math.copysign(1.0, _c.number("copysign", "other", 2, other)) < 0
         return -_m.abs(a) if neg else _m.abs(a)
     return _m.where(neg, -_m.abs(a), _m.abs(a))
 
@@ -175,6 +186,7 @@ def nextafter(input, other):
     a, b = _tensor_arg("nextafter", input), _tensor_arg("nextafter", other, "other")
     if a.dtype != b.dtype or a.dtype.name not in ("float32", "float64"):
         raise RuntimeError(f"nextafter(): expected two float32 or two float64 tensors, got {a.dtype} and {b.dtype}")
+    _C.broadcast_shapes(a.shape, b.shape)  # (refused as nextafter's, not in numpy's words)
     from monoflow._creation import from_numpy
 
     out = np.asarray(np.nextafter(a.detach().numpy(), b.detach().numpy()), order="C")
@@ -240,6 +252,7 @@ def gcd(input, other):
 def lcm(input, other):
     """The least common multiple, elementwise (non-negative; 0 if either is 0)."""
     a, b = _tensor_arg("lcm", input), _tensor_arg("lcm", other, "other")
+    _integral("lcm", a, b)
     g = gcd(a, b)
     return _m.abs((a // _m.where(g == 0, 1, g)) * b).to(g.dtype)
 
@@ -250,7 +263,10 @@ def _shift_args(op, input, other):
         # a Python integer first (2 << t) takes the tensor's dtype, as torch
         input = _C.full((), int(input), other.dtype, other.device)
     a = _tensor_arg(op, input)
-    b = other if isinstance(other, _C.TensorBase) else _C.full((), int(other), a.dtype, a.device)
+    if isinstance(other, float):
+        raise NotImplementedError(f"{op}(): not implemented for a float shift ({other})")
+    b = other if isinstance(other, _C.TensorBase) else _C.full((), _C.check_int(other, op, "other", 2), a.dtype,
+                                                                 a.device)
     _integral(op, a, b)
     return a, b
 
@@ -337,15 +353,19 @@ def sinc(input):
 
 def float_power(input, exponent):
     """pow computed in float64."""
-    a = input.double() if isinstance(input, _C.TensorBase) else float(input)
-    b = exponent.double() if isinstance(exponent, _C.TensorBase) else float(exponent)
+    a = input.double() if isinstance(input, _C.TensorBase) else _c.number("float_power", "input", 1, input)
+    b = exponent.double() if isinstance(exponent, _C.TensorBase) else _c.number("float_power", "exponent", 2,
+                                                                                  exponent)
     return _m.pow(a, b)
 
 
 def ldexp(input, other):
     """input * 2**other."""
     x = _tensor_arg("ldexp", input)
-    return _float(x) * _m.pow(2.0, other if isinstance(other, _C.TensorBase) else float(other))
+    x = _float(x)
+    if not isinstance(other, _C.TensorBase):  # a Number (torch takes a Tensor only)
+        other = _C.full((), _c.number("ldexp", "other", 2, other), x.dtype, x.device)
+    return x * _m.pow(2.0, other)
 
 
 def isposinf(input):
@@ -366,6 +386,9 @@ def isreal(input):
 
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
     """True where an element of `elements` is one of `test_elements`."""
+    if not isinstance(elements, _C.TensorBase) and not isinstance(test_elements, _C.TensorBase):
+        raise TypeError(f"isin(): expected 'elements' or 'test_elements' to be a Tensor, got "
+                        f"{type(elements).__name__} and {type(test_elements).__name__}")
     e = elements if isinstance(elements, _C.TensorBase) else _C.full((), elements, test_elements.dtype,
                                                                        test_elements.device)
     t = test_elements if isinstance(test_elements, _C.TensorBase) else _C.full((), test_elements, e.dtype,
@@ -385,8 +408,8 @@ def is_floating_point(input):
 def is_nonzero(input):
     x = _tensor_arg("is_nonzero", input)
     if x.numel() != 1:
-        raise RuntimeError(f"Boolean value of Tensor with {'no values' if x.numel() == 0 else 'more than one value'}"
-                           f" is ambiguous")
+        raise RuntimeError(f"is_nonzero(): Boolean value of Tensor with "
+                           f"{'no values' if x.numel() == 0 else 'more than one value'} is ambiguous")
     return bool(x.item() != 0)
 
 

@@ -57,7 +57,7 @@ _solve_ex_t = _result("solve_ex", ["result", "info"])
 def _check(op, A, min_dim=2, square=True):
     # (the refusals name the public op in progress too: torch.inverse over linalg.inv)
     if not isinstance(A, _C.TensorBase):
-        raise TypeError(_C.name_op_in_progress(f"linalg.{op}(): argument 'A' must be Tensor, not {type(A).__name__}"))
+        raise TypeError(f"linalg.{op}(): argument 'A' must be Tensor, not {type(A).__name__}")
     if A.dtype.name not in ("float32", "float64"):
         if A.dtype.is_floating_point:
             raise RuntimeError(_C.name_op_in_progress(f"linalg.{op}: Low precision dtypes not supported. "
