@@ -173,3 +173,75 @@ def test_kl_of_an_unregistered_pair_is_not_implemented_and_register_kl_adds_one(
     def _kl_mine(p, q):
         return flow.tensor(7.0)
     assert float(D.kl_divergence(Mine(0.0, 1.0), Mine(0.0, 1.0))) == 7.0
+
+
+# ------------------------------------------ mnist_forward_forward: x_[range(n), y] = x.max(), torch.xpu probe
+
+def test_forward_forward_overlay_with_a_range_index_trains_as_torch():
+    rng = np.random.RandomState(0)
+    x_np = rng.rand(8, 20).astype(np.float32)
+    y_np = rng.randint(0, 10, 8)
+    losses = []
+    for lib in (flow, torch):
+        x, y = lib.tensor(x_np), lib.tensor(y_np)
+        x_ = x.clone()
+        x_[:, :10] *= 0.0
+        x_[range(x.shape[0]), y] = x.max()  # the overlay: one-hot label written with the image's max
+        layer = lib.nn.Linear(20, 6)
+        with lib.no_grad():
+            layer.weight.copy_(lib.tensor(np.linspace(-0.5, 0.5, 120).reshape(6, 20), dtype=lib.float32))
+            layer.bias.fill_(0.1)
+        opt = lib.optim.Adam(layer.parameters(), lr=0.03)
+        for _ in range(3):
+            d = x_ / (x_.norm(2, 1, keepdim=True) + 1e-4)
+            g = lib.relu(lib.mm(d, layer.weight.T) + layer.bias.unsqueeze(0)).pow(2).mean(1)
+            loss = lib.log1p(lib.exp(lib.cat([-g + 2.0, g - 2.0]))).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        losses.append((x_.numpy(), loss.item()))
+    np.testing.assert_array_equal(losses[0][0], losses[1][0])
+    assert losses[0][1] == pytest.approx(losses[1][1], rel=1e-5)
+
+
+def test_range_indexes_like_a_list():
+    a, b = flow.arange(10), torch.arange(10)
+    np.testing.assert_array_equal(a[range(2, 8, 3)].numpy(), b[range(2, 8, 3)].numpy())
+    assert a[range(0)].dtype == flow.int64 and a[range(0)].numel() == 0
+    m = flow.arange(12).reshape(3, 4)
+    np.testing.assert_array_equal(m[range(3), [0, 1, 3]].numpy(), torch.arange(12).reshape(3, 4)[range(3), [0, 1, 3]].numpy())
+
+
+def test_xpu_module_answers_unavailable_without_a_plugin():
+    assert flow.xpu.is_available() is False and flow.xpu.device_count() == 0
+    flow.xpu.manual_seed_all(1)  # a no-op, as torch without XPU
+    flow.xpu.manual_seed(1)
+
+
+# ------------------------------------------ nn.init.sparse_, nn.attention.sdpa_kernel
+
+def test_init_sparse_zeros_a_fraction_of_each_column_as_torch():
+    w = flow.nn.init.sparse_(flow.empty(10, 4), sparsity=0.3, std=0.5)
+    t = torch.nn.init.sparse_(torch.empty(10, 4), sparsity=0.3, std=0.5)
+    assert ((w == 0).sum(0).numpy() == (t == 0).sum(0).numpy()).all()
+    assert (w == 0).sum(0).tolist() == [3, 3, 3, 3]
+    with pytest.raises(ValueError, match="2 dimensions"):
+        flow.nn.init.sparse_(flow.empty(3), 0.5)
+    with pytest.warns(FutureWarning):
+        flow.nn.init.sparse(flow.empty(4, 2), 0.5)
+
+
+def test_sdpa_kernel_context_runs_attention_unchanged():
+    from monoflow.nn.attention import SDPBackend, sdpa_kernel
+    from torch.nn.attention import SDPBackend as TB
+    assert {m.name: m.value for m in SDPBackend} == {k: int(v) for k, v in TB.__members__.items()}
+    q = flow.randn(2, 3, 5, 4)
+    ref = F.scaled_dot_product_attention(q, q, q, is_causal=True)
+    with sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.MATH]):
+        out = F.scaled_dot_product_attention(q, q, q, is_causal=True)
+    with sdpa_kernel(SDPBackend.MATH):
+        pass
+    np.testing.assert_array_equal(out.numpy(), ref.numpy())
+    with pytest.raises(TypeError, match="sdpa_kernel"):
+        with sdpa_kernel("math"):
+            pass

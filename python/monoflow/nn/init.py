@@ -7,9 +7,11 @@ import numpy as np
 
 from monoflow import _C
 from monoflow.autograd.grad_mode import no_grad
+from monoflow.ops_sampling import randperm
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_", "eye_",
-           "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "orthogonal_"]
+           "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "orthogonal_",
+           "sparse_"]
 
 
 def calculate_gain(nonlinearity, param=None):
@@ -424,6 +426,34 @@ def orthogonal_(tensor, gain=1, generator=None):
         return tensor.mul_(gain)
 
 
+def sparse_(tensor, sparsity, std=0.01, generator=None):
+    """Fills the 2-D tensor as a sparse matrix: entries drawn from N(0, std), then in every column a random
+    ``ceil(sparsity * rows)`` of them set to zero (Martens, 2010).
+
+    Args:
+        tensor (Tensor): the 2-D tensor to fill in place.
+        sparsity (float): the fraction of each column to zero.
+        std (float): the standard deviation of the non-zero entries. Default: ``0.01``.
+        generator (monoflow.Generator, optional): the generator to draw from.
+
+    Example::
+
+        >>> w = nn.init.sparse_(flow.empty(10, 4), sparsity=0.3)
+        >>> int((w == 0).sum())
+        12
+    """
+    if tensor.ndimension() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor.shape
+    num_zeros = int(math.ceil(sparsity * rows))
+    with no_grad():
+        tensor.normal_(0, std, generator=generator)
+        for col in range(cols):
+            zero_rows = randperm(rows, generator=generator)[:num_zeros]
+            tensor[zero_rows, col] = 0
+    return tensor
+
+
 # torch's deprecated non-underscore aliases
 def _deprecated(fn):
     def alias(*args, **kwargs):
@@ -443,3 +473,4 @@ xavier_normal = _deprecated(xavier_normal_)
 kaiming_uniform = _deprecated(kaiming_uniform_)
 kaiming_normal = _deprecated(kaiming_normal_)
 orthogonal = _deprecated(orthogonal_)
+sparse = _deprecated(sparse_)
