@@ -3,7 +3,7 @@ import numbers
 
 import numpy as np
 
-from monoflow import _C, _dtypes
+from monoflow import _C, _dtypes, _memory_format
 from monoflow._tensor import Tensor
 from monoflow.ops_random import _requires_grad
 from monoflow._global.creation import accepts_placement
@@ -154,24 +154,28 @@ def _like(t, dtype, device, what):
     return tuple(t.shape), dtype or t.dtype, device or t.device
 
 
-def empty_like(input, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
-    return _requires_grad(_C.empty(*_like(input, dtype, device, "empty_like")), requires_grad)
+def empty_like(input, *, dtype=None, device=None, requires_grad=False, pin_memory=False, memory_format=None):
+    out = _C.empty(*_like(input, dtype, device, "empty_like"))
+    return _requires_grad(_memory_format.like(out, input, memory_format, "empty_like"), requires_grad)
 
 
-def zeros_like(input, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+def zeros_like(input, *, dtype=None, device=None, requires_grad=False, pin_memory=False, memory_format=None):
     shape, dt, dev = _like(input, dtype, device, "zeros_like")
-    return _requires_grad(_C.full(shape, 0, dt, dev), requires_grad)
+    out = _memory_format.like(_C.full(shape, 0, dt, dev), input, memory_format, "zeros_like")
+    return _requires_grad(out, requires_grad)
 
 
-def ones_like(input, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+def ones_like(input, *, dtype=None, device=None, requires_grad=False, pin_memory=False, memory_format=None):
     shape, dt, dev = _like(input, dtype, device, "ones_like")
-    return _requires_grad(_C.full(shape, 1, dt, dev), requires_grad)
+    out = _memory_format.like(_C.full(shape, 1, dt, dev), input, memory_format, "ones_like")
+    return _requires_grad(out, requires_grad)
 
 
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False,
-              pin_memory=False):
+              pin_memory=False, memory_format=None):
     shape, dt, dev = _like(input, dtype, device, "full_like")
-    return full(shape, _number(fill_value, "full_like", "fill_value"), dt, dev, requires_grad)
+    out = full(shape, _number(fill_value, "full_like", "fill_value"), dt, dev)
+    return _requires_grad(_memory_format.like(out, input, memory_format, "full_like"), requires_grad)
 
 
 @accepts_placement()

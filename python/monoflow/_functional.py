@@ -119,8 +119,8 @@ def select(input, dim, index):
     return _C.check_tensor(input, "select").select(dim, index)
 
 
-def clone(input):
-    return _C.check_tensor(input, "clone").clone()
+def clone(input, *, memory_format=None):
+    return _C.check_tensor(input, "clone").clone(memory_format=memory_format)
 
 
 def numel(input):

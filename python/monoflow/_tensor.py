@@ -4,7 +4,7 @@ import numpy as np
 from monoflow import _C, _complex, _dtypes, ops_linalg, ops_math, ops_random, ops_reduce, ops_shape
 from monoflow import ops_join, ops_layout, ops_matrix, ops_pointwise, ops_sampling, ops_set, ops_special, ops_stats
 from monoflow import ops_extra_names
-from monoflow import _shared_memory
+from monoflow import _memory_format, _shared_memory
 from monoflow._tensor_str import tensor_repr
 from monoflow._tensor_type import TensorType
 
@@ -153,9 +153,30 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
             return out.detach()  # as in torch: a bool or integer result is not differentiable
         return out
 
-    def to(self, *args, **kwargs):
+    def to(self, *args, memory_format=None, **kwargs):
         device, dtype, copy = _parse_to_args(args, kwargs)
-        return self._to(device, dtype, copy)
+        out = self._to(device, dtype, copy)
+        return out if memory_format is None else _memory_format.laid_out(out, memory_format, "to")
+
+    # -- memory formats (monoflow/_memory_format.py)
+    def contiguous(self, memory_format=None):
+        if memory_format is None:
+            return _C.TensorBase.contiguous(self)
+        if memory_format is _memory_format.preserve_format and not _C.TensorBase.is_contiguous(self):
+            raise RuntimeError("contiguous(): preserve memory format is unsupported by the contiguous operator")
+        return _memory_format.laid_out(self, memory_format, "contiguous")
+
+    def clone(self, *, memory_format=None):
+        if memory_format is None:
+            if _C.TensorBase.is_contiguous(self):
+                return _C.TensorBase.clone(self)
+            memory_format = _memory_format.preserve_format  # torch's default: a channels-last input stays so
+        return _memory_format.laid_out(self, memory_format, "clone", copy=True)
+
+    def is_contiguous(self, memory_format=None):
+        if memory_format is None:
+            return _C.TensorBase.is_contiguous(self)
+        return _memory_format.is_contiguous(self, memory_format)
 
     def cpu(self):
         return self._to("cpu", None, False)

@@ -2,7 +2,7 @@
 linspace and eye."""
 import numbers
 
-from monoflow import _C
+from monoflow import _C, _memory_format
 from monoflow._global.creation import accepts_placement
 
 
@@ -91,21 +91,25 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
     return _requires_grad(_C.random_int_(t, int(low), int(high), generator), requires_grad)
 
 
-def rand_like(t, *, dtype=None, device=None, generator=None):
+def rand_like(t, *, dtype=None, device=None, generator=None, requires_grad=False, memory_format=None):
     _C.check_tensor(t, "rand_like", "input", 1)
-    return rand(tuple(t.shape), dtype=dtype or t.dtype, device=device or t.device, generator=generator)
+    out = rand(tuple(t.shape), dtype=dtype or t.dtype, device=device or t.device, generator=generator)
+    return _requires_grad(_memory_format.like(out, t, memory_format, "rand_like"), requires_grad)
 
 
-def randn_like(t, *, dtype=None, device=None, generator=None):
+def randn_like(t, *, dtype=None, device=None, generator=None, requires_grad=False, memory_format=None):
     _C.check_tensor(t, "randn_like", "input", 1)
-    return randn(tuple(t.shape), dtype=dtype or t.dtype, device=device or t.device, generator=generator)
+    out = randn(tuple(t.shape), dtype=dtype or t.dtype, device=device or t.device, generator=generator)
+    return _requires_grad(_memory_format.like(out, t, memory_format, "randn_like"), requires_grad)
 
 
-def randint_like(t, low=0, high=None, *, dtype=None, device=None, generator=None):
+def randint_like(t, low=0, high=None, *, dtype=None, device=None, generator=None, requires_grad=False,
+                 memory_format=None):
     _C.check_tensor(t, "randint_like", "input", 1)
     if high is None:
         low, high = 0, low
-    return randint(low, high, tuple(t.shape), dtype=dtype or t.dtype, device=device or t.device, generator=generator)
+    out = randint(low, high, tuple(t.shape), dtype=dtype or t.dtype, device=device or t.device, generator=generator)
+    return _requires_grad(_memory_format.like(out, t, memory_format, "randint_like"), requires_grad)
 
 
 @accepts_placement(random=True)

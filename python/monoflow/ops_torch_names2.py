@@ -17,6 +17,7 @@ import types
 import numpy as np
 
 from monoflow import _C
+from monoflow._memory_format import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format
 
 __all__ = ["pi", "e", "inf", "nan", "newaxis", "memory_format", "contiguous_format", "preserve_format",
            "channels_last", "channels_last_3d", "layout", "strided",
@@ -37,32 +38,6 @@ newaxis = None
 def _F():
     from monoflow.nn import functional  # the functional layer sits above the Tensor class
     return functional
-
-
-class memory_format:  # noqa: N801 (torch's name)
-    """A memory-format tag (torch.memory_format): ``contiguous_format``, ``preserve_format``, ``channels_last``...
-
-    monoflow lays every tensor out row-major (contiguous); the objects exist so
-    that scripts can name and compare them.
-
-    Args:
-        name (str): the tag's name.
-
-    Example::
-
-        >>> import monoflow as flow
-        >>> flow.channels_last
-        monoflow.channels_last
-    """
-
-    def __init__(self, name):
-        self._name = name
-
-    def __repr__(self):
-        return f"monoflow.{self._name}"
-
-    def __reduce__(self):
-        return self._name  # pickled as the module-level singleton of that name
 
 
 class layout:  # noqa: N801 (torch's name)
@@ -88,10 +63,6 @@ class layout:  # noqa: N801 (torch's name)
         return self._name  # pickled as the module-level singleton of that name
 
 
-contiguous_format = memory_format("contiguous_format")
-preserve_format = memory_format("preserve_format")
-channels_last = memory_format("channels_last")
-channels_last_3d = memory_format("channels_last_3d")
 strided = layout("strided")
 
 

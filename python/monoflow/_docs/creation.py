@@ -169,9 +169,12 @@ _LIKE_ARGS = """
             Default: ``None``: ``input.device``.
         requires_grad (bool): whether autograd records operations on the
             result. Default: ``False``.
-        pin_memory (bool): accepted for torch compatibility. Default: ``False``."""
+        pin_memory (bool): accepted for torch compatibility. Default: ``False``.
+        memory_format (monoflow.memory_format, optional): the layout of the
+            result. Default: ``None``, as ``preserve_format``: the one
+            ``input`` is in (``channels_last`` stays so)."""
 
-add_doc("zeros_like", "zeros_like(input, *, dtype=None, device=None, requires_grad=False, pin_memory=False) -> Tensor", """
+add_doc("zeros_like", "zeros_like(input, *, dtype=None, device=None, requires_grad=False, pin_memory=False, memory_format=None) -> Tensor", """
     Returns a tensor of zeros with the size of ``input``.
 
     Args:""" + _LIKE_ARGS + """
@@ -183,7 +186,7 @@ add_doc("zeros_like", "zeros_like(input, *, dtype=None, device=None, requires_gr
                 [0, 0]])
     """)
 
-add_doc("ones_like", "ones_like(input, *, dtype=None, device=None, requires_grad=False, pin_memory=False) -> Tensor", """
+add_doc("ones_like", "ones_like(input, *, dtype=None, device=None, requires_grad=False, pin_memory=False, memory_format=None) -> Tensor", """
     Returns a tensor of ones with the size of ``input``.
 
     Args:""" + _LIKE_ARGS + """
@@ -194,7 +197,7 @@ add_doc("ones_like", "ones_like(input, *, dtype=None, device=None, requires_grad
         tensor([1, 1])
     """)
 
-add_doc("empty_like", "empty_like(input, *, dtype=None, device=None, requires_grad=False, pin_memory=False) -> Tensor", """
+add_doc("empty_like", "empty_like(input, *, dtype=None, device=None, requires_grad=False, pin_memory=False, memory_format=None) -> Tensor", """
     Returns an uninitialized tensor with the size of ``input``.
 
     Args:""" + _LIKE_ARGS + """
@@ -205,7 +208,7 @@ add_doc("empty_like", "empty_like(input, *, dtype=None, device=None, requires_gr
         monoflow.Size([2, 3])
     """)
 
-add_doc("full_like", "full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False, pin_memory=False) -> Tensor", """
+add_doc("full_like", "full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False, pin_memory=False, memory_format=None) -> Tensor", """
     Returns a tensor with the size of ``input`` filled with ``fill_value``.
 
     Args:""" + _LIKE_ARGS + """

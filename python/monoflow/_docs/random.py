@@ -22,7 +22,12 @@ _LIKE_ARGS = """
         dtype (monoflow.dtype, optional): the dtype of the result. Default:
             ``None``: ``t.dtype``.
         device (monoflow.device or str, optional): where the result lives.
-            Default: ``None``: ``t.device``.""" + _GEN
+            Default: ``None``: ``t.device``.""" + _GEN + """
+        requires_grad (bool): whether autograd records operations on the
+            result. Default: ``False``.
+        memory_format (monoflow.memory_format, optional): the layout of the
+            result. Default: ``None``, as ``preserve_format``: the one
+            ``t`` is in (``channels_last`` stays so)."""
 
 add_doc("manual_seed", "manual_seed(seed) -> Generator", """
     Seeds the default random generators of every device, so that random ops
@@ -151,7 +156,7 @@ add_doc("randint", "randint(low=0, high=None, size=None, *, generator=None, dtyp
         monoflow.Size([3])
     """)
 
-add_doc("rand_like", "rand_like(t, *, dtype=None, device=None, generator=None) -> Tensor", """
+add_doc("rand_like", "rand_like(t, *, dtype=None, device=None, generator=None, requires_grad=False, memory_format=None) -> Tensor", """
     Returns a tensor with the size of ``t`` of values drawn uniformly from ``[0, 1)``.
 
     Args:""" + _LIKE_ARGS + """
@@ -162,7 +167,7 @@ add_doc("rand_like", "rand_like(t, *, dtype=None, device=None, generator=None) -
         monoflow.float64
     """)
 
-add_doc("randn_like", "randn_like(t, *, dtype=None, device=None, generator=None) -> Tensor", """
+add_doc("randn_like", "randn_like(t, *, dtype=None, device=None, generator=None, requires_grad=False, memory_format=None) -> Tensor", """
     Returns a tensor with the size of ``t`` of standard normal values.
 
     Args:""" + _LIKE_ARGS + """
@@ -173,7 +178,7 @@ add_doc("randn_like", "randn_like(t, *, dtype=None, device=None, generator=None)
         monoflow.Size([2, 3])
     """)
 
-add_doc("randint_like", "randint_like(t, low=0, high=None, *, dtype=None, device=None, generator=None) -> Tensor", """
+add_doc("randint_like", "randint_like(t, low=0, high=None, *, dtype=None, device=None, generator=None, requires_grad=False, memory_format=None) -> Tensor", """
     Returns a tensor with the size of ``t`` of integers drawn uniformly from
     ``[low, high)``; ``randint_like(t, high)`` draws from ``[0, high)``.
 

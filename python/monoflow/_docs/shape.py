@@ -267,13 +267,17 @@ add_doc("select", "select(input, dim, index) -> Tensor", """
         tensor([3, 4, 5])
     """)
 
-add_doc("clone", "clone(input) -> Tensor", """
+add_doc("clone", "clone(input, *, memory_format=None) -> Tensor", """
     Returns a copy of ``input`` with its own storage.
 
     The copy is recorded by autograd: gradients flow back to ``input``.
 
     Args:
         input (Tensor): the tensor to copy.
+        memory_format (monoflow.memory_format, optional): the layout of the
+            copy. Default: ``None``, as ``preserve_format``: the one ``input``
+            is in (a ``channels_last`` tensor stays so, others are made
+            row-major).
 
     Example::
 

@@ -268,9 +268,14 @@ add_doc("data_ptr", "Tensor.data_ptr() -> int", """
         False
     """)
 
-add_doc("is_contiguous", "Tensor.is_contiguous() -> bool", """
+add_doc("is_contiguous", "Tensor.is_contiguous(memory_format=None) -> bool", """
     Returns whether the elements lie in memory in row-major order without
     gaps (as :meth:`Tensor.contiguous` would lay them out).
+
+    Args:
+        memory_format (monoflow.memory_format, optional): the order to test
+            for: ``channels_last`` asks whether a 4-D tensor lies as
+            (N, H, W, C) would. Default: ``None``, row-major.
 
     Example::
 
@@ -279,10 +284,16 @@ add_doc("is_contiguous", "Tensor.is_contiguous() -> bool", """
         (True, False)
     """)
 
-add_doc("contiguous", "Tensor.contiguous() -> Tensor", """
+add_doc("contiguous", "Tensor.contiguous(memory_format=None) -> Tensor", """
     Returns a tensor with the same values laid out contiguously: the same
     memory when the tensor already is (see :meth:`Tensor.is_contiguous`), a
     copy otherwise.
+
+    Args:
+        memory_format (monoflow.memory_format, optional): the layout:
+            ``channels_last`` (4-D) and ``channels_last_3d`` (5-D) keep the
+            shape and store the channels innermost. Default: ``None``,
+            row-major.
 
     Example::
 
@@ -528,7 +539,7 @@ add_doc("numpy", "Tensor.numpy(*, force=False) -> numpy.ndarray", """
         array([1., 1.], dtype=float32)
     """)
 
-add_doc("to", "Tensor.to(*args, **kwargs) -> Tensor", """
+add_doc("to", "Tensor.to(*args, memory_format=None, **kwargs) -> Tensor", """
     Returns the tensor converted to another dtype and/or device.
 
     The forms are torch's: ``to(dtype)``, ``to(device)``,
@@ -540,6 +551,8 @@ add_doc("to", "Tensor.to(*args, **kwargs) -> Tensor", """
 
     Args:
         args: a dtype, a device (or its string), both, or a tensor.
+        memory_format (monoflow.memory_format, optional): the layout of the
+            result (see :meth:`Tensor.contiguous`). Default: ``None``, as it is.
         kwargs: ``dtype``, ``device``, ``non_blocking``, ``copy``.
 
     Example::
