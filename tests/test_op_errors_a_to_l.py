@@ -62,6 +62,39 @@ CASES = [
     ("is_nonzero", "T.is_nonzero(T.zeros(2))", RuntimeError, TORCH_TOO),
     ("is_nonzero", "T.zeros(0).is_nonzero()", RuntimeError, TORCH_TOO),
     ("isin", "T.isin(0.5, 3)", TypeError, TORCH_TOO),
+    # isclose / allclose
+    ("isclose", "T.isclose(T.zeros(2), T.zeros(2, dtype=T.int64))", RuntimeError, TORCH_TOO),
+    ("allclose", "T.allclose(T.zeros(2), T.zeros(2, dtype=T.int64))", RuntimeError, TORCH_TOO),
+    ("allclose", "T.zeros(2).allclose(T.zeros(2, dtype=T.int64))", RuntimeError, TORCH_TOO),
+    ("allclose", "T.allclose(2, 3)", TypeError, TORCH_TOO),
+    ("isclose", "T.isclose(T.zeros(2), T.zeros(2), 'a')", TypeError, TORCH_TOO),
+    ("isclose", "T.isclose(T.zeros(2), T.zeros(2), 1e-5, T.zeros(2))", TypeError, TORCH_TOO),
+    ("isclose", "T.isclose(T.zeros(2), T.zeros(2), 1e-5, 1e-8, 3)", TypeError, TORCH_TOO),
+    ("cumulative_trapezoid", "T.cumulative_trapezoid(T.tensor(7.0))", IndexError, TORCH_TOO),
+    ("cumulative_trapezoid", "T.cumulative_trapezoid(T.ones(2, 3), T.ones(3), dx=T.zeros(3, 1))", TypeError,
+     TORCH_TOO),
+    ("cumulative_trapezoid", "T.cumulative_trapezoid(T.ones(3), dx='a')", TypeError, TORCH_TOO),
+    # diagonals
+    ("diagonal", "T.diagonal(T.ones(2, 3), 100, -2**62, (2**31, 2**31, 4))", TypeError, TORCH_TOO),
+    ("diagonal", "T.diagonal(T.ones(2, 3), 1.5)", TypeError, TORCH_TOO),
+    ("diagonal", "T.ones(2, 3).diagonal(3, 2**64, (3, -2))", OverflowError, OURS),  # torch: dim2 first
+    ("diagonal_scatter", "T.diagonal_scatter(T.zeros(2, 3), T.zeros(2), 1.5)", TypeError, TORCH_TOO),
+    ("diagonal_scatter", "T.diagonal_scatter(T.zeros(2, 3), T.zeros(2), 0, (0,))", TypeError, TORCH_TOO),
+    ("diagonal_scatter", "T.diagonal_scatter(T.tensor(3.0), T.zeros(2))", RuntimeError, OURS),  # torch: IndexError
+    ("diag_embed", "T.diag_embed(T.ones(2, 3), T.Size([2, 3]))", TypeError, TORCH_TOO),
+    ("diag_embed", "T.ones(2, 3).diag_embed(0, 1.5)", TypeError, TORCH_TOO),
+    ("diag_embed", "T.diag_embed(T.zeros(0), -2**63, 2**31, 2**63 - 1)", IndexError, TORCH_TOO),
+    ("diag_embed", "T.diag_embed(T.zeros(2, 3), 0, 0, 0)", RuntimeError, TORCH_TOO),
+    ("diagflat", "T.diagflat(T.zeros(3), (6, -1))", TypeError, TORCH_TOO),
+    ("diagflat", "T.zeros(3).diagflat(2.0)", TypeError, TORCH_TOO),
+    ("fill_diagonal_", "T.zeros(3).fill_diagonal_(0)", RuntimeError, TORCH_TOO),
+    ("fill_diagonal_", "T.zeros(2, 3, 4).fill_diagonal_(0)", RuntimeError, TORCH_TOO),
+    ("fill_diagonal_", "T.zeros(2, 2).fill_diagonal_(0, 1)", TypeError, TORCH_TOO),
+    ("fill_diagonal_", "T.zeros(2, 2).fill_diagonal_(T.zeros(2))", TypeError, TORCH_TOO),
+    ("index_fill", "T.index_fill(T.zeros(2, 2), 0, T.tensor([0]), T.zeros(1))", RuntimeError, TORCH_TOO),
+    ("index_put", "T.index_put(T.zeros(3), T.tensor([0]), T.tensor(1.0))", TypeError, TORCH_TOO),
+    ("index_put", "T.zeros(3).index_put(3, T.tensor(1.0))", TypeError, TORCH_TOO),
+    ("index_put", "T.zeros(3).index_put((T.tensor([0]),), T.tensor(1.0), 2**64)", TypeError, TORCH_TOO),
 ]
 
 
@@ -95,5 +128,11 @@ def test_accepted_calls_match_torch():
     assert flow.divide(x, 2, rounding_mode="floor").tolist() == [0.0, -1.0]
     assert flow.greater_equal(x, np.float32(0)).tolist() == [True, False]
     assert flow.isin(x, -2.0).tolist() == [False, True]
+    assert flow.isclose(x, x, 0, 0, np.bool_(True)).tolist() == [True, True]
+    assert flow.cumulative_trapezoid(flow.ones(3), dx=2).tolist() == [2.0, 4.0]
+    assert flow.diag_embed(flow.tensor(2.0)).tolist() == [[2.0]]  # a 0-D input is one element
+    assert flow.diagonal(flow.eye(3), np.int64(1)).tolist() == [0.0, 0.0]
+    assert flow.zeros(2, 2).fill_diagonal_(flow.tensor(5.0)).tolist() == [[5.0, 0.0], [0.0, 5.0]]
+    assert flow.zeros(3).index_put([flow.tensor([1])], flow.tensor(1.0)).tolist() == [0.0, 1.0, 0.0]
     L = flow.tensor([[2.0, 0.0], [1.0, 3.0]])
     assert flow.cholesky_inverse(L, upper=np.bool_(False)).shape == (2, 2)

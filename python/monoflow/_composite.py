@@ -42,6 +42,14 @@ def number(op, name, pos, v):
     return float(v)
 
 
+def boolean(op, name, pos, v):
+    """v if it is a bool (a numpy bool too); else torch's TypeError "op():
+    argument 'name' (position pos) must be bool, not T" (an int included)."""
+    if isinstance(v, (bool, np.bool_)):
+        return v
+    raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be bool, not {type(v).__name__}")
+
+
 def comparable(op, input, other):
     """input, checked as the Tensor a comparison `op` takes, with `other` a
     Tensor or a Number (Python's own "'<' not supported between instances"

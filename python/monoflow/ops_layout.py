@@ -117,16 +117,17 @@ def take(input, index):
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     """Matrices (dims dim1, dim2 of the result) whose `offset` diagonal holds input's last dim."""
     _C.check_tensor(input, "diag_embed", "input", 1)
-    n = input.shape[-1]
+    offset = _C.check_int(offset, "diag_embed", "offset", 2)
+    nd = max(input.dim(), 1) + 1
+    d1, d2 = _c.wrap_dim("diag_embed", dim1, nd), _c.wrap_dim("diag_embed", dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diag_embed(): diagonal dimensions cannot be identical {dim1}, {dim2}")
+    n = input.shape[-1] if input.dim() else 1
     eye = _C.eye(n, n, input.dtype, input.device)
     out = input.unsqueeze(-1) * eye  # (..., n, n), input[..., i] at [i, i]
     k = abs(offset)
     if k:
         out = _C.pad(out, (k, 0, 0, k) if offset > 0 else (0, k, k, 0), "constant", 0)
-    nd = out.dim()
-    d1, d2 = _c.wrap_dim("diag_embed", dim1, nd), _c.wrap_dim("diag_embed", dim2, nd)
-    if d1 == d2:
-        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     return _shape.movedim(out, (nd - 2, nd - 1), (d1, d2))
 
 
@@ -142,7 +143,7 @@ def diag(input, diagonal=0):
 
 def diagflat(input, offset=0):
     _C.check_tensor(input, "diagflat", "input", 1)
-    return diag_embed(input.reshape(-1), offset)
+    return diag_embed(input.reshape(-1), _C.check_int(offset, "diagflat", "offset", 2))
 
 
 def trace(input):
@@ -215,6 +216,7 @@ def index_copy(input, dim, index, source):
 
 def index_fill(input, dim, index, value):
     """input with the slices at `index` along `dim` set to `value`."""
+    _C.check_tensor(input, "index_fill", "input", 1)
     d = _c.wrap_dim("index_fill", dim, input.dim())
     index = _check_index("index_fill", index)
     shape = list(input.shape) if input.dim() else [1]
@@ -222,7 +224,7 @@ def index_fill(input, dim, index, value):
     x = input if input.dim() else input.reshape(1)
     if isinstance(value, _C.TensorBase):
         if value.dim() != 0:
-            raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+            raise RuntimeError(f"index_fill(): only a 0-dimensional value tensor is supported, but got tensor with "
                                f"{value.dim()} dimension(s).")
         out = x.scatter(d, _along(index, d, tuple(shape)), value.to(x.dtype).expand(tuple(shape)))
     else:
@@ -360,11 +362,14 @@ class TensorMethods:
     def fill_diagonal_(self, fill_value, wrap=False):
         """Fills the main diagonal (all dims equal for N-D; tall 2-D matrices
         restart below every n+1 rows when wrap=True, as numpy)."""
+        if not (isinstance(fill_value, _C.TensorBase) and fill_value.dim() == 0):
+            _c.number("fill_diagonal_", "fill_value", 1, fill_value)
+        _c.boolean("fill_diagonal_", "wrap", 2, wrap)
         nd = self.dim()
         if nd < 2:
-            raise RuntimeError("dimensions must larger than 1")
+            raise RuntimeError("fill_diagonal_(): dimensions must larger than 1")
         if nd > 2 and len(set(self.shape)) != 1:
-            raise RuntimeError("all dimensions of input must be of equal length")
+            raise RuntimeError("fill_diagonal_(): all dimensions of input must be of equal length")
         shape = list(self.shape)
         total = int(np.prod(shape))
         step = sum(int(np.prod(shape[i + 1:])) for i in range(nd))  # one step along every dim at once

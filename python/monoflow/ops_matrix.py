@@ -6,8 +6,6 @@ All compose matmul and monoflow.linalg."""
 import math
 import numbers
 
-import numpy as np
-
 from monoflow import _C
 from monoflow import _composite as _c
 from monoflow import ops_math as _m
@@ -15,11 +13,6 @@ from monoflow import ops_math as _m
 __all__ = ["baddbmm", "addbmm", "addmv", "addr", "tensordot", "inner", "chain_matmul", "cdist", "dist", "det",
            "inverse", "logdet", "slogdet", "cholesky", "cholesky_solve", "cholesky_inverse", "qr", "svd", "pinverse",
            "matrix_power", "matrix_exp", "cross"]
-
-
-def _check_bool(op, name, pos, v):
-    if not isinstance(v, (bool, np.bool_)):
-        raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be bool, not {type(v).__name__}")
 
 
 def _linalg():
@@ -176,13 +169,13 @@ def cholesky_solve(B, L, upper=False):
     """X with (L L^T) X = B given the Cholesky factor L (U^T U with upper=True)."""
     _C.check_tensor(B, "cholesky_solve", "input", 1)
     _C.check_tensor(L, "cholesky_solve", "input2", 2)
-    _check_bool("cholesky_solve", "upper", 3, upper)
+    _c.boolean("cholesky_solve", "upper", 3, upper)
     return _linalg()._cholesky_solve(B, L, upper)
 
 
 def cholesky_inverse(L, upper=False):
     _C.check_tensor(L, "cholesky_inverse", "input", 1)
-    _check_bool("cholesky_inverse", "upper", 2, upper)
+    _c.boolean("cholesky_inverse", "upper", 2, upper)
     if L.dim() < 2:
         raise RuntimeError("cholesky_inverse: The input tensor A must have at least 2 dimensions.")
     n = L.shape[-1]
@@ -196,8 +189,8 @@ def qr(input, some=True):
 def svd(input, some=True, compute_uv=True):
     """torch.svd: (U, S, V) with V (not Vh); reduced unless some=False."""
     _C.check_tensor(input, "svd", "input", 1)
-    _check_bool("svd", "some", 2, some)
-    _check_bool("svd", "compute_uv", 3, compute_uv)
+    _c.boolean("svd", "some", 2, some)
+    _c.boolean("svd", "compute_uv", 3, compute_uv)
     U, S, Vh = _linalg().svd(input, full_matrices=not some)
     V = Vh.transpose(-2, -1)
     if not compute_uv:  # zero-filled U and V, as torch

@@ -91,14 +91,18 @@ swapdims = swapaxes
 def diagonal(input, offset=0, dim1=0, dim2=1):
     """A view of the diagonal of the (dim1, dim2) planes, appended as the last dim (as torch.diagonal)."""
     nd = _C.check_tensor(input, "diagonal").dim()
+    if type(offset) is not int or type(dim1) is not int or type(dim2) is not int:
+        offset, dim1, dim2 = (_C.check_int(v, "diagonal", name, pos) for v, name, pos in
+                              ((offset, "offset", 2), (dim1, "dim1", 3), (dim2, "dim2", 4)))
+    # (the refusals name the op in progress too: diagonal_scatter, diag over this)
     if nd < 2:
-        raise RuntimeError(f"diagonal: expected a tensor of at least 2 dimensions, got {nd}")
+        raise RuntimeError(_C.name_op_in_progress(f"diagonal: expected a tensor of at least 2 dimensions, got {nd}"))
     d1, d2 = dim1 % nd if -nd <= dim1 < nd else None, dim2 % nd if -nd <= dim2 < nd else None
     if d1 is None or d2 is None:
-        raise IndexError(f"diagonal: Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], "
-                         f"but got {dim1 if d1 is None else dim2})")
+        raise IndexError(_C.name_op_in_progress(f"diagonal: Dimension out of range (expected to be in range of "
+                                                f"[{-nd}, {nd - 1}], but got {dim1 if d1 is None else dim2})"))
     if d1 == d2:
-        raise RuntimeError(f"diagonal: dimensions cannot be identical {dim1}, {dim2}")
+        raise RuntimeError(_C.name_op_in_progress(f"diagonal: dimensions cannot be identical {dim1}, {dim2}"))
     size, stride = list(input.shape), list(input.stride())
     n1, n2 = size[d1], size[d2]
     start = input.storage_offset()
@@ -249,8 +253,17 @@ def index_select(input, dim, index):
     return _C.index_select(input, dim, index)
 
 
+def _index_put_args(op, indices, accumulate, pos):
+    # torch's argument checks (the binding's own message names index_put_)
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError(f"{op}(): argument 'indices' (position {pos}) must be tuple of Tensors, not "
+                        f"{type(indices).__name__}")
+    _c.boolean(op, "accumulate", pos + 2, accumulate)
+
+
 def index_put(input, indices, values, accumulate=False):
     _C.check_tensor(input, "index_put", "input", 1)
+    _index_put_args("index_put", indices, accumulate, 2)
     return _C.index_put_(input.clone(), indices, values, accumulate)
 
 
@@ -356,6 +369,7 @@ class TensorMethods:
         return _C.index_put_(self, indices, values, accumulate)
 
     def index_put(self, indices, values, accumulate=False):
+        _index_put_args("index_put", indices, accumulate, 1)
         return _C.index_put_(self.clone(), indices, values, accumulate)
 
     def masked_fill(self, mask, value):

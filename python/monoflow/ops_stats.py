@@ -322,12 +322,17 @@ def trapz(y, x=None, *, dx=None, dim=-1):
 
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     """Running trapezoid-rule integral along dim (one element fewer)."""
-    yy = _check("cumulative_trapezoid", y)
-    d = _c.wrap_dim("cumulative_trapezoid", dim, yy.dim())
+    op = "cumulative_trapezoid"
+    yy = _check(op, y)
+    if yy.dim() == 0 or (isinstance(x, _C.TensorBase) and x.dim() == 0):
+        raise IndexError(f"{op}(): Dimension specified as {dim} but tensor has no dimensions")
+    if x is not None and dx is not None:
+        raise TypeError(f"{op}(): expected the sample points 'x' or the spacing 'dx', not both")
+    d = _c.wrap_dim(op, dim, yy.dim())
     n = yy.shape[d]
     pair = yy.narrow(d, 1, max(n - 1, 0)) + yy.narrow(d, 0, max(n - 1, 0))
     if x is None or not isinstance(x, _C.TensorBase):
-        spacing = 1.0 if x is None and dx is None else float(dx if dx is not None else x)
+        spacing = _c.number(op, "dx", 3, dx) if dx is not None else 1.0 if x is None else _c.number(op, "x", 2, x)
         return (pair * (spacing / 2.0)).cumsum(d)
     dxs = diff(x, dim=d if x.dim() == yy.dim() else -1)
     if x.dim() == 1 and yy.dim() > 1:
@@ -350,7 +355,13 @@ def equal(input, other):
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """|input - other| <= atol + rtol * |other|, elementwise (equal infinities are close)."""
-    a, b = _check("isclose", input), other
+    return _isclose("isclose", input, other, rtol, atol, equal_nan)
+
+
+def _isclose(op, input, other, rtol, atol, equal_nan):
+    a, b = _check(op, input), other
+    rtol, atol = _C.check_float(rtol, op, "rtol", 3), _C.check_float(atol, op, "atol", 4)
+    _c.boolean(op, "equal_nan", 5, equal_nan)
     if not isinstance(b, _C.TensorBase):
         if a.dtype.is_complex:
             from monoflow import _complex
@@ -359,11 +370,11 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         else:
             b = _C.full((), b, a.dtype, a.device)
     if a.dtype != b.dtype:
-        raise RuntimeError(f"{a.dtype} did not match {b.dtype}")
+        raise RuntimeError(f"{op}(): {_dtypes.torch_name(a.dtype)} did not match {_dtypes.torch_name(b.dtype)}")
     if rtol < 0:
-        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
+        raise RuntimeError(f"{op}(): rtol must be greater than or equal to zero, but got {rtol}")
     if atol < 0:
-        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
+        raise RuntimeError(f"{op}(): atol must be greater than or equal to zero, but got {atol}")
     if a.dtype.is_complex:
         from monoflow import _complex_math
 
@@ -381,7 +392,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """isclose everywhere (a Python bool)."""
-    return bool(isclose(input, other, rtol, atol, equal_nan).all().item())
+    return bool(_isclose("allclose", input, other, rtol, atol, equal_nan).all().item())
 
 
 def count_nonzero(input, dim=None):
