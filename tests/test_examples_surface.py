@@ -245,3 +245,78 @@ def test_sdpa_kernel_context_runs_attention_unchanged():
     with pytest.raises(TypeError, match="sdpa_kernel"):
         with sdpa_kernel("math"):
             pass
+
+
+# ------------------------------------------ nn.utils.parametrize / parametrizations (weight_norm, spectral_norm)
+
+def _copy_state(dst, src):
+    dst.load_state_dict({k: flow.tensor(v.detach().numpy()) for k, v in src.state_dict().items()})
+
+
+@pytest.mark.parametrize("wrap", ["weight_norm", "weight_norm_all", "spectral_norm"])
+def test_parametrized_discriminator_trains_as_torch(wrap):
+    # an SN-GAN / weight-normed discriminator: conv -> leaky_relu -> linear, trained a few SGD steps
+    def build(L):
+        P = L.nn.utils.parametrizations
+        fn = {"weight_norm": P.weight_norm, "weight_norm_all": lambda m: P.weight_norm(m, dim=None),
+              "spectral_norm": P.spectral_norm}[wrap]
+        return L.nn.Sequential(fn(L.nn.Conv2d(2, 4, 3)), L.nn.LeakyReLU(0.2), L.nn.Flatten(), fn(L.nn.Linear(4 * 4 * 4, 1)))
+    torch.manual_seed(0)
+    tm = build(torch)
+    fm = build(flow)
+    assert list(fm.state_dict()) == list(tm.state_dict())
+    _copy_state(fm, tm)
+    x = np.random.RandomState(1).randn(3, 2, 6, 6).astype(np.float32)
+    y = np.array([[1.0], [0.0], [1.0]], np.float32)
+    opts = [L.optim.SGD(m.parameters(), lr=0.1) for L, m in ((flow, fm), (torch, tm))]
+    for _ in range(3):
+        losses = []
+        for L, m, opt in ((flow, fm, opts[0]), (torch, tm, opts[1])):
+            loss = L.nn.functional.binary_cross_entropy_with_logits(m(L.tensor(x)), L.tensor(y))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        assert losses[0] == pytest.approx(losses[1], rel=1e-4)
+    for (k, a), b in zip(fm.state_dict().items(), tm.state_dict().values()):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-4, atol=1e-5, err_msg=k)
+    fm.eval()
+    tm.eval()
+    _close(fm(flow.tensor(x)), tm(torch.tensor(x)), rtol=1e-4, atol=1e-5)
+
+
+def test_register_parametrization_makes_a_symmetric_weight_and_removes_it():
+    from monoflow.nn.utils import parametrize
+
+    class Symmetric(flow.nn.Module):
+        def forward(self, X):
+            return X.triu() + X.triu(1).transpose(-1, -2)
+
+        def right_inverse(self, A):
+            return A.triu()
+
+    lin = flow.nn.Linear(3, 3)
+    parametrize.register_parametrization(lin, "weight", Symmetric())
+    assert type(lin).__name__ == "ParametrizedLinear" and parametrize.is_parametrized(lin, "weight")
+    assert parametrize.type_before_parametrizations(lin) is flow.nn.Linear
+    assert list(lin.state_dict()) == ["bias", "parametrizations.weight.original"]
+    w = lin.weight
+    np.testing.assert_array_equal(w.detach().numpy(), w.detach().numpy().T)
+    lin(flow.ones(2, 3)).sum().backward()
+    g = lin.parametrizations.weight.original.grad.numpy()
+    a = torch.tensor(lin.parametrizations.weight.original.detach().numpy(), requires_grad=True)
+    (torch.ones(2, 3) @ (a.triu() + a.triu(1).T).T).sum().backward()
+    np.testing.assert_allclose(g, a.grad.numpy(), rtol=1e-6)
+    lin.weight = flow.eye(3) * 2  # the setter goes through right_inverse
+    np.testing.assert_array_equal(lin.weight.detach().numpy(), np.eye(3) * 2)
+    with parametrize.cached():
+        assert lin.weight is lin.weight
+    parametrize.remove_parametrizations(lin, "weight")
+    assert type(lin) is flow.nn.Linear and isinstance(lin.weight, flow.nn.Parameter)
+    np.testing.assert_array_equal(lin.weight.detach().numpy(), np.eye(3) * 2)
+    with pytest.raises(ValueError, match="does not have a parametrization"):
+        parametrize.remove_parametrizations(lin, "weight")
+    with pytest.raises(ValueError, match="shape"):
+        parametrize.register_parametrization(flow.nn.Linear(3, 2), "weight", flow.nn.Flatten(0))
+    with pytest.raises(ValueError, match="no_such"):
+        parametrize.register_parametrization(flow.nn.Linear(3, 2), "no_such", Symmetric())
