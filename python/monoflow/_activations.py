@@ -25,7 +25,8 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 def _check(name, x):
     if not _C.check_tensor(x, name).dtype.is_floating_point:
-        raise TypeError(f"{name}: expected a floating-point tensor, got {x.dtype}")
+        # named after the op the user called (multilabel_soft_margin_loss over logsigmoid)
+        raise TypeError(_C.name_op_in_progress(f"expected a floating-point tensor, got {x.dtype}"))
 
 
 def _source(x, inplace):
@@ -95,7 +96,7 @@ def selu(input, inplace=False):
 def celu(input, alpha=1.0, inplace=False):
     """x for x > 0, alpha * (exp(x / alpha) - 1) otherwise."""
     _check("celu", input)
-    if alpha == 0:
+    if _C.check_float(alpha, "celu", "alpha", 2) == 0:
         raise ValueError("celu: alpha must not be zero")
     x = _source(input, inplace)
     return _result(input, _m.where(x > 0, x, _negative_part(x, alpha, 1.0 / alpha)), inplace)
@@ -118,7 +119,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
         tensor([-1.0000, -0.5000,  0.0000,  1.0000])
     """
     _check("hardtanh", input)
-    if min_val > max_val:
+    if _C.check_float(min_val, "hardtanh", "min_val", 2) > _C.check_float(max_val, "hardtanh", "max_val", 3):
         raise ValueError("hardtanh: min_val cannot be greater than max_val")
     x = _source(input, inplace)
     out = _m.where(x <= min_val, min_val, _m.where(x >= max_val, max_val, x))

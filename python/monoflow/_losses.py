@@ -11,25 +11,36 @@ _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 
 def _legacy_reduction(size_average, reduce):
     """torch's mapping of the deprecated size_average/reduce flags."""
-    size_average = True if size_average is None else size_average
-    reduce = True if reduce is None else reduce
-    if not reduce:
+    size_average = _flag("size_average", size_average)
+    if not _flag("reduce", reduce):
         return "none"
     return "mean" if size_average else "sum"
+
+
+def _flag(name, v):
+    # a legacy flag: None (True), a bool or any one-element scalar; an array's truth value is ambiguous
+    if v is None:
+        return True
+    if isinstance(v, int) or getattr(v, "ndim", None) == 0:
+        return bool(v)
+    raise TypeError(_C.name_op_in_progress(f"argument '{name}' must be bool, not {type(v).__name__}"))
 
 
 def _reduction(op, reduction, size_average, reduce):
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
-    if reduction not in _REDUCTIONS:
+    if not isinstance(reduction, str) or reduction not in _REDUCTIONS:
         raise ValueError(f"{op}(): {reduction!r} is not a valid value for reduction (expected 'none', 'mean' or 'sum')")
     return _REDUCTIONS[reduction]
 
 
 def _index(op, name, v):
-    if isinstance(v, bool) or not hasattr(v, "__index__"):
-        raise TypeError(f"{op}(): argument '{name}' must be int, not {type(v).__name__}")
-    return v.__index__()
+    if not isinstance(v, bool) and hasattr(v, "__index__"):
+        try:
+            return v.__index__()
+        except (TypeError, ValueError, RuntimeError):  # an array of several elements, a float tensor
+            pass
+    raise TypeError(f"{op}(): argument '{name}' must be int, not {type(v).__name__}")
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):

@@ -273,6 +273,8 @@ def threshold(input, threshold, value, inplace=False):
         tensor([-1.0000, -1.0000, -1.0000,  1.5000])
     """
     _C.check_tensor(input, "threshold", "input", 1)
+    _C.check_float(threshold, "threshold", "threshold", 2)
+    _C.check_float(value, "threshold", "value", 3)
     out = _m.where(input > threshold, input, value)
     return _inplace_result(input, out) if inplace else out
 
@@ -291,6 +293,7 @@ def hardshrink(input, lambd=0.5):
         tensor([-2.0000,  0.0000,  0.0000,  1.5000])
     """
     _C.check_tensor(input, "hardshrink", "input", 1)
+    _C.check_float(lambd, "hardshrink", "lambd", 2)
     return _m.where((input > lambd) | (input < -lambd), input, 0.0)
 
 
@@ -308,6 +311,7 @@ def softshrink(input, lambd=0.5):
         tensor([-1.5000,  0.0000,  0.0000,  1.0000])
     """
     _C.check_tensor(input, "softshrink", "input", 1)
+    _C.check_float(lambd, "softshrink", "lambd", 2)
     return _m.where(input > lambd, input - lambd, _m.where(input < -lambd, input + lambd, 0.0))
 
 
@@ -366,6 +370,7 @@ def threshold_(input, threshold_value, value):
     result into ``input``.
     """
     _C.check_tensor(input, "threshold_", "input", 1)
+    _C.check_float(threshold_value, "threshold_", "threshold", 2)  # (torch's name for it)
     return threshold(input, threshold_value, value, inplace=True)
 
 
@@ -387,6 +392,10 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
         tensor([-0.4000, -0.1000,  0.0000,  1.5000])
     """
     _check("rrelu", input)
+    _C.check_float(lower, "rrelu", "lower", 2)
+    _C.check_float(upper, "rrelu", "upper", 3)
+    if not input.dtype.is_floating_point:
+        raise TypeError(_C.name_op_in_progress(f"expected a floating-point tensor, got {input.dtype}"))  # (or rrelu_)
     if training:
         from monoflow.ops_random import rand_like
 
@@ -424,6 +433,10 @@ def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
         (monoflow.Size([2, 5]), tensor([1., 1.]))
     """
     _check("gumbel_softmax", logits)
+    _C.check_float(tau, "gumbel_softmax", "tau", 2)
+    _C.check_float(eps, "gumbel_softmax", "eps", 4)
+    if not logits.dtype.is_floating_point:
+        raise RuntimeError(f"gumbel_softmax(): expected a floating-point tensor, got {logits.dtype}")
     from monoflow.ops_random import rand_like
 
     # -log(Exponential(1)) is Gumbel(0, 1); an exponential sample is -log(U)

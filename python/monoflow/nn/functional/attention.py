@@ -50,7 +50,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     if not all(isinstance(t, _C.TensorBase) for t in (query, key, value)):
         raise TypeError("scaled_dot_product_attention(): query, key and value must be Tensors")
     if is_causal and attn_mask is not None:
-        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
+        raise RuntimeError("scaled_dot_product_attention(): Explicit attn_mask should not be set when is_causal=True")
     L, S = query.shape[-2], key.shape[-2]
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
     if enable_gqa and key.dim() >= 3 and key.shape[-3] != query.shape[-3]:

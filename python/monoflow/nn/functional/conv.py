@@ -72,9 +72,11 @@ def _to_2d(v, fill):
     """A 1-D parameter (int or 1-tuple) as its 2-D form over a unit height."""
     if isinstance(v, int):
         return (fill, v)
-    v = tuple(v)
+    # (conv1d and conv_transpose1d: named after the one running)
+    if not isinstance(v, (tuple, list)) or not all(isinstance(e, int) for e in v):
+        raise TypeError(_C.name_op_in_progress(f"expected a single integer or a 1-tuple of ints, not {v!r}"))
     if len(v) != 1:
-        raise ValueError(f"conv1d: expected a single integer or a 1-tuple, but got {v!r}")
+        raise ValueError(_C.name_op_in_progress(f"expected a single integer or a 1-tuple, but got {tuple(v)!r}"))
     return (fill, v[0])
 
 

@@ -22,20 +22,20 @@ def _padded_bags(input, offsets, include_last_offset):
     """(index matrix (B, L), mask (B, L) of real entries, positions (B, L) into the flat input)."""
     if input.dim() == 2:
         if offsets is not None:
-            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
+            raise ValueError("embedding_bag(): if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
                              "fixed length sequences.")
         b, length = input.shape
         pos = np.arange(b * length).reshape(b, length)
         return input, _creation.ones((b, length), dtype=_bool(), device=input.device), pos
     if input.dim() != 1:
-        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}")
+        raise ValueError(f"embedding_bag(): input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}")
     if offsets is None:
-        raise ValueError("offsets has to be a 1D Tensor but got None")
+        raise ValueError("embedding_bag(): offsets has to be a 1D Tensor but got None")
     starts = [int(v) for v in offsets.reshape(-1).tolist()]
     n = input.shape[0]
     if starts and starts[0] != 0:
-        raise ValueError(f"offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from "
-                         f"position 0. However, got {starts[0]}")
+        raise ValueError(f"embedding_bag(): offsets[0] has to be 0, i.e., the first sequence in the mini-batch has "
+                         f"to start from position 0. However, got {starts[0]}")
     if include_last_offset:
         ends, starts = starts[1:], starts[:-1]
     else:
@@ -87,10 +87,10 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     _C.check_tensor(input, "embedding_bag", "input", 1)
     if not isinstance(input, _C.TensorBase) or not isinstance(weight, _C.TensorBase):
         raise TypeError("embedding_bag(): input and weight must be Tensors")
-    if mode not in ("sum", "mean", "max"):
-        raise ValueError(f"mode has to be one of sum, mean or max, got {mode}")
+    if not isinstance(mode, str) or mode not in ("sum", "mean", "max"):
+        raise ValueError(f"embedding_bag(): mode has to be one of sum, mean or max, got {mode}")
     if per_sample_weights is not None and mode != "sum":
-        raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+        raise NotImplementedError(f"embedding_bag(): per_sample_weights was not None. per_sample_weights is only "
                                   f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
                                   "GitHub.")
     if padding_idx is not None and padding_idx < 0:

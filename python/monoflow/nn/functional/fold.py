@@ -17,10 +17,11 @@ __all__ = ["unfold", "fold"]
 def _pair(v, op, what):
     if isinstance(v, int):
         return (v, v)
-    v = tuple(v)
-    if len(v) != 2 or not all(isinstance(x, int) for x in v):
-        raise ValueError(f"{op}(): argument '{what}' must be an int or a pair of ints, but got {v!r}")
-    return v
+    if not isinstance(v, (tuple, list)) or not all(isinstance(x, int) for x in v):
+        raise TypeError(f"{op}(): argument '{what}' must be tuple of ints, not {type(v).__name__}")
+    if len(v) != 2:
+        raise ValueError(f"{op}(): argument '{what}' must be an int or a pair of ints, but got {tuple(v)!r}")
+    return tuple(v)
 
 
 def _blocks(size, k, d, p, s):

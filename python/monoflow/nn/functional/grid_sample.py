@@ -50,7 +50,7 @@ def affine_grid(theta, size, align_corners=None):
     if not isinstance(theta, _C.TensorBase):
         raise TypeError(f"affine_grid(): argument 'theta' must be Tensor, not {type(theta).__name__}")
     if not theta.is_floating_point():
-        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+        raise ValueError(f"affine_grid(): Expected theta to have floating point type, but got {theta.dtype}")
     align_corners = bool(align_corners)
     size = tuple(size)
     if len(size) == 4:

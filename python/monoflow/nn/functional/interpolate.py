@@ -26,21 +26,23 @@ _MODES = ("nearest", "nearest-exact", "linear", "bilinear", "trilinear", "bicubi
 def _output_size(input, n, size, scale_factor, recompute):
     """(output sizes, scales handed to the index computation: 1/scale_factor or None)."""
     if (size is None) == (scale_factor is None):
-        raise ValueError("only one of size or scale_factor should be defined")
+        raise ValueError(_C.name_op_in_progress("only one of size or scale_factor should be defined"))
     spatial = tuple(input.shape[2:])
     if size is not None:
         sizes = tuple(size) if isinstance(size, (list, tuple)) else (size,) * n
         if len(sizes) != n:
-            raise ValueError(f"Input and output must have the same number of spatial dimensions, but got input "
-                             f"with spatial dimensions of {list(spatial)} and output size of {list(sizes)}. Please "
-                             f"provide input tensor in (N, C, d1, d2, ...,dK) format and output size in "
-                             f"(o1, o2, ...,oK) format.")
-        return tuple(int(s) for s in sizes), (None,) * n
+            raise ValueError(_C.name_op_in_progress(
+                f"Input and output must have the same number of spatial dimensions, but got input with spatial "
+                f"dimensions of {list(spatial)} and output size of {list(sizes)}. Please provide input tensor in "
+                f"(N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) format."))
+        return tuple(_C.check_int(s, "interpolate", "size") for s in sizes), (None,) * n
     factors = tuple(scale_factor) if isinstance(scale_factor, (list, tuple)) else (scale_factor,) * n
     if len(factors) != n:
-        raise ValueError(f"Input and scale_factor must have the same number of spatial dimensions, but got input "
-                         f"with spatial dimensions of {list(spatial)} and scale_factor of shape {list(factors)}.")
-    sizes = tuple(int(math.floor(float(s) * float(f))) for s, f in zip(spatial, factors))
+        raise ValueError(_C.name_op_in_progress(
+            f"Input and scale_factor must have the same number of spatial dimensions, but got input with spatial "
+            f"dimensions of {list(spatial)} and scale_factor of shape {list(factors)}."))
+    factors = tuple(_C.check_float(f, "interpolate", "scale_factor") for f in factors)
+    sizes = tuple(int(math.floor(s * f)) for s, f in zip(spatial, factors))
     if recompute:
         return sizes, (None,) * n
     return sizes, tuple(float(f) for f in factors)
@@ -131,28 +133,30 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         >>> F.interpolate(x, size=5, mode='linear', align_corners=True)
         tensor([[[1.0000, 1.5000, 2.0000, 3.0000, 4.0000]]])
     """
-    if not isinstance(input, _C.TensorBase):
-        raise TypeError(f"interpolate(): argument 'input' must be Tensor, not {type(input).__name__}")
-    if mode not in _MODES:
-        raise NotImplementedError(f"interpolate(): mode {mode!r} is not supported (one of {', '.join(_MODES)})")
+    # (upsample* reach it: the messages are named after the op the user called)
+    _C.check_tensor(input, "interpolate", "input", 1)
+    if not isinstance(mode, str) or mode not in _MODES:
+        raise NotImplementedError(_C.name_op_in_progress(
+            f"mode {mode!r} is not supported (one of {', '.join(_MODES)})"))
     if antialias:
-        raise NotImplementedError("interpolate(): antialias=True is not supported")
+        raise NotImplementedError(_C.name_op_in_progress("antialias=True is not supported"))
     n = input.dim() - 2
     if n < 1 or n > 3:
-        raise NotImplementedError(_C.name_op_in_progress(  # (upsample* reach it: named after them)
+        raise NotImplementedError(_C.name_op_in_progress(
             f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for the modes: nearest | "
             f"linear | bilinear | bicubic | trilinear | area | nearest-exact (got {mode})"))
     if mode in ("nearest", "nearest-exact", "area"):
         if align_corners is not None:
-            raise ValueError("align_corners option can only be set with the interpolating modes: "
-                             "linear | bilinear | bicubic | trilinear")
+            raise ValueError(_C.name_op_in_progress("align_corners option can only be set with the interpolating "
+                                                    "modes: linear | bilinear | bicubic | trilinear"))
         align_corners = False
     elif align_corners is None:
         align_corners = False
     if mode in _LINEAR and _LINEAR[mode] != n:
-        raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {_LINEAR[mode] + 2}D input")
+        raise NotImplementedError(_C.name_op_in_progress(
+            f"Got {input.dim()}D input, but {mode} mode needs {_LINEAR[mode] + 2}D input"))
     if mode == "bicubic" and n != 2:
-        raise NotImplementedError(f"Got {input.dim()}D input, but bicubic mode needs 4D input")
+        raise NotImplementedError(_C.name_op_in_progress(f"Got {input.dim()}D input, but bicubic mode needs 4D input"))
     sizes, factors = _output_size(input, n, size, scale_factor, recompute_scale_factor)
     if mode == "area":
         if n == 1:

@@ -19,14 +19,17 @@ def linear(input, weight, bias=None):
         tensor([[3.5000, 2.0000]])
     """
     _C.check_tensor(input, "linear", "input", 1)
-    if not isinstance(input, _C.TensorBase) or not isinstance(weight, _C.TensorBase):
-        raise TypeError("linear(): input and weight must be Tensors")
+    _C.check_tensor(weight, "linear", "weight", 2)
+    _C.check_optional_tensor(bias, "linear", "bias", 3)
+    if weight.dim() not in (1, 2):
+        raise RuntimeError(f"linear(): weight must be 1-D or 2-D, but got {weight.dim()}-D")
     if input.dim() == 0 or input.shape[-1] != weight.shape[-1]:
         rows = input.numel() // input.shape[-1] if input.dim() and input.shape[-1] else 1
         wt = tuple(weight.shape)[::-1]
         raise RuntimeError(f"linear(): mat1 and mat2 shapes cannot be multiplied ({rows}x"
                            f"{input.shape[-1] if input.dim() else 1} and {'x'.join(map(str, wt))})")
-    if input.dim() == 2 and weight.dim() == 2 and bias is not None:
+    if input.dim() == 2 and weight.dim() == 2 and bias is not None and bias.dim() <= 1 and bias.numel() in (
+            1, weight.shape[0]):  # (another bias shape: `+` broadcasts it, or refuses it by linear's name)
         return bias.addmm(input, weight.t())
     out = input.matmul(weight.t())
     return out if bias is None else out + bias

@@ -25,8 +25,11 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     """
     if not isinstance(input, _C.TensorBase):
         raise TypeError(f"local_response_norm(): argument 'input' must be Tensor, not {type(input).__name__}")
+    size = _C.check_int(size, "local_response_norm", "size", 2)
+    for pos, (name, v) in enumerate((("alpha", alpha), ("beta", beta), ("k", k)), 3):
+        _C.check_float(v, "local_response_norm", name, pos)
     if input.dim() < 3:
-        raise ValueError(f"Expected 3D or higher dimensionality input (got {input.dim()} dimensions)")
+        raise ValueError(f"local_response_norm(): Expected 3D or higher dimensionality input (got {input.dim()} dimensions)")
     if input.numel() == 0:
         return input
     n, c = input.shape[0], input.shape[1]

@@ -22,13 +22,14 @@ def _reduction(reduction, size_average=None, reduce=None):
 
 
 def _reduce(loss, reduction):
-    if reduction == "none":
-        return loss
-    if reduction == "mean":
-        return loss.mean()
-    if reduction == "sum":
-        return loss.sum()
-    raise ValueError(f"{reduction} is not a valid value for reduction")
+    if isinstance(reduction, str):  # (a tensor or an array compared to a str: no bool)
+        if reduction == "none":
+            return loss
+        if reduction == "mean":
+            return loss.mean()
+        if reduction == "sum":
+            return loss.sum()
+    raise ValueError(_C.name_op_in_progress(f"{reduction} is not a valid value for reduction"))
 
 
 def _check_pair(op, input, target):
@@ -188,8 +189,8 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     _C.check_tensor(input, "binary_cross_entropy", "input", 1)
     _C.check_tensor(target, "binary_cross_entropy", "target", 2)
     if tuple(input.shape) != tuple(target.shape):
-        raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
-                         f"({input.shape}) is deprecated. Please ensure they have the same size.")
+        raise ValueError(f"binary_cross_entropy(): Using a target size ({target.shape}) that is different to the "
+                         f"input size ({input.shape}) is deprecated. Please ensure they have the same size.")
     loss = -(target * _m.log(input).clamp_min(-100) + (1 - target) * _m.log(1 - input).clamp_min(-100))
     if weight is not None:
         loss = loss * weight
@@ -224,7 +225,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     _C.check_tensor(input, "binary_cross_entropy_with_logits", "input", 1)
     _C.check_tensor(target, "binary_cross_entropy_with_logits", "target", 2)
     if tuple(input.shape) != tuple(target.shape):
-        raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+        raise ValueError(f"binary_cross_entropy_with_logits(): Target size ({target.shape}) must be the same as "
+                         f"input size ({input.shape})")
     neg_logsig = _m.softplus(-input)  # -log(sigmoid(x)), finite for any x
     if pos_weight is None:
         loss = (1 - target) * input + neg_logsig
@@ -257,6 +259,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
         tensor(0.0780)
     """
     _C.check_tensor(input, "kl_div", "input", 1)
+    _C.check_tensor(target, "kl_div", "target", 2)
     if log_target:
         loss = _m.exp(target) * (target - input)
     else:
@@ -318,6 +321,10 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, r
         >>> F.margin_ranking_loss(flow.tensor([1.0, 0.2]), flow.tensor([0.5, 0.8]), flow.tensor([1.0, 1.0]))
         tensor(0.3000)
     """
+    _C.check_tensor(input1, "margin_ranking_loss", "input1", 1)
+    _C.check_tensor(input2, "margin_ranking_loss", "input2", 2)
+    _C.check_tensor(target, "margin_ranking_loss", "target", 3)
+    _C.check_float(margin, "margin_ranking_loss", "margin", 4)
     return _reduce((-target * (input1 - input2) + margin).clamp_min(0), _reduction(reduction, size_average, reduce))
 
 
@@ -441,11 +448,23 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
 
     from monoflow.autograd.grad_mode import no_grad
 
-    if var.dim() == input.dim() - 1 or (var.shape[-1] == 1 and input.shape[-1] != 1 and var.dim() == input.dim()):
-        var = var if var.dim() == input.dim() else var.unsqueeze(-1)
+    if not isinstance(var, _C.TensorBase):  # a float: one variance for every element, as torch
+        if isinstance(var, bool) or not isinstance(var, (int, float)):
+            raise TypeError(f"gaussian_nll_loss(): argument 'var' (position 3) must be Tensor or float, not "
+                            f"{type(var).__name__}")
+        if var < 0:
+            raise ValueError("gaussian_nll_loss(): var has negative entry/entries")
+        from monoflow._creation import full_like
+
+        var = full_like(input, var)
     with no_grad():
         if bool((var < 0).any()):
-            raise ValueError("var has negative entry/entries")
+            raise ValueError("gaussian_nll_loss(): var has negative entry/entries")
+    if tuple(var.shape) != tuple(input.shape):
+        if tuple(var.shape) == tuple(input.shape[:-1]):  # homoscedastic: one variance per row
+            var = var.unsqueeze(-1)
+        elif var.dim() != input.dim() or sum(v for i, v in zip(input.shape, var.shape) if i != v) != 1:
+            raise ValueError("gaussian_nll_loss(): var is of incorrect size")
     var = var.clamp_min(eps)
     loss = 0.5 * (_m.log(var) + (input - target) ** 2 / var)
     if full:
@@ -480,6 +499,9 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6,
         tensor(0.)
     """
     _C.check_tensor(anchor, "triplet_margin_loss", "anchor", 1)
+    _C.check_tensor(positive, "triplet_margin_loss", "positive", 2)
+    _C.check_tensor(negative, "triplet_margin_loss", "negative", 3)
+    _C.check_float(margin, "triplet_margin_loss", "margin", 4)
     from monoflow.nn.functional.distance import pairwise_distance
 
     d_pos = pairwise_distance(anchor, positive, p, eps)

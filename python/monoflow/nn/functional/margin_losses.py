@@ -44,7 +44,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     _C.check_tensor(input, "multi_margin_loss", "input", 1)
     reduction = _reduction(reduction, size_average, reduce)
     if p not in (1, 2):
-        raise ValueError("only p == 1 and p == 2 supported")
+        raise ValueError("multi_margin_loss(): only p == 1 and p == 2 supported")
     unbatched = _two_d(input, target, "multi_margin_loss")
     x = input.unsqueeze(0) if unbatched else input
     y = target.reshape(-1)
@@ -157,7 +157,12 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
         tensor(0.)
     """
     _C.check_tensor(anchor, "triplet_margin_with_distance_loss", "anchor", 1)
-    if margin <= 0:
+    _C.check_tensor(positive, "triplet_margin_with_distance_loss", "positive", 2)
+    _C.check_tensor(negative, "triplet_margin_with_distance_loss", "negative", 3)
+    if distance_function is not None and not callable(distance_function):
+        raise TypeError(f"triplet_margin_with_distance_loss(): argument 'distance_function' must be callable, not "
+                        f"{type(distance_function).__name__}")
+    if _C.check_float(margin, "triplet_margin_with_distance_loss", "margin") <= 0:
         raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got {margin} instead")
     dist = distance_function if distance_function is not None else pairwise_distance
     d_pos = dist(anchor, positive)

@@ -1,6 +1,7 @@
 """batch_norm, layer_norm, group_norm, instance_norm and normalize as
 compositions of the core's differentiable reductions."""
 from monoflow import _C
+from monoflow._composite import int_tuple
 from monoflow.autograd.grad_mode import no_grad
 
 __all__ = ["batch_norm", "layer_norm", "group_norm", "instance_norm", "normalize"]
@@ -110,6 +111,9 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     _C.check_optional_tensor(weight, "instance_norm", "weight", 4)
     _C.check_optional_tensor(bias, "instance_norm", "bias", 5)
     _C.check_tensor(input, "instance_norm", "input", 1)
+    if input.dim() < 2:
+        raise ValueError(f"instance_norm(): Expected more than 1 spatial element when training, got input size "
+                         f"{input.shape}")
     n, c = input.shape[0], input.shape[1]
     x = input.reshape(1, n * c, *input.shape[2:])
     rm = running_mean.repeat(n) if running_mean is not None else None
@@ -208,6 +212,10 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     _C.check_tensor(input, "normalize", "input", 1)
     if out is not None:
         raise TypeError("normalize(): the out= argument is not supported")
+    _C.check_float(p, "normalize", "p", 2)
+    _C.check_float(eps, "normalize", "eps", 4)
+    if not isinstance(dim, int):
+        dim = int_tuple("normalize", "dim", dim)
     denom = input.norm(p, dim, keepdim=True).clamp_min(eps)
     return input / denom
 

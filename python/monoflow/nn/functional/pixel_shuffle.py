@@ -8,6 +8,7 @@ __all__ = ["pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "native_channe
 
 
 def _check(input, op, factor, what):
+    _C.check_tensor(input, op, "input", 1)
     if not isinstance(factor, int) or isinstance(factor, bool):
         raise TypeError(f"{op}(): argument '{what}' must be int, not {type(factor).__name__}")
     if factor <= 0:
@@ -82,14 +83,15 @@ def channel_shuffle(input, groups):
         tensor([0., 2., 4., 1., 3., 5.])
     """
     _C.check_tensor(input, "channel_shuffle", "input", 1)
-    if not isinstance(groups, int) or groups <= 0:
-        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")
+    groups = _C.check_int(groups, "channel_shuffle", "groups", 2)
+    if groups <= 0:
+        raise RuntimeError(f"channel_shuffle(): Number of groups to divide channels in must be positive. Value of groups:{groups}")
     if input.dim() < 3:
-        raise RuntimeError(f"channel_shuffle expects input to have at least 3 dimensions, but got input with "
+        raise RuntimeError(f"channel_shuffle(): expects input to have at least 3 dimensions, but got input with "
                            f"{input.dim()} dimension(s)")
     n, c = input.shape[0], input.shape[1]
     if c % groups:
-        raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups.")
+        raise RuntimeError(f"channel_shuffle(): Number of channels must be divisible by groups. Got {c} channels and {groups} groups.")
     rest = tuple(input.shape[2:])
     return input.reshape(n, groups, c // groups, *rest).transpose(1, 2).reshape(n, c, *rest)
 

@@ -2,6 +2,8 @@
 adaptive_max_pool1d/2d/3d (torch.nn.functional's API). The kernels and
 derivatives are the C++ core's 2-D ones; 1-D variants run as 2-D pooling over
 a unit height, 3-D ones as a 2-D pool then a 1-D pool (see below)."""
+import operator
+
 from monoflow import _C
 
 __all__ = ["max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
@@ -11,19 +13,60 @@ __all__ = ["max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg
            "lp_pool1d", "lp_pool2d", "lp_pool3d", "max_unpool1d", "max_unpool2d", "max_unpool3d"]
 
 
-def _one(v, op, what):
-    """A 1-D pooling parameter (int or 1-tuple) as an int."""
+def _refused(exc_type, message):
+    # exc_type(message) naming the public op in progress: the *_with_indices
+    # spelling the user called, or max_pool3d over the max_pool1d it runs
+    # (Note [Naming the op in progress], _args.pxi).
+    return exc_type(_C.name_op_in_progress(message))
+
+
+def _ints(v, name, allow_none=False):
+    """v, an int or a sequence of ints (None entries too when allow_none), as
+    a tuple; else torch's TypeError for argument `name`."""
     if isinstance(v, int):
-        return v
-    v = tuple(v)
-    if len(v) != 1:
-        raise ValueError(f"{op}: {what} must be a single int or a 1-tuple, but got {v!r}")
-    return v[0]
+        return (v,)
+    if isinstance(v, (str, bytes)) or not hasattr(v, "__iter__"):
+        raise _refused(TypeError, f"argument '{name}' must be tuple of ints, not {type(v).__name__}")
+    out = []
+    for i, e in enumerate(v):
+        if e is None and allow_none:
+            out.append(None)
+            continue
+        try:
+            out.append(operator.index(e))
+        except TypeError:
+            raise _refused(TypeError, f"argument '{name}' must be tuple of ints, but found element of type "
+                                      f"{type(e).__name__} at pos {i}") from None
+    return tuple(out)
 
 
-def _check_1d(input, op):
+def _n_ints(v, n, name):
+    """A pooling parameter of n dims (an int, a 1-tuple or an n-tuple) as an n-tuple."""
+    t = _ints(v, name)
+    if len(t) == 1:
+        return t * n
+    if len(t) != n:
+        raise _refused(ValueError, f"{name} must be an int or a {n}-tuple, but got {tuple(v)!r}")
+    return t
+
+
+def _one(v, name):
+    """A 1-D pooling parameter (int or 1-tuple) as an int."""
+    return _n_ints(v, 1, name)[0]
+
+
+def _stride(stride, kernel, n):
+    # torch takes None or an empty stride as "the kernel size"
+    if stride is None:
+        return kernel
+    t = _ints(stride, "stride")
+    return kernel if not t else _n_ints(t, n, "stride")
+
+
+def _check_1d(input):
     if input.dim() not in (2, 3):
-        raise RuntimeError(f"{op}: expected a 2D or 3D (batch mode) tensor, but got input of size {list(input.shape)}")
+        raise _refused(RuntimeError, f"expected a 2D or 3D (batch mode) tensor, but got input of size "
+                                     f"{list(input.shape)}")
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
@@ -45,7 +88,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         >>> F.max_pool2d(flow.randn(1, 2, 8, 8), 2).shape
         monoflow.Size([1, 2, 4, 4])
     """
-    if stride is not None and not isinstance(stride, int) and len(tuple(stride)) == 0:
+    if stride is not None and not isinstance(stride, int) and not _ints(stride, "stride"):
         stride = None  # torch accepts an empty stride as "the kernel size"
     out, idx = _C.nn_max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
     return (out, idx) if return_indices else out
@@ -73,12 +116,11 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         tensor([[3., 2.]])
     """
     _C.check_tensor(input, "max_pool1d", "input", 1)
-    _check_1d(input, "max_pool1d")
-    k = _one(kernel_size, "max_pool1d", "kernel_size")
-    s = k if stride is None or (not isinstance(stride, int) and len(tuple(stride)) == 0) else _one(
-        stride, "max_pool1d", "stride")
-    out, idx = _C.nn_max_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, _one(padding, "max_pool1d", "padding")),
-                                (1, _one(dilation, "max_pool1d", "dilation")), ceil_mode)
+    _check_1d(input)
+    k = _one(kernel_size, "kernel_size")
+    s = _stride(stride, (k,), 1)[0]
+    out, idx = _C.nn_max_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, _one(padding, "padding")),
+                                (1, _one(dilation, "dilation")), ceil_mode)
     out = out.squeeze(-2)
     return (out, idx.squeeze(-2)) if return_indices else out
 
@@ -105,7 +147,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     """
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("avg_pool2d: divisor must be not zero")
-    if stride is not None and not isinstance(stride, int) and len(tuple(stride)) == 0:
+    if stride is not None and not isinstance(stride, int) and not _ints(stride, "stride"):
         stride = None
     return _C.nn_avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
                             0 if divisor_override is None else divisor_override)
@@ -131,22 +173,24 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         tensor([[2., 1.]])
     """
     _C.check_tensor(input, "avg_pool1d", "input", 1)
-    _check_1d(input, "avg_pool1d")
-    k = _one(kernel_size, "avg_pool1d", "kernel_size")
-    s = k if stride is None or (not isinstance(stride, int) and len(tuple(stride)) == 0) else _one(
-        stride, "avg_pool1d", "stride")
-    out = _C.nn_avg_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, _one(padding, "avg_pool1d", "padding")),
+    _check_1d(input)
+    k = _one(kernel_size, "kernel_size")
+    s = _stride(stride, (k,), 1)[0]
+    out = _C.nn_avg_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, _one(padding, "padding")),
                            ceil_mode, count_include_pad, 0)
     return out.squeeze(-2)
 
 
 def _adaptive_size(input, output_size, n):
     """output_size with None entries replaced by the input's size."""
-    if isinstance(output_size, int):
-        return (output_size,) * n
-    size = tuple(output_size)
+    size = _ints(output_size, "output_size", allow_none=True)
     if len(size) == 1:
         size = size * n
+    if len(size) != n:
+        raise _refused(RuntimeError, f"output_size must have {n} element{'s' if n > 1 else ''}, but got "
+                                     f"{len(size)}")
+    if None in size and input.dim() < n:
+        raise _refused(ValueError, f"Input dimension should be at least {n}")
     return tuple(input.shape[input.dim() - n + i] if v is None else v for i, v in enumerate(size))
 
 
@@ -208,7 +252,7 @@ def adaptive_avg_pool1d(input, output_size):
         monoflow.Size([1, 2, 4])
     """
     _C.check_tensor(input, "adaptive_avg_pool1d", "input", 1)
-    _check_1d(input, "adaptive_avg_pool1d")
+    _check_1d(input)
     (o,) = _adaptive_size(input, output_size, 1)
     return _C.nn_adaptive_avg_pool2d(input.unsqueeze(-2), (1, o)).squeeze(-2)
 
@@ -227,7 +271,7 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
         monoflow.Size([1, 2, 4])
     """
     _C.check_tensor(input, "adaptive_max_pool1d", "input", 1)
-    _check_1d(input, "adaptive_max_pool1d")
+    _check_1d(input)
     (o,) = _adaptive_size(input, output_size, 1)
     out, idx = _C.nn_adaptive_max_pool2d(input.unsqueeze(-2), (1, o))
     out = out.squeeze(-2)
@@ -240,28 +284,17 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
 # and their derivatives serve. The divisors of average pooling are products
 # of per-dim counts, so they separate too.
 
-def _triple(v, op, what):
-    if isinstance(v, int):
-        return (v, v, v)
-    v = tuple(v)
-    if len(v) == 1:
-        return v * 3
-    if len(v) != 3:
-        raise ValueError(f"{op}: {what} must be an int or a 3-tuple, but got {v!r}")
-    return v
-
-
-def _check_3d(input, op):
+def _check_3d(input):
     if input.dim() not in (4, 5):
-        raise RuntimeError(f"{op}: expected a 4D or 5D (batch mode) tensor, but got input of size "
-                           f"{list(input.shape)}")
+        raise _refused(RuntimeError, f"expected a 4D or 5D (batch mode) tensor, but got input of size "
+                                     f"{list(input.shape)}")
 
 
-def _pool_3d(input, op, pool_hw, pool_d):
+def _pool_3d(input, pool_hw, pool_d):
     """Runs ``pool_hw`` on (B, D, H, W) -> (B, D, H', W') [, indices into H*W]
     and ``pool_d`` on (B, H'*W', D) -> (B, H'*W', D') [, indices into D];
     returns (output, flat indices into D*H*W or None)."""
-    _check_3d(input, op)
+    _check_3d(input)
     unbatched = input.dim() == 4
     x = input.unsqueeze(0) if unbatched else input
     n, c, d, h, w = x.shape
@@ -300,14 +333,11 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         monoflow.Size([1, 2, 2, 4, 4])
     """
     _C.check_tensor(input, "max_pool3d", "input", 1)
-    k = _triple(kernel_size, "max_pool3d", "kernel_size")
-    s = k if stride is None or (not isinstance(stride, int) and len(tuple(stride)) == 0) else _triple(
-        stride, "max_pool3d", "stride")
-    p = _triple(padding, "max_pool3d", "padding")
-    dl = _triple(dilation, "max_pool3d", "dilation")
-    out, idx = _pool_3d(
-        input, "max_pool3d",
-        lambda t: _C.nn_max_pool2d(t, k[1:], s[1:], p[1:], dl[1:], ceil_mode),
+    k = _n_ints(kernel_size, 3, "kernel_size")
+    s = _stride(stride, k, 3)
+    p = _n_ints(padding, 3, "padding")
+    dl = _n_ints(dilation, 3, "dilation")
+    out, idx = _pool_3d(input, lambda t: _C.nn_max_pool2d(t, k[1:], s[1:], p[1:], dl[1:], ceil_mode),
         lambda t: max_pool1d(t, k[0], s[0], p[0], dl[0], ceil_mode, return_indices=True))
     return (out, idx) if return_indices else out
 
@@ -335,15 +365,13 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     _C.check_tensor(input, "avg_pool3d", "input", 1)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("avg_pool3d: divisor must be not zero")
-    k = _triple(kernel_size, "avg_pool3d", "kernel_size")
-    s = k if stride is None or (not isinstance(stride, int) and len(tuple(stride)) == 0) else _triple(
-        stride, "avg_pool3d", "stride")
-    p = _triple(padding, "avg_pool3d", "padding")
+    k = _n_ints(kernel_size, 3, "kernel_size")
+    s = _stride(stride, k, 3)
+    p = _n_ints(padding, 3, "padding")
     # with a divisor override both passes sum (divisor 1), and the total is divided once
     div = 0 if divisor_override is None else 1
     out, _ = _pool_3d(
-        input, "avg_pool3d",
-        lambda t: (_C.nn_avg_pool2d(t, k[1:], s[1:], p[1:], ceil_mode, count_include_pad, div), None),
+        input, lambda t: (_C.nn_avg_pool2d(t, k[1:], s[1:], p[1:], ceil_mode, count_include_pad, div), None),
         lambda t: (_C.nn_avg_pool2d(t.unsqueeze(-2), (1, k[0]), (1, s[0]), (0, p[0]), ceil_mode,
                                     count_include_pad, div).squeeze(-2), None))
     return out if divisor_override is None else out / divisor_override
@@ -365,9 +393,9 @@ def adaptive_avg_pool3d(input, output_size):
     _C.check_tensor(input, "adaptive_avg_pool3d", "input", 1)
     if input.dim() > 5 and _adaptive_size(input, output_size, 3) == (1, 1, 1):  # (rank first: None sizes read it)
         return _global_average(input, 3)
-    _check_3d(input, "adaptive_avg_pool3d")
+    _check_3d(input)
     od, oh, ow = _adaptive_size(input, output_size, 3)
-    out, _ = _pool_3d(input, "adaptive_avg_pool3d", lambda t: (_C.nn_adaptive_avg_pool2d(t, (oh, ow)), None),
+    out, _ = _pool_3d(input, lambda t: (_C.nn_adaptive_avg_pool2d(t, (oh, ow)), None),
                       lambda t: (adaptive_avg_pool1d(t, od), None))
     return out
 
@@ -387,9 +415,9 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
         monoflow.Size([1, 2, 2, 4, 4])
     """
     _C.check_tensor(input, "adaptive_max_pool3d", "input", 1)
-    _check_3d(input, "adaptive_max_pool3d")
+    _check_3d(input)
     od, oh, ow = _adaptive_size(input, output_size, 3)
-    out, idx = _pool_3d(input, "adaptive_max_pool3d", lambda t: _C.nn_adaptive_max_pool2d(t, (oh, ow)),
+    out, idx = _pool_3d(input, lambda t: _C.nn_adaptive_max_pool2d(t, (oh, ow)),
                         lambda t: adaptive_max_pool1d(t, od, return_indices=True))
     return (out, idx) if return_indices else out
 
@@ -439,6 +467,9 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         >>> idx.dtype
         monoflow.int64
     """
+    _C.check_tensor(input, "max_pool2d_with_indices", "input", 1)
+    for name, v in (("kernel_size", kernel_size), ("padding", padding), ("dilation", dilation)):
+        _ints(v, name)  # (refused here: the binding's message would name max_pool2d)
     return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
 
 
@@ -549,7 +580,8 @@ def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
         tensor([[5.]])
     """
     _C.check_tensor(input, "lp_pool1d", "input", 1)
-    k = _one(kernel_size, "lp_pool1d", "kernel_size")
+    _C.check_float(norm_type, "lp_pool1d", "norm_type", 2)
+    k = _one(kernel_size, "kernel_size")
     return _lp(avg_pool1d(input.pow(norm_type), k, stride, 0, ceil_mode), k, norm_type)
 
 
@@ -570,7 +602,8 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
         monoflow.Size([1, 2, 4, 4])
     """
     _C.check_tensor(input, "lp_pool2d", "input", 1)
-    kh, kw = (kernel_size, kernel_size) if isinstance(kernel_size, int) else tuple(kernel_size)
+    _C.check_float(norm_type, "lp_pool2d", "norm_type", 2)
+    kh, kw = _n_ints(kernel_size, 2, "kernel_size")
     return _lp(avg_pool2d(input.pow(norm_type), (kh, kw), stride, 0, ceil_mode), kh * kw, norm_type)
 
 
@@ -591,14 +624,15 @@ def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
         monoflow.Size([1, 2, 2, 4, 4])
     """
     _C.check_tensor(input, "lp_pool3d", "input", 1)
-    kd, kh, kw = _triple(kernel_size, "lp_pool3d", "kernel_size")
+    _C.check_float(norm_type, "lp_pool3d", "norm_type", 2)
+    kd, kh, kw = _n_ints(kernel_size, 3, "kernel_size")
     return _lp(avg_pool3d(input.pow(norm_type), (kd, kh, kw), stride, 0, ceil_mode), kd * kh * kw, norm_type)
 
 
 # -- max_unpool: the inverse of max pooling's selection. Every pooled value
 # goes back to the position its index names, zeros elsewhere (a scatter-add
 # into zeros: indices of one pooling never repeat within a plane).
-def _unpool(input, indices, spatial_out, op):
+def _unpool(input, indices, spatial_out):
     from monoflow._creation import zeros
     import math
 
@@ -607,8 +641,8 @@ def _unpool(input, indices, spatial_out, op):
     x = input.unsqueeze(0) if unbatched else input
     idx = indices.unsqueeze(0) if unbatched else indices
     if tuple(idx.shape) != tuple(x.shape):
-        raise RuntimeError(f"{op}: expected shape of indices to be same as that of the input tensor "
-                           f"({list(x.shape)}) but got indices tensor with shape: {list(idx.shape)}")
+        raise _refused(RuntimeError, f"expected shape of indices to be same as that of the input tensor "
+                                     f"({list(x.shape)}) but got indices tensor with shape: {list(idx.shape)}")
     n, c = x.shape[0], x.shape[1]
     plane = math.prod(spatial_out)
     flat = zeros((n, c, plane), dtype=x.dtype, device=x.device)
@@ -616,20 +650,25 @@ def _unpool(input, indices, spatial_out, op):
     return out.squeeze(0) if unbatched else out
 
 
-def _unpool_size(input, kernel_size, stride, padding, output_size, n, op):
-    ks = (kernel_size,) * n if isinstance(kernel_size, int) else tuple(kernel_size)
-    st = ks if stride is None else ((stride,) * n if isinstance(stride, int) else tuple(stride))
-    pd = (padding,) * n if isinstance(padding, int) else tuple(padding)
+def _unpool_size(input, kernel_size, stride, padding, output_size, n):
+    if input.dim() not in (n + 1, n + 2):
+        raise _refused(RuntimeError, f"expected a {n + 1}D or {n + 2}D (batch mode) input, but got input of size "
+                                     f"{list(input.shape)}")
+    ks = _n_ints(kernel_size, n, "kernel_size")
+    st = ks if stride is None else _n_ints(stride, n, "stride")
+    pd = _n_ints(padding, n, "padding")
     spatial = input.shape[input.dim() - n:]
     default = tuple((spatial[i] - 1) * st[i] - 2 * pd[i] + ks[i] for i in range(n))
     if output_size is None:
         return default
-    size = tuple(output_size)[-n:]
+    size = _ints(output_size, "output_size")[-n:]
+    if len(size) != n:
+        raise _refused(ValueError, f"output_size must have at least {n} elements, but got {list(output_size)}")
     for i in range(n):
         lo, hi = default[i] - st[i], default[i] + st[i]
         if not lo < size[i] < hi:
-            raise ValueError(f"{op}: invalid output_size {list(output_size)} (dim {i} must be between {lo + 1} and "
-                             f"{hi - 1})")
+            raise _refused(ValueError, f"invalid output_size {list(output_size)} (dim {i} must be between "
+                                       f"{lo + 1} and {hi - 1})")
     return size
 
 
@@ -653,8 +692,7 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
     """
     _C.check_tensor(indices, "max_unpool1d", "indices", 2)
     _C.check_tensor(input, "max_unpool1d", "input", 1)
-    return _unpool(input, indices, _unpool_size(input, kernel_size, stride, padding, output_size, 1, "max_unpool1d"),
-                   "max_unpool1d")
+    return _unpool(input, indices, _unpool_size(input, kernel_size, stride, padding, output_size, 1))
 
 
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
@@ -677,8 +715,7 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
     """
     _C.check_tensor(indices, "max_unpool2d", "indices", 2)
     _C.check_tensor(input, "max_unpool2d", "input", 1)
-    return _unpool(input, indices, _unpool_size(input, kernel_size, stride, padding, output_size, 2, "max_unpool2d"),
-                   "max_unpool2d")
+    return _unpool(input, indices, _unpool_size(input, kernel_size, stride, padding, output_size, 2))
 
 
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
@@ -701,5 +738,4 @@ def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_siz
     """
     _C.check_tensor(indices, "max_unpool3d", "indices", 2)
     _C.check_tensor(input, "max_unpool3d", "input", 1)
-    return _unpool(input, indices, _unpool_size(input, kernel_size, stride, padding, output_size, 3, "max_unpool3d"),
-                   "max_unpool3d")
+    return _unpool(input, indices, _unpool_size(input, kernel_size, stride, padding, output_size, 3))
