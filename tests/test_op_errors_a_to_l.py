@@ -95,6 +95,22 @@ CASES = [
     ("index_put", "T.index_put(T.zeros(3), T.tensor([0]), T.tensor(1.0))", TypeError, TORCH_TOO),
     ("index_put", "T.zeros(3).index_put(3, T.tensor(1.0))", TypeError, TORCH_TOO),
     ("index_put", "T.zeros(3).index_put((T.tensor([0]),), T.tensor(1.0), 2**64)", TypeError, TORCH_TOO),
+    # reductions, splits, histograms
+    ("all", "T.zeros(2, 3).all(0.5)", TypeError, TORCH_TOO),
+    ("all", "T.all(T.zeros(2), (0, None))", TypeError, TORCH_TOO),
+    ("any", "T.any(T.zeros(2), ...)", TypeError, TORCH_TOO),
+    ("hsplit", "T.hsplit(T.zeros(2, 3), 2.5)", TypeError, TORCH_TOO),
+    ("hsplit", "T.zeros(2, 3).hsplit(T.device('cpu'))", TypeError, TORCH_TOO),
+    ("hsplit", "T.hsplit(T.zeros(2, 3), -1)", RuntimeError, TORCH_TOO),
+    ("dsplit", "T.dsplit(T.zeros(1, 2, 3, 4), (None,))", TypeError, TORCH_TOO),
+    ("broadcast_to", "T.broadcast_to(T.tensor(3), (1.5, 2))", TypeError, TORCH_TOO),
+    ("broadcast_to", "T.broadcast_to(T.tensor(3), False)", TypeError, TORCH_TOO),
+    ("histc", "T.histc(T.randn(2, 3), (2, 3))", TypeError, TORCH_TOO),
+    ("histc", "T.histc(T.randn(2, 3), 10, 'mean')", TypeError, TORCH_TOO),
+    ("histc", "T.randn(2, 3).histc(10, 0, T.zeros(1))", TypeError, TORCH_TOO),
+    ("kthvalue", "T.zeros(3).kthvalue((None,))", TypeError, TORCH_TOO),
+    ("kthvalue", "T.zeros(3).kthvalue(1.0)", TypeError, TORCH_TOO),
+    ("bucketize", "T.bucketize(T.ones(2, 3), T.tensor(3))", RuntimeError, TORCH_TOO),
 ]
 
 
@@ -134,5 +150,10 @@ def test_accepted_calls_match_torch():
     assert flow.diagonal(flow.eye(3), np.int64(1)).tolist() == [0.0, 0.0]
     assert flow.zeros(2, 2).fill_diagonal_(flow.tensor(5.0)).tolist() == [[5.0, 0.0], [0.0, 5.0]]
     assert flow.zeros(3).index_put([flow.tensor([1])], flow.tensor(1.0)).tolist() == [0.0, 1.0, 0.0]
+    b = flow.tensor([[True, False], [True, True]])
+    assert b.all([0]).tolist() == [True, False] and b.any(()).shape == (2, 2)
+    assert [t.shape for t in flow.hsplit(flow.zeros(2, 4), [1, 3])] == [(2, 1), (2, 2), (2, 1)]
+    assert flow.broadcast_to(flow.tensor(3), flow.Size([2])).tolist() == [3, 3]
+    assert flow.histc(flow.tensor([0.0, 1.0, 1.0]), np.int64(2), 0, True).tolist() == [1.0, 2.0]
     L = flow.tensor([[2.0, 0.0], [1.0, 3.0]])
     assert flow.cholesky_inverse(L, upper=np.bool_(False)).shape == (2, 2)

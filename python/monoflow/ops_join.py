@@ -113,8 +113,12 @@ def tensor_split(input, indices_or_sections, dim=0):
 
 
 def _split_dim(op, input, sections, dim):
-    if isinstance(sections, numbers.Integral):
+    if not isinstance(sections, (numbers.Integral, _C.TensorBase)):
+        sections = _c.int_tuple(op, "indices_or_sections", sections)
+    elif isinstance(sections, numbers.Integral):
         n = input.shape[dim]
+        if sections < 0:
+            raise RuntimeError(f"{op}(): number of sections must be larger than 0, got {sections}")
         if sections == 0 or n % sections:
             raise RuntimeError(f"torch.{op} attempted to split along dimension {dim}, but the size of the dimension "
                                f"{n} is not divisible by the split_size {sections}!")
@@ -158,7 +162,7 @@ def split_with_sizes(input, split_sizes, dim=0):
 def broadcast_to(input, size):
     """A view of input expanded to `size` (-1 keeps a dim)."""
     _C.check_tensor(input, "broadcast_to", "input", 1)
-    return input.expand(tuple(size))
+    return input.expand(_c.int_tuple("broadcast_to", "size", size))
 
 
 class BroadcastError(RuntimeError, ValueError):

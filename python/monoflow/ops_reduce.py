@@ -11,6 +11,7 @@ import sys as _sys
 import types as _types
 
 from monoflow import _C
+from monoflow import _composite as _c
 
 __all__ = [
     "mean", "prod", "max", "var_mean", "std_mean", "min", "amax", "amin", "argmax", "argmin", "var", "std", "norm", "logsumexp",
@@ -44,8 +45,14 @@ del _name
 
 # ---------------------------------------------------------------- argument forms
 
-def _is_empty_dims(dim):
-    return dim is not None and not isinstance(dim, int) and len(dim) == 0
+def _logical_dims(op, dim):
+    """all/any's dim: None, an int or a sequence of ints (checked here: the
+    empty sequence is handled before the binding sees it)."""
+    if dim is None or type(dim) is int:
+        return dim
+    if isinstance(dim, (tuple, list)):
+        return _c.int_tuple(op, "dim", dim)
+    return _C.check_int(dim, op, "dim", 1)
 
 
 def _var_args(op, dim, unbiased, correction):
@@ -248,16 +255,18 @@ class TensorMethods:
         return _C.reduce_logsumexp(self, dim, keepdim)
 
     def all(self, dim=None, keepdim=False):
+        dim = _logical_dims("all", dim)
         if self.dtype.is_complex:
             self = self != 0
-        if _is_empty_dims(dim):  # PyTorch reduces nothing for dim=()
+        if dim == ():  # PyTorch reduces nothing for dim=()
             return _C.reduce_all(self.unsqueeze(-1), -1, keepdim=False)
         return _C.reduce_all(self, dim, keepdim)
 
     def any(self, dim=None, keepdim=False):
+        dim = _logical_dims("any", dim)
         if self.dtype.is_complex:
             self = self != 0
-        if _is_empty_dims(dim):
+        if dim == ():
             return _C.reduce_any(self.unsqueeze(-1), -1, keepdim=False)
         return _C.reduce_any(self, dim, keepdim)
 

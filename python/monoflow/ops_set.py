@@ -125,12 +125,13 @@ def histc(input, bins=100, min=0, max=0):  # noqa: A002
     """A histogram of `bins` equal bins over [min, max] (the data's range when
     both are 0); elements outside are ignored, max falls in the last bin."""
     x = _check("histc", input)
+    bins = _C.check_int(bins, "histc", "bins", 2)
+    lo, hi = _c.number("histc", "min", 3, min), _c.number("histc", "max", 4, max)
     if not x.dtype.is_floating_point:
         raise RuntimeError(f"histc(): \"histogram_cpu\" not implemented for '{x.dtype.name.capitalize()}'")
     if bins <= 0:
         raise RuntimeError(f"torch.histc: bins must be > 0, but got {bins} for bins")
     flat = x.detach().reshape(-1)
-    lo, hi = float(min), float(max)
     if lo == hi and flat.numel():
         lo, hi = float(flat.min().item()), float(flat.max().item())
     if lo == hi:
@@ -178,7 +179,7 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):
     """The bucket of each value given the sorted 1-D boundaries (searchsorted with the arguments swapped)."""
     b = _check("bucketize", boundaries, "boundaries")
     if b.dim() != 1:
-        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({b.dim()})")
+        raise RuntimeError(f"bucketize(): boundaries tensor must be 1 dimension, but got dim({b.dim()})")
     return searchsorted(b, input, out_int32=out_int32, right=right)
 
 

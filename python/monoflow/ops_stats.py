@@ -119,6 +119,7 @@ def nanmedian(input, dim=None, keepdim=False):
 def kthvalue(input, k, dim=-1, keepdim=False):
     """The k-th smallest element along dim (k from 1), as (values, indices)."""
     x = _check("kthvalue", input)
+    k = _C.check_int(k, "kthvalue", "k", 2)
     d = _c.wrap_dim("kthvalue", dim, x.dim())
     xt, idx = _sorted_last(x, d)
     n = xt.shape[-1]
