@@ -320,3 +320,54 @@ def test_register_parametrization_makes_a_symmetric_weight_and_removes_it():
         parametrize.register_parametrization(flow.nn.Linear(3, 2), "weight", flow.nn.Flatten(0))
     with pytest.raises(ValueError, match="no_such"):
         parametrize.register_parametrization(flow.nn.Linear(3, 2), "no_such", Symmetric())
+
+
+# ------------------------------------------ torch.jit / torch.compiler decorators run eagerly; small paths
+
+def test_jit_scripted_and_traced_models_train_as_eager_torch():
+    import warnings
+    torch.manual_seed(0)
+    tm = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 1))
+    fm = flow.nn.Sequential(flow.nn.Linear(3, 4), flow.nn.ReLU(), flow.nn.Linear(4, 1))
+    _copy_state(fm, tm)
+    x = np.random.RandomState(2).randn(5, 3).astype(np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fs = flow.jit.script(fm)
+        ft = flow.jit.trace(fm, flow.tensor(x))
+    assert fs is fm and ft is fm
+    _close(fs(flow.tensor(x)), torch.jit.script(tm)(torch.tensor(x)))
+
+    @flow.jit.ignore
+    def helper(v):
+        return v + 1
+
+    @flow.jit.ignore(drop=True)
+    def dropped(v):
+        return v - 1
+    assert helper(1) == 2 and dropped(1) == 0 and flow.jit.unused(helper) is helper
+    assert flow.jit.is_scripting() is torch.jit.is_scripting() is False
+    assert flow.jit.annotate(list, [1]) == [1]
+    assert flow.jit.wait(flow.jit.fork(helper, 3)) == 4
+    with pytest.raises(NotImplementedError, match="state_dict"):
+        flow.jit.save(fs, "m.pt")
+    with pytest.raises(TypeError, match="jit.script"):
+        flow.jit.script(3)
+    assert flow.compiler.is_compiling() is torch.compiler.is_compiling() is False
+    assert flow.compiler.disable(helper) is helper and flow.compiler.disable()(helper) is helper
+
+
+def test_stack_dataset_and_module_path_as_torch():
+    from monoflow.nn.modules.module import Module
+    assert Module is flow.nn.Module
+    fd = flow.utils.data.StackDataset(img=flow.arange(4), label=[5, 6, 7, 8])
+    td = torch.utils.data.StackDataset(img=torch.arange(4), label=[5, 6, 7, 8])
+    fb = list(flow.utils.data.DataLoader(fd, batch_size=3))
+    tb = list(torch.utils.data.DataLoader(td, batch_size=3))
+    assert [{k: v.tolist() for k, v in b.items()} for b in fb] == [{k: v.tolist() for k, v in b.items()} for b in tb]
+    assert flow.utils.data.StackDataset([1, 2], [3, 4])[0] == (1, 3)
+    for bad in (lambda m: m.StackDataset([1], [2, 3]), lambda m: m.StackDataset([1], b=[2]), lambda m: m.StackDataset()):
+        with pytest.raises(ValueError):
+            bad(torch.utils.data)
+        with pytest.raises(ValueError):
+            bad(flow.utils.data)

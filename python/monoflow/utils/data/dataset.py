@@ -5,7 +5,7 @@ import math
 import operator
 import warnings
 
-__all__ = ["Dataset", "IterableDataset", "TensorDataset", "ConcatDataset", "ChainDataset", "Subset",
+__all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset", "ChainDataset", "Subset",
            "random_split"]
 
 
@@ -99,6 +99,39 @@ class TensorDataset(Dataset):
 
     def __len__(self):
         return self.tensors[0].shape[0]
+
+
+class StackDataset(Dataset):
+    """Datasets of one length side by side: item ``i`` is the tuple (positional datasets) or the dict (keyword
+    datasets) of their items ``i``.
+
+    Example::
+
+        >>> images = flow.utils.data.TensorDataset(flow.tensor([1, 2]))
+        >>> both = flow.utils.data.StackDataset(image=images, label=[7, 8])
+        >>> len(both), both[1]
+        (2, {'image': (tensor(2),), 'label': 8})
+    """
+
+    def __init__(self, *args, **kwargs):
+        if args and kwargs:
+            raise ValueError("Supported either ``tuple``- (via ``args``) or``dict``- (via ``kwargs``) like input/output, "
+                             "but both types are given.")
+        if not args and not kwargs:
+            raise ValueError("At least one dataset should be passed")
+        datasets = args if args else list(kwargs.values())
+        self._length = len(datasets[0])
+        if any(self._length != len(d) for d in datasets):
+            raise ValueError("Size mismatch between datasets")
+        self.datasets = args if args else kwargs
+
+    def __getitem__(self, index):
+        if isinstance(self.datasets, dict):
+            return {k: d[index] for k, d in self.datasets.items()}
+        return tuple(d[index] for d in self.datasets)
+
+    def __len__(self):
+        return self._length
 
 
 class ConcatDataset(Dataset):
