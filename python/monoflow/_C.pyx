@@ -351,8 +351,10 @@ def synchronize(dev=None):
     if dev is None:
         for name in registry().names():
             registry().find(name).synchronize_all()
-    else:
+    elif isinstance(dev, (str, device)):
         c_synchronize(_dev(dev))
+    else:
+        raise _arg_error("synchronize", "device", 1, "monoflow.device or str", dev)
 
 
 cdef CachingAllocator* _allocator(object dev) except NULL:
@@ -430,16 +432,19 @@ cdef Dims _dims(object seq, str what, str name=None) except *:
     if isinstance(seq, int) and not isinstance(seq, bool):
         d.push_back(_int_arg(seq, what, name or "size"))
         return d
+    if getattr(seq, "ndim", None) == 0:  # a 0-dim tensor or array: one element, not a sequence
+        seq = (seq,)
     if isinstance(seq, (str, bytes)) or not hasattr(seq, "__iter__"):
         if name is None:
-            raise TypeError(f"{what}(): expected a tuple of ints, got {type(seq).__name__}")
+            raise TypeError(name_op_in_progress(f"{what}(): expected a tuple of ints, got {type(seq).__name__}"))
         raise _arg_error(what, name, 0, "tuple of ints", seq)
     for i, v in enumerate(seq):
-        if isinstance(v, TensorBase):
+        if isinstance(v, TensorBase) and v.numel() == 1:
             v = v.item()
-        if type(v) is not int and (isinstance(v, bool) or not hasattr(v, "__index__")):
-            raise TypeError(f"{what}(): {('argument ' + repr(name) + ' ') if name else ''}must be a tuple of ints, "
-                            f"but found element of type {type(v).__name__} at pos {i}")
+        if type(v) is not int and (isinstance(v, (bool, TensorBase)) or not hasattr(v, "__index__")):
+            raise TypeError(name_op_in_progress(
+                f"{what}(): {('argument ' + repr(name) + ' ') if name else ''}must be a tuple of ints, "
+                f"but found element of type {type(v).__name__} at pos {i}"))
         d.push_back(_int_arg(v, what, name or "size"))
     return d
 
@@ -600,7 +605,11 @@ cdef class TensorBase:
         return wrap(binary(kOp_floor_divide, self.t, (<TensorBase>other).t))
 
     def __rfloordiv__(self, other):
-        other = self._scalar_tensor(other)
+        cdef Scalar s
+        if not isinstance(other, TensorBase):
+            if not _to_scalar(other, &s):
+                raise _arg_error("floor_divide", "other", 1, "Tensor or Number", other)
+            other = self._scalar_tensor(other)
         return wrap(binary(kOp_floor_divide, (<TensorBase>other).t, self.t))
 
     def __ifloordiv__(self, other):
@@ -669,13 +678,20 @@ cdef class TensorBase:
         return self + other
 
     def sub(self, other, *, alpha=1):
-        if alpha != 1:
+        if type(alpha) is not int or alpha != 1:
+            _alpha_arg(alpha, "sub")
             if isinstance(other, TensorBase):
-                return add_alpha(self, other, -alpha)
+                try:
+                    return add_alpha(self, other, -alpha)
+                except ValueError as e:  # (add_alpha's shapes message names add)
+                    raise ValueError(name_op_in_progress(f"sub(): {e}")) from None
             other = other * alpha
         return self - other
 
     def mul(self, other):
+        cdef Scalar s
+        if not isinstance(other, TensorBase) and not _is_cplx(other) and not _to_scalar(other, &s):
+            raise _arg_error("mul", "other", 1, "Tensor or Number", other)  # not Python's message for `*`
         return self * other
 
     def div(self, other, *, rounding_mode=None):
@@ -692,9 +708,13 @@ cdef class TensorBase:
         return _inplace(kOp_add, kOp_add_scalar, self, other)
 
     def sub_(self, other, *, alpha=1):
-        if alpha != 1:
+        if type(alpha) is not int or alpha != 1:
+            _alpha_arg(alpha, "sub_")
             if isinstance(other, TensorBase):
-                add_alpha_(self, other, -alpha)
+                try:
+                    add_alpha_(self, other, -alpha)
+                except ValueError as e:  # (add_alpha_'s shapes message names add_)
+                    raise ValueError(name_op_in_progress(f"sub_(): {e}")) from None
                 return self
             other = other * alpha
         return _inplace(kOp_sub, kOp_sub_scalar, self, other)
@@ -738,7 +758,7 @@ cdef class TensorBase:
                 dims = Dims()
         if dtype is not None:
             odt = _dtype_arg(dtype, "sum", "dtype")
-        return wrap(sum(self.t, dims, keepdim, odt))
+        return wrap(sum(self.t, dims, _bool_arg(keepdim, "sum", "keepdim", 2), odt))
 
     # -- copies and conversions
     def fill_(self, value):
@@ -869,8 +889,8 @@ cdef class TensorBase:
     def requires_grad(self, bint value):
         ag_set_requires_grad(self.t, value)
 
-    def requires_grad_(self, bint requires_grad=True):
-        ag_set_requires_grad(self.t, requires_grad)
+    def requires_grad_(self, requires_grad=True):
+        ag_set_requires_grad(self.t, _bool_arg(requires_grad, "requires_grad_", "requires_grad", 1))
         return self
 
     @property
@@ -953,6 +973,13 @@ def _set_size_class(cls):
 
 cdef vector[IndexItem] _index_items(object idx) except *:
     return _shape_index_items(idx)  # ints, slices, None, Ellipsis, bools, lists and tensors
+
+
+cdef inline _alpha_arg(object alpha, str op):
+    # sub's alpha: a Number (a tensor's truth value, or -'abc', would name no op)
+    cdef Scalar s
+    if isinstance(alpha, TensorBase) or not (_is_cplx(alpha) or _to_scalar(alpha, &s)):
+        raise _arg_error(op, "alpha", 0, "Number", alpha)
 
 
 cdef inline object _binary(int op, int sop, object a, object b):

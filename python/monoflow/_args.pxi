@@ -79,6 +79,8 @@ def name_op_in_progress(str message):
             pos = positional.index(arg) + (positional[0] != "self") if arg in positional else 0
             where = f" (position {pos})" if m.group(2) is not None and int(m.group(2)) == pos else ""
             return f"{op}(): argument '{arg}'{where}{message[m.end():]}"
+        if code.co_flags & 0x04 and arg == code.co_varnames[code.co_argcount + code.co_kwonlyargcount]:
+            return f"{op}(): argument '{arg}'{message[m.end():]}"  # its *args: zeros(*size)
     return f"{op}(): {message}"
 
 
@@ -127,13 +129,27 @@ cdef inline int64_t _int_arg(object v, str op, str name, int pos=0) except? -1:
     if type(v) is int:
         r = PyLong_AsLongLongAndOverflow(v, &overflow)
         if overflow:
-            raise OverflowError(f"{op}(): argument '{name}' is out of the int64 range: {v}")
+            raise OverflowError(name_op_in_progress(f"{op}(): argument '{name}' is out of the int64 range: {v}"))
         return r
     if isinstance(v, bool) or not hasattr(v, "__index__"):
         raise _arg_error(op, name, pos, "int", v)
     if isinstance(v, TensorBase) and <int>(<TensorBase>v).t.get().dtype > 5:
         raise _arg_error(op, name, pos, "int", v)
-    return v.__index__()
+    try:
+        return v.__index__()
+    except (TypeError, ValueError, RuntimeError):  # an array or tensor of several elements: not an int
+        raise _arg_error(op, name, pos, "int", v) from None
+
+
+cdef inline bint _bool_arg(object v, str op, str name, int pos=0) except -1:
+    # A bool argument: a bool, an int or a numpy scalar; never a tensor or an
+    # array (their truth value is ambiguous), None or a float.
+    if type(v) is bool:
+        return v
+    if isinstance(v, int) or (not isinstance(v, TensorBase) and getattr(v, "ndim", None) == 0
+                              and hasattr(v, "dtype")):
+        return bool(v)
+    raise _arg_error(op, name, pos, "bool", v)
 
 
 cdef inline double _float_arg(object v, str op, str name, int pos=0) except? -1.0:
@@ -142,7 +158,10 @@ cdef inline double _float_arg(object v, str op, str name, int pos=0) except? -1.
         return v
     if isinstance(v, (bool, str, bytes)) or not hasattr(v, "__float__"):
         raise _arg_error(op, name, pos, "float", v)
-    return float(v)
+    try:
+        return float(v)
+    except (TypeError, ValueError, RuntimeError):  # an array or tensor of several elements
+        raise _arg_error(op, name, pos, "float", v) from None
 
 
 cdef inline double _number_arg(object v, str op, str name, int pos=0) except? -1.0:
@@ -153,7 +172,10 @@ cdef inline double _number_arg(object v, str op, str name, int pos=0) except? -1
         return 1.0 if v else 0.0
     if isinstance(v, (str, bytes)) or not hasattr(v, "__float__"):
         raise _arg_error(op, name, pos, "Number", v)
-    return float(v)
+    try:
+        return float(v)
+    except (TypeError, ValueError, RuntimeError):  # an array or tensor of several elements
+        raise _arg_error(op, name, pos, "Number", v) from None
 
 
 cdef inline DType _dtype_arg(object d, str op, str name, int pos=0) except *:

@@ -44,10 +44,10 @@ def _raw_as_complex(r):
         raise RuntimeError(f"view_as_complex is only supported for float and double tensors, but got a tensor of "
                            f"scalar type: {r.dtype}")
     if r.dim() == 0 or r.shape[-1] != 2:
-        raise RuntimeError("Tensor must have a last dimension of size 2")
+        raise RuntimeError(_C.name_op_in_progress("Tensor must have a last dimension of size 2"))
     st = r.stride()
     if st[-1] != 1:
-        raise RuntimeError("Tensor must have a last dimension with stride 1")
+        raise RuntimeError(_C.name_op_in_progress("Tensor must have a last dimension with stride 1"))
     if any(s % 2 for s in st[:-1]):
         raise RuntimeError("Tensor must have a stride divisible by 2 for all but last dimension")
     if r.storage_offset() % 2:
@@ -93,11 +93,11 @@ def complex(real, imag):
     """real + i imag, for float32 or float64 tensors of one dtype (as torch.complex)."""
     real, imag = _C.check_tensor(real, "complex", "real"), _C.check_tensor(imag, "complex", "imag")
     if real.dtype != imag.dtype:
-        raise RuntimeError(f"Expected object of scalar type {real.dtype} but got scalar type {imag.dtype} for "
-                           f"second argument")
+        raise RuntimeError(f"complex(): Expected object of scalar type {real.dtype} but got scalar type {imag.dtype} "
+                           f"for second argument")
     if real.dtype not in (_dtypes.float32, _dtypes.float64, _dtypes.float16):
-        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got {real.dtype} and "
-                           f"{imag.dtype}")
+        raise RuntimeError(f"complex(): Expected both inputs to be Half, Float or Double tensors but got "
+                           f"{real.dtype} and {imag.dtype}")
     if real.dtype == _dtypes.float16:
         raise TypeError("complex(): complex32 (ComplexHalf) is not supported in monoflow")
     shape = _C.broadcast_shapes(real.shape, imag.shape)
@@ -107,6 +107,8 @@ def complex(real, imag):
 def polar(abs, angle):
     from monoflow import ops_math
 
+    _C.check_tensor(abs, "polar", "abs", 1)
+    _C.check_tensor(angle, "polar", "angle", 2)
     return complex(abs * ops_math.cos(angle), abs * ops_math.sin(angle))
 
 

@@ -13,8 +13,8 @@ def _shape(size, what):
     if len(size) == 1 and not isinstance(size[0], numbers.Integral):
         size = size[0]
         if not hasattr(size, "__iter__"):
-            raise TypeError(f"{what}: expected a shape (integers or one sequence of integers), "
-                            f"got {type(size).__name__}")
+            raise TypeError(_C.name_op_in_progress(f"{what}: expected a shape (integers or one sequence of "
+                                                   f"integers), got {type(size).__name__}"))
     return tuple(size)
 
 
@@ -29,7 +29,7 @@ def _infer_dtype(arr, data):
         return _C.get_default_dtype()
     if np.issubdtype(arr.dtype, np.complexfloating):
         return _dtypes.default_complex()
-    raise TypeError(f"tensor: could not infer a dtype from data of numpy type {arr.dtype}")
+    raise TypeError(_C.name_op_in_progress(f"tensor: could not infer a dtype from data of numpy type {arr.dtype}"))
 
 
 def _big_python_ints(arr, data, dtype):
@@ -37,7 +37,8 @@ def _big_python_ints(arr, data, dtype):
     # for a floating target, an overflow for an integral one
     flat = arr.ravel().tolist()
     if not flat or not all(isinstance(v, numbers.Real) for v in flat):
-        raise TypeError(f"tensor: could not convert data of type {type(data).__name__} (ragged or non-numeric)")
+        raise TypeError(_C.name_op_in_progress(f"tensor: could not convert data of type {type(data).__name__} "
+                                               "(ragged or non-numeric)"))
     if any(isinstance(v, float) for v in flat) or (dtype is not None and dtype.is_floating_point):
         return np.asarray(arr, dtype=np.float64)
     raise OverflowError("tensor: a Python int in the data is out of the int64 range")
@@ -48,8 +49,8 @@ def _number(x, what, arg):
     both for the scalar arguments of arange, linspace, full...)."""
     if isinstance(x, _C.TensorBase):
         if x.numel() != 1:
-            raise RuntimeError(f"{what}(): argument '{arg}' must be a number or a one-element tensor, "
-                               f"got a tensor of shape {list(x.shape)}")
+            raise RuntimeError(_C.name_op_in_progress(f"{what}(): argument '{arg}' must be a number or a "
+                                                      f"one-element tensor, got a tensor of shape {list(x.shape)}"))
         return x.item()
     return x
 
@@ -59,6 +60,9 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
     """A new tensor copying `data` (nested lists, numbers, numpy arrays, tensors).
     ``pin_memory`` is accepted for compatibility: host tensors are already in
     memory every device plugin can copy from."""
+    if dtype is not None and not isinstance(dtype, _C.dtype):
+        raise TypeError(_C.name_op_in_progress(f"tensor(): argument 'dtype' must be monoflow.dtype, "
+                                               f"not {type(dtype).__name__}"))
     if isinstance(data, _C.TensorBase):
         out = data.detach().clone()
         return _requires_grad(out.to(device=device or out.device, dtype=dtype or out.dtype), requires_grad)
@@ -75,7 +79,10 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
     target = dtype or _infer_dtype(arr, data)
     staging = _dtypes.float32 if target == _dtypes.bfloat16 else target
     # (np.asarray, not np.ascontiguousarray: that one turns 0-dim data into 1-dim)
-    host = np.asarray(arr, dtype=_dtypes.to_numpy(staging), order="C")
+    try:
+        host = np.asarray(arr, dtype=_dtypes.to_numpy(staging), order="C")
+    except (TypeError, ValueError) as exc:  # numpy's own words name no op ('cpu' as int64)
+        raise type(exc)(_C.name_op_in_progress(f"tensor(): cannot convert the data to {target}: {exc}")) from None
     out = _C.from_host_buffer(host.__array_interface__["data"][0], host.shape, staging, device)
     return _requires_grad(out if staging == target else out.to(target), requires_grad)
 
@@ -120,32 +127,40 @@ def from_dlpack(ext):
 
 @accepts_placement()
 def empty(*size, dtype=None, device=None, requires_grad=False, pin_memory=False):
-    return _requires_grad(_C.empty(_shape(size, "empty"), dtype or _C.get_default_dtype(), device), requires_grad)
+    dtype = _C.get_default_dtype() if dtype is None else dtype
+    return _requires_grad(_C.empty(_shape(size, "empty"), dtype, device), requires_grad)
 
 
 @accepts_placement()
 def zeros(*size, dtype=None, device=None, requires_grad=False, pin_memory=False):
-    return _requires_grad(_C.full(_shape(size, "zeros"), 0, dtype or _C.get_default_dtype(), device), requires_grad)
+    dtype = _C.get_default_dtype() if dtype is None else dtype
+    return _requires_grad(_C.full(_shape(size, "zeros"), 0, dtype, device), requires_grad)
 
 
 @accepts_placement()
 def ones(*size, dtype=None, device=None, requires_grad=False, pin_memory=False):
-    return _requires_grad(_C.full(_shape(size, "ones"), 1, dtype or _C.get_default_dtype(), device), requires_grad)
+    dtype = _C.get_default_dtype() if dtype is None else dtype
+    return _requires_grad(_C.full(_shape(size, "ones"), 1, dtype, device), requires_grad)
 
 
 @accepts_placement()
 def full(size, fill_value, dtype=None, device=None, requires_grad=False, pin_memory=False):
     fill_value = _number(fill_value, "full", "fill_value")
+    if isinstance(size, numbers.Integral):
+        shape = (size,)
+    elif isinstance(size, (tuple, list)):
+        shape = tuple(size)  # (the elements are checked by the binding)
+    else:
+        raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}")
     if isinstance(fill_value, complex) or getattr(dtype, "is_complex", False):
         from monoflow import _complex
 
-        shape = tuple(size) if not isinstance(size, int) else (size,)
         out = _complex.full(shape, fill_value, dtype or _dtypes.default_complex(), device)
         return _requires_grad(out, requires_grad)
     if dtype is None:
         dtype = (_dtypes.bool_ if isinstance(fill_value, bool) else
                  _dtypes.int64 if isinstance(fill_value, numbers.Integral) else _C.get_default_dtype())
-    return _requires_grad(_C.full(tuple(size) if not isinstance(size, int) else (size,), fill_value, dtype, device), requires_grad)
+    return _requires_grad(_C.full(shape, fill_value, dtype, device), requires_grad)
 
 
 def _like(t, dtype, device, what):

@@ -57,24 +57,26 @@ cdef inline tuple _wrap_pair(const pair[Tensor, Tensor]& p):
     return (wrap(p.first), wrap(p.second))
 
 
-def reduce_mean(x, dim, bint keepdim, dt):
+def reduce_mean(x, dim, keepdim, dt):
     if _is_cplx(x):
         return _complex_ops.mean(x, dim, keepdim, dt)
-    return wrap(c_mean(_tt(x, "mean", "input"), _reduce_dims(dim, "mean"), keepdim, _opt_dtype(dt, "mean")))
+    return wrap(c_mean(_tt(x, "mean", "input"), _reduce_dims(dim, "mean"),
+                       _bool_arg(keepdim, "mean", "keepdim"), _opt_dtype(dt, "mean")))
 
 
-def reduce_prod(x, dim, bint keepdim, dt):
+def reduce_prod(x, dim, keepdim, dt):
     if _is_cplx(x):
         return _complex_ops.shape.prod(x, dim, keepdim, dt)
-    return wrap(c_prod(_tt(x, "prod", "input"), _opt_dim(dim, "prod"), keepdim, _opt_dtype(dt, "prod")))
+    return wrap(c_prod(_tt(x, "prod", "input"), _opt_dim(dim, "prod"),
+                       _bool_arg(keepdim, "prod", "keepdim"), _opt_dtype(dt, "prod")))
 
 
-def reduce_amax(x, dim, bint keepdim):
-    return wrap(c_amax(_tt(x, "amax", "input"), _reduce_dims(dim, "amax"), keepdim))
+def reduce_amax(x, dim, keepdim):
+    return wrap(c_amax(_tt(x, "amax", "input"), _reduce_dims(dim, "amax"), _bool_arg(keepdim, "amax", "keepdim")))
 
 
-def reduce_amin(x, dim, bint keepdim):
-    return wrap(c_amin(_tt(x, "amin", "input"), _reduce_dims(dim, "amin"), keepdim))
+def reduce_amin(x, dim, keepdim):
+    return wrap(c_amin(_tt(x, "amin", "input"), _reduce_dims(dim, "amin"), _bool_arg(keepdim, "amin", "keepdim")))
 
 
 def reduce_max_all(x):
@@ -85,47 +87,51 @@ def reduce_min_all(x):
     return wrap(c_min_all(_tt(x, "min", "input")))
 
 
-def reduce_max_dim(x, dim, bint keepdim):
-    return _wrap_pair(c_max_dim(_tt(x, "max", "input"), _int_arg(dim, "max", "dim"), keepdim))
+def reduce_max_dim(x, dim, keepdim):
+    return _wrap_pair(c_max_dim(_tt(x, "max", "input"), _int_arg(dim, "max", "dim"),
+                                _bool_arg(keepdim, "max", "keepdim")))
 
 
-def reduce_min_dim(x, dim, bint keepdim):
-    return _wrap_pair(c_min_dim(_tt(x, "min", "input"), _int_arg(dim, "min", "dim"), keepdim))
+def reduce_min_dim(x, dim, keepdim):
+    return _wrap_pair(c_min_dim(_tt(x, "min", "input"), _int_arg(dim, "min", "dim"),
+                                _bool_arg(keepdim, "min", "keepdim")))
 
 
-def reduce_argmax(x, dim, bint keepdim):
-    return wrap(c_argmax(_tt(x, "argmax", "input"), _opt_dim(dim, "argmax"), keepdim))
+def reduce_argmax(x, dim, keepdim):
+    return wrap(c_argmax(_tt(x, "argmax", "input"), _opt_dim(dim, "argmax"), _bool_arg(keepdim, "argmax", "keepdim")))
 
 
-def reduce_argmin(x, dim, bint keepdim):
-    return wrap(c_argmin(_tt(x, "argmin", "input"), _opt_dim(dim, "argmin"), keepdim))
+def reduce_argmin(x, dim, keepdim):
+    return wrap(c_argmin(_tt(x, "argmin", "input"), _opt_dim(dim, "argmin"), _bool_arg(keepdim, "argmin", "keepdim")))
 
 
-def reduce_var(x, dim, correction, bint keepdim):
+def reduce_var(x, dim, correction, keepdim):
     return wrap(c_var(_tt(x, "var", "input"), _reduce_dims(dim, "var"), _number_arg(correction, "var", "correction"),
-                      keepdim))
+                      _bool_arg(keepdim, "var", "keepdim")))
 
 
-def reduce_std(x, dim, correction, bint keepdim):
+def reduce_std(x, dim, correction, keepdim):
     return wrap(c_std(_tt(x, "std", "input"), _reduce_dims(dim, "std"), _number_arg(correction, "std", "correction"),
-                      keepdim))
+                      _bool_arg(keepdim, "std", "keepdim")))
 
 
-def reduce_vector_norm(x, p, dim, bint keepdim, dt):
-    return wrap(c_vector_norm(_tt(x, "norm", "input"), _number_arg(p, "norm", "p"), _reduce_dims(dim, "norm"), keepdim,
+def reduce_vector_norm(x, p, dim, keepdim, dt):
+    return wrap(c_vector_norm(_tt(x, "norm", "input"), _number_arg(p, "norm", "p"), _reduce_dims(dim, "norm"),
+                              _bool_arg(keepdim, "norm", "keepdim"),
                               _opt_dtype(dt, "norm")))
 
 
-def reduce_logsumexp(x, dim, bint keepdim):
-    return wrap(c_logsumexp(_tt(x, "logsumexp", "input"), _reduce_dims(dim, "logsumexp"), keepdim))
+def reduce_logsumexp(x, dim, keepdim):
+    return wrap(c_logsumexp(_tt(x, "logsumexp", "input"), _reduce_dims(dim, "logsumexp"),
+                            _bool_arg(keepdim, "logsumexp", "keepdim")))
 
 
-def reduce_all(x, dim, bint keepdim):
-    return wrap(c_all(_tt(x, "all", "input"), _reduce_dims(dim, "all"), keepdim))
+def reduce_all(x, dim, keepdim):
+    return wrap(c_all(_tt(x, "all", "input"), _reduce_dims(dim, "all"), _bool_arg(keepdim, "all", "keepdim")))
 
 
-def reduce_any(x, dim, bint keepdim):
-    return wrap(c_any(_tt(x, "any", "input"), _reduce_dims(dim, "any"), keepdim))
+def reduce_any(x, dim, keepdim):
+    return wrap(c_any(_tt(x, "any", "input"), _reduce_dims(dim, "any"), _bool_arg(keepdim, "any", "keepdim")))
 
 
 def reduce_cumsum(x, dim, dt):
@@ -144,13 +150,18 @@ def reduce_log_softmax(x, dim, dt):
     return wrap(c_log_softmax(_tt(x, "log_softmax", "input"), _int_arg(dim, "log_softmax", "dim"), _opt_dtype(dt, "log_softmax")))
 
 
-def reduce_sort(x, dim, bint descending, bint stable):
-    return _wrap_pair(c_sort(_tt(x, "sort", "input"), _int_arg(dim, "sort", "dim"), descending, stable))
+def reduce_sort(x, dim, descending, stable):
+    return _wrap_pair(c_sort(_tt(x, "sort", "input"), _int_arg(dim, "sort", "dim"),
+                             _bool_arg(descending, "sort", "descending"),
+                             _bool_arg(False if stable is None else stable, "sort", "stable")))
 
 
-def reduce_argsort(x, dim, bint descending, bint stable):
-    return wrap(c_argsort(_tt(x, "argsort", "input"), _int_arg(dim, "argsort", "dim"), descending, stable))
+def reduce_argsort(x, dim, descending, stable):
+    return wrap(c_argsort(_tt(x, "argsort", "input"), _int_arg(dim, "argsort", "dim"),
+                          _bool_arg(descending, "argsort", "descending"),
+                          _bool_arg(False if stable is None else stable, "argsort", "stable")))
 
 
-def reduce_topk(x, k, dim, bint largest, bint sorted):
-    return _wrap_pair(c_topk(_tt(x, "topk", "input"), _int_arg(k, "topk", "k"), _int_arg(dim, "topk", "dim"), largest, sorted))
+def reduce_topk(x, k, dim, largest, sorted):
+    return _wrap_pair(c_topk(_tt(x, "topk", "input"), _int_arg(k, "topk", "k"), _int_arg(dim, "topk", "dim"),
+                             _bool_arg(largest, "topk", "largest"), _bool_arg(sorted, "topk", "sorted")))

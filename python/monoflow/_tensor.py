@@ -333,6 +333,11 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
         return _rebuild_tensor, (self.dtype.name, tuple(self.shape), data, str(self.device),
                                  bool(getattr(self, "requires_grad", False)))
 
+    def __setstate__(self, state):
+        # __reduce__ hands pickle no state: only a direct call reaches here
+        raise TypeError(f"__setstate__(): a monoflow Tensor is restored by __reduce__, not from a state "
+                        f"(got {type(state).__name__})")
+
     def __bool__(self):
         if self.numel() != 1:
             raise RuntimeError(_C.name_op_in_progress(
@@ -384,29 +389,33 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
     def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, pin_memory=False):
         from monoflow._creation import zeros
 
-        return zeros(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+        return zeros(*size, dtype=self.dtype if dtype is None else dtype,
+                     device=self.device if device is None else device, requires_grad=requires_grad)
 
     def new_ones(self, *size, dtype=None, device=None, requires_grad=False, pin_memory=False):
         from monoflow._creation import ones
 
-        return ones(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+        return ones(*size, dtype=self.dtype if dtype is None else dtype,
+                    device=self.device if device is None else device, requires_grad=requires_grad)
 
     def new_empty(self, *size, dtype=None, device=None, requires_grad=False, pin_memory=False):
         from monoflow._creation import empty
 
-        return empty(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+        return empty(*size, dtype=self.dtype if dtype is None else dtype,
+                     device=self.device if device is None else device, requires_grad=requires_grad)
 
     def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
         from monoflow._creation import full
 
-        return full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device,
-                    requires_grad=requires_grad)
+        return full(size, fill_value, dtype=self.dtype if dtype is None else dtype,
+                    device=self.device if device is None else device, requires_grad=requires_grad)
 
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False, pin_memory=False):
         """A new tensor copying `data`, with this tensor's dtype and device unless given."""
         from monoflow._creation import tensor
 
-        return tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+        return tensor(data, dtype=self.dtype if dtype is None else dtype,
+                      device=self.device if device is None else device, requires_grad=requires_grad)
 
     def squeeze(self, dim=None):
         """Removes size-1 dims: all of them, `dim`, or each dim of a tuple/list."""

@@ -8,6 +8,7 @@ import math
 import numbers
 
 from monoflow import _C
+from monoflow import _composite as _c
 
 __all__ = ["argwhere", "as_strided", "cast", "combinations", "empty_strided", "gather_nd", "in_top_k", "mish",
            "new_ones", "quick_gelu", "result_type", "scalar_tensor", "scatter_nd", "slice", "softsign",
@@ -209,6 +210,8 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=False, 
         >>> flow.scalar_tensor(3)
         tensor(3.)
     """
+    if not isinstance(s, (numbers.Number, _C.TensorBase)):
+        raise TypeError(f"scalar_tensor(): argument 's' (position 1) must be Number, not {type(s).__name__}")
     return _creation().tensor(s, dtype=dtype or _C.get_default_dtype(), device=device, requires_grad=requires_grad)
 
 
@@ -263,7 +266,8 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
         >>> flow.empty_strided((2, 3), (1, 2)).stride()
         (1, 2)
     """
-    size, stride = [int(v) for v in size], [int(v) for v in stride]
+    size = list(_c.int_tuple("empty_strided", "size", size))
+    stride = list(_c.int_tuple("empty_strided", "stride", stride))
     if len(size) != len(stride):
         raise RuntimeError(f"empty_strided(): mismatch in length of strides and shape ({len(stride)} vs {len(size)})")
     if any(v < 0 for v in size + stride):
@@ -366,7 +370,7 @@ def vander(x, N=None, increasing=False):
     x = _C.check_tensor(x, "vander", "x")
     if x.dim() != 1:
         raise RuntimeError("vander(): x must be a one-dimensional tensor")
-    n = x.shape[0] if N is None else int(N)
+    n = x.shape[0] if N is None else _C.check_int(N, "vander", "N", 2)
     if n < 0:
         raise RuntimeError("vander(): N must be non-negative")
     if n * x.shape[0] > _MAX_ELEMENTS:
@@ -432,7 +436,12 @@ def scatter_nd(index, update, shape):
         >>> flow.scatter_nd(flow.tensor([[1], [6], [4]]), flow.tensor([10.2, 5.1, 12.7]), [8])
         tensor([ 0.0000, 10.2000,  0.0000,  0.0000, 12.7000,  0.0000,  5.1000,  0.0000])
     """
-    update = _C.check_tensor(update, "scatter_nd", "update")
+    index = _C.check_tensor(index, "scatter_nd", "index", 1)
+    if index.dtype.is_floating_point or index.dtype.name == "bool" or index.dim() == 0:
+        raise TypeError("scatter_nd(): argument 'index' must be an integer tensor with at least 1 dim")
+    update = _C.check_tensor(update, "scatter_nd", "update", 2)
+    if not isinstance(shape, (list, tuple)) or not all(isinstance(v, numbers.Integral) for v in shape):
+        raise TypeError(f"scatter_nd(): argument 'shape' (position 3) must be tuple of ints, not {type(shape).__name__}")
     zeros = update.new_zeros(tuple(int(v) for v in shape))
     return tensor_scatter_nd_update(zeros, index, update)
 
@@ -457,11 +466,14 @@ def slice(input, slice_tup_list):
         tensor([1, 4, 7])
     """
     input = _C.check_tensor(input, "slice", "input")
+    if not isinstance(slice_tup_list, (list, tuple)):
+        raise TypeError(f"slice(): argument 'slice_tup_list' (position 2) must be a sequence of (start, stop, step), "
+                        f"not {type(slice_tup_list).__name__}")
     if len(slice_tup_list) > input.dim():
         raise IndexError(f"slice(): {len(slice_tup_list)} slices for a tensor of {input.dim()} dims")
     parts = []
     for t in slice_tup_list:
-        if len(t) != 3:
+        if not isinstance(t, (list, tuple)) or len(t) != 3:
             raise ValueError(f"slice(): each entry of slice_tup_list must be (start, stop, step), got {t!r}")
         parts.append(_builtin_slice(*t))
     return input[tuple(parts)]
@@ -563,12 +575,12 @@ class TensorMethods:
             >>> flow.ones(2, 3).sum_to_size(1, 3)
             tensor([[2., 2., 2.]])
         """
-        size = tuple(size[0]) if len(size) == 1 and not isinstance(size[0], numbers.Integral) else size
-        size = tuple(int(v) for v in size)
+        size = size[0] if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
+        size = tuple(_C.check_int(v, "sum_to_size", "size") for v in size)
         shape = tuple(self.shape)
         lead = len(shape) - len(size)
         if lead < 0 or any(t != 1 and t != s for t, s in zip(size, shape[lead:])):
-            raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(shape)}}}.")
+            raise RuntimeError(f"sum_to_size(): size {{{list(size)}}} is not expandable to size {{{list(shape)}}}.")
         out = self.sum(dim=tuple(range(lead))) if lead else self
         dims = tuple(d for d, (t, s) in enumerate(zip(size, shape[lead:])) if t == 1 and s != 1)
         return out.sum(dim=dims, keepdim=True) if dims else out

@@ -86,6 +86,9 @@ _MAX_EMPTY_SECTIONS = 1 << 16
 def tensor_split(input, indices_or_sections, dim=0):
     """Views of input split into `sections` near-equal parts (the first ones
     one longer) or at the given indices, as numpy.array_split."""
+    _C.check_tensor(input, "tensor_split", "input", 1)
+    if input.dim() == 0:
+        raise RuntimeError("tensor_split(): expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
     d = _c.wrap_dim("tensor_split", dim, input.dim())
     n = input.shape[d]
     ios = indices_or_sections

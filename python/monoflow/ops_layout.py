@@ -44,7 +44,7 @@ def unflatten(input, dim, sizes):
     """Splits dim `dim` into `sizes` (one entry may be -1)."""
     _C.check_tensor(input, "unflatten", "input", 1)
     d = _c.wrap_dim("unflatten", dim, input.dim())
-    sizes = list(sizes)
+    sizes = list(_c.int_tuple("unflatten", "sizes", sizes))
     if not sizes:
         raise RuntimeError("unflatten: sizes must be non-empty")
     shape = list(input.shape)
@@ -59,6 +59,7 @@ def ravel(input):
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     """Repeats each element (along `dim`, or of the flattened input) `repeats`
     times; repeat_interleave(repeats) alone gives the repeated indices."""
+    _C.check_tensor(input, "repeat_interleave", "input", 1)
     if repeats is None:  # repeat_interleave(repeats_tensor)
         counts = input
         if counts.dim() != 1 or counts.dtype.is_floating_point:
@@ -77,6 +78,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     if isinstance(repeats, _C.TensorBase) and repeats.numel() == 1 and repeats.dim() <= 1:
         repeats = int(repeats.item())
     if isinstance(repeats, numbers.Integral):
+        repeats = _C.check_int(repeats, "repeat_interleave", "repeats", 2)
         if repeats < 0:
             raise RuntimeError("repeat_interleave: repeats can not be negative")
         if x.dim() == 0:
@@ -95,7 +97,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
 
 
 def narrow_copy(input, dim, start, length):
-    return input.narrow(dim, start, length).clone()
+    return _C.check_tensor(input, "narrow_copy", "input", 1).narrow(dim, start, length).clone()
 
 
 def take(input, index):
@@ -254,6 +256,9 @@ def select_scatter(input, src, dim, index):
     _C.check_tensor(input, "select_scatter", "input", 1)
     _C.check_tensor(src, "select_scatter", "src", 2)
     d = _c.wrap_dim("select_scatter", dim, input.dim())
+    index = _C.check_int(index, "select_scatter", "index", 4)
+    if input.dim() == 0:
+        raise IndexError("select_scatter(): select() cannot be applied to a 0-dim tensor")
     n = input.shape[d]
     if not -n <= index < n:
         raise IndexError(f"select_scatter(): index {index} out of range for tensor of size {list(input.shape)} at "
@@ -306,8 +311,11 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     """Reduces src's values into input at index along dim ('sum', 'prod', 'mean', 'amax', 'amin').
     'sum' and 'mean' are differentiable; 'prod', 'amax' and 'amin' give values only
     (their gradient raises)."""
+    if not isinstance(reduce, str):
+        raise TypeError(f"scatter_reduce(): argument 'reduce' (position 4) must be str, not {type(reduce).__name__}")
     if reduce not in _SCATTER_REDUCES:
-        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+        raise RuntimeError(f"scatter_reduce(): reduce argument must be either sum, prod, mean, amax or amin, "
+                           f"got {reduce}")
     d = _c.wrap_dim("scatter_reduce", dim, input.dim())
     if reduce in ("sum", "mean"):
         base = input if include_self else input.scatter(d, index, value=0)

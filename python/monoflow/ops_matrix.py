@@ -199,7 +199,7 @@ def svd(input, some=True, compute_uv=True):
 
 
 def pinverse(input, rcond=1e-15):
-    return _linalg().pinv(input, rtol=rcond)
+    return _linalg().pinv(_C.check_tensor(input, "pinverse", "input", 1), rtol=rcond)
 
 
 def matrix_power(input, n):

@@ -7,8 +7,8 @@ from monoflow._global.creation import accepts_placement
 
 
 def _requires_grad(t, requires_grad):
-    # The `requires_grad=` argument of the creation functions.
-    return t.requires_grad_() if requires_grad else t
+    # The `requires_grad=` argument of the creation functions (requires_grad_ checks its type).
+    return t if requires_grad is False or requires_grad is None else t.requires_grad_(requires_grad)
 
 __all__ = ["Generator", "manual_seed", "seed", "initial_seed", "default_generator", "get_rng_state", "set_rng_state",
            "rand", "randn", "randint",
@@ -20,6 +20,10 @@ default_generator = _C.default_generator_for("cpu")
 
 def manual_seed(seed):
     """Seeds the default generator of every device; returns the CPU's."""
+    try:
+        seed = int(seed)  # as torch: int(seed), so '7' and 7.0 are seeds too
+    except (TypeError, ValueError) as e:
+        raise type(e)(f"manual_seed(): {e}") from None
     _C.manual_seed(seed)
     return default_generator
 
@@ -39,26 +43,40 @@ def get_rng_state():
 
 
 def set_rng_state(new_state):
+    from monoflow import _dtypes
+
+    _C.check_tensor(new_state, "set_rng_state", "new_state", 1)
+    if new_state.dtype != _dtypes.uint8:  # (TypeError as torch)
+        raise TypeError(f"set_rng_state(): the RNG state must be a uint8 tensor, got {new_state.dtype}")
+    if tuple(new_state.shape) != (16,):
+        raise RuntimeError(f"set_rng_state(): expected the 16-byte state of get_rng_state(), got shape "
+                           f"{list(new_state.shape)}")
     default_generator.set_state(new_state)
 
 
 def _size(size):
     if len(size) == 1 and not isinstance(size[0], numbers.Integral):
+        if not hasattr(size[0], "__iter__"):  # (named after the op that called: rand, randn)
+            raise TypeError(_C.name_op_in_progress(f"rand(): argument 'size' must be tuple of ints, "
+                                                   f"not {type(size[0]).__name__}"))
         return tuple(size[0])
     return tuple(size)
 
 
 def _float_dtype(dtype):
-    dtype = dtype or _C.get_default_dtype()
+    dtype = _C.get_default_dtype() if dtype is None else dtype
+    if not isinstance(dtype, _C.dtype):  # (named after the op that called: rand, randn, ...)
+        raise TypeError(_C.name_op_in_progress(f"rand(): argument 'dtype' must be monoflow.dtype, "
+                                               f"not {type(dtype).__name__}"))
     if not dtype.is_floating_point:
-        raise TypeError(f"expected a floating point dtype, got {dtype!r}")
+        raise TypeError(_C.name_op_in_progress(f"expected a floating point dtype, got {dtype!r}"))
     return dtype
 
 
 @accepts_placement(random=True)
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
     """Uniform samples from [0, 1)."""
-    if getattr(dtype, "is_complex", False):  # torch: both parts uniform on [0, 1)
+    if isinstance(dtype, _C.dtype) and dtype.is_complex:  # torch: both parts uniform on [0, 1)
         from monoflow import _complex
 
         r = _C.uniform_(_C.empty(_size(size) + (2,), dtype.to_real(), device), 0.0, 1.0, generator)
@@ -69,7 +87,7 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
 @accepts_placement(random=True)
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
     """Standard normal samples."""
-    if getattr(dtype, "is_complex", False):
+    if isinstance(dtype, _C.dtype) and dtype.is_complex:
         from monoflow import _complex
 
         return _requires_grad(_complex.randn(_size(size), dtype, device, generator), requires_grad)
@@ -87,19 +105,25 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
         low, high = 0, low
     from monoflow import _dtypes
 
-    t = _C.empty(tuple(size), dtype or _dtypes.int64, device)
-    return _requires_grad(_C.random_int_(t, int(low), int(high), generator), requires_grad)
+    t = _C.empty(tuple(size), _dtypes.int64 if dtype is None else dtype, device)
+    low, high = _C.check_int(low, "randint", "low", 1), _C.check_int(high, "randint", "high", 2)
+    return _requires_grad(_C.random_int_(t, low, high, generator), requires_grad)
+
+
+def _like_defaults(t, dtype, device):
+    # t's dtype and device unless given (`dtype or ...` would ask an array argument its truth value)
+    return {"dtype": t.dtype if dtype is None else dtype, "device": t.device if device is None else device}
 
 
 def rand_like(t, *, dtype=None, device=None, generator=None, requires_grad=False, memory_format=None):
     _C.check_tensor(t, "rand_like", "input", 1)
-    out = rand(tuple(t.shape), dtype=dtype or t.dtype, device=device or t.device, generator=generator)
+    out = rand(tuple(t.shape), **_like_defaults(t, dtype, device), generator=generator)
     return _requires_grad(_memory_format.like(out, t, memory_format, "rand_like"), requires_grad)
 
 
 def randn_like(t, *, dtype=None, device=None, generator=None, requires_grad=False, memory_format=None):
     _C.check_tensor(t, "randn_like", "input", 1)
-    out = randn(tuple(t.shape), dtype=dtype or t.dtype, device=device or t.device, generator=generator)
+    out = randn(tuple(t.shape), **_like_defaults(t, dtype, device), generator=generator)
     return _requires_grad(_memory_format.like(out, t, memory_format, "randn_like"), requires_grad)
 
 
@@ -108,7 +132,7 @@ def randint_like(t, low=0, high=None, *, dtype=None, device=None, generator=None
     _C.check_tensor(t, "randint_like", "input", 1)
     if high is None:
         low, high = 0, low
-    out = randint(low, high, tuple(t.shape), dtype=dtype or t.dtype, device=device or t.device, generator=generator)
+    out = randint(low, high, tuple(t.shape), **_like_defaults(t, dtype, device), generator=generator)
     return _requires_grad(_memory_format.like(out, t, memory_format, "randint_like"), requires_grad)
 
 
@@ -117,12 +141,15 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
     """Normal samples; mean and std may be numbers (then `size` is required) or tensors."""
     if isinstance(mean, _C.TensorBase) or isinstance(std, _C.TensorBase):
         like = mean if isinstance(mean, _C.TensorBase) else std
-        m = mean if isinstance(mean, _C.TensorBase) else _C.full((), float(mean), like.dtype, like.device)
-        s = std if isinstance(std, _C.TensorBase) else _C.full((), float(std), like.dtype, like.device)
+        m = mean if isinstance(mean, _C.TensorBase) else _C.full((), _C.check_float(mean, "normal", "mean", 1),
+                                                                 like.dtype, like.device)
+        s = std if isinstance(std, _C.TensorBase) else _C.full((), _C.check_float(std, "normal", "std", 2),
+                                                               like.dtype, like.device)
         return _C.normal_tensor(m, s, generator)
     if size is None:
         raise TypeError("normal: 'size' is required when mean and std are numbers")
-    return _C.normal_(_C.empty(tuple(size), _float_dtype(dtype), device), float(mean), float(std), generator)
+    mean, std = _C.check_float(mean, "normal", "mean", 1), _C.check_float(std, "normal", "std", 2)
+    return _C.normal_(_C.empty(tuple(size), _float_dtype(dtype), device), mean, std, generator)
 
 
 def bernoulli(input, p=None, *, generator=None):

@@ -26,7 +26,7 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False,
         else:
             raise TypeError(f"randperm(): argument 'n' must be int, not {type(n).__name__}")
     if n < 0:
-        raise RuntimeError(f"n must be non-negative, got{n}")
+        raise RuntimeError(f"randperm(): n must be non-negative, got {n}")
     perm = _uniform((n,), generator, device).argsort(-1)
     out = perm if dtype is None or dtype == _INT64 else perm.to(dtype)
     return out.requires_grad_() if requires_grad else out
@@ -40,7 +40,8 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: {input.dtype}")
     if input.dim() not in (1, 2):
-        raise RuntimeError("prob_dist must be 1 or 2 dim")
+        raise RuntimeError("multinomial(): prob_dist must be 1 or 2 dim")
+    num_samples = _C.check_int(num_samples, "multinomial", "num_samples", 2)
     if num_samples <= 0:
         raise RuntimeError("cannot sample n_sample <= 0 samples")
     p = input.detach().double()
@@ -49,7 +50,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
     if not replacement and num_samples > k:
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
     if bool((rows < 0).any()) or not bool(_m.isfinite(rows).all()):
-        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+        raise RuntimeError("multinomial(): probability tensor contains either `inf`, `nan` or element < 0")
     total = rows.sum(-1, keepdim=True)
     if bool((total <= 0).any()):
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")

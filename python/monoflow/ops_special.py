@@ -3,7 +3,7 @@
 carry their gradients."""
 import importlib
 
-from monoflow import _dtypes
+from monoflow import _C, _dtypes
 
 
 def _special():
@@ -121,6 +121,7 @@ def mvlgamma(input, p):
         >>> flow.mvlgamma(flow.tensor([2.5]), 2)
         tensor([0.8570])
     """
+    _C.check_tensor(input, "mvlgamma", "input", 1)
     return _special().multigammaln(input, p)
 
 

@@ -140,7 +140,7 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan):
         raise ValueError(f"{op}() interpolation must be one of linear, lower, higher, midpoint or nearest. Got "
                          f"{interpolation}")
     scalar_q = not isinstance(q, _C.TensorBase)
-    qs = [float(q)] if scalar_q else [float(v) for v in q.reshape(-1).tolist()]
+    qs = [_C.check_float(q, op, "q", 2)] if scalar_q else [float(v) for v in q.reshape(-1).tolist()]
     if not scalar_q and q.dim() > 1:
         raise RuntimeError(f"{op}() q must be a scalar or 1D tensor")
     if any(not 0 <= v <= 1 for v in qs):
@@ -300,8 +300,14 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
 
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     """The trapezoid rule along dim, with spacing dx (default 1) or sample points x."""
-    yy = _check("trapezoid", y)
-    d = _c.wrap_dim("trapezoid", dim, yy.dim())
+    return _trapezoid("trapezoid", y, x, dx, dim)
+
+
+def _trapezoid(op, y, x, dx, dim):
+    yy = _check(op, y)
+    if yy.dim() == 0 or (isinstance(x, _C.TensorBase) and x.dim() == 0):
+        raise IndexError(f"{op}(): Dimension specified as {dim} but tensor has no dimensions")
+    d = _c.wrap_dim(op, dim, yy.dim())
     n = yy.shape[d]
     if n == 0:
         return yy.sum(d) * 0
@@ -318,7 +324,7 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
 
 
 def trapz(y, x=None, *, dx=None, dim=-1):
-    return trapezoid(y, x, dx=dx, dim=dim)
+    return _trapezoid("trapz", y, x, dx, dim)
 
 
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):

@@ -499,6 +499,7 @@ def multigammaln(input, p):
         tensor([0.4516, 1.5502])
     """
     x = _float("multigammaln", input)
+    p = _C.check_int(p, "multigammaln", "p", 2)
     if p < 1:
         raise RuntimeError(_C.name_op_in_progress(f"p has to be greater than or equal to 1, but got {p}"))
     if p > _MULTIGAMMALN_MAX_P:
