@@ -371,3 +371,51 @@ def test_stack_dataset_and_module_path_as_torch():
             bad(torch.utils.data)
         with pytest.raises(ValueError):
             bad(flow.utils.data)
+
+
+# ------------------------------------------ more distributions: SAC's squashed Gaussian, Gamma/Beta policies
+
+def test_sac_tanh_squashed_gaussian_log_prob_and_grad_match_torch():
+    mu, log_std = np.array([[0.2, -1.0]], np.float32), np.array([[-0.7, 0.7]], np.float32)
+    y = np.array([[0.5, -0.9]], np.float32)
+    grads = []
+    for L, Dm in ((flow, D), (torch, TD)):
+        m, s = L.tensor(mu, requires_grad=True), L.tensor(log_std, requires_grad=True)
+        d = Dm.TransformedDistribution(Dm.Normal(m, s.exp()), [Dm.transforms.TanhTransform()])
+        lp = d.log_prob(L.tensor(y)).sum(-1)
+        lp.backward()
+        grads.append((lp.detach().numpy(), m.grad.numpy(), s.grad.numpy()))
+    for a, b in zip(*grads):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-6)
+    # the reparameterized action lies in (-1, 1) and carries the gradient
+    a = D.TransformedDistribution(D.Normal(flow.tensor(mu, requires_grad=True), flow.ones(1, 2)),
+                                  D.transforms.TanhTransform()).rsample((64,))
+    assert a.requires_grad and float(a.abs().max()) <= 1.0
+    aff = [D.transforms.AffineTransform(1.0, 2.0), D.transforms.SigmoidTransform()]
+    taff = [TD.transforms.AffineTransform(1.0, 2.0), TD.transforms.SigmoidTransform()]
+    _close(D.TransformedDistribution(D.Normal(flow.tensor(mu), flow.ones(1, 2)), aff).log_prob(flow.tensor([[0.5, 0.2]])),
+           TD.TransformedDistribution(TD.Normal(torch.tensor(mu), torch.ones(1, 2)), taff).log_prob(torch.tensor([[0.5, 0.2]])))
+
+
+@pytest.mark.parametrize("name, args, value", [
+    ("Exponential", ([0.5, 2.0],), [0.3, 1.7]), ("Laplace", ([0.0, 1.0], [1.0, 0.5]), [0.3, 1.7]),
+    ("Gamma", ([0.5, 3.0], [1.0, 2.0]), [0.3, 1.7]), ("Beta", ([0.5, 3.0], [2.0, 2.0]), [0.3, 0.7]),
+    ("LogNormal", ([0.0, 1.0], [1.0, 0.5]), [0.3, 1.7])])
+def test_continuous_families_match_torch_and_sample_their_mean(name, args, value):
+    leaves_f = [flow.tensor(a, requires_grad=True) for a in args]
+    leaves_t = [torch.tensor(a, requires_grad=True) for a in args]
+    fa, tb = getattr(D, name)(*leaves_f), getattr(TD, name)(*leaves_t)
+    lf, lt = fa.log_prob(flow.tensor(value)), tb.log_prob(torch.tensor(value))
+    _close(lf, lt, rtol=1e-4)
+    _close(fa.entropy(), tb.entropy(), rtol=1e-4)
+    _close(fa.mean, tb.mean)
+    _close(fa.variance, tb.variance, rtol=1e-4)
+    lf.sum().backward()
+    lt.sum().backward()
+    for pf, pt in zip(leaves_f, leaves_t):
+        _close(pf.grad, pt.grad, rtol=1e-4)
+    flow.manual_seed(3)
+    s = fa.sample((40000,))
+    assert tuple(s.shape) == (40000, 2) and not s.requires_grad
+    std = tb.stddev.detach().numpy()
+    np.testing.assert_allclose(s.numpy().mean(0), tb.mean.detach().numpy(), atol=float(5 * std.max() / 200))

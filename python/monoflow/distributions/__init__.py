@@ -1,15 +1,20 @@
 """monoflow.distributions: parameterizable probability distributions and sampling, as torch.distributions
-(Categorical for REINFORCE/actor-critic policies, Normal for VAEs and Gaussian policies, kl_divergence)."""
-from monoflow.distributions import constraints  # noqa: F401
+(Categorical for REINFORCE/actor-critic policies, Normal for VAEs and Gaussian policies, a tanh-squashed
+Gaussian through TransformedDistribution, kl_divergence)."""
+from monoflow.distributions import constraints, transforms  # noqa: F401
 from monoflow.distributions.bernoulli import Bernoulli
 from monoflow.distributions.categorical import Categorical
 from monoflow.distributions.distribution import Distribution
+from monoflow.distributions.exponential import Exponential, Laplace
+from monoflow.distributions.gamma import Beta, Gamma
 from monoflow.distributions.independent import Independent
 from monoflow.distributions.kl import kl_divergence, register_kl
 from monoflow.distributions.multivariate_normal import MultivariateNormal
 from monoflow.distributions.normal import Normal
 from monoflow.distributions.one_hot_categorical import OneHotCategorical
+from monoflow.distributions.transformed_distribution import LogNormal, TransformedDistribution
 from monoflow.distributions.uniform import Uniform
 
-__all__ = ["Bernoulli", "Categorical", "Distribution", "Independent", "MultivariateNormal", "Normal",
-           "OneHotCategorical", "Uniform", "constraints", "kl_divergence", "register_kl"]
+__all__ = ["Bernoulli", "Beta", "Categorical", "Distribution", "Exponential", "Gamma", "Independent", "Laplace",
+           "LogNormal", "MultivariateNormal", "Normal", "OneHotCategorical", "TransformedDistribution", "Uniform",
+           "constraints", "kl_divergence", "register_kl", "transforms"]

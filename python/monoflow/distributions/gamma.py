@@ -1,0 +1,123 @@
+"""Gamma (concentration, rate) and Beta (concentration1, concentration0).
+
+Samples come from Marsaglia and Tsang's rejection method on monoflow's
+generators (Beta as X / (X + Y) of two Gammas). torch also differentiates
+through these samples (implicit reparameterization); monoflow does not yet,
+so ``has_rsample`` is False and ``rsample`` raises NotImplementedError."""
+import numbers
+
+import monoflow as flow
+from monoflow.distributions import constraints
+from monoflow.distributions.distribution import Distribution
+from monoflow.distributions.utils import broadcast_all
+
+
+def _standard_gamma(alpha):
+    """One Gamma(alpha, 1) draw per element of ``alpha`` (no gradient)."""
+    with flow.no_grad():
+        boost = alpha < 1  # Gamma(a) = Gamma(a + 1) * U^(1/a) for a < 1
+        a = flow.where(boost, alpha + 1, alpha)
+        d = a - 1.0 / 3.0
+        c = (9 * d).rsqrt()
+        result = flow.zeros_like(alpha)
+        done = flow.zeros_like(alpha, dtype=flow.bool)
+        while not bool(done.all()):
+            x = flow.randn(alpha.shape, dtype=alpha.dtype, device=alpha.device)
+            v = (1 + c * x).pow(3)
+            u = flow.rand(alpha.shape, dtype=alpha.dtype, device=alpha.device)
+            accept = (v > 0) & (u.log() < 0.5 * x * x + d - d * v + d * v.clamp(min=1e-30).log())
+            result = flow.where(accept & ~done, d * v, result)
+            done = done | accept
+        u = flow.rand(alpha.shape, dtype=alpha.dtype, device=alpha.device)
+        result = flow.where(boost, result * u.pow(1 / alpha), result)
+        return result.clamp(min=flow.finfo(alpha.dtype).tiny)
+
+
+class Gamma(Distribution):
+    arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
+    support = constraints.nonnegative
+    has_rsample = False
+
+    def __init__(self, concentration, rate, validate_args=None):
+        self.concentration, self.rate = broadcast_all(concentration, rate)
+        both_numbers = isinstance(concentration, numbers.Number) and isinstance(rate, numbers.Number)
+        super().__init__(flow.Size() if both_numbers else self.rate.size(), validate_args=validate_args)
+
+    @property
+    def mean(self):
+        return self.concentration / self.rate
+
+    @property
+    def mode(self):
+        return ((self.concentration - 1) / self.rate).clamp(min=0)
+
+    @property
+    def variance(self):
+        return self.concentration / self.rate.pow(2)
+
+    def sample(self, sample_shape=flow.Size()):
+        shape = self._extended_shape(sample_shape)
+        with flow.no_grad():
+            return _standard_gamma(self.concentration.expand(shape)) / self.rate.expand(shape)
+
+    def rsample(self, sample_shape=flow.Size()):
+        raise NotImplementedError("Gamma.rsample(): monoflow cannot differentiate through Gamma samples yet; "
+                                  "use sample() (no gradient)")
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        a, b = self.concentration, self.rate
+        return flow.xlogy(a, b) + flow.xlogy(a - 1, value) - b * value - flow.lgamma(a)
+
+    def entropy(self):
+        a = self.concentration
+        return a - flow.log(self.rate) + flow.lgamma(a) + (1.0 - a) * flow.digamma(a)
+
+
+class Beta(Distribution):
+    arg_constraints = {"concentration1": constraints.positive, "concentration0": constraints.positive}
+    support = constraints.unit_interval
+    has_rsample = False
+
+    def __init__(self, concentration1, concentration0, validate_args=None):
+        self.concentration1, self.concentration0 = broadcast_all(concentration1, concentration0)
+        both_numbers = isinstance(concentration1, numbers.Number) and isinstance(concentration0, numbers.Number)
+        super().__init__(flow.Size() if both_numbers else self.concentration1.size(), validate_args=validate_args)
+
+    @property
+    def mean(self):
+        return self.concentration1 / (self.concentration1 + self.concentration0)
+
+    @property
+    def mode(self):
+        return (self.concentration1 - 1) / (self.concentration1 + self.concentration0 - 2)
+
+    @property
+    def variance(self):
+        total = self.concentration1 + self.concentration0
+        return self.concentration1 * self.concentration0 / (total.pow(2) * (total + 1))
+
+    def sample(self, sample_shape=flow.Size()):
+        shape = self._extended_shape(sample_shape)
+        x = _standard_gamma(self.concentration1.expand(shape))
+        y = _standard_gamma(self.concentration0.expand(shape))
+        eps = flow.finfo(x.dtype).eps
+        return (x / (x + y)).clamp(min=eps, max=1 - eps)
+
+    def rsample(self, sample_shape=flow.Size()):
+        raise NotImplementedError("Beta.rsample(): monoflow cannot differentiate through Beta samples yet; "
+                                  "use sample() (no gradient)")
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        a, b = self.concentration1, self.concentration0
+        log_beta = flow.lgamma(a) + flow.lgamma(b) - flow.lgamma(a + b)
+        return flow.xlogy(a - 1, value) + flow.xlogy(b - 1, 1 - value) - log_beta
+
+    def entropy(self):
+        a, b = self.concentration1, self.concentration0
+        log_beta = flow.lgamma(a) + flow.lgamma(b) - flow.lgamma(a + b)
+        return (log_beta - (a - 1) * flow.digamma(a) - (b - 1) * flow.digamma(b)
+                + (a + b - 2) * flow.digamma(a + b))
