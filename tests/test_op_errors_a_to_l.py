@@ -111,6 +111,21 @@ CASES = [
     ("kthvalue", "T.zeros(3).kthvalue((None,))", TypeError, TORCH_TOO),
     ("kthvalue", "T.zeros(3).kthvalue(1.0)", TypeError, TORCH_TOO),
     ("bucketize", "T.bucketize(T.ones(2, 3), T.tensor(3))", RuntimeError, TORCH_TOO),
+    # Tensor protocols
+    ("float", "float(T.zeros(2))", ValueError, TORCH_TOO),
+    ("int", "int(T.zeros(0))", ValueError, TORCH_TOO),
+    ("__array__", "T.zeros(2).__array__('abc')", TypeError, TORCH_TOO),
+    ("__dlpack__", "T.zeros(2).__dlpack__(max_version=np.array(5))", TypeError, OURS),
+    ("__dlpack__", "T.zeros(2).__dlpack__(max_version=T.ones(2, 3))", TypeError, OURS),
+    # creation
+    ("as_tensor", "T.as_tensor(...)", TypeError, OURS),  # torch: RuntimeError
+    ("as_tensor", "T.as_tensor(b'x')", TypeError, OURS),
+    ("full", "T.full(0.5, 1)", TypeError, TORCH_TOO),
+    ("full", "T.full(T.float32, 1)", TypeError, TORCH_TOO),
+    ("empty_strided", "T.empty_strided(1e308, 'abc')", TypeError, TORCH_TOO),
+    ("empty_strided", "T.empty_strided((2,), 'abc')", TypeError, TORCH_TOO),
+    ("complex", "T.complex(T.tensor([1]), T.tensor([1]))", RuntimeError, TORCH_TOO),
+    ("complex", "T.complex(T.zeros(2), T.zeros(2, dtype=T.float64))", RuntimeError, TORCH_TOO),
 ]
 
 
@@ -155,5 +170,9 @@ def test_accepted_calls_match_torch():
     assert [t.shape for t in flow.hsplit(flow.zeros(2, 4), [1, 3])] == [(2, 1), (2, 2), (2, 1)]
     assert flow.broadcast_to(flow.tensor(3), flow.Size([2])).tolist() == [3, 3]
     assert flow.histc(flow.tensor([0.0, 1.0, 1.0]), np.int64(2), 0, True).tolist() == [1.0, 2.0]
+    assert float(flow.tensor([2.5])) == 2.5 and int(flow.tensor([[3]])) == 3
+    assert flow.ones(2).__array__(flow.float64).dtype == np.float64  # a monoflow dtype: its numpy twin
+    assert np.asarray(flow.ones(2), np.int8).dtype == np.int8
+    assert flow.full(2, 1).tolist() == [1, 1] and flow.full(flow.Size([1]), 1j).dtype == flow.complex64
     L = flow.tensor([[2.0, 0.0], [1.0, 3.0]])
     assert flow.cholesky_inverse(L, upper=np.bool_(False)).shape == (2, 2)

@@ -306,11 +306,24 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
 
     def __array__(self, dtype=None, copy=None):
         a = self.numpy()
-        return a if dtype is None else a.astype(dtype)
+        if dtype is None:
+            return a
+        if isinstance(dtype, _C.dtype):  # np.asarray(t, flow.float64): the numpy twin
+            return a.astype(_dtypes.to_numpy(dtype))
+        try:
+            dtype = np.dtype(dtype)
+        except TypeError:
+            raise TypeError(f"__array__(): argument 'dtype' must be a numpy or monoflow dtype, not "
+                            f"{type(dtype).__name__}") from None
+        return a.astype(dtype)
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         """DLPack export (host-memory devices): consumers share this tensor's memory."""
-        versioned = max_version is not None and tuple(max_version) >= (1, 0)
+        if max_version is not None and not (isinstance(max_version, tuple) and len(max_version) == 2
+                                            and all(type(v) is int for v in max_version)):
+            raise TypeError(f"__dlpack__(): argument 'max_version' must be a (major, minor) tuple of ints, not "
+                            f"{type(max_version).__name__}")
+        versioned = max_version is not None and max_version >= (1, 0)
         return _C.to_dlpack(self.clone() if copy else self, versioned)
 
     def __dlpack_device__(self):
@@ -345,9 +358,15 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
         return bool(self.item())
 
     def __float__(self):
+        if self.numel() != 1:
+            raise ValueError(_C.name_op_in_progress(  # (torch's type; its item() raises RuntimeError)
+                f"float(): only one element tensors can be converted to Python scalars, got {self.numel()}"))
         return float(self.item())
 
     def __int__(self):
+        if self.numel() != 1:
+            raise ValueError(_C.name_op_in_progress(
+                f"int(): only one element tensors can be converted to Python scalars, got {self.numel()}"))
         return int(self.item())
 
     def __index__(self):
