@@ -191,6 +191,8 @@ CASES = [
           lambda: T.tensor(1.5).__setstate__(float("inf"))),
     _case("pinverse-not-tensor", lambda: flow.pinverse(2 ** 63 - 1), TypeError, "pinverse",
           lambda: T.pinverse(2 ** 63 - 1)),
+    _case("empty_like-device-array", lambda: flow.empty_like(flow.zeros(2), device=np.ones(3)), TypeError,
+          "empty_like", lambda: T.empty_like(T.zeros(2), device=np.ones(3))),
     _case("randn_like-device-array", lambda: flow.randn_like(flow.zeros(2), device=np.zeros((2, 0))), TypeError,
           "randn_like", lambda: T.randn_like(T.zeros(2), device=np.zeros((2, 0)))),
 ]

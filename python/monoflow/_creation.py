@@ -166,7 +166,7 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False, pin_mem
 def _like(t, dtype, device, what):
     if not isinstance(t, _C.TensorBase):
         raise TypeError(f"{what}(): argument 'input' must be Tensor, not {type(t).__name__}")
-    return tuple(t.shape), dtype or t.dtype, device or t.device
+    return tuple(t.shape), t.dtype if dtype is None else dtype, t.device if device is None else device
 
 
 def empty_like(input, *, dtype=None, device=None, requires_grad=False, pin_memory=False, memory_format=None):
