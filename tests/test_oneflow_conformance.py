@@ -193,3 +193,56 @@ def test_flatten_of_one_dim_is_the_tensor_itself(shape, start, end):
     assert tuple(flow.tensor(1.0).flatten().shape) == (1,)
     with pytest.raises(IndexError, match="flatten"):
         f.flatten(0, len(shape))
+
+
+@needs_torch
+@pytest.mark.parametrize("reduce", ["add", "multiply"])
+def test_scatter_reduce_argument_accumulates(reduce):
+    # test_scatter_ops: torch.scatter(input, dim, index, src, reduce=...) (OneFlow has it too)
+    rng = np.random.default_rng(5)
+    data, src = rng.standard_normal((3, 4)), rng.standard_normal((2, 4))
+    index = np.array([[0, 1, 2, 0], [0, 0, 1, 2]])
+    for value in (None, 2.5):
+        t_src = torch.tensor(src) if value is None else value
+        f_src = flow.tensor(src) if value is None else value
+        want = torch.scatter(torch.tensor(data), 0, torch.tensor(index), t_src, reduce=reduce)
+        got = flow.scatter(flow.tensor(data), 0, flow.tensor(index), f_src, reduce=reduce)
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)
+        want_ = torch.tensor(data).scatter_(1, torch.tensor(index), t_src, reduce=reduce)
+        got_ = flow.tensor(data).scatter_(1, flow.tensor(index), f_src, reduce=reduce)
+        np.testing.assert_allclose(got_.numpy(), want_.numpy(), rtol=1e-12)
+    with pytest.raises(RuntimeError, match="add or multiply"):
+        flow.scatter(flow.tensor(data), 0, flow.tensor(index), flow.tensor(src), reduce="mean")
+
+
+def test_scatter_reduce_argument_gradients():
+    # 'add' is scatter_add; 'multiply' has no derivative (torch raises when backward reaches it)
+    x = flow.randn(3, 4, requires_grad=True)
+    index = flow.tensor([[0, 1, 2, 0]])
+    x.scatter(0, index, flow.ones(1, 4), reduce="add").sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.ones((3, 4)))
+    y = x.scatter(0, index, flow.ones(1, 4), reduce="multiply")
+    assert y.requires_grad
+    with pytest.raises(RuntimeError, match="multiply"):
+        y.sum().backward()
+
+
+@needs_torch
+@pytest.mark.parametrize("shape", [(3,), (3, 4), (2, 3, 2, 2, 2)])
+@pytest.mark.parametrize("p", [0.0, 1.0])
+def test_dropout2d_of_any_rank_with_p_0_or_1(shape, p):
+    # test_dropout draws random ranks; torch zeroes (p=1) or passes (p=0) before it needs a channel dim
+    data = np.random.default_rng(6).standard_normal(shape)
+    t = torch.tensor(data, requires_grad=True)
+    f = flow.tensor(data, requires_grad=True)
+    with pytest.warns(UserWarning):
+        tout = torch.nn.Dropout2d(p)(t)
+    with pytest.warns(UserWarning):
+        fout = flow.nn.Dropout2d(p)(f)
+    np.testing.assert_array_equal(fout.detach().numpy(), tout.detach().numpy())
+    tout.sum().backward()
+    fout.sum().backward()
+    np.testing.assert_array_equal(f.grad.numpy(), t.grad.numpy())
+    if len(shape) == 1:
+        with pytest.warns(UserWarning), pytest.raises(RuntimeError, match="at least 2 dimensions"):
+            flow.nn.functional.dropout2d(f, 0.5)

@@ -5,6 +5,7 @@ roll, repeat, tile, tril, triu), gathering and scattering (gather, scatter,
 scatter_add, index_select, index_put, one_hot), masks (masked_fill,
 masked_select, nonzero) and pad, with PyTorch's semantics. Indexing itself
 (tensor[...]) lives in TensorBase.__getitem__/__setitem__ (_ops_shape.pxi)."""
+import functools
 import numbers
 
 from monoflow import _C
@@ -232,17 +233,61 @@ def gather(input, dim, index, *, sparse_grad=False):
     return _C.gather(input, dim, index)
 
 
-def _scatter_src(op, src, value, reduce):
-    if reduce is not None:
-        raise NotImplementedError(f"{op}: the reduce argument is not supported; use scatter_add for 'add'")
+def _scatter_src(op, src, value):
     if (src is None) == (value is None):
         raise TypeError(f"{op}(): expected exactly one of 'src' (a tensor) or 'value' (a number)")
     return src if src is not None else value
 
 
+def _scatter(op, input, dim, index, src, value, reduce, inplace):
+    src = _scatter_src(op, src, value)
+    if reduce is None:
+        return _C.scatter(input, dim, index, src, inplace)
+    return _scatter_reduced(op, input, dim, index, src, reduce, inplace)
+
+
+def _scatter_reduced(op, input, dim, index, src, reduce, inplace):
+    """scatter(reduce='add' | 'multiply'), torch's and OneFlow's older form of scatter_reduce: src's
+    values accumulate into input's instead of replacing them. 'add' is scatter_add (differentiable);
+    'multiply' gives values, and as in torch its derivative raises when backward reaches it."""
+    if reduce not in ("add", "multiply"):
+        raise RuntimeError(f"{op}(): reduce argument must be either add or multiply.")
+    if not isinstance(src, _C.TensorBase):
+        src = _C.full(tuple(index.shape), src, input.dtype, input.device)
+    if reduce == "add":
+        return _C.scatter_add(input, dim, index, src, inplace)
+    from monoflow import ops_layout
+    wants_grad = _C.is_grad_enabled() and (input.requires_grad or src.requires_grad)
+    product = ops_layout.scatter_reduce(input.detach(), dim, index, src.detach(), "prod")
+    if inplace:
+        if wants_grad:
+            raise NotImplementedError(f"{op}(): reduce='multiply' in place on a tensor that needs a gradient "
+                                      "is not implemented (its derivative is not implemented, as in torch)")
+        return _C.scatter(input, dim, index, product.gather(dim, index), True)
+    return _scatter_multiply_node().apply(product, input, src) if wants_grad else product
+
+
+@functools.lru_cache(maxsize=None)
+def _scatter_multiply_node():
+    """The graph node of scatter(reduce='multiply'): forward hands back the product, backward raises.
+    Built on first use: monoflow.autograd is not importable while this module loads."""
+    from monoflow import autograd
+
+    class ScatterMultiplyBackward(autograd.Function):
+        @staticmethod
+        def forward(ctx, product, input, src):
+            return product.clone()
+
+        @staticmethod
+        def backward(ctx, grad):
+            raise RuntimeError("derivative for scatter(reduce='multiply') is not implemented")
+
+    return ScatterMultiplyBackward
+
+
 def scatter(input, dim, index, src=None, value=None, *, reduce=None):
     _C.check_tensor(input, "scatter", "input", 1)
-    return _C.scatter(input, dim, index, _scatter_src("scatter", src, value, reduce))
+    return _scatter("scatter", input, dim, index, src, value, reduce, False)
 
 
 def scatter_add(input, dim, index, src):
@@ -351,10 +396,10 @@ class TensorMethods:
         return _C.gather(self, dim, index)
 
     def scatter(self, dim, index, src=None, value=None, *, reduce=None):
-        return _C.scatter(self, dim, index, _scatter_src("scatter", src, value, reduce))
+        return _scatter("scatter", self, dim, index, src, value, reduce, False)
 
     def scatter_(self, dim, index, src=None, value=None, *, reduce=None):
-        return _C.scatter(self, dim, index, _scatter_src("scatter_", src, value, reduce), True)
+        return _scatter("scatter_", self, dim, index, src, value, reduce, True)
 
     def scatter_add(self, dim, index, src):
         return _C.scatter_add(self, dim, index, src)

@@ -65,10 +65,12 @@ def _deprecated_rank_dropout(op, input, p, training, inplace, spatial, generator
     shape = list(input.shape)
     if spatial == 3:
         shape = [1] + shape  # read as unbatched
-    if len(shape) < 2:
-        raise RuntimeError(f"{op}: Feature dropout requires at least 2 dimensions in the input")
     if not training or p == 0.0:
         return input
+    if p == 1.0:  # torch zeroes everything before it draws a mask, so a 1-D input passes too
+        return input.mul_(0) if inplace else input * 0
+    if len(shape) < 2:
+        raise RuntimeError(f"{op}: Feature dropout requires at least 2 dimensions in the input")
     mask_shape = shape[:2] + [1] * (len(shape) - 2)
     if spatial == 3:
         mask_shape = mask_shape[1:]
@@ -121,7 +123,8 @@ def dropout2d(input, p=0.5, training=True, inplace=False, *, generator=None):
 
     Args:
         input (Tensor): ``(N, C, H, W)`` or ``(C, H, W)``; another rank warns (deprecated, as
-            in torch) and is masked by torch's rule for it; a 1-D input raises ``RuntimeError``.
+            in torch) and is masked by torch's rule for it; a 1-D input raises ``RuntimeError`` unless
+            ``p`` is 0 or 1 (as in torch).
         p (float): the probability of zeroing an element. Must be in ``[0, 1]`` (else ``ValueError``).
             Default: ``0.5``.
         training (bool): apply dropout. Default: ``True``.
