@@ -419,3 +419,32 @@ def test_continuous_families_match_torch_and_sample_their_mean(name, args, value
     assert tuple(s.shape) == (40000, 2) and not s.requires_grad
     std = tb.stddev.detach().numpy()
     np.testing.assert_allclose(s.numpy().mean(0), tb.mean.detach().numpy(), atol=float(5 * std.max() / 200))
+
+
+# ------------------------------------------ torch.profiler: the tutorial's scheduled training-loop profile
+
+def test_profiler_schedule_and_trace_handler_follow_torch(tmp_path):
+    import warnings
+    for kw in (dict(wait=1, warmup=1, active=2, repeat=2), dict(wait=0, warmup=0, active=3, skip_first=2)):
+        assert [flow.profiler.schedule(**kw)(i).name for i in range(12)] == [torch.profiler.schedule(**kw)(i).name for i in range(12)]
+    seen = {}
+    for L in (flow, torch):
+        saved = []
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with L.profiler.profile(activities=[L.profiler.ProfilerActivity.CPU],
+                                    schedule=L.profiler.schedule(wait=1, warmup=1, active=2, repeat=2),
+                                    on_trace_ready=lambda p: saved.append(p.step_num)) as prof:
+                for i in range(10):
+                    with L.profiler.record_function(f"train_step_{i}"):
+                        L.ones(2) * 2
+                    prof.step()
+        seen[L.__name__] = (saved, sorted(e.key for e in prof.key_averages() if e.key.startswith("train_step")))
+    assert seen["monoflow"] == seen["torch"] == ([4, 8], ["train_step_6", "train_step_7"])
+    with flow.profiler.profile(on_trace_ready=flow.profiler.tensorboard_trace_handler(str(tmp_path), "w0")):
+        with flow.profiler.record_function("forward"):
+            pass
+    (trace,) = tmp_path.iterdir()
+    assert trace.name.startswith("w0.") and trace.name.endswith(".pt.trace.json") and "forward" in trace.read_text()
+    with pytest.raises(RuntimeError, match="nothing has been recorded"):
+        flow.profiler.profile(schedule=flow.profiler.schedule(wait=5, warmup=0, active=1)).key_averages()
