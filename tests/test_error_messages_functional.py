@@ -121,6 +121,36 @@ CASES = [
     ("scaled_dot_product_attention",
      lambda F, lib: F.scaled_dot_product_attention(lib.ones(2, 3), lib.ones(2, 3), lib.ones(2, 3), lib.ones(2, 2),
                                                    0.0, True), RuntimeError, True),
+    ("scaled_dot_product_attention",
+     lambda F, lib: F.scaled_dot_product_attention(lib.zeros(3), lib.zeros(3), lib.zeros(3)), RuntimeError, True),
+    ("scaled_dot_product_attention",
+     lambda F, lib: F.scaled_dot_product_attention(lib.zeros(2, 2), lib.zeros(2, 2), lib.zeros(2, 2), (None,)),
+     TypeError, True),
+    # found by other fuzz seeds
+    ("group_norm", lambda F, lib: F.group_norm(lib.zeros(2, 3), "a"), TypeError, True),
+    ("group_norm", lambda F, lib: F.group_norm(lib.zeros(2, 3), -7), RuntimeError, True),
+    ("layer_norm", lambda F, lib: F.layer_norm(lib.zeros(3), 1.5), TypeError, True),
+    ("affine_grid", lambda F, lib: F.affine_grid(lib.zeros(1, 2, 3), False, False), TypeError, True),
+    ("soft_margin_loss", lambda F, lib: F.soft_margin_loss(lib.zeros(3), (1,)), TypeError, True),
+    ("hinge_embedding_loss", lambda F, lib: F.hinge_embedding_loss(lib.zeros(3), lib.zeros(3), None), TypeError,
+     True),
+    ("cosine_embedding_loss", lambda F, lib: F.cosine_embedding_loss(lib.zeros(2, 3), lib.zeros(2, 3), lib.ones(2),
+                                                                     (0,)), TypeError, True),
+    ("poisson_nll_loss", lambda F, lib: F.poisson_nll_loss(lib.zeros(3), lib.zeros(3), eps="abc"), TypeError, True),
+    ("poisson_nll_loss", lambda F, lib: F.poisson_nll_loss(lib.zeros(3), lib.zeros(3), np.ones(3)), TypeError,
+     False),  # torch: ValueError from numpy
+    ("smooth_l1_loss", lambda F, lib: F.smooth_l1_loss(lib.zeros(3), lib.zeros(3), beta=[2, 3]), TypeError, True),
+    ("huber_loss", lambda F, lib: F.huber_loss(lib.zeros(3), lib.zeros(3), weight=slice(None)), TypeError, False),
+    ("binary_cross_entropy_with_logits",
+     lambda F, lib: F.binary_cross_entropy_with_logits(lib.zeros(3), lib.zeros(3), pos_weight=object()), TypeError,
+     True),
+    ("multilabel_soft_margin_loss", lambda F, lib: F.multilabel_soft_margin_loss(lib.tensor(3.0), lib.tensor(3.0)),
+     IndexError, True),
+    ("embedding_bag", lambda F, lib: F.embedding_bag(lib.zeros(3, 3), lib.zeros(3, 3)), RuntimeError, True),
+    ("embedding_bag", lambda F, lib: F.embedding_bag(lib.tensor([0, 1]), lib.zeros(3, 3), (0,)), TypeError, False),
+    ("elu_", lambda F, lib: F.elu_(lib.zeros(3), lib.bool), TypeError, True),
+    ("adaptive_avg_pool2d", lambda F, lib: F.adaptive_avg_pool2d(lib.zeros(1, 4, 4), np.zeros(())), TypeError,
+     True),
 ]
 
 
@@ -166,6 +196,10 @@ def test_gaussian_nll_loss_var_forms(var_shape):
     lambda F, lib, x: F.threshold(x, 0.1, 20),
     lambda F, lib, x: F.channel_shuffle(x.reshape(1, 2, 3), 2),
     lambda F, lib, x: F.upsample(x.unsqueeze(0), scale_factor=2),
+    lambda F, lib, x: F.pdist(x, lib.tensor(1.5)),  # a 0-d tensor p
+    lambda F, lib, x: F.poisson_nll_loss(x, x.abs(), False, True, reduction="none"),
+    lambda F, lib, x: F.group_norm(x.reshape(1, 2, 3), 2),
+    lambda F, lib, x: F.layer_norm(x, [3]),
 ])
 def test_accepted_calls_match_torch(call):
     x = np.random.default_rng(1).standard_normal((2, 3)).astype(np.float32)

@@ -82,6 +82,7 @@ def elu(input, alpha=1.0, inplace=False):
         tensor([-0.8647, -0.3935,  0.0000,  1.5000])
     """
     _check("elu", input)
+    _C.check_float(alpha, "elu", "alpha", 2)
     x = _source(input, inplace)
     return _result(input, _m.where(x > 0, x, _negative_part(x, alpha, 1.0)), inplace)
 

@@ -17,10 +17,11 @@ def _legacy_reduction(size_average, reduce):
     return "mean" if size_average else "sum"
 
 
-def _flag(name, v):
-    # a legacy flag: None (True), a bool or any one-element scalar; an array's truth value is ambiguous
+def _flag(name, v, none=True):
+    # a bool flag (the legacy size_average/reduce, poisson_nll_loss's): None (`none`), a bool or any
+    # one-element scalar; an array's truth value is ambiguous
     if v is None:
-        return True
+        return none
     if isinstance(v, int) or getattr(v, "ndim", None) == 0:
         return bool(v)
     raise TypeError(_C.name_op_in_progress(f"argument '{name}' must be bool, not {type(v).__name__}"))

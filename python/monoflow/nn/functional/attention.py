@@ -49,8 +49,14 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     _C.check_tensor(query, "scaled_dot_product_attention", "query", 1)
     if not all(isinstance(t, _C.TensorBase) for t in (query, key, value)):
         raise TypeError("scaled_dot_product_attention(): query, key and value must be Tensors")
+    _C.check_optional_tensor(attn_mask, "scaled_dot_product_attention", "attn_mask", 4)
+    _C.check_float(dropout_p, "scaled_dot_product_attention", "dropout_p", 5)
     if is_causal and attn_mask is not None:
         raise RuntimeError("scaled_dot_product_attention(): Explicit attn_mask should not be set when is_causal=True")
+    if min(query.dim(), key.dim(), value.dim()) < 2:
+        raise RuntimeError(f"scaled_dot_product_attention(): Expected query, key, and value to all be at least 2 "
+                           f"dimensional, but got query.dim: {query.dim()} key.dim: {key.dim()} and value.dim: "
+                           f"{value.dim()} instead.")
     L, S = query.shape[-2], key.shape[-2]
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
     if enable_gqa and key.dim() >= 3 and key.shape[-3] != query.shape[-3]:

@@ -44,7 +44,7 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """
     _C.check_tensor(x1, "pairwise_distance", "x1", 1)
     _C.check_tensor(x2, "pairwise_distance", "x2", 2)
-    _C.check_float(p, "pairwise_distance", "p", 3)
+    p = _C.check_float(p, "pairwise_distance", "p", 3)
     _C.check_float(eps, "pairwise_distance", "eps", 4)
     d = x1 - x2 + eps
     return d.norm(p, -1, keepdim=keepdim) if d.dim() else d.abs()
@@ -64,7 +64,7 @@ def pdist(input, p=2):
         tensor([5.0000, 1.0000, 4.2426])
     """
     _C.check_tensor(input, "pdist", "input", 1)
-    _C.check_float(p, "pdist", "p", 2)
+    p = _C.check_float(p, "pdist", "p", 2)
     if input.dim() != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
     from monoflow._creation import tensor

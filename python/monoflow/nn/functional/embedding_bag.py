@@ -85,6 +85,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
                 [2., 4.]])
     """
     _C.check_tensor(input, "embedding_bag", "input", 1)
+    _C.check_optional_tensor(offsets, "embedding_bag", "offsets", 3)
     if not isinstance(input, _C.TensorBase) or not isinstance(weight, _C.TensorBase):
         raise TypeError("embedding_bag(): input and weight must be Tensors")
     if not isinstance(mode, str) or mode not in ("sum", "mean", "max"):

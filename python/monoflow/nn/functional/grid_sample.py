@@ -9,6 +9,7 @@ scatter-add, so autograd gives both gradients (input and grid) with no
 kernel of its own.
 """
 from monoflow import _C, _creation
+from monoflow._composite import int_tuple
 from monoflow._dtypes import int64
 from monoflow.ops_random import linspace
 from monoflow.ops_shape import stack
@@ -52,7 +53,7 @@ def affine_grid(theta, size, align_corners=None):
     if not theta.is_floating_point():
         raise ValueError(f"affine_grid(): Expected theta to have floating point type, but got {theta.dtype}")
     align_corners = bool(align_corners)
-    size = tuple(size)
+    size = int_tuple("affine_grid", "size", size)
     if len(size) == 4:
         if theta.dim() != 3 or tuple(theta.shape[1:]) != (2, 3):
             raise ValueError(f"Expected a batch of 2D affine matrices of shape Nx2x3 for size {list(size)}. "

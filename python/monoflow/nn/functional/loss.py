@@ -5,7 +5,7 @@ import warnings
 
 from monoflow import _C
 from monoflow import ops_math as _m
-from monoflow._losses import _legacy_reduction, cross_entropy, nll_loss  # noqa: F401 - the core's fused ops
+from monoflow._losses import _flag, _legacy_reduction, cross_entropy, nll_loss  # noqa: F401 - the core's fused ops
 
 __all__ = ["cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "soft_margin_loss",
@@ -128,7 +128,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     """
     _C.check_tensor(input, "smooth_l1_loss", "input", 1)
     _check_pair("smooth_l1_loss", input, target)
-    if beta < 0:
+    if _C.check_float(beta, "smooth_l1_loss", "beta", 6) < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     d = (input - target).abs()
     loss = d if beta == 0 else _m.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta)
@@ -156,6 +156,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
         tensor(0.3333)
     """
     _C.check_tensor(input, "huber_loss", "input", 1)
+    _C.check_optional_tensor(weight, "huber_loss", "weight", 5)
     _check_pair("huber_loss", input, target)
     if _C.check_float(delta, "huber_loss", "delta", 4) <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
@@ -224,6 +225,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     """
     _C.check_tensor(input, "binary_cross_entropy_with_logits", "input", 1)
     _C.check_tensor(target, "binary_cross_entropy_with_logits", "target", 2)
+    _C.check_optional_tensor(weight, "binary_cross_entropy_with_logits", "weight", 3)
+    _C.check_optional_tensor(pos_weight, "binary_cross_entropy_with_logits", "pos_weight", 7)
     if tuple(input.shape) != tuple(target.shape):
         raise ValueError(f"binary_cross_entropy_with_logits(): Target size ({target.shape}) must be the same as "
                          f"input size ({input.shape})")
@@ -298,6 +301,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
         tensor(0.3005)
     """
     _C.check_tensor(input, "soft_margin_loss", "input", 1)
+    _C.check_tensor(target, "soft_margin_loss", "target", 2)
     return _reduce(_m.softplus(-target * input), _reduction(reduction, size_average, reduce))
 
 
@@ -350,6 +354,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     """
     _C.check_tensor(input, "hinge_embedding_loss", "input", 1)
     _C.check_tensor(target, "hinge_embedding_loss", "target", 2)
+    _C.check_float(margin, "hinge_embedding_loss", "margin", 3)
     loss = _m.where(target == 1, input, 0.0) + _m.where(target == -1, (margin - input).clamp_min(0), 0.0)
     return _reduce(loss, _reduction(reduction, size_average, reduce))
 
@@ -379,6 +384,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
     _C.check_tensor(input1, "cosine_embedding_loss", "input1", 1)
     _C.check_tensor(input2, "cosine_embedding_loss", "input2", 2)
     _C.check_tensor(target, "cosine_embedding_loss", "target", 3)
+    _C.check_float(margin, "cosine_embedding_loss", "margin", 4)
     from monoflow.nn.functional.distance import cosine_similarity
 
     cos = cosine_similarity(input1, input2, dim=-1, eps=1e-12)
@@ -411,6 +417,10 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     """
     import math
 
+    _C.check_tensor(input, "poisson_nll_loss", "input", 1)
+    _C.check_tensor(target, "poisson_nll_loss", "target", 2)
+    _C.check_float(eps, "poisson_nll_loss", "eps", 6)
+    log_input, full = _flag("log_input", log_input, False), _flag("full", full, False)
     if log_input:
         loss = _m.exp(input) - target * input
     else:

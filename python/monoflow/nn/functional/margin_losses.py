@@ -126,6 +126,10 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
         >>> F.multilabel_soft_margin_loss(flow.tensor([[2.0, -1.0, 0.5]]), flow.tensor([[1.0, 0.0, 1.0]]))
         tensor(0.3048)
     """
+    _C.check_tensor(input, "multilabel_soft_margin_loss", "input", 1)
+    _C.check_tensor(target, "multilabel_soft_margin_loss", "target", 2)
+    if input.dim() == 0:
+        raise IndexError("multilabel_soft_margin_loss(): Dimension specified as -1 but tensor has no dimensions")
     reduction = _reduction(reduction, size_average, reduce)
     loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
     if weight is not None:

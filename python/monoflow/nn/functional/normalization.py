@@ -143,9 +143,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         tensor([[-1.2247,  0.0000,  1.2247]])
     """
     _C.check_tensor(input, "layer_norm", "input", 1)
-    if isinstance(normalized_shape, int):
-        normalized_shape = (normalized_shape,)
-    normalized_shape = tuple(normalized_shape)
+    normalized_shape = int_tuple("layer_norm", "normalized_shape", normalized_shape)
     k = len(normalized_shape)
     if k == 0 or input.dim() < k or tuple(input.shape[-k:]) != normalized_shape:
         raise RuntimeError(_C.name_op_in_progress(
@@ -182,8 +180,11 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     if input.dim() < 2:
         raise RuntimeError(f"group_norm: expected at least 2 dimensions for input tensor but received {input.dim()}")
     n, c = input.shape[0], input.shape[1]
+    num_groups = _C.check_int(num_groups, "group_norm", "num_groups", 2)
+    if num_groups <= 0:
+        raise RuntimeError(f"group_norm(): Expected num groups to be greater than 0, got {num_groups}")
     if c % num_groups:
-        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
+        raise RuntimeError(f"group_norm(): Expected number of channels in input to be divisible by num_groups, but got input of "
                            f"shape {list(input.shape)} and num_groups={num_groups}")
     x = input.reshape(n, num_groups, -1)
     mean = x.mean(-1, keepdim=True)
@@ -212,7 +213,7 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     _C.check_tensor(input, "normalize", "input", 1)
     if out is not None:
         raise TypeError("normalize(): the out= argument is not supported")
-    _C.check_float(p, "normalize", "p", 2)
+    p = _C.check_float(p, "normalize", "p", 2)
     _C.check_float(eps, "normalize", "eps", 4)
     if not isinstance(dim, int):
         dim = int_tuple("normalize", "dim", dim)

@@ -23,8 +23,11 @@ def _refused(exc_type, message):
 def _ints(v, name, allow_none=False):
     """v, an int or a sequence of ints (None entries too when allow_none), as
     a tuple; else torch's TypeError for argument `name`."""
-    if isinstance(v, int):
-        return (v,)
+    if isinstance(v, int) or getattr(v, "ndim", None) == 0:  # (a 0-d array or tensor: one int)
+        try:
+            return (operator.index(v),)
+        except TypeError:
+            raise _refused(TypeError, f"argument '{name}' must be tuple of ints, not {type(v).__name__}") from None
     if isinstance(v, (str, bytes)) or not hasattr(v, "__iter__"):
         raise _refused(TypeError, f"argument '{name}' must be tuple of ints, not {type(v).__name__}")
     out = []

@@ -44,12 +44,13 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     """
     _C.check_tensor(weight, "embedding", "weight", 2)
     _C.check_tensor(input, "embedding", "input", 1)
-    if not isinstance(input, _C.TensorBase) or input.dtype.is_floating_point or input.dtype.name == "bool":
-        raise RuntimeError("embedding(): Expected tensor for argument #1 'indices' to have one of the following "
-                           f"scalar types: Long, Int; but got {getattr(input, 'dtype', type(input).__name__)} "
-                           "instead")
+    # (embedding_bag reaches these checks: named after the op the user called)
+    if input.dtype.is_floating_point or input.dtype.name == "bool":
+        raise RuntimeError(_C.name_op_in_progress(
+            f"Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but "
+            f"got {input.dtype} instead"))
     if weight.dim() != 2:
-        raise RuntimeError("embedding(): 'weight' must be 2-D")
+        raise RuntimeError(_C.name_op_in_progress("'weight' must be 2-D"))
     if scale_grad_by_freq or sparse:
         raise NotImplementedError("embedding(): scale_grad_by_freq and sparse gradients are not supported")
     if padding_idx is not None:
