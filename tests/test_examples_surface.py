@@ -448,3 +448,72 @@ def test_profiler_schedule_and_trace_handler_follow_torch(tmp_path):
     assert trace.name.startswith("w0.") and trace.name.endswith(".pt.trace.json") and "forward" in trace.read_text()
     with pytest.raises(RuntimeError, match="nothing has been recorded"):
         flow.profiler.profile(schedule=flow.profiler.schedule(wait=5, warmup=0, active=1)).key_averages()
+
+
+# ------------------------------------------ torch.func: the per-sample-gradient and ensembling tutorials
+
+def _mlp_pair():
+    torch.manual_seed(0)
+    tm = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.ReLU(), torch.nn.Linear(3, 2))
+    fm = flow.nn.Sequential(flow.nn.Linear(4, 3), flow.nn.ReLU(), flow.nn.Linear(3, 2))
+    _copy_state(fm, tm)
+    return fm, tm
+
+
+def test_per_sample_gradients_with_vmap_of_grad_match_torch():
+    fm, tm = _mlp_pair()
+    x = np.random.RandomState(0).randn(5, 4).astype(np.float32)
+    y = np.array([0, 1, 1, 0, 1])
+    got = []
+    for L, m in ((flow, fm), (torch, tm)):
+        params = {k: v.detach() for k, v in m.named_parameters()}
+
+        def loss(p, xi, yi):
+            return L.nn.functional.cross_entropy(L.func.functional_call(m, p, (xi.unsqueeze(0),)), yi.unsqueeze(0))
+        got.append(L.func.vmap(L.func.grad(loss), in_dims=(None, 0, 0))(params, L.tensor(x), L.tensor(y)))
+    assert list(got[0]) == list(got[1])
+    for k in got[0]:
+        _close(got[0][k], got[1][k])
+    # one sample's gradient is the ordinary backward of that sample's loss
+    fm.zero_grad()
+    flow.nn.functional.cross_entropy(fm(flow.tensor(x[2:3])), flow.tensor(y[2:3])).backward()
+    _close(got[0]["0.weight"][2], fm[0].weight.grad)
+
+
+def test_model_ensembling_with_stack_module_state_matches_torch():
+    import copy
+    fm, tm = _mlp_pair()
+    x = np.random.RandomState(1).randn(6, 4).astype(np.float32)
+    outs = []
+    for L, m in ((flow, fm), (torch, tm)):
+        models = [copy.deepcopy(m) for _ in range(3)]
+        for i, mm in enumerate(models):
+            with L.no_grad():
+                mm[0].bias.add_(float(i))
+        params, buffers = L.func.stack_module_state(models)
+        assert tuple(params["0.weight"].shape) == (3, 3, 4)
+
+        def call(p, b, xx):
+            return L.func.functional_call(models[0], (p, b), (xx,))
+        outs.append(L.func.vmap(call, in_dims=(0, 0, None))(params, buffers, L.tensor(x)))
+    _close(outs[0], outs[1])
+
+
+def test_func_grad_vjp_jacrev_and_vmap_details_match_torch():
+    for L in (flow, torch):
+        assert float(L.func.grad(L.func.grad(lambda z: z ** 3))(L.tensor(2.0))) == 12.0
+    _close(flow.func.jacrev(lambda z: z.sin() * z.sum())(flow.tensor([0.1, 0.2, 0.3])),
+           torch.func.jacrev(lambda z: z.sin() * z.sum())(torch.tensor([0.1, 0.2, 0.3])))
+    (ga, gb), v = flow.func.grad_and_value(lambda a, b: (a * b).sum(), argnums=(0, 1))(flow.tensor([1.0, 2.0]), flow.tensor([3.0, 4.0]))
+    assert ga.tolist() == [3.0, 4.0] and gb.tolist() == [1.0, 2.0] and float(v) == 11.0
+    g, aux = flow.func.grad(lambda a: ((a ** 2).sum(), "aux"), has_aux=True)(flow.tensor([1.0, -1.0]))
+    assert g.tolist() == [2.0, -2.0] and aux == "aux"
+    out, fn = flow.func.vjp(lambda z: z * 3, flow.tensor([1.0, 2.0]))
+    assert fn(flow.ones(2))[0].tolist() == [3.0, 3.0] and out.tolist() == [3.0, 6.0]
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    _close(flow.vmap(lambda r, s: r * s, in_dims=(1, None), out_dims=1)(flow.tensor(a), flow.tensor(2.0)),
+           torch.vmap(lambda r, s: r * s, in_dims=(1, None), out_dims=1)(torch.tensor(a), torch.tensor(2.0)))
+    with pytest.raises(ValueError, match="same size"):
+        flow.vmap(lambda p, q: p + q)(flow.ones(2), flow.ones(3))
+    with pytest.raises(RuntimeError, match="single element"):
+        flow.func.grad(lambda z: z * 2)(flow.ones(2))

@@ -90,6 +90,8 @@ from monoflow import accelerator, amp, backends, cuda, multiprocessing  # noqa: 
 from monoflow import xpu  # noqa: E402  (torch.xpu: unavailable without an 'xpu' plugin)
 from monoflow import compiler, jit  # noqa: E402  (torch.compiler / torch.jit: eager stand-ins, as compile)
 from monoflow import profiler  # noqa: E402  (torch.profiler over autograd.profiler's recorder)
+from monoflow import func  # noqa: E402  (torch.func: grad, vmap, functional_call ...)
+from monoflow.func import vmap  # noqa: E402
 from monoflow.amp import autocast  # noqa: E402
 from monoflow._compile import compile  # noqa: E402
 from monoflow import testing  # noqa: E402  (torch.testing: assert_close, make_tensor)

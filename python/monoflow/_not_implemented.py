@@ -17,7 +17,7 @@ objects as missing.
 
 MODULE_PLACEHOLDERS = {
     "monoflow": (
-        "stft", "istft", "vmap", "sparse_coo_tensor", "sparse_csr_tensor",
+        "stft", "istft", "sparse_coo_tensor", "sparse_csr_tensor",
         "lobpcg", "histogramdd",
         "quantize_per_tensor", "quantize_per_channel",
         "frexp", "histogram", "gradient",
