@@ -61,6 +61,14 @@ def _quiet_fallback_warnings():
         yield
 
 
+@pytest.fixture(autouse=True)
+def _seeded():
+    # A process starts from a seed of its own (as in torch); every test starts
+    # from the same one, so that a run does not depend on luck or on order.
+    flow.manual_seed(20261202)
+    yield
+
+
 @pytest.fixture(scope="session")
 def testdev_lib():
     """The testdev plugin's control functions (testdev_*) through ctypes.

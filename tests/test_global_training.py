@@ -169,6 +169,22 @@ def module_to_global():
     return {"values": out, "initial": {k: v.tolist() for k, v in first.items()}}
 check("module_to_global", module_to_global)
 
+def local_to_global_broadcasts():
+    # OneFlow: a local tensor made global as broadcast takes the first rank's
+    # value (written into it, unless copy=True); a split keeps each rank's
+    x = flow.tensor([float(R), 1.0 + R])
+    g = x.to_global(P, B)
+    assert g.to_local().numpy().tolist() == [0.0, 1.0] and x.numpy().tolist() == [0.0, 1.0]
+    y = flow.tensor([5.0 + R])
+    g2 = y.to_global(P, B, copy=True)
+    assert g2.to_local().numpy().tolist() == [5.0] and y.numpy().tolist() == [5.0 + R]
+    z = flow.tensor([R]).to_global(P, S(0))
+    assert z.numpy().tolist() == [0, 1]
+    w = flow.tensor([2.0 + R, 3.0], requires_grad=True)
+    (w.to_global(P, B) * 3).sum().backward()
+    assert w.detach().numpy().tolist() == [2.0, 3.0] and w.grad is not None
+check("local_to_global_broadcasts", local_to_global_broadcasts)
+
 def tied_parameters_stay_tied():
     a, b = nn.Linear(3, 3), nn.Linear(3, 3)
     b.weight = a.weight
@@ -355,7 +371,7 @@ with open(os.path.join(OUT, f"rank{R}.json"), "w") as f:
     json.dump(results, f)
 '''
 
-CHECKS = ["parameter", "module_to_global", "tied_parameters", "per_parameter_conversion", "optimizers_match_local",
+CHECKS = ["parameter", "module_to_global", "local_to_global_broadcasts", "tied_parameters", "per_parameter_conversion", "optimizers_match_local",
           "partial_sum_parameters", "zero_grad_in_place", "clipping", "checkpoint_relayout",
           "file_object_on_every_rank"]
 

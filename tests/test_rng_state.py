@@ -1,6 +1,8 @@
 """Random state you can save: flow.get_rng_state/set_rng_state, Generator
 states, generator= plumbing, and DataLoader epochs resumed mid-way."""
 import io
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -95,6 +97,19 @@ def test_default_generator_is_the_global_state():
     flow.manual_seed(9)
     np.testing.assert_array_equal(flow.default_generator.get_state().numpy(), flow.get_rng_state().numpy())
     assert flow.initial_seed() == 9
+
+
+def test_each_process_starts_from_its_own_seed_as_in_torch():
+    # two fresh processes that never seed draw different numbers (DDP ranks,
+    # reruns of a script); a new Generator object starts at its fixed seed
+    code = ("import monoflow as flow; print(flow.initial_seed(), flow.rand(3).tolist(), "
+            "flow.Generator().initial_seed())")
+    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split(" ", 1)
+            for _ in range(2)]
+    assert runs[0][0] != runs[1][0] and runs[0][1].rsplit("]", 1)[0] != runs[1][1].rsplit("]", 1)[0]
+    assert runs[0][1].rsplit(" ", 1)[1].strip() == str(flow.Generator().initial_seed()) == "67280421310721"
+    if torch is not None:
+        assert torch.Generator().initial_seed() == 67280421310721
 
 
 @pytest.mark.skipif(torch is None, reason="torch is the oracle")

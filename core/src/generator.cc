@@ -5,6 +5,13 @@
 
 namespace monoflow {
 
+namespace {
+uint64_t nondeterministic_seed() {
+  std::random_device rd;
+  return (static_cast<uint64_t>(rd()) << 32) ^ rd();
+}
+}  // namespace
+
 void Generator::manual_seed(uint64_t seed) {
   std::lock_guard<std::mutex> lock(mu_);
   seed_ = seed;
@@ -17,8 +24,7 @@ uint64_t Generator::initial_seed() const {
 }
 
 uint64_t Generator::seed() {
-  std::random_device rd;
-  uint64_t s = (static_cast<uint64_t>(rd()) << 32) ^ rd();
+  const uint64_t s = nondeterministic_seed();
   manual_seed(s);
   return s;
 }
@@ -62,7 +68,10 @@ std::map<std::pair<int, int>, GeneratorPtr>& generators() {
   static auto* m = new std::map<std::pair<int, int>, GeneratorPtr>();
   return *m;
 }
-uint64_t g_seed = 67280421310721ull;
+// Each process starts from a seed of its own, as torch's default generators
+// do: ranks of a job and runs of a script that never call manual_seed draw
+// different numbers (a new Generator object still starts at its fixed seed).
+uint64_t g_seed = nondeterministic_seed();
 }  // namespace
 
 GeneratorPtr default_generator(Device device) {

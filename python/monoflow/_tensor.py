@@ -130,14 +130,12 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
     is_local = _LayoutFlag(True, """Whether this is a local tensor (held whole by this process):
         ``True`` except for global tensors (see :meth:`Tensor.to_global`).""")
 
-    def to_global(self, placement=None, sbp=None, **kwargs):
-        """A global tensor whose shard on this rank is this tensor (its memory
-        is shared; differentiable). Every rank of the job makes the same call."""
+    def to_global(self, placement=None, sbp=None, *, check_meta=True, copy=False, grad_sbp=None):
         from monoflow._global.tensor import local_to_global
 
         if placement is None or sbp is None:
             raise ValueError("to_global: a local tensor needs both placement= and sbp=")
-        return local_to_global(self, placement, sbp)
+        return local_to_global(self, placement, sbp, copy=copy)
 
     def to_local(self):
         raise RuntimeError("to_local: the tensor is already local (to_local() is for global tensors)")

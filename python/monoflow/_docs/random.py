@@ -61,7 +61,9 @@ add_doc("seed", "seed() -> int", """
 
 add_doc("initial_seed", "initial_seed() -> int", """
     Returns the seed of the default CPU generator: the last value given to
-    :func:`monoflow.manual_seed` or drawn by :func:`monoflow.seed`.
+    :func:`monoflow.manual_seed` or drawn by :func:`monoflow.seed`; before
+    either, the non-deterministic seed the process started with (as in torch,
+    each process draws its own).
 
     Example::
 

@@ -910,10 +910,12 @@ _add_if_defined("is_pinned", "Tensor.is_pinned(device=None) -> bool", """
 
 # ---------------------------------------------------------------- global tensors
 
-add_doc("to_global", "Tensor.to_global(placement=None, sbp=None, **kwargs) -> Tensor", """
+add_doc("to_global", "Tensor.to_global(placement=None, sbp=None, *, check_meta=True, copy=False, grad_sbp=None) -> Tensor", """
     Returns a global tensor whose piece on this rank is this tensor (sharing
-    its memory; differentiable). Every rank of the job makes the same call,
-    each with its own local piece.
+    its memory unless ``copy``; differentiable). Every rank of the job makes
+    the same call, each with its own local piece. Along a broadcast axis the
+    first rank's piece is sent to the others, as in OneFlow: their tensor is
+    overwritten with it (``copy=True`` keeps it).
 
     Args:
         placement (monoflow.placement): the device type and ranks of the
@@ -923,7 +925,11 @@ add_doc("to_global", "Tensor.to_global(placement=None, sbp=None, **kwargs) -> Te
             ``dim``), ``flow.sbp.broadcast`` (every rank holds all of it),
             ``flow.sbp.partial_sum`` (the whole is the sum of the pieces); one
             per dimension of the placement's hierarchy.
-        kwargs: OneFlow's further options, accepted.
+        check_meta (bool): accepted for OneFlow compatibility; the ranks'
+            shapes and dtypes are always checked.
+        copy (bool): make the piece a copy of this tensor, which stays as it
+            is. Default: ``False``.
+        grad_sbp: used by global tensors only; ignored here.
 
     Raises:
         ValueError: if ``placement`` or ``sbp`` is missing.

@@ -283,7 +283,29 @@ def agree(what, local_shape, *meta):
     return [tuple(x[2:2 + x[1]]) for x in rows]
 
 
-def local_to_global(local, placement, sbp, what="to_global"):
+def _broadcast_along_broadcast_axes(local, placement, nd):
+    # OneFlow's rule: along each mesh axis laid out as broadcast, every rank
+    # takes the value of the axis's first rank (written into `local`).
+    from monoflow.autograd.grad_mode import no_grad
+    from monoflow.distributed.collectives import broadcast as broadcast_
+
+    coords = placement.coords(groups.rank())
+    with no_grad():
+        for axis, s in enumerate(nd):
+            if not s.is_broadcast() or placement.hierarchy[axis] == 1:
+                continue
+            ranks = groups.axis_ranks(placement, coords, axis)
+            dense = local if local.is_contiguous() else local.contiguous()
+            broadcast_(dense, src=ranks[0], group=groups.group(ranks))
+            if dense is not local:
+                local.copy_(dense)
+
+
+def local_to_global(local, placement, sbp, what="to_global", copy=False):
+    """The global tensor whose shard on this rank is `local` (the same memory
+    unless `copy`). Along broadcast axes the first rank's value is sent to
+    the others, as OneFlow does: their `local` is overwritten (keep it with
+    copy=True)."""
     _check_placement(placement, what)
     nd = as_nd_sbp(sbp, len(placement.hierarchy), what)
     check_dims(nd, local.dim(), what)
@@ -310,6 +332,9 @@ def local_to_global(local, placement, sbp, what="to_global"):
                              "(splits are balanced: the first ranks hold one more element when a size does not divide)")
     if placement.coords(groups.rank()) is None:  # this rank holds no part of it: an empty shard
         return wrap(local.new_zeros((0,)), placement, nd, logical)
+    if copy:
+        local = local.clone()
+    _broadcast_along_broadcast_axes(local, placement, nd)
     alias = local.view(local.shape)  # differentiable, and leaves the caller's tensor local
     return wrap(alias, placement, nd, logical)
 
