@@ -126,6 +126,22 @@ CASES = [
     ("empty_strided", "T.empty_strided((2,), 'abc')", TypeError, TORCH_TOO),
     ("complex", "T.complex(T.tensor([1]), T.tensor([1]))", RuntimeError, TORCH_TOO),
     ("complex", "T.complex(T.zeros(2), T.zeros(2, dtype=T.float64))", RuntimeError, TORCH_TOO),
+    # legacy constructors and Generator
+    ("FloatTensor", "T.FloatTensor(device=(2, 3))", TypeError, TORCH_TOO),
+    ("IntTensor", "T.IntTensor(-5)", RuntimeError, TORCH_TOO),
+    ("BoolTensor", "T.BoolTensor(2**64)", OverflowError, OURS),  # torch: a TypeError naming new()
+    ("Generator", "T.Generator((None,))", TypeError, TORCH_TOO),
+    # methods of the bindings
+    ("__delitem__", "T.zeros(2).__delitem__(0)", TypeError, TORCH_TOO),
+    ("indexing", "T.zeros(2)[T.zeros(2)]", IndexError, TORCH_TOO),
+    ("indexing", "T.zeros(2)[T.device('cpu')]", IndexError, TORCH_TOO),
+    ("index", "T.zeros(2)[2**64]", OverflowError, OURS),  # torch: ValueError naming no op
+    ("add", "T.zeros(2).add((0,))", TypeError, TORCH_TOO),
+    ("fill_", "T.zeros(2).fill_(T.zeros(3))", RuntimeError, TORCH_TOO),
+    ("copy_", "T.zeros(2).copy_(T.zeros(3))", RuntimeError, TORCH_TOO),
+    ("expand_as", "T.zeros(2).expand_as(T.zeros(3))", RuntimeError, TORCH_TOO),
+    ("expand_as", "T.zeros(3, 1).expand_as(T.tensor(1.5))", RuntimeError, TORCH_TOO),
+    ("floor_divide_", "T.zeros(2).floor_divide_(1j)", TypeError, OURS),  # torch: RuntimeError (no complex here)
 ]
 
 
@@ -174,5 +190,12 @@ def test_accepted_calls_match_torch():
     assert flow.ones(2).__array__(flow.float64).dtype == np.float64  # a monoflow dtype: its numpy twin
     assert np.asarray(flow.ones(2), np.int8).dtype == np.int8
     assert flow.full(2, 1).tolist() == [1, 1] and flow.full(flow.Size([1]), 1j).dtype == flow.complex64
+    assert flow.FloatTensor(2, device=flow.device("cpu")).shape == (2,)
+    assert flow.Generator(flow.device("cpu")).device == flow.device("cpu")
+    y = flow.zeros(2, 3)
+    assert y.copy_(flow.ones(3)).tolist() == [[1.0] * 3] * 2  # a broadcast source still copies
+    assert flow.zeros(1, 3).expand_as(y).shape == (2, 3)
+    assert y.fill_(flow.tensor([4.0])).tolist() == [[4.0] * 3] * 2
+    assert flow.ones(2).add(np.ones(2)).tolist() == [2.0, 2.0]  # numpy's reflected add still answers
     L = flow.tensor([[2.0, 0.0], [1.0, 3.0]])
     assert flow.cholesky_inverse(L, upper=np.bool_(False)).shape == (2, 2)

@@ -170,7 +170,7 @@ Advanced apply_items(const Tensor& t, const std::vector<IndexItem>& items) {
       case IndexItem::TensorIndex: {
         DType d = it.tensor->dtype;
         MF_CHECK(d == DType::Int64 || d == DType::Int32 || is_mask(d), IndexError,
-                 "tensors used as indices must be long, int, byte or bool tensors (got ", dtype_name(d), ")");
+                 "indexing: tensors used as indices must be long, int, byte or bool tensors (got ", dtype_name(d), ")");
         consumed += is_mask(d) ? it.tensor->dim() : 1;
         break;
       }

@@ -460,6 +460,23 @@ cdef tuple _tuple(const Dims& d):
     return tuple([d[i] for i in range(d.size())])
 
 
+cdef inline bint _same_dims(Dims& a, Dims& b) noexcept:
+    cdef size_t i
+    if a.size() != b.size():
+        return False
+    for i in range(a.size()):
+        if a[i] != b[i]:
+            return False
+    return True
+
+
+cdef _check_broadcasts_to(str op, str what, tuple shape, tuple target):
+    # RuntimeError naming `op` unless a tensor of `shape` expands to `target`
+    if len(shape) > len(target) or any(s != t and s != 1 for s, t in zip(shape[::-1], target[::-1])):
+        raise RuntimeError(name_op_in_progress(f"{op}(): {what} of shape {list(shape)} cannot be expanded to "
+                                               f"the shape {list(target)}"))
+
+
 cdef inline bint _to_scalar(object v, Scalar* out) except -1:
     if isinstance(v, bool):
         out[0] = scalar_from_bool(v)
@@ -671,6 +688,8 @@ cdef class TensorBase:
         return wrap(scalar_operand(self.t, s))
 
     def add(self, other, *, alpha=1):
+        if not isinstance(other, TensorBase) and not hasattr(type(other), "__radd__"):
+            raise _arg_error("add", "other", 1, "Tensor or Number", other)  # (not Python's "unsupported operand")
         if alpha != 1:
             if isinstance(other, TensorBase):
                 return add_alpha(self, other, alpha)  # one fused pass: _ops_fused.pxi
@@ -740,6 +759,9 @@ cdef class TensorBase:
         return self.__floordiv__(other)
 
     def floor_divide_(self, other):
+        cdef Scalar s
+        if not isinstance(other, TensorBase) and not _to_scalar(other, &s):
+            raise _arg_error("floor_divide_", "other", 1, "Tensor or Number", other)
         return self.__ifloordiv__(other)
 
     def matmul(self, other):
@@ -764,6 +786,9 @@ cdef class TensorBase:
     def fill_(self, value):
         cdef Scalar s
         if isinstance(value, TensorBase):
+            if (<TensorBase>value).t.get().numel() != 1:
+                raise RuntimeError(f"fill_(): only supports 0-dimension value tensor but got tensor with "
+                                   f"{(<TensorBase>value).t.get().numel()} elements")
             value = value.item()
         if _is_cplx(self) or _is_cplx(value):
             return _complex_ops.fill_(self, value)
@@ -776,7 +801,10 @@ cdef class TensorBase:
         return self.fill_(0)
 
     def copy_(self, src):
-        copy_(self.t, _tt(src, "copy_", "src", 1))
+        cdef Tensor s = _tt(src, "copy_", "src", 1)
+        if not _same_dims(s.get().shape, self.t.get().shape):  # (the core's refusal would name expand)
+            _check_broadcasts_to("copy_", "src", tuple(src.shape), tuple(self.shape))
+        copy_(self.t, s)
         return self
 
     def contiguous(self):
@@ -842,7 +870,10 @@ cdef class TensorBase:
         return wrap(expand(self.t, _shape_args(sizes, "expand")))
 
     def expand_as(self, other):
-        return wrap(expand(self.t, _tt(other, "expand_as", "other", 1).get().shape))
+        cdef Tensor o = _tt(other, "expand_as", "other", 1)
+        if not _same_dims(o.get().shape, self.t.get().shape):
+            _check_broadcasts_to("expand_as", "self", tuple(self.shape), tuple(other.shape))
+        return wrap(expand(self.t, o.get().shape))
 
     def squeeze(self, dim=None):
         cdef optional[int64_t] d
@@ -964,6 +995,9 @@ cdef class TensorBase:
 
 
 cdef object _size_cls = tuple
+
+    def __delitem__(self, idx):  # (else Cython's "Subscript deletion not supported", naming no op)
+        raise TypeError("__delitem__(): a Tensor does not support deleting items")
 
 
 def _set_size_class(cls):

@@ -27,6 +27,8 @@ def legacy_new(name, dtype, args, device=None, kwargs=None):
     if kwargs:
         raise TypeError(f"{name}(): got an unexpected keyword argument '{next(iter(kwargs))}' "
                         "(only device= is accepted)")
+    if device is not None and not isinstance(device, (str, _C.device)):
+        raise TypeError(f"{name}(): argument 'device' must be monoflow.device or str, not {type(device).__name__}")
     typed = dtype is not None
     dtype = dtype or _C.get_default_dtype()
     if not args:
@@ -51,7 +53,13 @@ def legacy_new(name, dtype, args, device=None, kwargs=None):
         if not _is_size(a):
             raise TypeError(f"{name}(): argument 'size' must be a sequence of ints, but found element of type "
                             f"{type(a).__name__} at pos {pos}")
-    return empty(*[int(a) for a in args], dtype=dtype, device=device)
+    sizes = [int(a) for a in args]
+    for s in sizes:  # (refused here: empty's own words would name empty)
+        if s < 0:
+            raise RuntimeError(f"{name}(): Trying to create tensor with negative dimension {s}: {sizes}")
+        if s >= 1 << 63:
+            raise OverflowError(f"{name}(): argument 'size' is out of the int64 range: {s}")
+    return empty(*sizes, dtype=dtype, device=device)
 
 
 class _LegacyTensorType(type):

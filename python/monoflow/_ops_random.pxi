@@ -55,7 +55,10 @@ cdef class Generator:
 
     def __init__(self, device="cpu"):
         self.g.reset(new CGenerator(67280421310721))
-        self.device = _wrap_device(_dev(device))
+        try:
+            self.device = _wrap_device(_dev(device))
+        except TypeError as e:  # (the converter's words name no op: Generator is no Python frame)
+            raise TypeError(f"Generator(): argument 'device': {e}") from None
 
     def manual_seed(self, seed):
         self.g.get().manual_seed(<uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))

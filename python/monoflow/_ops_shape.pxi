@@ -307,12 +307,12 @@ cdef IndexItem _index_item(object x) except *:
             it = c_index_item_tensor((<TensorBase>x).t)
     elif isinstance(x, int) or (hasattr(x, "__index__") and not hasattr(x, "__len__")):
         it.kind = IDX_INT
-        it.index = x.__index__()
+        it.index = _int_arg(x, "index", "index")
     elif isinstance(x, (list, tuple, range)) or (hasattr(x, "__array__") and hasattr(x, "dtype")):
         it = c_index_item_tensor((<TensorBase>_index_tensor(x)).t)  # x[range(n), y]: a range is a list of ints
     else:
-        raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None, bools, lists and integer or "
-                         f"boolean tensors are valid indices (got {type(x).__name__})")
+        raise IndexError(f"indexing: only integers, slices (`:`), ellipsis (`...`), None, bools, lists and "
+                         f"integer or boolean tensors are valid indices (got {type(x).__name__})")
     return it
 
 
