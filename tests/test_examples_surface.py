@@ -517,3 +517,39 @@ def test_func_grad_vjp_jacrev_and_vmap_details_match_torch():
         flow.vmap(lambda p, q: p + q)(flow.ones(2), flow.ones(3))
     with pytest.raises(RuntimeError, match="single element"):
         flow.func.grad(lambda z: z * 2)(flow.ones(2))
+
+
+# ------------------------------------------ torch.hub: vision_transformer's `from torch.hub import tqdm`, the checkpoint cache
+
+def test_hub_caches_a_torch_checkpoint_from_a_url_and_loads_local_hubconf(tmp_path, monkeypatch):
+    import hashlib
+    from monoflow.hub import tqdm
+    assert list(tqdm([1, 2], disable=True)) == [1, 2]
+    src = tmp_path / "src"
+    src.mkdir()
+    torch.manual_seed(0)
+    tm = torch.nn.Linear(3, 2)
+    raw = src / "tmp.pth"
+    torch.save(tm.state_dict(), raw)
+    digest = hashlib.sha256(raw.read_bytes()).hexdigest()[:8]
+    named = src / f"linear-{digest}.pth"
+    raw.rename(named)
+    monkeypatch.setattr(flow.hub, "_hub_dir", None)  # set_dir below is undone after the test
+    flow.hub.set_dir(str(tmp_path / "hub"))
+    sd = flow.hub.load_state_dict_from_url(named.as_uri(), check_hash=True, progress=False, weights_only=True)
+    assert (tmp_path / "hub" / "checkpoints" / named.name).exists()
+    fm = flow.nn.Linear(3, 2)
+    fm.load_state_dict(sd)
+    _close(fm(flow.ones(1, 3)), tm(torch.ones(1, 3)))
+    bad = src / "linear-00000000.pth"
+    named.rename(bad)
+    with pytest.raises(RuntimeError, match="invalid hash"):
+        flow.hub.load_state_dict_from_url(bad.as_uri(), check_hash=True, progress=False)
+    assert not (tmp_path / "hub" / "checkpoints" / bad.name).exists()  # no partial file left behind
+    (src / "hubconf.py").write_text("import monoflow\n\ndef tiny(n=2):\n    '''A tiny model.'''\n"
+                                    "    return monoflow.nn.Linear(n, 1)\n")
+    assert "tiny" in flow.hub.list(str(src), source="local")
+    assert flow.hub.help(str(src), "tiny", source="local") == "A tiny model."
+    assert flow.hub.load(str(src), "tiny", 4, source="local").in_features == 4
+    with pytest.raises(NotImplementedError, match="source='local'"):
+        flow.hub.load("pytorch/vision", "resnet18")

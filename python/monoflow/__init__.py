@@ -92,6 +92,7 @@ from monoflow import compiler, jit  # noqa: E402  (torch.compiler / torch.jit: e
 from monoflow import profiler  # noqa: E402  (torch.profiler over autograd.profiler's recorder)
 from monoflow import func  # noqa: E402  (torch.func: grad, vmap, functional_call ...)
 from monoflow.func import vmap  # noqa: E402
+from monoflow import hub  # noqa: E402  (torch.hub: checkpoint cache, local hubconf, tqdm)
 from monoflow.amp import autocast  # noqa: E402
 from monoflow._compile import compile  # noqa: E402
 from monoflow import testing  # noqa: E402  (torch.testing: assert_close, make_tensor)
