@@ -69,7 +69,7 @@ def gelu(input, approximate="none"):
         tensor([-0.0454, -0.1543,  0.0000,  1.3996])
     """
     _check("gelu", input)
-    if approximate not in ("none", "tanh"):
+    if not isinstance(approximate, str) or approximate not in ("none", "tanh"):
         raise ValueError(f"gelu(): approximate must be 'none' or 'tanh', got {approximate!r}")
     return _m.gelu(input, approximate=approximate)
 

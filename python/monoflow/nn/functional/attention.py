@@ -97,6 +97,22 @@ def _canonical_mask(mask, name, dtype, device):
     return mask
 
 
+def _check_mha_args(embed_dim, num_heads, in_proj_weight, in_proj_bias, bias_k, bias_v, dropout_p, out_proj_weight,
+                    out_proj_bias, key_padding_mask, attn_mask, q_proj_weight, k_proj_weight, v_proj_weight):
+    # multi_head_attention_forward's arguments, by torch's names and positions
+    op = "multi_head_attention_forward"
+    _C.check_int(embed_dim, op, "embed_dim_to_check", 4)
+    _C.check_int(num_heads, op, "num_heads", 5)
+    for pos, name, v in ((6, "in_proj_weight", in_proj_weight), (7, "in_proj_bias", in_proj_bias),
+                         (8, "bias_k", bias_k), (9, "bias_v", bias_v), (13, "out_proj_bias", out_proj_bias),
+                         (15, "key_padding_mask", key_padding_mask), (17, "attn_mask", attn_mask),
+                         (19, "q_proj_weight", q_proj_weight), (20, "k_proj_weight", k_proj_weight),
+                         (21, "v_proj_weight", v_proj_weight)):
+        _C.check_optional_tensor(v, op, name, pos)
+    _C.check_float(dropout_p, op, "dropout_p", 11)
+    _C.check_tensor(out_proj_weight, op, "out_proj_weight", 12)
+
+
 def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias,
                                  bias_k, bias_v, add_zero_attn, dropout_p, out_proj_weight, out_proj_bias,
                                  training=True, key_padding_mask=None, need_weights=True, attn_mask=None,
@@ -152,6 +168,13 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     _C.check_tensor(query, "multi_head_attention_forward", "query", 1)
     _C.check_tensor(key, "multi_head_attention_forward", "key", 2)
     _C.check_tensor(value, "multi_head_attention_forward", "value", 3)
+    _check_mha_args(embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias, bias_k, bias_v, dropout_p,
+                    out_proj_weight, out_proj_bias, key_padding_mask, attn_mask, q_proj_weight, k_proj_weight,
+                    v_proj_weight)
+    if query.dim() not in (2, 3) or key.dim() != query.dim() or value.dim() != query.dim():
+        raise AssertionError(f"multi_head_attention_forward(): query, key and value should be all unbatched 2D or "
+                             f"all batched 3D tensors, but received {query.dim()}-D, {key.dim()}-D and "
+                             f"{value.dim()}-D tensors")
     if static_k is not None or static_v is not None:
         raise NotImplementedError("multi_head_attention_forward: static_k/static_v are not supported")
     batched = query.dim() == 3
@@ -162,9 +185,10 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     L, N, E = query.shape
     S = key.shape[0]
     if E != embed_dim_to_check:
-        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but got {E}")
-    if E % num_heads:
-        raise AssertionError(f"embed_dim {E} not divisible by num_heads {num_heads}")
+        raise AssertionError(f"multi_head_attention_forward(): was expecting embedding dimension of "
+                             f"{embed_dim_to_check}, but got {E}")
+    if num_heads <= 0 or E % num_heads:
+        raise AssertionError(f"multi_head_attention_forward(): embed_dim {E} not divisible by num_heads {num_heads}")
     hd = E // num_heads
 
     if is_causal and attn_mask is None:

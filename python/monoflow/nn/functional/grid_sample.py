@@ -110,10 +110,10 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     _C.check_tensor(input, "grid_sample", "input", 1)
     if not isinstance(input, _C.TensorBase) or not isinstance(grid, _C.TensorBase):
         raise TypeError("grid_sample(): input and grid must be Tensors")
-    if mode not in ("bilinear", "nearest", "bicubic"):
+    if not isinstance(mode, str) or mode not in ("bilinear", "nearest", "bicubic"):
         raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', "
                          f"but got: '{mode}'")
-    if padding_mode not in ("zeros", "border", "reflection"):
+    if not isinstance(padding_mode, str) or padding_mode not in ("zeros", "border", "reflection"):
         raise ValueError(f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
                          f"'reflection', but got: '{padding_mode}'")
     if mode == "bicubic" or padding_mode == "reflection":

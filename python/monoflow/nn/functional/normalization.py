@@ -14,10 +14,11 @@ def _channel_shape(x):
 
 def _check_channel_vectors(op, channels, **vectors):
     # Per-channel vectors (None: absent) must hold one value per channel:
-    # checked here so that a mismatch names `op`, not the reshape it reaches.
+    # checked here so that a mismatch names the op in progress (instance_norm
+    # over batch_norm), not the reshape it reaches.
     for pos, (name, v) in enumerate(vectors.items(), 2):
         if _C.check_optional_tensor(v, op, name, pos) is not None and v.numel() != channels:
-            raise RuntimeError(f"{op}: {name} should contain {channels} elements not {v.numel()}")
+            raise RuntimeError(_C.name_op_in_progress(f"{name} should contain {channels} elements not {v.numel()}"))
 
 
 def _channel_affine(out, weight, bias, shape):
@@ -56,7 +57,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         True
     """
     if _C.check_tensor(input, "batch_norm", "input", 1).dim() < 2:
-        raise ValueError(f"batch_norm: expected at least 2D input (got {input.dim()}D input)")
+        raise ValueError(_C.name_op_in_progress(f"expected at least 2D input (got {input.dim()}D input)"))
     _check_channel_vectors("batch_norm", input.shape[1], running_mean=running_mean, running_var=running_var,
                            weight=weight, bias=bias)
     shape = _channel_shape(input)
@@ -64,8 +65,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         dims = [0] + list(range(2, input.dim()))
         n = input.numel() // input.shape[1]
         if n <= 1:
-            raise ValueError(f"Expected more than 1 value per channel when training, got input size "
-                             f"{list(input.shape)}")
+            raise ValueError(_C.name_op_in_progress(f"Expected more than 1 value per channel when training, got input "
+                                                    f"size {list(input.shape)}"))
         mean = input.mean(dims)
         var = input.var(dims, unbiased=False)
         if running_mean is not None or running_var is not None:
@@ -77,7 +78,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                     running_var.mul_(1.0 - momentum).add_(unbiased.to(running_var.dtype) * momentum)
     else:
         if running_mean is None or running_var is None:
-            raise RuntimeError("batch_norm: running_mean and running_var must be defined in evaluation mode")
+            raise RuntimeError(_C.name_op_in_progress("running_mean and running_var must be defined in evaluation mode"))
         mean, var = running_mean, running_var
     out = (input - mean.reshape(shape)) * (var.reshape(shape) + eps).rsqrt()
     return _channel_affine(out, weight, bias, shape)

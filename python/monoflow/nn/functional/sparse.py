@@ -54,6 +54,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     if scale_grad_by_freq or sparse:
         raise NotImplementedError("embedding(): scale_grad_by_freq and sparse gradients are not supported")
     if padding_idx is not None:
+        padding_idx = _C.check_int(padding_idx, "embedding", "padding_idx", 3)
         if padding_idx < 0:
             if padding_idx < -weight.shape[0]:
                 raise AssertionError("Padding_idx must be within num_embeddings")
@@ -61,6 +62,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         elif padding_idx >= weight.shape[0]:
             raise AssertionError("Padding_idx must be within num_embeddings")
     if max_norm is not None:
+        max_norm = _C.check_float(max_norm, "embedding", "max_norm", 4)
+        norm_type = _C.check_float(norm_type, "embedding", "norm_type", 5)
         _renorm_rows(weight, input, max_norm, norm_type)
     out = weight.index_select(0, input.reshape(-1)).reshape(*input.shape, weight.shape[1])
     if padding_idx is not None and out.requires_grad:
