@@ -73,7 +73,7 @@ def _to_2d(v, fill):
     if isinstance(v, int):
         return (fill, v)
     # (conv1d and conv_transpose1d: named after the one running)
-    if not isinstance(v, (tuple, list)) or not all(isinstance(e, int) for e in v):
+    if not isinstance(v, (tuple, list)) or not all(hasattr(e, "__index__") for e in v):
         raise TypeError(_C.name_op_in_progress(f"expected a single integer or a 1-tuple of ints, not {v!r}"))
     if len(v) != 1:
         raise ValueError(_C.name_op_in_progress(f"expected a single integer or a 1-tuple, but got {tuple(v)!r}"))

@@ -22,8 +22,8 @@ def _padded_bags(input, offsets, include_last_offset):
     """(index matrix (B, L), mask (B, L) of real entries, positions (B, L) into the flat input)."""
     if input.dim() == 2:
         if offsets is not None:
-            raise ValueError("embedding_bag(): if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
-                             "fixed length sequences.")
+            raise ValueError("embedding_bag(): if input is 2D, then offsets has to be None, as input is treated is a "
+                             "mini-batch of fixed length sequences.")
         b, length = input.shape
         pos = np.arange(b * length).reshape(b, length)
         return input, _creation.ones((b, length), dtype=_bool(), device=input.device), pos

@@ -29,7 +29,8 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     for pos, (name, v) in enumerate((("alpha", alpha), ("beta", beta), ("k", k)), 3):
         _C.check_float(v, "local_response_norm", name, pos)
     if input.dim() < 3:
-        raise ValueError(f"local_response_norm(): Expected 3D or higher dimensionality input (got {input.dim()} dimensions)")
+        raise ValueError(f"local_response_norm(): Expected 3D or higher dimensionality input (got {input.dim()} "
+                         f"dimensions)")
     if input.numel() == 0:
         return input
     n, c = input.shape[0], input.shape[1]

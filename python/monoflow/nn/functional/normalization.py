@@ -78,7 +78,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                     running_var.mul_(1.0 - momentum).add_(unbiased.to(running_var.dtype) * momentum)
     else:
         if running_mean is None or running_var is None:
-            raise RuntimeError(_C.name_op_in_progress("running_mean and running_var must be defined in evaluation mode"))
+            raise RuntimeError(_C.name_op_in_progress(
+                "running_mean and running_var must be defined in evaluation mode"))
         mean, var = running_mean, running_var
     out = (input - mean.reshape(shape)) * (var.reshape(shape) + eps).rsqrt()
     return _channel_affine(out, weight, bias, shape)
@@ -185,8 +186,8 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     if num_groups <= 0:
         raise RuntimeError(f"group_norm(): Expected num groups to be greater than 0, got {num_groups}")
     if c % num_groups:
-        raise RuntimeError(f"group_norm(): Expected number of channels in input to be divisible by num_groups, but got input of "
-                           f"shape {list(input.shape)} and num_groups={num_groups}")
+        raise RuntimeError(f"group_norm(): Expected number of channels in input to be divisible by num_groups, but got "
+                           f"input of shape {list(input.shape)} and num_groups={num_groups}")
     x = input.reshape(n, num_groups, -1)
     mean = x.mean(-1, keepdim=True)
     var = x.var(-1, unbiased=False, keepdim=True)

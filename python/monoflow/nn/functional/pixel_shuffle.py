@@ -85,13 +85,15 @@ def channel_shuffle(input, groups):
     _C.check_tensor(input, "channel_shuffle", "input", 1)
     groups = _C.check_int(groups, "channel_shuffle", "groups", 2)
     if groups <= 0:
-        raise RuntimeError(f"channel_shuffle(): Number of groups to divide channels in must be positive. Value of groups:{groups}")
+        raise RuntimeError(f"channel_shuffle(): Number of groups to divide channels in must be positive. Value of "
+                           f"groups:{groups}")
     if input.dim() < 3:
         raise RuntimeError(f"channel_shuffle(): expects input to have at least 3 dimensions, but got input with "
                            f"{input.dim()} dimension(s)")
     n, c = input.shape[0], input.shape[1]
     if c % groups:
-        raise RuntimeError(f"channel_shuffle(): Number of channels must be divisible by groups. Got {c} channels and {groups} groups.")
+        raise RuntimeError(f"channel_shuffle(): Number of channels must be divisible by groups. Got {c} channels and "
+                           f"{groups} groups.")
     rest = tuple(input.shape[2:])
     return input.reshape(n, groups, c // groups, *rest).transpose(1, 2).reshape(n, c, *rest)
 
