@@ -191,6 +191,12 @@ CASES = [
           lambda: T.tensor(1.5).__setstate__(float("inf"))),
     _case("pinverse-not-tensor", lambda: flow.pinverse(2 ** 63 - 1), TypeError, "pinverse",
           lambda: T.pinverse(2 ** 63 - 1)),
+    # (torch writes the zeros through the overlap; monoflow's fill_ refuses any overlapping write)
+    _case("Tensor.zero_-overlap", lambda: flow.zeros(2, 1).expand(2, 3).zero_(), RuntimeError, "zero_"),
+    _case("Tensor.__setitem__-too-many", lambda: flow.tensor(3.0).__setitem__((2, 2), 0), IndexError, "indexing",
+          lambda: T.tensor(3.0).__setitem__((2, 2), 0)),
+    _case("Tensor.__setitem__-float-index", lambda: flow.zeros(3).__setitem__(flow.zeros(2), 1.0), IndexError,
+          "indexing", lambda: T.zeros(3).__setitem__(T.zeros(2), 1.0)),
     _case("empty_like-device-array", lambda: flow.empty_like(flow.zeros(2), device=np.ones(3)), TypeError,
           "empty_like", lambda: T.empty_like(T.zeros(2), device=np.ones(3))),
     _case("randn_like-device-array", lambda: flow.randn_like(flow.zeros(2), device=np.zeros((2, 0))), TypeError,

@@ -178,7 +178,7 @@ Advanced apply_items(const Tensor& t, const std::vector<IndexItem>& items) {
     }
   }
   MF_CHECK(ellipses <= 1, IndexError, "an index can only have a single ellipsis ('...')");
-  MF_CHECK(consumed <= t->dim(), IndexError, "too many indices for tensor of dimension ", t->dim());
+  MF_CHECK(consumed <= t->dim(), IndexError, "indexing: too many indices for tensor of dimension ", t->dim());
   Advanced adv;
   Tensor r = t;
   int64_t dim = 0, orig_dim = 0;

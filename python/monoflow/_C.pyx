@@ -432,8 +432,8 @@ cdef Dims _dims(object seq, str what, str name=None) except *:
     if isinstance(seq, int) and not isinstance(seq, bool):
         d.push_back(_int_arg(seq, what, name or "size"))
         return d
-    if getattr(seq, "ndim", None) == 0:  # a 0-dim tensor or array: one element, not a sequence
-        seq = (seq,)
+    if not isinstance(seq, (tuple, list)) and getattr(seq, "ndim", None) == 0:
+        seq = (seq,)  # a 0-dim tensor or array: one element, not a sequence (tuples skip the getattr)
     if isinstance(seq, (str, bytes)) or not hasattr(seq, "__iter__"):
         if name is None:
             raise TypeError(name_op_in_progress(f"{what}(): expected a tuple of ints, got {type(seq).__name__}"))
@@ -798,6 +798,10 @@ cdef class TensorBase:
         return self
 
     def zero_(self):
+        if self.t.get().has_internal_overlap():  # (fill_'s own refusal would name fill_)
+            raise RuntimeError("zero_(): unsupported operation: more than one element of the written-to tensor "
+                               "refers to a single memory location. Please clone() the tensor before performing "
+                               "the operation.")
         return self.fill_(0)
 
     def copy_(self, src):
@@ -993,11 +997,11 @@ cdef class TensorBase:
     def __setitem__(self, idx, value):
         _setitem(self, idx, value)
 
-
-cdef object _size_cls = tuple
-
     def __delitem__(self, idx):  # (else Cython's "Subscript deletion not supported", naming no op)
         raise TypeError("__delitem__(): a Tensor does not support deleting items")
+
+
+cdef object _size_cls = tuple
 
 
 def _set_size_class(cls):

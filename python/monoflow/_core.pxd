@@ -65,6 +65,7 @@ cdef extern from "monoflow/tensor.h" namespace "monoflow":
         int64_t numel()
         const Device& device()
         cbool is_contiguous()
+        cbool has_internal_overlap()
         void* data_ptr()
         int64_t version()
     ctypedef shared_ptr[TensorImpl] Tensor
