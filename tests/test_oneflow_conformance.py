@@ -215,16 +215,30 @@ def test_scatter_reduce_argument_accumulates(reduce):
         flow.scatter(flow.tensor(data), 0, flow.tensor(index), flow.tensor(src), reduce="mean")
 
 
-def test_scatter_reduce_argument_gradients():
-    # 'add' is scatter_add; 'multiply' has no derivative (torch raises when backward reaches it)
+@needs_torch
+def test_scatter_reduce_argument_gradients_and_graph():
+    # 'add' is scatter_add; 'multiply' is differentiable (torch's scatter_reduce 'prod' is the oracle)
+    # and uses kernels only, so it also runs inside an nn.Graph (the autotests' graph check)
+    rng = np.random.default_rng(7)
+    data, src = rng.standard_normal((3, 4)), rng.standard_normal((2, 4))
+    index = np.array([[0, 1, 2, 0], [0, 0, 1, 2]])
+    tx, ts = torch.tensor(data, requires_grad=True), torch.tensor(src, requires_grad=True)
+    fx, fs = flow.tensor(data, requires_grad=True), flow.tensor(src, requires_grad=True)
+    torch.scatter_reduce(tx, 0, torch.tensor(index), ts, "prod").pow(2).sum().backward()
+    fx.scatter(0, flow.tensor(index), fs, reduce="multiply").pow(2).sum().backward()
+    np.testing.assert_allclose(fx.grad.numpy(), tx.grad.numpy(), rtol=1e-10)
+    np.testing.assert_allclose(fs.grad.numpy(), ts.grad.numpy(), rtol=1e-10)
     x = flow.randn(3, 4, requires_grad=True)
-    index = flow.tensor([[0, 1, 2, 0]])
-    x.scatter(0, index, flow.ones(1, 4), reduce="add").sum().backward()
+    x.scatter(0, flow.tensor(index), flow.ones(2, 4), reduce="add").sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), np.ones((3, 4)))
-    y = x.scatter(0, index, flow.ones(1, 4), reduce="multiply")
-    assert y.requires_grad
-    with pytest.raises(RuntimeError, match="multiply"):
-        y.sum().backward()
+
+    class Multiply(flow.nn.Graph):
+        def build(self, a, b):
+            return flow.scatter(a, 0, flow.tensor(index), b, reduce="multiply")
+
+    want = torch.scatter(torch.tensor(data), 0, torch.tensor(index), torch.tensor(src), reduce="multiply")
+    got = Multiply()(flow.tensor(data), flow.tensor(src))
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)
 
 
 @needs_torch

@@ -5,7 +5,6 @@ roll, repeat, tile, tril, triu), gathering and scattering (gather, scatter,
 scatter_add, index_select, index_put, one_hot), masks (masked_fill,
 masked_select, nonzero) and pad, with PyTorch's semantics. Indexing itself
 (tensor[...]) lives in TensorBase.__getitem__/__setitem__ (_ops_shape.pxi)."""
-import functools
 import numbers
 
 from monoflow import _C
@@ -248,41 +247,23 @@ def _scatter(op, input, dim, index, src, value, reduce, inplace):
 
 def _scatter_reduced(op, input, dim, index, src, reduce, inplace):
     """scatter(reduce='add' | 'multiply'), torch's and OneFlow's older form of scatter_reduce: src's
-    values accumulate into input's instead of replacing them. 'add' is scatter_add (differentiable);
-    'multiply' gives values, and as in torch its derivative raises when backward reaches it."""
+    values accumulate into input's instead of replacing them."""
     if reduce not in ("add", "multiply"):
         raise RuntimeError(f"{op}(): reduce argument must be either add or multiply.")
     if not isinstance(src, _C.TensorBase):
         src = _C.full(tuple(index.shape), src, input.dtype, input.device)
     if reduce == "add":
         return _C.scatter_add(input, dim, index, src, inplace)
-    from monoflow import ops_layout
-    wants_grad = _C.is_grad_enabled() and (input.requires_grad or src.requires_grad)
-    product = ops_layout.scatter_reduce(input.detach(), dim, index, src.detach(), "prod")
-    if inplace:
-        if wants_grad:
-            raise NotImplementedError(f"{op}(): reduce='multiply' in place on a tensor that needs a gradient "
-                                      "is not implemented (its derivative is not implemented, as in torch)")
-        return _C.scatter(input, dim, index, product.gather(dim, index), True)
-    return _scatter_multiply_node().apply(product, input, src) if wants_grad else product
-
-
-@functools.lru_cache(maxsize=None)
-def _scatter_multiply_node():
-    """The graph node of scatter(reduce='multiply'): forward hands back the product, backward raises.
-    Built on first use: monoflow.autograd is not importable while this module loads."""
-    from monoflow import autograd
-
-    class ScatterMultiplyBackward(autograd.Function):
-        @staticmethod
-        def forward(ctx, product, input, src):
-            return product.clone()
-
-        @staticmethod
-        def backward(ctx, grad):
-            raise RuntimeError("derivative for scatter(reduce='multiply') is not implemented")
-
-    return ScatterMultiplyBackward
+    # multiply: one slice of index along dim at a time. Within a slice no two entries hit the same
+    # element, so gather-multiply-scatter is exact, works inside a graph trace and has a gradient
+    # (torch's has none: its backward raises).
+    d = _c.wrap_dim(op, dim, input.dim())
+    src = src[tuple(slice(0, n) for n in index.shape)]  # torch reads only the part index covers
+    out = input
+    for k in range(index.shape[d]):
+        at = index.narrow(d, k, 1)
+        out = _C.scatter(out, d, at, out.gather(d, at) * src.narrow(d, k, 1), inplace or k > 0)
+    return out if out is not input or inplace else input.clone()
 
 
 def scatter(input, dim, index, src=None, value=None, *, reduce=None):
