@@ -142,6 +142,10 @@ CASES = [
     ("expand_as", "T.zeros(2).expand_as(T.zeros(3))", RuntimeError, TORCH_TOO),
     ("expand_as", "T.zeros(3, 1).expand_as(T.tensor(1.5))", RuntimeError, TORCH_TOO),
     ("floor_divide_", "T.zeros(2).floor_divide_(1j)", TypeError, OURS),  # torch: RuntimeError (no complex here)
+    # in-place ops with a number name the op, not the scalar kernel (div_scalar_)
+    ("div_", "T.tensor(3, dtype=T.int16).div_(False)", RuntimeError, TORCH_TOO),
+    ("div_", "T.zeros(6).as_strided((2, 2), (1, 1)).div_(2.0)", RuntimeError, OURS),  # torch: lets it through
+    ("mul_", "T.zeros(1).expand(4).__imul__(2.0)", RuntimeError, TORCH_TOO),
 ]
 
 

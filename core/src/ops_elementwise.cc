@@ -176,9 +176,20 @@ Tensor binary_scalar(int op_id, const Tensor& a, Scalar s) {
   return out;
 }
 
+// The in-place scalar kernels refuse in the name of the op called:
+// t.div_(2) is div_, not the kernel's div_scalar_.
+static std::string shown_name(const char* kernel) {
+  std::string n(kernel);
+  static const std::string suffix = "_scalar";
+  if (n.size() > suffix.size() && n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0)
+    n.resize(n.size() - suffix.size());
+  return n;
+}
+
 void binary_scalar_(int op_id, const Tensor& self, Scalar s) {
   const OpDef& op = op_def(op_id);
-  check_writable(op.name, self);
+  const std::string shown = shown_name(op.name);
+  check_writable(shown.c_str(), self);
   autograd::Recorder rec(autograd::Recorder::InPlace{}, op.name, {self});
   if (rec) {
     binary_scalar_(op_id, self, s);
@@ -193,7 +204,7 @@ void binary_scalar_(int op_id, const Tensor& self, Scalar s) {
   DType compute = compute_dtype(op, ps.result());
   check_dtype_supported(op, compute, self->dtype, s.dtype());
   DType result = output_dtype(op, compute);
-  check_result_castable(op.name, result, self->dtype);
+  check_result_castable(shown.c_str(), result, self->dtype);
   if (result == self->dtype && compute == self->dtype) {
     run(op, compute, {self}, self, {scalar_attr("other", s)});
     self->bump_version();
