@@ -197,6 +197,7 @@ CASES = [
           lambda: T.tensor(3.0).__setitem__((2, 2), 0)),
     _case("Tensor.__setitem__-float-index", lambda: flow.zeros(3).__setitem__(flow.zeros(2), 1.0), IndexError,
           "indexing", lambda: T.zeros(3).__setitem__(T.zeros(2), 1.0)),
+    _case("vmap-randomness-array", lambda: flow.vmap(lambda r: r, randomness=np.ones(3)), RuntimeError, "vmap"),
     _case("empty_like-device-array", lambda: flow.empty_like(flow.zeros(2), device=np.ones(3)), TypeError,
           "empty_like", lambda: T.empty_like(T.zeros(2), device=np.ones(3))),
     _case("randn_like-device-array", lambda: flow.randn_like(flow.zeros(2), device=np.zeros((2, 0))), TypeError,

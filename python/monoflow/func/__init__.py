@@ -182,7 +182,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         >>> vmap(lambda row: row.sum())(flow.tensor([[1.0, 2.0], [3.0, 4.0]]))
         tensor([3., 7.])
     """
-    if randomness not in ("error", "different", "same"):
+    if not isinstance(randomness, str) or randomness not in ("error", "different", "same"):
         raise RuntimeError(f"vmap(): Only allowed values for randomness are 'error', 'different', or 'same'. Got {randomness}")
 
     def wrapper(*args, **kwargs):
