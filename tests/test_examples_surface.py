@@ -553,3 +553,46 @@ def test_hub_caches_a_torch_checkpoint_from_a_url_and_loads_local_hubconf(tmp_pa
     assert flow.hub.load(str(src), "tiny", 4, source="local").in_features == 4
     with pytest.raises(NotImplementedError, match="source='local'"):
         flow.hub.load("pytorch/vision", "resnet18")
+
+
+# ------------------------------------------ out= (the Tensors tutorial: torch.matmul(t, t.T, out=y3))
+
+def test_tensors_tutorial_out_arguments_match_torch():
+    import warnings
+    res = []
+    for L in (flow, torch):
+        t = L.ones(4, 4)
+        t[:, 1] = 0
+        y3 = L.rand_like(t)
+        assert L.matmul(t, t.T, out=y3) is y3
+        z3 = L.rand_like(t)
+        L.mul(t, t, out=z3)
+        grown = L.empty(0)
+        L.add(L.ones(3), 2, out=grown)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            resized = L.ones(2)
+            L.add(L.ones(3, 2), 1, out=resized)
+        v, i = L.empty(0), L.empty(0, dtype=L.long)
+        r = L.max(L.tensor([[1.0, 3.0], [4.0, 2.0]]), 1, out=(v, i))
+        assert r.values is v and r.indices is i
+        s = L.sum(L.ones(2, 3), 1, out=L.empty(2))
+        res.append([y3.numpy(), z3.numpy(), grown.numpy(), resized.numpy(), len(w), v.numpy(), i.numpy(), s.numpy(),
+                    str(L.arange(5, out=L.empty(0, dtype=L.long)).dtype).split(".")[1],
+                    str(L.zeros(2, out=L.empty(0, dtype=L.float64)).dtype).split(".")[1]])
+    for a, b in zip(*res):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_out_argument_errors_as_torch():
+    for L in (flow, torch):
+        with pytest.raises(RuntimeError, match="can't be cast to the desired output type Long"):
+            L.add(L.ones(2), 0.5, out=L.zeros(2, dtype=L.long))
+        with pytest.raises(RuntimeError, match="don't support automatic differentiation"):
+            L.exp(L.ones(2, requires_grad=True), out=L.empty(2))
+        with L.no_grad():
+            L.exp(L.ones(2, requires_grad=True), out=L.empty(2))  # fine without grad mode
+    assert flow.eq(flow.ones(2), 1, out=flow.empty(2, dtype=flow.bool)).tolist() == [True, True]
+    with pytest.raises(TypeError, match="out"):
+        flow.add(flow.ones(2), 1, out=[1, 2])
+    assert flow.add(flow.ones(2), 1, out=None).tolist() == [2.0, 2.0]

@@ -108,3 +108,7 @@ from monoflow.ops_torch_names2 import *  # noqa: E402,F401,F403
 from monoflow import _docs  # noqa: E402
 
 _docs.apply(Tensor)  # one docstring per op, on the function and the Tensor method
+from monoflow import _out_arg  # noqa: E402  (out= on torch's free functions; after the docs, which it copies)
+
+_out_arg.install(_out_arg_namespace := __import__(__name__))
+del _out_arg_namespace

@@ -176,6 +176,15 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     """Maps ``func`` over dimension ``in_dims`` of its inputs (None: not mapped), stacking the results along
     ``out_dims``; runs ``func`` once per batch element.
 
+    Args:
+        func (callable): the function of one batch element.
+        in_dims (int, None or tuple): the mapped dimension of each positional input (a nested tuple/dict for
+            a structured input); ``None`` passes the input unmapped. Default: ``0``.
+        out_dims (int or tuple): where the batch dimension goes in each output. Default: ``0``.
+        randomness (str): ``'error'``, ``'different'`` or ``'same'``, accepted as torch's; each call draws
+            from the generator in turn, which is ``'different'``. Default: ``'error'``.
+        chunk_size (int, optional): accepted for torch compatibility (the calls are one by one anyway).
+
     Example::
 
         >>> from monoflow.func import vmap
