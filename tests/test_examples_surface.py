@@ -596,3 +596,10 @@ def test_out_argument_errors_as_torch():
     with pytest.raises(TypeError, match="out"):
         flow.add(flow.ones(2), 1, out=[1, 2])
     assert flow.add(flow.ones(2), 1, out=None).tolist() == [2.0, 2.0]
+
+
+def test_tensor_nbytes_and_itemsize_as_torch():
+    for dtype in ("float32", "float64", "int64", "bool", "float16", "int8"):
+        a, b = flow.ones(3, 2, dtype=getattr(flow, dtype)), torch.ones(3, 2, dtype=getattr(torch, dtype))
+        assert (a.nbytes, a.itemsize) == (b.nbytes, b.itemsize)
+        assert a[:, 0].nbytes == b[:, 0].nbytes

@@ -383,6 +383,16 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
             return self.item().__format__(spec)
         return object.__format__(self, spec)
 
+    @property
+    def itemsize(self):
+        """The size of one element in bytes (``element_size()``), as torch's property."""
+        return self.element_size()
+
+    @property
+    def nbytes(self):
+        """The bytes the elements take: ``numel() * itemsize`` (a view counts its own elements only, as torch)."""
+        return self.numel() * self.element_size()
+
     # -- shape helpers that are pure compositions of core views
     @property
     def T(self):
