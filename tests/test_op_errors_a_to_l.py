@@ -138,6 +138,7 @@ CASES = [
     ("index", "T.zeros(2)[2**64]", OverflowError, OURS),  # torch: ValueError naming no op
     ("add", "T.zeros(2).add((0,))", TypeError, TORCH_TOO),
     ("fill_", "T.zeros(2).fill_(T.zeros(3))", RuntimeError, TORCH_TOO),
+    ("fill", "flow.fill(T.zeros(2), T.zeros(3))", RuntimeError, OURS),  # OneFlow's fill over fill_
     ("copy_", "T.zeros(2).copy_(T.zeros(3))", RuntimeError, TORCH_TOO),
     ("expand_as", "T.zeros(2).expand_as(T.zeros(3))", RuntimeError, TORCH_TOO),
     ("expand_as", "T.zeros(3, 1).expand_as(T.tensor(1.5))", RuntimeError, TORCH_TOO),
@@ -150,7 +151,7 @@ CASES = [
 
 
 def _run(lib, call):
-    return eval(call, {"T": lib, "np": np})
+    return eval(call, {"T": lib, "np": np, "flow": flow})
 
 
 @pytest.mark.parametrize("op,call,exc,torch_too", CASES, ids=[c[1] for c in CASES])

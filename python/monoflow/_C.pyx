@@ -787,8 +787,8 @@ cdef class TensorBase:
         cdef Scalar s
         if isinstance(value, TensorBase):
             if (<TensorBase>value).t.get().numel() != 1:
-                raise RuntimeError(f"fill_(): only supports 0-dimension value tensor but got tensor with "
-                                   f"{(<TensorBase>value).t.get().numel()} elements")
+                raise RuntimeError(name_op_in_progress(f"fill_(): only supports 0-dimension value tensor but got "
+                                                       f"tensor with {(<TensorBase>value).t.get().numel()} elements"))
             value = value.item()
         if _is_cplx(self) or _is_cplx(value):
             return _complex_ops.fill_(self, value)
