@@ -9,7 +9,21 @@ in another format is a permuted view of a dense one, which every op reads.
 from monoflow import _C
 
 
-class memory_format:  # noqa: N801 (torch's name)
+class NamedTag:
+    """A singleton tag shown and pickled by its module-level name (the memory
+    formats here, ``monoflow.strided``)."""
+
+    def __init__(self, name):
+        self._name = name
+
+    def __repr__(self):
+        return f"monoflow.{self._name}"
+
+    def __reduce__(self):
+        return self._name  # pickled as the module-level singleton of that name
+
+
+class memory_format(NamedTag):  # noqa: N801 (torch's name)
     """A memory-format tag (torch.memory_format): ``contiguous_format``, ``preserve_format``,
     ``channels_last``, ``channels_last_3d``. Pass one to ``Tensor.contiguous``, ``clone``, ``to``,
     ``is_contiguous`` and the ``*_like`` creation functions.
@@ -24,15 +38,6 @@ class memory_format:  # noqa: N801 (torch's name)
         >>> x.stride(), x.is_contiguous(memory_format=flow.channels_last)
         ((60, 1, 15, 3), True)
     """
-
-    def __init__(self, name):
-        self._name = name
-
-    def __repr__(self):
-        return f"monoflow.{self._name}"
-
-    def __reduce__(self):
-        return self._name  # pickled as the module-level singleton of that name
 
 
 contiguous_format = memory_format("contiguous_format")

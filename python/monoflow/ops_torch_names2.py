@@ -17,7 +17,8 @@ import types
 import numpy as np
 
 from monoflow import _C
-from monoflow._memory_format import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format
+from monoflow._memory_format import (NamedTag, channels_last, channels_last_3d, contiguous_format, memory_format,
+                                     preserve_format)
 
 __all__ = ["pi", "e", "inf", "nan", "newaxis", "memory_format", "contiguous_format", "preserve_format",
            "channels_last", "channels_last_3d", "layout", "strided",
@@ -40,7 +41,7 @@ def _F():
     return functional
 
 
-class layout:  # noqa: N801 (torch's name)
+class layout(NamedTag):  # noqa: N801 (torch's name)
     """A tensor layout tag (torch.layout); monoflow has one, ``strided``.
 
     Args:
@@ -52,15 +53,6 @@ class layout:  # noqa: N801 (torch's name)
         >>> flow.strided
         monoflow.strided
     """
-
-    def __init__(self, name):
-        self._name = name
-
-    def __repr__(self):
-        return f"monoflow.{self._name}"
-
-    def __reduce__(self):
-        return self._name  # pickled as the module-level singleton of that name
 
 
 strided = layout("strided")
