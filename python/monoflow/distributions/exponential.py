@@ -4,6 +4,7 @@ import numbers
 import monoflow as flow
 from monoflow.distributions import constraints
 from monoflow.distributions.distribution import Distribution
+from monoflow.distributions.normal import LocationScale
 from monoflow.distributions.utils import broadcast_all
 
 
@@ -53,23 +54,7 @@ class Exponential(Distribution):
         return 1.0 - flow.log(self.rate)
 
 
-class Laplace(Distribution):
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        both_numbers = isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number)
-        super().__init__(flow.Size() if both_numbers else self.loc.size(), validate_args=validate_args)
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
+class Laplace(LocationScale):
 
     @property
     def variance(self):

@@ -8,15 +8,9 @@ from monoflow.distributions.distribution import Distribution
 from monoflow.distributions.utils import broadcast_all
 
 
-class Normal(Distribution):
-    """``rsample`` draws ``loc + scale * eps`` so that gradients reach loc and scale (a VAE's reparameterization).
-
-    Example::
-
-        >>> m = flow.distributions.Normal(flow.tensor([0.0]), flow.tensor([1.0]))
-        >>> m.log_prob(flow.tensor([0.0]))
-        tensor([-0.9189])
-    """
+class LocationScale(Distribution):
+    """A family with a real location ``loc`` and a positive ``scale``, broadcast
+    together (Normal, Laplace): its batch shape, mean and mode."""
 
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
@@ -34,6 +28,18 @@ class Normal(Distribution):
     @property
     def mode(self):
         return self.loc
+
+
+class Normal(LocationScale):
+    """``rsample`` draws ``loc + scale * eps`` so that gradients reach loc and scale (a VAE's reparameterization).
+
+    Example::
+
+        >>> m = flow.distributions.Normal(flow.tensor([0.0]), flow.tensor([1.0]))
+        >>> m.log_prob(flow.tensor([0.0]))
+        tensor([-0.9189])
+    """
+
 
     @property
     def stddev(self):
