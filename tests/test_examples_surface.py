@@ -598,6 +598,15 @@ def test_out_argument_errors_as_torch():
     assert flow.add(flow.ones(2), 1, out=None).tolist() == [2.0, 2.0]
 
 
+def test_out_argument_aliases_stay_one_function():
+    # true_divide is divide: wrapping divide for out= must not split the two
+    # (the docs would describe the alias under the op's signature)
+    assert flow.true_divide is flow.divide
+    for L in (flow, torch):
+        got = L.true_divide(L.tensor([3.0, 1.0]), 2, out=L.empty(2))
+        np.testing.assert_array_equal(got.numpy(), [1.5, 0.5])
+
+
 def test_tensor_nbytes_and_itemsize_as_torch():
     for dtype in ("float32", "float64", "int64", "bool", "float16", "int8"):
         a, b = flow.ones(3, 2, dtype=getattr(flow, dtype)), torch.ones(3, 2, dtype=getattr(torch, dtype))

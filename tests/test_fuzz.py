@@ -1,7 +1,7 @@
 """A bounded, derandomized run of the project's fuzzer (tests/fuzz) over every
 public function and Tensor method: no call may end in a signal or a hang, no
 exception may carry a C++ message, and every exception must name the op
-(issue 14 item 12), but for the targets of the allow-list below.
+(issue 14 item 12).
 `python -m tests.fuzz --minutes N` explores further; `--unnamed` lists the
 messages that do not name their op, grouped by pattern."""
 import os
@@ -15,16 +15,6 @@ from fuzz.worker import classify_exception, op_names
 # Cases per target in the suite's run (seed 0, the same cases every time).
 DEFAULT_PER_TARGET = 15
 PER_TARGET = int(os.environ.get("MONOFLOW_FUZZ_PER_TARGET", str(DEFAULT_PER_TARGET)))
-
-# The targets whose messages do not all name the op yet, one per line. It only
-# shrinks: a target that now names its op in every case fails the run until
-# it is taken off the list.
-ALLOWLIST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fuzz", "unnamed_allowlist.txt")
-
-
-def _allowed():
-    with open(ALLOWLIST) as f:
-        return {line.strip() for line in f if line.strip() and not line.startswith("#")}
 
 
 @pytest.fixture(scope="module")
@@ -57,18 +47,9 @@ _UNDER_ASAN = pytest.mark.skipif("libasan" in os.environ.get("LD_PRELOAD", ""),
 
 @_UNDER_ASAN
 def test_fuzz_messages_name_the_op(report):
-    allowed = _allowed()
-    unnamed = [f for f in report.failures(("unnamed",)) if f.target not in allowed]
-    assert not unnamed, (f"{len(unnamed)} messages do not name their op (not on {ALLOWLIST}):\n"
+    unnamed = report.failures(("unnamed",))
+    assert not unnamed, (f"{len(unnamed)} messages do not name their op:\n"
                          + "\n".join(f"{f.code}\n    -> {f.detail}" for f in unnamed[:60]))
-
-
-@_UNDER_ASAN
-@pytest.mark.skipif(PER_TARGET != DEFAULT_PER_TARGET, reason="the allow-list is measured with the default cases")
-def test_fuzz_allowlist_only_shrinks(report):
-    still = {f.target for f in report.failures(("unnamed",))}
-    fixed = sorted(_allowed() - still)
-    assert not fixed, f"these targets now name their op in every case: take them off {ALLOWLIST}: {fixed}"
 
 
 def test_the_naming_rule():
@@ -83,6 +64,8 @@ def test_the_naming_rule():
     assert outcome("flow.Tensor.add_", TypeError("add(): argument 'other' must be Tensor")) == "raised"
     assert outcome("flow.Tensor.add", TypeError("add_(): argument 'other' must be Tensor")) == "unnamed"
     assert outcome("flow.Tensor.__radd__", TypeError("add(): argument 'other' must be Tensor")) == "raised"
+    assert outcome("flow.Tensor.__itruediv__", OverflowError("div_(): value 2 cannot be converted")) == "raised"
+    assert outcome("flow.Tensor.__truediv__", OverflowError("div_(): value 2 cannot be converted")) == "unnamed"
     assert outcome("flow.Tensor.__getitem__", IndexError("index 5 is out of bounds")) == "raised"
     assert outcome("flow.Tensor.__ge__", TypeError("expected 1 argument, got 0")) == "raised"
     assert outcome("flow.add", TypeError("expected 1 argument, got 0")) == "unnamed"

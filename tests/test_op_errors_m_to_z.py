@@ -21,6 +21,19 @@ def _case(name, call, exc, op, torch_call=None):
 
 # (id, monoflow call, expected type, op name the message must carry, the same call in torch)
 CASES = [
+    # a 0-dim tensor has no dim to ask for (this read past the strides once: a segfault)
+    _case("Tensor.stride-0d", lambda: flow.tensor(1.5).stride(0), IndexError, "stride",
+          lambda: T.tensor(1.5).stride(0)),
+    _case("Tensor.size-0d", lambda: flow.tensor(1.5).size(-1), IndexError, "size", lambda: T.tensor(1.5).size(-1)),
+    _case("Size-int", lambda: flow.Size(2), TypeError, "Size", lambda: T.Size(2)),
+    _case("Size-float-item", lambda: flow.Size([2, 1.5]), TypeError, "Size", lambda: T.Size([2, 1.5])),
+    _case("Size-tensor-item", lambda: flow.Size([flow.ones(2)]), TypeError, "Size", lambda: T.Size([T.ones(2)])),
+    # an int beyond int64 given to an in-place operator: the in-place op is named
+    _case("Tensor.__iand__-overflow", lambda: flow.zeros(2, dtype=flow.int8).__iand__(2 ** 64), OverflowError,
+          "bitwise_and_", lambda: T.zeros(2, dtype=T.int8).__iand__(2 ** 64)),
+    _case("Tensor.__itruediv__-overflow", lambda: flow.zeros(2).__itruediv__(2 ** 64), OverflowError, "div_"),
+    _case("Tensor.__ifloordiv__-overflow", lambda: flow.zeros(2, dtype=flow.int8).__ifloordiv__(-2 ** 64),
+          OverflowError, "floor_divide_"),
     # argument converters: a numpy array / a tensor of several elements is not an int
     _case("unsqueeze-ndarray", lambda: flow.unsqueeze(flow.zeros(2, 2), np.ones(3)), TypeError, "unsqueeze",
           lambda: T.unsqueeze(T.zeros(2, 2), np.ones(3))),
@@ -230,6 +243,10 @@ def test_the_forms_that_stay_accepted():
     assert flow.zeros(3).normal_(np.float64(0.0), 1.0).shape == (3,)
     assert flow.ones(2).mul(np.float32(2.0)).tolist() == [2.0, 2.0]
     assert flow.ones(2).__rfloordiv__(flow.tensor(3.0)).tolist() == [3.0, 3.0]
+    assert flow.Size([flow.tensor(2), np.int64(3), True]) == T.Size([T.tensor(2), np.int64(3), True])
+    x = flow.tensor([7, -7])
+    x //= 2
+    assert x.tolist() == [3, -4] and flow.zeros(2, 3).stride(-1) == 1 and flow.zeros(2, 3).size(-2) == 2
     flow.manual_seed("7")  # int(seed), as torch
     assert flow.initial_seed() == 7
     state = flow.get_rng_state()

@@ -529,21 +529,22 @@ cdef class TensorBase:
     # -- metadata
     @property
     def shape(self):
-        return _size_cls(_tuple(self.t.get().shape))
+        return tuple.__new__(_size_cls, _tuple(self.t.get().shape))  # (Size.__new__'s checks are for users)
 
     def size(self, dim=None):
         if dim is None:
             return self.shape
-        return self.t.get().shape[self._wrap(_int_arg(dim, "size", "dim", 1), "size")] if self.t.get().dim() else 1
+        return self.t.get().shape[self._wrap(_int_arg(dim, "size", "dim", 1), "size")]
 
     def stride(self, dim=None):
         s = _tuple(self.t.get().strides)
         return s if dim is None else s[self._wrap(_int_arg(dim, "stride", "dim", 1), "stride")]
 
     cdef int64_t _wrap(self, int64_t dim, str op) except -1:
+        # dim as an index into shape/strides (unchecked in this file: boundscheck=False)
         cdef int64_t n = self.t.get().dim()
         if n == 0:
-            n = 1
+            raise IndexError(name_op_in_progress(f"{op}(): Dimension specified as {dim} but tensor has no dimensions"))
         if dim < -n or dim >= n:
             raise IndexError(name_op_in_progress(
                 f"{op}(): Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"))
@@ -630,8 +631,14 @@ cdef class TensorBase:
         return wrap(binary(kOp_floor_divide, (<TensorBase>other).t, self.t))
 
     def __ifloordiv__(self, other):
+        cdef Scalar s
         if not isinstance(other, TensorBase):
-            other = self._scalar_tensor(other)
+            try:
+                if not _to_scalar(other, &s):
+                    return NotImplemented  # Python's "unsupported operand type(s) for //=", as for +=
+                other = self._scalar_tensor(other)
+            except OverflowError as e:
+                raise _overflow_named("floor_divide_", e) from None
         binary_(kOp_floor_divide, self.t, (<TensorBase>other).t)
         return self
 
@@ -1048,10 +1055,13 @@ cdef inline object _inplace(int op, int sop, object a, object b):
         return _complex_ops.inplace(_binary_name(op), a, b)
     if isinstance(b, TensorBase):
         binary_(op, (<TensorBase>a).t, (<TensorBase>b).t)
-    elif _to_scalar(b, &s):
-        binary_scalar_(sop, (<TensorBase>a).t, s)
-    else:
-        return NotImplemented
+        return a
+    try:
+        if not _to_scalar(b, &s):
+            return NotImplemented
+    except OverflowError as e:
+        raise _overflow_named(_binary_name(op) + "_", e) from None
+    binary_scalar_(sop, (<TensorBase>a).t, s)
     return a
 
 
@@ -1189,7 +1199,7 @@ def broadcast_shapes(*shapes):
     cdef Dims r
     for s in shapes:
         r = c_broadcast_shapes(r, _dims(s, "broadcast_shapes"), "broadcast_shapes")
-    return _size_cls(_tuple(r))
+    return tuple.__new__(_size_cls, _tuple(r))
 
 # ---------------------------------------------------------------- op families
 include "_ops_math.pxi"

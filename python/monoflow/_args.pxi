@@ -58,6 +58,13 @@ cdef tuple _op_frame():
     return op, callee
 
 
+cdef object _overflow_named(str op, exc):
+    # an int too big for int64 given to an operator (a dunder has no op frame
+    # for name_op_in_progress): the error names the op it was given to
+    msg = str(exc)
+    return OverflowError(msg if _re.match(r"\w+\(\)", msg) else f"{op}(): {msg}")
+
+
 def name_op_in_progress(str message):
     """`message`, made to name the public monoflow op written in Python that
     is running, if any (Note [Naming the op in progress])."""

@@ -115,8 +115,11 @@ def math_binary(int op, a, b):
     cdef TensorOrScalar x, y
     if _is_cplx(a) or _is_cplx(b):
         return _complex_ops.math_binary(op, a, b)
-    if not (_operand(a, &x) and _operand(b, &y)):
-        return NotImplemented
+    try:
+        if not (_operand(a, &x) and _operand(b, &y)):
+            return NotImplemented
+    except OverflowError as e:
+        raise _overflow_named(op_def(op).name.decode(), e) from None
     return wrap(c_math_binary(op, x, y))
 
 
@@ -125,8 +128,11 @@ def math_binary_(int op, self, b):
     cdef TensorOrScalar y
     if _is_cplx(self) or _is_cplx(b):
         return _complex_ops.math_binary_(op, self, b)
-    if not _operand(b, &y):
-        return NotImplemented
+    try:
+        if not _operand(b, &y):
+            return NotImplemented
+    except OverflowError as e:
+        raise _overflow_named(op_def(op).name.decode() + "_", e) from None
     c_math_binary_(op, _op_tt(self, op, "self"), y)
     return self
 

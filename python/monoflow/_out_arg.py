@@ -96,11 +96,19 @@ def _with_out(name, fn, creation):
 
 
 def install(namespace):
-    """Wraps the namespace's listed functions (once) so that they accept out=."""
+    """Wraps the namespace's listed functions (once) so that they accept out=.
+    Another name of the same function (true_divide of divide) gets the same
+    wrapper, so that aliases stay one object."""
+    wrappers = {}
     for names, creation in ((OUT_FUNCTIONS, False), (CREATION_FUNCTIONS, True)):
         for name in names:
             fn = getattr(namespace, name, None)
             if fn is None or not callable(fn) or hasattr(fn, "__wrapped_out__") or getattr(
                     fn, "__monoflow_not_implemented__", False):
                 continue
-            setattr(namespace, name, _with_out(name, fn, creation))
+            if id(fn) not in wrappers:
+                wrappers[id(fn)] = (fn, _with_out(name, fn, creation))
+    for name, value in list(vars(namespace).items()):
+        fn, wrapper = wrappers.get(id(value), (None, None))
+        if fn is value:
+            setattr(namespace, name, wrapper)

@@ -1,4 +1,6 @@
 """monoflow.Tensor: the C++ handle plus the Python-level conveniences."""
+import operator
+
 import numpy as np
 
 from monoflow import _C, _complex, _dtypes, ops_linalg, ops_math, ops_random, ops_reduce, ops_shape
@@ -11,6 +13,20 @@ from monoflow._tensor_type import TensorType
 
 class Size(tuple):
     """A tensor's shape, as a tuple of ints."""
+
+    def __new__(cls, sizes=()):
+        # checked here, for users' calls (tensors' own shapes skip it: _C builds them with tuple.__new__)
+        try:
+            items = tuple(sizes)
+        except TypeError:
+            raise TypeError(f"Size(): argument must be an iterable of ints, not {type(sizes).__name__}") from None
+        ints = []
+        for i, v in enumerate(items):
+            try:
+                ints.append(operator.index(v))
+            except (TypeError, ValueError, RuntimeError):
+                raise TypeError(f"Size() takes an iterable of 'int' (item {i} is '{type(v).__name__}')") from None
+        return tuple.__new__(cls, ints)
 
     def __repr__(self):
         return f"monoflow.Size([{', '.join(str(s) for s in self)}])"

@@ -30,7 +30,8 @@ CXX_MARKERS = ("std::", "enforce fail", "basic_string", "bad_alloc", "vector::",
 # - in-place `add_`: also `add`;
 # - dunder methods: the bare name and, for the reflected/in-place forms, the
 #   forward op (__radd__, __iadd__ -> add), plus _DUNDER_ALIASES (the op or
-#   the Python builtin a dunder implements: __truediv__ -> div, __len__ -> len).
+#   the Python builtin a dunder implements: __truediv__ -> div, __len__ -> len);
+#   an in-place dunder also the aliases' in-place ops (__itruediv__ -> div_).
 # - a class (flow.Generator): also its constructor, __init__ / __new__.
 # Exempt: allocation failures (MemoryError: from the allocator), and a dunder
 # called with the wrong number of arguments (CPython's own slot check,
@@ -66,7 +67,10 @@ def op_names(target, fn=None):
             m = _REFLECTED.match(bare)
             fwd = m.group(1) if m else bare
             names.update({bare, fwd, fwd + "_"} if m else {bare})
-            names.update(_DUNDER_ALIASES.get(fwd, ()))
+            aliases = _DUNDER_ALIASES.get(fwd, ())
+            names.update(aliases)
+            if m and bare.startswith("i"):  # __itruediv__ runs div_: the in-place op
+                names.update(a + "_" for a in aliases)
         elif n.endswith("_") and len(n) > 1:
             names.add(n[:-1])
     return names
