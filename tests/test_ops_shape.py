@@ -84,7 +84,7 @@ def test_cat_stack_examples_and_errors(device):
     with pytest.raises(RuntimeError, match=r"stack: stack expects each tensor to be equal size, but got \[2, 3\] "
                                            r"at entry 0 and \[3, 2\] at entry 1"):
         flow.stack([x, x.T])
-    with pytest.raises(ValueError, match="stack: expects a non-empty TensorList"):
+    with pytest.raises(RuntimeError, match="stack: expects a non-empty TensorList"):
         flow.stack([])
     with pytest.raises(IndexError, match="stack"):
         flow.stack([x], 3)

@@ -288,7 +288,7 @@ def test_inplace_output_shape_mismatch(device):
         x.add_(flow.ones(2, 3, device=device))
     with pytest.raises(RuntimeError, match=r"mul_: output with shape \[\] doesn't match the broadcast shape \[1\]"):
         flow.tensor(1.0, device=device).mul_(flow.ones(1, device=device))
-    with pytest.raises(ValueError, match=r"add: shapes \[3\] and \[4\] cannot be broadcast"):
+    with pytest.raises(RuntimeError, match=r"add: shapes \[3\] and \[4\] cannot be broadcast"):
         x += flow.ones(4, device=device)
     assert x.tolist() == [0.0, 0.0, 0.0] and x._version >= 0
 
@@ -360,12 +360,12 @@ def test_shape_and_broadcast_errors(device):
     for op, name in ((lambda: a + b, "add"), (lambda: a - b, "sub"), (lambda: a * b, "mul"), (lambda: a / b, "div"),
                      (lambda: a // b, "floor_divide"), (lambda: a < b, "lt"), (lambda: a == b, "eq"),
                      (lambda: flow.maximum(a, b), "maximum")):
-        with pytest.raises(ValueError, match=rf"{name}: shapes \[2, 3\] and \[4\] cannot be broadcast together"):
+        with pytest.raises(RuntimeError, match=rf"{name}: shapes \[2, 3\] and \[4\] cannot be broadcast together"):
             op()
-    with pytest.raises(ValueError, match="broadcast_shapes: shapes"):
+    with pytest.raises(RuntimeError, match="broadcast_shapes: shapes"):
         flow.broadcast_shapes((2, 3), (3, 2))
     assert flow.broadcast_shapes((2, 1), (1, 3), ()) == (2, 3)
-    with pytest.raises(ValueError, match=r"matmul: shapes cannot be multiplied \(\[2, 3\] and \[4\]\)"):
+    with pytest.raises(RuntimeError, match=r"matmul: shapes cannot be multiplied \(\[2, 3\] and \[4\]\)"):
         a @ b
     with pytest.raises(RuntimeError, match="empty: negative dimension -1"):
         flow.zeros(2, -1, device=device)

@@ -12,7 +12,7 @@ Dims broadcast_shapes(const Dims& a, const Dims& b, const char* op) {
   for (size_t i = 0; i < n; ++i) {
     int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
     int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
-    MF_CHECK(da == db || da == 1 || db == 1, ValueError, op, ": shapes ", shape_str(a), " and ", shape_str(b),
+    MF_CHECK(da == db || da == 1 || db == 1, RuntimeError, op, ": shapes ", shape_str(a), " and ", shape_str(b),
              " cannot be broadcast together (size ", da, " vs ", db, " at dimension ", i, ")");
     out[i] = da == 1 ? db : da;
   }

@@ -68,7 +68,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   Tensor b2 = b->dim() == 1 ? unsqueeze(b, -1) : b;
   int64_t m = a2->shape[a2->dim() - 2], k = a2->shape[a2->dim() - 1];
   int64_t k2 = b2->shape[b2->dim() - 2], n = b2->shape[b2->dim() - 1];
-  MF_CHECK(k == k2, ValueError, "matmul: shapes cannot be multiplied (", shape_str(a->shape), " and ",
+  MF_CHECK(k == k2, RuntimeError, "matmul: shapes cannot be multiplied (", shape_str(a->shape), " and ",
            shape_str(b->shape), "): the inner dimensions ", k, " and ", k2, " differ");
   Dims batch_a(a2->shape.begin(), a2->shape.end() - 2), batch_b(b2->shape.begin(), b2->shape.end() - 2);
   Dims batch = broadcast_shapes(batch_a, batch_b, "matmul");

@@ -53,26 +53,26 @@ void require_floating(const char* op, DType t) {
 
 void uniform_(const Tensor& t, double low, double high, Generator* gen) {
   require_floating("uniform_", t->dtype);
-  MF_CHECK(low <= high, ValueError, "uniform_: expects low <= high, but got low=", low, " and high=", high);
+  MF_CHECK(low <= high, RuntimeError, "uniform_: expects low <= high, but got low=", low, " and high=", high);
   sample(kOp_uniform, t, float_attr("low", low), float_attr("high", high), gen);
 }
 
 void normal_(const Tensor& t, double mean, double std, Generator* gen) {
   require_floating("normal_", t->dtype);
-  MF_CHECK(std >= 0.0, ValueError, "normal_: expects std >= 0.0, but found std ", std);
+  MF_CHECK(std >= 0.0, RuntimeError, "normal_: expects std >= 0.0, but found std ", std);
   sample(kOp_normal, t, float_attr("mean", mean), float_attr("std", std), gen);
 }
 
 void random_int_(const Tensor& t, int64_t low, int64_t high, Generator* gen) {
-  MF_CHECK(low < high, ValueError, "randint: random_ expects 'from' to be less than 'to', but got from=", low,
+  MF_CHECK(low < high, RuntimeError, "randint: random_ expects 'from' to be less than 'to', but got from=", low,
            " >= to=", high);
-  MF_CHECK(t->dtype != DType::Bool || (low >= 0 && high <= 2), ValueError,
+  MF_CHECK(t->dtype != DType::Bool || (low >= 0 && high <= 2), RuntimeError,
            "randint: the range [", low, ", ", high, ") does not fit dtype bool");
   sample(kOp_randint, t, int_attr("low", low), int_attr("high", high), gen);
 }
 
 void bernoulli_scalar_(const Tensor& t, double p, Generator* gen) {
-  MF_CHECK(p >= 0.0 && p <= 1.0, ValueError, "bernoulli_: expects 0 <= p <= 1, but got p=", p);
+  MF_CHECK(p >= 0.0 && p <= 1.0, RuntimeError, "bernoulli_: expects 0 <= p <= 1, but got p=", p);
   sample(kOp_bernoulli, t, float_attr("p", p), float_attr("unused", 0), gen);
 }
 

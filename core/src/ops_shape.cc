@@ -98,7 +98,7 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
 }
 
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
-  MF_CHECK(!tensors.empty(), ValueError, "stack: expects a non-empty TensorList");
+  MF_CHECK(!tensors.empty(), RuntimeError, "stack: expects a non-empty TensorList");
   for (size_t i = 1; i < tensors.size(); ++i)
     MF_CHECK(tensors[i]->shape == tensors[0]->shape, RuntimeError,
              "stack: stack expects each tensor to be equal size, but got ", shape_str(tensors[0]->shape),

@@ -168,19 +168,10 @@ def broadcast_to(input, size):
     return input.expand(_c.int_tuple("broadcast_to", "size", size))
 
 
-class BroadcastError(RuntimeError, ValueError):
-    """Shapes that do not broadcast: a RuntimeError as torch raises, and the
-    ValueError monoflow's ops raise for it."""
-
-    __module__ = "monoflow"
-
-
 def broadcast_shapes(*shapes):
     """The shape the given shapes broadcast to (as torch.broadcast_shapes)."""
     try:
         return _C.broadcast_shapes(*shapes)
-    except ValueError as e:
-        raise BroadcastError(str(e)) from None
     except TypeError as e:  # (a shape that is not a sequence of ints)
         if "broadcast_shapes" in str(e):
             raise
