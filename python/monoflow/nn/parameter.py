@@ -162,3 +162,85 @@ def _global_parameter(data, requires_grad):
         Tensor.requires_grad_(p, True)
         install_grad_hook(p)
     return p
+
+
+class UninitializedTensorMixin:
+    """Marks a parameter or buffer whose shape is not known yet (a lazy module's, before its first
+    forward); :meth:`materialize` gives it a shape and turns it into its ordinary class."""
+
+    cls_to_become = None
+
+    def materialize(self, shape, device=None, dtype=None):
+        """Gives the tensor `shape` (uninitialised values) on `device` with `dtype` (its own by default)
+        and makes it a plain :class:`Parameter` (or buffer tensor)."""
+        from monoflow._creation import empty
+
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        data = empty(*shape, device=device if device is not None else self.device,
+                     dtype=dtype if dtype is not None else self.dtype)
+        requires_grad = self.requires_grad
+        self.data = data
+        self.__class__ = self.cls_to_become
+        self.requires_grad_(requires_grad)
+
+    @property
+    def shape(self):
+        raise RuntimeError("Can't access the shape of an uninitialized parameter or buffer. This error usually "
+                           "happens in `load_state_dict` when trying to load an uninitialized parameter into an "
+                           "initialized one. Call `forward` to initialize the parameters before accessing their "
+                           "attributes.")
+
+    def share_memory_(self):
+        raise RuntimeError("Can't share memory on an uninitialized parameter or buffer. Call `forward` to "
+                           "initialize the parameters before calling `module.share_memory()`.")
+
+    def __repr__(self):
+        return f"<{type(self).__module__}.{type(self).__name__}>"
+
+    def __reduce_ex__(self, protocol):
+        return (type(self), (self.requires_grad,))
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        out = type(self)(self.requires_grad, self.device, self.dtype)
+        memo[id(self)] = out
+        return out
+
+
+def is_lazy(param):
+    """True when `param` is an uninitialised (lazy) parameter or buffer."""
+    return isinstance(param, UninitializedTensorMixin)
+
+
+class UninitializedParameter(UninitializedTensorMixin, Parameter):
+    """A parameter of unknown shape, the placeholder a lazy module (``nn.LazyLinear``) holds until its
+    first forward."""
+
+    __module__ = "monoflow.nn.parameter"
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        from monoflow._creation import empty
+
+        kw = {k: v for k, v in (("device", device), ("dtype", dtype)) if v is not None}
+        return Parameter.__new__(cls, empty(0, **kw), requires_grad)
+
+    def __init__(self, requires_grad=True, device=None, dtype=None):
+        pass
+
+
+class UninitializedBuffer(UninitializedTensorMixin, Tensor):
+    """A buffer of unknown shape, the placeholder a lazy module holds until its first forward."""
+
+    __module__ = "monoflow.nn.parameter"
+    cls_to_become = Tensor
+
+    def __new__(cls, requires_grad=False, device=None, dtype=None):
+        from monoflow._creation import empty
+
+        kw = {k: v for k, v in (("device", device), ("dtype", dtype)) if v is not None}
+        return _C._make_subclass(cls, empty(0, **kw), requires_grad)
+
+    def __init__(self, requires_grad=False, device=None, dtype=None):
+        pass

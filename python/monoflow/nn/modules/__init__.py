@@ -20,3 +20,4 @@ from monoflow.nn.modules.rnn import *  # noqa: F401,F403
 from monoflow.nn.modules.sparse import *  # noqa: F401,F403
 from monoflow.nn.modules.transformer import *  # noqa: F401,F403
 from monoflow.nn.modules.upsampling import *  # noqa: F401,F403
+from monoflow.nn.modules.lazy import *  # noqa: F401,F403

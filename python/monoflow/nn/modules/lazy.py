@@ -1,0 +1,162 @@
+"""Lazy modules: layers whose input size is read from the first input they see.
+
+Until the first forward their parameters are UninitializedParameter; a forward pre-hook
+materialises them from the input's shape, runs reset_parameters, and turns the module into its
+ordinary class (``cls_to_become``: LazyLinear becomes Linear), as torch does.
+"""
+from monoflow.nn.module import Module
+from monoflow.nn.modules.conv import Conv1d, Conv2d, Conv3d
+from monoflow.nn.modules.linear import Linear
+from monoflow.nn.parameter import UninitializedParameter, is_lazy
+
+__all__ = ["LazyModuleMixin", "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConv3d"]
+
+
+class LazyModuleMixin:
+    """Mixin for modules that infer their parameters' shapes on the first forward.
+
+    Subclasses implement ``initialize_parameters(*args)``, which materialises every uninitialised
+    parameter from the inputs, and set ``cls_to_become`` to the class the module turns into."""
+
+    cls_to_become = None
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._initialize_hook = self.register_forward_pre_hook(LazyModuleMixin._infer_parameters,
+                                                               with_kwargs=True)
+
+    def has_uninitialized_params(self):
+        """True while a parameter or buffer of this module is still uninitialised."""
+        tensors = list(self._parameters.values()) + list(self._buffers.values())
+        return any(is_lazy(t) for t in tensors)
+
+    def initialize_parameters(self, *args, **kwargs):
+        raise NotImplementedError(f"initialize_parameters is not implemented for {type(self).__name__}")
+
+    def _infer_parameters(self, args, kwargs=None):
+        self.initialize_parameters(*args, **(kwargs or {}))
+        if self.has_uninitialized_params():
+            raise RuntimeError(f"module {type(self).__name__} has not been fully initialized")
+        self._initialize_hook.remove()
+        del self._initialize_hook
+        if self.cls_to_become is not None:
+            self.__class__ = self.cls_to_become
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs):
+        # A checkpoint gives the shapes: materialise from it, then copy as usual.
+        from monoflow import _C
+
+        for store in (self._parameters, self._buffers):
+            for name, t in store.items():
+                key = prefix + name
+                if t is not None and is_lazy(t) and key in state_dict \
+                        and isinstance(state_dict[key], _C.TensorBase):
+                    t.materialize(state_dict[key].shape)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
+                                      unexpected_keys, error_msgs)
+        if not self.has_uninitialized_params() and hasattr(self, "_initialize_hook"):
+            self._initialize_hook.remove()
+            del self._initialize_hook
+            if self.cls_to_become is not None:
+                self.__class__ = self.cls_to_become
+
+
+class LazyLinear(LazyModuleMixin, Linear):
+    """A :class:`Linear` whose ``in_features`` is inferred from ``input.shape[-1]`` on the first forward.
+
+    Args:
+        out_features (int): size of each output sample.
+        bias (bool): whether to learn an additive bias. Default: ``True``.
+
+    Example::
+
+        >>> m = nn.LazyLinear(3)
+        >>> m(flow.randn(2, 5)).shape
+        monoflow.Size([2, 3])
+        >>> type(m).__name__, m.in_features
+        ('Linear', 5)
+    """
+
+    cls_to_become = Linear
+
+    def __init__(self, out_features, bias=True, device=None, dtype=None):
+        super().__init__(0, 0, False, device=device, dtype=dtype)
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
+        self.out_features = out_features
+        if bias:
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.in_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input, *args, **kwargs):
+        if self.has_uninitialized_params():
+            from monoflow import no_grad
+
+            with no_grad():
+                self.in_features = input.shape[-1]
+                self.weight.materialize((self.out_features, self.in_features))
+                if self.bias is not None:
+                    self.bias.materialize((self.out_features,))
+                self.reset_parameters()
+
+
+class _LazyConvNd(LazyModuleMixin):
+    _n = None
+
+    def _lazy_setup(self, bias, device, dtype):
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
+        if bias:
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.in_channels != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input, *args, **kwargs):
+        if self.has_uninitialized_params():
+            from monoflow import no_grad
+
+            if input.dim() not in (self._n + 1, self._n + 2):
+                raise RuntimeError(f"{type(self).__name__}: expected a {self._n + 1}D (unbatched) or "
+                                   f"{self._n + 2}D (batched) input, but got input of size {list(input.shape)}")
+            in_channels = input.shape[0 if input.dim() == self._n + 1 else 1]
+            if in_channels % self.groups != 0:
+                raise ValueError(f"{type(self).__name__}: in_channels must be divisible by groups")
+            with no_grad():
+                self.in_channels = in_channels
+                self.weight.materialize((self.out_channels, in_channels // self.groups, *self.kernel_size))
+                if self.bias is not None:
+                    self.bias.materialize((self.out_channels,))
+                self.reset_parameters()
+
+
+def _lazy_conv(base, n):
+    class LazyConv(_LazyConvNd, base):
+        __doc__ = (f"A :class:`{base.__name__}` whose ``in_channels`` is inferred from the input on the first "
+                   "forward (``input.shape[1]``, or ``input.shape[0]`` unbatched). Same arguments as "
+                   f":class:`{base.__name__}` without ``in_channels``.")
+        cls_to_become = base
+        _n = n
+
+        def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                     padding_mode="zeros", device=None, dtype=None):
+            # in_channels=0 builds an empty weight; the real one comes on the first forward.
+            super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode,
+                             device=device, dtype=dtype)
+            self.out_channels = out_channels
+            if out_channels % groups != 0:
+                raise ValueError(f"Lazy{base.__name__}: out_channels must be divisible by groups")
+            self._lazy_setup(bias, device, dtype)
+
+    LazyConv.__name__ = LazyConv.__qualname__ = "Lazy" + base.__name__
+    LazyConv.__module__ = "monoflow.nn"
+    return LazyConv
+
+
+LazyConv1d = _lazy_conv(Conv1d, 1)
+LazyConv2d = _lazy_conv(Conv2d, 2)
+LazyConv3d = _lazy_conv(Conv3d, 3)
+LazyLinear.__module__ = "monoflow.nn"
