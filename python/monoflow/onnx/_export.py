@@ -1,0 +1,116 @@
+"""export(): trace the model once under the recorder and write the ModelProto."""
+
+import numpy as np
+
+from ._builder import GraphBuilder, _NP_TO_ONNX, to_numpy
+from ._errors import OnnxExporterError
+from ._recording import Recorder
+from . import _state
+
+
+def _flat_tensors(obj, what):
+    from .._tensor import Tensor
+    if isinstance(obj, Tensor):
+        return [obj]
+    if isinstance(obj, (list, tuple)):
+        return [t for o in obj for t in _flat_tensors(o, what)]
+    if isinstance(obj, dict):
+        return [t for o in obj.values() for t in _flat_tensors(o, what)]
+    raise OnnxExporterError(f"monoflow.onnx.export(): {what} must be tensors (or tuples of them), "
+                            f"not {type(obj).__name__}")
+
+
+def _value_info(helper, name, t, axes):
+    arr_dtype = str(t.dtype).replace("monoflow.", "")
+    if arr_dtype not in _NP_TO_ONNX:
+        raise OnnxExporterError(f"monoflow.onnx.export(): dtype {t.dtype} is not supported")
+    dims = list(t.shape)
+    if isinstance(axes, dict):
+        for i, label in axes.items():
+            dims[i] = label
+    elif isinstance(axes, (list, tuple)):
+        for i in axes:
+            dims[i] = f"{name}_dynamic_axes_{i}"
+    return helper.make_tensor_value_info(name, _NP_TO_ONNX[arr_dtype], dims)
+
+
+def export(model, args=(), f=None, export_params=True, verbose=False, training=None, input_names=None,
+           output_names=None, dynamic_axes=None, opset_version=None, do_constant_folding=True,
+           dynamo=False, **ignored_torch_kwargs):
+    try:
+        import onnx
+        from onnx import helper
+    except ImportError as e:
+        raise ImportError("monoflow.onnx.export() needs the onnx package: pip install monoflow[onnx]") from e
+    from .. import nn
+    if f is None:
+        raise TypeError("monoflow.onnx.export(): argument 'f' (a path or a file-like object) is required")
+    if not export_params:
+        raise OnnxExporterError("monoflow.onnx.export(): export_params=False is not supported")
+    opset = 17 if opset_version is None else int(opset_version)
+    if opset < 17:
+        raise OnnxExporterError(f"monoflow.onnx.export(): opset_version {opset} < 17 is not supported")
+    kwargs = {}
+    if isinstance(args, tuple) and args and isinstance(args[-1], dict):
+        args, kwargs = args[:-1], args[-1]
+    elif not isinstance(args, tuple):
+        args = (args,)
+    inputs = _flat_tensors((args, kwargs), "inputs")
+    dynamic_axes = dynamic_axes or {}
+
+    b = GraphBuilder()
+    in_names = list(input_names or [])
+    in_names += [f"input_{i}" if i else "input" for i in range(len(in_names), len(inputs))][:len(inputs)]
+    for t, n in zip(inputs, in_names):
+        if b.is_traced(t):
+            raise OnnxExporterError("monoflow.onnx.export(): the same tensor is passed twice as an input")
+        b.bind(t, n)
+
+    was_training = model.training if isinstance(model, nn.Module) else None
+    train_mode = str(training).rsplit(".", 1)[-1].upper() if training is not None else "EVAL"
+    if isinstance(model, nn.Module) and train_mode != "PRESERVE":
+        model.train(train_mode == "TRAINING")
+    rec = Recorder(b)
+    from .. import no_grad
+    rec.install()
+    _state.exporting = True
+    try:
+        with no_grad():
+            result = model(*args, **kwargs)
+    finally:
+        _state.exporting = False
+        rec.uninstall()
+        if was_training is not None:
+            model.train(was_training)
+
+    outputs = _flat_tensors(result, "model outputs")
+    out_names = list(output_names or [])
+    out_names += [f"output_{i}" if i else "output" for i in range(len(out_names), len(outputs))][:len(outputs)]
+    for t, n in zip(outputs, out_names):
+        if not b.is_traced(t):  # an output that does not depend on the inputs: a constant
+            b.nodes.append(helper.make_node("Identity", [b.name(t)], [n]))
+        else:
+            src = b.name(t)
+            if src in in_names:
+                b.nodes.append(helper.make_node("Identity", [src], [n]))
+            else:  # rename the producing node's output to the requested name
+                for node in b.nodes:
+                    node.input[:] = [n if x == src else x for x in node.input]
+                    node.output[:] = [n if x == src else x for x in node.output]
+    graph = helper.make_graph(
+        b.nodes, type(model).__name__ if model is not None else "graph",
+        [_value_info(helper, n, t, dynamic_axes.get(n)) for t, n in zip(inputs, in_names)],
+        [_value_info(helper, n, t, dynamic_axes.get(n)) for t, n in zip(outputs, out_names)],
+        b.initializers)
+    proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
+                              producer_name="monoflow")
+    proto.ir_version = min(proto.ir_version, 8)  # readable by onnxruntime releases of the opset-17 era
+    if verbose:
+        print(helper.printable_graph(graph))
+    data = proto.SerializeToString()
+    if hasattr(f, "write"):
+        f.write(data)
+    else:
+        with open(f, "wb") as fh:
+            fh.write(data)
+    return None

@@ -1,0 +1,146 @@
+"""Recording mode: while an export runs, the public monoflow functions,
+nn.functional, the Tensor methods and ``nn.Module.__call__`` are replaced by
+wrappers that run the real op and write its ONNX nodes; the originals are put
+back when the export ends, so the ordinary op path never pays for it."""
+
+import functools
+import inspect
+import types
+
+from ._converters import FUNCTIONS, _module_converters
+from ._errors import OnnxExporterError
+
+# Tensor methods that answer metadata, not a tensor: never recorded
+_DUNDERS = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
+            "__rtruediv__", "__matmul__", "__rmatmul__", "__neg__", "__getitem__", "__pow__", "__rpow__",
+            "__floordiv__", "__mod__", "__iadd__", "__isub__", "__imul__", "__itruediv__")
+
+
+class Recorder:
+    def __init__(self, builder):
+        self.b = builder
+        self.depth = 0            # > 0 inside a recorded op: its inner calls are not recorded
+        self.module_stack = []
+        self._saved = []          # (owner, name, had_own_attr, original)
+
+    # ---- what a wrapper does
+    def _traced_inputs(self, args, kwargs):
+        found = []
+
+        def visit(v):
+            if isinstance(v, (list, tuple)):
+                for x in v:
+                    visit(x)
+            elif self.b.is_traced(v):
+                found.append(v)
+        visit(args)
+        visit(tuple(kwargs.values()))
+        return found
+
+    def _where(self):
+        return f" (in module {self.module_stack[-1]})" if self.module_stack else ""
+
+    def call(self, name, orig, args, kwargs):
+        if self.depth:
+            return orig(*args, **kwargs)
+        self.depth += 1
+        try:
+            out = orig(*args, **kwargs)
+        finally:
+            self.depth -= 1
+        if not self._traced_inputs(args, kwargs):
+            return out  # a constant computation: its result becomes an initializer if used
+        if not _is_tensor(out):
+            return out  # metadata (size(), dim(), shape): read, not recorded
+        conv = FUNCTIONS.get(name)
+        if conv is None:
+            raise OnnxExporterError(f"monoflow.onnx.export(): op '{name}' is not supported by the ONNX "
+                                    f"exporter{self._where()}")
+        self.b.bind(out, conv(self.b, out, *args, **kwargs))
+        return out
+
+    def call_module(self, mod, orig_call, args, kwargs):
+        conv = self.modules.get(type(mod))
+        if self.depth or conv is None:
+            self.module_stack.append(type(mod).__name__)
+            try:
+                return orig_call(mod, *args, **kwargs)
+            finally:
+                self.module_stack.pop()
+        self.depth += 1
+        try:
+            out = orig_call(mod, *args, **kwargs)
+        finally:
+            self.depth -= 1
+        if not self._traced_inputs(args, kwargs):
+            return out
+        if len(args) != 1 or kwargs:
+            raise OnnxExporterError(f"monoflow.onnx.export(): module {type(mod).__name__} called with "
+                                    "extra arguments is not supported by the ONNX exporter")
+        self.b.bind(out, conv(self.b, out, mod, args[0]))
+        return out
+
+    # ---- installing and removing the wrappers
+    def _patch(self, owner, name, make):
+        own = name in vars(owner)
+        orig = getattr(owner, name)
+        self._saved.append((owner, name, own, vars(owner).get(name)))
+        setattr(owner, name, make(orig))
+
+    def install(self):
+        import sys
+
+        from .. import nn
+        from ..nn import functional as F
+        flow = sys.modules[__name__.split(".")[0]]  # the package namespace user code reads
+        self.modules = _module_converters()
+        rec = self
+
+        def fn_wrapper(name):
+            def make(orig):
+                def wrapped(*args, **kwargs):
+                    return rec.call(name, orig, args, kwargs)
+                functools.update_wrapper(wrapped, orig)
+                return wrapped
+            return make
+
+        def method_wrapper(name):
+            def make(orig):
+                def wrapped(self, *args, **kwargs):
+                    return rec.call(name, orig, (self,) + args, kwargs)
+                functools.update_wrapper(wrapped, orig)
+                return wrapped
+            return make
+
+        for ns in (flow, F):
+            for name, v in list(vars(ns).items()):
+                if not name.startswith("_") and isinstance(v, (types.FunctionType, types.BuiltinFunctionType)):
+                    self._patch(ns, name, fn_wrapper(name))
+        Tensor = flow.Tensor
+        for name in dir(Tensor):
+            if name.startswith("_") and name not in _DUNDERS:
+                continue
+            static = inspect.getattr_static(Tensor, name)
+            if isinstance(static, (property, types.GetSetDescriptorType, types.MemberDescriptorType,
+                                   classmethod, staticmethod)) or not callable(static):
+                continue
+            self._patch(Tensor, name, method_wrapper(name))
+
+        def module_wrapper(orig):
+            def wrapped(mod, *args, **kwargs):
+                return rec.call_module(mod, orig, args, kwargs)
+            return wrapped
+        self._patch(nn.Module, "__call__", module_wrapper)
+
+    def uninstall(self):
+        for owner, name, own, orig in reversed(self._saved):
+            if own:
+                setattr(owner, name, orig)
+            else:
+                delattr(owner, name)
+        self._saved.clear()
+
+
+def _is_tensor(v):
+    from .._tensor import Tensor
+    return isinstance(v, Tensor)
