@@ -10,6 +10,7 @@ from monoflow.autograd.anomaly_mode import (detect_anomaly, is_anomaly_check_nan
                                             set_detect_anomaly)
 from monoflow.autograd import functional  # noqa: E402
 from monoflow.autograd import profiler  # noqa: E402
+from monoflow.autograd import graph  # noqa: E402
 
 
 def _seq(x):

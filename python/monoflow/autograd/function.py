@@ -1,6 +1,7 @@
 """Custom differentiable functions written in Python (``autograd.Function``)."""
 from monoflow import _C
 from monoflow.autograd.grad_mode import no_grad
+from monoflow.autograd.graph import current_hooks
 
 
 class FunctionCtx:
@@ -45,9 +46,21 @@ class FunctionCtx:
         # through its own graph node.
         self._saved = tuple(None if t is None else t.detach() for t in tensors)
         self._versions = tuple(None if t is None else t._version for t in tensors)
+        hooks = current_hooks()  # autograd.graph.saved_tensors_hooks: keep what pack_hook returns
+        self._unpack = None
+        if hooks is not None:
+            pack, self._unpack = hooks
+            self._saved = tuple(None if t is None else pack(t) for t in self._saved)
 
     @property
     def saved_tensors(self):
+        if getattr(self, "_unpack", None) is not None:
+            out = tuple(None if p is None else self._unpack(p) for p in self._saved)
+            for t in out:
+                if t is not None and not isinstance(t, _C.TensorBase):
+                    raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but got result "
+                                    f"of type {type(t).__name__}")
+            return out
         for i, (t, v) in enumerate(zip(self._saved, self._versions)):
             if t is not None and t._version != v:
                 raise RuntimeError(
