@@ -52,6 +52,7 @@ class _Fn(nn.Module):
 flow.manual_seed(0)
 X2 = flow.randn(3, 8)
 X4 = flow.randn(2, 3, 8, 8)
+W_EVEN, W_ODD, B4 = flow.randn(4, 3, 4, 3), flow.randn(4, 3, 3, 3), flow.randn(4)
 
 LAYERS = {
     "linear": (lambda: nn.Linear(8, 5), X2),
@@ -99,6 +100,11 @@ FUNCS = {
     "slice_ellipsis": (lambda x: x[..., 2:6, -1], X4),
     "gather": (lambda x: flow.gather(x, 1, flow.tensor([[0, 2], [1, 1], [7, 3]])), X2),
     "squeeze": (lambda x: x.unsqueeze(1).squeeze(1), X2),
+    "T_mT": (lambda x: x.T @ x + x.mT @ x, X2),
+    "mean_sum": (lambda x: x.mean(dim=(2, 3)) + flow.sum(x, (1, 2)).mean(-1, keepdim=True) + x.mean(), X4),
+    "cast": (lambda x: (x * 3).long().float() + x.to(flow.float32), X2),
+    "conv_same": (lambda x: F.conv2d(x, W_EVEN, padding="same") + F.conv2d(x, W_ODD, B4, padding=2, dilation=2),
+                  X4),
 }
 
 
@@ -106,6 +112,14 @@ FUNCS = {
 def test_function(name):
     fn, x = FUNCS[name]
     _check(_Fn(fn), x)
+
+
+def test_opset_18_mean():
+    m = _Fn(lambda x: x.mean(1) * 2)
+    buf = io.BytesIO()
+    flow.onnx.export(m, (X2,), buf, opset_version=18)
+    sess = ort.InferenceSession(buf.getvalue(), providers=["CPUExecutionProvider"])
+    np.testing.assert_allclose(sess.run(None, {"input": X2.numpy()})[0], m(X2).numpy(), rtol=1e-5, atol=1e-5)
 
 
 def test_two_inputs_and_outputs():

@@ -12,7 +12,8 @@ def to_numpy(t):
 
 
 class GraphBuilder:
-    def __init__(self):
+    def __init__(self, opset=17):
+        self.opset = opset
         from onnx import helper, numpy_helper
         self.helper, self.numpy_helper = helper, numpy_helper
         self.nodes, self.initializers = [], []

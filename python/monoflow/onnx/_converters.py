@@ -30,15 +30,20 @@ def linear(b, out, input, weight, bias=None):
 
 def _conv(n):
     def conv(b, out, input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-        if isinstance(padding, str):
-            if padding == "valid":
-                padding = 0
-            else:
-                raise OnnxExporterError(f"conv{n}d: padding={padding!r} is not supported by the ONNX exporter")
-        pads = _pair(padding, n)
+        k = list(weight.shape[2:])
+        if padding == "valid":
+            padding = 0
+        if padding == "same":
+            # torch pads the extra element (an even kernel) at the end, as begins/ends can say
+            total = [d * (kk - 1) for d, kk in zip(_pair(dilation, n), k)]
+            begins = [t // 2 for t in total]
+            pads = begins + [t - s for t, s in zip(total, begins)]
+        elif isinstance(padding, str):
+            raise OnnxExporterError(f"conv{n}d: padding={padding!r} is not supported by the ONNX exporter")
+        else:
+            pads = _pair(padding, n) * 2
         ins = [b.name(input), b.name(weight)] + ([b.name(bias)] if bias is not None else [])
-        return b.node("Conv", ins, kernel_shape=list(weight.shape[2:]), strides=_pair(stride, n),
-                      pads=pads + pads, dilations=_pair(dilation, n), group=int(groups))
+        return b.node("Conv", ins, kernel_shape=k, strides=_pair(stride, n), pads=pads, dilations=_pair(dilation, n), group=int(groups))
     return conv
 
 
@@ -261,6 +266,30 @@ def getitem(b, out, input, key):
     return y if y != b.name(input) else identity(b, out, input)
 
 
+def T(b, out, input):
+    return b.node("Transpose", [b.name(input)], perm=list(range(input.dim()))[::-1])
+
+
+def mT(b, out, input):
+    return transpose(b, out, input, -2, -1)
+
+
+def cast(b, out, input, *args, **kwargs):
+    from ._builder import _NP_TO_ONNX
+    return b.node("Cast", [b.name(input)], to=_NP_TO_ONNX[str(out.dtype).replace("monoflow.", "")])
+
+
+def _reduce(op):
+    def conv(b, out, input, dim=None, keepdim=False, *args, dtype=None, **kwargs):
+        if args or dtype is not None:
+            raise OnnxExporterError(f"{op}: extra arguments are not supported by the ONNX exporter")
+        axes = list(range(input.dim())) if dim is None else [_norm_dim(d, input.dim()) for d in _pair(dim, 1)]
+        if op == "ReduceMean" and b.opset < 18:  # axes became an input in opset 18
+            return b.node(op, [b.name(input)], axes=axes, keepdims=int(bool(keepdim)))
+        return b.node(op, [b.name(input), b.ints(axes)], keepdims=int(bool(keepdim)))
+    return conv
+
+
 # ---- arithmetic
 
 def _binary(op, reverse=False):
@@ -298,7 +327,9 @@ FUNCTIONS = {
     "__rsub__": _binary("Sub", True), "__mul__": _binary("Mul"), "__rmul__": _binary("Mul", True),
     "__truediv__": _binary("Div"), "__rtruediv__": _binary("Div", True), "__matmul__": matmul,
     "__neg__": neg, "contiguous": identity, "clone": identity, "detach": identity, "exp": _unary("Exp"),
-    "sqrt": _unary("Sqrt"), "abs": _unary("Abs"),
+    "sqrt": _unary("Sqrt"), "abs": _unary("Abs"), "T": T, "mT": mT,
+    "float": cast, "double": cast, "half": cast, "long": cast, "int": cast, "to": cast, "type_as": cast,
+    "mean": _reduce("ReduceMean"), "sum": _reduce("ReduceSum"),
 }
 
 

@@ -58,7 +58,7 @@ def export(model, args=(), f=None, export_params=True, verbose=False, training=N
     inputs = _flat_tensors((args, kwargs), "inputs")
     dynamic_axes = dynamic_axes or {}
 
-    b = GraphBuilder()
+    b = GraphBuilder(opset)
     in_names = list(input_names or [])
     in_names += [f"input_{i}" if i else "input" for i in range(len(in_names), len(inputs))][:len(inputs)]
     for t, n in zip(inputs, in_names):
@@ -104,7 +104,8 @@ def export(model, args=(), f=None, export_params=True, verbose=False, training=N
         b.initializers)
     proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
                               producer_name="monoflow")
-    proto.ir_version = min(proto.ir_version, 8)  # readable by onnxruntime releases of the opset-17 era
+    # the oldest IR version that carries the opset: readable by older onnxruntime releases
+    proto.ir_version = min(proto.ir_version, 8 if opset <= 18 else 9 if opset <= 20 else proto.ir_version)
     if verbose:
         print(helper.printable_graph(graph))
     data = proto.SerializeToString()

@@ -16,6 +16,9 @@ _DUNDERS = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
             "__floordiv__", "__mod__", "__iadd__", "__isub__", "__imul__", "__itruediv__")
 
 
+_PROPERTIES = ("T", "mT")
+
+
 class Recorder:
     def __init__(self, builder):
         self.b = builder
@@ -101,6 +104,8 @@ class Recorder:
                 def wrapped(*args, **kwargs):
                     return rec.call(name, orig, args, kwargs)
                 functools.update_wrapper(wrapped, orig)
+                # errors that name the running function by its code name name the op
+                wrapped.__code__ = wrapped.__code__.replace(co_name=name)
                 return wrapped
             return make
 
@@ -109,10 +114,13 @@ class Recorder:
                 def wrapped(self, *args, **kwargs):
                     return rec.call(name, orig, (self,) + args, kwargs)
                 functools.update_wrapper(wrapped, orig)
+                # errors that name the running function by its code name name the op
+                wrapped.__code__ = wrapped.__code__.replace(co_name=name)
                 return wrapped
             return make
 
-        for ns in (flow, F):
+        spaces = [flow, F] + [getattr(flow, n) for n in ("linalg", "special", "fft") if hasattr(flow, n)]
+        for ns in spaces:
             for name, v in list(vars(ns).items()):
                 if not name.startswith("_") and isinstance(v, (types.FunctionType, types.BuiltinFunctionType)):
                     self._patch(ns, name, fn_wrapper(name))
@@ -125,6 +133,13 @@ class Recorder:
                                    classmethod, staticmethod)) or not callable(static):
                 continue
             self._patch(Tensor, name, method_wrapper(name))
+
+        for name in _PROPERTIES:  # x.T, x.mT: tensor-valued properties
+            prop = inspect.getattr_static(Tensor, name)
+
+            def make(orig, name=name, prop=prop):
+                return property(lambda self: rec.call(name, prop.__get__, (self,), {}))
+            self._patch(Tensor, name, make)
 
         def module_wrapper(orig):
             def wrapped(mod, *args, **kwargs):
