@@ -88,6 +88,7 @@ from monoflow import _oneflow_internal, unittest  # noqa: E402  (OneFlow's test 
 from monoflow._defaults import get_default_device, set_default_device, set_default_tensor_type  # noqa: E402
 from monoflow import accelerator, amp, backends, cuda, multiprocessing  # noqa: E402
 from monoflow import xpu  # noqa: E402  (torch.xpu: unavailable without an 'xpu' plugin)
+from monoflow import cpu  # noqa: E402  (torch.cpu: is_available, device_count, synchronize, amp)
 from monoflow import compiler, jit  # noqa: E402  (torch.compiler / torch.jit: eager stand-ins, as compile)
 from monoflow import profiler  # noqa: E402  (torch.profiler over autograd.profiler's recorder)
 from monoflow import func  # noqa: E402  (torch.func: grad, vmap, functional_call ...)

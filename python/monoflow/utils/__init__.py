@@ -1,3 +1,4 @@
 """Utilities: ``monoflow.utils.data`` (datasets, samplers, DataLoader)."""
 from monoflow.utils import data  # noqa: F401
 from monoflow.utils import checkpoint  # noqa: F401,E402
+from monoflow.utils import hooks  # noqa: F401,E402
