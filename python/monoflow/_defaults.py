@@ -5,8 +5,9 @@ from monoflow import _C, _dtypes
 get_default_device = _C.get_default_device
 set_default_device = _C.set_default_device
 
-_TENSOR_TYPES = {"FloatTensor": _dtypes.float32, "DoubleTensor": _dtypes.float64, "HalfTensor": _dtypes.float16,
-                 "BFloat16Tensor": _dtypes.bfloat16}
+# the floating tensor type names ("FloatTensor", ...), from torch's dtype names
+_TENSOR_TYPES = {f"{name}Tensor": dt for dt, name in _dtypes.TORCH_NAMES.items()
+                 if dt in (_dtypes.float16, _dtypes.bfloat16, _dtypes.float32, _dtypes.float64)}
 
 
 def set_default_tensor_type(t):
