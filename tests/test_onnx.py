@@ -85,6 +85,13 @@ def test_layer(name):
     _check(m, x)
 
 
+def _inplace(x):
+    y = x * 2
+    y += 1
+    y.mul_(x)
+    return y.relu_()
+
+
 FUNCS = {
     "view": (lambda x: x.view(x.size(0), -1), X4),
     "reshape": (lambda x: x.reshape(2, 3, 64).permute(0, 2, 1), X4),
@@ -100,6 +107,8 @@ FUNCS = {
     "slice_ellipsis": (lambda x: x[..., 2:6, -1], X4),
     "gather": (lambda x: flow.gather(x, 1, flow.tensor([[0, 2], [1, 1], [7, 3]])), X2),
     "squeeze": (lambda x: x.unsqueeze(1).squeeze(1), X2),
+    "silu_leaky_pow": (lambda x: F.silu(x) + F.leaky_relu(x, 0.2) + x ** 2 + flow.pow(x, 3), X2),
+    "inplace": (lambda x: _inplace(x), X2),
     "T_mT": (lambda x: x.T @ x + x.mT @ x, X2),
     "mean_sum": (lambda x: x.mean(dim=(2, 3)) + flow.sum(x, (1, 2)).mean(-1, keepdim=True) + x.mean(), X4),
     "cast": (lambda x: (x * 3).long().float() + x.to(flow.float32), X2),
@@ -195,6 +204,11 @@ def test_unsupported_module_names_module():
         _export(Outer(), (X2,))
 
 
+def test_module_without_converter_names_op_and_module():
+    with pytest.raises(flow.onnx.OnnxExporterError, match=r"conv3d.*Conv3d"):
+        _export(nn.Conv3d(1, 1, 1), (flow.randn(1, 1, 2, 2, 2),))
+
+
 def test_is_in_onnx_export():
     seen = []
 
@@ -207,12 +221,23 @@ def test_is_in_onnx_export():
     assert not flow.onnx.is_in_onnx_export()
 
 
+def _namespaces():
+    import sys
+    return {(n, k): v for n, m in list(sys.modules.items()) if n.startswith("monoflow")
+            for k, v in list(vars(m).items())}
+
+
 def test_patches_removed_after_export():
-    view, call, add = flow.Tensor.view, nn.Module.__call__, flow.add
+    # the ordinary op path is untouched once an export ends, also after a failing one
+    view, call, T = flow.Tensor.view, nn.Module.__call__, vars(flow.Tensor).get("T")
+    before = _namespaces()
     with pytest.raises(flow.onnx.OnnxExporterError):
         _export(_Fn(lambda x: flow.cumsum(x, 0)), (X2,))
-    assert flow.Tensor.view is view and nn.Module.__call__ is call and flow.add is add
+    _export(MLP(), (flow.randn(2, 16),))
+    assert flow.Tensor.view is view and nn.Module.__call__ is call and vars(flow.Tensor).get("T") is T
     assert "view" not in vars(flow.Tensor)
+    after = _namespaces()
+    assert [k for k, v in before.items() if after.get(k) is not v] == []
 
 
 def test_torch_kwargs_accepted():

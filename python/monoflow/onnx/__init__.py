@@ -2,8 +2,9 @@
 
 How the computation is recorded. :func:`export` runs the model once (eval mode,
 no grad) in a recording mode: for the duration of the call, the public
-``monoflow`` functions, ``monoflow.nn.functional``, the Tensor methods and
-operators, and ``nn.Module.__call__`` are replaced by wrappers that run the
+functions of every ``monoflow`` module (``flow.*``, ``nn.functional`` and the
+submodules layers call directly), the Tensor methods, operators and ``T``/``mT``,
+and ``nn.Module.__call__`` are replaced by wrappers that run the
 real op and then write its ONNX nodes, keyed by the identity of the result
 tensor; the originals are restored when the export ends, so the ordinary op
 path has no extra cost. Known layers (Linear, Conv, BatchNorm, pooling, ...)
@@ -23,7 +24,8 @@ Covered: Linear, Conv1d/Conv2d, ReLU, GELU, Sigmoid, Tanh, Softmax, LogSoftmax,
 MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, BatchNorm1d/2d (eval), Dropout
 (identity), Identity, Flatten, view, reshape, flatten, permute, transpose, t,
 squeeze, unsqueeze, cat, add, sub, mul, div, neg, matmul, LayerNorm, Embedding,
-slicing with ints and slices, gather, exp, sqrt, abs. Needs the ``onnx``
+slicing with ints and slices, gather, exp, sqrt, abs, pow, silu, leaky_relu,
+T/mT, squeeze/unsqueeze, mean/sum, casts, in-place add/sub/mul/div/relu. Needs the ``onnx``
 package (``pip install monoflow[onnx]``)."""
 
 from ._errors import OnnxExporterError

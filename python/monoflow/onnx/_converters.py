@@ -303,6 +303,19 @@ def _binary(op, reverse=False):
     return conv
 
 
+def silu(b, out, input, inplace=False):
+    x = b.name(input)
+    return b.node("Mul", [x, b.node("Sigmoid", [x])])
+
+
+def leaky_relu(b, out, input, negative_slope=0.01, inplace=False):
+    return b.node("LeakyRelu", [b.name(input)], alpha=float(negative_slope))
+
+
+def pow_(b, out, input, exponent):
+    return b.node("Pow", [b.name(input), b.name(exponent, input)])
+
+
 def neg(b, out, input):
     return b.node("Neg", [b.name(input)])
 
@@ -330,6 +343,11 @@ FUNCTIONS = {
     "sqrt": _unary("Sqrt"), "abs": _unary("Abs"), "T": T, "mT": mT,
     "float": cast, "double": cast, "half": cast, "long": cast, "int": cast, "to": cast, "type_as": cast,
     "mean": _reduce("ReduceMean"), "sum": _reduce("ReduceSum"),
+    "silu": silu, "leaky_relu": leaky_relu, "pow": pow_, "__pow__": pow_,
+    # in place: the tensor's name is rebound to the new value (no aliasing views are tracked)
+    "__iadd__": _binary("Add"), "__isub__": _binary("Sub"), "__imul__": _binary("Mul"),
+    "__itruediv__": _binary("Div"), "add_": _binary("Add"), "sub_": _binary("Sub"),
+    "mul_": _binary("Mul"), "div_": _binary("Div"), "relu_": _unary("Relu"),
 }
 
 

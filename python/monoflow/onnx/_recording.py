@@ -59,8 +59,15 @@ class Recorder:
         if conv is None:
             raise OnnxExporterError(f"monoflow.onnx.export(): op '{name}' is not supported by the ONNX "
                                     f"exporter{self._where()}")
-        self.b.bind(out, conv(self.b, out, *args, **kwargs))
+        self.b.bind(out, self._convert(conv, out, *args, **kwargs))
         return out
+
+    def _convert(self, conv, *args, **kwargs):
+        self.depth += 1  # the converter's own tensor reads (dim(), shape) are not ops of the model
+        try:
+            return conv(self.b, *args, **kwargs)
+        finally:
+            self.depth -= 1
 
     def call_module(self, mod, orig_call, args, kwargs):
         conv = self.modules.get(type(mod))
@@ -80,7 +87,7 @@ class Recorder:
         if len(args) != 1 or kwargs:
             raise OnnxExporterError(f"monoflow.onnx.export(): module {type(mod).__name__} called with "
                                     "extra arguments is not supported by the ONNX exporter")
-        self.b.bind(out, conv(self.b, out, mod, args[0]))
+        self.b.bind(out, self._convert(conv, out, mod, args[0]))
         return out
 
     # ---- installing and removing the wrappers
@@ -94,7 +101,6 @@ class Recorder:
         import sys
 
         from .. import nn
-        from ..nn import functional as F
         flow = sys.modules[__name__.split(".")[0]]  # the package namespace user code reads
         self.modules = _module_converters()
         rec = self
@@ -119,10 +125,16 @@ class Recorder:
                 return wrapped
             return make
 
-        spaces = [flow, F] + [getattr(flow, n) for n in ("linalg", "special", "fft") if hasattr(flow, n)]
+        # every monoflow module's public functions, not only flow.* and F.*: layers
+        # call their functional submodules (nn.functional.conv) directly, and an op
+        # that ran unseen would be folded into a wrong constant instead of refused
+        top = flow.__name__
+        spaces = [mod for mname, mod in list(sys.modules.items())
+                  if isinstance(mod, types.ModuleType) and (mname == top or mname.startswith(top + "."))
+                  and not mname.startswith(__name__.rsplit(".", 1)[0])]
         for ns in spaces:
             for name, v in list(vars(ns).items()):
-                if not name.startswith("_") and isinstance(v, (types.FunctionType, types.BuiltinFunctionType)):
+                if not name.startswith("_") and _is_function(v):
                     self._patch(ns, name, fn_wrapper(name))
         Tensor = flow.Tensor
         for name in dir(Tensor):
@@ -154,6 +166,11 @@ class Recorder:
             else:
                 delattr(owner, name)
         self._saved.clear()
+
+
+def _is_function(v):
+    return isinstance(v, (types.FunctionType, types.BuiltinFunctionType)) or \
+        type(v).__name__ in ("cython_function_or_method", "cyfunction")
 
 
 def _is_tensor(v):
