@@ -196,6 +196,12 @@ def test_unsupported_op_is_named():
     assert issubclass(flow.onnx.OnnxExporterError, RuntimeError)
 
 
+def test_unsupported_tuple_result_is_refused():
+    # chunk returns a tuple: refused by name, not folded into constants
+    with pytest.raises(flow.onnx.OnnxExporterError, match="chunk"):
+        _export(_Fn(lambda x: x.chunk(2, 1)[0] + 1), (X2,))
+
+
 def test_unsupported_module_names_module():
     class Outer(nn.Module):
         def forward(self, x):

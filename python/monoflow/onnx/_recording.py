@@ -174,5 +174,9 @@ def _is_function(v):
 
 
 def _is_tensor(v):
+    # a tuple of tensors (split, chunk, max with dim) is a tensor result too: left
+    # unrecorded, its items would be folded into constants
     from .._tensor import Tensor
+    if isinstance(v, (tuple, list)):
+        return any(_is_tensor(x) for x in v)
     return isinstance(v, Tensor)
