@@ -260,3 +260,32 @@ def test_dropout2d_of_any_rank_with_p_0_or_1(shape, p):
     if len(shape) == 1:
         with pytest.warns(UserWarning), pytest.raises(RuntimeError, match="at least 2 dimensions"):
             flow.nn.functional.dropout2d(f, 0.5)
+
+
+# --- flow.optim.lr_scheduler.CosineDecayLR (OneFlow's; test_lr_scheduler) ----
+
+@needs_torch
+@pytest.mark.parametrize("decay_steps,alpha,lr", [(5, 0.0, 1.0), (7, 0.25, 0.3), (1, 0.5, 2.0)])
+def test_cosine_decay_lr_follows_cosine_annealing_then_stays(decay_steps, alpha, lr):
+    # within the decay it is torch's CosineAnnealingLR with eta_min = alpha * lr;
+    # after it the lr stays at alpha * lr (torch's would climb back up)
+    opt = flow.optim.SGD([flow.nn.Parameter(flow.zeros(1))], lr=lr)
+    sched = flow.optim.lr_scheduler.CosineDecayLR(opt, decay_steps=decay_steps, alpha=alpha)
+    t_opt = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=lr)
+    t_sched = torch.optim.lr_scheduler.CosineAnnealingLR(t_opt, T_max=decay_steps, eta_min=alpha * lr)
+    got, want = [], []
+    for _ in range(decay_steps + 1):
+        opt.step(); t_opt.step()
+        got.append(opt.param_groups[0]["lr"]); want.append(t_opt.param_groups[0]["lr"])
+        sched.step(); t_sched.step()
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    for _ in range(3):
+        opt.step(); sched.step()
+        assert opt.param_groups[0]["lr"] == pytest.approx(alpha * lr, abs=1e-12)
+
+
+@pytest.mark.parametrize("bad", [0, -3, 2.5, True])
+def test_cosine_decay_lr_refuses_a_bad_decay_steps(bad):
+    opt = flow.optim.SGD([flow.nn.Parameter(flow.zeros(1))], lr=1.0)
+    with pytest.raises(ValueError, match="CosineDecayLR"):
+        flow.optim.lr_scheduler.CosineDecayLR(opt, decay_steps=bad)

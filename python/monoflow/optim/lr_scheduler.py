@@ -519,6 +519,54 @@ class CosineAnnealingLR(LRScheduler):
                 for base_lr in self.base_lrs]
 
 
+
+class CosineDecayLR(LRScheduler):
+    """OneFlow's cosine decay: over ``decay_steps`` steps the lr falls from ``initial_lr``
+    to ``alpha * initial_lr`` along half a cosine, and stays there afterwards::
+
+        step = min(last_epoch, decay_steps)
+        lr = initial_lr * ((1 - alpha) * 0.5 * (1 + cos(pi * step / decay_steps)) + alpha)
+
+    Args:
+        optimizer (Optimizer): the optimizer whose groups' ``lr`` it sets.
+        decay_steps (int): steps over which the lr decays (positive).
+        alpha (float): the final lr as a fraction of the initial one. Default: ``0.0``.
+        last_step (int): index of the last step when resuming; ``-1`` starts afresh.
+            Default: ``-1``.
+
+    Raises:
+        ValueError: when ``decay_steps`` is not a positive int.
+
+    Example::
+
+        >>> opt = flow.optim.SGD([nn.Parameter(flow.zeros(1))], lr=1.0)
+        >>> sched = flow.optim.lr_scheduler.CosineDecayLR(opt, decay_steps=2)
+        >>> lrs = []
+        >>> for step in range(4):
+        ...     opt.step()
+        ...     lrs.append(round(sched.get_last_lr()[0], 6))
+        ...     sched.step()
+        >>> lrs
+        [1.0, 0.5, 0.0, 0.0]
+    """
+
+    def __init__(self, optimizer, decay_steps, alpha=0.0, last_step=-1, verbose=False):
+        if isinstance(decay_steps, bool) or not isinstance(decay_steps, int) or decay_steps <= 0:
+            raise ValueError(f"CosineDecayLR(): argument 'decay_steps' must be a positive int, not {decay_steps!r}")
+        self.decay_steps = decay_steps
+        self.alpha = alpha
+        super().__init__(optimizer, last_step)
+
+    def get_lr(self):
+        # a closed form of the step (as OneFlow computes it), not a ratio of the last lr:
+        # the lr is 0 at the end of the decay when alpha is 0
+        return self._get_closed_form_lr()
+
+    def _get_closed_form_lr(self):
+        step = min(max(self.last_epoch, 0), self.decay_steps)
+        factor = (1.0 - self.alpha) * 0.5 * (1.0 + math.cos(math.pi * step / self.decay_steps)) + self.alpha
+        return [base_lr * factor for base_lr in self.base_lrs]
+
 class SequentialLR(LRScheduler):
     """Runs the schedulers one after another, switching at the milestones.
 
