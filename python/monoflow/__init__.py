@@ -39,6 +39,7 @@ from monoflow.ops_linalg import *  # noqa: E402,F401,F403
 from monoflow.ops_pointwise import *  # noqa: E402,F401,F403
 from monoflow.ops_join import *  # noqa: E402,F401,F403
 from monoflow.ops_layout import *  # noqa: E402,F401,F403
+from monoflow.ops_index_reduce import *  # noqa: E402,F401,F403
 from monoflow.ops_stats import *  # noqa: E402,F401,F403
 from monoflow.ops_set import *  # noqa: E402,F401,F403
 from monoflow.ops_sampling import *  # noqa: E402,F401,F403
