@@ -25,7 +25,7 @@ MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, BatchNorm1d/2d (eval), Dropout
 (identity), Identity, Flatten, view, reshape, flatten, permute, transpose, t,
 squeeze, unsqueeze, cat, add, sub, mul, div, neg, matmul, LayerNorm, Embedding,
 slicing with ints and slices, gather, exp, sqrt, abs, pow, silu, leaky_relu,
-T/mT, squeeze/unsqueeze, mean/sum, casts, in-place add/sub/mul/div/relu. Needs the ``onnx``
+T/mT, squeeze/unsqueeze, chunk/split, mean/sum, casts, in-place add/sub/mul/div/relu. Needs the ``onnx``
 package (``pip install monoflow[onnx]``)."""
 
 from ._errors import OnnxExporterError

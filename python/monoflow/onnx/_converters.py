@@ -290,6 +290,22 @@ def _reduce(op):
     return conv
 
 
+def _split_like(b, out, input, dim):
+    # the pieces' sizes are read from the results: chunk and split share one node
+    d = _norm_dim(dim, input.dim())
+    sizes = [o.shape[d] for o in out]
+    names = b.node("Split", [b.name(input), b.ints(sizes)], n_out=len(sizes), axis=d)
+    return names if isinstance(names, list) else [names]
+
+
+def chunk(b, out, input, chunks, dim=0):
+    return _split_like(b, out, input, dim)
+
+
+def split(b, out, input, split_size_or_sections, dim=0):
+    return _split_like(b, out, input, dim)
+
+
 # ---- arithmetic
 
 def _binary(op, reverse=False):
@@ -343,7 +359,7 @@ FUNCTIONS = {
     "sqrt": _unary("Sqrt"), "abs": _unary("Abs"), "T": T, "mT": mT,
     "float": cast, "double": cast, "half": cast, "long": cast, "int": cast, "to": cast, "type_as": cast,
     "mean": _reduce("ReduceMean"), "sum": _reduce("ReduceSum"),
-    "silu": silu, "leaky_relu": leaky_relu, "pow": pow_, "__pow__": pow_,
+    "chunk": chunk, "split": split, "silu": silu, "leaky_relu": leaky_relu, "pow": pow_, "__pow__": pow_,
     # in place: the tensor's name is rebound to the new value (no aliasing views are tracked)
     "__iadd__": _binary("Add"), "__isub__": _binary("Sub"), "__imul__": _binary("Mul"),
     "__itruediv__": _binary("Div"), "add_": _binary("Add"), "sub_": _binary("Sub"),

@@ -37,6 +37,21 @@ def _value_info(helper, name, t, axes):
 def export(model, args=(), f=None, export_params=True, verbose=False, training=None, input_names=None,
            output_names=None, dynamic_axes=None, opset_version=None, do_constant_folding=True,
            dynamo=False, **ignored_torch_kwargs):
+    """Trace ``model`` once on ``args`` and write it to ``f`` (a path or a binary
+    file-like object) as an ONNX model, as ``torch.onnx.export`` does.
+
+    ``args`` is a tensor or a tuple of them (a trailing dict is passed as keyword
+    arguments). The model runs in eval mode unless ``training`` says TRAINING or
+    PRESERVE; its mode is restored afterwards. ``input_names`` and ``output_names``
+    name the graph's values (default ``input``, ``input_1``, ... and ``output``, ...);
+    ``dynamic_axes`` maps a name to ``{axis: label}`` or a list of axes, written as
+    symbolic dims. ``opset_version`` defaults to 17 (17 or newer). Parameters are
+    stored in the file; calls that do not depend on the inputs are stored as
+    constants, so ``do_constant_folding`` is always in effect. ``dynamo`` and other
+    torch options are accepted and ignored.
+
+    Raises :class:`OnnxExporterError` naming the op (and the module it ran in) when
+    a call on a traced tensor has no ONNX converter."""
     try:
         import onnx
         from onnx import helper

@@ -59,7 +59,12 @@ class Recorder:
         if conv is None:
             raise OnnxExporterError(f"monoflow.onnx.export(): op '{name}' is not supported by the ONNX "
                                     f"exporter{self._where()}")
-        self.b.bind(out, self._convert(conv, out, *args, **kwargs))
+        names = self._convert(conv, out, *args, **kwargs)
+        if isinstance(out, (tuple, list)):  # a converter of a multi-result op names each result
+            for t, n in zip(out, names):
+                self.b.bind(t, n)
+        else:
+            self.b.bind(out, names)
         return out
 
     def _convert(self, conv, *args, **kwargs):
