@@ -289,3 +289,31 @@ def test_cosine_decay_lr_refuses_a_bad_decay_steps(bad):
     opt = flow.optim.SGD([flow.nn.Parameter(flow.zeros(1))], lr=1.0)
     with pytest.raises(ValueError, match="CosineDecayLR"):
         flow.optim.lr_scheduler.CosineDecayLR(opt, decay_steps=bad)
+
+
+# --- nn.Dropout(generator=) (OneFlow's argument; test_dropout) -----------------
+
+def test_dropout_module_draws_its_masks_from_the_given_generator():
+    x = flow.ones(8, 64)
+    g = flow.Generator()
+    g.manual_seed(3)
+    m = flow.nn.Dropout(p=0.25, generator=g)
+    first = m(x).numpy()
+    g.manual_seed(3)
+    again = m(x).numpy()
+    g2 = flow.Generator()
+    g2.manual_seed(3)
+    functional = flow.nn.functional.dropout(x, 0.25, generator=g2).numpy()
+    np.testing.assert_array_equal(first, again)         # reseeding the generator repeats the mask
+    np.testing.assert_array_equal(first, functional)    # the same draws as F.dropout's
+    assert set(np.unique(first)) <= {0.0, np.float32(1 / 0.75)}
+    assert 0 < (first == 0).sum() < first.size
+    np.testing.assert_array_equal(m.eval()(x).numpy(), x.numpy())
+
+
+@pytest.mark.parametrize("p,expected", [(0.0, 1.0), (1.0, 0.0)])
+def test_dropout_module_with_a_generator_at_p_0_and_1(p, expected):
+    g = flow.Generator()
+    g.manual_seed(0)
+    np.testing.assert_array_equal(flow.nn.Dropout(p=p, generator=g)(flow.ones(2, 3)).numpy(),
+                                  np.full((2, 3), expected, np.float32))

@@ -6,12 +6,14 @@ __all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout"]
 
 
 class _DropoutNd(Module):
-    def __init__(self, p=0.5, inplace=False):
+    def __init__(self, p=0.5, inplace=False, generator=None):
         super().__init__()
         if p < 0 or p > 1:
             raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
         self.p = p
         self.inplace = inplace
+        # OneFlow's modules take the generator their masks come from (None: the default one)
+        self.generator = generator
 
     def extra_repr(self):
         return f"p={self.p}, inplace={self.inplace}"
@@ -28,6 +30,8 @@ class Dropout(_DropoutNd):
         p (float): the probability of zeroing an element. Must be in ``[0, 1]`` (else ``ValueError``).
             Default: ``0.5``.
         inplace (bool): apply the mask to the input tensor itself. Default: ``False``.
+        generator (flow.Generator, optional): the generator the masks come from (OneFlow's
+            argument); ``None`` uses the default generator. Default: ``None``.
 
     Shape:
         - Input: ``(*)``, any shape.
@@ -44,7 +48,9 @@ class Dropout(_DropoutNd):
     """
 
     def forward(self, input):
-        return F.dropout(input, self.p, self.training, self.inplace)
+        if self.generator is None:
+            return F.dropout(input, self.p, self.training, self.inplace)
+        return F.dropout(input, self.p, self.training, self.inplace, generator=self.generator)
 
 
 class Dropout1d(_DropoutNd):
