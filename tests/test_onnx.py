@@ -164,8 +164,16 @@ def test_custom_mlp_dynamic_batch():
 
 
 def _digits_cnn():
-    # the model of examples/train_digits.py
-    return nn.Sequential(
+    # the main job's model, from examples/train_digits.py itself
+    import importlib.util
+    import os
+    path = os.path.join(os.path.dirname(__file__), os.pardir, "examples", "train_digits.py")
+    if os.path.exists(path):
+        spec = importlib.util.spec_from_file_location("_train_digits_for_onnx", path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        return mod.DigitsCNN()
+    return nn.Sequential(  # its layers, where the examples are not shipped
         nn.Sequential(nn.Conv2d(1, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU(),
                       nn.Conv2d(32, 64, 3, padding=1), nn.BatchNorm2d(64), nn.ReLU(), nn.MaxPool2d(2)),
         nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(64 * 4 * 4, 128), nn.ReLU(), nn.Linear(128, 10)))
