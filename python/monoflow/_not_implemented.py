@@ -22,9 +22,9 @@ MODULE_PLACEHOLDERS = {
         "quantize_per_tensor", "quantize_per_channel",
         "frexp", "histogram", "gradient",
     ),
-    "monoflow.nn": ("CTCLoss", "AdaptiveLogSoftmaxWithLoss"),
+    "monoflow.nn": ("AdaptiveLogSoftmaxWithLoss",),
     "monoflow.nn.functional": (
-        "ctc_loss", "fractional_max_pool2d", "fractional_max_pool3d",
+        "fractional_max_pool2d", "fractional_max_pool3d",
     ),
 }
 

@@ -21,3 +21,4 @@ from monoflow.nn.modules.sparse import *  # noqa: F401,F403
 from monoflow.nn.modules.transformer import *  # noqa: F401,F403
 from monoflow.nn.modules.upsampling import *  # noqa: F401,F403
 from monoflow.nn.modules.lazy import *  # noqa: F401,F403
+from monoflow.nn.modules.ctc_loss import *  # noqa: F401,F403

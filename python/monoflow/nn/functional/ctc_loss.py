@@ -1,0 +1,141 @@
+"""ctc_loss: the Connectionist Temporal Classification loss.
+
+The forward (alpha) recursion runs in log space over the extended label sequence (a blank between
+every label and at both ends), batched over the samples and stepped over time with monoflow's own
+differentiable ops, so autograd gives the gradient. Impossible paths start at a large finite
+negative value instead of -inf (logsumexp of all -inf has a nan gradient); a loss that stays at that
+level is an impossible alignment and becomes inf (or 0 with zero_infinity=True), as in torch.
+"""
+import numpy as np
+
+from monoflow import _C, _dtypes, ops_shape
+from monoflow._creation import tensor as _tensor
+
+__all__ = ["ctc_loss"]
+
+_REDUCTIONS = ("none", "mean", "sum")
+
+
+def _lengths(op, name, value, n):
+    if isinstance(value, _C.TensorBase):
+        if value.dtype.is_floating_point:
+            raise RuntimeError(f"{op}(): argument '{name}' must be an integer tensor, not {value.dtype}")
+        value = value.reshape(-1).tolist()
+    elif isinstance(value, (list, tuple)):
+        value = list(value)
+    elif isinstance(value, int) and n == 1:
+        value = [value]
+    else:
+        raise TypeError(f"{op}(): argument '{name}' must be Tensor or tuple of ints, not {type(value).__name__}")
+    if len(value) != n:
+        raise RuntimeError(f"{op}(): Expected {name} to have size {n} (the batch size), but got {len(value)}")
+    return [int(v) for v in value]
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
+    """The CTC loss of ``log_probs`` (T, N, C) or (T, C) log-probabilities against ``targets``
+    ((N, S) padded, or the 1-D concatenation of all targets).
+
+    Args:
+        log_probs (Tensor): log-softmax outputs, (T, N, C) or unbatched (T, C).
+        targets (Tensor): (N, S) or (sum(target_lengths),) class indices; never ``blank``.
+        input_lengths (Tensor or tuple): length of each input, each at most T.
+        target_lengths (Tensor or tuple): length of each target.
+        blank (int): the blank label. Default: ``0``.
+        reduction (str): ``'none'``, ``'mean'`` (each loss divided by its target length, then the
+            batch mean) or ``'sum'``. Default: ``'mean'``.
+        zero_infinity (bool): make infinite losses (impossible alignments) 0 and their gradients 0.
+            Default: ``False``.
+    """
+    op = "ctc_loss"
+    _C.check_tensor(log_probs, op, "log_probs", 1)
+    _C.check_tensor(targets, op, "targets", 2)
+    if not isinstance(reduction, str) or reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if not log_probs.dtype.is_floating_point:
+        raise RuntimeError(f"{op}(): expected log_probs to be a floating point tensor, got {log_probs.dtype}")
+    unbatched = log_probs.dim() == 2
+    if log_probs.dim() not in (2, 3):
+        raise RuntimeError(f"{op}(): expected log_probs to be 2-D (T, C) or 3-D (T, N, C), got {log_probs.dim()}-D")
+    lp = log_probs.unsqueeze(1) if unbatched else log_probs
+    T, N, C = (int(s) for s in lp.shape)
+    if not isinstance(blank, int) or not 0 <= blank < C:
+        raise RuntimeError(f"{op}(): blank must be in label range [0, {C}), got {blank}")
+    in_len = _lengths(op, "input_lengths", input_lengths, N)
+    tg_len = _lengths(op, "target_lengths", target_lengths, N)
+    tg = targets.detach().cpu().numpy().astype(np.int64)
+    if unbatched and tg.ndim == 1:  # unbatched targets are one padded row
+        tg = tg[None, :]
+    if tg.ndim == 1:  # concatenated targets
+        if tg.shape[0] != sum(tg_len):
+            raise RuntimeError(f"{op}(): Expected tensor to have size at least {sum(tg_len)} at dimension 1, "
+                               f"but got size {tg.shape[0]}")
+        splits = np.cumsum([0] + tg_len)
+        rows = [tg[splits[i]:splits[i + 1]] for i in range(N)]
+    else:
+        if tg.shape[0] != N:
+            raise RuntimeError(f"{op}(): Expected targets to have batch size {N}, but got {tg.shape[0]}")
+        rows = []
+        for i in range(N):
+            if tg_len[i] > tg.shape[1] or tg_len[i] < 0:
+                raise RuntimeError(f"{op}(): Expected tensor to have size at least {tg_len[i]} at dimension 1, "
+                                   f"but got size {tg.shape[1]} for targets (while checking arguments for ctc_loss)")
+            rows.append(tg[i, :tg_len[i]])
+    for i in range(N):
+        if not 0 <= in_len[i] <= T:
+            raise RuntimeError(f"{op}(): Expected input_lengths to have value at most {T}, but got value "
+                               f"{in_len[i]} (while checking arguments for ctc_loss)")
+        if len(rows[i]) and (rows[i].min() < 0 or rows[i].max() >= C):
+            raise RuntimeError(f"{op}(): target index out of range [0, {C})")
+    S = max([len(r) for r in rows] + [0])
+    L = 2 * S + 1
+    ext = np.full((N, L), blank, dtype=np.int64)
+    for i, r in enumerate(rows):
+        ext[i, 1:2 * len(r):2] = r
+    allow2 = np.zeros((N, L), dtype=bool)
+    allow2[:, 2:] = (ext[:, 2:] != blank) & (ext[:, 2:] != ext[:, :-2])
+    valid = np.arange(L)[None, :] < (2 * np.array(tg_len)[:, None] + 1)
+
+    dev, dt = lp.device, lp.dtype
+    neg = -1e4 if dt in (_dtypes.float16, _dtypes.bfloat16) else -1e30  # within the dtype's range
+    ext_t = _tensor(ext, device=dev)
+    allow2_t = _tensor(allow2, device=dev)
+    valid_t = _tensor(valid, device=dev)
+    lp_ext = lp.gather(2, ext_t.unsqueeze(0).expand(T, N, L))  # (T, N, L)
+    negs = _C.full((N, L), neg, dt, dev)
+    neg1 = _C.full((N, 1), neg, dt, dev)
+    neg2 = _C.full((N, 2), neg, dt, dev)
+    start = np.zeros((N, L), dtype=bool)
+    start[:, 0] = True
+    if L > 1:
+        start[:, 1] = np.array(tg_len) > 0
+    start_t = _tensor(start, device=dev)
+    alpha = _C.where(start_t, lp_ext[0], negs) if T > 0 else negs
+    lens = _tensor(np.array(in_len, dtype=np.int64), device=dev).unsqueeze(1)
+    for t in range(1, T):
+        prev1 = ops_shape.cat([neg1, alpha[:, :-1]], 1)
+        prev2 = _C.where(allow2_t, ops_shape.cat([neg2, alpha[:, :-2]], 1) if L > 2 else negs, negs)
+        new = ops_shape.stack([alpha, prev1, prev2], 0).logsumexp(0) + lp_ext[t]
+        new = _C.where(valid_t, new, negs)
+        alpha = _C.where(lens > t, new, alpha)  # past its length a sample's alpha stays put
+    last = _tensor(np.array([2 * n for n in tg_len], dtype=np.int64), device=dev).unsqueeze(1)
+    prev = _tensor(np.array([max(2 * n - 1, 0) for n in tg_len], dtype=np.int64), device=dev).unsqueeze(1)
+    has_label = _tensor(np.array(tg_len) > 0, device=dev)
+    a_last = alpha.gather(1, last).squeeze(1)
+    a_prev = _C.where(has_label, alpha.gather(1, prev).squeeze(1), _C.full((N,), neg, dt, dev))
+    ll = ops_shape.stack([a_last, a_prev], 0).logsumexp(0)
+    zero_len = _tensor(np.array(in_len) == 0, device=dev)
+    # input length 0: only the empty target is possible (probability 1)
+    ll = _C.where(zero_len, _C.where(has_label, _C.full((N,), neg, dt, dev), _C.full((N,), 0.0, dt, dev)), ll)
+    loss = -ll
+    impossible = loss > (-neg / 2)
+    if zero_infinity:
+        loss = _C.where(impossible, _C.full((N,), 0.0, dt, dev), loss)
+    else:
+        loss = _C.where(impossible, _C.full((N,), float("inf"), dt, dev), loss)
+    if reduction == "none":
+        return loss.squeeze(0) if unbatched else loss
+    if reduction == "sum":
+        return loss.sum()
+    div = _tensor(np.maximum(np.array(tg_len), 1), device=dev).to(dt)
+    return (loss / div).mean()
