@@ -1,8 +1,7 @@
 """export(): trace the model once under the recorder and write the ModelProto."""
 
-import numpy as np
 
-from ._builder import GraphBuilder, _NP_TO_ONNX, to_numpy
+from ._builder import GraphBuilder, _NP_TO_ONNX
 from ._errors import OnnxExporterError
 from ._recording import Recorder
 from . import _state
