@@ -346,12 +346,19 @@ def synchronize(dev=None):
     """Waits for all queued work on a device (all devices when None) and raises
     the first error a kernel reported."""
     cdef Backend* b
+    cdef Device d
     if c_graph_tracing():
         c_check_host_read(b"monoflow.synchronize()")
     if dev is None:
         for name in registry().names():
             registry().find(name).synchronize_all()
-    elif isinstance(dev, (str, device)):
+    elif isinstance(dev, str):
+        try:
+            d = _dev(dev)
+        except RuntimeError as e:  # an unknown device type: the op is named (no Python frame here)
+            raise RuntimeError(name_op_in_progress(f"synchronize(): {e}")) from None
+        c_synchronize(d)
+    elif isinstance(dev, device):
         c_synchronize(_dev(dev))
     else:
         raise _arg_error("synchronize", "device", 1, "monoflow.device or str", dev)
@@ -690,17 +697,18 @@ cdef class TensorBase:
     cdef object _scalar_tensor(self, object v):
         # A Python number as a 0-dim tensor of its own type on self's device.
         cdef Scalar s
-        if not _to_scalar(v, &s):
-            raise TypeError(name_op_in_progress(f"unsupported operand type: {type(v).__name__}"))
+        if not _to_scalar(v, &s):  # (floor division's operand: the only user)
+            raise _arg_error("floor_divide", "other", 1, "Tensor or Number", v)
         return wrap(scalar_operand(self.t, s))
 
     def add(self, other, *, alpha=1):
         if not isinstance(other, TensorBase) and not hasattr(type(other), "__radd__"):
             raise _arg_error("add", "other", 1, "Tensor or Number", other)  # (not Python's "unsupported operand")
-        if alpha != 1:
+        if type(alpha) is not int or alpha != 1:
+            _alpha_arg(alpha, "add", True)
             if isinstance(other, TensorBase):
                 return add_alpha(self, other, alpha)  # one fused pass: _ops_fused.pxi
-            other = other * alpha
+            other = _number_other(other, "add") * alpha
         return self + other
 
     def sub(self, other, *, alpha=1):
@@ -709,9 +717,9 @@ cdef class TensorBase:
             if isinstance(other, TensorBase):
                 try:
                     return add_alpha(self, other, -alpha)
-                except ValueError as e:  # (add_alpha's shapes message names add)
-                    raise ValueError(name_op_in_progress(f"sub(): {e}")) from None
-            other = other * alpha
+                except (ValueError, RuntimeError) as e:  # (add_alpha's messages name add)
+                    raise _renamed_add(e, "sub") from None
+            other = _number_other(other, "sub") * alpha
         return self - other
 
     def mul(self, other):
@@ -721,16 +729,20 @@ cdef class TensorBase:
         return self * other
 
     def div(self, other, *, rounding_mode=None):
+        cdef Scalar s
+        if not isinstance(other, TensorBase) and not _is_cplx(other) and not _to_scalar(other, &s):
+            raise _arg_error("div", "other", 1, "Tensor or Number", other)  # not Python's message for `/`
         if rounding_mode is None:
             return self / other
         return _rounded_division(self, other, rounding_mode)
 
     def add_(self, other, *, alpha=1):
-        if alpha != 1:
+        if type(alpha) is not int or alpha != 1:
+            _alpha_arg(alpha, "add_", True)
             if isinstance(other, TensorBase):
                 add_alpha_(self, other, alpha)
                 return self
-            other = other * alpha
+            other = _number_other(other, "add_") * alpha
         return _inplace(kOp_add, kOp_add_scalar, self, other)
 
     def sub_(self, other, *, alpha=1):
@@ -739,10 +751,10 @@ cdef class TensorBase:
             if isinstance(other, TensorBase):
                 try:
                     add_alpha_(self, other, -alpha)
-                except ValueError as e:  # (add_alpha_'s shapes message names add_)
-                    raise ValueError(name_op_in_progress(f"sub_(): {e}")) from None
+                except (ValueError, RuntimeError) as e:  # (add_alpha_'s messages name add_)
+                    raise _renamed_add(e, "sub_") from None
                 return self
-            other = other * alpha
+            other = _number_other(other, "sub_") * alpha
         return _inplace(kOp_sub, kOp_sub_scalar, self, other)
 
     def mul_(self, other):
@@ -1020,11 +1032,42 @@ cdef vector[IndexItem] _index_items(object idx) except *:
     return _shape_index_items(idx)  # ints, slices, None, Ellipsis, bools, lists and tensors
 
 
-cdef inline _alpha_arg(object alpha, str op):
-    # sub's alpha: a Number (a tensor's truth value, or -'abc', would name no op)
+cdef inline _alpha_arg(object alpha, str op, bint tensor_0d=False):
+    # alpha: a Number (a tensor's truth value, or -'abc', would name no op);
+    # add takes a 0-dim tensor as torch does
     cdef Scalar s
-    if isinstance(alpha, TensorBase) or not (_is_cplx(alpha) or _to_scalar(alpha, &s)):
+    if isinstance(alpha, TensorBase):
+        if tensor_0d and (<TensorBase>alpha).t.get().dim() == 0:
+            return
         raise _arg_error(op, "alpha", 0, "Number", alpha)
+    try:
+        if _is_cplx(alpha) or _to_scalar(alpha, &s):
+            return
+    except OverflowError as e:  # an int beyond int64
+        raise _overflow_named(op, e) from None
+    raise _arg_error(op, "alpha", 0, "Number", alpha)
+
+
+cdef object _renamed_add(e, str op):
+    # add_alpha's error (sub runs it with -alpha), made to name sub: "add_: x" -> "sub_: x"
+    msg = str(e)
+    m = _re.match(r"(\w+\(\): )?add_?(\(\))?: ", msg)
+    if e.args != (msg,) or _re.match(r"\w+\(\): ", msg) and m is None:
+        return e
+    rest = msg[m.end():] if m is not None else msg
+    return type(e)(name_op_in_progress(f"{op}: {rest}"))
+
+
+cdef inline object _number_other(object other, str op):
+    # other scaled by alpha when it is not a tensor: a Number (a tuple times
+    # alpha would be Python's "can't multiply sequence" message)
+    cdef Scalar s
+    try:
+        if _is_cplx(other) or _to_scalar(other, &s):
+            return other
+    except OverflowError as e:  # an int beyond int64
+        raise _overflow_named(op, e) from None
+    raise _arg_error(op, "other", 1, "Tensor or Number", other)
 
 
 cdef inline object _binary(int op, int sop, object a, object b):
@@ -1034,8 +1077,11 @@ cdef inline object _binary(int op, int sop, object a, object b):
         return _complex_ops.binary(_binary_name(op), a, b)
     if isinstance(b, TensorBase):
         return wrap(binary(op, (<TensorBase>a).t, (<TensorBase>b).t))
-    if _to_scalar(b, &s):
-        return wrap(binary_scalar(sop, (<TensorBase>a).t, s))
+    try:
+        if _to_scalar(b, &s):
+            return wrap(binary_scalar(sop, (<TensorBase>a).t, s))
+    except OverflowError as e:  # an int beyond int64: the op is named (a dunder has no op frame)
+        raise _overflow_named(_binary_name(op), e) from None
     return NotImplemented
 
 
@@ -1044,8 +1090,11 @@ cdef inline object _rbinary(int op, int rsop, object a, object b):
     cdef Scalar s
     if _is_cplx(a) or _is_cplx(b):
         return _complex_ops.binary(_binary_name(op), b, a)
-    if _to_scalar(b, &s):
-        return wrap(binary_scalar(rsop, (<TensorBase>a).t, s))
+    try:
+        if _to_scalar(b, &s):
+            return wrap(binary_scalar(rsop, (<TensorBase>a).t, s))
+    except OverflowError as e:
+        raise _overflow_named(_binary_name(op), e) from None
     return NotImplemented
 
 
@@ -1061,7 +1110,13 @@ cdef inline object _inplace(int op, int sop, object a, object b):
             return NotImplemented
     except OverflowError as e:
         raise _overflow_named(_binary_name(op) + "_", e) from None
-    binary_scalar_(sop, (<TensorBase>a).t, s)
+    try:
+        binary_scalar_(sop, (<TensorBase>a).t, s)
+    except RuntimeError as e:  # the autograd check names the kernel (sub_scalar): the in-place op is named
+        m = _re.match(r"\w+?_scalar_?: ", str(e))
+        if m is None or e.args != (str(e),):
+            raise
+        raise type(e)(f"{_binary_name(op)}_: {str(e)[m.end():]}") from None
     return a
 
 

@@ -12,7 +12,7 @@ usual in-place rules apply: a leaf that requires grad is refused). When
 ``input`` records history, the result is computed from a copy of it, so that
 no recorded op has saved the tensor being overwritten.
 """
-from monoflow import _C
+from monoflow import _C, _composite
 from monoflow import ops_math as _m
 
 __all__ = ["leaky_relu", "elu", "selu", "celu", "hardtanh", "relu6", "hardsigmoid", "hardswish", "mish",
@@ -30,7 +30,8 @@ def _check(name, x):
 
 
 def _source(x, inplace):
-    return x.clone() if inplace and x.requires_grad else x
+    # (inplace checked here, before any work: the op in progress is named)
+    return x.clone() if _composite.flag(None, "inplace", inplace) and x.requires_grad else x
 
 
 def _result(x, out, inplace):

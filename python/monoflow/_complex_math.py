@@ -136,6 +136,9 @@ _OTHERS = {"isnan": _isnan, "isinf": _isinf, "isfinite": _isfinite, "square": _s
 
 def unary(name, z):
     """The unary math op `name` on a complex tensor; None when it has no complex form."""
+    if not isinstance(z, _C.TensorBase):  # a Python complex given as the input: torch's TypeError
+        raise TypeError(_C.name_op_in_progress(
+            f"{name}(): argument 'input' (position 1) must be Tensor, not {type(z).__name__}"))
     if name in _ANALYTIC:
         return Analytic.apply(z, name)
     fn = _OTHERS.get(name)

@@ -158,6 +158,7 @@ def flip(x, dims):
 
 
 def _triangle(op, x, k):
+    _C.check_tensor(x, op, "input", 1)
     if x.dim() < 2:
         raise RuntimeError(f"{op}: input tensor must have at least 2 dimensions")
     ones = _C.full(tuple(x.shape[-2:]), True, _dtypes.bool_, x.device)

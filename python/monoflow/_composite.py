@@ -50,6 +50,21 @@ def boolean(op, name, pos, v):
     raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be bool, not {type(v).__name__}")
 
 
+def flag(op, name, v):
+    """The truth value of a flag written in Python in torch (``if inplace:``,
+    so any scalar goes: a bool, an int, a numpy or one-element value); an
+    array or a tensor of several elements, whose truth value is ambiguous,
+    is refused by a TypeError "op(): argument 'name' must be bool, not T".
+    op None: the public op in progress is named."""
+    if type(v) is bool:
+        return v
+    try:
+        return bool(v)
+    except (ValueError, RuntimeError, TypeError):
+        msg = f"argument '{name}' must be bool, not {type(v).__name__}"
+        raise TypeError(f"{op}(): {msg}" if op else _C.name_op_in_progress(msg)) from None
+
+
 def comparable(op, input, other):
     """input, checked as the Tensor a comparison `op` takes, with `other` a
     Tensor or a Number (Python's own "'<' not supported between instances"

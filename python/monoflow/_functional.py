@@ -24,7 +24,7 @@ def sub(input, other, *, alpha=1):
 def mul(input, other):
     if not isinstance(input, _C.TensorBase) and isinstance(other, _C.TensorBase):
         return other.__rmul__(input)  # a number first, as torch and OneFlow take it
-    return _C.check_tensor(input, "mul") * other
+    return _C.check_tensor(input, "mul").mul(other)
 
 
 def div(input, other, *, rounding_mode=None):

@@ -21,6 +21,20 @@ def _is_size(v):
 
 def legacy_new(name, dtype, args, device=None, kwargs=None):
     """The tensor `name(*args, device=device)` makes; `dtype` None means the default dtype."""
+    try:
+        return _legacy_new(name, dtype, args, device, kwargs)
+    except Exception as e:  # noqa: BLE001 - renamed, re-raised
+        # a refusal of the building blocks (out of memory, an unknown device)
+        # names this frame, legacy_new: the class the user called is named
+        msg = str(e)
+        if e.args == (msg,) and msg.startswith("legacy_new(): "):
+            e.args = (f"{name}(): {msg[len('legacy_new(): '):]}",)
+        elif e.args == (msg,) and not msg.startswith(f"{name}()"):
+            e.args = (f"{name}(): {msg}",)
+        raise
+
+
+def _legacy_new(name, dtype, args, device, kwargs):
     from monoflow._creation import empty, tensor
     from monoflow._tensor import Size
 

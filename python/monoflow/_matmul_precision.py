@@ -30,6 +30,8 @@ def set_float32_matmul_precision(precision):
         >>> flow.set_float32_matmul_precision("highest")
     """
     global _precision
+    if not isinstance(precision, str):  # (an array's `in` asks its truth value; torch's type)
+        raise RuntimeError(f"set_float32_matmul_precision expects a str, but got {type(precision).__name__}")
     if precision not in _PRECISIONS:
         warnings.warn(f"{precision} is not one of 'highest', 'high', or 'medium'; the current "
                       "set_float32_matmul_precision call has no effect.", UserWarning, stacklevel=2)

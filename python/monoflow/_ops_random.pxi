@@ -59,6 +59,8 @@ cdef class Generator:
             self.device = _wrap_device(_dev(device))
         except TypeError as e:  # (the converter's words name no op: Generator is no Python frame)
             raise TypeError(f"Generator(): argument 'device': {e}") from None
+        except RuntimeError as e:  # an unknown device type
+            raise RuntimeError(f"Generator(): {e}") from None
 
     def manual_seed(self, seed):
         self.g.get().manual_seed(<uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))

@@ -7,7 +7,7 @@ from monoflow import _C, _complex, _dtypes, ops_linalg, ops_math, ops_random, op
 from monoflow import ops_index_reduce
 from monoflow import ops_join, ops_layout, ops_matrix, ops_pointwise, ops_sampling, ops_set, ops_special, ops_stats
 from monoflow import ops_extra_names
-from monoflow import _memory_format, _shared_memory
+from monoflow import _composite, _memory_format, _shared_memory
 from monoflow._tensor_str import tensor_repr
 from monoflow._tensor_type import TensorType
 
@@ -94,6 +94,9 @@ class _LayoutFlag:
         self.__doc__ = doc
 
     def __get__(self, obj, owner=None):
+        if obj is not None and not isinstance(obj, _C.TensorBase):  # a foreign self, as the methods refuse it
+            raise TypeError(f"descriptor '{'is_local' if self._value else 'is_global'}' for 'monoflow.Tensor' "
+                            f"objects doesn't apply to a '{type(obj).__name__}' object")
         return self._value
 
     def __set__(self, obj, value):
@@ -339,6 +342,7 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
             raise TypeError(f"__dlpack__(): argument 'max_version' must be a (major, minor) tuple of ints, not "
                             f"{type(max_version).__name__}")
         versioned = max_version is not None and max_version >= (1, 0)
+        copy = copy is not None and _composite.flag("__dlpack__", "copy", copy)
         return _C.to_dlpack(self.clone() if copy else self, versioned)
 
     def __dlpack_device__(self):
@@ -451,8 +455,13 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
     def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
         from monoflow._creation import full
 
-        return full(size, fill_value, dtype=self.dtype if dtype is None else dtype,
-                    device=self.device if device is None else device, requires_grad=requires_grad)
+        try:
+            return full(size, fill_value, dtype=self.dtype if dtype is None else dtype,
+                        device=self.device if device is None else device, requires_grad=requires_grad)
+        except (TypeError, ValueError, RuntimeError, OverflowError) as e:  # full's words would name full
+            if not str(e).startswith("full(): ") or e.args != (str(e),):
+                raise
+            raise type(e)("new_full(): " + str(e)[len("full(): "):]) from None
 
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False, pin_memory=False):
         """A new tensor copying `data`, with this tensor's dtype and device unless given."""

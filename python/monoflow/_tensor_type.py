@@ -26,19 +26,51 @@ def _type_name(obj):
     return t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
 
 
+def _foreign_self(name, obj):
+    return TypeError(f"descriptor '{name}' for 'monoflow.Tensor' objects doesn't apply to a "
+                     f"'{_type_name(obj)}' object")
+
+
 def _checking(name, fn):
     @functools.wraps(fn)
     def method(*args, **kwargs):
         if args and not isinstance(args[0], _C.TensorBase):
-            raise TypeError(f"descriptor '{name}' for 'monoflow.Tensor' objects doesn't apply to a "
-                            f"'{_type_name(args[0])}' object")
+            raise _foreign_self(name, args[0])
         return fn(*args, **kwargs)
     # (its frame names the op, for errors raised beneath: Note [Naming the op in progress], _args.pxi)
     method.__code__ = method.__code__.replace(co_name=name)
     return method
 
 
+def _checking_getter(name, fget):
+    # A property's getter, which Tensor.__dict__['mT'].__get__(np.ones(3)) (or
+    # inspect's getattr_static) would hand any object: it checks its self as
+    # the methods do. (Reads through a tensor pay one isinstance.)
+    @functools.wraps(fget)
+    def getter(self):
+        if not isinstance(self, _C.TensorBase):
+            raise _foreign_self(name, self)
+        return fget(self)
+    getter.__code__ = getter.__code__.replace(co_name=name)
+    getter._checks_self = True
+    return getter
+
+
+def _check_properties(cls):
+    # the properties monoflow's own classes (Tensor and its mixins) define
+    for base in cls.__mro__:
+        if not str(getattr(base, "__module__", "")).startswith("monoflow") or base is _C.TensorBase:
+            continue
+        for name, attr in list(vars(base).items()):
+            if type(attr) is property and attr.fget is not None and not getattr(attr.fget, "_checks_self", False):
+                setattr(base, name, property(_checking_getter(name, attr.fget), attr.fset, attr.fdel, attr.__doc__))
+
+
 class TensorType(type):
+    def __init__(cls, name, bases, namespace, **kwargs):
+        super().__init__(name, bases, namespace, **kwargs)
+        _check_properties(cls)
+
     def __getattribute__(cls, name):
         attr = type.__getattribute__(cls, name)
         if type(attr) is not FunctionType:

@@ -294,11 +294,13 @@ def unravel_index(indices, shape):
         (tensor([1, 1]), tensor([1, 3]))
     """
     if isinstance(indices, numbers.Integral) and not isinstance(indices, bool):
+        if not -2 ** 63 <= indices < 2 ** 63:
+            raise OverflowError(f"unravel_index(): 'indices' {indices} is out of the int64 range")
         indices = _creation().tensor(indices)
     indices = _C.check_tensor(indices, "unravel_index", "indices")
     if indices.dtype.is_floating_point or indices.dtype.name == "bool":
         raise TypeError(f"unravel_index(): expected 'indices' to be an integer tensor, got {indices.dtype!r}")
-    shape = (int(shape),) if isinstance(shape, numbers.Integral) else tuple(int(v) for v in shape)
+    shape = _c.int_tuple("unravel_index", "shape", shape)
     if any(n < 0 for n in shape):
         raise ValueError("unravel_index(): 'shape' cannot have negative values")
     numel = 1
@@ -337,6 +339,7 @@ def combinations(input, r=2, with_replacement=False):
     input = _C.check_tensor(input, "combinations", "input")
     if input.dim() != 1:
         raise RuntimeError(f"combinations(): expect a 1D vector, but got shape {list(input.shape)}")
+    r = _C.check_int(r, "combinations", "r", 2)
     if r < 0:
         raise RuntimeError(f"combinations(): r must be non-negative, got {r}")
     n = input.shape[0]

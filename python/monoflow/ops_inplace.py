@@ -58,4 +58,11 @@ def fill(input, value):
         >>> flow.fill(flow.zeros(2), 3.0)
         tensor([3., 3.])
     """
-    return _C.check_tensor(input, "fill", "input").clone().fill_(value)
+    _C.check_tensor(input, "fill", "input")
+    try:
+        return input.clone().fill_(value)
+    except (TypeError, RuntimeError) as e:  # fill_'s words name fill_
+        msg = str(e)
+        if e.args != (msg,) or not msg.startswith("fill_"):
+            raise
+        raise type(e)("fill" + msg[len("fill_"):]) from None

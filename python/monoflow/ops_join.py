@@ -97,9 +97,11 @@ def tensor_split(input, indices_or_sections, dim=0):
             raise RuntimeError(_C.name_op_in_progress("tensor_split expected tensor_indices_or_sections to be a "
                                                       "zero-dimensional or one-dimensional tensor of integers"))
         ios = int(ios.item()) if ios.dim() == 0 else [int(v) for v in ios.tolist()]
+    if not isinstance(ios, numbers.Integral):
+        ios = _c.int_tuple("tensor_split", "indices_or_sections", ios)
     if isinstance(ios, numbers.Integral):
         if ios <= 0:
-            raise RuntimeError(f"number of sections must be larger than 0, got {ios}")
+            raise RuntimeError(f"tensor_split(): number of sections must be larger than 0, got {ios}")
         if ios > max(n, _MAX_EMPTY_SECTIONS):  # past n the parts are empty views; millions of them are a mistake
             raise ValueError(f"tensor_split(): {ios} sections of a dimension of size {n} would make {ios} tensors; "
                              f"ask for at most {max(n, _MAX_EMPTY_SECTIONS)}")
@@ -125,7 +127,13 @@ def _split_dim(op, input, sections, dim):
         if sections == 0 or n % sections:
             raise RuntimeError(f"torch.{op} attempted to split along dimension {dim}, but the size of the dimension "
                                f"{n} is not divisible by the split_size {sections}!")
-    return tensor_split(input, sections, dim)
+    try:
+        return tensor_split(input, sections, dim)
+    except (TypeError, ValueError, RuntimeError) as e:  # tensor_split's words would name tensor_split
+        msg = str(e)
+        if e.args != (msg,) or not msg.startswith("tensor_split(): "):
+            raise
+        raise type(e)(f"{op}(): {msg[len('tensor_split(): '):]}") from None
 
 
 def hsplit(input, indices_or_sections):

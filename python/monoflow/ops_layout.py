@@ -30,7 +30,7 @@ def rot90(input, k=1, dims=(0, 1)):
     d0, d1 = _c.wrap_dim("rot90", dims[0], input.dim()), _c.wrap_dim("rot90", dims[1], input.dim())
     if d0 == d1:
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}")
-    k %= 4
+    k = _C.check_int(k, "rot90", "k", 2) % 4
     if k == 1:
         return _C.flip(input, (d1,)).transpose(d0, d1)
     if k == 2:

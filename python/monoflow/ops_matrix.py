@@ -59,6 +59,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
 
 def addr(input, vec1, vec2, *, beta=1, alpha=1):
     """beta * input + alpha * outer(vec1, vec2)."""
+    _C.check_tensor(input, "addr", "input", 1)
     _need("addr", vec1=(vec1, 1), vec2=(vec2, 1))
     return _scaled_sum(input, vec1.unsqueeze(1) * vec2.unsqueeze(0), beta, alpha, "addr")
 
@@ -71,14 +72,28 @@ def tensordot(a, b, dims=2):
     if isinstance(dims, _C.TensorBase):
         dims = dims.tolist() if dims.dim() else int(dims.item())
     if isinstance(dims, numbers.Integral):
+        dims = _C.check_int(dims, "tensordot", "dims", 3)
         if dims < 0:
             raise RuntimeError(f"tensordot(): expects dims >= 0, but got dims={dims}")
+        if dims > min(a.dim(), b.dim()):
+            raise RuntimeError(f"tensordot(): dims ({dims}) exceeds the number of dimensions of an operand "
+                               f"({a.dim()} and {b.dim()})")
         da, db = list(range(a.dim() - dims, a.dim())), list(range(dims))
     else:
-        da, db = ([d] if isinstance(d, numbers.Integral) else list(d) for d in dims)
+        try:
+            pair = list(dims)
+        except TypeError:
+            pair = None
+        if pair is None or len(pair) != 2:
+            raise TypeError(f"tensordot(): argument 'dims' must be int or a pair of dim lists, not "
+                            f"{type(dims).__name__}")
+        da, db = (list(_c.int_tuple("tensordot", "dims", d)) for d in pair)
     if len(da) != len(db):
         raise RuntimeError("tensordot(): both dimension lists should have same length")
-    da, db = [d % max(a.dim(), 1) for d in da], [d % max(b.dim(), 1) for d in db]
+    da = [_c.wrap_dim("tensordot", d, a.dim()) for d in da]
+    db = [_c.wrap_dim("tensordot", d, b.dim()) for d in db]
+    if (da and a.dim() == 0) or (db and b.dim() == 0):
+        raise IndexError("tensordot(): a 0-dim operand has no dimension to contract")
     for x, y in zip(da, db):
         if a.shape[x] != b.shape[y]:
             raise RuntimeError(f"tensordot(): contracted dimensions need to match, but first has size {a.shape[x]} in "
@@ -203,7 +218,8 @@ def pinverse(input, rcond=1e-15):
 
 
 def matrix_power(input, n):
-    return _linalg().matrix_power(input, n)
+    _C.check_tensor(input, "matrix_power", "input", 1)
+    return _linalg().matrix_power(input, _C.check_int(n, "matrix_power", "n", 2))
 
 
 def matrix_exp(input):
@@ -221,7 +237,9 @@ def cross(input, other, dim=None):
         dim = _c.wrap_dim("cross", dim, nd)
     else:
         shape = _C.broadcast_shapes(tuple(input.shape), tuple(other.shape))
-        dim = next((i for i, s in enumerate(shape) if s == 3), -1)
+        dim = next((i for i, s in enumerate(shape) if s == 3), None)
+        if dim is None:  # (torch's words, with the op named)
+            raise RuntimeError("cross(): no dimension of size 3 in input")
     return _linalg().cross(input, other, dim=dim)
 
 

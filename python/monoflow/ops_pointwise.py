@@ -52,13 +52,26 @@ def positive(input):
 
 
 def multiply(input, other):
+    if not isinstance(input, _C.TensorBase) and isinstance(other, _C.TensorBase):
+        return other.__rmul__(input)  # a number first
+    _C.check_tensor(input, "multiply", "input", 1)
+    _other_arg("multiply", other)
     return input * other
 
 
 def subtract(input, other, *, alpha=1):
-    if not isinstance(input, _C.TensorBase):
-        return input - other * alpha if alpha != 1 else input - other
+    if not isinstance(input, _C.TensorBase) and isinstance(other, _C.TensorBase):
+        return (other * alpha if alpha != 1 else other).__rsub__(input)
+    _C.check_tensor(input, "subtract", "input", 1)
+    _other_arg("subtract", other)
     return input.sub(other, alpha=alpha)
+
+
+def _other_arg(op, other):
+    # a Tensor or a Number: Python's "unsupported operand type(s) for *" names
+    # no op, and a list times a 0-dim int tensor would even repeat the list
+    if not isinstance(other, (_C.TensorBase, numbers.Number, np.bool_)):
+        raise TypeError(f"{op}(): argument 'other' (position 2) must be Tensor or Number, not {type(other).__name__}")
 
 
 def rsub(input, other, *, alpha=1):

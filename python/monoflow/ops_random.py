@@ -105,7 +105,11 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
         low, high = 0, low
     from monoflow import _dtypes
 
-    t = _C.empty(tuple(size), _dtypes.int64 if dtype is None else dtype, device)
+    try:
+        size = tuple(size)
+    except TypeError:  # (Python's "'int' object is not iterable" names no op)
+        raise TypeError(f"randint(): argument 'size' must be tuple of ints, not {type(size).__name__}") from None
+    t = _C.empty(size, _dtypes.int64 if dtype is None else dtype, device)
     low, high = _C.check_int(low, "randint", "low", 1), _C.check_int(high, "randint", "high", 2)
     return _requires_grad(_C.random_int_(t, low, high, generator), requires_grad)
 

@@ -271,14 +271,15 @@ class TensorMethods:
         return _C.reduce_any(self, dim, keepdim)
 
     def cumsum(self, dim, *, dtype=None):
-        if self.dtype.is_complex or getattr(dtype, "is_complex", False):  # (a bad dtype: the binding names it)
+        # (a bad dtype, a tensor's is_complex method included: the binding names it)
+        if self.dtype.is_complex or (isinstance(dtype, _C.dtype) and dtype.is_complex):
             from monoflow import _complex_shape
 
             return _complex_shape.cumsum(self, dim, dtype)
         return _C.reduce_cumsum(self, dim, dtype)
 
     def cumprod(self, dim, *, dtype=None):
-        if self.dtype.is_complex or getattr(dtype, "is_complex", False):
+        if self.dtype.is_complex or (isinstance(dtype, _C.dtype) and dtype.is_complex):
             from monoflow import _complex_shape
 
             return _complex_shape.cumprod(self, dim, dtype)

@@ -43,12 +43,12 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
         raise RuntimeError("multinomial(): prob_dist must be 1 or 2 dim")
     num_samples = _C.check_int(num_samples, "multinomial", "num_samples", 2)
     if num_samples <= 0:
-        raise RuntimeError("cannot sample n_sample <= 0 samples")
+        raise RuntimeError("multinomial(): cannot sample n_sample <= 0 samples")
     p = input.detach().double()
     rows = p if p.dim() == 2 else p.unsqueeze(0)
     k = rows.shape[1]
     if not replacement and num_samples > k:
-        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+        raise RuntimeError("multinomial(): cannot sample n_sample > prob_dist.size(-1) samples without replacement")
     if bool((rows < 0).any()) or not bool(_m.isfinite(rows).all()):
         raise RuntimeError("multinomial(): probability tensor contains either `inf`, `nan` or element < 0")
     total = rows.sum(-1, keepdim=True)

@@ -43,8 +43,16 @@ def _grouped(vals, order, shape, return_inverse, return_counts):
     return out[0] if len(out) == 1 else tuple(out)
 
 
+def _flags(op, return_inverse, return_counts):
+    # (an array's truth value is ambiguous: a ValueError naming no op)
+    return _c.flag(op, "return_inverse", return_inverse), _c.flag(op, "return_counts", return_counts)
+
+
 def _unique_dim(op, x, dim, return_inverse, return_counts, consecutive):
+    dim = _C.check_int(dim, op, "dim")
     nd = x.dim()
+    if nd == 0:  # (numpy's AxisError would name no op)
+        raise IndexError(f"{op}(): Dimension specified as {dim} but tensor has no dimensions")
     if not -max(nd, 1) <= dim < max(nd, 1):
         raise IndexError(f"{op}(): Dimension out of range (expected to be in range of [{-max(nd, 1)}, "
                          f"{max(nd, 1) - 1}], but got {dim})")
@@ -75,6 +83,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     input element's value in them and each value's count; with dim, the
     distinct slices along dim."""
     x = _check("unique", input)
+    return_inverse, return_counts = _flags("unique", return_inverse, return_counts)
     if dim is not None:
         return _unique_dim("unique", x, dim, return_inverse, return_counts, False)
     flat = x.detach().reshape(-1)
@@ -89,6 +98,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     """Collapses each run of equal consecutive elements (or slices along dim) to one."""
     x = _check("unique_consecutive", input)
+    return_inverse, return_counts = _flags("unique_consecutive", return_inverse, return_counts)
     if dim is not None:
         return _unique_dim("unique_consecutive", x, dim, return_inverse, return_counts, True)
     return _grouped(x.detach().reshape(-1), None, tuple(x.shape), return_inverse, return_counts)
@@ -100,8 +110,9 @@ def bincount(input, weights=None, minlength=0):
     x = _check("bincount", input)
     if x.dim() != 1 or x.dtype.is_floating_point or x.dtype.name == "bool":
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    minlength = _C.check_int(minlength, "bincount", "minlength")
     if minlength < 0:
-        raise RuntimeError(f"minlength should be >= 0, got {minlength}")
+        raise RuntimeError(f"bincount(): minlength should be >= 0, got {minlength}")
     n = x.shape[0]
     if n and int(x.min().item()) < 0:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")

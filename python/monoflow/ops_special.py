@@ -47,7 +47,7 @@ def lgamma(input):
         >>> flow.lgamma(flow.tensor([0.5, 5.0]))
         tensor([0.5724, 3.1781])
     """
-    return _special().gammaln(input)
+    return _special().gammaln(_C.check_tensor(input, "lgamma", "input", 1))
 
 
 def digamma(input):

@@ -281,6 +281,7 @@ def logcumsumexp(input, dim):
 def diff(input, n=1, dim=-1, prepend=None, append=None):
     """The n-th forward difference along dim (after prepending/appending)."""
     x = _check("diff", input)
+    n = _C.check_int(n, "diff", "n", 2)
     if x.dim() == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
     d = _c.wrap_dim("diff", dim, x.dim())
@@ -313,7 +314,8 @@ def _trapezoid(op, y, x, dx, dim):
         return yy.sum(d) * 0
     pair = yy.narrow(d, 1, n - 1) + yy.narrow(d, 0, n - 1)
     if x is None or not isinstance(x, _C.TensorBase):
-        spacing = 1.0 if x is None and dx is None else float(dx if dx is not None else x)
+        spacing = 1.0 if x is None and dx is None else _C.check_float(dx if dx is not None else x, op,
+                                                                       "dx" if dx is not None else "x")
         return pair.sum(d) * (spacing / 2.0)
     dxs = diff(x, dim=d if x.dim() == yy.dim() else -1)
     if x.dim() == 1 and yy.dim() > 1:
@@ -449,7 +451,16 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
 
 def corrcoef(input):
     """Pearson correlation coefficients of the rows of input."""
-    c = cov(input)
+    _C.check_tensor(input, "corrcoef", "input", 1)
+    if input.dim() > 2:
+        raise RuntimeError(f"corrcoef(): expected input to have two or fewer dimensions but got an input with "
+                           f"{input.dim()} dimensions")
+    try:
+        c = cov(input)
+    except (TypeError, ValueError, RuntimeError) as e:  # cov's words would name cov
+        if not str(e).startswith("cov(): ") or e.args != (str(e),):
+            raise
+        raise type(e)("corrcoef(): " + str(e)[len("cov(): "):]) from None
     if c.dim() == 0:
         return c / c
     d = _m.sqrt(_shape_diag(c))

@@ -13,14 +13,21 @@ def _window(op, window_length, periodic, symmetric, dtype, device, requires_grad
         raise TypeError(f"{op}(): argument 'window_length' must be int, not {type(window_length).__name__}")
     if window_length < 0:
         raise RuntimeError(f"{op} requires non-negative window_length, got window_length={window_length}")
-    dtype = dtype or _C.get_default_dtype()
+    if window_length >= 2 ** 63:  # (torch's type)
+        raise ValueError(f"{op}(): window_length {window_length} is out of the int64 range")
+    dtype = _C.get_default_dtype() if dtype is None else dtype
+    if not isinstance(dtype, _C.dtype):
+        raise TypeError(f"{op}(): argument 'dtype' must be monoflow.dtype, not {type(dtype).__name__}")
     if not dtype.is_floating_point:
         raise RuntimeError(f"{op} expects floating point dtypes, got: {dtype!r}")
     if window_length <= 1:
         values = np.ones(window_length)
     else:
         n = window_length + 1 if periodic else window_length  # periodic: the symmetric one, last point dropped
-        values = symmetric(n)[:window_length]
+        try:
+            values = symmetric(n)[:window_length]
+        except (ValueError, MemoryError) as e:  # numpy's "array is too big" names no op
+            raise RuntimeError(f"{op}(): cannot allocate a window of {window_length} elements ({e})") from None
     return tensor(values, dtype=dtype, device=device, requires_grad=requires_grad)
 
 

@@ -18,6 +18,7 @@ SKIP = {
 }
 
 PREAMBLE = (
+    "import inspect\n"
     "import math\n"
     "import numpy as np\n"
     "import monoflow as flow\n"
@@ -25,6 +26,9 @@ PREAMBLE = (
     "class NoInit(flow.Tensor):\n"
     "    def __init__(self):  # never calls super().__init__\n"
     "        pass\n"
+    "def tensor_attr(self, name):  # monoflow's own descriptor, whatever self is\n"
+    "    d = inspect.getattr_static(flow.Tensor, name)\n"
+    "    return d.__get__(self, flow.Tensor) if hasattr(type(d), '__get__') else getattr(self, name)\n"
 )
 
 
@@ -90,7 +94,8 @@ def draw_case(target: Target, rng: random.Random) -> str:
     name = target.qualname
     if target.method == "attribute":
         attr = name.rsplit(".", 1)[1]
-        return f"getattr({values.self_value(rng)}, {attr!r})"
+        # (the descriptor of flow.Tensor itself: getattr(np.array(5), 'mT') would fuzz numpy)
+        return f"tensor_attr({values.self_value(rng)}, {attr!r})"
     params = target.params
     pos_names = []
     kw_names = []

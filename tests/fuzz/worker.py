@@ -4,6 +4,7 @@ Protocol, one JSON object per line: in {"id": N, "target": "flow.x", "code": "..
 out {"id": N, "outcome": "ok" | "raised" | "unnamed" | "bad", "detail": "..."}. A worker that
 dies mid-case, or answers too late, is handled by the runner (runner.py).
 """
+import inspect
 import json
 import os
 import re
@@ -110,7 +111,12 @@ def _namespace():
         def __init__(self):  # never calls super().__init__
             pass
 
-    return {"flow": flow, "F": flow.nn.functional, "np": np, "math": math, "NoInit": NoInit}
+    def tensor_attr(self, name):  # monoflow's own descriptor, whatever self is (PREAMBLE's)
+        d = inspect.getattr_static(flow.Tensor, name)
+        return d.__get__(self, flow.Tensor) if hasattr(type(d), "__get__") else getattr(self, name)
+
+    return {"flow": flow, "F": flow.nn.functional, "np": np, "math": math, "inspect": inspect, "NoInit": NoInit,
+            "tensor_attr": tensor_attr}
 
 
 def _exercise(result, flow):

@@ -1,6 +1,7 @@
 """Automatic differentiation: the engine is in the C++ core; this package is
 its Python face (torch.autograd's names)."""
 from monoflow import _C
+from monoflow._composite import flag as _flag
 from monoflow.autograd.function import Function, FunctionCtx
 from monoflow.autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_multithreading_enabled,
                                          no_grad, set_grad_enabled, set_multithreading_enabled)
@@ -57,8 +58,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     tensors = _seq(tensors)
     grads = _seq(grad_tensors) or [None] * len(tensors)
     _check_implicit_grads(tensors, grads)
-    if retain_graph is None:
-        retain_graph = create_graph
+    create_graph = _flag("backward", "create_graph", create_graph)
+    retain_graph = create_graph if retain_graph is None else _flag("backward", "retain_graph", retain_graph)
     _C.backward(tensors, grads, retain_graph, create_graph, _seq(inputs))
 
 
@@ -109,6 +110,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         retain_graph = create_graph
     if allow_unused is None:
         allow_unused = materialize_grads
+    # (flags: an array's truth value would be asked by the bindings, naming no op)
+    retain_graph, create_graph, allow_unused = (None if v is None else _flag("grad", n, v) for n, v in (
+        ("retain_graph", retain_graph), ("create_graph", create_graph), ("allow_unused", allow_unused)))
     if is_grads_batched:
         return _batched_grad(outputs, inputs_l, grads, retain_graph, create_graph, allow_unused, materialize_grads)
     res = _C.grad(outputs, inputs_l, grads, retain_graph, create_graph, allow_unused)

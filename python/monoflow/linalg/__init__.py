@@ -1134,9 +1134,18 @@ def cross(input, other, *, dim=-1):
         >>> flow.linalg.cross(flow.ones(4, 3), flow.ones(4, 3)).shape
         monoflow.Size([4, 3])
     """
+    _C.check_tensor(input, "linalg.cross", "input", 1)
+    _C.check_tensor(other, "linalg.cross", "other", 2)
+    if input.dim() != other.dim():
+        raise RuntimeError(f"linalg.cross: inputs must have the same number of dimensions. Got {input.dim()} and "
+                           f"{other.dim()}")
     shape = _C.broadcast_shapes(tuple(input.shape), tuple(other.shape))
     a, b = input.expand(shape), other.expand(shape)
-    d = dim % len(shape)
+    d = _C.check_int(dim, "linalg.cross", "dim")
+    if not -len(shape) <= d < len(shape):
+        raise IndexError(f"linalg.cross: Dimension out of range (expected to be in range of [{-len(shape)}, "
+                         f"{len(shape) - 1}], but got {d})")
+    d %= len(shape)
     if shape[d] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[d]} and "
                            f"{other.shape[d]}")
@@ -1166,6 +1175,7 @@ def matrix_power(A, n):
     """
     if not isinstance(A, _C.TensorBase) or A.dim() < 2 or A.shape[-1] != A.shape[-2]:
         raise RuntimeError("linalg.matrix_power: A must be batches of square matrices")
+    n = _C.check_int(n, "matrix_power", "n", 2)
     if n == 0:  # (A * 0 keeps A in the graph: its gradient is zero, as torch's)
         return _eye_like(A.shape[-1], A) + A * 0
     if n < 0:

@@ -18,6 +18,8 @@ ValueError and a RuntimeError), whose message names the file and the member.
 import functools
 import io
 
+from monoflow import _C
+
 from . import native, pickled, safetensors, torch_format
 from ._archive import Archive, Source, file_name, sniff
 from ._errors import CheckpointError, WeightsOnlyError, file_error
@@ -93,7 +95,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
     as_global = global_src_rank is not None
     fname = file_name(f)
     if as_global:
-        f = io.BytesIO(native.read_on_rank(f, int(global_src_rank)))
+        f = io.BytesIO(native.read_on_rank(f, _C.check_int(global_src_rank, "load", "global_src_rank")))
     source = Source(f, fname)
     try:
         with source as fp:

@@ -393,6 +393,9 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_seriali
         {'w': tensor([1., 2.]), 'step': 3}
     """
     del _use_new_zipfile_serialization, _disable_byteorder_record
+    if pickle_module is not None and not isinstance(getattr(pickle_module, "Pickler", None), type):
+        raise AttributeError(f"save(): argument 'pickle_module' must be a module with a Pickler class (as pickle), "
+                             f"not {type(pickle_module).__name__}")  # (torch's type: its lookup of Pickler fails)
     saver = _Saver(pickle_module, pickle_protocol)
     root = saver.node(obj, "obj")  # every TypeError is raised here, before any output
     world = writer = None

@@ -4,7 +4,7 @@ compositions; this module adds the nn-only argument forms (inplace, dim=None
 for softmax, PReLU's per-channel weight)."""
 import warnings
 
-from monoflow import _C
+from monoflow import _C, _composite
 from monoflow import ops_math as _m
 from monoflow import ops_reduce as _r
 from monoflow._activations import (  # noqa: F401 - re-exported
@@ -275,6 +275,7 @@ def threshold(input, threshold, value, inplace=False):
     _C.check_tensor(input, "threshold", "input", 1)
     _C.check_float(threshold, "threshold", "threshold", 2)
     _C.check_float(value, "threshold", "value", 3)
+    inplace = _composite.flag("threshold", "inplace", inplace)
     out = _m.where(input > threshold, input, value)
     return _inplace_result(input, out) if inplace else out
 

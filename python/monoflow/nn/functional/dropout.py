@@ -3,7 +3,7 @@ The masks come from monoflow's generator, so manual_seed makes them repeatable
 (activation checkpointing relies on that to recompute the same mask)."""
 import warnings
 
-from monoflow import _C
+from monoflow import _C, _composite
 
 __all__ = ["dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout"]
 
@@ -47,6 +47,7 @@ def dropout(input, p=0.5, training=True, inplace=False, *, generator=None):
     """
     _C.check_tensor(input, "dropout", "input", 1)
     _check_p("dropout", p)
+    training, inplace = _flags("dropout", training, inplace)
     if not training or p == 0.0:
         return input
     return _apply_mask(input, input.shape, p, inplace, generator)
@@ -77,8 +78,14 @@ def _deprecated_rank_dropout(op, input, p, training, inplace, spatial, generator
     return _apply_mask(input, mask_shape, p, inplace, generator)
 
 
+def _flags(op, training, inplace):
+    # (an array's truth value would be asked: ValueError naming no op)
+    return _composite.flag(None, "training", training), _composite.flag(None, "inplace", inplace)
+
+
 def _channel_dropout(op, input, p, training, inplace, spatial, generator):
     _check_p(op, p)
+    training, inplace = _flags(op, training, inplace)
     if input.dim() not in (spatial + 1, spatial + 2) and spatial > 1:
         return _deprecated_rank_dropout(op, input, p, training, inplace, spatial, generator)
     if input.dim() not in (spatial + 1, spatial + 2):
@@ -184,6 +191,7 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False, *, generator=None
     """
     _C.check_tensor(input, "alpha_dropout", "input", 1)
     _check_p("alpha_dropout", p)
+    training, inplace = _flags("alpha_dropout", training, inplace)
     if not training or p == 0.0:
         return input
     if p == 1.0:

@@ -3,7 +3,7 @@ core's fused ops (monoflow._losses); the others are short compositions of
 differentiable ops written in torch's numerically stable forms."""
 import warnings
 
-from monoflow import _C
+from monoflow import _C, _composite
 from monoflow import ops_math as _m
 from monoflow._losses import _flag, _legacy_reduction, cross_entropy, nll_loss  # noqa: F401 - the core's fused ops
 
@@ -263,7 +263,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     """
     _C.check_tensor(input, "kl_div", "input", 1)
     _C.check_tensor(target, "kl_div", "target", 2)
-    if log_target:
+    if _composite.flag("kl_div", "log_target", log_target):
         loss = _m.exp(target) * (target - input)
     else:
         pos = target > 0

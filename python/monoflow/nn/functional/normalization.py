@@ -183,6 +183,8 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
         raise RuntimeError(f"group_norm: expected at least 2 dimensions for input tensor but received {input.dim()}")
     n, c = input.shape[0], input.shape[1]
     num_groups = _C.check_int(num_groups, "group_norm", "num_groups", 2)
+    _C.check_optional_tensor(weight, "group_norm", "weight", 3)
+    _C.check_optional_tensor(bias, "group_norm", "bias", 4)
     if num_groups <= 0:
         raise RuntimeError(f"group_norm(): Expected num groups to be greater than 0, got {num_groups}")
     if c % num_groups:

@@ -5,6 +5,7 @@ a unit height, 3-D ones as a 2-D pool then a 1-D pool (see below)."""
 import operator
 
 from monoflow import _C
+from monoflow._composite import flag as _flag
 
 __all__ = ["max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
            "adaptive_max_pool1d", "adaptive_max_pool2d", "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d",
@@ -91,6 +92,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         >>> F.max_pool2d(flow.randn(1, 2, 8, 8), 2).shape
         monoflow.Size([1, 2, 4, 4])
     """
+    ceil_mode = _flag(None, "ceil_mode", ceil_mode)
     if stride is not None and not isinstance(stride, int) and not _ints(stride, "stride"):
         stride = None  # torch accepts an empty stride as "the kernel size"
     out, idx = _C.nn_max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
@@ -119,6 +121,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         tensor([[3., 2.]])
     """
     _C.check_tensor(input, "max_pool1d", "input", 1)
+    ceil_mode = _flag(None, "ceil_mode", ceil_mode)
     _check_1d(input)
     k = _one(kernel_size, "kernel_size")
     s = _stride(stride, (k,), 1)[0]
@@ -148,6 +151,8 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         >>> F.avg_pool2d(flow.randn(1, 2, 8, 8), 2).shape
         monoflow.Size([1, 2, 4, 4])
     """
+    ceil_mode = _flag(None, "ceil_mode", ceil_mode)
+    count_include_pad = _flag(None, "count_include_pad", count_include_pad)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("avg_pool2d: divisor must be not zero")
     if stride is not None and not isinstance(stride, int) and not _ints(stride, "stride"):
@@ -176,6 +181,8 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         tensor([[2., 1.]])
     """
     _C.check_tensor(input, "avg_pool1d", "input", 1)
+    ceil_mode = _flag(None, "ceil_mode", ceil_mode)
+    count_include_pad = _flag(None, "count_include_pad", count_include_pad)
     _check_1d(input)
     k = _one(kernel_size, "kernel_size")
     s = _stride(stride, (k,), 1)[0]
@@ -336,6 +343,7 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         monoflow.Size([1, 2, 2, 4, 4])
     """
     _C.check_tensor(input, "max_pool3d", "input", 1)
+    ceil_mode = _flag(None, "ceil_mode", ceil_mode)
     k = _n_ints(kernel_size, 3, "kernel_size")
     s = _stride(stride, k, 3)
     p = _n_ints(padding, 3, "padding")
@@ -366,6 +374,8 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         monoflow.Size([1, 2, 2, 4, 4])
     """
     _C.check_tensor(input, "avg_pool3d", "input", 1)
+    ceil_mode = _flag(None, "ceil_mode", ceil_mode)
+    count_include_pad = _flag(None, "count_include_pad", count_include_pad)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("avg_pool3d: divisor must be not zero")
     k = _n_ints(kernel_size, 3, "kernel_size")

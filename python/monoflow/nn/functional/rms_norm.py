@@ -1,8 +1,7 @@
 """rms_norm (torch.nn.functional.rms_norm): x / sqrt(mean(x^2) + eps) over the
 trailing ``normalized_shape`` dims, times an optional weight."""
-import numbers
 
-from monoflow import _C
+from monoflow import _C, _composite
 from monoflow._dtypes import bfloat16, float16, float64
 
 __all__ = ["rms_norm"]
@@ -31,7 +30,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     """
     if not isinstance(input, _C.TensorBase):
         raise TypeError(f"rms_norm(): argument 'input' must be Tensor, not {type(input).__name__}")
-    shape = (normalized_shape,) if isinstance(normalized_shape, numbers.Integral) else tuple(normalized_shape)
+    shape = _composite.int_tuple("rms_norm", "normalized_shape", normalized_shape)
     if tuple(input.shape[input.dim() - len(shape):]) != shape:
         raise RuntimeError(f"rms_norm(): expected input with shape [*, {', '.join(map(str, shape))}], but got "
                            f"input of size {list(input.shape)}")

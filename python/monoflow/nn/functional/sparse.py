@@ -57,10 +57,10 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         padding_idx = _C.check_int(padding_idx, "embedding", "padding_idx", 3)
         if padding_idx < 0:
             if padding_idx < -weight.shape[0]:
-                raise AssertionError("Padding_idx must be within num_embeddings")
+                raise AssertionError(_C.name_op_in_progress("embedding(): Padding_idx must be within num_embeddings"))
             padding_idx += weight.shape[0]
         elif padding_idx >= weight.shape[0]:
-            raise AssertionError("Padding_idx must be within num_embeddings")
+            raise AssertionError(_C.name_op_in_progress("embedding(): Padding_idx must be within num_embeddings"))
     if max_norm is not None:
         max_norm = _C.check_float(max_norm, "embedding", "max_norm", 4)
         norm_type = _C.check_float(norm_type, "embedding", "norm_type", 5)
