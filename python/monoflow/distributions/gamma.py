@@ -1,13 +1,13 @@
 """Gamma (concentration, rate) and Beta (concentration1, concentration0).
 
 Samples come from Marsaglia and Tsang's rejection method on monoflow's
-generators (Beta as X / (X + Y) of two Gammas). torch also differentiates
-through these samples (implicit reparameterization); monoflow does not yet,
-so ``has_rsample`` is False and ``rsample`` raises NotImplementedError."""
+generators (Beta as X / (X + Y) of two Gammas). ``rsample`` differentiates
+through the samples by implicit reparameterization (see _gamma_grad)."""
 import numbers
 
 import monoflow as flow
 from monoflow.distributions import constraints
+from monoflow.distributions._gamma_grad import attach_gradient
 from monoflow.distributions.distribution import Distribution
 from monoflow.distributions.utils import broadcast_all
 
@@ -36,7 +36,7 @@ def _standard_gamma(alpha):
 class Gamma(Distribution):
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
     support = constraints.nonnegative
-    has_rsample = False
+    has_rsample = True
 
     def __init__(self, concentration, rate, validate_args=None):
         self.concentration, self.rate = broadcast_all(concentration, rate)
@@ -61,8 +61,10 @@ class Gamma(Distribution):
             return _standard_gamma(self.concentration.expand(shape)) / self.rate.expand(shape)
 
     def rsample(self, sample_shape=flow.Size()):
-        raise NotImplementedError("Gamma.rsample(): monoflow cannot differentiate through Gamma samples yet; "
-                                  "use sample() (no gradient)")
+        shape = self._extended_shape(sample_shape)
+        alpha = self.concentration.expand(shape)
+        x = attach_gradient(alpha, _standard_gamma(alpha.detach()))
+        return (x / self.rate.expand(shape)).clamp(min=flow.finfo(x.dtype).tiny)
 
     def log_prob(self, value):
         if self._validate_args:
@@ -78,7 +80,7 @@ class Gamma(Distribution):
 class Beta(Distribution):
     arg_constraints = {"concentration1": constraints.positive, "concentration0": constraints.positive}
     support = constraints.unit_interval
-    has_rsample = False
+    has_rsample = True
 
     def __init__(self, concentration1, concentration0, validate_args=None):
         self.concentration1, self.concentration0 = broadcast_all(concentration1, concentration0)
@@ -91,7 +93,11 @@ class Beta(Distribution):
 
     @property
     def mode(self):
-        return (self.concentration1 - 1) / (self.concentration1 + self.concentration0 - 2)
+        # torch's (through Dirichlet): concentrations below 1 clamp to 0; both below 1 -> the larger one's end
+        a, b = self.concentration1, self.concentration0
+        am1, bm1 = (a - 1).clamp(min=0), (b - 1).clamp(min=0)
+        mode = am1 / (am1 + bm1)
+        return flow.where((a < 1) & (b < 1), (a >= b).to(a.dtype), mode)
 
     @property
     def variance(self):
@@ -106,8 +112,13 @@ class Beta(Distribution):
         return (x / (x + y)).clamp(min=eps, max=1 - eps)
 
     def rsample(self, sample_shape=flow.Size()):
-        raise NotImplementedError("Beta.rsample(): monoflow cannot differentiate through Beta samples yet; "
-                                  "use sample() (no gradient)")
+        # X / (X + Y) of two reparameterised Gammas: a pathwise gradient for both concentrations
+        shape = self._extended_shape(sample_shape)
+        a, b = self.concentration1.expand(shape), self.concentration0.expand(shape)
+        x = attach_gradient(a, _standard_gamma(a.detach()))
+        y = attach_gradient(b, _standard_gamma(b.detach()))
+        eps = flow.finfo(x.dtype).eps
+        return (x / (x + y)).clamp(min=eps, max=1 - eps)
 
     def log_prob(self, value):
         if self._validate_args:
