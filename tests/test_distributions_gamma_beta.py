@@ -19,6 +19,7 @@ def _params(rng, shape=(3, 2)):
 def test_exact_quantities_match_torch(name):
     rng = np.random.default_rng(0)
     p, q = _params(rng)
+    p[0, 0], q[0, 0] = 0.4, 0.6  # both below 1: the mode's corner case
     m, t = getattr(D, name)(flow.tensor(p), flow.tensor(q)), getattr(TD, name)(torch.tensor(p), torch.tensor(q))
     v = rng.uniform(0.05, 0.95, (4, 3, 2)) * (5 if name == "Gamma" else 1)
     np.testing.assert_allclose(m.log_prob(flow.tensor(v)).numpy(), t.log_prob(torch.tensor(v)).numpy(), rtol=1e-10)
@@ -66,3 +67,29 @@ def test_rsample_gradient_in_expectation():
     TD.Beta(ta1, ta0).mean.sum().backward()
     np.testing.assert_allclose(a1.grad.numpy(), ta1.grad.numpy(), rtol=0.1, atol=3e-3)
     np.testing.assert_allclose(a0.grad.numpy(), ta0.grad.numpy(), rtol=0.1, atol=3e-3)
+
+
+def test_dirichlet_matches_torch():
+    rng = np.random.default_rng(5)
+    c = rng.uniform(0.3, 4.0, (3, 4))
+    c[1] = [0.5, 0.2, 0.9, 0.3]  # all below 1: the mode's corner case
+    m, t = D.Dirichlet(flow.tensor(c)), TD.Dirichlet(torch.tensor(c))
+    assert tuple(m.batch_shape) == tuple(t.batch_shape) and tuple(m.event_shape) == tuple(t.event_shape)
+    v = t.sample((5,))
+    np.testing.assert_allclose(m.log_prob(flow.tensor(v.numpy())).numpy(), t.log_prob(v).numpy(), rtol=1e-10)
+    for attr in ("mean", "variance", "mode"):
+        np.testing.assert_allclose(getattr(m, attr).numpy(), getattr(t, attr).numpy(), rtol=1e-10)
+    np.testing.assert_allclose(m.entropy().numpy(), t.entropy().numpy(), rtol=1e-10)
+    flow.manual_seed(6)
+    x = m.sample((20000,)).numpy()
+    assert x.shape == (20000, 3, 4)
+    np.testing.assert_allclose(x.sum(-1), 1.0, rtol=1e-9)
+    np.testing.assert_allclose(x.mean(0), t.mean.numpy(), atol=0.01)
+    np.testing.assert_allclose(x.var(0), t.variance.numpy(), rtol=0.1, atol=1e-3)
+    cc = flow.tensor([1.0, 2.0, 3.0], dtype=flow.float64, requires_grad=True)
+    D.Dirichlet(cc).rsample((20000,)).mean(0)[0].backward()
+    tc = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64, requires_grad=True)
+    TD.Dirichlet(tc).mean[0].backward()
+    np.testing.assert_allclose(cc.grad.numpy(), tc.grad.numpy(), atol=5e-3)
+    with pytest.raises(ValueError):
+        D.Dirichlet(flow.tensor(1.0))

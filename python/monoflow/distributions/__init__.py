@@ -4,6 +4,7 @@ Gaussian through TransformedDistribution, kl_divergence)."""
 from monoflow.distributions import constraints, transforms  # noqa: F401
 from monoflow.distributions.bernoulli import Bernoulli
 from monoflow.distributions.categorical import Categorical
+from monoflow.distributions.dirichlet import Dirichlet
 from monoflow.distributions.distribution import Distribution
 from monoflow.distributions.exponential import Exponential, Laplace
 from monoflow.distributions.gamma import Beta, Gamma
@@ -15,6 +16,6 @@ from monoflow.distributions.one_hot_categorical import OneHotCategorical
 from monoflow.distributions.transformed_distribution import LogNormal, TransformedDistribution
 from monoflow.distributions.uniform import Uniform
 
-__all__ = ["Bernoulli", "Beta", "Categorical", "Distribution", "Exponential", "Gamma", "Independent", "Laplace",
+__all__ = ["Bernoulli", "Beta", "Categorical", "Dirichlet", "Distribution", "Exponential", "Gamma", "Independent", "Laplace",
            "LogNormal", "MultivariateNormal", "Normal", "OneHotCategorical", "TransformedDistribution", "Uniform",
            "constraints", "kl_divergence", "register_kl", "transforms"]

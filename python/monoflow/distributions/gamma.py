@@ -93,11 +93,12 @@ class Beta(Distribution):
 
     @property
     def mode(self):
-        # torch's (through Dirichlet): concentrations below 1 clamp to 0; both below 1 -> the larger one's end
+        # torch's (through Dirichlet): concentrations below 1 clamp to 0; both below 1 -> 1 (torch's
+        # argmax of a nan mode picks the first vertex)
         a, b = self.concentration1, self.concentration0
         am1, bm1 = (a - 1).clamp(min=0), (b - 1).clamp(min=0)
         mode = am1 / (am1 + bm1)
-        return flow.where((a < 1) & (b < 1), (a >= b).to(a.dtype), mode)
+        return flow.where((a < 1) & (b < 1), flow.ones_like(mode), mode)
 
     @property
     def variance(self):
