@@ -261,3 +261,12 @@ def test_torch_kwargs_accepted():
     flow.onnx.export(nn.ReLU(), (X2,), buf, opset_version=17, do_constant_folding=True, dynamo=False,
                      keep_initializers_as_inputs=False)
     assert onnx.load_from_string(buf.getvalue()).opset_import[0].version == 17
+
+
+def test_onnx_is_reachable_after_import_monoflow_alone():
+    # scripts call torch.onnx.export(...) after a plain `import torch`
+    import subprocess
+    import sys
+    code = "import monoflow as flow; print(flow.onnx.is_in_onnx_export(), flow.onnx.OnnxExporterError.__mro__[1].__name__)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["False", "RuntimeError"]

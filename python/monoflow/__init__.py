@@ -95,6 +95,7 @@ from monoflow import profiler  # noqa: E402  (torch.profiler over autograd.profi
 from monoflow import func  # noqa: E402  (torch.func: grad, vmap, functional_call ...)
 from monoflow.func import vmap  # noqa: E402
 from monoflow import hub  # noqa: E402  (torch.hub: checkpoint cache, local hubconf, tqdm)
+from monoflow import onnx  # noqa: E402  (torch.onnx: export by recording one forward; the onnx package is optional)
 from monoflow.amp import autocast  # noqa: E402
 from monoflow._compile import compile  # noqa: E402
 from monoflow import testing  # noqa: E402  (torch.testing: assert_close, make_tensor)
