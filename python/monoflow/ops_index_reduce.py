@@ -111,7 +111,16 @@ _fn_cache = []
 def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     """input with source's slices reduced in at `index` along `dim`; reduce is ``'prod'``, ``'mean'``,
     ``'amax'`` or ``'amin'``; ``include_self=False`` leaves input's own values out of the slices
-    that `index` names. Differentiable in input and source (floating dtypes)."""
+    that `index` names. Differentiable in input and source (floating dtypes).
+
+    Example::
+
+        >>> src = flow.tensor([[2.0, 3.0], [4.0, 5.0], [6.0, 7.0]])
+        >>> flow.index_reduce(flow.ones(3, 2), 0, flow.tensor([0, 0, 2]), src, "prod")
+        tensor([[ 8., 15.],
+                [ 1.,  1.],
+                [ 6.,  7.]])
+    """
     _C.check_tensor(input, "index_reduce", "input", 1)
     _C.check_tensor(index, "index_reduce", "index", 3)
     _C.check_tensor(source, "index_reduce", "source", 4)
@@ -157,3 +166,12 @@ class TensorMethods:
 
 TensorMethods.index_reduce = _c.method(index_reduce)
 TensorMethods.index_reduce_ = _c.inplace_method(index_reduce)
+TensorMethods.index_reduce_.__doc__ = """In-place version of :meth:`index_reduce` (self(dim, index, source, reduce,
+include_self=True)): writes the result into ``self`` and returns ``self``.
+
+Example::
+
+    >>> x = flow.ones(3)
+    >>> x.index_reduce_(0, flow.tensor([1, 1]), flow.tensor([2.0, 5.0]), "amax")
+    tensor([1., 5., 1.])
+"""

@@ -46,12 +46,18 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
             batch mean) or ``'sum'``. Default: ``'mean'``.
         zero_infinity (bool): make infinite losses (impossible alignments) 0 and their gradients 0.
             Default: ``False``.
+
+    Example::
+
+        >>> lp = flow.tensor([[0.9, 0.1], [0.2, 0.8]]).log().unsqueeze(1)  # (T=2, N=1, C=2)
+        >>> round(F.ctc_loss(lp, flow.tensor([[1]]), (2,), (1,), reduction="sum").item(), 4)
+        0.1985
     """
     op = "ctc_loss"
     _C.check_tensor(log_probs, op, "log_probs", 1)
     _C.check_tensor(targets, op, "targets", 2)
     if not isinstance(reduction, str) or reduction not in _REDUCTIONS:
-        raise ValueError(f"{reduction} is not a valid value for reduction")
+        raise ValueError(f"ctc_loss(): {reduction} is not a valid value for reduction")
     if not log_probs.dtype.is_floating_point:
         raise RuntimeError(f"{op}(): expected log_probs to be a floating point tensor, got {log_probs.dtype}")
     unbatched = log_probs.dim() == 2

@@ -16,7 +16,17 @@ class LazyModuleMixin:
     """Mixin for modules that infer their parameters' shapes on the first forward.
 
     Subclasses implement ``initialize_parameters(*args)``, which materialises every uninitialised
-    parameter from the inputs, and set ``cls_to_become`` to the class the module turns into."""
+    parameter from the inputs, and set ``cls_to_become`` to the class the module turns into.
+
+    Example::
+
+        >>> m = nn.LazyLinear(2)
+        >>> m.has_uninitialized_params()
+        True
+        >>> _ = m(flow.randn(1, 3))
+        >>> type(m).__name__  # materialised: now a plain Linear
+        'Linear'
+    """
 
     cls_to_become = None
 
@@ -68,6 +78,8 @@ class LazyLinear(LazyModuleMixin, Linear):
     Args:
         out_features (int): size of each output sample.
         bias (bool): whether to learn an additive bias. Default: ``True``.
+        device (monoflow.device, optional): where the parameters are made. Default: the default device.
+        dtype (monoflow.dtype, optional): the parameters' dtype. Default: the default dtype.
 
     Example::
 
@@ -135,9 +147,28 @@ class _LazyConvNd(LazyModuleMixin):
 
 def _lazy_conv(base, n):
     class LazyConv(_LazyConvNd, base):
-        __doc__ = (f"A :class:`{base.__name__}` whose ``in_channels`` is inferred from the input on the first "
-                   "forward (``input.shape[1]``, or ``input.shape[0]`` unbatched). Same arguments as "
-                   f":class:`{base.__name__}` without ``in_channels``.")
+        __doc__ = f"""A :class:`{base.__name__}` whose ``in_channels`` is inferred from the input on the first
+        forward (``input.shape[1]``, or ``input.shape[0]`` unbatched); it then becomes a {base.__name__}.
+
+        Args:
+            out_channels (int): number of output channels.
+            kernel_size (int or tuple): size of the kernel.
+            stride (int or tuple): stride of the convolution. Default: ``1``.
+            padding (int, tuple or str): padding on each side, or ``'same'``/``'valid'``. Default: ``0``.
+            dilation (int or tuple): spacing between kernel elements. Default: ``1``.
+            groups (int): number of blocked connections. Default: ``1``.
+            bias (bool): whether to learn an additive bias. Default: ``True``.
+            padding_mode (str): ``'zeros'`` only. Default: ``'zeros'``.
+            device (monoflow.device, optional): where the parameters are made. Default: the default device.
+            dtype (monoflow.dtype, optional): the parameters' dtype. Default: the default dtype.
+
+        Example::
+
+            >>> m = nn.Lazy{base.__name__}(4, 3)
+            >>> _ = m(flow.randn(1, 2, *([5] * {n})))
+            >>> m.in_channels, type(m).__name__
+            (2, '{base.__name__}')
+        """
         cls_to_become = base
         _n = n
 
