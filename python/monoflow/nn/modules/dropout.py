@@ -6,14 +6,12 @@ __all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout"]
 
 
 class _DropoutNd(Module):
-    def __init__(self, p=0.5, inplace=False, generator=None):
+    def __init__(self, p=0.5, inplace=False):
         super().__init__()
         if p < 0 or p > 1:
             raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
         self.p = p
         self.inplace = inplace
-        # OneFlow's modules take the generator their masks come from (None: the default one)
-        self.generator = generator
 
     def extra_repr(self):
         return f"p={self.p}, inplace={self.inplace}"
@@ -46,6 +44,11 @@ class Dropout(_DropoutNd):
         >>> m.eval()(flow.ones(3))
         tensor([1., 1., 1.])
     """
+
+    def __init__(self, p=0.5, inplace=False, generator=None):
+        super().__init__(p, inplace)
+        # OneFlow's Dropout takes the generator its masks come from (None: the default one)
+        self.generator = generator
 
     def forward(self, input):
         if self.generator is None:
