@@ -167,6 +167,16 @@ CASES = [
     _case("Tensor.floor_divide-list", lambda: flow.zeros(2).floor_divide([]), TypeError, "floor_divide",
           lambda: T.zeros(2).floor_divide([])),
     _case("Tensor.__floordiv__-tuple", lambda: flow.zeros(3).__floordiv__((1, 2)), TypeError, "floor_divide"),
+    _case("avg_pool3d-divisor-array", lambda: F.avg_pool3d(flow.ones(1, 2, 2, 2), 2, None, 0, False, True, np.ones(3)),
+          TypeError, "avg_pool3d", lambda: TF.avg_pool3d(T.ones(1, 2, 2, 2), 2, None, 0, False, True, np.ones(3))),
+    _case("subtract-str-input", lambda: flow.subtract("cuda", flow.zeros(0), alpha=flow.device("cpu")), TypeError,
+          "subtract", lambda: T.subtract("cuda", T.zeros(0), alpha=T.device("cpu"))),
+    _case("ctc_loss-reduction", lambda: F.ctc_loss(flow.zeros(3), flow.tensor(3.0), flow.tensor(3), flow.tensor(3),
+                                                   flow.tensor(3), 2 ** 62), ValueError, "ctc_loss"),
+    _case("Tensor.sub-tuple", lambda: flow.zeros(0).sub((2 ** 62,)), TypeError, "sub", lambda: T.zeros(0).sub((2 ** 62,))),
+    _case("sub-ellipsis", lambda: flow.sub(flow.ones(3), Ellipsis), TypeError, "sub", lambda: T.sub(T.ones(3), Ellipsis)),
+    _case("scalar_tensor-device-array", lambda: flow.scalar_tensor(flow.ones(2, 3), device=np.ones(3)), TypeError,
+          "scalar_tensor"),
 ]
 
 

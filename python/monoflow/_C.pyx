@@ -720,6 +720,8 @@ cdef class TensorBase:
                 except (ValueError, RuntimeError) as e:  # (add_alpha's messages name add)
                     raise _renamed_add(e, "sub") from None
             other = _number_other(other, "sub") * alpha
+        elif not isinstance(other, TensorBase):
+            _number_other(other, "sub")  # (not Python's "unsupported operand type(s) for -")
         return self - other
 
     def mul(self, other):

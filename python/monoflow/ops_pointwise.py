@@ -61,6 +61,11 @@ def multiply(input, other):
 
 def subtract(input, other, *, alpha=1):
     if not isinstance(input, _C.TensorBase) and isinstance(other, _C.TensorBase):
+        if not isinstance(input, (numbers.Number, np.bool_)):
+            raise TypeError(f"subtract(): argument 'input' (position 1) must be Tensor or Number, not "
+                            f"{type(input).__name__}")
+        if not isinstance(alpha, (numbers.Number, np.bool_)):
+            raise TypeError(f"subtract(): argument 'alpha' must be Number, not {type(alpha).__name__}")
         return (other * alpha if alpha != 1 else other).__rsub__(input)
     _C.check_tensor(input, "subtract", "input", 1)
     _other_arg("subtract", other)

@@ -153,6 +153,8 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     """
     ceil_mode = _flag(None, "ceil_mode", ceil_mode)
     count_include_pad = _flag(None, "count_include_pad", count_include_pad)
+    if divisor_override is not None:  # (an array's == would ask its truth value)
+        divisor_override = _C.check_int(divisor_override, "avg_pool2d", "divisor_override")
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("avg_pool2d: divisor must be not zero")
     if stride is not None and not isinstance(stride, int) and not _ints(stride, "stride"):
@@ -376,6 +378,8 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     _C.check_tensor(input, "avg_pool3d", "input", 1)
     ceil_mode = _flag(None, "ceil_mode", ceil_mode)
     count_include_pad = _flag(None, "count_include_pad", count_include_pad)
+    if divisor_override is not None:  # (an array's == would ask its truth value)
+        divisor_override = _C.check_int(divisor_override, "avg_pool3d", "divisor_override")
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("avg_pool3d: divisor must be not zero")
     k = _n_ints(kernel_size, 3, "kernel_size")
