@@ -79,6 +79,21 @@ def test_generator_objects():
 
 @pytest.mark.skipif(not hasattr(flow, "multinomial") or not hasattr(flow, "randperm"),
                     reason="randperm/multinomial are not in this tree")
+def test_generator_copies_and_pickles_in_its_state_as_torch():
+    import copy
+    import pickle
+    for L in (flow, torch):
+        g = L.Generator().manual_seed(3)
+        L.rand(5, generator=g)
+        twin, thawed = copy.deepcopy(g), pickle.loads(pickle.dumps(g))
+        want = L.rand(4, generator=g)
+        assert L.equal(L.rand(4, generator=twin), want) and L.equal(L.rand(4, generator=thawed), want)
+        assert twin.initial_seed() == 3
+    # a module holding one deep-copies (OneFlow's graph check copies modules)
+    m = copy.deepcopy(flow.nn.Dropout(0.5, generator=flow.Generator().manual_seed(1)))
+    assert m(flow.ones(8)).shape == (8,)
+
+
 def test_sampling_ops_repeat_from_a_saved_state():
     g = flow.Generator().manual_seed(8)
     flow.manual_seed(8)

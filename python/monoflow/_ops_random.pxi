@@ -92,6 +92,17 @@ cdef class Generator:
         seed, offset = (int(v) for v in arr.view(np.uint64))
         self.g.get().set_state(seed, offset)
 
+    def __reduce__(self):
+        # pickle and deepcopy (a module holding one is deep-copied): a new
+        # generator in the same state, as torch's
+        return (_rebuild_generator, (str(self.device), self.g.get().initial_seed(), self.g.get().offset()))
+
+
+def _rebuild_generator(device, uint64_t seed, uint64_t offset):
+    cdef Generator g = Generator(device)
+    g.g.get().set_state(seed, offset)
+    return g
+
 
 cdef Generator _wrap_generator(shared_ptr[CGenerator] g, object dev):
     cdef Generator out = Generator.__new__(Generator)
