@@ -317,3 +317,18 @@ def test_dropout_module_with_a_generator_at_p_0_and_1(p, expected):
     g.manual_seed(0)
     np.testing.assert_array_equal(flow.nn.Dropout(p=p, generator=g)(flow.ones(2, 3)).numpy(),
                                   np.full((2, 3), expected, np.float32))
+
+
+# --- flow._C.<op>: OneFlow's tests call its functional API through _C ---------
+
+@needs_torch
+def test_functional_ops_through_C_as_oneflow_tests_call_them():
+    a = np.random.default_rng(0).standard_normal((3, 4)).astype(np.float32)
+    x, t = flow.tensor(a), torch.tensor(a)
+    np.testing.assert_allclose(flow._C.relu(x).numpy(), torch.relu(t).numpy())
+    np.testing.assert_allclose(flow._C.softmax(x, dim=1).numpy(), torch.softmax(t, dim=1).numpy(), rtol=1e-6)
+    np.testing.assert_allclose(flow._C.gelu(x).numpy(), torch.nn.functional.gelu(t).numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(flow._C.matmul(x, x.T).numpy(), (t @ t.T).numpy(), rtol=1e-5)
+    with pytest.raises(AttributeError, match="monoflow._C' has no attribute 'no_such_op'"):
+        flow._C.no_such_op
+    assert not hasattr(flow._C, "_private_name")

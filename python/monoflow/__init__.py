@@ -86,6 +86,7 @@ del _global_install
 from monoflow import comm  # noqa: E402
 from monoflow import env  # noqa: E402
 from monoflow import _oneflow_internal, unittest  # noqa: E402  (OneFlow's test tooling: flow.unittest.TestCase ...)
+_C.__getattr__ = _oneflow_internal.functional_fallback  # flow._C.relu ... as OneFlow's tests call ops
 from monoflow._defaults import get_default_device, set_default_device, set_default_tensor_type  # noqa: E402
 from monoflow import accelerator, amp, backends, cuda, multiprocessing  # noqa: E402
 from monoflow import xpu  # noqa: E402  (torch.xpu: unavailable without an 'xpu' plugin)

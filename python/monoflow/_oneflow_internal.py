@@ -1,6 +1,8 @@
 """monoflow._oneflow_internal: the few names of OneFlow's C++ extension module that
 OneFlow's own test tooling reaches (its autotest harness registers its checker for
 ``flow._oneflow_internal.Tensor`` and broadcasts test inputs with ``cpu_broadcast``).
+OneFlow's tests also call functional ops as ``flow._C.<op>`` (its C++ functional
+API); :func:`functional_fallback` answers those from monoflow's own functions.
 Everything else of OneFlow's internals is out of scope.
 """
 from monoflow._tensor import Tensor
@@ -23,3 +25,18 @@ def cpu_broadcast(obj_bytes, src=0):
     box = [bytes(obj_bytes) if dist.get_rank() == src else None]
     dist.broadcast_object_list(box, src=src)
     return box[0]
+
+
+def functional_fallback(name):
+    """The module ``__getattr__`` installed on ``monoflow._C``: a name the
+    core does not define (``flow._C.relu``, ``flow._C.softmax``) is looked up
+    in ``monoflow.nn.functional``, then in ``monoflow``; otherwise
+    AttributeError as usual."""
+    import importlib
+
+    if not name.startswith("_"):
+        for namespace in ("monoflow.nn.functional", "monoflow"):
+            fn = getattr(importlib.import_module(namespace), name, None)
+            if callable(fn) and not getattr(fn, "__monoflow_not_implemented__", False):
+                return fn
+    raise AttributeError(f"module 'monoflow._C' has no attribute '{name}'")

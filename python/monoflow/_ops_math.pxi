@@ -101,7 +101,7 @@ def round_decimals_(x, decimals):
     return x
 
 
-def gelu(x, bint tanh_approximation):
+def gelu(x, bint tanh_approximation=False):
     return wrap(c_gelu(_tt(x, "gelu", "input"), tanh_approximation))
 
 
