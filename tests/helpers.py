@@ -396,3 +396,22 @@ def np_binary(op, a, b, compute):
         if op == "div" or op in COMPARISONS:
             return r
         return r.astype(NP[compute])
+
+
+def check_named_refusal(call, exc, op, torch_call=None):
+    """`call()` raises `exc` with a message naming `op` as a whole word (the
+    error-message tables, issue 14); `torch_call()`, the same call in torch,
+    when given, is refused too, with a type monoflow's error is an instance of
+    (or one that is an `exc`)."""
+    import re
+
+    import pytest
+
+    with pytest.raises(exc) as info:
+        call()
+    assert re.search(r"(?<![\w.])" + re.escape(op) + r"(?!\w)", str(info.value)), str(info.value)
+    if torch_call is not None and TORCH is not None:
+        with pytest.raises(Exception) as torch_info:
+            torch_call()
+        assert isinstance(info.value, type(torch_info.value)) or isinstance(torch_info.value, exc), (
+            f"torch raises {type(torch_info.value).__name__}: {torch_info.value}")
