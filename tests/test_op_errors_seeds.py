@@ -174,6 +174,8 @@ CASES = [
                                                    flow.tensor(3), 2 ** 62), ValueError, "ctc_loss"),
     _case("Tensor.sub-tuple", lambda: flow.zeros(0).sub((2 ** 62,)), TypeError, "sub", lambda: T.zeros(0).sub((2 ** 62,))),
     _case("sub-ellipsis", lambda: flow.sub(flow.ones(3), Ellipsis), TypeError, "sub", lambda: T.sub(T.ones(3), Ellipsis)),
+    _case("Tensor.__setitem__-value-too-big", lambda: flow.tensor([2 ** 62, -2 ** 62]).__setitem__(1, flow.tensor([-1, 9])),
+          RuntimeError, "__setitem__", lambda: T.tensor([2 ** 62, -2 ** 62]).__setitem__(1, T.tensor([-1, 9]))),
     _case("scalar_tensor-device-array", lambda: flow.scalar_tensor(flow.ones(2, 3), device=np.ones(3)), TypeError,
           "scalar_tensor"),
 ]

@@ -345,7 +345,12 @@ cdef object _setitem(TensorBase self, object idx, object value):
     if _is_cplx(value) and not isinstance(value, TensorBase):  # a complex number: as a 0-dim tensor
         value = _complex_ops.full((), value, self.dtype, self.device)
     if isinstance(value, TensorBase):
-        c_index_put_(self.t, items, (<TensorBase>value).t, False)
+        try:
+            c_index_put_(self.t, items, (<TensorBase>value).t, False)
+        except RuntimeError as e:  # a value that does not fit the indexed slots: name the assignment
+            if str(e).startswith("expand:"):
+                raise RuntimeError(f"__setitem__: {e}") from None
+            raise
     elif _to_scalar(value, &s):
         c_index_put_scalar_(self.t, items, s)
     else:
