@@ -300,3 +300,34 @@ def test_warm_restarts_fractional_epochs_and_errors():
     with pytest.raises(ValueError, match="non-negative epoch"):
         mf.step(-1)
     assert mf_sched._LRScheduler is mf_sched.LRScheduler
+
+
+def _lr_trace(lib, make, steps=12):
+    p = lib.nn.Parameter(lib.zeros(1))
+    opt = lib.optim.SGD([p], lr=0.5)
+    sched, out = make(lib, opt), []
+    for _ in range(steps):
+        opt.step()
+        out.append(sched.get_last_lr()[0])
+        sched.step()
+    return out
+
+
+def test_polynomial_lr_takes_torch_positionals_and_oneflow_keywords():
+    # torch's positional form, exactly torch's values
+    got = _lr_trace(flow, lambda L, o: L.optim.lr_scheduler.PolynomialLR(o, 4, 2.0))
+    want = _lr_trace(torch, lambda L, o: L.optim.lr_scheduler.PolynomialLR(o, 4, 2.0))
+    assert got == pytest.approx(want, abs=1e-12)
+    # OneFlow's keywords, against the formula of its documentation
+    for cycle in (False, True):
+        got = _lr_trace(flow, lambda L, o: L.optim.lr_scheduler.PolynomialLR(
+            o, decay_batch=5, end_learning_rate=1e-5, power=2, cycle=cycle))
+        want = []
+        for step in range(12):
+            horizon = 5 * max(1, math.ceil(step / 5)) if cycle else 5
+            want.append((0.5 - 1e-5) * (1 - min(step, horizon) / horizon) ** 2 + 1e-5)
+        assert got == pytest.approx(want, abs=1e-12)
+    # OneFlow's default end_learning_rate with decay_batch
+    assert _lr_trace(flow, lambda L, o: L.optim.lr_scheduler.PolynomialLR(o, decay_batch=2))[-1] == pytest.approx(1e-4)
+    with pytest.raises(ValueError, match="PolynomialLR"):
+        flow.optim.lr_scheduler.PolynomialLR(flow.optim.SGD([flow.nn.Parameter(flow.zeros(1))], lr=1.0), 0)

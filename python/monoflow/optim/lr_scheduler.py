@@ -430,14 +430,26 @@ class ExponentialLR(LRScheduler):
 
 
 class PolynomialLR(LRScheduler):
-    """Decays the lr polynomially, ``initial_lr * (1 - epoch / total_iters) ** power``, to 0.
+    """Decays the lr polynomially, ``(initial_lr - end) * (1 - epoch / total_iters) ** power + end``.
+
+    torch's form by default (``end`` 0, positional ``total_iters, power``);
+    OneFlow's keywords ``decay_batch``, ``end_learning_rate`` and ``cycle``
+    are taken too (with ``decay_batch``, ``end_learning_rate`` defaults to
+    OneFlow's ``0.0001``). With ``cycle``, the decay restarts every
+    ``total_iters`` steps over a horizon stretched to the next multiple.
 
     Args:
         optimizer (Optimizer): the optimizer whose groups' ``lr`` it sets.
-        total_iters (int): epochs until the lr reaches 0. Default: ``5``.
+        total_iters (int): epochs until the lr reaches ``end``. Default: ``5``.
         power (float): the power of the polynomial. Default: ``1.0``.
         last_epoch (int): index of the last epoch when resuming; ``-1`` starts afresh
             (and records ``initial_lr`` in every group). Default: ``-1``.
+        decay_batch (int, optional): OneFlow's name for ``total_iters``.
+        end_learning_rate (float, optional): the final lr. Default: ``0.0``
+            (``0.0001`` when ``decay_batch`` is given, as OneFlow's).
+        cycle (bool): restart the decay every ``total_iters`` steps. Default: ``False``.
+        last_step (int, optional): OneFlow's name for ``last_epoch``.
+        verbose (bool): accepted for OneFlow's signature; nothing is printed.
 
     Example::
 
@@ -452,12 +464,22 @@ class PolynomialLR(LRScheduler):
         [1.0, 0.75, 0.5, 0.25, 0.0]
     """
 
-    def __init__(self, optimizer, total_iters=5, power=1.0, last_epoch=-1):
+    def __init__(self, optimizer, total_iters=5, power=1.0, last_epoch=-1, *, decay_batch=None,
+                 end_learning_rate=None, cycle=False, last_step=None, verbose=False):
+        if decay_batch is not None:
+            total_iters = decay_batch
+            end_learning_rate = 0.0001 if end_learning_rate is None else end_learning_rate
+        if isinstance(total_iters, bool) or not isinstance(total_iters, int) or total_iters <= 0:
+            raise ValueError(f"PolynomialLR(): total_iters must be a positive int, got {total_iters!r}")
         self.total_iters = total_iters
         self.power = power
-        super().__init__(optimizer, last_epoch)
+        self.end_learning_rate = float(end_learning_rate or 0.0)
+        self.cycle = bool(cycle)
+        super().__init__(optimizer, last_epoch if last_step is None else last_step)
 
     def get_lr(self):
+        if self.end_learning_rate or self.cycle:  # OneFlow's form: closed, as its docs write it
+            return self._get_closed_form_lr()
         if self._is_initial or self.last_epoch > self.total_iters:
             return _lrs(self.optimizer)
         decay = ((1.0 - self.last_epoch / self.total_iters)
@@ -465,8 +487,13 @@ class PolynomialLR(LRScheduler):
         return [group["lr"] * decay for group in self.optimizer.param_groups]
 
     def _get_closed_form_lr(self):
-        return [base_lr * (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters) ** self.power
-                for base_lr in self.base_lrs]
+        step, horizon = self.last_epoch, self.total_iters
+        if self.cycle:
+            horizon *= max(1, math.ceil(step / horizon))
+        else:
+            step = min(step, horizon)
+        end = self.end_learning_rate
+        return [(base_lr - end) * (1.0 - step / horizon) ** self.power + end for base_lr in self.base_lrs]
 
 
 class CosineAnnealingLR(LRScheduler):
