@@ -178,6 +178,41 @@ CASES = [
           RuntimeError, "__setitem__", lambda: T.tensor([2 ** 62, -2 ** 62]).__setitem__(1, T.tensor([-1, 9]))),
     _case("scalar_tensor-device-array", lambda: flow.scalar_tensor(flow.ones(2, 3), device=np.ones(3)), TypeError,
           "scalar_tensor"),
+    # seeds 21-30
+    _case("div-rounding_mode-array", lambda: flow.div(flow.ones(3), flow.ones(3), rounding_mode=np.ones(3)), TypeError,
+          "div", lambda: T.div(T.ones(3), T.ones(3), rounding_mode=np.ones(3))),
+    _case("scatter_add-complex-input", lambda: flow.scatter_add(1j, -1, flow.zeros(3), flow.ones(2, 3)), TypeError,
+          "scatter_add", lambda: T.scatter_add(1j, -1, T.zeros(3), T.ones(2, 3))),
+    _case("Tensor.__setitem__-value-overflow", lambda: flow.zeros(3).__setitem__(0, 2 ** 64), ValueError,
+          "__setitem__", lambda: T.zeros(3).__setitem__(0, 2 ** 64)),
+    _case("take_along_dim-tuple-dim", lambda: flow.zeros(3).take_along_dim(flow.zeros(3, dtype=flow.int64), (None,)),
+          TypeError, "take_along_dim", lambda: T.zeros(3).take_along_dim(T.zeros(3, dtype=T.int64), (None,))),
+    _case("fold-negative-kernel", lambda: F.fold(flow.randn(3, 3), (6, -1), (6, -1), (3, -2)), RuntimeError, "fold",
+          lambda: TF.fold(T.randn(3, 3), (6, -1), (6, -1), (3, -2))),
+    _case("unfold-zero-stride", lambda: F.unfold(flow.ones(1, 1, 3, 3), 2, stride=0), RuntimeError, "unfold",
+          lambda: TF.unfold(T.ones(1, 1, 3, 3), 2, stride=0)),
+    _case("fold-indivisible", lambda: F.fold(flow.randn(3, 3), (3, 3), 2), RuntimeError, "fold",
+          lambda: TF.fold(T.randn(3, 3), (3, 3), 2)),
+    _case("Tensor.nan_to_num_-complex-posinf", lambda: flow.ones(2).nan_to_num_(0.5, 1j, "cpu"), TypeError, "nan_to_num_",
+          lambda: T.ones(2).nan_to_num_(0.5, 1j, "cpu")),
+    _case("cholesky_solve-bfloat16-1d", lambda: flow.zeros(0, dtype=flow.bfloat16).cholesky_solve(flow.eye(2)),
+          RuntimeError, "cholesky_solve", lambda: T.zeros(0, dtype=T.bfloat16).cholesky_solve(T.eye(2))),
+    _case("cholesky_solve-dtypes", lambda: flow.eye(2, dtype=flow.bfloat16).cholesky_solve(flow.eye(2)), RuntimeError,
+          "cholesky_solve", lambda: T.eye(2, dtype=T.bfloat16).cholesky_solve(T.eye(2))),
+    _case("cholesky_solve-half", lambda: flow.eye(2, dtype=flow.float16).cholesky_solve(flow.eye(2, dtype=flow.float16)),
+          NotImplementedError, "cholesky_solve", lambda: T.eye(2, dtype=T.float16).cholesky_solve(T.eye(2, dtype=T.float16))),
+    _case("hamming_window-str-beta", lambda: flow.hamming_window(2, -2.0, float("inf"), "cuda"), TypeError,
+          "hamming_window", lambda: T.hamming_window(2, -2.0, float("inf"), "cuda")),
+    _case("split_with_sizes-int", lambda: flow.split_with_sizes(flow.tensor(3, dtype=flow.int8), 1, 0), TypeError,
+          "split_with_sizes", lambda: T.split_with_sizes(T.tensor(3, dtype=T.int8), 1, 0)),
+    _case("Tensor.split_with_sizes-0d", lambda: flow.tensor(3.0).split_with_sizes([1], 0), RuntimeError,
+          "split_with_sizes", lambda: T.tensor(3.0).split_with_sizes([1], 0)),
+    _case("Tensor.repeat_interleave-tuple", lambda: flow.ones(3).repeat_interleave(()), TypeError, "repeat_interleave",
+          lambda: T.ones(3).repeat_interleave(())),
+    _case("concatenate-0d-array", lambda: flow.concatenate(np.array(5), [flow.ones(2)]), TypeError, "cat",
+          lambda: T.concatenate(np.array(5), [T.ones(2)])),
+    _case("cov-correction-list", lambda: flow.cov(flow.ones(2, 3), correction=[]), TypeError, "cov",
+          lambda: T.cov(T.ones(2, 3), correction=[])),
 ]
 
 
@@ -226,6 +261,17 @@ def test_the_forms_that_stay_accepted():
     assert flow.zeros(2).cumsum(0, dtype=flow.float64).dtype == flow.float64
     assert flow.zeros(2).cumsum(0, dtype=flow.complex64).dtype == flow.complex64
     assert (flow.ones(2) // 2).tolist() == [0.0, 0.0] and flow.ones(2).div(np.float32(2)).tolist() == [0.5, 0.5]
+    assert flow.ones(3).sub(flow.ones(3), alpha=-2 ** 63).tolist() == T.ones(3).sub(T.ones(3), alpha=-2 ** 63).tolist()
+    y = flow.ones(3, dtype=flow.int64)
+    assert y.sub_(y.clone(), alpha=-2 ** 63).tolist() == T.ones(3, dtype=T.int64).sub_(T.ones(3, dtype=T.int64),
+                                                                                        alpha=-2 ** 63).tolist()
+    assert flow.div(flow.ones(2), 2, rounding_mode="floor").tolist() == [0.0, 0.0]
+    assert flow.cov(flow.tensor([[1.0, 2.0, 4.0]]), correction=np.int64(0)).item() == pytest.approx(T.cov(
+        T.tensor([[1.0, 2.0, 4.0]]), correction=0).item(), rel=1e-6)
+    assert flow.ones(3).repeat_interleave(flow.tensor([1, 0, 2])).tolist() == [1.0, 1.0, 1.0]
+    assert flow.ones(3).nan_to_num_(0.5, 1, np.float32(-1)).tolist() == [1.0] * 3
+    assert flow.hamming_window(4, True, 1, np.float64(0.5)).tolist() == T.hamming_window(4, True, 1, 0.5).tolist()
+    assert flow.cholesky_solve(flow.eye(2, dtype=flow.float64), flow.eye(2, dtype=flow.float64)).tolist() == [[1, 0], [0, 1]]
     flow.synchronize("cpu")
 
 

@@ -37,9 +37,12 @@ set_oom_type(OutOfMemoryError)
 
 # ---------------------------------------------------------------- division
 
-def _rounded_division(a, b, mode):
+def _rounded_division(a, b, mode, op="div"):
     """a / b rounded toward zero ('trunc') or down ('floor'), as torch.div's
     rounding_mode; integer operands keep their integer dtype, exactly."""
+    if not isinstance(mode, str):  # (an array's == would be asked its truth value)
+        raise TypeError(name_op_in_progress(f"{op}(): argument 'rounding_mode' must be str or None, "
+                                            f"not {type(mode).__name__}"))
     if mode == "floor":
         return a // b
     if mode != "trunc":
@@ -717,6 +720,8 @@ cdef class TensorBase:
             if isinstance(other, TensorBase):
                 try:
                     return add_alpha(self, other, -alpha)
+                except OverflowError:  # alpha -2**63: torch negates it in int64, which wraps it to itself
+                    return add_alpha(self, other, alpha)
                 except (ValueError, RuntimeError) as e:  # (add_alpha's messages name add)
                     raise _renamed_add(e, "sub") from None
             other = _number_other(other, "sub") * alpha
@@ -753,6 +758,8 @@ cdef class TensorBase:
             if isinstance(other, TensorBase):
                 try:
                     add_alpha_(self, other, -alpha)
+                except OverflowError:  # alpha -2**63: torch negates it in int64, which wraps it to itself
+                    add_alpha_(self, other, alpha)
                 except (ValueError, RuntimeError) as e:  # (add_alpha_'s messages name add_)
                     raise _renamed_add(e, "sub_") from None
                 return self
@@ -765,7 +772,7 @@ cdef class TensorBase:
     def div_(self, other, *, rounding_mode=None):
         if rounding_mode is None:
             return _inplace(kOp_div, kOp_div_scalar, self, other)
-        return self.copy_(_rounded_division(self, other, rounding_mode))
+        return self.copy_(_rounded_division(self, other, rounding_mode, "div_"))
 
     def neg(self):
         return wrap(unary(kOp_neg, self.t))

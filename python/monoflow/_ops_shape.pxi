@@ -337,6 +337,14 @@ cdef object _getitem(TensorBase self, object idx):
     return wrap(c_index(self.t, _shape_index_items(idx)))
 
 
+cdef bint _setitem_scalar(object value, Scalar* s) except *:
+    # an int beyond int64: torch's ValueError, naming the assignment
+    try:
+        return _to_scalar(value, s)
+    except OverflowError as e:
+        raise ValueError(f"__setitem__(): {e}") from None
+
+
 cdef object _setitem(TensorBase self, object idx, object value):
     if _is_cplx(self) and _complex_ops.shape.is_advanced(idx):
         return _complex_ops.shape.setitem(self, idx, value)
@@ -351,7 +359,7 @@ cdef object _setitem(TensorBase self, object idx, object value):
             if str(e).startswith("expand:"):
                 raise RuntimeError(f"__setitem__: {e}") from None
             raise
-    elif _to_scalar(value, &s):
+    elif _setitem_scalar(value, &s):
         c_index_put_scalar_(self.t, items, s)
     else:
         raise TypeError(f"__setitem__: cannot assign a value of type {type(value).__name__} "

@@ -162,7 +162,12 @@ def dsplit(input, indices_or_sections):
 
 def split_with_sizes(input, split_sizes, dim=0):
     _C.check_tensor(input, "split_with_sizes", "input", 1)
+    if not isinstance(split_sizes, (tuple, list, _C.TensorBase)):  # (int_tuple takes one int; torch does not)
+        raise TypeError(f"split_with_sizes(): argument 'split_sizes' (position 2) must be tuple of ints, not "
+                        f"{type(split_sizes).__name__}")
     sizes = list(_c.int_tuple("split_with_sizes", "split_sizes", split_sizes))
+    if input.dim() == 0:
+        raise RuntimeError("split_with_sizes(): split expects at least a 1-dimensional tensor")
     d = _c.wrap_dim("split_with_sizes", dim, input.dim())
     if sum(sizes) != input.shape[d]:
         raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {input.shape[d]} (input "

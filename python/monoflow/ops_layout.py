@@ -86,7 +86,10 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         shape = list(x.shape)
         out = x.unsqueeze(d + 1).expand(shape[:d + 1] + [repeats] + shape[d + 1:])
         return out.reshape(shape[:d] + [shape[d] * repeats] + shape[d + 1:])
-    reps = repeats.detach().cpu().numpy() if isinstance(repeats, _C.TensorBase) else np.asarray(repeats)
+    if not isinstance(repeats, _C.TensorBase):  # (torch takes a Tensor or an int, not a sequence)
+        raise TypeError(f"repeat_interleave(): argument 'repeats' (position 2) must be Tensor, not "
+                        f"{type(repeats).__name__}")
+    reps = repeats.detach().cpu().numpy()
     if reps.ndim != 1 or reps.shape[0] != n:
         raise RuntimeError(f"repeat_interleave: repeats must have the same size as input along dim, but got "
                            f"repeats.size(0) = {reps.shape[0] if reps.ndim else 0} and input.size({d}) = {n}")

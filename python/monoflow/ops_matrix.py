@@ -185,6 +185,16 @@ def cholesky_solve(B, L, upper=False):
     _C.check_tensor(B, "cholesky_solve", "input", 1)
     _C.check_tensor(L, "cholesky_solve", "input2", 2)
     _c.boolean("cholesky_solve", "upper", 3, upper)
+    # torch's checks, in its order (a half or an integer dtype has no solver)
+    for what, t in (("b", B), ("A", L)):
+        if t.dim() < 2:
+            raise RuntimeError(f"cholesky_solve(): {what} should have at least 2 dimensions, but has {t.dim()} "
+                               f"dimensions instead")
+    if B.dtype != L.dtype:
+        raise RuntimeError(f"cholesky_solve(): Expected b and A to have the same dtype, but found b of type "
+                           f"{B.dtype} and A of type {L.dtype} instead.")
+    if B.dtype.name not in ("float32", "float64", "complex64", "complex128"):
+        raise NotImplementedError(f"cholesky_solve(): not implemented for '{B.dtype}'")
     return _linalg()._cholesky_solve(B, L, upper)
 
 

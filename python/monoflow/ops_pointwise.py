@@ -350,6 +350,9 @@ def fmin(input, other):
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     """NaN -> nan, +inf -> posinf (default: the dtype's max), -inf -> neginf (its lowest)."""
     x = _tensor_arg("nan_to_num", input)
+    for pos, (name, v) in enumerate((("nan", nan), ("posinf", posinf), ("neginf", neginf)), 1):
+        if v is not None:  # torch's float? arguments (a complex or a str named no op)
+            _C.check_float(v, "nan_to_num", name, pos)
     if not x.dtype.is_floating_point:
         return x.clone()
     info = np.finfo(np.float32 if x.dtype.name == "bfloat16" else np.dtype(x.dtype.name))

@@ -6,6 +6,7 @@ scatter_add, index_select, index_put, one_hot), masks (masked_fill,
 masked_select, nonzero) and pad, with PyTorch's semantics. Indexing itself
 (tensor[...]) lives in TensorBase.__getitem__/__setitem__ (_ops_shape.pxi)."""
 import numbers
+import numpy as np
 
 from monoflow import _C
 from monoflow import _composite as _c
@@ -27,6 +28,8 @@ def _varargs(args, what):
 
 def cat(tensors, dim=0):
     """Concatenates along an existing dim, promoting dtypes (1-D empty inputs are skipped, as in torch)."""
+    if isinstance(tensors, np.ndarray):  # (a 0-d one's iteration is numpy's message)
+        raise TypeError(f"cat(): argument 'tensors' (position 1) must be tuple of Tensors, not {type(tensors).__name__}")
     return _C.cat(tensors, dim)
 
 
@@ -121,6 +124,8 @@ def take_along_dim(input, indices, dim=None):
     """input's values at `indices` along `dim` (broadcasting the other dims); dim None: of the flattened input."""
     _C.check_tensor(input, "take_along_dim")
     _C.check_tensor(indices, "take_along_dim", "indices", 2)
+    if dim is not None:
+        dim = _C.check_int(dim, "take_along_dim", "dim")
     if dim is None:
         return input.reshape(-1).gather(0, indices.reshape(-1))
     nd = input.dim()
@@ -272,6 +277,7 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None):
 
 
 def scatter_add(input, dim, index, src):
+    _C.check_tensor(input, "scatter_add", "input", 1)
     return _C.scatter_add(input, dim, index, src)
 
 

@@ -418,6 +418,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     _C.check_tensor(input, "cov", "input", 1)
     _C.check_optional_tensor(fweights, "cov", "fweights", 0)
     _C.check_optional_tensor(aweights, "cov", "aweights", 0)
+    correction = _C.check_int(correction, "cov", "correction")
     x = _check("cov", input)
     if x.dim() > 2:
         raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with "

@@ -85,6 +85,8 @@ def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype
         >>> flow.hamming_window(4)
         tensor([0.0800, 0.5400, 1.0000, 0.5400])
     """
+    alpha = _C.check_float(alpha, "hamming_window", "alpha", 3)  # (numpy's ufunc message otherwise)
+    beta = _C.check_float(beta, "hamming_window", "beta", 4)
     return _window("hamming_window", window_length, periodic, _cosine_sum(alpha, beta), dtype, device,
                    requires_grad)
 

@@ -24,6 +24,17 @@ def _pair(v, op, what):
     return tuple(v)
 
 
+def _check_geometry(op, k, d, p, s):
+    # torch's checks, before any block count is computed (a zero stride would divide by zero)
+    for what, (a, b), short, ok in (("kernel size", k, "kernel", lambda v: v > 0),
+                                    ("dilation", d, "dilation", lambda v: v > 0),
+                                    ("padding", p, "pad", lambda v: v >= 0),
+                                    ("stride", s, "stride", lambda v: v > 0)):
+        if not (ok(a) and ok(b)):
+            need = "non-negative" if what == "padding" else "greater than zero"
+            raise RuntimeError(f"{op}(): {what} should be {need}, but got {short}_height: {a} {short}_width: {b}")
+
+
 def _blocks(size, k, d, p, s):
     return (size + 2 * p - d * (k - 1) - 1) // s + 1
 
@@ -53,12 +64,13 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
         raise RuntimeError(f"unfold(): Input Error: Only 3D or 4D input Tensors are supported (got {input.dim()}D)")
     (kh, kw), (dh, dw) = _pair(kernel_size, "unfold", "kernel_size"), _pair(dilation, "unfold", "dilation")
     (ph, pw), (sh, sw) = _pair(padding, "unfold", "padding"), _pair(stride, "unfold", "stride")
+    _check_geometry("unfold", (kh, kw), (dh, dw), (ph, pw), (sh, sw))
     unbatched = input.dim() == 3
     x = input.unsqueeze(0) if unbatched else input
     n, c, h, w = x.shape
     oh, ow = _blocks(h, kh, dh, ph, sh), _blocks(w, kw, dw, pw, sw)
     if oh <= 0 or ow <= 0:
-        raise RuntimeError(f"Given input with spatial size ({h}, {w}), kernel_size=({kh}, {kw}), "
+        raise RuntimeError(f"unfold(): Given input with spatial size ({h}, {w}), kernel_size=({kh}, {kw}), "
                            f"dilation=({dh}, {dw}), padding=({ph}, {pw}), calculated shape of the array of sliding "
                            f"blocks as ({oh}, {ow}), which is too small (non-positive)")
     if ph or pw:
@@ -97,15 +109,16 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     (h, w), (kh, kw) = _pair(output_size, "fold", "output_size"), _pair(kernel_size, "fold", "kernel_size")
     (dh, dw), (ph, pw) = _pair(dilation, "fold", "dilation"), _pair(padding, "fold", "padding")
     sh, sw = _pair(stride, "fold", "stride")
+    _check_geometry("fold", (kh, kw), (dh, dw), (ph, pw), (sh, sw))
     unbatched = input.dim() == 2
     x = input.unsqueeze(0) if unbatched else input
     n, ckk, length = x.shape
     if ckk % (kh * kw):
-        raise RuntimeError(f"Expected size of input's dimension 1 to be divisible by the product of kernel_size, "
+        raise RuntimeError(f"fold(): Expected size of input's dimension 1 to be divisible by the product of kernel_size, "
                            f"but got input.size(1)={ckk} and kernel_size=({kh}, {kw})")
     oh, ow = _blocks(h, kh, dh, ph, sh), _blocks(w, kw, dw, pw, sw)
     if oh * ow != length:
-        raise RuntimeError(f"Given output_size=({h}, {w}), kernel_size=({kh}, {kw}), dilation=({dh}, {dw}), "
+        raise RuntimeError(f"fold(): Given output_size=({h}, {w}), kernel_size=({kh}, {kw}), dilation=({dh}, {dw}), "
                            f"padding=({ph}, {pw}), stride=({sh}, {sw}), expected size of input's dimension 2 to "
                            f"match the calculated number of sliding blocks {oh} * {ow} = {oh * ow}, but got "
                            f"input.size(2)={length}.")
