@@ -213,6 +213,40 @@ CASES = [
           lambda: T.concatenate(np.array(5), [T.ones(2)])),
     _case("cov-correction-list", lambda: flow.cov(flow.ones(2, 3), correction=[]), TypeError, "cov",
           lambda: T.cov(T.ones(2, 3), correction=[])),
+    # seeds 31-40
+    _case("unique-empty-unselected-dim", lambda: flow.unique(flow.zeros(0, 3), dim=1), RuntimeError, "unique",
+          lambda: T.unique(T.zeros(0, 3), dim=1)),
+    _case("unique-sorted-tensor", lambda: flow.unique(flow.zeros(2), flow.tensor([2 ** 62, -2 ** 62])), TypeError,
+          "unique", lambda: T.unique(T.zeros(2), T.tensor([2 ** 62, -2 ** 62]))),
+    _case("pinverse-rcond-object", lambda: flow.pinverse(flow.randn(2, 3), object()), TypeError, "pinverse",
+          lambda: T.pinverse(T.randn(2, 3), object())),
+    _case("Tensor.__ne__-overflow", lambda: flow.tensor(3, dtype=flow.uint8).__ne__(2 ** 64), OverflowError, "ne",
+          lambda: T.tensor(3, dtype=T.uint8).__ne__(2 ** 64)),
+    _case("Tensor.div-overflow", lambda: flow.ones(2, dtype=flow.uint8).div(2 ** 64), OverflowError, "div",
+          lambda: T.ones(2, dtype=T.uint8).div(2 ** 64)),
+    _case("Tensor.mul-overflow", lambda: flow.ones(2).mul(-2 ** 64), OverflowError, "mul",
+          lambda: T.ones(2).mul(-2 ** 64)),
+    _case("leaky_relu-dtype-slope", lambda: F.leaky_relu(flow.randn(3, 3), flow.int64), TypeError, "leaky_relu",
+          lambda: TF.leaky_relu(T.randn(3, 3), T.int64)),
+    _case("as_tensor-device-array", lambda: flow.as_tensor(flow.ones(2), flow.int8, np.zeros((2, 0))), TypeError,
+          "as_tensor", lambda: T.as_tensor(T.ones(2), dtype=T.int8, device=np.zeros((2, 0)))),
+    _case("scalar_tensor-dtype-array", lambda: flow.scalar_tensor(2.0, dtype=np.zeros((2, 0))), TypeError,
+          "scalar_tensor", lambda: T.scalar_tensor(2.0, dtype=np.zeros((2, 0)))),
+    _case("scalar_tensor-2d-tensor", lambda: flow.scalar_tensor(flow.ones(2, 3)), TypeError, "scalar_tensor",
+          lambda: T.scalar_tensor(T.ones(2, 3))),
+    _case("Tensor.slice_scatter-0d", lambda: flow.tensor(3, dtype=flow.int16).slice_scatter(flow.zeros(0)), IndexError,
+          "slice_scatter", lambda: T.tensor(3, dtype=T.int16).slice_scatter(T.zeros(0))),
+    _case("slice_scatter-start-object", lambda: flow.slice_scatter(flow.randn(3, 3), flow.ones(3, 3), -1, object()),
+          TypeError, "slice_scatter", lambda: T.slice_scatter(T.randn(3, 3), T.ones(3, 3), -1, object())),
+    _case("slice_scatter-step-0", lambda: flow.slice_scatter(flow.zeros(5), flow.zeros(0), step=0), RuntimeError,
+          "slice_scatter", lambda: T.slice_scatter(T.zeros(5), T.zeros(0), step=0)),
+    _case("normal-int-size", lambda: flow.normal(np.float32(2), -2 ** 62, -2 ** 63), TypeError, "normal",
+          lambda: T.normal(np.float32(2), -2 ** 62, -2 ** 63)),
+    _case("zeros-0d-float-array", lambda: flow.zeros(np.array(5.5)), TypeError, "zeros",
+          lambda: T.zeros(np.array(5.5))),
+    _case("index_fill-dtype-value", lambda: flow.index_fill(flow.tensor(3.0), -1, flow.zeros(0, dtype=flow.int64),
+                                                           flow.float16), TypeError, "index_fill",
+          lambda: T.index_fill(T.tensor(3.0), -1, T.zeros(0, dtype=T.int64), T.float16)),
 ]
 
 
@@ -272,6 +306,14 @@ def test_the_forms_that_stay_accepted():
     assert flow.ones(3).nan_to_num_(0.5, 1, np.float32(-1)).tolist() == [1.0] * 3
     assert flow.hamming_window(4, True, 1, np.float64(0.5)).tolist() == T.hamming_window(4, True, 1, 0.5).tolist()
     assert flow.cholesky_solve(flow.eye(2, dtype=flow.float64), flow.eye(2, dtype=flow.float64)).tolist() == [[1, 0], [0, 1]]
+    assert [tuple(t.shape) for t in flow.unique(flow.zeros(2, 0), return_counts=True, dim=1)] == [(2, 0), (0,)]
+    assert tuple(flow.zeros(np.array(5)).shape) == tuple(T.zeros(np.array(5)).shape) == (5,)
+    assert tuple(flow.ones(flow.tensor(3)).shape) == (3,)
+    assert flow.slice_scatter(flow.zeros(4), flow.ones(2), 0, np.int64(1), None, 2).tolist() == [0, 1, 0, 1]
+    assert flow.index_fill(flow.zeros(3), 0, flow.tensor([1]), True).tolist() == [0.0, 1.0, 0.0]
+    assert flow.scalar_tensor(flow.tensor(3.0)).item() == 3.0
+    assert tuple(flow.normal(0.0, 1.0, (2, 3)).shape) == (2, 3)
+    assert flow.as_tensor([1, 2], flow.int8, "cpu").dtype == flow.int8
     flow.synchronize("cpu")
 
 

@@ -635,7 +635,7 @@ cdef class TensorBase:
     def __rfloordiv__(self, other):
         cdef Scalar s
         if not isinstance(other, TensorBase):
-            if not _to_scalar(other, &s):
+            if not _named_scalar(other, &s, "floor_divide"):
                 raise _arg_error("floor_divide", "other", 1, "Tensor or Number", other)
             other = self._scalar_tensor(other)
         return wrap(binary(kOp_floor_divide, (<TensorBase>other).t, self.t))
@@ -731,13 +731,13 @@ cdef class TensorBase:
 
     def mul(self, other):
         cdef Scalar s
-        if not isinstance(other, TensorBase) and not _is_cplx(other) and not _to_scalar(other, &s):
+        if not isinstance(other, TensorBase) and not _is_cplx(other) and not _named_scalar(other, &s, "mul"):
             raise _arg_error("mul", "other", 1, "Tensor or Number", other)  # not Python's message for `*`
         return self * other
 
     def div(self, other, *, rounding_mode=None):
         cdef Scalar s
-        if not isinstance(other, TensorBase) and not _is_cplx(other) and not _to_scalar(other, &s):
+        if not isinstance(other, TensorBase) and not _is_cplx(other) and not _named_scalar(other, &s, "div"):
             raise _arg_error("div", "other", 1, "Tensor or Number", other)  # not Python's message for `/`
         if rounding_mode is None:
             return self / other
@@ -788,7 +788,7 @@ cdef class TensorBase:
 
     def floor_divide_(self, other):
         cdef Scalar s
-        if not isinstance(other, TensorBase) and not _to_scalar(other, &s):
+        if not isinstance(other, TensorBase) and not _named_scalar(other, &s, "floor_divide_"):
             raise _arg_error("floor_divide_", "other", 1, "Tensor or Number", other)
         return self.__ifloordiv__(other)
 
@@ -1079,6 +1079,14 @@ cdef inline object _number_other(object other, str op):
     raise _arg_error(op, "other", 1, "Tensor or Number", other)
 
 
+cdef inline bint _named_scalar(object v, Scalar* s, str op) except -1:
+    # _to_scalar, an int beyond int64 named by the op it was given to
+    try:
+        return _to_scalar(v, s)
+    except OverflowError as e:
+        raise _overflow_named(op, e) from None
+
+
 cdef inline object _binary(int op, int sop, object a, object b):
     # a is always a TensorBase here (Python dispatches __radd__ only to it)
     cdef Scalar s
@@ -1140,7 +1148,10 @@ cdef object _compare(int op, object a, object b):
         if not isinstance(b, (bool, int, float)) and not (hasattr(b, "dtype") and hasattr(b, "item")
                                                           and getattr(b, "ndim", 0) == 0):
             return NotImplemented
-        b = _wrapped_number(<TensorBase>a, b)
+        try:
+            b = _wrapped_number(<TensorBase>a, b)
+        except OverflowError as e:  # an int beyond int64
+            raise _overflow_named(_compare_name(op), e) from None
     return wrap(binary(op, (<TensorBase>a).t, (<TensorBase>b).t))
 
 # ---------------------------------------------------------------- creation

@@ -63,6 +63,8 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
         tensor([-0.2000, -0.0500,  0.0000,  1.5000])
     """
     _check("leaky_relu", input)
+    if not (isinstance(negative_slope, _C.TensorBase) and negative_slope.dim() == 0):  # (torch's Number: 0-dim too)
+        _composite.number("leaky_relu", "negative_slope", 2, negative_slope)  # (else Python's '*' message)
     x = _source(input, inplace)
     return _result(input, _m.where(x > 0, x, x * negative_slope), inplace)
 

@@ -1,5 +1,6 @@
 """Creation functions: tensor, from_numpy, zeros/ones/full/empty (and _like), arange."""
 import numbers
+import operator
 
 import numpy as np
 
@@ -12,6 +13,12 @@ from monoflow._global.creation import accepts_placement
 def _shape(size, what):
     if len(size) == 1 and not isinstance(size[0], numbers.Integral):
         size = size[0]
+        if getattr(size, "ndim", None) == 0:  # a 0-d array or tensor: one int, as torch reads it (through __index__)
+            try:
+                return (operator.index(size),)
+            except TypeError:
+                raise TypeError(_C.name_op_in_progress(f"{what}: expected a shape (integers or one sequence of "
+                                                       f"integers), got a 0-d {type(size).__name__}")) from None
         if not hasattr(size, "__iter__"):
             raise TypeError(_C.name_op_in_progress(f"{what}: expected a shape (integers or one sequence of "
                                                    f"integers), got {type(size).__name__}"))
@@ -88,6 +95,10 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
 
 
 def as_tensor(data, dtype=None, device=None):
+    if dtype is not None and not isinstance(dtype, _C.dtype):  # (an array's truth value would be asked)
+        raise TypeError(f"as_tensor(): argument 'dtype' must be monoflow.dtype, not {type(dtype).__name__}")
+    if device is not None and not isinstance(device, (str, int, _C.device)):
+        raise TypeError(f"as_tensor(): argument 'device' must be monoflow.device, not {type(device).__name__}")
     if isinstance(data, _C.TensorBase):
         return data.to(device=device or data.device, dtype=dtype or data.dtype)
     if isinstance(data, np.ndarray) and dtype is None and device in (None, "cpu"):

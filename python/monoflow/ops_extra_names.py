@@ -212,6 +212,10 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=False, 
     """
     if not isinstance(s, (numbers.Number, _C.TensorBase)):
         raise TypeError(f"scalar_tensor(): argument 's' (position 1) must be Number, not {type(s).__name__}")
+    if isinstance(s, _C.TensorBase) and s.dim() != 0:  # (torch takes a 0-dim tensor as a Number, no other)
+        raise TypeError("scalar_tensor(): argument 's' (position 1) must be Number, not Tensor")
+    if dtype is not None and not isinstance(dtype, _C.dtype):  # (an array's truth value would be asked)
+        raise TypeError(f"scalar_tensor(): argument 'dtype' must be monoflow.dtype, not {type(dtype).__name__}")
     if device is not None and not isinstance(device, (str, _C.device)):  # (an array's truth value would be asked)
         raise TypeError(f"scalar_tensor(): argument 'device' must be monoflow.device or str, not {type(device).__name__}")
     return _creation().tensor(s, dtype=dtype or _C.get_default_dtype(), device=device, requires_grad=requires_grad)

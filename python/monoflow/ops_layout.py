@@ -233,6 +233,9 @@ def index_fill(input, dim, index, value):
                                f"{value.dim()} dimension(s).")
         out = x.scatter(d, _along(index, d, tuple(shape)), value.to(x.dtype).expand(tuple(shape)))
     else:
+        if not isinstance(value, numbers.Number):  # (scatter's message would name scatter)
+            raise TypeError(f"index_fill(): argument 'value' (position 4) must be Tensor or Number, not "
+                            f"{type(value).__name__}")
         out = x.scatter(d, _along(index, d, tuple(shape)), value=value)
     return out if input.dim() else out.reshape(())
 
@@ -277,7 +280,15 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
     """input with the slice [start:end:step] along `dim` replaced by src."""
     _C.check_tensor(input, "slice_scatter", "input", 1)
     _C.check_tensor(src, "slice_scatter", "src", 2)
+    if input.dim() == 0:  # (torch's type)
+        raise IndexError("slice_scatter(): slice() cannot be applied to a 0-dim tensor.")
     d = _c.wrap_dim("slice_scatter", dim, input.dim())
+    for pos, (name, v) in enumerate((("start", start), ("end", end)), 4):
+        if v is not None:  # (a non-int met Python's "slice indices must be integers")
+            _C.check_int(v, "slice_scatter", name, pos)
+    step = _C.check_int(step, "slice_scatter", "step", 6)
+    if step <= 0:
+        raise RuntimeError("slice_scatter(): slice step must be positive")
     positions = range(input.shape[d])[slice(start, end, step)]
     idx = _C.arange(positions.start, positions.stop, positions.step, _INT64, input.device) if len(positions) \
         else _C.empty((0,), _INT64, input.device)

@@ -224,7 +224,9 @@ def svd(input, some=True, compute_uv=True):
 
 
 def pinverse(input, rcond=1e-15):
-    return _linalg().pinv(_C.check_tensor(input, "pinverse", "input", 1), rtol=rcond)
+    _C.check_tensor(input, "pinverse", "input", 1)
+    rcond = _C.check_float(rcond, "pinverse", "rcond", 2)  # (a non-number met Python's '*' message)
+    return _linalg().pinv(input, rtol=rcond)
 
 
 def matrix_power(input, n):

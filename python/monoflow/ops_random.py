@@ -153,6 +153,8 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
     if size is None:
         raise TypeError("normal: 'size' is required when mean and std are numbers")
     mean, std = _C.check_float(mean, "normal", "mean", 1), _C.check_float(std, "normal", "std", 2)
+    if isinstance(size, numbers.Integral) or not hasattr(size, "__iter__"):  # (torch takes a sequence only)
+        raise TypeError(f"normal(): argument 'size' must be tuple of ints, not {type(size).__name__}")
     return _C.normal_(_C.empty(tuple(size), _float_dtype(dtype), device), mean, std, generator)
 
 

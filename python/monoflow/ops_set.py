@@ -57,8 +57,11 @@ def _unique_dim(op, x, dim, return_inverse, return_counts, consecutive):
         raise IndexError(f"{op}(): Dimension out of range (expected to be in range of [{-max(nd, 1)}, "
                          f"{max(nd, 1) - 1}], but got {dim})")
     d = dim % max(nd, 1)
+    if x.numel() == 0 and x.shape[d] != 0:
+        raise RuntimeError(f"{op}(): There are 0 sized dimensions, and they aren't selected, so unique cannot be "
+                           f"applied")
     arr = np.moveaxis(x.detach().cpu().numpy(), d, 0)
-    rows = arr.reshape(arr.shape[0], -1)
+    rows = arr.reshape(arr.shape[0], int(np.prod(arr.shape[1:], dtype=np.int64)))  # (-1 fails for an empty arr)
     if consecutive:
         keep = np.ones(rows.shape[0], dtype=bool)
         keep[1:] = (rows[1:] != rows[:-1]).any(axis=1)
@@ -83,6 +86,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     input element's value in them and each value's count; with dim, the
     distinct slices along dim."""
     x = _check("unique", input)
+    _c.flag("unique", "sorted", sorted)
     return_inverse, return_counts = _flags("unique", return_inverse, return_counts)
     if dim is not None:
         return _unique_dim("unique", x, dim, return_inverse, return_counts, False)
