@@ -247,6 +247,19 @@ CASES = [
     _case("index_fill-dtype-value", lambda: flow.index_fill(flow.tensor(3.0), -1, flow.zeros(0, dtype=flow.int64),
                                                            flow.float16), TypeError, "index_fill",
           lambda: T.index_fill(T.tensor(3.0), -1, T.zeros(0, dtype=T.int64), T.float16)),
+    # seeds 41-45
+    _case("gelu-approximate-array", lambda: flow.gelu(flow.ones(3), np.ones(3)), TypeError, "gelu",
+          lambda: TF.gelu(T.ones(3), approximate=np.ones(3))),
+    _case("Tensor.qr-some-array", lambda: flow.ones(2, 2).qr(np.zeros((2, 0))), TypeError, "qr",
+          lambda: T.ones(2, 2).qr(np.zeros((2, 0)))),
+    _case("copysign-number-size", lambda: flow.copysign(100, flow.Size([2, 3])), TypeError, "copysign",
+          lambda: T.copysign(100, T.Size([2, 3]))),
+    _case("randperm-dtype-float", lambda: flow.randperm(10, dtype=float("nan")), TypeError, "randperm",
+          lambda: T.randperm(10, dtype=float("nan"))),
+    _case("take-float-index", lambda: flow.take(flow.zeros(0), flow.tensor([float("nan"), 0.0])), RuntimeError, "take",
+          lambda: T.take(T.zeros(0), T.tensor([float("nan"), 0.0]))),
+    _case("rms_norm-weight-device", lambda: F.rms_norm(flow.ones(2, 3), (3,), flow.device("cpu")), TypeError,
+          "rms_norm", lambda: TF.rms_norm(T.ones(2, 3), (3,), T.device("cpu"))),
 ]
 
 
@@ -314,6 +327,9 @@ def test_the_forms_that_stay_accepted():
     assert flow.scalar_tensor(flow.tensor(3.0)).item() == 3.0
     assert tuple(flow.normal(0.0, 1.0, (2, 3)).shape) == (2, 3)
     assert flow.as_tensor([1, 2], flow.int8, "cpu").dtype == flow.int8
+    assert tuple(F.instance_norm(flow.zeros(2, 0, 3)).shape) == tuple(TF.instance_norm(T.zeros(2, 0, 3)).shape)
+    assert flow.take(flow.arange(4.0), flow.tensor([3, -1], dtype=flow.int32)).tolist() == [3.0, 3.0]
+    assert flow.copysign(2, -flow.ones(2)).tolist() == [-2.0, -2.0]
     flow.synchronize("cpu")
 
 

@@ -107,6 +107,8 @@ def take(input, index):
     """input (flattened) at `index`, in index's shape."""
     _C.check_tensor(input, "take", "input", 1)
     _C.check_tensor(index, "take", "index", 2)
+    if index.dtype.is_floating_point or index.dtype.is_complex or index.dtype.name == "bool":  # (torch's check)
+        raise RuntimeError(f"take(): Expected a long tensor for index, but got {index.dtype}")
     flat = input.reshape(-1)
     n = flat.shape[0]
     idx = index.reshape(-1)

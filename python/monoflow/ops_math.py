@@ -145,6 +145,9 @@ def round(input, *, decimals=None):  # noqa: A001
 
 
 def _gelu_tanh(approximate):
+    if not isinstance(approximate, str):  # (an array's `in` would ask its truth value)
+        raise TypeError(_C.name_op_in_progress(f"gelu(): argument 'approximate' must be str, not "
+                                               f"{type(approximate).__name__}"))
     if approximate not in ("none", "tanh"):
         raise ValueError(f"gelu: approximate argument must be either 'none' or 'tanh', got {approximate!r}")
     return approximate == "tanh"

@@ -208,6 +208,7 @@ def cholesky_inverse(L, upper=False):
 
 
 def qr(input, some=True):
+    _c.boolean("qr", "some", 2, some)  # (an array's truth value would be asked)
     return _linalg().qr(input, "reduced" if some else "complete")
 
 

@@ -185,6 +185,8 @@ def signbit(input):
 
 def copysign(input, other):
     """|input| with the sign of other (in a floating dtype)."""
+    if not isinstance(input, _C.TensorBase):
+        _C.check_tensor(other, "copysign", "other", 2)  # (a number first needs a tensor other)
     a = _float(input if isinstance(input, _C.TensorBase) else _C.full((), input, _C.get_default_dtype(),
                                                                          other.device))
     if isinstance(other, _C.TensorBase):

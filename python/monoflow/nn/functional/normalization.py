@@ -63,7 +63,9 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     shape = _channel_shape(input)
     if training:
         dims = [0] + list(range(2, input.dim()))
-        n = input.numel() // input.shape[1]
+        n = 1
+        for i, size in enumerate(input.shape):  # (numel() // channels divides by zero with no channel)
+            n *= size if i != 1 else 1
         if n <= 1:
             raise ValueError(_C.name_op_in_progress(f"Expected more than 1 value per channel when training, got input "
                                                     f"size {list(input.shape)}"))

@@ -34,6 +34,8 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     if tuple(input.shape[input.dim() - len(shape):]) != shape:
         raise RuntimeError(f"rms_norm(): expected input with shape [*, {', '.join(map(str, shape))}], but got "
                            f"input of size {list(input.shape)}")
+    if weight is not None and not isinstance(weight, _C.TensorBase):
+        raise TypeError(f"rms_norm(): argument 'weight' (position 3) must be Tensor, not {type(weight).__name__}")
     eps = _eps_of(input.dtype) if eps is None else eps
     dims = tuple(range(input.dim() - len(shape), input.dim()))
     out = input * (input * input).mean(dims, keepdim=True).add(eps).rsqrt()
