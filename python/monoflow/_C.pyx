@@ -836,7 +836,13 @@ cdef class TensorBase:
         cdef Tensor s = _tt(src, "copy_", "src", 1)
         if not _same_dims(s.get().shape, self.t.get().shape):  # (the core's refusal would name expand)
             _check_broadcasts_to("copy_", "src", tuple(src.shape), tuple(self.shape))
-        copy_(self.t, s)
+        try:
+            copy_(self.t, s)
+        except RuntimeError as e:  # the autograd check names its node (CopyBackwards), not the op
+            msg = str(e)
+            if not msg.startswith("CopyBackwards: ") or e.args != (msg,):
+                raise
+            raise RuntimeError(f"copy_(): {msg[len('CopyBackwards: '):]}") from None
         return self
 
     def contiguous(self):
