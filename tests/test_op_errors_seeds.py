@@ -260,6 +260,8 @@ CASES = [
           lambda: T.take(T.zeros(0), T.tensor([float("nan"), 0.0]))),
     _case("Tensor.copy_-leaf", lambda: flow.randn(2, 3, requires_grad=True).copy_(flow.tensor(3.0)), RuntimeError,
           "copy_", lambda: T.randn(2, 3, requires_grad=True).copy_(T.tensor(3.0))),
+    _case("Tensor.new_tensor-ragged", lambda: flow.ones(2).new_tensor((flow.zeros(2), None)), ValueError,
+          "new_tensor", lambda: T.ones(2).new_tensor((T.zeros(2), None))),
     _case("rms_norm-weight-device", lambda: F.rms_norm(flow.ones(2, 3), (3,), flow.device("cpu")), TypeError,
           "rms_norm", lambda: TF.rms_norm(T.ones(2, 3), (3,), T.device("cpu"))),
 ]

@@ -467,8 +467,14 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
         """A new tensor copying `data`, with this tensor's dtype and device unless given."""
         from monoflow._creation import tensor
 
-        return tensor(data, dtype=self.dtype if dtype is None else dtype,
-                      device=self.device if device is None else device, requires_grad=requires_grad)
+        try:
+            return tensor(data, dtype=self.dtype if dtype is None else dtype,
+                          device=self.device if device is None else device, requires_grad=requires_grad)
+        except (TypeError, ValueError) as e:  # tensor()'s refusal of the data, named after this op
+            msg = str(e)
+            if not msg.startswith("tensor: ") or e.args != (msg,):
+                raise
+            raise type(e)(f"new_tensor(): {msg[len('tensor: '):]}") from None
 
     def squeeze(self, dim=None):
         """Removes size-1 dims: all of them, `dim`, or each dim of a tuple/list."""
