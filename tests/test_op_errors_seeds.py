@@ -262,6 +262,8 @@ CASES = [
           "copy_", lambda: T.randn(2, 3, requires_grad=True).copy_(T.tensor(3.0))),
     _case("Tensor.new_tensor-ragged", lambda: flow.ones(2).new_tensor((flow.zeros(2), None)), ValueError,
           "new_tensor", lambda: T.ones(2).new_tensor((T.zeros(2), None))),
+    _case("Tensor.floor_divide-overflow", lambda: flow.zeros(0, dtype=flow.int8).floor_divide(2 ** 64), OverflowError,
+          "floor_divide", lambda: T.zeros(0, dtype=T.int8).floor_divide(2 ** 64)),
     _case("rms_norm-weight-device", lambda: F.rms_norm(flow.ones(2, 3), (3,), flow.device("cpu")), TypeError,
           "rms_norm", lambda: TF.rms_norm(T.ones(2, 3), (3,), T.device("cpu"))),
 ]

@@ -629,7 +629,10 @@ cdef class TensorBase:
 
     def __floordiv__(self, other):
         if not isinstance(other, TensorBase):
-            other = self._scalar_tensor(other)
+            try:
+                other = self._scalar_tensor(other)
+            except OverflowError as e:  # an int beyond int64
+                raise _overflow_named("floor_divide", e) from None
         return wrap(binary(kOp_floor_divide, self.t, (<TensorBase>other).t))
 
     def __rfloordiv__(self, other):
