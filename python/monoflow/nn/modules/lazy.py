@@ -29,6 +29,12 @@ class LazyModuleMixin:
     """
 
     cls_to_become = None
+    _inferred = None  # the size the first forward infers ("in_features", "in_channels")
+
+    def reset_parameters(self):
+        # the base layer's initialisation, once the first forward has given the sizes
+        if not self.has_uninitialized_params() and getattr(self, self._inferred) != 0:
+            super().reset_parameters()
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -91,6 +97,7 @@ class LazyLinear(LazyModuleMixin, Linear):
     """
 
     cls_to_become = Linear
+    _inferred = "in_features"
 
     def __init__(self, out_features, bias=True, device=None, dtype=None):
         super().__init__(0, 0, False, device=device, dtype=dtype)
@@ -98,10 +105,6 @@ class LazyLinear(LazyModuleMixin, Linear):
         self.out_features = out_features
         if bias:
             self.bias = UninitializedParameter(device=device, dtype=dtype)
-
-    def reset_parameters(self):
-        if not self.has_uninitialized_params() and self.in_features != 0:
-            super().reset_parameters()
 
     def initialize_parameters(self, input, *args, **kwargs):
         if self.has_uninitialized_params():
@@ -117,15 +120,12 @@ class LazyLinear(LazyModuleMixin, Linear):
 
 class _LazyConvNd(LazyModuleMixin):
     _n = None
+    _inferred = "in_channels"
 
     def _lazy_setup(self, bias, device, dtype):
         self.weight = UninitializedParameter(device=device, dtype=dtype)
         if bias:
             self.bias = UninitializedParameter(device=device, dtype=dtype)
-
-    def reset_parameters(self):
-        if not self.has_uninitialized_params() and self.in_channels != 0:
-            super().reset_parameters()
 
     def initialize_parameters(self, input, *args, **kwargs):
         if self.has_uninitialized_params():
