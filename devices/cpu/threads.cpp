@@ -3,9 +3,15 @@
 
 #include <cblas.h>
 
+#include <dirent.h>
+#include <time.h>
+
 #include <algorithm>
 #include <atomic>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <thread>
 
 #ifdef _OPENMP
@@ -26,6 +32,82 @@ int env_threads(const char* name) {
 std::atomic<int32_t> g_set_threads{0};
 std::atomic<uint32_t> g_generation{0};
 thread_local uint32_t t_generation = 0;
+
+// ---- the default team: cores less other processes' runnable threads
+constexpr int64_t kSampleEveryNs = 200 * 1000 * 1000;
+constexpr double kSmoothing = 0.3;  // weight of a new sample: ~1 s to follow a change
+
+int64_t coarse_now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+// "procs_running N" of /proc/stat: the threads runnable on the whole system now.
+int system_runnable() {
+  FILE* f = std::fopen("/proc/stat", "r");
+  if (!f) return -1;
+  char line[256];
+  int n = -1;
+  while (std::fgets(line, sizeof line, f)) {
+    if (std::strncmp(line, "procs_running ", 14) == 0) {
+      n = std::atoi(line + 14);
+      break;
+    }
+  }
+  std::fclose(f);
+  return n;
+}
+
+// This process's threads in state R (running or runnable).
+int own_runnable() {
+  DIR* dir = opendir("/proc/self/task");
+  if (!dir) return -1;
+  int n = 0;
+  char path[64], buf[512];
+  while (dirent* e = readdir(dir)) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    std::snprintf(path, sizeof path, "/proc/self/task/%s/stat", e->d_name);
+    FILE* f = std::fopen(path, "r");
+    if (!f) continue;  // the thread ended meanwhile
+    size_t len = std::fread(buf, 1, sizeof buf - 1, f);
+    std::fclose(f);
+    buf[len] = 0;
+    // "tid (comm) S ...": the state follows the last ')' (comm may hold one)
+    const char* close = std::strrchr(buf, ')');
+    if (close && close[1] == ' ' && close[2] == 'R') ++n;
+  }
+  closedir(dir);
+  return n;
+}
+
+std::atomic<int64_t> g_next_sample_ns{0};
+std::atomic<int32_t> g_sample_busy{0};
+std::atomic<int32_t> g_free_team{0};  // 0: not sampled yet (or no /proc): all cores
+double g_others_smoothed = 0;         // written under g_sample_busy only
+
+int cores() { return std::max(1, static_cast<int>(std::thread::hardware_concurrency())); }
+
+// Re-samples at most every kSampleEveryNs, by one thread at a time; the
+// others keep the last answer.
+int default_team() {
+  const int64_t now = coarse_now_ns();
+  if (now >= g_next_sample_ns.load(std::memory_order_relaxed) &&
+      !g_sample_busy.exchange(1, std::memory_order_acquire)) {
+    g_next_sample_ns.store(now + kSampleEveryNs, std::memory_order_relaxed);
+    const int all = system_runnable(), own = own_runnable();
+    if (all >= 0 && own >= 0) {
+      g_others_smoothed += kSmoothing * (std::max(0, all - own) - g_others_smoothed);
+      const int busy = static_cast<int>(std::lround(g_others_smoothed));
+      g_free_team.store(std::clamp(cores() - busy, 1, cores()), std::memory_order_relaxed);
+    }
+    g_sample_busy.store(0, std::memory_order_release);
+  }
+  const int team = g_free_team.load(std::memory_order_relaxed);
+  return team > 0 ? team : cores();
+}
+
+thread_local int t_team = 0;  // the team this worker last gave OpenMP
 }  // namespace
 
 // The count the environment asks for; 0 when it asks for none.
@@ -37,24 +119,36 @@ static int requested_threads() {
   return n;
 }
 
+namespace {
+bool team_is_fixed() { return g_set_threads.load(std::memory_order_relaxed) || requested_threads(); }
+
+void apply_team(int team) {
+  if (team == t_team) return;
+  t_team = team;
+#ifdef _OPENMP
+  omp_set_num_threads(team);
+#endif
+}
+}  // namespace
+
 int kernel_threads() {
   if (int v = g_set_threads.load(std::memory_order_relaxed)) return v;
   if (int v = requested_threads()) return v;
-  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  return cores();
 }
 
 void configure_worker_threads() {
   t_generation = g_generation.load(std::memory_order_acquire);
 #ifdef _OPENMP
-  omp_set_num_threads(kernel_threads());
-  // The default team shrinks while other processes keep the cores busy
-  // (libgomp: cores - load average), see Note [Kernel threads].
-  omp_set_dynamic(requested_threads() == 0 && g_set_threads.load(std::memory_order_relaxed) == 0);
+  omp_set_dynamic(0);  // the team size is ours (default_team), not libgomp's load average
 #endif
+  t_team = 0;
+  apply_team(team_is_fixed() ? kernel_threads() : default_team());
 }
 
 void refresh_worker_threads() {
   if (g_generation.load(std::memory_order_relaxed) != t_generation) configure_worker_threads();
+  else if (!team_is_fixed()) apply_team(default_team());
 }
 
 bool set_kernel_threads(int32_t n) {

@@ -9,12 +9,18 @@
 //   is then mostly waiting for their results, so leaving it a core of its own
 //   (the former `cores - 1` default) made the large kernels up to 2x slower on
 //   a 2-core machine (matmul 1024 at 0.52x PyTorch) while gaining nothing for
-//   small ones, which run on the worker alone. That default team is dynamic
-//   (omp_set_dynamic: libgomp gives a region at most cores - load average
-//   threads): on a machine that other processes keep busy, a fixed team
+//   small ones, which run on the worker alone. The default team shrinks while
+//   other processes keep the cores busy: on a loaded machine a fixed team
 //   waits at every barrier for a member the scheduler has parked, which
 //   measured 86x slower MLP training steps than one thread at load 16 on 2
-//   cores. MONOFLOW_NUM_THREADS (or OMP_NUM_THREADS) sets a fixed team, and
+//   cores. The team is the cores less the threads of OTHER processes that are
+//   runnable now (the system's procs_running less this process's own running
+//   threads, sampled every 200 ms and smoothed). libgomp's omp_set_dynamic,
+//   used before, subtracts the 15-minute load average instead, and that
+//   counts monoflow itself: a training run, or a benchmark beside torch,
+//   drove its own average up and then ran single-threaded (matmul 1024 at
+//   0.63x torch at 2 threads each, large reductions at 0.3-0.5x).
+//   MONOFLOW_NUM_THREADS (or OMP_NUM_THREADS) sets a fixed team, and
 //   so does set_num_threads() at run time (flow.set_num_threads): OpenMP's
 //   team size is a per-thread setting, so each stream worker re-reads the
 //   request before its next kernel (refresh_worker_threads) instead of the
