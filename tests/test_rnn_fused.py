@@ -202,10 +202,13 @@ def test_gelu_matches_torch(approximate):
     x = np.concatenate([np.linspace(-12, 12, 20001), [0.0, -0.0, np.inf, -np.inf]]).astype(np.float32)
     xf, xt = flow.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
     yf, yt = flow.nn.functional.gelu(xf, approximate=approximate), torch.nn.functional.gelu(xt, approximate=approximate)
-    np.testing.assert_allclose(yf.detach().numpy(), yt.detach().numpy(), rtol=3e-6, atol=1e-6)
+    finite = np.isfinite(x)
+    np.testing.assert_allclose(yf.detach().numpy()[finite], yt.detach().numpy()[finite], rtol=3e-6, atol=1e-6)
+    # at +-inf torch's answer depends on the host's vector unit (AVX512 builds give nan at +inf):
+    # monoflow gives the formula's value, x * Phi(x) = inf at +inf and -inf * 0 = nan at -inf
+    np.testing.assert_array_equal(yf.detach().numpy()[~finite], np.array([np.inf, np.nan], np.float32))
     yf.sum().backward()
     yt.sum().backward()
-    finite = np.isfinite(x)
     # (1 - tanh(u)^2) cancels where tanh(u) is about -1: both sides are off by ~1e-6 there
     np.testing.assert_allclose(xf.grad.numpy()[finite], xt.grad.numpy()[finite], rtol=3e-6, atol=1e-5)
 
