@@ -6,6 +6,7 @@ import warnings
 from monoflow import _C, _composite
 from monoflow import ops_math as _m
 from monoflow._losses import _flag, _legacy_reduction, cross_entropy, nll_loss  # noqa: F401 - the core's fused ops
+from monoflow.autograd.function import Function as _Function
 
 __all__ = ["cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "soft_margin_loss",
@@ -192,10 +193,33 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if tuple(input.shape) != tuple(target.shape):
         raise ValueError(f"binary_cross_entropy(): Using a target size ({target.shape}) that is different to the "
                          f"input size ({input.shape}) is deprecated. Please ensure they have the same size.")
-    loss = -(target * _m.log(input).clamp_min(-100) + (1 - target) * _m.log(1 - input).clamp_min(-100))
+    loss = _BinaryCrossEntropy.apply(input, target)
     if weight is not None:
         loss = loss * weight
     return _reduce(loss, _reduction(reduction, size_average, reduce))
+
+
+class _BinaryCrossEntropy(_Function):
+    """The per-element loss with torch's gradients. Through the clamped logs of the
+    composite, an input at exactly 0 or 1 (a saturated sigmoid) got 0 * inf = nan;
+    torch's gradient is (x - t) / max(x (1 - x), 1e-12), large but finite."""
+
+    @staticmethod
+    def forward(ctx, x, t):
+        ctx.save_for_backward(x, t)  # (for the in-place modification check)
+        ctx.inputs = x, t  # not detached, so that create_graph=True differentiates the gradient again
+        return -(t * _m.log(x).clamp_min(-100) + (1 - t) * _m.log(1 - x).clamp_min(-100))
+
+    @staticmethod
+    def backward(ctx, g):
+        ctx.saved_tensors
+        x, t = ctx.inputs
+        gx = gt = None
+        if ctx.needs_input_grad[0]:
+            gx = g * (x - t) / ((1 - x) * x).clamp_min(1e-12)
+        if ctx.needs_input_grad[1]:
+            gt = g * (_m.log(1 - x) - _m.log(x))  # (torch's: unclamped, inf at x = 0 or 1)
+        return gx, gt
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
