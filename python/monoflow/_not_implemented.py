@@ -29,8 +29,6 @@ MODULE_PLACEHOLDERS = {
 }
 
 TENSOR_PLACEHOLDERS = ("stft", "istft", "to_sparse", "sparse_mask", "lu", "lu_solve", "frexp", "histogram",
-                       # in place shape changes: the core cannot change a tensor's shape in place yet
-                       "squeeze_", "unsqueeze_", "t_", "transpose_", "swapaxes_", "swapdims_", "as_strided_",
                        "resize_")
 
 
