@@ -17,7 +17,7 @@ objects as missing.
 
 MODULE_PLACEHOLDERS = {
     "monoflow": (
-        "stft", "istft", "sparse_coo_tensor", "sparse_csr_tensor",
+        "stft", "istft", "sparse_csr_tensor",
         "lobpcg", "histogramdd",
         "quantize_per_tensor", "quantize_per_channel",
         "frexp", "histogram", "gradient",
@@ -28,7 +28,7 @@ MODULE_PLACEHOLDERS = {
     ),
 }
 
-TENSOR_PLACEHOLDERS = ("stft", "istft", "to_sparse", "sparse_mask", "lu", "lu_solve", "frexp", "histogram",
+TENSOR_PLACEHOLDERS = ("stft", "istft", "sparse_mask", "lu", "lu_solve", "frexp", "histogram",
                        "resize_")
 
 

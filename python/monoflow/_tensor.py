@@ -6,7 +6,7 @@ import numpy as np
 from monoflow import _C, _complex, _dtypes, ops_linalg, ops_math, ops_random, ops_reduce, ops_shape
 from monoflow import ops_index_reduce
 from monoflow import ops_join, ops_layout, ops_matrix, ops_pointwise, ops_sampling, ops_set, ops_special, ops_stats
-from monoflow import ops_extra_names, ops_shape_inplace
+from monoflow import ops_extra_names, ops_shape_inplace, ops_sparse
 from monoflow import _composite, _memory_format, _shared_memory
 from monoflow._tensor_str import tensor_repr
 from monoflow._tensor_type import TensorType
@@ -129,7 +129,7 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
              ops_layout.TensorMethods, ops_stats.TensorMethods, ops_set.TensorMethods, ops_sampling.TensorMethods,
              ops_matrix.TensorMethods, ops_special.TensorMethods, ops_extra_names.TensorMethods,
              ops_index_reduce.TensorMethods, _complex.TensorMethods, ops_shape_inplace.TensorMethods,
-             metaclass=TensorType):
+             ops_sparse.TensorMethods, metaclass=TensorType):
     __module__ = "monoflow"
     # numpy scalars defer to the tensor's operators (np.float32(2) * t is a
     # Tensor, as in torch) instead of turning it into an array via __array__
@@ -143,6 +143,8 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
         self._set_handle(legacy_new("Tensor", None, args, device, kwargs))
 
     def __repr__(self):
+        if getattr(self, "_sparse_coo", None) is not None:
+            return ops_sparse.sparse_repr(self)
         return tensor_repr(self)
 
     # -- global tensors (monoflow/_global)

@@ -42,7 +42,7 @@ def _F():
 
 
 class layout(NamedTag):  # noqa: N801 (torch's name)
-    """A tensor layout tag (torch.layout); monoflow has one, ``strided``.
+    """A tensor layout tag (torch.layout): ``strided``, and ``sparse_coo`` (stored densely, see ops_sparse).
 
     Args:
         name (str): the tag's name.
