@@ -73,6 +73,10 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
     """
     from monoflow._creation import as_tensor, zeros  # (creation sits above the Tensor class)
 
+    if dtype is not None and not isinstance(dtype, _C.dtype):
+        raise TypeError(f"sparse_coo_tensor(): argument 'dtype' must be monoflow.dtype, not {type(dtype).__name__}")
+    if device is not None and (isinstance(device, bool) or not isinstance(device, (str, int, _C.device))):
+        raise TypeError(f"sparse_coo_tensor(): argument 'device' must be monoflow.device, not {type(device).__name__}")
     idx = as_tensor(indices, dtype=_dtypes.int64)
     vals = values if isinstance(values, _C.TensorBase) else as_tensor(values)
     if dtype is not None:
@@ -85,7 +89,7 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
         raise RuntimeError("sparse_coo_tensor: values must have at least one dimension (nnz)")
     nnz = idx.shape[1]
     if vals.shape[0] != nnz:
-        raise RuntimeError(f"indices and values must have same nnz, but got nnz from indices: {nnz}, "
+        raise RuntimeError(f"sparse_coo_tensor: indices and values must have same nnz, but got nnz from indices: {nnz}, "
                            f"nnz from values: {vals.shape[0]}")
     sparse_dim = idx.shape[0]
     if size is None:
@@ -129,7 +133,10 @@ def spmm(input, mat2):
         tensor([[20.],
                 [ 3.]])
     """
-    return _C.check_tensor(input, "spmm", "input").mm(_C.check_tensor(mat2, "spmm", "mat2", 2))
+    for name, pos, t in (("self", 1, input), ("mat2", 2, mat2)):
+        if _C.check_tensor(t, "spmm", name, pos).dim() != 2:
+            raise RuntimeError(f"spmm: {name} must be a matrix, got a {t.dim()}-D tensor")
+    return input.mm(mat2)
 
 
 def _need_coo(t, name, what="sparse coordinate tensor"):
@@ -208,6 +215,11 @@ class TensorMethods:
             >>> flow.sparse_coo_tensor([[1]], [4.0], (3,)).to_dense()
             tensor([0., 4., 0.])
         """
+        if dtype is not None and not isinstance(dtype, _C.dtype):
+            raise TypeError(f"to_dense(): argument 'dtype' (position 1) must be monoflow.dtype, not "
+                            f"{type(dtype).__name__}")
+        if masked_grad is not None and not isinstance(masked_grad, bool):
+            raise TypeError(f"to_dense(): argument 'masked_grad' must be bool, not {type(masked_grad).__name__}")
         out = self if _coo(self) is None else self.clone()
         return out if dtype is None else out.to(dtype)
 

@@ -193,10 +193,19 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if tuple(input.shape) != tuple(target.shape):
         raise ValueError(f"binary_cross_entropy(): Using a target size ({target.shape}) that is different to the "
                          f"input size ({input.shape}) is deprecated. Please ensure they have the same size.")
-    loss = _BinaryCrossEntropy.apply(input, target)
+    if input.is_global or target.is_global:
+        # autograd.Function records local tensors only: a global pair takes the composite,
+        # whose gradient is torch's except at probabilities of exactly 0 or 1
+        loss = _bce_elementwise(input, target)
+    else:
+        loss = _BinaryCrossEntropy.apply(input, target)
     if weight is not None:
         loss = loss * weight
     return _reduce(loss, _reduction(reduction, size_average, reduce))
+
+
+def _bce_elementwise(x, t):
+    return -(t * _m.log(x).clamp_min(-100) + (1 - t) * _m.log(1 - x).clamp_min(-100))
 
 
 class _BinaryCrossEntropy(_Function):
@@ -208,7 +217,7 @@ class _BinaryCrossEntropy(_Function):
     def forward(ctx, x, t):
         ctx.save_for_backward(x, t)  # (for the in-place modification check)
         ctx.inputs = x, t  # not detached, so that create_graph=True differentiates the gradient again
-        return -(t * _m.log(x).clamp_min(-100) + (1 - t) * _m.log(1 - x).clamp_min(-100))
+        return _bce_elementwise(x, t)
 
     @staticmethod
     def backward(ctx, g):
