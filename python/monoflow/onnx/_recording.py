@@ -13,7 +13,8 @@ from ._errors import OnnxExporterError
 # Tensor methods that answer metadata, not a tensor: never recorded
 _DUNDERS = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
             "__rtruediv__", "__matmul__", "__rmatmul__", "__neg__", "__getitem__", "__pow__", "__rpow__",
-            "__floordiv__", "__mod__", "__iadd__", "__isub__", "__imul__", "__itruediv__")
+            "__floordiv__", "__mod__", "__iadd__", "__isub__", "__imul__", "__itruediv__", "__eq__", "__ne__",
+            "__lt__", "__le__", "__gt__", "__ge__", "__and__", "__or__", "__xor__", "__invert__")
 
 
 _PROPERTIES = ("T", "mT")
@@ -59,13 +60,17 @@ class Recorder:
         if conv is None:
             raise OnnxExporterError(f"monoflow.onnx.export(): op '{name}' is not supported by the ONNX "
                                     f"exporter{self._where()}")
-        names = self._convert(conv, out, *args, **kwargs)
-        if isinstance(out, (tuple, list)):  # a converter of a multi-result op names each result
-            for t, n in zip(out, names):
-                self.b.bind(t, n)
-        else:
-            self.b.bind(out, names)
+        self._bind(out, self._convert(conv, out, *args, **kwargs))
         return out
+
+    def _bind(self, out, names):
+        # a converter of a multi-result op names each result, nested as the results are
+        # (an LSTM's (output, (h, c))); a None result (attention weights not asked for) has none
+        if isinstance(out, (tuple, list)):
+            for t, n in zip(out, names):
+                self._bind(t, n)
+        elif out is not None:
+            self.b.bind(out, names)
 
     def _convert(self, conv, *args, **kwargs):
         self.depth += 1  # the converter's own tensor reads (dim(), shape) are not ops of the model
@@ -89,10 +94,12 @@ class Recorder:
             self.depth -= 1
         if not self._traced_inputs(args, kwargs):
             return out
-        if len(args) != 1 or kwargs:
-            raise OnnxExporterError(f"monoflow.onnx.export(): module {type(mod).__name__} called with "
-                                    "extra arguments is not supported by the ONNX exporter")
-        self.b.bind(out, self._convert(conv, out, mod, args[0]))
+        try:  # most converters take the layer's input only (Linear, Conv, ...)
+            inspect.signature(conv).bind(self.b, out, mod, *args, **kwargs)
+        except TypeError as e:
+            raise OnnxExporterError(f"monoflow.onnx.export(): module {type(mod).__name__} called with these "
+                                    f"arguments is not supported by the ONNX exporter ({e})") from e
+        self._bind(out, self._convert(conv, out, mod, *args, **kwargs))
         return out
 
     # ---- installing and removing the wrappers
