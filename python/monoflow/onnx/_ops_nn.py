@@ -35,8 +35,9 @@ def _conv(n):
             raise OnnxExporterError(f"conv{n}d: padding={padding!r} is not supported by the ONNX exporter")
         else:
             pads = _pair(padding, n) * 2
-        ins = [b.name(input), b.name(weight)] + ([b.name(bias)] if bias is not None else [])
-        return b.node("Conv", ins, kernel_shape=k, strides=_pair(stride, n), pads=pads, dilations=_pair(dilation, n), group=int(groups))
+        ins = [b.name(weight)] + ([b.name(bias)] if bias is not None else [])
+        attrs = dict(kernel_shape=k, strides=_pair(stride, n), pads=pads, dilations=_pair(dilation, n), group=int(groups))
+        return _batched(b, input, n, lambda x: b.node("Conv", [x] + ins, **attrs))
     return conv
 
 def _conv_transpose(n):

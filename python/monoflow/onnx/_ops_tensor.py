@@ -236,8 +236,8 @@ def index_select(b, out, input, dim, index):
     return b.node("Gather", [b.name(input), _as_int64(b, index)], axis=_norm_dim(dim, input.dim()))
 
 
-def flip(b, out, input, dims):
-    axes = _dims(dims, input.dim())
+def flip(b, out, input, *dims):
+    axes = _dims(_sizes(dims), input.dim())
     n = len(axes)
     return b.node("Slice", [b.name(input), b.ints([-1] * n), b.ints([-INT_MAX] * n), b.ints(axes), b.ints([-1] * n)])
 
