@@ -11,7 +11,7 @@ pytest.importorskip("onnxruntime")
 import monoflow as flow  # noqa: E402
 import monoflow.nn as nn  # noqa: E402
 import monoflow.nn.functional as F  # noqa: E402
-from test_onnx import _Fn, _check, _ops  # noqa: E402
+from test_onnx import _Fn, _check, _export, _ops  # noqa: E402
 
 flow.manual_seed(1)
 X2 = flow.randn(3, 8)
@@ -73,3 +73,11 @@ FUNCS = {
 @pytest.mark.parametrize("name", sorted(FUNCS))
 def test_function(name):
     _check(_Fn(FUNCS[name]), X4 if name == "group_norm_fn" else X2)
+
+
+def test_training_dropout_is_refused():
+    with pytest.raises(flow.onnx.OnnxExporterError, match="dropout"):
+        _export(nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.5)), (X2,), training="TRAINING")
+    with pytest.raises(flow.onnx.OnnxExporterError, match="dropout"):
+        _export(_Fn(lambda x: F.dropout(x, 0.3)), (X2,))
+    _check(_Fn(lambda x: F.dropout(x, 0.3, training=False) + F.dropout(x, 0.0)), X2)

@@ -63,6 +63,9 @@ def _module_converters():
     def identity(b, out, mod, x, *args, **kwargs):
         return b.node("Identity", [b.name(x)])
 
+    def dropout(b, out, mod, x):
+        return nn.dropout(b, out, x, mod.p, mod.training)
+
     table = {
         "Linear": lambda b, out, mod, x: nn.linear(b, out, x, mod.weight, mod.bias),
         "Conv1d": conv_mod(1), "Conv2d": conv_mod(2), "ConvTranspose1d": conv_mod(1, True),
@@ -79,7 +82,7 @@ def _module_converters():
         "GroupNorm": lambda b, out, mod, x: nn.group_norm(b, out, x, mod.num_groups, mod.weight, mod.bias, mod.eps),
         "LayerNorm": lambda b, out, mod, x: nn.layer_norm(b, out, x, mod.normalized_shape, mod.weight, mod.bias,
                                                           mod.eps),
-        "Dropout": identity, "Dropout1d": identity, "Dropout2d": identity, "Identity": identity,
+        "Dropout": dropout, "Dropout1d": dropout, "Dropout2d": dropout, "Identity": identity,
         "Flatten": lambda b, out, mod, x: _ops_tensor.flatten(b, out, x, mod.start_dim, mod.end_dim),
         "Embedding": lambda b, out, mod, x: nn.embedding(b, out, x, mod.weight, mod.padding_idx, mod.max_norm),
         "RNN": _ops_rnn.rnn, "LSTM": _ops_rnn.rnn, "GRU": _ops_rnn.rnn,

@@ -29,6 +29,9 @@ def scaled_dot_product_attention(b, out, query, key, value, attn_mask=None, drop
     if enable_gqa and key.dim() >= 3 and key.shape[-3] != query.shape[-3]:
         raise OnnxExporterError("scaled_dot_product_attention: enable_gqa with fewer key/value heads is not "
                                 "supported by the ONNX exporter")
+    if dropout_p > 0:
+        raise OnnxExporterError("scaled_dot_product_attention: dropout_p > 0 (random) is not supported by the ONNX "
+                                "exporter")
     L, S = query.shape[-2], key.shape[-2]
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
     kt = b.node("Transpose", [b.name(key)], perm=_last_two_swapped(key.dim()))
@@ -58,6 +61,9 @@ def multi_head_attention_forward(b, out, query, key, value, embed_dim_to_check, 
                                  attn_mask=None, use_separate_proj_weight=False, q_proj_weight=None,
                                  k_proj_weight=None, v_proj_weight=None, static_k=None, static_v=None,
                                  average_attn_weights=True, is_causal=False):
+    if training and dropout_p > 0:
+        raise OnnxExporterError("multi_head_attention_forward: dropout in training mode (random) is not supported "
+                                "by the ONNX exporter")
     dt = query.dtype
     batched = query.dim() == 3
     E, H = embed_dim_to_check, num_heads

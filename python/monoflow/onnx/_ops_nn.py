@@ -239,7 +239,9 @@ def _softmax(op):
     return conv
 
 
-def dropout(b, out, input, *args, **kwargs):
+def dropout(b, out, input, p=0.5, training=True, inplace=False):
+    if training and p > 0:
+        raise OnnxExporterError("dropout: training=True (random) is not supported by the ONNX exporter")
     # inference graph: dropout is the identity (torch.onnx writes the same)
     return b.node("Identity", [b.name(input)])
 
