@@ -20,12 +20,23 @@ nn.Graph's tracer (``monoflow._graph``) was not used: its plan keeps kernels,
 not the op names and attributes an ONNX node needs. A pure module walker
 would miss custom ``forward`` code.
 
-Covered: Linear, Conv1d/Conv2d, ReLU, GELU, Sigmoid, Tanh, Softmax, LogSoftmax,
-MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, BatchNorm1d/2d (eval), Dropout
-(identity), Identity, Flatten, view, reshape, flatten, permute, transpose, t,
-squeeze, unsqueeze, cat, add, sub, mul, div, neg, matmul, LayerNorm, Embedding,
-slicing with ints and slices, gather, exp, sqrt, abs, pow, silu, leaky_relu,
-T/mT, squeeze/unsqueeze, chunk/split, mean/sum, casts, in-place add/sub/mul/div/relu. Needs the ``onnx``
+Covered layers (written whole from their attributes): Linear, Conv1d/2d,
+ConvTranspose1d/2d, Max/AvgPool1d/2d, AdaptiveAvg/MaxPool1d/2d (uneven bins
+too), BatchNorm1d/2d (eval), LayerNorm, GroupNorm, Dropout (eval), Embedding,
+Flatten, Identity, ReLU, GELU, Sigmoid, Tanh, (Log)Softmax, RNN/LSTM/GRU
+(batch_first, multi-layer, bidirectional, initial states; one ONNX node per
+layer). Recorded call by
+call, with converters for: nn.functional's layers and activations (also
+group/instance/RMS norm, normalize, glu, prelu, ...),
+scaled_dot_product_attention and multi_head_attention_forward (so
+MultiheadAttention and the Transformer layers export with masks and a dynamic
+batch), shapes and indexing (view, reshape, permute, transpose, cat, stack,
+split/chunk/unbind, expand, repeat, narrow, select, index_select, gather,
+flip, slicing with ints/slices/None/one index tensor), arithmetic and
+elementwise math (exp, sqrt, log, trig, rounding, pow, remainder, ...),
+comparisons, logic, where, masked_fill, clamp, casts, and reductions (sum,
+mean, max/min with indices, amax, argmax, prod, logsumexp, norm, var, std).
+Random ops (dropout in training) are refused. Needs the ``onnx``
 package (``pip install monoflow[onnx]``)."""
 
 from ._errors import OnnxExporterError
@@ -36,5 +47,12 @@ __all__ = ["export", "is_in_onnx_export", "OnnxExporterError"]
 
 
 def is_in_onnx_export():
-    """True while :func:`export` is tracing the model, False otherwise."""
+    """True while :func:`export` is tracing the model, False otherwise (torch.onnx's name):
+    a ``forward`` can take an export-friendly path.
+
+    Example::
+
+        >>> flow.onnx.is_in_onnx_export()
+        False
+    """
     return _state.exporting

@@ -35,22 +35,41 @@ def _value_info(helper, name, t, axes):
 
 def export(model, args=(), f=None, export_params=True, verbose=False, training=None, input_names=None,
            output_names=None, dynamic_axes=None, opset_version=None, do_constant_folding=True,
-           dynamo=False, **ignored_torch_kwargs):
+           dynamo=False, **kwargs):
     """Trace ``model`` once on ``args`` and write it to ``f`` (a path or a binary
     file-like object) as an ONNX model, as ``torch.onnx.export`` does.
 
-    ``args`` is a tensor or a tuple of them (a trailing dict is passed as keyword
-    arguments). The model runs in eval mode unless ``training`` says TRAINING or
-    PRESERVE; its mode is restored afterwards. ``input_names`` and ``output_names``
-    name the graph's values (default ``input``, ``input_1``, ... and ``output``, ...);
-    ``dynamic_axes`` maps a name to ``{axis: label}`` or a list of axes, written as
-    symbolic dims. ``opset_version`` defaults to 17 (17 or newer). Parameters are
-    stored in the file; calls that do not depend on the inputs are stored as
-    constants, so ``do_constant_folding`` is always in effect. ``dynamo`` and other
-    torch options are accepted and ignored.
+    Args:
+        model (nn.Module or callable): what to export; run once on ``args``.
+        args (Tensor or tuple): the example inputs; a trailing dict is passed as keyword arguments.
+        f (str, path or file-like): where the model is written.
+        export_params (bool): store the parameters in the file; ``False`` is refused. Default: ``True``.
+        verbose (bool): print the graph. Default: ``False``.
+        training (TrainingMode name, optional): ``EVAL`` (the default) runs the model in eval mode,
+            ``TRAINING`` in train mode, ``PRESERVE`` as it is; the mode is restored afterwards.
+        input_names (list of str, optional): the graph's input names. Default: ``input``, ``input_1``, ...
+        output_names (list of str, optional): the output names. Default: ``output``, ``output_1``, ...
+        dynamic_axes (dict, optional): a name to ``{axis: label}`` or a list of axes, written as
+            symbolic dims.
+        opset_version (int, optional): 17 or newer. Default: 17.
+        do_constant_folding (bool): calls that do not depend on the inputs are always stored as
+            constants, so folding is always in effect.
+        dynamo (bool): accepted and ignored (there is one exporter), as are the other torch options
+            in ``kwargs`` (``keep_initializers_as_inputs``, ...).
 
-    Raises :class:`OnnxExporterError` naming the op (and the module it ran in) when
-    a call on a traced tensor has no ONNX converter."""
+    Raises:
+        OnnxExporterError: a call on a traced tensor has no ONNX converter (the message names the op
+        and the module it ran in), or an option is not supported.
+
+    Example::
+
+        >>> import io, onnx
+        >>> buf = io.BytesIO()
+        >>> flow.onnx.export(nn.Sequential(nn.Linear(4, 2), nn.ReLU()), (flow.randn(1, 4),), buf,
+        ...                  input_names=["x"], dynamic_axes={"x": {0: "batch"}}, dynamo=True)
+        >>> [n.op_type for n in onnx.load_from_string(buf.getvalue()).graph.node]
+        ['Gemm', 'Relu']
+    """
     try:
         import onnx
         from onnx import helper

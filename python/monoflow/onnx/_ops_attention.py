@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from ._common import additive_mask, as_type, dtype_name, np_dtype, reduce
+from ._common import additive_mask, as_type, np_dtype, reduce
 from ._errors import OnnxExporterError
 
 
