@@ -115,3 +115,9 @@ def test_attention_dropout_is_refused():
     m = nn.MultiheadAttention(E, 2, dropout=0.5)
     with pytest.raises(flow.onnx.OnnxExporterError, match="dropout"):
         _export(_Fn(lambda x: m(x, x, x)[0]), (Q,), training="TRAINING")
+
+
+def test_transformer_encoder_decoder():
+    m = nn.Transformer(E, 2, 1, 1, 16, dropout=0.1).eval()
+    tgt_mask = nn.Transformer.generate_square_subsequent_mask(4)
+    _check(_Fn(lambda s, t: m(s, t, tgt_mask=tgt_mask)), Q, flow.randn(4, N, E), rtol=1e-4)

@@ -61,6 +61,8 @@ FUNCS = {
                 + flow.var_mean(x, 1)[0] + flow.std_mean(x, 1)[1], X2),
     "sum_int_bool": (lambda x: (x > 0).sum(1).float() + x.long().sum(1).float(), X2 * 3),
     "bmm_softmax": (lambda x: flow.bmm(x, x.transpose(1, 2)).softmax(-1) + F.softmax(x @ x.mT, dim=1), X3),
+    "softmax_dtype": (lambda x: flow.softmax(x, -1, dtype=flow.float64) + F.log_softmax(x, 0, dtype=flow.float64),
+                      X2),
     "int_arith": (lambda x: ((x > 0).long() + 1) * 2.5 + (x * 3).long() / 2, X2),
 }
 

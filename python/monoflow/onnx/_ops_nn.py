@@ -235,7 +235,8 @@ def _softmax(op):
     def conv(b, out, input, dim=None, *args, **kwargs):
         if dim is None:
             dim = _default_softmax_dim(input.dim())
-        return b.node(op, [b.name(input)], axis=int(dim))
+        # dtype=: computed in the result's type, as torch does
+        return b.node(op, [as_type(b, input, out.dtype)], axis=int(dim))
     return conv
 
 
