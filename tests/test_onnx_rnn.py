@@ -95,3 +95,8 @@ def test_packed_sequence_is_refused_by_name():
         return lstm(packed)[1][0]
     with pytest.raises(flow.onnx.OnnxExporterError, match="pack_padded_sequence"):
         _export(_Fn(fn), (flow.randn(6, 3, 5),))
+
+
+def test_training_dropout_between_layers_is_refused():
+    with pytest.raises(flow.onnx.OnnxExporterError, match="LSTM: dropout"):
+        _export(_AllOutputs(nn.LSTM(5, 4, 2, dropout=0.5)), (flow.randn(6, 3, 5),), training="TRAINING")

@@ -6,6 +6,8 @@ stacks LSTM gates (i, f, g, o) and GRU gates (r, z, n), ONNX wants (i, o, f, c)
 and (z, r, h). torch's GRU applies the reset gate after the hidden state's
 matmul, which is ONNX's linear_before_reset=1."""
 
+from ._errors import OnnxExporterError
+
 # ONNX's gate order as indices into torch's
 _ORDER = {"LSTM": [0, 3, 1, 2], "GRU": [1, 0, 2], "RNN_TANH": [0], "RNN_RELU": [0]}
 
@@ -26,6 +28,9 @@ def _stack_dirs(b, names):
 
 
 def rnn(b, out, mod, input, hx=None):
+    if mod.training and mod.dropout and mod.num_layers > 1:
+        raise OnnxExporterError(f"{type(mod).__name__}: dropout between layers in training mode (random) is not "
+                                "supported by the ONNX exporter")
     mode, h, dirs = mod.mode, mod.hidden_size, 2 if mod.bidirectional else 1
     is_lstm = mode == "LSTM"
     order = _ORDER[mode]
