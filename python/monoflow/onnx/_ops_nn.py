@@ -36,9 +36,11 @@ def _conv(n):
         else:
             pads = _pair(padding, n) * 2
         ins = [b.name(weight)] + ([b.name(bias)] if bias is not None else [])
-        attrs = dict(kernel_shape=k, strides=_pair(stride, n), pads=pads, dilations=_pair(dilation, n), group=int(groups))
+        attrs = dict(kernel_shape=k, strides=_pair(stride, n), pads=pads, dilations=_pair(dilation, n),
+                     group=int(groups))
         return _batched(b, input, n, lambda x: b.node("Conv", [x] + ins, **attrs))
     return conv
+
 
 def _conv_transpose(n):
     def conv(b, out, input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
@@ -76,8 +78,8 @@ def _avg_pool(n):
         if divisor_override is not None:
             raise OnnxExporterError(f"avg_pool{n}d: divisor_override is not supported by the ONNX exporter")
         attrs = _pool_attrs(n, kernel_size, stride, padding, ceil_mode)
-        return _batched(b, input, n, lambda x: b.node("AveragePool", [x], count_include_pad=int(bool(count_include_pad)),
-                                                      **attrs))
+        attrs["count_include_pad"] = int(bool(count_include_pad))
+        return _batched(b, input, n, lambda x: b.node("AveragePool", [x], **attrs))
     return conv
 
 
