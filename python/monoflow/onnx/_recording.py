@@ -10,7 +10,7 @@ import types
 from ._converters import FUNCTIONS, _module_converters
 from ._errors import OnnxExporterError
 
-# Tensor methods that answer metadata, not a tensor: never recorded
+# the operator methods recorded like the public ones (other _-prefixed methods are internal)
 _DUNDERS = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
             "__rtruediv__", "__matmul__", "__rmatmul__", "__neg__", "__getitem__", "__pow__", "__rpow__",
             "__floordiv__", "__mod__", "__iadd__", "__isub__", "__imul__", "__itruediv__", "__eq__", "__ne__",
