@@ -1,11 +1,29 @@
 """Pooling layers: MaxPool1d/2d/3d, AvgPool1d/2d/3d, AdaptiveAvgPool1d/2d/3d, AdaptiveMaxPool1d/2d/3d
 (torch.nn's API)."""
+import os
+
 from monoflow.nn.functional import pooling as F
 from monoflow.nn.module import Module
 
 __all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
            "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d",
            "AdaptiveMaxPool3d", "LPPool1d", "LPPool2d", "LPPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d"]
+
+
+def _nhwc_env():
+    # OneFlow's ONEFLOW_ENABLE_NHWC=1, read when a 2-D pooling module is built:
+    # that module then takes channels-last (N, H, W, C) input and returns (N, H_out, W_out, C).
+    return os.getenv("ONEFLOW_ENABLE_NHWC") == "1"
+
+
+def _channels_last_call(name, fn, input):
+    if input.ndim != 4:
+        raise ValueError(f"{name}: with ONEFLOW_ENABLE_NHWC=1 the input must be 4-D (N, H, W, C), "
+                         f"got {input.ndim}-D")
+    out = fn(input.permute(0, 3, 1, 2))
+    if isinstance(out, tuple):
+        return tuple(o.permute(0, 2, 3, 1) for o in out)
+    return out.permute(0, 2, 3, 1)
 
 
 class _MaxPoolNd(Module):
@@ -70,6 +88,8 @@ class MaxPool2d(_MaxPoolNd):
         - Input: ``(N, C, H, W)`` or ``(C, H, W)``.
         - Output: ``(N, C, H_out, W_out)`` or ``(C, H_out, W_out)``, where each ``out = floor((in + 2 *
           padding - dilation * (kernel_size - 1) - 1) / stride) + 1`` (``ceil`` with ``ceil_mode``).
+        - As in OneFlow, a module built while the environment variable ``ONEFLOW_ENABLE_NHWC`` is ``"1"``
+          is channels-last: it takes ``(N, H, W, C)`` and returns ``(N, H_out, W_out, C)``.
 
     Example::
 
@@ -85,9 +105,18 @@ class MaxPool2d(_MaxPoolNd):
                   [13, 15]]]])
     """
 
-    def forward(self, input):
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False):
+        super().__init__(kernel_size, stride, padding, dilation, return_indices, ceil_mode)
+        self.channels_last = _nhwc_env()
+
+    def _pool(self, input):
         return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
                             self.return_indices)
+
+    def forward(self, input):
+        if getattr(self, "channels_last", False):
+            return _channels_last_call(type(self).__name__, self._pool, input)
+        return self._pool(input)
 
 
 class MaxPool3d(_MaxPoolNd):
@@ -181,6 +210,8 @@ class AvgPool2d(_AvgPoolNd):
         - Input: ``(N, C, H, W)`` or ``(C, H, W)``.
         - Output: ``(N, C, H_out, W_out)`` or ``(C, H_out, W_out)``, where each ``out = floor((in + 2 *
           padding - kernel_size) / stride) + 1`` (``ceil`` with ``ceil_mode``).
+        - As in OneFlow, a module built while the environment variable ``ONEFLOW_ENABLE_NHWC`` is ``"1"``
+          is channels-last: it takes ``(N, H, W, C)`` and returns ``(N, H_out, W_out, C)``.
 
     Example::
 
@@ -193,10 +224,16 @@ class AvgPool2d(_AvgPoolNd):
                  divisor_override=None):
         super().__init__(kernel_size, stride, padding, ceil_mode, count_include_pad)
         self.divisor_override = divisor_override
+        self.channels_last = _nhwc_env() and type(self) is AvgPool2d
 
-    def forward(self, input):
+    def _pool(self, input):
         return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad, self.divisor_override)
+
+    def forward(self, input):
+        if getattr(self, "channels_last", False):
+            return _channels_last_call(type(self).__name__, self._pool, input)
+        return self._pool(input)
 
 
 class AvgPool3d(AvgPool2d):
