@@ -13,6 +13,16 @@ namespace {
 template <class SO, class SI>
 struct CastFn {
   SO operator()(SI x) const { return cast<SO>(x); }
+
+  // float <-> half/bfloat16 runs convert a block at a time (convert16.h).
+  template <class O = SO, class I = SI, std::enable_if_t<std::is_same<O, float>::value && kStaged16<I>, int> = 0>
+  void block(SO* o, const SI* x, int64_t n) const {
+    widen(x, o, n);
+  }
+  template <class O = SO, class I = SI, std::enable_if_t<kStaged16<O> && std::is_same<I, float>::value, long> = 0>
+  void block(SO* o, const SI* x, int64_t n) const {
+    narrow(x, o, n);
+  }
 };
 
 template <class SO, class SI>

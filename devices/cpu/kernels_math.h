@@ -33,6 +33,22 @@ template <class SO, class SI, class F>
 struct MapFn {
   F f;
   SO operator()(SI x) const { return store<SO>(static_cast<compute_t<SO>>(f(load(x)))); }
+
+  // Contiguous half/bfloat16 input: staged through float blocks (convert16.h).
+  template <class I = SI, std::enable_if_t<kStaged16<I>, int> = 0>
+  void block(SO* o, const SI* x, int64_t n) const {
+    float fx[kStageBlock], fo[kStageBlock];
+    for (int64_t i0 = 0; i0 < n; i0 += kStageBlock) {
+      const int64_t m = std::min(kStageBlock, n - i0);
+      widen(x + i0, fx, m);
+      if constexpr (std::is_same<SO, SI>::value) {
+        for (int64_t i = 0; i < m; ++i) fo[i] = static_cast<float>(f(fx[i]));
+        narrow(fo, o + i0, m);
+      } else {
+        for (int64_t i = 0; i < m; ++i) o[i0 + i] = store<SO>(static_cast<compute_t<SO>>(f(fx[i])));
+      }
+    }
+  }
 };
 
 template <class SO, class SI, class F>
