@@ -60,3 +60,26 @@ def test_fixed_team_then_default_again():
         flow.set_num_threads(before)
     assert flow.get_num_threads() == before
     _check_parallel_kernels(rng)
+
+
+def _order_sensitive_results():
+    # a full sum and a long column reduction (partials merged in order) and a
+    # convolution's weight gradient over many images (per-slot partials)
+    g = flow.Generator().manual_seed(7)
+    x = flow.randn(1 << 20, generator=g)
+    m = flow.randn(4096, 8, generator=g)
+    img = flow.randn(32, 3, 16, 16, generator=g)
+    w = flow.randn(4, 3, 3, 3, generator=g, requires_grad=True)
+    flow.nn.functional.conv2d(img, w).square().sum().backward()
+    return [x.sum().numpy(), m.sum(0).numpy(), w.grad.numpy()]
+
+
+def test_results_are_the_same_bits_under_load(hogs):
+    """Note [Results independent of the team] (devices/cpu/strided.h): the work
+    is cut by the nominal team, so a shrunken team gives the same bits."""
+    quiet = _order_sensitive_results()
+    hogs(3)
+    deadline = time.monotonic() + 1.5
+    while time.monotonic() < deadline:
+        for a, b in zip(quiet, _order_sensitive_results()):
+            assert np.array_equal(a, b)

@@ -175,7 +175,7 @@ constexpr int64_t kMaxColElems = 1 << 22;  // col scratch cap (elements) when ba
 //   convolution kernels do all their threading with OpenMP. With several
 //   chunks, each thread takes whole chunks (im2col, GEMM, col2im);
 //   a single chunk (one big image) splits its GEMMs' columns over the
-//   threads instead (par_gemm). body(n0, b, tid) handles images [n0, n0 + b).
+//   threads instead (par_gemm). body(n0, b, tid, slot) handles images [n0, n0 + b).
 
 // Per-thread scratch that survives the chunks of one call (grown, never shrunk).
 template <class T>
@@ -192,19 +192,26 @@ struct Scratch {
 
 template <class Body>
 void over_chunks(int64_t N, int64_t B, Body&& body) {
+  // Chunk c goes to slot c % slots, a fixed count (Note [Results independent
+  // of the team] in strided.h): a slot's chunks run in order on one thread,
+  // so what a slot accumulates does not depend on the team.
   const int64_t chunks = ceil_div(N, B);
+  const int64_t slots = std::max<int64_t>(1, std::min<int64_t>(chunks, partition_width()));
+  auto run_slot = [&](int64_t slot, int64_t tid) {
+    for (int64_t c = slot; c < chunks; c += slots) body(c * B, std::min(B, N - c * B), tid, slot);
+  };
 #ifdef _OPENMP
-  if (chunks > 1 && omp_get_max_threads() > 1 && !omp_in_parallel()) {
-    const int nt = int(std::min<int64_t>(chunks, omp_get_max_threads()));
+  if (slots > 1 && omp_get_max_threads() > 1 && !omp_in_parallel()) {
+    const int nt = int(std::min<int64_t>(slots, omp_get_max_threads()));
 #pragma omp parallel num_threads(nt)
     {
       const int64_t tid = omp_get_thread_num(), step = omp_get_num_threads();
-      for (int64_t c = tid; c < chunks; c += step) body(c * B, std::min(B, N - c * B), tid);
+      for (int64_t slot = tid; slot < slots; slot += step) run_slot(slot, tid);
     }
     return;
   }
 #endif
-  for (int64_t c = 0; c < chunks; ++c) body(c * B, std::min(B, N - c * B), int64_t(0));
+  for (int64_t slot = 0; slot < slots; ++slot) run_slot(slot, 0);
 }
 
 // c[m, n] = op(a) op(b) + beta c, the n columns split over OpenMP threads
@@ -225,7 +232,7 @@ void par_gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int64_t m, int64_t n, int6
 int64_t pick_chunk(const Geom& g, int64_t min_cols) {
   if (g.pointwise()) return 1;
   int64_t B = chunk_images(g, min_cols, kMaxColElems);
-  const int64_t per_thread = ceil_div(g.N, std::max(1, max_threads()));
+  const int64_t per_thread = ceil_div(g.N, partition_width());
   return std::max<int64_t>(1, std::min(B, per_thread));
 }
 
@@ -261,12 +268,12 @@ void run_conv2d_weight_grad(Task& t) {
   const bool pw = g.pointwise();
   // The GEMM's inner dim is b*L here: bigger chunks make fewer, deeper GEMMs.
   const int64_t B = pick_chunk(g, 4 * kMinCols);
-  std::vector<std::vector<T>> partial(size_t(std::max(1, max_threads())));
+  std::vector<std::vector<T>> partial(static_cast<size_t>(partition_width()));  // one per slot, merged in order
   Scratch<T> sc;
-  over_chunks(g.N, B, [&](int64_t n0, int64_t b, int64_t tid) {
-    std::vector<T>& acc = partial[size_t(tid)];
-    if (tid > 0 && acc.empty()) acc.assign(size_t(WN), T(0));
-    T* dst = tid == 0 ? wp : acc.data();
+  over_chunks(g.N, B, [&](int64_t n0, int64_t b, int64_t tid, int64_t slot) {
+    std::vector<T>& acc = partial[size_t(slot)];
+    if (slot > 0 && acc.empty()) acc.assign(size_t(WN), T(0));
+    T* dst = slot == 0 ? wp : acc.data();
     const int64_t cols = b * L;
     const T* cp = xp + n0 * g.C * g.HW();
     if (!pw) {
@@ -398,7 +405,7 @@ void conv2d_forward(const ConvGeom& g, const T* xp, const T* wp, const T* bias, 
   const bool pw = g.pointwise();
   const int64_t B = pick_chunk(g, kMinCols);
   Scratch<T> sc;
-  over_chunks(g.N, B, [&](int64_t n0, int64_t b, int64_t tid) {
+  over_chunks(g.N, B, [&](int64_t n0, int64_t b, int64_t tid, int64_t) {
     const int64_t cols = b * L;
     const T* cp = xp + n0 * g.C * g.HW();
     if (!pw) {
@@ -425,7 +432,7 @@ void conv_transpose2d_forward(const ConvGeom& g, const T* yp, const T* wp, const
   const bool pw = g.pointwise();
   const int64_t B = pick_chunk(g, kMinCols);
   Scratch<T> sc;
-  over_chunks(g.N, B, [&](int64_t n0, int64_t b, int64_t tid) {
+  over_chunks(g.N, B, [&](int64_t n0, int64_t b, int64_t tid, int64_t) {
     const int64_t cols = b * L;
     const T* gp = yp + n0 * g.O * L;
     if (b > 1) {

@@ -188,7 +188,7 @@ void reduce_inner(const Red& red, const typename Red::In* x, char* const* outs, 
     });
     return acc;
   };
-  const int threads = max_threads();
+  const int threads = partition_width();
   if (nK >= threads || nK * nR < kParallelGrain) {  // parallel over outputs
     parallel_range(nK, nR, [&](int64_t lo, int64_t hi) {
       for_each_run(K, lo, hi, [&](int64_t xo, int64_t oo, int64_t n) {
@@ -219,7 +219,7 @@ void reduce_outer(const Red& red, const typename Red::In* x, char* const* outs, 
   DimGroup Ko = K;  // kept dims except the innermost (the columns)
   --Ko.n;
   const int64_t ncols = K.size[K.n - 1], cxs = K.xs[K.n - 1], cos = K.os[K.n - 1];
-  const int threads = max_threads();
+  const int threads = partition_width();
   // Column chunk per work item: wide enough that each row segment read is
   // long (prefetch/TLB friendly), small enough for the accumulators to stay
   // in L1/L2, and split so that every thread gets a chunk.

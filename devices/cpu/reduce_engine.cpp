@@ -8,17 +8,20 @@ namespace mfcpu {
 namespace red {
 int split_reduction(int64_t n, int max_parts, PartBody body) {
 #ifdef _OPENMP
+  // Exactly max_parts parts, whatever team the load leaves us: each thread
+  // takes parts tid, tid + team, ... (Note [Results independent of the team]).
   if (max_parts > 1 && n >= 2 && !omp_in_parallel()) {
-    int used = 1;
-#pragma omp parallel num_threads(max_parts)
+    const int parts = int(std::min<int64_t>(max_parts, n));
+    const int64_t chunk = (n + parts - 1) / parts;
+#pragma omp parallel num_threads(parts)
     {
-      const int nt = omp_get_num_threads(), t = omp_get_thread_num();
-      if (t == 0) used = nt;
-      const int64_t chunk = (n + nt - 1) / nt;
-      const int64_t lo = std::min(n, chunk * t), hi = std::min(n, lo + chunk);
-      body(t, lo, hi);  // called even when empty so every partial is initialised
+      const int nt = omp_get_num_threads();
+      for (int t = omp_get_thread_num(); t < parts; t += nt) {
+        const int64_t lo = std::min(n, chunk * t), hi = std::min(n, lo + chunk);
+        body(t, lo, hi);  // called even when empty so every partial is initialised
+      }
     }
-    return used;
+    return parts;
   }
 #endif
   (void)max_parts;

@@ -14,6 +14,7 @@
 #include <cstdint>
 
 #include "stream.h"
+#include "threads.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -31,6 +32,15 @@ inline int max_threads() {
   return 1;
 #endif
 }
+
+// Note [Results independent of the team]
+//   The team shrinks while other processes load the machine (threads.h), so
+//   work whose result depends on how it is cut (partial sums merged in
+//   order: long reductions, a convolution's weight gradient) is cut into
+//   partition_width() parts, the nominal team (MONOFLOW_NUM_THREADS or set,
+//   else all cores), not the current one. The threads present share those
+//   parts; the answer is the same bits under any load.
+inline int partition_width() { return std::max(1, kernel_threads()); }
 
 inline int64_t numel(const Operand& op) {
   int64_t n = 1;
