@@ -41,3 +41,53 @@ def test_nhwc_maxpool2d_returns_indices_channels_last_and_refuses_other_ranks(mo
     assert tuple(out.shape) == (1, 2, 2, 3) and tuple(idx.shape) == (1, 2, 2, 3)
     with pytest.raises(ValueError, match="MaxPool2d"):
         m(flow.randn(4, 4, 3))
+
+
+# --- where: a condition of any dtype (OneFlow) --------------------------------
+
+@needs_torch
+@pytest.mark.parametrize("dtype", [flow.int32, flow.int64, flow.float32, flow.uint8])
+def test_where_takes_a_non_bool_condition_as_nonzero(dtype):
+    rs = np.random.RandomState(0)
+    c = rs.randint(-1, 2, size=(3, 1, 4))
+    a, b = rs.randn(2, 4), rs.randn(3, 2, 1)
+    ta, tb = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
+    fa, fb = flow.tensor(a, requires_grad=True), flow.tensor(b, requires_grad=True)
+    tout = torch.where(torch.tensor(c != 0), ta, tb)
+    fout = flow.where(flow.tensor(c, dtype=dtype), fa, fb)
+    np.testing.assert_array_equal(fout.numpy(), tout.detach().numpy())
+    tout.sum().backward()
+    fout.sum().backward()
+    np.testing.assert_array_equal(fa.grad.numpy(), ta.grad.numpy())
+    np.testing.assert_array_equal(fb.grad.numpy(), tb.grad.numpy())
+    # the Tensor method and number operands take it too
+    np.testing.assert_array_equal(fa.where(flow.tensor(c, dtype=dtype), 0.0).detach().numpy(),
+                                  torch.where(torch.tensor(c != 0), ta, 0.0).detach().numpy())
+    assert flow.where(flow.tensor([1], dtype=dtype), 0.5, 2.0).dtype == flow.float32
+
+
+# --- full with a one-element tensor fill value ---------------------------------
+
+@needs_torch
+@pytest.mark.parametrize("value", [2.5, 3, True, -1.25])
+def test_full_with_a_tensor_fill_value_matches_torch(value):
+    tv = torch.tensor(value)
+    fv = flow.tensor(value)
+    t = torch.full((2, 3), tv)
+    f = flow.full((2, 3), fv)
+    assert str(f.dtype).split(".")[-1] == str(t.dtype).split(".")[-1]
+    np.testing.assert_array_equal(f.numpy(), t.numpy())
+    f = flow.full((4,), fv, dtype=flow.float64, requires_grad=True)
+    assert f.requires_grad and f.is_leaf and f.dtype == flow.float64
+    assert f.numpy().tolist() == [float(value)] * 4
+
+
+def test_full_with_a_tensor_fill_value_traces_in_a_graph():
+    class G(flow.nn.Graph):
+        def build(self, v):
+            return flow.full((2, 2), v)
+
+    out = G()(flow.tensor(1.5))
+    np.testing.assert_array_equal(out.numpy(), np.full((2, 2), 1.5, np.float32))
+    with pytest.raises(RuntimeError, match="full"):
+        flow.full((2,), flow.tensor([1.0, 2.0]))

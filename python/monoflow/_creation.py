@@ -51,13 +51,17 @@ def _big_python_ints(arr, data, dtype):
     raise OverflowError("tensor: a Python int in the data is out of the int64 range")
 
 
+def _check_one_element(x, what, arg):
+    if x.numel() != 1:
+        raise RuntimeError(_C.name_op_in_progress(f"{what}(): argument '{arg}' must be a number or a "
+                                                  f"one-element tensor, got a tensor of shape {list(x.shape)}"))
+
+
 def _number(x, what, arg):
     """A Python number from a number or a one-element tensor (torch accepts
     both for the scalar arguments of arange, linspace, full...)."""
     if isinstance(x, _C.TensorBase):
-        if x.numel() != 1:
-            raise RuntimeError(_C.name_op_in_progress(f"{what}(): argument '{arg}' must be a number or a "
-                                                      f"one-element tensor, got a tensor of shape {list(x.shape)}"))
+        _check_one_element(x, what, arg)
         return x.item()
     return x
 
@@ -156,6 +160,14 @@ def ones(*size, dtype=None, device=None, requires_grad=False, pin_memory=False):
 
 @accepts_placement()
 def full(size, fill_value, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    fill_tensor = None
+    if isinstance(fill_value, _C.TensorBase) and not fill_value.dtype.is_complex:
+        # A one-element tensor fills by tensor ops, not .item(): an nn.Graph traces
+        # flow.full(shape, t) (OneFlow's test_constant) where values cannot be read.
+        _check_one_element(fill_value, "full", "fill_value")
+        fill_tensor = fill_value.detach().reshape(())
+        fill_value = (True if fill_tensor.dtype == _dtypes.bool_ else
+                      1.0 if fill_tensor.dtype.is_floating_point else 1)  # (its kind, for the dtype below)
     fill_value = _number(fill_value, "full", "fill_value")
     if isinstance(size, numbers.Integral):
         shape = (size,)
@@ -171,6 +183,9 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False, pin_mem
     if dtype is None:
         dtype = (_dtypes.bool_ if isinstance(fill_value, bool) else
                  _dtypes.int64 if isinstance(fill_value, numbers.Integral) else _C.get_default_dtype())
+    if fill_tensor is not None:
+        out = _C.full(shape, 0, dtype, device)
+        return _requires_grad(out + fill_tensor.to(device=out.device, dtype=dtype), requires_grad)
     return _requires_grad(_C.full(shape, fill_value, dtype, device), requires_grad)
 
 

@@ -184,10 +184,27 @@ def clamp_max(input, max):  # noqa: A002
 clip = clamp
 
 
+def _where_condition(condition):
+    # OneFlow takes a condition of any dtype (nonzero is true); torch wants bool.
+    if isinstance(condition, _C.TensorBase) and str(condition.dtype) != "monoflow.bool":
+        return condition != 0
+    return condition
+
+
 def where(condition, input=None, other=None):
+    """``input`` where ``condition`` is true, else ``other`` (broadcast together); tensors or numbers.
+
+    As in OneFlow, ``condition`` may have any dtype: a nonzero element counts as true.
+    With ``condition`` alone, the indices of its nonzeros (``nonzero(as_tuple=True)``).
+
+    Example::
+
+        >>> flow.where(flow.tensor([1, 0, 2], dtype=flow.int32), flow.tensor([1., 2., 3.]), 0.0)
+        tensor([1., 0., 3.])
+    """
     if input is None and other is None:  # where(condition): the indices of its nonzeros
         return _C.check_tensor(condition, "where").nonzero(as_tuple=True)
-    return _C.where(condition, input, other)  # it names a None left in input or other
+    return _C.where(_where_condition(condition), input, other)  # it names a None left in input or other
 
 
 def _any_complex(*vs):
@@ -311,8 +328,8 @@ class TensorMethods:
     clip_ = clamp_
 
     def where(self, condition, other):
-        """condition ? self : other (torch.Tensor.where)."""
-        return _C.where(condition, self, other)
+        """condition ? self : other (torch.Tensor.where); a non-bool condition means nonzero."""
+        return _C.where(_where_condition(condition), self, other)
 
     def lerp(self, end, weight):
         return lerp(self, end, weight)
