@@ -270,3 +270,28 @@ def test_onnx_is_reachable_after_import_monoflow_alone():
     code = "import monoflow as flow; print(flow.onnx.is_in_onnx_export(), flow.onnx.OnnxExporterError.__mro__[1].__name__)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["False", "RuntimeError"]
+
+
+def test_nn_graph_exports_its_build():
+    """An nn.Graph exports what its build() computes, its modules in eval mode (their
+    training mode restored after), and matches the compiled graph's own output."""
+    model = nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8), nn.Dropout(0.5), nn.ReLU(), nn.Linear(8, 3))
+    model.train()
+
+    class Infer(nn.Graph):
+        def __init__(self):
+            super().__init__()
+            self.m = model
+
+        def build(self, x):
+            return self.m(x).softmax(-1)
+
+    x = flow.randn(5, 4)
+    model(x)  # some batch statistics, so running stats differ from the batch's
+    g = Infer()
+    proto, sess = _export(g, (x,), input_names=["x"], dynamic_axes={"x": {0: "batch"}})
+    assert model.training and "Dropout" not in _ops(proto)
+    model.eval()
+    for n in (5, 2):
+        xi = flow.randn(n, 4)
+        np.testing.assert_allclose(sess.run(None, {"x": xi.numpy()})[0], Infer()(xi).numpy(), rtol=1e-5, atol=1e-6)

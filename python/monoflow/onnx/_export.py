@@ -40,7 +40,8 @@ def export(model, args=(), f=None, export_params=True, verbose=False, training=N
     file-like object) as an ONNX model, as ``torch.onnx.export`` does.
 
     Args:
-        model (nn.Module or callable): what to export; run once on ``args``.
+        model (nn.Module, nn.Graph or callable): what to export; run once on ``args`` (an
+            ``nn.Graph``: its ``build``, with its modules in the mode ``training`` says).
         args (Tensor or tuple): the example inputs; a trailing dict is passed as keyword arguments.
         f (str, path or file-like): where the model is written.
         export_params (bool): store the parameters in the file; ``False`` is refused. Default: ``True``.
@@ -99,22 +100,29 @@ def export(model, args=(), f=None, export_params=True, verbose=False, training=N
             raise OnnxExporterError("monoflow.onnx.export(): the same tensor is passed twice as an input")
         b.bind(t, n)
 
-    was_training = model.training if isinstance(model, nn.Module) else None
+    # an nn.Graph is exported from its build() run eagerly over its modules (the
+    # plan it would compile computes the same), a Module or callable from a call
+    if isinstance(model, nn.Graph):
+        call, modules = model.build, list(model._modules.values())
+    else:
+        call, modules = model, [model] if isinstance(model, nn.Module) else []
+    was_training = [m.training for m in modules]
     train_mode = str(training).rsplit(".", 1)[-1].upper() if training is not None else "EVAL"
-    if isinstance(model, nn.Module) and train_mode != "PRESERVE":
-        model.train(train_mode == "TRAINING")
+    if train_mode != "PRESERVE":
+        for m in modules:
+            m.train(train_mode == "TRAINING")
     rec = Recorder(b)
     from .. import no_grad
     rec.install()
     _state.exporting = True
     try:
         with no_grad():
-            result = model(*args, **kwargs)
+            result = call(*args, **kwargs)
     finally:
         _state.exporting = False
         rec.uninstall()
-        if was_training is not None:
-            model.train(was_training)
+        for m, mode in zip(modules, was_training):
+            m.train(mode)
 
     outputs = _flat_tensors(result, "model outputs")
     out_names = list(output_names or [])
