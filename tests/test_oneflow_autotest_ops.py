@@ -91,3 +91,53 @@ def test_full_with_a_tensor_fill_value_traces_in_a_graph():
     np.testing.assert_array_equal(out.numpy(), np.full((2, 2), 1.5, np.float32))
     with pytest.raises(RuntimeError, match="full"):
         flow.full((2,), flow.tensor([1.0, 2.0]))
+
+
+# --- OneFlow's optimizer options: do_bias_correction, contiguous_params --------
+
+def _numpy_adam(x, grads, lr, betas, eps, wd, bias_correction, amsgrad):
+    m, v, vmax = np.zeros_like(x), np.zeros_like(x), np.zeros_like(x)
+    for t, g in enumerate(grads, 1):
+        g = g + wd * x
+        m = betas[0] * m + (1 - betas[0]) * g
+        v = betas[1] * v + (1 - betas[1]) * g * g
+        vmax = np.maximum(vmax, v)
+        bc1, bc2 = (1 - betas[0] ** t, 1 - betas[1] ** t) if bias_correction else (1.0, 1.0)
+        x = x - (lr / bc1) * m / (np.sqrt(vmax if amsgrad else v) / np.sqrt(bc2) + eps)
+    return x
+
+
+@pytest.mark.parametrize("cls", ["Adam", "AdamW"])
+@pytest.mark.parametrize("bias_correction", [True, False])
+@pytest.mark.parametrize("amsgrad", [False, True])
+def test_adam_do_bias_correction_survives_a_state_dict_reload(cls, bias_correction, amsgrad):
+    rs = np.random.RandomState(3)
+    x0 = rs.uniform(size=(6,))
+    grads = [rs.uniform(size=(6,)) for _ in range(6)]
+    p = flow.nn.Parameter(flow.tensor(x0))
+    opt = getattr(flow.optim, cls)([{"params": [p], "lr": 0.1, "betas": (0.9, 0.8), "weight_decay": 0.0}],
+                                   amsgrad=amsgrad, do_bias_correction=bias_correction, contiguous_params=True)
+    for i, g in enumerate(grads):
+        (p * flow.tensor(g)).sum().backward()
+        opt.step()
+        opt.zero_grad()
+        if i == 2:  # a fresh optimizer takes the saved options, as OneFlow's tests reload it
+            state = opt.state_dict()
+            opt = getattr(flow.optim, cls)([p], contiguous_params=True)
+            opt.load_state_dict(state)
+    assert opt.param_groups[0]["do_bias_correction"] is bias_correction
+    expected = _numpy_adam(x0, grads, 0.1, (0.9, 0.8), 1e-8, 0.0, bias_correction, amsgrad)
+    np.testing.assert_allclose(p.detach().numpy(), expected, rtol=1e-10, atol=1e-12)
+
+
+@needs_torch
+def test_sgd_accepts_contiguous_params_and_updates_as_torch():
+    x0 = np.random.RandomState(4).randn(5)
+    p, tp = flow.nn.Parameter(flow.tensor(x0)), torch.nn.Parameter(torch.tensor(x0))
+    opt = flow.optim.SGD([p], lr=0.1, momentum=0.9, contiguous_params=True)
+    topt = torch.optim.SGD([tp], lr=0.1, momentum=0.9)
+    for _ in range(3):
+        (p * p).sum().backward(); opt.step(); opt.zero_grad()
+        (tp * tp).sum().backward(); topt.step(); topt.zero_grad()
+    np.testing.assert_allclose(p.detach().numpy(), tp.detach().numpy(), rtol=1e-12)
+    assert opt.param_groups[0]["contiguous_params"] is True

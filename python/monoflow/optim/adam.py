@@ -59,6 +59,10 @@ class Adam(Optimizer):
             Default: ``None``.
         decoupled_weight_decay (bool): decay the weights directly,
             ``p *= 1 - lr * weight_decay``, which makes this AdamW. Default: ``False``.
+        do_bias_correction (bool): OneFlow's option: divide the moments by ``1 - beta^t``;
+            ``False`` steps by ``lr * m / (sqrt(v) + eps)``. Default: ``True``.
+        contiguous_params (bool): OneFlow's option (its parameters then live in one
+            buffer); monoflow accepts it and updates the same values. Default: ``False``.
 
     Example::
 
@@ -72,11 +76,12 @@ class Adam(Optimizer):
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
                  foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
-                 decoupled_weight_decay=False):
+                 decoupled_weight_decay=False, do_bias_correction=True, contiguous_params=False):
         _check(lr, betas, eps, weight_decay)
         check_impl_options(type(self).__name__, differentiable)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
-                        maximize=maximize, decoupled_weight_decay=decoupled_weight_decay)
+                        maximize=maximize, decoupled_weight_decay=decoupled_weight_decay,
+                        do_bias_correction=bool(do_bias_correction), contiguous_params=bool(contiguous_params))
         super().__init__(params, defaults)
 
     def __setstate__(self, state):
@@ -85,6 +90,8 @@ class Adam(Optimizer):
             group.setdefault("amsgrad", False)
             group.setdefault("maximize", False)
             group.setdefault("decoupled_weight_decay", False)
+            group.setdefault("do_bias_correction", True)
+            group.setdefault("contiguous_params", False)
 
     @staticmethod
     def _init_state(p, state, amsgrad):
@@ -104,6 +111,7 @@ class Adam(Optimizer):
                 lr, (beta1, beta2), eps = self._group_lr(group), group["betas"], group["eps"]
                 weight_decay, amsgrad = group["weight_decay"], group["amsgrad"]
                 decoupled = group["decoupled_weight_decay"]
+                bias_correction = group.get("do_bias_correction", True)
                 for p, g, state in self._updates(group):
                     self._init_state(p, state, amsgrad)
                     step = state["step"] = state["step"] + 1
@@ -116,8 +124,11 @@ class Adam(Optimizer):
                     exp_avg.lerp_(g, 1 - beta1)
                     addcmul_(exp_avg_sq.mul_(beta2), g, g, 1 - beta2)
 
-                    step_size = lr / (1 - beta1 ** step)
-                    bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
+                    if bias_correction:
+                        step_size = lr / (1 - beta1 ** step)
+                        bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
+                    else:
+                        step_size, bias_correction2_sqrt = lr, 1.0
                     if amsgrad:
                         max_sq = state["max_exp_avg_sq"]
                         max_sq.clamp_(min=exp_avg_sq)  # max(max_sq, v), in place
@@ -151,6 +162,8 @@ class AdamW(Adam):
             ``True`` raises ``NotImplementedError``. Default: ``False``.
         fused (bool, optional): accepted for torch compatibility, changes nothing.
             Default: ``None``.
+        do_bias_correction (bool): OneFlow's option, as in :class:`Adam`. Default: ``True``.
+        contiguous_params (bool): OneFlow's option, accepted; same values. Default: ``False``.
 
     Example::
 
@@ -163,9 +176,11 @@ class AdamW(Adam):
     """
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,
-                 maximize=False, foreach=None, capturable=False, differentiable=False, fused=None):
+                 maximize=False, foreach=None, capturable=False, differentiable=False, fused=None,
+                 do_bias_correction=True, contiguous_params=False):
         super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize,
-                         differentiable=differentiable, decoupled_weight_decay=True)
+                         differentiable=differentiable, decoupled_weight_decay=True,
+                         do_bias_correction=do_bias_correction, contiguous_params=contiguous_params)
 
     def __setstate__(self, state):
         super().__setstate__(state)

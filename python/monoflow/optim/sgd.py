@@ -33,6 +33,8 @@ class SGD(Optimizer):
             ``True`` raises ``NotImplementedError``. Default: ``False``.
         fused (bool, optional): accepted for torch compatibility, changes nothing.
             Default: ``None``.
+        contiguous_params (bool): OneFlow's option (its parameters then live in one
+            buffer); monoflow accepts it and updates the same values. Default: ``False``.
 
     Raises:
         ValueError: for a negative ``lr``, ``momentum`` or ``weight_decay``.
@@ -48,7 +50,7 @@ class SGD(Optimizer):
     """
 
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
-                 maximize=False, foreach=None, differentiable=False, fused=None):
+                 maximize=False, foreach=None, differentiable=False, fused=None, contiguous_params=False):
         check_impl_options("SGD", differentiable)
         if lr is not required and lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
@@ -59,7 +61,7 @@ class SGD(Optimizer):
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         defaults = dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
-                        nesterov=nesterov, maximize=maximize)
+                        nesterov=nesterov, maximize=maximize, contiguous_params=bool(contiguous_params))
         super().__init__(params, defaults)
 
     _linear_update = True  # right on partial-sum shards too
