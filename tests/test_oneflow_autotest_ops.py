@@ -141,3 +141,21 @@ def test_sgd_accepts_contiguous_params_and_updates_as_torch():
         (tp * tp).sum().backward(); topt.step(); topt.zero_grad()
     np.testing.assert_allclose(p.detach().numpy(), tp.detach().numpy(), rtol=1e-12)
     assert opt.param_groups[0]["contiguous_params"] is True
+
+
+@needs_torch
+@pytest.mark.parametrize("cls, kw", [("RMSprop", dict(lr=0.01, momentum=0.5, centered=True)),
+                                     ("Adagrad", dict(lr=0.1, lr_decay=0.01))])
+def test_rmsprop_adagrad_accept_contiguous_params_and_update_as_torch(cls, kw):
+    x0 = np.random.RandomState(5).randn(4)
+    p, tp = flow.nn.Parameter(flow.tensor(x0)), torch.nn.Parameter(torch.tensor(x0))
+    opt = getattr(flow.optim, cls)([p], contiguous_params=True, **kw)
+    topt = getattr(torch.optim, cls)([tp], **kw)
+    for i in range(4):
+        (p * p * (i + 1)).sum().backward(); opt.step(); opt.zero_grad()
+        (tp * tp * (i + 1)).sum().backward(); topt.step(); topt.zero_grad()
+    np.testing.assert_allclose(p.detach().numpy(), tp.detach().numpy(), rtol=1e-10)
+    state = opt.state_dict()
+    again = getattr(flow.optim, cls)([p], contiguous_params=False)
+    again.load_state_dict(state)
+    assert again.param_groups[0]["contiguous_params"] is True

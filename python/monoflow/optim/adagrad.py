@@ -36,6 +36,8 @@ class Adagrad(Optimizer):
             ``True`` raises ``NotImplementedError``. Default: ``False``.
         fused (bool, optional): accepted for torch compatibility, changes nothing.
             Default: ``None``.
+        contiguous_params (bool): OneFlow's option (its parameters then live in one
+            buffer); monoflow accepts it and updates the same values. Default: ``False``.
 
     Example::
 
@@ -48,7 +50,7 @@ class Adagrad(Optimizer):
     """
 
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
-                 foreach=None, *, maximize=False, differentiable=False, fused=None):
+                 foreach=None, *, maximize=False, differentiable=False, fused=None, contiguous_params=False):
         check_impl_options("Adagrad", differentiable)
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
@@ -61,7 +63,8 @@ class Adagrad(Optimizer):
         if not 0.0 <= eps:
             raise ValueError(f"Invalid epsilon value: {eps}")
         defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
-                        initial_accumulator_value=initial_accumulator_value, maximize=maximize)
+                        initial_accumulator_value=initial_accumulator_value, maximize=maximize,
+                        contiguous_params=bool(contiguous_params))
         super().__init__(params, defaults)  # add_param_group creates the accumulators
 
     def add_param_group(self, param_group):

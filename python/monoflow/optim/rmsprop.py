@@ -39,6 +39,8 @@ class RMSprop(Optimizer):
             minimizing it. Default: ``False``.
         differentiable (bool): autograd through the step is not supported:
             ``True`` raises ``NotImplementedError``. Default: ``False``.
+        contiguous_params (bool): OneFlow's option (its parameters then live in one
+            buffer); monoflow accepts it and updates the same values. Default: ``False``.
 
     Example::
 
@@ -51,7 +53,7 @@ class RMSprop(Optimizer):
     """
 
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
-                 capturable=False, foreach=None, *, maximize=False, differentiable=False):
+                 capturable=False, foreach=None, *, maximize=False, differentiable=False, contiguous_params=False):
         check_impl_options("RMSprop", differentiable)
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
@@ -64,7 +66,7 @@ class RMSprop(Optimizer):
         if not 0.0 <= alpha:
             raise ValueError(f"Invalid alpha value: {alpha}")
         defaults = dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay, momentum=momentum,
-                        centered=centered, maximize=maximize)
+                        centered=centered, maximize=maximize, contiguous_params=bool(contiguous_params))
         super().__init__(params, defaults)
 
     def __setstate__(self, state):
