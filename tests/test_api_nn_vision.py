@@ -194,16 +194,18 @@ def test_affine_grid(align_corners):
         MF.affine_grid(flow.tensor(theta[:, :, :2]), (2, 3, 4, 5))
 
 
-@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
-@pytest.mark.parametrize("padding_mode", ["zeros", "border"])
+@pytest.mark.parametrize("mode", ["bilinear", "nearest", "bicubic"])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
 @pytest.mark.parametrize("align_corners", [False, True])
 def test_grid_sample(mode, padding_mode, align_corners):
     rng = np.random.default_rng(3)
-    grid = rng.uniform(-1.3, 1.3, (2, 4, 6, 2))
+    # out to 2.9: positions folded more than once by reflection padding
+    grid = rng.uniform(-1.3 if padding_mode != "reflection" else -2.9, 1.3 if padding_mode != "reflection" else 2.9,
+                       (2, 4, 6, 2))
     kw = dict(mode=mode, padding_mode=padding_mode, align_corners=align_corners)
     check(lambda x: TF.grid_sample(x, torch.tensor(grid), **kw),
           lambda x: MF.grid_sample(x, flow.tensor(grid), **kw), (2, 3, 5, 7))
-    if mode == "bilinear":  # the gradient with respect to the grid
+    if mode != "nearest":  # the gradient with respect to the grid
         img = rng.standard_normal((2, 3, 5, 7))
         check(lambda g: TF.grid_sample(torch.tensor(img), g, **kw),
               lambda g: MF.grid_sample(flow.tensor(img), g, **kw), (2, 4, 6, 2), seed=4,

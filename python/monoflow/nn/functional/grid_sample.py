@@ -116,9 +116,6 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     if not isinstance(padding_mode, str) or padding_mode not in ("zeros", "border", "reflection"):
         raise ValueError(f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
                          f"'reflection', but got: '{padding_mode}'")
-    if mode == "bicubic" or padding_mode == "reflection":
-        raise NotImplementedError(f"grid_sample(): mode={mode!r} with padding_mode={padding_mode!r} is not "
-                                  "supported (bilinear/nearest with zeros/border padding are)")
     if input.dim() != 4:
         raise NotImplementedError(f"grid_sample(): only 4-D input is supported, got {input.dim()}-D")
     if grid.dim() != 4 or grid.shape[-1] != 2 or grid.shape[0] != input.shape[0]:
@@ -129,8 +126,6 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     ho, wo = grid.shape[1], grid.shape[2]
     ix = _unnormalize(grid[..., 0], w, align_corners)
     iy = _unnormalize(grid[..., 1], h, align_corners)
-    if padding_mode == "border":
-        ix, iy = ix.clamp(0, w - 1), iy.clamp(0, h - 1)
     flat = input.reshape(n, c, h * w)
 
     def corner(px, py):
@@ -140,6 +135,25 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
         values = flat.gather(2, index.expand(n, c, ho * wo)).reshape(n, c, ho, wo)
         return values * inside.to(input.dtype).unsqueeze(1)
 
+    if mode == "bicubic":
+        # torch: the taps around the unpadded source position, each tap's position padded on its own
+        with _no_grad():
+            x0, y0 = ix.floor(), iy.floor()
+        cx, cy = _cubic_coefficients(ix - x0), _cubic_coefficients(iy - y0)
+        with _no_grad():
+            xs = [_pad_coordinate(x0 + (i - 1), w, padding_mode, align_corners).trunc() for i in range(4)]
+            ys = [_pad_coordinate(y0 + (j - 1), h, padding_mode, align_corners).trunc() for j in range(4)]
+        out = None
+        for j in range(4):
+            row = None
+            for i in range(4):
+                term = corner(xs[i], ys[j]) * cx[i].unsqueeze(1)
+                row = term if row is None else row + term
+            term = row * cy[j].unsqueeze(1)
+            out = term if out is None else out + term
+        return out
+    ix = _pad_coordinate(ix, w, padding_mode, align_corners)
+    iy = _pad_coordinate(iy, h, padding_mode, align_corners)
     if mode == "nearest":
         with _no_grad():
             px, py = ix.round(), iy.round()
@@ -151,6 +165,47 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     wx0, wy0 = x1 - ix, y1 - iy
     return (corner(x0, y0) * (wx0 * wy0).unsqueeze(1) + corner(x1, y0) * (wx1 * wy0).unsqueeze(1)
             + corner(x0, y1) * (wx0 * wy1).unsqueeze(1) + corner(x1, y1) * (wx1 * wy1).unsqueeze(1))
+
+
+def _reflect(coord, twice_low, twice_high):
+    """torch's reflect_coordinates: ``coord`` folded into ``[twice_low / 2, twice_high / 2]`` (differentiable:
+    the gradient flips its sign on every odd fold)."""
+    if twice_low == twice_high:
+        return coord * 0
+    low = twice_low / 2
+    span = (twice_high - twice_low) / 2
+    dist = (coord - low).abs()
+    extra = dist.fmod(span)
+    with _no_grad():
+        even = (dist / span).floor().fmod(2) == 0
+    from monoflow import where
+
+    return where(even, extra + low, (span - extra) + low)
+
+
+def _pad_coordinate(coord, size, padding_mode, align_corners):
+    """torch's compute_coordinates: a pixel coordinate brought inside ``[0, size - 1]`` by the padding mode
+    (``'zeros'`` leaves it; out-of-image corners then read 0)."""
+    if padding_mode == "border":
+        return coord.clamp(0, size - 1)
+    if padding_mode == "reflection":
+        if align_corners:
+            coord = _reflect(coord, 0, 2 * (size - 1))
+        else:
+            coord = _reflect(coord, -1, 2 * size - 1)
+        return coord.clamp(0, size - 1)
+    return coord
+
+
+def _cubic_coefficients(t, a=-0.75):
+    """The four cubic-convolution weights (torch's, A = -0.75) of the taps at -1, 0, 1, 2 for fraction ``t``."""
+    def near(x):
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x):
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+
+    return [far(t + 1), near(t), near(1 - t), far(2 - t)]
 
 
 def _no_grad():
