@@ -212,6 +212,19 @@ def test_grid_sample(mode, padding_mode, align_corners):
               tol=dict(rtol=1e-8, atol=1e-10))
 
 
+def test_grid_sample_nearest_gives_the_grid_a_zero_gradient():
+    # torch's theta.grad after a nearest-mode spatial transformer is zeros, not None
+    grads = []
+    for lib, F in ((torch, TF), (flow, MF)):
+        theta = lib.tensor([[[0.9, 0.1, 0.0], [0.0, 1.1, 0.2]]], requires_grad=True)
+        img = lib.ones(1, 2, 5, 6, requires_grad=True)
+        F.grid_sample(img, F.affine_grid(theta, (1, 2, 4, 4), align_corners=False), mode="nearest",
+                      align_corners=False).sum().backward()
+        grads.append((theta.grad.numpy(), img.grad.numpy()))
+    np.testing.assert_array_equal(grads[1][0], grads[0][0])
+    np.testing.assert_array_equal(grads[1][1], grads[0][1])
+
+
 def test_spatial_transformer_identity():
     """affine_grid of the identity + grid_sample reproduces the image (align_corners=False)."""
     x = flow.randn(1, 2, 4, 6, dtype=flow.float64)

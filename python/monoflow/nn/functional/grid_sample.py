@@ -157,7 +157,12 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     if mode == "nearest":
         with _no_grad():
             px, py = ix.round(), iy.round()
-        return corner(px, py)
+        out = corner(px, py)
+        if grid.requires_grad:  # torch gives the grid a zero gradient (not none): a 0 that keeps the link
+            from monoflow import where
+
+            out = out + where(px != px, ix, 0.0).unsqueeze(1)  # (never true; inf/nan-safe)
+        return out
     with _no_grad():
         x0, y0 = ix.floor(), iy.floor()
     x1, y1 = x0 + 1, y0 + 1
