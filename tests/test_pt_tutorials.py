@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import monoflow
-from programs import nlp_tutorials, nn_really, poly_fit, seq2seq_attention, transformer_lm
+from programs import dcgan_stn, nlp_tutorials, nn_really, poly_fit, seq2seq_attention, transformer_lm
 from test_user_programs import SEEDS, assert_in_spread, assert_tracks
 
 torch = pytest.importorskip("torch")
@@ -104,3 +104,37 @@ def test_transformer_lm_with_dropout_learns():
     # the final loss over seeds spreads from 0.4 to 1.3 in torch (8 seeds): only the learning is checked
     got = transformer_lm.run(monoflow, seed=0)
     assert got["best"] < 0.6 * got["losses"][0]
+
+
+# ------------------------------------------------------------ DCGAN and Spatial Transformer Networks
+
+def test_dcgan_tracks_torch():
+    ref = dcgan_stn.dcgan(torch, noise="numpy")
+    got = dcgan_stn.dcgan(monoflow, noise="numpy", init=ref["init"])
+    assert_tracks(ref["G"], got["G"], rtol=2e-5)
+    assert_tracks(ref["D"], got["D"], rtol=2e-5)
+    np.testing.assert_allclose(np.asarray(got["stats"]), np.asarray(ref["stats"]), rtol=2e-5)
+    np.testing.assert_allclose(got["samples"][-1], ref["samples"][-1], rtol=1e-4, atol=1e-5)
+
+
+def test_dcgan_within_torch_seed_spread():
+    finals = [dcgan_stn.dcgan(torch, seed=s)["D"][-1] for s in SEEDS]
+    assert_in_spread(finals, dcgan_stn.dcgan(monoflow, seed=0)["D"][-1], "DCGAN discriminator loss")
+
+
+def test_spatial_transformer_tracks_torch():
+    # The localisation net starts at the identity, where every sample lands on a pixel centre and the
+    # gradient with respect to theta depends on which side of the centre the last ulp of the grid falls:
+    # torch's own linspace differs in the last bit across CPUs (its vector width), so the tolerance is wider.
+    ref = dcgan_stn.stn(torch, dropout=False, shuffle=False)
+    got = dcgan_stn.stn(monoflow, dropout=False, shuffle=False, init=ref["init"])
+    assert_tracks(ref["losses"], got["losses"], rtol=3e-3)
+    assert [c for _, c in got["tests"]] == [c for _, c in ref["tests"]]
+    np.testing.assert_allclose([l for l, _ in got["tests"]], [l for l, _ in ref["tests"]], rtol=3e-3)
+    assert got["moved"] > 0.01  # the transformer learned to move the image
+
+
+def test_spatial_transformer_with_dropout_within_torch_seed_spread():
+    # (a lucky seed in either framework learns the corners early: medians over five seeds)
+    finals = [dcgan_stn.stn(torch, seed=s)["tests"][-1][0] for s in range(5)]
+    assert_in_spread(finals, [dcgan_stn.stn(monoflow, seed=s)["tests"][-1][0] for s in range(5)], "STN test loss")
