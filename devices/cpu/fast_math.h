@@ -46,6 +46,18 @@ MFCPU_FAST_INLINE float select(bool c, float a, float b) {
 
 MFCPU_FAST_INLINE float abs(float x) { return from_bits(to_bits(x) & 0x7fffffff); }
 
+// a * b + c: one rounding in the AVX2 + FMA build of the plugin, two in the
+// baseline one (Note [Two builds of the CPU plugin] in CMakeLists.txt). The
+// polynomials below are written with it, so the build decides, not the
+// compiler's contraction choices (-ffp-contract=off).
+MFCPU_FAST_INLINE float fmadd(float a, float b, float c) {
+#ifdef __FMA__
+  return __builtin_fmaf(a, b, c);
+#else
+  return a * b + c;
+#endif
+}
+
 // e^x: x = n ln2 + r with |r| <= ln2/2 (Cody-Waite, ln2 in two parts), the
 // Cephes expf polynomial for e^r, and 2^n as two factors 2^(n/2) 2^(n-n/2)
 // so that results down to the smallest subnormal come out right.
@@ -59,12 +71,12 @@ MFCPU_FAST_INLINE float exp(float x) {
   float r = xc - n * 0.693359375f;
   r = r - n * -2.12194440e-4f;
   float p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  p = p * (r * r) + r + 1.0f;
+  p = fmadd(p, r, 1.3981999507e-3f);
+  p = fmadd(p, r, 8.3334519073e-3f);
+  p = fmadd(p, r, 4.1665795894e-2f);
+  p = fmadd(p, r, 1.6666665459e-1f);
+  p = fmadd(p, r, 5.0000001201e-1f);
+  p = fmadd(p, r * r, r) + 1.0f;
   const int32_t ni = static_cast<int32_t>(n), n1 = ni >> 1, n2 = ni - n1;  // n in [-150, 128]: both halves normal
   float y = p * from_bits((n1 + 127) << 23) * from_bits((n2 + 127) << 23);
   y = select(x < kHi, y, std::numeric_limits<float>::infinity());
@@ -78,10 +90,10 @@ MFCPU_FAST_INLINE float tanh(float x) {
   const float ax = abs(x);
   const float z = ax * ax;
   float p = -5.70498872745e-3f;
-  p = p * z + 2.06390887954e-2f;
-  p = p * z - 5.37397155531e-2f;
-  p = p * z + 1.33314422036e-1f;
-  p = p * z - 3.33332819422e-1f;
+  p = fmadd(p, z, 2.06390887954e-2f);
+  p = fmadd(p, z, -5.37397155531e-2f);
+  p = fmadd(p, z, 1.33314422036e-1f);
+  p = fmadd(p, z, -3.33332819422e-1f);
   const float small = p * z * ax + ax;
   const float big = 1.0f - 2.0f / (exp(2.0f * ax) + 1.0f);  // NaN stays NaN through exp
   const float t = select(ax < 0.625f, small, big);
@@ -96,24 +108,24 @@ MFCPU_FAST_INLINE float erf(float x) {
   const float ax = abs(x);
   const float t = ax * ax;
   float p = 7.88250372e-5f;
-  p = p * t - 8.01886301e-4f;
-  p = p * t + 5.18931368e-3f;
-  p = p * t - 2.68543303e-2f;
-  p = p * t + 1.12835975e-1f;
-  p = p * t - 3.76126269e-1f;
-  p = p * t + 1.12837917f;
+  p = fmadd(p, t, -8.01886301e-4f);
+  p = fmadd(p, t, 5.18931368e-3f);
+  p = fmadd(p, t, -2.68543303e-2f);
+  p = fmadd(p, t, 1.12835975e-1f);
+  p = fmadd(p, t, -3.76126269e-1f);
+  p = fmadd(p, t, 1.12837917f);
   const float small = p * ax;
   const float ac = select(ax < 4.0f, ax, 4.0f);  // NaN -> 4: replaced at the end
   const float u = ac - 2.5f;
   float l = 1.61404523e-6f;
-  l = l * u - 1.33094112e-5f;
-  l = l * u + 7.73944900e-5f;
-  l = l * u - 4.20144497e-4f;
-  l = l * u + 2.16516023e-3f;
-  l = l * u - 1.08585171e-2f;
-  l = l * u + 5.61063598e-2f;
-  l = l * u - 3.52680681e-1f;
-  l = l * u - 1.55681528f;
+  l = fmadd(l, u, -1.33094112e-5f);
+  l = fmadd(l, u, 7.73944900e-5f);
+  l = fmadd(l, u, -4.20144497e-4f);
+  l = fmadd(l, u, 2.16516023e-3f);
+  l = fmadd(l, u, -1.08585171e-2f);
+  l = fmadd(l, u, 5.61063598e-2f);
+  l = fmadd(l, u, -3.52680681e-1f);
+  l = fmadd(l, u, -1.55681528f);
   const float big = 1.0f - exp(l - ac * ac);
   const float r = select(ax < 1.0f, small, big);
   return select(x != x, x, from_bits(to_bits(r) | (to_bits(x) & INT32_MIN)));

@@ -32,7 +32,11 @@ struct NoAttrs {
 template <class SO, class SI, class F>
 struct MapFn {
   F f;
-  SO operator()(SI x) const { return store<SO>(static_cast<compute_t<SO>>(f(load(x)))); }
+  // always inlined: a call left in the map loop keeps it scalar (GCC's inline budget runs
+  // out in the files with many kernels)
+  inline __attribute__((always_inline)) SO operator()(SI x) const {
+    return store<SO>(static_cast<compute_t<SO>>(f(load(x))));
+  }
 
   // Contiguous half/bfloat16 input: staged through float blocks (convert16.h).
   template <class I = SI, std::enable_if_t<kStaged16<I>, int> = 0>

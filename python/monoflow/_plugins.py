@@ -28,6 +28,35 @@ def lib_dir():
     return os.path.join(os.path.dirname(os.path.abspath(_C.__file__)), "lib")
 
 
+CPU_ISA_VAR = "MONOFLOW_CPU_ISA"
+_AVX2_FLAGS = {"avx2", "fma", "f16c"}
+
+
+def _cpu_flags():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+
+
+def cpu_plugin_path():
+    """The CPU plugin for this machine: the AVX2 + FMA build where the CPU has those
+    instructions and it was built (x86-64), else the baseline one (Note [Two builds
+    of the CPU plugin] in devices/cpu/CMakeLists.txt). ``MONOFLOW_CPU_ISA=baseline``
+    picks the baseline build anywhere."""
+    avx2 = os.path.join(lib_dir(), "libmonoflow_cpu_avx2.so")
+    wanted = os.environ.get(CPU_ISA_VAR, "auto").lower()
+    if wanted not in ("auto", "baseline", "avx2"):
+        raise RuntimeError(f"{CPU_ISA_VAR}={wanted!r}: expected auto, baseline or avx2")
+    if wanted != "baseline" and os.path.exists(avx2) and (wanted == "avx2" or _AVX2_FLAGS <= _cpu_flags()):
+        return avx2
+    return os.path.join(lib_dir(), "libmonoflow_cpu.so")
+
+
 def _preload_openblas():
     # The CPU plugin links the OpenBLAS of the scipy-openblas32 wheel; loading
     # it globally first lets the dynamic linker resolve it by soname wherever
@@ -74,7 +103,7 @@ def load(path):
 def discover():
     _preload_openblas()
     _C.set_warning_handler(lambda msg: warnings.warn(msg, DeviceWarning, stacklevel=2))
-    _C.load_plugin(os.path.join(lib_dir(), "libmonoflow_cpu.so"))  # the CPU must exist
+    _C.load_plugin(cpu_plugin_path())  # the CPU must exist
     candidates = _entry_point_paths()
     env = os.environ.get(ENV_VAR, "")
     candidates += [(f"${ENV_VAR} ({p})", p) for p in env.split(os.pathsep) if p]

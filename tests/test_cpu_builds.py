@@ -1,0 +1,70 @@
+"""The two builds of the CPU plugin (Note [Two builds of the CPU plugin] in
+devices/cpu/CMakeLists.txt): the AVX2 + FMA one is picked where the CPU has
+those instructions, MONOFLOW_CPU_ISA=baseline picks the other, and both give
+the same values (bit for bit except where fast_math.h's polynomials use FMA:
+there within 2 float ulps of each other and 3 of float64; GELU's 1 + erf
+cancels for negative x, so it is held to 2 ulps of erf scaled by |x|)."""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from monoflow import _plugins
+
+_PROGRAM = r"""
+import json, numpy as np, monoflow as flow
+from monoflow import _plugins
+x = np.linspace(-12, 12, 4001, dtype=np.float32)
+t = flow.tensor(x)
+out = {"plugin": _plugins.cpu_plugin_path()}
+for name in ("exp", "tanh", "sigmoid", "erf", "sqrt", "neg", "relu"):
+    out[name] = getattr(flow, name)(t).numpy().tolist()
+out["gelu"] = flow.nn.functional.gelu(t).numpy().tolist()
+tg = t.clone().requires_grad_()
+flow.nn.functional.gelu(tg).sum().backward()
+out["gelu_grad"] = tg.grad.numpy().tolist()
+out["sum"] = float(t.sum())
+print(json.dumps(out))
+"""
+
+AVX2 = os.path.exists(os.path.join(_plugins.lib_dir(), "libmonoflow_cpu_avx2.so"))
+
+
+def _run(isa):
+    env = dict(os.environ, MONOFLOW_CPU_ISA=isa)
+    r = subprocess.run([sys.executable, "-c", _PROGRAM], env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def test_baseline_is_picked_on_request():
+    assert _run("baseline")["plugin"].endswith("libmonoflow_cpu.so")
+
+
+def test_bad_isa_value_is_refused(monkeypatch):
+    monkeypatch.setenv("MONOFLOW_CPU_ISA", "sse9")
+    with pytest.raises(RuntimeError, match="MONOFLOW_CPU_ISA"):
+        _plugins.cpu_plugin_path()
+
+
+@pytest.mark.skipif(not AVX2 or not _plugins._AVX2_FLAGS <= _plugins._cpu_flags(),
+                    reason="no AVX2 + FMA build, or this CPU lacks the instructions")
+def test_builds_agree():
+    auto, base = _run("auto"), _run("baseline")
+    assert auto["plugin"].endswith("libmonoflow_cpu_avx2.so")
+    for name in ("sqrt", "neg", "relu", "sum"):  # no FMA on their path: the same bits
+        assert auto[name] == base[name], name
+    x = np.linspace(-12, 12, 4001, dtype=np.float32).astype(np.float64)  # the inputs, exactly
+    ref = {"exp": np.exp(x), "tanh": np.tanh(x), "sigmoid": 1 / (1 + np.exp(-x))}
+    for name in ("exp", "tanh", "sigmoid", "erf", "gelu", "gelu_grad"):
+        a, b = np.asarray(auto[name], np.float32), np.asarray(base[name], np.float32)
+        ulp = np.spacing(np.maximum(np.abs(a), np.abs(b))).astype(np.float64)
+        if name.startswith("gelu"):  # 1 + erf(x / sqrt 2) cancels for x < 0: an ulp of erf, scaled by |x|
+            ulp = np.float64(np.spacing(np.float32(1))) * np.maximum(1, np.abs(x))
+        assert np.all(np.abs(a.astype(np.float64) - b) <= 2 * ulp + 1e-30), name
+        if name in ref:
+            r = ref[name]
+            assert np.all(np.abs(a - r) <= 3 * np.spacing(np.abs(r).astype(np.float32)) + 1e-38), name
