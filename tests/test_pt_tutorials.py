@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import monoflow
-from programs import dcgan_stn, nlp_tutorials, nn_really, poly_fit, seq2seq_attention, transformer_lm
+from programs import dcgan_stn, nlp_tutorials, nn_really, poly_fit, rl_programs, seq2seq_attention, transformer_lm
 from test_user_programs import SEEDS, assert_in_spread, assert_tracks
 
 torch = pytest.importorskip("torch")
@@ -138,3 +138,25 @@ def test_spatial_transformer_with_dropout_within_torch_seed_spread():
     # (a lucky seed in either framework learns the corners early: medians over five seeds)
     finals = [dcgan_stn.stn(torch, seed=s)["tests"][-1][0] for s in range(5)]
     assert_in_spread(finals, [dcgan_stn.stn(monoflow, seed=s)["tests"][-1][0] for s in range(5)], "STN test loss")
+
+
+# ------------------------------------------------------------ DQN tutorial, REINFORCE / actor-critic examples
+
+def test_dqn_tracks_torch():
+    # all of its randomness is python's random: the same weights take the same actions
+    ref = rl_programs.dqn(torch)
+    got = rl_programs.dqn(monoflow, init=ref["init"])
+    assert got["durations"] == ref["durations"]
+    assert_tracks(ref["losses"], got["losses"], rtol=2e-5, atol=1e-7)
+    assert got["mean10"] == ref["mean10"]
+
+
+@pytest.mark.parametrize("actor_critic", [False, True], ids=["reinforce", "actor_critic"])
+def test_policy_gradient_within_torch_seed_spread(actor_critic):
+    # episodes are Categorical samples (the frameworks' RNGs differ) and the outcome is heavy-tailed:
+    # the median over five seeds of the mean reward over all episodes
+    def mean_reward(lib, seed):
+        return float(np.mean(rl_programs.policy_gradient(lib, actor_critic, seed=seed)["rewards"]))
+
+    finals = [mean_reward(torch, s) for s in range(5)]
+    assert_in_spread(finals, [mean_reward(monoflow, s) for s in range(5)], "policy-gradient mean reward")
