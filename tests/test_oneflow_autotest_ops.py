@@ -159,3 +159,71 @@ def test_rmsprop_adagrad_accept_contiguous_params_and_update_as_torch(cls, kw):
     again = getattr(flow.optim, cls)([p], contiguous_params=False)
     again.load_state_dict(state)
     assert again.param_groups[0]["contiguous_params"] is True
+
+
+# --- slice_update (both of OneFlow's forms) and nn.Graph.trace -----------------
+
+def test_slice_update_in_place_form_matches_numpy_setitem():
+    rs = np.random.RandomState(6)
+    for shape in [(7,), (5, 6), (4, 5, 6)]:
+        ref = rs.rand(*shape)
+        spec = [(int(rs.randint(0, n)), None, int(rs.randint(1, 3))) for n in shape]
+        index = tuple(slice(*t) for t in spec)
+        upd = rs.rand(*ref[index].shape)
+        x = flow.tensor(ref)
+        out = flow.slice_update(x, flow.tensor(upd.astype(np.float32)), slice_tup_list=spec)
+        ref[index] = upd.astype(np.float32)
+        assert out is x
+        np.testing.assert_array_equal(x.numpy(), ref)
+
+
+@needs_torch
+def test_slice_update_functional_form_is_out_of_place_and_differentiable():
+    a0, b0 = np.random.RandomState(7).rand(6), np.random.RandomState(8).rand(2)
+    a, b = flow.tensor(a0, requires_grad=True), flow.tensor(b0, requires_grad=True)
+    ta, tb = torch.tensor(a0, requires_grad=True), torch.tensor(b0, requires_grad=True)
+    out = flow._C.slice_update(a * 1, b * 1, [1], [5], [3])
+    tout = (ta * 1).clone()
+    tout[1:5:3] = tb
+    np.testing.assert_array_equal(out.detach().numpy(), tout.detach().numpy())
+    assert np.array_equal(a.detach().numpy(), a0)  # the input is not written
+    w = np.arange(6.0)
+    (out * flow.tensor(w)).sum().backward()
+    (tout * torch.tensor(w)).sum().backward()
+    np.testing.assert_array_equal(a.grad.numpy(), ta.grad.numpy())
+    np.testing.assert_array_equal(b.grad.numpy(), tb.grad.numpy())
+    with pytest.raises(IndexError, match="slice_update"):
+        flow.slice_update(flow.zeros(3), flow.ones(1), [[0, 1, 1], [0, 1, 1]])
+
+
+def test_graph_trace_decorates_a_function_into_an_eval_graph():
+    buf = flow.zeros(2, 3)
+
+    @flow.nn.Graph.trace
+    def write_and_scale(x):
+        buf[-1] = 1
+        return x * 2 + buf.sum()
+
+    out = write_and_scale(flow.tensor([1.0, 2.0]))
+    np.testing.assert_array_equal(out.numpy(), [5.0, 7.0])
+    np.testing.assert_array_equal(buf.numpy(), [[0, 0, 0], [1, 1, 1]])
+    np.testing.assert_array_equal(write_and_scale(flow.tensor([0.0, 1.0])).numpy(), [3.0, 5.0])
+    assert isinstance(write_and_scale.graph, flow.nn.Graph) and write_and_scale.__name__ == "write_and_scale"
+
+
+# --- randn/rand: size=, layout=, and NotImplementedError for integer dtypes ------
+
+@needs_torch
+def test_rand_randn_take_size_and_layout_keywords_and_refuse_integer_dtypes_as_torch():
+    assert tuple(flow.randn(size=(2, 3)).shape) == tuple(torch.randn(size=(2, 3)).shape)
+    assert tuple(flow.rand(size=[4], layout=flow.strided).shape) == (4,)
+    assert tuple(flow.randn(2, 3, layout=flow.strided, pin_memory=False).shape) == (2, 3)
+    for fn in ("rand", "randn"):
+        with pytest.raises(NotImplementedError):
+            getattr(torch, fn)(2, dtype=torch.int32)
+        with pytest.raises(NotImplementedError, match=fn):
+            getattr(flow, fn)(2, dtype=flow.int32)
+        with pytest.raises(NotImplementedError, match="strided"):
+            getattr(flow, fn)(2, layout=flow.sparse_coo)
+        with pytest.raises(TypeError, match="twice"):
+            getattr(flow, fn)(2, size=(2,))

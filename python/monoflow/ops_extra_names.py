@@ -11,7 +11,7 @@ from monoflow import _C
 from monoflow import _composite as _c
 
 __all__ = ["argwhere", "as_strided", "cast", "combinations", "empty_strided", "gather_nd", "in_top_k", "mish",
-           "new_ones", "quick_gelu", "result_type", "scalar_tensor", "scatter_nd", "slice", "softsign",
+           "new_ones", "quick_gelu", "result_type", "scalar_tensor", "scatter_nd", "slice", "slice_update", "softsign",
            "tensor_scatter_nd_update", "unravel_index", "vander"]
 
 
@@ -486,6 +486,66 @@ def slice(input, slice_tup_list):
             raise ValueError(f"slice(): each entry of slice_tup_list must be (start, stop, step), got {t!r}")
         parts.append(_builtin_slice(*t))
     return input[tuple(parts)]
+
+
+def _slices(op, spec, ndim):
+    if not isinstance(spec, (list, tuple)):
+        raise TypeError(f"{op}(): argument 'slice_tup_list' must be a sequence of (start, stop, step), "
+                        f"not {type(spec).__name__}")
+    if len(spec) > ndim:
+        raise IndexError(f"{op}(): {len(spec)} slices for a tensor of {ndim} dims")
+    parts = []
+    for t in spec:
+        if not isinstance(t, (list, tuple)) or len(t) != 3:
+            raise ValueError(f"{op}(): each entry of slice_tup_list must be (start, stop, step), got {t!r}")
+        parts.append(_builtin_slice(*t))
+    return tuple(parts)
+
+
+def slice_update(input, update, slice_tup_list, stop=None, step=None, *, inplace=None):
+    """OneFlow's ``oneflow.slice_update``: writes ``update`` into ``input[start:stop:step, ...]``.
+
+    Two forms, as in OneFlow:
+
+    - ``slice_update(input, update, slice_tup_list)``, one ``(start, stop, step)`` per leading dim:
+      updates ``input`` in place and returns it (``oneflow.slice_update``).
+    - ``slice_update(ref, value, start, stop, step)`` with three lists of ints: returns a new tensor,
+      differentiable with respect to both ``ref`` and ``value`` (``oneflow._C.slice_update``).
+
+    ``update`` is cast to ``input``'s dtype and broadcast to the slice's shape.
+
+    Args:
+        input (Tensor): the tensor written (in place in the first form).
+        update (Tensor or number): the values written into the slice.
+        slice_tup_list (sequence): ``(start, stop, step)`` per leading dim (None: the whole range);
+            in the second form, the list of starts.
+        stop (list of int, optional): the second form's stops. Default: ``None``.
+        step (list of int, optional): the second form's steps. Default: ``None``.
+        inplace (bool, optional): overrides the form's default (in place for the first form,
+            a new tensor for the second). Default: ``None``.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> x = flow.ones(5)
+        >>> flow.slice_update(x, flow.tensor([2.0, 3.0, 4.0]), [[1, 4, 1]])
+        tensor([1., 2., 3., 4., 1.])
+        >>> flow.slice_update(flow.zeros(4), flow.ones(2), [0], [4], [2])
+        tensor([1., 0., 1., 0.])
+    """
+    input = _C.check_tensor(input, "slice_update", "input")
+    if stop is None and step is None:
+        index = _slices("slice_update", slice_tup_list, input.dim())
+        inplace = True if inplace is None else inplace
+    else:
+        start = slice_tup_list
+        if not all(isinstance(v, (list, tuple)) for v in (start, stop, step)) or not len(start) == len(stop) == len(step):
+            raise TypeError("slice_update(): start, stop and step must be lists of ints of the same length")
+        index = _slices("slice_update", [tuple(t) for t in zip(start, stop, step)], input.dim())
+        inplace = False if inplace is None else inplace
+    out = input if inplace else input.clone()
+    out[index] = update
+    return out
 
 
 class TensorMethods:

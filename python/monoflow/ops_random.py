@@ -63,19 +63,43 @@ def _size(size):
     return tuple(size)
 
 
+class _NotFloatingDtypeError(NotImplementedError, TypeError):
+    """A floating sampler given an integer or bool dtype: NotImplementedError as torch and OneFlow
+    raise (torch: '"normal_kernel_cpu" not implemented for 'Int''), and a TypeError too."""
+
+
+def _check_layout(layout, op):
+    from monoflow import strided
+
+    if layout is not None and layout is not strided:
+        raise NotImplementedError(f"{op}(): only the strided layout is supported, got {layout}")
+
+
 def _float_dtype(dtype):
     dtype = _C.get_default_dtype() if dtype is None else dtype
     if not isinstance(dtype, _C.dtype):  # (named after the op that called: rand, randn, ...)
         raise TypeError(_C.name_op_in_progress(f"rand(): argument 'dtype' must be monoflow.dtype, "
                                                f"not {type(dtype).__name__}"))
     if not dtype.is_floating_point:
-        raise TypeError(_C.name_op_in_progress(f"expected a floating point dtype, got {dtype!r}"))
+        raise _NotFloatingDtypeError(_C.name_op_in_progress(f"expected a floating point dtype, got {dtype!r}"))
     return dtype
 
 
 @accepts_placement(random=True)
-def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
-    """Uniform samples from [0, 1)."""
+def _size_arg(op, shape, size):
+    # torch and OneFlow take the size positionally (ints, a tuple) or as size=
+    if size is None:
+        return shape
+    if shape:
+        raise TypeError(f"{op}(): the size is given twice (positionally and as size=)")
+    return (size,)
+
+
+def rand(*shape, size=None, generator=None, dtype=None, device=None, requires_grad=False, layout=None,
+         pin_memory=False):
+    """Uniform samples from [0, 1). ``layout`` may only be strided; ``pin_memory`` changes nothing."""
+    _check_layout(layout, "rand")
+    size = _size_arg("rand", shape, size)
     if isinstance(dtype, _C.dtype) and dtype.is_complex:  # torch: both parts uniform on [0, 1)
         from monoflow import _complex
 
@@ -85,8 +109,11 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
 
 
 @accepts_placement(random=True)
-def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
-    """Standard normal samples."""
+def randn(*shape, size=None, generator=None, dtype=None, device=None, requires_grad=False, layout=None,
+          pin_memory=False):
+    """Standard normal samples. ``layout`` may only be strided; ``pin_memory`` changes nothing."""
+    _check_layout(layout, "randn")
+    size = _size_arg("randn", shape, size)
     if isinstance(dtype, _C.dtype) and dtype.is_complex:
         from monoflow import _complex
 
@@ -95,8 +122,10 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
 
 
 @accepts_placement(random=True)
-def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
+def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False,
+            layout=None, pin_memory=False):
     """Integers uniform in [low, high): randint(high, size) or randint(low, high, size)."""
+    _check_layout(layout, "randint")
     if size is None:
         if not isinstance(high, (tuple, list)):
             raise TypeError("randint: the 'size' argument is required")

@@ -14,7 +14,11 @@ _SAMPLE_ARGS = """
         device (monoflow.device or str, optional): where the result lives.
             Default: ``None``: the default device.
         requires_grad (bool): whether autograd records operations on the
-            result. Default: ``False``."""
+            result. Default: ``False``.
+        layout (monoflow.layout, optional): only ``monoflow.strided``
+            (others raise NotImplementedError). Default: ``None``.
+        pin_memory (bool): accepted for torch and OneFlow; host memory is
+            already pinned for every device. Default: ``False``."""
 
 _LIKE_ARGS = """
         t (Tensor): the tensor whose size (and, by default, dtype and device)
@@ -104,8 +108,11 @@ add_doc("set_rng_state", "set_rng_state(new_state) -> None", """
         True
     """)
 
-add_doc("rand", "rand(*size, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor", """
+add_doc("rand", "rand(*size, generator=None, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False) -> Tensor", """
     Returns a tensor of values drawn uniformly from ``[0, 1)``.
+
+    The size may also be given as ``size=`` (a sequence). An integer or bool
+    ``dtype`` raises NotImplementedError, as in torch and OneFlow.
 
     Args:""" + _SAMPLE_ARGS + """
 
@@ -119,9 +126,12 @@ add_doc("rand", "rand(*size, generator=None, dtype=None, device=None, requires_g
         monoflow.float64
     """)
 
-add_doc("randn", "randn(*size, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor", """
+add_doc("randn", "randn(*size, generator=None, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False) -> Tensor", """
     Returns a tensor of values drawn from the standard normal distribution
     (mean 0, variance 1).
+
+    The size may also be given as ``size=`` (a sequence). An integer or bool
+    ``dtype`` raises NotImplementedError, as in torch and OneFlow.
 
     Args:""" + _SAMPLE_ARGS + """
 
@@ -133,7 +143,7 @@ add_doc("randn", "randn(*size, generator=None, dtype=None, device=None, requires
         monoflow.float64
     """)
 
-add_doc("randint", "randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor", """
+add_doc("randint", "randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False) -> Tensor", """
     Returns a tensor of integers drawn uniformly from ``[low, high)``.
 
     As in torch, ``randint(high, size)`` (two positional arguments) draws
@@ -148,6 +158,9 @@ add_doc("randint", "randint(low=0, high=None, size=None, *, generator=None, dtyp
         requires_grad (bool): must stay ``False`` for an integer dtype
             (integer tensors cannot require grad: ``True`` raises
             RuntimeError). Default: ``False``.
+        layout (monoflow.layout, optional): only ``monoflow.strided``.
+            Default: ``None``.
+        pin_memory (bool): accepted; changes nothing. Default: ``False``.
 
     Example::
 

@@ -197,6 +197,38 @@ class Graph:
         for m in self._modules.values():
             yield from m.modules()
 
+    @staticmethod
+    def trace(func):
+        """Decorator (OneFlow's ``nn.Graph.trace``): runs ``func`` as the ``build`` of an eval graph.
+
+        The returned callable takes ``func``'s positional arguments; the first call with a given input
+        signature traces ``func`` and later calls replay the plan, as for any :class:`Graph`. Tensors
+        ``func`` reads from its closure are part of the graph (updates to them are seen eagerly).
+        The graph itself is the callable's ``graph`` attribute.
+
+        Example::
+
+            >>> @nn.Graph.trace
+            ... def double_plus_one(x):
+            ...     return x * 2 + 1
+            >>> double_plus_one(flow.tensor([1.0, 2.0]))
+            tensor([3., 5.])
+        """
+        import functools
+
+        class TracedGraph(Graph):
+            def build(self, *args):
+                return func(*args)
+
+        graph = TracedGraph()
+
+        @functools.wraps(func)
+        def run(*args):
+            return graph(*args)
+
+        run.graph = graph
+        return run
+
     def __call__(self, *args):
         if not self.training:
             return self._call_eval(args)
