@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import monoflow
-from programs import dcgan_stn, nlp_tutorials, nn_really, poly_fit, rl_programs, seq2seq_attention, transformer_lm
+from programs import dcgan_stn, nlp_tutorials, nn_really, poly_fit, pt_examples, rl_programs, seq2seq_attention, transformer_lm
 from test_user_programs import SEEDS, assert_in_spread, assert_tracks
 
 torch = pytest.importorskip("torch")
@@ -160,3 +160,50 @@ def test_policy_gradient_within_torch_seed_spread(actor_critic):
 
     finals = [mean_reward(torch, s) for s in range(5)]
     assert_in_spread(finals, [mean_reward(monoflow, s) for s in range(5)], "policy-gradient mean reward")
+
+
+# ------------------------------------------------------------ pytorch/examples
+
+def test_forward_forward_tracks_torch():
+    ref = pt_examples.forward_forward(torch)
+    got = pt_examples.forward_forward(monoflow, init=ref["init"])
+    assert_tracks(ref["losses"], got["losses"], rtol=2e-5)
+    assert got["error"] == ref["error"]
+
+
+def test_regression_converges_like_torch():
+    for lib in (torch, monoflow):
+        out = pt_examples.regression(lib)
+        assert out["loss"] < 1e-3 and out["batches"] < 3000, (lib.__name__, out)
+        assert out["learned"].startswith("y = ") and out["learned"].count("x^") == 4
+    assert_in_spread([pt_examples.regression(torch, seed=s)["batches"] for s in SEEDS],
+                     [pt_examples.regression(monoflow, seed=s)["batches"] for s in SEEDS], "regression batches")
+
+
+def test_super_resolution_tracks_torch_and_reloads_the_whole_model():
+    ref = pt_examples.super_resolution(torch, shuffle=False)
+    got = pt_examples.super_resolution(monoflow, shuffle=False, init=ref["init"])
+    np.testing.assert_allclose(got["lr"], ref["lr"], rtol=1e-5, atol=1e-6)  # bicubic downscale
+    assert_tracks(ref["losses"], got["losses"], rtol=2e-5)
+    assert_tracks(ref["psnr"], got["psnr"], rtol=2e-5)
+    assert got["out_shape"] == ref["out_shape"] == (1, 24, 24)
+
+
+def test_fast_neural_style_tracks_torch():
+    ref = pt_examples.fast_neural_style(torch)
+    got = pt_examples.fast_neural_style(monoflow, init=ref["init"])
+    assert_tracks(ref["content"], got["content"], rtol=2e-5)
+    assert_tracks(ref["style"], got["style"], rtol=2e-5)
+    np.testing.assert_allclose(got["output"], ref["output"], rtol=1e-4, atol=1e-4)
+
+
+def test_vision_transformer_tracks_torch():
+    ref = pt_examples.vision_transformer(torch, dropout=0.0, shuffle=False)
+    got = pt_examples.vision_transformer(monoflow, dropout=0.0, shuffle=False, init=ref["init"])
+    assert_tracks(ref["losses"], got["losses"], rtol=2e-5)
+    assert_tracks(ref["val"], got["val"], rtol=2e-5)
+
+
+def test_vision_transformer_with_dropout_within_torch_seed_spread():
+    finals = [pt_examples.vision_transformer(torch, seed=s)["val"][-1] for s in SEEDS]
+    assert_in_spread(finals, pt_examples.vision_transformer(monoflow, seed=0)["val"][-1], "ViT loss")
