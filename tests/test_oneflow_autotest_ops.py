@@ -227,3 +227,32 @@ def test_rand_randn_take_size_and_layout_keywords_and_refuse_integer_dtypes_as_t
             getattr(flow, fn)(2, layout=flow.sparse_coo)
         with pytest.raises(TypeError, match="twice"):
             getattr(flow, fn)(2, size=(2,))
+
+
+# --- PixelShuffle with separate height and width factors (OneFlow) --------------
+
+@needs_torch
+@pytest.mark.parametrize("rh, rw", [(2, 3), (3, 2), (1, 4), (2, 2)])
+def test_pixel_shuffle_with_h_and_w_factors_matches_a_torch_composition(rh, rw):
+    x = np.random.RandomState(9).randn(2, 3, 12, 4, 5)  # extra batch dim too
+    t = torch.tensor(x, requires_grad=True)
+    c = 12 // (rh * rw)
+    tout = t.reshape(2, 3, c, rh, rw, 4, 5).permute(0, 1, 2, 5, 3, 6, 4).reshape(2, 3, c, 4 * rh, 5 * rw)
+    f = flow.tensor(x, requires_grad=True)
+    out = flow.nn.PixelShuffle(h_upscale_factor=rh, w_upscale_factor=rw)(f)
+    np.testing.assert_array_equal(out.detach().numpy(), tout.detach().numpy())
+    g = np.random.RandomState(10).rand(*tout.shape)
+    out.backward(flow.tensor(g))
+    tout.backward(torch.tensor(g))
+    np.testing.assert_array_equal(f.grad.numpy(), t.grad.numpy())
+
+
+def test_pixel_shuffle_factor_arguments_are_checked():
+    with pytest.raises(ValueError, match="PixelShuffle"):
+        flow.nn.PixelShuffle(2, h_upscale_factor=2, w_upscale_factor=2)
+    with pytest.raises(ValueError, match="PixelShuffle"):
+        flow.nn.PixelShuffle(h_upscale_factor=2)
+    with pytest.raises(ValueError, match="w_upscale_factor"):
+        flow.nn.PixelShuffle(h_upscale_factor=2, w_upscale_factor=0)
+    with pytest.raises(RuntimeError, match="divisible"):
+        flow.nn.PixelShuffle(h_upscale_factor=2, w_upscale_factor=3)(flow.randn(1, 8, 2, 2))

@@ -10,7 +10,13 @@ class PixelShuffle(Module):
     upsampling), ``r = upscale_factor``.
 
     Args:
-        upscale_factor (int): the factor ``r`` of the spatial size.
+        upscale_factor (int, optional): the factor ``r`` of the spatial size.
+        h_upscale_factor (int, optional): OneFlow's form: the height factor ``rh``, with
+            ``w_upscale_factor``; the channels ``C * rh * rw`` become ``(*, C, H * rh, W * rw)``.
+            Default: ``None``.
+        w_upscale_factor (int, optional): the width factor ``rw`` of OneFlow's form. Default: ``None``.
+
+    Give ``upscale_factor`` or both ``h_upscale_factor`` and ``w_upscale_factor``.
 
     Shape:
         - Input: ``(*, C * r * r, H, W)``.
@@ -20,17 +26,47 @@ class PixelShuffle(Module):
 
         >>> nn.PixelShuffle(3)(flow.randn(1, 9, 4, 4)).shape
         monoflow.Size([1, 1, 12, 12])
+        >>> nn.PixelShuffle(h_upscale_factor=2, w_upscale_factor=3)(flow.randn(1, 12, 4, 4)).shape
+        monoflow.Size([1, 2, 8, 12])
     """
 
-    def __init__(self, upscale_factor):
+    def __init__(self, upscale_factor=None, h_upscale_factor=None, w_upscale_factor=None):
         super().__init__()
+        if upscale_factor is not None:
+            if h_upscale_factor is not None or w_upscale_factor is not None:
+                raise ValueError("PixelShuffle: give upscale_factor or h_upscale_factor and w_upscale_factor, "
+                                 "not both")
+            h_upscale_factor = w_upscale_factor = upscale_factor  # (checked by pixel_shuffle, as torch)
+        elif h_upscale_factor is None or w_upscale_factor is None:
+            raise ValueError("PixelShuffle: upscale_factor, or both h_upscale_factor and w_upscale_factor, "
+                             "must be given")
+        else:
+            for name, v in (("h_upscale_factor", h_upscale_factor), ("w_upscale_factor", w_upscale_factor)):
+                if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
+                    raise ValueError(f"PixelShuffle: {name} must be a positive int, got {v!r}")
         self.upscale_factor = upscale_factor
+        self.h_upscale_factor = h_upscale_factor
+        self.w_upscale_factor = w_upscale_factor
 
     def forward(self, input):
-        return F.pixel_shuffle(input, self.upscale_factor)
+        rh, rw = self.h_upscale_factor, self.w_upscale_factor
+        if self.upscale_factor is not None or rh == rw:
+            return F.pixel_shuffle(input, rh)
+        if input.dim() < 3:
+            raise RuntimeError(f"PixelShuffle: expected an input of at least 3 dims, got {input.dim()}")
+        *batch, c, h, w = input.shape
+        if c % (rh * rw) != 0:
+            raise RuntimeError(f"PixelShuffle: the channels ({c}) must be divisible by "
+                               f"h_upscale_factor * w_upscale_factor ({rh * rw})")
+        n = len(batch)
+        out = input.reshape(*batch, c // (rh * rw), rh, rw, h, w)
+        out = out.permute(*range(n), n, n + 3, n + 1, n + 4, n + 2)
+        return out.reshape(*batch, c // (rh * rw), h * rh, w * rw)
 
     def extra_repr(self):
-        return f"upscale_factor={self.upscale_factor}"
+        if self.h_upscale_factor == self.w_upscale_factor and self.upscale_factor is not None:
+            return f"upscale_factor={self.upscale_factor}"
+        return f"h_upscale_factor={self.h_upscale_factor}, w_upscale_factor={self.w_upscale_factor}"
 
 
 class PixelUnshuffle(Module):
