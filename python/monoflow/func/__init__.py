@@ -1,6 +1,6 @@
 """monoflow.func: torch.func's function transforms, built on monoflow's autograd.
 
-``grad`` / ``grad_and_value`` / ``vjp`` / ``jacrev`` differentiate a function
+``grad`` / ``grad_and_value`` / ``vjp`` / ``jvp`` / ``jacrev`` / ``jacfwd`` / ``hessian`` differentiate a function
 of tensors (or of dicts/tuples of tensors: a model's parameters);
 ``vmap`` maps a function over a batch dimension. monoflow has no batching
 rule per op, so vmap runs the function once per batch element and stacks
@@ -11,7 +11,8 @@ import monoflow as flow
 from monoflow.autograd import grad as _autograd_grad
 from monoflow.nn.utils.stateless import functional_call
 
-__all__ = ["functional_call", "grad", "grad_and_value", "vjp", "jacrev", "vmap", "stack_module_state"]
+__all__ = ["functional_call", "grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap",
+           "stack_module_state"]
 
 
 # ---------------------------------------------------------------- pytrees of tensors (tuple, list, dict leaves)
@@ -141,22 +142,162 @@ def vjp(func, *primals, has_aux=False):
     return (detached, vjp_fn, aux) if has_aux else (detached, vjp_fn)
 
 
-def jacrev(func, argnums=0):
-    """The Jacobian of ``func`` (one tensor out) with respect to the tensor argument ``argnums``, by reverse mode:
-    shape ``output.shape + input.shape``."""
-    def wrapper(*args):
+def _check_argnums(argnums, args, name):
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    if not nums or not all(isinstance(n, int) for n in nums):
+        raise RuntimeError(f"{name}(): argnums must be an int or a non-empty tuple of ints, got {argnums!r}")
+    for n in nums:
+        if not -len(args) <= n < len(args):
+            raise RuntimeError(f"{name}(): Got argnums={argnums} but only {len(args)} positional inputs")
+    return nums
+
+
+def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):
+    """The Jacobian of ``func`` with respect to its argument(s) ``argnums``, by reverse mode (one backward pass
+    per output element).
+
+    Each output tensor ``y`` and input tensor ``x`` give a block of shape ``y.shape + x.shape``; the blocks are
+    arranged as the outputs (a tensor, or a tuple/dict of them) holding, for each, the inputs' structure (one
+    argument's structure for an int ``argnums``, a tuple of them for a tuple). Nested transforms compose
+    (``jacfwd(jacrev(f))`` is the Hessian).
+
+    Args:
+        func (callable): a function of tensors returning a tensor (or a tuple/dict of tensors).
+        argnums (int or tuple of int): the argument(s) to differentiate. Default: ``0``.
+        has_aux (bool): ``func`` returns ``(output, aux)``; ``aux`` is returned beside the Jacobian.
+        chunk_size (int, optional): accepted for torch compatibility.
+
+    Example::
+
+        >>> from monoflow.func import jacrev
+        >>> jacrev(lambda x: x ** 2)(flow.tensor([1.0, 3.0]))
+        tensor([[2., 0.],
+                [0., 6.]])
+    """
+    def wrapper(*args, **kwargs):
+        nums = _check_argnums(argnums, args, "jacrev")
         args = list(args)
-        x = args[argnums].detach().requires_grad_()
-        args[argnums] = x
+        specs, inputs, outer = {}, {}, False
+        for n in nums:
+            leaves, spec = _flatten(args[n])
+            for x in leaves:
+                if not isinstance(x, flow.Tensor):
+                    raise TypeError(f"jacrev(): the differentiated argument {n} must hold only Tensors, "
+                                    f"not {type(x).__name__}")
+                outer |= x.requires_grad
+            inputs[n], specs[n] = _as_inputs(leaves), spec
+            args[n] = _unflatten(inputs[n], spec)
+        flat_in = [x for n in nums for x in inputs[n]]
         with flow.enable_grad():
-            y = func(*args)
-            rows = []
-            flat_y = y.reshape(-1)
-            for i in range(flat_y.numel()):
-                (g,) = _autograd_grad(flat_y[i], [x], retain_graph=True, allow_unused=True)
-                rows.append(flow.zeros_like(x) if g is None else g)
-        return flow.stack(rows).reshape(tuple(y.shape) + tuple(x.shape))
+            out = func(*args, **kwargs)
+            out, aux = (out[0], out[1]) if has_aux else (out, None)
+            out_leaves, out_spec = _flatten(out)
+            per_out = []
+            for y in out_leaves:
+                if not isinstance(y, flow.Tensor):
+                    raise RuntimeError(f"jacrev(): the function must return Tensors, got {type(y).__name__}")
+                rows = [[] for _ in flat_in]
+                flat_y = y.reshape(-1)
+                for i in range(flat_y.numel()):
+                    gs = (_autograd_grad(flat_y[i], flat_in, retain_graph=True, create_graph=outer, allow_unused=True)
+                          if y.requires_grad else [None] * len(flat_in))
+                    for k, (g, x) in enumerate(zip(gs, flat_in)):
+                        rows[k].append(flow.zeros_like(x) if g is None else g)
+                blocks = [flow.stack(r).reshape(tuple(y.shape) + tuple(x.shape)) if r else
+                          flow.zeros(tuple(y.shape) + tuple(x.shape), dtype=x.dtype, device=x.device)
+                          for r, x in zip(rows, flat_in)]
+                pieces, at = [], 0
+                for n in nums:
+                    k = len(inputs[n])
+                    pieces.append(_unflatten(blocks[at:at + k], specs[n]))
+                    at += k
+                per_out.append(pieces[0] if isinstance(argnums, int) else tuple(pieces))
+        result = _unflatten(per_out, out_spec)
+        return (result, aux) if has_aux else result
     return wrapper
+
+
+def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
+    """The Jacobian of ``func`` with respect to ``argnums``, laid out as :func:`jacrev`'s. torch computes it in
+    forward mode; monoflow has no forward-mode autograd and computes the same values in reverse mode.
+
+    Example::
+
+        >>> from monoflow.func import jacfwd
+        >>> jacfwd(lambda x: x.sin())(flow.tensor([0.0, 0.0]))
+        tensor([[1., 0.],
+                [0., 1.]])
+    """
+    if not isinstance(randomness, str) or randomness not in ("error", "different", "same"):
+        raise RuntimeError(f"jacfwd(): Only allowed values for randomness are 'error', 'different', or 'same'. "
+                           f"Got {randomness}")
+    return jacrev(func, argnums, has_aux=has_aux)
+
+
+def hessian(func, argnums=0):
+    """The Hessian of a function with respect to ``argnums``: ``jacfwd(jacrev(func, argnums), argnums)``.
+
+    Example::
+
+        >>> from monoflow.func import hessian
+        >>> hessian(lambda x: (x ** 3).sum())(flow.tensor([1.0, 2.0]))
+        tensor([[ 6.,  0.],
+                [ 0., 12.]])
+    """
+    return jacfwd(jacrev(func, argnums), argnums)
+
+
+def jvp(func, primals, tangents, *, strict=False, has_aux=False):
+    """``(func(*primals), J @ tangents)``: the Jacobian-vector product, computed as the derivative of the
+    vector-Jacobian product ``u -> J^T u`` (linear in ``u``) in the direction ``tangents``.
+
+    Args:
+        func (callable): a function of tensors returning a tensor (or a tuple/dict of tensors).
+        primals (tuple): the arguments (tensors or structures of them).
+        tangents (tuple): one tangent per primal, of the same structure and shapes.
+        has_aux (bool): ``func`` returns ``(output, aux)``; then ``(output, jvp_out, aux)`` is returned.
+
+    Example::
+
+        >>> from monoflow.func import jvp
+        >>> jvp(lambda x: x ** 2, (flow.tensor([1.0, 3.0]),), (flow.tensor([1.0, 1.0]),))
+        (tensor([1., 9.]), tensor([2., 6.]))
+    """
+    if not isinstance(primals, tuple):
+        raise RuntimeError("jvp(f, primals, tangents): Expected primals to be a tuple. E.g. it should be valid "
+                           "to call f(*primals).")
+    if not isinstance(tangents, tuple) or len(tangents) != len(primals):
+        raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to be tuples of the same "
+                           "length.")
+    flat, specs, outer = [], [], False
+    for p in primals:
+        leaves, spec = _flatten(p)
+        outer |= any(isinstance(x, flow.Tensor) and x.requires_grad for x in leaves)
+        flat.append(_as_inputs(leaves))
+        specs.append(spec)
+    inputs = [x for leaves in flat for x in leaves]
+    tans = [t for tan in tangents for t in _flatten(tan)[0]]
+    if len(tans) != len(inputs) or any(tuple(t.shape) != tuple(x.shape) for t, x in zip(tans, inputs)):
+        raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to have the same structure "
+                           "and shapes.")
+    with flow.enable_grad():
+        out = func(*[_unflatten(l, s) for l, s in zip(flat, specs)])
+        out, aux = (out[0], out[1]) if has_aux else (out, None)
+        out_leaves, out_spec = _flatten(out)
+        live = [o for o in out_leaves if o.requires_grad]
+        dummies = [flow.zeros_like(o).requires_grad_() for o in live]
+        results = {}
+        if live:
+            vj = _autograd_grad(live, inputs, grad_outputs=dummies, create_graph=True, allow_unused=True)
+            pairs = [(g, t) for g, t in zip(vj, tans) if g is not None and g.requires_grad]
+            if pairs:
+                jv = _autograd_grad([g for g, _ in pairs], dummies, grad_outputs=[t for _, t in pairs],
+                                    create_graph=outer, allow_unused=True)
+                results = {id(o): r for o, r in zip(live, jv) if r is not None}
+    jvp_out = [results.get(id(o), flow.zeros_like(o)) for o in out_leaves]
+    value = [o if outer else o.detach() for o in out_leaves]
+    value, jvp_out = _unflatten(value, out_spec), _unflatten(jvp_out, out_spec)
+    return (value, jvp_out, aux) if has_aux else (value, jvp_out)
 
 
 # ---------------------------------------------------------------- vmap
