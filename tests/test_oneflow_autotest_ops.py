@@ -256,3 +256,29 @@ def test_pixel_shuffle_factor_arguments_are_checked():
         flow.nn.PixelShuffle(h_upscale_factor=2, w_upscale_factor=0)
     with pytest.raises(RuntimeError, match="divisible"):
         flow.nn.PixelShuffle(h_upscale_factor=2, w_upscale_factor=3)(flow.randn(1, 8, 2, 2))
+
+
+# --- linspace: placement=/sbp=, and tensor endpoints inside an nn.Graph ----------
+
+@needs_torch
+@pytest.mark.parametrize("start, end, steps", [(0.3, 1.7, 7), (-1.0, 2.0, 10), (1.3, -2.1, 13), (0.5, 0.5, 4),
+                                               (0.2, 0.9, 1), (0.0, 1.0, 0)])
+def test_linspace_with_tensor_endpoints_traces_in_a_graph_and_matches_torch(start, end, steps):
+    class G(flow.nn.Graph):
+        def build(self, s, e):
+            return flow.linspace(s, e, steps)
+
+    out = G()(flow.tensor(start), flow.tensor(end))
+    expected = torch.linspace(start, end, steps)
+    assert out.dtype == flow.float32 and tuple(out.shape) == tuple(expected.shape)
+    # torch's two-sided formula; the order of float32 roundings may differ by an ulp
+    np.testing.assert_allclose(out.numpy(), expected.numpy(), rtol=2e-7, atol=1e-7)
+    np.testing.assert_allclose(flow.linspace(flow.tensor(start), flow.tensor(end), steps).numpy(),
+                               expected.numpy(), rtol=2e-7, atol=1e-7)
+
+
+def test_linspace_takes_placement_and_sbp():
+    placement = flow.placement("cpu", ranks=[0])
+    x = flow.linspace(start=0, end=10, steps=3, placement=placement, sbp=flow.sbp.broadcast)
+    assert x.placement == placement and x.sbp == (flow.sbp.broadcast,)
+    np.testing.assert_array_equal(x.to_local().numpy(), [0.0, 5.0, 10.0])

@@ -195,10 +195,32 @@ def bernoulli(input, p=None, *, generator=None):
     return _C.bernoulli_scalar_(_C.empty(tuple(input.shape), input.dtype, input.device), p, generator)
 
 
+def _traced_linspace(start, end, steps, dtype, device):
+    # linspace from tensor endpoints by tensor ops, for an nn.Graph trace (whose tensor values cannot
+    # be read): torch's formula, start + i * step for the first half, end - (steps - 1 - i) * step after
+    from monoflow import _creation
+
+    steps = _C.check_int(steps, "linspace", "steps", 3)
+    if steps < 0:
+        raise RuntimeError("linspace(): number of steps must be non-negative")
+    ends = [v.detach().reshape(()).to(dtype) if isinstance(v, _C.TensorBase) else v for v in (start, end)]
+    idx = _creation.arange(steps, dtype=dtype, device=device)
+    if steps <= 1:
+        return idx * 0 + ends[0]
+    step = (ends[1] - ends[0]) / (steps - 1)
+    first, second = ends[0] + step * idx, ends[1] - step * (steps - 1 - idx)
+    return first.where(idx < steps // 2, second)
+
+
+@accepts_placement()
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     # (one-element tensors are accepted for the numbers, as torch does)
+    dtype = dtype or _C.get_default_dtype()
+    if (_C._graph_tracing() and dtype.is_floating_point and not isinstance(steps, _C.TensorBase)
+            and any(isinstance(v, _C.TensorBase) for v in (start, end))):
+        return _requires_grad(_traced_linspace(start, end, steps, dtype, device), requires_grad)
     start, end, steps = (v.item() if isinstance(v, _C.TensorBase) else v for v in (start, end, steps))
-    return _requires_grad(_C.linspace(start, end, steps, dtype or _C.get_default_dtype(), device), requires_grad)
+    return _requires_grad(_C.linspace(start, end, steps, dtype, device), requires_grad)
 
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False, pin_memory=False):

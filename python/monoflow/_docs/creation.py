@@ -248,9 +248,12 @@ add_doc("linspace", "linspace(start, end, steps, *, dtype=None, device=None, req
     Returns a 1-D tensor of ``steps`` values evenly spaced from ``start`` to
     ``end``, both included.
 
+    ``start`` and ``end`` may be one-element tensors, inside an ``nn.Graph``
+    too; ``placement=`` and ``sbp=`` (OneFlow's) make a global tensor.
+
     Args:
-        start (Number): the first value.
-        end (Number): the last value.
+        start (Number or Tensor): the first value.
+        end (Number or Tensor): the last value.
         steps (int): how many values (at least 0).""" + _args() + """
 
     Example::
