@@ -676,9 +676,12 @@ cdef class TensorBase:
     def __matmul__(self, other):
         if not isinstance(other, TensorBase):
             return NotImplemented
-        if _is_cplx(self) or _is_cplx(other):
-            return _complex_ops.matmul(self, other)
-        return wrap(matmul(self.t, (<TensorBase>other).t))
+        cdef object a = self
+        if _autocast_hook is not None:
+            a, other = _autocast_hook(a, other)
+        if _is_cplx(a) or _is_cplx(other):
+            return _complex_ops.matmul(a, other)
+        return wrap(matmul((<TensorBase>a).t, (<TensorBase>other).t))
 
     def __eq__(self, other):
         return _compare(kOp_eq, self, other)
@@ -796,9 +799,12 @@ cdef class TensorBase:
         return self.__ifloordiv__(other)
 
     def matmul(self, other):
-        if _is_cplx(self) or _is_cplx(other):
-            return _complex_ops.matmul(self, other)
-        return wrap(matmul(self.t, _tt(other, "matmul", "other", 1)))
+        cdef object a = self
+        if _autocast_hook is not None and isinstance(other, TensorBase):
+            a, other = _autocast_hook(a, other)
+        if _is_cplx(a) or _is_cplx(other):
+            return _complex_ops.matmul(a, other)
+        return wrap(matmul((<TensorBase>a).t, _tt(other, "matmul", "other", 1)))
 
     def sum(self, dim=None, keepdim=False, *, dtype=None):
         cdef Dims dims
@@ -1259,6 +1265,16 @@ cdef object _complex_ops = None
 def _set_complex_ops(mod):
     global _complex_ops
     _complex_ops = mod
+
+
+# The autocast region's cast of matmul's operands (monoflow/_autocast.py, Note
+# [Autocast policy]): None outside every region, so `@` pays one test.
+cdef object _autocast_hook = None
+
+
+def _set_autocast_hook(hook):
+    global _autocast_hook
+    _autocast_hook = hook
 
 
 cdef inline bint _is_cplx(object v):

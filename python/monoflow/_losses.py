@@ -2,7 +2,7 @@
 and nll_loss. Each is one recorded op of the C++ core (ops_loss.h); this
 module only sorts out argument forms (reduction names, the legacy
 size_average/reduce flags)."""
-from monoflow import _C
+from monoflow import _C, _autocast
 
 __all__ = ["cross_entropy", "nll_loss"]
 
@@ -44,6 +44,7 @@ def _index(op, name, v):
     raise TypeError(f"{op}(): argument '{name}' must be int, not {type(v).__name__}")
 
 
+@_autocast.fp32
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     """Negative log likelihood loss of log-probabilities ``input`` for class-index targets (one fused op).
     See :class:`~monoflow.nn.NLLLoss`.
@@ -71,6 +72,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
                        _reduction("nll_loss", reduction, size_average, reduce))
 
 
+@_autocast.fp32
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
                   label_smoothing=0.0):
     """Cross entropy of logits and targets: ``nll_loss(log_softmax(input, 1), target)`` as one fused op,

@@ -1,6 +1,6 @@
 """Linear algebra: mm, bmm, mv, addmm, dot, outer, einsum. All compose the
 core's matmul (BLAS on the CPU) with views, so they need no kernels of their own."""
-from monoflow import _C
+from monoflow import _C, _autocast
 
 __all__ = ["mm", "bmm", "mv", "addmm", "dot", "vdot", "outer", "ger", "einsum"]
 
@@ -12,11 +12,13 @@ def _check_dims(op, **tensors):
             raise RuntimeError(f"{op}: {name} must be a {nd}D tensor, got {t.dim()}D")
 
 
+@_autocast.lower
 def mm(input, mat2):
     _check_dims("mm", input=(input, 2), mat2=(mat2, 2))
     return input.matmul(mat2)
 
 
+@_autocast.lower
 def bmm(input, mat2):
     _check_dims("bmm", input=(input, 3), mat2=(mat2, 3))
     if input.shape[0] != mat2.shape[0]:
@@ -24,11 +26,13 @@ def bmm(input, mat2):
     return input.matmul(mat2)
 
 
+@_autocast.native
 def mv(input, vec):
     _check_dims("mv", input=(input, 2), vec=(vec, 1))
     return input.matmul(vec)
 
 
+@_autocast.lower
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """beta * input + alpha * (mat1 @ mat2), input broadcast to the product's shape."""
     _C.check_tensor(input, "addmm", "input", 1)
@@ -52,6 +56,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     return prod + (input if beta == 1 else input * beta)
 
 
+@_autocast.native
 def dot(input, other):
     _check_dims("dot", input=(input, 1), tensor=(other, 1))
     if input.shape[0] != other.shape[0]:
@@ -67,6 +72,7 @@ def vdot(input, other):
     return dot(input.conj(), other)
 
 
+@_autocast.native
 def outer(input, vec2):
     _check_dims("outer", input=(input, 1), vec2=(vec2, 1))
     return input.unsqueeze(1) * vec2.unsqueeze(0)

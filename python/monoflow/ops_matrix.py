@@ -6,7 +6,7 @@ All compose matmul and monoflow.linalg."""
 import math
 import numbers
 
-from monoflow import _C
+from monoflow import _C, _autocast
 from monoflow import _composite as _c
 from monoflow import ops_math as _m
 
@@ -39,24 +39,28 @@ def _need(op, **tensors):
             raise RuntimeError(f"{op}: {name} must be a {nd}D tensor, got {t.dim()}D")
 
 
+@_autocast.lower
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """beta * input + alpha * (batch1 @ batch2), batched."""
     _need("baddbmm", batch1=(batch1, 3), batch2=(batch2, 3))
     return _scaled_sum(input, batch1.matmul(batch2), beta, alpha, "baddbmm")
 
 
+@_autocast.lower
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """beta * input + alpha * sum_b(batch1[b] @ batch2[b])."""
     _need("addbmm", batch1=(batch1, 3), batch2=(batch2, 3))
     return _scaled_sum(input, batch1.matmul(batch2).sum(0), beta, alpha, "addbmm")
 
 
+@_autocast.native
 def addmv(input, mat, vec, *, beta=1, alpha=1):
     """beta * input + alpha * (mat @ vec)."""
     _need("addmv", mat=(mat, 2), vec=(vec, 1))
     return _scaled_sum(input, mat.matmul(vec), beta, alpha, "addmv")
 
 
+@_autocast.native
 def addr(input, vec1, vec2, *, beta=1, alpha=1):
     """beta * input + alpha * outer(vec1, vec2)."""
     _C.check_tensor(input, "addr", "input", 1)

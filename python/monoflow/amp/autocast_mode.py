@@ -1,16 +1,10 @@
-"""autocast: torch's mixed-precision region, as a face.
-
-monoflow has no per-op automatic casting yet, so inside an enabled region ops
-still run in their inputs' dtypes (full precision for float32 models): the
-numbers are right, only the speed/memory gain is missing, and a warning says
-so once. For a device type that is not loaded, autocast disables itself with
-a warning, as torch does for CUDA on a machine without it."""
+"""autocast: torch's mixed-precision region over monoflow's casting policy
+(monoflow/_autocast.py). For a device type that is not loaded, autocast
+disables itself with a warning, as torch does for CUDA on a machine without it."""
 import functools
 import warnings
 
-from monoflow import _C
-
-_warned = set()
+from monoflow import _C, _autocast, _dtypes
 
 
 def is_autocast_available(device_type):
@@ -29,31 +23,28 @@ def is_autocast_available(device_type):
     return device_type in _C.device_types()
 
 
-def _warn_once(key, message):
-    if key not in _warned:
-        _warned.add(key)
-        warnings.warn(message, UserWarning, stacklevel=3)
-
-
 class autocast:  # noqa: N801 - torch's name
     """A mixed-precision region, torch's ``autocast``: a context manager and
     a decorator.
 
-    monoflow does not cast ops automatically yet: inside an enabled region
-    ops still run in their inputs' dtypes (the numbers are those of full
-    precision; only the speed and memory gain is missing), and a
-    ``UserWarning`` says so once per device type. For a device type that is
-    not loaded, autocast disables itself with a warning, as torch does for
-    CUDA on a machine without it. To run in lower precision, convert the
-    model and inputs (``model.to(monoflow.bfloat16)``).
+    Inside an enabled region, ops on tensors of ``device_type`` follow
+    torch's CPU autocast policy (Note [Autocast policy] in
+    ``monoflow/_autocast.py``): matmul, ``mm``/``bmm``/``addmm``/``baddbmm``,
+    ``linear``, convolutions, ``prelu`` and attention run in ``dtype``;
+    losses, ``prod``, ``cdist`` and ``trace`` run in float32; other ops run
+    in their inputs' dtypes. The cast of a parameter is made once per
+    region. Gradients flow back through the casts to the float32 weights.
+    For a device type that is not loaded, or a dtype other than bfloat16
+    and float16, autocast disables itself with a warning, as torch does.
 
     Args:
         device_type (str): the device type of the region (``"cpu"``,
             ``"cuda"``).
-        dtype (monoflow.dtype, optional): the lower-precision dtype torch
-            would cast to (kept as ``fast_dtype``). Default: ``None``.
+        dtype (monoflow.dtype, optional): the lower-precision dtype.
+            Default: ``bfloat16`` for ``"cpu"``, ``float16`` otherwise.
         enabled (bool): whether the region is active. Default: ``True``.
-        cache_enabled (bool, optional): accepted for torch compatibility.
+        cache_enabled (bool, optional): cache the casts of parameters within
+            the region. Default: ``True``.
 
     Raises:
         ValueError: if ``device_type`` is not a string.
@@ -62,28 +53,33 @@ class autocast:  # noqa: N801 - torch's name
 
         >>> with flow.autocast("cpu", dtype=flow.bfloat16):
         ...     y = flow.ones(2, 2) @ flow.ones(2, 2)
-        >>> y.dtype
-        monoflow.float32
+        ...     s = y.float().softmax(-1)
+        >>> y.dtype, s.dtype
+        (monoflow.bfloat16, monoflow.float32)
     """
 
     def __init__(self, device_type, dtype=None, enabled=True, cache_enabled=None):
         if not isinstance(device_type, str):
             raise ValueError(f"autocast: expected `device_type` of type `str`, got: `{type(device_type)}`")
         self.device = device_type
-        self.fast_dtype = dtype
+        self.fast_dtype = _autocast.get_dtype(device_type) if dtype is None else dtype
         self._enabled = bool(enabled)
+        self._cache_enabled = True if cache_enabled is None else bool(cache_enabled)
         if self._enabled and not is_autocast_available(device_type):
             warnings.warn(f"User provided device_type of '{device_type}', but '{device_type}' is not available. "
                           "Disabling", UserWarning, stacklevel=2)
             self._enabled = False
-        if self._enabled:
-            _warn_once(device_type, "autocast: monoflow does not cast ops automatically yet; the "
-                       "region runs in the tensors' own dtypes")
+        if self._enabled and self.fast_dtype not in (_dtypes.bfloat16, _dtypes.float16):
+            warnings.warn(f"In {device_type} autocast, but the target dtype {self.fast_dtype} is not supported "
+                          "(bfloat16 and float16 are). Disabling autocast.", UserWarning, stacklevel=2)
+            self._enabled = False
 
     def __enter__(self):
+        _autocast.push(self.device, self.fast_dtype, self._enabled, self._cache_enabled)
         return self
 
     def __exit__(self, *exc):
+        _autocast.pop()
         return False
 
     def __call__(self, fn):

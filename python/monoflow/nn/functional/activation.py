@@ -4,7 +4,7 @@ compositions; this module adds the nn-only argument forms (inplace, dim=None
 for softmax, PReLU's per-channel weight)."""
 import warnings
 
-from monoflow import _C, _composite
+from monoflow import _C, _autocast, _composite
 from monoflow import ops_math as _m
 from monoflow import ops_reduce as _r
 from monoflow._activations import (  # noqa: F401 - re-exported
@@ -215,6 +215,7 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
     return _r.softmax(-input, dim, dtype=dtype)
 
 
+@_autocast.lower
 def prelu(input, weight):
     """``max(0, x) + weight * min(0, x)`` elementwise, with a learnt slope. See
     :class:`~monoflow.nn.PReLU`.

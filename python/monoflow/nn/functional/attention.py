@@ -2,7 +2,7 @@
 (torch.nn.functional's), as compositions of matmul, softmax and dropout."""
 import math
 
-from monoflow import _C
+from monoflow import _C, _autocast
 from monoflow._creation import ones as _ones, zeros as _zeros
 from monoflow.nn.functional.dropout import dropout
 from monoflow.nn.functional.linear import linear
@@ -16,6 +16,7 @@ def _neg_inf_where(mask, dtype, device):
     return zeros.masked_fill(mask, float("-inf"))
 
 
+@_autocast.lower
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
                                  enable_gqa=False):
     """Attention over the last two dims: ``softmax(query @ key.T * scale + mask) @ value``, as a

@@ -8,7 +8,7 @@ convolutions over a unit height. conv3d is a sum over the kernel's depth of
 2-D convolutions (one per depth offset, all output depths batched into one
 call), so it rides on the 2-D kernels and their derivatives.
 """
-from monoflow import _C
+from monoflow import _C, _autocast
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d"]
 
@@ -46,6 +46,7 @@ def _string_padding(input, weight, stride, padding, dilation, n, op):
     return input, sym
 
 
+@_autocast.lower
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """Applies a 2-D convolution (cross-correlation). See :class:`~monoflow.nn.Conv2d`.
 
@@ -80,6 +81,7 @@ def _to_2d(v, fill):
     return (fill, v[0])
 
 
+@_autocast.lower
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """Applies a 1-D convolution (cross-correlation). See :class:`~monoflow.nn.Conv1d`.
 
@@ -114,6 +116,7 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return out.squeeze(-2)
 
 
+@_autocast.lower
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """Applies a 2-D transposed convolution (the adjoint of :func:`conv2d`). See
     :class:`~monoflow.nn.ConvTranspose2d`.
@@ -139,6 +142,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     return _C.nn_conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)
 
 
+@_autocast.lower
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """Applies a 1-D transposed convolution (the adjoint of :func:`conv1d`). See
     :class:`~monoflow.nn.ConvTranspose1d`.
@@ -183,6 +187,7 @@ def _triple(v, what):
     return v
 
 
+@_autocast.lower
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """Applies a 3-D convolution (cross-correlation). See :class:`~monoflow.nn.Conv3d`.
 

@@ -1,9 +1,10 @@
 """linear and bilinear maps (torch.nn.functional.linear / bilinear)."""
-from monoflow import _C
+from monoflow import _C, _autocast
 
 __all__ = ["linear", "bilinear"]
 
 
+@_autocast.lower
 def linear(input, weight, bias=None):
     """Affine map of the last dimension: ``input @ weight.T + bias``, over any leading dims. See
     :class:`~monoflow.nn.Linear`.
@@ -35,6 +36,7 @@ def linear(input, weight, bias=None):
     return out if bias is None else out + bias
 
 
+@_autocast.lower
 def bilinear(input1, input2, weight, bias=None):
     """Bilinear map ``y[..., k] = input1 @ weight[k] @ input2 + bias[k]``. See
     :class:`~monoflow.nn.Bilinear`.

@@ -3,7 +3,7 @@ core's fused ops (monoflow._losses); the others are short compositions of
 differentiable ops written in torch's numerically stable forms."""
 import warnings
 
-from monoflow import _C, _composite
+from monoflow import _C, _autocast, _composite
 from monoflow import ops_math as _m
 from monoflow._losses import _flag, _legacy_reduction, cross_entropy, nll_loss  # noqa: F401 - the core's fused ops
 from monoflow.autograd.function import Function as _Function
@@ -42,6 +42,7 @@ def _check_pair(op, input, target):
                       "same size.", stacklevel=3)
 
 
+@_autocast.fp32
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """Mean squared error ``(input - target) ** 2``, reduced. See :class:`~monoflow.nn.MSELoss`.
 
@@ -75,6 +76,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     return _reduce(loss, _reduction(reduction, size_average, reduce))
 
 
+@_autocast.fp32
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """Mean absolute error ``|input - target|``, reduced. See :class:`~monoflow.nn.L1Loss`.
 
@@ -105,6 +107,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     return _reduce(loss, _reduction(reduction, size_average, reduce))
 
 
+@_autocast.fp32
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """Smooth L1 loss: ``0.5 * d ** 2 / beta`` where ``|d| < beta``, ``|d| - beta / 2`` elsewhere (L1 for
     ``beta = 0``). See :class:`~monoflow.nn.SmoothL1Loss`.
@@ -136,6 +139,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     return _reduce(loss, _reduction(reduction, size_average, reduce))
 
 
+@_autocast.fp32
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """Huber loss: ``0.5 * d ** 2`` where ``|d| < delta``, ``delta * (|d| - delta / 2)`` elsewhere. See
     :class:`~monoflow.nn.HuberLoss`.
@@ -168,6 +172,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     return _reduce(loss, reduction)
 
 
+@_autocast.fp32
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     """Binary cross entropy ``-(t * log(x) + (1 - t) * log(1 - x))`` of probabilities; each log is clamped
     at -100, as torch does. See :class:`~monoflow.nn.BCELoss`.
@@ -231,6 +236,7 @@ class _BinaryCrossEntropy(_Function):
         return gx, gt
 
 
+@_autocast.fp32
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
                                      reduction="mean", pos_weight=None):
     """Sigmoid and binary cross entropy in one stable expression: ``(1 - t) * x + (1 + (pos_weight - 1) *
@@ -273,6 +279,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     return _reduce(loss, _reduction(reduction, size_average, reduce))
 
 
+@_autocast.fp32
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     """The Kullback-Leibler divergence ``target * (log(target) - input)`` pointwise, ``input`` holding
     log-probabilities (``0 * log 0`` counts as 0). See :class:`~monoflow.nn.KLDivLoss`.
@@ -314,6 +321,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     return _reduce(loss, reduction)
 
 
+@_autocast.fp32
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """Two-class logistic loss ``log(1 + exp(-y * x))``, targets in ``{1, -1}``. See
     :class:`~monoflow.nn.SoftMarginLoss`.
@@ -338,6 +346,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     return _reduce(_m.softplus(-target * input), _reduction(reduction, size_average, reduce))
 
 
+@_autocast.fp32
 def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
     """Ranking loss ``max(0, -y * (x1 - x2) + margin)``. See :class:`~monoflow.nn.MarginRankingLoss`.
 
@@ -365,6 +374,7 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, r
     return _reduce((-target * (input1 - input2) + margin).clamp_min(0), _reduction(reduction, size_average, reduce))
 
 
+@_autocast.fp32
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
     """Hinge embedding loss: ``x`` where ``y = 1``, ``max(0, margin - x)`` where ``y = -1``. See
     :class:`~monoflow.nn.HingeEmbeddingLoss`.
@@ -392,6 +402,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     return _reduce(loss, _reduction(reduction, size_average, reduce))
 
 
+@_autocast.fp32
 def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
     """Cosine embedding loss: ``1 - cos`` where ``y = 1``, ``max(0, cos - margin)`` where ``y = -1``,
     ``cos`` along the last dim. See :class:`~monoflow.nn.CosineEmbeddingLoss`.
@@ -425,6 +436,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
     return _reduce(loss, _reduction(reduction, size_average, reduce))
 
 
+@_autocast.fp32
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
                      reduction="mean"):
     """Poisson negative log likelihood: ``exp(x) - t * x`` for a log-rate input, ``x - t * log(x + eps)``
@@ -465,6 +477,7 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     return _reduce(loss, _reduction(reduction, size_average, reduce))
 
 
+@_autocast.fp32
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
     """Gaussian negative log likelihood ``0.5 * (log(var) + (input - target) ** 2 / var)``. See
     :class:`~monoflow.nn.GaussianNLLLoss`.
@@ -515,6 +528,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     return _reduce(loss, reduction)
 
 
+@_autocast.fp32
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6, swap=False, size_average=None,
                         reduce=None, reduction="mean"):
     """Triplet loss ``max(d(a, p) - d(a, n) + margin, 0)`` with the p-norm distance. See

@@ -1,0 +1,149 @@
+"""flow.autocast follows torch's CPU autocast policy (Note [Autocast policy],
+monoflow/_autocast.py): every op's output dtype under autocast is torch's
+(checked op by op with torch as the oracle), values agree within the low
+dtype's precision, gradients reach the float32 weights, parameter casts are
+cached within a region, and a bfloat16 autocast training run tracks the
+float32 run."""
+import numpy as np
+import pytest
+
+import monoflow as flow
+from helpers import TORCH
+
+torch = TORCH
+needs_torch = pytest.mark.skipif(torch is None, reason="torch is not installed")
+
+
+def _ops(lib):
+    F = lib.nn.functional
+    return {
+        "matmul": lambda x, w, b, x3, xi, wc, t: x @ w,
+        "Tensor.matmul": lambda x, w, b, x3, xi, wc, t: x.matmul(w),
+        "mm": lambda x, w, b, x3, xi, wc, t: lib.mm(x, w),
+        "bmm": lambda x, w, b, x3, xi, wc, t: lib.bmm(x3, x3.transpose(1, 2)),
+        "baddbmm": lambda x, w, b, x3, xi, wc, t: lib.baddbmm(x3[:, :, :4], x3, x3.transpose(1, 2)),
+        "addmm": lambda x, w, b, x3, xi, wc, t: lib.addmm(b, x, w),
+        "addbmm": lambda x, w, b, x3, xi, wc, t: lib.addbmm(x3[0, :, :4], x3, x3.transpose(1, 2)),
+        "linear": lambda x, w, b, x3, xi, wc, t: F.linear(x, w, b),
+        "conv1d": lambda x, w, b, x3, xi, wc, t: F.conv1d(x3, x3[:2, :, :3]),
+        "conv2d": lambda x, w, b, x3, xi, wc, t: F.conv2d(xi, wc, wc[:, 0, 0, 0]),
+        "conv_transpose2d": lambda x, w, b, x3, xi, wc, t: F.conv_transpose2d(xi, wc.transpose(0, 1)),
+        "prelu": lambda x, w, b, x3, xi, wc, t: F.prelu(x, b[:1]),
+        "sdpa": lambda x, w, b, x3, xi, wc, t: F.scaled_dot_product_attention(x3, x3, x3, is_causal=True),
+        "einsum": lambda x, w, b, x3, xi, wc, t: lib.einsum("ij,jk->ik", x, w),
+        "dot": lambda x, w, b, x3, xi, wc, t: lib.dot(b, b),
+        "mv": lambda x, w, b, x3, xi, wc, t: lib.mv(w, b),
+        "outer": lambda x, w, b, x3, xi, wc, t: lib.outer(b, b),
+        "double matmul": lambda x, w, b, x3, xi, wc, t: x.double() @ w.double(),
+        "softmax": lambda x, w, b, x3, xi, wc, t: F.softmax(x, -1),
+        "softmax of low": lambda x, w, b, x3, xi, wc, t: F.softmax(x @ w, -1),
+        "layer_norm of low": lambda x, w, b, x3, xi, wc, t: F.layer_norm(x @ w, (8,)),
+        "gelu of low": lambda x, w, b, x3, xi, wc, t: F.gelu(x @ w),
+        "mixed add": lambda x, w, b, x3, xi, wc, t: (x @ w) + b,
+        "cat mixed": lambda x, w, b, x3, xi, wc, t: lib.cat([x @ w, x]),
+        "sum of low": lambda x, w, b, x3, xi, wc, t: (x @ w).sum(),
+        "mse_loss": lambda x, w, b, x3, xi, wc, t: F.mse_loss(x @ w, x),
+        "l1_loss": lambda x, w, b, x3, xi, wc, t: F.l1_loss(x @ w, x),
+        "smooth_l1_loss": lambda x, w, b, x3, xi, wc, t: F.smooth_l1_loss(x @ w, x),
+        "huber_loss": lambda x, w, b, x3, xi, wc, t: F.huber_loss(x @ w, x),
+        "cross_entropy": lambda x, w, b, x3, xi, wc, t: F.cross_entropy(x @ w, t),
+        "nll_loss": lambda x, w, b, x3, xi, wc, t: F.nll_loss(F.log_softmax(x @ w, -1), t),
+        "bce_with_logits": lambda x, w, b, x3, xi, wc, t: F.binary_cross_entropy_with_logits(x @ w, x.sigmoid()),
+        "bce": lambda x, w, b, x3, xi, wc, t: F.binary_cross_entropy((x @ w).sigmoid(), x.sigmoid()),
+        "kl_div": lambda x, w, b, x3, xi, wc, t: F.kl_div(F.log_softmax(x @ w, -1), x.softmax(-1), reduction="batchmean"),
+        "cosine_embedding_loss": lambda x, w, b, x3, xi, wc, t: F.cosine_embedding_loss(x @ w, x, b[:4].sign()),
+        "margin_ranking_loss": lambda x, w, b, x3, xi, wc, t: F.margin_ranking_loss((x @ w)[:, 0], x[:, 0],
+                                                                                    b[:4].sign()),
+        "soft_margin_loss": lambda x, w, b, x3, xi, wc, t: F.soft_margin_loss(x @ w, x.sign()),
+        "hinge_embedding_loss": lambda x, w, b, x3, xi, wc, t: F.hinge_embedding_loss(x @ w, x.sign()),
+        "triplet_margin_loss": lambda x, w, b, x3, xi, wc, t: F.triplet_margin_loss(x @ w, x, w[:4]),
+        "poisson_nll_loss": lambda x, w, b, x3, xi, wc, t: F.poisson_nll_loss(x @ w, x.abs()),
+    }
+
+
+def _inputs(lib, seed):
+    rng = np.random.default_rng(seed)
+    arrays = [rng.standard_normal(s).astype(np.float32) for s in [(4, 8), (8, 8), (8,), (2, 4, 8), (1, 3, 6, 6),
+                                                                 (4, 3, 3, 3)]]
+    return [lib.tensor(a) for a in arrays] + [lib.tensor(rng.integers(0, 8, 4))]
+
+
+@needs_torch
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("name", sorted(_ops(flow)))
+def test_output_dtype_and_values_match_torch(name, dtype):
+    with torch.autocast("cpu", dtype=getattr(torch, dtype)):
+        want = _ops(torch)[name](*_inputs(torch, 0))
+    with flow.autocast("cpu", dtype=getattr(flow, dtype)):
+        got = _ops(flow)[name](*_inputs(flow, 0))
+    assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1], (got.dtype, want.dtype)
+    tol = 2e-2 if want.dtype in (torch.bfloat16, torch.float16) else 5e-3
+    np.testing.assert_allclose(got.float().numpy(), want.float().numpy(), rtol=tol, atol=tol * 4)
+
+
+def test_outside_a_region_nothing_is_cast():
+    x, w = flow.randn(3, 4), flow.randn(4, 2)
+    with flow.autocast("cpu"):
+        assert (x @ w).dtype == flow.bfloat16
+        with flow.autocast("cpu", enabled=False):
+            assert (x @ w).dtype == flow.float32
+        assert flow.nn.functional.linear(x, w.t()).dtype == flow.bfloat16
+    assert (x @ w).dtype == flow.float32 and flow.mm(x, w).dtype == flow.float32
+
+
+def test_gradients_reach_float32_weights_and_casts_are_cached():
+    lin = flow.nn.Linear(4, 4)
+    x = flow.randn(2, 4)
+    casts = []
+    orig = flow.Tensor.to
+
+    def counting_to(self, *a, **k):
+        out = orig(self, *a, **k)
+        if self is lin.weight and out is not self:
+            casts.append(out)
+        return out
+
+    flow.Tensor.to = counting_to
+    try:
+        with flow.autocast("cpu", dtype=flow.bfloat16):
+            y = lin(lin(x))  # the weight is used twice: cast once
+    finally:
+        flow.Tensor.to = orig
+    assert y.dtype == flow.bfloat16 and len(casts) == 1
+    y.float().sum().backward()
+    assert lin.weight.grad is not None and lin.weight.grad.dtype == flow.float32
+
+
+def test_decorator_and_bad_dtype():
+    @flow.autocast("cpu")
+    def f(a, b):
+        return a @ b
+
+    assert f(flow.ones(2, 2), flow.ones(2, 2)).dtype == flow.bfloat16
+    with pytest.warns(UserWarning, match="not supported"):
+        region = flow.autocast("cpu", dtype=flow.float64)
+    with region:
+        assert (flow.ones(2, 2) @ flow.ones(2, 2)).dtype == flow.float32
+
+
+def test_bf16_training_tracks_float32():
+    def run(amp):
+        flow.manual_seed(0)
+        model = flow.nn.Sequential(flow.nn.Linear(16, 32), flow.nn.GELU(), flow.nn.Linear(32, 4))
+        opt = flow.optim.AdamW(model.parameters(), lr=1e-2)
+        g = flow.Generator().manual_seed(1)
+        x, t = flow.randn(64, 16, generator=g), flow.randint(0, 4, (64,), generator=g)
+        losses = []
+        for _ in range(30):
+            with flow.autocast("cpu", dtype=flow.bfloat16, enabled=amp):
+                loss = flow.nn.functional.cross_entropy(model(x), t)
+            assert loss.dtype == flow.float32
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        return np.array(losses)
+
+    full, mixed = run(False), run(True)
+    assert mixed[-1] < 0.5 * mixed[0]  # it trains
+    np.testing.assert_allclose(mixed, full, rtol=0.05, atol=0.02)
