@@ -282,3 +282,53 @@ def test_linspace_takes_placement_and_sbp():
     x = flow.linspace(start=0, end=10, steps=3, placement=placement, sbp=flow.sbp.broadcast)
     assert x.placement == placement and x.sbp == (flow.sbp.broadcast,)
     np.testing.assert_array_equal(x.to_local().numpy(), [0.0, 5.0, 10.0])
+
+
+# --- broadcast_like and batch_gather (OneFlow's ops) -----------------------------
+
+@needs_torch
+@pytest.mark.parametrize("shape, like, axes", [((3, 1, 1), (3, 3, 3), (1, 2)), ((1, 5, 6), (1, 5, 6, 1, 6), (3, 4)),
+                                               ((1, 3, 2, 1), (3, 3, 2, 3), (0, 3)), ((3, 1), (2, 3, 4), None),
+                                               ((1,), (2, 3, 4), None), ((4,), (2, 4, 3), (0, 2))])
+def test_broadcast_like_matches_torch_expand(shape, like, axes):
+    x = np.random.RandomState(11).randn(*shape)
+    f = flow.tensor(x, requires_grad=True)
+    out = flow.broadcast_like(f, flow.zeros(*like), broadcast_axes=axes)
+    t = torch.tensor(x, requires_grad=True)
+    if axes is not None and len(shape) < len(like):  # input's dims fill the positions outside axes
+        view = [1] * len(like)
+        for d, n in zip([d for d in range(len(like)) if d not in axes], shape):
+            view[d] = n
+        tout = t.reshape(view).expand(like)
+    else:
+        tout = t.expand(like)
+    np.testing.assert_array_equal(out.detach().numpy(), tout.detach().numpy())
+    g = np.random.RandomState(12).rand(*like)
+    out.backward(flow.tensor(g))
+    tout.backward(torch.tensor(g))
+    np.testing.assert_allclose(f.grad.numpy(), t.grad.numpy(), rtol=1e-12)
+    with pytest.raises(RuntimeError, match="broadcast_like"):
+        flow.broadcast_like(flow.ones(2, 3), flow.ones(4, 5))
+
+
+@needs_torch
+@pytest.mark.parametrize("shape, ishape", [((5, 3), (4,)), ((2, 4, 3), (2, 5)), ((2, 3, 4, 2), (2, 3, 6))])
+def test_batch_gather_is_gather_along_the_dim_after_the_batch_dims(shape, ishape):
+    rs = np.random.RandomState(13)
+    x = rs.randn(*shape)
+    axis = len(ishape) - 1
+    idx = rs.randint(0, shape[axis], size=ishape)
+    f = flow.tensor(x, requires_grad=True)
+    out = flow.batch_gather(f, flow.tensor(idx, dtype=flow.int32))
+    t = torch.tensor(x, requires_grad=True)
+    rest = shape[axis + 1:]
+    tidx = torch.tensor(idx).reshape(ishape + (1,) * len(rest)).expand(ishape + rest)
+    tout = t.gather(axis, tidx)
+    np.testing.assert_array_equal(out.detach().numpy(), tout.detach().numpy())
+    out.sum().backward()
+    tout.sum().backward()
+    np.testing.assert_array_equal(f.grad.numpy(), t.grad.numpy())
+    with pytest.raises(TypeError, match="batch_gather"):
+        flow.batch_gather(f, flow.tensor(idx, dtype=flow.float32))
+    with pytest.raises(RuntimeError, match="batch_gather"):
+        flow.batch_gather(flow.ones(3, 4), flow.zeros(2, 2, dtype=flow.int64))

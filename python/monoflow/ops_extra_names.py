@@ -10,7 +10,7 @@ import numbers
 from monoflow import _C
 from monoflow import _composite as _c
 
-__all__ = ["argwhere", "as_strided", "cast", "combinations", "empty_strided", "gather_nd", "in_top_k", "mish",
+__all__ = ["argwhere", "as_strided", "batch_gather", "broadcast_like", "cast", "combinations", "empty_strided", "gather_nd", "in_top_k", "mish",
            "new_ones", "quick_gelu", "result_type", "scalar_tensor", "scatter_nd", "slice", "slice_update", "softsign",
            "tensor_scatter_nd_update", "unravel_index", "vander"]
 
@@ -486,6 +486,92 @@ def slice(input, slice_tup_list):
             raise ValueError(f"slice(): each entry of slice_tup_list must be (start, stop, step), got {t!r}")
         parts.append(_builtin_slice(*t))
     return input[tuple(parts)]
+
+
+def broadcast_like(input, like, broadcast_axes=None):
+    """OneFlow's ``oneflow.broadcast_like``: ``input`` expanded to ``like``'s shape.
+
+    Args:
+        input (Tensor): the tensor to broadcast.
+        like (Tensor): the tensor whose shape the result takes (its values are not read).
+        broadcast_axes (sequence of int, optional): the dims of ``like`` along which ``input``
+            is repeated. When ``input`` has fewer dims than ``like``, its dims fill the other
+            positions in order; with as many dims, ``input`` must have size 1 there.
+            Default: ``None``: broadcasting's usual rule (aligned at the last dim).
+
+    Returns:
+        Tensor: a view of ``input`` of ``like``'s shape (the gradient sums over the broadcast).
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow.broadcast_like(flow.ones(3, 1), flow.zeros(3, 4), broadcast_axes=(1,)).shape
+        monoflow.Size([3, 4])
+        >>> flow.broadcast_like(flow.tensor([1.0, 2.0]), flow.zeros(2, 1, 2)).shape
+        monoflow.Size([2, 1, 2])
+    """
+    input = _C.check_tensor(input, "broadcast_like", "input", 1)
+    like = _C.check_tensor(like, "broadcast_like", "like", 2)
+    shape = tuple(like.shape)
+    if broadcast_axes is not None:
+        if isinstance(broadcast_axes, numbers.Integral):
+            broadcast_axes = (broadcast_axes,)
+        axes = sorted({int(a) % len(shape) if len(shape) else int(a) for a in broadcast_axes})
+        if any(a < 0 or a >= len(shape) for a in axes):
+            raise IndexError(f"broadcast_like(): broadcast_axes {tuple(broadcast_axes)} out of range for "
+                             f"like's {len(shape)} dims")
+        if input.dim() < len(shape):
+            kept = [d for d in range(len(shape)) if d not in axes]
+            if len(kept) != input.dim():
+                raise RuntimeError(f"broadcast_like(): input of shape {list(input.shape)} does not fill the "
+                                   f"{len(kept)} dims of like (shape {list(shape)}) outside broadcast_axes "
+                                   f"{tuple(broadcast_axes)}")
+            view = [1] * len(shape)
+            for d, n in zip(kept, input.shape):
+                view[d] = n
+            input = input.reshape(view)
+    try:
+        return input.expand(shape)
+    except RuntimeError as exc:
+        raise RuntimeError(f"broadcast_like(): cannot broadcast input of shape {list(input.shape)} to like's "
+                           f"shape {list(shape)}: {exc}") from None
+
+
+def batch_gather(input, indices):
+    """OneFlow's ``oneflow.batch_gather``: gathers along the dim after the batch dims of ``indices``.
+
+    With ``indices`` of shape ``(B..., K)`` and ``input`` of shape ``(B..., N, rest...)``,
+    ``out[b..., k, rest...] = input[b..., indices[b..., k], rest...]``; a 1-D ``indices`` picks rows.
+
+    Args:
+        input (Tensor): the tensor to gather from.
+        indices (Tensor): int32/int64 indices; its leading dims must match ``input``'s.
+
+    Returns:
+        Tensor: of shape ``(B..., K, rest...)``, differentiable with respect to ``input``.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> x = flow.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+        >>> flow.batch_gather(x, flow.tensor([1, 0]))
+        tensor([[4., 5., 6.],
+                [1., 2., 3.]])
+    """
+    input = _C.check_tensor(input, "batch_gather", "in", 1)
+    indices = _C.check_tensor(indices, "batch_gather", "indices", 2)
+    if indices.dtype.is_floating_point or indices.dtype.is_complex or indices.dtype.name == "bool":
+        raise TypeError(f"batch_gather(): indices must be an int32 or int64 tensor, got {indices.dtype}")
+    axis = indices.dim() - 1
+    if axis < 0 or input.dim() <= axis or tuple(input.shape[:axis]) != tuple(indices.shape[:axis]):
+        raise RuntimeError(f"batch_gather(): indices of shape {list(indices.shape)} do not match the leading "
+                           f"dims of input (shape {list(input.shape)})")
+    rest = tuple(input.shape[axis + 1:])
+    from monoflow import _dtypes
+
+    index = indices.to(_dtypes.int64).reshape(tuple(indices.shape) + (1,) * len(rest))
+    index = index.expand(tuple(indices.shape) + rest)
+    return input.gather(axis, index)
 
 
 def _slices(op, spec, ndim):
