@@ -147,3 +147,47 @@ def test_bf16_training_tracks_float32():
     full, mixed = run(False), run(True)
     assert mixed[-1] < 0.5 * mixed[0]  # it trains
     np.testing.assert_allclose(mixed, full, rtol=0.05, atol=0.02)
+
+
+def test_graph_enable_amp_matches_eager_autocast():
+    """OneFlow's graph.config.enable_amp: build runs under autocast; a training graph's
+    losses equal those of the eager loop under the same region."""
+    def make():
+        flow.manual_seed(0)
+        model = flow.nn.Sequential(flow.nn.Linear(8, 16), flow.nn.ReLU(), flow.nn.Linear(16, 3))
+        return model, flow.optim.SGD(model.parameters(), lr=0.1)
+
+    g = flow.Generator().manual_seed(2)
+    x, t = flow.randn(32, 8, generator=g), flow.randint(0, 3, (32,), generator=g)
+    model, opt = make()
+    eager = []
+    for _ in range(5):
+        with flow.autocast("cpu"):
+            loss = flow.nn.functional.cross_entropy(model(x), t)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        eager.append(loss.item())
+
+    model, opt = make()
+
+    class Step(flow.nn.Graph):
+        def __init__(self):
+            super().__init__()
+            self.m = model
+            self.add_optimizer(opt)
+            self.config.enable_amp(True)
+
+        def build(self, x, t):
+            logits = self.m(x)
+            assert logits.dtype == flow.bfloat16
+            loss = flow.nn.functional.cross_entropy(logits, t)
+            loss.backward()
+            return loss
+
+    step = Step()
+    assert "amp='default'" in repr(step.config)
+    graph = [step(x, t).item() for _ in range(5)]
+    np.testing.assert_allclose(graph, eager, rtol=1e-6)
+    with pytest.raises(TypeError, match="enable_amp"):
+        step.config.enable_amp("yes")

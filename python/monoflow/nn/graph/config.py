@@ -9,8 +9,8 @@ class GraphConfig:
 
     Attributes: ``slots`` and ``threads`` of the actor runtime, ``passes`` (the plan passes compiling
     runs: ``"default"``, or ``None`` / ``()`` for none) and ``gradient_accumulation_steps``. Methods:
-    :meth:`set_gradient_accumulation_steps`, :meth:`enable_zero` (ZeRO stage 1 for global data-parallel
-    parameters) and :meth:`enable_whole_graph_sbp`.
+    :meth:`set_gradient_accumulation_steps`, :meth:`enable_amp` (mixed precision), :meth:`enable_zero`
+    (ZeRO stage 1 for global data-parallel parameters) and :meth:`enable_whole_graph_sbp`.
 
     Example::
 
@@ -62,6 +62,17 @@ class GraphConfig:
         settings = ZeroSettings(mode, stage, shard_min_size, shard_restore_level)
         self.zero = settings if mode else None
 
+    amp = None  # the autocast dtype ("default": the device's) once enable_amp was called
+
+    def enable_amp(self, mode=True, *, dtype=None):
+        """Runs build under :class:`~monoflow.autocast` (OneFlow's graph.config.enable_amp):
+        matmuls, linear layers, convolutions and attention in ``dtype`` (default: bfloat16 on the CPU,
+        float16 on other devices), losses in float32 (Note [Autocast policy] in monoflow/_autocast.py).
+        Part of the plan cache key; mode=False turns it off."""
+        if not isinstance(mode, bool):
+            raise TypeError(f"nn.Graph: config.enable_amp expects a bool, got {type(mode).__name__}")
+        self.amp = (dtype or "default") if mode else None
+
     # whole-graph SBP (Note [Whole-graph SBP deduction] in _global/whole_graph.py)
     whole_graph_sbp = True
 
@@ -78,4 +89,5 @@ class GraphConfig:
     def __repr__(self):
         return (f"GraphConfig(slots={self.slots}, threads={self.threads}, passes={self.passes!r}, "
                 f"gradient_accumulation_steps={self.gradient_accumulation_steps}" +
-                (f", zero={self.zero!r}" if self.zero is not None else "") + ")")
+                (f", zero={self.zero!r}" if self.zero is not None else "") +
+                (f", amp={self.amp!r}" if self.amp is not None else "") + ")")

@@ -7,6 +7,7 @@ import contextlib
 import monoflow as flow
 from monoflow import _C, _graph
 from monoflow._global import whole_graph
+from monoflow.amp.autocast_mode import autocast
 from monoflow.nn.graph.accumulation import (average_accumulated_grads, merge_micro_batch_outputs,
                                             split_micro_batches)
 from monoflow.nn.graph.config import GraphConfig
@@ -115,11 +116,20 @@ class Graph:
                                            f"checkpointing wraps the class's forward and cannot combine with it")
                     object.__setattr__(m, "forward", checkpointed_forward(m, gm.name))
                     installed.append(m)
-            with stage_scope(self):  # pipeline stages (pipeline.py, Note [Pipeline stages in a graph])
+            with self._amp_regions(), stage_scope(self):  # pipeline stages: pipeline.py
                 yield
         finally:
             for m in installed:
                 m.__dict__.pop("forward", None)
+
+    def _amp_regions(self):
+        """config.enable_amp: build runs in an autocast region for every device type."""
+        regions = contextlib.ExitStack()
+        if self.config.amp is not None:
+            dtype = None if self.config.amp == "default" else self.config.amp
+            for device_type in _C.device_types():
+                regions.enter_context(autocast(device_type, dtype=dtype))
+        return regions
 
     def build(self, *args):
         raise NotImplementedError(f"{type(self).__name__} must define build(*args)")
@@ -180,7 +190,7 @@ class Graph:
         if modules is None:  # cached; reset when a module attribute is assigned
             modules = self.__dict__["_module_list"] = list(self.modules())
         modes = tuple(m.training for m in modules)
-        settings = (self.config.gradient_accumulation_steps, self.config.whole_graph_sbp,
+        settings = (self.config.gradient_accumulation_steps, self.config.whole_graph_sbp, str(self.config.amp),
                     tuple(gm._key() for gm in self._graph_modules.values()))
         return (signature(args, tensors), modes, settings)
 
