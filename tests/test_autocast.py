@@ -191,3 +191,15 @@ def test_graph_enable_amp_matches_eager_autocast():
     np.testing.assert_allclose(graph, eager, rtol=1e-6)
     with pytest.raises(TypeError, match="enable_amp"):
         step.config.enable_amp("yes")
+
+
+@needs_torch
+def test_region_queries_match_torch():
+    for lib in (torch, flow):
+        assert not lib.is_autocast_enabled("cpu")
+        assert str(lib.get_autocast_dtype("cpu")).endswith("bfloat16")
+        with lib.autocast("cpu", dtype=lib.float16):
+            assert lib.is_autocast_enabled("cpu") and not lib.is_autocast_enabled()
+            assert str(lib.get_autocast_dtype("cpu")).endswith("float16")
+            with lib.autocast("cpu", enabled=False):
+                assert not lib.is_autocast_enabled("cpu")

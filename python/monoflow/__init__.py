@@ -97,7 +97,7 @@ from monoflow import func  # noqa: E402  (torch.func: grad, vmap, functional_cal
 from monoflow.func import vmap  # noqa: E402
 from monoflow import hub  # noqa: E402  (torch.hub: checkpoint cache, local hubconf, tqdm)
 from monoflow import onnx  # noqa: E402  (torch.onnx: export by recording one forward; the onnx package is optional)
-from monoflow.amp import autocast  # noqa: E402
+from monoflow.amp import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402
 from monoflow._compile import compile  # noqa: E402
 from monoflow import testing  # noqa: E402  (torch.testing: assert_close, make_tensor)
 from monoflow import random  # noqa: E402  (torch.random: seeds, RNG state, fork_rng)

@@ -88,3 +88,37 @@ class autocast:  # noqa: N801 - torch's name
             with self:
                 return fn(*args, **kwargs)
         return wrapped
+
+
+def is_autocast_enabled(device_type="cuda"):
+    """Whether code here runs in an enabled :class:`autocast` region for ``device_type``
+    (torch's default device type is ``"cuda"``).
+
+    Args:
+        device_type (str): the device type. Default: ``"cuda"``.
+
+    Example::
+
+        >>> with flow.autocast("cpu"):
+        ...     flow.is_autocast_enabled("cpu"), flow.is_autocast_enabled()
+        (True, False)
+    """
+    return _autocast.is_enabled(device_type)
+
+
+def get_autocast_dtype(device_type):
+    """The lower-precision dtype of the innermost :class:`autocast` region for ``device_type``, or
+    the default one outside any region (bfloat16 for ``"cpu"``, float16 otherwise).
+
+    Args:
+        device_type (str): the device type.
+
+    Example::
+
+        >>> flow.get_autocast_dtype("cpu")
+        monoflow.bfloat16
+        >>> with flow.autocast("cpu", dtype=flow.float16):
+        ...     flow.get_autocast_dtype("cpu")
+        monoflow.float16
+    """
+    return _autocast.get_dtype(device_type)
