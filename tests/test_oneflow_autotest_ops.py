@@ -332,3 +332,52 @@ def test_batch_gather_is_gather_along_the_dim_after_the_batch_dims(shape, ishape
         flow.batch_gather(f, flow.tensor(idx, dtype=flow.float32))
     with pytest.raises(RuntimeError, match="batch_gather"):
         flow.batch_gather(flow.ones(3, 4), flow.zeros(2, 2, dtype=flow.int64))
+
+
+# --- nn.functional.sparse_softmax_cross_entropy and nms (OneFlow's) ---------------
+
+@needs_torch
+@pytest.mark.parametrize("dtype, label_dtype", [(flow.float32, flow.int32), (flow.float64, flow.int64)])
+def test_sparse_softmax_cross_entropy_matches_torch_cross_entropy(dtype, label_dtype):
+    rs = np.random.RandomState(14)
+    labels, logits = rs.randint(0, 50, size=(3, 8)), rs.randn(3, 8, 50)
+    t = torch.tensor(logits, requires_grad=True)
+    tout = torch.nn.functional.cross_entropy(t.permute(0, 2, 1), torch.tensor(labels), reduction="none")
+    f = flow.tensor(logits, dtype=dtype, requires_grad=True)
+    out = flow.nn.functional.sparse_softmax_cross_entropy(labels=flow.tensor(labels, dtype=label_dtype), logits=f)
+    assert out.dtype == dtype and tuple(out.shape) == (3, 8)
+    tol = 1e-5 if dtype == flow.float32 else 1e-12
+    np.testing.assert_allclose(out.detach().numpy(), tout.detach().numpy(), rtol=tol, atol=tol)
+    g = rs.rand(3, 8)
+    out.backward(flow.tensor(g, dtype=dtype))
+    tout.backward(torch.tensor(g))
+    np.testing.assert_allclose(f.grad.numpy(), t.grad.numpy(), rtol=tol, atol=tol)
+    with pytest.raises(RuntimeError, match="sparse_softmax_cross_entropy"):
+        flow.nn.functional.sparse_softmax_cross_entropy(flow.zeros(4, dtype=flow.int64), flow.randn(3, 5))
+
+
+def _greedy_nms(boxes, scores, threshold):
+    keep, order = [], list(np.argsort(-scores, kind="stable"))
+    while order:
+        i = order.pop(0)
+        keep.append(i)
+        def iou(j):
+            w = max(0.0, min(boxes[i, 2], boxes[j, 2]) - max(boxes[i, 0], boxes[j, 0]))
+            h = max(0.0, min(boxes[i, 3], boxes[j, 3]) - max(boxes[i, 1], boxes[j, 1]))
+            a = lambda k: (boxes[k, 2] - boxes[k, 0]) * (boxes[k, 3] - boxes[k, 1])
+            return w * h / (a(i) + a(j) - w * h)
+        order = [j for j in order if iou(j) <= threshold]
+    return keep
+
+
+@pytest.mark.parametrize("threshold", [0.1, 0.5, 0.9])
+def test_nms_keeps_what_greedy_suppression_keeps(threshold):
+    rs = np.random.RandomState(15)
+    boxes = rs.rand(60, 4) * 20
+    boxes[:, 2:] += boxes[:, :2]
+    scores = rs.permutation(60).astype(np.float64)
+    keep = flow.nms(flow.tensor(boxes, dtype=flow.float32), flow.tensor(scores, dtype=flow.float32), threshold)
+    assert keep.dtype == flow.int64
+    assert keep.tolist() == _greedy_nms(boxes.astype(np.float32).astype(np.float64), scores, threshold)
+    with pytest.raises(RuntimeError, match="nms"):
+        flow.nms(flow.zeros(3, 5), flow.zeros(3), 0.5)

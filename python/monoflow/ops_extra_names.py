@@ -11,7 +11,7 @@ from monoflow import _C
 from monoflow import _composite as _c
 
 __all__ = ["argwhere", "as_strided", "batch_gather", "broadcast_like", "cast", "combinations", "empty_strided", "gather_nd", "in_top_k", "mish",
-           "new_ones", "quick_gelu", "result_type", "scalar_tensor", "scatter_nd", "slice", "slice_update", "softsign",
+           "new_ones", "nms", "quick_gelu", "result_type", "scalar_tensor", "scatter_nd", "slice", "slice_update", "softsign",
            "tensor_scatter_nd_update", "unravel_index", "vander"]
 
 
@@ -572,6 +572,54 @@ def batch_gather(input, indices):
     index = indices.to(_dtypes.int64).reshape(tuple(indices.shape) + (1,) * len(rest))
     index = index.expand(tuple(indices.shape) + rest)
     return input.gather(axis, index)
+
+
+def nms(boxes, scores, iou_threshold):
+    """OneFlow's ``oneflow.nms``: non-maximum suppression of ``(x1, y1, x2, y2)`` boxes.
+
+    Boxes are visited by decreasing score; a box is kept unless its IoU with an already kept box
+    is above ``iou_threshold``.
+
+    Args:
+        boxes (Tensor): ``(N, 4)`` floating boxes, ``x1 <= x2`` and ``y1 <= y2``.
+        scores (Tensor): ``(N,)`` scores.
+        iou_threshold (float): boxes overlapping a kept one by more than this are dropped.
+
+    Returns:
+        Tensor: the int64 indices of the kept boxes, by decreasing score.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> boxes = flow.tensor([[0.0, 0.0, 2.0, 2.0], [0.1, 0.0, 2.1, 2.0], [5.0, 5.0, 6.0, 6.0]])
+        >>> flow.nms(boxes, flow.tensor([0.9, 0.8, 0.7]), 0.5)
+        tensor([0, 2])
+    """
+    import numpy as np
+
+    boxes = _C.check_tensor(boxes, "nms", "boxes", 1)
+    scores = _C.check_tensor(scores, "nms", "scores", 2)
+    if boxes.dim() != 2 or boxes.shape[-1] != 4 or scores.dim() != 1 or scores.shape[0] != boxes.shape[0]:
+        raise RuntimeError(f"nms(): expected boxes of shape (N, 4) and scores of shape (N,), got "
+                           f"{list(boxes.shape)} and {list(scores.shape)}")
+    b = boxes.detach().cpu().numpy().astype(np.float64)
+    order = list(np.argsort(-scores.detach().cpu().numpy(), kind="stable"))
+    area = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+    keep = []
+    while order:
+        i = order.pop(0)
+        keep.append(i)
+        if not order:
+            break
+        rest = np.asarray(order)
+        w = np.clip(np.minimum(b[rest, 2], b[i, 2]) - np.maximum(b[rest, 0], b[i, 0]), 0, None)
+        h = np.clip(np.minimum(b[rest, 3], b[i, 3]) - np.maximum(b[rest, 1], b[i, 1]), 0, None)
+        inter = w * h
+        iou = inter / (area[rest] + area[i] - inter)
+        order = [j for j, v in zip(order, iou) if not v > iou_threshold]
+    from monoflow import _creation, _dtypes
+
+    return _creation.tensor(np.asarray(keep, dtype=np.int64), dtype=_dtypes.int64, device=boxes.device)
 
 
 def _slices(op, spec, ndim):

@@ -15,6 +15,7 @@ from monoflow.nn.functional.local_response_norm import *  # noqa: F401,F403
 from monoflow.nn.functional.loss import *  # noqa: F401,F403
 from monoflow.nn.functional.margin_losses import *  # noqa: F401,F403
 from monoflow.nn.functional.normalization import *  # noqa: F401,F403
+from monoflow.nn.functional.oneflow_losses import *  # noqa: F401,F403
 from monoflow.nn.functional.pixel_shuffle import *  # noqa: F401,F403
 from monoflow.nn.functional.pooling import *  # noqa: F401,F403
 from monoflow.nn.functional.rms_norm import *  # noqa: F401,F403
