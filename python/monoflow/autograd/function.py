@@ -1,5 +1,9 @@
 """Custom differentiable functions written in Python (``autograd.Function``)."""
+import functools
+import weakref
+
 from monoflow import _C
+from monoflow.autograd.grad_mode import enable_grad as _C_enable_grad
 from monoflow.autograd.grad_mode import no_grad
 from monoflow.autograd.graph import current_hooks
 
@@ -45,6 +49,8 @@ class FunctionCtx:
         # Aliases without history: saving an output must not make a cycle
         # through its own graph node.
         self._saved = tuple(None if t is None else t.detach() for t in tensors)
+        self._saved_src = tensors  # until apply() knows which are its inputs and outputs (Note [Live saved tensors])
+        self._live = None
         self._versions = tuple(None if t is None else t._version for t in tensors)
         hooks = current_hooks()  # autograd.graph.saved_tensors_hooks: keep what pack_hook returns
         self._unpack = None
@@ -67,7 +73,29 @@ class FunctionCtx:
                     f"one of the variables needed for gradient computation has been modified by an inplace "
                     f"operation: saved tensor {i} of shape {list(t.shape)} is at version {t._version}; "
                     f"expected version {v} instead.")
-        return self._saved
+        live = getattr(self, "_live", None)
+        if live is None:
+            return self._saved
+        out = []
+        for t, l in zip(self._saved, live):
+            if isinstance(l, tuple):  # an output: (weak reference, its position)
+                ref, pos = l
+                l = ref()
+                if l is None and _C.is_grad_enabled():
+                    l = self._recompute_output(pos)
+            out.append(t if l is None else l)
+        return tuple(out)
+
+    def _recompute_output(self, pos):
+        """Output ``pos`` computed again from the live inputs with grad enabled (double backward of a saved
+        output the caller dropped); None when forward's result does not depend on them differentiably."""
+        if getattr(self, "_recomputed", None) is None:
+            cls, args = self._recompute
+            with _C_enable_grad():
+                out = cls.forward(FunctionCtx(), *args)
+            self._recomputed = out if isinstance(out, tuple) else (out,)
+        o = self._recomputed[pos]
+        return o if isinstance(o, _C.TensorBase) and o.requires_grad else None
 
     def mark_non_differentiable(self, *tensors):
         self._non_differentiable = {id(t) for t in tensors}
@@ -128,6 +156,7 @@ class Function:
         outs = (out,) if single else out
         out_pos = [i for i, o in enumerate(outs) if isinstance(o, _C.TensorBase)]
         if not (_C.is_grad_enabled() and any(ctx.needs_input_grad)):
+            ctx._saved_src = None
             return out
         non_diff = getattr(ctx, "_non_differentiable", set())
         n_args = len(args)
@@ -139,6 +168,8 @@ class Function:
             result = cls.backward(ctx, *full)
             if not isinstance(result, tuple):
                 result = (result,)
+            if len(result) > n_args and all(g is None for g in result[n_args:]):
+                result = result[:n_args]  # torch accepts extra trailing Nones
             if len(result) != n_args:
                 raise RuntimeError(f"function {cls.__name__}Backward returned an incorrect number of gradients "
                                    f"(expected {n_args}, got {len(result)})")
@@ -152,5 +183,83 @@ class Function:
         connected = _C.record_function(cls.__name__ + "Backward", [args[i] for i in tensor_pos], diff_outs,
                                        backward)
         by_id = dict(zip([id(o) for o in diff_outs], connected))
+        _link_saved(ctx, cls, args, outs, by_id)
         result = tuple(by_id.get(id(o), o) if isinstance(o, _C.TensorBase) else o for o in outs)
         return result[0] if single else result
+
+
+# Note [Live saved tensors]
+# save_for_backward keeps detached aliases, but a backward run under create_graph (double backward,
+# gradgradcheck) must see the saved inputs and outputs with their history, as torch's SavedVariable
+# gives them back. Once apply() knows them: a saved input is kept as itself (it holds no reference to
+# this node: no cycle), a saved output by a weak reference to the connected output (a strong one would
+# make a cycle through the C++ node that Python's collector cannot see); when that output is gone, the
+# detached alias is what backward gets (first derivatives stay right). Under saved_tensors_hooks the
+# packed values are used as they are.
+def _link_saved(ctx, cls, args, outs, by_id):
+    src, ctx._saved_src = getattr(ctx, "_saved_src", None), None
+    if not src or getattr(ctx, "_unpack", None) is not None:
+        return
+    outs_pos = {id(o): i for i, o in enumerate(outs) if isinstance(o, _C.TensorBase)}
+    inputs = {id(a): a for a in args if isinstance(a, _C.TensorBase) and a.requires_grad}
+    live, any_live = [], False
+    for t in src:
+        if t is None:
+            live.append(None)
+        elif id(t) in inputs:
+            live.append(inputs[id(t)])
+            any_live = True
+        elif id(t) in by_id:
+            live.append((weakref.ref(by_id[id(t)]), outs_pos[id(t)]))
+            any_live = True
+        else:
+            live.append(None)
+    ctx._live = live if any_live else None
+    if any_live:
+        ctx._recompute = (cls, args)
+
+
+def once_differentiable(fn):
+    """Marks a custom :class:`Function`'s ``backward`` as differentiable only once: it runs without recording a
+    graph, and differentiating its result again (double backward) raises ``RuntimeError``.
+
+    Example::
+
+        >>> from monoflow.autograd.function import once_differentiable
+        >>> class Square(flow.autograd.Function):
+        ...     @staticmethod
+        ...     def forward(ctx, x):
+        ...         ctx.save_for_backward(x)
+        ...         return x * x
+        ...     @staticmethod
+        ...     @once_differentiable
+        ...     def backward(ctx, g):
+        ...         (x,) = ctx.saved_tensors
+        ...         return 2 * x * g
+        >>> x = flow.tensor([3.0], requires_grad=True)
+        >>> Square.apply(x).backward()
+        >>> x.grad
+        tensor([6.])
+    """
+    @functools.wraps(fn)
+    def wrapper(ctx, *args):
+        with no_grad():
+            outputs = fn(ctx, *args)
+        if not _C.is_grad_enabled():
+            return outputs
+        inputs = [a for a in args if isinstance(a, _C.TensorBase) and a.requires_grad]
+        if not inputs:
+            return outputs
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
+        tensors = [o for o in outs if isinstance(o, _C.TensorBase)]
+
+        def refuse(grads):
+            raise RuntimeError("trying to differentiate twice a function that was marked with "
+                               "@once_differentiable")
+
+        connected = _C.record_function("DelayedError", inputs, tensors, refuse)
+        by_id = dict(zip([id(o) for o in tensors], connected))
+        outs = tuple(by_id.get(id(o), o) if isinstance(o, _C.TensorBase) else o for o in outs)
+        return outs[0] if single else outs
+    return wrapper

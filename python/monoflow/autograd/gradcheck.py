@@ -60,7 +60,17 @@ def _like(t, arr):
     return flow.tensor(arr, dtype=t.dtype, device=t.device)
 
 
-def gradcheck(fn, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True):
+def _unsupported_checks(name, **flags):
+    for flag, value in flags.items():
+        if value:
+            raise NotImplementedError(f"{name}(): {flag}=True is not supported: monoflow has no forward-mode "
+                                      f"autograd and no batched (vmap) gradients")
+
+
+def gradcheck(fn, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, nondet_tol=0.0,
+              check_undefined_grad=True, check_grad_dtypes=False, check_batched_grad=False,
+              check_batched_forward_grad=False, check_forward_ad=False, check_backward_ad=True, fast_mode=False,
+              masked=None):
     """Checks the gradients autograd computes for ``fn(*inputs)`` against central finite differences.
 
     Every input that requires grad is checked, Jacobian entry by entry; use
@@ -75,6 +85,19 @@ def gradcheck(fn, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=Tru
         rtol (float): relative tolerance. Default: ``1e-3``.
         raise_exception (bool): raise :class:`GradcheckError` on a mismatch instead of
             returning ``False``. Default: ``True``.
+        nondet_tol (float): torch's tolerance for nondeterministic backward passes; accepted (monoflow's
+            are deterministic). Default: ``0.0``.
+        check_undefined_grad (bool): accepted for torch compatibility. Default: ``True``.
+        check_grad_dtypes (bool): also require each gradient's dtype to be its input's. Default: ``False``.
+        check_batched_grad (bool): not supported (``NotImplementedError`` when ``True``). Default: ``False``.
+        check_batched_forward_grad (bool): not supported (``NotImplementedError`` when ``True``).
+            Default: ``False``.
+        check_forward_ad (bool): not supported: monoflow has no forward-mode autograd
+            (``NotImplementedError`` when ``True``). Default: ``False``.
+        check_backward_ad (bool): check the gradients (``False``: nothing is checked). Default: ``True``.
+        fast_mode (bool): torch's faster check of a random projection; monoflow always checks every
+            Jacobian entry, which is at least as strict. Default: ``False``.
+        masked (bool, optional): accepted for torch compatibility (sparse inputs). Default: ``None``.
 
     Returns:
         bool: ``True`` when every Jacobian matches.
@@ -85,10 +108,16 @@ def gradcheck(fn, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=Tru
         >>> flow.autograd.gradcheck(flow.sin, (x,))
         True
     """
+    _unsupported_checks("gradcheck", check_batched_grad=check_batched_grad,
+                        check_batched_forward_grad=check_batched_forward_grad, check_forward_ad=check_forward_ad)
     inputs = _as_tuple(inputs)
     diff = [i for i, x in enumerate(inputs) if isinstance(x, _C.TensorBase) and x.requires_grad]
     if not diff:
         raise ValueError("gradcheck expects at least one input tensor to require gradient")
+    if not check_backward_ad:
+        return True
+    if check_grad_dtypes:
+        _check_grad_dtypes(fn, inputs, diff, raise_exception)
     analytical = _analytical_jacobian(fn, inputs, diff)
     for n, i in enumerate(diff):
         numerical = _numerical_jacobian(fn, inputs, i, eps)
@@ -101,8 +130,25 @@ def gradcheck(fn, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=Tru
     return True
 
 
+def _check_grad_dtypes(fn, inputs, diff, raise_exception):
+    from monoflow.autograd import grad as ag_grad
+    from monoflow.autograd.grad_mode import enable_grad
+
+    with enable_grad():
+        outs = [o for o in _as_tuple(fn(*inputs)) if isinstance(o, _C.TensorBase) and o.requires_grad]
+        if not outs:
+            return
+        gs = ag_grad([o.sum() for o in outs], [inputs[i] for i in diff], allow_unused=True)
+    for i, g in zip(diff, gs):
+        if g is not None and g.dtype != inputs[i].dtype:
+            raise GradcheckError(f"gradcheck: Gradient has dtype mismatch for input {i}: got {g.dtype}, "
+                                 f"expected {inputs[i].dtype}")
+
+
 def gradgradcheck(fn, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3, gen_non_contig_grad_outputs=False,
-                  raise_exception=True):
+                  raise_exception=True, nondet_tol=0.0, check_undefined_grad=True, check_grad_dtypes=False,
+                  check_batched_grad=False, check_fwd_over_rev=False, check_rev_over_rev=True, fast_mode=False,
+                  masked=False):
     """Checks second derivatives: :func:`gradcheck` of the map ``(inputs, v) -> v^T J``.
 
     Args:
@@ -117,6 +163,16 @@ def gradgradcheck(fn, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e
             random ``grad_outputs`` are contiguous. Default: ``False``.
         raise_exception (bool): raise :class:`GradcheckError` on a mismatch instead of
             returning ``False``. Default: ``True``.
+        nondet_tol (float): accepted for torch compatibility. Default: ``0.0``.
+        check_undefined_grad (bool): accepted for torch compatibility. Default: ``True``.
+        check_grad_dtypes (bool): as in :func:`gradcheck`. Default: ``False``.
+        check_batched_grad (bool): not supported (``NotImplementedError`` when ``True``). Default: ``False``.
+        check_fwd_over_rev (bool): not supported: monoflow has no forward-mode autograd
+            (``NotImplementedError`` when ``True``). Default: ``False``.
+        check_rev_over_rev (bool): check the second derivatives by reverse mode over reverse mode
+            (``False``: nothing is checked). Default: ``True``.
+        fast_mode (bool): as in :func:`gradcheck` (every entry is checked). Default: ``False``.
+        masked (bool): accepted for torch compatibility. Default: ``False``.
 
     Returns:
         bool: ``True`` when every second-order Jacobian matches.
@@ -132,8 +188,12 @@ def gradgradcheck(fn, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e
     from monoflow.autograd.grad_mode import enable_grad
     from monoflow.ops_random import randn
 
+    _unsupported_checks("gradgradcheck", check_batched_grad=check_batched_grad,
+                        check_fwd_over_rev=check_fwd_over_rev)
     inputs = _as_tuple(inputs)
     diff = [x for x in inputs if isinstance(x, _C.TensorBase) and x.requires_grad]
+    if diff and not check_rev_over_rev:
+        return True
     outs = _as_tuple(fn(*inputs))
     if grad_outputs is None:
         grad_outputs = tuple(randn(tuple(o.shape), dtype=o.dtype, device=o.device).requires_grad_() for o in outs)
@@ -151,4 +211,4 @@ def gradgradcheck(fn, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e
     if not diff:
         raise ValueError("gradgradcheck expects at least one input tensor to require gradient")
     return gradcheck(first_derivative, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
-                     raise_exception=raise_exception)
+                     raise_exception=raise_exception, check_grad_dtypes=check_grad_dtypes)
