@@ -381,3 +381,55 @@ def test_nms_keeps_what_greedy_suppression_keeps(threshold):
     assert keep.tolist() == _greedy_nms(boxes.astype(np.float32).astype(np.float64), scores, threshold)
     with pytest.raises(RuntimeError, match="nms"):
         flow.nms(flow.zeros(3, 5), flow.zeros(3), 0.5)
+
+
+# --- nn.MinMaxObserver and nn.FakeQuantization (OneFlow's QAT modules) -----------
+
+def _np_scale_zero_point(w, bit, scheme):
+    if scheme == "symmetric":
+        return np.abs(w).max() / (2.0 ** (bit - 1) - 1), 0.0
+    scale = (w.max() - w.min()) / (2.0 ** bit - 1)
+    return scale, -np.round(w.min() / scale)
+
+
+@pytest.mark.parametrize("bit", [8, 4, 2])
+@pytest.mark.parametrize("scheme", ["symmetric", "affine"])
+@pytest.mark.parametrize("per_layer", [True, False])
+def test_min_max_observer_and_fake_quantization_follow_the_google_formulas(bit, scheme, per_layer):
+    rs = np.random.RandomState(16)
+    w = (rs.rand(5, 4, 3) - 0.5).astype(np.float64)
+    slices = [w] if per_layer else list(w)
+    ref = [_np_scale_zero_point(s, bit, scheme) for s in slices]
+    scale, zero_point = flow.nn.MinMaxObserver(quantization_bit=bit, quantization_scheme=scheme,
+                                               per_layer_quantization=per_layer)(flow.tensor(w))
+    assert tuple(scale.shape) == (len(slices),) and scale.dtype == flow.float64
+    np.testing.assert_allclose(scale.numpy(), [r[0] for r in ref], rtol=1e-12)
+    np.testing.assert_array_equal(zero_point.numpy(), [r[1] for r in ref])
+
+    x = flow.tensor(w, requires_grad=True)
+    out = flow.nn.FakeQuantization(quantization_bit=bit, quantization_scheme=scheme)(x, scale, zero_point)
+    expected = []
+    for s, (sc, zp) in zip(slices, ref):
+        if scheme == "symmetric":
+            top = 2.0 ** (bit - 1) - 1
+            expected.append(np.clip(np.rint(s / sc), -top, top) * sc)
+        else:
+            expected.append((np.clip(np.rint(s / sc + zp), 0, 2.0 ** bit - 1) - zp) * sc)
+    np.testing.assert_allclose(out.detach().numpy(), np.reshape(expected, w.shape), rtol=1e-12, atol=1e-15)
+    out.mean().backward()  # the gradient passes straight through
+    np.testing.assert_allclose(x.grad.numpy(), np.full(w.shape, 1.0 / w.size), rtol=1e-12)
+
+
+def test_cambricon_formula_gives_a_power_of_two_shift():
+    w = np.array([0.3, -0.9, 0.05])
+    scale, zero_point = flow.nn.MinMaxObserver(quantization_formula="cambricon", quantization_bit=8,
+                                               per_layer_quantization=False)(flow.tensor(w))
+    assert scale.tolist() == [np.floor(np.log2(0.9)) - 6] and zero_point.tolist() == [0.0]
+    out = flow.nn.FakeQuantization(quantization_formula="cambricon", quantization_bit=8)(flow.tensor(w), scale,
+                                                                                         zero_point)
+    step = 2.0 ** scale.item()
+    np.testing.assert_allclose(out.numpy(), np.clip(np.rint(w / step), -127, 127) * step)
+    with pytest.raises(ValueError, match="quantization_scheme"):
+        flow.nn.MinMaxObserver(quantization_scheme="asym")
+    with pytest.raises(ValueError, match="quantization_bit"):
+        flow.nn.FakeQuantization(quantization_bit=9)

@@ -12,6 +12,7 @@ from monoflow.nn.modules.fold import *  # noqa: F401,F403
 from monoflow.nn.modules.instancenorm import *  # noqa: F401,F403
 from monoflow.nn.modules.linear import *  # noqa: F401,F403
 from monoflow.nn.modules.loss import *  # noqa: F401,F403
+from monoflow.nn.modules.min_max_observer import *  # noqa: F401,F403
 from monoflow.nn.modules.normalization import *  # noqa: F401,F403
 from monoflow.nn.modules.padding import *  # noqa: F401,F403
 from monoflow.nn.modules.pixelshuffle import *  # noqa: F401,F403
