@@ -222,3 +222,64 @@ def test_gradcheck_accepts_torch_keywords():
         flow.autograd.gradcheck(flow.sin, (x,), check_forward_ad=True)
     with pytest.raises(NotImplementedError, match="check_batched_grad"):
         flow.autograd.gradgradcheck(flow.sin, (x,), check_batched_grad=True)
+
+
+def setup_context_functions(lib):
+    class LinearFunction(lib.autograd.Function):
+        @staticmethod
+        def forward(input, weight, bias):
+            output = input.mm(weight.t())
+            if bias is not None:
+                output += bias.unsqueeze(0).expand_as(output)
+            return output
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(*inputs)
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            input, weight, bias = ctx.saved_tensors
+            grad_input = grad_weight = grad_bias = None
+            if ctx.needs_input_grad[0]:
+                grad_input = grad_output.mm(weight)
+            if ctx.needs_input_grad[1]:
+                grad_weight = grad_output.t().mm(input)
+            if bias is not None and ctx.needs_input_grad[2]:
+                grad_bias = grad_output.sum(0)
+            return grad_input, grad_weight, grad_bias
+
+    class MyCube(lib.autograd.Function):  # returns an intermediate as an output, saved in setup_context
+        @staticmethod
+        def forward(x):
+            return x ** 3, 3 * x ** 2
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(inputs[0], output[1])
+
+        @staticmethod
+        def backward(ctx, grad_output, grad_dx):
+            x, dx = ctx.saved_tensors
+            return grad_output * dx + grad_dx * 6 * x
+
+    return LinearFunction.apply, lambda x: MyCube.apply(x)[0]
+
+
+def test_setup_context_style_functions_match_torch():
+    # the "Extending PyTorch" note's forward-without-ctx + setup_context style
+    rng = np.random.default_rng(5)
+    a, w, b = rng.standard_normal((4, 3)), rng.standard_normal((2, 3)), rng.standard_normal(2)
+    res = []
+    for lib in (torch, flow):
+        linear, cube = setup_context_functions(lib)
+        A, W, B = (lib.tensor(v, requires_grad=True) for v in (a, w, b))
+        assert lib.autograd.gradcheck(linear, (A, W, B), eps=1e-6, atol=1e-4)
+        assert lib.autograd.gradcheck(linear, (A, W, None))
+        assert lib.autograd.gradgradcheck(cube, (B,))
+        linear(A, W, B).pow(2).sum().backward()
+        g, = lib.autograd.grad(cube(B).sum(), B, create_graph=True)
+        gg, = lib.autograd.grad(g.sum(), B)
+        res.append([A.grad.numpy(), W.grad.numpy(), B.grad.numpy(), gg.numpy()])
+    for m, t in zip(res[1], res[0]):
+        np.testing.assert_allclose(m, t, rtol=1e-12)

@@ -92,7 +92,10 @@ class FunctionCtx:
         if getattr(self, "_recomputed", None) is None:
             cls, args = self._recompute
             with _C_enable_grad():
-                out = cls.forward(FunctionCtx(), *args)
+                if cls.setup_context is not Function.setup_context:
+                    out = cls.forward(*args)
+                else:
+                    out = cls.forward(FunctionCtx(), *args)
             self._recomputed = out if isinstance(out, tuple) else (out,)
         o = self._recomputed[pos]
         return o if isinstance(o, _C.TensorBase) and o.requires_grad else None
@@ -145,13 +148,43 @@ class Function:
     def backward(ctx, *grad_outputs):
         raise NotImplementedError("You must implement the backward function for custom autograd.Function.")
 
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        """torch's newer style: when a subclass defines it, ``forward(*args)`` takes no ``ctx`` and
+        ``setup_context(ctx, inputs, output)`` saves what backward needs (``inputs`` is the tuple of
+        ``apply``'s arguments, ``output`` what ``forward`` returned).
+
+        Example::
+
+            >>> class Cube(flow.autograd.Function):
+            ...     @staticmethod
+            ...     def forward(x):
+            ...         return x ** 3
+            ...     @staticmethod
+            ...     def setup_context(ctx, inputs, output):
+            ...         ctx.save_for_backward(inputs[0])
+            ...     @staticmethod
+            ...     def backward(ctx, g):
+            ...         (x,) = ctx.saved_tensors
+            ...         return 3 * x ** 2 * g
+            >>> x = flow.tensor([2.0], requires_grad=True)
+            >>> Cube.apply(x).backward()
+            >>> x.grad
+            tensor([12.])
+        """
+        raise NotImplementedError("setup_context is not implemented.")
+
     @classmethod
     def apply(cls, *args):
         ctx = FunctionCtx()
         tensor_pos = [i for i, a in enumerate(args) if isinstance(a, _C.TensorBase)]
         ctx.needs_input_grad = tuple(isinstance(a, _C.TensorBase) and a.requires_grad for a in args)
         with no_grad():
-            out = cls.forward(ctx, *args)
+            if cls.setup_context is not Function.setup_context:  # torch's newer style: forward without ctx
+                out = cls.forward(*args)
+                cls.setup_context(ctx, args, out)
+            else:
+                out = cls.forward(ctx, *args)
         single = not isinstance(out, tuple)
         outs = (out,) if single else out
         out_pos = [i for i, o in enumerate(outs) if isinstance(o, _C.TensorBase)]
