@@ -176,7 +176,7 @@ def test_graph_enable_amp_matches_eager_autocast():
             super().__init__()
             self.m = model
             self.add_optimizer(opt)
-            self.config.enable_amp(True)
+            self.config.enable_amp(True, dtype=flow.bfloat16)
 
         def build(self, x, t):
             logits = self.m(x)
@@ -186,11 +186,15 @@ def test_graph_enable_amp_matches_eager_autocast():
             return loss
 
     step = Step()
-    assert "amp='default'" in repr(step.config)
+    assert "amp=monoflow.bfloat16" in repr(step.config)
     graph = [step(x, t).item() for _ in range(5)]
     np.testing.assert_allclose(graph, eager, rtol=1e-6)
     with pytest.raises(TypeError, match="enable_amp"):
         step.config.enable_amp("yes")
+    with pytest.raises(ValueError, match="enable_amp"):
+        step.config.enable_amp(True, dtype=flow.float32)
+    step.config.enable_amp()
+    assert step.config.amp == flow.float16  # OneFlow's default
 
 
 @needs_torch

@@ -1,5 +1,7 @@
 """GraphConfig: per-graph settings (OneFlow's graph.config)."""
 
+from monoflow._dtypes import bfloat16, float16
+
 __all__ = ["GraphConfig"]
 
 
@@ -62,16 +64,18 @@ class GraphConfig:
         settings = ZeroSettings(mode, stage, shard_min_size, shard_restore_level)
         self.zero = settings if mode else None
 
-    amp = None  # the autocast dtype ("default": the device's) once enable_amp was called
+    amp = None  # the autocast dtype once enable_amp was called
 
-    def enable_amp(self, mode=True, *, dtype=None):
+    def enable_amp(self, mode=True, *, dtype=float16):
         """Runs build under :class:`~monoflow.autocast` (OneFlow's graph.config.enable_amp):
-        matmuls, linear layers, convolutions and attention in ``dtype`` (default: bfloat16 on the CPU,
-        float16 on other devices), losses in float32 (Note [Autocast policy] in monoflow/_autocast.py).
-        Part of the plan cache key; mode=False turns it off."""
+        matmuls, linear layers, convolutions and attention in ``dtype`` (OneFlow's default, float16, or
+        bfloat16), losses in float32 (Note [Autocast policy] in monoflow/_autocast.py). Part of the
+        plan cache key; mode=False turns it off."""
         if not isinstance(mode, bool):
             raise TypeError(f"nn.Graph: config.enable_amp expects a bool, got {type(mode).__name__}")
-        self.amp = (dtype or "default") if mode else None
+        if dtype not in (float16, bfloat16):
+            raise ValueError(f"nn.Graph: config.enable_amp expects dtype float16 or bfloat16, got {dtype}")
+        self.amp = dtype if mode else None
 
     # whole-graph SBP (Note [Whole-graph SBP deduction] in _global/whole_graph.py)
     whole_graph_sbp = True

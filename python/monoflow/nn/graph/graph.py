@@ -126,9 +126,8 @@ class Graph:
         """config.enable_amp: build runs in an autocast region for every device type."""
         regions = contextlib.ExitStack()
         if self.config.amp is not None:
-            dtype = None if self.config.amp == "default" else self.config.amp
             for device_type in _C.device_types():
-                regions.enter_context(autocast(device_type, dtype=dtype))
+                regions.enter_context(autocast(device_type, dtype=self.config.amp))
         return regions
 
     def build(self, *args):
