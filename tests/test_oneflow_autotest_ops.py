@@ -433,3 +433,29 @@ def test_cambricon_formula_gives_a_power_of_two_shift():
         flow.nn.MinMaxObserver(quantization_scheme="asym")
     with pytest.raises(ValueError, match="quantization_bit"):
         flow.nn.FakeQuantization(quantization_bit=9)
+
+
+@pytest.mark.parametrize("scheme", ["symmetric", "affine"])
+def test_moving_average_min_max_observer_blends_its_statistics_until_the_stop_step(scheme):
+    rs = np.random.RandomState(17)
+    xs = [rs.randn(4, 5) for _ in range(4)]
+    obs = flow.nn.MovingAverageMinMaxObserver(stop_update_after_iters=3, quantization_scheme=scheme,
+                                              quantization_bit=8, momentum=0.9)
+    hi = lo = None
+    for step, x in enumerate(xs):
+        scale, zero_point = obs(flow.tensor(x, dtype=flow.float64), flow.tensor([step], dtype=flow.int64))
+        if step < 3:
+            new_hi = np.abs(x).max() if scheme == "symmetric" else x.max()
+            new_lo = new_hi if scheme == "symmetric" else x.min()
+            hi = new_hi if hi is None else 0.9 * hi + 0.1 * new_hi
+            lo = new_lo if lo is None else 0.9 * lo + 0.1 * new_lo
+        np.testing.assert_allclose(obs.moving_max.numpy(), [hi], rtol=1e-6)
+        if scheme == "symmetric":
+            np.testing.assert_allclose(scale.numpy(), [hi / 127], rtol=1e-6)
+            assert zero_point.tolist() == [0.0]
+        else:
+            np.testing.assert_allclose(scale.numpy(), [(hi - lo) / 255], rtol=1e-6)
+            assert zero_point.tolist() == [-np.round(lo / ((hi - lo) / 255))]
+    obs.eval()  # eval mode leaves the statistics alone
+    obs(flow.tensor(xs[0] * 100), flow.tensor([0]))
+    np.testing.assert_allclose(obs.moving_max.numpy(), [hi], rtol=1e-6)

@@ -6,7 +6,7 @@ import math
 from monoflow.autograd import no_grad
 from monoflow.nn.module import Module
 
-__all__ = ["MinMaxObserver", "FakeQuantization"]
+__all__ = ["MinMaxObserver", "MovingAverageMinMaxObserver", "FakeQuantization"]
 
 _FORMULAS = ("google", "cambricon")
 _SCHEMES = ("symmetric", "affine")
@@ -81,6 +81,81 @@ class MinMaxObserver(Module):
         return (f"quantization_formula={self.quantization_formula!r}, quantization_bit={self.quantization_bit}, "
                 f"quantization_scheme={self.quantization_scheme!r}, "
                 f"per_layer_quantization={self.per_layer_quantization}")
+
+
+class MovingAverageMinMaxObserver(Module):
+    """Per-layer scale and zero point from running min/max statistics (OneFlow's
+    ``nn.MovingAverageMinMaxObserver``), for activations in quantization-aware training.
+
+    In training mode, while ``current_train_step < stop_update_after_iters``, each call folds the
+    input's max (``max|x|`` for the symmetric scheme and the cambricon formula) and min into the
+    ``moving_max`` / ``moving_min`` buffers: the first call takes them as they are, later calls blend
+    ``stat = momentum * stat + (1 - momentum) * new``. The scale and zero point then follow
+    :class:`MinMaxObserver`'s formulas from the buffers. In eval mode the buffers are used as they are.
+
+    Args:
+        stop_update_after_iters (int): the step from which the statistics stay fixed. Default: ``1``.
+        quantization_formula (str): ``"google"`` or ``"cambricon"``. Default: ``"google"``.
+        quantization_bit (int): the number of bits, 2 to 8. Default: ``8``.
+        quantization_scheme (str): ``"symmetric"`` or ``"affine"``. Default: ``"symmetric"``.
+        momentum (float): the weight of the running statistic. Default: ``0.95``.
+
+    Shape:
+        - Input: ``(input, current_train_step)``, ``current_train_step`` a one-element integer tensor.
+        - Output: ``(scale, zero_point)``, each of shape ``(1,)``.
+
+    Example::
+
+        >>> obs = nn.MovingAverageMinMaxObserver(quantization_bit=8)
+        >>> scale, zero_point = obs(flow.tensor([-1.27, 0.5]), flow.tensor([0]))
+        >>> scale, obs.moving_max
+        (tensor([0.0100]), tensor([1.2700]))
+    """
+
+    def __init__(self, stop_update_after_iters=1, quantization_formula="google", quantization_bit=8,
+                 quantization_scheme="symmetric", momentum=0.95):
+        super().__init__()
+        _check_options("MovingAverageMinMaxObserver", quantization_formula, quantization_bit, quantization_scheme)
+        from monoflow import _creation
+
+        self.stop_update_after_iters = stop_update_after_iters
+        self.quantization_formula = quantization_formula
+        self.quantization_bit = quantization_bit
+        self.quantization_scheme = quantization_scheme
+        self.momentum = momentum
+        self.register_buffer("moving_max", _creation.zeros(1))
+        self.register_buffer("moving_min", _creation.zeros(1))
+
+    def forward(self, input, current_train_step):
+        with no_grad():
+            x = input.detach().to(self.moving_max.dtype)
+            symmetric = self.quantization_formula == "cambricon" or self.quantization_scheme == "symmetric"
+            step = int(current_train_step.reshape(-1)[0]) if hasattr(current_train_step, "reshape") \
+                else int(current_train_step)
+            if self.training and step < self.stop_update_after_iters:
+                new_max = x.abs().max() if symmetric else x.max()
+                new_min = new_max if symmetric else x.min()
+                for buf, new in ((self.moving_max, new_max), (self.moving_min, new_min)):
+                    if float(buf[0]) == 0.0:
+                        buf.fill_(float(new))
+                    else:
+                        buf.mul_(self.momentum).add_(new * (1 - self.momentum))
+            bit = self.quantization_bit
+            hi, lo = self.moving_max.clone(), self.moving_min.clone()
+            if self.quantization_formula == "cambricon":
+                top = float(hi[0])
+                shift = math.floor(math.log2(top)) - (bit - 2) if top > 0 else -(bit - 2)
+                return input.new_full((1,), float(shift)), input.new_zeros((1,))
+            if symmetric:
+                scale = hi / (2.0 ** (bit - 1) - 1)
+                return scale.to(input.dtype), input.new_zeros((1,))
+            scale = (hi - lo) / (2.0 ** bit - 1)
+            return scale.to(input.dtype), (-(lo / scale).round()).to(input.dtype)
+
+    def extra_repr(self):
+        return (f"stop_update_after_iters={self.stop_update_after_iters}, "
+                f"quantization_formula={self.quantization_formula!r}, quantization_bit={self.quantization_bit}, "
+                f"quantization_scheme={self.quantization_scheme!r}, momentum={self.momentum}")
 
 
 class FakeQuantization(Module):
