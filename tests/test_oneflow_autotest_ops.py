@@ -459,3 +459,20 @@ def test_moving_average_min_max_observer_blends_its_statistics_until_the_stop_st
     obs.eval()  # eval mode leaves the statistics alone
     obs(flow.tensor(xs[0] * 100), flow.tensor([0]))
     np.testing.assert_allclose(obs.moving_max.numpy(), [hi], rtol=1e-6)
+
+
+@pytest.mark.parametrize("scheme", ["symmetric", "affine"])
+@pytest.mark.parametrize("per_layer", [True, False])
+def test_quantization_gives_the_integer_levels(scheme, per_layer):
+    w = np.random.RandomState(18).rand(6, 7) - 0.5
+    scale, zero_point = flow.nn.MinMaxObserver(quantization_bit=4, quantization_scheme=scheme,
+                                               per_layer_quantization=per_layer)(flow.tensor(w))
+    q = flow.nn.Quantization(quantization_bit=4, quantization_scheme=scheme)(flow.tensor(w), scale, zero_point)
+    s = scale.numpy() if per_layer else scale.numpy()[:, None]
+    z = zero_point.numpy() if per_layer else zero_point.numpy()[:, None]
+    if scheme == "symmetric":
+        expected = np.clip(np.rint(w / s), -7, 7)
+    else:
+        expected = np.clip(np.rint(w / s + z), 0, 15)
+    np.testing.assert_array_equal(q.numpy(), expected)
+    assert q.dtype == flow.float64

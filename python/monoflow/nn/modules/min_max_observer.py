@@ -6,7 +6,7 @@ import math
 from monoflow.autograd import no_grad
 from monoflow.nn.module import Module
 
-__all__ = ["MinMaxObserver", "MovingAverageMinMaxObserver", "FakeQuantization"]
+__all__ = ["MinMaxObserver", "MovingAverageMinMaxObserver", "FakeQuantization", "Quantization"]
 
 _FORMULAS = ("google", "cambricon")
 _SCHEMES = ("symmetric", "affine")
@@ -158,6 +158,22 @@ class MovingAverageMinMaxObserver(Module):
                 f"quantization_scheme={self.quantization_scheme!r}, momentum={self.momentum}")
 
 
+def _levels(m, input, scale, zero_point):
+    """The integer levels (as input's dtype) of input under m's formula, with the broadcast scale
+    (a step; 2**shift for cambricon) and zero point (0 for the symmetric forms)."""
+    bit = m.quantization_bit
+    view = (-1,) + (1,) * (input.dim() - 1) if scale.numel() > 1 else ()
+    s = scale.detach().to(input.dtype).reshape(view)
+    z = zero_point.detach().to(input.dtype).reshape(view)
+    x = input.detach()
+    if m.quantization_formula == "cambricon":
+        s = 2.0 ** s
+    if m.quantization_formula == "cambricon" or m.quantization_scheme == "symmetric":
+        top = 2.0 ** (bit - 1) - 1
+        return (x / s).round().clamp(-top, top), s, z * 0
+    return (x / s + z).round().clamp(0, 2.0 ** bit - 1), s, z
+
+
 class FakeQuantization(Module):
     """Quantizes then dequantizes a tensor with a given scale and zero point (OneFlow's
     ``nn.FakeQuantization``), for quantization-aware training; the gradient passes straight through.
@@ -192,19 +208,51 @@ class FakeQuantization(Module):
         self.quantization_scheme = quantization_scheme
 
     def forward(self, input, scale, zero_point):
-        bit = self.quantization_bit
-        view = (-1,) + (1,) * (input.dim() - 1) if scale.numel() > 1 else ()
-        s = scale.detach().to(input.dtype).reshape(view)
-        z = zero_point.detach().to(input.dtype).reshape(view)
         with no_grad():
-            if self.quantization_formula == "cambricon":
-                s = 2.0 ** s
-            if self.quantization_formula == "cambricon" or self.quantization_scheme == "symmetric":
-                top = 2.0 ** (bit - 1) - 1
-                q = (input.detach() / s).round().clamp(-top, top) * s
-            else:
-                q = ((input.detach() / s + z).round().clamp(0, 2.0 ** bit - 1) - z) * s
+            levels, s, z = _levels(self, input, scale, zero_point)
+            q = (levels - z) * s
         return input + (q - input.detach())  # the values of q, the gradient of the identity
+
+    def extra_repr(self):
+        return (f"quantization_formula={self.quantization_formula!r}, quantization_bit={self.quantization_bit}, "
+                f"quantization_scheme={self.quantization_scheme!r}")
+
+
+class Quantization(Module):
+    """Quantizes a tensor to its integer levels with a given scale and zero point (OneFlow's
+    ``nn.Quantization``); the levels keep the input's dtype.
+
+    ``"google"`` formula, ``"symmetric"``: ``clamp(round(x / s), -(2^(bit-1) - 1), 2^(bit-1) - 1)``;
+    ``"affine"``: ``clamp(round(x / s + z), 0, 2^bit - 1)``; ``"cambricon"``: the symmetric form with
+    ``s = 2^scale``. Rounding is half to even; a ``scale`` per slice along dim 0 quantizes per channel.
+
+    Args:
+        quantization_formula (str): ``"google"`` or ``"cambricon"``. Default: ``"google"``.
+        quantization_bit (int): the number of bits, 2 to 8. Default: ``8``.
+        quantization_scheme (str): ``"symmetric"`` or ``"affine"``. Default: ``"symmetric"``.
+
+    Shape:
+        - Input: ``(input, scale, zero_point)``, as :class:`MinMaxObserver` returns them.
+        - Output: ``input``'s shape.
+
+    Example::
+
+        >>> x = flow.tensor([0.123, -0.7, 1.0])
+        >>> scale, zero_point = nn.MinMaxObserver(quantization_bit=2)(x)
+        >>> nn.Quantization(quantization_bit=2)(x, scale, zero_point)
+        tensor([ 0., -1.,  1.])
+    """
+
+    def __init__(self, quantization_formula="google", quantization_bit=8, quantization_scheme="symmetric"):
+        super().__init__()
+        _check_options("Quantization", quantization_formula, quantization_bit, quantization_scheme)
+        self.quantization_formula = quantization_formula
+        self.quantization_bit = quantization_bit
+        self.quantization_scheme = quantization_scheme
+
+    def forward(self, input, scale, zero_point):
+        with no_grad():
+            return _levels(self, input, scale, zero_point)[0]
 
     def extra_repr(self):
         return (f"quantization_formula={self.quantization_formula!r}, quantization_bit={self.quantization_bit}, "
