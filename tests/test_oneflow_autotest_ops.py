@@ -476,3 +476,42 @@ def test_quantization_gives_the_integer_levels(scheme, per_layer):
         expected = np.clip(np.rint(w / s + z), 0, 15)
     np.testing.assert_array_equal(q.numpy(), expected)
     assert q.dtype == flow.float64
+
+
+# --- nn.functional.l2_normalize and nn.CombinedMarginLoss (OneFlow's) -------------
+
+@needs_torch
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_l2_normalize_matches_its_torch_formula(dim):
+    x = np.random.RandomState(19).randn(3, 4, 5)
+    x[0, 0, :] = 0.0  # a zero slice: the epsilon branch
+    t = torch.tensor(x, requires_grad=True)
+    tout = t / t.square().sum(dim, keepdim=True).clamp(min=1e-12).sqrt()
+    f = flow.tensor(x, requires_grad=True)
+    out = flow.nn.functional.l2_normalize(f, dim)
+    np.testing.assert_allclose(out.detach().numpy(), tout.detach().numpy(), rtol=1e-12)
+    g = np.random.RandomState(20).rand(3, 4, 5)
+    out.backward(flow.tensor(g))
+    tout.backward(torch.tensor(g))
+    np.testing.assert_allclose(f.grad.numpy(), t.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+@needs_torch
+@pytest.mark.parametrize("m1, m2, m3", [(1.0, 0.5, 0.0), (0.3, 0.0, 0.4), (1.0, 0.0, 0.35), (1.0, 0.0, 0.0)])
+def test_combined_margin_loss_matches_its_torch_formula(m1, m2, m3):
+    rs = np.random.RandomState(21)
+    x = rs.uniform(-0.99, 0.99, size=(6, 9))
+    label = rs.randint(0, 9, size=(6,))
+    t = torch.tensor(x, requires_grad=True)
+    onehot = torch.nn.functional.one_hot(torch.tensor(label), 9).double()
+    if m1 == 1.0 and m2 == 0.0:
+        tout = t - onehot * m3
+    else:
+        zy = t.gather(1, torch.tensor(label).unsqueeze(1))
+        tout = t + onehot * (torch.cos(torch.acos(zy) * m1 + m2) - m3 - zy)
+    f = flow.tensor(x, requires_grad=True)
+    out = flow.nn.CombinedMarginLoss(m1, m2, m3)(f, flow.tensor(label, dtype=flow.int32))
+    np.testing.assert_allclose(out.detach().numpy(), tout.detach().numpy(), rtol=1e-12)
+    out.sum().backward()
+    tout.sum().backward()
+    np.testing.assert_allclose(f.grad.numpy(), t.grad.numpy(), rtol=1e-10)

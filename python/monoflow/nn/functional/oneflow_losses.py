@@ -1,7 +1,32 @@
-"""Losses under the names and argument orders OneFlow's nn.functional gives them."""
+"""Functions under the names and argument orders OneFlow's nn.functional gives them:
+sparse_softmax_cross_entropy, l2_normalize."""
 from monoflow import _C
 
-__all__ = ["sparse_softmax_cross_entropy"]
+__all__ = ["l2_normalize", "sparse_softmax_cross_entropy"]
+
+
+def l2_normalize(input, dim=0, epsilon=1e-12):
+    """OneFlow's ``nn.functional.l2_normalize``: ``input / sqrt(max(sum(input ** 2, dim), epsilon))``.
+
+    Args:
+        input (Tensor): the tensor to normalize.
+        dim (int): the dim along which the L2 norm is taken. Default: ``0``.
+        epsilon (float): the lower bound of the sum of squares. Default: ``1e-12``.
+
+    Returns:
+        Tensor: of ``input``'s shape; where the sum of squares is below ``epsilon`` the gradient is
+        ``dy / sqrt(epsilon)``, as OneFlow's kernel.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow.nn.functional.l2_normalize(flow.tensor([[3.0, 0.0], [4.0, 0.0]]), dim=0)
+        tensor([[0.6000, 0.0000],
+                [0.8000, 0.0000]])
+    """
+    input = _C.check_tensor(input, "l2_normalize", "input", 1)
+    norm = input.square().sum(dim, keepdim=True).clamp(min=epsilon).sqrt()
+    return input / norm
 
 
 def sparse_softmax_cross_entropy(labels, logits):
