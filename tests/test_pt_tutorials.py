@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import monoflow
-from programs import dcgan_stn, nlp_tutorials, nn_really, poly_fit, pt_examples, rl_programs, seq2seq_attention, transformer_lm
+from programs import dcgan_stn, gat, nlp_tutorials, nn_really, poly_fit, pt_examples, rl_programs, seq2seq_attention, transformer_lm
 from test_user_programs import SEEDS, assert_in_spread, assert_tracks
 
 torch = pytest.importorskip("torch")
@@ -207,3 +207,31 @@ def test_vision_transformer_tracks_torch():
 def test_vision_transformer_with_dropout_within_torch_seed_spread():
     finals = [pt_examples.vision_transformer(torch, seed=s)["val"][-1] for s in SEEDS]
     assert_in_spread(finals, pt_examples.vision_transformer(monoflow, seed=0)["val"][-1], "ViT loss")
+
+
+def test_gat_tracks_torch():
+    # sparse diag @ dense scaling, int64 sparse adjacency + eye, torch.where masking, .mT
+    ref = gat.run(torch, dropout=0.0)
+    got = gat.run(monoflow, dropout=0.0, init=ref["init"])
+    assert_tracks(ref["losses"], got["losses"], rtol=2e-5)
+    np.testing.assert_allclose(np.asarray(got["val"]), np.asarray(ref["val"]), rtol=2e-5)
+    assert got["test"] == pytest.approx(ref["test"], rel=2e-5)
+    assert got["adj_dtype"].split(".")[-1] == ref["adj_dtype"].split(".")[-1] and got["adj_sum"] == ref["adj_sum"]
+
+
+def test_gat_with_dropout_within_torch_seed_spread():
+    finals = [gat.run(torch, seed=s)["test"][0] for s in SEEDS]
+    assert_in_spread(finals, gat.run(monoflow, seed=0)["test"][0], "GAT test loss")
+
+
+# ------------------------------------------------------------ focused checks of what the programs needed
+
+@pytest.mark.parametrize("name", ["empty", "zeros", "ones", "rand", "randn"])
+def test_creation_functions_take_size_keyword(name):
+    # pytorch/examples gat: nn.Parameter(torch.empty(size=(in_features, n_hidden * n_heads)))
+    for size in ((2, 3), [4], ()):
+        t = getattr(torch, name)(size=size, dtype=torch.float64)
+        m = getattr(monoflow, name)(size=size, dtype=monoflow.float64)
+        assert tuple(m.shape) == tuple(t.shape) and m.dtype == monoflow.float64
+    with pytest.raises(TypeError):
+        getattr(monoflow, name)(2, size=(2,))

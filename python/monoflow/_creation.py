@@ -140,20 +140,33 @@ def from_dlpack(ext):
     return _C.from_dlpack_capsule(ext)
 
 
+def _size_keyword(op, size, kw):
+    if kw:
+        if set(kw) != {"size"}:
+            raise TypeError(f"{op}() got an unexpected keyword argument '{sorted(set(kw) - {'size'})[0]}'")
+        if size:
+            raise TypeError(f"{op}(): the size is given twice (positionally and as size=)")
+        return (kw["size"],)
+    return size
+
+
 @accepts_placement()
-def empty(*size, dtype=None, device=None, requires_grad=False, pin_memory=False):
+def empty(*size, dtype=None, device=None, requires_grad=False, pin_memory=False, **kwargs):
+    size = _size_keyword("empty", size, kwargs)  # torch also takes size= (torch.empty(size=(2, 3)))
     dtype = _C.get_default_dtype() if dtype is None else dtype
     return _requires_grad(_C.empty(_shape(size, "empty"), dtype, device), requires_grad)
 
 
 @accepts_placement()
-def zeros(*size, dtype=None, device=None, requires_grad=False, pin_memory=False):
+def zeros(*size, dtype=None, device=None, requires_grad=False, pin_memory=False, **kwargs):
+    size = _size_keyword("zeros", size, kwargs)  # torch also takes size= (torch.empty(size=(2, 3)))
     dtype = _C.get_default_dtype() if dtype is None else dtype
     return _requires_grad(_C.full(_shape(size, "zeros"), 0, dtype, device), requires_grad)
 
 
 @accepts_placement()
-def ones(*size, dtype=None, device=None, requires_grad=False, pin_memory=False):
+def ones(*size, dtype=None, device=None, requires_grad=False, pin_memory=False, **kwargs):
+    size = _size_keyword("ones", size, kwargs)  # torch also takes size= (torch.empty(size=(2, 3)))
     dtype = _C.get_default_dtype() if dtype is None else dtype
     return _requires_grad(_C.full(_shape(size, "ones"), 1, dtype, device), requires_grad)
 
