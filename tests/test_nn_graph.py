@@ -301,3 +301,19 @@ def test_config_slots_and_threads_keep_results():
         assert graph(x, y).item() == loss.item()
     # the runtime's settings are visible where the graph is printed and debugged
     assert "(config): GraphConfig(slots=2, threads=2" in repr(graph)
+
+
+def test_graph_name_is_unique_and_settable():
+    """OneFlow's Graph.name: <class>_<n>, distinct per graph; a user's own `name` attribute wins."""
+    class Named(flow.nn.Graph):
+        def __init__(self):
+            super().__init__()
+            self.fc = flow.nn.Linear(2, 2)
+
+        def build(self, x):
+            return self.fc(x)
+
+    a, b = Named(), Named()
+    assert a.name.startswith("Named_") and b.name.startswith("Named_") and a.name != b.name
+    a.name = "mine"
+    assert a.name == "mine" and a(flow.ones(1, 2)).shape == (1, 2)

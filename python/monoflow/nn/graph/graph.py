@@ -3,6 +3,7 @@ first call with a given input signature and replayed by the actor runtime
 after that (docs/graph_runtime.md, "nn.Graph")."""
 from collections import OrderedDict
 import contextlib
+import itertools
 
 import monoflow as flow
 from monoflow import _C, _graph
@@ -19,6 +20,9 @@ from monoflow.nn.graph.signature import describe_signature, signature
 from monoflow.nn.module import Module
 
 __all__ = ["Graph"]
+
+
+_graph_ids = itertools.count()  # Graph.name's numbers
 
 
 class Graph:
@@ -65,6 +69,26 @@ class Graph:
         d["_sbp_reports"] = {}  # plan key -> "sbp: greedy N bytes -> whole-graph M bytes per step"
         d["_sbp_pending"] = {}  # build part of a plan key -> whole_graph.Solution the next trace applies
         d["config"] = GraphConfig()
+        d["_name"] = f"{type(self).__name__}_{next(_graph_ids)}"
+
+    @property
+    def name(self):
+        """The graph's unique name, ``<class name>_<n>`` with ``n`` counting the graphs made in
+        this process (OneFlow's ``Graph.name``); assigning one replaces it.
+
+        Example::
+
+            >>> class G(nn.Graph):
+            ...     def build(self, x):
+            ...         return x
+            >>> G().name.startswith("G_")
+            True
+        """
+        return self.__dict__["_name"]
+
+    @name.setter
+    def name(self, value):
+        self.__dict__["_name"] = value
 
     # ------------------------------------------------------------ structure
 
