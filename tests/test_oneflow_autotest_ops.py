@@ -515,3 +515,23 @@ def test_combined_margin_loss_matches_its_torch_formula(m1, m2, m3):
     out.sum().backward()
     tout.sum().backward()
     np.testing.assert_allclose(f.grad.numpy(), t.grad.numpy(), rtol=1e-10)
+
+
+# --- flow._C.reduce_sum_like (OneFlow's functional-only op) ----------------------
+
+@needs_torch
+@pytest.mark.parametrize("shape, like, axis", [((3, 3, 3), (3, 1, 1), (1, 2)), ((2, 3, 4), (3, 1), (0, 2)),
+                                               ((1, 5, 6, 1, 6), (1, 5, 6), (3, 4)), ((3, 3, 2, 3), (1, 3, 2, 1), (0, 3))])
+def test_reduce_sum_like_sums_then_takes_likes_shape(shape, like, axis):
+    x = np.random.RandomState(22).randn(*shape)
+    f = flow.tensor(x, requires_grad=True)
+    out = flow._C.reduce_sum_like(f, flow.zeros(*like), axis=axis)
+    t = torch.tensor(x, requires_grad=True)
+    tout = t.sum(dim=axis).reshape(like)
+    np.testing.assert_allclose(out.detach().numpy(), tout.detach().numpy(), rtol=1e-12)
+    g = np.random.RandomState(23).rand(*like)
+    out.backward(flow.tensor(g))
+    tout.backward(torch.tensor(g))
+    np.testing.assert_allclose(f.grad.numpy(), t.grad.numpy(), rtol=1e-12)
+    with pytest.raises(RuntimeError, match="reduce_sum_like"):
+        flow._C.reduce_sum_like(f, flow.zeros(7), axis=axis)
