@@ -235,3 +235,15 @@ def test_creation_functions_take_size_keyword(name):
         assert tuple(m.shape) == tuple(t.shape) and m.dtype == monoflow.float64
     with pytest.raises(TypeError):
         getattr(monoflow, name)(2, size=(2,))
+
+
+def test_keyword_forms_of_arange_and_new_tensors():
+    for call in ("arange(end=5)", "arange(end=3, dtype=lib.float64)", "arange(start=1, end=4, step=2)"):
+        t, m = eval("lib." + call, {"lib": torch}), eval("lib." + call, {"lib": monoflow})
+        np.testing.assert_array_equal(m.numpy(), t.numpy())
+    for name in ("new_zeros", "new_ones", "new_empty"):
+        t = getattr(torch.ones(2, dtype=torch.float64), name)(size=(3, 1))
+        m = getattr(monoflow.ones(2, dtype=monoflow.float64), name)(size=(3, 1))
+        assert tuple(m.shape) == tuple(t.shape) and m.dtype == monoflow.float64
+    with pytest.raises(TypeError):
+        monoflow.arange()

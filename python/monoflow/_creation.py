@@ -233,7 +233,11 @@ def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False
 
 
 @accepts_placement()
-def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False, pin_memory=False):
+def arange(start=None, end=None, step=1, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    if start is None:  # torch.arange(end=5)
+        if end is None:
+            raise TypeError("arange() missing 1 required positional argument: 'end'")
+        start = 0
     start, end, step = (_number(v, "arange", n) for v, n in ((start, "start"), (end, "end"), (step, "step")))
     if end is None:
         start, end = 0, start

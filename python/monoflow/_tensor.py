@@ -437,22 +437,22 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
     def reshape_as(self, other):
         return self.reshape(_C.check_tensor(other, "reshape_as", "other").shape)
 
-    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, pin_memory=False, **kwargs):
         from monoflow._creation import zeros
 
-        return zeros(*size, dtype=self.dtype if dtype is None else dtype,
+        return zeros(*size, **kwargs, dtype=self.dtype if dtype is None else dtype,
                      device=self.device if device is None else device, requires_grad=requires_grad)
 
-    def new_ones(self, *size, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False, pin_memory=False, **kwargs):
         from monoflow._creation import ones
 
-        return ones(*size, dtype=self.dtype if dtype is None else dtype,
+        return ones(*size, **kwargs, dtype=self.dtype if dtype is None else dtype,
                     device=self.device if device is None else device, requires_grad=requires_grad)
 
-    def new_empty(self, *size, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    def new_empty(self, *size, dtype=None, device=None, requires_grad=False, pin_memory=False, **kwargs):
         from monoflow._creation import empty
 
-        return empty(*size, dtype=self.dtype if dtype is None else dtype,
+        return empty(*size, **kwargs, dtype=self.dtype if dtype is None else dtype,
                      device=self.device if device is None else device, requires_grad=requires_grad)
 
     def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
