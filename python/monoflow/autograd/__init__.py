@@ -12,6 +12,7 @@ from monoflow.autograd.anomaly_mode import (detect_anomaly, is_anomaly_check_nan
 from monoflow.autograd import functional  # noqa: E402
 from monoflow.autograd import profiler  # noqa: E402
 from monoflow.autograd import graph  # noqa: E402
+from monoflow.autograd import forward_ad  # noqa: E402,F401
 
 
 def _seq(x):
