@@ -363,8 +363,9 @@ def test_modules():
     assert tuple(ct(x, output_size=(16, 16)).shape) == (2, 6, 16, 16)
     c1 = MC.Conv1d(3, 5, 3, padding="same")
     assert tuple(c1(flow.randn(2, 3, 10)).shape) == (2, 5, 10)
-    with pytest.raises(NotImplementedError, match="padding_mode"):
-        MC.Conv2d(3, 3, 3, padding_mode="reflect")
+    assert tuple(MC.Conv2d(3, 3, 3, padding=1, padding_mode="reflect")(flow.randn(1, 3, 5, 5)).shape) == (1, 3, 5, 5)
+    with pytest.raises(ValueError, match="padding_mode"):  # (reflect/replicate/circular: test_conv_padding_modes.py)
+        MC.Conv2d(3, 3, 3, padding_mode="mirror")
     with pytest.raises(ValueError, match="divisible by groups"):
         MC.Conv2d(3, 4, 3, groups=2)
     y, idx = MP.MaxPool2d(2, return_indices=True)(x)

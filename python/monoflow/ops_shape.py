@@ -317,7 +317,15 @@ def one_hot(tensor, num_classes=-1):
 
 
 def pad(input, pad, mode="constant", value=None):
-    """torch.nn.functional.pad: constant (with `value`, negative pads crop), reflect or replicate."""
+    """torch.nn.functional.pad: constant (with `value`, negative pads crop), reflect, replicate or circular."""
+    if mode == "circular":  # (the core's pad has no circular mode: wrap-around by slices, differentiable)
+        from monoflow.nn.modules.padding import _circular
+
+        pad = tuple(pad)
+        if len(pad) % 2 or len(pad) // 2 > input.dim():
+            raise ValueError(f"pad(): padding length must be even and at most twice the input's dimensions, got "
+                             f"{len(pad)} for a {input.dim()}-d input")
+        return _circular(input, pad)
     return _C.pad(input, pad, mode, value)
 
 

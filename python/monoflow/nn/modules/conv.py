@@ -32,9 +32,11 @@ class _ConvNd(Module):
             raise ValueError(f"{name}: in_channels must be divisible by groups")
         if out_channels % groups != 0:
             raise ValueError(f"{name}: out_channels must be divisible by groups")
-        if padding_mode != "zeros":
-            raise NotImplementedError(
-                f"{name}: padding_mode={padding_mode!r} is not supported (only 'zeros')")
+        valid_modes = ("zeros", "reflect", "replicate", "circular")
+        if padding_mode not in valid_modes:
+            raise ValueError(f"padding_mode must be one of {list(valid_modes)}, but got padding_mode='{padding_mode}'")
+        if transposed and padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {name}')
         if isinstance(padding, str):
             if padding not in ("same", "valid"):
                 raise ValueError(f"{name}: invalid padding string {padding!r}, should be one of 'valid' or 'same'")
@@ -52,6 +54,15 @@ class _ConvNd(Module):
         self.transposed = transposed
         self.groups = groups
         self.padding_mode = padding_mode
+        # F.pad's order (last dimension first), as torch: the padding done by F.pad for the other modes
+        if isinstance(self.padding, str):
+            pads = []
+            for d, k in zip(self.dilation, self.kernel_size):
+                total = 0 if self.padding == "valid" else d * (k - 1)
+                pads.append((total // 2, total - total // 2))
+        else:
+            pads = [(p, p) for p in self.padding]
+        self._reversed_padding_repeated_twice = [x for pair in reversed(pads) for x in pair]
         shape = ((in_channels, out_channels // groups) if transposed else (out_channels, in_channels // groups))
         kw = {}
         if device is not None:
@@ -88,7 +99,17 @@ class _ConvNd(Module):
             s += f", groups={self.groups}"
         if self.bias is None:
             s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += f", padding_mode={self.padding_mode}"
         return s
+
+    def _conv_forward(self, conv, input, weight, bias):
+        if self.padding_mode != "zeros":
+            from monoflow.nn.functional import pad
+
+            return conv(pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode), weight, bias,
+                        self.stride, (0,) * len(self.kernel_size), self.dilation, self.groups)
+        return conv(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
 
 
 class Conv1d(_ConvNd):
@@ -105,7 +126,7 @@ class Conv1d(_ConvNd):
         groups (int): split the channels into this many groups convolved separately; ``in_channels`` and
             ``out_channels`` must be divisible by it. Default: ``1``.
         bias (bool): learn an additive bias. Default: ``True``.
-        padding_mode (str): only ``'zeros'`` is supported (others raise ``NotImplementedError``).
+        padding_mode (str): ``'zeros'``, ``'reflect'``, ``'replicate'`` or ``'circular'``. Default: ``'zeros'``.
             Default: ``'zeros'``.
         device (optional): the device of the parameters. Default: the default device.
         dtype (optional): the dtype of the parameters. Default: the default floating dtype.
@@ -132,7 +153,7 @@ class Conv1d(_ConvNd):
                          padding_mode, device=device, dtype=dtype)
 
     def forward(self, input):
-        return F.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+        return self._conv_forward(F.conv1d, input, self.weight, self.bias)
 
 
 class Conv2d(_ConvNd):
@@ -149,7 +170,7 @@ class Conv2d(_ConvNd):
         groups (int): split the channels into this many groups convolved separately; ``in_channels`` and
             ``out_channels`` must be divisible by it. Default: ``1``.
         bias (bool): learn an additive bias. Default: ``True``.
-        padding_mode (str): only ``'zeros'`` is supported (others raise ``NotImplementedError``).
+        padding_mode (str): ``'zeros'``, ``'reflect'``, ``'replicate'`` or ``'circular'``. Default: ``'zeros'``.
             Default: ``'zeros'``.
         device (optional): the device of the parameters. Default: the default device.
         dtype (optional): the dtype of the parameters. Default: the default floating dtype.
@@ -176,7 +197,7 @@ class Conv2d(_ConvNd):
                          padding_mode, device=device, dtype=dtype)
 
     def forward(self, input):
-        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+        return self._conv_forward(F.conv2d, input, self.weight, self.bias)
 
 
 class Conv3d(_ConvNd):
@@ -193,7 +214,7 @@ class Conv3d(_ConvNd):
         groups (int): split the channels into this many groups convolved separately; ``in_channels`` and
             ``out_channels`` must be divisible by it. Default: ``1``.
         bias (bool): learn an additive bias. Default: ``True``.
-        padding_mode (str): only ``'zeros'`` is supported (others raise ``NotImplementedError``).
+        padding_mode (str): ``'zeros'``, ``'reflect'``, ``'replicate'`` or ``'circular'``. Default: ``'zeros'``.
             Default: ``'zeros'``.
         device (optional): the device of the parameters. Default: the default device.
         dtype (optional): the dtype of the parameters. Default: the default floating dtype.
@@ -220,7 +241,7 @@ class Conv3d(_ConvNd):
                          padding_mode, device=device, dtype=dtype)
 
     def forward(self, input):
-        return F.conv3d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+        return self._conv_forward(F.conv3d, input, self.weight, self.bias)
 
 
 class ConvTranspose1d(_ConvNd):
@@ -241,7 +262,7 @@ class ConvTranspose1d(_ConvNd):
         groups (int): blocked connections from input to output channels. Default: ``1``.
         bias (bool): learn an additive bias. Default: ``True``.
         dilation (int or tuple): the spacing between kernel elements. Default: ``1``.
-        padding_mode (str): only ``'zeros'`` is supported (others raise ``NotImplementedError``).
+        padding_mode (str): only ``'zeros'`` (others raise ``ValueError``, as in torch).
             Default: ``'zeros'``.
         device (optional): the device of the parameters. Default: the default device.
         dtype (optional): the dtype of the parameters. Default: the default floating dtype.
@@ -291,7 +312,7 @@ class ConvTranspose2d(_ConvNd):
         groups (int): blocked connections from input to output channels. Default: ``1``.
         bias (bool): learn an additive bias. Default: ``True``.
         dilation (int or tuple): the spacing between kernel elements. Default: ``1``.
-        padding_mode (str): only ``'zeros'`` is supported (others raise ``NotImplementedError``).
+        padding_mode (str): only ``'zeros'`` (others raise ``ValueError``, as in torch).
             Default: ``'zeros'``.
         device (optional): the device of the parameters. Default: the default device.
         dtype (optional): the dtype of the parameters. Default: the default floating dtype.
