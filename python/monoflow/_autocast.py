@@ -116,6 +116,8 @@ def _policy(want, eligible):
                 return fn(*args, **kwargs)
             finally:
                 pop()
+        # the frame names the op, as the op's own did (Note [Naming the op in progress], _args.pxi)
+        run.__code__ = run.__code__.replace(co_name=fn.__name__, co_qualname=fn.__qualname__)
         return run
     return decorate
 
