@@ -22,6 +22,7 @@ namespace mfcpu {
 // The nn kernel families (conv, pool) are declared here, next to their only caller.
 void register_conv_kernels(Registrar& r);
 void register_pool_kernels(Registrar& r);
+void register_norm_kernels(Registrar& r);  // kernels_norm.cpp
 void register_fused_kernels(Registrar& r);
 void register_graph_fused_kernels(Registrar& r);  // kernels_graph_fused.cpp
 void register_complex_kernels(Registrar& r);       // kernels_complex.cpp
@@ -256,6 +257,7 @@ MFStatus register_kernels(const MFHostApi* host) noexcept {
     register_linalg_kernels(r);
     register_conv_kernels(r);
     register_pool_kernels(r);
+    register_norm_kernels(r);
     register_fused_kernels(r);
     register_graph_fused_kernels(r);
     register_complex_kernels(r);

@@ -229,6 +229,8 @@ cdef extern from "monoflow/ops_nn.h" namespace "monoflow":
                                                const Dims& padding, cbool ceil_mode, cbool count_include_pad,
                                                int64_t divisor_override) except +translate_exception
     Tensor c_adaptive_avg_pool2d "monoflow::adaptive_avg_pool2d"(const Tensor& x, const Dims& output_size) except +translate_exception
+    Tensor c_layer_norm "monoflow::layer_norm"(const Tensor& x, int64_t normalized_ndim, const Tensor& weight,
+                                                const Tensor& bias, double eps) except +translate_exception
     pair[Tensor, Tensor] c_adaptive_max_pool2d "monoflow::adaptive_max_pool2d"(const Tensor& x, const Dims& output_size) except +translate_exception
 
 cdef extern from "monoflow/ops_rnn.h" namespace "monoflow":

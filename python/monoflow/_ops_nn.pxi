@@ -54,3 +54,10 @@ def nn_adaptive_max_pool2d(x, output_size):
     cdef TensorBase xt = _tensor_obj(x, "adaptive_max_pool2d", "input")
     cdef pair[Tensor, Tensor] r = c_adaptive_max_pool2d(xt.t, _dims(output_size, "adaptive_max_pool2d"))
     return (wrap(r.first), wrap(r.second))
+
+
+def nn_layer_norm(x, int64_t normalized_ndim, weight, bias, double eps):
+    """The fused layer norm over the last `normalized_ndim` dims (core/src/ops_norm.cc)."""
+    cdef TensorBase xt = _tensor_obj(x, "layer_norm", "input")
+    return wrap(c_layer_norm(xt.t, normalized_ndim, _opt_tt(weight, "layer_norm", "weight"),
+                             _opt_tt(bias, "layer_norm", "bias"), eps))

@@ -29,4 +29,8 @@ Tensor avg_pool2d(const Tensor& x, const Dims& kernel_size, const Dims& stride, 
 Tensor adaptive_avg_pool2d(const Tensor& x, const Dims& output_size);
 std::pair<Tensor, Tensor> adaptive_max_pool2d(const Tensor& x, const Dims& output_size);
 
+// Layer normalisation over the last `normalized_ndim` dims (Note [Fused layer
+// norm] in ops_norm.cc); weight and bias (null: none) have those dims' shape.
+Tensor layer_norm(const Tensor& x, int64_t normalized_ndim, const Tensor& weight, const Tensor& bias, double eps);
+
 }  // namespace monoflow

@@ -153,6 +153,11 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         raise RuntimeError(_C.name_op_in_progress(
             f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
             f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{list(input.shape)}"))
+    if not input.is_global and input.dtype.is_floating_point and all(
+            t is None or (isinstance(t, _C.TensorBase) and not t.is_global and tuple(t.shape) == normalized_shape
+                          and t.dtype == input.dtype and t.device == input.device) for t in (weight, bias)):
+        # one kernel forward and backward (Note [Fused layer norm], core/src/ops_norm.cc)
+        return _C.nn_layer_norm(input, k, weight, bias, _C.check_float(eps, "layer_norm", "eps", 5))
     dims = list(range(input.dim() - k, input.dim()))
     mean = input.mean(dims, keepdim=True)
     var = input.var(dims, unbiased=False, keepdim=True)
