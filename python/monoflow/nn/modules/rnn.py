@@ -33,7 +33,10 @@ def _lstm_step(gi, h, c, w_hh):
     transposed per step: each step's weight gradient then reaches W_hh
     row-major (Note [Gradients in the operand's layout]), where one shared
     transposed view would sum the steps' gradients in the transposed layout."""
-    return _C.lstm_cell(gi + h.matmul(w_hh.t()), c)
+    gates = gi + h.matmul(w_hh.t())
+    if gates.dtype != c.dtype:  # autocast made the matmuls lower precision: the cell runs in the state's
+        gates = gates.to(c.dtype)  # dtype (torch's LSTMCell under CPU autocast returns float32 too)
+    return _C.lstm_cell(gates, c)
 
 
 def _gru_step(gi, h, w_hh, b_hh):
