@@ -75,3 +75,13 @@ def test_bad_arguments_name_layer_norm():
         flow.nn.functional.layer_norm(flow.randn(2, 3), (4,))
     with pytest.raises(RuntimeError, match="layer_norm"):
         flow.nn.functional.layer_norm(flow.randn(2, 3), (3,), flow.randn(4))
+
+
+@pytest.mark.parametrize("shape,norm", [((0, 4), (4,)), ((3, 0), (0,)), ((2, 3, 0), (3, 0))])
+def test_empty_inputs(shape, norm):
+    x = flow.randn(*shape, requires_grad=True)
+    m = flow.nn.LayerNorm(norm)
+    y = m(x)
+    y.sum().backward()
+    assert y.shape == shape and x.grad.shape == shape
+    assert m.weight.grad.shape == norm and float(m.weight.grad.abs().sum()) == 0

@@ -112,9 +112,9 @@ Tensor layer_norm(const Tensor& x, int64_t normalized_ndim, const Tensor& weight
         {int_attr("has_weight", bool(w)), int_attr("has_bias", bool(b)), float_attr("eps", eps)});
   Tensor out = cast(reshape(y, x->shape), x->dtype);
   if (rec)
-    rec.finish({out}, [sx = rec.save(x2), sw = w ? rec.save(w) : autograd::SavedTensor(), mean, rstd, kd, eps, n,
-                       shape = x->shape, wshape = tail, dt = x->dtype](const TensorList& g, NeedsGrad need) {
-      Tensor g2 = reshape(contiguous(cast(g[0], kd)), {-1, n});
+    rec.finish({out}, [sx = rec.save(x2), sw = w ? rec.save(w) : autograd::SavedTensor(), mean, rstd, kd, eps, rows,
+                       n, shape = x->shape, wshape = tail, dt = x->dtype](const TensorList& g, NeedsGrad need) {
+      Tensor g2 = reshape(contiguous(cast(g[0], kd)), {rows, n});
       TensorList r = backward(g2, sx.unpack(), mean, rstd, sw.defined() ? sw.unpack() : Tensor(), eps, need, kd);
       if (r[0]) r[0] = cast(reshape(r[0], shape), dt);
       if (r[1]) r[1] = cast(reshape(r[1], wshape), dt);
