@@ -55,9 +55,9 @@ TensorList backward(const Tensor& g, const Tensor& x, const Tensor& mean, const 
                     double eps, NeedsGrad need, DType kd) {
   if (!autograd::grad_enabled()) {
     const int64_t n = x->shape[1];
-    Tensor dx = empty(x->shape, kd, x->device()), dw = empty({1, n}, kd, x->device()),
-           db = empty({1, n}, kd, x->device());
-    run(kOp_layer_norm_backward, {g, x, mean, rstd, w}, {dx, dw, db}, kd, {});
+    Tensor dx = empty(x->shape, kd, x->device());
+    Tensor dw = full({1, n}, Scalar::from_int(0), kd, x->device()), db = full({1, n}, Scalar::from_int(0), kd, x->device());
+    if (x->numel()) run(kOp_layer_norm_backward, {g, x, mean, rstd, w}, {dx, dw, db}, kd, {});  // (no rows: zeros)
     return {need[0] ? dx : Tensor(), need[1] ? dw : Tensor(), need[2] ? db : Tensor()};
   }
   Tensor centered = sub(x, row_mean(x));
