@@ -15,7 +15,10 @@ from monoflow.distributions.normal import Normal
 from monoflow.distributions.one_hot_categorical import OneHotCategorical
 from monoflow.distributions.transformed_distribution import LogNormal, TransformedDistribution
 from monoflow.distributions.uniform import Uniform
+from monoflow.distributions.more import (Cauchy, Chi2, Geometric, HalfNormal, MixtureSameFamily, Poisson,  # noqa: E402
+                                         StudentT)
 
-__all__ = ["Bernoulli", "Beta", "Categorical", "Dirichlet", "Distribution", "Exponential", "Gamma", "Independent", "Laplace",
+__all__ = ["Bernoulli", "Beta", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Geometric", "HalfNormal",
+           "MixtureSameFamily", "Poisson", "StudentT", "Distribution", "Exponential", "Gamma", "Independent", "Laplace",
            "LogNormal", "MultivariateNormal", "Normal", "OneHotCategorical", "TransformedDistribution", "Uniform",
            "constraints", "kl_divergence", "register_kl", "transforms"]
