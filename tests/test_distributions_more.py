@@ -77,3 +77,30 @@ def test_mixture_same_family_matches_torch():
     D = flow.distributions
     mv = D.MixtureSameFamily(D.Categorical(flow.ones(3)), D.Independent(D.Normal(flow.zeros(3, 2), flow.ones(3, 2)), 1))
     assert tuple(mv.sample((5,)).shape) == (5, 2) and tuple(mv.log_prob(flow.zeros(4, 2)).shape) == (4,)
+
+
+@pytest.mark.parametrize("build", [
+    lambda L: L.distributions.Normal(L.tensor([0.0, 1.0]), L.tensor([1.0, 2.0])),
+    lambda L: L.distributions.Categorical(logits=L.tensor([[0.1, 0.2, 0.3], [0.0, -1.0, 1.0]])),
+    lambda L: L.distributions.Bernoulli(probs=L.tensor([0.2, 0.7])),
+    lambda L: L.distributions.Beta(L.tensor([1.5, 2.0]), L.tensor([0.5, 3.0])),
+    lambda L: L.distributions.StudentT(L.tensor([3.0, 4.0])),
+    lambda L: L.distributions.Independent(L.distributions.Normal(L.zeros(2, 3), L.ones(2, 3)), 1),
+], ids=["normal", "categorical", "bernoulli", "beta", "studentt", "independent"])
+def test_expand_matches_torch(build):
+    t, m = build(torch).expand((4, 2)), build(flow).expand((4, 2))
+    assert tuple(m.batch_shape) == tuple(t.batch_shape) and tuple(m.event_shape) == tuple(t.event_shape)
+    v = t.sample()
+    np.testing.assert_allclose(m.log_prob(flow.tensor(v.numpy())).numpy(), t.log_prob(v).numpy(), rtol=1e-6)
+    assert tuple(m.sample((5,)).shape) == tuple(t.sample((5,)).shape)
+
+
+def test_tensor_H_and_mH_match_torch():
+    a = np.arange(6.0).reshape(2, 3)
+    c = np.array([[1 + 2j, 3 - 1j], [0.5j, 2.0]])
+    for x in (a, c):
+        np.testing.assert_array_equal(flow.tensor(x).H.numpy(), torch.tensor(x).H.resolve_conj().numpy())
+    b = np.arange(12.0).reshape(2, 2, 3)
+    np.testing.assert_array_equal(flow.tensor(b).mH.numpy(), torch.tensor(b).mH.numpy())
+    with pytest.raises(RuntimeError, match="matrices"):
+        flow.ones(3).H

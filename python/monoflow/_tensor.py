@@ -426,6 +426,25 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
     def mT(self):
         return self.transpose(-2, -1)
 
+    @property
+    def mH(self):
+        """The conjugate transpose of the last two dimensions (``mT`` for real tensors)."""
+        if self.dim() < 2:
+            raise RuntimeError("tensor.mH is only supported on matrices or batches of matrices. Got 1-D tensor."
+                               if self.dim() == 1 else
+                               "tensor.mH is only supported on matrices or batches of matrices. Got 0-D tensor.")
+        out = self.transpose(-2, -1)
+        return out.conj() if self.is_complex() else out
+
+    @property
+    def H(self):
+        """The conjugate transpose of a matrix (``T`` for a real one); 0-D and 1-D tensors are refused as
+        in torch."""
+        if self.dim() != 2:
+            raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.dim()}-D tensor.")
+        out = self.transpose(0, 1)
+        return out.conj() if self.is_complex() else out
+
     def t(self):
         if self.dim() > 2:
             raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.dim()}D")

@@ -96,6 +96,28 @@ class Distribution:
     def perplexity(self):
         return flow.exp(self.entropy())
 
+    def expand(self, batch_shape, _instance=None):
+        """A new distribution of the same kind whose batch is broadcast to ``batch_shape`` (the parameters are
+        expanded views, as torch's ``expand``).
+
+        Example::
+
+            >>> m = flow.distributions.Normal(flow.tensor([0.0, 1.0]), flow.tensor([1.0, 2.0]))
+            >>> m.expand((3, 2)).batch_shape
+            monoflow.Size([3, 2])
+        """
+        batch_shape = _size(batch_shape)
+        old = tuple(self._batch_shape)
+        new = type(self).__new__(type(self)) if _instance is None else _instance
+        for key, value in self.__dict__.items():
+            if isinstance(value, flow.Tensor) and tuple(value.shape[:len(old)]) == old:
+                value = value.expand(tuple(batch_shape) + tuple(value.shape[len(old):]))
+            elif isinstance(value, Distribution) and tuple(value.batch_shape[:len(old)]) == old:
+                value = value.expand(tuple(batch_shape) + tuple(value.batch_shape[len(old):]))
+            new.__dict__[key] = value
+        new._batch_shape = batch_shape
+        return new
+
     def _extended_shape(self, sample_shape=flow.Size()):
         return flow.Size(tuple(_size(sample_shape)) + tuple(self._batch_shape) + tuple(self._event_shape))
 
