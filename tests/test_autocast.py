@@ -58,6 +58,11 @@ def _ops(lib):
         "hinge_embedding_loss": lambda x, w, b, x3, xi, wc, t: F.hinge_embedding_loss(x @ w, x.sign()),
         "triplet_margin_loss": lambda x, w, b, x3, xi, wc, t: F.triplet_margin_loss(x @ w, x, w[:4]),
         "poisson_nll_loss": lambda x, w, b, x3, xi, wc, t: F.poisson_nll_loss(x @ w, x.abs()),
+        "prod": lambda x, w, b, x3, xi, wc, t: lib.prod((x @ w)[0] / 4),
+        "Tensor.prod": lambda x, w, b, x3, xi, wc, t: ((x @ w)[0] / 4).prod(),
+        "cdist": lambda x, w, b, x3, xi, wc, t: lib.cdist(x @ w, x),
+        "trace": lambda x, w, b, x3, xi, wc, t: lib.trace(x @ w),
+        "avg_pool3d": lambda x, w, b, x3, xi, wc, t: F.avg_pool3d(F.conv2d(xi, wc).unsqueeze(0), 2),
     }
 
 
@@ -207,3 +212,27 @@ def test_region_queries_match_torch():
             assert str(lib.get_autocast_dtype("cpu")).endswith("float16")
             with lib.autocast("cpu", enabled=False):
                 assert not lib.is_autocast_enabled("cpu")
+
+
+def test_regions_are_per_thread():
+    """A region in one thread neither casts another thread's ops nor ends theirs."""
+    import threading
+
+    entered, leave = threading.Event(), threading.Event()
+    seen = {}
+
+    def other():
+        with flow.autocast("cpu"):
+            entered.set()
+            leave.wait(10)
+            seen["other"] = (flow.ones(2, 2) @ flow.ones(2, 2)).dtype
+
+    th = threading.Thread(target=other)
+    th.start()
+    entered.wait(10)
+    assert (flow.ones(2, 2) @ flow.ones(2, 2)).dtype == flow.float32  # this thread is in no region
+    with flow.autocast("cpu"):
+        pass  # entering and leaving here must not end the other thread's region
+    leave.set()
+    th.join()
+    assert seen["other"] == flow.bfloat16

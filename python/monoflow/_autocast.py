@@ -32,22 +32,31 @@ class _State(threading.local):
 
 
 _state = _State()
+# Enabled regions over all threads: `@`'s hook is installed while there is one
+# (the hook itself reads this thread's stack).
+_enabled_regions = 0
+_lock = threading.Lock()
 
 
 def push(device_type, dtype, enabled, cache_enabled):
     _state.stack.append((device_type, dtype, enabled, cache_enabled))
-    _sync_hook()
+    if enabled:
+        _count_region(+1)
 
 
 def pop():
-    _state.stack.pop()
+    _, _, enabled, _ = _state.stack.pop()
     if not _state.stack:
         _state.cache.clear()
-    _sync_hook()
+    if enabled:
+        _count_region(-1)
 
 
-def _sync_hook():
-    _C._set_autocast_hook(_matmul_hook if any(e for _, _, e, _ in _state.stack) else None)
+def _count_region(step):
+    global _enabled_regions
+    with _lock:
+        _enabled_regions += step
+        _C._set_autocast_hook(_matmul_hook if _enabled_regions else None)
 
 
 def region(device_type):

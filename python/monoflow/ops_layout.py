@@ -8,7 +8,7 @@ import numbers
 
 import numpy as np
 
-from monoflow import _C, _dtypes
+from monoflow import _C, _autocast, _dtypes
 from monoflow import _composite as _c
 from monoflow import ops_shape as _shape
 
@@ -153,6 +153,7 @@ def diagflat(input, offset=0):
     return diag_embed(input.reshape(-1), _C.check_int(offset, "diagflat", "offset", 2))
 
 
+@_autocast.fp32
 def trace(input):
     _C.check_tensor(input, "trace", "input", 1)
     if input.dim() != 2:

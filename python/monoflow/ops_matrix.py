@@ -137,6 +137,7 @@ def chain_matmul(*matrices):
     return _linalg().multi_dot(matrices)
 
 
+@_autocast.fp32
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """Pairwise p-norm distances between the rows of x1 (..., P, M) and x2 (..., R, M)."""
     _C.check_tensor(x1, "cdist", "x1", 1)

@@ -10,7 +10,7 @@ import collections as _collections
 import sys as _sys
 import types as _types
 
-from monoflow import _C
+from monoflow import _C, _autocast
 from monoflow import _composite as _c
 
 __all__ = [
@@ -93,6 +93,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     return _C.check_tensor(input, "mean").mean(dim, keepdim, dtype=dtype)
 
 
+@_autocast.fp32
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     return _C.check_tensor(input, "prod").prod(dim, keepdim, dtype=dtype)
 
@@ -199,6 +200,7 @@ class TensorMethods:
     def mean(self, dim=None, keepdim=False, *, dtype=None):
         return _C.reduce_mean(self, dim, keepdim, dtype)
 
+    @_autocast.fp32
     def prod(self, dim=None, keepdim=False, *, dtype=None):
         return _C.reduce_prod(self, dim, keepdim, dtype)
 

@@ -4,7 +4,7 @@ derivatives are the C++ core's 2-D ones; 1-D variants run as 2-D pooling over
 a unit height, 3-D ones as a 2-D pool then a 1-D pool (see below)."""
 import operator
 
-from monoflow import _C
+from monoflow import _C, _autocast
 from monoflow._composite import flag as _flag
 
 __all__ = ["max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
@@ -355,6 +355,7 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return (out, idx) if return_indices else out
 
 
+@_autocast.fp32
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
     """3-D average pooling over kD x kH x kW windows. See :class:`~monoflow.nn.AvgPool3d`.
