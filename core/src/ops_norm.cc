@@ -30,6 +30,14 @@ Tensor row_mean(const Tensor& t) {  // (rows, n) -> (rows, 1)
   return binary_scalar(kOp_div_scalar, sum(t, Dims{1}, true, std::nullopt), Scalar::from_float(double(t->shape[1])));
 }
 
+// (xhat, rstd) of the rows of x from differentiable ops.
+std::pair<Tensor, Tensor> normalized(const Tensor& x, double eps) {
+  Tensor centered = sub(x, row_mean(x));
+  Tensor rs = math_unary(kOp_rsqrt, binary_scalar(kOp_add_scalar, row_mean(mul(centered, centered)),
+                                                  Scalar::from_float(eps)));
+  return {mul(centered, rs), rs};
+}
+
 // Runs a layer_norm kernel on contiguous operands in the kernel dtype (null inputs left out).
 void run(int op_id, std::initializer_list<Tensor> inputs, std::initializer_list<Tensor> outputs, DType kd,
          std::initializer_list<MFAttr> attrs) {
@@ -60,10 +68,7 @@ TensorList backward(const Tensor& g, const Tensor& x, const Tensor& mean, const 
     if (x->numel()) run(kOp_layer_norm_backward, {g, x, mean, rstd, w}, {dx, dw, db}, kd, {});  // (no rows: zeros)
     return {need[0] ? dx : Tensor(), need[1] ? dw : Tensor(), need[2] ? db : Tensor()};
   }
-  Tensor centered = sub(x, row_mean(x));
-  Tensor rs = math_unary(kOp_rsqrt, binary_scalar(kOp_add_scalar, row_mean(mul(centered, centered)),
-                                                  Scalar::from_float(eps)));
-  Tensor xhat = mul(centered, rs);
+  auto [xhat, rs] = normalized(x, eps);
   TensorList r(3);
   if (need[0]) {
     Tensor gw = w ? mul(g, w) : g;
@@ -96,10 +101,7 @@ Tensor layer_norm(const Tensor& x, int64_t normalized_ndim, const Tensor& weight
   Tensor x2 = reshape(contiguous(cast(x, kd)), {rows, n});
   if (!DeviceRegistry::get().backend(x->device()).find_kernel(kOp_layer_norm, kd, kd)) {
     // a device without the kernel: the same formula from its elementwise and reduction kernels
-    Tensor centered = sub(x2, row_mean(x2));
-    Tensor rs = math_unary(kOp_rsqrt, binary_scalar(kOp_add_scalar, row_mean(mul(centered, centered)),
-                                                    Scalar::from_float(eps)));
-    Tensor y = mul(centered, rs);
+    Tensor y = normalized(x2, eps).first;
     if (w) y = mul(y, w);
     if (b) y = binary(kOp_add, y, b);
     return cast(reshape(y, x->shape), x->dtype);
