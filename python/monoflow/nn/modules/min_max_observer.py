@@ -174,7 +174,22 @@ def _levels(m, input, scale, zero_point):
     return (x / s + z).round().clamp(0, 2.0 ** bit - 1), s, z
 
 
-class FakeQuantization(Module):
+class _QuantizationOptions(Module):
+    """The options FakeQuantization and Quantization share, checked and shown alike."""
+
+    def __init__(self, quantization_formula, quantization_bit, quantization_scheme):
+        super().__init__()
+        _check_options(type(self).__name__, quantization_formula, quantization_bit, quantization_scheme)
+        self.quantization_formula = quantization_formula
+        self.quantization_bit = quantization_bit
+        self.quantization_scheme = quantization_scheme
+
+    def extra_repr(self):
+        return (f"quantization_formula={self.quantization_formula!r}, quantization_bit={self.quantization_bit}, "
+                f"quantization_scheme={self.quantization_scheme!r}")
+
+
+class FakeQuantization(_QuantizationOptions):
     """Quantizes then dequantizes a tensor with a given scale and zero point (OneFlow's
     ``nn.FakeQuantization``), for quantization-aware training; the gradient passes straight through.
 
@@ -201,11 +216,7 @@ class FakeQuantization(Module):
     """
 
     def __init__(self, quantization_formula="google", quantization_bit=8, quantization_scheme="symmetric"):
-        super().__init__()
-        _check_options("FakeQuantization", quantization_formula, quantization_bit, quantization_scheme)
-        self.quantization_formula = quantization_formula
-        self.quantization_bit = quantization_bit
-        self.quantization_scheme = quantization_scheme
+        super().__init__(quantization_formula, quantization_bit, quantization_scheme)
 
     def forward(self, input, scale, zero_point):
         with no_grad():
@@ -213,12 +224,9 @@ class FakeQuantization(Module):
             q = (levels - z) * s
         return input + (q - input.detach())  # the values of q, the gradient of the identity
 
-    def extra_repr(self):
-        return (f"quantization_formula={self.quantization_formula!r}, quantization_bit={self.quantization_bit}, "
-                f"quantization_scheme={self.quantization_scheme!r}")
 
 
-class Quantization(Module):
+class Quantization(_QuantizationOptions):
     """Quantizes a tensor to its integer levels with a given scale and zero point (OneFlow's
     ``nn.Quantization``); the levels keep the input's dtype.
 
@@ -244,16 +252,9 @@ class Quantization(Module):
     """
 
     def __init__(self, quantization_formula="google", quantization_bit=8, quantization_scheme="symmetric"):
-        super().__init__()
-        _check_options("Quantization", quantization_formula, quantization_bit, quantization_scheme)
-        self.quantization_formula = quantization_formula
-        self.quantization_bit = quantization_bit
-        self.quantization_scheme = quantization_scheme
+        super().__init__(quantization_formula, quantization_bit, quantization_scheme)
 
     def forward(self, input, scale, zero_point):
         with no_grad():
             return _levels(self, input, scale, zero_point)[0]
 
-    def extra_repr(self):
-        return (f"quantization_formula={self.quantization_formula!r}, quantization_bit={self.quantization_bit}, "
-                f"quantization_scheme={self.quantization_scheme!r}")
