@@ -43,7 +43,10 @@ _ARG_MESSAGE = _re.compile(r"^\w+\(\): argument '(\w+)'(?: \(position (\d+)\))?"
 
 
 cdef tuple _op_frame():
-    # (the op's frame, the frame it called) or (None, None)
+    # (the op's frame, the function it forwards to) or (None, None): the
+    # frame below the op that has positional parameters, passing over any
+    # forwarding wrappers f(*args, **kwargs) in between (autocast's, the
+    # global layer's)
     op = callee = inner = None
     f = _sys._getframe()
     while f is not None:
@@ -53,7 +56,8 @@ cdef tuple _op_frame():
         name = f.f_code.co_name
         if name[:1] not in ("_", "<") and name not in _NOT_OP_FRAMES:
             op, callee = f, inner
-        inner = f
+        if f.f_code.co_argcount > 0:
+            inner = f
         f = f.f_back
     return op, callee
 
