@@ -44,10 +44,7 @@ def _coo(t):
 
 def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pin_memory=False,
                       requires_grad=False, check_invariants=None, is_coalesced=None):
-    """sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, requires_grad=False,
-    is_coalesced=None) -> Tensor
-
-    A sparse COO tensor with ``values[k]`` at ``indices[:, k]``; repeated indices add up (on
+    """A sparse COO tensor with ``values[k]`` at ``indices[:, k]``; repeated indices add up (on
     ``coalesce()``, as torch). Stored densely: see :mod:`monoflow.ops_sparse`.
 
     Args:
