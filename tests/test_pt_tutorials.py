@@ -8,17 +8,9 @@ import pytest
 
 import monoflow
 from programs import dcgan_stn, gat, nlp_tutorials, nn_really, poly_fit, pt_examples, rl_programs, seq2seq_attention, transformer_lm
-from test_user_programs import SEEDS, assert_in_spread, assert_tracks
+from test_user_programs import SEEDS, assert_in_spread, assert_tracks, one_torch_thread  # noqa: F401 - autouse fixture
 
 torch = pytest.importorskip("torch")
-
-
-@pytest.fixture(autouse=True)
-def one_torch_thread():
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
 
 
 def assert_stages_track(ref, got, rtol, atol=0.0):

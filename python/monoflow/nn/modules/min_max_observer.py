@@ -225,7 +225,6 @@ class FakeQuantization(_QuantizationOptions):
         return input + (q - input.detach())  # the values of q, the gradient of the identity
 
 
-
 class Quantization(_QuantizationOptions):
     """Quantizes a tensor to its integer levels with a given scale and zero point (OneFlow's
     ``nn.Quantization``); the levels keep the input's dtype.
