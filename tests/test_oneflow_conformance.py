@@ -332,3 +332,27 @@ def test_functional_ops_through_C_as_oneflow_tests_call_them():
     with pytest.raises(AttributeError, match="monoflow._C' has no attribute 'no_such_op'"):
         flow._C.no_such_op
     assert not hasattr(flow._C, "_private_name")
+
+
+# --- Tensor.new: OneFlow's (torch's legacy) constructor -----------------------
+
+@needs_torch
+def test_tensor_new_forms_match_torch():
+    for dt, tdt in [(flow.int32, torch.int32), (flow.float64, torch.float64)]:
+        x, tx = flow.ones(2, dtype=dt), torch.ones(2, dtype=tdt)
+        data = np.random.default_rng(1).standard_normal((3, 3))
+        for args in [(), (2, 3), ([1.5, 2.0],), ((2, 3),), (data,)]:
+            got, want = x.new(*args), tx.new(*args)
+            assert tuple(got.shape) == tuple(want.shape) and got.numpy().dtype == want.numpy().dtype
+            if got.numel():
+                if not args or all(isinstance(a, int) for a in args):
+                    continue  # uninitialized
+                np.testing.assert_array_equal(got.numpy(), want.numpy())
+        assert tuple(x.new(flow.Size([4, 1])).shape) == (4, 1) == tuple(tx.new(torch.Size([4, 1])).shape)
+        assert tuple(x.new(size=(2,)).shape) == (2,)
+    y = flow.arange(3, dtype=flow.float32)
+    z = flow.zeros(1).new(y)
+    np.testing.assert_array_equal(z.numpy(), [0, 1, 2])
+    assert z.dtype == flow.float32 and not z.requires_grad
+    with pytest.raises(TypeError, match="new"):
+        flow.zeros(1, dtype=flow.int64).new(y)

@@ -485,6 +485,43 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
                 raise
             raise type(e)("new_full(): " + str(e)[len("full(): "):]) from None
 
+    def new(self, *args, device=None, size=None):
+        """OneFlow's (and torch's legacy) constructor: a tensor of this tensor's dtype and device.
+
+        ``x.new()`` is empty (shape ``(0,)``); ``x.new(2, 3)``, ``x.new(flow.Size([2, 3]))`` or
+        ``x.new(size=(2, 3))`` is uninitialized of that size; ``x.new([1, 2])`` or ``x.new(ndarray)``
+        copies the data, converted to this dtype (a plain tuple is data, as in torch); ``x.new(t)``
+        for a tensor ``t`` of the same dtype gives ``t``'s data (shared, detached).
+
+        Example::
+
+            >>> import monoflow as flow
+            >>> x = flow.ones(2, dtype=flow.int32)
+            >>> x.new([1.5, 2]), x.new(2, 3).shape, x.new().shape
+            (tensor([1, 2], dtype=monoflow.int32), monoflow.Size([2, 3]), monoflow.Size([0]))
+        """
+        from monoflow._creation import empty, tensor
+
+        dev = self.device if device is None else device
+        if size is not None:
+            if args:
+                raise TypeError("new(): give the size either positionally or as size=, not both")
+            return empty(tuple(size), dtype=self.dtype, device=dev)
+        if not args:
+            return empty(0, dtype=self.dtype, device=dev)
+        if len(args) == 1 and isinstance(args[0], _C.TensorBase):
+            other = args[0]
+            if other.dtype != self.dtype:
+                raise TypeError(f"new(): expected a tensor of dtype {self.dtype}, got {other.dtype}")
+            return other.detach() if device is None else other.detach().to(dev)
+        if len(args) == 1 and isinstance(args[0], Size):
+            return empty(tuple(args[0]), dtype=self.dtype, device=dev)
+        if all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in args):
+            return empty(tuple(int(a) for a in args), dtype=self.dtype, device=dev)
+        if len(args) == 1:
+            return tensor(args[0], dtype=self.dtype, device=dev)
+        raise TypeError(f"new(): takes sizes (ints), a Size, data or a tensor, got {args!r}")
+
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False, pin_memory=False):
         """A new tensor copying `data`, with this tensor's dtype and device unless given."""
         from monoflow._creation import tensor
