@@ -1,6 +1,7 @@
 """monoflow.amp: torch.amp's GradScaler (loss scaling) and autocast."""
 from monoflow.amp.autocast_mode import (autocast, get_autocast_dtype, is_autocast_available,  # noqa: F401
                                         is_autocast_enabled)
-from monoflow.amp.grad_scaler import GradScaler  # noqa: F401
+from monoflow.amp.grad_scaler import GradScaler, StaticGradScaler  # noqa: F401
 
-__all__ = ["autocast", "GradScaler", "is_autocast_available", "is_autocast_enabled", "get_autocast_dtype"]
+__all__ = ["autocast", "GradScaler", "StaticGradScaler", "is_autocast_available", "is_autocast_enabled",
+           "get_autocast_dtype"]

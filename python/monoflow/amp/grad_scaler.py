@@ -161,3 +161,38 @@ class GradScaler:
         self._backoff_factor = float(state_dict["backoff_factor"])
         self._growth_interval = int(state_dict["growth_interval"])
         self._growth_tracker = int(state_dict["_growth_tracker"])
+
+
+class StaticGradScaler(GradScaler):
+    """OneFlow's loss scaling by a fixed factor: ``scale(loss)`` multiplies by ``scale_factor``,
+    ``step(optimizer)`` unscales the gradients and skips the step when one is inf or NaN, and
+    ``update()`` keeps the scale (for any device type).
+
+    Args:
+        scale_factor (float): the scale, positive.
+
+    Example::
+
+        >>> scaler = flow.amp.StaticGradScaler(8.0)
+        >>> w = nn.Parameter(flow.tensor([1.0]))
+        >>> opt = flow.optim.SGD([w], lr=0.5)
+        >>> scaler.scale((w * w).sum()).backward()
+        >>> scaler.step(opt); scaler.update()
+        >>> w.detach(), scaler.get_scale()
+        (tensor([0.]), 8.0)
+    """
+
+    def __init__(self, scale_factor):
+        if isinstance(scale_factor, bool) or not isinstance(scale_factor, (int, float)) or not scale_factor > 0:
+            raise ValueError(f"StaticGradScaler: scale_factor must be a positive number, got {scale_factor!r}")
+        self._device = None
+        self._enabled = True
+        self._scale = float(scale_factor)
+        self._growth_factor = 1.0
+        self._backoff_factor = 1.0
+        self._growth_interval = 1
+        self._growth_tracker = 0
+        self._per_optimizer = {}
+
+    def update(self, new_scale=None):
+        self._per_optimizer = {}

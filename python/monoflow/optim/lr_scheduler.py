@@ -23,7 +23,8 @@ from monoflow.optim.optimizer import Optimizer
 
 __all__ = ["LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR", "LinearLR",
            "ExponentialLR", "SequentialLR", "PolynomialLR", "CosineAnnealingLR", "ChainedScheduler",
-           "ReduceLROnPlateau", "OneCycleLR", "CyclicLR", "CosineAnnealingWarmRestarts"]
+           "ReduceLROnPlateau", "OneCycleLR", "CyclicLR", "CosineAnnealingWarmRestarts", "CosineDecayLR",
+           "WarmupLR", "WarmUpLR"]
 
 _EPOCH_DEPRECATION = ("The epoch parameter in `scheduler.step()` was not necessary and is being deprecated where "
                       "possible. Please use `scheduler.step()` to step the scheduler.")
@@ -560,6 +561,7 @@ class CosineDecayLR(LRScheduler):
         alpha (float): the final lr as a fraction of the initial one. Default: ``0.0``.
         last_step (int): index of the last step when resuming; ``-1`` starts afresh.
             Default: ``-1``.
+        verbose (bool): accepted for OneFlow's signature. Default: ``False``.
 
     Raises:
         ValueError: when ``decay_steps`` is not a positive int.
@@ -1201,5 +1203,114 @@ class CosineAnnealingWarmRestarts(LRScheduler):
             group["lr"] = lr
         self._last_lr = _lrs(self.optimizer)
 
+
+def _lr_at(scheduler, step):
+    """The lrs ``scheduler`` sets at ``step``, from its closed form (its own state is left as it was)."""
+    saved = scheduler.last_epoch
+    scheduler.last_epoch = step
+    try:
+        closed = getattr(scheduler, "_get_closed_form_lr", None)
+        return list(closed() if closed is not None else scheduler.get_lr())
+    finally:
+        scheduler.last_epoch = saved
+
+
+class WarmupLR(LRScheduler):
+    """OneFlow's warm-up: for the first ``warmup_iters`` steps the lr is ``initial_lr`` times a
+    factor (``"linear"``: from ``warmup_factor`` rising linearly; ``"constant"``: ``warmup_factor``),
+    then the wrapped scheduler (if one is given instead of an optimizer) takes over.
+
+    As in OneFlow, a wrapped scheduler counts its steps from the start of training
+    (``warmup_prefix=False``: a linear warm-up then ends at the lr the scheduler has at
+    ``warmup_iters``, so the schedule is continuous) or from the end of the warm-up
+    (``warmup_prefix=True``: the linear warm-up ends at ``initial_lr``). The wrapped
+    scheduler's lr at a step is its closed form.
+
+    Args:
+        scheduler_or_optimizer (LRScheduler or Optimizer): the scheduler to warm up, or an optimizer.
+        warmup_factor (float): the factor of the first step. Default: ``1/3``.
+        warmup_iters (int): steps of warm-up. Default: ``5``.
+        warmup_method (str): ``"linear"`` or ``"constant"``. Default: ``"linear"``.
+        warmup_prefix (bool): whether the wrapped scheduler starts counting after the warm-up.
+            Default: ``False``.
+        last_step (int): index of the last step when resuming; ``-1`` starts afresh. Default: ``-1``.
+        verbose (bool): accepted for OneFlow's signature. Default: ``False``.
+
+    Raises:
+        ValueError: for another ``warmup_method``, something other than a scheduler or an
+            optimizer, or ``warmup_iters=0`` with an optimizer.
+
+    Example::
+
+        >>> opt = flow.optim.SGD([nn.Parameter(flow.zeros(1))], lr=1.0)
+        >>> sched = flow.optim.lr_scheduler.WarmupLR(opt, warmup_factor=0.5, warmup_iters=5)
+        >>> lrs = []
+        >>> for step in range(7):
+        ...     opt.step()
+        ...     lrs.append(round(sched.get_last_lr()[0], 6))
+        ...     sched.step()
+        >>> lrs
+        [0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.0]
+    """
+
+    def __init__(self, scheduler_or_optimizer, warmup_factor=1.0 / 3, warmup_iters=5, warmup_method="linear",
+                 warmup_prefix=False, last_step=-1, verbose=False):
+        if isinstance(scheduler_or_optimizer, LRScheduler):
+            optimizer, scheduler = scheduler_or_optimizer.optimizer, scheduler_or_optimizer
+        elif isinstance(scheduler_or_optimizer, Optimizer):
+            optimizer, scheduler = scheduler_or_optimizer, None
+        else:
+            raise ValueError("'scheduler_or_optimizer' must be a LRScheduler or an Optimizer, but got "
+                             f"{type(scheduler_or_optimizer)}")
+        if warmup_method not in ("linear", "constant"):
+            raise ValueError(f"'warmup_method' must be 'linear' or 'constant', but got {warmup_method}")
+        if scheduler is None and warmup_iters == 0:
+            raise ValueError("When 'scheduler_or_optimizer' is an optimizer warmup_iters can't be equal to 0")
+        self.scheduler = scheduler
+        self.warmup_factor = warmup_factor
+        self.warmup_iters = warmup_iters
+        self.warmup_method = warmup_method
+        self.warmup_prefix = warmup_prefix
+        self.verbose = verbose
+        super().__init__(optimizer, last_step)
+
+    def _inner_step(self, step):
+        return step - self.warmup_iters if self.warmup_prefix else step
+
+    def _get_closed_form_lr(self):
+        step = self.last_epoch
+        if step < self.warmup_iters:
+            if self.warmup_method == "constant":
+                return [base_lr * self.warmup_factor for base_lr in self.base_lrs]
+            if self.scheduler is not None and not self.warmup_prefix:
+                ends = _lr_at(self.scheduler, self.warmup_iters)
+            else:
+                ends = self.base_lrs
+            t = step / self.warmup_iters
+            return [base_lr * self.warmup_factor + (end - base_lr * self.warmup_factor) * t
+                    for base_lr, end in zip(self.base_lrs, ends)]
+        if self.scheduler is None:
+            return list(self.base_lrs)
+        inner = self._inner_step(step)
+        self.scheduler.last_epoch = inner
+        return _lr_at(self.scheduler, inner)
+
+    get_lr = _get_closed_form_lr
+
+    def state_dict(self):
+        state = {key: value for key, value in self.__dict__.items() if key not in ("optimizer", "scheduler")}
+        if self.scheduler is not None:
+            state["scheduler"] = self.scheduler.state_dict()
+        return state
+
+    def load_state_dict(self, state_dict):
+        state_dict = dict(state_dict)
+        inner = state_dict.pop("scheduler", None)
+        self.__dict__.update(state_dict)
+        if inner is not None and self.scheduler is not None:
+            self.scheduler.load_state_dict(inner)
+
+
+WarmUpLR = WarmupLR  # OneFlow's former name
 
 _LRScheduler = LRScheduler  # torch's former name, still imported by older scripts

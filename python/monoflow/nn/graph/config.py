@@ -90,6 +90,120 @@ class GraphConfig:
             raise TypeError(f"nn.Graph: config.enable_whole_graph_sbp expects a bool, got {type(mode).__name__}")
         self.whole_graph_sbp = mode
 
+    # OneFlow's performance switches: monoflow's plan passes (fusion, memory planning,
+    # scheduling) decide these themselves, so a program's settings are checked, kept
+    # (``config.hints``) and do not change results
+    _STRAIGHTEN_MODES = ("Disable", "SpeedFirst", "MemoryFirst", "OverlapCpuGpu", "DelayShortGpu")
+    _AUTO_MEMORY_MODES = ("Disable", "SlightMemoryDown", "ModerateMemoryDown", "HeavyMemoryDown",
+                          "AdaptiveMemory")
+
+    @property
+    def hints(self):
+        """The performance switches set through OneFlow's methods below, by name."""
+        if "_hints" not in self.__dict__:
+            self._hints = {}
+        return self._hints
+
+    def _hint(self, name, mode, kind=bool):
+        if kind is bool and not isinstance(mode, bool):
+            raise TypeError(f"nn.Graph: config.{name} expects a bool, got {type(mode).__name__}")
+        self.hints[name] = mode
+
+    def allow_fuse_model_update_ops(self, mode=True):
+        """OneFlow's switch to fuse cast, scale, regularisation and the model update into one op
+        (a hint: the optimizer step of a monoflow plan is already one node per parameter)."""
+        self._hint("allow_fuse_model_update_ops", mode)
+
+    def allow_fuse_add_to_output(self, mode=True):
+        """OneFlow's switch to fuse an element-wise add into its producer (a hint: the
+        ``fuse_epilogue`` pass does so by default)."""
+        self._hint("allow_fuse_add_to_output", mode)
+
+    def allow_fuse_cast_scale(self, mode=True):
+        """OneFlow's switch to fuse a cast with a scale (a hint)."""
+        self._hint("allow_fuse_cast_scale", mode)
+
+    def enable_cudnn_conv_heuristic_search_algo(self, mode=True):
+        """OneFlow's cuDNN convolution algorithm search switch (a hint)."""
+        self._hint("enable_cudnn_conv_heuristic_search_algo", mode)
+
+    def enable_compress_memory(self, mode=True):
+        """OneFlow's search for the smallest memory allocation (a hint: the ``memory`` pass plans
+        every plan's transient buffers)."""
+        self._hint("enable_compress_memory", mode)
+
+    def enable_choose_best_memory_allocation(self, mode=True):
+        """OneFlow's choice among memory allocation algorithms (a hint)."""
+        self._hint("enable_choose_best_memory_allocation", mode)
+
+    def enable_multi_tensor_update(self, mode=True):
+        """OneFlow's multi-tensor optimizer update (a hint)."""
+        self._hint("enable_multi_tensor_update", mode)
+
+    def enable_fused_model_update_cast(self, mode=True):
+        """OneFlow's fused update-and-cast of half-precision model copies (a hint)."""
+        self._hint("enable_fused_model_update_cast", mode)
+
+    def enable_auto_parallel(self, mode=True):
+        """OneFlow's automatic parallelism (a hint: global graphs choose their SBP signatures
+        over the whole step by default, see :meth:`enable_whole_graph_sbp`)."""
+        self._hint("enable_auto_parallel", mode)
+
+    def enable_auto_parallel_ignore_user_sbp_config(self, mode=True):
+        """OneFlow's auto-parallel switch to ignore the user's SBP (a hint)."""
+        self._hint("enable_auto_parallel_ignore_user_sbp_config", mode)
+
+    def enable_auto_parallel_trunk_algo(self, mode=True):
+        """OneFlow's auto-parallel trunk algorithm (a hint)."""
+        self._hint("enable_auto_parallel_trunk_algo", mode)
+
+    def enable_auto_parallel_sbp_collector(self, mode=True):
+        """OneFlow's auto-parallel SBP collector (a hint)."""
+        self._hint("enable_auto_parallel_sbp_collector", mode)
+
+    def set_auto_parallel_computation_cost_ratio(self, ratio):
+        """OneFlow's auto-parallel weight of computation against communication (a hint)."""
+        self._hint("set_auto_parallel_computation_cost_ratio", float(ratio), float)
+
+    def set_auto_parallel_wait_time(self, cost):
+        """OneFlow's auto-parallel cost of waiting for a transfer (a hint)."""
+        self._hint("set_auto_parallel_wait_time", float(cost), float)
+
+    def enable_auto_memory(self, mode="AdaptiveMemory"):
+        """OneFlow's auto-parallel memory strategy: one of ``"Disable"``, ``"SlightMemoryDown"``,
+        ``"ModerateMemoryDown"``, ``"HeavyMemoryDown"``, ``"AdaptiveMemory"`` (a hint)."""
+        if mode not in self._AUTO_MEMORY_MODES:
+            raise ValueError(f"nn.Graph: config.enable_auto_memory expects one of {self._AUTO_MEMORY_MODES}, "
+                             f"got {mode!r}")
+        self._hint("enable_auto_memory", mode, str)
+
+    def enable_straighten_algorithm(self, mode="MemoryFirst"):
+        """OneFlow's ordering of the task graph: one of ``"Disable"``, ``"SpeedFirst"``,
+        ``"MemoryFirst"``, ``"OverlapCpuGpu"``, ``"DelayShortGpu"`` (a hint: the actor runtime
+        fires nodes as their inputs arrive)."""
+        if mode not in self._STRAIGHTEN_MODES:
+            raise ValueError(f"nn.Graph: config.enable_straighten_algorithm expects one of "
+                             f"{self._STRAIGHTEN_MODES}, got {mode!r}")
+        self._hint("enable_straighten_algorithm", mode, str)
+
+    def set_outputs_buffer_size(self, value=2):
+        """OneFlow's number of output buffers that let successive calls overlap (a hint: a
+        monoflow plan's outputs are fresh tensors on every call)."""
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"nn.Graph: config.set_outputs_buffer_size expects a positive int, got {value!r}")
+        self._hint("set_outputs_buffer_size", value, int)
+
+    def set_zero_redundancy_optimizer_mode(self, mode="distributed_split"):
+        """OneFlow's former ZeRO switch: ``"distributed_split"`` is :meth:`enable_zero` (stage 1),
+        ``"non_distributed"`` a hint."""
+        if mode not in ("distributed_split", "non_distributed"):
+            raise ValueError(f"nn.Graph: config.set_zero_redundancy_optimizer_mode expects 'distributed_split' or "
+                             f"'non_distributed', got {mode!r}")
+        if mode == "distributed_split":
+            self.enable_zero(True, stage=1)
+        else:
+            self._hint("set_zero_redundancy_optimizer_mode", mode, str)
+
     def __repr__(self):
         return (f"GraphConfig(slots={self.slots}, threads={self.threads}, passes={self.passes!r}, "
                 f"gradient_accumulation_steps={self.gradient_accumulation_steps}" +

@@ -170,6 +170,19 @@ class Graph:
         self._optimizers[-1] = (step, lr_sch)
         self._plans.clear()
 
+    def set_grad_scaler(self, grad_scaler=None):
+        """OneFlow's loss scaling for a graph under ``config.enable_amp``: kept as ``graph.grad_scaler``.
+        A plan computes the parameters' gradients in their own dtype (float32 master weights;
+        autocast casts only the activations), where scaling the loss and unscaling the gradients
+        is the identity, so the update is the unscaled one; the scale stays the scaler's initial one
+        (a plan has no data-dependent skip of an inf/NaN step)."""
+        from monoflow.amp.grad_scaler import GradScaler
+
+        if grad_scaler is not None and not isinstance(grad_scaler, GradScaler):
+            raise TypeError(f"{type(self).__name__}.set_grad_scaler expects a monoflow.amp.GradScaler or "
+                            f"StaticGradScaler, got {type(grad_scaler).__name__}")
+        self.__dict__["grad_scaler"] = grad_scaler
+
     @property
     def training(self):
         return bool(self._optimizers)

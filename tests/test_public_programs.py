@@ -1,0 +1,233 @@
+"""Public programs not covered elsewhere, run on torch and on monoflow from the same source
+(tests/programs/): pytorch/examples imagenet (ResNet, AverageMeter, StepLR, checkpoint + resume)
+and language_translation (nn.Transformer seq2seq), karpathy's minGPT (CfgNode, Trainer),
+makemore (its five models) and micrograd's torch checks; and programs from OneFlow's
+documentation (nn.Graph, GraphConfig, WarmupLR, grad scalers) run with `oneflow` = monoflow.
+
+Where randomness can be shared (torch's initial weights copied in, no dropout, no shuffling)
+the losses track torch's step by step; otherwise monoflow's must decrease like torch's."""
+import numpy as np
+import pytest
+
+import monoflow
+from programs import imagenet_resnet, makemore, micrograd_check, mingpt, translation
+from test_user_programs import assert_tracks, one_torch_thread  # noqa: F401 - autouse fixture
+
+torch = pytest.importorskip("torch")
+flow = monoflow
+
+
+# ------------------------------------------------------------ pytorch/examples imagenet
+
+@pytest.mark.filterwarnings("ignore:.*pin_memory.*:UserWarning")
+def test_imagenet_resnet_tracks_torch_through_checkpoint_resume(tmp_path):
+    ref = imagenet_resnet.run(torch, workdir=str(tmp_path / "t"))
+    got = imagenet_resnet.run(monoflow, init=ref["init"], workdir=str(tmp_path / "m"))
+    assert_tracks(ref["losses"], got["losses"], rtol=2e-5)
+    assert_tracks([v for v, _ in ref["val"]], [v for v, _ in got["val"]], rtol=1e-6)
+    assert_tracks([loss for _, loss in ref["val"]], [loss for _, loss in got["val"]], rtol=2e-5)
+    assert got["lr"] == pytest.approx(ref["lr"]) and got["last_lr"] == pytest.approx(ref["last_lr"])
+    assert got["best"] and len(got["losses"]) == 18
+    # the meters print the same lines (the times aside)
+    strip = lambda line: [f for f in line.split("\t") if not f.startswith(("Time", "Data"))]  # noqa: E731
+    assert [strip(x) for x in got["lines"]] == [strip(x) for x in ref["lines"]]
+
+
+# ------------------------------------------------------------ pytorch/examples language_translation
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_translation_transformer_tracks_torch_and_decodes_the_same():
+    ref = translation.run(torch, epochs=2)
+    got = translation.run(monoflow, init=ref["init"], epochs=2)
+    assert_tracks(ref["losses"], got["losses"], rtol=1e-4)
+    assert got["decoded"] == ref["decoded"]
+    assert ref["losses"][-1] < ref["losses"][0] - 0.5
+
+
+# ------------------------------------------------------------ minGPT
+
+@pytest.mark.filterwarnings("ignore:.*pin_memory.*:UserWarning")
+def test_mingpt_trainer_tracks_torch():
+    ref = mingpt.run(torch, iters=12)
+    got = mingpt.run(monoflow, init=ref["init"], iters=12)
+    assert_tracks(ref["losses"], got["losses"], rtol=1e-4)
+    assert got["sol"] == ref["sol"] and got["n_params"] == ref["n_params"] and got["xy"] == ref["xy"]
+    assert got["sampled_shape"] == (1, 12) and got["cfg"] == ref["cfg"]
+
+
+def test_mingpt_random_sampler_with_replacement_and_dropout_learns():
+    got = mingpt.run(monoflow, iters=12, dropout=0.1, random_sampling=True)
+    assert np.mean(got["losses"][-4:]) < np.mean(got["losses"][:4]) - 0.2
+
+
+# ------------------------------------------------------------ makemore
+
+@pytest.mark.parametrize("model_type", ["transformer", "bigram", "mlp", "rnn", "gru", "bow"])
+def test_makemore_models_track_torch(model_type, tmp_path):
+    ref = makemore.run(torch, model_type=model_type, workdir=str(tmp_path / "t"))
+    got = makemore.run(monoflow, model_type=model_type, init=ref["init"], workdir=str(tmp_path / "m"))
+    assert_tracks(ref["losses"], got["losses"], rtol=1e-4)
+    assert got["test_loss"] == pytest.approx(ref["test_loss"], rel=1e-4)
+    assert got["samples"] == ref["samples"] and got["rand_shape"] == ref["rand_shape"]
+    assert (tmp_path / "m" / "model.pt").exists()
+
+
+def test_makemore_infinite_loader_learns(tmp_path):
+    got = makemore.run(monoflow, model_type="mlp", steps=30, sequential=False, workdir=str(tmp_path))
+    assert np.mean(got["losses"][-5:]) < np.mean(got["losses"][:5])
+
+
+# ------------------------------------------------------------ micrograd's checks against torch
+
+def test_micrograd_engine_checks_match_torch():
+    ref, got = micrograd_check.run(torch), micrograd_check.run(monoflow)
+    assert got["sanity"] == ref["sanity"] == (-20.0, 46.0, "float64")
+    assert got["more"] == pytest.approx(ref["more"], rel=1e-12)
+    assert got["inplace"] == ref["inplace"]
+
+
+# ------------------------------------------------------------ OneFlow documentation: nn.Graph
+
+def test_oneflow_graph_config_switches_from_the_api_reference_are_kept():
+    class Graph(flow.nn.Graph):
+        def __init__(self):
+            super().__init__()
+            self.linear = flow.nn.Linear(3, 8, False)
+            self.config.enable_amp(True)
+            self.config.allow_fuse_model_update_ops(True)
+            self.config.allow_fuse_add_to_output(True)
+            self.config.allow_fuse_cast_scale(True)
+            self.config.set_gradient_accumulation_steps(4)
+            self.config.enable_cudnn_conv_heuristic_search_algo(False)
+            self.config.enable_straighten_algorithm("MemoryFirst")
+            self.config.enable_compress_memory(True)
+            self.config.enable_auto_parallel(False)
+            self.config.enable_auto_memory("AdaptiveMemory")
+            self.config.set_outputs_buffer_size(4)
+
+        def build(self, x):
+            return self.linear(x)
+
+    graph = Graph()
+    x = flow.randn(4, 3)
+    y = graph(x)
+    assert y.shape == (4, 8)
+    assert graph.config.hints["enable_straighten_algorithm"] == "MemoryFirst"
+    assert graph.config.hints["allow_fuse_add_to_output"] is True
+    with pytest.raises(ValueError):
+        graph.config.enable_straighten_algorithm("Fastest")
+    with pytest.raises(TypeError):
+        graph.config.allow_fuse_cast_scale("yes")
+
+
+def _train_graph(scheduler_factory, steps=6, scaler=None):
+    flow.manual_seed(0)
+    model = flow.nn.Sequential(flow.nn.Linear(3, 1), flow.nn.Flatten(0, 1))
+    opt = flow.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    sched = scheduler_factory(opt)
+
+    class TrainGraph(flow.nn.Graph):
+        def __init__(self):
+            super().__init__()
+            self.model = model
+            self.add_optimizer(opt, lr_sch=sched)
+            if scaler is not None:
+                self.set_grad_scaler(scaler)
+
+        def build(self, x, y):
+            loss = flow.nn.functional.mse_loss(self.model(x), y)
+            loss.backward()
+            return loss
+
+    g = TrainGraph()
+    rng = np.random.default_rng(0)
+    x = flow.tensor(rng.standard_normal((16, 3)).astype(np.float32))
+    y = flow.tensor(rng.standard_normal(16).astype(np.float32))
+    lrs, losses = [], []
+    for _ in range(steps):
+        lrs.append(opt.param_groups[0]["lr"])
+        losses.append(g(x, y).item())
+    return lrs, losses, g
+
+
+def test_oneflow_warmup_lr_values_of_its_docstring():
+    # OneFlow's WarmupLR docstring: a linear warm-up into CosineDecayLR, base lr 0.001
+    opt = flow.optim.SGD([flow.nn.Parameter(flow.zeros(1))], lr=0.001)
+    cosine = flow.optim.lr_scheduler.CosineDecayLR(opt, decay_steps=5, alpha=0.1)
+    sched = flow.optim.lr_scheduler.WarmupLR(cosine, warmup_factor=0.5, warmup_iters=2, warmup_method="linear")
+    lrs = []
+    for _ in range(7):
+        opt.step()
+        lrs.append(sched.get_last_lr()[0])
+        sched.step()
+    cos = [0.001 * (0.9 * 0.5 * (1 + np.cos(np.pi * min(s, 5) / 5)) + 0.1) for s in range(7)]
+    # the warm-up ends where the cosine is at step 2 (OneFlow's continuous schedule), then the cosine runs on
+    assert lrs[0] == pytest.approx(0.0005)
+    assert lrs[1] == pytest.approx(0.0005 + (cos[2] - 0.0005) / 2)
+    assert lrs[2:] == pytest.approx(cos[2:])
+    assert round(lrs[2], 6) == 0.000689 and round(lrs[3], 6) == 0.000411
+    # constant warm-up of an optimizer, and the old name
+    opt = flow.optim.SGD([flow.nn.Parameter(flow.zeros(1))], lr=0.001)
+    sched = flow.optim.lr_scheduler.WarmUpLR(opt, warmup_factor=0.5, warmup_iters=5, warmup_method="constant")
+    lrs = []
+    for _ in range(7):
+        opt.step()
+        lrs.append(sched.get_last_lr()[0])
+        sched.step()
+    assert lrs == pytest.approx([0.0005] * 5 + [0.001] * 2)
+    with pytest.raises(ValueError):
+        flow.optim.lr_scheduler.WarmupLR(opt, warmup_method="cosine")
+    with pytest.raises(ValueError):
+        flow.optim.lr_scheduler.WarmupLR(opt, warmup_iters=0)
+
+
+def test_oneflow_warmup_prefix_restarts_the_wrapped_scheduler_and_state_round_trips():
+    opt = flow.optim.SGD([flow.nn.Parameter(flow.zeros(1))], lr=1.0)
+    step = flow.optim.lr_scheduler.StepLR(opt, 2, 0.5)
+    sched = flow.optim.lr_scheduler.WarmupLR(step, warmup_factor=0.25, warmup_iters=3, warmup_prefix=True)
+    lrs = []
+    for _ in range(9):
+        opt.step()
+        lrs.append(sched.get_last_lr()[0])
+        sched.step()
+    assert lrs == pytest.approx([0.25, 0.5, 0.75, 1.0, 1.0, 0.5, 0.5, 0.25, 0.25])
+    state = sched.state_dict()
+    opt2 = flow.optim.SGD([flow.nn.Parameter(flow.zeros(1))], lr=1.0)
+    sched2 = flow.optim.lr_scheduler.WarmupLR(flow.optim.lr_scheduler.StepLR(opt2, 2, 0.5), warmup_factor=0.25,
+                                              warmup_iters=3, warmup_prefix=True)
+    sched2.load_state_dict(state)
+    sched.step()
+    sched2.step()
+    assert sched2.get_last_lr() == pytest.approx(sched.get_last_lr())
+
+
+def test_graph_with_warmup_scheduler_and_grad_scalers_trains_like_eager():
+    factory = lambda opt: flow.optim.lr_scheduler.WarmupLR(  # noqa: E731
+        flow.optim.lr_scheduler.CosineDecayLR(opt, decay_steps=10), warmup_factor=0.1, warmup_iters=3)
+    lrs, losses, _ = _train_graph(factory)
+    assert lrs[0] == pytest.approx(0.01) and lrs[3] == pytest.approx(0.1 * 0.5 * (1 + np.cos(np.pi * 0.3)))
+    assert losses[-1] < losses[0]
+    # a scaler changes nothing in the update (float32 gradients), and is kept
+    scaler = flow.amp.StaticGradScaler(1024.0)
+    lrs2, losses2, g = _train_graph(factory, scaler=scaler)
+    assert losses2 == pytest.approx(losses, rel=1e-6) and lrs2 == pytest.approx(lrs)
+    assert g.grad_scaler is scaler and scaler.get_scale() == 1024.0
+    with pytest.raises(TypeError):
+        g.set_grad_scaler(2.0)
+
+
+def test_static_grad_scaler_eager():
+    scaler = flow.amp.StaticGradScaler(8.0)
+    w = flow.nn.Parameter(flow.tensor([1.0, 2.0]))
+    opt = flow.optim.SGD([w], lr=0.5)
+    scaler.scale((w * w).sum()).backward()
+    assert w.grad.tolist() == [16.0, 32.0]
+    scaler.step(opt)
+    scaler.update()
+    assert w.detach().tolist() == [0.0, 0.0] and scaler.get_scale() == 8.0
+    w.grad = flow.tensor([float("inf"), 1.0])
+    scaler.step(opt)  # skipped: an inf gradient
+    scaler.update()
+    assert w.detach().tolist() == [0.0, 0.0] and scaler.get_scale() == 8.0
+    with pytest.raises(ValueError):
+        flow.amp.StaticGradScaler(0)
