@@ -1,10 +1,12 @@
 """monoflow.env: OneFlow's process environment queries (flow.env.get_rank() ...).
 
 They answer from the default process group when there is one, otherwise from
-the launcher's environment (RANK, WORLD_SIZE, LOCAL_RANK, NNODES), so that a
-script may ask before (or without) initializing communication.
+the environment of whichever scheduler started the process (torchrun's
+RANK/WORLD_SIZE/LOCAL_RANK, srun's SLURM_PROCID/SLURM_NTASKS/SLURM_LOCALID,
+mpirun's OMPI_COMM_WORLD_* or PMI_RANK/PMI_SIZE: Note [Scheduler environments]
+in distributed/cluster_env.py), so that a script may ask before (or without)
+initializing communication.
 """
-import os
 
 
 def _dist():
@@ -12,12 +14,18 @@ def _dist():
     return dist
 
 
+def _cluster():
+    from monoflow.distributed import cluster_env
+    return cluster_env
+
+
 def init(backend=None, timeout=None):
     """Joins the default process group from the launcher's environment (``env://``), once; a no-op when already
     initialized.
 
     Args:
-        backend (str, optional): ``"gloo"`` or ``"nccl"``. Default: ``"gloo"``.
+        backend (str, optional): ``"gloo"`` or ``"nccl"``. Default: the best engine present (see
+            ``flow.distributed.init_process_group``).
         timeout (datetime.timedelta or float, optional): the collectives' timeout.
             Default: 30 minutes.
 
@@ -33,8 +41,8 @@ def init(backend=None, timeout=None):
 
 
 def get_rank():
-    """Returns this process's rank: from the default process group when there is one, else the ``RANK`` environment
-    variable (0 when unset).
+    """Returns this process's rank: from the default process group when there is one, else the scheduler's
+    environment (``RANK``, ``SLURM_PROCID``, ``OMPI_COMM_WORLD_RANK`` or ``PMI_RANK``; 0 when none is set).
 
     Example::
 
@@ -42,12 +50,13 @@ def get_rank():
         0
     """
     dist = _dist()
-    return dist.get_rank() if dist.is_initialized() else int(os.environ.get("RANK", 0))
+    return dist.get_rank() if dist.is_initialized() else _cluster().rank(0)
 
 
 def get_world_size():
-    """Returns the number of processes of the job: from the default process group when there is one, else
-    ``WORLD_SIZE`` (1 when unset).
+    """Returns the number of processes of the job: from the default process group when there is one, else the
+    scheduler's environment (``WORLD_SIZE``, ``SLURM_NTASKS``, ``OMPI_COMM_WORLD_SIZE`` or ``PMI_SIZE``; 1 when
+    none is set).
 
     Example::
 
@@ -55,29 +64,32 @@ def get_world_size():
         1
     """
     dist = _dist()
-    return dist.get_world_size() if dist.is_initialized() else int(os.environ.get("WORLD_SIZE", 1))
+    return dist.get_world_size() if dist.is_initialized() else _cluster().world_size(1)
 
 
 def get_local_rank():
-    """Returns this process's rank on its machine: the ``LOCAL_RANK`` environment variable (0 when unset).
+    """Returns this process's rank on its machine, from the scheduler's environment (``LOCAL_RANK``,
+    ``SLURM_LOCALID``, ``OMPI_COMM_WORLD_LOCAL_RANK`` or ``MPI_LOCALRANKID``; 0 when none is set).
 
     Example::
 
         >>> flow.env.get_local_rank()  # a plain process
         0
     """
-    return int(os.environ.get("LOCAL_RANK", 0))
+    return _cluster().local_rank(0)
 
 
 def get_node_size():
-    """Returns the number of nodes (machines) of the job: the ``NNODES`` environment variable (1 when unset).
+    """Returns the number of nodes (machines) of the job: ``NNODES`` (the launcher's), else SLURM's node count
+    (1 when unset).
 
     Example::
 
         >>> flow.env.get_node_size()  # a plain process
         1
     """
-    return int(os.environ.get("NNODES", 1))
+    nnodes = _cluster().current().nnodes
+    return 1 if nnodes is None else nnodes
 
 
 def is_multi_client():

@@ -2,17 +2,33 @@
 
     python -m monoflow.distributed.launch --nproc-per-node N \
         [--nnodes M --node-rank K --master-addr A --master-port P] [--log-dir D] \
-        [-m] script.py args...
+        [--max-restarts R] [--standalone] [-m | --no-python] script.py args...
 
 Each rank gets MASTER_ADDR, MASTER_PORT, WORLD_SIZE, RANK, LOCAL_RANK,
 LOCAL_WORLD_SIZE, NODE_RANK, NNODES and MONOFLOW_JOB_ID (the job's identity
-in the store handshake: a rank of another job on the same port is refused).
+in the store handshake: a rank of another job on the same port is refused),
+and torchrun's GROUP_RANK, GROUP_WORLD_SIZE, ROLE_RANK, ROLE_WORLD_SIZE,
+ROLE_NAME, TORCHELASTIC_RUN_ID, TORCHELASTIC_RESTART_COUNT and
+TORCHELASTIC_MAX_RESTARTS, so that scripts written for torchrun find them.
 Its output lines are prefixed with "[rank R] " (or go to D/rank_R.log with
 --log-dir). SIGINT and SIGTERM are forwarded to the ranks. When a rank fails,
 the others are stopped and the launcher exits non-zero, naming the rank that
 failed first (not the ones that failed because it did), its exit code or
 signal, and the last lines of its output (stderr is merged into stdout, so
 that a traceback stays where the rank wrote it).
+
+Note [Restarts]: with --max-restarts R, a failed rank does not end the job
+while restarts are left: as torchrun does, the launcher stops every local rank
+and starts them all again (a collective cannot go on with one member
+replaced), with TORCHELASTIC_RESTART_COUNT counting the restarts, so that a
+script that resumes from its checkpoint survives a lost rank. Each attempt
+joins the store under its own job id (MONOFLOW_JOB_ID gets "-restartK"), so a
+rank left over from an earlier attempt is refused instead of joining the new
+one. On several nodes each node's launcher restarts its own ranks: a rank
+lost on one node fails its peers' collectives on the others, so every node
+restarts, and the attempts meet again at rank 0's store. When a rank fails
+after the last restart the launcher reports it as without restarts (the rank,
+its exit code or signal, its last output lines) and exits non-zero.
 """
 import argparse
 import collections
@@ -37,25 +53,40 @@ TAIL_LINES = 20  # lines of a failed rank's output repeated in the report
 # peers see its sockets close at the same instant and may raise first. A kill
 # within this long after a peer's exception is taken as that exception's cause.
 SIGNAL_SLACK_S = 0.5
+# The same race with a rank that exits without an exception (os._exit, a
+# lost host's process, sys.exit): its peers' collectives fail when its sockets
+# close, before its exit is reaped. An exception that says it is the echo of
+# a peer's death (the collective engines' words) is taken as caused by any
+# failure up to SIGNAL_SLACK_S after it.
+PEER_LOSS_WORDS = ("a peer died", "Connection reset by peer", "Connection closed by peer")
 
 
 def parse_args(argv=None):
     p = argparse.ArgumentParser(prog="python -m monoflow.distributed.launch",
                                 description="Start the ranks of a monoflow job on this node.")
-    p.add_argument("--nproc-per-node", "--nproc_per_node", type=int, default=1,
-                   help="ranks to start on this node (default 1)")
-    p.add_argument("--nnodes", type=int, default=1, help="number of nodes (default 1)")
-    p.add_argument("--node-rank", "--node_rank", type=int, default=0, help="this node's index (default 0)")
+    p.add_argument("--nproc-per-node", "--nproc_per_node", type=_nproc, default=1,
+                   help="ranks to start on this node: a number, or torchrun's 'cpu' (one per core), 'gpu' (one "
+                        "per CUDA device) or 'auto' (gpu when there are CUDA devices, else cpu); default 1")
+    p.add_argument("--nnodes", type=_nnodes, default=1, help="number of nodes, N or N:N (default 1)")
+    p.add_argument("--node-rank", "--node_rank", type=int, default=None,
+                   help="this node's index (default 0 for one node; with several, NODE_RANK or SLURM_NODEID "
+                        "from the environment)")
     p.add_argument("--master-addr", "--master_addr", default="127.0.0.1",
                    help="address of node 0, where rank 0 serves the store (default 127.0.0.1)")
-    p.add_argument("--master-port", "--master_port", type=int, default=29500,
-                   help="port of the store on node 0 (default 29500)")
+    p.add_argument("--master-port", "--master_port", type=int, default=None,
+                   help="port of the store on node 0 (default 29500; with --standalone a free port)")
+    p.add_argument("--standalone", action="store_true",
+                   help="a one-node job on this host on a free port (torchrun's --standalone)")
+    p.add_argument("--max-restarts", "--max_restarts", type=int, default=0,
+                   help="restart all of this node's ranks up to this many times when one fails (default 0)")
     p.add_argument("--job-id", "--job_id", "--rdzv-id", "--rdzv_id", default=None,
                    help="the job's identity, the same on every node (default: MONOFLOW_JOB_ID when set, else a "
                         "fresh id for a one-node job, else one derived from the master address and sizes)")
     p.add_argument("--log-dir", "--log_dir", default=None,
                    help="write each rank's output to LOG_DIR/rank_R.log instead of prefixing it")
     p.add_argument("-m", "--module", action="store_true", help="run the script as a module (python -m)")
+    p.add_argument("--no-python", "--no_python", action="store_true",
+                   help="run the script as a program, not with python (torchrun's --no-python)")
     p.add_argument("training_script", help="the script (or module with -m) each rank runs")
     p.add_argument("training_script_args", nargs=argparse.REMAINDER)
     args = p.parse_args(argv)
@@ -63,11 +94,74 @@ def parse_args(argv=None):
         p.error(f"--nproc-per-node must be at least 1, got {args.nproc_per_node}")
     if args.nnodes < 1:
         p.error(f"--nnodes must be at least 1, got {args.nnodes}")
+    if args.module and args.no_python:
+        p.error("-m and --no-python do not go together")
+    if args.max_restarts < 0:
+        p.error(f"--max-restarts must be at least 0, got {args.max_restarts}")
+    if args.standalone:
+        if args.nnodes != 1:
+            p.error("--standalone is a one-node job: --nnodes must be 1")
+        args.master_addr = "127.0.0.1"
+        if args.master_port is None:
+            args.master_port = free_port()
+    if args.master_port is None:
+        args.master_port = 29500
+    if args.node_rank is None:
+        args.node_rank = 0 if args.nnodes == 1 else _node_rank_from_env(p)
     if not 0 <= args.node_rank < args.nnodes:
         p.error(f"--node-rank {args.node_rank} is out of range for --nnodes {args.nnodes}")
     if args.job_id is None:
         args.job_id = default_job_id(args)
     return args
+
+
+def _nproc(text):
+    if text in ("cpu", "gpu", "auto"):
+        gpus = _cuda_devices()
+        if text == "gpu" and gpus == 0:
+            raise argparse.ArgumentTypeError("'gpu' needs CUDA devices, and this host has none")
+        return gpus if text == "gpu" or (text == "auto" and gpus) else (os.cpu_count() or 1)
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, 'cpu', 'gpu' or 'auto', got {text!r}") from None
+
+
+def _cuda_devices():
+    try:
+        import monoflow
+        return monoflow.cuda.device_count() if monoflow.cuda.is_available() else 0
+    except Exception:
+        return 0
+
+
+def _nnodes(text):
+    lo, colon, hi = text.partition(":")
+    try:
+        lo, hi = int(lo), int(hi) if colon else int(lo)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected N or N:N, got {text!r}") from None
+    if lo != hi:
+        raise argparse.ArgumentTypeError(f"elastic node counts ({text}) are not supported: the job's membership is "
+                                         f"fixed; give one number")
+    return lo
+
+
+def _node_rank_from_env(p):
+    # srun torchrun ... --nnodes N (one launcher per node) gives no --node-rank:
+    # torchrun's c10d rendezvous would number the nodes, monoflow's static one
+    # takes the scheduler's number.
+    for name in ("NODE_RANK", "GROUP_RANK", "SLURM_NODEID", "OMPI_COMM_WORLD_NODE_RANK"):
+        if os.environ.get(name, "").isdigit():
+            return int(os.environ[name])
+    p.error("--node-rank is needed with --nnodes > 1 (or NODE_RANK / SLURM_NODEID in the environment)")
+
+
+def free_port(host="127.0.0.1"):
+    import socket
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
 
 
 def default_job_id(args):
@@ -82,13 +176,18 @@ def default_job_id(args):
     return "derived-" + hashlib.sha256(shared.encode()).hexdigest()[:16]
 
 
-def rank_env(args, local_rank):
+def rank_env(args, local_rank, restart=0):
     env = dict(os.environ)
     world = args.nproc_per_node * args.nnodes
+    rank = args.node_rank * args.nproc_per_node + local_rank
+    job = args.job_id if restart == 0 else f"{args.job_id}-restart{restart}"  # Note [Restarts]
     env.update(MASTER_ADDR=args.master_addr, MASTER_PORT=str(args.master_port), WORLD_SIZE=str(world),
-               RANK=str(args.node_rank * args.nproc_per_node + local_rank), LOCAL_RANK=str(local_rank),
+               RANK=str(rank), LOCAL_RANK=str(local_rank),
                LOCAL_WORLD_SIZE=str(args.nproc_per_node), NODE_RANK=str(args.node_rank),
-               NNODES=str(args.nnodes), MONOFLOW_JOB_ID=args.job_id, PYTHONUNBUFFERED="1")
+               NNODES=str(args.nnodes), MONOFLOW_JOB_ID=job, PYTHONUNBUFFERED="1",
+               GROUP_RANK=str(args.node_rank), GROUP_WORLD_SIZE=str(args.nnodes), ROLE_RANK=str(rank),
+               ROLE_WORLD_SIZE=str(world), ROLE_NAME="default", TORCHELASTIC_RUN_ID=args.job_id,
+               TORCHELASTIC_RESTART_COUNT=str(restart), TORCHELASTIC_MAX_RESTARTS=str(args.max_restarts))
     if args.nproc_per_node > 1 and "MONOFLOW_NUM_THREADS" not in env and "OMP_NUM_THREADS" not in env:
         # Several ranks share the machine's cores: each would otherwise size
         # its kernel team for the whole machine (Note [Kernel threads]). Each
@@ -138,32 +237,50 @@ def _describe(code):
     return f"exited with code {code}"
 
 
+RESTART = object()  # monitor()'s answer when the job is to be started again
+
+
 class Launcher:
     def __init__(self, args):
         self.args = args
+        self.restart = 0     # restarts so far (Note [Restarts])
+        self.error_dir = tempfile.mkdtemp(prefix="monoflow-launch-")
+        self.signalled = None
+        self._new_attempt()
+
+    def _new_attempt(self):
         self.procs = []      # (global rank, Popen)
         self.tails = {}      # global rank -> its last output lines, or its log file
         self.pumps = []
         self.files = []
         self.exits = queue.Queue()  # (global rank, Popen, exit code, time reaped), in the order they ended
         self.waiters = []
-        self.error_dir = tempfile.mkdtemp(prefix="monoflow-launch-")
-        self.signalled = None
 
     def start(self):
         a = self.args
-        cmd = [sys.executable, "-u"] + (["-m"] if a.module else []) + [a.training_script] + a.training_script_args
+        self._new_attempt()
+        if a.no_python:
+            cmd = [a.training_script] + a.training_script_args
+        else:
+            cmd = [sys.executable, "-u"] + (["-m"] if a.module else []) + [a.training_script] + a.training_script_args
         if a.log_dir:
             os.makedirs(a.log_dir, exist_ok=True)
         out = sys.stdout.buffer
         lock = threading.Lock()
         for local in range(a.nproc_per_node):
-            env = rank_env(a, local)
+            env = rank_env(a, local, self.restart)
             rank = int(env["RANK"])
             env[error_file.ENV] = self.error_path(rank)
+            try:
+                os.unlink(self.error_path(rank))   # an earlier attempt's record
+            except FileNotFoundError:
+                pass
             if a.log_dir:
                 path = self.tails[rank] = os.path.join(a.log_dir, f"rank_{rank}.log")
-                f = open(path, "wb")
+                f = open(path, "wb" if self.restart == 0 else "ab")  # a restart continues the rank's log
+                if self.restart:
+                    f.write(f"--- launch: restart {self.restart} of {a.max_restarts} ---\n".encode())
+                    f.flush()
                 self.files.append(f)
                 proc = subprocess.Popen(cmd, env=env, stdout=f, stderr=subprocess.STDOUT, start_new_session=True)
             else:
@@ -219,7 +336,7 @@ class Launcher:
                 p.wait()
 
     def monitor(self):
-        """Waits for the ranks; returns the launcher's exit code."""
+        """Waits for the ranks; returns the launcher's exit code, or RESTART."""
         ended = 0
         while ended < len(self.procs):
             try:
@@ -242,6 +359,8 @@ class Launcher:
             record = error_file.read(self.error_path(rank))
             if record is not None and record["time"] < stopping:
                 when = record["time"]
+                if any(w in str(record.get("message", "")) for w in PEER_LOSS_WORDS):
+                    when += SIGNAL_SLACK_S
             elif reaped < stopping:
                 when, record = reaped - (SIGNAL_SLACK_S if code < 0 else 0.0), None
             else:
@@ -259,7 +378,7 @@ class Launcher:
         while not self.exits.empty():
             ended.append(self.exits.get_nowait())
         rank, p, code, record, stopped = self.cause(ended, stopping)
-        self.finish()
+        self.finish_attempt()
         if self.signalled is not None:
             sig = signal.Signals(self.signalled).name
             msg = f"launch: got {sig}, forwarded to the ranks; rank {rank} {_describe(code)}"
@@ -271,7 +390,13 @@ class Launcher:
             if stopped:   # it was still shutting down when the others were stopped
                 what += f" (then {_describe(code)} by the launcher)"
                 code = 1
-        lines = [f"launch: rank {rank} (pid {p.pid}) failed first: {what}; stopped the other ranks"]
+        restarts = self.args.max_restarts
+        if self.restart < restarts:
+            lines = [f"launch: rank {rank} (pid {p.pid}) failed first: {what}; stopped the other ranks; restarting "
+                     f"all {self.args.nproc_per_node} local ranks (restart {self.restart + 1} of {restarts})"]
+        else:
+            after = f" (after {restarts} restart{'s' if restarts != 1 else ''})" if restarts else ""
+            lines = [f"launch: rank {rank} (pid {p.pid}) failed first{after}: {what}; stopped the other ranks"]
         tail = self._tail(rank)
         if tail:
             lines.append(f"launch: last lines of rank {rank}'s output:")
@@ -279,13 +404,20 @@ class Launcher:
         else:
             lines.append(f"launch: rank {rank} wrote no output")
         print("\n".join(lines), file=sys.stderr, flush=True)
+        if self.restart < restarts:
+            self.restart += 1
+            return RESTART
         return code if code > 0 else 128 - code
 
-    def finish(self):
+    def finish_attempt(self):
         for t in self.pumps:
             t.join(timeout=2.0)
         for f in self.files:
             f.close()
+        self.pumps, self.files = [], []
+
+    def finish(self):
+        self.finish_attempt()
         shutil.rmtree(self.error_dir, ignore_errors=True)
 
 
@@ -296,6 +428,11 @@ def main(argv=None):
     signal.signal(signal.SIGTERM, launcher.forward)
     launcher.start()
     code = launcher.monitor()
+    while code is RESTART and launcher.signalled is None:
+        launcher.start()
+        code = launcher.monitor()
+    if code is RESTART:   # a signal came while the job was being restarted
+        code = 128 + launcher.signalled
     launcher.finish()
     if code == 0 and launcher.signalled is not None:
         code = 128 + launcher.signalled

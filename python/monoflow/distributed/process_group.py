@@ -163,9 +163,41 @@ def _timeout_seconds(timeout):
     return seconds
 
 
+def default_backend():
+    """The best engine present (Note [Default backend]): NCCL when this process has CUDA devices (its tensors
+    live there) and libnccl can be loaded, else Gloo for host memory, else MPI."""
+    # Note [Default backend]: torch's default group with no backend name is
+    # Gloo for CPU tensors and NCCL for CUDA ones. A monoflow group has one
+    # engine, so it is chosen once, for the device the job's tensors live on:
+    # CUDA when the process has a CUDA device (and then NCCL, the engine made
+    # for it, when libnccl loads), else host memory, whose engines in order of
+    # preference are Gloo (built in, the fastest on host memory) and MPI
+    # (opened at run time, present when Gloo was not built). A job that mixes
+    # devices names its backend.
+    from monoflow.distributed import queries
+
+    if _cuda_available() and is_nccl_available():
+        return "nccl"
+    if is_gloo_available():
+        return "gloo"
+    if queries.is_mpi_available():
+        return "mpi"
+    raise RuntimeError("init_process_group: no collective engine is present: monoflow was built without Gloo, "
+                       "no MPI library was found, and NCCL needs CUDA tensors; install libgloo-dev and reinstall, "
+                       "or install an MPI (e.g. pip install mpich)")
+
+
+def _cuda_available():
+    try:
+        import monoflow
+        return bool(monoflow.cuda.is_available())
+    except Exception:  # a broken device plugin is reported where devices load; here it means no CUDA
+        return False
+
+
 def _normalise_backend(backend):
     if backend is None:
-        return "gloo"
+        return default_backend()
     name = str(backend).lower()
     if name not in _BACKENDS:
         raise ValueError(f"init_process_group: unknown backend {backend!r} (expected 'gloo' or 'nccl')")
@@ -205,17 +237,20 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
 
     Args:
         backend (str, optional): ``"gloo"`` (host memory) or ``"nccl"``; ``ValueError``
-            for another name. Default: ``"gloo"``.
+            for another name. Default: the best engine present for the job's tensors: ``"nccl"`` when this
+            process has CUDA devices and NCCL loads, else ``"gloo"``, else ``"mpi"``; :func:`get_backend`
+            says which.
         init_method (str, optional): how the processes find each other: ``"env://"``
-            (MASTER_ADDR, MASTER_PORT, WORLD_SIZE and RANK from the launcher),
+            (rank, world size and rank 0's address from the environment of torchrun, srun, mpirun or
+            ``monoflow.distributed.run``),
             ``"tcp://host:port"`` or ``"file:///directory"``. Default: ``"env://"``.
         timeout (datetime.timedelta or float, optional): a collective whose peer is
             dead or never arrives raises ``RuntimeError`` after this (seconds).
             Default: 30 minutes.
         world_size (int): the number of processes; ``-1`` reads it from the
-            environment. Default: ``-1``.
+            environment (WORLD_SIZE, SLURM_NTASKS, OMPI_COMM_WORLD_SIZE, PMI_SIZE). Default: ``-1``.
         rank (int): this process's rank, in ``[0, world_size)``; ``-1`` reads it from
-            the environment. Default: ``-1``.
+            the environment (RANK, SLURM_PROCID, OMPI_COMM_WORLD_RANK, PMI_RANK). Default: ``-1``.
         store (Store, optional): a :class:`TCPStore`, :class:`FileStore` or
             :class:`PrefixStore` to meet through instead of ``init_method``; needs
             ``rank`` and ``world_size``. Default: ``None``.
@@ -261,12 +296,15 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
 
 def init_from_environment():
     """OneFlow's rule: a process needs no init_process_group call. Under the
-    launcher or torchrun (MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE set) it
-    joins its job from the environment on first use; a plain process is a
+    launcher, torchrun, srun or mpirun (a rank and a world size in the
+    environment: Note [Scheduler environments]) it joins its job from the
+    environment on first use; a plain process is a
     world of one on a private loopback store. No-op when initialized."""
     if is_initialized():
         return
-    if all(os.environ.get(k) for k in ("MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE")):
+    from monoflow.distributed import cluster_env
+
+    if cluster_env.launched():
         init_process_group()
     else:
         init_process_group(init_method="tcp://127.0.0.1:0", rank=0, world_size=1)
@@ -420,7 +458,8 @@ def get_world_size(group=None):
 
 
 def get_backend(group=None):
-    """Returns the backend of ``group``: ``"gloo"`` or ``"nccl"``.
+    """Returns the backend of ``group``: ``"gloo"`` or ``"nccl"`` (the one :func:`init_process_group` chose when
+    given none).
 
     Args:
         group (ProcessGroup, optional): the group; ``None`` is the default group.

@@ -99,10 +99,11 @@ def is_torchelastic_launched():
 
 
 def get_node_local_rank(fallback_rank=None):
-    """This process's rank among those of its machine (``LOCAL_RANK``), else `fallback_rank`.
+    """This process's rank among those of its machine (``LOCAL_RANK``, or the local rank srun or mpirun gave:
+    ``SLURM_LOCALID``, ``OMPI_COMM_WORLD_LOCAL_RANK``, ``MPI_LOCALRANKID``), else `fallback_rank`.
 
     Args:
-        fallback_rank (int, optional): returned when ``LOCAL_RANK`` is not set.
+        fallback_rank (int, optional): returned when no scheduler set a local rank.
 
     Raises:
         RuntimeError: neither is there.
@@ -115,6 +116,12 @@ def get_node_local_rank(fallback_rank=None):
     """
     if "LOCAL_RANK" in os.environ:
         return int(os.environ["LOCAL_RANK"])
+    from monoflow.distributed import cluster_env
+
+    env = cluster_env.current()
+    if env.scheduler is not None and any(os.environ.get(v) for v in (
+            "SLURM_LOCALID", "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID")):
+        return env.local_rank
     if fallback_rank is not None:
         return int(fallback_rank)
     raise RuntimeError("LOCAL_RANK is not in the environment. Consider passing fallback_rank to allow "

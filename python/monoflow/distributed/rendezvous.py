@@ -1,6 +1,10 @@
 """Rendezvous: from an init_method (env://, tcp://host:port, file:///dir) to a
 store, this process's rank and the world size.
 
+Rank, world size and the address of rank 0 come from the arguments, else from
+the environment of whichever scheduler started the process (torchrun, SLURM,
+Open MPI, MPICH/PMI: Note [Scheduler environments] in cluster_env.py).
+
 The TCP store is served by rank 0 on MASTER_ADDR's interface (loopback when
 MASTER_ADDR is local; MONOFLOW_STORE_BIND_ADDR=0.0.0.0 for every interface,
 e.g. behind NAT), so ranks on other machines reach it at MASTER_ADDR. Each
@@ -16,7 +20,7 @@ and one holding an earlier run's keys is refused.
 import os
 import urllib.parse
 
-from monoflow.distributed import file_identity
+from monoflow.distributed import cluster_env, file_identity
 from monoflow.distributed._lib import lib as _lib
 
 # How long a misconfigured rank tries to tell the job's store why it cannot
@@ -26,8 +30,9 @@ _REPORT_S = 2.0
 
 def job_id():
     """The job's identity, from the first of: MONOFLOW_JOB_ID (the launcher's),
-    TORCHELASTIC_RUN_ID (torchrun's), SLURM_JOB_ID[.SLURM_STEP_ID]; "" when
-    none is set (ranks started by hand: rank and world size still checked)."""
+    TORCHELASTIC_RUN_ID (torchrun's), SLURM_JOB_ID[.SLURM_STEP_ID], the MPI
+    job's namespace (PMIX_NAMESPACE, OMPI_MCA_ess_base_jobid); "" when none
+    is set (ranks started by hand: rank and world size still checked)."""
     for name in ("MONOFLOW_JOB_ID", "TORCHELASTIC_RUN_ID"):
         if os.environ.get(name):
             return os.environ[name]
@@ -35,6 +40,9 @@ def job_id():
     if slurm:
         step = os.environ.get("SLURM_STEP_ID")
         return f"slurm-{slurm}" + (f".{step}" if step else "")
+    for name in ("PMIX_NAMESPACE", "OMPI_MCA_ess_base_jobid"):
+        if os.environ.get(name):
+            return f"mpi-{os.environ[name]}"
     return ""
 
 
@@ -68,38 +76,36 @@ def tcp_store(host, port, is_server, timeout_s, rank=-1, world_size=-1):
                             world_size, store_secret())
 
 
-def _env_int(name, given):
-    if given is not None and given >= 0:
-        return given
-    value = os.environ.get(name)
-    if value is None:
-        raise ValueError(f"init_process_group: {name} is not set; run under `python -m monoflow.distributed.launch` "
-                         f"or pass {name.lower()}= explicitly")
-    try:
-        return int(value)
-    except ValueError:
-        raise ValueError(f"init_process_group: environment variable {name}={value!r} is not an integer") from None
+def _rank_and_world(env, rank, world_size):
+    """The explicit arguments where given (>= 0), else what the scheduler's
+    environment says (Note [Scheduler environments] in cluster_env.py)."""
+    if rank is None or rank < 0:
+        rank = env.require_rank()
+    if world_size is None or world_size < 0:
+        world_size = env.require_world_size()
+    return rank, world_size
 
 
 def rendezvous(init_method, rank, world_size, timeout_s):
     """Returns (store, rank, world_size, master_addr)."""
     url = urllib.parse.urlparse(init_method)
+    env = cluster_env.current()
     if url.scheme == "env":
-        addr = os.environ.get("MASTER_ADDR")
-        port = os.environ.get("MASTER_PORT")
-        if addr is None or port is None:
-            missing = " and ".join(n for n, v in (("MASTER_ADDR", addr), ("MASTER_PORT", port)) if v is None)
-            raise ValueError(f"init_process_group: {missing} not set for init_method='env://'; run under "
-                             f"`python -m monoflow.distributed.launch`")
-        rank, world_size = _env_int("RANK", rank), _env_int("WORLD_SIZE", world_size)
-        return _tcp(addr, int(port), rank, world_size, timeout_s)
+        if env.scheduler is None and not os.environ.get("MASTER_ADDR") and not os.environ.get("MASTER_PORT"):
+            raise ValueError("init_process_group: MASTER_ADDR and MASTER_PORT not set for init_method='env://', "
+                             "and no scheduler's rank variable either (RANK, SLURM_PROCID, OMPI_COMM_WORLD_RANK, "
+                             "PMI_RANK); run under `python -m monoflow.distributed.run`, srun or mpirun")
+        rank, world_size = _rank_and_world(env, rank, world_size)
+        addr = env.master_addr(world_size)
+        port = env.master_port(world_size)
+        return _tcp(addr, port, rank, world_size, timeout_s)
     if url.scheme == "tcp":
         if not url.hostname or url.port is None:
             raise ValueError(f"init_process_group: init_method {init_method!r} should look like tcp://host:port")
-        rank, world_size = _env_int("RANK", rank), _env_int("WORLD_SIZE", world_size)
+        rank, world_size = _rank_and_world(env, rank, world_size)
         return _tcp(url.hostname, url.port, rank, world_size, timeout_s)
     if url.scheme == "file":
-        rank, world_size = _env_int("RANK", rank), _env_int("WORLD_SIZE", world_size)
+        rank, world_size = _rank_and_world(env, rank, world_size)
         _check(rank, world_size)
         path = urllib.parse.unquote(url.path)
         store = _lib().file_store(path, timeout_s)
