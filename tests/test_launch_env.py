@@ -385,3 +385,135 @@ def test_without_restarts_a_lost_rank_ends_the_job(tmp_path):
     r = run_resuming_job(tmp_path, 2, max_restarts=0, die_on="first")
     assert r.returncode == 17 and "restart" not in r.stderr, r.stderr
     assert "rank 1" in r.stderr and "exited with code 17" in r.stderr
+
+
+# ---------------------------------------------------------------- examples/ray_train.py
+
+RAY_EXAMPLE = os.path.join(os.path.dirname(__file__), os.pardir, "examples", "ray_train.py")
+
+# Ray is optional and not installed here: a stand-in with the few calls the
+# example makes, where each actor is a real process (forked; the driver has not
+# imported monoflow) serving its method calls in order, as a Ray actor does.
+FAKE_RAY = r'''
+import multiprocessing as _mp
+import traceback as _tb
+
+_actors = []
+
+
+def init(address=None, **kwargs):
+    pass
+
+
+def shutdown():
+    for a in _actors:
+        a._stop()
+    _actors.clear()
+
+
+def _serve(cls, args, kwargs, conn):
+    obj = cls(*args, **kwargs)
+    while True:
+        msg = conn.recv()
+        if msg is None:
+            return
+        name, a, k = msg
+        try:
+            conn.send((True, getattr(obj, name)(*a, **k)))
+        except BaseException:
+            conn.send((False, _tb.format_exc()))
+
+
+class ObjectRef:
+    def __init__(self, actor, seq):
+        self.actor, self.seq = actor, seq
+
+
+class _Method:
+    def __init__(self, actor, name):
+        self.actor, self.name = actor, name
+
+    def remote(self, *args, **kwargs):
+        return self.actor._call(self.name, args, kwargs)
+
+
+class _Actor:
+    def __init__(self, cls, args, kwargs):
+        here, there = _mp.get_context("fork").Pipe()
+        self._conn, self._sent, self._got, self._results = here, 0, 0, {}
+        self._proc = _mp.get_context("fork").Process(target=_serve, args=(cls, args, kwargs, there))
+        self._proc.start()
+        _actors.append(self)
+
+    def _call(self, name, args, kwargs):
+        self._conn.send((name, args, kwargs))
+        self._sent += 1
+        return ObjectRef(self, self._sent)
+
+    def _result(self, seq):
+        while seq not in self._results:
+            self._got += 1
+            self._results[self._got] = self._conn.recv()
+        ok, value = self._results.pop(seq)
+        if not ok:
+            raise RuntimeError("actor failed:\n" + value)
+        return value
+
+    def _stop(self):
+        self._conn.send(None)
+        self._proc.join(30)
+
+    def __getattr__(self, name):
+        return _Method(self, name)
+
+
+class _ActorClass:
+    def __init__(self, cls):
+        self.cls = cls
+
+    def remote(self, *args, **kwargs):
+        return _Actor(self.cls, args, kwargs)
+
+
+def remote(*args, **options):
+    if len(args) == 1 and isinstance(args[0], type) and not options:
+        return _ActorClass(args[0])
+    return _ActorClass
+
+
+def get(refs):
+    if isinstance(refs, list):
+        return [r.actor._result(r.seq) for r in refs]
+    return refs.actor._result(refs.seq)
+
+
+class util:
+    @staticmethod
+    def get_node_ip_address():
+        return "127.0.0.1"
+'''
+
+
+def test_ray_example_without_ray_says_so_and_succeeds(tmp_path):
+    r = subprocess.run([sys.executable, RAY_EXAMPLE], capture_output=True, text=True, timeout=BOUND_S,
+                       env=clean_env(), cwd=str(tmp_path))
+    if "Ray is not installed" not in r.stdout:
+        pytest.skip("ray is installed here: the real example is run by test_ray_example_forms_the_group")
+    assert r.returncode == 0, r.stderr
+
+
+@needs_gloo
+@pytest.mark.parametrize("workers", [2, 4])
+def test_ray_example_forms_the_group_from_what_ray_tells_the_actors(tmp_path, workers):
+    try:
+        import ray  # noqa: F401
+        pythonpath = os.environ.get("PYTHONPATH", "")
+    except ImportError:   # Ray's calls, with each actor a process of this machine
+        (tmp_path / "ray.py").write_text(FAKE_RAY)
+        pythonpath = os.pathsep.join(p for p in (str(tmp_path), os.environ.get("PYTHONPATH", "")) if p)
+    r = subprocess.run([sys.executable, RAY_EXAMPLE, "--workers", str(workers)], capture_output=True, text=True,
+                       timeout=BOUND_S, env=clean_env(PYTHONPATH=pythonpath), cwd=str(tmp_path))
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    for rank in range(workers):
+        assert f"rank {rank} of {workers} (gloo)" in r.stdout, r.stdout
+    assert "every rank has the same weights" in r.stdout, r.stdout
