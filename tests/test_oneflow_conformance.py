@@ -356,3 +356,25 @@ def test_tensor_new_forms_match_torch():
     assert z.dtype == flow.float32 and not z.requires_grad
     with pytest.raises(TypeError, match="new"):
         flow.zeros(1, dtype=flow.int64).new(y)
+
+
+def test_copy_from_numpy_contiguous_or_not_as_oneflow():
+    src = np.arange(6).reshape(2, 3).transpose(1, 0)           # not C-contiguous
+    t = flow.zeros(3, 2).to(flow.int64)
+    assert t.copy_(src) is t
+    np.testing.assert_array_equal(t.numpy(), src)
+    f = flow.zeros(2, 3)
+    f.copy_(np.array([1.5, 2.5, 3.5]))                          # broadcast, cast to float32
+    np.testing.assert_array_equal(f.numpy(), np.tile(np.float32([1.5, 2.5, 3.5]), (2, 1)))
+    with pytest.raises(RuntimeError, match=r"^copy_\(\): a leaf Variable that requires grad"):
+        flow.ones(2, requires_grad=True).copy_(flow.zeros(2))
+
+
+def test_local_tensor_refuses_global_only_attributes_as_oneflow():
+    x = flow.ones(2, 3)
+    for get in (lambda: x.sbp, lambda: x.placement, lambda: x.global_id()):
+        with pytest.raises(RuntimeError, match="global"):
+            get()
+    assert not hasattr(x, "sbp") and getattr(x, "placement", None) is None   # hasattr stays False
+    g = x.to_global(flow.placement("cpu", ranks=[0]), flow.sbp.broadcast)
+    assert g.sbp == (flow.sbp.broadcast,) and g.placement == flow.placement("cpu", ranks=[0])

@@ -84,6 +84,11 @@ def _parse_tensor_type(spec):
     return device, _TYPE_DTYPES[parts[-1]]
 
 
+class _LocalTensorHasNo(RuntimeError, AttributeError):
+    """A local tensor's refusal of a global-only attribute (``sbp``, ``placement``): a RuntimeError as
+    in OneFlow, and an AttributeError too, so that ``hasattr(t, "sbp")`` stays False for it."""
+
+
 class _LayoutFlag:
     """A read-only flag with a docstring: ``Tensor.is_global`` / ``is_local``.
     The class reads it too (``getattr(Parameter, "is_global")`` is False);
@@ -162,6 +167,46 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
 
     def to_local(self):
         raise RuntimeError("to_local: the tensor is already local (to_local() is for global tensors)")
+
+    @property
+    def sbp(self):
+        """The SBP of a global tensor; a local tensor has none (RuntimeError, as in OneFlow)."""
+        raise _LocalTensorHasNo("Local tensor has no sbp property. sbp is only valid in global tensor.")
+
+    @property
+    def placement(self):
+        """The placement of a global tensor; a local tensor has none (RuntimeError, as in OneFlow)."""
+        raise _LocalTensorHasNo("Local tensor has no placement property. placement is only valid in global "
+                                "tensor.")
+
+    def global_id(self):
+        """OneFlow's id of a global tensor; a local tensor has none (RuntimeError, as in OneFlow).
+
+        Example::
+
+            >>> import monoflow as flow
+            >>> flow.ones(2).global_id()
+            Traceback (most recent call last):
+                ...
+            RuntimeError: global_id(): only global tensors have a global id; this tensor is local
+        """
+        if self.is_global:
+            raise NotImplementedError("global_id(): monoflow's global tensors have no global id")
+        raise RuntimeError("global_id(): only global tensors have a global id; this tensor is local")
+
+    def copy_(self, src, non_blocking=False):
+        # (its text: _docs/tensor.py)
+        if isinstance(src, np.ndarray):
+            from monoflow._creation import tensor
+
+            src = tensor(src, dtype=self.dtype, device=self.device)
+        try:
+            return _C.TensorBase.copy_(self, src)
+        except RuntimeError as e:  # (named after this frame, the autograd check's node name is left in)
+            msg = str(e)
+            if not msg.startswith("copy_(): CopyBackwards: ") or e.args != (msg,):
+                raise
+            raise RuntimeError("copy_(): " + msg[len("copy_(): CopyBackwards: "):]) from None
 
     # -- conversions
     def _to(self, device, dtype, copy):

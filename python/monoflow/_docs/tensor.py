@@ -449,7 +449,7 @@ add_doc("zero_", "Tensor.zero_() -> Tensor", """
                 [0., 0.]])
     """)
 
-add_doc("copy_", "Tensor.copy_(src) -> Tensor", """
+add_doc("copy_", "Tensor.copy_(src, non_blocking=False) -> Tensor", """
     Copies the values of ``src`` into this tensor, in place, and returns it.
 
     ``src`` broadcasts to this tensor's shape and may have another dtype
@@ -457,7 +457,10 @@ add_doc("copy_", "Tensor.copy_(src) -> Tensor", """
     flows to ``src``.
 
     Args:
-        src (Tensor): the values to copy.
+        src (Tensor or numpy.ndarray): the values to copy; a NumPy array
+            (contiguous or not) is taken as in OneFlow.
+        non_blocking (bool): accepted for torch's signature; the copy is
+            ordered on the stream either way.
 
     Example::
 
