@@ -378,3 +378,27 @@ def test_local_tensor_refuses_global_only_attributes_as_oneflow():
     assert not hasattr(x, "sbp") and getattr(x, "placement", None) is None   # hasattr stays False
     g = x.to_global(flow.placement("cpu", ranks=[0]), flow.sbp.broadcast)
     assert g.sbp == (flow.sbp.broadcast,) and g.placement == flow.placement("cpu", ranks=[0])
+
+
+@needs_torch
+def test_post_grad_accumulation_hook_sees_the_accumulated_grad():
+    # oracle: torch's register_post_accumulate_grad_hook changing .grad in place
+    a = np.random.default_rng(2).standard_normal((2, 3)).astype(np.float32)
+    x = flow.tensor(a, requires_grad=True)
+    t = torch.tensor(a, requires_grad=True)
+    x._register_post_grad_accumulation_hook(lambda g: g * 2 + 1)
+    t.register_post_accumulate_grad_hook(lambda p: [p.grad.mul_(2).add_(1), None][1])
+    for _ in range(2):  # the second pass accumulates onto the first's hooked grad
+        (x.sum() + (x * x).sum()).backward()
+        (t.sum() + (t * t).sum()).backward()
+        np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-6)
+    y = flow.ones(2, 3, requires_grad=True)
+
+    def in_place(g):
+        g.add_(1)          # returns None: the changed grad is kept
+
+    y._register_post_grad_accumulation_hook(in_place)
+    (y.sum() + (y * 2).sum()).backward()
+    np.testing.assert_array_equal(y.grad.numpy(), np.full((2, 3), 4.0, np.float32))
+    with pytest.raises(RuntimeError, match="leaf"):
+        (y * 2)._register_post_grad_accumulation_hook(in_place)

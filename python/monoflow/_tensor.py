@@ -355,6 +355,41 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
         return a replacement. Returns a handle whose ``remove()`` undoes it."""
         return _RemovableHandle(self, self._register_hook(hook))
 
+    def _register_post_grad_accumulation_hook(self, hook):
+        """OneFlow's hook on a leaf's *accumulated* gradient: after a backward pass adds into
+        ``.grad``, ``hook(grad)`` sees the sum and may return a replacement (or change it in place
+        and return None); the result becomes ``.grad``.
+
+        Args:
+            hook (callable): ``hook(grad) -> Tensor or None``.
+
+        Example::
+
+            >>> import monoflow as flow
+            >>> x = flow.ones(2, requires_grad=True)
+            >>> _ = x._register_post_grad_accumulation_hook(lambda g: g * 2 + 1)
+            >>> (x * 3).sum().backward()
+            >>> x.grad
+            tensor([7., 7.])
+        """
+        if not callable(hook):
+            raise TypeError(f"_register_post_grad_accumulation_hook(): hook must be callable, not "
+                            f"{type(hook).__name__}")
+        if not self.is_leaf:
+            raise RuntimeError("_register_post_grad_accumulation_hook(): only leaf tensors accumulate gradients")
+
+        # A pre-accumulation hook (the engine calls it once per pass, with this pass's total) that
+        # does the accumulation itself: the hook sees previous .grad + this pass's gradient, and the
+        # engine then stores what it returns into the emptied .grad.
+        def accumulate_then_hook(grad):
+            prev = self.grad
+            total = grad if prev is None else prev + grad
+            out = hook(total)
+            self.grad = None
+            return total if out is None else out
+
+        return self.register_hook(accumulate_then_hook)
+
     def numpy(self, *, force=False):
         """A numpy array sharing memory with this tensor on the CPU (a copy elsewhere).
         Waits for pending work on the tensor's device. As in OneFlow (unlike
