@@ -402,3 +402,16 @@ def test_post_grad_accumulation_hook_sees_the_accumulated_grad():
     np.testing.assert_array_equal(y.grad.numpy(), np.full((2, 3), 4.0, np.float32))
     with pytest.raises(RuntimeError, match="leaf"):
         (y * 2)._register_post_grad_accumulation_hook(in_place)
+
+
+@needs_torch
+def test_reshape_takes_the_shape_by_keyword_as_torch_and_oneflow():
+    a = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    x, t = flow.tensor(a), torch.tensor(a)
+    for shape in ([-1], (4, 6), [3, -1, 2]):
+        np.testing.assert_array_equal(x.reshape(shape=shape).numpy(), t.reshape(shape=shape).numpy())
+    np.testing.assert_array_equal(x.reshape(-1).reshape_as(other=x).numpy(), a)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'foo'"):
+        x.reshape(foo=[-1])
+    with pytest.raises(TypeError, match="not both"):
+        x.reshape(2, shape=[12])

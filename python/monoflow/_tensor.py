@@ -84,6 +84,18 @@ def _parse_tensor_type(spec):
     return device, _TYPE_DTYPES[parts[-1]]
 
 
+_base_reshape = _C.TensorBase.reshape
+
+
+def _shape_keyword(op, name, shape, kwargs):
+    # Tensor.reshape(shape=...) / Tensor.view(size=...): the shape given by keyword instead
+    if shape or set(kwargs) != {name}:
+        extra = sorted(set(kwargs) - {name})
+        raise TypeError(f"{op}() got an unexpected keyword argument '{extra[0]}'" if extra else
+                        f"{op}() takes the shape either positionally or as {name}=, not both")
+    return (kwargs[name],)
+
+
 class _LocalTensorHasNo(RuntimeError, AttributeError):
     """A local tensor's refusal of a global-only attribute (``sbp``, ``placement``): a RuntimeError as
     in OneFlow, and an AttributeError too, so that ``hasattr(t, "sbp")`` stays False for it."""
@@ -529,6 +541,12 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
         if self.dim() > 2:
             raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.dim()}D")
         return self.transpose(0, -1)  # a new view also for 0-D and 1-D tensors, as in torch
+
+    def reshape(self, *shape, **kwargs):
+        # (its text: _docs) torch and OneFlow also take the shape by keyword: x.reshape(shape=[-1])
+        if kwargs:
+            shape = _shape_keyword("reshape", "shape", shape, kwargs)
+        return _base_reshape(self, *shape)
 
     def view_as(self, other):
         return self.view(_C.check_tensor(other, "view_as", "other").shape)
