@@ -517,3 +517,94 @@ def test_ray_example_forms_the_group_from_what_ray_tells_the_actors(tmp_path, wo
     for rank in range(workers):
         assert f"rank {rank} of {workers} (gloo)" in r.stdout, r.stdout
     assert "every rank has the same weights" in r.stdout, r.stdout
+
+
+# ---------------------------------------------------------------- two machines (network namespaces)
+
+@pytest.fixture(scope="module")
+def two_machines():
+    """Two network namespaces joined by a veth pair: 10.78.0.1 and 10.78.0.2 (as test_collectives makes)."""
+    import shutil
+    if shutil.which("ip") is None or os.geteuid() != 0:
+        pytest.skip("network namespaces need root and the `ip` tool")
+    tag = f"mfl{os.getpid() % 100000}"
+    a, b = f"{tag}a", f"{tag}b"
+
+    def ip(*args):
+        return subprocess.run(["ip", *args], capture_output=True, text=True)
+
+    made = []
+    try:
+        for cmd in ([["netns", "add", a], ["netns", "add", b],
+                     ["link", "add", f"{tag}x", "type", "veth", "peer", "name", f"{tag}y"],
+                     ["link", "set", f"{tag}x", "netns", a], ["link", "set", f"{tag}y", "netns", b],
+                     ["-n", a, "addr", "add", "10.78.0.1/24", "dev", f"{tag}x"],
+                     ["-n", b, "addr", "add", "10.78.0.2/24", "dev", f"{tag}y"],
+                     ["-n", a, "link", "set", f"{tag}x", "up"], ["-n", b, "link", "set", f"{tag}y", "up"],
+                     ["-n", a, "link", "set", "lo", "up"], ["-n", b, "link", "set", "lo", "up"]]):
+            r = ip(*cmd)
+            if r.returncode != 0:
+                pytest.skip(f"cannot make network namespaces: `ip {' '.join(cmd)}` failed: {r.stderr.strip()}")
+            if cmd[0] == "netns":
+                made.append(cmd[2])
+        yield a, b
+    finally:
+        for ns in made:
+            ip("netns", "del", ns)
+
+
+def communicate_all(procs):
+    outs = []
+    try:
+        for p in procs:
+            outs.append(p.communicate(timeout=BOUND_S)[0])
+    except subprocess.TimeoutExpired:
+        pytest.fail("a process hung:\n" + "\n".join(outs))
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    return outs
+
+
+@needs_gloo
+def test_srun_across_two_machines(tmp_path, two_machines):
+    # srun --nodes 2 --ntasks-per-node 2: no MASTER_*, rank 0 on the node list's first host, port from the job id.
+    path = tmp_path / "rank.py"
+    path.write_text(RANK_SCRIPT)
+    procs = []
+    for node, ns in enumerate(two_machines):
+        for local in range(2):
+            env = clean_env(SLURM_PROCID=2 * node + local, SLURM_NTASKS=4, SLURM_LOCALID=local, SLURM_NODEID=node,
+                            SLURM_NNODES=2, SLURM_JOB_NODELIST="10.78.0.[1-2]", SLURM_JOB_ID=880011, SLURM_STEP_ID=0)
+            procs.append(subprocess.Popen(["ip", "netns", "exec", ns, sys.executable, str(path)], env=env,
+                                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
+    found = results([(p.returncode, out) for p, out in zip(procs, communicate_all(procs))])
+    assert sorted(found) == [0, 1, 2, 3]
+    for r, f in found.items():
+        assert f["sum"] == expected_sum(4) and f["local"] == str(r % 2), f
+
+
+@needs_gloo
+def test_run_restarts_both_machines_after_a_lost_rank(tmp_path, two_machines):
+    # One launcher per machine (srun python -m monoflow.distributed.run --nnodes 2 ...: the node rank from
+    # SLURM_NODEID); rank 3, on the second machine, dies on the first attempt: both launchers restart their
+    # ranks, which meet again at rank 0's store and resume from the checkpoint.
+    script = tmp_path / "train.py"
+    script.write_text(RESUMING_SCRIPT)
+    ckpt = tmp_path / "ckpt.json"
+    procs = []
+    for node, ns in enumerate(two_machines):
+        cmd = ["ip", "netns", "exec", ns, sys.executable, "-m", "monoflow.distributed.run", "--nnodes", "2",
+               "--nproc-per-node", "2", "--rdzv-endpoint", "10.78.0.1:29623", "--rdzv-id", "twomachines",
+               "--max-restarts", "1", str(script), str(ckpt), "6", "3", "first"]
+        procs.append(subprocess.Popen(cmd, env=clean_env(SLURM_NODEID=node), stdout=subprocess.PIPE,
+                                      stderr=subprocess.STDOUT, text=True))
+    outs = communicate_all(procs)
+    for p, out in zip(procs, outs):
+        assert p.returncode == 0, out[-4000:]
+    assert "rank 3 dies at step 3" in outs[1] and "restart 1 of 1" in outs[1], outs[1]
+    for node, out in enumerate(outs):
+        for rank in (2 * node, 2 * node + 1):
+            assert f"[rank {rank}] DONE rank {rank} attempt 1 step 6 total {4 * 21}" in out, out

@@ -18,6 +18,8 @@ store itself (file_identity.py); the directory must be fresh for each run,
 and one holding an earlier run's keys is refused.
 """
 import os
+import re
+import time
 import urllib.parse
 
 from monoflow.distributed import cluster_env, file_identity
@@ -127,8 +129,36 @@ def _tcp(host, port, rank, world_size, timeout_s):
         _check(rank, world_size)
     except ValueError as e:
         raise ValueError(f"{e}{_report_misfit(host, port, rank, world_size, timeout_s)}") from None
-    store = tcp_store(host, port, rank == 0, timeout_s, rank, world_size)
-    return store, rank, world_size, host
+    if rank == 0:
+        return tcp_store(host, port, True, timeout_s, rank, world_size), rank, world_size, host
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            return tcp_store(host, port, False, timeout_s, rank, world_size), rank, world_size, host
+        except RuntimeError as e:
+            if not _earlier_attempt(str(e)) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+
+
+_RESTART = re.compile(r"^(.*)-restart(\d+)$")
+_SERVED = re.compile(r"serves job '([^']*)'")
+
+
+def _attempt(job):
+    m = _RESTART.match(job)
+    return (m.group(1), int(m.group(2))) if m else (job, 0)
+
+
+def _earlier_attempt(message):
+    """Whether the store refused this rank because an earlier attempt of its own job still serves there
+    (Note [Restarts] in launch.py): on several nodes, this node's launcher may restart its ranks before
+    node 0's has restarted rank 0, whose store then goes away; so the rank tries again until its timeout."""
+    m = _SERVED.search(message)
+    if not m or "belongs to job" not in message:
+        return False
+    mine, theirs = _attempt(job_id()), _attempt(m.group(1))
+    return mine[0] == theirs[0] and theirs[1] < mine[1]
 
 
 def _report_misfit(host, port, rank, world_size, timeout_s):
