@@ -231,3 +231,78 @@ def test_static_grad_scaler_eager():
     assert w.detach().tolist() == [0.0, 0.0] and scaler.get_scale() == 8.0
     with pytest.raises(ValueError):
         flow.amp.StaticGradScaler(0)
+
+
+# ------------------------------------------------------------ small API gaps public scripts hit
+
+def test_shift_operators_match_torch():
+    for T in (torch, flow):
+        t = T.tensor([3, -8], dtype=T.int32)
+        u, v = t.clone(), t.clone()
+        u <<= 2
+        v >>= 1
+        got = ((t << 1).tolist(), (t >> 1).tolist(), (1 << T.tensor([2, 3])).tolist(),
+               (t << T.tensor([1, 2], dtype=T.int32)).tolist(), u.tolist(), v.tolist(), str((t << 1).dtype))
+        if T is torch:
+            ref = got
+    assert got[:-1] == ref[:-1] and got[-1].split(".")[-1] == ref[-1].split(".")[-1]
+    with pytest.raises(TypeError):
+        flow.tensor([1]) << "a"
+
+
+def test_torch_version_nn_attention_and_inference_mode_query():
+    assert flow.version.__version__ == flow.__version__ and flow.version.cuda is None and flow.version.hip is None
+    from monoflow.nn.attention import SDPBackend, sdpa_kernel
+    assert flow.nn.attention.sdpa_kernel is sdpa_kernel and SDPBackend.MATH.name == "MATH"
+    assert flow.nn.MultiheadAttention is flow.nn.modules.attention.MultiheadAttention
+    states = [flow.is_inference_mode_enabled()]
+    with flow.inference_mode():
+        states.append(flow.is_inference_mode_enabled())
+        with flow.inference_mode(False):
+            states.append(flow.is_inference_mode_enabled())
+        states.append(flow.is_inference_mode_enabled())
+    states.append(flow.is_inference_mode_enabled())
+    assert states == [False, True, False, True, False]
+
+
+def test_hessian_of_one_input_is_one_tensor_as_torch():
+    f = lambda x: (x ** 3).sum()  # noqa: E731
+    ref = torch.autograd.functional.hessian(f, torch.tensor([1.0, 2.0]))
+    got = flow.autograd.functional.hessian(f, flow.tensor([1.0, 2.0]))
+    assert isinstance(got, flow.Tensor) and got.tolist() == ref.tolist()
+    got = flow.autograd.functional.hessian(f, (flow.tensor([1.0, 2.0]),))
+    assert isinstance(got, tuple) and isinstance(got[0], tuple) and got[0][0].tolist() == ref.tolist()
+
+
+def test_in_place_samplers_follow_their_distributions():
+    flow.manual_seed(0)
+    n = 100000
+    e = flow.empty(n).exponential_(2.0)
+    g = flow.empty(n).geometric_(0.25)
+    ln = flow.empty(n).log_normal_(0.0, 0.5)
+    c = flow.empty(n).cauchy_(1.0, 2.0)
+    assert e.min().item() >= 0 and e.mean().item() == pytest.approx(0.5, rel=0.03)
+    assert g.min().item() == 1 and g.mean().item() == pytest.approx(4.0, rel=0.03)
+    assert ln.mean().item() == pytest.approx(np.exp(0.125), rel=0.03)
+    assert c.median().item() == pytest.approx(1.0, abs=0.05)
+    assert flow.empty(3, dtype=flow.int64).geometric_(0.5).dtype == flow.int64
+    with pytest.raises(RuntimeError):
+        flow.empty(3, dtype=flow.int64).exponential_()
+    with pytest.raises(RuntimeError):
+        flow.ones(2, requires_grad=True).exponential_()  # a leaf that requires grad, as torch
+
+
+def test_cosine_embedding_loss_is_torchs_formula():
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((5, 4)).astype(np.float32), rng.standard_normal((5, 4)).astype(np.float32)
+    y = np.array([1, -1, 1, -1, 1], dtype=np.float32)
+    out = {}
+    for T in (torch, flow):
+        A = T.tensor(a, requires_grad=True)
+        loss = T.nn.CosineEmbeddingLoss(margin=0.1)(A, T.tensor(b), T.tensor(y))
+        loss.backward()
+        same = T.nn.CosineEmbeddingLoss()(T.ones(1, 2), T.ones(1, 2), T.tensor([1])).item()
+        out[T.__name__] = (loss.item(), A.grad.numpy().copy(), same)
+    assert out["monoflow"][0] == pytest.approx(out["torch"][0], rel=1e-6)
+    np.testing.assert_allclose(out["monoflow"][1], out["torch"][1], rtol=1e-5, atol=1e-7)
+    assert out["monoflow"][2] == out["torch"][2] == 0.0

@@ -65,6 +65,7 @@ from monoflow import devices, memory  # noqa: E402
 from monoflow import autograd  # noqa: E402
 from monoflow import linalg, special  # noqa: E402
 from monoflow.autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402
+from monoflow.autograd import is_inference_mode_enabled  # noqa: E402,F401
 from monoflow.serialization import load, save  # noqa: E402
 from monoflow import nn  # noqa: E402
 from monoflow.ops_nn import *  # noqa: E402,F401,F403
@@ -91,6 +92,7 @@ from monoflow._defaults import get_default_device, set_default_device, set_defau
 from monoflow import accelerator, amp, backends, cuda, multiprocessing  # noqa: E402
 from monoflow import xpu  # noqa: E402  (torch.xpu: unavailable without an 'xpu' plugin)
 from monoflow import cpu  # noqa: E402  (torch.cpu: is_available, device_count, synchronize, amp)
+from monoflow import version  # noqa: E402,F401  (torch.version: __version__, cuda, hip, ...)
 from monoflow import compiler, jit  # noqa: E402  (torch.compiler / torch.jit: eager stand-ins, as compile)
 from monoflow import profiler  # noqa: E402  (torch.profiler over autograd.profiler's recorder)
 from monoflow import func  # noqa: E402  (torch.func: grad, vmap, functional_call ...)

@@ -487,3 +487,20 @@ for _n in _INPLACE + ("logaddexp", "logaddexp2", "fmax", "fmin", "signbit", "isp
 for _n in _INPLACE:
     setattr(TensorMethods, _n + "_", _c.inplace_method(globals()[_n], _n))
 del _op, _aliases, _fn, _n
+
+
+# the shift operators: t << n, n << t, t <<= n (and >>), as torch's Tensor
+def _shift_operator(fn, reflected=False):
+    def op(self, other):
+        if not isinstance(other, (_C.TensorBase, int, np.integer, float)) or isinstance(other, bool):
+            return NotImplemented
+        return fn(other, self) if reflected else fn(self, other)
+    return op
+
+
+TensorMethods.__lshift__ = _shift_operator(bitwise_left_shift)
+TensorMethods.__rlshift__ = _shift_operator(bitwise_left_shift, reflected=True)
+TensorMethods.__rshift__ = _shift_operator(bitwise_right_shift)
+TensorMethods.__rrshift__ = _shift_operator(bitwise_right_shift, reflected=True)
+TensorMethods.__ilshift__ = TensorMethods.bitwise_left_shift_
+TensorMethods.__irshift__ = TensorMethods.bitwise_right_shift_

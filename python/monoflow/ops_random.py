@@ -1,8 +1,9 @@
 """Random numbers (reproducible with monoflow.manual_seed or a Generator),
 linspace and eye."""
+import math
 import numbers
 
-from monoflow import _C, _memory_format
+from monoflow import _C, _dtypes, _memory_format
 from monoflow._global.creation import accepts_placement
 
 
@@ -284,3 +285,89 @@ class TensorMethods:
 
     def bernoulli(self, p=None, *, generator=None):
         return bernoulli(self, p, generator=generator)
+
+    # torch's other in-place samplers, drawn by inverting the CDF of a uniform draw
+    def _uniform_like(self, op, generator):
+        _C.check_tensor(self, op, "self", 0)
+        if not self.dtype.is_floating_point and op != "geometric_":
+            raise RuntimeError(f"{op} expects a floating point tensor, got {self.dtype}")
+        dt = self.dtype if self.dtype.is_floating_point else _dtypes.float64
+        return _C.uniform_(_C.empty(tuple(self.shape), dt, self.device), 0.0, 1.0, generator)
+
+    def exponential_(self, lambd=1.0, *, generator=None):
+        """Fills ``self`` in place with draws from the exponential distribution of rate ``lambd``.
+
+        Args:
+            lambd (float): the rate, positive. Default: ``1.0``.
+            generator (Generator, optional): the generator to draw from. Default: ``None``.
+
+        Example::
+
+            >>> x = flow.empty(1000).exponential_(2.0)
+            >>> bool(x.min() >= 0), abs(x.mean().item() - 0.5) < 0.1
+            (True, True)
+        """
+        lambd = _C.check_float(lambd, "exponential_", "lambd", 1)
+        if not lambd > 0:
+            raise RuntimeError(f"exponential_ expects lambd > 0.0, but found lambd={lambd}")
+        u = TensorMethods._uniform_like(self, "exponential_", generator)
+        return self.copy_(u.neg().log1p().neg() / lambd)
+
+    def geometric_(self, p, *, generator=None):
+        """Fills ``self`` in place with the number of Bernoulli(``p``) trials up to the first success
+        (1, 2, ...); float or integer tensors.
+
+        Args:
+            p (float): the success probability, in ``(0, 1)``.
+            generator (Generator, optional): the generator to draw from. Default: ``None``.
+
+        Example::
+
+            >>> x = flow.empty(1000, dtype=flow.int64).geometric_(0.5)
+            >>> x.min().item() >= 1, x.dtype
+            (True, monoflow.int64)
+        """
+        p = _C.check_float(p, "geometric_", "p", 1)
+        if not 0 < p < 1:
+            raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
+        u = TensorMethods._uniform_like(self, "geometric_", generator)
+        return self.copy_((u.neg().log1p() / math.log1p(-p)).ceil().clamp(min=1))
+
+    def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+        """Fills ``self`` in place with ``exp`` of draws from the normal distribution ``N(mean, std)``.
+
+        Args:
+            mean (float): the mean of the underlying normal. Default: ``1.0``.
+            std (float): its standard deviation, positive. Default: ``2.0``.
+            generator (Generator, optional): the generator to draw from. Default: ``None``.
+
+        Example::
+
+            >>> bool((flow.empty(10).log_normal_(0.0, 0.5) > 0).all())
+            True
+        """
+        mean = _C.check_float(mean, "log_normal_", "mean", 1)
+        std = _C.check_float(std, "log_normal_", "std", 2)
+        if not std > 0:
+            raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std}")
+        _C.check_tensor(self, "log_normal_", "self", 0)
+        return _C.normal_(self, mean, std, generator).exp_()
+
+    def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+        """Fills ``self`` in place with draws from the Cauchy distribution at ``median`` with scale ``sigma``.
+
+        Args:
+            median (float): the location. Default: ``0.0``.
+            sigma (float): the scale. Default: ``1.0``.
+            generator (Generator, optional): the generator to draw from. Default: ``None``.
+
+        Example::
+
+            >>> x = flow.empty(2001).cauchy_(3.0, 0.1)
+            >>> abs(x.median().item() - 3.0) < 0.05
+            True
+        """
+        median = _C.check_float(median, "cauchy_", "median", 1)
+        sigma = _C.check_float(sigma, "cauchy_", "sigma", 2)
+        u = TensorMethods._uniform_like(self, "cauchy_", generator)
+        return self.copy_(((u - 0.5) * math.pi).tan() * sigma + median)

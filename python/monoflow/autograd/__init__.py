@@ -3,8 +3,9 @@ its Python face (torch.autograd's names)."""
 from monoflow import _C
 from monoflow._composite import flag as _flag
 from monoflow.autograd.function import Function, FunctionCtx
-from monoflow.autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_multithreading_enabled,
-                                         no_grad, set_grad_enabled, set_multithreading_enabled)
+from monoflow.autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
+                                         is_multithreading_enabled, no_grad, set_grad_enabled,
+                                         set_multithreading_enabled)
 from monoflow.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
 from monoflow.autograd.variable import Variable
 from monoflow.autograd.anomaly_mode import (detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled,

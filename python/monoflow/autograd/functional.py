@@ -169,7 +169,8 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, out
 
     def gradient(*xs):
         out = scalar(*xs)
-        return _grad((out,), xs, (_creation.ones_like(out),), True, strict, "hessian")
+        g = _grad((out,), xs, (_creation.ones_like(out),), True, strict, "hessian")
+        return g if in_tuple else g[0]  # one input Tensor: one Hessian Tensor, as torch
 
     return jacobian(gradient, inputs_t if in_tuple else inputs_t[0], create_graph=create_graph, strict=strict)
 

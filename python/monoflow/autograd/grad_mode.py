@@ -1,5 +1,6 @@
 """Grad-mode context managers (thread-local state lives in the core)."""
 import functools
+import threading
 
 from monoflow import _C
 
@@ -142,11 +143,34 @@ class inference_mode(_GradModeContext):
 
     def __enter__(self):
         self._prev = _C.is_grad_enabled()
+        self._prev_inference = is_inference_mode_enabled()
+        _inference.enabled = self._mode
         if self._mode:
             _C._set_grad_enabled(False)
 
+    def __exit__(self, *exc):
+        _inference.enabled = self._prev_inference
+        return super().__exit__(*exc)
+
     def _clone(self):
         return inference_mode(self._mode)
+
+
+_inference = threading.local()  # .enabled: whether the innermost inference_mode block of this thread is on
+
+
+def is_inference_mode_enabled():
+    """Whether this thread is inside an enabled :class:`inference_mode` block (torch's query).
+
+    Example::
+
+        >>> flow.is_inference_mode_enabled()
+        False
+        >>> with flow.inference_mode():
+        ...     flow.is_inference_mode_enabled()
+        True
+    """
+    return getattr(_inference, "enabled", False)
 
 
 _multithreading = {"enabled": True}

@@ -429,9 +429,12 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
     _C.check_tensor(input2, "cosine_embedding_loss", "input2", 2)
     _C.check_tensor(target, "cosine_embedding_loss", "target", 3)
     _C.check_float(margin, "cosine_embedding_loss", "margin", 4)
-    from monoflow.nn.functional.distance import cosine_similarity
-
-    cos = cosine_similarity(input1, input2, dim=-1, eps=1e-12)
+    # torch's formula: the product of the squared norms (each + 1e-12) under one square root, so that
+    # equal inputs give cos == 1 exactly (a 0 loss)
+    prod_sum = (input1 * input2).sum(-1)
+    mag_square1 = (input1 * input1).sum(-1) + 1e-12
+    mag_square2 = (input2 * input2).sum(-1) + 1e-12
+    cos = prod_sum / (mag_square1 * mag_square2).sqrt()
     loss = _m.where(target == 1, 1 - cos, (cos - margin).clamp_min(0))
     return _reduce(loss, _reduction(reduction, size_average, reduce))
 
