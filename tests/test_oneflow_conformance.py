@@ -415,3 +415,26 @@ def test_reshape_takes_the_shape_by_keyword_as_torch_and_oneflow():
         x.reshape(foo=[-1])
     with pytest.raises(TypeError, match="not both"):
         x.reshape(2, shape=[12])
+
+
+@needs_torch
+def test_tensor_where_takes_oneflows_condition_first_form():
+    # OneFlow's Tensor.where(x, y) is flow.where(self, x, y): the tensor is the condition
+    rs = np.random.RandomState(3)
+    c = rs.randint(0, 2, size=(3, 2))
+    a, b = rs.randn(3, 2).astype(np.float32), np.ones((3, 2), np.float32)
+    want = torch.where(torch.tensor(c != 0), torch.tensor(a), torch.tensor(b)).numpy()
+    for dt in (flow.int32, flow.int64, flow.bool):
+        cond = flow.tensor(c, dtype=dt)
+        np.testing.assert_array_equal(cond.where(flow.tensor(a), flow.tensor(b)).numpy(), want)
+    np.testing.assert_array_equal(flow.tensor(c).where(flow.tensor(a), 1.0).numpy(), want)
+    got = flow.tensor(c).where()
+    for g, w in zip(got, np.nonzero(c)):
+        np.testing.assert_array_equal(g.numpy(), w)
+    # torch's form (a bool condition argument, or a floating self) is unchanged
+    x, tc = flow.tensor(a), torch.tensor(c != 0)
+    np.testing.assert_array_equal(x.where(flow.tensor(c != 0), flow.tensor(b)).numpy(),
+                                  torch.tensor(a).where(tc, torch.tensor(b)).numpy())
+    i = flow.tensor(c * 7)
+    np.testing.assert_array_equal(i.where(flow.tensor(c == 0), flow.tensor(c)).numpy(),
+                                  torch.tensor(c * 7).where(torch.tensor(c == 0), torch.tensor(c)).numpy())

@@ -327,8 +327,16 @@ class TensorMethods:
     clip = clamp
     clip_ = clamp_
 
-    def where(self, condition, other):
-        """condition ? self : other (torch.Tensor.where); a non-bool condition means nonzero."""
+    def where(self, condition=None, other=None):
+        # (its text: _docs/compare.py) torch's x.where(condition, other) when condition is a bool
+        # tensor (torch takes no other) or this tensor is floating; OneFlow's cond.where(x, y) =
+        # where(self, x, y) when this tensor is a bool/integer condition and the first argument is
+        # not a bool tensor (torch refuses that call); cond.where() gives its nonzeros' indices.
+        if condition is None and other is None:
+            return where(self)
+        if not (isinstance(condition, _C.TensorBase) and str(condition.dtype) == "monoflow.bool") and \
+                not (self.dtype.is_floating_point or self.dtype.is_complex):
+            return _C.where(_where_condition(self), condition, other)
         return _C.where(_where_condition(condition), self, other)
 
     def lerp(self, end, weight):

@@ -445,8 +445,14 @@ add_doc("where", "Tensor.where(condition, other) -> Tensor", r"""
 
     The shapes broadcast; ``other`` may be a number.
 
+    OneFlow's form is taken too: when this tensor is a bool or integer
+    condition and the first argument is not a bool tensor (a call torch
+    refuses), ``cond.where(x, y)`` is ``monoflow.where(cond, x, y)``, and
+    ``cond.where()`` gives the indices of its nonzeros.
+
     Args:
-        condition (Tensor): a bool tensor: where to keep this tensor's elements.
+        condition (Tensor): a bool tensor: where to keep this tensor's elements
+            (in OneFlow's form, the values where this tensor is nonzero).
         other (Tensor or Number): the values where ``condition`` is ``False``.
 
     Returns:
@@ -456,6 +462,8 @@ add_doc("where", "Tensor.where(condition, other) -> Tensor", r"""
 
         >>> x = flow.tensor([1.0, -2.0, 3.0])
         >>> x.where(x > 0, flow.zeros(3))
+        tensor([1., 0., 3.])
+        >>> flow.tensor([1, 0, 2]).where(x, 0.0)  # OneFlow's form: this tensor is the condition
         tensor([1., 0., 3.])
 
     See :func:`monoflow.where`.
