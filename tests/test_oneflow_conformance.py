@@ -438,3 +438,17 @@ def test_tensor_where_takes_oneflows_condition_first_form():
     i = flow.tensor(c * 7)
     np.testing.assert_array_equal(i.where(flow.tensor(c == 0), flow.tensor(c)).numpy(),
                                   torch.tensor(c * 7).where(torch.tensor(c == 0), torch.tensor(c)).numpy())
+
+
+@needs_torch
+def test_permute_takes_the_dims_by_keyword_as_torch_and_oneflow():
+    a = np.random.default_rng(4).standard_normal((2, 3, 4, 5)).astype(np.float32)
+    x, t = flow.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    fy, ty = x.permute(dims=[3, 1, 0, 2]), t.permute(dims=[3, 1, 0, 2])
+    np.testing.assert_array_equal(fy.detach().numpy(), ty.detach().numpy())
+    w = np.random.default_rng(5).standard_normal(ty.shape).astype(np.float32)
+    (fy * flow.tensor(w)).sum().backward()
+    (ty * torch.tensor(w)).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), t.grad.numpy())
+    with pytest.raises(TypeError, match="not both"):
+        x.permute(0, 1, 2, 3, dims=[0, 1, 2, 3])

@@ -85,14 +85,15 @@ def _parse_tensor_type(spec):
 
 
 _base_reshape = _C.TensorBase.reshape
+_base_permute = _C.TensorBase.permute
 
 
 def _shape_keyword(op, name, shape, kwargs):
-    # Tensor.reshape(shape=...) / Tensor.view(size=...): the shape given by keyword instead
+    # Tensor.reshape(shape=...) / Tensor.permute(dims=...): the shape given by keyword instead
     if shape or set(kwargs) != {name}:
         extra = sorted(set(kwargs) - {name})
         raise TypeError(f"{op}() got an unexpected keyword argument '{extra[0]}'" if extra else
-                        f"{op}() takes the shape either positionally or as {name}=, not both")
+                        f"{op}() takes the {name} either positionally or as {name}=, not both")
     return (kwargs[name],)
 
 
@@ -547,6 +548,12 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
         if kwargs:
             shape = _shape_keyword("reshape", "shape", shape, kwargs)
         return _base_reshape(self, *shape)
+
+    def permute(self, *dims, **kwargs):
+        # (its text: _docs) the dims by keyword too: x.permute(dims=[1, 0]), as torch and OneFlow
+        if kwargs:
+            dims = _shape_keyword("permute", "dims", dims, kwargs)
+        return _base_permute(self, *dims)
 
     def view_as(self, other):
         return self.view(_C.check_tensor(other, "view_as", "other").shape)
