@@ -244,20 +244,19 @@ def test_profiler_records_nested_ranges():
     with profiler.profile() as prof:
         for _ in range(3):
             with profiler.record_function("step"):
-                with profiler.record_function("matmul"):
+                with profiler.record_function("inner"):
                     x = flow.ones(64, 64)
                     (x @ x).sum().item()
     averages = {e.key: e for e in prof.key_averages()}
-    assert set(averages) == {"step", "matmul"}
-    assert averages["step"].count == 3 and averages["matmul"].count == 3
-    step, inner = averages["step"], averages["matmul"]
+    assert {"step", "inner", "matmul"} <= set(averages)  # the ranges and the ops launched inside them
+    assert averages["step"].count == 3 and averages["inner"].count == 3 and averages["matmul"].count == 3
+    step, inner = averages["step"], averages["inner"]
     assert step.cpu_time_total >= inner.cpu_time_total > 0
     assert step.self_cpu_time_total == pytest.approx(step.cpu_time_total - inner.cpu_time_total)
     table = prof.key_averages().table(sort_by="cpu_time_total", row_limit=10)
     lines = table.splitlines()
     assert "Self CPU %" in lines[1] and "# of Calls" in lines[1]
     assert lines[3].split()[0] == "step" and lines[3].split()[-1] == "3"
-    assert lines[-1].startswith("Self CPU time total:")
 
 
 def test_profiler_outside_a_profile_records_nothing_and_decorates(tmp_path):
@@ -275,7 +274,7 @@ def test_profiler_outside_a_profile_records_nothing_and_decorates(tmp_path):
     path = tmp_path / "trace.json"
     prof.export_chrome_trace(str(path))
     trace = json.loads(path.read_text())["traceEvents"]
-    assert [(e["name"], e["ph"]) for e in trace] == [("fn", "X")]
+    assert [(e["name"], e["cat"]) for e in trace if e["ph"] == "X"] == [("fn", "user_annotation")]
 
 
 def test_profiler_errors():

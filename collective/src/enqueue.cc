@@ -3,6 +3,8 @@
 #include "monoflow/collective/backends.h"
 #include "monoflow/collective/file_store.h"
 #include "monoflow/collective/tcp_store.h"
+#include "monoflow/dtype.h"
+#include "monoflow/profiler.h"
 
 namespace monoflow::collective {
 
@@ -15,6 +17,25 @@ std::vector<StreamFence> fences(const std::string& device) {
 void* ptr(uintptr_t p) { return reinterpret_cast<void*>(p); }
 DType dt(int d) { return static_cast<DType>(d); }
 ReduceOp rop(int op) { return static_cast<ReduceOp>(op); }
+size_t total(const std::vector<size_t>& counts) {
+  size_t n = 0;
+  for (size_t c : counts) n += c;
+  return n;
+}
+
+// The collective as the group's communication thread runs it, recorded as a
+// profiler row with the bytes this rank contributes and the peer (-1: all).
+template <class Run>
+auto traced(const char* name, size_t count, int dtype, int peer, Run run) {
+  return [=](Communicator& c) {
+    profiler::Range row(profiler::Kind::Collective, name);
+    if (profiler::Event* e = row.event()) {
+      e->bytes = static_cast<int64_t>(count * itemsize(dt(dtype)));
+      e->extra = peer;
+    }
+    run(c);
+  };
+}
 }  // namespace
 
 StorePtr make_tcp_store(const std::string& host, int port, bool is_server, int64_t timeout_ms,
@@ -56,48 +77,67 @@ GroupPtr make_group(const std::string& backend, StorePtr store, int rank, int si
 }
 
 WorkPtr enqueue_all_reduce(GroupPtr g, uintptr_t buf, size_t count, int dtype, int op, const std::string& dev) {
-  return g->enqueue([=](Communicator& c) { c.all_reduce(ptr(buf), count, dt(dtype), rop(op)); }, fences(dev));
+  return g->enqueue(traced("all_reduce", count, dtype, -1,
+                           [=](Communicator& c) { c.all_reduce(ptr(buf), count, dt(dtype), rop(op)); }),
+                    fences(dev));
 }
 WorkPtr enqueue_broadcast(GroupPtr g, uintptr_t buf, size_t count, int dtype, int root, const std::string& dev) {
-  return g->enqueue([=](Communicator& c) { c.broadcast(ptr(buf), count, dt(dtype), root); }, fences(dev));
+  return g->enqueue(traced("broadcast", count, dtype, root,
+                           [=](Communicator& c) { c.broadcast(ptr(buf), count, dt(dtype), root); }),
+                    fences(dev));
 }
 WorkPtr enqueue_reduce(GroupPtr g, uintptr_t buf, size_t count, int dtype, int op, int root,
                        const std::string& dev) {
-  return g->enqueue([=](Communicator& c) { c.reduce(ptr(buf), count, dt(dtype), rop(op), root); }, fences(dev));
+  return g->enqueue(traced("reduce", count, dtype, root,
+                           [=](Communicator& c) { c.reduce(ptr(buf), count, dt(dtype), rop(op), root); }),
+                    fences(dev));
 }
 WorkPtr enqueue_all_gather(GroupPtr g, uintptr_t in, uintptr_t out, std::vector<size_t> counts, int dtype,
                            const std::string& dev) {
-  return g->enqueue([=](Communicator& c) { c.all_gather(ptr(in), ptr(out), counts, dt(dtype)); }, fences(dev));
+  return g->enqueue(traced("all_gather", total(counts), dtype, -1,
+                           [=](Communicator& c) { c.all_gather(ptr(in), ptr(out), counts, dt(dtype)); }),
+                    fences(dev));
 }
 WorkPtr enqueue_gather(GroupPtr g, uintptr_t in, uintptr_t out, size_t count, int dtype, int root,
                        const std::string& dev) {
-  return g->enqueue([=](Communicator& c) { c.gather(ptr(in), ptr(out), count, dt(dtype), root); }, fences(dev));
+  return g->enqueue(traced("gather", count, dtype, root,
+                           [=](Communicator& c) { c.gather(ptr(in), ptr(out), count, dt(dtype), root); }),
+                    fences(dev));
 }
 WorkPtr enqueue_scatter(GroupPtr g, uintptr_t in, uintptr_t out, size_t count, int dtype, int root,
                         const std::string& dev) {
-  return g->enqueue([=](Communicator& c) { c.scatter(ptr(in), ptr(out), count, dt(dtype), root); }, fences(dev));
+  return g->enqueue(traced("scatter", count, dtype, root,
+                           [=](Communicator& c) { c.scatter(ptr(in), ptr(out), count, dt(dtype), root); }),
+                    fences(dev));
 }
 WorkPtr enqueue_reduce_scatter(GroupPtr g, uintptr_t in, uintptr_t out, std::vector<size_t> counts, int dtype,
                                int op, const std::string& dev) {
-  return g->enqueue([=](Communicator& c) { c.reduce_scatter(ptr(in), ptr(out), counts, dt(dtype), rop(op)); },
+  return g->enqueue(traced("reduce_scatter", total(counts), dtype, -1,
+                           [=](Communicator& c) { c.reduce_scatter(ptr(in), ptr(out), counts, dt(dtype), rop(op)); }),
                     fences(dev));
 }
 WorkPtr enqueue_all_to_all(GroupPtr g, uintptr_t in, std::vector<size_t> ic, uintptr_t out, std::vector<size_t> oc,
                            int dtype, const std::string& dev) {
-  return g->enqueue([=](Communicator& c) { c.all_to_all(ptr(in), ic, ptr(out), oc, dt(dtype)); }, fences(dev));
+  return g->enqueue(traced("all_to_all", total(ic), dtype, -1,
+                           [=](Communicator& c) { c.all_to_all(ptr(in), ic, ptr(out), oc, dt(dtype)); }),
+                    fences(dev));
 }
 WorkPtr enqueue_send(GroupPtr g, uintptr_t buf, size_t count, int dtype, int peer, uint32_t tag,
                      const std::string& dev) {
   uint64_t slot = g->comm().p2p_slot(peer, true, tag);  // at issue time: Note [Gloo tags and slots]
-  return g->enqueue_p2p([=](Communicator& c) { c.send(ptr(buf), count, dt(dtype), peer, slot); }, fences(dev));
+  return g->enqueue_p2p(traced("send", count, dtype, peer,
+                               [=](Communicator& c) { c.send(ptr(buf), count, dt(dtype), peer, slot); }),
+                        fences(dev));
 }
 WorkPtr enqueue_recv(GroupPtr g, uintptr_t buf, size_t count, int dtype, int peer, uint32_t tag,
                      const std::string& dev) {
   uint64_t slot = g->comm().p2p_slot(peer, false, tag);
-  return g->enqueue_p2p([=](Communicator& c) { c.recv(ptr(buf), count, dt(dtype), peer, slot); }, fences(dev));
+  return g->enqueue_p2p(traced("recv", count, dtype, peer,
+                               [=](Communicator& c) { c.recv(ptr(buf), count, dt(dtype), peer, slot); }),
+                        fences(dev));
 }
 WorkPtr enqueue_barrier(GroupPtr g) {
-  return g->enqueue([](Communicator& c) { c.barrier(); }, {});
+  return g->enqueue(traced("barrier", 0, 0, -1, [](Communicator& c) { c.barrier(); }), {});
 }
 
 CommStats comm_stats(const GroupPtr& g) { return g->comm().stats(); }

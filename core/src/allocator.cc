@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "monoflow/error.h"
+#include "monoflow/profiler.h"
 
 namespace monoflow {
 
@@ -149,7 +150,22 @@ Block* CachingAllocator::allocate(size_t nbytes, MFStream stream) {
   ++stats_.active_blocks;
   stats_.allocated_bytes += static_cast<int64_t>(b->size);
   stats_.peak_allocated_bytes = std::max(stats_.peak_allocated_bytes, stats_.allocated_bytes);
+  if (profiler::active()) record_memory(static_cast<int64_t>(b->size));
   return b;
+}
+
+void CachingAllocator::record_memory(int64_t bytes) const {
+  if (!profiler::profile_memory()) return;
+  profiler::Event e;
+  e.kind = profiler::Kind::Memory;
+  e.name = bytes >= 0 ? "alloc" : "free";
+  e.start_ns = e.end_ns = profiler::now_ns();
+  e.thread = profiler::thread_id();
+  e.device = device_name_;
+  e.bytes = bytes;
+  e.allocated = stats_.allocated_bytes;
+  e.reserved = stats_.reserved_bytes;
+  profiler::record(std::move(e));
 }
 
 void CachingAllocator::free(Block* b) {
@@ -158,6 +174,7 @@ void CachingAllocator::free(Block* b) {
   b->allocated = false;
   --stats_.active_blocks;
   stats_.allocated_bytes -= static_cast<int64_t>(b->size);
+  if (profiler::active()) record_memory(-static_cast<int64_t>(b->size));
   // Merge with free neighbours of the same segment.
   for (Block* n : {b->prev, b->next}) {
     if (!n || n->allocated) continue;

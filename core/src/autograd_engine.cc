@@ -9,6 +9,7 @@
 #include "monoflow/error.h"
 #include "monoflow/global_shard.h"
 #include "monoflow/ops.h"
+#include "monoflow/profiler.h"
 
 namespace monoflow {
 namespace autograd {
@@ -103,7 +104,12 @@ struct GraphTask {
     if (cap != captures.end())
       for (auto& [input_nr, slot] : cap->second) captured[slot] = grads[input_nr];
     if (skip) return;
-    TensorList outs = n->apply(grads);
+    TensorList outs;
+    {
+      profiler::Range row(profiler::Kind::Backward, "");
+      if (profiler::Event* e = row.event()) e->name = n->name();
+      outs = n->apply(grads);
+    }
     if (!retain_graph) n->release();
     MF_CHECK(outs.size() <= n->next_edges.size(), RuntimeError, "backward: ", n->name(), " returned ",
              outs.size(), " gradients for ", n->next_edges.size(), " inputs");

@@ -8,6 +8,7 @@
 #include "monoflow/global_shard.h"
 #include "monoflow/graph/launch_hook.h"
 #include "monoflow/launch_log.h"
+#include "monoflow/profiler.h"
 
 namespace monoflow {
 
@@ -55,6 +56,20 @@ bool build_coalesced(const Tensor* ops[], int n, Layout& out) {
   return true;
 }
 
+// "[[2, 3], [3]]": the operands' shapes, inputs then outputs, for the profiler.
+std::string shapes_of(const LaunchArgs& a) {
+  std::string s = "[";
+  auto add = [&](const Tensor& t) {
+    if (s.size() > 1) s += ", ";
+    s += "[";
+    for (size_t d = 0; d < t->shape.size(); ++d) s += (d ? ", " : "") + std::to_string(t->shape[d]);
+    s += "]";
+  };
+  for (int i = 0; i < a.num_inputs; ++i) add(a.inputs[i]);
+  for (int i = 0; i < a.num_outputs; ++i) add(a.outputs[i]);
+  return s + "]";
+}
+
 MFTensorDesc desc_of(const Tensor& t) {
   return MFTensorDesc{t->data_ptr(), static_cast<int32_t>(t->dtype), static_cast<int32_t>(t->dim()),
                       t->shape.data(), t->strides.data()};
@@ -79,6 +94,12 @@ void call_kernel(Backend& be, const Device& dev, MFKernelFn fn, const LaunchArgs
   }
   MFKernelCall call{sizeof(MFKernelCall), dev.index,  be.stream(dev.index), a.num_inputs, descs,
                     a.num_outputs,        descs + a.num_inputs, a.num_attrs,  a.attrs};
+  profiler::Range row(profiler::Kind::Op, a.op->name);
+  if (profiler::Event* e = row.event()) {
+    e->correlation = call.trace_id = profiler::next_correlation();
+    e->device = str_cat(be.name(), ":", dev.index);
+    if (profiler::record_shapes()) e->shapes = shapes_of(a);
+  }
   be.check(fn(&call), a.op->name);
   launch_log::record(&be, dev.index, a.op->name);
   if (launch_log::blocking()) be.synchronize(dev.index);  // the kernel's error is this op's
@@ -145,6 +166,8 @@ void run_on_cpu_fallback(Backend& be, const Device& dev, const LaunchArgs& a, DT
     }
   }
   DeviceRegistry::get().count_fallback(dev, a.op->id);
+  profiler::Range row(profiler::Kind::Fallback, a.op->name);
+  if (profiler::Event* e = row.event()) e->device = str_cat(be.name(), ":", dev.index);
 
   Tensor hin[kMaxOperands], hout[kMaxOperands];
   for (int i = 0; i < a.num_inputs; ++i) hin[i] = host_buffer_for(a.inputs[i]);

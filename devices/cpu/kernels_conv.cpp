@@ -322,7 +322,7 @@ MFStatus launch_conv(const MFKernelCall* call) {
                                           : &run_conv2d_weight_grad<T>;
     stream_from_handle(call->stream)->enqueue([&](Task& task) {
       task.fn = fn;
-      task.set_operands(call->outputs, call->num_outputs, call->inputs, call->num_inputs);
+      task.set_kernel_call(call);
       task.ival[0] = pack2(a.stride[0], a.stride[1]);
       task.ival[1] = pack2(a.padding[0], a.padding[1]);
       task.ival[2] = pack2(a.dilation[0], a.dilation[1]);

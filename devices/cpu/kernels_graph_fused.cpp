@@ -628,7 +628,7 @@ void check_counts(const char* op, const MFKernelCall* call, const Program& p, in
 void enqueue_program(const MFKernelCall* call, const Program* program, Task::Fn fn) {
   stream_from_handle(call->stream)->enqueue([&](Task& task) {
     task.fn = fn;
-    task.set_operands(call->outputs, call->num_outputs, call->inputs, call->num_inputs);
+    task.set_kernel_call(call);
     task.ival[0] = int64_t(reinterpret_cast<intptr_t>(program));
     task.ival[1] = call->num_outputs;
   });
@@ -935,7 +935,7 @@ MFStatus launch_conv_epilogue(const MFKernelCall* call) {
       if (!same_shape(call->inputs[j], out)) invalid(op, "operand shapes differ");
     stream_from_handle(call->stream)->enqueue([&](Task& task) {
       task.fn = &run_conv_epilogue<S>;
-      task.set_operands(call->outputs, call->num_outputs, call->inputs, call->num_inputs);
+      task.set_kernel_call(call);
       task.ival[0] = pack2(a.stride[0], a.stride[1]);
       task.ival[1] = pack2(a.padding[0], a.padding[1]);
       task.ival[2] = pack2(a.dilation[0], a.dilation[1]);

@@ -324,7 +324,7 @@ MFStatus launch_pool(const MFKernelCall* call) {
       invalid(op, "empty input planes");
     stream_from_handle(call->stream)->enqueue([&](Task& task) {
       task.fn = fn;
-      task.set_operands(call->outputs, call->num_outputs, call->inputs, call->num_inputs);
+      task.set_kernel_call(call);
       for (int k = 0; k < 4; ++k) task.ival[k] = ival[k];
     });
     return MF_OK;

@@ -29,7 +29,7 @@ void check_base(const char* op, const MFKernelCall* call, int inputs) {
 void enqueue_raw(const MFKernelCall* call, Task::Fn fn, int64_t i0, int64_t i1 = 0) {
   stream_from_handle(call->stream)->enqueue([&](Task& task) {
     task.fn = fn;
-    task.set_operands(call->outputs, call->num_outputs, call->inputs, call->num_inputs);
+    task.set_kernel_call(call);
     task.ival[0] = i0;
     task.ival[1] = i1;
   });

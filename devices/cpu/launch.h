@@ -92,7 +92,7 @@ inline void enqueue_call(const char* op, const MFKernelCall* call, const LaunchS
   }
   stream_from_handle(call->stream)->enqueue([&](Task& task) {
     task.fn = fn;
-    task.set_operands(call->outputs, call->num_outputs, call->inputs, call->num_inputs);
+    task.set_kernel_call(call);
     for (int k = 0; k < kTaskScalars; ++k) {
       task.ival[k] = ival[k];
       task.fval[k] = fval[k];

@@ -15,6 +15,7 @@
 #include "launch.h"
 #include "strided.h"
 #include "stream.h"
+#include "trace.h"
 #include "threads.h"
 
 namespace mfcpu {
@@ -86,13 +87,14 @@ void run_memcpy(Task& task) {
 
 void run_memset(Task& task) { std::memset(task.dst, int(task.ival[0]), task.nbytes); }
 
-MFStatus enqueue_memcpy(int32_t device, MFStream stream, void* dst, const void* src, size_t nbytes) {
+MFStatus enqueue_memcpy(const char* name, int32_t device, MFStream stream, void* dst, const void* src, size_t nbytes) {
   return guarded([&] {
     check_device(device);
     if (nbytes == 0) return MF_OK;
     if (!dst || !src) fail(MF_ERR_INVALID_ARGUMENT, "memcpy: NULL pointer");
     stream_from_handle(stream)->enqueue([&](Task& task) {
       task.fn = run_memcpy;
+      task.trace_name = name;
       task.dst = dst;
       task.src = src;
       task.nbytes = nbytes;
@@ -102,13 +104,13 @@ MFStatus enqueue_memcpy(int32_t device, MFStream stream, void* dst, const void* 
 }
 
 MFStatus memcpy_h2d(int32_t d, MFStream s, void* dst, const void* src, size_t n) noexcept {
-  return enqueue_memcpy(d, s, dst, src, n);
+  return enqueue_memcpy("memcpy_h2d", d, s, dst, src, n);
 }
 MFStatus memcpy_d2h(int32_t d, MFStream s, void* dst, const void* src, size_t n) noexcept {
-  return enqueue_memcpy(d, s, dst, src, n);
+  return enqueue_memcpy("memcpy_d2h", d, s, dst, src, n);
 }
 MFStatus memcpy_d2d(int32_t d, MFStream s, void* dst, const void* src, size_t n) noexcept {
-  return enqueue_memcpy(d, s, dst, src, n);
+  return enqueue_memcpy("memcpy_d2d", d, s, dst, src, n);
 }
 
 MFStatus memset_(int32_t device, MFStream stream, void* dst, int value, size_t nbytes) noexcept {
@@ -118,6 +120,7 @@ MFStatus memset_(int32_t device, MFStream stream, void* dst, int value, size_t n
     if (!dst) fail(MF_ERR_INVALID_ARGUMENT, "memset: NULL pointer");
     stream_from_handle(stream)->enqueue([&](Task& task) {
       task.fn = run_memset;
+      task.trace_name = "memset";
       task.dst = dst;
       task.ival[0] = value;
       task.nbytes = nbytes;
@@ -306,6 +309,7 @@ const MFDevicePlugin kPlugin = {
     register_kernels,
     set_num_threads,
     get_num_threads,
+    set_tracer,
 };
 
 }  // namespace

@@ -10,6 +10,7 @@
 
 #include "error.h"
 #include "threads.h"
+#include "trace.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -148,6 +149,12 @@ void Progress::publish(uint64_t completed) {
 
 // ---------------------------------------------------------------- Task
 
+void Task::set_kernel_call(const MFKernelCall* call) {
+  set_operands(call->outputs, call->num_outputs, call->inputs, call->num_inputs);
+  trace_name = "kernel";
+  trace_id = MF_HAS_FIELD(call, MFKernelCall, trace_id) ? call->trace_id : 0;
+}
+
 void Task::set_operands(const MFTensorDesc* outputs, int num_outputs, const MFTensorDesc* inputs,
                         int num_inputs) {
   const int n = num_outputs + num_inputs;
@@ -268,7 +275,14 @@ void Stream::worker_loop(Worker* w, Progress* progress, uint64_t done) {
   for (;;) {
     if (enqueued_.load(std::memory_order_acquire) > done) {
       refresh_worker_threads();
-      run(ring_[done & (kCapacity - 1)]);
+      Task& task = ring_[done & (kCapacity - 1)];
+      if (task.trace_name && tracing()) {
+        const int64_t start = trace_clock_ns();
+        run(task);
+        report_trace(reinterpret_cast<MFStream>(this), task, start, trace_clock_ns());
+      } else {
+        run(task);
+      }
       progress->publish(++done);
       continue;
     }

@@ -73,10 +73,15 @@ struct alignas(64) Task {
   // stream_wait_event: block until *wait_progress reaches wait_target.
   std::shared_ptr<Progress> wait_progress;
   uint64_t wait_target = 0;
+  // What the tracer reports (trace.h): null name = not reported.
+  const char* trace_name = nullptr;
+  uint64_t trace_id = 0;
 
   // Copies the descriptors (which are only valid during the launching call).
   void set_operands(const MFTensorDesc* outputs, int num_outputs, const MFTensorDesc* inputs,
                     int num_inputs);
+  // A kernel's task: its operands (outputs first) and its trace identity.
+  void set_kernel_call(const MFKernelCall* call);
   void clear() {
     if (heap_) heap_.reset();
     if (wait_progress) wait_progress.reset();
@@ -155,6 +160,8 @@ void Stream::enqueue(Fill&& fill) {
   if (e - progress_->completed() >= kCapacity) progress_->wait_for(e - kCapacity + 1);
   if (!worker_) start_worker();
   Task& task = ring_[e & (kCapacity - 1)];
+  task.trace_name = nullptr;
+  task.trace_id = 0;
   try {
     fill(task);
   } catch (...) {

@@ -1,6 +1,6 @@
 # Declarations of the C++ core used by _C.pyx.
 from cpython.object cimport PyObject
-from libc.stdint cimport int8_t, int16_t, int64_t
+from libc.stdint cimport int8_t, int16_t, int64_t, uint64_t
 from libcpp cimport bool as cbool
 from libcpp.map cimport map as cmap
 from libcpp.memory cimport shared_ptr
@@ -249,3 +249,18 @@ cdef extern from "monoflow/ops_fused.h" namespace "monoflow":
                                          Scalar value) except +translate_exception
     void c_sgd_momentum_ "monoflow::sgd_momentum_"(const Tensor& p, const Tensor& buf, const Tensor& g, double momentum,
                                                    double scale, double lr) except +translate_exception
+
+cdef extern from "monoflow/profiler.h" namespace "monoflow::profiler":
+    cdef enum class Kind "monoflow::profiler::Kind":
+        pass
+    cdef cppclass Event:
+        Kind kind
+        string name
+        int64_t start_ns, end_ns, thread
+        string device
+        uint64_t stream, correlation
+        int64_t bytes, allocated, reserved, extra
+        string shapes
+    void profiler_start "monoflow::profiler::start"(cbool record_shapes, cbool profile_memory) except +translate_exception
+    vector[Event] profiler_stop "monoflow::profiler::stop"() except +translate_exception
+    cbool profiler_active "monoflow::profiler::active"()

@@ -66,6 +66,8 @@ class CachingAllocator {
 
  private:
   struct Pool;
+  // A profiler memory row (Note [Profiler events]); called with mu_ held.
+  void record_memory(int64_t bytes) const;
   Block* try_from_pool(Pool& pool, size_t size, MFStream stream);
   Block* new_segment(Pool& pool, size_t size, MFStream stream);
   void release_cached_segments();  // caller holds mu_

@@ -29,7 +29,7 @@ extern "C" {
 #endif
 
 #define MF_ABI_MAJOR 1
-#define MF_ABI_MINOR 1  /* 1: MF_COMPLEX64, MF_COMPLEX128; the thread-team entries */
+#define MF_ABI_MINOR 2  /* 1: MF_COMPLEX64, MF_COMPLEX128; the thread-team entries. 2: tracing */
 
 #if defined(_WIN32)
 #define MF_EXPORT __declspec(dllexport)
@@ -116,6 +116,10 @@ typedef struct MFKernelCall {
   const MFTensorDesc* outputs;
   int32_t num_attrs;
   const MFAttr* attrs;
+  /* ABI 1.2: nonzero while the core profiles; a plugin with a tracer set
+   * reports the kernel's run with this correlation id (MFTraceRecord).
+   * Read it only when MF_HAS_FIELD(call, MFKernelCall, trace_id). */
+  uint64_t trace_id;
 } MFKernelCall;
 
 /* A kernel enqueues its work on `call->stream` and returns. A failure it can
@@ -135,6 +139,24 @@ typedef struct MFHostApi {
   MFStatus (*register_kernel)(void* registry, const char* op_name, int32_t in_dtype,
                               int32_t out_dtype, MFKernelFn fn);
 } MFHostApi;
+
+/* ABI 1.2: what a plugin reports about one piece of stream work it ran, for
+ * the profiler (Note [Profiler events] in monoflow/profiler.h). Times are
+ * CLOCK_MONOTONIC nanoseconds of the host, when the work started and ended
+ * (a device with its own clock converts). */
+typedef struct MFTraceRecord {
+  size_t struct_size;
+  int32_t device;
+  MFStream stream;
+  uint64_t correlation; /* the launching MFKernelCall's trace_id; 0 for copies */
+  const char* name;     /* static: "kernel", "memcpy_h2d", "memcpy_d2h", "memcpy_d2d", "memset" */
+  int64_t start_ns;
+  int64_t end_ns;
+  uint64_t bytes;       /* copies and memsets: bytes moved; 0 otherwise */
+} MFTraceRecord;
+
+/* Called on any plugin thread; must return quickly and never throws. */
+typedef void (*MFTraceFn)(void* user, const MFTraceRecord* record);
 
 typedef struct MFDeviceProperties {
   size_t struct_size;
@@ -195,6 +217,13 @@ typedef struct MFDevicePlugin {
    * returns the team size kernels use now. */
   MFStatus (*set_num_threads)(int32_t n);
   int32_t (*get_num_threads)(void);
+
+  /* ABI 1.2, optional (may be null): while `fn` is set the plugin calls it
+   * once per kernel, copy and memset it runs (after it ran), with `user`
+   * passed back; set_tracer(NULL, NULL) stops it. Work launched while a
+   * tracer was set may report shortly after it is cleared: the core ignores
+   * such late records. */
+  MFStatus (*set_tracer)(MFTraceFn fn, void* user);
 } MFDevicePlugin;
 
 typedef const MFDevicePlugin* (*MFPluginEntryFn)(void);

@@ -6,6 +6,7 @@
 #include "monoflow/backend.h"
 #include "monoflow/error.h"
 #include "monoflow/graph/iteration_memory.h"
+#include "monoflow/profiler.h"
 
 namespace monoflow::graph {
 
@@ -100,7 +101,13 @@ void launch_node(const Plan& plan, int node, int64_t it, const IterationMemory& 
   for (int k = 0; k < ni; ++k) fill(descs[k], n.inputs[k]);
   for (int k = 0; k < no; ++k) fill(descs[ni + k], n.outputs[k]);
   MFKernelCall call{sizeof(MFKernelCall), n.device.index, n.stream, ni, descs, no, descs + ni, na, attrs};
-  DeviceRegistry::get().backend(n.device).check(n.kernel(&call), n.name());
+  Backend& be = DeviceRegistry::get().backend(n.device);
+  profiler::Range row(profiler::Kind::Op, n.name());
+  if (profiler::Event* e = row.event()) {
+    e->correlation = call.trace_id = profiler::next_correlation();
+    e->device = str_cat(be.name(), ":", n.device.index);
+  }
+  be.check(n.kernel(&call), n.name());
 }
 
 }  // namespace monoflow::graph

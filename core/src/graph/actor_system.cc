@@ -9,6 +9,7 @@
 
 #include "monoflow/backend.h"
 #include "monoflow/error.h"
+#include "monoflow/profiler.h"
 
 namespace monoflow::graph {
 
@@ -136,6 +137,12 @@ void ActorSystem::Shared::post(RunState& st, Message m) {
 }
 
 void ActorSystem::Shared::act(RunState& st, Actor& a) {
+  profiler::Range row(profiler::Kind::Actor, st.plan->nodes[a.node].name());
+  if (profiler::Event* e = row.event()) {
+    e->extra = a.next;  // the iteration (micro-batch) it fires
+    e->device = str_cat(DeviceRegistry::get().backend(st.plan->nodes[a.node].device).name(), ":",
+                        st.plan->nodes[a.node].device.index);
+  }
   if (a.node == st.debug.fail_node) throw RuntimeError(st.debug.fail_message);
   if (a.node == st.debug.hold_node) {
     std::unique_lock<std::mutex> lock(gate->mu);

@@ -1,10 +1,12 @@
 """monoflow.profiler: torch.profiler's interface (profile with activities, a wait/warmup/active schedule,
 on_trace_ready, tensorboard_trace_handler) over monoflow.autograd.profiler's recorder.
 
-It records what monoflow.autograd.profiler records (the wall time of the
-``record_function`` ranges, no individual ops yet); a scheduled profile
-records the ranges of its active steps and hands them to ``on_trace_ready``
-at the end of each cycle, as torch's does."""
+It records what monoflow.autograd.profiler records: every kernel launch and the kernel's run on its
+stream, copies, backward nodes, memory (``profile_memory=True``), collectives, nn.Graph actor firings,
+DataLoader waits and the ``record_function`` ranges. A scheduled profile records its active steps (each
+as a ``ProfilerStep#N`` range) and hands them to ``on_trace_ready`` at the end of each cycle, as torch's
+does. ``prof.plot("step.png")`` draws a step's timeline and memory curve; ``python -m
+monoflow.profiler.merge`` joins the traces of several ranks."""
 import enum
 import os
 import socket
@@ -102,16 +104,28 @@ class profile:
         self.activities = set(activities) if activities else supported_activities()
         self.schedule = schedule
         self.on_trace_ready = on_trace_ready
+        self.record_shapes = record_shapes
+        self.profile_memory = profile_memory
         self.step_num = 0
         self._inner = None  # the recorder of the current recorded stretch
         self._last = None  # the one key_averages() reads
+        self._step_start = None  # monotonic ns at which the current step began
 
     def _action(self):
         return self.schedule(self.step_num) if self.schedule else ProfilerAction.RECORD
 
     def _start(self):
-        self._inner = _recorder.profile()
+        self._inner = _recorder.profile(record_shapes=self.record_shapes, profile_memory=self.profile_memory)
         self._inner.__enter__()
+        self._step_start = time.monotonic_ns()
+
+    def _mark_step(self):
+        """Records the step that just ended as a ``ProfilerStep#N`` range (torch's marker)."""
+        if self._inner is not None and self._step_start is not None:
+            import threading
+            self._inner._record_range(f"ProfilerStep#{self.step_num}", threading.get_native_id(), self._step_start,
+                                      time.monotonic_ns())
+        self._step_start = time.monotonic_ns()
 
     def _stop(self, save):
         self._inner.__exit__(None, None, None)
@@ -138,6 +152,7 @@ class profile:
     def step(self):
         """Ends the current step: may close the recorded stretch (and call on_trace_ready) or open the next."""
         before = self._action()
+        self._mark_step()
         self.step_num += 1
         after = self._action()
         if self._inner is not None and (before == ProfilerAction.RECORD_AND_SAVE or after == ProfilerAction.NONE):
@@ -157,7 +172,17 @@ class profile:
         return self._recorded("events").events()
 
     def key_averages(self, group_by_input_shape=False, group_by_stack_n=0, group_by_overload_name=False):
-        return self._recorded("key_averages").key_averages()
+        return self._recorded("key_averages").key_averages(group_by_input_shape=group_by_input_shape)
+
+    def memory_events(self):
+        return self._recorded("memory_events").memory_events()
+
+    def plot(self, path, step=None):
+        """Draws one recorded step (the last by default) as a timeline, a lane per host thread and stream,
+        with the allocator's curve below when ``profile_memory=True``; saves it to `path` (matplotlib)."""
+        rec = self._recorded("plot")
+        from monoflow.profiler import _plot
+        return _plot.plot(path, rec.events(), rec.memory_events(), step)
 
     def export_chrome_trace(self, path):
         return self._recorded("export_chrome_trace").export_chrome_trace(path)

@@ -23,6 +23,7 @@ import warnings
 import weakref
 
 import monoflow as flow
+from monoflow.autograd import profiler as _profiler
 from monoflow.utils.data import _worker
 from monoflow.utils.data.collate import default_collate, default_convert
 from monoflow.utils.data.dataset import IterableDataset
@@ -314,7 +315,11 @@ class _BaseIter:
 
     def __next__(self):
         try:
-            data = self._next_data()
+            if _profiler.is_recording():  # the wait for a batch, as torch's profiler names it
+                with _profiler.record_function(f"enumerate(DataLoader)#{type(self).__name__}.__next__"):
+                    data = self._next_data()
+            else:
+                data = self._next_data()
         except StopIteration:
             self._finished = True
             raise
