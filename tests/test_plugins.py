@@ -371,6 +371,20 @@ def test_cpu_fallback_gives_the_right_values_and_is_counted(case):
     np.testing.assert_array_equal(b.float().numpy(), B)
 
 
+def test_profiler_shows_a_fallback_and_the_cpu_kernel_inside_it():
+    a, b = flow.tensor(A).to("testdev:1"), flow.tensor(B).to("testdev:1")
+    with flow.profiler.profile() as prof:
+        out = a - b
+    np.testing.assert_array_equal(out.numpy(), A - B)
+    events = prof.events()
+    (fallback,) = [e for e in events if e.kind == "fallback"]
+    assert fallback.name == "sub" and fallback.device == "testdev:1"
+    inner = [e for e in events if e.kind == "op" and e.cpu_parent is fallback]
+    assert [(e.name, e.device) for e in inner] == [("sub", "cpu:0")]
+    # the testdev plugin has no tracer (ABI 1.2's set_tracer is optional): its own work has no kernel rows
+    assert all(e.device != "testdev:1" for e in events if e.kind == "kernel")
+
+
 def test_native_kernels_run_on_the_plugin_and_fallbacks_do_not(testdev_lib):
     a, b = flow.tensor(A).to("testdev"), flow.tensor(B).to("testdev")
     launches = testdev_lib.testdev_kernel_launches
