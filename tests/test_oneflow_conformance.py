@@ -411,6 +411,9 @@ def test_reshape_takes_the_shape_by_keyword_as_torch_and_oneflow():
     for shape in ([-1], (4, 6), [3, -1, 2]):
         np.testing.assert_array_equal(x.reshape(shape=shape).numpy(), t.reshape(shape=shape).numpy())
     np.testing.assert_array_equal(x.reshape(-1).reshape_as(other=x).numpy(), a)
+    np.testing.assert_array_equal(x.view(size=[4, 3, 2]).numpy(), t.view(size=[4, 3, 2]).numpy())
+    with pytest.raises(TypeError, match="unexpected keyword argument 'shape'"):
+        x.view(shape=[-1])
     with pytest.raises(TypeError, match="unexpected keyword argument 'foo'"):
         x.reshape(foo=[-1])
     with pytest.raises(TypeError, match="not both"):

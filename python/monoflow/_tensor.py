@@ -86,6 +86,7 @@ def _parse_tensor_type(spec):
 
 _base_reshape = _C.TensorBase.reshape
 _base_permute = _C.TensorBase.permute
+_base_view = _C.TensorBase.view
 
 
 def _shape_keyword(op, name, shape, kwargs):
@@ -548,6 +549,12 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
         if kwargs:
             shape = _shape_keyword("reshape", "shape", shape, kwargs)
         return _base_reshape(self, *shape)
+
+    def view(self, *shape, **kwargs):
+        # (its text: _docs) the shape by keyword too: x.view(size=[4, 3]), as torch and OneFlow
+        if kwargs:
+            shape = _shape_keyword("view", "size", shape, kwargs)
+        return _base_view(self, *shape)
 
     def permute(self, *dims, **kwargs):
         # (its text: _docs) the dims by keyword too: x.permute(dims=[1, 0]), as torch and OneFlow
