@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import monoflow
-from programs import imagenet_resnet, makemore, micrograd_check, mingpt, translation
+from programs import bert_mlm, imagenet_resnet, makemore, micrograd_check, mingpt, nanogpt_extras, siamese, translation
 from test_user_programs import assert_tracks, one_torch_thread  # noqa: F401 - autouse fixture
 
 torch = pytest.importorskip("torch")
@@ -84,6 +84,51 @@ def test_micrograd_engine_checks_match_torch():
     assert got["sanity"] == ref["sanity"] == (-20.0, 46.0, "float64")
     assert got["more"] == pytest.approx(ref["more"], rel=1e-12)
     assert got["inplace"] == ref["inplace"]
+
+
+# ------------------------------------------------------------ BERT-style masked LM (no HuggingFace)
+
+def test_bert_mlm_tracks_torch_with_tied_embeddings():
+    ref = bert_mlm.run(torch)
+    got = bert_mlm.run(monoflow, init=ref["init"])
+    assert_tracks(ref["losses"], got["losses"], rtol=1e-5)
+    assert got["accs"] == ref["accs"] and got["tied"] and got["n_params"] == ref["n_params"]
+    assert got["lr"] == pytest.approx(ref["lr"])
+
+
+def test_bert_mlm_random_masking_with_a_generator_learns():
+    got = bert_mlm.run(monoflow, fixed_masks=False, dropout=0.1, steps=30)
+    assert np.mean(got["losses"][-5:]) < np.mean(got["losses"][:5])
+
+
+# ------------------------------------------------------------ pytorch/examples siamese_network
+
+def test_siamese_network_tracks_torch():
+    ref = siamese.run(torch)
+    got = siamese.run(monoflow, init=ref["init"])
+    assert_tracks(ref["losses"], got["losses"], rtol=1e-5)
+    assert [c for _, c in got["tests"]] == [c for _, c in ref["tests"]]
+    assert_tracks([t for t, _ in ref["tests"]], [t for t, _ in got["tests"]], rtol=1e-5)
+
+
+# ------------------------------------------------------------ nanoGPT's train.py/model.py idioms
+
+@pytest.mark.filterwarnings("ignore:.*compile.*:UserWarning")
+def test_nanogpt_crop_compile_checkpoint_resume_tracks_torch(tmp_path):
+    ref = nanogpt_extras.run(torch, compile=False, workdir=str(tmp_path / "t"))
+    got = nanogpt_extras.run(monoflow, init=ref["init"], compile=True, workdir=str(tmp_path / "m"))
+    assert_tracks(ref["losses"], got["losses"], rtol=1e-5)
+    assert got["lines"] == ref["lines"]  # f-strings of 0-d tensors, estimate_mfu
+    assert got["cropped"] == ref["cropped"] == ((16, 32), (1, 1, 16, 16), "Parameter")
+    assert got["resumed_iter"] == 8 and got["best"] == pytest.approx(ref["best"], rel=1e-6)
+    assert got["sample"] == ref["sample"] and got["num_decay"] == ref["num_decay"]
+
+
+@pytest.mark.filterwarnings("ignore:.*compile.*:UserWarning")
+def test_nanogpt_under_cpu_bfloat16_autocast_tracks_torch(tmp_path):
+    ref = nanogpt_extras.run(torch, compile=False, autocast=True, workdir=str(tmp_path / "t"))
+    got = nanogpt_extras.run(monoflow, init=ref["init"], compile=True, autocast=True, workdir=str(tmp_path / "m"))
+    assert_tracks(ref["losses"], got["losses"], rtol=2e-4)
 
 
 # ------------------------------------------------------------ OneFlow documentation: nn.Graph
