@@ -351,3 +351,30 @@ def test_cosine_embedding_loss_is_torchs_formula():
     assert out["monoflow"][0] == pytest.approx(out["torch"][0], rel=1e-6)
     np.testing.assert_allclose(out["monoflow"][1], out["torch"][1], rtol=1e-5, atol=1e-7)
     assert out["monoflow"][2] == out["torch"][2] == 0.0
+
+
+def test_nn_buffer_registers_like_register_buffer():
+    out = {}
+    for T in (torch, flow):
+        class M(T.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.a = T.nn.Buffer(T.ones(2))
+                self.b = T.nn.Buffer(T.zeros(1), persistent=False)
+                self.lin = T.nn.Linear(1, 1)
+
+        m = M()
+        b = T.nn.Buffer(T.ones(1))
+        m.a = T.ones(3)  # a plain tensor assigned to a buffer's name stays a buffer
+        out[T.__name__] = (sorted(m.state_dict()), [n for n, _ in m.named_buffers()], isinstance(b, T.nn.Buffer),
+                           isinstance(T.ones(1), T.nn.Buffer), type(b).__name__, m.a.requires_grad,
+                           str(m.to(T.float64).a.dtype).split(".")[-1], tuple(m.a.shape))
+    assert out["monoflow"] == out["torch"]
+
+
+def test_embedding_bag_from_pretrained():
+    for T in (torch, flow):
+        bag = T.nn.EmbeddingBag.from_pretrained(T.eye(3), mode="sum")
+        assert bag(T.tensor([0, 1]), T.tensor([0])).tolist() == [[1.0, 1.0, 0.0]]
+        assert not bag.weight.requires_grad
+        assert T.nn.EmbeddingBag.from_pretrained(T.eye(3), freeze=False).weight.requires_grad

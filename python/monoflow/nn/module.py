@@ -203,6 +203,14 @@ class Module:
                 raise TypeError(f"cannot assign '{_tensor_type_name(value)}' as child module '{name}' "
                                 "(monoflow.nn.Module or None expected)")
             self._modules[name] = value
+        elif params is not None and getattr(value, "_is_buffer", False) and isinstance(value, _C.TensorBase):
+            # nn.Buffer(t, persistent=...): registered as register_buffer does
+            drop(d, params, self._modules)
+            self._buffers[name] = value
+            if value.persistent:
+                self._non_persistent_buffers_set.discard(name)
+            else:
+                self._non_persistent_buffers_set.add(name)
         elif params is not None and name in self._buffers:
             if value is not None and not isinstance(value, _C.TensorBase):
                 raise TypeError(f"cannot assign '{_tensor_type_name(value)}' as buffer '{name}' "

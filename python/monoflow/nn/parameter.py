@@ -244,3 +244,43 @@ class UninitializedBuffer(UninitializedTensorMixin, Tensor):
 
     def __init__(self, requires_grad=False, device=None, dtype=None):
         pass
+
+
+class _BufferMeta(type):
+    # isinstance(t, Buffer) is true for the tensors Buffer(...) marked, as torch's metaclass
+    def __instancecheck__(cls, instance):
+        return isinstance(instance, _C.TensorBase) and getattr(instance, "_is_buffer", False)
+
+
+class Buffer(metaclass=_BufferMeta):
+    """A tensor marked as a module buffer (torch's ``nn.Buffer``): assigning one to a :class:`Module`
+    attribute registers it as :meth:`Module.register_buffer` does, persistent or not.
+
+    ``Buffer(data)`` returns ``data`` detached (sharing its memory, keeping ``requires_grad``),
+    an ordinary Tensor with ``persistent`` set.
+
+    Args:
+        data (Tensor, optional): the values. Default: ``None`` (an empty tensor).
+        persistent (bool): whether the buffer is part of the state dict. Default: ``True``.
+
+    Example::
+
+        >>> m = nn.Module()
+        >>> m.steps = nn.Buffer(flow.zeros(1), persistent=False)
+        >>> [n for n, _ in m.named_buffers()], list(m.state_dict())
+        (['steps'], [])
+    """
+
+    __module__ = "monoflow.nn"
+
+    def __new__(cls, data=None, *, persistent=True):
+        if data is None:
+            from monoflow._creation import empty
+
+            data = empty(0)
+        if not isinstance(data, _C.TensorBase):
+            raise TypeError(f"Buffer: expected a Tensor for data, got {type(data).__name__}")
+        t = data.detach().requires_grad_(data.requires_grad)
+        t.persistent = bool(persistent)
+        t._is_buffer = True
+        return t

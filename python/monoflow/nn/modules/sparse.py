@@ -180,6 +180,27 @@ class EmbeddingBag(Module):
             with no_grad():
                 self.weight[self.padding_idx].fill_(0)
 
+    @classmethod
+    def from_pretrained(cls, embeddings, freeze=True, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+                        mode="mean", sparse=False, include_last_offset=False, padding_idx=None):
+        """An EmbeddingBag whose table is ``embeddings`` (2-d), frozen (``requires_grad=False``)
+        unless ``freeze=False``; the other arguments are the constructor's.
+
+        Example::
+
+            >>> bag = nn.EmbeddingBag.from_pretrained(flow.eye(3), mode='sum')
+            >>> bag(flow.tensor([0, 1]), flow.tensor([0]))
+            tensor([[1., 1., 0.]])
+        """
+        if embeddings.dim() != 2:
+            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
+        rows, cols = embeddings.shape
+        bag = cls(rows, cols, _weight=embeddings, max_norm=max_norm, norm_type=norm_type,
+                  scale_grad_by_freq=scale_grad_by_freq, mode=mode, sparse=sparse,
+                  include_last_offset=include_last_offset, padding_idx=padding_idx)
+        bag.weight.requires_grad = not freeze
+        return bag
+
     def forward(self, input, offsets=None, per_sample_weights=None):
         return F.embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type, self.scale_grad_by_freq,
                                self.mode, self.sparse, per_sample_weights, self.include_last_offset,
