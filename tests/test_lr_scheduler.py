@@ -318,13 +318,14 @@ def test_polynomial_lr_takes_torch_positionals_and_oneflow_keywords():
     got = _lr_trace(flow, lambda L, o: L.optim.lr_scheduler.PolynomialLR(o, 4, 2.0))
     want = _lr_trace(torch, lambda L, o: L.optim.lr_scheduler.PolynomialLR(o, 4, 2.0))
     assert got == pytest.approx(want, abs=1e-12)
-    # OneFlow's keywords, against the formula of its documentation
+    # OneFlow's keywords, against the formula of its implementation (cycle: step 0 counts as step 1)
     for cycle in (False, True):
         got = _lr_trace(flow, lambda L, o: L.optim.lr_scheduler.PolynomialLR(
             o, decay_batch=5, end_learning_rate=1e-5, power=2, cycle=cycle))
         want = []
         for step in range(12):
-            horizon = 5 * max(1, math.ceil(step / 5)) if cycle else 5
+            step = max(step, 1) if cycle else step
+            horizon = 5 * math.ceil(step / 5) if cycle else 5
             want.append((0.5 - 1e-5) * (1 - min(step, horizon) / horizon) ** 2 + 1e-5)
         assert got == pytest.approx(want, abs=1e-12)
     # OneFlow's default end_learning_rate with decay_batch

@@ -455,3 +455,79 @@ def test_permute_takes_the_dims_by_keyword_as_torch_and_oneflow():
     np.testing.assert_array_equal(x.grad.numpy(), t.grad.numpy())
     with pytest.raises(TypeError, match="not both"):
         x.permute(0, 1, 2, 3, dims=[0, 1, 2, 3])
+
+
+# --- OneFlow's lr-scheduler forms ----------------------------------------------
+
+def _sgd(lr):
+    return flow.optim.SGD([flow.nn.Parameter(flow.ones(2))], lr=lr)
+
+
+def _lrs(sched, n):
+    out = [sched.get_last_lr()[0]]
+    for _ in range(n - 1):
+        sched.optimizer.step()
+        sched.step()
+        out.append(sched.get_last_lr()[0])
+    return out
+
+
+def test_polynomial_lr_takes_oneflows_positional_order_and_cycle_from_step_1():
+    import math
+
+    def want(step, horizon=10, end=1e-3, power=2.0):  # OneFlow's closed form with cycle
+        step = max(step, 1)
+        horizon = horizon * math.ceil(step / horizon)
+        return (0.5 - end) * (1 - step / horizon) ** power + end
+
+    s = flow.optim.lr_scheduler.PolynomialLR(_sgd(0.5), 10, 1e-3, 2.0, True)   # decay_batch, end, power, cycle
+    assert (s.total_iters, s.end_learning_rate, s.power, s.cycle) == (10, 1e-3, 2.0, True)
+    np.testing.assert_allclose(_lrs(s, 25), [want(i) for i in range(25)], rtol=1e-12)
+    with pytest.raises(TypeError, match="OneFlow's order"):
+        flow.optim.lr_scheduler.PolynomialLR(_sgd(0.5), 10, 1e-3, 2.0, True, -1, False, "extra")
+
+
+@needs_torch
+def test_cosine_warm_restarts_oneflows_decay_rate_and_restart_limit():
+    import math
+    sched = flow.optim.lr_scheduler.CosineAnnealingWarmRestarts(_sgd(0.1), T_0=4, T_mult=2, eta_min=0.01,
+                                                                 decay_rate=0.5, restart_limit=2)
+    want = []
+    for step in range(20):  # OneFlow's get_lr
+        k = math.floor(math.log(1 - step / 4 * (1 - 2), 2))
+        period, in_period = 2 ** k * 4, step - (1 - 2 ** k) / (1 - 2) * 4
+        want.append(0.01 + (0.1 * 0.5 ** k - 0.01) * 0.5 * (1 + math.cos(math.pi * in_period / period))
+                    if k < 2 else 0.01)
+    np.testing.assert_allclose(_lrs(sched, 20), want, rtol=1e-12, atol=1e-15)
+    # the defaults are torch's schedule
+    p = torch.nn.Parameter(torch.ones(2))
+    topt = torch.optim.SGD([p], lr=0.1)
+    tsched = torch.optim.lr_scheduler.CosineAnnealingWarmRestarts(topt, T_0=3, T_mult=2, eta_min=0.01)
+    twant = []
+    for _ in range(15):
+        twant.append(tsched.get_last_lr()[0])
+        topt.step()
+        tsched.step()
+    fs = flow.optim.lr_scheduler.CosineAnnealingWarmRestarts(_sgd(0.1), T_0=3, T_mult=2, eta_min=0.01)
+    np.testing.assert_allclose(_lrs(fs, 15), twant, rtol=1e-12)
+    with pytest.raises(ValueError, match="restart_limit"):
+        flow.optim.lr_scheduler.CosineAnnealingWarmRestarts(_sgd(0.1), T_0=3, restart_limit=-1)
+
+
+def test_scheduler_last_step_is_oneflows_last_epoch():
+    s = flow.optim.lr_scheduler.StepLR(_sgd(1.0), step_size=2)
+    _lrs(s, 4)
+    assert s.last_step == s.last_epoch == 3
+    s.last_step = 7
+    assert s.last_epoch == 7
+
+
+def test_save_into_an_existing_directory_and_load_it_as_oneflow(tmp_path):
+    sd = {"w": flow.arange(6, dtype=flow.float32).reshape(2, 3), "step": 4}
+    flow.save(sd, tmp_path)              # OneFlow's form: the checkpoint is a directory
+    assert (tmp_path / "monoflow_checkpoint.mf").is_file()
+    back = flow.load(str(tmp_path))
+    assert back["step"] == 4
+    np.testing.assert_array_equal(back["w"].numpy(), np.arange(6, dtype=np.float32).reshape(2, 3))
+    flow.save({"step": 5}, str(tmp_path))   # saved again: replaced
+    assert flow.load(tmp_path)["step"] == 5

@@ -101,6 +101,15 @@ class LRScheduler:
         """The learning rates the last ``step()`` set, one per group."""
         return self._last_lr
 
+    @property
+    def last_step(self):
+        """OneFlow's name for ``last_epoch``: the index of the last step taken."""
+        return self.last_epoch
+
+    @last_step.setter
+    def last_step(self, value):
+        self.last_epoch = value
+
     def get_lr(self):
         raise NotImplementedError
 
@@ -452,6 +461,10 @@ class PolynomialLR(LRScheduler):
         last_step (int, optional): OneFlow's name for ``last_epoch``.
         verbose (bool): accepted for OneFlow's signature; nothing is printed.
 
+    More than three positional arguments after ``optimizer`` follow OneFlow's
+    order: ``PolynomialLR(optimizer, decay_batch, end_learning_rate, power,
+    cycle, last_step, verbose)``.
+
     Example::
 
         >>> opt = flow.optim.SGD([nn.Parameter(flow.zeros(1))], lr=1.0)
@@ -465,8 +478,16 @@ class PolynomialLR(LRScheduler):
         [1.0, 0.75, 0.5, 0.25, 0.0]
     """
 
-    def __init__(self, optimizer, total_iters=5, power=1.0, last_epoch=-1, *, decay_batch=None,
+    def __init__(self, optimizer, total_iters=5, power=1.0, last_epoch=-1, *args, decay_batch=None,
                  end_learning_rate=None, cycle=False, last_step=None, verbose=False):
+        if args:  # more than torch's three positionals: OneFlow's order (decay_batch, end_learning_rate,
+            # power, cycle[, last_step[, verbose]]), as its scripts and tests pass them
+            if len(args) > 3 or decay_batch is not None or end_learning_rate is not None:
+                raise TypeError("PolynomialLR() takes at most 7 positional arguments (OneFlow's order: optimizer, "
+                                "decay_batch, end_learning_rate, power, cycle, last_step, verbose), or its keywords")
+            decay_batch, end_learning_rate, power = total_iters, power, last_epoch
+            cycle = args[0]
+            last_epoch = args[1] if len(args) > 1 else -1
         if decay_batch is not None:
             total_iters = decay_batch
             end_learning_rate = 0.0001 if end_learning_rate is None else end_learning_rate
@@ -490,7 +511,8 @@ class PolynomialLR(LRScheduler):
     def _get_closed_form_lr(self):
         step, horizon = self.last_epoch, self.total_iters
         if self.cycle:
-            horizon *= max(1, math.ceil(step / horizon))
+            step = max(step, 1)  # OneFlow's: step 0 of a cycling decay counts as step 1
+            horizon *= math.ceil(step / horizon)
         else:
             step = min(step, horizon)
         end = self.end_learning_rate
@@ -1143,6 +1165,12 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         eta_min (float): the lowest lr. Default: ``0.0``.
         last_epoch (int): index of the last epoch when resuming; ``-1`` starts afresh
             (and records ``initial_lr`` in every group). Default: ``-1``.
+        decay_rate (float): OneFlow's: each period's peak is ``initial_lr * decay_rate ** k``
+            for the ``k``-th period. Default: ``1.0``.
+        restart_limit (int): OneFlow's: after this many periods the lr stays at ``eta_min``;
+            ``0`` restarts without end. Default: ``0``.
+        last_step (int, optional): OneFlow's name for ``last_epoch``.
+        verbose (bool): accepted for OneFlow's signature; nothing is printed.
 
     Example::
 
@@ -1157,7 +1185,14 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         [1.0, 0.5, 1.0, 0.5, 1.0]
     """
 
-    def __init__(self, optimizer, T_0, T_mult=1, eta_min=0.0, last_epoch=-1):
+    def __init__(self, optimizer, T_0, T_mult=1, eta_min=0.0, last_epoch=-1, *, decay_rate=1.0, restart_limit=0,
+                 last_step=None, verbose=False):
+        if last_step is not None:
+            last_epoch = last_step
+        if isinstance(restart_limit, bool) or not isinstance(restart_limit, int) or restart_limit < 0:
+            raise ValueError(f"Expected a non-negative integer restart_limit, but got {restart_limit!r}")
+        self.decay_rate = float(decay_rate)
+        self.restart_limit = restart_limit
         if not isinstance(T_0, int) or T_0 <= 0:
             raise ValueError(f"Expected positive integer T_0, but got {T_0}")
         if not isinstance(T_mult, int) or T_mult < 1:
@@ -1172,7 +1207,16 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
-        return [self.eta_min + (base_lr - self.eta_min) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
+        gamma = 1.0
+        if self.decay_rate != 1.0 or self.restart_limit:  # OneFlow's: the cycle's peak decays, restarts end
+            if self.T_mult == 1:
+                cycle = int(self.last_epoch // self.T_0)
+            else:
+                cycle = int(round(math.log(self.T_i / self.T_0, self.T_mult)))
+            if self.restart_limit and cycle >= self.restart_limit:
+                return [self.eta_min for _ in self.base_lrs]
+            gamma = self.decay_rate ** cycle
+        return [self.eta_min + (base_lr * gamma - self.eta_min) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
                 for base_lr in self.base_lrs]
 
     def step(self, epoch=None):

@@ -21,7 +21,7 @@ import io
 from monoflow import _C
 
 from . import native, pickled, safetensors, torch_format
-from ._archive import Archive, Source, file_name, sniff
+from ._archive import Archive, Source, file_name, in_directory, sniff
 from ._errors import CheckpointError, WeightsOnlyError, file_error
 from ._placement import UserError, check_map_location
 from .native import FORMAT_NAME, FORMAT_VERSION, save
@@ -55,7 +55,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
 
     Args:
         f (str or os.PathLike or file object): a path, or a readable binary
-            file object.
+            file object; a directory that ``flow.save`` wrote into (OneFlow's
+            form) is read from the checkpoint file inside it.
         map_location (optional): where tensors go, as in torch. ``None``
             (default): the device each tensor was saved on (an error if that
             device type is not registered in this process); a str or
@@ -93,6 +94,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
     check_map_location(map_location)
     weights_only = True if weights_only is None else bool(weights_only)
     as_global = global_src_rank is not None
+    f = in_directory(f, reading=True)
     fname = file_name(f)
     if as_global:
         f = io.BytesIO(native.read_on_rank(f, _C.check_int(global_src_rank, "load", "global_src_rank")))

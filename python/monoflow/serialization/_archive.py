@@ -28,6 +28,21 @@ def is_path(f):
     return isinstance(f, (str, bytes, os.PathLike))
 
 
+# OneFlow saves a checkpoint as a directory: flow.save(obj, "ckpt_dir") / flow.load("ckpt_dir").
+# Given an existing directory, monoflow keeps its one-file checkpoint inside it under this name.
+DIR_MEMBER = "monoflow_checkpoint.mf"
+
+
+def in_directory(f, reading=False):
+    """``f``, or the checkpoint file inside it when ``f`` is an existing directory (OneFlow's form);
+    for ``reading``, only when that file is there (any other directory is refused as before)."""
+    if is_path(f) and os.path.isdir(f):
+        member = os.path.join(os.fsdecode(f), DIR_MEMBER)
+        if not reading or os.path.isfile(member):
+            return member
+    return f
+
+
 def file_name(f):
     if is_path(f):
         return repr(os.fsdecode(f))

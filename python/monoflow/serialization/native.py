@@ -52,7 +52,7 @@ import numpy as np
 from monoflow import _C
 
 from . import _atomic, pickled
-from ._archive import Source, file_name, is_path
+from ._archive import Source, file_name, in_directory, is_path
 from ._errors import CheckpointError, type_name
 from ._placement import UserError, contiguous_strides, restore
 
@@ -370,7 +370,9 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_seriali
     Args:
         obj (object): what to save.
         f (str or os.PathLike or file object): a path, or a writable binary
-            file object.
+            file object. An existing directory (OneFlow saves checkpoints as
+            directories) gets the checkpoint as a file inside it, which
+            ``flow.load`` of the directory reads.
         pickle_module (module, optional): the pickler of the objects that are
             not data. Default: ``None``: the standard ``pickle``.
         pickle_protocol (int): the pickle protocol of those objects. Default: 2.
@@ -393,6 +395,7 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_seriali
         {'w': tensor([1., 2.]), 'step': 3}
     """
     del _use_new_zipfile_serialization, _disable_byteorder_record
+    f = in_directory(f)
     if pickle_module is not None and not isinstance(getattr(pickle_module, "Pickler", None), type):
         raise AttributeError(f"save(): argument 'pickle_module' must be a module with a Pickler class (as pickle), "
                              f"not {type(pickle_module).__name__}")  # (torch's type: its lookup of Pickler fails)
