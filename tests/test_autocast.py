@@ -236,3 +236,71 @@ def test_regions_are_per_thread():
     leave.set()
     th.join()
     assert seen["other"] == flow.bfloat16
+
+
+def test_autocast_on_global_tensors():
+    """Global tensors take the same policy: the local shard runs the low dtype, the loss float32, and
+    float32 parameters get float32 gradients."""
+    placement = flow.placement("cpu", ranks=[0])
+    flow.manual_seed(0)
+    lin = flow.nn.Linear(8, 4)
+    x = flow.randn(16, 8)
+    with flow.autocast("cpu", dtype=flow.bfloat16):
+        ref = lin(x)
+    lin.to_global(placement, flow.sbp.broadcast)
+    xg = x.to_global(placement, flow.sbp.split(0))
+    target = flow.zeros(16, dtype=flow.int64).to_global(placement, flow.sbp.split(0))
+    with flow.autocast("cpu", dtype=flow.bfloat16):
+        out = lin(xg)
+        loss = flow.nn.functional.cross_entropy(out, target)
+    assert out.is_global and out.dtype == flow.bfloat16 and out.sbp == (flow.sbp.split(0),)
+    assert loss.dtype == flow.float32
+    np.testing.assert_array_equal(out.to_local().float().numpy(), ref.float().numpy())
+    loss.backward()
+    assert lin.weight.grad.is_global and lin.weight.grad.dtype == flow.float32
+
+
+def test_graph_enable_amp_with_gradient_accumulation():
+    """enable_amp and set_gradient_accumulation_steps together: each call runs the micro-batches under
+    autocast and one update, as the eager loop that accumulates the micro-batches' gradients."""
+    def make():
+        flow.manual_seed(0)
+        model = flow.nn.Sequential(flow.nn.Linear(8, 16), flow.nn.ReLU(), flow.nn.Linear(16, 3))
+        return model, flow.optim.SGD(model.parameters(), lr=0.1)
+
+    g = flow.Generator().manual_seed(3)
+    x, t = flow.randn(32, 8, generator=g), flow.randint(0, 3, (32,), generator=g)
+    model, opt = make()
+    eager = []
+    for _ in range(4):
+        opt.zero_grad()
+        total = 0.0
+        for xs, ts in zip(x.chunk(4), t.chunk(4)):
+            with flow.autocast("cpu", dtype=flow.bfloat16):
+                loss = flow.nn.functional.cross_entropy(model(xs), ts) / 4
+            loss.backward()
+            total += loss.item()
+        opt.step()
+        eager.append(total)
+
+    model, opt = make()
+
+    class Step(flow.nn.Graph):
+        def __init__(self):
+            super().__init__()
+            self.m = model
+            self.add_optimizer(opt)
+            self.config.enable_amp(True, dtype=flow.bfloat16)
+            self.config.set_gradient_accumulation_steps(4)
+
+        def build(self, x, t):
+            logits = self.m(x)
+            assert logits.dtype == flow.bfloat16
+            loss = flow.nn.functional.cross_entropy(logits, t)
+            loss.backward()
+            return loss
+
+    step = Step()
+    graph = [step(x, t).numpy().mean() for _ in range(4)]
+    np.testing.assert_allclose(graph, eager, rtol=2e-2, atol=2e-3)  # the mean of the micro-batch losses
+    assert graph[-1] < graph[0]

@@ -140,19 +140,22 @@ class Graph:
                                            f"checkpointing wraps the class's forward and cannot combine with it")
                     object.__setattr__(m, "forward", checkpointed_forward(m, gm.name))
                     installed.append(m)
-            with self._amp_regions(), stage_scope(self):  # pipeline stages: pipeline.py
+            with stage_scope(self):  # pipeline stages: pipeline.py
                 yield
         finally:
             for m in installed:
                 m.__dict__.pop("forward", None)
 
-    def _amp_regions(self):
-        """config.enable_amp: build runs in an autocast region for every device type."""
-        regions = contextlib.ExitStack()
-        if self.config.amp is not None:
+    def _build(self, *args):
+        """build, under config.enable_amp in an autocast region for every device type: one region per
+        micro-batch, as the eager loop it stands for enters one per forward (a region's cached weight casts
+        belong to that micro-batch's autograd graph)."""
+        if self.config.amp is None:
+            return self.build(*args)
+        with contextlib.ExitStack() as regions:
             for device_type in _C.device_types():
                 regions.enter_context(autocast(device_type, dtype=self.config.amp))
-        return regions
+            return self.build(*args)
 
     def build(self, *args):
         raise NotImplementedError(f"{type(self).__name__} must define build(*args)")
@@ -289,7 +292,7 @@ class Graph:
 
         def fn(*a):
             with flow.no_grad(), self._module_settings():
-                return self.build(*a)
+                return self._build(*a)
         return self._compile(key, fn, args).example_outputs
 
     def _call_train(self, args):
@@ -338,9 +341,9 @@ class Graph:
         n = self.config.gradient_accumulation_steps
         with self._module_settings():
             if n == 1:
-                return self.build(*args)
+                return self._build(*args)
             where = f"{type(self).__name__}.__call__"
-            outs = [self.build(*micro) for micro in split_micro_batches(where, args, n)]
+            outs = [self._build(*micro) for micro in split_micro_batches(where, args, n)]
         params = [p for s, _ in self._optimizers for g in s.opt.param_groups for p in g["params"]]
         average_accumulated_grads(params, n)
         return merge_micro_batch_outputs(where, outs)
