@@ -531,3 +531,25 @@ def test_save_into_an_existing_directory_and_load_it_as_oneflow(tmp_path):
     np.testing.assert_array_equal(back["w"].numpy(), np.arange(6, dtype=np.float32).reshape(2, 3))
     flow.save({"step": 5}, str(tmp_path))   # saved again: replaced
     assert flow.load(tmp_path)["step"] == 5
+
+
+@pytest.mark.parametrize("merge", [True, False])
+def test_ctc_greedy_decoder_matches_a_best_path_reference(merge):
+    rs = np.random.RandomState(7)
+    T, N, C = 12, 5, 4
+    lp = np.log(rs.dirichlet(np.ones(C), size=(T, N))).astype(np.float32)
+    lens = np.array([12, 7, 0, 3, 10])
+    dec, neg = flow.nn.functional.ctc_greedy_decoder(flow.tensor(lp), flow.tensor(lens), merge)
+    assert dec.dtype == flow.int64 and tuple(dec.shape) == (N, T) and tuple(neg.shape) == (N, 1)
+    for b in range(N):  # reference: step by step, blank = C - 1, previous = last step's argmax
+        out, prev, total = [], -1, 0.0
+        for t in range(lens[b]):
+            k = int(np.argmax(lp[t, b]))
+            total -= float(lp[t, b, k])
+            if k != C - 1 and not (merge and k == prev):
+                out.append(k)
+            prev = k
+        np.testing.assert_array_equal(dec.numpy()[b], out + [0] * (T - len(out)))
+        np.testing.assert_allclose(neg.numpy()[b, 0], total, rtol=1e-5)
+    with pytest.raises(RuntimeError, match="input_lengths"):
+        flow.nn.functional.ctc_greedy_decoder(flow.tensor(lp), flow.tensor([13, 1, 1, 1, 1]))

@@ -11,7 +11,7 @@ import numpy as np
 from monoflow import _C, _dtypes, ops_shape
 from monoflow._creation import tensor as _tensor
 
-__all__ = ["ctc_loss"]
+__all__ = ["ctc_loss", "ctc_greedy_decoder"]
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -145,3 +145,52 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
         return loss.sum()
     div = _tensor(np.maximum(np.array(tg_len), 1), device=dev).to(dt)
     return (loss / div).mean()
+
+
+def ctc_greedy_decoder(log_probs, input_lengths, merge_repeated=True):
+    """ctc_greedy_decoder(log_probs, input_lengths, merge_repeated=True) -> (Tensor, Tensor)
+
+    OneFlow's greedy (best-path) CTC decoder: at each time step of each sample the most likely
+    class; blanks dropped and, with ``merge_repeated``, repeats of the previous step's class
+    merged. The blank is the *last* class (``C - 1``), as in OneFlow. Not differentiable.
+
+    Args:
+        log_probs (Tensor): ``(T, N, C)`` log-probabilities (or any scores; only their
+            per-step maximum is used).
+        input_lengths (Tensor or sequence of int): the ``N`` valid lengths (at most ``T``).
+        merge_repeated (bool): merge consecutive repeats of a class. Default: ``True``.
+
+    Returns:
+        (Tensor, Tensor): the decoded labels, int64 of shape ``(N, T)`` padded with 0, and the
+        negated sum of the chosen log-probabilities over each sample's steps, shape ``(N, 1)``.
+
+    Example::
+
+        >>> lp = flow.tensor([[[0.1, 0.7, 0.2]], [[0.1, 0.7, 0.2]], [[0.1, 0.2, 0.7]], [[0.6, 0.3, 0.1]]]).log()
+        >>> decoded, neg_sum = flow.nn.functional.ctc_greedy_decoder(lp, flow.tensor([4]))
+        >>> decoded
+        tensor([[1, 0, 0, 0]])
+        >>> neg_sum.shape
+        monoflow.Size([1, 1])
+    """
+    log_probs = _C.check_tensor(log_probs, "ctc_greedy_decoder", "log_probs", 1)
+    if log_probs.dim() != 3:
+        raise RuntimeError(f"ctc_greedy_decoder(): log_probs must be (T, N, C), got shape {list(log_probs.shape)}")
+    steps, batch, classes = log_probs.shape
+    lengths = _lengths("ctc_greedy_decoder", "input_lengths", input_lengths, batch)
+    if any(n < 0 or n > steps for n in lengths):
+        raise RuntimeError(f"ctc_greedy_decoder(): input_lengths must be in [0, {steps}], got {lengths}")
+    lp = log_probs.detach().cpu().float().numpy() if log_probs.dtype == _dtypes.float16 or \
+        log_probs.dtype == _dtypes.bfloat16 else log_probs.detach().cpu().numpy()
+    best = lp.argmax(axis=2)                                     # (T, N)
+    valid = np.arange(steps)[:, None] < np.asarray(lengths)[None, :]
+    neg_sum = -np.where(valid, lp.max(axis=2), 0).sum(axis=0, keepdims=True).T.astype(lp.dtype)
+    keep = valid & (best != classes - 1)
+    if merge_repeated:  # the previous step's class, blank or not, as OneFlow's kernel compares
+        keep[1:] &= best[1:] != best[:-1]
+    decoded = np.zeros((batch, steps), dtype=np.int64)
+    for b in range(batch):
+        labels = best[keep[:, b], b]
+        decoded[b, :labels.size] = labels
+    return (_tensor(decoded, device=log_probs.device),
+            _tensor(neg_sum, dtype=log_probs.dtype, device=log_probs.device))
