@@ -608,3 +608,22 @@ def test_run_restarts_both_machines_after_a_lost_rank(tmp_path, two_machines):
     for node, out in enumerate(outs):
         for rank in (2 * node, 2 * node + 1):
             assert f"[rank {rank}] DONE rank {rank} attempt 1 step 6 total {4 * 21}" in out, out
+
+
+GLOBAL_SCRIPT = r'''
+import monoflow as flow
+placement = flow.placement("cpu", ranks=list(range(flow.env.get_world_size())))
+x = (flow.arange(4, dtype=flow.float32) + 10.0 * flow.env.get_rank()).to_global(placement, flow.sbp.split(0))
+y = x.to_global(sbp=flow.sbp.broadcast)
+print(f"RESULT rank={flow.env.get_rank()} got={','.join(str(int(v)) for v in y.to_local().tolist())}", flush=True)
+'''
+
+
+@needs_gloo
+@pytest.mark.parametrize("style", ["slurm", "openmpi"])
+def test_global_tensors_join_the_job_under_any_scheduler(tmp_path, style):
+    """No init_process_group: global tensors form the job's group from srun's or mpirun's variables."""
+    port = free_port_for_slurm() if style == "slurm" else launch.free_port()
+    found = results(run_ranks(tmp_path, [STYLES[style](r, 2, port) for r in range(2)], GLOBAL_SCRIPT))
+    # each rank's local 4 values are its shard of dim 0: the whole tensor is both ranks' values in order
+    assert found[0]["got"] == found[1]["got"] == "0,1,2,3,10,11,12,13"

@@ -8,14 +8,17 @@ part in making them, in whatever order they first need them.
 """
 import os
 
+from monoflow.distributed import cluster_env as _cluster_env
 from monoflow.distributed import process_group as _pg
 
 _by_ranks = {}
 
 
 def _ensure_world():
-    if not _pg.is_initialized() and int(os.environ.get("WORLD_SIZE", "1")) > 1:
-        _pg.init_process_group(os.environ.get("MONOFLOW_GLOBAL_BACKEND", "gloo"))
+    # Any scheduler's variables (torchrun, srun, mpirun, PMI: distributed/cluster_env.py) start the job's group;
+    # the backend is MONOFLOW_GLOBAL_BACKEND's or the best engine present.
+    if not _pg.is_initialized() and _cluster_env.world_size() > 1:
+        _pg.init_process_group(os.environ.get("MONOFLOW_GLOBAL_BACKEND") or None)
 
 
 def world_size():
