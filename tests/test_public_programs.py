@@ -6,6 +6,8 @@ documentation (nn.Graph, GraphConfig, WarmupLR, grad scalers) run with `oneflow`
 
 Where randomness can be shared (torch's initial weights copied in, no dropout, no shuffling)
 the losses track torch's step by step; otherwise monoflow's must decrease like torch's."""
+import sys
+
 import numpy as np
 import pytest
 
@@ -378,3 +380,78 @@ def test_embedding_bag_from_pretrained():
         assert bag(T.tensor([0, 1]), T.tensor([0])).tolist() == [[1.0, 1.0, 0.0]]
         assert not bag.weight.requires_grad
         assert T.nn.EmbeddingBag.from_pretrained(T.eye(3), freeze=False).weight.requires_grad
+
+
+# ------------------------------------------------------------ OneFlow's mock_torch: `import torch` gives monoflow
+
+MOCKED_SCRIPT = '''
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.utils.data import DataLoader, TensorDataset
+
+torch.manual_seed(0)
+x = torch.randn(64, 4)
+y = (x.sum(1, keepdim=True) > 0).float()
+model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1))
+opt = torch.optim.Adam(model.parameters(), lr=0.05)
+losses = []
+for epoch in range(5):
+    for xb, yb in DataLoader(TensorDataset(x, y), batch_size=16):
+        loss = F.binary_cross_entropy_with_logits(model(xb), yb)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+'''
+
+
+def test_mock_torch_runs_a_torch_script_on_monoflow_and_gives_torch_back():
+    import monoflow.mock_torch as mock
+
+    real = torch
+    ns = {}
+    with mock.enable():
+        exec(compile(MOCKED_SCRIPT, "<torch script>", "exec"), ns)
+        import torch as inside
+        assert inside is flow and mock.is_enabled()
+    assert ns["torch"] is flow and isinstance(ns["model"][0].weight, flow.Tensor)
+    assert np.mean(ns["losses"][-4:]) < np.mean(ns["losses"][:4])
+    assert not mock.is_enabled()
+    import torch as after
+    assert after is real and flow.__spec__.name == "monoflow" and flow.nn.__spec__.name == "monoflow.nn"
+    with mock.enable():
+        with pytest.raises(ImportError):
+            import torch._dynamo as _dyn  # noqa: F401
+    assert "torch._dynamo" not in sys.modules or sys.modules["torch._dynamo"].__name__.startswith("torch")
+
+
+def test_mock_torch_lazy_placeholders_fail_only_when_used():
+    import monoflow.mock_torch as mock
+
+    with mock.enable(lazy=True):
+        import torch as mocked
+        import torch._dynamo as dyn
+        assert not isinstance(mocked.ones(1), mocked.not_a_class) and mocked.nn.Linear is flow.nn.Linear
+        with pytest.raises(NotImplementedError):
+            dyn.optimize("inductor")
+    assert not hasattr(flow, "_dynamo") and not hasattr(flow, "not_a_class")
+
+
+def test_mock_torch_command_line_enables_it_for_a_new_python(tmp_path):
+    import os
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-m", "monoflow.mock_torch"], capture_output=True, text=True, check=True)
+    env = dict(os.environ)
+    for part in out.stdout.strip().split(";"):
+        key, _, value = part.strip()[len("export "):].partition("=")
+        env[key] = value.replace("$PYTHONPATH", os.environ.get("PYTHONPATH", ""))
+    script = tmp_path / "train.py"
+    script.write_text(MOCKED_SCRIPT + "import monoflow\nprint(torch is monoflow, losses[-1] < losses[0])\n")
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["True", "True"]
+    off = subprocess.run([sys.executable, "-m", "monoflow.mock_torch", "disable"], capture_output=True, text=True,
+                         env=env, check=True)
+    assert "unset MONOFLOW_MOCK_TORCH_LAZY" in off.stdout and "mock_torch" not in off.stdout.split(";")[0]
