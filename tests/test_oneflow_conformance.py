@@ -553,3 +553,46 @@ def test_ctc_greedy_decoder_matches_a_best_path_reference(merge):
         np.testing.assert_allclose(neg.numpy()[b, 0], total, rtol=1e-5)
     with pytest.raises(RuntimeError, match="input_lengths"):
         flow.nn.functional.ctc_greedy_decoder(flow.tensor(lp), flow.tensor([13, 1, 1, 1, 1]))
+
+
+@needs_torch
+def test_custom_function_releases_saved_tensors_after_backward_as_torch():
+    ctxs = {}
+
+    def make(lib, key):
+        class Twice(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x.clone())
+                ctxs[key] = ctx
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                (x,) = ctx.saved_tensors
+                return g * 2 + 0 * x
+        return Twice
+
+    a = np.random.default_rng(8).standard_normal(4).astype(np.float32)
+    fx, tx = flow.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    fy, ty = make(flow, "f").apply(fx), make(torch, "t").apply(tx)
+    assert ctxs["f"]._is_data_valid()                      # OneFlow's check
+    fy.sum().backward(retain_graph=True)
+    ty.sum().backward(retain_graph=True)
+    assert ctxs["f"]._is_data_valid() and len(ctxs["f"].saved_tensors) == 1 == len(ctxs["t"].saved_tensors)
+    fy.sum().backward()
+    ty.sum().backward()
+    np.testing.assert_array_equal(fx.grad.numpy(), tx.grad.numpy())
+    assert not ctxs["f"]._is_data_valid()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time") as got:
+        ctxs["f"].saved_tensors
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        ctxs["t"].saved_tensors
+
+
+def test_copy_from_numpy_is_a_data_write_also_into_a_parameter():
+    w = flow.nn.Linear(3, 2, bias=False).weight
+    v = np.arange(6, dtype=np.float32).reshape(2, 3)
+    w.copy_(v)                             # OneFlow's tests load weights so
+    np.testing.assert_array_equal(w.detach().numpy(), v)
+    assert w.is_leaf and w.requires_grad and w.grad_fn is None

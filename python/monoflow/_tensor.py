@@ -210,10 +210,13 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
 
     def copy_(self, src, non_blocking=False):
         # (its text: _docs/tensor.py)
-        if isinstance(src, np.ndarray):
+        if isinstance(src, np.ndarray):  # OneFlow's data write from NumPy: not recorded by autograd
             from monoflow._creation import tensor
+            from monoflow.autograd.grad_mode import no_grad
 
             src = tensor(src, dtype=self.dtype, device=self.device)
+            with no_grad():
+                return _C.TensorBase.copy_(self, src)
         try:
             return _C.TensorBase.copy_(self, src)
         except RuntimeError as e:  # (named after this frame, the autograd check's node name is left in)

@@ -458,7 +458,8 @@ add_doc("copy_", "Tensor.copy_(src, non_blocking=False) -> Tensor", """
 
     Args:
         src (Tensor or numpy.ndarray): the values to copy; a NumPy array
-            (contiguous or not) is taken as in OneFlow.
+            (contiguous or not) is taken as in OneFlow, as a data write that
+            autograd does not record (also into a leaf that requires grad).
         non_blocking (bool): accepted for torch's signature; the copy is
             ordered on the stream either way.
 

@@ -58,8 +58,25 @@ class FunctionCtx:
             pack, self._unpack = hooks
             self._saved = tuple(None if t is None else pack(t) for t in self._saved)
 
+    def _release_saved(self):
+        # the graph node is gone (backward ran without retain_graph, or the graph was dropped): the
+        # saved tensors go with it, as in torch and OneFlow
+        self._saved, self._versions, self._live, self._saved_src = (), (), None, None
+        self._released = True
+
+    def _is_data_valid(self):
+        """OneFlow's check: whether the tensors saved for backward are still held (False once a
+        backward pass without ``retain_graph`` has released them)."""
+        return not getattr(self, "_released", False)
+
     @property
     def saved_tensors(self):
+        if getattr(self, "_released", False):
+            raise RuntimeError("Trying to backward through the graph a second time (or directly access saved "
+                               "tensors after they have already been freed). Saved intermediate values of the "
+                               "graph are freed when you call .backward() or autograd.grad(). Specify "
+                               "retain_graph=True if you need to backward through the graph a second time or "
+                               "if you need to access saved tensors after calling backward.")
         if getattr(self, "_unpack", None) is not None:
             out = tuple(None if p is None else self._unpack(p) for p in self._saved)
             for t in out:
@@ -215,6 +232,7 @@ class Function:
         diff_outs = [outs[i] for i in out_pos if id(outs[i]) not in non_diff]
         connected = _C.record_function(cls.__name__ + "Backward", [args[i] for i in tensor_pos], diff_outs,
                                        backward)
+        weakref.finalize(backward, FunctionCtx._release_saved, ctx)  # the engine drops it with the node
         by_id = dict(zip([id(o) for o in diff_outs], connected))
         _link_saved(ctx, cls, args, outs, by_id)
         result = tuple(by_id.get(id(o), o) if isinstance(o, _C.TensorBase) else o for o in outs)
