@@ -455,3 +455,18 @@ def test_mock_torch_command_line_enables_it_for_a_new_python(tmp_path):
     off = subprocess.run([sys.executable, "-m", "monoflow.mock_torch", "disable"], capture_output=True, text=True,
                          env=env, check=True)
     assert "unset MONOFLOW_MOCK_TORCH_LAZY" in off.stdout and "mock_torch" not in off.stdout.split(";")[0]
+
+
+# ------------------------------------------------------------ OneFlow API reference names
+
+def test_oneflow_quick_gelu_one_hot_values_and_char():
+    x = flow.tensor([-1.0, 0.0, 1.0])
+    expect = (x * flow.sigmoid(1.702 * x)).tolist()
+    assert flow.nn.QuickGELU()(x).tolist() == pytest.approx(expect)
+    assert flow.nn.functional.quick_gelu(x).tolist() == pytest.approx(expect)
+    F = flow.nn.functional
+    assert F.one_hot(flow.tensor([1]), num_classes=3, on_value=5, off_value=1).tolist() == [[1, 5, 1]]
+    smooth = F.one_hot(flow.tensor([1]), 3, on_value=0.9, off_value=0.05)
+    assert smooth.dtype == flow.float32 and smooth.tolist() == pytest.approx([[0.05, 0.9, 0.05]])
+    assert F.one_hot(flow.tensor([2, 0]), 3).tolist() == torch.nn.functional.one_hot(torch.tensor([2, 0]), 3).tolist()
+    assert flow.char is flow.int8 and flow.CharTensor([1]).dtype == flow.char

@@ -74,6 +74,7 @@ from monoflow import utils  # noqa: E402
 
 half, float, double = float16, float32, float64  # noqa: A001
 short, int, long = int16, int32, int64  # noqa: A001
+char = int8  # OneFlow's name of int8 (as CharTensor's dtype)
 
 __version__ = "0.1.0"
 del _builtins

@@ -311,9 +311,18 @@ def nonzero(input, *, as_tuple=False):
     return _C.nonzero(input, as_tuple)
 
 
-def one_hot(tensor, num_classes=-1):
-    """torch.nn.functional.one_hot: int64 tensor with a new last dim of num_classes (-1: max + 1)."""
-    return _C.one_hot(tensor, num_classes)
+def one_hot(tensor, num_classes=-1, on_value=1, off_value=0):
+    """torch.nn.functional.one_hot: int64 tensor with a new last dim of num_classes (-1: max + 1).
+    OneFlow's ``on_value``/``off_value`` fill the hot and the other entries (int64 for int values,
+    the default float dtype otherwise)."""
+    out = _C.one_hot(tensor, num_classes)
+    if (on_value, off_value) == (1, 0) and not isinstance(on_value, float) and not isinstance(off_value, float):
+        return out
+    ints = all(isinstance(v, int) and not isinstance(v, bool) for v in (on_value, off_value))
+    dtype = out.dtype if ints else _C.get_default_dtype()
+    on = _C.full((), on_value, dtype, out.device)
+    off = _C.full((), off_value, dtype, out.device)
+    return _C.where(out.bool(), on, off)
 
 
 def pad(input, pad, mode="constant", value=None):

@@ -293,7 +293,7 @@ add_doc("nonzero", "nonzero(input, *, as_tuple=False) -> Tensor or tuple of Tens
         (tensor([1, 2]),)
     """)
 
-add_doc("one_hot", "one_hot(tensor, num_classes=-1) -> Tensor", """
+add_doc("one_hot", "one_hot(tensor, num_classes=-1, on_value=1, off_value=0) -> Tensor", """
     Encodes int64 class indices as one-hot int64 vectors: the result has a new
     last dimension of size ``num_classes``, 1 at the index and 0 elsewhere.
 
@@ -301,6 +301,10 @@ add_doc("one_hot", "one_hot(tensor, num_classes=-1) -> Tensor", """
         tensor (Tensor): int64 class indices, of any shape.
         num_classes (int): the number of classes; ``-1`` uses
             ``tensor.max() + 1``. Default: -1.
+        on_value (int or float): OneFlow's value at the index. Default: 1.
+        off_value (int or float): OneFlow's value elsewhere. Default: 0. With
+            a float ``on_value`` or ``off_value`` the result has the default
+            float dtype.
 
     Example::
 
@@ -309,6 +313,8 @@ add_doc("one_hot", "one_hot(tensor, num_classes=-1) -> Tensor", """
                 [0, 0, 1]])
         >>> flow.one_hot(flow.tensor([1, 0])).shape
         monoflow.Size([2, 2])
+        >>> flow.one_hot(flow.tensor([1]), 3, on_value=0.9, off_value=0.05)
+        tensor([[0.0500, 0.9000, 0.0500]])
     """)
 
 add_doc("diagonal_scatter", "diagonal_scatter(input, src, offset=0, dim1=0, dim2=1) -> Tensor", """

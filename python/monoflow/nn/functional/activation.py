@@ -15,7 +15,7 @@ __all__ = ["relu", "relu_", "gelu", "silu", "sigmoid", "tanh", "softplus", "soft
            "prelu", "tanhshrink", "threshold", "hardshrink", "softshrink", "glu",
            "celu", "elu", "hardsigmoid", "hardswish", "hardtanh", "leaky_relu", "logsigmoid", "mish", "relu6",
            "selu", "softsign", "elu_", "celu_", "selu_", "leaky_relu_", "hardtanh_", "threshold_", "rrelu",
-           "rrelu_", "gumbel_softmax"]
+           "rrelu_", "gumbel_softmax", "quick_gelu"]
 
 
 def _check(name, x):
@@ -72,6 +72,22 @@ def gelu(input, approximate="none"):
     if not isinstance(approximate, str) or approximate not in ("none", "tanh"):
         raise ValueError(f"gelu(): approximate must be 'none' or 'tanh', got {approximate!r}")
     return _m.gelu(input, approximate=approximate)
+
+
+def quick_gelu(input):
+    """OneFlow's quick GELU ``x * sigmoid(1.702 * x)`` elementwise (CLIP's activation). See
+    :class:`~monoflow.nn.QuickGELU`.
+
+    Args:
+        input (Tensor): the input, a floating-point tensor of any shape.
+
+    Example::
+
+        >>> F.quick_gelu(flow.tensor([-1.0, 0.0, 1.0]))
+        tensor([-0.1542,  0.0000,  0.8458])
+    """
+    _check("quick_gelu", input)
+    return input * _m.sigmoid(input * 1.702)
 
 
 def silu(input, inplace=False):

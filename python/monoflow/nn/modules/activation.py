@@ -7,7 +7,8 @@ from monoflow.nn.parameter import Parameter
 
 __all__ = ["ReLU", "ReLU6", "LeakyReLU", "ELU", "CELU", "SELU", "GELU", "SiLU", "Sigmoid", "Tanh", "Softmax",
            "LogSoftmax", "Softmin", "Softmax2d", "Softplus", "Mish", "Hardtanh", "Hardswish", "Hardsigmoid", "PReLU",
-           "Softsign", "LogSigmoid", "Tanhshrink", "Threshold", "Hardshrink", "Softshrink", "GLU", "RReLU"]
+           "Softsign", "LogSigmoid", "Tanhshrink", "Threshold", "Hardshrink", "Softshrink", "GLU", "RReLU",
+           "QuickGELU"]
 
 
 def _inplace_repr(inplace):
@@ -242,6 +243,23 @@ class GELU(Module):
 
     def extra_repr(self):
         return f"approximate={self.approximate!r}"
+
+
+class QuickGELU(Module):
+    """Applies OneFlow's quick GELU ``x * sigmoid(1.702 * x)`` (the activation of CLIP's transformer).
+
+    Shape:
+        - Input: ``(*)``, any number of dimensions.
+        - Output: ``(*)``, the shape of the input.
+
+    Example::
+
+        >>> nn.QuickGELU()(flow.tensor([-1.0, 0.0, 1.0]))
+        tensor([-0.1542,  0.0000,  0.8458])
+    """
+
+    def forward(self, input):
+        return F.quick_gelu(input)
 
 
 class SiLU(Module):
