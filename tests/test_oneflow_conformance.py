@@ -596,3 +596,18 @@ def test_copy_from_numpy_is_a_data_write_also_into_a_parameter():
     w.copy_(v)                             # OneFlow's tests load weights so
     np.testing.assert_array_equal(w.detach().numpy(), v)
     assert w.is_leaf and w.requires_grad and w.grad_fn is None
+
+
+def test_sysconfig_as_oneflows_tests_query_it():
+    import os
+    sc = flow.sysconfig
+    assert sc.with_cuda() is flow.cuda.is_available()
+    v = sc.get_cuda_version()
+    assert isinstance(v, int) and (v == 0) == (flow.version.cuda is None)
+    assert sc.with_rdma() is False and sc.with_mlir() is False
+    assert os.path.isfile(os.path.join(sc.get_include(), "monoflow", "plugin.h"))
+    assert os.path.isdir(sc.get_lib())
+    assert sc.get_compile_flags()[0] == "-I" + sc.get_include()
+    assert sc.get_link_flags() == ["-L" + sc.get_lib()]
+    import importlib
+    assert importlib.import_module("monoflow.sysconfig") is sc
