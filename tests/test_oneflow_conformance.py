@@ -611,3 +611,30 @@ def test_sysconfig_as_oneflows_tests_query_it():
     assert sc.get_link_flags() == ["-L" + sc.get_lib()]
     import importlib
     assert importlib.import_module("monoflow.sysconfig") is sc
+
+
+@needs_torch
+@pytest.mark.parametrize("p", [0.0, 1.0])
+def test_dropout_addend_as_oneflows_fused_residual(p):
+    rs = np.random.RandomState(9)
+    a, b = rs.randn(4, 5), rs.randn(4, 5)
+    fx, fa = flow.tensor(a, requires_grad=True), flow.tensor(b, requires_grad=True)
+    tx, ta = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
+    fy = flow.nn.Dropout(p=p)(fx, fa)
+    ty = torch.nn.Dropout(p=p)(tx) + ta
+    np.testing.assert_allclose(fy.detach().numpy(), ty.detach().numpy())
+    fy.sum().backward()
+    ty.sum().backward()
+    np.testing.assert_allclose(fx.grad.numpy(), tx.grad.numpy())
+    np.testing.assert_allclose(fa.grad.numpy(), ta.grad.numpy())
+    np.testing.assert_allclose(flow.nn.functional.dropout(fx, p, False, False, None, fa).detach().numpy(), a + b)
+
+
+def test_dropout_addend_uses_the_same_mask_as_plain_dropout():
+    x, add = flow.randn(6, 7), flow.randn(6, 7)
+    g1, g2 = flow.Generator(), flow.Generator()
+    g1.manual_seed(11)
+    g2.manual_seed(11)
+    fused = flow.nn.functional.dropout(x, 0.5, True, False, g1, addend=add)
+    plain = flow.nn.functional.dropout(x, 0.5, generator=g2)
+    np.testing.assert_allclose(fused.numpy(), (plain + add).numpy())

@@ -24,7 +24,7 @@ def _apply_mask(input, mask_shape, p, inplace, generator):
     return input.mul_(mask) if inplace else input * mask
 
 
-def dropout(input, p=0.5, training=True, inplace=False, *, generator=None):
+def dropout(input, p=0.5, training=True, inplace=False, generator=None, addend=None):
     """Zeroes each element with probability ``p`` and scales the others by ``1 / (1 - p)``. See
     :class:`~monoflow.nn.Dropout`.
 
@@ -36,6 +36,8 @@ def dropout(input, p=0.5, training=True, inplace=False, *, generator=None):
         inplace (bool): apply the mask to the input tensor itself. Default: ``False``.
         generator (monoflow.Generator, optional): the generator of the mask. Default: the device's
             default generator.
+        addend (Tensor, optional): OneFlow's fused residual: added to the result (after the mask;
+            also in eval mode), ``dropout(input) + addend``. Default: ``None``.
 
     Example::
 
@@ -48,6 +50,10 @@ def dropout(input, p=0.5, training=True, inplace=False, *, generator=None):
     _C.check_tensor(input, "dropout", "input", 1)
     _check_p("dropout", p)
     training, inplace = _flags("dropout", training, inplace)
+    if addend is not None:
+        addend = _C.check_tensor(addend, "dropout", "addend")
+        out = input if not training or p == 0.0 else _apply_mask(input, input.shape, p, inplace, generator)
+        return out.add_(addend) if inplace else out + addend
     if not training or p == 0.0:
         return input
     return _apply_mask(input, input.shape, p, inplace, generator)

@@ -50,7 +50,10 @@ class Dropout(_DropoutNd):
         # OneFlow's Dropout takes the generator its masks come from (None: the default one)
         self.generator = generator
 
-    def forward(self, input):
+    def forward(self, input, addend=None):
+        # addend: OneFlow's fused residual, dropout(input) + addend
+        if addend is not None:
+            return F.dropout(input, self.p, self.training, self.inplace, generator=self.generator, addend=addend)
         if self.generator is None:
             return F.dropout(input, self.p, self.training, self.inplace)
         return F.dropout(input, self.p, self.training, self.inplace, generator=self.generator)
