@@ -470,3 +470,34 @@ def test_oneflow_quick_gelu_one_hot_values_and_char():
     assert smooth.dtype == flow.float32 and smooth.tolist()[0] == pytest.approx([0.05, 0.9, 0.05])
     assert F.one_hot(flow.tensor([2, 0]), 3).tolist() == torch.nn.functional.one_hot(torch.tensor([2, 0]), 3).tolist()
     assert flow.char is flow.int8 and flow.CharTensor([1]).dtype == flow.char
+
+
+# ------------------------------------------------------------ OneFlow's global tensor and pipeline pages, 2 ranks
+
+@pytest.mark.skipif(not flow.distributed.is_gloo_available(), reason="monoflow was built without Gloo")
+def test_oneflow_docs_global_tensor_and_pipeline_programs_on_two_ranks(tmp_path):
+    import json
+    import os
+    import subprocess
+
+    from test_ddp import free_port
+
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs", "oneflow_docs_global.py")
+    cmd = [sys.executable, "-m", "monoflow.distributed.launch", "--nproc-per-node", "2", "--master-port",
+           str(free_port()), script, str(tmp_path)]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=240, cwd=str(tmp_path))
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    ranks = [json.loads((tmp_path / f"rank{k}.json").read_text()) for k in range(2)]
+    for res in ranks:
+        assert res["global"] == [[4, 5], [2, 5], True]
+        assert res["local_to_global"] == [[4, 5], [5.0, 5.0, 10.0, 10.0]]
+        assert res["data_parallel_sbp"].endswith("split(dim=0),)")
+        assert res["model_parallel_sbp"].endswith("split(dim=1),)")
+        assert res["partial_sum"][0].endswith("partial_sum,)") and res["partial_sum"][1] == [[6.0] * 3] * 4
+    last = ranks[1]
+    ref = last["pipeline 0.9"]
+    # the graph's first step (2 micro-batches) equals the network run eagerly, and it trains on
+    np.testing.assert_allclose(ref["losses"][0], ref["eager"], rtol=1e-5)
+    assert len(ref["losses"]) == 4 and all(len(step) == 2 for step in ref["losses"])
+    for v in ("0.8", "0.7"):  # OneFlow 0.8's config.set_stage and 0.7's config.stage_id: the same training
+        np.testing.assert_allclose(last["pipeline " + v]["losses"], ref["losses"], rtol=1e-6)

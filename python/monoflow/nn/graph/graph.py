@@ -25,6 +25,15 @@ __all__ = ["Graph"]
 _graph_ids = itertools.count()  # Graph.name's numbers
 
 
+def _parameters_placement(module):
+    """The one placement all of `module`'s parameters are global on, else None: the stage
+    placement of OneFlow 0.7's `module.config.stage_id = i` (no placement given)."""
+    placements = {p.placement for p in module.parameters() if getattr(p, "is_global", False)}
+    if len(placements) == 1 and all(getattr(p, "is_global", False) for p in module.parameters()):
+        return placements.pop()
+    return None
+
+
 class Graph:
     """A static graph of modules (OneFlow's ``nn.Graph``): traced once per input signature, then replayed.
 
@@ -122,7 +131,7 @@ class Graph:
         """[(stage_id, placement, module name, module)] of the modules given a
         pipeline stage with set_stage, by stage id: what pipeline.py's
         stage_scope runs them from."""
-        staged = [(gm.stage_id, gm.stage_placement, gm.name, gm.module)
+        staged = [(gm.stage_id, gm.stage_placement or _parameters_placement(gm.module), gm.name, gm.module)
                   for gm in self._graph_modules.values() if gm.stage_id is not None]
         return sorted(staged, key=lambda s: s[0])
 

@@ -146,6 +146,10 @@ class ModuleView:
         return self if out is self._view_module else out
 
     def __getattr__(self, name):
+        if name == "config" and not hasattr(self._view_module, "config"):
+            # OneFlow 0.7/0.8's spelling of to(GraphModule): module.config.set_stage(...),
+            # module.config.activation_checkpointing = True (a module's own `config` comes first)
+            return self.to(GraphModule)
         return self._wrap(getattr(self._view_module, name), name)
 
     def __setattr__(self, name, value):
