@@ -638,3 +638,21 @@ def test_dropout_addend_uses_the_same_mask_as_plain_dropout():
     fused = flow.nn.functional.dropout(x, 0.5, True, False, g1, addend=add)
     plain = flow.nn.functional.dropout(x, 0.5, generator=g2)
     np.testing.assert_allclose(fused.numpy(), (plain + add).numpy())
+
+
+@needs_torch
+def test_utils_tensor_from_and_to_torch_share_memory():
+    t = torch.arange(12, dtype=torch.float64).reshape(3, 4).t()      # non-contiguous
+    f = flow.utils.tensor.from_torch(t)
+    assert f.dtype == flow.float64 and tuple(f.shape) == (4, 3) and f.stride() == t.stride()
+    np.testing.assert_array_equal(f.numpy(), t.numpy())
+    f[1, 2] = -1.0
+    assert t[1, 2].item() == -1.0
+    assert not flow.utils.tensor.from_torch(torch.ones(2, requires_grad=True)).requires_grad
+    g = flow.arange(6, dtype=flow.int32).reshape(2, 3)
+    back = flow.utils.tensor.to_torch(g)
+    assert back.dtype == torch.int32 and back.tolist() == [[0, 1, 2], [3, 4, 5]]
+    back[0, 0] = 7
+    assert g[0, 0].item() == 7
+    with pytest.raises(TypeError, match="torch.Tensor"):
+        flow.utils.tensor.from_torch(np.ones(2))
