@@ -501,3 +501,71 @@ def test_oneflow_docs_global_tensor_and_pipeline_programs_on_two_ranks(tmp_path)
     assert len(ref["losses"]) == 4 and all(len(step) == 2 for step in ref["losses"])
     for v in ("0.8", "0.7"):  # OneFlow 0.8's config.set_stage and 0.7's config.stage_id: the same training
         np.testing.assert_allclose(last["pipeline " + v]["losses"], ref["losses"], rtol=1e-6)
+
+
+def _lamb_reference(p, grads, lr, b1, b2, eps, wd, adam_w_mode, bias_correction):
+    # OneFlow's lamb_update kernel: Adam direction u, trust ratio ||p|| / ||u||, then decoupled decay
+    m, v = np.zeros_like(p), np.zeros_like(p)
+    for t, g in enumerate(grads, 1):
+        g = g + (0 if adam_w_mode else wd * p)
+        m = b1 * m + (1 - b1) * g
+        v = b2 * v + (1 - b2) * g * g
+        if bias_correction:
+            u = (m / (1 - b1 ** t)) / (np.sqrt(v) / np.sqrt(1 - b2 ** t) + eps)
+        else:
+            u = m / (np.sqrt(v) + eps)
+        wn, un = np.linalg.norm(p), np.linalg.norm(u)
+        r = wn / un if wn > 0 and un > 0 else 1.0
+        p = p - lr * r * (u + (wd * p if adam_w_mode else 0))
+    return p
+
+
+@pytest.mark.parametrize("adam_w_mode", [True, False])
+@pytest.mark.parametrize("bias_correction", [True, False])
+def test_oneflow_lamb_matches_its_kernel_and_trains_the_same_in_a_graph(adam_w_mode, bias_correction):
+    rng = np.random.default_rng(0)
+    p0 = rng.standard_normal(5)
+    grads = [rng.standard_normal(5) for _ in range(4)]
+    w = flow.nn.Parameter(flow.tensor(p0.copy()))
+    opt = flow.optim.LAMB([w], lr=0.05, weight_decay=0.1, adam_w_mode=adam_w_mode,
+                          do_bias_correction=bias_correction)
+    for g in grads:
+        w.grad = flow.tensor(g.copy())
+        opt.step()
+    ref = _lamb_reference(p0.copy(), grads, 0.05, 0.9, 0.999, 1e-8, 0.1, adam_w_mode, bias_correction)
+    np.testing.assert_allclose(w.detach().numpy(), ref, rtol=1e-12, atol=1e-14)
+
+    def train(graph):
+        flow.manual_seed(0)
+        m = flow.nn.Linear(4, 1)
+        opt = flow.optim.LAMB(m.parameters(), lr=0.05, weight_decay=0.1, adam_w_mode=adam_w_mode,
+                              do_bias_correction=bias_correction)
+        x, y = flow.randn(16, 4), flow.randn(16, 1)
+
+        class G(flow.nn.Graph):
+            def __init__(self):
+                super().__init__()
+                self.m = m
+                self.add_optimizer(opt)
+
+            def build(self, x, y):
+                loss = ((self.m(x) - y) ** 2).mean()
+                loss.backward()
+                return loss
+
+        g, losses = G(), []
+        for _ in range(5):
+            if graph:
+                losses.append(g(x, y).item())
+            else:
+                loss = ((m(x) - y) ** 2).mean()
+                loss.backward()
+                opt.step()
+                opt.zero_grad()
+                losses.append(loss.item())
+        return losses, m.weight.detach().numpy()
+
+    (lg, wg), (le, we) = train(True), train(False)
+    assert lg == le and (wg == we).all() and lg[-1] < lg[0]
+    with pytest.raises(RuntimeError):
+        flow.optim.LAMB([w], amsgrad=True)

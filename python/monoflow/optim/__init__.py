@@ -4,6 +4,7 @@ from monoflow.optim.adadelta import Adadelta
 from monoflow.optim.adagrad import Adagrad
 from monoflow.optim.adam import Adam, AdamW
 from monoflow.optim.adamax import Adamax
+from monoflow.optim.lamb import LAMB
 from monoflow.optim.asgd import ASGD
 from monoflow.optim.lbfgs import LBFGS
 from monoflow.optim.nadam import NAdam
@@ -14,5 +15,5 @@ from monoflow.optim.rprop import Rprop
 from monoflow.optim.sgd import SGD
 from monoflow.optim import swa_utils  # noqa: E402
 
-__all__ = ["ASGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "NAdam", "Optimizer", "RAdam",
+__all__ = ["ASGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "LAMB", "LBFGS", "NAdam", "Optimizer", "RAdam",
            "RMSprop", "Rprop", "SGD", "lr_scheduler", "swa_utils"]

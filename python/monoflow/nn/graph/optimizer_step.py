@@ -33,11 +33,12 @@ import monoflow as flow
 from monoflow import _C
 from monoflow.autograd import no_grad
 from monoflow.nn.graph.zero import ZeroSharding
-from monoflow.optim import SGD, Adagrad, Adam, AdamW, RMSprop
+from monoflow.optim import LAMB, SGD, Adagrad, Adam, AdamW, RMSprop
+from monoflow.optim.lamb import lamb_update
 
 __all__ = ["check_supported", "needs_warmup", "GraphOptimizerStep"]
 
-_SUPPORTED = (SGD, Adam, AdamW, RMSprop, Adagrad)
+_SUPPORTED = (SGD, Adam, AdamW, RMSprop, Adagrad, LAMB)
 _FED = ("lr", "initial_lr")  # changed by schedulers between steps: fed, never constants
 
 
@@ -169,6 +170,12 @@ class GraphOptimizerStep:
                         put("decay", 1 - lr * group["weight_decay"])
                 elif isinstance(opt, RMSprop):
                     put("neg_lr", -lr)
+                elif isinstance(opt, LAMB):
+                    beta1, beta2 = group["betas"]
+                    put("neg_lr", -lr)
+                    bc = group["do_bias_correction"]
+                    put("bc1", 1 - beta1 ** step if bc else 1.0)
+                    put("bc2_sqrt", (1 - beta2 ** step) ** 0.5 if bc else 1.0)
                 else:  # Adagrad
                     put("neg_clr", -(lr / (1 + (step - 1) * group["lr_decay"])))
             self._slots.append(slot)
@@ -291,4 +298,8 @@ def _adagrad(group, p, g, state, h):
     p.add_(g * h["neg_clr"] / std)  # eager's addcdiv_(p, g, std, -clr)
 
 
-_UPDATES = {SGD: _sgd, Adam: _adam, AdamW: _adam, RMSprop: _rmsprop, Adagrad: _adagrad}
+def _lamb(group, p, g, state, h):
+    lamb_update(group, p, g, state, h["neg_lr"], h["bc1"], h["bc2_sqrt"])
+
+
+_UPDATES = {SGD: _sgd, Adam: _adam, AdamW: _adam, RMSprop: _rmsprop, Adagrad: _adagrad, LAMB: _lamb}
