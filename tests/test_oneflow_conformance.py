@@ -656,3 +656,35 @@ def test_utils_tensor_from_and_to_torch_share_memory():
     assert g[0, 0].item() == 7
     with pytest.raises(TypeError, match="torch.Tensor"):
         flow.utils.tensor.from_torch(np.ones(2))
+
+
+@pytest.mark.parametrize("lr_power,lambda2,wd", [(-0.5, 0.0, 0.0), (0.5, 0.01, 0.9)])
+def test_one_embedding_ftrl_matches_the_ftrl_proximal_update(lr_power, lambda2, wd):
+    from monoflow.one_embedding import FTRL
+    rs = np.random.RandomState(12)
+    w0 = rs.uniform(size=7).astype(np.float32)
+    grads = [rs.uniform(size=7).astype(np.float32) for _ in range(6)]
+    hp = dict(lr=0.5, weight_decay=wd, lr_power=lr_power, initial_accumulator_value=0.1, lambda1=0.3,
+              lambda2=lambda2, beta=1.0)
+    w = flow.nn.Parameter(flow.tensor(w0))
+    opt = FTRL([w], **hp)
+    x, n, z = w0.astype(np.float64), np.full(7, 0.1), np.zeros(7)
+    for i, g in enumerate(grads):
+        (w * flow.tensor(g)).sum().backward()
+        opt.step()
+        opt.zero_grad()
+        if i == 2:  # the state survives a state_dict round trip
+            sd = opt.state_dict()
+            opt = FTRL([w])
+            opt.load_state_dict(sd)
+        g = g + wd * x
+        n2 = n + g * g
+        z = z + g - (n2 ** lr_power - n ** lr_power) / 0.5 * x
+        x = np.where(np.abs(z) < 0.3, 0.0, (np.sign(z) * 0.3 - z) / ((1.0 + n2 ** lr_power) / 0.5 + lambda2))
+        n = n2
+        np.testing.assert_allclose(w.detach().numpy(), x, rtol=1e-4, atol=1e-5)
+    big = flow.nn.Parameter(flow.tensor(w0))
+    opt = FTRL([big], lr=0.5, lambda1=100.0)    # |z| < lambda1 everywhere: every coordinate is zeroed
+    (big * flow.tensor(grads[0])).sum().backward()
+    opt.step()
+    np.testing.assert_array_equal(big.detach().numpy(), np.zeros(7, np.float32))

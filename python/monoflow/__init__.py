@@ -70,6 +70,7 @@ from monoflow.serialization import load, save  # noqa: E402
 from monoflow import nn  # noqa: E402
 from monoflow.ops_nn import *  # noqa: E402,F401,F403
 from monoflow import optim  # noqa: E402
+from monoflow import one_embedding  # noqa: E402,F401  (OneFlow's: its FTRL optimizer)
 from monoflow import utils  # noqa: E402
 
 half, float, double = float16, float32, float64  # noqa: A001
