@@ -102,6 +102,7 @@ def parse_args(argv=None):
     p.add_argument("--weight-decay", type=float, default=1e-4)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--device", default="cpu")
+    p.add_argument("--backend", default=None, help="collective engine on several ranks (gloo, mpi; default: best)")
     p.add_argument("--workers", type=int, default=0, help="DataLoader worker processes")
     p.add_argument("--out", default=None,
                    help="checkpoint, metrics and plot folder (default runs/digits, runs/digits-Nranks on N processes)")
@@ -122,15 +123,15 @@ def parse_args(argv=None):
     return p.parse_args(argv)
 
 
-# ---- data parallelism: one process per rank, started by the launcher (WORLD_SIZE > 1)
-def init_distributed():
-    """(rank, world size); joins the process group when the launcher started several ranks."""
-    world = int(os.environ.get("WORLD_SIZE", "1"))
+# ---- data parallelism: one process per rank, started by the launcher, torchrun, srun or mpiexec
+def init_distributed(backend=None):
+    """(rank, world size); joins the process group when a launcher started several ranks."""
+    world = flow.env.get_world_size()  # from the launcher's, torchrun's, srun's or mpiexec's variables
     if world <= 1:
         return 0, 1
     import monoflow.distributed as dist
 
-    dist.init_process_group("gloo")
+    dist.init_process_group(backend)  # None: the best engine present (Gloo, else MPI)
     return dist.get_rank(), world
 
 
@@ -149,7 +150,7 @@ def main(argv=None):
     args = parse_args(argv)
     from tqdm import tqdm
 
-    rank, world = init_distributed()
+    rank, world = init_distributed(args.backend)
     if args.batch_size % world:
         raise SystemExit(f"--batch-size {args.batch_size} must be divisible by the {world} processes")
     print = builtins.print if rank == 0 else (lambda *a, **k: None)  # rank 0 reports for the job

@@ -544,8 +544,8 @@ def test_env_without_launcher_variables(monkeypatch):
     monkeypatch.delenv("MASTER_PORT", raising=False)
     with pytest.raises(ValueError, match="MASTER_ADDR and MASTER_PORT not set"):
         dist.init_process_group("gloo")
-    with pytest.raises(ValueError, match="unknown backend 'mpi'"):
-        dist.init_process_group("mpi")
+    with pytest.raises(ValueError, match="unknown backend 'ucc'"):
+        dist.init_process_group("ucc")
 
 
 def test_tcp_store_ops_and_timeouts():

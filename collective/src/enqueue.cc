@@ -70,8 +70,10 @@ GroupPtr make_group(const std::string& backend, StorePtr store, int rank, int si
     nccl_library_path(nccl_dirs);  // the clear "not found" error before anything else
     throw CommError("NCCL backend: found " + nccl_library_path(nccl_dirs) +
                     ", but no CUDA device plugin is loaded to give it device memory and a stream");
+  } else if (backend == "mpi") {
+    comm = make_mpi(std::move(store), rank, size, Millis(timeout_ms), nccl_dirs);
   } else {
-    throw CommError("unknown backend '" + backend + "' (expected 'gloo' or 'nccl')");
+    throw CommError("unknown backend '" + backend + "' (expected 'gloo', 'nccl' or 'mpi')");
   }
   return std::make_shared<ProcessGroup>(std::move(comm));
 }
@@ -145,6 +147,7 @@ void reset_comm_stats(const GroupPtr& g) { g->comm().reset_stats(); }
 
 bool gloo_built() { return gloo_available(); }
 bool nccl_found(const std::vector<std::string>& dirs) { return nccl_available(dirs); }
+bool mpi_found(const std::vector<std::string>& dirs) { return mpi_available(dirs); }
 std::string nccl_path(const std::vector<std::string>& dirs) { return nccl_library_path(dirs); }
 
 }  // namespace monoflow::collective

@@ -90,6 +90,7 @@ cdef extern from "monoflow/collective/enqueue.h" namespace "monoflow::collective
     void c_reset_comm_stats "reset_comm_stats"(const GroupPtr& g)
     cbool gloo_built()
     cbool nccl_found(const vector[string]& dirs)
+    cbool mpi_found(const vector[string]& dirs)
     string nccl_path(const vector[string]& dirs) except +
 
 cdef extern from "monoflow/collective/traced_collective.h" namespace "monoflow::collective":
@@ -338,6 +339,10 @@ def gloo_available():
 
 def nccl_available(dirs):
     return nccl_found([d.encode() for d in dirs])
+
+
+def mpi_available(dirs):
+    return mpi_found([d.encode() for d in dirs])
 
 
 def nccl_library(dirs):

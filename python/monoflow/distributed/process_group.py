@@ -6,7 +6,7 @@ import sys
 
 from monoflow.distributed._lib import lib as _lib
 
-_BACKENDS = ("gloo", "nccl")
+_BACKENDS = ("gloo", "nccl", "mpi")
 
 
 class ProcessGroup:
@@ -101,6 +101,23 @@ def nccl_search_dirs():
         if root and os.path.isdir(d) and d not in dirs:
             dirs.append(d)
     return dirs
+
+
+def mpi_search_dirs():
+    """Where an MPICH-compatible libmpi.so.12 may be, before the system's library path: MONOFLOW_MPI_LIB_DIR,
+    then the lib folder of this Python's prefix, where the ``mpich`` wheel installs it."""
+    dirs = [os.environ.get("MONOFLOW_MPI_LIB_DIR", ""), os.path.join(sys.prefix, "lib"),
+            os.path.join(sys.base_prefix, "lib")]
+    out = []
+    for d in dirs:
+        if d and os.path.isdir(d) and d not in out:
+            out.append(d)
+    return out
+
+
+def is_mpi_available():
+    """Whether an MPI library the mpi backend can open is present (``pip install mpich``)."""
+    return _lib().mpi_available(mpi_search_dirs())
 
 
 def is_available():
@@ -200,7 +217,7 @@ def _normalise_backend(backend):
         return default_backend()
     name = str(backend).lower()
     if name not in _BACKENDS:
-        raise ValueError(f"init_process_group: unknown backend {backend!r} (expected 'gloo' or 'nccl')")
+        raise ValueError(f"init_process_group: unknown backend {backend!r} (expected 'gloo', 'nccl' or 'mpi')")
     return name
 
 
@@ -211,7 +228,7 @@ def _connect(backend, name, store, my_rank, ranks, timeout_s):
         _lib().nccl_library(nccl_search_dirs())  # RuntimeError naming where it looked
     prefixed = _lib().prefix_store(name, store)
     cgroup = _lib().new_group(backend, prefixed, my_rank, len(ranks), timeout_s, _state.master_addr,
-                             nccl_search_dirs())
+                             mpi_search_dirs() if backend == "mpi" else nccl_search_dirs())
     return ProcessGroup(name, backend, ranks, my_rank, cgroup, timeout_s)
 
 

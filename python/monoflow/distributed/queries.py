@@ -18,7 +18,7 @@ def is_backend_available(backend):
     Example::
 
         >>> import monoflow.distributed as dist
-        >>> dist.is_backend_available("mpi")
+        >>> dist.is_backend_available("ucc")
         False
     """
     name = str(backend).lower()
@@ -26,19 +26,22 @@ def is_backend_available(backend):
         return process_group.is_gloo_available()
     if name == "nccl":
         return process_group.is_nccl_available()
-    return False  # monoflow has no MPI, UCC or XCCL backend
+    if name == "mpi":
+        return process_group.is_mpi_available()
+    return False  # monoflow has no UCC or XCCL backend
 
 
 def is_mpi_available():
-    """False: monoflow has no MPI backend (gloo and nccl only).
+    """Whether the mpi backend can open an MPICH-compatible MPI library (``pip install mpich``, or the
+    system's; Note [MPI opened at run time] in collective/mpi/mpi_communicator.cc).
 
     Example::
 
         >>> import monoflow.distributed as dist
-        >>> dist.is_mpi_available()
-        False
+        >>> isinstance(dist.is_mpi_available(), bool)
+        True
     """
-    return False
+    return process_group.is_mpi_available()
 
 
 def is_ucc_available():

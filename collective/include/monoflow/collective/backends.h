@@ -25,4 +25,10 @@ std::unique_ptr<Communicator> make_nccl(std::shared_ptr<Store> store, int rank, 
                                         int cuda_device, void* stream,
                                         const std::vector<std::string>& search_dirs);
 
+// MPI (collective/mpi): libmpi.so.12 opened at run time (Note [MPI opened at run time]).
+bool mpi_available(const std::vector<std::string>& search_dirs);
+std::string mpi_library_path(const std::vector<std::string>& search_dirs);  // loads it; throws when missing
+std::unique_ptr<Communicator> make_mpi(std::shared_ptr<Store> store, int rank, int size, Millis timeout,
+                                       const std::vector<std::string>& search_dirs);
+
 }  // namespace monoflow::collective

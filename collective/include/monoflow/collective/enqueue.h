@@ -26,7 +26,8 @@ StorePtr make_file_store(const std::string& dir, int64_t timeout_ms);
 StorePtr make_prefix_store(const std::string& prefix, StorePtr base);
 int tcp_store_port(const StorePtr& store);  // -1 for other stores
 
-// backend: "gloo" or "nccl". nccl_dirs: where to look for libnccl.so.2.
+// backend: "gloo", "nccl" or "mpi". nccl_dirs: where to look for the engine's
+// library (libnccl.so.2, libmpi.so.12).
 GroupPtr make_group(const std::string& backend, StorePtr store, int rank, int size, int64_t timeout_ms,
                     const std::string& master_addr, const std::vector<std::string>& nccl_dirs);
 
@@ -57,6 +58,7 @@ void reset_comm_stats(const GroupPtr& g);
 
 bool gloo_built();
 bool nccl_found(const std::vector<std::string>& dirs);
+bool mpi_found(const std::vector<std::string>& dirs);
 std::string nccl_path(const std::vector<std::string>& dirs);  // throws with the search list when missing
 
 }  // namespace monoflow::collective
