@@ -569,3 +569,101 @@ def test_oneflow_lamb_matches_its_kernel_and_trains_the_same_in_a_graph(adam_w_m
     assert lg == le and (wg == we).all() and lg[-1] < lg[0]
     with pytest.raises(RuntimeError):
         flow.optim.LAMB([w], amsgrad=True)
+
+
+# ------------------------------------------------------------ SummaryWriter: histograms and images
+
+def _records(path):
+    import struct
+    data = open(path, "rb").read()
+    pos, out = 0, []
+    while pos < len(data):
+        n = struct.unpack("<Q", data[pos:pos + 8])[0]
+        out.append(data[pos + 12:pos + 12 + n])
+        pos += 12 + n + 4
+    return out
+
+
+def _fields(buf):
+    """protobuf wire format -> [(field, value)] (varint, 64-bit, length-delimited, 32-bit)."""
+    import struct
+    i, out = 0, []
+    while i < len(buf):
+        key, shift = 0, 0
+        while True:
+            b = buf[i]
+            i += 1
+            key |= (b & 0x7F) << shift
+            shift += 7
+            if b < 0x80:
+                break
+        field, wire = key >> 3, key & 7
+        if wire == 0:
+            v, shift = 0, 0
+            while True:
+                b = buf[i]
+                i += 1
+                v |= (b & 0x7F) << shift
+                shift += 7
+                if b < 0x80:
+                    break
+        elif wire == 1:
+            v, i = struct.unpack("<d", buf[i:i + 8])[0], i + 8
+        elif wire == 5:
+            v, i = struct.unpack("<f", buf[i:i + 4])[0], i + 4
+        else:
+            n, shift = 0, 0
+            while True:
+                b = buf[i]
+                i += 1
+                n |= (b & 0x7F) << shift
+                shift += 7
+                if b < 0x80:
+                    break
+            v, i = buf[i:i + n], i + n
+        out.append((field, v))
+    return out
+
+
+def test_summary_writer_histograms_and_images_are_tensorboard_records(tmp_path):
+    import io
+    import os
+    import struct
+
+    from PIL import Image
+
+    from monoflow.utils.tensorboard import SummaryWriter
+
+    values = flow.randn(1000)
+    img = flow.rand(3, 8, 6)
+    with SummaryWriter(str(tmp_path)) as w:
+        w.add_histogram("weights", values, 3)
+        w.add_histogram("ramp", np.arange(10.0), 4, bins=5)
+        w.add_image("sample", img, 5)
+        w.add_images("batch", flow.rand(10, 1, 4, 4), 6)
+        w.add_image("gray", np.ones((5, 7)), 7, dataformats="HW")
+        with pytest.raises(NotImplementedError):
+            w.add_graph(flow.nn.Linear(2, 2), flow.ones(1, 2))
+    (name,) = os.listdir(tmp_path)
+    events = [dict(_fields(r)) for r in _records(tmp_path / name)][1:]  # after the file_version event
+    assert [e[2] for e in events] == [3, 4, 5, 6, 7]
+    values_of = [dict(_fields(dict(_fields(e[5]))[1])) for e in events]  # Summary.value[0]
+    assert values_of[0][1] == b"weights"
+    histo = _fields(values_of[0][5])
+    h = {k: v for k, v in histo if k in (1, 2, 3, 4, 5)}
+    v = values.numpy().astype(np.float64)
+    assert h[1] == pytest.approx(v.min()) and h[2] == pytest.approx(v.max()) and h[3] == 1000
+    assert h[4] == pytest.approx(v.sum(), rel=1e-6) and h[5] == pytest.approx((v * v).sum(), rel=1e-6)
+    counts = struct.unpack(f"<{len(dict(histo)[7]) // 8}d", dict(histo)[7])
+    assert sum(counts) == 1000
+    ramp = dict(_fields(values_of[1][5]))
+    assert struct.unpack("<5d", ramp[7]) == (2.0, 2.0, 2.0, 2.0, 2.0)
+    assert struct.unpack("<5d", ramp[6])[-1] == 9.0
+    sizes = []
+    for val in values_of[2:]:
+        image = dict(_fields(val[4]))
+        png = Image.open(io.BytesIO(image[4]))
+        sizes.append((image[1], image[2], image[3], png.size, png.mode))
+    assert sizes == [(8, 6, 3, (6, 8), "RGB"), (8, 32, 3, (32, 8), "RGB"), (5, 7, 3, (7, 5), "RGB")]
+    first = np.asarray(Image.open(io.BytesIO(dict(_fields(values_of[2][4]))[4]))).astype(np.float64) / 255
+    np.testing.assert_allclose(first, img.numpy().transpose(1, 2, 0), atol=1 / 255)
