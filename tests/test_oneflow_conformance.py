@@ -688,3 +688,18 @@ def test_one_embedding_ftrl_matches_the_ftrl_proximal_update(lr_power, lambda2, 
     (big * flow.tensor(grads[0])).sum().backward()
     opt.step()
     np.testing.assert_array_equal(big.detach().numpy(), np.zeros(7, np.float32))
+
+
+def test_legacy_tensor_constructor_takes_oneflows_requires_grad_and_dtype():
+    data = np.arange(6, dtype=np.float64).reshape(2, 3)
+    t = flow.Tensor(data, requires_grad=True, device="cpu")
+    assert t.requires_grad and t.is_leaf and t.dtype == flow.float32 and type(t) is flow.Tensor
+    (t * 2).sum().backward()
+    np.testing.assert_array_equal(t.grad.numpy(), np.full((2, 3), 2.0, np.float32))
+    assert not flow.Tensor(data, requires_grad=False).requires_grad
+    with pytest.raises(RuntimeError, match="floating point"):
+        flow.LongTensor([1], requires_grad=True)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'dtype'"):   # as torch
+        flow.Tensor([1], dtype=flow.int32)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'pin'"):
+        flow.Tensor([1.0], pin=True)

@@ -5,8 +5,8 @@
 - ``Tensor(*sizes)`` / ``Tensor(flow.Size)``: an uninitialised tensor of that shape;
 - ``Tensor(list | tuple | ndarray)``: a copy of the data;
 - ``Tensor(other_tensor)``: a tensor sharing ``other_tensor``'s memory;
-- ``device=`` only as keyword. ``flow.Tensor`` uses the default dtype, each typed
-  constructor its own (and refuses a tensor of another dtype).
+- ``device=`` as keyword, and OneFlow's ``requires_grad=``. ``flow.Tensor`` uses the
+  default dtype, each typed constructor its own (and refuses a tensor of another dtype).
 """
 import numbers
 
@@ -35,12 +35,27 @@ def legacy_new(name, dtype, args, device=None, kwargs=None):
 
 
 def _legacy_new(name, dtype, args, device, kwargs):
+    kwargs = dict(kwargs or {})
+    # OneFlow's flow.Tensor also takes requires_grad= (its tests pass it; torch refuses it). dtype= stays
+    # refused as torch does: the dtype is the constructor's (flow.Tensor: the default one).
+    requires_grad = kwargs.pop("requires_grad", False)
+    if not isinstance(requires_grad, bool):
+        raise TypeError(f"{name}(): argument 'requires_grad' must be bool, not {type(requires_grad).__name__}")
+    if kwargs:
+        raise TypeError(f"{name}(): got an unexpected keyword argument '{next(iter(kwargs))}' "
+                        "(only device= and requires_grad= are accepted)")
+    out = _legacy_new_of(name, dtype, args, device)
+    if requires_grad:
+        if not (out.dtype.is_floating_point or out.dtype.is_complex):
+            raise RuntimeError(f"{name}(): only Tensors of floating point and complex dtype can require gradients")
+        out.requires_grad_(True)
+    return out
+
+
+def _legacy_new_of(name, dtype, args, device):
     from monoflow._creation import empty, tensor
     from monoflow._tensor import Size
 
-    if kwargs:
-        raise TypeError(f"{name}(): got an unexpected keyword argument '{next(iter(kwargs))}' "
-                        "(only device= is accepted)")
     if device is not None and not isinstance(device, (str, _C.device)):
         raise TypeError(f"{name}(): argument 'device' must be monoflow.device or str, not {type(device).__name__}")
     typed = dtype is not None
