@@ -667,3 +667,30 @@ def test_summary_writer_histograms_and_images_are_tensorboard_records(tmp_path):
     assert sizes == [(8, 6, 3, (6, 8), "RGB"), (8, 32, 3, (32, 8), "RGB"), (5, 7, 3, (7, 5), "RGB")]
     first = np.asarray(Image.open(io.BytesIO(dict(_fields(values_of[2][4]))[4]))).astype(np.float64) / 255
     np.testing.assert_allclose(first, img.numpy().transpose(1, 2, 0), atol=1 / 255)
+
+
+def test_adaptive_log_softmax_with_loss_matches_torch():
+    torch.manual_seed(0)
+    ref = torch.nn.AdaptiveLogSoftmaxWithLoss(8, 20, [4, 10], div_value=2.0, head_bias=True)
+    got = flow.nn.AdaptiveLogSoftmaxWithLoss(8, 20, [4, 10], div_value=2.0, head_bias=True)
+    assert [n for n, _ in got.named_parameters()] == [n for n, _ in ref.named_parameters()]
+    got.load_state_dict({k: flow.tensor(v.detach().numpy()) for k, v in ref.state_dict().items()})
+    x = np.random.default_rng(0).standard_normal((7, 8)).astype(np.float32)
+    y = np.array([0, 3, 5, 9, 12, 19, 4])
+    tx, mx = torch.tensor(x, requires_grad=True), flow.tensor(x, requires_grad=True)
+    to, mo = ref(tx, torch.tensor(y)), got(mx, flow.tensor(y))
+    to.loss.backward()
+    mo.loss.backward()
+    np.testing.assert_allclose(mo.output.detach().numpy(), to.output.detach().numpy(), rtol=1e-5, atol=1e-6)
+    assert mo.loss.item() == pytest.approx(to.loss.item(), rel=1e-6)
+    np.testing.assert_allclose(mx.grad.numpy(), tx.grad.numpy(), rtol=1e-5, atol=1e-7)
+    for (name, p), q in zip(got.named_parameters(), ref.parameters()):
+        np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-5, atol=1e-7, err_msg=name)
+    np.testing.assert_allclose(got.log_prob(mx).detach().numpy(), ref.log_prob(tx).detach().numpy(), atol=1e-5)
+    assert got.predict(mx).tolist() == ref.predict(tx).tolist()
+    single = got(mx[0], flow.tensor(5))
+    assert single.output.shape == () and single.output.item() == pytest.approx(ref(tx[0], torch.tensor(5)).output.item())
+    with pytest.raises(RuntimeError, match="Target values should be in"):
+        got(mx, flow.tensor([0, 1, 2, 3, 4, 5, 25]))
+    with pytest.raises(ValueError):
+        flow.nn.AdaptiveLogSoftmaxWithLoss(8, 20, [10, 4])

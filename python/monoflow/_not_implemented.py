@@ -22,7 +22,7 @@ MODULE_PLACEHOLDERS = {
         "quantize_per_tensor", "quantize_per_channel",
         "frexp", "histogram", "gradient",
     ),
-    "monoflow.nn": ("AdaptiveLogSoftmaxWithLoss",),
+    "monoflow.nn": (),
     "monoflow.nn.functional": (
         "fractional_max_pool2d", "fractional_max_pool3d",
     ),

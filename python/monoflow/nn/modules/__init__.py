@@ -24,3 +24,4 @@ from monoflow.nn.modules.transformer import *  # noqa: F401,F403
 from monoflow.nn.modules.upsampling import *  # noqa: F401,F403
 from monoflow.nn.modules.lazy import *  # noqa: F401,F403
 from monoflow.nn.modules.ctc_loss import *  # noqa: F401,F403
+from monoflow.nn.modules.adaptive import *  # noqa: F401,F403
