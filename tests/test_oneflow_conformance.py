@@ -703,3 +703,36 @@ def test_legacy_tensor_constructor_takes_oneflows_requires_grad_and_dtype():
         flow.Tensor([1], dtype=flow.int32)
     with pytest.raises(TypeError, match="unexpected keyword argument 'pin'"):
         flow.Tensor([1.0], pin=True)
+
+
+@needs_torch
+def test_oneflow_tensor_methods_init_gelu_nms_and_removed_names():
+    # the initializer methods draw what nn.init draws from the same seed
+    for name, args in [("kaiming_uniform_", (0.1, "fan_out", "relu")), ("kaiming_normal_", ()),
+                       ("xavier_uniform_", (2.0,)), ("xavier_normal_", ()), ("trunc_normal_", (0.5, 2.0, -1.0, 3.0)),
+                       ("orthogonal_", (1.5,))]:
+        x, y = flow.empty(16, 8), flow.empty(16, 8)
+        flow.manual_seed(3)
+        assert getattr(x, name)(*args) is x
+        flow.manual_seed(3)
+        getattr(flow.nn.init, name)(y, *args)
+        np.testing.assert_array_equal(x.numpy(), y.numpy())
+    w = flow.empty(30, 20).orthogonal_(1.5)
+    np.testing.assert_allclose((w.T @ w).numpy(), 2.25 * np.eye(20), atol=1e-4)
+    a = np.linspace(-3, 3, 13).astype(np.float32)
+    for approx in ("none", "tanh"):
+        np.testing.assert_allclose(flow.tensor(a).gelu(approx).numpy(),
+                                   torch.nn.functional.gelu(torch.tensor(a), approximate=approx).numpy(), rtol=1e-5,
+                                   atol=1e-6)
+    boxes = flow.tensor([[0.0, 0.0, 1.0, 1.0], [0.0, 0.0, 1.0, 1.1], [2.0, 2.0, 3.0, 3.0]])
+    scores = flow.tensor([0.9, 0.8, 0.7])
+    np.testing.assert_array_equal(boxes.nms(scores, 0.5).numpy(), flow.nms(boxes, scores, 0.5).numpy())
+    t = flow.ones(2)
+    assert t.is_lazy is False
+    for removed in (t.is_consistent, t.to_consistent):
+        with pytest.raises(RuntimeError, match="has been removed"):
+            removed()
+    g = t.local_to_global(flow.placement("cpu", ranks=[0]), flow.sbp.broadcast)
+    assert g.is_global and g.global_to_global(sbp=flow.sbp.split(0)).sbp == (flow.sbp.split(0),)
+    with pytest.raises(RuntimeError, match="local"):
+        t.global_to_global()

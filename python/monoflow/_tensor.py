@@ -193,6 +193,155 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
         raise _LocalTensorHasNo("Local tensor has no placement property. placement is only valid in global "
                                 "tensor.")
 
+    def local_to_global(self, placement=None, sbp=None, *, check_meta=True, copy=False):
+        """OneFlow's name of :meth:`to_global` for a local tensor (a global one is refused).
+
+        Args:
+            placement (monoflow.placement): where the global tensor lives.
+            sbp (monoflow.sbp.sbp or sequence of them): how it is laid out over the placement.
+            check_meta (bool): accepted for OneFlow's signature. Default: ``True``.
+            copy (bool): copy this tensor's data instead of sharing it where possible. Default: ``False``.
+
+        Example::
+
+            >>> import monoflow as flow
+            >>> g = flow.ones(2).local_to_global(flow.placement("cpu", ranks=[0]), flow.sbp.broadcast)
+            >>> g.is_global
+            True
+        """
+        if self.is_global:
+            raise RuntimeError("local_to_global(): the tensor is already global; use global_to_global() or "
+                               "to_global()")
+        return self.to_global(placement, sbp, check_meta=check_meta, copy=copy)
+
+    def global_to_global(self, placement=None, sbp=None, *, grad_sbp=None, check_meta=False, copy=False):
+        """OneFlow's name of :meth:`to_global` for a global tensor (a local one is refused).
+
+        Args:
+            placement (monoflow.placement, optional): the new placement. Default: the current one.
+            sbp (monoflow.sbp.sbp or sequence of them, optional): the new layout. Default: the current one.
+            grad_sbp (optional): accepted for OneFlow's signature.
+            check_meta (bool): accepted for OneFlow's signature. Default: ``False``.
+            copy (bool): always copy the data. Default: ``False``.
+
+        Example::
+
+            >>> import monoflow as flow
+            >>> flow.ones(2).global_to_global()
+            Traceback (most recent call last):
+                ...
+            RuntimeError: global_to_global(): the tensor is local; use local_to_global() or to_global()
+        """
+        if not self.is_global:
+            raise RuntimeError("global_to_global(): the tensor is local; use local_to_global() or to_global()")
+        return self.to_global(placement, sbp, grad_sbp=grad_sbp, check_meta=check_meta, copy=copy)
+
+    @property
+    def is_lazy(self):
+        """OneFlow's flag of a lazy (graph-building) tensor: ``False``, monoflow's tensors are eager
+        (an ``nn.Graph`` traces by running them)."""
+        return False
+
+    def is_consistent(self):
+        """Removed in OneFlow (``.is_global`` replaces it): raises RuntimeError saying so.
+
+        Example::
+
+            >>> import monoflow as flow
+            >>> flow.ones(1).is_consistent()
+            Traceback (most recent call last):
+                ...
+            RuntimeError: .is_consistent has been removed, please use .is_global instead
+        """
+        raise RuntimeError(".is_consistent has been removed, please use .is_global instead")
+
+    def to_consistent(self, *args, **kwargs):
+        """Removed in OneFlow (``.to_global`` replaces it): raises RuntimeError saying so.
+
+        Example::
+
+            >>> import monoflow as flow
+            >>> flow.ones(1).to_consistent()
+            Traceback (most recent call last):
+                ...
+            RuntimeError: .to_consistent has been removed, please use .to_global instead
+        """
+        raise RuntimeError(".to_consistent has been removed, please use .to_global instead")
+
+    # -- OneFlow's initializers as methods: x.kaiming_uniform_() is nn.init.kaiming_uniform_(x)
+    def kaiming_uniform_(self, a=0, mode="fan_in", nonlinearity="leaky_relu", *, data_format="NCHW"):
+        """In-place version of :func:`monoflow.nn.init.kaiming_uniform_` on this tensor (OneFlow's
+        method; ``data_format`` is accepted, NCHW weights assumed)."""
+        from monoflow.nn import init
+
+        return init.kaiming_uniform_(self, a, mode, nonlinearity)
+
+    def kaiming_normal_(self, a=0, mode="fan_in", nonlinearity="leaky_relu", *, data_format="NCHW"):
+        """In-place version of :func:`monoflow.nn.init.kaiming_normal_` on this tensor (OneFlow's
+        method; ``data_format`` is accepted, NCHW weights assumed)."""
+        from monoflow.nn import init
+
+        return init.kaiming_normal_(self, a, mode, nonlinearity)
+
+    def xavier_uniform_(self, gain=1.0, *, data_format="NCHW"):
+        """In-place version of :func:`monoflow.nn.init.xavier_uniform_` on this tensor (OneFlow's method)."""
+        from monoflow.nn import init
+
+        return init.xavier_uniform_(self, gain)
+
+    def xavier_normal_(self, gain=1.0, *, data_format="NCHW"):
+        """In-place version of :func:`monoflow.nn.init.xavier_normal_` on this tensor (OneFlow's method)."""
+        from monoflow.nn import init
+
+        return init.xavier_normal_(self, gain)
+
+    def trunc_normal_(self, mean=0.0, std=1.0, a=-2.0, b=2.0):
+        """In-place version of :func:`monoflow.nn.init.trunc_normal_` on this tensor (OneFlow's method)."""
+        from monoflow.nn import init
+
+        return init.trunc_normal_(self, mean, std, a, b)
+
+    def orthogonal_(self, gain=1.0):
+        """In-place version of :func:`monoflow.nn.init.orthogonal_` on this tensor (OneFlow's method)."""
+        from monoflow.nn import init
+
+        return init.orthogonal_(self, gain)
+
+    def gelu(self, approximate="none"):
+        """``monoflow.nn.functional.gelu(self, approximate)`` (OneFlow's method).
+
+        Args:
+            approximate (str): ``"none"`` (the erf form) or ``"tanh"``. Default: ``"none"``.
+
+        Example::
+
+            >>> import monoflow as flow
+            >>> flow.tensor([0.0, 1.0]).gelu()
+            tensor([0.0000, 0.8413])
+        """
+        from monoflow.nn import functional as F
+
+        return F.gelu(self, approximate=approximate)
+
+    def nms(self, scores, iou_threshold):
+        """``monoflow.nms(self, scores, iou_threshold)``: this tensor holds the ``(N, 4)`` boxes (OneFlow's
+        method).
+
+        Args:
+            scores (Tensor): the ``N`` boxes' scores.
+            iou_threshold (float): boxes overlapping a kept one by more than this are dropped.
+
+        Example::
+
+            >>> import monoflow as flow
+            >>> boxes = flow.tensor([[0.0, 0.0, 1.0, 1.0], [0.0, 0.0, 1.0, 1.1], [2.0, 2.0, 3.0, 3.0]])
+            >>> boxes.nms(flow.tensor([0.9, 0.8, 0.7]), 0.5)
+            tensor([0, 2])
+        """
+        from monoflow import nms
+
+        return nms(self, scores, iou_threshold)
+
     def global_id(self):
         """OneFlow's id of a global tensor; a local tensor has none (RuntimeError, as in OneFlow).
 
