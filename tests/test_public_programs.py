@@ -694,3 +694,44 @@ def test_adaptive_log_softmax_with_loss_matches_torch():
         got(mx, flow.tensor([0, 1, 2, 3, 4, 5, 25]))
     with pytest.raises(ValueError):
         flow.nn.AdaptiveLogSoftmaxWithLoss(8, 20, [10, 4])
+
+
+@pytest.mark.parametrize("cin,cout,groups,k,stride,pad,out_pad,dil,shape", [
+    (3, 4, 1, 2, 2, 0, 0, 1, (2, 3, 4, 4, 4)),
+    (4, 6, 2, 3, 2, 1, 1, 1, (1, 4, 3, 5, 4)),
+    (2, 2, 1, 3, 1, 0, 0, 2, (1, 2, 3, 3, 3)),
+    (2, 3, 1, (1, 2, 3), (1, 2, 3), (0, 1, 2), (0, 1, 2), 1, (2, 2, 3, 4, 2)),
+    (2, 2, 1, 3, 1, 2, 0, 1, (2, 5, 5, 5)),  # unbatched input; padding beyond the kernel crops
+])
+def test_conv_transpose3d_values_and_gradients_match_torch(cin, cout, groups, k, stride, pad, out_pad, dil, shape):
+    rng = np.random.default_rng(0)
+    kk = (k,) * 3 if isinstance(k, int) else k
+    arrays = [rng.standard_normal(shape).astype(np.float32),
+              rng.standard_normal((cin, cout // groups) + kk).astype(np.float32),
+              rng.standard_normal(cout).astype(np.float32)]
+    if len(shape) == 4:
+        arrays[0] = rng.standard_normal((cin,) + shape[1:]).astype(np.float32)
+    res = {}
+    for T in (torch, flow):
+        x, w, b = [T.tensor(a, requires_grad=True) for a in arrays]
+        out = T.nn.functional.conv_transpose3d(x, w, b, stride, pad, out_pad, groups, dil)
+        gout = np.random.default_rng(1).standard_normal(tuple(out.shape)).astype(np.float32)
+        (out * T.tensor(gout)).sum().backward()
+        res[T.__name__] = [out.detach().numpy(), x.grad.numpy(), w.grad.numpy(), b.grad.numpy()]
+    for name, a, b in zip(("out", "dx", "dw", "db"), res["torch"], res["monoflow"]):
+        assert a.shape == b.shape, name
+        np.testing.assert_allclose(b, a, rtol=1e-4, atol=1e-4, err_msg=name)
+
+
+def test_conv_transpose3d_module_matches_torch():
+    torch.manual_seed(0)
+    ref = torch.nn.ConvTranspose3d(4, 6, 3, stride=2, padding=1, output_padding=1, groups=2)
+    got = flow.nn.ConvTranspose3d(4, 6, 3, stride=2, padding=1, output_padding=1, groups=2)
+    assert repr(got) == repr(ref)
+    got.load_state_dict({k: flow.tensor(v.detach().numpy()) for k, v in ref.state_dict().items()})
+    x = np.random.default_rng(1).standard_normal((2, 4, 3, 4, 5)).astype(np.float32)
+    np.testing.assert_allclose(got(flow.tensor(x)).detach().numpy(), ref(torch.tensor(x)).detach().numpy(),
+                               rtol=1e-5, atol=1e-5)
+    assert tuple(got(flow.tensor(x), output_size=[5, 7, 9]).shape) == (2, 6, 5, 7, 9)
+    with pytest.raises(ValueError):
+        got(flow.tensor(x), output_size=[9, 9, 9])

@@ -1,5 +1,5 @@
-"""Convolutions: conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d
-(torch.nn.functional's API).
+"""Convolutions: conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d,
+conv_transpose3d (torch.nn.functional's API).
 
 The work is the C++ core's (im2col + BLAS kernels, derivatives of every
 order); this module sorts out argument forms: ints or pairs, string
@@ -10,7 +10,7 @@ call), so it rides on the 2-D kernels and their derivatives.
 """
 from monoflow import _C, _autocast
 
-__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d"]
+__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"]
 
 
 def _same_padding(input, weight, stride, dilation, n, op):
@@ -246,4 +246,78 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     out = out.reshape(n, out_d, *out.shape[1:]).transpose(1, 2)
     if bias is not None:
         out = out + bias.reshape(1, -1, 1, 1, 1)
+    return out.squeeze(0) if unbatched else out
+
+
+def _dilate(x, dim, stride):
+    """x with stride - 1 zeros between neighbours along dim (differentiable: stack and reshape)."""
+    if stride == 1 or x.shape[dim] <= 1:
+        return x
+    from monoflow import cat
+
+    zeros = x.new_zeros(x.shape[:dim + 1] + (stride - 1,) + x.shape[dim + 1:])
+    spread = cat([x.unsqueeze(dim + 1), zeros], dim + 1)  # (..., n, stride, ...)
+    merged = spread.reshape(x.shape[:dim] + (x.shape[dim] * stride,) + x.shape[dim + 1:])
+    return merged.narrow(dim, 0, (x.shape[dim] - 1) * stride + 1)
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """Applies a 3-D transposed convolution (the adjoint of :func:`conv3d`). See
+    :class:`~monoflow.nn.ConvTranspose3d`.
+
+    Composed from :func:`conv3d`: the input with ``stride - 1`` zeros inserted between elements,
+    padded by ``dilation * (kernel_size - 1) - padding`` (plus ``output_padding`` at the end; a
+    negative amount crops), convolved with the kernel flipped and its channel axes swapped.
+
+    Args:
+        input (Tensor): ``(N, C_in, D, H, W)`` or ``(C_in, D, H, W)``.
+        weight (Tensor): ``(C_in, C_out / groups, kD, kH, kW)``.
+        bias (Tensor, optional): ``(C_out,)``. Default: ``None``.
+        stride (int or tuple): the step of the kernel. Default: ``1``.
+        padding (int or tuple): ``dilation * (kernel_size - 1) - padding`` implicit zeros on both sides.
+            Default: ``0``.
+        output_padding (int or tuple): extra size on one side of the output. Default: ``0``.
+        groups (int): the number of channel groups. Default: ``1``.
+        dilation (int or tuple): the spacing between kernel elements. Default: ``1``.
+
+    Example::
+
+        >>> F.conv_transpose3d(flow.randn(2, 3, 4, 4, 4), flow.randn(3, 5, 2, 2, 2), stride=2).shape
+        monoflow.Size([2, 5, 8, 8, 8])
+    """
+    _C.check_tensor(input, "conv_transpose3d", "input", 1)
+    _C.check_tensor(weight, "conv_transpose3d", "weight", 2)
+    _C.check_optional_tensor(bias, "conv_transpose3d", "bias", 3)
+    if isinstance(padding, str):
+        raise ValueError("conv_transpose3d: padding must be an int or a tuple of ints, not a string")
+    if input.dim() not in (4, 5):
+        raise RuntimeError(f"Expected 4D (unbatched) or 5D (batched) input to conv_transpose3d, but got input of "
+                           f"size: {list(input.shape)}")
+    if weight.dim() != 5:
+        raise RuntimeError(f"conv_transpose3d: expected a 5-D weight, but got weight of size {list(weight.shape)}")
+    unbatched = input.dim() == 4
+    x = input.unsqueeze(0) if unbatched else input
+    strides, pads = _triple(stride, "stride"), _triple(padding, "padding")
+    outs, dils = _triple(output_padding, "output_padding"), _triple(dilation, "dilation")
+    c_in, c_out_g = weight.shape[0], weight.shape[1]
+    if x.shape[1] != c_in or c_in % groups:
+        raise RuntimeError(f"conv_transpose3d: expected input with {c_in} channels (weight {list(weight.shape)}, "
+                           f"groups={groups}), but got input of size {list(input.shape)}")
+    for o, s, d in zip(outs, strides, dils):
+        if o >= max(s, d):
+            raise RuntimeError(f"conv_transpose3d: output padding must be smaller than either stride or dilation, "
+                               f"got output_padding={outs}, stride={strides}, dilation={dils}")
+    from monoflow.ops_shape import pad as _pad
+
+    for i, s in enumerate(strides):
+        x = _dilate(x, 2 + i, s)
+    widths = []
+    for k, p, o, d in zip(weight.shape[2:], pads, outs, dils):
+        edge = d * (k - 1) - p
+        widths.append((edge, edge + o))
+    x = _pad(x, [w for lo_hi in reversed(widths) for w in lo_hi])  # negative widths crop
+    k = weight.shape[2:]
+    w = weight.flip((2, 3, 4)).reshape(groups, c_in // groups, c_out_g, *k).transpose(1, 2)
+    w = w.reshape(groups * c_out_g, c_in // groups, *k)
+    out = conv3d(x, w, bias, 1, 0, dils, groups)
     return out.squeeze(0) if unbatched else out

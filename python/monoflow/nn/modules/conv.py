@@ -7,7 +7,7 @@ from monoflow.nn.functional import conv as F
 from monoflow.nn.module import Module
 from monoflow.nn.parameter import Parameter
 
-__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
 
 
 def _tuple(v, n, what):
@@ -353,6 +353,67 @@ class ConvTranspose2d(_ConvNd):
             extra = size[d] - base
             if not 0 <= extra < max(self.stride[d], self.dilation[d]):
                 raise ValueError(f"ConvTranspose2d: requested an output size of {size}, but valid sizes range "
+                                 f"from {base} to {base + max(self.stride[d], self.dilation[d]) - 1} in dim {d}")
+            pads.append(extra)
+        return tuple(pads)
+
+
+class ConvTranspose3d(ConvTranspose2d):
+    """Applies a 3-D transposed convolution (the gradient of :class:`Conv3d` with respect to its input),
+    often used to upsample volumes (3-D U-Nets, video decoders).
+
+    Call it as ``m(input, output_size=None)``; ``output_size`` chooses the ``output_padding`` that gives
+    that size. Computed by :func:`~monoflow.nn.functional.conv_transpose3d` from :func:`conv3d`.
+
+    Args:
+        in_channels (int): the channels of the input.
+        out_channels (int): the channels of the output.
+        kernel_size (int or tuple): the size of the kernel.
+        stride (int or tuple): the step of the kernel. Default: ``1``.
+        padding (int or tuple): ``dilation * (kernel_size - 1) - padding`` zeros are implicitly added to
+            both sides of the input. Default: ``0``.
+        output_padding (int or tuple): extra size added to one side of the output. Default: ``0``.
+        groups (int): blocked connections from input to output channels. Default: ``1``.
+        bias (bool): learn an additive bias. Default: ``True``.
+        dilation (int or tuple): the spacing between kernel elements. Default: ``1``.
+        padding_mode (str): only ``'zeros'``. Default: ``'zeros'``.
+        device (optional): the device of the parameters. Default: the default device.
+        dtype (optional): the dtype of the parameters. Default: the default floating dtype.
+
+    Shape:
+        - Input: ``(N, C_in, D, H, W)`` or ``(C_in, D, H, W)``.
+        - Output: ``(N, C_out, D_out, H_out, W_out)``, ``out = (in - 1) * stride - 2 * padding +
+          dilation * (kernel_size - 1) + output_padding + 1`` per spatial dim.
+        - Weight: ``(C_in, C_out / groups, kD, kH, kW)``; bias: ``(C_out,)``.
+
+    Example::
+
+        >>> m = nn.ConvTranspose3d(3, 8, 2, stride=2)
+        >>> m(flow.randn(2, 3, 4, 4, 4)).shape
+        monoflow.Size([2, 8, 8, 8, 8])
+    """
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                 bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+        _ConvNd.__init__(self, 3, in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
+                         padding_mode, output_padding=output_padding, transposed=True, device=device, dtype=dtype)
+
+    def forward(self, input, output_size=None):
+        output_padding = self.output_padding
+        if output_size is not None:
+            output_padding = self._output_padding(input, output_size)
+        return F.conv_transpose3d(input, self.weight, self.bias, self.stride, self.padding, output_padding,
+                                  self.groups, self.dilation)
+
+    def _output_padding(self, input, output_size):
+        size = tuple(output_size)[-3:]
+        pads = []
+        for d in range(3):
+            base = ((input.shape[input.dim() - 3 + d] - 1) * self.stride[d] - 2 * self.padding[d]
+                    + self.dilation[d] * (self.kernel_size[d] - 1) + 1)
+            extra = size[d] - base
+            if not 0 <= extra < max(self.stride[d], self.dilation[d]):
+                raise ValueError(f"ConvTranspose3d: requested an output size of {size}, but valid sizes range "
                                  f"from {base} to {base + max(self.stride[d], self.dilation[d]) - 1} in dim {d}")
             pads.append(extra)
         return tuple(pads)
