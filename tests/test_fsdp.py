@@ -1,5 +1,6 @@
-"""FullyShardedDataParallel (ZeRO-2/3 in eager): training on N ranks matches one process on the whole batch,
-each rank holds 1/N of parameters/gradients/optimizer state, checkpoints hold the full model."""
+"""FullyShardedDataParallel (ZeRO-2/3 in eager) and ZeroRedundancyOptimizer (ZeRO-1): training on N ranks
+matches one process on the whole batch, each rank holds its share of parameters/gradients/optimizer state,
+checkpoints hold the full model."""
 import subprocess
 import sys
 import textwrap
@@ -43,6 +44,17 @@ for strategy in ("FULL_SHARD", "SHARD_GRAD_OP", "NO_SHARD"):
         v.numel() for s in opt.state.values() for v in s.values() if isinstance(v, flow.Tensor) and v.dim() > 0)
     out[strategy] = {"state": {k: v.numpy().tolist() for k, v in state.items()}, "held": held,
                      "loss": losses}
+# ZeRO-1: DDP's gradients, AdamW's moments on the owning rank only
+from monoflow.distributed.optim import ZeroRedundancyOptimizer
+model = flow.nn.parallel.DistributedDataParallel(make())
+opt = ZeroRedundancyOptimizer(model.parameters(), flow.optim.AdamW, lr=0.05)
+for _ in range(4):
+    opt.zero_grad()
+    flow.nn.functional.cross_entropy(model(x[4 * r:4 * r + 4]), y[4 * r:4 * r + 4]).backward()
+    opt.step()
+out["ZERO1"] = {"state": {k: v.numpy().tolist() for k, v in model.module.state_dict().items()},
+                "moments": sum(v.numel() for s in opt.state.values() for v in s.values()
+                               if isinstance(v, flow.Tensor) and v.dim() > 0)}
 # the reference: one process, the whole batch
 ref = make()
 opt = flow.optim.AdamW(ref.parameters(), lr=0.05)
@@ -80,6 +92,11 @@ def test_sharded_training_matches_one_process(tmp_path, n):
         held = [ranks[r][strategy]["held"] for r in range(n)]
         expected = 4 * numel if strategy == "NO_SHARD" else 4 * -(-numel // n)
         assert held == [expected] * n, (strategy, held)
+    for r in range(n):  # ZeRO-1: the same model, the moments split over the ranks
+        for k, v in ranks[r]["ZERO1"]["state"].items():
+            np.testing.assert_allclose(v, ranks[r]["ref"][k], rtol=2e-4, atol=2e-5, err_msg=("ZERO1", k))
+    moments = [ranks[r]["ZERO1"]["moments"] for r in range(n)]
+    assert sum(moments) == 2 * numel and max(moments) < 2 * numel
 
 
 def test_one_process_is_plain_training_and_checkpoints_round_trip():

@@ -6,10 +6,10 @@ Note [Fully sharded data parallel]
     of the world size); each rank keeps its contiguous 1/N slice as the wrapper's only parameter,
     ``flat_param``, which is what the optimizer sees, so gradients and optimizer state are 1/N per rank.
     The wrapped module's own parameters are removed from it.
-    - Forward all-gathers the slices into the full buffer (an autograd function whose backward
-      reduce-scatters the full gradient and averages it: each rank receives the gradient of its slice,
-      summed over the ranks' batches and divided by N, as DDP averages) and runs the module with views of
-      it in place of its parameters.
+    - Forward all-gathers the slices into the full buffer and runs the module with views of it in place of
+      its parameters (one autograd function, the views its outputs); backward concatenates the parameters'
+      gradients and reduce-scatters them, averaged: each rank receives the gradient of its slice, summed
+      over the ranks' batches and divided by N, as DDP averages.
     - FULL_SHARD (stage 3) frees the gathered buffer after forward: the forward runs under activation
       checkpointing, so backward gathers again and recomputes; the full parameters live only while one
       forward or its recomputation runs. SHARD_GRAD_OP (stage 2) keeps them from forward to backward
@@ -41,40 +41,37 @@ class ShardingStrategy(enum.Enum):
 
 
 class _Gather(Function):
-    """shard (this rank's slice) -> the full flat buffer; backward: reduce-scatter, averaged."""
+    """shard (this rank's slice) -> each parameter, as views of the gathered flat buffer; backward: the
+    parameters' gradients concatenated (no full-size buffer per parameter), reduce-scattered and averaged
+    (NO_SHARD: the flat buffer itself, its gradient all-reduced)."""
 
     @staticmethod
-    def forward(ctx, shard, group, world):
-        ctx.group, ctx.world = group, world
-        if world == 1:
-            return shard.clone()
-        full = flow.empty(shard.numel() * world, dtype=shard.dtype)
-        dist.all_gather_into_tensor(full, shard.detach().contiguous(), group=group)
-        return full
+    def forward(ctx, shard, group, world, layout, sharded):
+        ctx.group, ctx.world, ctx.layout, ctx.sharded = group, world, layout, sharded
+        ctx.padded, ctx.dtype = shard.numel() * (world if sharded else 1), shard.dtype
+        if sharded and world > 1:
+            full = flow.empty(ctx.padded, dtype=shard.dtype)
+            dist.all_gather_into_tensor(full, shard.detach().contiguous(), group=group)
+        else:
+            full = shard.detach()
+        return tuple(full[offset:offset + numel].view(shape) for shape, offset, numel in layout)
 
     @staticmethod
-    def backward(ctx, grad):
-        if ctx.world == 1:
-            return grad, None, None
-        out = flow.empty(grad.numel() // ctx.world, dtype=grad.dtype)
-        dist.reduce_scatter_tensor(out, grad.contiguous(), group=ctx.group)
-        return out / ctx.world, None, None
-
-
-class _Replicated(Function):
-    """NO_SHARD: the full buffer itself; backward all-reduces its gradient, averaged."""
-
-    @staticmethod
-    def forward(ctx, flat, group, world):
-        ctx.group, ctx.world = group, world
-        return flat.view_as(flat)
-
-    @staticmethod
-    def backward(ctx, grad):
-        grad = grad.contiguous().clone()
+    def backward(ctx, *grads):
+        parts = [g.reshape(-1) if g is not None else flow.zeros(numel, dtype=ctx.dtype)
+                 for g, (_, _, numel) in zip(grads, ctx.layout)]
+        used = sum(numel for _, _, numel in ctx.layout)
+        if ctx.padded > used:
+            parts.append(flow.zeros(ctx.padded - used, dtype=ctx.dtype))
+        flat = flow.cat(parts)
         if ctx.world > 1:
-            dist.all_reduce(grad, group=ctx.group)
-        return grad / ctx.world, None, None
+            if ctx.sharded:
+                out = flow.empty(ctx.padded // ctx.world, dtype=flat.dtype)
+                dist.reduce_scatter_tensor(out, flat, group=ctx.group)
+                flat = out
+            else:
+                dist.all_reduce(flat, group=ctx.group)
+        return (flat / ctx.world,) + (None,) * 4
 
 
 class FullyShardedDataParallel(Module):
@@ -120,8 +117,8 @@ class FullyShardedDataParallel(Module):
         self._world = dist.get_world_size(process_group) if dist.is_initialized() else 1
         self._rank = dist.get_rank(process_group) if dist.is_initialized() else 0
         self.module = module
-        # (owner module, attribute name, shape, offset, numel): where each parameter lives in the flat buffer;
-        # a parameter reachable under several names is stored once (tied weights).
+        # (owner module, attribute name, shape, offset, numel, index): where each parameter lives in the flat
+        # buffer; a parameter reachable under several names is stored once (tied weights), as parameter `index`.
         self._slots, self._names = [], []
         seen, params = {}, []
         for full_name, p in module.named_parameters(remove_duplicate=False):
@@ -129,10 +126,11 @@ class FullyShardedDataParallel(Module):
             owner = module.get_submodule(owner_path) if owner_path else module
             if id(p) not in seen:
                 offset = sum(q.numel() for q in params)
-                seen[id(p)] = (tuple(p.shape), offset, p.numel())
+                seen[id(p)] = (tuple(p.shape), offset, p.numel(), len(params))
                 params.append(p)
             self._slots.append((owner, attr) + seen[id(p)])
             self._names.append(full_name)
+        self._layout = tuple((tuple(p.shape), seen[id(p)][1], p.numel()) for p in params)
         if not params:
             raise RuntimeError("FullyShardedDataParallel: the module has no parameters to shard")
         dtypes = {p.dtype for p in params}
@@ -158,15 +156,15 @@ class FullyShardedDataParallel(Module):
 
     # ------------------------------------------------------------ forward
 
-    def _full(self):
-        fn = _Replicated if self.sharding_strategy is ShardingStrategy.NO_SHARD else _Gather
-        return fn.apply(self.flat_param, self._group, self._world)
+    def _gather(self, shard):
+        sharded = self.sharding_strategy is not ShardingStrategy.NO_SHARD
+        return _Gather.apply(shard, self._group, self._world, self._layout, sharded)
 
-    def _run(self, full, *args, **kwargs):
+    def _run(self, tensors, *args, **kwargs):
         installed = []
         try:
-            for owner, attr, shape, offset, numel in self._slots:
-                owner.__dict__[attr] = full[offset:offset + numel].view(shape)
+            for owner, attr, _, _, _, index in self._slots:
+                owner.__dict__[attr] = tensors[index]
                 installed.append((owner, attr))
             return self.module(*args, **kwargs)
         finally:
@@ -176,10 +174,9 @@ class FullyShardedDataParallel(Module):
     def forward(self, *args, **kwargs):
         if self.sharding_strategy is ShardingStrategy.FULL_SHARD and flow.is_grad_enabled() and self._requires_grad:
             # gather inside the checkpointed function: freed after forward, gathered again in backward
-            return checkpoint(lambda shard, *a: self._run(
-                _Gather.apply(shard, self._group, self._world), *a, **kwargs), self.flat_param, *args,
-                use_reentrant=False)
-        return self._run(self._full(), *args, **kwargs)
+            return checkpoint(lambda shard, *a: self._run(self._gather(shard), *a, **kwargs), self.flat_param,
+                              *args, use_reentrant=False)
+        return self._run(self._gather(self.flat_param), *args, **kwargs)
 
     # ------------------------------------------------------------ checkpoints
 
@@ -198,7 +195,7 @@ class FullyShardedDataParallel(Module):
 
         out = OrderedDict() if destination is None else destination
         full = self._gathered()
-        for name, (_, _, shape, offset, numel) in zip(self._names, self._slots):
+        for name, (_, _, shape, offset, numel, _) in zip(self._names, self._slots):
             out[prefix + name] = full[offset:offset + numel].view(shape).clone()
         for name, b in self.module.named_buffers():
             out[prefix + name] = b if keep_vars else b.detach()
@@ -215,7 +212,7 @@ class FullyShardedDataParallel(Module):
         with flow.no_grad():
             flat = flow.zeros(self._numel, dtype=self.flat_param.dtype)
             flat.copy_(self._gathered())
-            for name, (_, _, shape, offset, numel) in zip(self._names, self._slots):
+            for name, (_, _, shape, offset, numel, _) in zip(self._names, self._slots):
                 if name in state_dict:
                     flat[offset:offset + numel] = flow.as_tensor(state_dict[name]).reshape(-1).to(flat.dtype)
             if self.sharding_strategy is ShardingStrategy.NO_SHARD:
