@@ -735,3 +735,42 @@ def test_conv_transpose3d_module_matches_torch():
     assert tuple(got(flow.tensor(x), output_size=[5, 7, 9]).shape) == (2, 6, 5, 7, 9)
     with pytest.raises(ValueError):
         got(flow.tensor(x), output_size=[9, 9, 9])
+
+
+@pytest.mark.filterwarnings("ignore:LSTM with projections:UserWarning")
+@pytest.mark.parametrize("kw", [dict(num_layers=2, proj_size=3),
+                                dict(num_layers=2, proj_size=2, bidirectional=True, batch_first=True),
+                                dict(proj_size=4, bias=False)])
+def test_lstm_with_projections_matches_torch(kw):
+    rng = np.random.default_rng(0)
+    torch.manual_seed(0)
+    ref, got = torch.nn.LSTM(5, 6, **kw), flow.nn.LSTM(5, 6, **kw)
+    assert [n for n, _ in got.named_parameters()] == [n for n, _ in ref.named_parameters()]
+    assert repr(got) == repr(ref) and len(got.all_weights[0]) == len(ref.all_weights[0])
+    got.load_state_dict({k: flow.tensor(v.detach().numpy()) for k, v in ref.state_dict().items()})
+    x = rng.standard_normal((4, 3, 5)).astype(np.float32)
+    tx, mx = torch.tensor(x, requires_grad=True), flow.tensor(x, requires_grad=True)
+    (to, (th, tc)), (mo, (mh, mc)) = ref(tx), got(mx)
+    assert tuple(mo.shape) == tuple(to.shape) and tuple(mh.shape) == tuple(th.shape)
+    assert tuple(mc.shape) == tuple(tc.shape)
+    (to.sum() + 2 * th.sum() + 3 * tc.sum()).backward()
+    (mo.sum() + 2 * mh.sum() + 3 * mc.sum()).backward()
+    np.testing.assert_allclose(mo.detach().numpy(), to.detach().numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(mx.grad.numpy(), tx.grad.numpy(), rtol=1e-5, atol=1e-6)
+    for (name, p), q in zip(got.named_parameters(), ref.parameters()):
+        np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-4, atol=1e-5, err_msg=name)
+    # given states: h of proj_size, c of hidden_size
+    layers = got.num_layers * (2 if got.bidirectional else 1)
+    h0 = rng.standard_normal((layers, x.shape[0] if got.batch_first else 3, kw["proj_size"])).astype(np.float32)
+    c0 = rng.standard_normal((layers, h0.shape[1], 6)).astype(np.float32)
+    a = ref(torch.tensor(x), (torch.tensor(h0), torch.tensor(c0)))[0].detach().numpy()
+    b = got(flow.tensor(x), (flow.tensor(h0), flow.tensor(c0)))[0].detach().numpy()
+    np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-6)
+
+
+def test_lstm_projection_arguments_are_checked_as_torch():
+    for bad in (dict(proj_size=6), dict(proj_size=-1)):
+        with pytest.raises(ValueError):
+            flow.nn.LSTM(5, 6, **bad)
+    with pytest.raises(ValueError, match="only supported for LSTM"):
+        flow.nn.GRU(5, 6, proj_size=2)

@@ -31,6 +31,9 @@ def rnn(b, out, mod, input, hx=None):
     if mod.training and mod.dropout and mod.num_layers > 1:
         raise OnnxExporterError(f"{type(mod).__name__}: dropout between layers in training mode (random) is not "
                                 "supported by the ONNX exporter")
+    if getattr(mod, "proj_size", 0):
+        raise OnnxExporterError(f"{type(mod).__name__}: proj_size > 0 (LSTM projections) has no ONNX LSTM "
+                                "equivalent and is not supported by the ONNX exporter")
     mode, h, dirs = mod.mode, mod.hidden_size, 2 if mod.bidirectional else 1
     is_lstm = mode == "LSTM"
     order = _ORDER[mode]

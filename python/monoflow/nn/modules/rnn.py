@@ -74,8 +74,9 @@ class RNNBase(Module):
             ``0.0``.
         bidirectional (bool): also run each layer backwards and concatenate both directions. Default:
             ``False``.
-        proj_size (int): LSTM projections are not supported: a non-zero value raises
-            ``NotImplementedError``. Default: ``0``.
+        proj_size (int): LSTM only: each step's hidden state is projected to this size by
+            ``weight_hr_l{k}`` (``(proj_size, hidden_size)``); must be smaller than ``hidden_size``,
+            ``0`` for none. Default: ``0``.
         device (optional): the device of the parameters. Default: the default device.
         dtype (optional): the dtype of the parameters. Default: the default floating dtype.
 
@@ -104,8 +105,12 @@ class RNNBase(Module):
             raise ValueError("hidden_size must be a positive integer")
         if num_layers <= 0:
             raise ValueError("num_layers must be greater than or equal to 1")
-        if proj_size:
-            raise NotImplementedError("LSTM with proj_size > 0 is not supported")
+        if not isinstance(proj_size, int) or isinstance(proj_size, bool) or proj_size < 0:
+            raise ValueError("proj_size should be a positive integer or zero to disable projections")
+        if proj_size >= hidden_size:
+            raise ValueError("proj_size has to be smaller than hidden_size")
+        if proj_size and mode != "LSTM":
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
         self.mode = mode
         self.input_size = input_size
         self.hidden_size = hidden_size
@@ -117,16 +122,20 @@ class RNNBase(Module):
         self.proj_size = proj_size
         num_dirs = 2 if bidirectional else 1
         gate = _GATES[mode] * hidden_size
+        real_hidden = proj_size if proj_size > 0 else hidden_size  # the size of h (LSTM projections)
         self._flat_weights_names = []
         for layer in range(num_layers):
             for d in range(num_dirs):
-                in_size = input_size if layer == 0 else hidden_size * num_dirs
+                in_size = input_size if layer == 0 else real_hidden * num_dirs
                 suffix = f"_l{layer}" + ("_reverse" if d else "")
                 names = [f"weight_ih{suffix}", f"weight_hh{suffix}"]
-                shapes = [(gate, in_size), (gate, hidden_size)]
+                shapes = [(gate, in_size), (gate, real_hidden)]
                 if bias:
                     names += [f"bias_ih{suffix}", f"bias_hh{suffix}"]
                     shapes += [(gate,), (gate,)]
+                if proj_size > 0:
+                    names.append(f"weight_hr{suffix}")
+                    shapes.append((proj_size, hidden_size))
                 for n, s in zip(names, shapes):
                     setattr(self, n, Parameter(empty(*s, device=device, dtype=dtype)))
                 self._flat_weights_names.extend(names)
@@ -138,7 +147,7 @@ class RNNBase(Module):
 
     @property
     def all_weights(self):
-        per = 4 if self.bias else 2
+        per = (4 if self.bias else 2) + (1 if self.proj_size > 0 else 0)
         w = self._flat_weights
         return [w[i:i + per] for i in range(0, len(w), per)]
 
@@ -154,14 +163,14 @@ class RNNBase(Module):
         suffix = f"_l{layer}" + ("_reverse" if d else "")
         g = lambda n: getattr(self, n + suffix)  # noqa: E731
         return (g("weight_ih"), g("weight_hh"), g("bias_ih") if self.bias else None,
-                g("bias_hh") if self.bias else None)
+                g("bias_hh") if self.bias else None, g("weight_hr") if self.proj_size > 0 else None)
 
     def _run_direction(self, x, h, c, params, reverse, masks=None):
         # x: (T, N, in); returns (outputs (T, N, H), h_T, c_T). With `masks`
         # (packed input: per step, which sequences still run), a finished
         # sequence keeps its state and outputs zeros; running the reverse
         # direction from T-1 down then starts each sequence at its own end.
-        w_ih, w_hh, b_ih, b_hh = params
+        w_ih, w_hh, b_ih, b_hh, w_hr = params
         is_lstm = self.mode == "LSTM"
         # Every step's input projection at once, unbound into per-step views:
         # unbind's backward stacks the step gradients once, where indexing
@@ -177,6 +186,8 @@ class RNNBase(Module):
             h_prev, c_prev = h, c
             if is_lstm:
                 h, c = _lstm_step(gi, h, c, w_hh)
+                if w_hr is not None:  # proj_size: h = W_hr h
+                    h = h.matmul(w_hr.t())
             elif self.mode == "GRU":
                 h = _gru_step(gi, h, w_hh, b_hh)
             else:
@@ -223,16 +234,18 @@ class RNNBase(Module):
             x = x.transpose(0, 1)
         T, N = x.shape[0], x.shape[1]
         num_dirs = 2 if self.bidirectional else 1
+        real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
         if hx is None:
-            h0 = x.new_zeros(self.num_layers * num_dirs, N, self.hidden_size)
-            c0 = h0 if is_lstm else None
+            h0 = x.new_zeros(self.num_layers * num_dirs, N, real_hidden)
+            c0 = (h0 if real_hidden == self.hidden_size else x.new_zeros(self.num_layers * num_dirs, N,
+                                                                          self.hidden_size)) if is_lstm else None
         else:
             h0, c0 = hx if is_lstm else (hx, None)
             if not batched:
                 h0 = h0.unsqueeze(1)
                 c0 = c0.unsqueeze(1) if c0 is not None else None
-            expected = (self.num_layers * num_dirs, N, self.hidden_size)
-            for name, t in (("hidden", h0), ("cell", c0)):
+            for name, t, size in (("hidden", h0, real_hidden), ("cell", c0, self.hidden_size)):
+                expected = (self.num_layers * num_dirs, N, size)
                 if t is not None and tuple(t.shape) != expected:
                     raise RuntimeError(f"Expected {name} size {expected}, got {list(t.shape)}")
         h_n, c_n = [], []
@@ -345,14 +358,14 @@ class LSTM(RNNBase):
         args: torch's positional form ``(input_size, hidden_size, num_layers, bias, batch_first,
             dropout, bidirectional, proj_size)``.
         kwargs: the keyword form: ``input_size``, ``hidden_size``, ``num_layers=1``, ``bias=True``,
-            ``batch_first=False``, ``dropout=0.0``, ``bidirectional=False``, ``proj_size=0`` (non-zero
-            raises ``NotImplementedError``), ``device``, ``dtype``.
+            ``batch_first=False``, ``dropout=0.0``, ``bidirectional=False``, ``proj_size=0`` (non-zero:
+            ``h`` projected to that size by ``weight_hr_l{k}``), ``device``, ``dtype``.
 
     Shape:
         - input: ``(L, N, H_in)``, ``(N, L, H_in)`` with ``batch_first``, unbatched ``(L, H_in)``, or a
           ``PackedSequence``.
-        - h_0, c_0, h_n, c_n: ``(D * num_layers, N, H_out)`` (``D = 2`` if bidirectional); zeros when
-          not given.
+        - h_0, c_0, h_n, c_n: ``(D * num_layers, N, H_out)`` (``D = 2`` if bidirectional; ``H_out`` is
+          ``proj_size`` for h with projections, ``hidden_size`` for c); zeros when not given.
         - output: ``(L, N, D * H_out)`` (batch first with ``batch_first``), the last layer's hidden
           state at every step.
 
