@@ -736,3 +736,45 @@ def test_oneflow_tensor_methods_init_gelu_nms_and_removed_names():
     assert g.is_global and g.global_to_global(sbp=flow.sbp.split(0)).sbp == (flow.sbp.split(0),)
     with pytest.raises(RuntimeError, match="local"):
         t.global_to_global()
+
+
+@needs_torch
+def test_oneflow_functional_compositions_through_C_match_torch():
+    rs = np.random.RandomState(13)
+    a, b = rs.randn(2, 4, 3).astype(np.float32), rs.randn(2, 5, 3).astype(np.float32)
+    fa, fb = flow.tensor(a, requires_grad=True), flow.tensor(b, requires_grad=True)
+    ta, tb = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
+    fo = flow._C.batch_matmul(fa, fb, transpose_b=True, alpha=0.5)
+    to = 0.5 * ta.bmm(tb.transpose(1, 2))
+    np.testing.assert_allclose(fo.detach().numpy(), to.detach().numpy(), rtol=1e-5, atol=1e-6)
+    fo.sum().backward()
+    to.sum().backward()
+    np.testing.assert_allclose(fa.grad.numpy(), ta.grad.numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(fb.grad.numpy(), tb.grad.numpy(), rtol=1e-5, atol=1e-6)
+    m, v = rs.randn(3, 4).astype(np.float32), rs.randn(4).astype(np.float32)
+    np.testing.assert_allclose(flow._C.matrix_vector_product(flow.tensor(m), flow.tensor(v)).numpy(), m @ v, rtol=1e-5)
+    x, bias = rs.randn(3, 4).astype(np.float32), rs.randn(4).astype(np.float32)
+    F = torch.nn.functional
+    np.testing.assert_allclose(flow._C.fast_gelu(flow.tensor(x)).numpy(),
+                               F.gelu(torch.tensor(x), approximate="tanh").numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(flow._C.square_relu(flow.tensor(x)).numpy(), np.maximum(x, 0) ** 2, rtol=1e-6)
+    np.testing.assert_allclose(flow._C.fused_bias_add_gelu(flow.tensor(x), flow.tensor(bias), axis=1).numpy(),
+                               F.gelu(torch.tensor(x) + torch.tensor(bias)).numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(flow._C.fused_bias_add_dropout(flow.tensor(x.T), flow.tensor(bias), p=0.0, axis=0)
+                               .numpy(), x.T + bias[:, None], rtol=1e-6)
+    sq = rs.randn(2, 4, 4).astype(np.float32)
+    want = np.where(np.tril(np.ones((4, 4)), -1) != 0, sq * 2.0, -5.0)
+    np.testing.assert_allclose(flow._C.fused_scale_tril(flow.tensor(sq), -1, -5.0, 2.0).numpy(), want, rtol=1e-6)
+    np.testing.assert_allclose(flow._C.fused_weighted_sum([flow.tensor(x), flow.tensor(2 * x)], [0.5, 2.0], 3.0)
+                               .numpy(), 3.0 * (0.5 * x + 4.0 * x), rtol=1e-5)
+    t = rs.rand(3, 4).astype(np.float32)
+    np.testing.assert_allclose(flow._C.binary_cross_entropy_with_logits_reduce_mean(flow.tensor(x), flow.tensor(t))
+                               .numpy(), F.binary_cross_entropy_with_logits(torch.tensor(x), torch.tensor(t)).numpy(),
+                               rtol=1e-5)
+    s = rs.randn(3, 3).astype(np.float64) + 3 * np.eye(3)
+    np.testing.assert_allclose(flow._C.inv(flow.tensor(s)).numpy(), np.linalg.inv(s), rtol=1e-10)
+    p = (rs.rand(5) + 0.5).astype(np.float64)
+    np.testing.assert_allclose(flow._C.trigamma(flow.tensor(p)).numpy(), torch.polygamma(1, torch.tensor(p)).numpy(),
+                               rtol=1e-8)  # (monoflow's polygamma series: ~1e-9 relative in float64)
+    with pytest.raises(RuntimeError, match="a.shape\\[axis\\]"):
+        flow._C.fused_bias_add_gelu(flow.tensor(x), flow.tensor(bias), axis=0)

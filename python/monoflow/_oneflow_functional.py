@@ -3,7 +3,9 @@ API), under their OneFlow signatures. ``monoflow._C`` answers these names from h
 ``_oneflow_internal.functional_fallback``); they are compositions of monoflow ops."""
 from monoflow import _C
 
-__all__ = ["reduce_sum_like"]
+__all__ = ["reduce_sum_like", "batch_matmul", "matrix_vector_product", "fast_gelu", "square_relu",
+           "fused_bias_add_gelu", "fused_bias_add_dropout", "fused_scale_tril", "fused_weighted_sum",
+           "binary_cross_entropy_with_logits_reduce_mean", "inv", "trigamma"]
 
 
 def reduce_sum_like(input, like, axis):
@@ -31,3 +33,238 @@ def reduce_sum_like(input, like, axis):
         raise RuntimeError(f"reduce_sum_like(): input of shape {list(input.shape)} summed over {axis} has "
                            f"{out.numel()} elements, like (shape {list(like.shape)}) has {like.numel()}")
     return out.reshape(tuple(like.shape))
+
+
+# --- OneFlow's _C-only compositions (fused kernels in OneFlow; here their unfused math) -------------
+
+def batch_matmul(a, b, transpose_a=False, transpose_b=False, alpha=1.0):
+    """``oneflow._C.batch_matmul``: ``alpha * op(a) @ op(b)`` over a batch of matrices, ``op`` the
+    optional transpose of the last two dims.
+
+    Args:
+        a (Tensor): ``(B, N, K)`` (or ``(B, K, N)`` with ``transpose_a``).
+        b (Tensor): ``(B, K, M)`` (or ``(B, M, K)`` with ``transpose_b``).
+        transpose_a (bool): transpose ``a``'s matrices first. Default: ``False``.
+        transpose_b (bool): transpose ``b``'s matrices first. Default: ``False``.
+        alpha (float): the scale of the product. Default: ``1.0``.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.batch_matmul(flow.ones(2, 3, 4), flow.ones(2, 5, 4), transpose_b=True, alpha=0.5).shape
+        monoflow.Size([2, 3, 5])
+    """
+    a = _C.check_tensor(a, "batch_matmul", "a", 1)
+    b = _C.check_tensor(b, "batch_matmul", "b", 2)
+    if a.dim() != 3 or b.dim() != 3:
+        raise RuntimeError(f"batch_matmul(): expected 3-D tensors, got {a.dim()}-D and {b.dim()}-D")
+    out = (a.transpose(1, 2) if transpose_a else a).bmm(b.transpose(1, 2) if transpose_b else b)
+    return out if alpha == 1.0 else out * alpha
+
+
+def matrix_vector_product(input, vec):
+    """``oneflow._C.matrix_vector_product``: ``input @ vec`` for a ``(N, M)`` matrix and an ``M`` vector
+    (``monoflow.mv``).
+
+    Args:
+        input (Tensor): the ``(N, M)`` matrix.
+        vec (Tensor): the ``M`` vector.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.matrix_vector_product(flow.ones(2, 3), flow.tensor([1.0, 2.0, 3.0]))
+        tensor([6., 6.])
+    """
+    return _C.check_tensor(input, "matrix_vector_product", "input", 1).mv(vec)
+
+
+def fast_gelu(x):
+    """``oneflow._C.fast_gelu``: GELU's tanh approximation, ``gelu(x, approximate="tanh")``.
+
+    Args:
+        x (Tensor): the input.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.fast_gelu(flow.tensor([0.0, 1.0]))
+        tensor([0.0000, 0.8412])
+    """
+    from monoflow.nn import functional as F
+
+    return F.gelu(_C.check_tensor(x, "fast_gelu", "x", 1), approximate="tanh")
+
+
+def square_relu(x):
+    """``oneflow._C.square_relu``: ``relu(x) ** 2``.
+
+    Args:
+        x (Tensor): the input.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.square_relu(flow.tensor([-1.0, 3.0]))
+        tensor([0., 9.])
+    """
+    return _C.check_tensor(x, "square_relu", "x", 1).relu().square()
+
+
+def _along(op, b, a, axis):
+    # b (1-D, a.shape[axis] long) shaped to broadcast along a's dim axis
+    if b.dim() != 1 or not -a.dim() <= axis < a.dim() or b.shape[0] != a.shape[axis]:
+        raise RuntimeError(f"{op}(): b must be 1-D of a.shape[axis] elements, got shape {list(b.shape)} for "
+                           f"a of shape {list(a.shape)} and axis {axis}")
+    axis %= a.dim()
+    return b.reshape([b.shape[0] if d == axis else 1 for d in range(a.dim())])
+
+
+def fused_bias_add_gelu(a, b, *, axis):
+    """``oneflow._C.fused_bias_add_gelu``: ``gelu(a + b)`` with the 1-D bias ``b`` added along ``a``'s
+    dim ``axis``.
+
+    Args:
+        a (Tensor): the input.
+        b (Tensor): the bias, ``a.shape[axis]`` elements.
+        axis (int): the dim of ``a`` the bias runs along.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.fused_bias_add_gelu(flow.zeros(2, 2), flow.tensor([0.0, 1.0]), axis=1)
+        tensor([[0.0000, 0.8413],
+                [0.0000, 0.8413]])
+    """
+    from monoflow.nn import functional as F
+
+    a = _C.check_tensor(a, "fused_bias_add_gelu", "a", 1)
+    b = _C.check_tensor(b, "fused_bias_add_gelu", "b", 2)
+    return F.gelu(a + _along("fused_bias_add_gelu", b, a, axis))
+
+
+def fused_bias_add_dropout(a, b, *, p=0.5, axis, generator=None):
+    """``oneflow._C.fused_bias_add_dropout``: ``dropout(a + b, p)`` with the 1-D bias ``b`` added along
+    ``a``'s dim ``axis`` (training-mode dropout).
+
+    Args:
+        a (Tensor): the input.
+        b (Tensor): the bias, ``a.shape[axis]`` elements.
+        p (float): the dropout probability. Default: ``0.5``.
+        axis (int): the dim of ``a`` the bias runs along.
+        generator (monoflow.Generator, optional): the mask's generator.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.fused_bias_add_dropout(flow.zeros(2, 2), flow.tensor([1.0, 2.0]), p=0.0, axis=1)
+        tensor([[1., 2.],
+                [1., 2.]])
+    """
+    from monoflow.nn import functional as F
+
+    a = _C.check_tensor(a, "fused_bias_add_dropout", "a", 1)
+    b = _C.check_tensor(b, "fused_bias_add_dropout", "b", 2)
+    return F.dropout(a + _along("fused_bias_add_dropout", b, a, axis), p, True, False, generator)
+
+
+def fused_scale_tril(x, diagonal=0, fill_value=0, scale=1):
+    """``oneflow._C.fused_scale_tril``: ``x * scale`` on and below the ``diagonal``-th diagonal of the last
+    two dims, ``fill_value`` above it.
+
+    Args:
+        x (Tensor): the input, at least 2-D.
+        diagonal (int): which diagonal bounds the kept part (as ``tril``). Default: ``0``.
+        fill_value (Number): the value above it. Default: ``0``.
+        scale (Number): the factor of the kept part. Default: ``1``.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.fused_scale_tril(flow.ones(2, 2), fill_value=-1.0, scale=3.0)
+        tensor([[ 3., -1.],
+                [ 3.,  3.]])
+    """
+    x = _C.check_tensor(x, "fused_scale_tril", "x", 1)
+    from monoflow import ones
+
+    keep = ones(x.shape[-2:], dtype=x.dtype, device=x.device).tril(diagonal) != 0
+    return (x * scale).masked_fill(~keep, fill_value)
+
+
+def fused_weighted_sum(tensors, weights, alpha=1.0):
+    """``oneflow._C.fused_weighted_sum``: ``alpha * sum(w * t for t, w in zip(tensors, weights))``.
+
+    Args:
+        tensors (sequence of Tensor): same-shaped tensors.
+        weights (sequence of float): one weight per tensor.
+        alpha (float): the overall scale. Default: ``1.0``.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.fused_weighted_sum([flow.ones(2), flow.full((2,), 2.0)], [0.5, 0.25], alpha=2.0)
+        tensor([2., 2.])
+    """
+    tensors, weights = list(tensors), list(weights)
+    if not tensors or len(tensors) != len(weights):
+        raise RuntimeError(f"fused_weighted_sum(): expected as many weights as tensors (at least one), got "
+                           f"{len(tensors)} tensors and {len(weights)} weights")
+    out = tensors[0] * weights[0]
+    for t, w in zip(tensors[1:], weights[1:]):
+        out = out + t * w
+    return out if alpha == 1.0 else out * alpha
+
+
+def binary_cross_entropy_with_logits_reduce_mean(input, target):
+    """``oneflow._C.binary_cross_entropy_with_logits_reduce_mean``:
+    ``binary_cross_entropy_with_logits(input, target)`` averaged over all elements.
+
+    Args:
+        input (Tensor): the logits.
+        target (Tensor): the targets in ``[0, 1]``, of ``input``'s shape.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.binary_cross_entropy_with_logits_reduce_mean(flow.zeros(2), flow.ones(2))
+        tensor(0.6931)
+    """
+    from monoflow.nn import functional as F
+
+    return F.binary_cross_entropy_with_logits(input, target, reduction="mean")
+
+
+def inv(x):
+    """``oneflow._C.inv``: the inverse of (each of) the square matrices in ``x`` (``linalg.inv``).
+
+    Args:
+        x (Tensor): ``(*, n, n)`` invertible matrices.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.inv(flow.tensor([[2.0, 0.0], [0.0, 4.0]]))
+        tensor([[0.5000, 0.0000],
+                [0.0000, 0.2500]])
+    """
+    from monoflow import linalg
+
+    return linalg.inv(x)
+
+
+def trigamma(x):
+    """``oneflow._C.trigamma``: the second derivative of ``lgamma``, ``polygamma(1, x)``.
+
+    Args:
+        x (Tensor): the input.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.trigamma(flow.tensor([1.0]))
+        tensor([1.6449])
+    """
+    from monoflow import polygamma
+
+    return polygamma(1, x)
