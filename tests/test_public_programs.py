@@ -774,3 +774,20 @@ def test_lstm_projection_arguments_are_checked_as_torch():
             flow.nn.LSTM(5, 6, **bad)
     with pytest.raises(ValueError, match="only supported for LSTM"):
         flow.nn.GRU(5, 6, proj_size=2)
+
+
+def test_poisson_apply_and_map_as_torch():
+    flow.manual_seed(0)
+    a = flow.poisson(flow.full((20000,), 4.0))
+    flow.manual_seed(0)
+    b = flow.poisson(flow.full((20000,), 4.0))
+    assert a.dtype == flow.float32 and bool((a == b).all()) and a.mean().item() == pytest.approx(4.0, rel=0.03)
+    assert flow.poisson(flow.zeros(3)).tolist() == [0.0, 0.0, 0.0]
+    with pytest.raises(RuntimeError):
+        flow.poisson(flow.tensor([-1.0]))
+    for T in (torch, flow):
+        got = (T.ones(3).apply_(lambda v: v * 2).tolist(), T.arange(3).apply_(lambda v: v * v).tolist(),
+               T.ones(2, 3).map_(T.tensor([1.0, 2.0, 3.0]), lambda x, y: x + y).tolist())
+        if T is torch:
+            ref = got
+    assert got == ref

@@ -502,5 +502,57 @@ TensorMethods.__lshift__ = _shift_operator(bitwise_left_shift)
 TensorMethods.__rlshift__ = _shift_operator(bitwise_left_shift, reflected=True)
 TensorMethods.__rshift__ = _shift_operator(bitwise_right_shift)
 TensorMethods.__rrshift__ = _shift_operator(bitwise_right_shift, reflected=True)
+def _apply_(self, callable_):
+    """Applies the Python function ``callable`` to every element, in place (torch's ``Tensor.apply_``:
+    slow, CPU tensors only; the values go through numpy and come back in ``self``'s dtype).
+
+    Example::
+
+        >>> flow.tensor([1.0, 2.0]).apply_(lambda v: v * 10)
+        tensor([10., 20.])
+    """
+    _C.check_tensor(self, "apply_", "self", 0)
+    if not callable(callable_):
+        raise TypeError(f"apply_(): argument 'callable' must be callable, not {type(callable_).__name__}")
+    if self.device.type != "cpu":
+        raise TypeError("apply_ is only implemented on CPU tensors")
+    values = self.detach().numpy()
+    out = np.vectorize(callable_, otypes=[values.dtype])(values) if values.size else values
+    return self.copy_(_tensor_like(out, self))
+
+
+def _map_(self, tensor, callable_):
+    """Sets each element to ``callable(self_element, tensor_element)``, in place (torch's
+    ``Tensor.map_``; ``tensor`` broadcasts to ``self``; slow, CPU tensors only).
+
+    Example::
+
+        >>> flow.tensor([1.0, 2.0]).map_(flow.tensor([3.0, 4.0]), lambda a, b: a * b)
+        tensor([3., 8.])
+    """
+    _C.check_tensor(self, "map_", "self", 0)
+    _C.check_tensor(tensor, "map_", "tensor", 1)
+    if not callable(callable_):
+        raise TypeError(f"map_(): argument 'callable' must be callable, not {type(callable_).__name__}")
+    if self.device.type != "cpu" or tensor.device.type != "cpu":
+        raise TypeError("map_ is only implemented on CPU tensors")
+    a = self.detach().numpy()
+    try:
+        b = np.broadcast_to(tensor.detach().numpy(), a.shape)
+    except ValueError:
+        raise RuntimeError(f"map_(): the tensor of shape {list(tensor.shape)} does not broadcast to self's shape "
+                           f"{list(self.shape)}") from None
+    out = np.vectorize(callable_, otypes=[a.dtype])(a, b) if a.size else a
+    return self.copy_(_tensor_like(out, self))
+
+
+def _tensor_like(values, like):
+    from monoflow._creation import tensor
+
+    return tensor(np.ascontiguousarray(values), dtype=like.dtype)
+
+
+TensorMethods.apply_ = _apply_
+TensorMethods.map_ = _map_
 TensorMethods.__ilshift__ = TensorMethods.bitwise_left_shift_
 TensorMethods.__irshift__ = TensorMethods.bitwise_right_shift_

@@ -13,7 +13,7 @@ def _requires_grad(t, requires_grad):
 
 __all__ = ["Generator", "manual_seed", "seed", "initial_seed", "default_generator", "get_rng_state", "set_rng_state",
            "rand", "randn", "randint",
-           "rand_like", "randn_like", "randint_like", "normal", "bernoulli", "linspace", "logspace", "eye"]
+           "rand_like", "randn_like", "randint_like", "normal", "bernoulli", "poisson", "linspace", "logspace", "eye"]
 
 Generator = _C.Generator
 default_generator = _C.default_generator_for("cpu")
@@ -194,6 +194,37 @@ def bernoulli(input, p=None, *, generator=None):
         return _C.bernoulli(input, generator)
     _C.check_tensor(input, "bernoulli", "input", 1)
     return _C.bernoulli_scalar_(_C.empty(tuple(input.shape), input.dtype, input.device), p, generator)
+
+
+def poisson(input, generator=None):
+    """Draws from the Poisson distribution of rate ``input`` (elementwise, rates >= 0), in ``input``'s
+    dtype and device; the draws come from numpy seeded by ``generator`` (or the default generator), so
+    ``manual_seed`` makes them reproducible. The result does not require grad.
+
+    Args:
+        input (Tensor): the rates, a floating-point tensor.
+        generator (Generator, optional): the generator the seed is drawn from. Default: ``None``.
+
+    Example::
+
+        >>> _ = flow.manual_seed(0)
+        >>> x = flow.poisson(flow.full((1000,), 4.0))
+        >>> abs(x.mean().item() - 4.0) < 0.3, x.dtype
+        (True, monoflow.float32)
+    """
+    import numpy as np
+
+    from monoflow._creation import tensor
+
+    _C.check_tensor(input, "poisson", "input", 1)
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"poisson(): expected a floating point input, got {input.dtype}")
+    rates = input.detach().cpu().numpy().astype(np.float64)
+    if (rates < 0).any() or np.isnan(rates).any():
+        raise RuntimeError("poisson(): invalid Poisson rate, expected rate to be non-negative")
+    seed = int(_C.random_int_(_C.empty((1,), _dtypes.int64, "cpu"), 0, 2 ** 31 - 1, generator).item())
+    draws = np.random.default_rng(seed).poisson(rates)
+    return tensor(draws, dtype=input.dtype, device=input.device)
 
 
 def _traced_linspace(start, end, steps, dtype, device):
