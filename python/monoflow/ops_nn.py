@@ -8,13 +8,15 @@ the indices too) are thin wrappers that translate it."""
 from monoflow.nn import functional as F
 from monoflow.nn.functional import (  # noqa: F401  (re-exported: same signature as torch.<name>)
     adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d, avg_pool1d, bilinear, celu_, channel_shuffle,
-    conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, cosine_similarity, hardshrink, pairwise_distance,
+    conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d, cosine_similarity, hardshrink,
+    pairwise_distance,
     pdist, pixel_shuffle, pixel_unshuffle, prelu, relu_, rrelu_, selu_, threshold_,
 )
 
 __all__ = [
     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "avg_pool1d", "bilinear", "celu_",
-    "channel_shuffle", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "cosine_similarity",
+    "channel_shuffle", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+    "cosine_similarity",
     "hardshrink", "pairwise_distance", "pdist", "pixel_shuffle", "pixel_unshuffle", "prelu", "relu_", "rrelu_",
     "selu_", "threshold_",
     "adaptive_max_pool1d", "alpha_dropout", "dropout", "group_norm", "layer_norm", "max_pool1d", "max_pool2d",
