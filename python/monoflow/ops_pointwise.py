@@ -7,6 +7,7 @@ Each composite is differentiable through the ops it is made of; where a
 branch that `where` discards could produce inf/NaN (and so a NaN gradient
 through the discarded side), its input is replaced by a safe value first.
 """
+import builtins
 import math
 import numbers
 import operator
@@ -502,9 +503,12 @@ TensorMethods.__lshift__ = _shift_operator(bitwise_left_shift)
 TensorMethods.__rlshift__ = _shift_operator(bitwise_left_shift, reflected=True)
 TensorMethods.__rshift__ = _shift_operator(bitwise_right_shift)
 TensorMethods.__rrshift__ = _shift_operator(bitwise_right_shift, reflected=True)
-def _apply_(self, callable_):
+def _apply_(self, callable):  # noqa: A002 - torch's argument name
     """Applies the Python function ``callable`` to every element, in place (torch's ``Tensor.apply_``:
     slow, CPU tensors only; the values go through numpy and come back in ``self``'s dtype).
+
+    Args:
+        callable (Callable): a function of one element value.
 
     Example::
 
@@ -512,18 +516,22 @@ def _apply_(self, callable_):
         tensor([10., 20.])
     """
     _C.check_tensor(self, "apply_", "self", 0)
-    if not callable(callable_):
-        raise TypeError(f"apply_(): argument 'callable' must be callable, not {type(callable_).__name__}")
+    if not builtins.callable(callable):
+        raise TypeError(f"apply_(): argument 'callable' must be callable, not {type(callable).__name__}")
     if self.device.type != "cpu":
         raise TypeError("apply_ is only implemented on CPU tensors")
     values = self.detach().numpy()
-    out = np.vectorize(callable_, otypes=[values.dtype])(values) if values.size else values
+    out = np.vectorize(callable, otypes=[values.dtype])(values) if values.size else values
     return self.copy_(_tensor_like(out, self))
 
 
-def _map_(self, tensor, callable_):
+def _map_(self, tensor, callable):  # noqa: A002 - torch's argument name
     """Sets each element to ``callable(self_element, tensor_element)``, in place (torch's
     ``Tensor.map_``; ``tensor`` broadcasts to ``self``; slow, CPU tensors only).
+
+    Args:
+        tensor (Tensor): the second operand, broadcast to ``self``'s shape.
+        callable (Callable): a function of two element values.
 
     Example::
 
@@ -532,8 +540,8 @@ def _map_(self, tensor, callable_):
     """
     _C.check_tensor(self, "map_", "self", 0)
     _C.check_tensor(tensor, "map_", "tensor", 1)
-    if not callable(callable_):
-        raise TypeError(f"map_(): argument 'callable' must be callable, not {type(callable_).__name__}")
+    if not builtins.callable(callable):
+        raise TypeError(f"map_(): argument 'callable' must be callable, not {type(callable).__name__}")
     if self.device.type != "cpu" or tensor.device.type != "cpu":
         raise TypeError("map_ is only implemented on CPU tensors")
     a = self.detach().numpy()
@@ -542,7 +550,7 @@ def _map_(self, tensor, callable_):
     except ValueError:
         raise RuntimeError(f"map_(): the tensor of shape {list(tensor.shape)} does not broadcast to self's shape "
                            f"{list(self.shape)}") from None
-    out = np.vectorize(callable_, otypes=[a.dtype])(a, b) if a.size else a
+    out = np.vectorize(callable, otypes=[a.dtype])(a, b) if a.size else a
     return self.copy_(_tensor_like(out, self))
 
 
