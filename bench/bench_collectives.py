@@ -1,10 +1,14 @@
-"""all_reduce on 2 processes: monoflow (gloo) beside torch.distributed (gloo).
+"""all_reduce on 2 processes: monoflow (gloo backend) beside torch.distributed (gloo).
 
     python bench/bench_collectives.py [--quick]
 
 Algorithm bandwidth = bytes / time of a 64 MiB float32 all_reduce (median);
 latency = median time of a 4-byte all_reduce. Ratios > 1 mean monoflow is
 better (more bandwidth, less latency).
+
+monoflow's ranks on one host all-reduce through shared memory (Note
+[Shared-memory all-reduce]); MONOFLOW_SHM_COLLECTIVES=0 measures its Gloo path
+instead, which is the same ring as torch's.
 
 Both libraries run in the same two processes, on separate stores, and take
 turns call by call, alternating which goes first. Timing one library's block

@@ -2,6 +2,7 @@
 
 #include "monoflow/collective/backends.h"
 #include "monoflow/collective/file_store.h"
+#include "monoflow/collective/shm_all_reduce.h"
 #include "monoflow/collective/tcp_store.h"
 #include "monoflow/dtype.h"
 #include "monoflow/profiler.h"
@@ -65,7 +66,8 @@ GroupPtr make_group(const std::string& backend, StorePtr store, int rank, int si
                     std::to_string(size));
   std::unique_ptr<Communicator> comm;
   if (backend == "gloo") {
-    comm = make_gloo(std::move(store), rank, size, Millis(timeout_ms), "", master_addr);
+    comm = make_gloo(store, rank, size, Millis(timeout_ms), "", master_addr);
+    comm = with_shared_memory(std::move(comm), std::move(store), Millis(timeout_ms));
   } else if (backend == "nccl") {
     nccl_library_path(nccl_dirs);  // the clear "not found" error before anything else
     throw CommError("NCCL backend: found " + nccl_library_path(nccl_dirs) +
