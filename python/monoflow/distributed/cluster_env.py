@@ -88,6 +88,8 @@ class ClusterEnv:
             if local_world_var and env.get(local_world_var):
                 self.local_world_size = _int(env, local_world_var)
             break
+        if self.scheduler is None and env.get("WORLD_SIZE"):  # the world size alone (OneFlow's test tooling)
+            self.world_var, self.world_size = "WORLD_SIZE", _int(env, "WORLD_SIZE")
         self.nnodes = None
         for var in ("NNODES", "SLURM_STEP_NUM_NODES", "SLURM_JOB_NUM_NODES", "SLURM_NNODES"):
             if env.get(var):
