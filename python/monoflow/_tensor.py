@@ -12,6 +12,16 @@ from monoflow._tensor_str import tensor_repr
 from monoflow._tensor_type import TensorType
 
 
+
+def _named(op, run):
+    """run(), its argument errors prefixed with `op` (a method that forwards to a function saying less)."""
+    try:
+        return run()
+    except (TypeError, ValueError) as e:
+        if str(e).startswith(op):
+            raise
+        raise type(e)(f"{op}(): {e}") from None
+
 class Size(tuple):
     """A tensor's shape, as a tuple of ints."""
 
@@ -212,7 +222,7 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
         if self.is_global:
             raise RuntimeError("local_to_global(): the tensor is already global; use global_to_global() or "
                                "to_global()")
-        return self.to_global(placement, sbp, check_meta=check_meta, copy=copy)
+        return _named("local_to_global", lambda: self.to_global(placement, sbp, check_meta=check_meta, copy=copy))
 
     def global_to_global(self, placement=None, sbp=None, *, grad_sbp=None, check_meta=False, copy=False):
         """OneFlow's name of :meth:`to_global` for a global tensor (a local one is refused).
@@ -274,38 +284,38 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
         method; ``data_format`` is accepted, NCHW weights assumed)."""
         from monoflow.nn import init
 
-        return init.kaiming_uniform_(self, a, mode, nonlinearity)
+        return _named("kaiming_uniform_", lambda: init.kaiming_uniform_(self, a, mode, nonlinearity))
 
     def kaiming_normal_(self, a=0, mode="fan_in", nonlinearity="leaky_relu", *, data_format="NCHW"):
         """In-place version of :func:`monoflow.nn.init.kaiming_normal_` on this tensor (OneFlow's
         method; ``data_format`` is accepted, NCHW weights assumed)."""
         from monoflow.nn import init
 
-        return init.kaiming_normal_(self, a, mode, nonlinearity)
+        return _named("kaiming_normal_", lambda: init.kaiming_normal_(self, a, mode, nonlinearity))
 
     def xavier_uniform_(self, gain=1.0, *, data_format="NCHW"):
         """In-place version of :func:`monoflow.nn.init.xavier_uniform_` on this tensor (OneFlow's method)."""
         from monoflow.nn import init
 
-        return init.xavier_uniform_(self, gain)
+        return _named("xavier_uniform_", lambda: init.xavier_uniform_(self, gain))
 
     def xavier_normal_(self, gain=1.0, *, data_format="NCHW"):
         """In-place version of :func:`monoflow.nn.init.xavier_normal_` on this tensor (OneFlow's method)."""
         from monoflow.nn import init
 
-        return init.xavier_normal_(self, gain)
+        return _named("xavier_normal_", lambda: init.xavier_normal_(self, gain))
 
     def trunc_normal_(self, mean=0.0, std=1.0, a=-2.0, b=2.0):
         """In-place version of :func:`monoflow.nn.init.trunc_normal_` on this tensor (OneFlow's method)."""
         from monoflow.nn import init
 
-        return init.trunc_normal_(self, mean, std, a, b)
+        return _named("trunc_normal_", lambda: init.trunc_normal_(self, mean, std, a, b))
 
     def orthogonal_(self, gain=1.0):
         """In-place version of :func:`monoflow.nn.init.orthogonal_` on this tensor (OneFlow's method)."""
         from monoflow.nn import init
 
-        return init.orthogonal_(self, gain)
+        return _named("orthogonal_", lambda: init.orthogonal_(self, gain))
 
     def gelu(self, approximate="none"):
         """``monoflow.nn.functional.gelu(self, approximate)`` (OneFlow's method).
