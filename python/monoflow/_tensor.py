@@ -12,7 +12,6 @@ from monoflow._tensor_str import tensor_repr
 from monoflow._tensor_type import TensorType
 
 
-
 def _named(op, run):
     """run(), its argument errors prefixed with `op` (a method that forwards to a function saying less)."""
     try:
@@ -21,6 +20,7 @@ def _named(op, run):
         if str(e).startswith(op):
             raise
         raise type(e)(f"{op}(): {e}") from None
+
 
 class Size(tuple):
     """A tensor's shape, as a tuple of ints."""
