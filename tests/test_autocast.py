@@ -154,17 +154,22 @@ def test_bf16_training_tracks_float32():
     np.testing.assert_allclose(mixed, full, rtol=0.05, atol=0.02)
 
 
+def _mlp_and_sgd():
+    flow.manual_seed(0)
+    model = flow.nn.Sequential(flow.nn.Linear(8, 16), flow.nn.ReLU(), flow.nn.Linear(16, 3))
+    return model, flow.optim.SGD(model.parameters(), lr=0.1)
+
+
+def _batch(seed):
+    g = flow.Generator().manual_seed(seed)
+    return flow.randn(32, 8, generator=g), flow.randint(0, 3, (32,), generator=g)
+
+
 def test_graph_enable_amp_matches_eager_autocast():
     """OneFlow's graph.config.enable_amp: build runs under autocast; a training graph's
     losses equal those of the eager loop under the same region."""
-    def make():
-        flow.manual_seed(0)
-        model = flow.nn.Sequential(flow.nn.Linear(8, 16), flow.nn.ReLU(), flow.nn.Linear(16, 3))
-        return model, flow.optim.SGD(model.parameters(), lr=0.1)
-
-    g = flow.Generator().manual_seed(2)
-    x, t = flow.randn(32, 8, generator=g), flow.randint(0, 3, (32,), generator=g)
-    model, opt = make()
+    x, t = _batch(2)
+    model, opt = _mlp_and_sgd()
     eager = []
     for _ in range(5):
         with flow.autocast("cpu"):
@@ -174,7 +179,7 @@ def test_graph_enable_amp_matches_eager_autocast():
         opt.step()
         eager.append(loss.item())
 
-    model, opt = make()
+    model, opt = _mlp_and_sgd()
 
     class Step(flow.nn.Graph):
         def __init__(self):
@@ -263,14 +268,8 @@ def test_autocast_on_global_tensors():
 def test_graph_enable_amp_with_gradient_accumulation():
     """enable_amp and set_gradient_accumulation_steps together: each call runs the micro-batches under
     autocast and one update, as the eager loop that accumulates the micro-batches' gradients."""
-    def make():
-        flow.manual_seed(0)
-        model = flow.nn.Sequential(flow.nn.Linear(8, 16), flow.nn.ReLU(), flow.nn.Linear(16, 3))
-        return model, flow.optim.SGD(model.parameters(), lr=0.1)
-
-    g = flow.Generator().manual_seed(3)
-    x, t = flow.randn(32, 8, generator=g), flow.randint(0, 3, (32,), generator=g)
-    model, opt = make()
+    x, t = _batch(3)
+    model, opt = _mlp_and_sgd()
     eager = []
     for _ in range(4):
         opt.zero_grad()
@@ -283,7 +282,7 @@ def test_graph_enable_amp_with_gradient_accumulation():
         opt.step()
         eager.append(total)
 
-    model, opt = make()
+    model, opt = _mlp_and_sgd()
 
     class Step(flow.nn.Graph):
         def __init__(self):
