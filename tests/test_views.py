@@ -540,3 +540,36 @@ def test_setitem_examples(device):
     w = flow.arange(10, device=device)
     w[2::2] = w[0:8:2]  # the same with a non-dense overlapping source
     assert w.tolist() == [0, 1, 0, 3, 2, 5, 4, 7, 6, 9]
+
+
+DTYPE_VIEWS = [("float32", "int32", (2, 3)), ("float32", "int16", (2, 3)), ("int16", "float32", (2, 4)),
+               ("float64", "uint8", (3,)), ("float16", "bfloat16", (4,)), ("int64", "float64", (2, 2)),
+               ("uint8", "int64", (2, 16)), ("float32", "complex64", (3, 2))]
+
+
+@pytest.mark.parametrize("src,dst,shape", DTYPE_VIEWS)
+def test_view_as_dtype_matches_torch(src, dst, shape):
+    torch = pytest.importorskip("torch")
+    ref = (torch.arange(int(np.prod(shape))).reshape(shape) * 7 + 3).to(getattr(torch, src))
+    x = flow.tensor(ref.numpy()).to(getattr(flow, src))
+    got, want = x.view(getattr(flow, dst)), ref.view(getattr(torch, dst))
+    assert tuple(got.shape) == tuple(want.shape) and got.stride() == want.stride()
+    assert got.dtype == getattr(flow, dst)
+    if dst == "complex64":
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+    else:
+        np.testing.assert_array_equal(got.float().numpy(), want.float().numpy())
+    # a view: writes show through, as in torch
+    got.view(getattr(flow, src)).zero_()
+    assert (x == 0).all().item()
+
+
+def test_view_as_dtype_errors_match_torch():
+    torch = pytest.importorskip("torch")
+    cases = [lambda L: L.ones(3).view(L.int64), lambda L: L.ones(2, 3).t().view(L.int16),
+             lambda L: L.tensor(1.0).view(L.int16), lambda L: L.ones(4)[1:].view(L.int64)]
+    for case in cases:
+        with pytest.raises(RuntimeError):
+            case(torch)
+        with pytest.raises(RuntimeError, match="view"):
+            case(flow)

@@ -899,7 +899,7 @@ cdef class TensorBase:
     # -- views
     def view(self, *shape):
         if len(shape) == 1 and isinstance(shape[0], dtype):
-            raise NotImplementedError("view(dtype) is not supported; use .to(dtype)")
+            return _dtype_view(self, shape[0])
         return wrap(view(self.t, _shape_args(shape, "view")))
 
     def reshape(self, *shape):
@@ -1255,6 +1255,38 @@ def _reinterpret(TensorBase x not None, dtype dt not None, shape, strides, int64
     out.get().strides = st
     out.get().offset = offset
     return wrap(out)
+
+
+def _dtype_view(TensorBase x, dtype dt):
+    """x.view(dtype): the same bytes seen as `dt` (torch's rules). With another item size the last dim
+    must be contiguous; its size scales by the size ratio, as do the other strides and the offset."""
+    src_size = int(itemsize(x.t.get().dtype))
+    dst_size = int(itemsize(<DType>dt._value))
+    shape, strides, offset = list(x.shape), list(x.stride()), x.storage_offset()
+    last = len(shape) - 1  # explicit: this module compiles without negative-index wraparound
+    if src_size != dst_size:
+        if not shape:
+            raise RuntimeError(f"view(): a zero-dim tensor can only be viewed as a dtype of the same size "
+                               f"({x.dtype} has {src_size} bytes, {dt} has {dst_size})")
+        if strides[last] != 1 and shape[last] != 1:
+            raise RuntimeError("view(): the last dimension must have stride 1 to view as a dtype of another size")
+        if src_size > dst_size:
+            ratio = src_size // dst_size
+            shape[last] = shape[last] * ratio
+            strides = [st * ratio for st in strides[:last]] + [1]
+            offset = offset * ratio
+        else:
+            ratio = dst_size // src_size
+            if shape[last] % ratio:
+                raise RuntimeError(f"view(): the last dimension's size ({shape[last]}) must be divisible by {ratio} "
+                                   f"to view {x.dtype} as {dt}")
+            if any(st % ratio for st in strides[:last]) or offset % ratio:
+                raise RuntimeError(f"view(): the strides and storage offset must be divisible by {ratio} to view "
+                                   f"{x.dtype} as {dt}")
+            shape[last] = shape[last] // ratio
+            strides = [st // ratio for st in strides[:last]] + [1]
+            offset = offset // ratio
+    return _reinterpret(x, dt, tuple(shape), tuple(strides), offset)
 
 
 # Complex tensors and Python complex numbers: the ops the core has no complex
