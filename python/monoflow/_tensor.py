@@ -20,6 +20,8 @@ def _named(op, run):
         if str(e).startswith(op):
             raise
         raise type(e)(f"{op}(): {e}") from None
+    except AttributeError as e:  # an argument of the wrong type met a method it lacks
+        raise TypeError(f"{op}(): an argument has the wrong type ({e})") from None
 
 
 class Size(tuple):
