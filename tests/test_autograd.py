@@ -418,3 +418,24 @@ def test_next_functions(device):
     (mul, _), = fn.next_functions
     assert mul.name() == "MulBackward0"
     assert mul.next_functions[0][0].name() == "AccumulateGrad"
+
+
+def test_grad_is_one_object_across_accumulation():
+    """x.grad is x.grad, also after a second backward accumulates into it (OneFlow's and torch's identity);
+    assigning or deleting it lets the old gradient go."""
+    x = flow.ones(3, requires_grad=True)
+    (x * 2).sum().backward()
+    g = x.grad
+    assert x.grad is g
+    (x * 3).sum().backward()
+    assert x.grad is g
+    np.testing.assert_array_equal(g.numpy(), [5.0, 5.0, 5.0])
+    x.grad = None
+    assert x.grad is None
+    (x * 3).sum().backward()
+    assert x.grad is not g and x.grad is x.grad
+    new = flow.zeros(3)
+    x.grad = new
+    assert x.grad is new
+    del x.grad
+    assert x.grad is None

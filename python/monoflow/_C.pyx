@@ -517,6 +517,7 @@ cdef class TensorBase:
     """The C++ tensor handle. ``monoflow.Tensor`` derives from it and adds
     the Python-level methods."""
     cdef Tensor t
+    cdef object _grad_obj  # the last .grad handed out: the same object while the gradient is the same tensor
 
     def __cinit__(self):
         # Every object gets a handle. The bindings set theirs right after
@@ -974,7 +975,14 @@ cdef class TensorBase:
     @property
     def grad(self):
         cdef Tensor g = ag_grad(self.t)
-        return None if g.get() == NULL else wrap(g)
+        if g.get() == NULL:
+            self._grad_obj = None
+            return None
+        # x.grad is x.grad, and stays so across in-place accumulation (torch keeps one Python object per tensor)
+        if self._grad_obj is not None and (<TensorBase>self._grad_obj).t.get() == g.get():
+            return self._grad_obj
+        self._grad_obj = wrap(g)
+        return self._grad_obj
 
     @grad.setter
     def grad(self, value):
@@ -984,11 +992,13 @@ cdef class TensorBase:
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got {type(value).__name__}")
             g = (<TensorBase>value).t
         ag_set_grad(self.t, g)
+        self._grad_obj = value  # (None frees the old gradient now, not at the next read)
 
     @grad.deleter
     def grad(self):
         cdef Tensor g
         ag_set_grad(self.t, g)
+        self._grad_obj = None
 
     @property
     def grad_fn(self):
