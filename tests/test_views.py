@@ -573,3 +573,19 @@ def test_view_as_dtype_errors_match_torch():
             case(torch)
         with pytest.raises(RuntimeError, match="view"):
             case(flow)
+
+
+def test_is_view_and_base_match_torch():
+    torch = pytest.importorskip("torch")
+    for L in (torch, flow):  # torch first: the oracle
+        x = L.randn(2, 3)
+        made = {"reshape": x.reshape(6), "slice_of_view": x.reshape(6)[1:], "t": x.t(),
+                "contiguous_copy": x.t().contiguous(), "detach": x.detach(), "clone": x.clone(), "leaf": x}
+        got = {k: (v._is_view(), v._base is x if L is torch else (v._base is not None)) for k, v in made.items()}
+        if L is torch:
+            want = got
+        else:
+            assert got == want
+            assert all(v.is_view() == want[k][0] for k, v in made.items())  # OneFlow's name
+            base = made["slice_of_view"]._base
+            assert base.shape == x.shape and base.data_ptr() == x.data_ptr()  # the root of the chain

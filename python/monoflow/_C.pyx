@@ -898,6 +898,19 @@ cdef class TensorBase:
         return (<uintptr_t>p.data_ptr(), _tuple(p.shape), tuple([s * isz for s in _tuple(p.strides)]))
 
     # -- views
+    @property
+    def _base(self):
+        """The tensor this view was made from (the root of a chain of views), or None (torch's ``_base``)."""
+        cdef Tensor b = self.t.get().view_base
+        return None if b.get() == NULL else wrap(b)
+
+    def is_view(self):
+        """Whether this tensor is a view of another's storage (OneFlow's ``is_view``; torch's ``_is_view``)."""
+        return self.t.get().view_base.get() != NULL
+
+    def _is_view(self):
+        return self.t.get().view_base.get() != NULL
+
     def view(self, *shape):
         if len(shape) == 1 and isinstance(shape[0], dtype):
             return _dtype_view(self, shape[0])

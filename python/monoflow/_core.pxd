@@ -61,6 +61,7 @@ cdef extern from "monoflow/tensor.h" namespace "monoflow":
         DType dtype
         cbool wrapped_number
         cbool global_shard
+        shared_ptr[TensorImpl] view_base
         int64_t dim()
         int64_t numel()
         const Device& device()
