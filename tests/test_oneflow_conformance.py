@@ -778,3 +778,34 @@ def test_oneflow_functional_compositions_through_C_match_torch():
                                rtol=1e-8)  # (monoflow's polygamma series: ~1e-9 relative in float64)
     with pytest.raises(RuntimeError, match="a.shape\\[axis\\]"):
         flow._C.fused_bias_add_gelu(flow.tensor(x), flow.tensor(bias), axis=0)
+
+
+# --- dtype conversions keep the input's stride order (preserve_format) ---------
+
+@needs_torch
+@pytest.mark.parametrize("make", [
+    lambda m: m.arange(24, dtype=m.int8).reshape(2, 3, 4).permute(2, 0, 1),
+    lambda m: m.arange(24, dtype=m.int8).reshape(2, 3, 4).permute(2, 0, 1)[:, :, :2],
+    lambda m: m.arange(120, dtype=m.int8).reshape(2, 3, 4, 5).permute(0, 2, 3, 1),
+    lambda m: m.arange(30, dtype=m.int8).reshape(5, 6)[::2, ::3].t(),
+    lambda m: m.arange(4, dtype=m.int8).reshape(4, 1).expand(4, 3).t(),
+])
+def test_dtype_conversion_and_clone_preserve_the_stride_order(make):
+    f, t = make(flow), make(torch)
+    for conv in (lambda x, m: x.float(), lambda x, m: x.to(m.float64), lambda x, m: x.clone()):
+        fo, to = conv(f, flow), conv(t, torch)
+        assert fo.stride() == to.stride()
+        np.testing.assert_array_equal(fo.numpy(), to.numpy())
+    fo = flow.cast(f, flow.float32)  # OneFlow's cast: its test checks output.stride() == input.stride()
+    assert fo.stride() == t.float().stride()
+    np.testing.assert_array_equal(fo.numpy(), t.float().numpy())
+
+
+def test_preserving_conversion_is_differentiable_and_a_no_op_returns_self():
+    x = flow.tensor(np.arange(12.0, dtype=np.float32).reshape(3, 4), requires_grad=True)
+    y = x.t().double()
+    assert y.stride() == (1, 4)  # torch: (1, 4), the layout of x.t()
+    (y * flow.arange(3.0, dtype=flow.float64)).sum().backward()  # y is (4, 3): column j weighs x's row j
+    np.testing.assert_array_equal(x.grad.numpy(), np.repeat(np.arange(3.0), 4).reshape(3, 4))
+    z = flow.randn(3, 4).t()
+    assert z.float() is z and z.to(flow.float32) is z

@@ -88,12 +88,31 @@ def suggest(t):
     return contiguous_format
 
 
+def stride_order(t):
+    """The dims of `t`, outermost (largest stride) first, when a copy preserving its layout
+    (torch's preserve_format for a new tensor) differs from a row-major one; else None
+    (contiguous, under two dims, or a broadcast dim of stride 0: those copy row-major)."""
+    if t.dim() < 2 or _C.TensorBase.is_contiguous(t):
+        return None
+    shape, stride = t.shape, t.stride()
+    if any(st == 0 and n > 1 for n, st in zip(shape, stride)):
+        return None
+    order = sorted(range(t.dim()), key=lambda d: (-stride[d], d))
+    return None if order == list(range(t.dim())) else order
+
+
 def laid_out(t, fmt, op, copy=False):
     """`t`'s values in format `fmt`: `t` itself when it is already (unless
     `copy`), else a new tensor (differentiable: a permuted dense copy)."""
     fmt = check(fmt, op)
     if fmt is preserve_format:
-        fmt = suggest(t)
+        order = stride_order(t)
+        if order is not None:  # torch's rule: the copy keeps the stride order (channels-last among them)
+            if not copy:
+                return t
+            back = sorted(range(len(order)), key=order.__getitem__)
+            return _C.TensorBase.clone(t.permute(*order)).permute(*back)
+        fmt = contiguous_format
     if fmt is contiguous_format:
         return _C.TensorBase.clone(t) if copy else _C.TensorBase.contiguous(t)
     rank, order = _CHANNELS_LAST[fmt]

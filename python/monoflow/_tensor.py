@@ -392,7 +392,17 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
             import warnings
 
             warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=3)
-        out = _C.TensorBase._to(self, device, dtype, copy)
+        order = _memory_format.stride_order(self)
+        if order is None:
+            out = _C.TensorBase._to(self, device, dtype, copy)
+        else:
+            # torch's (and OneFlow's) preserve_format: a new tensor keeps the input's
+            # stride order (a permuted input gives a permuted result, as its strides)
+            src = self.permute(*order)
+            out = _C.TensorBase._to(src, device, dtype, copy)
+            if out is src:
+                return self
+            out = out.permute(*sorted(range(len(order)), key=order.__getitem__))
         if out.requires_grad and not (out.dtype.is_floating_point or out.dtype.is_complex):
             return out.detach()  # as in torch: a bool or integer result is not differentiable
         return out
