@@ -809,3 +809,25 @@ def test_preserving_conversion_is_differentiable_and_a_no_op_returns_self():
     np.testing.assert_array_equal(x.grad.numpy(), np.repeat(np.arange(3.0), 4).reshape(3, 4))
     z = flow.randn(3, 4).t()
     assert z.float() is z and z.to(flow.float32) is z
+
+
+# --- cdist(p=0): a differentiable count, NaN as torch -------------------------
+
+@needs_torch
+def test_cdist_p0_counts_are_differentiable_with_zero_grad_and_nan_as_torch():
+    rs = np.random.RandomState(3)
+    a, b = rs.randn(2, 3, 4).astype(np.float32), rs.randn(2, 5, 4).astype(np.float32)
+    b[0, 1, :2] = a[0, 2, :2]  # some equal coordinates: the count drops
+    fa, fb = flow.tensor(a, requires_grad=True), flow.tensor(b, requires_grad=True)
+    ta, tb = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
+    fo, to = flow.cdist(fa, fb, p=0), torch.cdist(ta, tb, p=0)
+    np.testing.assert_array_equal(fo.numpy(), to.detach().numpy())
+    assert fo.requires_grad
+    fo.sum().backward()
+    to.sum().backward()
+    np.testing.assert_array_equal(fa.grad.numpy(), ta.grad.numpy())
+    np.testing.assert_array_equal(fb.grad.numpy(), np.zeros_like(b))
+    n, i = float("nan"), float("inf")
+    x, y = [[n, 1.0, i], [1.0, 1.0, 2.0]], [[0.0, 1.0, 0.0], [n, 2.0, i], [1.0, 1.0, 0.0]]
+    np.testing.assert_array_equal(flow.cdist(flow.tensor(x), flow.tensor(y), p=0).numpy(),
+                                  torch.cdist(torch.tensor(x), torch.tensor(y), p=0).numpy())

@@ -150,7 +150,9 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
         raise RuntimeError(f"cdist only supports non-negative p values, got {p}")
     diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)  # (..., P, R, M)
     if p == 0:
-        return (diff != 0).sum(-1).to(x1.dtype)
+        # torch's count: min(ceil(|d|), 1) summed: a NaN (or inf - inf) entry gives NaN, and the
+        # result stays in the graph with a zero gradient (a comparison would cut it off)
+        return diff.abs().ceil().clamp(max=1).sum(-1)
     # the norm's gradient at a zero difference is 0, as torch's cdist gives
     return _C.reduce_vector_norm(diff, float(p), (-1,), False, None)
 
