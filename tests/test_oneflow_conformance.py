@@ -831,3 +831,17 @@ def test_cdist_p0_counts_are_differentiable_with_zero_grad_and_nan_as_torch():
     x, y = [[n, 1.0, i], [1.0, 1.0, 2.0]], [[0.0, 1.0, 0.0], [n, 2.0, i], [1.0, 1.0, 0.0]]
     np.testing.assert_array_equal(flow.cdist(flow.tensor(x), flow.tensor(y), p=0).numpy(),
                                   torch.cdist(torch.tensor(x), torch.tensor(y), p=0).numpy())
+
+
+# --- addmm: OneFlow's positional (alpha, beta) ---------------------------------
+
+@needs_torch
+def test_addmm_takes_alpha_then_beta_positionally_as_oneflow():
+    rs = np.random.RandomState(5)
+    i, a, b = (rs.randn(*s).astype(np.float32) for s in ((2, 3), (2, 4), (4, 3)))
+    want = torch.addmm(torch.tensor(i), torch.tensor(a), torch.tensor(b), alpha=1.5, beta=-2.0).numpy()
+    fi, fa, fb = flow.tensor(i), flow.tensor(a), flow.tensor(b)
+    np.testing.assert_allclose(flow.addmm(fi, fa, fb, 1.5, -2.0).numpy(), want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(fi.addmm(fa, fb, 1.5, -2.0).numpy(), want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(flow.addmm(fi, fa, fb, beta=-2.0, alpha=1.5).numpy(), want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(flow.addmm(fi, fa, fb).numpy(), i + a @ b, rtol=1e-5, atol=1e-6)

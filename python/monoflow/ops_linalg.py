@@ -33,8 +33,11 @@ def mv(input, vec):
 
 
 @_autocast.lower
-def addmm(input, mat1, mat2, *, beta=1, alpha=1):
-    """beta * input + alpha * (mat1 @ mat2), input broadcast to the product's shape."""
+def addmm(input, mat1, mat2, alpha=1, beta=1):
+    """beta * input + alpha * (mat1 @ mat2), input broadcast to the product's shape.
+
+    ``alpha`` and ``beta`` by keyword as torch's; OneFlow's positional order (alpha, then beta)
+    also works (torch refuses them positionally, so no torch call changes meaning)."""
     _C.check_tensor(input, "addmm", "input", 1)
     _check_dims("addmm", mat1=(mat1, 2), mat2=(mat2, 2))
     if mat1.shape[1] != mat2.shape[0]:
@@ -212,5 +215,5 @@ class TensorMethods:
     def outer(self, vec2):
         return outer(self, vec2)
 
-    def addmm(self, mat1, mat2, *, beta=1, alpha=1):
+    def addmm(self, mat1, mat2, alpha=1, beta=1):  # OneFlow's positional order; keywords as torch
         return addmm(self, mat1, mat2, beta=beta, alpha=alpha)
