@@ -845,3 +845,31 @@ def test_addmm_takes_alpha_then_beta_positionally_as_oneflow():
     np.testing.assert_allclose(fi.addmm(fa, fb, 1.5, -2.0).numpy(), want, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(flow.addmm(fi, fa, fb, beta=-2.0, alpha=1.5).numpy(), want, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(flow.addmm(fi, fa, fb).numpy(), i + a @ b, rtol=1e-5, atol=1e-6)
+
+
+# --- masked_select / masked_fill: OneFlow's integer masks ---------------------
+
+@needs_torch
+@pytest.mark.parametrize("dt", ["int8", "uint8", "int64"])
+def test_masked_ops_take_an_integer_mask_as_oneflow(dt):
+    rs = np.random.RandomState(7)
+    x = rs.randn(1, 3, 2).astype(np.float32)
+    m = rs.randint(0, 3, size=(3, 3, 2)).astype(dt)  # broadcast against x; 2 counts as set
+    tm = torch.tensor(m != 0)
+    fx = flow.tensor(x, requires_grad=True)
+    tx = torch.tensor(x, requires_grad=True)
+    fo, to = flow.masked_select(fx, flow.tensor(m)), torch.masked_select(tx, tm)
+    np.testing.assert_array_equal(fo.numpy(), to.detach().numpy())
+    fo.sum().backward()
+    to.sum().backward()
+    np.testing.assert_array_equal(fx.grad.numpy(), tx.grad.numpy())
+    m2 = rs.randint(0, 2, size=(1, 3, 2)).astype(dt)
+    want = torch.tensor(x).masked_fill(torch.tensor(m2 != 0), -1.5).numpy()
+    np.testing.assert_array_equal(flow.masked_fill(flow.tensor(x), flow.tensor(m2), -1.5).numpy(), want)
+    np.testing.assert_array_equal(flow.tensor(x).masked_fill(flow.tensor(m2), -1.5).numpy(), want)
+    y = flow.tensor(x)
+    y.masked_fill_(flow.tensor(m2), -1.5)
+    np.testing.assert_array_equal(y.numpy(), want)
+    np.testing.assert_array_equal(flow.tensor(x).masked_select(flow.tensor(m2)).numpy(), x[m2 != 0])
+    with pytest.raises(RuntimeError, match="^masked_select"):  # a float mask stays refused
+        flow.masked_select(flow.tensor(x), flow.tensor(m2.astype(np.float32)))

@@ -286,8 +286,10 @@ def test_mask_errors_and_examples(device):
     m = flow.tensor([True, False, True], device=device)
     assert x.masked_fill(m, 9).tolist() == [[9, 1, 9], [9, 4, 9]]
     assert x.int().masked_fill(m, 9.7).tolist() == [[9, 1, 9], [9, 4, 9]]
-    with pytest.raises(RuntimeError, match="masked_fill: only supports boolean masks, but got mask with dtype int32"):
-        x.masked_fill(m.int(), 9)
+    # an integer mask is OneFlow's (nonzero selects; torch refuses it), a float one is refused
+    assert x.masked_fill(m.int(), 9).tolist() == [[9, 1, 9], [9, 4, 9]]
+    with pytest.raises(RuntimeError, match="masked_fill: only supports boolean masks, but got mask with dtype float32"):
+        x.masked_fill(m.float(), 9)
     with pytest.raises(RuntimeError, match="masked_fill: only supports a 0-dimensional value tensor"):
         x.masked_fill(m, flow.tensor([9.0], device=device))
     with pytest.raises(RuntimeError, match=r"masked_fill_: output with shape \[3\] doesn't match the broadcast "
@@ -297,8 +299,9 @@ def test_mask_errors_and_examples(device):
         x.masked_fill(flow.ones(4, dtype=flow.bool, device=device), 9)
     with pytest.raises(TypeError, match="masked_fill"):
         x.masked_fill(m, "a")
+    assert x.masked_select(m.int()).tolist() == [0, 2, 3, 5]
     with pytest.raises(RuntimeError, match="masked_select: expected BoolTensor for mask"):
-        x.masked_select(m.int())
+        x.masked_select(m.float())
     assert x.masked_select(m).tolist() == [0, 2, 3, 5]
     assert flow.tensor(3.0, device=device).masked_select(flow.tensor(True, device=device)).tolist() == [3.0]
     assert flow.tensor(3.0, device=device).nonzero().shape == (1, 0)

@@ -8,7 +8,7 @@ masked_select, nonzero) and pad, with PyTorch's semantics. Indexing itself
 import numbers
 import numpy as np
 
-from monoflow import _C
+from monoflow import _C, _dtypes
 from monoflow import _composite as _c
 
 __all__ = ["cat", "concat", "concatenate", "stack", "split", "chunk", "unbind", "flip", "fliplr", "flipud", "roll",
@@ -299,12 +299,21 @@ def index_put(input, indices, values, accumulate=False):
     return _C.index_put_(input.clone(), indices, values, accumulate)
 
 
+def _bool_mask(mask):
+    # OneFlow takes an integer mask (its tests pass int8: nonzero selects); torch refuses one,
+    # so no torch call changes meaning. A float mask stays refused, by the core.
+    if isinstance(mask, _C.TensorBase) and not mask.dtype.is_floating_point and not mask.dtype.is_complex \
+            and mask.dtype != _dtypes.bool_:
+        return mask != 0
+    return mask
+
+
 def masked_fill(input, mask, value):
-    return _C.masked_fill(input, mask, value)
+    return _C.masked_fill(input, _bool_mask(mask), value)
 
 
 def masked_select(input, mask):
-    return _C.masked_select(input, mask)
+    return _C.masked_select(input, _bool_mask(mask))
 
 
 def nonzero(input, *, as_tuple=False):
@@ -422,13 +431,13 @@ class TensorMethods:
         return _C.index_put_(self.clone(), indices, values, accumulate)
 
     def masked_fill(self, mask, value):
-        return _C.masked_fill(self, mask, value)
+        return _C.masked_fill(self, _bool_mask(mask), value)
 
     def masked_fill_(self, mask, value):
-        return _C.masked_fill(self, mask, value, True)
+        return _C.masked_fill(self, _bool_mask(mask), value, True)
 
     def masked_select(self, mask):
-        return _C.masked_select(self, mask)
+        return _C.masked_select(self, _bool_mask(mask))
 
     def nonzero(self, *, as_tuple=False):
         return _C.nonzero(self, as_tuple)
