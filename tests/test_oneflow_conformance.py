@@ -873,3 +873,36 @@ def test_masked_ops_take_an_integer_mask_as_oneflow(dt):
     np.testing.assert_array_equal(flow.tensor(x).masked_select(flow.tensor(m2)).numpy(), x[m2 != 0])
     with pytest.raises(RuntimeError, match="^masked_select"):  # a float mask stays refused
         flow.masked_select(flow.tensor(x), flow.tensor(m2.astype(np.float32)))
+
+
+# --- searchsorted: torch's binary search, so unsorted input answers as torch/OneFlow --
+
+@needs_torch
+def test_searchsorted_follows_torchs_binary_search_on_unsorted_and_nan_input():
+    s, v = [[1, 3, 5, 7, 9], [2, 4, 6, 8, 10]], [[3, 6, 9], [3, 6, 9]]
+    so = [[4, 3, 2, 1, 0], [3, 2, 4, 0, 1]]  # not a sorting permutation: OneFlow's test expects torch's answer
+    got = flow.searchsorted(flow.tensor(s), flow.tensor(v), sorter=flow.tensor(so)).numpy()
+    np.testing.assert_array_equal(got, [[0, 5, 5], [0, 0, 2]])
+    np.testing.assert_array_equal(got, torch.searchsorted(torch.tensor(s), torch.tensor(v),
+                                                          sorter=torch.tensor(so)).numpy())
+    rs = np.random.RandomState(11)
+    for _ in range(60):
+        n, k, nd = rs.randint(0, 9), rs.randint(1, 6), rs.randint(1, 3)
+        sq = rs.randn(*([2] * (nd - 1) + [n])).astype(np.float32)
+        vl = rs.randn(*([2] * (nd - 1) + [k])).astype(np.float32)
+        if rs.rand() < 0.5:
+            sq = np.sort(sq, -1)
+        if sq.size and rs.rand() < 0.3:
+            sq.flat[rs.randint(0, sq.size)] = np.nan
+        if rs.rand() < 0.3:
+            vl.flat[0] = np.nan
+        for right in (False, True):
+            want = torch.searchsorted(torch.tensor(sq), torch.tensor(vl), right=right).numpy()
+            np.testing.assert_array_equal(flow.searchsorted(flow.tensor(sq), flow.tensor(vl), right=right).numpy(),
+                                          want)
+    seq = flow.tensor([1.0, 3.0, 5.0, 7.0, 9.0])
+    assert flow.searchsorted(seq, 5).item() == 2 and flow.searchsorted(seq, 5, right=True).item() == 3
+    assert flow.searchsorted(seq, 5, out_int32=True).dtype == flow.int32
+    np.testing.assert_array_equal(flow.bucketize(flow.tensor([[0.0, 5.0], [9.5, 4.0]]), seq).numpy(),
+                                  torch.bucketize(torch.tensor([[0.0, 5.0], [9.5, 4.0]]),
+                                                  torch.tensor([1.0, 3.0, 5.0, 7.0, 9.0])).numpy())

@@ -182,12 +182,32 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
         raise RuntimeError(f"torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
                            f"dimensions of boundaries tensor and input value tensor must match, but we got "
                            f"boundaries tensor {list(seq.shape)} and input value tensor {list(vals.shape)}")
-    # count the boundaries below each value: a comparison per (value, boundary)
-    s = seq.unsqueeze(-2) if seq.dim() > 1 else seq
-    v = vals.unsqueeze(-1)
-    hit = (s <= v) if right else (s < v)
-    out = hit.sum(-1, dtype=_INT64)
+    out = _binary_search(seq, vals, right)
     return out.to(_dtypes.ALIASES["int32"]) if out_int32 else out
+
+
+def _binary_search(seq, vals, right):
+    # torch's (and OneFlow's) binary search, step for step, vectorised over the values: the same
+    # answer for a sequence that is not sorted (their tests search unsorted ones) and for NaNs
+    # (a NaN boundary or value compares false: the search moves right). A fixed number of steps
+    # (no host read, so it traces in a graph); a finished lane keeps its start.
+    n = seq.shape[-1]
+    if seq.dim() == 1:
+        shape = vals.shape
+        s, v = seq.unsqueeze(0), vals.reshape(1, -1)
+    else:
+        shape, s, v = None, seq, vals
+    start = _C.full(tuple(v.shape), 0, _INT64, v.device)
+    end = _C.full(tuple(v.shape), n, _INT64, v.device)
+    if n > 0 and v.numel() > 0:
+        for _ in range(n.bit_length()):
+            active = start < end
+            mid = start + (end - start) // 2
+            mid_val = s.gather(-1, mid.clamp(max=n - 1))
+            go_right = ~(mid_val > v) if right else ~(mid_val >= v)
+            start = start.masked_fill(active & go_right, 0) + (mid + 1) * (active & go_right)
+            end = end.masked_fill(active & ~go_right, 0) + mid * (active & ~go_right)
+    return start.reshape(shape) if shape is not None else start
 
 
 def bucketize(input, boundaries, *, out_int32=False, right=False):
