@@ -284,6 +284,19 @@ add_doc("is_contiguous", "Tensor.is_contiguous(memory_format=None) -> bool", """
         (True, False)
     """)
 
+add_doc("is_view", "Tensor.is_view() -> bool", """
+    Returns whether this tensor is a view of another tensor's memory
+    (OneFlow's name; torch's is ``_is_view()``). ``Tensor._base`` is the
+    tensor the chain of views started from, ``None`` for a tensor that is no
+    view.
+
+    Example::
+
+        >>> x = flow.zeros(2, 3)
+        >>> x.is_view(), x.t().is_view(), x.t().contiguous().is_view()
+        (False, True, False)
+    """)
+
 add_doc("contiguous", "Tensor.contiguous(memory_format=None) -> Tensor", """
     Returns a tensor with the same values laid out contiguously: the same
     memory when the tensor already is (see :meth:`Tensor.is_contiguous`), a
