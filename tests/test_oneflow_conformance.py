@@ -906,3 +906,19 @@ def test_searchsorted_follows_torchs_binary_search_on_unsorted_and_nan_input():
     np.testing.assert_array_equal(flow.bucketize(flow.tensor([[0.0, 5.0], [9.5, 4.0]]), seq).numpy(),
                                   torch.bucketize(torch.tensor([[0.0, 5.0], [9.5, 4.0]]),
                                                   torch.tensor([1.0, 3.0, 5.0, 7.0, 9.0])).numpy())
+
+
+# --- an unsigned right shift by bits - 1 ---------------------------------------
+
+@needs_torch
+@pytest.mark.parametrize("dx,dy", [("uint8", "uint8"), ("uint8", "int64"), ("int8", "uint8"), ("int32", "int32")])
+def test_right_shift_by_the_last_bit_as_torch(dx, dy):
+    rs = np.random.RandomState(13)
+    a, b = rs.randint(-300, 300, size=300), rs.randint(-3, 70, size=300)
+    b[:4] = 7  # uint8 246 >> 7 is 1 (was 0: the signed limit applied to unsigned types)
+    a[:4] = [246, 255, 128, 127]
+    tx, ty = torch.tensor(a).to(getattr(torch, dx)), torch.tensor(b).to(getattr(torch, dy))
+    fx, fy = flow.tensor(a).to(getattr(flow, dx)), flow.tensor(b).to(getattr(flow, dy))
+    for op in ("bitwise_right_shift", "bitwise_left_shift"):
+        np.testing.assert_array_equal(getattr(flow, op)(fx, fy).numpy(), getattr(torch, op)(tx, ty).numpy())
+    assert (flow.tensor([246], dtype=flow.uint8) >> 7).tolist() == [1]

@@ -306,8 +306,11 @@ def bitwise_right_shift(input, other):
     a, b = _shift_args("bitwise_right_shift", input, other)
     dt = _C.promote_types(a.dtype, b.dtype)
     bits = 8 * _np_itemsize(dt)
-    big = (b < 0) | (b >= bits - 1)
-    out = a.to(dt) // _m.pow(_C.full((), 2, dt, a.device), b.clamp(0, bits - 2).to(dt))
+    # a signed type's 2**(bits - 1) overflows: a shift by bits - 1 or more leaves the sign (-1 or 0);
+    # an unsigned one shifts by up to bits - 1 (uint8 246 >> 7 is 1) and gives 0 beyond
+    last = bits - 1 if not dt.is_signed else bits - 2
+    big = (b < 0) | (b > last)
+    out = a.to(dt) // _m.pow(_C.full((), 2, dt, a.device), b.clamp(0, last).to(dt))
     return _m.where(big, _m.where(a < 0, -1, 0).to(dt), out)
 
 
