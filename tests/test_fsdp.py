@@ -13,6 +13,15 @@ import monoflow.distributed as dist
 from monoflow.distributed.fsdp import FullyShardedDataParallel as FSDP
 from monoflow.distributed.fsdp import ShardingStrategy
 
+@pytest.fixture(autouse=True)
+def _own_world_of_one():
+    """FSDP joins a world of one in this process (as DDP does); tests after these start without it."""
+    was = dist.is_initialized()
+    yield
+    if dist.is_initialized() and not was:
+        dist.destroy_process_group()
+
+
 WORKER = r'''
 import json, sys
 import numpy as np
