@@ -63,15 +63,20 @@ def test_fixed_team_then_default_again():
 
 
 def _order_sensitive_results():
-    # a full sum and a long column reduction (partials merged in order) and a
-    # convolution's weight gradient over many images (per-slot partials)
+    # a full sum and a long column reduction (partials merged in order), a
+    # convolution's weight gradient over many images (per-slot partials), and
+    # matrix products
     g = flow.Generator().manual_seed(7)
     x = flow.randn(1 << 20, generator=g)
     m = flow.randn(4096, 8, generator=g)
     img = flow.randn(32, 3, 16, 16, generator=g)
     w = flow.randn(4, 3, 3, 3, generator=g, requires_grad=True)
     flow.nn.functional.conv2d(img, w).square().sum().backward()
-    return [x.sum().numpy(), m.sum(0).numpy(), w.grad.numpy()]
+    # a product split into gemm calls by rows (OpenBLAS's edge tiles round differently) and its fused
+    # bias form, as a Linear layer's forward runs
+    a, b, bias = flow.randn(128, 1024, generator=g), flow.randn(128, 1024, generator=g), flow.randn(128, generator=g)
+    return [x.sum().numpy(), m.sum(0).numpy(), w.grad.numpy(), (a @ b.t()).numpy(),
+            flow.addmm(bias, a, b.t()).numpy(), flow.nn.functional.linear(a, b, bias).numpy()]
 
 
 def test_results_are_the_same_bits_under_load(hogs):

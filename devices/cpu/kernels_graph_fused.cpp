@@ -748,21 +748,26 @@ void run_epilogue(Task& task) {
         bp = pb.data(), tb = CblasNoTrans, ldb = blasint(n);
       }
       const double flops = 2.0 * double(m) * double(n) * double(k);
-      if (max_threads() <= 1 || flops < kParallelGemmFlops) {
+      const bool by_rows = m >= n;
+      const int64_t total = by_rows ? m : n;
+      const int64_t parts = std::min<int64_t>(partition_width(), total);  // the nominal team's cut, as matmul's
+      if (parts <= 1 || flops < kParallelGemmFlops) {
         gemm_call(ta, tb, blasint(m), blasint(n), blasint(k), ap, lda, bp, ldb, c.p, ldc);
         batch.apply(0, m, 0, n);
       } else {
-        const bool by_rows = m >= n;
-        parallel_range(by_rows ? m : n, kParallelGrain, [&](int64_t lo, int64_t hi) {
-          const blasint len = blasint(hi - lo);
-          if (by_rows) {
-            gemm_call(ta, tb, len, blasint(n), blasint(k), ap + (ta == CblasNoTrans ? lo * lda : lo), lda, bp, ldb,
-                      c.p + lo * ldc, ldc);
-            batch.apply(lo, hi, 0, n);
-          } else {
-            gemm_call(ta, tb, blasint(m), len, blasint(k), ap, lda, bp + (tb == CblasNoTrans ? lo : lo * ldb), ldb,
-                      c.p + lo, ldc);
-            batch.apply(0, m, lo, hi);
+        parallel_range(parts, kParallelGrain, [&](int64_t first, int64_t last) {
+          for (int64_t part = first; part < last; ++part) {
+            const int64_t lo = total * part / parts, hi = total * (part + 1) / parts;
+            const blasint len = blasint(hi - lo);
+            if (by_rows) {
+              gemm_call(ta, tb, len, blasint(n), blasint(k), ap + (ta == CblasNoTrans ? lo * lda : lo), lda, bp,
+                        ldb, c.p + lo * ldc, ldc);
+              batch.apply(lo, hi, 0, n);
+            } else {
+              gemm_call(ta, tb, blasint(m), len, blasint(k), ap, lda, bp + (tb == CblasNoTrans ? lo : lo * ldb),
+                        ldb, c.p + lo, ldc);
+              batch.apply(0, m, lo, hi);
+            }
           }
         });
       }

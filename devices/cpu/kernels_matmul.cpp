@@ -21,27 +21,35 @@
 namespace mfcpu {
 namespace {
 
-// OpenBLAS is serial (Note [Kernel threads]): a large product is split over
-// the OpenMP team by rows of c (or columns, when c is wide), each thread
-// calling gemm on its slice. In row-major storage a row slice of a NoTrans
-// operand starts lo rows in, of a Trans operand lo elements in.
+// OpenBLAS is serial (Note [Kernel threads]): a large product is split by
+// rows of c (or columns, when c is wide) into partition_width() slices, each
+// a gemm call, which the team's threads share. An element's bits depend on
+// where its slice starts (OpenBLAS's edge tiles round differently), so the
+// cut is the nominal team's, never the current one's (Note [Results
+// independent of the team] in strided.h). In row-major storage a row slice of
+// a NoTrans operand starts lo rows in, of a Trans operand lo elements in.
 
 template <class T>
 void gemm_threads(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint m, blasint n, blasint k, const T* a,
                   blasint lda, const T* b, blasint ldb, T* c, blasint ldc) {
   const double flops = 2.0 * double(m) * double(n) * double(k);
-  if (max_threads() <= 1 || flops < kParallelGemmFlops) {
+  const bool by_rows = m >= n;
+  const int64_t total = by_rows ? m : n;
+  const int64_t parts = std::min<int64_t>(partition_width(), total);
+  if (parts <= 1 || flops < kParallelGemmFlops) {
     gemm_call(ta, tb, m, n, k, a, lda, b, ldb, c, ldc);
     return;
   }
-  const bool by_rows = m >= n;
-  // work_per_item large enough that parallel_range always splits
-  parallel_range(by_rows ? m : n, kParallelGrain, [&](int64_t lo, int64_t hi) {
-    const blasint len = blasint(hi - lo);
-    if (by_rows)
-      gemm_call(ta, tb, len, n, k, a + (ta == CblasNoTrans ? lo * lda : lo), lda, b, ldb, c + lo * ldc, ldc);
-    else
-      gemm_call(ta, tb, m, len, k, a, lda, b + (tb == CblasNoTrans ? lo : lo * ldb), ldb, c + lo, ldc);
+  // work_per_item large enough that parallel_range always splits the parts
+  parallel_range(parts, kParallelGrain, [&](int64_t first, int64_t last) {
+    for (int64_t part = first; part < last; ++part) {
+      const int64_t lo = total * part / parts, hi = total * (part + 1) / parts;
+      const blasint len = blasint(hi - lo);
+      if (by_rows)
+        gemm_call(ta, tb, len, n, k, a + (ta == CblasNoTrans ? lo * lda : lo), lda, b, ldb, c + lo * ldc, ldc);
+      else
+        gemm_call(ta, tb, m, len, k, a, lda, b + (tb == CblasNoTrans ? lo : lo * ldb), ldb, c + lo, ldc);
+    }
   });
 }
 
