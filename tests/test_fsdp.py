@@ -3,7 +3,6 @@ matches one process on the whole batch, each rank holds its share of parameters/
 checkpoints hold the full model."""
 import subprocess
 import sys
-import textwrap
 
 import numpy as np
 import pytest

@@ -1,7 +1,6 @@
 """The profiler: what the core records (ops and their kernels, copies, backward nodes, memory, collectives,
 graph actors), the Chrome trace it writes, key_averages agreeing with the trace, torch's interface."""
 import json
-import os
 import subprocess
 import sys
 import textwrap

@@ -23,7 +23,6 @@ Example::
 import bisect
 import collections
 import functools
-import os
 import threading
 import time
 
