@@ -630,7 +630,7 @@ def test_summary_writer_histograms_and_images_are_tensorboard_records(tmp_path):
     import os
     import struct
 
-    from PIL import Image
+    Image = pytest.importorskip("PIL.Image", reason="decoding the written PNGs needs Pillow (matplotlib brings it)")
 
     from monoflow.utils.tensorboard import SummaryWriter
 
