@@ -5,8 +5,10 @@ type promotion is derived from the value ranges of the dtypes, values are
 computed with numpy, and torch is an extra oracle when it is installed (it is
 never required: use ``TORCH`` and skip torch-only checks when it is None).
 """
+import contextlib
 import math
 import operator
+import os
 
 import numpy as np
 from hypothesis import HealthCheck, settings
@@ -415,3 +417,39 @@ def check_named_refusal(call, exc, op, torch_call=None):
             torch_call()
         assert isinstance(info.value, type(torch_info.value)) or isinstance(torch_info.value, exc), (
             f"torch raises {type(torch_info.value).__name__}: {torch_info.value}")
+
+
+@contextlib.contextmanager
+def network_namespaces(tag, subnet):
+    """Two network namespaces joined by a veth pair, `subnet`.1 and `subnet`.2 (e.g. "10.77.0"): two "machines"
+    on one host. Yields their names; skips the test where root or the `ip` tool is missing."""
+    import shutil
+    import subprocess
+
+    import pytest
+
+    if shutil.which("ip") is None or os.geteuid() != 0:
+        pytest.skip("cannot make network namespaces: they need root and the `ip` tool")
+    a, b = f"{tag}a", f"{tag}b"
+
+    def ip(*args):
+        return subprocess.run(["ip", *args], capture_output=True, text=True)
+
+    made = []
+    try:
+        for cmd in ([["netns", "add", a], ["netns", "add", b],
+                     ["link", "add", f"{tag}x", "type", "veth", "peer", "name", f"{tag}y"],
+                     ["link", "set", f"{tag}x", "netns", a], ["link", "set", f"{tag}y", "netns", b],
+                     ["-n", a, "addr", "add", f"{subnet}.1/24", "dev", f"{tag}x"],
+                     ["-n", b, "addr", "add", f"{subnet}.2/24", "dev", f"{tag}y"],
+                     ["-n", a, "link", "set", f"{tag}x", "up"], ["-n", b, "link", "set", f"{tag}y", "up"],
+                     ["-n", a, "link", "set", "lo", "up"], ["-n", b, "link", "set", "lo", "up"]]):
+            r = ip(*cmd)
+            if r.returncode != 0:
+                pytest.skip(f"cannot make network namespaces: `ip {' '.join(cmd)}` failed: {r.stderr.strip()}")
+            if cmd[0] == "netns":
+                made.append(cmd[2])
+        yield a, b
+    finally:
+        for ns in made:
+            ip("netns", "del", ns)

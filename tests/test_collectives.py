@@ -8,7 +8,6 @@ errors) run in the test process with world_size=1.
 """
 import json
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -22,6 +21,7 @@ import pytest
 
 import monoflow as flow
 import monoflow.distributed as dist
+from helpers import network_namespaces
 
 pytestmark = pytest.mark.skipif(not dist.is_gloo_available(), reason="monoflow was built without Gloo")
 
@@ -613,38 +613,8 @@ print("SUM", t.tolist(), "node", flow.env.get_node_size())
 '''
 
 
-def _netns_reason():
-    if shutil.which("ip") is None:
-        return "the `ip` tool is missing"
-    if os.geteuid() != 0:
-        return "network namespaces need root"
-    return None
-
-
 def test_two_machines_in_network_namespaces(tmp_path):
-    reason = _netns_reason()
-    if reason:
-        pytest.skip(f"cannot make network namespaces: {reason}")
-    tag = f"mf{os.getpid() % 100000}"
-    a, b = f"{tag}a", f"{tag}b"
-
-    def ip(*args):
-        return subprocess.run(["ip", *args], capture_output=True, text=True)
-
-    made = []
-    try:
-        for cmd in ([["netns", "add", a], ["netns", "add", b],
-                     ["link", "add", f"{tag}x", "type", "veth", "peer", "name", f"{tag}y"],
-                     ["link", "set", f"{tag}x", "netns", a], ["link", "set", f"{tag}y", "netns", b],
-                     ["-n", a, "addr", "add", "10.77.0.1/24", "dev", f"{tag}x"],
-                     ["-n", b, "addr", "add", "10.77.0.2/24", "dev", f"{tag}y"],
-                     ["-n", a, "link", "set", f"{tag}x", "up"], ["-n", b, "link", "set", f"{tag}y", "up"],
-                     ["-n", a, "link", "set", "lo", "up"], ["-n", b, "link", "set", "lo", "up"]]):
-            r = ip(*cmd)
-            if r.returncode != 0:
-                pytest.skip(f"cannot make network namespaces: `ip {' '.join(cmd)}` failed: {r.stderr.strip()}")
-            if cmd[0] == "netns":
-                made.append(cmd[2])
+    with network_namespaces(f"mf{os.getpid() % 100000}", "10.77.0") as (a, b):
         script = tmp_path / "node.py"
         script.write_text(NETNS_SCRIPT)
         procs = []
@@ -665,6 +635,3 @@ def test_two_machines_in_network_namespaces(tmp_path):
             assert p.returncode == 0, out
         assert "[rank 0] SUM [3.0, 3.0, 3.0, 3.0] node 2" in outs[0], outs[0]
         assert "[rank 1] SUM [3.0, 3.0, 3.0, 3.0] node 2" in outs[1], outs[1]
-    finally:
-        for ns in made:
-            ip("netns", "del", ns)

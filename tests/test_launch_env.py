@@ -17,6 +17,7 @@ import pytest
 import monoflow.distributed as dist
 from monoflow.distributed import cluster_env, launch, run
 from monoflow.distributed.cluster_env import ClusterEnv, expand_nodelist, first_host
+from helpers import network_namespaces
 
 needs_gloo = pytest.mark.skipif(not dist.is_gloo_available(), reason="monoflow was built without Gloo")
 BOUND_S = 60
@@ -524,33 +525,8 @@ def test_ray_example_forms_the_group_from_what_ray_tells_the_actors(tmp_path, wo
 @pytest.fixture(scope="module")
 def two_machines():
     """Two network namespaces joined by a veth pair: 10.78.0.1 and 10.78.0.2 (as test_collectives makes)."""
-    import shutil
-    if shutil.which("ip") is None or os.geteuid() != 0:
-        pytest.skip("network namespaces need root and the `ip` tool")
-    tag = f"mfl{os.getpid() % 100000}"
-    a, b = f"{tag}a", f"{tag}b"
-
-    def ip(*args):
-        return subprocess.run(["ip", *args], capture_output=True, text=True)
-
-    made = []
-    try:
-        for cmd in ([["netns", "add", a], ["netns", "add", b],
-                     ["link", "add", f"{tag}x", "type", "veth", "peer", "name", f"{tag}y"],
-                     ["link", "set", f"{tag}x", "netns", a], ["link", "set", f"{tag}y", "netns", b],
-                     ["-n", a, "addr", "add", "10.78.0.1/24", "dev", f"{tag}x"],
-                     ["-n", b, "addr", "add", "10.78.0.2/24", "dev", f"{tag}y"],
-                     ["-n", a, "link", "set", f"{tag}x", "up"], ["-n", b, "link", "set", f"{tag}y", "up"],
-                     ["-n", a, "link", "set", "lo", "up"], ["-n", b, "link", "set", "lo", "up"]]):
-            r = ip(*cmd)
-            if r.returncode != 0:
-                pytest.skip(f"cannot make network namespaces: `ip {' '.join(cmd)}` failed: {r.stderr.strip()}")
-            if cmd[0] == "netns":
-                made.append(cmd[2])
-        yield a, b
-    finally:
-        for ns in made:
-            ip("netns", "del", ns)
+    with network_namespaces(f"mfl{os.getpid() % 100000}", "10.78.0") as names:
+        yield names
 
 
 def communicate_all(procs):
