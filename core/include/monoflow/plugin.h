@@ -76,6 +76,24 @@ typedef enum MFDType {
 typedef struct MFStream_* MFStream; /* opaque, owned by the plugin */
 typedef struct MFEvent_* MFEvent;   /* opaque, owned by the plugin */
 
+/* Note [Device addresses]
+ *   `data` below, and every pointer that allocate returns or a copy, memset or
+ *   kernel receives, is a *device address*: to the core an opaque number that
+ *   it offsets by byte counts (views, the caching allocator's block splits) and
+ *   never dereferences unless the device has MF_DEVICE_HOST_MEMORY.
+ *   A device whose memory is reached through handles rather than pointers
+ *   (OpenCL cl_mem, Vulkan VkBuffer, an NPU's buffer ids) does not need a
+ *   second field for "handle + offset": its allocate hands out addresses from
+ *   a range it reserved (mmap PROT_NONE, so they can alias nothing) and each
+ *   entry point resolves an address to (handle, offset) by looking up the
+ *   allocation that contains it. devices/opencl does this. We chose it over
+ *   an appended (handle, offset) pair in MFTensorDesc because every existing
+ *   plugin, the core's offset arithmetic and the copy entry points stay as
+ *   they are, a lookup in an ordered map of live allocations costs far less
+ *   than a kernel launch, and pointer-addressed devices (CUDA, shared
+ *   virtual memory) keep passing real pointers with nothing to resolve.
+ */
+
 /* A strided view of device memory (DLPack-like). `data` already includes the
  * storage offset; `shape` and `strides` (in elements, >= 0) have `ndim`
  * entries and stay valid only for the duration of the call that receives
