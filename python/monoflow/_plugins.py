@@ -6,6 +6,13 @@ a list of paths, or a callable returning either) and the environment variable
 ``MONOFLOW_DEVICE_PLUGINS`` (paths separated by ``os.pathsep``). A plugin that
 fails to load is reported with a warning and listed by
 ``monoflow.devices.failed()``; it never stops ``import monoflow``.
+
+Built-in accelerator plugins (``BUILTIN_PLUGINS``: OpenCL, CUDA) are loaded
+after the CPU when their library was built. One whose runtime is absent on this
+machine (its loader library missing, no platform or no device) is skipped
+without a warning: a CPU-only machine imports cleanly. The reason is kept in
+``skipped()``. ``MONOFLOW_DISABLE_PLUGINS=opencl,cuda`` (comma separated,
+``all`` for every built-in) skips built-ins on purpose.
 """
 import ctypes
 import os
@@ -16,8 +23,22 @@ from monoflow import _C
 
 ENV_VAR = "MONOFLOW_DEVICE_PLUGINS"
 ENTRY_POINT_GROUP = "monoflow.devices"
+DISABLE_VAR = "MONOFLOW_DISABLE_PLUGINS"
+
+# Accelerator plugins shipped in monoflow/lib as libmonoflow_<name>.so, in load order.
+BUILTIN_PLUGINS = ("opencl", "cuda")
 
 _failed = []
+_skipped = []
+
+# Note [Quiet built-ins]
+#   A built-in plugin is built wherever its toolkit was found, but the machine
+#   that imports monoflow may lack the runtime (no libOpenCL.so.1, no ICD, no
+#   GPU). Those failures are the normal CPU-only case, not a defect, so they are
+#   recorded in skipped() and never warned about. Any other failure of a
+#   built-in (ABI mismatch, a registration error) is a bug and is reported
+#   like a third-party plugin's.
+_RUNTIME_ABSENT = ("reports no devices", "cannot open shared object file")
 
 
 class DeviceWarning(UserWarning):
@@ -95,6 +116,33 @@ def _entry_point_paths():
     return found
 
 
+def _disabled_builtins():
+    names = {n.strip().lower() for n in os.environ.get(DISABLE_VAR, "").split(",") if n.strip()}
+    return set(BUILTIN_PLUGINS) if "all" in names else names
+
+
+def _load_builtins():
+    disabled = _disabled_builtins()
+    for name in BUILTIN_PLUGINS:
+        path = os.path.join(lib_dir(), f"libmonoflow_{name}.so")
+        if name in disabled:
+            _skipped.append((name, f"disabled by ${DISABLE_VAR}"))
+            continue
+        if not os.path.exists(path):
+            _skipped.append((name, "not built"))
+            continue
+        if name in _C.device_types():  # an explicit path (env var, entry point) won
+            _skipped.append((name, f"already provided by {_C.device_info(name)['path']}"))
+            continue
+        try:
+            load(path)
+        except Exception as exc:
+            if any(marker in str(exc) for marker in _RUNTIME_ABSENT):
+                _skipped.append((name, str(exc)))
+            else:
+                _report(f"built-in plugin '{name}' ({path})", exc)
+
+
 def load(path):
     """Loads one plugin library now; returns its device type. Raises RuntimeError."""
     return _C.load_plugin(os.fspath(path))
@@ -112,8 +160,15 @@ def discover():
             load(path)
         except Exception as exc:
             _report(source, exc)
+    _load_builtins()  # after the explicit paths, so that one can replace a built-in
 
 
 def failed():
     """(source, reason) for every plugin that failed to load since import."""
     return list(_failed)
+
+
+def skipped():
+    """(name, reason) for every built-in plugin not loaded at import: disabled,
+    not built, or its runtime absent on this machine (Note [Quiet built-ins])."""
+    return list(_skipped)
