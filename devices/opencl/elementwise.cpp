@@ -1,0 +1,90 @@
+#include "elementwise.h"
+
+#include <cstring>
+
+namespace mfocl {
+
+namespace {
+
+const char* unsigned_of(const DTypeInfo& t) {
+  if (t.floating) return t.compute;
+  switch (t.size) {
+    case 8: return "ulong";
+    default: return "uint";  // narrower integers compute promoted to int
+  }
+}
+
+std::string source(const Device& d, const ElementwiseSpec& spec, int32_t kernel_dtype) {
+  const DTypeInfo& kt = dtype_info(kernel_dtype);
+  const int n = int(spec.dtypes.size());
+  std::string s = prelude(d);
+  s += std::string("#define C ") + kt.compute + "\n#define U " + unsigned_of(kt) + "\n";
+  s += "#define FAIL(code) (*err = (code))\n#define SI0 si0\n#define SF0 sf0\n#define SF1 sf1\n#define SF2 sf2\n";
+  s += "__kernel void k(Geometry g, long si0, WIDE_T sf0, WIDE_T sf1, WIDE_T sf2, __global int* err";
+  for (int k = 0; k < n; ++k) s += ", __global uchar* b" + std::to_string(k) + ", ulong o" + std::to_string(k);
+  s += ") {\n  long i = get_global_id(0);\n  if (i >= g.n) return;\n";
+  for (int k = 0; k < n; ++k) s += "  long e" + std::to_string(k) + " = 0;\n";
+  s += "  long r = i;\n  for (int d = (int)g.ndim - 1; d >= 0; --d) {\n    long sz = g.shape[d], c = r % sz;\n"
+       "    r /= sz;\n";
+  for (int k = 0; k < n; ++k) {
+    const std::string K = std::to_string(k);
+    s += "    e" + K + " += c * g.strides[" + K + "][d];\n";
+  }
+  s += "  }\n";
+  for (int k = 0; k < n; ++k) {
+    const std::string K = std::to_string(k);
+    const DTypeInfo& t = dtype_info(spec.dtypes[size_t(k)]);
+    const std::string ptr = "p" + K;
+    s += std::string("  __global ") + t.storage + "* " + ptr + " = (__global " + t.storage + "*)(b" + K + " + o" +
+         K + ");\n";
+    s += "#define X" + K + " (" + load_expr(spec.dtypes[size_t(k)], ptr, "e" + K) + ")\n";
+    s += "#define R" + K + " (" + ptr + "[e" + K + "])\n";
+    if (k < spec.num_outputs)
+      s += "#define ST" + K + "(v) " + store_stmt(spec.dtypes[size_t(k)], spec.result, ptr, "e" + K, "v") + "\n";
+  }
+  s += "  {\n" + spec.body + "\n  }\n}\n";
+  return s;
+}
+
+}  // namespace
+
+void launch_elementwise(const MFKernelCall* call, Stream* s, const ElementwiseSpec& spec) {
+  const int n = call->num_outputs + call->num_inputs;
+  if (n != int(spec.dtypes.size()) || n > kMaxOperands) invalid(spec.op, "unexpected operand count");
+  const MFTensorDesc& out = call->outputs[0];
+  if (out.ndim > kMaxDims)
+    raise(MF_ERR_UNSUPPORTED, std::string(spec.op) + ": opencl kernels take at most " + std::to_string(kMaxDims) +
+                                  " dims after coalescing, got " + std::to_string(out.ndim));
+  Geometry g{};
+  g.ndim = out.ndim;
+  g.n = numel(out);
+  for (int32_t d = 0; d < out.ndim; ++d) g.shape[d] = out.shape[d];
+  std::vector<Resolved> res;
+  for (int k = 0; k < n; ++k) {
+    const bool is_out = k < call->num_outputs;
+    const MFTensorDesc& t = is_out ? call->outputs[k] : call->inputs[k - call->num_outputs];
+    const std::string role = (is_out ? "output " : "input ") + std::to_string(is_out ? k : k - call->num_outputs);
+    if (t.dtype != spec.dtypes[size_t(k)])
+      invalid(spec.op, role + " has dtype " + dtype_name(t.dtype) + ", kernel expects " +
+                           dtype_name(spec.dtypes[size_t(k)]));
+    if (!same_shape(t, out)) invalid(spec.op, role + " does not have the output's shape");
+    res.push_back(resolve_desc(t, call->device, spec.op, role.c_str()));
+    for (int32_t d = 0; d < t.ndim; ++d) g.strides[k][d] = t.strides[d];
+  }
+  if (g.n == 0) return;
+  const Device& dev = device(call->device);
+  std::string key = spec.key + ":" + std::to_string(spec.kernel_dtype);
+  for (int32_t dt : spec.dtypes) key += "," + std::to_string(dt);
+  CachedKernel& k = cached_kernel(call->device, key, "k", [&] { return source(dev, spec, spec.kernel_dtype); });
+  Launch l(k, s);
+  l.arg(g).arg(cl_long(spec.si0));
+  for (double f : spec.sf) {
+    if (dev.fp64) l.arg(cl_double(f));
+    else l.arg(cl_float(float(f)));
+  }
+  l.error_flag();
+  for (const Resolved& r : res) l.buffer(r);
+  l.run(g.n);
+}
+
+}  // namespace mfocl

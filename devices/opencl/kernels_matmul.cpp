@@ -1,0 +1,4 @@
+#include "kernels.h"
+namespace mfocl {
+void register_matmul_kernels(Registrar&) {}
+}

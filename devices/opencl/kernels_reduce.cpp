@@ -1,0 +1,4 @@
+#include "kernels.h"
+namespace mfocl {
+void register_reduce_kernels(Registrar&) {}
+}

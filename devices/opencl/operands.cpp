@@ -1,0 +1,160 @@
+// Kernel operands: dtypes as OpenCL C types, descriptors resolved to
+// buffers, attributes, and the load/store snippets kernels are built from.
+#include <cstring>
+
+#include "launch.h"
+
+namespace mfocl {
+
+namespace {
+
+const DTypeInfo kInfo[] = {
+    /* bool     */ {"uchar", "int", 1, false, true, false, false, false},
+    /* uint8    */ {"uchar", "uchar", 1, false, false, false, false, false},
+    /* int8     */ {"char", "char", 1, false, false, false, false, true},
+    /* int16    */ {"short", "short", 2, false, false, false, false, true},
+    /* int32    */ {"int", "int", 4, false, false, false, false, true},
+    /* int64    */ {"long", "long", 8, false, false, false, false, true},
+    /* float16  */ {"ushort", "float", 2, true, false, true, false, true},
+    /* bfloat16 */ {"ushort", "float", 2, true, false, false, true, true},
+    /* float32  */ {"float", "float", 4, true, false, false, false, true},
+    /* float64  */ {"double", "double", 8, true, false, false, false, true},
+};
+
+const char* const kNames[] = {"bool",     "uint8",    "int8",    "int16",   "int32",     "int64",
+                              "float16",  "bfloat16", "float32", "float64", "complex64", "complex128"};
+
+}  // namespace
+
+const char* dtype_name(int32_t dtype) {
+  return dtype >= 0 && dtype < MF_NUM_DTYPES ? kNames[dtype] : "?";
+}
+
+const DTypeInfo& dtype_info(int32_t dtype) {
+  if (dtype < 0 || dtype > MF_FLOAT64) raise(MF_ERR_UNSUPPORTED, std::string("dtype ") + dtype_name(dtype) +
+                                                                    " has no opencl kernels");
+  return kInfo[dtype];
+}
+
+bool supported_dtype(const Device& d, int32_t dtype) {
+  return dtype >= 0 && dtype <= MF_FLOAT64 && (dtype != MF_FLOAT64 || d.fp64);
+}
+
+int64_t numel(const MFTensorDesc& t) {
+  int64_t n = 1;
+  for (int32_t i = 0; i < t.ndim; ++i) n *= t.shape[i];
+  return n;
+}
+
+bool same_shape(const MFTensorDesc& a, const MFTensorDesc& b) {
+  if (a.ndim != b.ndim) return false;
+  for (int32_t i = 0; i < a.ndim; ++i)
+    if (a.shape[i] != b.shape[i]) return false;
+  return true;
+}
+
+Resolved resolve_desc(const MFTensorDesc& t, int32_t device_index, const char* op, const char* role) {
+  if (t.ndim < 0 || (t.ndim > 0 && (t.shape == nullptr || t.strides == nullptr)))
+    invalid(op, std::string(role) + " has an invalid rank/shape/strides");
+  const size_t esize = dtype_info(t.dtype).size;
+  int64_t last = 0;
+  bool empty = false;
+  for (int32_t d = 0; d < t.ndim; ++d) {
+    if (t.shape[d] < 0 || t.strides[d] < 0) invalid(op, std::string(role) + " has a negative size or stride");
+    if (t.shape[d] == 0) empty = true;
+    else last += (t.shape[d] - 1) * t.strides[d];
+  }
+  const std::string what = std::string(op) + ": " + role;
+  return resolve(t.data, empty ? 0 : size_t(last + 1) * esize, device_index, what.c_str());
+}
+
+const MFAttr* find_attr(const MFKernelCall* call, const char* name) {
+  for (int32_t i = 0; i < call->num_attrs && call->attrs != nullptr; ++i)
+    if (call->attrs[i].name != nullptr && std::strcmp(call->attrs[i].name, name) == 0) return &call->attrs[i];
+  return nullptr;
+}
+
+const MFAttr& attr(const MFKernelCall* call, const char* op, const char* name) {
+  const MFAttr* a = find_attr(call, name);
+  if (a == nullptr) invalid(op, std::string("missing attribute '") + name + "'");
+  return *a;
+}
+
+Stream* check_call(const MFKernelCall* call, const char* op, int num_inputs, int num_outputs) {
+  if (call == nullptr) invalid(op, "null call");
+  if (!MF_HAS_FIELD(call, MFKernelCall, attrs))
+    invalid(op, "MFKernelCall.struct_size " + std::to_string(call->struct_size) + " too small");
+  Stream* s = stream_of(call->device, call->stream);
+  if ((num_inputs >= 0 && call->num_inputs != num_inputs) || call->num_outputs != num_outputs ||
+      (call->num_inputs > 0 && call->inputs == nullptr) || call->outputs == nullptr)
+    invalid(op, "expected " + std::to_string(num_inputs) + " input(s) and " + std::to_string(num_outputs) +
+                    " output(s), got " + std::to_string(call->num_inputs) + " and " +
+                    std::to_string(call->num_outputs));
+  return s;
+}
+
+// ---------------------------------------------------------------- snippets
+
+Value value_kind(int32_t dtype) {
+  const DTypeInfo& t = dtype_info(dtype);
+  if (dtype == MF_FLOAT64) return Value::kDouble;
+  if (t.floating) return Value::kFloat;
+  return t.size > 2 ? Value::kIntWide : Value::kIntNarrow;
+}
+
+std::string load_expr(int32_t dtype, const std::string& p, const std::string& off) {
+  const DTypeInfo& t = dtype_info(dtype);
+  if (t.is_half) return "vload_half(" + off + ", (__global half*)" + p + ")";
+  if (t.is_bf16) return "as_float(((uint)" + p + "[" + off + "]) << 16)";
+  if (t.is_bool) return "((int)(" + p + "[" + off + "] != 0))";
+  return p + "[" + off + "]";
+}
+
+// Casts as the CPU plugin's cast<>: float -> integer truncates and saturates
+// (NaN gives 0), -> bool is != 0, -> half types round to nearest even once
+// (from double directly, never through float).
+std::string store_stmt(int32_t dtype, Value v, const std::string& p, const std::string& off,
+                       const std::string& x) {
+  const DTypeInfo& t = dtype_info(dtype);
+  const std::string at = p + "[" + off + "]";
+  if (v == Value::kRaw) return at + " = " + x + ";";
+  if (t.is_bool) return at + " = (uchar)((" + x + ") != 0);";
+  const bool wide = v == Value::kDouble || v == Value::kIntWide;
+  if (t.is_half) {
+    return std::string("vstore_half_rte(") + (wide ? "(WIDE_T)(" : "(float)(") + x + "), " + off + ", (__global half*)" + p + ");";
+  }
+  if (t.is_bf16) return at + " = " + (wide ? "bf16_from_wide((WIDE_T)(" : "bf16_from_float((float)(") + x + "));";
+  if (!t.floating && (v == Value::kFloat || v == Value::kDouble))
+    return at + " = convert_" + t.storage + "_sat_rtz(" + x + ");";
+  return at + " = (" + t.storage + ")(" + x + ");";
+}
+
+std::string prelude(const Device& d) {
+  std::string s;
+  if (d.fp64) s += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n#define WIDE_T double\n#define HAVE_FP64 1\n";
+  else s += "#define WIDE_T float\n";
+  s += "#define MAXD " + std::to_string(kMaxDims) + "\n#define MAXOPS " + std::to_string(kMaxOperands) + "\n";
+  s += R"CLC(
+typedef struct { long n; long ndim; long shape[MAXD]; long strides[MAXOPS][MAXD]; } Geometry;
+
+/* bfloat16: round to nearest even; NaN stays a quiet NaN (the CPU's rule). */
+ushort bf16_from_float(float f) {
+  uint x = as_uint(f);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return (ushort)((x >> 16) | 0x40u);
+  return (ushort)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+}
+/* From double: round to odd into float first, so one correct rounding results. */
+ushort bf16_from_wide(WIDE_T d) {
+#ifdef HAVE_FP64
+  float f = convert_float_rtz(d);
+  if (!isnan(d) && (double)f != d) f = as_float(as_uint(f) | 1u);
+  return bf16_from_float(f);
+#else
+  return bf16_from_float(d);
+#endif
+}
+)CLC";
+  return s;
+}
+
+}  // namespace mfocl
