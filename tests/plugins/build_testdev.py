@@ -25,7 +25,7 @@ import sys
 SOURCE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "testdev")
 
 # Key -> library built by the CMake project (all land in the build dir root).
-BUILT = ("testdev", "badabi", "nullentry", "failreg", "noentry")
+BUILT = ("testdev", "badabi", "nullentry", "failreg", "noentry", "nolasterror", "badstrides")
 CORRUPT_SIZE = 4096
 CORRUPT_SEED = 0x6D6F6E6F  # deterministic garbage, identical on every build
 
@@ -99,6 +99,8 @@ def build_testdev(build_dir: str, include_dir: str) -> dict[str, str]:
       nullentry  libmonoflow_nullentry.so, monoflow_device_plugin() returns NULL
       failreg    libmonoflow_failreg.so, register_kernels -> MF_ERR_INTERNAL
       noentry    libmonoflow_noentry.so, no monoflow_device_plugin symbol
+      nolasterror  libmonoflow_nolasterror.so, failures leave last_error() empty
+      badstrides   libmonoflow_badstrides.so, `add` ignores its inputs' strides
       corrupt    libmonoflow_corrupt.so, a file of garbage bytes (not a library)
       missing    libmonoflow_missing.so, a path that does not exist
 

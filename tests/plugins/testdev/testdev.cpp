@@ -28,6 +28,13 @@
 //   TESTDEV_VARIANT_NULL_ENTRY   the entry point returns NULL
 //   TESTDEV_VARIANT_FAIL_REGISTER register_kernels fails with MF_ERR_INTERNAL
 //   TESTDEV_VARIANT_NO_ENTRY     the entry symbol is not defined at all
+//   TESTDEV_VARIANT_NO_LAST_ERROR failures leave last_error() empty (the
+//                                 conformance kit must catch it)
+//   TESTDEV_VARIANT_IGNORE_STRIDES `add` reads its inputs as if contiguous
+//                                 (wrapping inside each input's span, so it
+//                                 never reads out of bounds): right for
+//                                 contiguous operands, wrong for strided or
+//                                 broadcast ones (the kit must catch it)
 
 #include <monoflow/plugin.h>
 
@@ -71,7 +78,11 @@ MFStatus fail(MFStatus status, const char* fmt, ...) {
   va_start(ap, fmt);
   std::vsnprintf(buf, sizeof(buf), fmt, ap);
   va_end(ap);
+#ifdef TESTDEV_VARIANT_NO_LAST_ERROR
+  (void)buf;
+#else
   t_last_error = std::string("testdev: ") + buf;
+#endif
   return status;
 }
 
@@ -551,6 +562,25 @@ MFStatus kernel(const MFKernelCall* call) {
   } else {
     const MFTensorDesc& a = call->inputs[0];
     const MFTensorDesc& b = call->inputs[1];
+#ifdef TESTDEV_VARIANT_IGNORE_STRIDES
+    if constexpr (OP == Op::kAdd) {
+      auto span = [](const MFTensorDesc& t) {
+        int64_t last = 0;
+        for (int32_t d = 0; d < t.ndim; ++d) last += (t.shape[d] - 1) * t.strides[d];
+        return last + 1;
+      };
+      const int64_t span_a = span(a), span_b = span(b);
+      const T* pa = static_cast<const T*>(a.data);
+      const T* pb = static_cast<const T*>(b.data);
+      int64_t i = 0;
+      for_each_element<1>(out.ndim, out.shape, {static_cast<char*>(out.data)}, {out.strides}, esize,
+                          [&](const std::array<char*, 1>& p) {
+                            *reinterpret_cast<T*>(p[0]) = pa[i % span_a] + pb[i % span_b];
+                            ++i;
+                          });
+      return MF_OK;
+    }
+#endif
     for_each_element<3>(
         out.ndim, out.shape,
         {static_cast<char*>(out.data), static_cast<char*>(a.data), static_cast<char*>(b.data)},

@@ -539,10 +539,14 @@ def _compare(flow, got, want, tol_scale, what):
                        f" ({int((~np.asarray(ok)).sum())} of {ok.size} elements differ)")
 
 
-def _layout_name(rng, driver, n):
-    if not driver.layouts:
-        return ["contiguous"] * n
-    return [str(rng.choice(["contiguous", "permuted", "sliced"])) for _ in range(n)]
+def _layout_name(rng, driver, arrays):
+    out = []
+    for a in arrays:
+        layout = str(rng.choice(["contiguous", "permuted", "sliced"])) if driver.layouts else "contiguous"
+        if (layout == "permuted" and a.ndim < 2) or (layout == "sliced" and a.ndim < 1):
+            layout = "contiguous"
+        out.append(layout)
+    return out
 
 
 def run_op(flow, device, device_type, op, dtype, examples, seed):
@@ -551,7 +555,7 @@ def run_op(flow, device, device_type, op, dtype, examples, seed):
     fell_back, refused = 0, []
     for case in range(examples):
         arrays, call = driver.make(rng, dtype, case)
-        layouts = _layout_name(rng, driver, len(arrays))
+        layouts = _layout_name(rng, driver, arrays)
         input_dtypes = [dtype if a.dtype != np.bool_ or dtype == "bool" else "bool" for a in arrays]
         if op in ("index", "index_put") and len(arrays) > 1:
             input_dtypes[1] = "int64"
