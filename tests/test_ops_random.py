@@ -65,6 +65,29 @@ def test_normal_with_tensor_arguments(device):
     np.testing.assert_allclose(values(out), [0, 100, -100], atol=1e-3)
 
 
+def test_normal_out_and_requires_grad(device):
+    # OneFlow (and torch) accept out=: the samples land in out, in out's dtype; std 0 gives the mean exactly
+    r = flow.full((10, 10), 42.0, dtype=flow.float64, device=device)
+    mean = flow.randn(10, 10, dtype=flow.float64, device=device)
+    res = flow.normal(mean, 0, out=r)
+    assert res is r and r.dtype == flow.float64
+    np.testing.assert_array_equal(values(r), values(mean))
+    flow.normal(2, 0, (10, 10), out=r)
+    np.testing.assert_array_equal(values(r), np.full((10, 10), 2.0))
+    with pytest.raises(RuntimeError, match="normal"):
+        flow.normal(0, 1, (3,), out=r)
+    x = flow.normal(0, 1, (2, 3), device=device, requires_grad=True)
+    assert x.requires_grad and x.is_leaf
+
+
+def test_placement_accepts_oneflow_node_device_dict():
+    # OneFlow's older placement("cpu", {node: devices}) form, single node and two nodes
+    assert flow.placement("cpu", {0: [0, 1]}) == flow.placement("cpu", ranks=[0, 1])
+    assert flow.placement("cpu", {0: range(2), 1: [0, 1]}) == flow.placement("cpu", ranks=[0, 1, 2, 3])
+    with pytest.raises(TypeError, match="placement"):
+        flow.placement("cpu", {0: ["a"]})
+
+
 @pytest.mark.parametrize("dtype", [flow.uint8, flow.int8, flow.int32, flow.int64, flow.float32])
 def test_randint_range(device, dtype):
     g = flow.Generator().manual_seed(3)

@@ -171,8 +171,24 @@ def randint_like(t, low=0, high=None, *, dtype=None, device=None, generator=None
 
 
 @accepts_placement(random=True)
-def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None):
-    """Normal samples; mean and std may be numbers (then `size` is required) or tensors."""
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None, out=None,
+           requires_grad=False):
+    """Normal samples; mean and std may be numbers (then `size` is required) or tensors.
+    out= receives the samples (its dtype and device win); requires_grad= marks the new leaf."""
+    r = _normal(mean, std, size, generator, dtype if out is None else out.dtype,
+                device if out is None else out.device)
+    if out is not None:
+        _C.check_tensor(out, "normal", "out", 0)
+        if tuple(out.shape) != tuple(r.shape):
+            raise RuntimeError(f"normal(): out= has shape {tuple(out.shape)} but the samples have shape "
+                               f"{tuple(r.shape)}")
+        return out.copy_(r)
+    if requires_grad:
+        r.requires_grad_(True)
+    return r
+
+
+def _normal(mean, std, size, generator, dtype, device):
     if isinstance(mean, _C.TensorBase) or isinstance(std, _C.TensorBase):
         like = mean if isinstance(mean, _C.TensorBase) else std
         m = mean if isinstance(mean, _C.TensorBase) else _C.full((), _C.check_float(mean, "normal", "mean", 1),

@@ -7,6 +7,8 @@ class placement:
     __module__ = "monoflow"
 
     def __init__(self, type, ranks):
+        if isinstance(ranks, dict):  # OneFlow's older form: {node id: device ids on that node}
+            ranks = _ranks_of_node_devices(ranks)
         if not isinstance(type, str):
             raise TypeError(f"placement: type must be a device type string such as 'cpu', got {type!r}")
         if ":" in type:
@@ -65,3 +67,19 @@ class placement:
 
     def __reduce__(self):
         return (placement, (self._type, self._ranks.tolist()))
+
+
+def _ranks_of_node_devices(node_devices):
+    """{node: device or [devices]} (OneFlow's machine_device_ids) -> global ranks, node by node:
+    node * devices per node + device; devices per node from LOCAL_WORLD_SIZE, else the largest device id + 1."""
+    import os
+
+    lists = {}
+    for node, devs in node_devices.items():
+        devs = [devs] if isinstance(devs, int) else list(devs)
+        if not isinstance(node, int) or not all(isinstance(d, int) for d in devs):
+            raise TypeError(f"placement: {{node: devices}} must map integers to integers, got {node_devices!r}")
+        lists[node] = devs
+    per_node = int(os.environ.get("LOCAL_WORLD_SIZE") or 0) or max((max(d) + 1 for d in lists.values() if d),
+                                                                   default=1)
+    return [node * per_node + d for node in sorted(lists) for d in lists[node]]
