@@ -108,6 +108,17 @@ def run_checks(suite, checks, skip):
         _emit({"result": Result(suite, name, status, str(detail), time.monotonic() - t0).to_dict()})
 
 
+def _selftest():
+    """The isolation's own test (tests/test_conformance.py): a check that
+    crashes the process is failed, the checks after it still run."""
+    import ctypes
+
+    def crash():
+        ctypes.string_at(1)  # SIGSEGV
+
+    return [("passes", lambda: "ok"), ("crashes", crash), ("runs after the crash", lambda: "ok")]
+
+
 def main(argv):
     suite, path, options = argv[0], argv[1], argv[2:]
     skip = set(json.loads(os.environ.get("MONOFLOW_CONFORMANCE_SKIP", "[]")))
@@ -119,6 +130,8 @@ def main(argv):
         from monoflow.devices.conformance import ops
 
         checks = ops.checks_for(path, options)
+    elif suite == "selftest":
+        checks = _selftest()
     else:
         raise SystemExit(f"unknown suite {suite!r}")
     run_checks(suite, checks, skip)
