@@ -90,6 +90,34 @@ def _preload_openblas():
             ctypes.CDLL(os.path.join(libdir, name), mode=ctypes.RTLD_GLOBAL)
 
 
+def _preload_cuda_libraries():
+    # The CUDA plugin opens cuBLAS at run time by soname ("libcublas.so.13",
+    # then ".12"; Note [The CUDA driver, opened at run time] in
+    # devices/cuda/driver.h). Where the nvidia-cublas wheel is installed
+    # (nvidia/cublas/lib for cu12, nvidia/cu13/lib for cu13), loading its
+    # libraries globally first lets that dlopen find them. Nothing happens
+    # without the plugin or the wheel; the driver (libcuda.so.1) is never
+    # in a wheel.
+    if not os.path.exists(os.path.join(lib_dir(), "libmonoflow_cuda.so")) and "cuda" not in os.environ.get(ENV_VAR, ""):
+        return
+    try:
+        import importlib.util
+
+        spec = importlib.util.find_spec("nvidia")
+    except Exception:
+        return
+    roots = list(spec.submodule_search_locations or []) if spec else []
+    for root in roots:
+        for sub in ("cu13/lib", "cublas/lib"):
+            for name in ("libcublasLt.so.13", "libcublas.so.13", "libcublasLt.so.12", "libcublas.so.12"):
+                path = os.path.join(root, sub, name)
+                if os.path.exists(path):
+                    try:
+                        ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+                    except OSError:
+                        pass
+
+
 def _report(source, exc):
     message = f"monoflow: device plugin from {source} was not loaded: {exc}"
     _failed.append((source, str(exc)))
@@ -160,6 +188,7 @@ def discover():
             load(path)
         except Exception as exc:
             _report(source, exc)
+    _preload_cuda_libraries()
     _load_builtins()  # after the explicit paths, so that one can replace a built-in
 
 
