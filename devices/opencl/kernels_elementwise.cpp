@@ -60,7 +60,7 @@ std::string floor_divide(const DTypeInfo& t) {
 
 std::string remainder(const DTypeInfo& t) {
   if (t.floating) return "C a = X1, b = X2; C m = fmod(a, b);\nif (m != 0 && ((b < 0) != (m < 0))) m += b;\nST0(m);";
-  std::string s = "C a = X1, b = X2;\nif (b == 0) { FAIL(1); ST0(0); }\n";
+  std::string s = "C a = X1, b = X2;\nif (b == 0) { FAIL(2); ST0(0); }\n";
   if (t.is_signed) s += "else if (b == (C)-1) ST0(0);\n";
   s += "else { C m = a % b; if (m != 0 && ((b < 0) != (m < 0))) m += b; ST0(m); }";
   return s;
@@ -68,7 +68,7 @@ std::string remainder(const DTypeInfo& t) {
 
 std::string fmod_body(const DTypeInfo& t) {
   if (t.floating) return "ST0(fmod(X1, X2));";
-  std::string s = "C a = X1, b = X2;\nif (b == 0) { FAIL(1); ST0(0); }\n";
+  std::string s = "C a = X1, b = X2;\nif (b == 0) { FAIL(3); ST0(0); }\n";
   if (t.is_signed) s += "else if (b == (C)-1) ST0(0);\n";
   return s + "else ST0(a % b);";
 }
@@ -104,7 +104,7 @@ FLOAT_UNARY(acos_b, "acos(x)")
 FLOAT_UNARY(atan_b, "atan(x)")
 FLOAT_UNARY(sinh_b, "sinh(x)")
 FLOAT_UNARY(cosh_b, "cosh(x)")
-FLOAT_UNARY(tanh_b, "tanh(x)")
+FLOAT_UNARY(tanh_b, "mf_tanh(x)")
 FLOAT_UNARY(asinh_b, "asinh(x)")
 FLOAT_UNARY(acosh_b, "acosh(x)")
 FLOAT_UNARY(atanh_b, "atanh(x)")
@@ -120,7 +120,7 @@ FLOAT_UNARY(round_b, "rint(x)")
 #undef FLOAT_UNARY
 
 std::string gelu_b(const DTypeInfo&) {
-  return "C x = X1;\nif (SI0 != 0) { C k = (C)0.7978845608028654; ST0((C)0.5 * x * ((C)1 + tanh(k * (x + (C)0.044715 * x * x * x)))); }\n"
+  return "C x = X1;\nif (SI0 != 0) { C k = (C)0.7978845608028654; ST0((C)0.5 * x * ((C)1 + mf_tanh(k * (x + (C)0.044715 * x * x * x)))); }\n"
          "else ST0(x * (C)0.5 * ((C)1 + erf(x * (C)0.7071067811865476)));";
 }
 std::string softplus_b(const DTypeInfo&) {
@@ -202,6 +202,7 @@ std::string none_b(const DTypeInfo&) { return {}; }
 const OpDef kOps[] = {
     {"fill", 0, 1, kAll, Out::kSame, {"value"}, none_b},
     {"copy", 1, 1, kAll, Out::kAny, {}, none_b},
+    {"arange", 0, 1, kNumeric, Out::kSame, {"start", "step"}, none_b},
     {"add", 2, 1, kAll, Out::kSame, {}, add_b},
     {"sub", 2, 1, kNumeric, Out::kSame, {}, sub_b},
     {"mul", 2, 1, kAll, Out::kSame, {}, mul_b},
@@ -298,7 +299,7 @@ MFStatus launch_op(const MFKernelCall* call) {
     spec.num_outputs = op.outputs;
     for (int k = 0; k < op.outputs; ++k) spec.dtypes.push_back(call->outputs[k].dtype);
     for (int k = 0; k < op.inputs; ++k) spec.dtypes.push_back(call->inputs[k].dtype);
-    const int32_t kd = name == "fill" ? call->outputs[0].dtype : name == "where" ? call->inputs[1].dtype
+    const int32_t kd = (name == "fill" || name == "arange") ? call->outputs[0].dtype : name == "where" ? call->inputs[1].dtype
                                                                               : call->inputs[0].dtype;
     spec.kernel_dtype = kd;
     const DTypeInfo& t = dtype_info(kd);
@@ -306,6 +307,7 @@ MFStatus launch_op(const MFKernelCall* call) {
       const MFAttr& at = attr(call, op.name, op.attrs[a]);
       spec.sf[a] = at.f;
       if (a == 0) spec.si0 = at.i;
+      if (a == 1) spec.si1 = at.i;
     }
     if (name == "where" && call->inputs[0].dtype != MF_BOOL) invalid(op.name, "the condition must be bool");
     if (op.out == Out::kBool) {
@@ -318,6 +320,12 @@ MFStatus launch_op(const MFKernelCall* call) {
       // The value converts straight from the attribute (double / int64), one rounding.
       spec.result = t.floating ? Value::kDouble : Value::kIntWide;
       spec.body = t.floating ? "ST0(SF0);" : "ST0(SI0);";
+    } else if (name == "arange") {
+      // out[i] = start + i * step: double for floating types, wrapping int64 for integers.
+      if (call->outputs[0].ndim != 1) invalid(op.name, "output must be 1-D");
+      spec.result = t.floating ? Value::kDouble : Value::kIntWide;
+      spec.body = t.floating ? "ST0((WIDE_T)SF0 + (WIDE_T)i * (WIDE_T)SF1);"
+                             : "ST0((long)((ulong)SI0 + (ulong)i * (ulong)SI1));";
     } else if (name == "copy") {
       const int32_t od = call->outputs[0].dtype;
       dtype_info(od);

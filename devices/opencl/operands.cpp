@@ -137,6 +137,23 @@ std::string prelude(const Device& d) {
   s += R"CLC(
 typedef struct { long n; long ndim; long shape[MAXD]; long strides[MAXOPS][MAXD]; } Geometry;
 
+/* tanh that saturates to exactly +-1 (some libm tanh stop a few ulp short,
+   which turns gelu(-inf) into -inf instead of NaN). */
+float __attribute__((overloadable)) mf_tanh(float x) {
+  float a = fabs(x);
+  if (a > 9.1f) return copysign(1.0f, x);
+  float t = expm1(2.0f * a);
+  return copysign(t / (t + 2.0f), x);
+}
+#ifdef HAVE_FP64
+double __attribute__((overloadable)) mf_tanh(double x) {
+  double a = fabs(x);
+  if (a > 19.1) return copysign(1.0, x);
+  double t = expm1(2.0 * a);
+  return copysign(t / (t + 2.0), x);
+}
+#endif
+
 /* bfloat16: round to nearest even; NaN stays a quiet NaN (the CPU's rule). */
 ushort bf16_from_float(float f) {
   uint x = as_uint(f);

@@ -66,7 +66,13 @@ Stream* stream_of(int32_t device, MFStream stream);
 void stream_fail(Stream* s, MFStatus status, const std::string& message);
 
 // Error codes a kernel writes into the stream's error flag.
-enum KernelError : int32_t { kNoError = 0, kZeroDivision = 1 };
+// Each names the op, as the CPU's messages do.
+enum KernelError : int32_t {
+  kNoError = 0,
+  kFloorDivideByZero = 1,
+  kRemainderByZero = 2,
+  kFmodByZero = 3,
+};
 
 }  // namespace mfocl
 

@@ -89,7 +89,9 @@ void collect_kernel_errors(Stream* s) {
   const int32_t zero = 0;
   check_cl(clEnqueueWriteBuffer(s->queue, s->error_flag, CL_TRUE, 0, sizeof(zero), &zero, 0, nullptr, nullptr),
            "clEnqueueWriteBuffer(error flag)");
-  if (flag == kZeroDivision) stream_fail(s, MF_ERR_ZERO_DIVISION, "integer division by zero in a kernel");
+  if (flag == kFloorDivideByZero) stream_fail(s, MF_ERR_ZERO_DIVISION, "floor_divide: integer division by zero");
+  else if (flag == kRemainderByZero) stream_fail(s, MF_ERR_ZERO_DIVISION, "remainder: integer division by zero");
+  else if (flag == kFmodByZero) stream_fail(s, MF_ERR_ZERO_DIVISION, "fmod: integer division by zero");
   else stream_fail(s, MF_ERR_KERNEL, "a kernel failed with code " + std::to_string(flag));
 }
 
