@@ -212,6 +212,26 @@ def test_grid_sample(mode, padding_mode, align_corners):
               tol=dict(rtol=1e-8, atol=1e-10))
 
 
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_grid_sample_5d(mode, padding_mode, align_corners):
+    # volumes (N, C, D, H, W) at (N, Do, Ho, Wo, 3) grids: trilinear / nearest, OneFlow's test_grid_sample 5-D case
+    rng = np.random.default_rng(5)
+    lim = 2.9 if padding_mode == "reflection" else 1.3
+    grid = rng.uniform(-lim, lim, (2, 3, 2, 4, 3))
+    kw = dict(mode=mode, padding_mode=padding_mode, align_corners=align_corners)
+    check(lambda x: TF.grid_sample(x, torch.tensor(grid), **kw),
+          lambda x: MF.grid_sample(x, flow.tensor(grid), **kw), (2, 3, 4, 5, 6))
+    if mode != "nearest":
+        img = rng.standard_normal((2, 3, 4, 5, 6))
+        check(lambda g: TF.grid_sample(torch.tensor(img), g, **kw),
+              lambda g: MF.grid_sample(flow.tensor(img), g, **kw), (2, 3, 2, 4, 3), seed=4,
+              tol=dict(rtol=1e-8, atol=1e-10))
+    with pytest.raises(RuntimeError, match="bicubic"):
+        MF.grid_sample(flow.zeros(1, 1, 2, 2, 2), flow.zeros(1, 1, 1, 1, 3), mode="bicubic")
+
+
 def test_grid_sample_nearest_gives_the_grid_a_zero_gradient():
     # torch's theta.grad after a nearest-mode spatial transformer is zeros, not None
     grads = []

@@ -1,5 +1,5 @@
 """affine_grid and grid_sample (spatial transformer networks), 2-D and 3-D
-affine grids, 2-D sampling, torch's conventions.
+affine grids, 2-D and 3-D sampling (3-D: bilinear, i.e. trilinear, and nearest), torch's conventions.
 
 grid_sample is a composite: the sampling positions are unnormalised from
 [-1, 1], the corner pixels gathered from the flattened image, and the
@@ -116,8 +116,11 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     if not isinstance(padding_mode, str) or padding_mode not in ("zeros", "border", "reflection"):
         raise ValueError(f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
                          f"'reflection', but got: '{padding_mode}'")
+    if input.dim() == 5:
+        return _grid_sample_3d(input, grid, mode, padding_mode, bool(align_corners))
     if input.dim() != 4:
-        raise NotImplementedError(f"grid_sample(): only 4-D input is supported, got {input.dim()}-D")
+        raise RuntimeError(f"grid_sampler(): expected 4D or 5D input and grid with same number of "
+                           f"dimensions, but got input with sizes {list(input.shape)}")
     if grid.dim() != 4 or grid.shape[-1] != 2 or grid.shape[0] != input.shape[0]:
         raise RuntimeError(f"grid_sampler(): expected grid of shape [{input.shape[0]}, H, W, 2] for 4-D input, "
                            f"but got {list(grid.shape)}")
@@ -170,6 +173,50 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     wx0, wy0 = x1 - ix, y1 - iy
     return (corner(x0, y0) * (wx0 * wy0).unsqueeze(1) + corner(x1, y0) * (wx1 * wy0).unsqueeze(1)
             + corner(x0, y1) * (wx0 * wy1).unsqueeze(1) + corner(x1, y1) * (wx1 * wy1).unsqueeze(1))
+
+
+def _grid_sample_3d(input, grid, mode, padding_mode, align_corners):
+    """grid_sample of a volume (N, C, D, H, W) at grid (N, Do, Ho, Wo, 3) of (x, y, z) positions."""
+    if grid.dim() != 5 or grid.shape[-1] != 3 or grid.shape[0] != input.shape[0]:
+        raise RuntimeError(f"grid_sampler(): expected grid of shape [{input.shape[0]}, D, H, W, 3] for 5-D "
+                           f"input, but got {list(grid.shape)}")
+    if mode == "bicubic":
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+    n, c, d, h, w = input.shape
+    do, ho, wo = grid.shape[1], grid.shape[2], grid.shape[3]
+    m = do * ho * wo
+    ix = _pad_coordinate(_unnormalize(grid[..., 0], w, align_corners), w, padding_mode, align_corners)
+    iy = _pad_coordinate(_unnormalize(grid[..., 1], h, align_corners), h, padding_mode, align_corners)
+    iz = _pad_coordinate(_unnormalize(grid[..., 2], d, align_corners), d, padding_mode, align_corners)
+    flat = input.reshape(n, c, d * h * w)
+
+    def corner(px, py, pz):
+        inside = (px >= 0) & (px <= w - 1) & (py >= 0) & (py <= h - 1) & (pz >= 0) & (pz <= d - 1)
+        index = ((pz.clamp(0, d - 1) * h + py.clamp(0, h - 1)) * w + px.clamp(0, w - 1)).to(int64)
+        values = flat.gather(2, index.reshape(n, 1, m).expand(n, c, m)).reshape(n, c, do, ho, wo)
+        return values * inside.to(input.dtype).unsqueeze(1)
+
+    if mode == "nearest":
+        with _no_grad():
+            px, py, pz = ix.round(), iy.round(), iz.round()
+        out = corner(px, py, pz)
+        if grid.requires_grad:  # a zero gradient for the grid, as in 2-D
+            from monoflow import where
+
+            out = out + where(px != px, ix, 0.0).unsqueeze(1)
+        return out
+    with _no_grad():
+        x0, y0, z0 = ix.floor(), iy.floor(), iz.floor()
+    out = None
+    for dz in (0, 1):
+        wz = (iz - z0) if dz else (z0 + 1 - iz)
+        for dy in (0, 1):
+            wy = (iy - y0) if dy else (y0 + 1 - iy)
+            for dx in (0, 1):
+                wx = (ix - x0) if dx else (x0 + 1 - ix)
+                term = corner(x0 + dx, y0 + dy, z0 + dz) * (wx * wy * wz).unsqueeze(1)
+                out = term if out is None else out + term
+    return out
 
 
 def _reflect(coord, twice_low, twice_high):
