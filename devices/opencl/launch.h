@@ -55,6 +55,7 @@ class Launch {
   // with their own count) or n_groups * group work-items for a group kernel.
   void run(int64_t n);
   void run_groups(int64_t groups, int64_t group);
+  void run_nd(cl_uint dims, const size_t* global, const size_t* local);
 
  private:
   void set(size_t size, const void* value);

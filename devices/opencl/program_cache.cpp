@@ -125,4 +125,10 @@ void Launch::run_groups(int64_t groups, int64_t group) {
   clFlush(s_->queue);
 }
 
+void Launch::run_nd(cl_uint dims, const size_t* global, const size_t* local) {
+  check_cl(clEnqueueNDRangeKernel(s_->queue, k_.kernel, dims, nullptr, global, local, 0, nullptr, nullptr),
+           "clEnqueueNDRangeKernel");
+  clFlush(s_->queue);
+}
+
 }  // namespace mfocl
