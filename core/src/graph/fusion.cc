@@ -454,6 +454,29 @@ bool can_place_at_last(const Plan& plan, const std::vector<int>& members) {
   return true;
 }
 
+bool holds_memory_longer(const Plan& plan, const StorageUses& uses, const std::vector<int>& members) {
+  const int last = members.back();
+  auto writes_transient = [&](int i) {
+    for (const PlanOperand& w : plan.nodes[static_cast<size_t>(i)].outputs)
+      if (plan.storages[w.storage].cls == StorageClass::Transient) return true;
+    return false;
+  };
+  for (size_t k = 0; k + 1 < members.size(); ++k) {
+    const int m = members[k];
+    for (const PlanOperand& o : plan.nodes[static_cast<size_t>(m)].inputs) {
+      if (plan.storages[o.storage].cls != StorageClass::Transient) continue;
+      // the latest non-member reader: the input lives until then anyway
+      int live_until = m;
+      for (int r : uses.readers[o.storage])
+        if (!contains(members, r)) live_until = std::max(live_until, r);
+      if (live_until >= last) continue;
+      for (int i = live_until + 1; i < last; ++i)
+        if (!contains(members, i) && writes_transient(i)) return true;
+    }
+  }
+  return false;
+}
+
 void set_program_attrs(PlanNode& node, const Program& p) {
   node.attrs.clear();
   node.ints.clear();

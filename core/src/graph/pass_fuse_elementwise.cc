@@ -16,7 +16,8 @@
 //   union is still a valid group, else the first one that stays valid,
 //   else it starts its own group. Valid means the group's program builds
 //   and every member can move to the last member's place (Note [Fusing
-//   plan nodes] in graph/fusion.h): values that something outside reads
+//   plan nodes] in graph/fusion.h) without keeping a buffer alive longer
+//   (Note [Fusion must not hold memory longer]): values that something outside reads
 //   are stored (several outputs are fine), up to 8 operands in all. A fill
 //   contributes a constant, so the 0-dim fills that scalar operands make
 //   (`y > 0`, `where(c, g, 0)`) disappear too. Groups of one node stay as
@@ -88,7 +89,8 @@ std::string fuse_elementwise(Plan& plan) {
   std::vector<fusion::Program> programs;
 
   auto valid = [&](const std::vector<int>& members, fusion::Program& p) {
-    return fusion::build_program(plan, uses, members, {}, p).empty() && fusion::can_place_at_last(plan, members);
+    return fusion::build_program(plan, uses, members, {}, p).empty() && fusion::can_place_at_last(plan, members) &&
+           !fusion::holds_memory_longer(plan, uses, members);
   };
   for (int i = 0; i < n; ++i) {
     const PlanNode& node = plan.nodes[static_cast<size_t>(i)];

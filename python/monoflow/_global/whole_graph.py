@@ -15,8 +15,10 @@ While nn.Graph traces build, a Recorder (installed with recording()) keeps a
 DecisionLog: for every global op call, in trace order, its candidate
 signatures (after dispatch's in-place and non-empty filters), the greedy
 pick, and for every tensor operand where it came from: an earlier call's
-output (linked by object identity; the recorder keeps those objects alive
-for the trace, so an id is never reused) or a leaf with a fixed nd-SBP (a
+output (linked by object identity, through weak references: an entry goes
+when its tensor dies, so an id is never taken for another tensor's, and the
+recorder keeps no activation alive past its last use, which would make its
+memory Persistent in the plan, Note [Storage classes]) or a leaf with a fixed nd-SBP (a
 graph input, a parameter, a tensor made by to_global). solve() then picks
 one candidate per call minimising
 
@@ -55,6 +57,7 @@ filtered by that operand's layout).
 import functools
 import itertools
 import threading
+import weakref
 from contextlib import contextmanager
 
 from monoflow._global import boxing
@@ -199,8 +202,11 @@ class Recorder:
         self.log = DecisionLog()
         self.forced = forced
         self.diverged = None  # why forced decisions stopped, when they did
-        self._producers = {}  # id(tensor) -> (tensor, call, output index): keeps them alive
+        self._producers = {}  # id(tensor) -> (weak reference, call, output index)
         self._leaves = {}  # id(leaf) -> leaf, whose gradient hook cost is counted once
+
+    def _forget(self, key, _ref):
+        self._producers.pop(key, None)
 
     def release(self):
         self._producers.clear()
@@ -221,6 +227,8 @@ class Recorder:
         for i, t in enumerate(tensors):
             size, reduce_size = boxing.itemsizes(t.dtype)
             found = self._producers.get(id(t))
+            if found is not None and found[0]() is not t:
+                found = None
             grad = bool(grad_on and t.requires_grad)
             if found is not None:
                 edges.append(Edge(k, i, (found[1], found[2]), None, t._shape, size, reduce_size, t.placement, grad))
@@ -250,7 +258,7 @@ class Recorder:
         for m, o in enumerate(outputs):
             if hasattr(o, "sbp") and getattr(o, "is_global", False) and id(o) not in seen \
                     and id(o) not in self._producers:
-                self._producers[id(o)] = (o, k, m)
+                self._producers[id(o)] = (weakref.ref(o, functools.partial(self._forget, id(o))), k, m)
 
 
 # ------------------------------------------------------------------ solving

@@ -72,6 +72,19 @@ std::string build_program(const Plan& plan, const StorageUses& uses, const std::
 // plan nodes]); `members` ascending.
 bool can_place_at_last(const Plan& plan, const std::vector<int>& members);
 
+// Note [Fusion must not hold memory longer]
+//   Moving a member to the last member's place also moves its reads: a
+//   Transient input whose last reader it was now lives until then. Across
+//   a few neighbouring kernels that costs nothing, but a group can span a
+//   whole forward and backward: gradient accumulation adds micro-batch k's
+//   weight gradient into the sum right after it is made, and one fused
+//   `g0 + g1 + ... + g7` at the end would keep all eight gradients alive
+//   at once. So a group is refused when moving a member would stretch the
+//   life of a Transient input (read by no non-member at or after the last
+//   member) past a non-member that writes Transient memory, i.e. past a
+//   point where new buffers are live. `members` ascending.
+bool holds_memory_longer(const Plan& plan, const StorageUses& uses, const std::vector<int>& members);
+
 // The attributes of a fused node (program, outputs, constants, registers).
 void set_program_attrs(PlanNode& node, const Program& p);
 
