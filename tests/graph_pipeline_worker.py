@@ -1,12 +1,15 @@
 """A 2-stage pipeline in nn.Graph on 2 ranks (run by test_graph_pipeline.py
 through the launcher), compared with the same training in one process:
 
-    python -m monoflow.distributed.launch --nproc-per-node 2 graph_pipeline_worker.py OUT_DIR [threads]
+    python -m monoflow.distributed.launch --nproc-per-node 2 graph_pipeline_worker.py OUT_DIR [threads [schedule]]
+    python -m monoflow.distributed.launch --nproc-per-node 2 graph_pipeline_worker.py OUT_DIR memory
     python -m monoflow.distributed.launch --nproc-per-node 4 graph_pipeline_worker.py OUT_DIR   (2x2 hybrid)
 
 Each rank writes OUT_DIR/rank<k>.json with the pipeline's losses and final
 parameters (gathered to every rank after training, outside the graph), the
-single-process reference's, and the outcome of the bad-placement check.
+single-process reference's, and the outcome of the bad-placement check;
+in `memory` mode, each schedule's planned transient bytes per rank for 8
+micro-batches of a wider model (Note [Pipeline schedules]).
 """
 import os
 import sys
@@ -23,25 +26,27 @@ from graph_worker_common import run_and_write
 IN, HIDDEN, OUT, BATCH, MICRO, STEPS = 8, 32, 4, 16, 4, 4
 
 
-def make_stages():
+def make_stages(hidden=HIDDEN, depth=1):
     flow.manual_seed(0)
-    return nn.Sequential(nn.Linear(IN, HIDDEN), nn.ReLU()), nn.Linear(HIDDEN, OUT)
+    s0 = [nn.Linear(IN, hidden), nn.ReLU()] + [m for _ in range(depth - 1) for m in (nn.Linear(hidden, hidden), nn.ReLU())]
+    return nn.Sequential(*s0), nn.Sequential(*[m for _ in range(depth) for m in (nn.Linear(hidden, hidden), nn.Tanh())],
+                                             nn.Linear(hidden, OUT))
 
 
-def batch(step):
+def batch(step, rows=BATCH):
     rng = np.random.default_rng(7 + step)
-    return rng.standard_normal((BATCH, IN)).astype(np.float32), rng.integers(0, OUT, BATCH).astype(np.int64)
+    return rng.standard_normal((rows, IN)).astype(np.float32), rng.integers(0, OUT, rows).astype(np.int64)
 
 
 def make_optimizer(params):
     return flow.optim.SGD(params, lr=0.1, momentum=0.9)
 
 
-def pipeline_run(threads):
+def pipeline_run(threads, schedule="1F1B", micro=MICRO, widths=None, rows=BATCH, steps=STEPS):
     P0, P1 = flow.placement("cpu", [0]), flow.placement("cpu", [1])
     everywhere = flow.placement("cpu", [0, 1])
     B = flow.sbp.broadcast
-    s0, s1 = make_stages()
+    s0, s1 = make_stages(*(widths or ()))
     s0.to_global(P0, B)
     s1.to_global(P1, B)
     opt = make_optimizer(list(s0.parameters()) + list(s1.parameters()))
@@ -53,7 +58,8 @@ def pipeline_run(threads):
             self.s0.to(nn.graph.GraphModule).set_stage(0, P0)
             self.s1.to(nn.graph.GraphModule).set_stage(1, P1)
             self.add_optimizer(opt)
-            self.config.set_gradient_accumulation_steps(MICRO)
+            self.config.set_gradient_accumulation_steps(micro)
+            self.config.set_pipeline_schedule(schedule)
             self.config.threads = threads
 
         def build(self, x, y):
@@ -63,8 +69,8 @@ def pipeline_run(threads):
 
     graph = PipelineStep()
     losses = []
-    for s in range(STEPS):
-        x, y = batch(s)
+    for s in range(steps):
+        x, y = batch(s, rows)
         loss = graph(flow.tensor(x).to_global(P0, B), flow.tensor(y).to_global(P1, B))
         losses.append(loss.detach().to_global(everywhere, B).to_local().numpy().tolist())
     params = {f"s0.{k}": p.to_global(everywhere, B).to_local().detach().numpy().tolist()
@@ -72,7 +78,8 @@ def pipeline_run(threads):
     params.update({f"s1.{k}": p.to_global(everywhere, B).to_local().detach().numpy().tolist()
                    for k, p in s1.named_parameters()})
     plans = [ct.describe() for ct in graph._plans.values()]
-    return losses, params, plans
+    memory = [ct.memory()["transient"] for ct in graph._plans.values()]
+    return losses, params, plans, memory
 
 
 def hybrid_run():
@@ -169,7 +176,8 @@ def bad_placement():
 
 if __name__ == "__main__":
     out_dir = sys.argv[1]
-    threads = int(sys.argv[2]) if len(sys.argv) > 2 else 2
+    mode = sys.argv[2] if len(sys.argv) > 2 else "2"
+    schedule = sys.argv[3] if len(sys.argv) > 3 else "1F1B"
     dist.init_process_group("gloo", timeout=60)
     res = {}
 
@@ -177,8 +185,12 @@ if __name__ == "__main__":
         if dist.get_world_size() == 4:
             res["losses"], res["params"], res["plans"] = hybrid_run()
             res["ref_losses"], res["ref_params"] = reference_run()
+        elif mode == "memory":  # 8 micro-batches of 512 rows through 2 x 2 hidden layers of 64: activations dominate
+            for schedule_name in ("GPipe", "1F1B"):
+                losses, _, _, memory = pipeline_run(2, schedule_name, micro=8, widths=(64, 2), rows=4096, steps=2)
+                res[schedule_name] = {"losses": losses, "transient": memory[-1]}
         else:
-            res["losses"], res["params"], res["plans"] = pipeline_run(threads)
+            res["losses"], res["params"], res["plans"], _ = pipeline_run(int(mode), schedule)
             res["ref_losses"], res["ref_params"] = reference_run()
             res["bad_placement"] = bad_placement()
     run_and_write(out_dir, res, run)

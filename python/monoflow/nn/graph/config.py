@@ -47,6 +47,20 @@ class GraphConfig:
             raise ValueError(f"nn.Graph: config.set_gradient_accumulation_steps expects at least 1 step, got {steps}")
         self.gradient_accumulation_steps = steps
 
+    pipeline_schedule = "1F1B"  # the order of micro-batches through pipeline stages
+
+    def set_pipeline_schedule(self, schedule="1F1B"):
+        """How the micro-batches of :meth:`set_gradient_accumulation_steps`
+        go through pipeline stages (``set_stage``): ``"1F1B"`` (the default)
+        starts micro-batch k's backward once micro-batch k + S - 1's forward
+        is done (S stages), so a stage holds the activations of at most S
+        micro-batches; ``"GPipe"`` runs every forward, then every backward,
+        and holds all of them. Both give the same results, bit for bit
+        (Note [Pipeline schedules] in pipeline.py). Part of the plan cache key."""
+        if not isinstance(schedule, str) or schedule.upper() not in ("1F1B", "GPIPE"):
+            raise ValueError(f"nn.Graph: config.set_pipeline_schedule expects '1F1B' or 'GPipe', got {schedule!r}")
+        self.pipeline_schedule = "1F1B" if schedule.upper() == "1F1B" else "GPipe"
+
     zero = None  # ZeRO settings (zero.ZeroSettings) once enable_zero was called
 
     def enable_zero(self, mode=True, *, stage=1, shard_min_size=1024, shard_restore_level=1):
@@ -207,5 +221,6 @@ class GraphConfig:
     def __repr__(self):
         return (f"GraphConfig(slots={self.slots}, threads={self.threads}, passes={self.passes!r}, "
                 f"gradient_accumulation_steps={self.gradient_accumulation_steps}" +
+                (f", pipeline_schedule={self.pipeline_schedule!r}" if self.pipeline_schedule != "1F1B" else "") +
                 (f", zero={self.zero!r}" if self.zero is not None else "") +
                 (f", amp={self.amp!r}" if self.amp is not None else "") + ")")

@@ -238,7 +238,8 @@ class Graph:
         if modules is None:  # cached; reset when a module attribute is assigned
             modules = self.__dict__["_module_list"] = list(self.modules())
         modes = tuple(m.training for m in modules)
-        settings = (self.config.gradient_accumulation_steps, self.config.whole_graph_sbp, str(self.config.amp),
+        settings = (self.config.gradient_accumulation_steps, self.config.pipeline_schedule, self.config.whole_graph_sbp,
+                    str(self.config.amp),
                     tuple(gm._key() for gm in self._graph_modules.values()))
         return (signature(args, tensors), modes, settings)
 

@@ -20,15 +20,15 @@ Note [Pipeline stages in a graph]
       kernels (the others' shards are empty) plus its sends and receives.
     - Micro-batches: gradient accumulation unrolls build over the n
       micro-batches. build calls ``loss.backward()`` once per micro-batch;
-      with stages, those calls are deferred until every micro-batch's
-      forward has been traced, then run in micro-batch order (GPipe's
-      order: all forwards, then all backwards). Per-parameter gradient sums
-      are the same additions in the same order as running them in place,
-      so the results are bit for bit those of the plain loop. The one
-      difference: code in build that reads .grad after its backward() call
-      sees the gradients before that backward ran (backward itself returns
-      None either way). flow.autograd.backward(loss) is not deferred: still
-      correct, only without GPipe's order.
+      with stages, those calls are deferred and run in micro-batch order
+      at the point the schedule gives them (Note [Pipeline schedules]).
+      Per-parameter gradient sums are the same additions in the same order
+      as running them in place, so the results are bit for bit those of
+      the plain loop. The one difference: code in build that reads .grad
+      after its backward() call sees the gradients before that backward
+      ran (backward itself returns None either way).
+      flow.autograd.backward(loss) is not deferred: still correct, only
+      without the schedule.
     - Schedule: the plan orders each rank's sends and receives in trace
       order (Note [Collective order] in graph/plan.h), and with two or more
       worker threads the host nodes run on their own worker, and a send
@@ -36,14 +36,35 @@ Note [Pipeline stages in a graph]
       Note [Host nodes] in graph/host_node.h), not for the next
       micro-batch's kernels already enqueued. So stage 0 sends micro-batch
       0's activations and goes on with micro-batch 1's forward while stage
-      1 computes micro-batch 0, and so on: the forwards
-      overlap across ranks, then the backwards do in the same way. A graph
-      with stages therefore runs with at least 2 threads.
+      1 computes micro-batch 0, and so on: the stages overlap across
+      ranks, under either schedule. A graph with stages therefore runs with
+      at least 2 threads.
     - Outputs: each micro-batch's loss lives on the last stage; the graph
       returns them stacked (one loss per micro-batch, as accumulation does),
       a global tensor on the last stage's placement.
     - A job of one process holds every stage: stages change nothing there
       (modules may stay local), and the graph is the plain one.
+
+Note [Pipeline schedules]
+    A schedule is only *where in the trace* each micro-batch's backward
+    goes: every rank traces the same program, so each rank's plan has its
+    stage's kernels in that order, and memory planning (Note [Memory
+    planning] in pass_memory.cc) gives the activations lifetimes from it.
+    - GPipe: all n forwards, then the n backwards. A stage holds the
+      activations of all n micro-batches at its peak.
+    - 1F1B (the default): with S stages, micro-batch k's backward is traced
+      right after micro-batch k + S - 1's forward (the first S - 1 forwards
+      are the warm-up, the last S - 1 backwards the drain). A stage holds
+      the activations of at most S micro-batches: 1F1B's peak on stage 0,
+      the stage that holds the most; a later stage s keeps S where its own
+      1F1B order would keep S - s.
+    Why one order for every stage rather than each stage its own 1F1B
+    order: the sends and receives of a rank run in trace order (Note
+    [Collective order] in graph/plan.h) and a send may complete only once
+    its receive is posted, so two stages that order the same transfers differently
+    wait on each other forever (stage 0 sends forward 1 while stage 1 sends
+    backward 0). One order for all matches every pair by construction; the
+    cost is memory on the later stages only, never more than stage 0's.
 """
 import contextlib
 
@@ -98,19 +119,25 @@ def _staged_forward(module, placement):
 
 
 class _DeferredBackward:
-    """Collects build's backward() calls, to run them after every
-    micro-batch's forward (Note [Pipeline stages in a graph])."""
+    """Holds build's backward() calls and runs them, in micro-batch order,
+    where the schedule puts them: once more than `lag` are pending (1F1B:
+    lag = stages - 1), else at flush (GPipe: lag None). Note [Pipeline
+    schedules]."""
 
-    def __init__(self):
+    def __init__(self, lag=None):
+        self.lag = lag
         self.calls = []
+        self.originals = {}
 
     @contextlib.contextmanager
     def installed(self, classes):
         saved = [(cls, cls.__dict__["backward"]) for cls in classes if "backward" in cls.__dict__]
-        calls = self.calls
+        self.originals = dict(saved)
 
         def deferred(tensor, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-            calls.append((tensor, gradient, retain_graph, create_graph, inputs))
+            self.calls.append((tensor, gradient, retain_graph, create_graph, inputs))
+            while self.lag is not None and len(self.calls) > self.lag:
+                self._run(self.calls.pop(0))
 
         try:
             for cls, _ in saved:
@@ -120,17 +147,23 @@ class _DeferredBackward:
             for cls, original in saved:
                 cls.backward = original
 
+    def _run(self, call):
+        tensor, gradient, retain_graph, create_graph, inputs = call
+        backward = next((self.originals[c] for c in type(tensor).__mro__ if c in self.originals), type(tensor).backward)
+        backward(tensor, gradient, retain_graph, create_graph, inputs)
+
     def flush(self):
         calls, self.calls = self.calls, []
-        for tensor, gradient, retain_graph, create_graph, inputs in calls:
-            tensor.backward(gradient, retain_graph, create_graph, inputs)
+        for call in calls:
+            self._run(call)
 
 
 @contextlib.contextmanager
 def stage_scope(graph):
     """While build runs: staged modules compute on their stages, and with
-    gradient accumulation the backwards wait for all the forwards. Nothing
-    changes for a graph without stages."""
+    gradient accumulation the backwards run where the schedule puts them
+    (config.set_pipeline_schedule). Nothing changes for a graph without
+    stages."""
     stages = graph._stages()
     if not stages or _world_size() == 1:  # one process holds every stage: the plain graph
         yield
@@ -139,7 +172,8 @@ def stage_scope(graph):
     if graph.config.threads < 2:
         graph.config.threads = 2  # host nodes on their own worker (see the Note)
     installed = []
-    deferred = _DeferredBackward()
+    lag = len({stage_id for stage_id, *_ in stages}) - 1 if graph.config.pipeline_schedule == "1F1B" else None
+    deferred = _DeferredBackward(lag)
     try:
         for _, placement, name, module in stages:
             if "forward" in module.__dict__:
