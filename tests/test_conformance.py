@@ -178,3 +178,41 @@ def test_unknown_target_is_a_usage_error(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "monoflow.devices.conformance", "nosuchdevice"],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and "nosuchdevice" in proc.stderr
+
+
+# ---------------------------------------------------------------- the guide's example
+
+
+def _guide_files():
+    """{file name: text} of the code blocks of docs/writing_a_plugin.md that
+    start with their file name (a comment on the first line)."""
+    path = os.path.join(os.path.dirname(__file__), "..", "docs", "writing_a_plugin.md")
+    text = open(path).read()
+    files = {}
+    for block in text.split("```")[1::2]:
+        lang, _, body = block.partition("\n")
+        first = body.splitlines()[0] if body else ""
+        for name in ("CMakeLists.txt", "mydev.c"):
+            if name in first and first.lstrip().startswith(("#", "/*")):
+                files[name] = body
+    return files
+
+
+def test_the_guides_minimal_plugin_passes_the_kit(tmp_path):
+    if shutil.which("cmake") is None or shutil.which("ninja") is None:
+        pytest.skip("cmake and ninja are needed to build the example")
+    files = _guide_files()
+    assert set(files) == {"CMakeLists.txt", "mydev.c"}
+    src = tmp_path / "mydev"
+    src.mkdir()
+    for name, body in files.items():
+        (src / name).write_text(body)
+    build = tmp_path / "build"
+    for cmd in (["cmake", "-S", str(src), "-B", str(build), "-G", "Ninja",
+                 f"-DMONOFLOW_INCLUDE_DIR={flow.devices.get_include()}", "-DCMAKE_C_FLAGS=-Wall -Werror"],
+                ["cmake", "--build", str(build)]):
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+    code, report, stdout = run_kit(str(build / "libmonoflow_mydev.so"), tmp_path)
+    assert code == 0 and report["failed"] == 0, stdout
+    assert by_name(report)["add(float32)"]["status"] == "passed"
