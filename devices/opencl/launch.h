@@ -85,6 +85,8 @@ bool same_shape(const MFTensorDesc& a, const MFTensorDesc& b);
 // The scalar attribute `name` (raises when missing), and optional lookups.
 const MFAttr& attr(const MFKernelCall* call, const char* op, const char* name);
 const MFAttr* find_attr(const MFKernelCall* call, const char* name);
+// `n` integers of attribute `name`: an MF_ATTR_INTS list, or a scalar repeated.
+void read_ints(const char* op, const MFKernelCall* call, const char* name, int n, int64_t* out);
 
 // Validates struct_size, device, stream and operand counts; returns the stream.
 Stream* check_call(const MFKernelCall* call, const char* op, int num_inputs, int num_outputs);

@@ -80,6 +80,16 @@ const MFAttr& attr(const MFKernelCall* call, const char* op, const char* name) {
   return *a;
 }
 
+void read_ints(const char* op, const MFKernelCall* call, const char* name, int n, int64_t* out) {
+  const MFAttr& a = attr(call, op, name);
+  if (a.kind == MF_ATTR_INTS) {
+    if (a.count < n || a.ints == nullptr) invalid(op, std::string("attribute '") + name + "' has too few values");
+    for (int k = 0; k < n; ++k) out[k] = a.ints[k];
+  } else {
+    for (int k = 0; k < n; ++k) out[k] = a.i;
+  }
+}
+
 Stream* check_call(const MFKernelCall* call, const char* op, int num_inputs, int num_outputs) {
   if (call == nullptr) invalid(op, "null call");
   if (!MF_HAS_FIELD(call, MFKernelCall, attrs))

@@ -150,6 +150,7 @@ MFStatus ocl_register_kernels(const MFHostApi* host) {
     register_elementwise_kernels(r);
     register_reduce_kernels(r);
     register_matmul_kernels(r);
+    register_conv_kernels(r);
     return MF_OK;
   });
 }
