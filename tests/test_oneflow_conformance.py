@@ -922,3 +922,14 @@ def test_right_shift_by_the_last_bit_as_torch(dx, dy):
     for op in ("bitwise_right_shift", "bitwise_left_shift"):
         np.testing.assert_array_equal(getattr(flow, op)(fx, fy).numpy(), getattr(torch, op)(tx, ty).numpy())
     assert (flow.tensor([246], dtype=flow.uint8) >> 7).tolist() == [1]
+
+
+def test_nonzero_takes_as_tuple_positionally():
+    # OneFlow's signature is nonzero(input, as_tuple=False): test_nonzero calls flow.nonzero(x, True)
+    x = np.array([[0.0, 1.5, 0.0], [2.0, 0.0, -1.0]], dtype=np.float32)
+    t = flow.tensor(x)
+    for got in (flow.nonzero(t, True), t.nonzero(True)):
+        assert isinstance(got, tuple) and len(got) == 2
+        for g, w in zip(got, np.nonzero(x)):
+            np.testing.assert_array_equal(g.numpy(), w)
+    np.testing.assert_array_equal(flow.nonzero(t, False).numpy(), np.transpose(np.nonzero(x)))

@@ -316,8 +316,9 @@ def masked_select(input, mask):
     return _C.masked_select(input, _bool_mask(mask))
 
 
-def nonzero(input, *, as_tuple=False):
-    return _C.nonzero(input, as_tuple)
+def nonzero(input, as_tuple=False):
+    """Indices of the non-zero elements; as_tuple may be positional (OneFlow's signature)."""
+    return _C.nonzero(input, bool(as_tuple))
 
 
 def one_hot(tensor, num_classes=-1, on_value=1, off_value=0):
@@ -439,5 +440,5 @@ class TensorMethods:
     def masked_select(self, mask):
         return _C.masked_select(self, _bool_mask(mask))
 
-    def nonzero(self, *, as_tuple=False):
-        return _C.nonzero(self, as_tuple)
+    def nonzero(self, as_tuple=False):
+        return _C.nonzero(self, bool(as_tuple))
