@@ -56,7 +56,7 @@ def test_ctypes_mirror_matches_plugin_h(tmp_path):
     constants.update({f"MF_{name.upper()}": code for name, code in abi.DTYPE_CODES.items()})
     for name in constants:
         lines.append(f'  printf("const {name} %lld\\n", (long long)({name}));')
-    lines.append(f'  printf("const MF_PLUGIN_ENTRY_SYMBOL %s\\n", MF_PLUGIN_ENTRY_SYMBOL);')
+    lines.append('  printf("const MF_PLUGIN_ENTRY_SYMBOL %s\\n", MF_PLUGIN_ENTRY_SYMBOL);')
     lines += ["  return 0;", "}"]
     src = tmp_path / "layout.c"
     src.write_text("\n".join(lines) + "\n")
@@ -93,7 +93,7 @@ def test_a_crashing_check_fails_alone():
     results = run_suite("selftest", "unused", timeout=60)
     assert [(r.name, r.status) for r in results] == [
         ("passes", "passed"), ("crashes", "failed"), ("runs after the crash", "passed")]
-    assert "SIGSEGV" in results[1].detail
+    assert results[1].detail.startswith(("the process was killed by", "the process exited with"))  # SIGSEGV, or ASan's abort
 
 
 # ---------------------------------------------------------------- clean devices
@@ -127,7 +127,7 @@ def test_kit_passes_on_testdev_in_process(plugins):
     assert contract["errors: foreign pointers are refused with a message"] == "passed"
 
 
-@pytest.mark.parametrize("device_type", ["opencl"])
+@pytest.mark.parametrize("device_type", ["opencl", "cuda"])
 def test_kit_passes_on_accelerators(device_type, tmp_path):
     if device_type not in flow.devices.available():
         pytest.skip(f"{device_type} is not built or has no runtime here")

@@ -183,6 +183,27 @@ def _properties(ctx):
     return f"{n} device(s): {', '.join(names)}"
 
 
+@check("every device: its own streams, memory and copies")
+def _every_device(ctx):
+    n = ctx.lib.device_count()
+    for d in range(n):
+        s = ctx.stream(d)
+        p = ctx.alloc(4099, d)
+        try:
+            data = _pattern(4099, d)
+            keep = ctx.h2d(s, p, data, d)
+            ctx.expect_ok(ctx.table.memcpy_d2d(d, s, p + 2051, p + 1, 2048), f"memcpy_d2d on device {d}")
+            got = ctx.d2h(s, p, 4099, d)
+            ctx.sync(s, d)
+            del keep
+            if got.raw != data[:2051] + data[1:2049]:
+                raise Fail(f"device {d}: h2d, d2d within one allocation, d2h gave wrong bytes")
+        finally:
+            ctx.table.deallocate(d, p)
+            ctx.table.stream_destroy(d, s)
+    return f"{n} device(s)"
+
+
 # ------------------------------------------------------------------ kernel registration
 
 
@@ -438,7 +459,7 @@ def _events(ctx):
                 raise Fail(f"event_query after event_synchronize returned {abi.status_name(q)}")
             ctx.sync(s1)
             del keep
-        # lifecycle: many streams and events, destroyed with work pending
+        # lifecycle: many streams and events created, used and destroyed
         for _ in range(20):
             st = ctx.stream()
             status, ev = ctx.lib.event(0)
@@ -448,6 +469,7 @@ def _events(ctx):
             ctx.expect_ok(t.event_synchronize(0, ev), "event_synchronize")
             ctx.expect_ok(t.event_destroy(0, ev), "event_destroy")
             ctx.expect_ok(t.stream_destroy(0, st), "stream_destroy")
+            del keep
     finally:
         t.stream_synchronize(0, s1)
         t.stream_synchronize(0, s2)

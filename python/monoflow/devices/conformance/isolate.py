@@ -29,9 +29,9 @@ def _reader(stream, lines):
 def _describe_exit(code):
     if code is not None and code < 0:
         try:
-            return f"killed by {signal.Signals(-code).name}"
+            return f"was killed by {signal.Signals(-code).name}"
         except ValueError:
-            return f"killed by signal {-code}"
+            return f"was killed by signal {-code}"
     return f"exited with status {code}"
 
 
