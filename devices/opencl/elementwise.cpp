@@ -19,8 +19,8 @@ std::string source(const Device& d, const ElementwiseSpec& spec, int32_t kernel_
   const int n = int(spec.dtypes.size());
   std::string s = prelude(d);
   s += std::string("#define C ") + kt.compute + "\n#define U " + unsigned_of(kt) + "\n";
-  s += "#define FAIL(code) (*err = (code))\n#define SI0 si0\n#define SI1 si1\n#define SF0 sf0\n#define SF1 sf1\n#define SF2 sf2\n";
-  s += "__kernel void k(Geometry g, long si0, long si1, WIDE_T sf0, WIDE_T sf1, WIDE_T sf2, __global int* err";
+  s += "#define FAIL(code) (*err = (code))\n#define SI0 si0\n#define SI1 si1\n#define SI2 si2\n#define SI3 si3\n#define SF0 sf0\n#define SF1 sf1\n#define SF2 sf2\n#define SF3 sf3\n";
+  s += "__kernel void k(Geometry g, long si0, long si1, long si2, long si3, WIDE_T sf0, WIDE_T sf1, WIDE_T sf2, WIDE_T sf3, __global int* err";
   for (int k = 0; k < n; ++k) s += ", __global uchar* b" + std::to_string(k) + ", ulong o" + std::to_string(k);
   s += ") {\n  long i = get_global_id(0);\n  if (i >= g.n) return;\n";
   for (int k = 0; k < n; ++k) s += "  long e" + std::to_string(k) + " = 0;\n";
@@ -78,7 +78,8 @@ void launch_elementwise(const MFKernelCall* call, Stream* s, const ElementwiseSp
   for (int32_t dt : spec.dtypes) key += "," + std::to_string(dt);
   CachedKernel& k = cached_kernel(call->device, key, "k", [&] { return source(dev, spec, spec.kernel_dtype); });
   Launch l(k, s);
-  l.arg(g).arg(cl_long(spec.si0)).arg(cl_long(spec.si1));
+  l.arg(g);
+  for (int64_t v : spec.si) l.arg(cl_long(v));
   for (double f : spec.sf) {
     if (dev.fp64) l.arg(cl_double(f));
     else l.arg(cl_float(float(f)));

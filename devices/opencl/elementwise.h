@@ -11,8 +11,8 @@ namespace mfocl {
 //   C is the compute type of the kernel dtype (float for half types) and U its
 //   unsigned twin (for wrapping integer arithmetic); Xk is operand k loaded as
 //   its compute type (outputs first, then inputs), Rk the raw element lvalue;
-//   STk(v) stores v into operand k with the CPU's cast rules; SI0, SI1 and SF0..SF2
-//   are the op's scalar attributes (i of the first two, f of the first three) (integer / floating); FAIL(code) records an
+//   STk(v) stores v into operand k with the CPU's cast rules; SI0..SI3 and SF0..SF3
+//   are the op's scalar attributes (their i and f, in order) (integer / floating); FAIL(code) records an
 //   asynchronous error (KernelError) read at the next synchronize.
 struct ElementwiseSpec {
   const char* op;
@@ -22,8 +22,8 @@ struct ElementwiseSpec {
   int num_outputs;
   Value result;                 // kind of the values the body stores
   std::string body;
-  int64_t si0 = 0, si1 = 0;
-  double sf[3] = {0, 0, 0};
+  int64_t si[4] = {0, 0, 0, 0};
+  double sf[4] = {0, 0, 0, 0};
 };
 
 // Resolves the operands (every one with the output's shape) and launches.

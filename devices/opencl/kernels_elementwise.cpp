@@ -26,7 +26,7 @@ struct OpDef {
   int inputs, outputs;
   unsigned dtypes;
   Out out;
-  const char* attrs[3];  // scalar attributes read into SF0..SF2; attrs[0] also into SI0
+  const char* attrs[4];  // scalar attributes read into SIk (their i) and SFk (their f)
   Body body;
 };
 
@@ -196,6 +196,25 @@ std::string sgd_momentum_b(const DTypeInfo&) {
   return "ST1(X1 * (C)SF0);\nC b = X1;\nb = (SF1 == 1.0) ? b + X2 : b + (C)SF1 * X2;\nST1(b);\nST0(X0 + (C)(-SF2) * X1);";
 }
 
+// Random numbers (devices/cpu/kernels_random.cpp): element i is a pure
+// function of (seed, offset + i) through Philox4x32-10, so opencl draws the
+// very numbers the CPU draws. Attributes: seed, offset, then the op's two.
+#define PHILOX "uint w[4]; philox((ulong)SI0, (ulong)SI1 + (ulong)i, w);\n"
+std::string uniform_b(const DTypeInfo&) {
+  return PHILOX "double v = SF2 + (SF3 - SF2) * u01(w, 0);\nST0(v);\nif (SF3 > SF2 && !(X0 < SF3)) ST0(SF2);";
+}
+std::string normal_b(const DTypeInfo&) {
+  return PHILOX "double r = sqrt(-2.0 * log(1.0 - u01(w, 0)));\nST0(SF2 + SF3 * r * cos(6.283185307179586 * u01(w, 2)));";
+}
+std::string randint_b(const DTypeInfo&) {
+  return PHILOX "ulong bits = ((ulong)w[0] << 32) | w[1];\nulong range = (ulong)SI3 - (ulong)SI2;\n"
+                "ST0((long)((ulong)SI2 + bits % range));";
+}
+std::string bernoulli_b(const DTypeInfo&) {
+  return PHILOX "#if HAS_P\ndouble p = (double)X1;\n#else\ndouble p = SF2;\n#endif\nST0(u01(w, 0) < p ? 1 : 0);";
+}
+#undef PHILOX
+
 // fill and copy are not bodies of the kernel dtype alone; see launch_op.
 std::string none_b(const DTypeInfo&) { return {}; }
 
@@ -283,6 +302,10 @@ const OpDef kOps[] = {
     {"add_alpha", 2, 1, kFloatMask, Out::kSame, {"alpha"}, add_alpha_b},
     {"addcmul", 3, 1, kFloatMask, Out::kSame, {"value"}, addcmul_b},
     {"addcdiv", 3, 1, kFloatMask, Out::kSame, {"value"}, addcdiv_b},
+    {"uniform", 0, 1, kFloatMask, Out::kSame, {"seed", "offset", "low", "high"}, uniform_b},
+    {"normal", 0, 1, kFloatMask, Out::kSame, {"seed", "offset", "mean", "std"}, normal_b},
+    {"randint", 0, 1, kAll, Out::kSame, {"seed", "offset", "low", "high"}, randint_b},
+    {"bernoulli", -1, 1, kAll, Out::kSame, {"seed", "offset", "p"}, bernoulli_b},
     {"sgd_momentum", 1, 2, kFloatMask, Out::kSame, {"momentum", "scale", "lr"}, sgd_momentum_b},
 };
 constexpr size_t kNumOps = sizeof(kOps) / sizeof(kOps[0]);
@@ -298,16 +321,20 @@ MFStatus launch_op(const MFKernelCall* call) {
     spec.key = name;
     spec.num_outputs = op.outputs;
     for (int k = 0; k < op.outputs; ++k) spec.dtypes.push_back(call->outputs[k].dtype);
-    for (int k = 0; k < op.inputs; ++k) spec.dtypes.push_back(call->inputs[k].dtype);
-    const int32_t kd = (name == "fill" || name == "arange") ? call->outputs[0].dtype : name == "where" ? call->inputs[1].dtype
+    for (int k = 0; k < call->num_inputs; ++k) spec.dtypes.push_back(call->inputs[k].dtype);
+    const bool random = name == "uniform" || name == "normal" || name == "randint" || name == "bernoulli";
+    if (random) {
+      if (call->num_inputs > 1) invalid(op.name, "takes at most one input");
+      if (call->outputs[0].ndim != 1) invalid(op.name, "output must be 1-D");
+    }
+    const int32_t kd = (name == "fill" || name == "arange" || random) ? call->outputs[0].dtype : name == "where" ? call->inputs[1].dtype
                                                                               : call->inputs[0].dtype;
     spec.kernel_dtype = kd;
     const DTypeInfo& t = dtype_info(kd);
-    for (int a = 0; a < 3 && op.attrs[a] != nullptr; ++a) {
+    for (int a = 0; a < 4 && op.attrs[a] != nullptr; ++a) {
       const MFAttr& at = attr(call, op.name, op.attrs[a]);
       spec.sf[a] = at.f;
-      if (a == 0) spec.si0 = at.i;
-      if (a == 1) spec.si1 = at.i;
+      spec.si[a] = at.i;
     }
     if (name == "where" && call->inputs[0].dtype != MF_BOOL) invalid(op.name, "the condition must be bool");
     if (op.out == Out::kBool) {
@@ -320,6 +347,12 @@ MFStatus launch_op(const MFKernelCall* call) {
       // The value converts straight from the attribute (double / int64), one rounding.
       spec.result = t.floating ? Value::kDouble : Value::kIntWide;
       spec.body = t.floating ? "ST0(SF0);" : "ST0(SI0);";
+    } else if (random) {
+      spec.result = name == "randint" ? Value::kIntWide : Value::kDouble;
+      spec.body = std::string("#define HAS_P ") + (call->num_inputs == 1 ? "1" : "0") + "\n" + op.body(t);
+      spec.key += call->num_inputs == 1 ? "_p" : "";
+      if (name == "bernoulli") spec.result = Value::kIntWide;
+      if (call->num_inputs == 1 && !same_shape(call->inputs[0], call->outputs[0])) invalid(op.name, "shape mismatch");
     } else if (name == "arange") {
       // out[i] = start + i * step: double for floating types, wrapping int64 for integers.
       if (call->outputs[0].ndim != 1) invalid(op.name, "output must be 1-D");
@@ -364,6 +397,9 @@ void register_elementwise_kernels(Registrar& r) {
     const OpDef& op = kOps[i];
     for (int32_t dt = 0; dt <= MF_FLOAT64; ++dt) {
       if (!(op.dtypes & (1u << dt)) || !r.supports(dt)) continue;
+      if (op.body == uniform_b || op.body == normal_b || op.body == randint_b || op.body == bernoulli_b) {
+        if (!r.supports(MF_FLOAT64)) continue;  // Philox's uniforms are doubles
+      }
       const int32_t out = op.out == Out::kAny ? MF_DTYPE_ANY : op.out == Out::kBool ? MF_BOOL : dt;
       r.add(op.name, dt, out, fns[i]);
     }

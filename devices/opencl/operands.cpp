@@ -164,6 +164,23 @@ double __attribute__((overloadable)) mf_tanh(double x) {
 }
 #endif
 
+#ifdef HAVE_FP64
+/* Philox4x32-10 (devices/cpu/kernels_random.cpp, bit for bit). */
+void philox(ulong seed, ulong counter, uint* w) {
+  uint c0 = (uint)counter, c1 = (uint)(counter >> 32), c2 = 0, c3 = 0;
+  uint k0 = (uint)seed, k1 = (uint)(seed >> 32);
+  for (int r = 0; r < 10; ++r) {
+    ulong p0 = (ulong)0xD2511F53u * c0, p1 = (ulong)0xCD9E8D57u * c2;
+    uint n0 = (uint)(p1 >> 32) ^ c1 ^ k0, n2 = (uint)(p0 >> 32) ^ c3 ^ k1;
+    c0 = n0; c1 = (uint)p1; c2 = n2; c3 = (uint)p0;
+    k0 += 0x9E3779B9u; k1 += 0xBB67AE85u;
+  }
+  w[0] = c0; w[1] = c1; w[2] = c2; w[3] = c3;
+}
+/* Uniform in [0, 1) with 53 random bits. */
+double u01(const uint* w, int i) { return (double)(((ulong)w[i] << 21) ^ (w[i + 1] >> 11)) * 0x1.0p-53; }
+#endif
+
 /* bfloat16: round to nearest even; NaN stays a quiet NaN (the CPU's rule). */
 ushort bf16_from_float(float f) {
   uint x = as_uint(f);
