@@ -169,3 +169,59 @@ def test_handles_match_the_mpich_header():
 def test_unknown_backend_names_the_three():
     with pytest.raises(ValueError, match="'gloo', 'nccl' or 'mpi'"):
         dist.init_process_group("ucc", init_method="tcp://127.0.0.1:1", rank=0, world_size=1)
+
+
+LAUNCHED_RANK = r'''
+import os
+import monoflow as flow
+import monoflow.distributed as dist
+
+dist.init_process_group("mpi", timeout=30)
+r, n = dist.get_rank(), dist.get_world_size()
+assert (int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])) == (r, n), (os.environ["RANK"], r)
+assert int(os.environ["LOCAL_RANK"]) == r and int(os.environ["LOCAL_WORLD_SIZE"]) == n
+assert os.environ["MASTER_PORT"] and os.environ["MONOFLOW_JOB_ID"]
+t = flow.full((3,), float(r + 1))
+dist.all_reduce(t)
+print("RANK", r, "OF", n, "SUM", t.tolist(), "ARGS", os.sys.argv[1:], flush=True)
+if os.environ.get("MF_FAIL_FIRST") and os.environ["TORCHELASTIC_RESTART_COUNT"] == "0" and r == 1:
+    raise SystemExit(3)
+'''
+
+# The launcher of a build without Gloo (simulated: process_group.is_gloo_available answers False).
+WITHOUT_GLOO = r'''
+import sys
+from monoflow.distributed import launch, process_group
+process_group.is_gloo_available = lambda: False
+sys.exit(launch.main(sys.argv[1:]))
+'''
+
+
+@needs_mpi
+@pytest.mark.parametrize("fail_first", [False, True])
+def test_launcher_without_gloo_runs_the_job_under_mpiexec(tmp_path, fail_first):
+    # Note [Launching without Gloo]: the one-node launcher command works with pip alone
+    script = tmp_path / "rank.py"
+    script.write_text(LAUNCHED_RANK)
+    env = dict(os.environ, MF_FAIL_FIRST="1" if fail_first else "")
+    cmd = [sys.executable, "-c", WITHOUT_GLOO, "--nproc-per-node", "2", "--standalone"] + \
+        (["--max-restarts", "1"] if fail_first else []) + [str(script), "--lr", "0.1"]
+    run = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "starting 2 ranks with MPI's mpiexec" in run.stderr
+    for r in (0, 1):
+        assert f"[rank {r}] RANK {r} OF 2 SUM [3.0, 3.0, 3.0] ARGS ['--lr', '0.1']" in run.stdout, run.stdout
+    assert ("restart 1 of 1" in run.stderr) == fail_first, run.stderr
+
+
+def test_launcher_without_gloo_or_mpi_says_what_to_install(tmp_path, monkeypatch):
+    from monoflow.distributed import mpiexec_fallback, process_group
+
+    monkeypatch.setattr(process_group, "is_gloo_available", lambda: False)
+    monkeypatch.setattr(process_group, "is_mpi_available", lambda: False)
+    assert launch.main(["--nproc-per-node", "2", str(tmp_path / "x.py")]) == 1
+    args = launch.parse_args(["--nproc-per-node", "2", "x.py"])
+    with pytest.raises(RuntimeError, match="pip install mpich"):
+        mpiexec_fallback.needed(args)
+    args = launch.parse_args(["--nproc-per-node", "1", "x.py"])
+    assert not mpiexec_fallback.needed(args)  # one rank needs no engine

@@ -29,6 +29,9 @@ lost on one node fails its peers' collectives on the others, so every node
 restarts, and the attempts meet again at rank 0's store. When a rank fails
 after the last restart the launcher reports it as without restarts (the rank,
 its exit code or signal, its last output lines) and exits non-zero.
+
+A build without Gloo runs a one-node job under MPI's mpiexec instead (Note
+[Launching without Gloo] in mpiexec_fallback.py).
 """
 import argparse
 import collections
@@ -45,7 +48,7 @@ import threading
 import time
 import uuid
 
-from monoflow.distributed import error_file
+from monoflow.distributed import error_file, mpiexec_fallback
 
 GRACE_S = 5.0  # how long a stopped rank gets between SIGTERM and SIGKILL
 TAIL_LINES = 20  # lines of a failed rank's output repeated in the report
@@ -423,6 +426,16 @@ class Launcher:
 
 def main(argv=None):
     args = parse_args(argv)
+    try:
+        via_mpiexec = mpiexec_fallback.needed(args)  # Note [Launching without Gloo]
+    except RuntimeError as e:
+        print(e, file=sys.stderr)
+        return 1
+    if via_mpiexec:
+        env = rank_env(args, 0)
+        for k in ("RANK", "LOCAL_RANK", "ROLE_RANK"):  # each rank's own come from MPI
+            env.pop(k)
+        return mpiexec_fallback.run(args, env)
     launcher = Launcher(args)
     signal.signal(signal.SIGINT, launcher.forward)
     signal.signal(signal.SIGTERM, launcher.forward)
