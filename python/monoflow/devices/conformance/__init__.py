@@ -37,17 +37,14 @@ def resolve(target):
 def run(target, suites=("contract", "ops"), examples=None, seed=0, timeout=300.0):
     """Runs the kit on `target`; returns the Report."""
     from monoflow.devices.conformance.isolate import run_suite
-    from monoflow.devices.conformance.library import Library, PluginError
 
+    # The plugin is only ever opened in the children: this process survives it.
     device_type, path = resolve(target)
-    if not device_type:
-        try:
-            device_type = Library(path).device_type
-        except PluginError:
-            device_type = ""
     report = Report(target, device_type, path)
     options = [f"--seed={seed}"] + ([f"--examples={examples}"] if examples else [])
     for suite in suites:
-        for result in run_suite(suite, path, timeout=timeout, options=options if suite == "ops" else ()):
+        info = {}
+        for result in run_suite(suite, path, timeout=timeout, options=options if suite == "ops" else (), info=info):
             report.add(result)
+        report.device_type = report.device_type or info.get("device_type", "")
     return report

@@ -15,6 +15,7 @@ from monoflow.devices.conformance import abi
 from monoflow.devices.conformance.library import Library, desc, kernel_call
 
 CHECKS = []  # (name, fn, needs_usable_table)
+INFO = {}  # what checks_for learnt: the device type
 
 
 class Fail(Exception):
@@ -745,6 +746,7 @@ def checks_for(path):
         def unloadable():
             raise Fail(message)
         return [("table: the library exports a plugin table", unloadable)]
+    INFO["device_type"] = ctx.lib.device_type
     blocked = ctx.usable()
     out = []
     for name, fn, prerequisite in CHECKS:

@@ -35,9 +35,11 @@ def _describe_exit(code):
     return f"exited with status {code}"
 
 
-def run_suite(suite, path, timeout=300.0, env=None, options=()):
-    """[Result] of `suite` ("contract" or "ops") on the plugin at `path`."""
+def run_suite(suite, path, timeout=300.0, env=None, options=(), info=None):
+    """[Result] of `suite` ("contract" or "ops") on the plugin at `path`.
+    What the child learns about the plugin (its device type) goes to `info`."""
     results, skip = [], []
+    info = {} if info is None else info
     for _ in range(MAX_RESTARTS):
         cmd = [sys.executable, "-m", "monoflow.devices.conformance.isolate", suite, path, *options]
         child_env = dict(os.environ if env is None else env)
@@ -60,7 +62,9 @@ def run_suite(suite, path, timeout=300.0, env=None, options=()):
                 msg = json.loads(line)
             except ValueError:
                 continue  # stray output of a plugin
-            if "start" in msg:
+            if "info" in msg:
+                info.update(msg["info"])
+            elif "start" in msg:
                 current, started = msg["start"], time.monotonic()
             elif "result" in msg:
                 results.append(Result.from_dict(msg["result"]))
@@ -119,6 +123,13 @@ def _selftest():
     return [("passes", lambda: "ok"), ("crashes", crash), ("runs after the crash", lambda: "ok")]
 
 
+def _info_of(suite):
+    if suite in ("contract", "ops"):
+        module = sys.modules[f"monoflow.devices.conformance.{suite}"]
+        return getattr(module, "INFO", {})
+    return {}
+
+
 def main(argv):
     suite, path, options = argv[0], argv[1], argv[2:]
     skip = set(json.loads(os.environ.get("MONOFLOW_CONFORMANCE_SKIP", "[]")))
@@ -134,6 +145,7 @@ def main(argv):
         checks = _selftest()
     else:
         raise SystemExit(f"unknown suite {suite!r}")
+    _emit({"info": dict(_info_of(suite))})
     run_checks(suite, checks, skip)
 
 

@@ -26,6 +26,7 @@ TOLERANCE = {"float16": (2e-3, 2e-3), "bfloat16": (1.6e-2, 1.6e-2), "float32": (
              "float64": (1e-10, 1e-12), "complex64": (2e-5, 2e-6), "complex128": (1e-10, 1e-12)}
 
 GRAPH_ONLY = {"fused_elementwise", "matmul_epilogue", "conv_epilogue"}
+INFO = {}  # what checks_for learnt: the device type
 
 
 class Fail(Exception):
@@ -299,8 +300,20 @@ def _arange(rng, dt, case):
 
 
 def _copy(rng, dt, case):
-    x = values(rng, dt, random_shape(rng, case))
-    return [x], lambda flow, t: t.contiguous()
+    """Even cases: a strided copy in the same dtype; odd ones: a cast to
+    another dtype the plugin registers `copy` for (any, for MF_DTYPE_ANY)."""
+    outs = _OUT_DTYPES[0]
+    if "any" in outs:
+        targets = [d for d in ("bool",) + INTS + FLOATS + COMPLEX if d != dt and (d in COMPLEX) <= (dt in COMPLEX)]
+    else:
+        targets = sorted(d for d in outs if d != dt)
+    if case % 2 == 0 or not targets:
+        return [values(rng, dt, random_shape(rng, case))], lambda flow, t: t.contiguous()
+    target = str(rng.choice(targets))
+    x = values(rng, dt, random_shape(rng, case), "small")
+    if target in ("uint8", "bool") and dt not in ("bool",) + COMPLEX:
+        x = np.abs(x)  # float -> unsigned of a negative value is undefined in C
+    return [x], lambda flow, t: t.to(getattr(flow, target))
 
 
 def _flip(rng, dt, case):
@@ -479,6 +492,7 @@ for _name in ("uniform", "normal", "randint", "bernoulli"):
 # --------------------------------------------------------------------------- running
 
 _DEVICE = ["cpu"]  # the device the drivers create tensors on (set by checks_for)
+_OUT_DTYPES = [set()]  # output dtypes registered for the (op, dtype) being checked
 
 
 def _to_flow(flow, array, dtype, device, layout, rng):
@@ -549,8 +563,9 @@ def _layout_name(rng, driver, arrays):
     return out
 
 
-def run_op(flow, device, device_type, op, dtype, examples, seed):
+def run_op(flow, device, device_type, op, dtype, examples, seed, out_dtypes=()):
     driver = DRIVERS[op]
+    _OUT_DTYPES[0] = set(out_dtypes)
     rng = np.random.default_rng([seed, sum(map(ord, op)), sum(map(ord, dtype))])
     fell_back, refused = 0, []
     for case in range(examples):
@@ -633,11 +648,11 @@ def checks_for(path, options=()):
     status, kernels = Library(path).kernels()
     if status != abi.OK:
         kernels = kernels  # what was offered before the failure still gets checked
-    pairs = []
+    outs = {}
     for k in kernels:
-        pair = (k.op, abi.dtype_name(k.in_dtype))
-        if pair not in pairs:
-            pairs.append(pair)
+        outs.setdefault((k.op, abi.dtype_name(k.in_dtype)), set()).add(abi.dtype_name(k.out_dtype))
+    pairs = list(outs)
+    INFO["device_type"] = device_type
     device = f"{device_type}:0"
     out = []
     for op, dtype in sorted(pairs):
@@ -659,7 +674,7 @@ def checks_for(path, options=()):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 flow.manual_seed(seed)
-                return run_op(flow, device, device_type, op, dtype, examples, seed)
+                return run_op(flow, device, device_type, op, dtype, examples, seed, outs[(op, dtype)])
         out.append((name, fn))
     return out
 
