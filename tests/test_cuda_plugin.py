@@ -380,3 +380,48 @@ def test_training_step_matches_cpu():
     np.testing.assert_allclose(lg, lc, rtol=1e-4)
     for a, b in zip(pg, pc):
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+
+
+@needs_gpu
+@pytest.mark.parametrize("groups,stride,padding,dilation", [(1, 1, 0, 1), (2, 2, 1, 1), (1, 1, 2, 2)])
+def test_conv2d_forward_backward(groups, stride, padding, dilation):
+    F = flow.nn.functional
+    x, w, b = _rand((3, 4, 9, 8)), _rand((6, 4 // groups, 3, 3)), _rand((6,))
+
+    def run(x, w, b):
+        x.requires_grad_(True)
+        w.requires_grad_(True)
+        y = F.conv2d(x, w, b, stride=stride, padding=padding, dilation=dilation, groups=groups)
+        (y * y).sum().backward()
+        return y, x.grad, w.grad
+
+    _close(*_both(run, x, w, b), rtol=1e-4, atol=1e-4)
+
+
+@needs_gpu
+def test_random_streams_match_cpu():
+    # the same Philox stream as the CPU: same seed, same numbers
+    def draw(device):
+        flow.manual_seed(123)
+        return (flow.rand(1000, device=device), flow.randint(0, 7, (1000,), device=device),
+                flow.bernoulli(flow.full((1000,), 0.3, device=device)), flow.randn(1000, device=device))
+
+    cpu, gpu = draw("cpu"), draw("cuda")
+    for c, g in zip(cpu[:3], gpu[:3]):
+        assert np.array_equal(g.cpu().numpy(), c.numpy())
+    np.testing.assert_allclose(gpu[3].cpu().numpy(), cpu[3].numpy(), rtol=1e-6, atol=1e-6)
+
+
+@needs_gpu
+def test_adam_step_matches_cpu():
+    w0, g0 = _rand((40, 7)), _rand((40, 7))
+
+    def run(device):
+        p = flow.nn.Parameter(flow.tensor(w0).to(device))
+        opt = flow.optim.Adam([p], lr=0.01)
+        for _ in range(3):
+            p.grad = flow.tensor(g0).to(device)
+            opt.step()
+        return p.detach()
+
+    _close(run("cpu"), run("cuda"), rtol=1e-6, atol=1e-7)

@@ -102,6 +102,23 @@ void launch_rows(Device& d, MFStream stream, const char* name, void* args, int64
   launch_grid(d, stream, name, args, unsigned(std::min<int64_t>(rows, 1 << 16)));
 }
 
+void* workspace(Device& d, MFStream stream, size_t bytes) {
+  const Driver& drv = driver();
+  std::lock_guard<std::mutex> lock(d.ws_mu);
+  auto& slot = d.ws[native(stream)];
+  if (slot.second < bytes) {
+    if (slot.first) {
+      check(drv.cuStreamSynchronize(native(stream)), "cuStreamSynchronize (growing scratch memory)");
+      check(drv.cuMemFree(slot.first), "cuMemFree");
+      slot = {0, 0};
+    }
+    const size_t size = std::max<size_t>(bytes, size_t(1) << 20);
+    check(drv.cuMemAlloc(&slot.first, size), "cuMemAlloc (scratch memory)");
+    slot.second = size;
+  }
+  return reinterpret_cast<void*>(slot.first);
+}
+
 MFStatus take_kernel_error(Device& d, bool clear) {
   if (!d.module) return MF_OK;  // no kernel ever ran
   const Driver& drv = driver();

@@ -49,6 +49,8 @@ struct Device {
   std::mutex blas_mu;  // one handle per device, its stream set per call
   cublasHandle_t blas = nullptr;
   bool blas_failed = false;
+  std::mutex ws_mu;  // scratch memory per stream (im2col columns)
+  std::unordered_map<CUstream, std::pair<CUdeviceptr, size_t>> ws;
 };
 
 // Validates `index`, retains the primary context once and makes it current.
@@ -63,6 +65,14 @@ constexpr int kBlockThreads = 256;
 void launch(Device& d, MFStream stream, const char* name, void* args, int64_t threads);
 // One block per row (reductions, softmax).
 void launch_rows(Device& d, MFStream stream, const char* name, void* args, int64_t rows);
+
+// At least `bytes` of scratch device memory for work enqueued on `stream`.
+// Note [Scratch memory]: one buffer per stream, reused by every launch on that
+// stream (so stream order protects it); growing it waits for the stream
+// before freeing the old buffer. It lives outside the core's caching
+// allocator, which neither counts it nor frees it on OOM: kernels cap their
+// chunks (conv: 256 MiB of columns).
+void* workspace(Device& d, MFStream stream, size_t bytes);
 
 // MF_OK, or the error a kernel raised on this device since it was cleared.
 MFStatus take_kernel_error(Device& d, bool clear);

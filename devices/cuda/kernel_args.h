@@ -83,6 +83,21 @@ struct MatmulArgs {
   int32_t pad_;
 };
 
+// Random numbers: a 1-D output (and bernoulli's optional 1-D p).
+struct RandomArgs {
+  void* out;
+  const void* p;
+  int64_t n;
+  int64_t stride;
+  int64_t p_stride;
+  uint64_t seed;
+  uint64_t offset;
+  int64_t ilow, ihigh;  // randint
+  double f2, f3;        // uniform low/high, normal mean/std, bernoulli p
+  int32_t op;
+  int32_t has_p;
+};
+
 // Op codes. Binary (same dtype in and out unless noted).
 enum {
   MFC_ADD, MFC_SUB, MFC_MUL, MFC_DIV, MFC_FLOOR_DIVIDE, MFC_MAXIMUM, MFC_MINIMUM,
@@ -105,9 +120,24 @@ enum {
 enum { MFC_ISNAN, MFC_ISINF, MFC_ISFINITE, MFC_LOGICAL_NOT };
 // Ternary.
 enum { MFC_WHERE, MFC_MASKED_FILL, MFC_CLAMP };
+// Optimizer updates (floating): add_alpha, addcmul/addcdiv, sgd_momentum.
+enum { MFC_AXPY, MFC_ADDCMUL, MFC_ADDCDIV, MFC_MOMENTUM };
+// Random.
+enum { MFC_UNIFORM, MFC_NORMAL, MFC_RANDINT, MFC_BERNOULLI };
 // Reductions and row ops.
 enum { MFC_SUM, MFC_MEAN, MFC_AMAX, MFC_AMIN, MFC_MAX, MFC_MIN, MFC_VAR, MFC_STD, MFC_SOFTMAX, MFC_LOG_SOFTMAX };
 
 // Asynchronous failures a kernel raises: kernels set the module's
 // `mfc_error` word (first one wins) and stream_synchronize reports it.
 enum { MFC_ERR_NONE = 0, MFC_ERR_ZERO_DIVISION = 1, MFC_ERR_INDEX = 2 };
+
+// Convolution helpers (NCHW, contiguous): im2col / col2im over a chunk of
+// `n` images starting at x; columns are [n, C * kh * kw, OH * OW].
+struct ConvArgs {
+  void* x;
+  void* col;
+  const void* bias;  // bias_add: per channel of a [n, channels, hw] tensor
+  int64_t n, C, H, W, kh, kw, OH, OW;
+  int64_t stride[2], pad[2], dil[2];
+  int64_t channels, hw;  // bias_add
+};

@@ -387,6 +387,97 @@ template <class T> __device__ void predicate_body(const ElemArgs& a) {
   }
 }
 
+// ------------------------------------------------------------ optimizer updates
+
+// Each formula is the CPU's (devices/cpu/kernels_fused.cpp), evaluated left
+// to right with no contraction into FMAs (nvcc -fmad=false, CMakeLists.txt),
+// so float32/float64 updates give the CPU's bits.
+template <class T> __device__ void update_body(const ElemArgs& a) {
+  using C = C_t<T>;
+  if constexpr (kFloat<C>) {
+    const C v0 = C(a.fval[0]), v1 = C(a.fval[1]), neg_lr = C(-a.fval[2]);
+    MFC_GRID_LOOP(i, a.numel) {
+      int64_t off[MFC_MAX_OPS];
+      offsets(a, i, off);
+      switch (a.op) {
+        case MFC_AXPY:  // out = a + alpha * b
+          st<T>(a.ptr[0], off[0], ld<T>(a.ptr[1], off[1]) + v0 * ld<T>(a.ptr[2], off[2]));
+          break;
+        case MFC_ADDCMUL:  // out = x + value * a * b
+          st<T>(a.ptr[0], off[0], ld<T>(a.ptr[1], off[1]) + v0 * ld<T>(a.ptr[2], off[2]) * ld<T>(a.ptr[3], off[3]));
+          break;
+        case MFC_ADDCDIV:
+          st<T>(a.ptr[0], off[0], ld<T>(a.ptr[1], off[1]) + v0 * ld<T>(a.ptr[2], off[2]) / ld<T>(a.ptr[3], off[3]));
+          break;
+        case MFC_MOMENTUM: {  // p, buf in place; g. buf = buf * m + scale * g; p += -lr * buf
+          T tmp;
+          st<T>(&tmp, 0, ld<T>(a.ptr[1], off[1]) * v0);  // half types round between the chain's steps
+          C b = ld<T>(&tmp, 0);
+          b = a.ival[0] ? b + ld<T>(a.ptr[2], off[2]) : b + v1 * ld<T>(a.ptr[2], off[2]);
+          st<T>(a.ptr[1], off[1], b);
+          st<T>(a.ptr[0], off[0], ld<T>(a.ptr[0], off[0]) + neg_lr * ld<T>(a.ptr[1], off[1]));
+          break;
+        }
+      }
+    }
+  }
+}
+
+// ------------------------------------------------------------ random numbers
+
+// Philox4x32-10 exactly as devices/cpu/kernels_random.cpp: element i is a
+// pure function of (seed, offset + i), so the CUDA and CPU streams are the
+// same numbers (uniform, randint, bernoulli bit for bit; normal to the last
+// bit of CUDA's double log/cos).
+struct Philox {
+  uint32_t w[4];
+  __device__ Philox(uint64_t seed, uint64_t counter) {
+    uint32_t c[4] = {uint32_t(counter), uint32_t(counter >> 32), 0, 0};
+    uint32_t k0 = uint32_t(seed), k1 = uint32_t(seed >> 32);
+    for (int r = 0; r < 10; ++r) {
+      const uint64_t p0 = uint64_t(0xD2511F53u) * c[0];
+      const uint64_t p1 = uint64_t(0xCD9E8D57u) * c[2];
+      const uint32_t n0 = uint32_t(p1 >> 32) ^ c[1] ^ k0;
+      const uint32_t n2 = uint32_t(p0 >> 32) ^ c[3] ^ k1;
+      c[0] = n0;
+      c[1] = uint32_t(p1);
+      c[2] = n2;
+      c[3] = uint32_t(p0);
+      k0 += 0x9E3779B9u;
+      k1 += 0xBB67AE85u;
+    }
+    for (int i = 0; i < 4; ++i) w[i] = c[i];
+  }
+  __device__ double u01(int i) const { return double((uint64_t(w[i]) << 21) ^ (w[i + 1] >> 11)) * 0x1.0p-53; }
+};
+
+template <class T> __device__ void random_body(const RandomArgs& a) {
+  MFC_GRID_LOOP(i, a.n) {
+    const Philox g(a.seed, a.offset + uint64_t(i));
+    Wide w{true, 0, 0.0};
+    switch (a.op) {
+      case MFC_UNIFORM: w.f = a.f2 + (a.f3 - a.f2) * g.u01(0); break;
+      case MFC_NORMAL: w.f = a.f2 + a.f3 * sqrt(-2.0 * log(1.0 - g.u01(0))) * cos(6.283185307179586 * g.u01(2)); break;
+      case MFC_RANDINT: {
+        const uint64_t bits = (uint64_t(g.w[0]) << 32) | g.w[1];
+        const uint64_t range = uint64_t(a.ihigh) - uint64_t(a.ilow);
+        w = Wide{false, (long long)(uint64_t(a.ilow) + bits % range), 0.0};
+        break;
+      }
+      case MFC_BERNOULLI: {
+        double p = a.f2;
+        if (a.has_p) p = double(ld<T>(a.p, i * a.p_stride));
+        w = Wide{false, g.u01(0) < p ? 1 : 0, 0.0};
+        break;
+      }
+    }
+    narrow<T>(a.out, i * a.stride, w);
+    if (a.op == MFC_UNIFORM && a.f3 > a.f2) {  // rounding to a narrow type may reach `high`: half-open
+      if (!(double(ld<T>(a.out, i * a.stride)) < a.f3)) narrow<T>(a.out, i * a.stride, Wide{true, 0, a.f2});
+    }
+  }
+}
+
 // ------------------------------------------------------------ reductions
 
 constexpr int kBlock = 256;
@@ -581,6 +672,52 @@ template <class T> __device__ void index_put_body(const IndexArgs& a) {
   }
 }
 
+// ------------------------------------------------------------ convolution helpers
+
+template <class T> __device__ void im2col_body(const ConvArgs& a) {
+  const int64_t hw = a.OH * a.OW, rows = a.C * a.kh * a.kw;
+  MFC_GRID_LOOP(i, a.n * rows * hw) {
+    const int64_t ox = i % a.OW, oy = (i / a.OW) % a.OH, r = (i / hw) % rows, img = i / (hw * rows);
+    const int64_t kx = r % a.kw, ky = (r / a.kw) % a.kh, c = r / (a.kw * a.kh);
+    const int64_t iy = oy * a.stride[0] - a.pad[0] + ky * a.dil[0];
+    const int64_t ix = ox * a.stride[1] - a.pad[1] + kx * a.dil[1];
+    T v = T(0);
+    if (iy >= 0 && iy < a.H && ix >= 0 && ix < a.W)
+      v = static_cast<const T*>(a.x)[((img * a.C + c) * a.H + iy) * a.W + ix];
+    static_cast<T*>(a.col)[i] = v;
+  }
+}
+
+// The adjoint: every x element gathers the column entries that read it (no
+// atomics, a fixed order: deterministic), overwriting x.
+template <class T> __device__ void col2im_body(const ConvArgs& a) {
+  const int64_t hw = a.OH * a.OW, rows = a.C * a.kh * a.kw;
+  MFC_GRID_LOOP(i, a.n * a.C * a.H * a.W) {
+    const int64_t ix = i % a.W, iy = (i / a.W) % a.H, c = (i / (a.W * a.H)) % a.C, img = i / (a.W * a.H * a.C);
+    T s = T(0);
+    for (int64_t ky = 0; ky < a.kh; ++ky) {
+      const int64_t ty = iy + a.pad[0] - ky * a.dil[0];
+      if (ty < 0 || ty % a.stride[0]) continue;
+      const int64_t oy = ty / a.stride[0];
+      if (oy >= a.OH) continue;
+      for (int64_t kx = 0; kx < a.kw; ++kx) {
+        const int64_t tx = ix + a.pad[1] - kx * a.dil[1];
+        if (tx < 0 || tx % a.stride[1]) continue;
+        const int64_t ox = tx / a.stride[1];
+        if (ox >= a.OW) continue;
+        s += static_cast<const T*>(a.col)[(img * rows + (c * a.kh + ky) * a.kw + kx) * hw + oy * a.OW + ox];
+      }
+    }
+    static_cast<T*>(a.x)[i] = s;
+  }
+}
+
+template <class T> __device__ void bias_add_body(const ConvArgs& a) {
+  MFC_GRID_LOOP(i, a.n * a.channels * a.hw) {
+    static_cast<T*>(a.x)[i] += static_cast<const T*>(a.bias)[(i / a.hw) % a.channels];
+  }
+}
+
 // ------------------------------------------------------------ naive matmul
 
 template <class T> __device__ void matmul_body(const MatmulArgs& a) {
@@ -630,10 +767,13 @@ template <class T> __device__ void matmul_body(const MatmulArgs& a) {
   MFC_KERNEL(unary, ElemArgs, unary_body, sfx, T)                \
   MFC_KERNEL(predicate, ElemArgs, predicate_body, sfx, T)        \
   MFC_KERNEL(reduce, ReduceArgs, reduce_body, sfx, T)            \
-  MFC_KERNEL(matmul, MatmulArgs, matmul_body, sfx, T)
+  MFC_KERNEL(matmul, MatmulArgs, matmul_body, sfx, T)          \
+  MFC_KERNEL(random, RandomArgs, random_body, sfx, T)
 MFC_DTYPES(MFC_PER_DTYPE)
 
-#define MFC_PER_FLOAT(sfx, T) MFC_KERNEL(softmax, ReduceArgs, softmax_body, sfx, T)
+#define MFC_PER_FLOAT(sfx, T)                                 \
+  MFC_KERNEL(softmax, ReduceArgs, softmax_body, sfx, T)       \
+  MFC_KERNEL(update, ElemArgs, update_body, sfx, T)
 MFC_FLOATS(MFC_PER_FLOAT)
 
 #define MFC_PER_SIZE(sfx, E)                         \
@@ -641,6 +781,13 @@ MFC_FLOATS(MFC_PER_FLOAT)
   MFC_KERNEL(select, ElemArgs, select_body, sfx, E)  \
   MFC_KERNEL(index, IndexArgs, index_body, sfx, E)
 MFC_SIZES(MFC_PER_SIZE)
+
+MFC_KERNEL(im2col, ConvArgs, im2col_body, f32, float)
+MFC_KERNEL(im2col, ConvArgs, im2col_body, f64, double)
+MFC_KERNEL(col2im, ConvArgs, col2im_body, f32, float)
+MFC_KERNEL(col2im, ConvArgs, col2im_body, f64, double)
+MFC_KERNEL(bias_add, ConvArgs, bias_add_body, f32, float)
+MFC_KERNEL(bias_add, ConvArgs, bias_add_body, f64, double)
 
 MFC_KERNEL(index_put, IndexArgs, index_put_body, b8, bool)
 MFC_KERNEL(index_put, IndexArgs, index_put_body, i32, int)

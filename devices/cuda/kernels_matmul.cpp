@@ -5,6 +5,7 @@
 // match the CPU's float32 GEMM to rounding); the half types accumulate in
 // float32 and round once, as docs/kernels.md asks.
 #include <climits>
+#include <initializer_list>
 #include <cstdio>
 #include <vector>
 
@@ -35,6 +36,8 @@ bool as_col_major(const Mat& m, int* trans, int64_t* ld) {
   return false;
 }
 
+}  // namespace
+
 cublasHandle_t blas_handle(Device& d) {
   if (d.blas || d.blas_failed) return d.blas;
   if (!cublas().available || cublas().create(&d.blas) != 0) {
@@ -44,6 +47,29 @@ cublasHandle_t blas_handle(Device& d) {
   }
   return d.blas;
 }
+
+void gemm(Device& d, MFStream stream, int32_t dtype, int ta, int tb, int64_t m, int64_t n, int64_t k, const void* A,
+          int64_t lda, int64_t sA, const void* B, int64_t ldb, int64_t sB, void* C, int64_t ldc, int64_t sC,
+          int64_t batch, bool accumulate) {
+  cublasHandle_t h = blas_handle(d);
+  if (!h) fail(MF_ERR_UNSUPPORTED, "cuBLAS is not available");
+  for (int64_t v : {m, n, k, lda, ldb, ldc, batch})
+    if (v > INT_MAX) fail(MF_ERR_UNSUPPORTED, "GEMM too large for cuBLAS's int dims");
+  const bool f64 = dtype == MF_FLOAT64;
+  const int type = f64 ? MFC_CUDA_R_64F : dtype == MF_FLOAT16 ? MFC_CUDA_R_16F
+                                      : dtype == MF_BFLOAT16 ? MFC_CUDA_R_16BF : MFC_CUDA_R_32F;
+  const float one_f = 1, beta_f = accumulate ? 1.f : 0.f;
+  const double one_d = 1, beta_d = accumulate ? 1.0 : 0.0;
+  std::lock_guard<std::mutex> lock(d.blas_mu);
+  if (cublas().set_stream(h, native(stream)) != 0) fail(MF_ERR_INTERNAL, "cublasSetStream failed");
+  const int st = cublas().gemm_strided_batched(
+      h, ta, tb, int(m), int(n), int(k), f64 ? static_cast<const void*>(&one_d) : &one_f, A, type, int(lda), sA, B,
+      type, int(ldb), sB, f64 ? static_cast<const void*>(&beta_d) : &beta_f, C, type, int(ldc), sC, int(batch),
+      f64 ? MFC_CUBLAS_COMPUTE_64F : MFC_CUBLAS_COMPUTE_32F, MFC_CUBLAS_GEMM_DEFAULT);
+  if (st != 0) fail(MF_ERR_INTERNAL, "cublasGemmStridedBatchedEx failed (status " + std::to_string(st) + ")");
+}
+
+namespace {
 
 // Tries cuBLAS; false when the call does not fit it.
 bool matmul_cublas(Device& d, const MFKernelCall* call) {

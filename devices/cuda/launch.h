@@ -64,6 +64,14 @@ bool pack_call(const char* op, const MFKernelCall* call, ElemArgs* out);
 // The bits of `attr` stored as `dtype` (floating kernels read f, others i).
 int64_t scalar_bits(int32_t dtype, const MFAttr& attr);
 
+// cuBLAS (kernels_matmul.cpp): the device's handle (NULL without cuBLAS),
+// and one column-major strided-batched GEMM on `stream`:
+// C = op(A) op(B) (+ C when accumulating), in the dtype, float32 or float64 compute.
+cublasHandle_t blas_handle(Device& d);
+void gemm(Device& d, MFStream stream, int32_t dtype, int ta, int tb, int64_t m, int64_t n, int64_t k, const void* A,
+          int64_t lda, int64_t sA, const void* B, int64_t ldb, int64_t sB, void* C, int64_t ldc, int64_t sC,
+          int64_t batch, bool accumulate);
+
 // Registration helper: keeps the first failure.
 class Registrar {
  public:

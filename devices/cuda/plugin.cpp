@@ -24,6 +24,8 @@ void register_elementwise_kernels(const MFHostApi* host);  // kernels_elementwis
 void register_reduce_kernels(const MFHostApi* host);       // kernels_reduce.cpp
 void register_matmul_kernels(const MFHostApi* host);       // kernels_matmul.cpp
 void register_index_kernels(const MFHostApi* host);        // kernels_index.cpp
+void register_update_kernels(const MFHostApi* host);       // kernels_update.cpp
+void register_conv_kernels(const MFHostApi* host);         // kernels_conv.cpp
 
 namespace {
 
@@ -235,6 +237,8 @@ MFStatus register_kernels(const MFHostApi* host) noexcept {
     register_reduce_kernels(host);
     register_matmul_kernels(host);
     register_index_kernels(host);
+    register_update_kernels(host);
+    register_conv_kernels(host);
     return MF_OK;
   });
 }
