@@ -23,5 +23,6 @@ void register_elementwise_kernels(Registrar& r);
 void register_reduce_kernels(Registrar& r);
 void register_matmul_kernels(Registrar& r);
 void register_conv_kernels(Registrar& r);
+void register_index_kernels(Registrar& r);
 
 }  // namespace mfocl

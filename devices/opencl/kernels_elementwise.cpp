@@ -177,6 +177,10 @@ std::string clamp_b(const DTypeInfo& t) {
   return "C x = X1, lo = X2, hi = X3;\nC r = lo != lo ? lo : (x < lo ? lo : x);\nST0(hi != hi ? hi : (r > hi ? hi : r));";
 }
 std::string where_b(const DTypeInfo&) { return "ST0(X1 ? R2 : R3);"; }
+std::string masked_fill_b(const DTypeInfo& t) {
+  const char* v = t.floating ? "(C)SF0" : t.is_bool ? "(C)(SI0 != 0)" : "(C)SI0";
+  return std::string("if (X2) ST0(") + v + "); else ST0(X1);";
+}
 
 std::string add_s(const DTypeInfo& t) { return wrap_scalar(t, "+", false); }
 std::string sub_s(const DTypeInfo& t) { return wrap_scalar(t, "-", false); }
@@ -298,6 +302,7 @@ const OpDef kOps[] = {
     {"lerp_scalar", 2, 1, kFloatMask, Out::kSame, {"weight"}, lerp_scalar_b},
     {"clamp", 3, 1, kNumeric, Out::kSame, {}, clamp_b},
     {"where", 3, 1, kAll, Out::kSame, {}, where_b},
+    {"masked_fill", 2, 1, kAll, Out::kSame, {"value"}, masked_fill_b},
     {"lerp", 3, 1, kFloatMask, Out::kSame, {}, lerp_b},
     {"add_alpha", 2, 1, kFloatMask, Out::kSame, {"alpha"}, add_alpha_b},
     {"addcmul", 3, 1, kFloatMask, Out::kSame, {"value"}, addcmul_b},

@@ -151,6 +151,7 @@ MFStatus ocl_register_kernels(const MFHostApi* host) {
     register_reduce_kernels(r);
     register_matmul_kernels(r);
     register_conv_kernels(r);
+    register_index_kernels(r);
     return MF_OK;
   });
 }

@@ -72,6 +72,7 @@ enum KernelError : int32_t {
   kFloorDivideByZero = 1,
   kRemainderByZero = 2,
   kFmodByZero = 3,
+  kIndexOutOfRange = 4,
 };
 
 }  // namespace mfocl

@@ -92,6 +92,8 @@ void collect_kernel_errors(Stream* s) {
   if (flag == kFloorDivideByZero) stream_fail(s, MF_ERR_ZERO_DIVISION, "floor_divide: integer division by zero");
   else if (flag == kRemainderByZero) stream_fail(s, MF_ERR_ZERO_DIVISION, "remainder: integer division by zero");
   else if (flag == kFmodByZero) stream_fail(s, MF_ERR_ZERO_DIVISION, "fmod: integer division by zero");
+  else if (flag == kIndexOutOfRange)
+    stream_fail(s, MF_ERR_INVALID_ARGUMENT, "index: index out of range (the core checks indices before launching)");
   else stream_fail(s, MF_ERR_KERNEL, "a kernel failed with code " + std::to_string(flag));
 }
 
