@@ -52,6 +52,29 @@ for strategy in ("FULL_SHARD", "SHARD_GRAD_OP", "NO_SHARD"):
         v.numel() for s in opt.state.values() for v in s.values() if isinstance(v, flow.Tensor) and v.dim() > 0)
     out[strategy] = {"state": {k: v.numpy().tolist() for k, v in state.items()}, "held": held,
                      "loss": losses}
+# auto_wrap_policy: each Linear a unit of its own, the rest in the outer unit
+from monoflow.distributed.fsdp.wrap import ModuleWrapPolicy
+model = FSDP(make(), auto_wrap_policy=ModuleWrapPolicy({flow.nn.Linear}))
+opt = flow.optim.AdamW(model.parameters(), lr=0.05)
+for _ in range(4):
+    opt.zero_grad()
+    flow.nn.functional.cross_entropy(model(x[4 * r:4 * r + 4]), y[4 * r:4 * r + 4]).backward()
+    opt.step()
+out["WRAPPED"] = {"state": {k: v.numpy().tolist() for k, v in model.state_dict().items()},
+                  "units": [name for name, _ in model.named_parameters()]}
+# peak memory of one forward + backward: per-layer units gather one layer's parameters at a time
+from monoflow.memory import max_memory_allocated, memory_allocated, reset_peak_memory_stats
+peaks = {}
+for wrapped in (False, True):
+    flow.manual_seed(3)
+    big = flow.nn.Sequential(*[m for _ in range(4) for m in (flow.nn.Linear(256, 256), flow.nn.ReLU())])
+    model = FSDP(big, auto_wrap_policy=ModuleWrapPolicy({flow.nn.Linear}) if wrapped else None)
+    xb = flow.randn(8, 256)
+    base = memory_allocated()
+    reset_peak_memory_stats()
+    model(xb).sum().backward()
+    peaks[str(wrapped)] = max_memory_allocated() - base
+out["peaks"] = peaks
 # ZeRO-1: DDP's gradients, AdamW's moments on the owning rank only
 from monoflow.distributed.optim import ZeroRedundancyOptimizer
 model = flow.nn.parallel.DistributedDataParallel(make())
@@ -100,6 +123,12 @@ def test_sharded_training_matches_one_process(tmp_path, n):
         held = [ranks[r][strategy]["held"] for r in range(n)]
         expected = 4 * numel if strategy == "NO_SHARD" else 4 * -(-numel // n)
         assert held == [expected] * n, (strategy, held)
+    for r in range(n):  # auto-wrapped: each Linear its own unit, the same model trained
+        assert ranks[r]["WRAPPED"]["units"] == ["module.0.flat_param", "module.3.flat_param"]
+        for k, v in ranks[r]["WRAPPED"]["state"].items():
+            np.testing.assert_allclose(v, ranks[r]["ref"][k], rtol=2e-4, atol=2e-5, err_msg=("WRAPPED", k))
+        peaks = ranks[r]["peaks"]  # 4 layers of 256 KiB: one gathered at a time instead of all four
+        assert 2 * peaks["True"] < peaks["False"], peaks
     for r in range(n):  # ZeRO-1: the same model, the moments split over the ranks
         for k, v in ranks[r]["ZERO1"]["state"].items():
             np.testing.assert_allclose(v, ranks[r]["ref"][k], rtol=2e-4, atol=2e-5, err_msg=("ZERO1", k))
@@ -152,3 +181,39 @@ def test_tied_weights_are_stored_once_and_errors():
         FSDP(flow.nn.Linear(2, 2), sharding_strategy="FULL")
     with pytest.raises(RuntimeError, match="no parameters"):
         FSDP(flow.nn.ReLU())
+
+
+def test_auto_wrap_policies_make_units_and_keep_the_module_names():
+    import functools
+
+    from monoflow.distributed.fsdp.wrap import ModuleWrapPolicy, size_based_auto_wrap_policy
+
+    def make():
+        flow.manual_seed(2)
+        return flow.nn.Sequential(flow.nn.Linear(5, 7), flow.nn.BatchNorm1d(7), flow.nn.Tanh(),
+                                  flow.nn.Sequential(flow.nn.Linear(7, 7), flow.nn.ReLU()), flow.nn.Linear(7, 2))
+
+    x, ref = flow.randn(6, 5), make()
+    by_class = FSDP(make(), auto_wrap_policy=ModuleWrapPolicy({flow.nn.Linear}))
+    assert [n for n, _ in by_class.named_parameters()] == [
+        "flat_param", "module.0.flat_param", "module.3.0.flat_param", "module.4.flat_param"]  # BatchNorm's: outer
+    by_size = FSDP(make(), auto_wrap_policy=functools.partial(size_based_auto_wrap_policy, min_num_params=40))
+    assert [n for n, _ in by_size.named_parameters()] == ["flat_param", "module.0.flat_param",
+                                                         "module.3.0.flat_param"]
+    for model in (by_class, by_size):
+        assert sorted(model.state_dict()) == sorted(ref.state_dict())  # the plain module's names
+        model(x).pow(2).sum().backward()
+        ref.zero_grad()
+        ref(x).pow(2).sum().backward()
+        plain = make()
+        plain.load_state_dict(model.state_dict())
+        np.testing.assert_array_equal(plain(x).detach().numpy(), ref(x).detach().numpy())
+        other = FSDP(make(), auto_wrap_policy=ModuleWrapPolicy({flow.nn.Linear}))
+        other.load_state_dict(ref.state_dict())
+        np.testing.assert_allclose(other(x).detach().numpy(), ref(x).detach().numpy(), rtol=1e-6)
+        # each unit holds its layer's gradient: the outer one BatchNorm's, the inner ones their Linear's
+        lin = model.module[0].flat_param.grad.numpy()
+        want = np.concatenate([ref[0].weight.grad.numpy().ravel(), ref[0].bias.grad.numpy().ravel()])
+        np.testing.assert_allclose(lin[:want.size], want, rtol=1e-5, atol=1e-6)
+    with pytest.raises(RuntimeError, match="missing keys"):
+        by_class.load_state_dict({k: v for k, v in ref.state_dict().items() if k != "3.0.weight"})

@@ -2,7 +2,8 @@
 DistributedDataParallel in monoflow.nn.parallel (Note [Fully sharded data parallel] there); it is loaded on
 first use, so that the collective layer does not import nn when it is imported itself."""
 
-__all__ = ["FullyShardedDataParallel", "ShardingStrategy"]
+__all__ = ["FullyShardedDataParallel", "ShardingStrategy", "ModuleWrapPolicy", "size_based_auto_wrap_policy",
+           "transformer_auto_wrap_policy"]
 
 
 def __getattr__(name):

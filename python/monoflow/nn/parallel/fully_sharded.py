@@ -15,6 +15,12 @@ Note [Fully sharded data parallel]
       forward or its recomputation runs. SHARD_GRAD_OP (stage 2) keeps them from forward to backward
       (no second gather, no recomputation). NO_SHARD keeps the whole buffer on every rank and all-reduces
       its gradient (DDP with one bucket).
+    - auto_wrap_policy (torch's protocol: ``policy(module=, recurse=, nonwrapped_numel=)``, or
+      :class:`ModuleWrapPolicy`) first wraps the submodules it picks, bottom-up, each in an FSDP unit of
+      its own with the same settings; the outer unit shards what is left. A unit's parameters are then
+      gathered only while that unit runs, so the full parameters live one layer at a time, not all at once.
+      The outer unit of such a tree does not checkpoint (it would recompute every inner unit once more): its
+      own parameters, usually few, stay gathered from forward to backward.
     - state_dict() gathers the full parameters under the module's own names (a checkpoint any
       world size, or a plain model, loads); load_state_dict() takes such a dict and keeps this rank's slice.
     Every rank must call forward and backward in the same order (the collectives pair up), as with DDP.
@@ -29,7 +35,8 @@ from monoflow.nn.module import Module
 from monoflow.nn.parameter import Parameter
 from monoflow.utils.checkpoint import checkpoint
 
-__all__ = ["FullyShardedDataParallel", "ShardingStrategy"]
+__all__ = ["FullyShardedDataParallel", "ShardingStrategy", "ModuleWrapPolicy", "size_based_auto_wrap_policy",
+           "transformer_auto_wrap_policy"]
 
 
 class ShardingStrategy(enum.Enum):
@@ -38,6 +45,67 @@ class ShardingStrategy(enum.Enum):
     NO_SHARD = 3  # nothing sharded (DDP)
     HYBRID_SHARD = 4  # accepted as FULL_SHARD: one host here
     _HYBRID_SHARD_ZERO2 = 5
+
+
+class ModuleWrapPolicy:
+    """An auto_wrap_policy that wraps every submodule of the given classes (torch's ModuleWrapPolicy)."""
+
+    def __init__(self, module_classes):
+        self.module_classes = tuple(module_classes)
+
+    def __call__(self, module, recurse, nonwrapped_numel):
+        return True if recurse else isinstance(module, self.module_classes)
+
+
+def transformer_auto_wrap_policy(module, recurse, nonwrapped_numel, transformer_layer_cls):
+    """Wraps every submodule of a class in `transformer_layer_cls` (use with functools.partial)."""
+    return True if recurse else isinstance(module, tuple(transformer_layer_cls))
+
+
+def size_based_auto_wrap_policy(module, recurse, nonwrapped_numel, min_num_params=int(1e8), force_leaf_modules=None,
+                                exclude_wrap_modules=None):
+    """Wraps a submodule once at least `min_num_params` of its parameters are not in a unit yet."""
+    if recurse:
+        return not isinstance(module, tuple(force_leaf_modules or ()))
+    return nonwrapped_numel >= min_num_params and not isinstance(module, tuple(exclude_wrap_modules or ()))
+
+
+def _unwrapped_numel(module):
+    return sum(p.numel() for p in _own_parameters(module).values())
+
+
+def _own_parameters(module):
+    """name -> parameter of `module` outside the FSDP units nested in it (each parameter once)."""
+    out, seen = {}, set()
+    for name, p in module.named_parameters(remove_duplicate=False):
+        path = name.split(".")
+        if any(isinstance(module.get_submodule(".".join(path[:k])), FullyShardedDataParallel)
+               for k in range(1, len(path))):
+            continue
+        if id(p) not in seen:
+            seen.add(id(p))
+            out[name] = p
+    return out
+
+
+def _auto_wrap(module, policy, wrap):
+    """Replaces, bottom-up, the submodules `policy` picks with wrap(submodule)."""
+    for name, child in list(module.named_children()):
+        if isinstance(child, FullyShardedDataParallel):
+            continue
+        if policy(module=child, recurse=True, nonwrapped_numel=_unwrapped_numel(child)):
+            _auto_wrap(child, policy, wrap)
+        if policy(module=child, recurse=False, nonwrapped_numel=_unwrapped_numel(child)):
+            module._modules[name] = wrap(child)
+
+
+def _nested_units(module, prefix=""):
+    """(path, unit) of the outermost FSDP units inside `module`."""
+    for name, child in module.named_children():
+        if isinstance(child, FullyShardedDataParallel):
+            yield prefix + name, child
+        else:
+            yield from _nested_units(child, prefix + name + ".")
 
 
 class _Gather(Function):
@@ -84,8 +152,11 @@ class FullyShardedDataParallel(Module):
             environment as DDP does).
         sharding_strategy (ShardingStrategy): ``FULL_SHARD`` (ZeRO-3), ``SHARD_GRAD_OP`` (ZeRO-2) or
             ``NO_SHARD``. Default: ``FULL_SHARD``.
-        The other arguments of torch's wrapper (auto_wrap_policy, cpu_offload, mixed_precision,
-        device_id, ...) are accepted; this wrapper shards the whole module as one unit.
+        auto_wrap_policy (callable, optional): which submodules become units of their own (torch's protocol:
+            :class:`ModuleWrapPolicy`, ``functools.partial(transformer_auto_wrap_policy, transformer_layer_cls=
+            {...})``, ``functools.partial(size_based_auto_wrap_policy, min_num_params=...)``). Default: ``None``
+            (the whole module is one unit).
+        The other arguments of torch's wrapper (cpu_offload, mixed_precision, device_id, ...) are accepted.
 
     Example::
 
@@ -116,12 +187,19 @@ class FullyShardedDataParallel(Module):
         self._group = process_group
         self._world = dist.get_world_size(process_group) if dist.is_initialized() else 1
         self._rank = dist.get_rank(process_group) if dist.is_initialized() else 0
+        if auto_wrap_policy is not None:
+            _auto_wrap(module, auto_wrap_policy, lambda m: FullyShardedDataParallel(
+                m, process_group, strategy, device_id=device_id, sync_module_states=sync_module_states))
+        self._nested = list(_nested_units(module))
         self.module = module
         # (owner module, attribute name, shape, offset, numel, index): where each parameter lives in the flat
         # buffer; a parameter reachable under several names is stored once (tied weights), as parameter `index`.
         self._slots, self._names = [], []
         seen, params = {}, []
+        nested = tuple(path + "." for path, _ in self._nested)
         for full_name, p in module.named_parameters(remove_duplicate=False):
+            if full_name.startswith(nested):
+                continue  # an inner unit's
             owner_path, _, attr = full_name.rpartition(".")
             owner = module.get_submodule(owner_path) if owner_path else module
             if id(p) not in seen:
@@ -131,8 +209,12 @@ class FullyShardedDataParallel(Module):
             self._slots.append((owner, attr) + seen[id(p)])
             self._names.append(full_name)
         self._layout = tuple((tuple(p.shape), seen[id(p)][1], p.numel()) for p in params)
-        if not params:
+        if not params and not self._nested:
             raise RuntimeError("FullyShardedDataParallel: the module has no parameters to shard")
+        if not params:  # every parameter is in an inner unit
+            self.flat_param = None
+            self._numel, self._requires_grad = 0, False
+            return
         dtypes = {p.dtype for p in params}
         if len(dtypes) != 1:
             raise ValueError(f"FullyShardedDataParallel: the parameters must share one dtype, got "
@@ -172,7 +254,10 @@ class FullyShardedDataParallel(Module):
                 owner.__dict__.pop(attr, None)
 
     def forward(self, *args, **kwargs):
-        if self.sharding_strategy is ShardingStrategy.FULL_SHARD and flow.is_grad_enabled() and self._requires_grad:
+        if self.flat_param is None:
+            return self.module(*args, **kwargs)
+        if self.sharding_strategy is ShardingStrategy.FULL_SHARD and flow.is_grad_enabled() and self._requires_grad \
+                and not self._nested:
             # gather inside the checkpointed function: freed after forward, gathered again in backward
             return checkpoint(lambda shard, *a: self._run(self._gather(shard), *a, **kwargs), self.flat_param,
                               *args, use_reentrant=False)
@@ -194,21 +279,39 @@ class FullyShardedDataParallel(Module):
         from collections import OrderedDict
 
         out = OrderedDict() if destination is None else destination
-        full = self._gathered()
-        for name, (_, _, shape, offset, numel, _) in zip(self._names, self._slots):
-            out[prefix + name] = full[offset:offset + numel].view(shape).clone()
-        for name, b in self.module.named_buffers():
+        if self.flat_param is not None:
+            full = self._gathered()
+            for name, (_, _, shape, offset, numel, _) in zip(self._names, self._slots):
+                out[prefix + name] = full[offset:offset + numel].view(shape).clone()
+        for path, unit in self._nested:
+            unit.state_dict(out, prefix + path + ".", keep_vars)
+        for name, b in self._own_buffers():
             out[prefix + name] = b if keep_vars else b.detach()
         return out
 
+    def _own_buffers(self):
+        nested = tuple(path + "." for path, _ in self._nested)
+        return [(n, b) for n, b in self.module.named_buffers() if not n.startswith(nested)]
+
     def load_state_dict(self, state_dict, strict=True, assign=False):
         """Takes a full state dict (from state_dict(), or from the plain module) and keeps this rank's slice."""
-        missing = [n for n in self._names if n not in state_dict]
-        buffers = dict(self.module.named_buffers())
-        unexpected = [k for k in state_dict if k not in self._names and k not in buffers]
+        buffers = dict(self._own_buffers())
+        inner = {}  # unit -> its part of the dict, under its own names
+        missing, unexpected = [n for n in self._names if n not in state_dict], []
+        for k in state_dict:
+            unit = next(((u, k[len(p) + 1:]) for p, u in self._nested if k.startswith(p + ".")), None)
+            if unit is not None:
+                inner.setdefault(unit[0], {})[unit[1]] = state_dict[k]
+            elif k not in self._names and k not in buffers:
+                unexpected.append(k)
+        for path, unit in self._nested:
+            sub = unit.load_state_dict(inner.get(unit, {}), strict=False)
+            missing += [f"{path}.{n}" for n in sub.missing_keys]
         if strict and (missing or unexpected):
             raise RuntimeError(f"FullyShardedDataParallel.load_state_dict: missing keys {missing}, unexpected "
                                f"keys {unexpected}")
+        if self.flat_param is None:
+            return _IncompatibleKeys(missing, unexpected)
         with flow.no_grad():
             flat = flow.zeros(self._numel, dtype=self.flat_param.dtype)
             flat.copy_(self._gathered())
