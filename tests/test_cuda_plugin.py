@@ -425,3 +425,20 @@ def test_adam_step_matches_cpu():
         return p.detach()
 
     _close(run("cpu"), run("cuda"), rtol=1e-6, atol=1e-7)
+
+
+@needs_gpu
+def test_pooling_forward_backward():
+    F = flow.nn.functional
+    x = _rand((2, 3, 11, 10))
+    fns = [lambda t: F.max_pool2d(t, 3, 2, 1), lambda t: F.avg_pool2d(t, 3, 2, 1),
+           lambda t: F.avg_pool2d(t, 2, count_include_pad=False), lambda t: F.adaptive_avg_pool2d(t, (4, 3)),
+           lambda t: F.adaptive_max_pool2d(t, 5)]
+    for fn in fns:
+        def run(t):
+            t.requires_grad_(True)
+            y = fn(t)
+            (y * y).sum().backward()
+            return y, t.grad
+
+        _close(*_both(run, x), rtol=1e-6, atol=1e-6)

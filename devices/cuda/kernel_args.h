@@ -24,7 +24,7 @@ struct ElemArgs {
   int32_t in_dtype;    // copy: the source's MFDType
   int32_t pad_;
   int64_t ival[2];     // scalar attributes as int64 (integer kernels)
-  double fval[2];      // and as double (floating kernels)
+  double fval[3];      // and as double (floating kernels; sgd_momentum uses three)
 };
 
 // Reductions and row ops: `out` is indexed by the kept dims, the reduced
@@ -141,3 +141,16 @@ struct ConvArgs {
   int64_t stride[2], pad[2], dil[2];
   int64_t channels, hw;  // bias_add
 };
+
+// Pooling over planes [P, H, W] -> [P, OH, OW] (contiguous).
+struct PoolArgs {
+  void* x;          // input side (gx for the backward ops)
+  void* y;          // output side (gy for the backward ops)
+  int64_t* idx;     // max: indices into each input plane
+  int64_t P, H, W, OH, OW;
+  int64_t kh, kw, sh, sw, ph, pw, dh, dw;
+  int64_t divisor;  // avg: divisor_override (0: none)
+  int32_t include_pad;
+  int32_t op;
+};
+enum { MFC_MAX_POOL, MFC_MAX_POOL_BACK, MFC_AVG_POOL, MFC_AVG_POOL_BACK, MFC_AD_AVG, MFC_AD_AVG_BACK, MFC_AD_MAX };

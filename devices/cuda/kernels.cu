@@ -718,6 +718,108 @@ template <class T> __device__ void bias_add_body(const ConvArgs& a) {
   }
 }
 
+// ------------------------------------------------------------ pooling
+
+// Each output (forward) or input element (backward) is one thread, and the
+// sums run in the CPU kernel's order (devices/cpu/kernels_pool.cpp), so
+// results are the CPU's bits; max_pool2d_backward alone scatters with
+// atomics (its windows are only known through the indices).
+struct AvgCell {
+  int64_t y0, y1, x0, x1;
+  double div;
+};
+__device__ AvgCell avg_cell(const PoolArgs& a, int64_t oy, int64_t ox) {
+  int64_t y0 = oy * a.sh - a.ph, x0 = ox * a.sw - a.pw;
+  int64_t y1 = min(y0 + a.kh, a.H + a.ph), x1 = min(x0 + a.kw, a.W + a.pw);
+  const int64_t padded = (y1 - y0) * (x1 - x0);
+  y0 = max(y0, int64_t(0)), x0 = max(x0, int64_t(0));
+  y1 = min(y1, a.H), x1 = min(x1, a.W);
+  const double div = a.divisor ? double(a.divisor) : a.include_pad ? double(padded) : double((y1 - y0) * (x1 - x0));
+  return {y0, y1, x0, x1, div};
+}
+__device__ __forceinline__ int64_t ad_lo(int64_t o, int64_t in, int64_t out) { return (o * in) / out; }
+__device__ __forceinline__ int64_t ad_hi(int64_t o, int64_t in, int64_t out) { return ((o + 1) * in + out - 1) / out; }
+
+template <class T> __device__ void pool_body(const PoolArgs& a) {
+  const int64_t IL = a.H * a.W, OL = a.OH * a.OW;
+  T* x = static_cast<T*>(a.x);
+  T* y = static_cast<T*>(a.y);
+  const bool backward = a.op == MFC_AVG_POOL_BACK || a.op == MFC_AD_AVG_BACK;
+  MFC_GRID_LOOP(i, a.P * (backward ? IL : OL)) {
+    if (a.op == MFC_MAX_POOL_BACK) {  // i over outputs; gx was zeroed
+      const int64_t p = i / OL, k = a.idx[i];
+      if (k >= 0 && k < IL) atomicAdd(&x[p * IL + k], y[i]);
+      continue;
+    }
+    if (backward) {
+      const int64_t p = i / IL, iy = (i % IL) / a.W, ix = i % a.W;
+      const T* gy = y + p * OL;
+      T g = T(0);
+      if (a.op == MFC_AVG_POOL_BACK) {
+        const int64_t oy_hi = min(a.OH - 1, (iy + a.ph) / a.sh), ox_hi = min(a.OW - 1, (ix + a.pw) / a.sw);
+        const int64_t oy_lo = max(int64_t(0), oy_hi - (a.kh + a.sh - 1) / a.sh - 1);
+        const int64_t ox_lo = max(int64_t(0), ox_hi - (a.kw + a.sw - 1) / a.sw - 1);
+        for (int64_t oy = oy_lo; oy <= oy_hi; ++oy)
+          for (int64_t ox = ox_lo; ox <= ox_hi; ++ox) {
+            const AvgCell c = avg_cell(a, oy, ox);
+            if (iy >= c.y0 && iy < c.y1 && ix >= c.x0 && ix < c.x1) g += T(gy[oy * a.OW + ox] / c.div);
+          }
+      } else {
+        for (int64_t oy = 0; oy < a.OH; ++oy) {
+          const int64_t y0 = ad_lo(oy, a.H, a.OH), y1 = ad_hi(oy, a.H, a.OH);
+          if (iy < y0 || iy >= y1) continue;
+          for (int64_t ox = 0; ox < a.OW; ++ox) {
+            const int64_t x0 = ad_lo(ox, a.W, a.OW), x1 = ad_hi(ox, a.W, a.OW);
+            if (ix >= x0 && ix < x1) g += gy[oy * a.OW + ox] / T((y1 - y0) * (x1 - x0));
+          }
+        }
+      }
+      x[i] = g;
+      continue;
+    }
+    const int64_t p = i / OL, oy = (i % OL) / a.OW, ox = i % a.OW;
+    const T* xp = x + p * IL;
+    if (a.op == MFC_MAX_POOL || a.op == MFC_AD_MAX) {
+      T best = -INFINITY;
+      int64_t arg = -1;
+      int64_t y0, y1, x0, x1, sy = 1, sx = 1;
+      if (a.op == MFC_MAX_POOL) {
+        y0 = oy * a.sh - a.ph, x0 = ox * a.sw - a.pw, y1 = y0 + a.kh * a.dh, x1 = x0 + a.kw * a.dw, sy = a.dh, sx = a.dw;
+      } else {
+        y0 = ad_lo(oy, a.H, a.OH), y1 = ad_hi(oy, a.H, a.OH), x0 = ad_lo(ox, a.W, a.OW), x1 = ad_hi(ox, a.W, a.OW);
+      }
+      for (int64_t iy = y0; iy < y1; iy += sy) {
+        if (iy < 0 || iy >= a.H) continue;
+        for (int64_t ix = x0; ix < x1; ix += sx) {
+          if (ix < 0 || ix >= a.W) continue;
+          const T v = xp[iy * a.W + ix];
+          if (arg < 0 || v > best || v != v) {
+            best = v;
+            arg = iy * a.W + ix;
+            if (v != v) goto done;
+          }
+        }
+      }
+    done:
+      y[i] = best;
+      a.idx[i] = arg < 0 ? 0 : arg;
+    } else if (a.op == MFC_AVG_POOL) {
+      const AvgCell c = avg_cell(a, oy, ox);
+      T s = 0;
+      for (int64_t iy = c.y0; iy < c.y1; ++iy)
+        for (int64_t ix = c.x0; ix < c.x1; ++ix) s += xp[iy * a.W + ix];
+      y[i] = c.div > 0 ? T(s / c.div) : T(NAN);
+    } else {  // adaptive avg
+      const int64_t y0 = ad_lo(oy, a.H, a.OH), y1 = ad_hi(oy, a.H, a.OH);
+      const int64_t x0 = ad_lo(ox, a.W, a.OW), x1 = ad_hi(ox, a.W, a.OW);
+      T s = 0;
+      for (int64_t iy = y0; iy < y1; ++iy)
+        for (int64_t ix = x0; ix < x1; ++ix) s += xp[iy * a.W + ix];
+      y[i] = s / T((y1 - y0) * (x1 - x0));
+    }
+  }
+}
+
 // ------------------------------------------------------------ naive matmul
 
 template <class T> __device__ void matmul_body(const MatmulArgs& a) {
@@ -788,6 +890,9 @@ MFC_KERNEL(col2im, ConvArgs, col2im_body, f32, float)
 MFC_KERNEL(col2im, ConvArgs, col2im_body, f64, double)
 MFC_KERNEL(bias_add, ConvArgs, bias_add_body, f32, float)
 MFC_KERNEL(bias_add, ConvArgs, bias_add_body, f64, double)
+
+MFC_KERNEL(pool, PoolArgs, pool_body, f32, float)
+MFC_KERNEL(pool, PoolArgs, pool_body, f64, double)
 
 MFC_KERNEL(index_put, IndexArgs, index_put_body, b8, bool)
 MFC_KERNEL(index_put, IndexArgs, index_put_body, i32, int)

@@ -26,6 +26,7 @@ void register_matmul_kernels(const MFHostApi* host);       // kernels_matmul.cpp
 void register_index_kernels(const MFHostApi* host);        // kernels_index.cpp
 void register_update_kernels(const MFHostApi* host);       // kernels_update.cpp
 void register_conv_kernels(const MFHostApi* host);         // kernels_conv.cpp
+void register_pool_kernels(const MFHostApi* host);         // kernels_pool.cpp
 
 namespace {
 
@@ -239,6 +240,7 @@ MFStatus register_kernels(const MFHostApi* host) noexcept {
     register_index_kernels(host);
     register_update_kernels(host);
     register_conv_kernels(host);
+    register_pool_kernels(host);
     return MF_OK;
   });
 }
