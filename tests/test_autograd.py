@@ -69,6 +69,22 @@ def test_gradient_argument_and_nonscalar_error(device):
         (x * 3).backward(flow.ones(3, dtype=flow.float64, device=device))
 
 
+def test_second_backward_through_nodes_without_saved_tensors(device):
+    # torch (and OneFlow's test_autograd_multiple_times) allow it: only freed saved values refuse a second
+    # backward. add, a scalar sub and a device copy save nothing; mul saves its inputs and still refuses.
+    a = leaf(rnd(2, 3), device)
+    b = leaf(rnd(2, 3), device)
+    z = (a.to(device) + b) - 2.0
+    for _ in range(3):
+        z.sum().backward()
+    np.testing.assert_array_equal(a.grad.numpy(), np.full((2, 3), 3.0))
+    np.testing.assert_array_equal(b.grad.numpy(), np.full((2, 3), 3.0))
+    m = (a * b).sum()
+    m.backward()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        m.backward()
+
+
 def test_freed_graph_and_retain_graph(device):
     x = leaf(rnd(3), device)
     y = (x * x).sum()

@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <cctype>
+#include <utility>
 
 #include "monoflow/error.h"
 #include "monoflow/ops.h"
@@ -13,6 +14,10 @@ namespace autograd {
 namespace {
 thread_local bool t_grad_enabled = true;
 thread_local Node* t_running_node = nullptr;  // the FunctionNode whose backward runs
+// Note [Nodes without saved tensors]: set when a SavedTensor holding a tensor is made, consumed by the next
+// node recorded (its closure's captures are built just before). A node that saved nothing keeps its closure
+// after backward, so a second backward through it works, as in torch (only freed saved values refuse it).
+thread_local bool t_saved_since_node = false;
 std::atomic<uint64_t> g_sequence{0};
 std::atomic<int64_t> g_hook_id{0};
 
@@ -39,7 +44,10 @@ struct FunctionNode : Node {
     } restore{prev};
     return fn_(grads, needs_);
   }
-  void release() override { fn_ = nullptr; }
+  void release() override {
+    if (!reusable_) fn_ = nullptr;
+  }
+  bool reusable_ = false;
   std::string name_;
   BackwardFn fn_;
   NeedsGrad needs_;
@@ -209,6 +217,7 @@ Edge gradient_edge(const Tensor& t) {
 SavedTensor::SavedTensor(const Tensor& t, bool is_output, int output_nr)
     : output_nr_(output_nr), is_output_(is_output) {
   if (!t) return;
+  t_saved_since_node = true;
   version_ = t->version();
   if (is_output) {
     // Keep the data, not the tensor: the tensor's grad_fn is the node that
@@ -262,6 +271,7 @@ std::string backward_name(const std::string& op) {
 
 std::shared_ptr<Node> make_function_node(std::string name, BackwardFn fn, NeedsGrad needs) {
   auto node = std::make_shared<FunctionNode>(backward_name(name), std::move(fn), needs);
+  node->reusable_ = !std::exchange(t_saved_since_node, false);
   node->sequence_nr = ++g_sequence;
   return node;
 }
@@ -331,6 +341,7 @@ TensorList record_custom(const std::string& name, const TensorList& inputs, cons
     if (requires_grad(inputs[i])) needs.set(i);
   if (!needs.any()) return outs;
   auto node = make_function_node(name, std::move(fn), needs);
+  static_cast<FunctionNode&>(*node).reusable_ = false;  // (a custom function's closure owns what it saved)
   for (size_t i = 0; i < inputs.size(); ++i)
     node->next_edges.push_back(needs[i] ? gradient_edge(inputs[i]) : Edge{});
   for (size_t i = 0; i < outs.size(); ++i) {
