@@ -15,6 +15,7 @@ without a warning: a CPU-only machine imports cleanly. The reason is kept in
 ``all`` for every built-in) skips built-ins on purpose.
 """
 import ctypes
+import glob
 import os
 import warnings
 from importlib import metadata
@@ -94,7 +95,7 @@ def _preload_cuda_libraries():
     # The CUDA plugin opens cuBLAS at run time by soname ("libcublas.so.13",
     # then ".12"; Note [The CUDA driver, opened at run time] in
     # devices/cuda/driver.h). Where the nvidia-cublas wheel is installed
-    # (nvidia/cublas/lib for cu12, nvidia/cu13/lib for cu13), loading its
+    # (nvidia-cublas for CUDA 13, nvidia-cublas-cu12), loading its
     # libraries globally first lets that dlopen find them. Nothing happens
     # without the plugin or the wheel; the driver (libcuda.so.1) is never
     # in a wheel.
@@ -107,15 +108,13 @@ def _preload_cuda_libraries():
     except Exception:
         return
     roots = list(spec.submodule_search_locations or []) if spec else []
-    for root in roots:
-        for sub in ("cu13/lib", "cublas/lib"):
-            for name in ("libcublasLt.so.13", "libcublas.so.13", "libcublasLt.so.12", "libcublas.so.12"):
-                path = os.path.join(root, sub, name)
-                if os.path.exists(path):
-                    try:
-                        ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
-                    except OSError:
-                        pass
+    for name in ("libcublasLt.so.13", "libcublas.so.13", "libcublasLt.so.12", "libcublas.so.12"):
+        for root in roots:  # nvidia/<any>/lib: the wheels' layouts differ between releases
+            for path in sorted(glob.glob(os.path.join(root, "*", "lib", name))):
+                try:
+                    ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+                except OSError:
+                    pass
 
 
 def _report(source, exc):
