@@ -26,7 +26,7 @@ namespace mfcuda {
   X(cuInit) X(cuGetErrorString) X(cuDeviceGetCount) X(cuDeviceGet) X(cuDeviceGetName)                 \
   X(cuDeviceGetAttribute) X(cuDeviceTotalMem) X(cuDevicePrimaryCtxRetain) X(cuCtxSetCurrent)          \
   X(cuMemAlloc) X(cuMemFree) X(cuMemAllocHost) X(cuMemFreeHost) X(cuMemcpyHtoDAsync)                  \
-  X(cuMemcpyDtoHAsync) X(cuMemcpyDtoDAsync) X(cuMemcpyDtoH) X(cuMemcpyHtoD) X(cuMemsetD8Async)        \
+  X(cuMemcpyDtoHAsync) X(cuMemcpyDtoDAsync) X(cuMemcpyAsync) X(cuMemcpyDtoH) X(cuMemcpyHtoD) X(cuMemsetD8Async)        \
   X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize) X(cuStreamQuery) X(cuStreamWaitEvent)   \
   X(cuEventCreate) X(cuEventRecord) X(cuEventQuery) X(cuEventSynchronize) X(cuEventDestroy)           \
   X(cuModuleLoadData) X(cuModuleGetFunction) X(cuModuleGetGlobal) X(cuLaunchKernel)

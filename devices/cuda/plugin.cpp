@@ -110,14 +110,15 @@ MFStatus memcpy_d2h(int32_t index, MFStream s, void* dst, const void* src, size_
   });
 }
 
-// The source may live on another device: unified addressing makes a
-// device-to-device copy between peers (or through the host) work alike.
+// The source may live on another device: cuMemcpyAsync infers both sides
+// from unified addressing, so a copy between two GPUs (peer or staged by the
+// driver) is the same call as one within a GPU.
 MFStatus memcpy_d2d(int32_t index, MFStream s, void* dst, const void* src, size_t n) noexcept {
   return guarded([&] {
     device(index);
     if (n == 0) return MF_OK;
     if (!dst || !src) fail(MF_ERR_INVALID_ARGUMENT, "memcpy_d2d: NULL pointer");
-    check(driver().cuMemcpyDtoDAsync(dptr(dst), dptr(src), n, native(s)), "cuMemcpyDtoDAsync");
+    check(driver().cuMemcpyAsync(dptr(dst), dptr(src), n, native(s)), "cuMemcpyAsync");
     return MF_OK;
   });
 }
