@@ -1,4 +1,4 @@
-"""Two-rank checks of ZeRO stage 1 in nn.Graph (run by test_graph_zero.py):
+"""Two-rank checks of ZeRO stages 1 and 3 in nn.Graph (run by test_graph_zero.py):
 
     python -m monoflow.distributed.launch --nproc-per-node 2 graph_zero_worker.py OUT_DIR
 
@@ -70,7 +70,7 @@ def make_graph(model, opt, zero, threads=1):
             self.add_optimizer(opt)
             self.config.threads = self.config.slots = threads
             if zero:
-                self.config.enable_zero(stage=1, shard_min_size=MIN)
+                self.config.enable_zero(stage=3 if zero == 3 else 1, shard_min_size=MIN)
 
         def build(self, x, y):
             loss = F.cross_entropy(self.m(x), y)
@@ -207,6 +207,34 @@ def _():
                                         "grad_all_reduce": allreduce, "param_all_gather": gather}
     assert measured[True] - measured[False] == gather, (measured, gather)
     assert measured[False] >= allreduce, (measured, allreduce)
+
+
+@check("adamw_zero3_matches")
+def _():
+    # Note [ZeRO stage 3 in a graph]: the sharded parameters are S(0) at rest,
+    # gathered by the ops that use them; training equals one process.
+    model = make_model()
+    opt = adamw(model.parameters())
+    graph = make_graph(model, opt, 3)
+    before = sum(p.to_local().numel() for p in model.parameters())
+    losses = train(graph, range(2))
+    assert "parameters, gradients and optimizer state split" in repr(graph), repr(graph)
+    names = dict(zip((id(p) for p in model.parameters()), (k for k, _ in model.named_parameters())))
+    for p in model.parameters():
+        sharded = p.numel() // 2 >= MIN
+        assert p.sbp == ((S0,) if sharded else (B,)), (names[id(p)], p.sbp)
+        for key in ("exp_avg", "exp_avg_sq"):
+            assert opt.state[p][key].sbp == p.sbp, (names[id(p)], key)
+    held = sum(p.to_local().numel() for p in model.parameters())
+    RESULTS["figures"]["zero3_param_elements_per_rank"] = [before, held]
+    assert held < 0.56 * before, (held, before)
+    graph.config.enable_zero(False)  # back to broadcast parameters, the same objects
+    losses += train(graph, range(2, STEPS))
+    assert all(p.sbp == (B,) for p in model.parameters())
+    ol, op = one_process(adamw)
+    np.testing.assert_allclose(losses, ol, rtol=1e-4, atol=1e-5, err_msg="losses vs one process")
+    for k, p in model.named_parameters():
+        np.testing.assert_allclose(p.to_local().detach().numpy(), op[k], rtol=1e-4, atol=1e-5, err_msg=k)
 
 
 @check("checkpoints_cross_zero_and_no_zero")

@@ -1,5 +1,7 @@
-"""ZeRO stage 1 in nn.Graph (graph.config.enable_zero; Note [ZeRO stage 1 in a
-graph] in nn/graph/zero.py). On 2 ranks (graph_zero_worker.py): SGD momentum
+"""ZeRO stages 1 and 3 in nn.Graph (graph.config.enable_zero; Notes [ZeRO stage
+1 in a graph] and [ZeRO stage 3 in a graph] in nn/graph/zero.py). Stage 3: the
+parameters split S(0) at rest, training equal to one process, about half the
+parameter elements per rank, turned off back to broadcast. On 2 ranks (graph_zero_worker.py): SGD momentum
 and AdamW data-parallel training with ZeRO equals the same graph without
 ZeRO bit for bit (losses, parameters, logical optimizer state) and one
 process within float tolerance; each rank holds its rows of the state of
@@ -42,7 +44,7 @@ def results(tmp_path_factory):
 
 @needs_gloo
 @pytest.mark.parametrize("name", ["sgd_momentum_zero_matches", "plain_sgd_is_not_sharded", "adamw_zero_matches",
-                                  "comm_bytes_per_step",
+                                  "comm_bytes_per_step", "adamw_zero3_matches",
                                   "checkpoints_cross_zero_and_no_zero"])
 def test_zero_on_two_ranks(results, name):
     for k, res in enumerate(results):
@@ -64,9 +66,12 @@ class _Step(nn.Graph):
 def test_bad_settings_are_refused():
     model = nn.Linear(4, 4)
     g = _Step(model, flow.optim.SGD(model.parameters(), lr=0.1))
-    for stage in (2, 3):
-        with pytest.raises(ValueError, match="stage .* not supported"):
-            g.config.enable_zero(stage=stage)
+    with pytest.raises(ValueError, match="stage 2 is not supported in a graph: use stage=3"):
+        g.config.enable_zero(stage=2)
+    with pytest.raises(ValueError, match="shard_restore_level must be 0, 1 or 2"):
+        g.config.enable_zero(stage=3, shard_restore_level=3)
+    g.config.enable_zero(stage=3, shard_restore_level=0)  # accepted: the SBP deduction decides
+    g.config.enable_zero(False)
     with pytest.raises(ValueError, match="stage must be 1, 2 or 3"):
         g.config.enable_zero(stage=4)
     with pytest.raises(TypeError, match="shard_min_size must be an int"):

@@ -7,6 +7,7 @@ Ops reach GlobalTensor through its methods and through the free functions
 that have SBP rules (dispatch.py); anything else is refused by the core.
 """
 import hashlib
+import weakref
 
 import numpy as np
 
@@ -217,21 +218,36 @@ def outside(placement, nd, shape, dtype, inputs=()):
     return wrap(local, placement, nd, shape)
 
 
+def relayout_in_place(t, nd_sbp):
+    """Lays global leaf `t` out as `nd_sbp` in place: its shard becomes that
+    layout's, its identity stays, so the module and optimizer that hold it
+    keep it (ZeRO stage 3, nn/graph/zero.py). Its gradient is dropped."""
+    from monoflow.autograd.grad_mode import no_grad
+
+    with no_grad():
+        value = t.detach().to_global(t._placement, nd_sbp)
+        with shard_access():
+            Tensor.data.__set__(t, _C._alias(Tensor, value))
+    t._nd_sbp = tuple(value.sbp)
+    Tensor.grad.__set__(t, None)
+
+
 def install_grad_hook(t):
     """Gradients reach a global leaf laid out as the dual of its SBP (a
     broadcast weight gets partial sums from each rank); convert them to the
     leaf's own SBP before they accumulate, as data parallelism's all-reduce."""
     if t.__dict__.get("_grad_hooked") or not t.is_leaf:
         return
-    placement, nd, shape = t._placement, t._nd_sbp, t._shape
-    if all(s.is_split() for s in nd):
-        t._grad_hooked = True
-        return
-    incoming = tuple(dual(s) for s in nd)
+    leaf = weakref.ref(t)  # (the hook lives on t: no cycle)
 
     def to_own_sbp(g):
+        # the layout at backward time: ZeRO stage 3 relays a parameter out in place (nn/graph/zero.py)
+        t = leaf()
+        nd = t._nd_sbp
+        if all(s.is_split() for s in nd):  # a split leaf's gradient arrives split: nothing to do
+            return g
         with shard_access():
-            return boxing.convert(g, shape, placement, incoming, nd)
+            return boxing.convert(g, t._shape, t._placement, tuple(dual(s) for s in nd), nd)
 
     Tensor.register_hook(t, to_own_sbp)
     t._grad_hooked = True

@@ -64,15 +64,18 @@ class GraphConfig:
     zero = None  # ZeRO settings (zero.ZeroSettings) once enable_zero was called
 
     def enable_zero(self, mode=True, *, stage=1, shard_min_size=1024, shard_restore_level=1):
-        """ZeRO stage 1 (OneFlow's graph.config.enable_zero): the optimizer
-        state of each data-parallel parameter (broadcast SBP on a placement of
-        N ranks, dim 0 of at least N rows, at least `shard_min_size` elements
-        per shard) is split S(0) across the ranks, each rank updates its rows
-        of the parameter and an all-gather puts the parameter back together
-        (Note [ZeRO stage 1 in a graph] in zero.py). Stages 2 and 3 are
-        refused (OneFlow's default is 2: pass stage=1). `shard_restore_level`
-        1 or 2: the parameter is gathered whole after every update. Part of
-        the plan cache key; mode=False turns it off."""
+        """ZeRO (OneFlow's graph.config.enable_zero) for data-parallel
+        parameters (broadcast SBP on a placement of N ranks, dim 0 of at least
+        N rows, at least `shard_min_size` elements per shard).
+        ``stage=1``: the optimizer state is split S(0) across the ranks, each
+        rank updates its rows of the parameter and an all-gather puts the
+        parameter back together (Note [ZeRO stage 1 in a graph] in zero.py);
+        `shard_restore_level` 1 or 2: the parameter is gathered whole after
+        every update. ``stage=3``: the parameters too are split S(0), gathered
+        by the ops that use them and their gradients reduce-scattered (Note
+        [ZeRO stage 3 in a graph]); `shard_restore_level` 0-2 is accepted.
+        Stage 2 is refused with the reason (OneFlow's default is 2; monoflow's
+        is 1). Part of the plan cache key; mode=False turns it off."""
         from monoflow.nn.graph.zero import ZeroSettings
 
         settings = ZeroSettings(mode, stage, shard_min_size, shard_restore_level)

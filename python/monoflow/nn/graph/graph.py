@@ -444,7 +444,8 @@ class Graph:
             lines.append(f"  ({gm.name}): {gm!r}")
         lines.append(f"  (config): {self.config!r}")  # the runtime's slots and threads, the passes, ...
         if self.config.zero is not None:  # ZeRO (zero.py)
-            lines.append(f"  (zero): {self.config.zero!r}: optimizer state split S(0) over the data-parallel ranks")
+            what = "parameters, gradients and optimizer state" if self.config.zero.stage == 3 else "optimizer state"
+            lines.append(f"  (zero): {self.config.zero!r}: {what} split S(0) over the data-parallel ranks")
         if not self._plans:
             lines.append("  (not compiled yet)")
         for i, (key, ct) in enumerate(self._plans.items()):

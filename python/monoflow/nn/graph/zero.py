@@ -1,5 +1,6 @@
-"""ZeRO stage 1 in nn.Graph: the optimizer state of data-parallel parameters
-split across the data-parallel ranks (graph.config.enable_zero, OneFlow's API).
+"""ZeRO in nn.Graph (graph.config.enable_zero, OneFlow's API): stage 1, the
+optimizer state of data-parallel parameters split across the data-parallel
+ranks, and stage 3, the parameters too.
 
 Note [ZeRO stage 1 in a graph]
     Under data parallelism every rank holds the whole parameter (SBP
@@ -21,14 +22,35 @@ Note [ZeRO stage 1 in a graph]
     whole gradients before the update in both). What it costs: the
     all-gather, (N-1)/N of the parameter's bytes received per rank per step,
     on top of the all-reduce (stage 2 would reduce-scatter the gradient
-    instead, which needs the leaf's grad hook to produce S(0): not done, so
-    stage 2 is refused).
+    instead: stage 3 does, Note [ZeRO stage 3 in a graph]).
 
     A parameter is sharded when it is broadcast on a 1-D placement of at
     least 2 ranks that holds this rank, its dim 0 has at least N rows and
     each shard holds at least shard_min_size elements. Others (small ones,
     split or partial-sum parameters of tensor parallelism, 2-D placements,
     and all of plain SGD's, which has no state to shard) keep the usual path.
+
+Note [ZeRO stage 3 in a graph]
+    Stage 3 shards the parameters themselves, through SBP: before the
+    graph's call each parameter that stage 1 would shard (the same rule,
+    plain SGD's included) is laid out S(0) in place (``p.data``: the same
+    Parameter object, so the module, the optimizer and eager code keep
+    it), and its state follows as in stage 1. In the traced step an op
+    that consumes a split parameter boxes it like any global operand: a
+    Linear's all-gather (S(0) -> B) brings the whole weight, which is then
+    a Transient buffer of the plan, freed after its last use (memory
+    planning), and the all-gather's backward is a reduce-scatter, so each
+    gradient arrives S(0): 1/N of it per rank. The update is the ordinary
+    shard-by-shard one of S(0) tensors (Note [Updating global parameters
+    shard by shard]). At rest each rank keeps 1/N of every sharded
+    parameter, its gradient during the step and its state; eager code sees
+    S(0) global tensors with the same logical values (``to_global(P, B)``
+    gathers them). Turning ZeRO off lays them out broadcast again. Why no
+    stage 2: a graph's gradients live only inside its step (set to None at
+    its end, their memory planned), so stage 2 has nothing left to save
+    over stage 1; what it changes, reduce-scattering the gradients, stage 3
+    does. ``shard_restore_level`` is accepted and has no effect: the SBP
+    deduction decides per consuming op where the parameter is gathered.
 
 Note [ZeRO state layout]
     The state stays global (its logical value is what state_dict() gives and
@@ -69,12 +91,16 @@ class ZeroSettings:
             raise TypeError(f"{what}: mode must be a bool, got {type(mode).__name__}")
         if stage not in (1, 2, 3):
             raise ValueError(f"{what}: stage must be 1, 2 or 3, got {stage}")
-        if stage != 1:
-            raise ValueError(f"{what}: stage {stage} is not supported; only stage 1 (optimizer state sharded, "
-                             f"gradients all-reduced) is implemented")
+        if stage == 2:
+            raise ValueError(f"{what}: stage 2 is not supported in a graph: use stage=3, which also reduce-scatters "
+                             f"the gradients and keeps the parameters split as well (Note [ZeRO stage 3 in a "
+                             f"graph]), or stage=1; a graph's gradients never outlive its step, so stage 2 would "
+                             f"save no memory over stage 1")
         if shard_min_size < 1:
             raise ValueError(f"{what}: shard_min_size must be at least 1, got {shard_min_size}")
-        if shard_restore_level not in (1, 2):
+        if stage == 3 and shard_restore_level not in (0, 1, 2):
+            raise ValueError(f"{what}: shard_restore_level must be 0, 1 or 2, got {shard_restore_level}")
+        if stage == 1 and shard_restore_level not in (1, 2):
             raise ValueError(f"{what}: shard_restore_level must be 1 or 2 with stage 1 (the parameter is gathered "
                              f"whole after each update); 0 (parameters left sharded) needs stage 3, got "
                              f"{shard_restore_level}")
@@ -95,12 +121,15 @@ def _split0():
     return split(0)
 
 
-def _rows(p, shard_min_size):
+def _rows(p, shard_min_size, split_too=False):
     """(start, length) of this rank's rows of `p` under S(0) when `p` is
-    sharded (Note [ZeRO stage 1 in a graph]), else None."""
+    sharded (Note [ZeRO stage 1 in a graph]), else None. `split_too`: a
+    parameter already split S(0) (by stage 3) counts too."""
     from monoflow._global import groups, layout
 
-    if not _gl.is_global(p) or not p.requires_grad or len(p.sbp) != 1 or not p.sbp[0].is_broadcast():
+    if not _gl.is_global(p) or not p.requires_grad or len(p.sbp) != 1:
+        return None
+    if not (p.sbp[0].is_broadcast() or (split_too and p.sbp[0] == _split0())):
         return None
     n = p.placement.hierarchy[0]
     coords = p.placement.coords(groups.rank())
@@ -108,6 +137,25 @@ def _rows(p, shard_min_size):
         return None
     lo, hi = layout.shard_box(tuple(p.shape), (_split0(),), p.placement.hierarchy, coords)[0]
     return lo, hi - lo
+
+
+def _relayout_parameter(p, split):
+    """Lays parameter `p` out S(0) (split) or back as it was before (its
+    identity, and so the optimizer's and the module's references, stay);
+    True when it changed."""
+    was = p.__dict__.get("_zero_layout")  # the layout before stage 3 split it
+    if split == (was is not None):
+        return False
+    if split:
+        p.__dict__["_zero_layout"], nd = tuple(p.sbp), (_split0(),)
+    else:
+        nd = p.__dict__.pop("_zero_layout")
+    if tuple(p.sbp) == nd:  # made S(0) by its owner: nothing to move
+        return False
+    from monoflow._global.tensor import relayout_in_place
+
+    relayout_in_place(p, nd)
+    return True
 
 
 def _like_param(v, p):
@@ -173,18 +221,20 @@ def state_bytes(opt):
 
 
 class ZeroSharding:
-    """ZeRO stage 1 for one optimizer of a graph (Note [ZeRO stage 1 in a graph])."""
+    """ZeRO for one optimizer of a graph: stage 1 (Note [ZeRO stage 1 in a
+    graph]) or stage 3 (Note [ZeRO stage 3 in a graph])."""
 
     def __init__(self, opt, settings):
         self.opt, self.settings = opt, settings
         self.rows = {}  # id(param) -> (start, length) of this rank's rows, for the sharded parameters
+        self.params_split = settings.stage == 3
         any_global = False
         for group in opt.param_groups:
-            # plain SGD keeps no state: sharding it would only add the all-gather
-            stateless = isinstance(opt, SGD) and group["momentum"] == 0
+            # plain SGD keeps no state: sharding it would only add the all-gather (stage 1)
+            stateless = isinstance(opt, SGD) and group["momentum"] == 0 and not self.params_split
             for p in group["params"]:
                 any_global = any_global or _gl.is_global(p)
-                r = None if stateless else _rows(p, settings.shard_min_size)
+                r = None if stateless else _rows(p, settings.shard_min_size, split_too=self.params_split)
                 if r is not None:
                     self.rows[id(p)] = r
         if not any_global:
@@ -194,7 +244,9 @@ class ZeroSharding:
                                f".to_global(placement, flow.sbp.broadcast) or do not enable ZeRO")
 
     def shards(self, p):
-        return id(p) in self.rows
+        """Whether `p` takes the row update (stage 1); under stage 3 a sharded
+        parameter is an S(0) global tensor, updated shard by shard as any."""
+        return not self.params_split and id(p) in self.rows
 
     def _param_rows(self, p):
         start, n = self.rows[id(p)]
@@ -231,6 +283,10 @@ class ZeroSharding:
         changed = False
         for group in self.opt.param_groups:
             for p in group["params"]:
+                if self.params_split and id(p) in self.rows:  # Note [ZeRO stage 3 in a graph]
+                    changed |= _relayout_parameter(p, on)
+                elif "_zero_layout" in p.__dict__:  # split by an earlier stage-3 setting
+                    changed |= _relayout_parameter(p, False)
                 st = self.opt.state.get(p)
                 if not st:
                     continue
@@ -259,6 +315,9 @@ class ZeroSharding:
         from monoflow._global.access import shard_access
 
         opt = self.opt
+        if self.params_split:  # the parameters are S(0) already: the step makes S(0) state
+            opt.step()
+            return
         saved = [g["params"] for g in opt.param_groups]
         stand_ins = []  # (param, stand-in)
         with no_grad(), shard_access():
