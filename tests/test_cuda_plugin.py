@@ -290,6 +290,7 @@ def test_unary(dtype):
 def test_where_masked_fill():
     a, b = _rand((6, 5)), _rand((6, 5))
     _close(*_both(lambda x, y: flow.where(x > 0, x, y), a, b))
+    _close(*_both(lambda x, y: (flow.lerp(x, y, 0.3), flow.lerp(x, y, 0.8)), a, b))
     _close(*_both(lambda x: x.masked_fill(x < 0, -7.0), a))
 
 
@@ -302,6 +303,7 @@ def test_reductions(dtype):
     cpu, gpu = _both(lambda x: x.max(1), a)
     _close(tuple(cpu), tuple(gpu))
     _close(*_both(lambda x: x.argmax(2), a))
+    _close(*_both(lambda x: ((x > 0).all(1), (x > 2).any(0), x.any()), a))
     if np.issubdtype(dtype, np.floating):
         _close(*_both(lambda x: (x.mean(1), x.var(1), x.std(0), x.var(1, unbiased=False)), a), rtol=1e-5)
 

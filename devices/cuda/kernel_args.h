@@ -103,6 +103,7 @@ enum {
   MFC_ADD, MFC_SUB, MFC_MUL, MFC_DIV, MFC_FLOOR_DIVIDE, MFC_MAXIMUM, MFC_MINIMUM,
   MFC_POW, MFC_ATAN2, MFC_REMAINDER, MFC_FMOD, MFC_BITWISE_AND, MFC_BITWISE_OR, MFC_BITWISE_XOR,
   MFC_RSUB, MFC_RDIV,  // scalar forms with the scalar on the left
+  MFC_LERP,            // lerp_scalar: the weight in fval[0]
   MFC_NUM_BINARY
 };
 // Comparisons and logical ops (bool out).
@@ -125,7 +126,7 @@ enum { MFC_AXPY, MFC_ADDCMUL, MFC_ADDCDIV, MFC_MOMENTUM };
 // Random.
 enum { MFC_UNIFORM, MFC_NORMAL, MFC_RANDINT, MFC_BERNOULLI };
 // Reductions and row ops.
-enum { MFC_SUM, MFC_MEAN, MFC_AMAX, MFC_AMIN, MFC_MAX, MFC_MIN, MFC_VAR, MFC_STD, MFC_SOFTMAX, MFC_LOG_SOFTMAX };
+enum { MFC_SUM, MFC_MEAN, MFC_AMAX, MFC_AMIN, MFC_MAX, MFC_MIN, MFC_VAR, MFC_STD, MFC_SOFTMAX, MFC_LOG_SOFTMAX, MFC_ALL, MFC_ANY };
 
 // Asynchronous failures a kernel raises: kernels set the module's
 // `mfc_error` word (first one wins) and stream_synchronize reports it.

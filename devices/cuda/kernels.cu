@@ -249,6 +249,13 @@ template <class T> __device__ void binary_body(const ElemArgs& a) {
     offsets(a, i, off);
     const C x = ld<T>(a.ptr[1], off[1]);
     const C y = a.nops == 2 ? s : ld<T>(a.ptr[2], off[2]);
+    if constexpr (kFloat<C>) {
+      if (a.op == MFC_LERP) {  // torch's lerp, the weight at compute precision
+        const C w = C(a.fval[0]);
+        st<T>(a.ptr[0], off[0], (w < C(0.5) && w > C(-0.5)) ? x + w * (y - x) : y - (y - x) * (C(1) - w));
+        continue;
+      }
+    }
     st<T>(a.ptr[0], off[0], binop<C>(a.op, x, y));
   }
 }
@@ -559,6 +566,15 @@ template <class T> __device__ void reduce_body(const ReduceArgs& a) {
       } else {
         if (threadIdx.x == 0) static_cast<long long*>(a.out)[bo] = s;  // int64 out
       }
+    } else if (op == MFC_ALL || op == MFC_ANY) {
+      const bool all = op == MFC_ALL;
+      int v = all ? 1 : 0;
+      for (int64_t r = threadIdx.x; r < a.num_red; r += blockDim.x) {
+        const bool nz = ld<T>(a.x, bx + red_offset(a, r, a.red_x)) != 0;  // NaN is true
+        v = all ? (v & nz) : (v | nz);
+      }
+      v = block_reduce(v, [all](int p, int q) { return all ? (p & q) : (p | q); });
+      if (threadIdx.x == 0) static_cast<bool*>(a.out)[bo] = v != 0;
     } else if (op == MFC_AMAX || op == MFC_AMIN) {
       const bool mx = op == MFC_AMAX;
       C v = ld<T>(a.x, bx);

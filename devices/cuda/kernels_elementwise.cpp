@@ -21,7 +21,9 @@ MFStatus binary(const MFKernelCall* call) noexcept {
     ElemArgs a;
     if (!pack_call(op, call, &a)) return MF_OK;
     a.op = Op;
-    if (kScalar) {
+    if (Op == MFC_LERP) {
+      a.fval[0] = scalar_attr("lerp_scalar", call, "weight").f;
+    } else if (kScalar) {
       const MFAttr& s = scalar_attr(op, call, "other");
       a.ival[0] = s.i;
       a.fval[0] = s.f;
@@ -193,6 +195,7 @@ void register_elementwise_kernels(const MFHostApi* host) {
       r.add("div_scalar", t, t, &binary<MFC_DIV, true>);
       r.add("rdiv_scalar", t, t, &binary<MFC_RDIV, true>);
       r.add("atan2", t, t, &binary<MFC_ATAN2, false>);
+      r.add("lerp_scalar", t, t, &binary<MFC_LERP, false>);
       r.add("exp", t, t, &unary<MFC_EXP>);
       r.add("exp2", t, t, &unary<MFC_EXP2>);
       r.add("log", t, t, &unary<MFC_LOG>);

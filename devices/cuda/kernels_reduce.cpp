@@ -104,6 +104,8 @@ void register_reduce_kernels(const MFHostApi* host) {
     r.add("amin", t, t, &reduce<MFC_AMIN>);
     r.add("max", t, t, &reduce<MFC_MAX>);
     r.add("min", t, t, &reduce<MFC_MIN>);
+    r.add("all", t, MF_BOOL, &reduce<MFC_ALL>);
+    r.add("any", t, MF_BOOL, &reduce<MFC_ANY>);
     if (fp) {
       r.add("mean", t, t, &reduce<MFC_MEAN>);
       r.add("var", t, t, &reduce<MFC_VAR>);
