@@ -5,8 +5,9 @@
 //
 // Note [Pinned host memory]
 //   The ABI has no entry for host allocations, so `pin_memory()` cannot reach
-//   cuMemAllocHost yet (Tensor.pin_memory is a no-op returning the tensor, as
-//   on the CPU). Host-to-device copies from pageable memory are still correct:
+//   cuMemAllocHost yet (Tensor.pin_memory returns a copy in ordinary memory
+//   and is_pinned() is False). Host-to-device copies from pageable memory are
+//   still correct:
 //   the driver stages them, and the core keeps host buffers alive until the
 //   stream reached the copy. Wiring it needs two appended, optional entries
 //   (host_allocate/host_deallocate, ABI 1.3) and a pinned host allocator in
