@@ -132,7 +132,31 @@ def inv(A):
         >>> flow.allclose(A @ flow.linalg.inv(A), flow.eye(2))
         True
     """
-    return _Inv.apply(_check("inv", A))
+    A = _check("inv", A)
+    if _C._graph_tracing():  # LAPACK runs on host values, which a trace does not have
+        return _inv_gauss_jordan(A)
+    return _Inv.apply(A)
+
+
+def _inv_gauss_jordan(A):
+    """inv with tensor ops only (traceable into an nn.Graph, differentiable by composition): Gauss-Jordan
+    elimination with partial pivoting on [A | I]; a singular matrix gives inf/NaN instead of an error."""
+    from monoflow._creation import arange
+
+    where = _m.where
+    n = A.shape[-1]
+    batch = tuple(A.shape[:-2])
+    M = _shape.cat([A, _eye_like(n, A).expand(*batch, n, n)], -1)
+    rows = arange(n, dtype=_dtypes.int64, device=A.device)
+    rows_col = rows.reshape(n, 1)
+    for k in range(n):
+        col = where(rows >= k, M[..., :, k].abs(), -1.0)
+        p = col.argmax(-1, True)  # (*batch, 1): the pivot row
+        perm = where(rows == k, p, where(rows == p, k, rows))  # swap rows k and p
+        M = M.gather(-2, perm.unsqueeze(-1).expand(*batch, n, 2 * n))
+        pivot_row = M[..., k:k + 1, :] / M[..., k:k + 1, k:k + 1]
+        M = where(rows_col == k, pivot_row, M - M[..., :, k:k + 1] * pivot_row)
+    return M[..., :, n:]
 
 
 def _getrf_info(a):
