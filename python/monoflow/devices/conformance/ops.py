@@ -123,7 +123,10 @@ def _binary(name, call, kind_b="any", dtypes=None, tol=1.0, kind_a="any"):
         a, b = shape, broadcast_partner(rng, shape)
         if rng.random() < 0.5:
             a, b = b, a
-        return [values(rng, dt, a, kind_a), values(rng, dt, b, kind_b)], call
+        a, b = values(rng, dt, a, kind_a), values(rng, dt, b, kind_b)
+        if kind_b == "nonzero" and case == 2 and b.size:
+            b.flat[0] = 0  # a zero divisor: inf/NaN for floats, an error for integers, as on the CPU
+        return [a, b], call
     DRIVERS[name] = Driver(make, dtypes, tol)
 
 
@@ -579,6 +582,7 @@ def run_op(flow, device, device_type, op, dtype, examples, seed, out_dtypes=()):
         try:
             _DEVICE[0] = "cpu"
             want = call(flow, *[flow.tensor(a).to(getattr(flow, d)) for a, d in zip(arrays, input_dtypes)])
+            flow.synchronize()
             want_exc = None
         except Exception as exc:  # the op refuses this input: the device must refuse it too
             want, want_exc = None, exc
@@ -589,7 +593,7 @@ def run_op(flow, device, device_type, op, dtype, examples, seed, out_dtypes=()):
             got = call(flow, *ins)
             if driver.check is None:
                 _flatten(got)  # materialise on the device before comparing
-            flow.synchronize() if hasattr(flow, "synchronize") else None
+            flow.synchronize()  # an asynchronous kernel error surfaces here
             got_exc = None
         except Exception as exc:
             got, got_exc = None, exc
