@@ -78,7 +78,8 @@ std::string red_body(Red op, int32_t dtype, Value& result) {
       return "ACC m = -INFINITY; int nan = 0, pinf = 0;\n"
              "FOR_X { ACC x = (ACC)v; if (x != x) nan = 1; else if (isinf(x)) { if (x > 0) pinf = 1; } else if (x > m) m = x; }\n"
              "if (nan) ST0(NAN); else if (pinf) ST0(INFINITY);\n"
-             "else { ACC s = 0; FOR_X { s += exp((ACC)v - m); } ST0(isinf(m) && s == 0 ? -INFINITY : m + log(s)); }";
+             "else if (isinf(m)) ST0(-INFINITY);\n"
+             "else { ACC s = 0; FOR_X { s += exp((ACC)v - m); } ST0(m + log(s)); }";
     case Red::kAll:
       result = Value::kIntNarrow;
       return "int a = 1; FOR_X { if (v == 0) { a = 0; break; } } ST0(a);";

@@ -64,8 +64,11 @@ Resolved resolve_desc(const MFTensorDesc& t, int32_t device_index, const char* o
     if (t.shape[d] == 0) empty = true;
     else last += (t.shape[d] - 1) * t.strides[d];
   }
+  // A zero-size operand is never read or written, and may have no memory
+  // at all (data NULL): it resolves to a null buffer.
+  if (empty) return Resolved{nullptr, 0, 0, device_index};
   const std::string what = std::string(op) + ": " + role;
-  return resolve(t.data, empty ? 0 : size_t(last + 1) * esize, device_index, what.c_str());
+  return resolve(t.data, size_t(last + 1) * esize, device_index, what.c_str());
 }
 
 const MFAttr* find_attr(const MFKernelCall* call, const char* name) {
