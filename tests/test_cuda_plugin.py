@@ -246,6 +246,9 @@ def test_fill_and_casts(dtype):
         _close(*_both(lambda x: x.to(target), a))
         _close(*_both(lambda x: x.t().to(target), a))  # strided source
     _close(flow.full((3, 4), 2.5), flow.full((3, 4), 2.5, device="cuda"))
+    _close(flow.arange(3, 50, 3), flow.arange(3, 50, 3, device="cuda"))
+    _close(flow.arange(0.5, 9.0, 0.7), flow.arange(0.5, 9.0, 0.7, device="cuda"), rtol=0, atol=0)
+    _close(*_both(lambda x: (x.tril(), x.triu(1), x.t().tril(-2)), _rand((6, 5))))
     _close(flow.zeros(3, 4, dtype=flow.float16), flow.zeros(3, 4, dtype=flow.float16, device="cuda"))
 
 

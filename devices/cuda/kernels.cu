@@ -102,6 +102,23 @@ template <class E> __device__ void select_body(const ElemArgs& a) {
   }
 }
 
+// tril (op 1) / triu (op 0) over the last two dims; operands not coalesced.
+template <class E> __device__ void triangle_body(const ElemArgs& a) {
+  MFC_GRID_LOOP(i, a.numel) {
+    int64_t rest = i, o0 = 0, o1 = 0, row = 0, col = 0;
+    for (int d = a.ndim - 1; d >= 0; --d) {
+      const int64_t c = rest % a.shape[d];
+      rest /= a.shape[d];
+      if (d == a.ndim - 1) col = c;
+      if (d == a.ndim - 2) row = c;
+      o0 += c * a.strides[0][d];
+      o1 += c * a.strides[1][d];
+    }
+    const bool keep = a.op ? (col - row <= a.ival[0]) : (col - row >= a.ival[0]);
+    static_cast<E*>(a.ptr[0])[o0] = keep ? static_cast<const E*>(a.ptr[1])[o1] : E(0);
+  }
+}
+
 // A value on its way through a cast: integers stay exact in 64 bits.
 struct Wide {
   bool fp;
@@ -135,6 +152,17 @@ __device__ __forceinline__ Wide widen_any(int dtype, const void* p, int64_t off)
     case 7: return widen<__nv_bfloat16>(p, off);
     case 8: return widen<float>(p, off);
     default: return widen<double>(p, off);
+  }
+}
+
+// arange: out[i] = start + i * step (1-D), in double for floating types and
+// wrapping 64-bit integers otherwise, as the CPU.
+template <class O> __device__ void arange_body(const ElemArgs& a) {
+  MFC_GRID_LOOP(i, a.numel) {
+    Wide w{false, 0, 0.0};
+    if (a.op) w = Wide{true, 0, a.fval[0] + double(i) * a.fval[1]};
+    else w = Wide{false, (long long)(uint64_t(a.ival[0]) + uint64_t(i) * uint64_t(a.ival[1])), 0.0};
+    narrow<O>(a.ptr[0], i * a.strides[0][0], w);
   }
 }
 
@@ -886,7 +914,8 @@ template <class T> __device__ void matmul_body(const MatmulArgs& a) {
   MFC_KERNEL(predicate, ElemArgs, predicate_body, sfx, T)        \
   MFC_KERNEL(reduce, ReduceArgs, reduce_body, sfx, T)            \
   MFC_KERNEL(matmul, MatmulArgs, matmul_body, sfx, T)          \
-  MFC_KERNEL(random, RandomArgs, random_body, sfx, T)
+  MFC_KERNEL(random, RandomArgs, random_body, sfx, T)          \
+  MFC_KERNEL(arange, ElemArgs, arange_body, sfx, T)
 MFC_DTYPES(MFC_PER_DTYPE)
 
 #define MFC_PER_FLOAT(sfx, T)                                 \
@@ -897,6 +926,7 @@ MFC_FLOATS(MFC_PER_FLOAT)
 #define MFC_PER_SIZE(sfx, E)                         \
   MFC_KERNEL(fill, ElemArgs, fill_body, sfx, E)      \
   MFC_KERNEL(select, ElemArgs, select_body, sfx, E)  \
+  MFC_KERNEL(triangle, ElemArgs, triangle_body, sfx, E) \
   MFC_KERNEL(index, IndexArgs, index_body, sfx, E)
 MFC_SIZES(MFC_PER_SIZE)
 

@@ -137,6 +137,50 @@ MFStatus clamp(const MFKernelCall* call) noexcept {
   });
 }
 
+MFStatus arange(const MFKernelCall* call) noexcept {
+  return guarded([&] {
+    Device& d = check_call("arange", call, 0, 1);
+    const MFTensorDesc& out = call->outputs[0];
+    if (out.ndim != 1) invalid("arange", "output must be 1-D");
+    ElemArgs a;
+    std::memset(&a, 0, sizeof a);
+    a.ptr[0] = out.data;
+    a.numel = out.shape[0];
+    a.strides[0][0] = out.strides[0];
+    a.op = is_floating(out.dtype);
+    const MFAttr &start = scalar_attr("arange", call, "start"), &step = scalar_attr("arange", call, "step");
+    a.ival[0] = start.i, a.ival[1] = step.i, a.fval[0] = start.f, a.fval[1] = step.f;
+    launch(d, call->stream, kernel_name("arange", dtype_suffix(out.dtype)).c_str(), &a, a.numel);
+    return MF_OK;
+  });
+}
+
+template <bool kLower>
+MFStatus triangle(const MFKernelCall* call) noexcept {
+  const char* op = kLower ? "tril" : "triu";
+  return guarded([&] {
+    Device& d = check_call(op, call, 1, 1);
+    const MFTensorDesc &x = call->inputs[0], &out = call->outputs[0];
+    if (x.ndim < 2 || x.ndim != out.ndim) invalid(op, "needs at least 2 dims");
+    if (x.ndim > MFC_MAX_DIMS) fail(MF_ERR_UNSUPPORTED, std::string(op) + ": too many dims");
+    ElemArgs a;
+    std::memset(&a, 0, sizeof a);
+    a.ptr[0] = out.data, a.ptr[1] = x.data;
+    a.ndim = x.ndim;
+    a.numel = 1;
+    for (int k = 0; k < x.ndim; ++k) {
+      if (x.shape[k] != out.shape[k]) invalid(op, "operand shapes differ");
+      a.shape[k] = x.shape[k], a.strides[0][k] = out.strides[k], a.strides[1][k] = x.strides[k];
+      a.numel *= x.shape[k];
+    }
+    a.op = kLower;
+    a.ival[0] = scalar_attr(op, call, "diagonal").i;
+    if (a.numel == 0) return MF_OK;
+    launch(d, call->stream, kernel_name("triangle", size_suffix(dtype_size(x.dtype))).c_str(), &a, a.numel);
+    return MF_OK;
+  });
+}
+
 }  // namespace
 
 void register_elementwise_kernels(const MFHostApi* host) {
@@ -147,6 +191,9 @@ void register_elementwise_kernels(const MFHostApi* host) {
     for (int32_t o = MF_BOOL; o <= MF_FLOAT64; ++o) r.add("copy", t, o, &copy);  // complex: CPU fallback
     r.add("where", t, t, &where);
     r.add("masked_fill", t, t, &masked_fill);
+    r.add("tril", t, t, &triangle<true>);
+    r.add("triu", t, t, &triangle<false>);
+    if (!b) r.add("arange", t, t, &arange);
 
     r.add("add", t, t, &binary<MFC_ADD, false>);
     r.add("sub", t, t, &binary<MFC_SUB, false>);
