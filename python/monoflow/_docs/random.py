@@ -208,7 +208,8 @@ add_doc("randint_like", "randint_like(t, low=0, high=None, *, dtype=None, device
         (monoflow.float32, True)
     """)
 
-add_doc("normal", "normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None) -> Tensor", """
+add_doc("normal", "normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None, out=None, "
+        "requires_grad=False) -> Tensor", """
     Returns values drawn from normal distributions of the given means and
     standard deviations.
 
@@ -225,6 +226,10 @@ add_doc("normal", "normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype
         dtype (monoflow.dtype, optional): the dtype with number arguments.
             Default: ``None``: the default dtype.
         device (monoflow.device or str, optional): where the result lives.
+        out (Tensor, optional): receives the samples; its dtype and device
+            are used.
+        requires_grad (bool): whether the new tensor records operations for
+            autograd. Default: ``False``.
 
     Example::
 
