@@ -133,7 +133,7 @@ Resolved resolve(const void* ptr, size_t nbytes, int32_t device_index, const cha
   const uintptr_t p = reinterpret_cast<uintptr_t>(ptr);
   std::lock_guard<std::mutex> lock(m.mu);
   auto it = m.live.upper_bound(p);
-  if (it == m.live.begin())
+  if (p < m.base || p - m.base >= kRangeBytes || it == m.live.begin())
     raise(MF_ERR_INVALID_ARGUMENT, std::string(what) + " " + hex(ptr) + " is not opencl device memory");
   --it;
   const Allocation& a = it->second;
