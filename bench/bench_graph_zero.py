@@ -1,15 +1,14 @@
-"""ZeRO stage 1 in nn.Graph on 2 processes (graph.config.enable_zero).
+"""ZeRO stages 1 and 3 in nn.Graph on 2 processes (graph.config.enable_zero).
 
     python bench/bench_graph_zero.py [--quick]
 
 A data-parallel MLP 256-1024-1024-10 (parameters broadcast on 2 ranks,
-batch 64 split S(0)) trained with Adam in an nn.Graph, with and without
-ZeRO: this rank's optimizer-state bytes (Adam's two moments: the shards of
-the global state tensors), the bytes it received in one step (the
-communicator's traffic counters: gradients' all-reduce, plus the
-parameters' all-gather under ZeRO) and the median step time. One kernel
-thread per process (OMP_NUM_THREADS=1). Printed side by side with the
-ratio ZeRO / no ZeRO.
+batch 64 split S(0)) trained with Adam in an nn.Graph, without ZeRO and
+with stages 1 and 3: this rank's parameter bytes at rest and optimizer-state
+bytes (Adam's two moments: the shards of the global state tensors), the
+bytes it received in one step (the communicator's traffic counters) and the
+median step time. One kernel thread per process (OMP_NUM_THREADS=1).
+Printed side by side with the ratios to no ZeRO.
 """
 import argparse
 import json
@@ -22,7 +21,7 @@ SIZES = (256, 1024, 1024, 10)
 BATCH = 64
 
 
-def measure(flow, zero, iters):
+def measure(flow, stage, iters):
     import monoflow.distributed as dist
     import monoflow.nn as nn
     import monoflow.nn.functional as F
@@ -42,8 +41,8 @@ def measure(flow, zero, iters):
             super().__init__()
             self.m = model
             self.add_optimizer(opt)
-            if zero:
-                self.config.enable_zero(stage=1, shard_min_size=1)
+            if stage:
+                self.config.enable_zero(stage=stage, shard_min_size=1)
 
         def build(self, x, y):
             loss = F.cross_entropy(self.m(x), y)
@@ -64,13 +63,14 @@ def measure(flow, zero, iters):
     step()
     comm = dist.get_comm_stats()["bytes"]
     t = median_time(step, iters, 2)
-    return {"state": state_bytes(opt), "comm": comm, "time": t}
+    params = sum(p.to_local().numel() * p.element_size() for p in model.parameters())
+    return {"params": params, "state": state_bytes(opt), "comm": comm, "time": t}
 
 
 def rank_main(args):
     import monoflow as flow
 
-    res = {"off": measure(flow, False, args.iters), "on": measure(flow, True, args.iters)}
+    res = {str(stage): measure(flow, stage, args.iters) for stage in (0, 1, 3)}
     if flow.env.get_rank() == 0:
         print(json.dumps(res))
 
@@ -85,13 +85,16 @@ def main():
         return rank_main(args)
     iters = 5 if args.quick else 20
     res = run_two_ranks([__file__, "--rank-main", "--iters", str(iters)])
-    off, on = res["off"], res["on"]
+    off, one, three = res["0"], res["1"], res["3"]
     title = f"DP MLP {'-'.join(map(str, SIZES))} b{BATCH}, Adam, 2 ranks (rank 0)"
-    print(f"{title:<52}{'no ZeRO':>12}{'ZeRO-1':>12}{'ratio':>8}")
-    print(f"{'  optimizer state (bytes)':<52}{off['state']:>12}{on['state']:>12}{on['state'] / off['state']:>8.3f}")
-    print(f"{'  received per step (bytes)':<52}{off['comm']:>12}{on['comm']:>12}{on['comm'] / off['comm']:>8.3f}")
-    print(f"{'  step time (ms)':<52}{off['time'] * 1e3:>12.2f}{on['time'] * 1e3:>12.2f}"
-          f"{on['time'] / off['time']:>8.3f}")
+    print(f"{title:<44}{'no ZeRO':>11}{'ZeRO-1':>11}{'ratio':>7}{'ZeRO-3':>11}{'ratio':>7}")
+    for label, key, scale, fmt in (("parameters at rest (bytes)", "params", 1, "d"),
+                                   ("optimizer state (bytes)", "state", 1, "d"),
+                                   ("received per step (bytes)", "comm", 1, "d"),
+                                   ("step time (ms)", "time", 1e3, ".2f")):
+        a, b, c = (r[key] * scale for r in (off, one, three))
+        a, b, c = (int(v) if fmt == "d" else v for v in (a, b, c))
+        print(f"{'  ' + label:<44}{a:>11{fmt}}{b:>11{fmt}}{b / a:>7.3f}{c:>11{fmt}}{c / a:>7.3f}")
 
 
 if __name__ == "__main__":
