@@ -259,3 +259,27 @@ def test_legacy_names():
     assert flow.nn.factory_kwargs(kw) == {"device": "cpu", "dtype": flow.float64}
     with pytest.raises(TypeError, match="unexpected"):
         flow.nn.factory_kwargs({"colour": 1})
+
+
+@pytest.mark.parametrize("padding_idx", [None, 4])
+def test_embedding_scale_grad_by_freq(padding_idx):
+    # each row's gradient divided by its index's count in the input (torch's and OneFlow's test_sparse)
+    from hypothesis import given, settings, strategies as st
+
+    @settings(max_examples=25, deadline=None)
+    @given(seed=st.integers(0, 2**16), shape=st.lists(st.integers(1, 5), min_size=1, max_size=3))
+    def check(seed, shape):
+        rng = np.random.default_rng(seed)
+        w = rng.standard_normal((10, 3)).astype(np.float32)
+        idx = rng.integers(0, 10, shape)
+        g = rng.standard_normal(tuple(shape) + (3,)).astype(np.float32)
+        tw = torch.tensor(w, requires_grad=True)
+        to = torch.nn.functional.embedding(torch.tensor(idx), tw, padding_idx=padding_idx, scale_grad_by_freq=True)
+        m = flow.nn.Embedding(10, 3, padding_idx=padding_idx, scale_grad_by_freq=True, _weight=flow.tensor(w))
+        fo = m(flow.tensor(idx))
+        (to * torch.tensor(g)).sum().backward()
+        (fo * flow.tensor(g)).sum().backward()
+        np.testing.assert_array_equal(fo.detach().numpy(), to.detach().numpy())
+        np.testing.assert_allclose(m.weight.grad.numpy(), tw.grad.numpy(), rtol=1e-6, atol=1e-6)
+
+    check()

@@ -31,8 +31,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         max_norm (float, optional): looked-up rows with a larger norm are rescaled in place (in
             ``weight``) to this norm. Default: ``None``.
         norm_type (float): the p of that norm. Default: ``2.0``.
-        scale_grad_by_freq (bool): not supported: ``True`` raises ``NotImplementedError``. Default:
-            ``False``.
+        scale_grad_by_freq (bool): each row's gradient is divided by how often its index occurs in
+            ``input``. Default: ``False``.
         sparse (bool): not supported: ``True`` raises ``NotImplementedError``. Default: ``False``.
 
     Example::
@@ -51,8 +51,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
             f"got {input.dtype} instead"))
     if weight.dim() != 2:
         raise RuntimeError(_C.name_op_in_progress("'weight' must be 2-D"))
-    if scale_grad_by_freq or sparse:
-        raise NotImplementedError("embedding(): scale_grad_by_freq and sparse gradients are not supported")
+    if sparse:
+        raise NotImplementedError("embedding(): sparse gradients are not supported")
     if padding_idx is not None:
         padding_idx = _C.check_int(padding_idx, "embedding", "padding_idx", 3)
         if padding_idx < 0:
@@ -70,4 +70,13 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         # Same values, but the padding rows' gradient is cut off.
         keep = (input != padding_idx).unsqueeze(-1)
         out = _m.where(keep, out, out.detach())
+    if scale_grad_by_freq and out.requires_grad:
+        # each looked-up row's gradient divided by how often its index occurs in this input: the values are
+        # out's exactly (out - out.detach() is 0), the gradient is scaled (a static-shape count: traceable)
+        flat = input.reshape(-1).long()
+        counts = _C.full((weight.shape[0],), 0.0, weight.dtype, weight.device).index_add_(
+            0, flat, _C.full((flat.shape[0],), 1.0, weight.dtype, weight.device))
+        scale = (1.0 / counts.index_select(0, flat)).reshape(*input.shape, 1)
+        detached = out.detach()
+        out = detached + (out - detached) * scale
     return out

@@ -23,8 +23,8 @@ class Embedding(Module):
         max_norm (float, optional): rows looked up with a larger ``norm_type`` norm are rescaled in
             place to this norm. Default: ``None``.
         norm_type (float): the p of that norm. Default: ``2.0``.
-        scale_grad_by_freq (bool): not supported: ``True`` raises ``NotImplementedError`` in forward.
-            Default: ``False``.
+        scale_grad_by_freq (bool): each row's gradient is divided by how often its index occurs in the
+            input. Default: ``False``.
         sparse (bool): sparse gradients are not supported: ``True`` raises ``NotImplementedError`` in
             forward. Default: ``False``.
         _weight (Tensor, optional): an initial table of shape ``(num_embeddings, embedding_dim)``.
