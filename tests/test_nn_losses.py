@@ -89,6 +89,22 @@ def test_kl_div(reduction, log_target):
               lambda a, b: torch.nn.KLDivLoss(reduction=reduction, log_target=log_target)(a, b), [inp, tgt], [0])
 
 
+def test_kl_div_negative_target_is_zero_as_oneflow():
+    # OneFlow (test_kldivloss): where target <= 0 the pointwise loss is 0 and so is its gradient; torch gives
+    # NaN for a negative target. Elsewhere the two agree.
+    rng = np.random.default_rng(1)
+    x, y = rng.standard_normal((4, 6)), rng.standard_normal((4, 6))
+    inp = flow.tensor(x, requires_grad=True)
+    out = F.kl_div(inp, flow.tensor(y), reduction="none")
+    want = np.where(y > 0, y * (np.log(np.where(y > 0, y, 1.0)) - x), 0.0)
+    np.testing.assert_allclose(out.detach().numpy(), want, rtol=1e-12)
+    out.sum().backward()
+    np.testing.assert_allclose(inp.grad.numpy(), np.where(y > 0, -y, 0.0), rtol=1e-12)
+    pos = y > 0
+    t = torch.nn.functional.kl_div(torch.tensor(x), torch.tensor(y), reduction="none").numpy()
+    np.testing.assert_allclose(out.detach().numpy()[pos], t[pos], rtol=1e-12)
+
+
 @pytest.mark.parametrize("reduction", REDUCTIONS)
 def test_nll_loss(reduction):
     rng = _rng(5)

@@ -282,7 +282,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 @_autocast.fp32
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     """The Kullback-Leibler divergence ``target * (log(target) - input)`` pointwise, ``input`` holding
-    log-probabilities (``0 * log 0`` counts as 0). See :class:`~monoflow.nn.KLDivLoss`.
+    log-probabilities (0 where ``target <= 0``, as OneFlow). See :class:`~monoflow.nn.KLDivLoss`.
 
     Args:
         input (Tensor): log-probabilities.
@@ -307,9 +307,9 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
         loss = _m.exp(target) * (target - input)
     else:
         pos = target > 0
-        # xlogy: 0 * log 0 = 0, and no NaN gradient through the masked branch.
-        tlogt = _m.where(pos, target * _m.log(_m.where(pos, target, 1.0)), 0.0)
-        loss = tlogt - target * input
+        # OneFlow's rule: the pointwise loss is 0 wherever target <= 0 (0 * log 0 = 0 as in torch; a negative
+        # target, which torch turns into NaN, gives 0 and no gradient), and no NaN gradient through the mask.
+        loss = _m.where(pos, target * (_m.log(_m.where(pos, target, 1.0)) - input), 0.0)
     reduction = _reduction(reduction, size_average, reduce)
     if reduction == "batchmean":
         return loss.sum() / input.shape[0] if input.dim() else loss.sum()
