@@ -791,3 +791,20 @@ def test_poisson_apply_and_map_as_torch():
         if T is torch:
             ref = got
     assert got == ref
+
+
+# ------------------------------------------------------------ d2l.ai chapters written from scratch
+
+def test_d2l_from_scratch_chapters_track_torch():
+    from programs import d2l_scratch
+
+    ref = d2l_scratch.run(torch)
+    got = d2l_scratch.run(monoflow, init=ref["init"])
+    r, g = ref["losses"], got["losses"]
+    assert r.keys() == g.keys()
+    for k in r:
+        if k == "predict":
+            assert g[k] == r[k]
+        else:
+            assert_tracks(r[k], g[k], rtol=1e-4, atol=1e-5)
+    assert r["linreg"][-1] < 0.5 * r["linreg"][0] and r["rnn_ppl"][-1] < r["rnn_ppl"][0]

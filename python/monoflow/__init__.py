@@ -121,4 +121,8 @@ _docs.apply(Tensor)  # one docstring per op, on the function and the Tensor meth
 from monoflow import _out_arg  # noqa: E402  (out= on torch's free functions; after the docs, which it copies)
 
 _out_arg.install(_out_arg_namespace := __import__(__name__))
+from monoflow import _numpy_kwargs  # noqa: E402  (axis=/keepdims= as torch's parser takes them)
+
+_numpy_kwargs.install(_out_arg_namespace)
+_numpy_kwargs.install_methods(Tensor)
 del _out_arg_namespace
