@@ -808,3 +808,26 @@ def test_d2l_from_scratch_chapters_track_torch():
         else:
             assert_tracks(r[k], g[k], rtol=1e-4, atol=1e-5)
     assert r["linreg"][-1] < 0.5 * r["linreg"][0] and r["rnn_ppl"][-1] < r["rnn_ppl"][0]
+
+
+# ------------------------------------------------------------ pytorch/tutorials basics and recipes
+
+def _assert_same_outputs(ref, got, rtol, atol=0.0):
+    assert ref.keys() == got.keys()
+    for k in ref:
+        if ref[k] and all(isinstance(v, float) and not isinstance(v, bool) for v in ref[k]):
+            try:
+                assert_tracks(ref[k], got[k], rtol=rtol, atol=atol)
+            except AssertionError as e:
+                raise AssertionError(f"{k!r}: {e}") from None
+        else:
+            assert got[k] == ref[k], k
+
+
+def test_pytorch_basics_tutorials_and_recipes_track_torch():
+    from programs import pt_basics
+
+    ref = pt_basics.run(torch)
+    got = pt_basics.run(monoflow, init=ref["init"])
+    _assert_same_outputs(ref["out"], got["out"], rtol=1e-5, atol=1e-7)
+    assert ref["out"]["quick"][-1] < ref["out"]["quick"][0] and got["out"]["profile"] == [True, True, True]
