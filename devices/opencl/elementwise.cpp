@@ -14,13 +14,11 @@ const char* unsigned_of(const DTypeInfo& t) {
   }
 }
 
-std::string source(const Device& d, const ElementwiseSpec& spec, int32_t kernel_dtype) {
-  const DTypeInfo& kt = dtype_info(kernel_dtype);
-  const int n = int(spec.dtypes.size());
-  std::string s = prelude(d);
-  s += std::string("#define C ") + kt.compute + "\n#define U " + unsigned_of(kt) + "\n";
-  s += "#define FAIL(code) (*err = (code))\n#define SI0 si0\n#define SI1 si1\n#define SI2 si2\n#define SI3 si3\n#define SF0 sf0\n#define SF1 sf1\n#define SF2 sf2\n#define SF3 sf3\n";
-  s += "__kernel void k(Geometry g, long si0, long si1, long si2, long si3, WIDE_T sf0, WIDE_T sf1, WIDE_T sf2, WIDE_T sf3, __global int* err";
+std::string kernel_source(const ElementwiseMember& m, int num_outputs) {
+  const int n = int(m.dtypes.size());
+  std::string s = "__kernel void " + m.name +
+                  "(Geometry g, long si0, long si1, long si2, long si3, WIDE_T sf0, WIDE_T sf1, WIDE_T sf2, "
+                  "WIDE_T sf3, __global int* err";
   for (int k = 0; k < n; ++k) s += ", __global uchar* b" + std::to_string(k) + ", ulong o" + std::to_string(k);
   s += ") {\n  long i = get_global_id(0);\n  if (i >= g.n) return;\n";
   for (int k = 0; k < n; ++k) s += "  long e" + std::to_string(k) + " = 0;\n";
@@ -31,19 +29,38 @@ std::string source(const Device& d, const ElementwiseSpec& spec, int32_t kernel_
     s += "    e" + K + " += c * g.strides[" + K + "][d];\n";
   }
   s += "  }\n";
+  std::string undef;
   for (int k = 0; k < n; ++k) {
     const std::string K = std::to_string(k);
-    const DTypeInfo& t = dtype_info(spec.dtypes[size_t(k)]);
+    const DTypeInfo& t = dtype_info(m.dtypes[size_t(k)]);
     const std::string ptr = "p" + K;
     s += std::string("  __global ") + t.storage + "* " + ptr + " = (__global " + t.storage + "*)(b" + K + " + o" +
          K + ");\n";
-    s += "#define X" + K + " (" + load_expr(spec.dtypes[size_t(k)], ptr, "e" + K) + ")\n";
+    s += "#define X" + K + " (" + load_expr(m.dtypes[size_t(k)], ptr, "e" + K) + ")\n";
     s += "#define R" + K + " (" + ptr + "[e" + K + "])\n";
-    if (k < spec.num_outputs)
-      s += "#define ST" + K + "(v) do { " + store_stmt(spec.dtypes[size_t(k)], spec.result, ptr, "e" + K, "(v)") +
+    undef += "#undef X" + K + "\n#undef R" + K + "\n";
+    if (k < num_outputs) {
+      s += "#define ST" + K + "(v) do { " + store_stmt(m.dtypes[size_t(k)], m.result, ptr, "e" + K, "(v)") +
            " } while (0)\n";
+      undef += "#undef ST" + K + "\n";
+    }
   }
-  s += "  {\n" + spec.body + "\n  }\n}\n";
+  s += "  {\n" + m.body + "\n  }\n}\n" + undef;
+  return s;
+}
+
+std::string source(const Device& d, const ElementwiseSpec& spec, const ElementwiseMember& launched) {
+  const DTypeInfo& kt = dtype_info(spec.kernel_dtype);
+  std::string s = prelude(d);
+  s += std::string("#define C ") + kt.compute + "\n#define U " + unsigned_of(kt) + "\n";
+  s += "#define FAIL(code) (*err = (code))\n#define SI0 si0\n#define SI1 si1\n#define SI2 si2\n#define SI3 si3\n"
+       "#define SF0 sf0\n#define SF1 sf1\n#define SF2 sf2\n#define SF3 sf3\n";
+  bool has_launched = false;
+  for (const ElementwiseMember& m : spec.family) {
+    has_launched |= m.name == launched.name;
+    s += kernel_source(m, spec.num_outputs);
+  }
+  if (!has_launched) s += kernel_source(launched, spec.num_outputs);
   return s;
 }
 
@@ -76,7 +93,9 @@ void launch_elementwise(const MFKernelCall* call, Stream* s, const ElementwiseSp
   const Device& dev = device(call->device);
   std::string key = spec.key + ":" + std::to_string(spec.kernel_dtype);
   for (int32_t dt : spec.dtypes) key += "," + std::to_string(dt);
-  CachedKernel& k = cached_kernel(call->device, key, "k", [&] { return source(dev, spec, spec.kernel_dtype); });
+  const ElementwiseMember launched{"k_" + spec.key, spec.dtypes, spec.result, spec.body};
+  if (!spec.family.empty()) key = spec.family_key;
+  CachedKernel& k = cached_kernel(call->device, key, launched.name.c_str(), [&] { return source(dev, spec, launched); });
   Launch l(k, s);
   l.arg(g);
   for (int64_t v : spec.si) l.arg(cl_long(v));

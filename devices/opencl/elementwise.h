@@ -14,6 +14,14 @@ namespace mfocl {
 //   STk(v) stores v into operand k with the CPU's cast rules; SI0..SI3 and SF0..SF3
 //   are the op's scalar attributes (their i and f, in order) (integer / floating); FAIL(code) records an
 //   asynchronous error (KernelError) read at the next synchronize.
+// One kernel of a program (Note [Programs hold families]).
+struct ElementwiseMember {
+  std::string name;             // the kernel's name in the program
+  std::vector<int32_t> dtypes;  // per operand, outputs first
+  Value result;
+  std::string body;
+};
+
 struct ElementwiseSpec {
   const char* op;
   std::string key;              // names the body; launch adds the dtypes
@@ -22,6 +30,10 @@ struct ElementwiseSpec {
   int num_outputs;
   Value result;                 // kind of the values the body stores
   std::string body;
+  // The other kernels built in the same program (may be empty); the launched
+  // one is always added. The key must name the family and its dtypes.
+  std::vector<ElementwiseMember> family;
+  std::string family_key;
   int64_t si[4] = {0, 0, 0, 0};
   double sf[4] = {0, 0, 0, 0};
 };

@@ -315,6 +315,12 @@ const OpDef kOps[] = {
 };
 constexpr size_t kNumOps = sizeof(kOps) / sizeof(kOps[0]);
 
+// Ops whose kernels are not a plain body of the kernel dtype (built alone).
+bool is_special(const std::string& name) {
+  return name == "fill" || name == "copy" || name == "arange" || name == "where" || name == "uniform" ||
+         name == "normal" || name == "randint" || name == "bernoulli";
+}
+
 template <size_t I>
 MFStatus launch_op(const MFKernelCall* call) {
   return guarded([&] {
@@ -367,14 +373,18 @@ MFStatus launch_op(const MFKernelCall* call) {
     } else if (name == "copy") {
       const int32_t od = call->outputs[0].dtype;
       dtype_info(od);
-      if (od == kd) {
-        spec.result = Value::kRaw;  // same dtype: move bits (NaN payloads too)
-        spec.body = "ST0(R1);";
-        spec.key = "copy_raw";
-      } else {
-        spec.result = value_kind(kd);
-        spec.body = "ST0(X1);";
+      // One program holds the casts from kd to every dtype (Note [Programs hold families]).
+      const Device& dev = device(call->device);
+      for (int32_t to = 0; to <= MF_FLOAT64; ++to) {
+        if (!supported_dtype(dev, to)) continue;
+        // same dtype: move bits (NaN payloads too)
+        spec.family.push_back({"k_copy_to_" + std::to_string(to), {to, kd}, to == kd ? Value::kRaw : value_kind(kd),
+                               to == kd ? "ST0(R1);" : "ST0(X1);"});
       }
+      spec.family_key = "copy_from:" + std::to_string(kd);
+      spec.key = "copy_to_" + std::to_string(od);
+      spec.result = od == kd ? Value::kRaw : value_kind(kd);
+      spec.body = od == kd ? "ST0(R1);" : "ST0(X1);";
     } else if (name == "where") {
       spec.result = Value::kRaw;
       spec.body = op.body(t);
@@ -383,6 +393,15 @@ MFStatus launch_op(const MFKernelCall* call) {
         if (call->outputs[k].dtype != (op.out == Out::kBool ? MF_BOOL : kd))
           invalid(op.name, std::string("output has dtype ") + dtype_name(call->outputs[k].dtype));
       spec.body = op.body(t);
+      // The family: every plain op of this arity and result kind for kd.
+      for (const OpDef& other : kOps) {
+        if (other.inputs != op.inputs || other.outputs != op.outputs || other.out != op.out ||
+            !(other.dtypes & (1u << kd)) || is_special(other.name))
+          continue;
+        spec.family.push_back({std::string("k_") + other.name, spec.dtypes, spec.result, other.body(t)});
+      }
+      spec.family_key = "ops" + std::to_string(op.inputs) + std::to_string(op.outputs) +
+                        std::to_string(int(op.out)) + ":" + std::to_string(kd);
     }
     launch_elementwise(call, s, spec);
     return MF_OK;
