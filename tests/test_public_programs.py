@@ -831,3 +831,20 @@ def test_pytorch_basics_tutorials_and_recipes_track_torch():
     got = pt_basics.run(monoflow, init=ref["init"])
     _assert_same_outputs(ref["out"], got["out"], rtol=1e-5, atol=1e-7)
     assert ref["out"]["quick"][-1] < ref["out"]["quick"][0] and got["out"]["profile"] == [True, True, True]
+
+
+# ------------------------------------------------------------ pytorch/tutorials: style transfer, FGSM, distillation,
+# pruning, parametrizations, per-sample gradients, forward AD, char-RNN classification
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_advanced_tutorials_track_torch():
+    from programs import adv_tutorials
+
+    ref = adv_tutorials.run(torch)
+    got = adv_tutorials.run(monoflow, init=ref["init"])
+    r, g = ref["out"], got["out"]
+    # random_split draws its permutation from each framework's own generator: the test names differ
+    rc, gc = r.pop("confusion"), g.pop("confusion")
+    assert len(rc) == len(gc) == 9 and abs(sum(gc) - round(sum(gc))) < 1e-6
+    _assert_same_outputs(r, g, rtol=2e-4, atol=1e-6)
+    assert r["style"][-1] < r["style"][0] and all(r["psg_match"]) and r["orthogonal"] == [True]
