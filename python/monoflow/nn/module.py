@@ -667,6 +667,13 @@ class Module:
             self._backward_hooks.move_to_end(handle.id, last=False)
         return handle
 
+    def compile(self, *args, **kwargs):
+        """torch's ``model.compile()``: compiles this module's calls in place and returns None. As
+        :func:`monoflow.compile`, it runs eagerly (a UserWarning says so once)."""
+        from monoflow import _compile
+
+        _compile.compile(self, *args, **kwargs)
+
     def _call_impl(self, *args, **kwargs):
         if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks):
             return self.forward(*args, **kwargs)
