@@ -317,8 +317,8 @@ constexpr size_t kNumOps = sizeof(kOps) / sizeof(kOps[0]);
 
 // Ops whose kernels are not a plain body of the kernel dtype (built alone).
 bool is_special(const std::string& name) {
-  return name == "fill" || name == "copy" || name == "arange" || name == "where" || name == "uniform" ||
-         name == "normal" || name == "randint" || name == "bernoulli";
+  return name == "fill" || name == "copy" || name == "arange" || name == "where" || name == "masked_fill" ||
+         name == "uniform" || name == "normal" || name == "randint" || name == "bernoulli";
 }
 
 template <size_t I>
@@ -388,6 +388,9 @@ MFStatus launch_op(const MFKernelCall* call) {
     } else if (name == "where") {
       spec.result = Value::kRaw;
       spec.body = op.body(t);
+    } else if (name == "masked_fill") {
+      if (call->inputs[1].dtype != MF_BOOL) invalid(op.name, "the mask must be bool");
+      spec.body = op.body(t);
     } else {
       for (int k = 0; k < op.outputs; ++k)
         if (call->outputs[k].dtype != (op.out == Out::kBool ? MF_BOOL : kd))
@@ -400,8 +403,10 @@ MFStatus launch_op(const MFKernelCall* call) {
           continue;
         spec.family.push_back({std::string("k_") + other.name, spec.dtypes, spec.result, other.body(t)});
       }
+      // Keyed by the operand dtypes too: every member was generated for them.
       spec.family_key = "ops" + std::to_string(op.inputs) + std::to_string(op.outputs) +
                         std::to_string(int(op.out)) + ":" + std::to_string(kd);
+      for (int32_t dt : spec.dtypes) spec.family_key += "," + std::to_string(dt);
     }
     launch_elementwise(call, s, spec);
     return MF_OK;
