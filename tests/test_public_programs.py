@@ -864,3 +864,14 @@ def test_community_programs_track_torch():
     got = community_programs.run(monoflow, init=ref["init"])
     _assert_same_outputs(ref["out"], got["out"], rtol=2e-5, atol=1e-7)
     assert ref["out"]["st_rnn"][-1] < ref["out"]["st_rnn"][0] and got["out"]["gradcheck"] == [True]
+
+
+# ------------------------------------------------------------ harvardnlp's Annotated Transformer (copy task)
+
+def test_annotated_transformer_tracks_torch_and_decodes_the_same():
+    from programs import annotated_transformer
+
+    ref = annotated_transformer.run(torch)
+    got = annotated_transformer.run(monoflow, init=ref["init"])
+    _assert_same_outputs(ref["out"], got["out"], rtol=2e-5, atol=1e-7)
+    assert ref["out"]["loss"][-1] < ref["out"]["loss"][0]
