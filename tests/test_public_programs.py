@@ -875,3 +875,15 @@ def test_annotated_transformer_tracks_torch_and_decodes_the_same():
     got = annotated_transformer.run(monoflow, init=ref["init"])
     _assert_same_outputs(ref["out"], got["out"], rtol=2e-5, atol=1e-7)
     assert ref["out"]["loss"][-1] < ref["out"]["loss"][0]
+
+
+# ------------------------------------------------------------ torch.func tutorials (jacobians/hessians, ensembling),
+# activation checkpointing, saved-tensor hooks
+
+def test_torch_func_tutorials_and_checkpointing_track_torch():
+    from programs import functorch_tut
+
+    ref = functorch_tut.run(torch)
+    got = functorch_tut.run(monoflow, init=ref["init"])
+    _assert_same_outputs(ref["out"], got["out"], rtol=1e-4, atol=1e-6)
+    assert got["out"]["ckpt_True"] == got["out"]["ckpt_False"] and all(got["out"]["jac_same"])
