@@ -116,3 +116,42 @@ def test_sparse_legacy_constructors_as_torch():
         with pytest.warns(UserWarning):
             e = T.sparse.DoubleTensor(2, 3)
         assert tuple(e.shape) == (2, 3) and str(e.dtype).endswith("float64") and e.to_dense().sum().item() == 0
+
+
+def test_module_paths_scripts_import_from_as_torch():
+    for T in BOTH:
+        n = T.__name__
+        assert importlib.import_module(n + ".optim.adamw").AdamW is T.optim.AdamW
+        assert callable(importlib.import_module(n + ".utils.model_zoo").load_url)
+        types = importlib.import_module(n + ".types")
+        assert isinstance(3, types._Number) and isinstance(2.5, types._Number)
+        assert types._int is int and types._dtype is type(T.float32)
+        act = importlib.import_module(n + ".nn.modules.transformer")._get_activation_fn
+        x = T.tensor([-1.0, 0.5, 2.0])
+        assert act("relu")(x).tolist() == T.relu(x).tolist()
+        np.testing.assert_allclose(act("gelu")(x).numpy(), T.nn.functional.gelu(x).numpy(), rtol=1e-6)
+        with pytest.raises(RuntimeError):
+            act("tanh")
+
+
+def test_assert_as_torch():
+    for T in BOTH:
+        T._assert(True, "fine")
+        T._assert(T.tensor(True), "fine")
+        with pytest.raises(AssertionError, match="bad size"):
+            T._assert(False, "bad size")
+        with pytest.raises(AssertionError):
+            T._assert(T.tensor(1) == 2, "bad value")
+
+
+def test_deprecated_sdp_kernel_switches_and_restores_as_torch():
+    for T in BOTH:
+        cuda = T.backends.cuda
+        before = (cuda.flash_sdp_enabled(), cuda.math_sdp_enabled(), cuda.mem_efficient_sdp_enabled())
+        with pytest.warns(FutureWarning):
+            with cuda.sdp_kernel(enable_flash=False, enable_math=True, enable_mem_efficient=False):
+                assert (cuda.flash_sdp_enabled(), cuda.math_sdp_enabled(), cuda.mem_efficient_sdp_enabled()) == (
+                    False, True, False)
+                q = T.ones(1, 2, 3, 4)
+                assert tuple(T.nn.functional.scaled_dot_product_attention(q, q, q).shape) == (1, 2, 3, 4)
+        assert (cuda.flash_sdp_enabled(), cuda.math_sdp_enabled(), cuda.mem_efficient_sdp_enabled()) == before

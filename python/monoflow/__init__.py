@@ -116,6 +116,7 @@ _not_implemented.install_tensor_placeholders(Tensor)
 from monoflow.ops_torch_names2 import *  # noqa: E402,F401,F403
 from monoflow.ops_sparse import *  # noqa: E402,F401,F403
 from monoflow import sparse  # noqa: E402  (torch.sparse: mm, sum, softmax, legacy FloatTensor)
+from monoflow import types  # noqa: E402  (torch.types: Number, _size ... for annotations)
 from monoflow import _docs  # noqa: E402
 
 _docs.apply(Tensor)  # one docstring per op, on the function and the Tensor method

@@ -10,7 +10,7 @@ import numbers
 from monoflow import _C
 from monoflow import _composite as _c
 
-__all__ = ["argwhere", "as_strided", "batch_gather", "broadcast_like", "cast", "combinations", "empty_strided", "gather_nd", "in_top_k", "mish",
+__all__ = ["_assert", "argwhere", "as_strided", "batch_gather", "broadcast_like", "cast", "combinations", "empty_strided", "gather_nd", "in_top_k", "mish",
            "new_ones", "nms", "quick_gelu", "result_type", "scalar_tensor", "scatter_nd", "slice", "slice_update", "softsign",
            "tensor_scatter_nd_update", "unravel_index", "vander"]
 
@@ -802,3 +802,9 @@ class TensorMethods:
             tensor([False])
         """
         return in_top_k(self, predictions, k)
+
+
+def _assert(condition, message):
+    """torch._assert: ``assert condition, message`` written as a call (model code such as
+    torchvision's ViT checks input sizes with it); a tensor condition is read as a bool."""
+    assert condition, message

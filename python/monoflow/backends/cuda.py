@@ -1,4 +1,7 @@
 """torch.backends.cuda: matmul precision switches and whether CUDA is there."""
+import contextlib
+import warnings
+
 from monoflow import _C
 
 
@@ -51,3 +54,19 @@ def enable_mem_efficient_sdp(enabled):
 
 def enable_math_sdp(enabled):
     _sdp["math"] = bool(enabled)
+
+
+@contextlib.contextmanager
+def sdp_kernel(enable_flash=True, enable_math=True, enable_mem_efficient=True, enable_cudnn=True):
+    """torch's deprecated context manager choosing the attention kernels (nn.attention.sdpa_kernel
+    replaces it): sets the switches above inside the block and restores them after."""
+    warnings.warn("`torch.backends.cuda.sdp_kernel()` is deprecated. In the future, this context manager will be "
+                  "removed. Please see `torch.nn.attention.sdpa_kernel()` for the new context manager, with updated "
+                  "signature.", FutureWarning, stacklevel=3)
+    saved = dict(_sdp)
+    _sdp.update(flash=bool(enable_flash), math=bool(enable_math), mem_efficient=bool(enable_mem_efficient))
+    try:
+        yield
+    finally:
+        _sdp.clear()
+        _sdp.update(saved)

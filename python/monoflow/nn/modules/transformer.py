@@ -31,6 +31,13 @@ def _activation_fn(activation):
     raise RuntimeError(f"activation should be relu/gelu, not {activation}")
 
 
+def _get_activation_fn(activation):
+    """torch's private helper that custom transformer layers import: 'relu' or 'gelu' -> the function."""
+    if not isinstance(activation, str):
+        raise RuntimeError(f"activation should be relu/gelu, not {activation}")
+    return _activation_fn(activation)
+
+
 class TransformerEncoderLayer(Module):
     """A Transformer encoder layer: self-attention, then a feed-forward block, each with a residual
     connection and a LayerNorm.
