@@ -887,3 +887,20 @@ def test_torch_func_tutorials_and_checkpointing_track_torch():
     got = functorch_tut.run(monoflow, init=ref["init"])
     _assert_same_outputs(ref["out"], got["out"], rtol=1e-4, atol=1e-6)
     assert got["out"]["ckpt_True"] == got["out"]["ckpt_False"] and all(got["out"]["jac_same"])
+
+
+# ------------------------------------------------------------ eriklindernoren/PyTorch-GAN: GAN, WGAN-GP, CycleGAN
+
+def test_pytorch_gan_implementations_track_torch():
+    from programs import pytorch_gan
+
+    ref = pytorch_gan.run(torch)
+    got = pytorch_gan.run(monoflow, init=ref["init"])
+    r, g = ref["out"], got["out"]
+    # The critic's last bias has an exactly-zero gradient (-mean(real) + mean(fake)): Adam's first step
+    # turns its rounding noise into +-lr in either framework, so the WGAN losses agree more loosely.
+    wgan = {k: (r.pop(k), g.pop(k)) for k in ("wd_loss", "wg_loss")}
+    for k, (a, b) in wgan.items():
+        assert_tracks(a, b, rtol=2e-3)
+    _assert_same_outputs(r, g, rtol=2e-5, atol=1e-7)
+    assert r["gp"][-1] < r["gp"][0]
