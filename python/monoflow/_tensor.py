@@ -578,6 +578,41 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
 
         return self.register_hook(accumulate_then_hook)
 
+    def register_post_accumulate_grad_hook(self, hook):
+        """torch's hook on a leaf after its gradient has been accumulated: ``hook(tensor)`` runs once
+        per backward pass with ``.grad`` holding the sum (the "optimizer step in backward" pattern:
+        ``optimizer.step(); optimizer.zero_grad()`` inside the hook). Returns a removable handle.
+
+        Built like :meth:`_register_post_grad_accumulation_hook`. One difference from torch: a hook
+        that sets ``.grad`` to None leaves zeros there (the engine stores a gradient after the hook),
+        which later accumulation treats the same way.
+
+        Example::
+
+            >>> import monoflow as flow
+            >>> x = flow.ones(2, requires_grad=True)
+            >>> seen = []
+            >>> _ = x.register_post_accumulate_grad_hook(lambda t: seen.append(t.grad.tolist()))
+            >>> (x * 3).sum().backward()
+            >>> seen
+            [[3.0, 3.0]]
+        """
+        if not callable(hook):
+            raise TypeError(f"register_post_accumulate_grad_hook(): hook must be callable, not {type(hook).__name__}")
+        if not self.is_leaf:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+
+        def accumulate_then_hook(grad):
+            prev = self.grad
+            self.grad = grad if prev is None else prev + grad
+            if hook(self) is not None:
+                raise RuntimeError("register_post_accumulate_grad_hook(): the hook must return None")
+            after = self.grad
+            self.grad = None
+            return _C.zeros_like(grad) if after is None else after
+
+        return self.register_hook(accumulate_then_hook)
+
     def numpy(self, *, force=False):
         """A numpy array sharing memory with this tensor on the CPU (a copy elsewhere).
         Waits for pending work on the tensor's device. As in OneFlow (unlike
