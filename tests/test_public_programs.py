@@ -904,3 +904,14 @@ def test_pytorch_gan_implementations_track_torch():
         assert_tracks(a, b, rtol=2e-3)
     _assert_same_outputs(r, g, rtol=2e-5, atol=1e-7)
     assert r["gp"][-1] < r["gp"][0]
+
+
+# ------------------------------------------------------------ transfer learning + EmbeddingBag text classification
+
+def test_transfer_learning_and_text_classification_tutorials_track_torch():
+    from programs import transfer_text
+
+    ref = transfer_text.run(torch)
+    got = transfer_text.run(monoflow, init=ref["init"])
+    _assert_same_outputs(ref["out"], got["out"], rtol=2e-5, atol=1e-7)
+    assert got["out"]["fixed_trainable"] == [18] and ref["out"]["text_loss"][-1] < ref["out"]["text_loss"][0]
