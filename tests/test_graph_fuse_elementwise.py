@@ -88,6 +88,14 @@ def test_relu_backward_fills_and_masks_fuse():
     assert ct.stats()["nodes"] == 1 < raw.stats()["nodes"]
 
 
+def _native_add_mul(device):
+    # testdev runs add and mul with kernels of its own and has no fused kernel:
+    # a group holding them is not formed, the rest fuses and runs on the CPU as
+    # its members did (Note [Fusing on a device without fused kernels] in
+    # graph/fusion.h)
+    return device.startswith("testdev")
+
+
 def test_broadcast_inputs(device):
     def f(x, b, s):
         return (x + b).tanh() * s - b
@@ -95,7 +103,7 @@ def test_broadcast_inputs(device):
     args = [(randn(device, 5, 6, seed=k), randn(device, 6, seed=k + 1), randn(device, 5, 1, seed=k + 2))
             for k in range(2)]
     ct = _check(f, args)
-    assert plan_ops(ct) == ["fused_elementwise"]
+    assert plan_ops(ct) == (["add", "tanh", "mul", "sub"] if _native_add_mul(device) else ["fused_elementwise"])
 
 
 def test_non_contiguous_inputs(device):
@@ -105,7 +113,7 @@ def test_non_contiguous_inputs(device):
 
     args = [(randn(device, 40, 36, seed=k), randn(device, 36, 80, seed=k + 1)) for k in range(2)]
     ct = _check(f, args)
-    assert plan_ops(ct) == ["fused_elementwise"]
+    assert plan_ops(ct) == (["mul", "fused_elementwise", "add"] if _native_add_mul(device) else ["fused_elementwise"])
 
 
 def test_an_intermediate_that_is_also_an_output_is_stored():

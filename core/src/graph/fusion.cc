@@ -491,6 +491,11 @@ void set_program_attrs(PlanNode& node, const Program& p) {
   node.ints.emplace_back();
 }
 
+bool fuses_like_its_members(const PlanNode& node, MFKernelFn fused_kernel) {
+  return fused_kernel != nullptr || node.kernel == nullptr || is_fill(node) ||
+         (node.op_id == kOp_copy && node.inputs.size() == 1 && node.inputs[0].dtype == node.outputs[0].dtype);
+}
+
 bool has_kernel(const Device& device, int op_id, DType dtype, MFKernelFn* fn) {
   Backend& be = DeviceRegistry::get().backend(device);
   *fn = be.find_kernel(op_id, dtype, dtype);

@@ -95,7 +95,8 @@ std::string fuse_elementwise(Plan& plan) {
   for (int i = 0; i < n; ++i) {
     const PlanNode& node = plan.nodes[static_cast<size_t>(i)];
     MFKernelFn fn;
-    if (!fusion::fusible(node) || !fusion::has_kernel(node.device, kOp_fused_elementwise, node.kernel_dtype, &fn))
+    if (!fusion::fusible(node) || !fusion::has_kernel(node.device, kOp_fused_elementwise, node.kernel_dtype, &fn) ||
+        !fusion::fuses_like_its_members(node, fn))  // Note [Fusing on a device without fused kernels]
       continue;
     std::set<int> candidates;
     for (const PlanOperand& o : node.inputs) {

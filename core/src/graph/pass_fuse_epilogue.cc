@@ -200,7 +200,9 @@ std::string fuse_epilogue(Plan& plan) {
         continue;
       const int fused_op = is_conv ? kOp_conv_epilogue : kOp_matmul_epilogue;
       MFKernelFn fn;
-      if (!fusion::has_kernel(mm.device, fused_op, mm.kernel_dtype, &fn) || mm.device != epi.device) continue;
+      if (!fusion::has_kernel(mm.device, fused_op, mm.kernel_dtype, &fn) || mm.device != epi.device ||
+          !fusion::fuses_like_its_members(mm, fn) || !fusion::fuses_like_its_members(epi, fn))
+        continue;  // Note [Fusing on a device without fused kernels] in graph/fusion.h
       fusion::Program p;
       if (is_fused) {
         if (!program_of_fused(epi, x, p)) continue;

@@ -92,6 +92,17 @@ void set_program_attrs(PlanNode& node, const Program& p);
 // to (the node then keeps kernel == nullptr and replays through launch()).
 bool has_kernel(const Device& device, int op_id, DType dtype, MFKernelFn* fn);
 
+// Note [Fusing on a device without fused kernels]
+//   A group fused on a device that has no fused kernel runs on the CPU, in
+//   the CPU's fused kernel, which gives the CPU's unfused bits. That equals
+//   the unfused plan only where the members ran on the CPU too (their own
+//   kernel is the CPU fallback: a device with few kernels, as testdev) or
+//   compute no arithmetic (fills, same-dtype copies). A member with a native
+//   kernel (an OpenCL exp is not the CPU's exp, to the last bit) keeps the
+//   group from forming: the plan then replays the device's own kernels, as
+//   eager mode runs them, and stays on the device.
+bool fuses_like_its_members(const PlanNode& node, MFKernelFn fused_kernel);
+
 // Replaces each group (ascending members, disjoint) by `fused[g]`, placed at
 // its last member; renumbers random_nodes. Nodes in no group stay as they are.
 void replace_groups(Plan& plan, const std::vector<std::vector<int>>& groups, std::vector<PlanNode> fused);
