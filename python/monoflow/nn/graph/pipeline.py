@@ -61,9 +61,9 @@ Note [Pipeline schedules]
     Why one order for every stage rather than each stage its own 1F1B
     order: the sends and receives of a rank run in trace order (Note
     [Collective order] in graph/plan.h) and a send may complete only once
-    its receive is posted, so two stages that order the same transfers differently
-    wait on each other forever (stage 0 sends forward 1 while stage 1 sends
-    backward 0). One order for all matches every pair by construction; the
+    its receive is posted, so two stages that order the same transfers
+    differently wait on each other forever (stage 0 sends forward 1 while
+    stage 1 sends backward 0). One order for all matches every pair by construction; the
     cost is memory on the later stages only, never more than stage 0's.
 """
 import contextlib
@@ -149,7 +149,8 @@ class _DeferredBackward:
 
     def _run(self, call):
         tensor, gradient, retain_graph, create_graph, inputs = call
-        backward = next((self.originals[c] for c in type(tensor).__mro__ if c in self.originals), type(tensor).backward)
+        backward = next((self.originals[c] for c in type(tensor).__mro__ if c in self.originals),
+                        type(tensor).backward)
         backward(tensor, gradient, retain_graph, create_graph, inputs)
 
     def flush(self):
