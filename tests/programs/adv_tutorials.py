@@ -6,19 +6,12 @@ on synthetic images and names (numpy, the same for every framework).
 
 run(torch, init=None) -> dict(out={stage: values}, init=...)."""
 import importlib
-import math
 import string
 from collections import defaultdict
 
 import numpy as np
 
-
-def _same_start(torch, start, name, model):
-    if name in start:
-        model.load_state_dict({k: torch.from_numpy(v.copy()) for k, v in start[name].items()})
-    else:
-        start[name] = {k: v.detach().numpy().copy() for k, v in model.state_dict().items()}
-    return model
+from . import same_start
 
 
 def neural_style(torch, start, out, rng):
@@ -54,7 +47,7 @@ def neural_style(torch, start, out, rng):
     cnn = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU(inplace=True), nn.Conv2d(8, 8, 3, padding=1),
                         nn.ReLU(inplace=True), nn.MaxPool2d(2, 2), nn.Conv2d(8, 16, 3, padding=1),
                         nn.ReLU(inplace=True), nn.Conv2d(16, 16, 3, padding=1), nn.ReLU(inplace=True)).eval()
-    _same_start(torch, start, "vgg", cnn)
+    same_start(torch, start, "vgg", cnn)
     cnn_normalization_mean = torch.tensor([0.485, 0.456, 0.406])
     cnn_normalization_std = torch.tensor([0.229, 0.224, 0.225])
 
@@ -166,7 +159,7 @@ def fgsm(torch, start, out, rng):
             x = F.relu(self.fc1(x))
             return F.log_softmax(self.fc2(x), dim=1)
 
-    model = _same_start(torch, start, "fgsm", Net())
+    model = same_start(torch, start, "fgsm", Net())
     model.eval()
     imgs = torch.from_numpy(start.setdefault("fgsm_x", rng.random((12, 1, 14, 14)).astype(np.float32)))
     labels = torch.from_numpy(start.setdefault("fgsm_y", rng.integers(0, 10, 12)))
@@ -214,8 +207,8 @@ def distillation(torch, start, out, rng):
     nn = torch.nn
     X = torch.from_numpy(start.setdefault("kd_x", rng.standard_normal((64, 20)).astype(np.float32)))
     y = torch.from_numpy(start.setdefault("kd_y", rng.integers(0, 5, 64)))
-    teacher = _same_start(torch, start, "teacher", nn.Sequential(nn.Linear(20, 64), nn.ReLU(), nn.Linear(64, 5)))
-    student = _same_start(torch, start, "student", nn.Sequential(nn.Linear(20, 8), nn.ReLU(), nn.Linear(8, 5)))
+    teacher = same_start(torch, start, "teacher", nn.Sequential(nn.Linear(20, 64), nn.ReLU(), nn.Linear(64, 5)))
+    student = same_start(torch, start, "student", nn.Sequential(nn.Linear(20, 8), nn.ReLU(), nn.Linear(8, 5)))
     ce_loss = nn.CrossEntropyLoss()
     opt_t = torch.optim.Adam(teacher.parameters(), lr=0.01)
     for _ in range(10):
@@ -271,7 +264,7 @@ def pruning(torch, start, out, rng):
             x = x.view(-1, int(x.nelement() / x.shape[0]))
             return self.fc2(F.relu(self.fc1(x)))
 
-    model = _same_start(torch, start, "prune", LeNet())
+    model = same_start(torch, start, "prune", LeNet())
     module = model.conv1
     prune.l1_unstructured(module, name="weight", amount=0.3)
     prune.l1_unstructured(module, name="bias", amount=3)
@@ -315,14 +308,14 @@ def parametrizations(torch, start, out, rng):
             A = X.triu(1)
             return A - A.transpose(-1, -2)
 
-    layer = _same_start(torch, start, "param_lin", nn.Linear(3, 3))
+    layer = same_start(torch, start, "param_lin", nn.Linear(3, 3))
     parametrize.register_parametrization(layer, "weight", Symmetric())
     A = layer.weight
     out["sym"] = [bool(torch.allclose(A, A.T))] + A.reshape(-1).tolist()
     out["param_is"] = [parametrize.is_parametrized(layer), parametrize.is_parametrized(layer, "bias"),
                        type(layer.parametrizations.weight).__name__,
                        sorted(k for k in layer.state_dict())]
-    layer2 = _same_start(torch, start, "param_lin2", nn.Linear(3, 3))
+    layer2 = same_start(torch, start, "param_lin2", nn.Linear(3, 3))
     parametrize.register_parametrization(layer2, "weight", Skew())
     parametrize.register_parametrization(layer2, "weight", MatrixExponential())
     X = layer2.weight
@@ -349,7 +342,7 @@ def per_sample_grads(torch, start, out, rng):
     from_func = torch.func
     functional_call, vmap, grad = from_func.functional_call, from_func.vmap, from_func.grad
 
-    model = _same_start(torch, start, "psg", nn.Sequential(nn.Linear(5, 8), nn.ReLU(), nn.Linear(8, 3)))
+    model = same_start(torch, start, "psg", nn.Sequential(nn.Linear(5, 8), nn.ReLU(), nn.Linear(8, 3)))
     data = torch.from_numpy(start.setdefault("psg_x", rng.standard_normal((6, 5)).astype(np.float32)))
     targets = torch.from_numpy(start.setdefault("psg_y", rng.integers(0, 3, 6)))
 
@@ -397,7 +390,7 @@ def forward_ad(torch, start, out, rng):
         jvp = fwAD.unpack_dual(dual_output).tangent
         out["fw_jvp"] = jvp.reshape(-1).tolist()
         model = torch.nn.Linear(4, 4).double()
-        _same_start(torch, start, "fw_lin", model)
+        same_start(torch, start, "fw_lin", model)
         params = {name: p for name, p in model.named_parameters()}
         tangents = {name: torch.rand_like(p) for name, p in params.items()}
         for name, p in params.items():
@@ -465,7 +458,7 @@ def char_rnn(torch, start, out, rng):
             output = self.softmax(output)
             return output
 
-    rnn = _same_start(torch, start, "charrnn", CharRNN(n_letters, 32, len(labels_uniq)))
+    rnn = same_start(torch, start, "charrnn", CharRNN(n_letters, 32, len(labels_uniq)))
     criterion = nn.NLLLoss()
     optimizer = torch.optim.SGD(rnn.parameters(), lr=0.05)
     order = [int(i) for i in start.setdefault("char_order", rng.permutation(len(alldata)))]

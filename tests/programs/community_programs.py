@@ -16,13 +16,7 @@ from collections import defaultdict
 
 import numpy as np
 
-
-def _same_start(torch, start, name, model):
-    if name in start:
-        model.load_state_dict({k: torch.from_numpy(v.copy()) for k, v in start[name].items()})
-    else:
-        start[name] = {k: v.detach().numpy().copy() for k, v in model.state_dict().items()}
-    return model
+from . import same_start
 
 
 def sentiment(torch, start, out, rng):
@@ -100,7 +94,7 @@ def sentiment(torch, start, out, rng):
         model.embedding.weight.data.copy_(pretrained)
         model.embedding.weight.data[UNK] = torch.zeros(EMB)
         model.embedding.weight.data[PAD] = torch.zeros(EMB)
-        _same_start(torch, start, "st_" + kind, model)
+        same_start(torch, start, "st_" + kind, model)
         out["n_params"].append(count_parameters(model))
         optimizer = torch.optim.Adam(model.parameters())
         criterion = nn.BCEWithLogitsLoss()
@@ -163,7 +157,7 @@ def tabular(torch, start, out, rng):
             x = torch.cat([x, x_cont], 1)
             return self.layers(x)
 
-    model = _same_start(torch, start, "tab", TabularModel(emb_szs, conts.shape[1], 1, [16, 8]))
+    model = same_start(torch, start, "tab", TabularModel(emb_szs, conts.shape[1], 1, [16, 8]))
     pos_weight = torch.tensor([(y == 0).sum().item() / max((y == 1).sum().item(), 1)])
     criterion = nn.BCEWithLogitsLoss(pos_weight=pos_weight)
     optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
@@ -221,7 +215,7 @@ def time_series(torch, start, out, rng):
             lstm_out, _ = self.lstm(input_seq, (h0, c0))
             return self.linear(lstm_out[:, -1, :])
 
-    model = _same_start(torch, start, "ts", LSTMForecaster())
+    model = same_start(torch, start, "ts", LSTMForecaster())
     loss_function = nn.MSELoss()
     optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
     loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(X_train, y_train), batch_size=50,
@@ -359,7 +353,7 @@ def char_rnn_generation(torch, start, out, rng):
         letter_indexes.append(n_letters - 1)
         return torch.LongTensor(letter_indexes)
 
-    rnn = _same_start(torch, start, "gen", RNN(n_letters, 32, n_letters))
+    rnn = same_start(torch, start, "gen", RNN(n_letters, 32, n_letters))
     rnn.eval()  # (dropout off: the frameworks' random streams differ)
     criterion = nn.NLLLoss()
     learning_rate = 0.005

@@ -13,6 +13,8 @@ import random
 
 import numpy as np
 
+from . import same_start
+
 
 def _param(torch, start, key, make):
     if key in start:
@@ -20,14 +22,6 @@ def _param(torch, start, key, make):
     p = make()
     start[key] = p.detach().numpy().copy()
     return p
-
-
-def _same_start(torch, start, name, model):
-    if name in start:
-        model.load_state_dict({k: torch.from_numpy(v.copy()) for k, v in start[name].items()})
-    else:
-        start[name] = {k: v.detach().numpy().copy() for k, v in model.state_dict().items()}
-    return model
 
 
 def linreg(torch, start, losses):
@@ -219,7 +213,7 @@ def batch_norm_lenet(torch, start, losses, X, y):
             nn.init.xavier_uniform_(module.weight)
 
     net.apply(init_cnn)
-    _same_start(torch, start, "lenet", net)
+    same_start(torch, start, "lenet", net)
     opt = torch.optim.SGD(net.parameters(), lr=0.9)
     loss = nn.CrossEntropyLoss()
     for epoch in range(3):
@@ -391,7 +385,7 @@ def attention(torch, start, losses):
     att = AdditiveAttention(num_hiddens=8, dropout=0.1)
     att.eval()
     att(queries, keys, values, valid_lens)
-    _same_start(torch, start, "additive", att)
+    same_start(torch, start, "additive", att)
     target = torch.from_numpy(rng.standard_normal((2, 1, 4)).astype(np.float32))
     opt = torch.optim.Adam(att.parameters(), lr=0.05)
     for _ in range(10):

@@ -21,13 +21,7 @@ from collections import defaultdict
 
 import numpy as np
 
-
-def _same_start(torch, start, name, model):
-    if name in start:
-        model.load_state_dict({k: torch.from_numpy(v.copy()) for k, v in start[name].items()})
-    else:
-        start[name] = {k: v.detach().numpy().copy() for k, v in model.state_dict().items()}
-    return model
+from . import same_start
 
 
 def run(torch, init=None, seed=0):
@@ -63,7 +57,7 @@ def run(torch, init=None, seed=0):
             logits = self.linear_relu_stack(x)
             return logits
 
-    model = _same_start(torch, start, "quick", NeuralNetwork().to(device))
+    model = same_start(torch, start, "quick", NeuralNetwork().to(device))
     loss_fn = nn.CrossEntropyLoss()
     optimizer = torch.optim.SGD(model.parameters(), lr=1e-1)
 
@@ -136,7 +130,7 @@ def run(torch, init=None, seed=0):
         out["ag_jvp"] = [first.sum().item(), second.sum().item(), inp.grad.sum().item()]
 
         # ---- general checkpoint: train, save, resume into fresh objects
-        net = _same_start(torch, start, "ckpt", nn.Sequential(nn.Flatten(), nn.Linear(784, 32), nn.Tanh(),
+        net = same_start(torch, start, "ckpt", nn.Sequential(nn.Flatten(), nn.Linear(784, 32), nn.Tanh(),
                                                               nn.Linear(32, 10)))
         opt = torch.optim.SGD(net.parameters(), lr=0.05, momentum=0.9)
         X, Y = training_data.tensors
@@ -175,7 +169,7 @@ def run(torch, init=None, seed=0):
             def forward(self, x):
                 return self.fc3(torch.relu(self.fc2(torch.relu(self.fc1(self.flat(x))))))
 
-        netB = _same_start(torch, start, "warmB", NetB())
+        netB = same_start(torch, start, "warmB", NetB())
         sd = {"fc1.weight": net2[1].weight.detach(), "fc1.bias": net2[1].bias.detach(), "extra.weight": torch.ones(2)}
         res = netB.load_state_dict(sd, strict=False)
         out["warm_keys"] = [sorted(res.missing_keys), sorted(res.unexpected_keys)]
@@ -183,7 +177,7 @@ def run(torch, init=None, seed=0):
 
     # ---- AMP recipe on the CPU (disabled autocast and scaler, as the recipe's use_amp=False path)
     use_amp = False
-    amp_net = _same_start(torch, start, "amp", nn.Sequential(nn.Linear(784, 64), nn.ReLU(), nn.Linear(64, 10)))
+    amp_net = same_start(torch, start, "amp", nn.Sequential(nn.Linear(784, 64), nn.ReLU(), nn.Linear(64, 10)))
     opt = torch.optim.SGD(amp_net.parameters(), lr=0.1)
     scaler = torch.amp.GradScaler("cpu", enabled=use_amp)
     Xf = training_data.tensors[0].flatten(1)

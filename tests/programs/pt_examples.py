@@ -21,13 +21,7 @@ import tempfile
 
 import numpy as np
 
-
-def _same_start(torch, start, name, model):
-    if name in start:
-        model.load_state_dict({k: torch.from_numpy(v.copy()) for k, v in start[name].items()})
-    else:
-        start[name] = {k: v.detach().cpu().numpy().copy() for k, v in model.state_dict().items()}
-    return model
+from . import same_start
 
 
 def forward_forward(torch, init=None, seed=1, epochs=30, n=100):
@@ -103,7 +97,7 @@ def forward_forward(torch, init=None, seed=1, epochs=30, n=100):
 
     net = Net([784, 50, 50])
     for i, layer in enumerate(net.layers):
-        _same_start(torch, start, f"layer{i}", layer)
+        same_start(torch, start, f"layer{i}", layer)
     net.train(overlay_y_on_x(x, y), overlay_y_on_x(x, y_neg))
     return {"losses": losses, "error": 1.0 - net.predict(x).eq(y).float().mean().item(), "init": start}
 
@@ -191,7 +185,7 @@ def super_resolution(torch, init=None, seed=123, shuffle=True, epochs=3):
     lr_ = F.interpolate(hr, scale_factor=1 / 3, mode="bicubic", align_corners=False)
     data = torch.utils.data
     loader = data.DataLoader(data.TensorDataset(lr_, hr), batch_size=4, shuffle=shuffle)
-    model = _same_start(torch, start, "net", Net(3))
+    model = same_start(torch, start, "net", Net(3))
     criterion = nn.MSELoss()
     optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
     losses, psnrs = [], []
@@ -288,11 +282,11 @@ def fast_neural_style(torch, init=None, seed=42, steps=6):
         batch = batch.div_(255.0)
         return (batch - mean) / std
 
-    features = _same_start(torch, start, "features",
+    features = same_start(torch, start, "features",
                            nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU(), nn.Conv2d(8, 8, 3, padding=1)))
     for p in features.parameters():
         p.requires_grad = False
-    transformer = _same_start(torch, start, "transformer", TransformerNet())
+    transformer = same_start(torch, start, "transformer", TransformerNet())
     rng = np.random.default_rng(3)
     style = torch.from_numpy(rng.uniform(0, 255, (1, 3, 16, 16)).astype(np.float32))
     gram_style = gram_matrix(features(normalize_batch(style.repeat(2, 1, 1, 1))))
@@ -395,7 +389,7 @@ def vision_transformer(torch, init=None, seed=0, dropout=0.1, shuffle=True, epoc
     data = torch.utils.data
     ds = data.TensorDataset(torch.from_numpy(images), torch.from_numpy(labels))
     train_loader = data.DataLoader(ds, batch_size=batch_size, shuffle=shuffle)
-    model = _same_start(torch, start, "vit", ViT())
+    model = same_start(torch, start, "vit", ViT())
     optimizer = optim.Adam(model.parameters(), lr=1e-2, weight_decay=3e-2)
     criterion = nn.CrossEntropyLoss()
     losses, vals = [], []

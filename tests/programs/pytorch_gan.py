@@ -14,13 +14,7 @@ from collections import defaultdict
 
 import numpy as np
 
-
-def _same_start(torch, start, name, model):
-    if name in start:
-        model.load_state_dict({k: torch.from_numpy(v.copy()) for k, v in start[name].items()})
-    else:
-        start[name] = {k: v.detach().numpy().copy() for k, v in model.state_dict().items()}
-    return model
+from . import same_start
 
 
 def run(torch, init=None, seed=0):
@@ -70,8 +64,8 @@ def run(torch, init=None, seed=0):
 
     # ---- gan.py
     adversarial_loss = torch.nn.BCELoss()
-    generator = _same_start(torch, start, "G", Generator())
-    discriminator = _same_start(torch, start, "D", Discriminator())
+    generator = same_start(torch, start, "G", Generator())
+    discriminator = same_start(torch, start, "D", Discriminator())
     optimizer_G = torch.optim.Adam(generator.parameters(), lr=0.0002, betas=(0.5, 0.999))
     optimizer_D = torch.optim.Adam(discriminator.parameters(), lr=0.0002, betas=(0.5, 0.999))
     for epoch in range(2):
@@ -116,8 +110,8 @@ def run(torch, init=None, seed=0):
         gradients = gradients.view(gradients.size(0), -1)
         return ((gradients.norm(2, dim=1) - 1) ** 2).mean()
 
-    critic = _same_start(torch, start, "C", Critic())
-    generator = _same_start(torch, start, "G", Generator())
+    critic = same_start(torch, start, "C", Critic())
+    generator = same_start(torch, start, "G", Generator())
     optimizer_G = torch.optim.Adam(generator.parameters(), lr=0.001, betas=(0.5, 0.9))
     optimizer_D = torch.optim.Adam(critic.parameters(), lr=0.001, betas=(0.5, 0.9))
     lambda_gp, n_critic = 10, 2
@@ -222,9 +216,9 @@ def run(torch, init=None, seed=0):
                     to_return.append(element)  # (the repo swaps at random; kept deterministic here)
             return Variable(torch.cat(to_return))
 
-    G_AB = _same_start(torch, start, "G_AB", GeneratorResNet(img_shape, 1))
-    G_BA = _same_start(torch, start, "G_BA", GeneratorResNet(img_shape, 1))
-    D_A = _same_start(torch, start, "D_A", PatchD(1))
+    G_AB = same_start(torch, start, "G_AB", GeneratorResNet(img_shape, 1))
+    G_BA = same_start(torch, start, "G_BA", GeneratorResNet(img_shape, 1))
+    D_A = same_start(torch, start, "D_A", PatchD(1))
     criterion_GAN, criterion_cycle, criterion_identity = torch.nn.MSELoss(), torch.nn.L1Loss(), torch.nn.L1Loss()
     optimizer_G = torch.optim.Adam(itertools.chain(G_AB.parameters(), G_BA.parameters()), lr=0.002,
                                    betas=(0.5, 0.999))
