@@ -3,6 +3,7 @@
 // randomness] in generator.h) and the work splits freely across threads.
 #include <cmath>
 
+#include "common/philox.h"
 #include "dtype.h"
 #include "launch.h"
 #include "strided.h"
@@ -11,29 +12,7 @@ namespace mfcpu {
 
 namespace {
 
-struct Philox {
-  uint32_t w[4];
-  Philox(uint64_t seed, uint64_t counter) {
-    uint32_t c[4] = {uint32_t(counter), uint32_t(counter >> 32), 0, 0};
-    uint32_t k0 = uint32_t(seed), k1 = uint32_t(seed >> 32);
-    for (int r = 0; r < 10; ++r) {
-      const uint64_t p0 = uint64_t(0xD2511F53u) * c[0];
-      const uint64_t p1 = uint64_t(0xCD9E8D57u) * c[2];
-      const uint32_t n0 = uint32_t(p1 >> 32) ^ c[1] ^ k0;
-      const uint32_t n2 = uint32_t(p0 >> 32) ^ c[3] ^ k1;
-      c[0] = n0;
-      c[1] = uint32_t(p1);
-      c[2] = n2;
-      c[3] = uint32_t(p0);
-      k0 += 0x9E3779B9u;
-      k1 += 0xBB67AE85u;
-    }
-    for (int i = 0; i < 4; ++i) w[i] = c[i];
-  }
-  // Uniform in [0, 1) with 53 random bits, and in (0, 1] for logs.
-  double u01(int i) const { return double((uint64_t(w[i]) << 21) ^ (w[i + 1] >> 11)) * 0x1.0p-53; }
-  double u01_open_low(int i) const { return 1.0 - u01(i); }
-};
+using mfrandom::Philox;  // devices/common/philox.h
 
 double sample_uniform(const Task& t, const Philox& g) { return t.fval[2] + (t.fval[3] - t.fval[2]) * g.u01(0); }
 

@@ -11,6 +11,7 @@
 
 #include <type_traits>
 
+#include "common/philox.h"
 #include "kernel_args.h"
 
 extern "C" __device__ int mfc_error;  // Note [Asynchronous kernel errors] in context.h
@@ -460,31 +461,11 @@ template <class T> __device__ void update_body(const ElemArgs& a) {
 
 // ------------------------------------------------------------ random numbers
 
-// Philox4x32-10 exactly as devices/cpu/kernels_random.cpp: element i is a
-// pure function of (seed, offset + i), so the CUDA and CPU streams are the
-// same numbers (uniform, randint, bernoulli bit for bit; normal to the last
-// bit of CUDA's double log/cos).
-struct Philox {
-  uint32_t w[4];
-  __device__ Philox(uint64_t seed, uint64_t counter) {
-    uint32_t c[4] = {uint32_t(counter), uint32_t(counter >> 32), 0, 0};
-    uint32_t k0 = uint32_t(seed), k1 = uint32_t(seed >> 32);
-    for (int r = 0; r < 10; ++r) {
-      const uint64_t p0 = uint64_t(0xD2511F53u) * c[0];
-      const uint64_t p1 = uint64_t(0xCD9E8D57u) * c[2];
-      const uint32_t n0 = uint32_t(p1 >> 32) ^ c[1] ^ k0;
-      const uint32_t n2 = uint32_t(p0 >> 32) ^ c[3] ^ k1;
-      c[0] = n0;
-      c[1] = uint32_t(p1);
-      c[2] = n2;
-      c[3] = uint32_t(p0);
-      k0 += 0x9E3779B9u;
-      k1 += 0xBB67AE85u;
-    }
-    for (int i = 0; i < 4; ++i) w[i] = c[i];
-  }
-  __device__ double u01(int i) const { return double((uint64_t(w[i]) << 21) ^ (w[i + 1] >> 11)) * 0x1.0p-53; }
-};
+// Philox4x32-10 of devices/common/philox.h, the CPU's: element i is a pure
+// function of (seed, offset + i), so the CUDA and CPU streams are the same
+// numbers (uniform, randint, bernoulli bit for bit; normal to the last bit of
+// CUDA's double log/cos).
+using mfrandom::Philox;
 
 template <class T> __device__ void random_body(const RandomArgs& a) {
   MFC_GRID_LOOP(i, a.n) {
