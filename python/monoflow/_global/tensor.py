@@ -238,6 +238,9 @@ def install_grad_hook(t):
     leaf's own SBP before they accumulate, as data parallelism's all-reduce."""
     if t.__dict__.get("_grad_hooked") or not t.is_leaf:
         return
+    t._grad_hooked = True
+    if all(s.is_split() for s in t._nd_sbp):  # its gradient arrives split: no hook on the backward path
+        return
     leaf = weakref.ref(t)  # (the hook lives on t: no cycle)
 
     def to_own_sbp(g):
@@ -250,7 +253,6 @@ def install_grad_hook(t):
             return boxing.convert(g, t._shape, t._placement, tuple(dual(s) for s in nd), nd)
 
     Tensor.register_hook(t, to_own_sbp)
-    t._grad_hooked = True
 
 
 def _as_global(t, what):
