@@ -1,4 +1,4 @@
-"""Module.register_full_backward_hook: identity autograd Functions around a
+"""Module.register_full_backward_hook / register_full_backward_pre_hook: identity autograd Functions around a
 module's tensor inputs and outputs catch the gradients flowing through them;
 when the inputs' gradients are known the hooks run with
 (module, grad_input, grad_output) and may replace grad_input."""
@@ -18,6 +18,7 @@ class _OutputIdentity(_Identity):
     @staticmethod
     def backward(ctx, *grads):
         state = ctx.state
+        grads = state.run_pre_hooks(grads)
         state.grad_output = grads
         if not state.has_inputs:  # nothing upstream: the hooks run now, with grad_input None
             state.run_hooks((None,))
@@ -32,11 +33,23 @@ class _InputIdentity(_Identity):
 
 
 class BackwardHook:
-    def __init__(self, module, hooks):
+    def __init__(self, module, hooks, pre_hooks=()):
         self.module = module
         self.hooks = hooks
+        self.pre_hooks = pre_hooks
         self.has_inputs = False
         self.grad_output = None
+
+    def run_pre_hooks(self, grad_output):
+        for hook in self.pre_hooks:
+            res = hook(self.module, grad_output)
+            if res is not None:
+                res = tuple(res) if isinstance(res, (tuple, list)) else (res,)
+                if len(res) != len(grad_output):
+                    raise RuntimeError(f"Backward pre hook returned an invalid number of grad_output, got "
+                                       f"{len(res)}, but expected {len(grad_output)}")
+                grad_output = res
+        return grad_output
 
     def run_hooks(self, grad_input):
         for hook in self.hooks:

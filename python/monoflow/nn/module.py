@@ -6,6 +6,7 @@ that attribute assignment fills (`self.fc = Linear(...)` registers a child,
 (parameters(), state_dict(), to(), train()) walks these dicts.
 """
 import itertools
+import typing
 import weakref
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
@@ -13,13 +14,35 @@ from collections.abc import Mapping
 import numpy as np
 
 from monoflow import _C, _dtypes
+from monoflow._creation import empty_like as _empty_like
 from monoflow._creation import tensor as _tensor_from_data
 from monoflow._tensor import _parse_to_args
 from monoflow.autograd.grad_mode import no_grad
 from monoflow.nn import _global_layout as _gl
 from monoflow.nn.parameter import Parameter
 
-__all__ = ["Module", "RemovableHandle"]
+__all__ = ["Module", "RemovableHandle", "register_module_forward_pre_hook", "register_module_forward_hook",
+           "register_module_full_backward_hook", "register_module_full_backward_pre_hook",
+           "register_module_backward_hook", "register_module_buffer_registration_hook",
+           "register_module_module_registration_hook", "register_module_parameter_registration_hook"]
+
+# Hooks every module runs (torch.nn.modules.module.register_module_*_hook): profilers and
+# parameter counters install them once instead of walking a model.
+_global_forward_pre_hooks = OrderedDict()
+_global_forward_hooks = OrderedDict()
+_global_backward_hooks = OrderedDict()
+_global_backward_pre_hooks = OrderedDict()
+_global_buffer_registration_hooks = OrderedDict()
+_global_module_registration_hooks = OrderedDict()
+_global_parameter_registration_hooks = OrderedDict()
+
+# The per-module hook tables beyond the forward/backward ones __init__ makes; looked up with a
+# default so modules unpickled from before these existed keep working.
+_STATE_HOOK_TABLES = ("_state_dict_pre_hooks", "_state_dict_hooks", "_load_state_dict_pre_hooks",
+                      "_load_state_dict_post_hooks", "_backward_pre_hooks")
+
+
+_EXTRA_STATE_KEY_SUFFIX = "_extra_state"
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -52,6 +75,60 @@ class RemovableHandle:
 
     def __exit__(self, *exc):
         self.remove()
+
+
+def _run_registration_hooks(hooks, module, name, value):
+    for hook in hooks.values():
+        out = hook(module, name, value)
+        if out is not None:
+            value = out
+    return value
+
+
+def _add_global_hook(table, hook, prepend=False):
+    handle = RemovableHandle(table)
+    table[handle.id] = hook
+    if prepend:
+        table.move_to_end(handle.id, last=False)
+    return handle
+
+
+def register_module_forward_pre_hook(hook):
+    """Registers ``hook(module, args)`` to run before every module's forward (all modules, not one)."""
+    return _add_global_hook(_global_forward_pre_hooks, hook)
+
+
+def register_module_forward_hook(hook, *, always_call=False):
+    """Registers ``hook(module, args, output)`` to run after every module's forward."""
+    return _add_global_hook(_global_forward_hooks, hook)
+
+
+def register_module_full_backward_hook(hook):
+    """Registers ``hook(module, grad_input, grad_output)`` for every module's backward."""
+    return _add_global_hook(_global_backward_hooks, hook)
+
+
+register_module_backward_hook = register_module_full_backward_hook
+
+
+def register_module_full_backward_pre_hook(hook):
+    """Registers ``hook(module, grad_output)`` to run before every module's input gradients are computed."""
+    return _add_global_hook(_global_backward_pre_hooks, hook)
+
+
+def register_module_buffer_registration_hook(hook):
+    """Registers ``hook(module, name, buffer)``, run when any module registers a buffer; a result replaces it."""
+    return _add_global_hook(_global_buffer_registration_hooks, hook)
+
+
+def register_module_module_registration_hook(hook):
+    """Registers ``hook(module, name, submodule)``, run when any module registers a child; a result replaces it."""
+    return _add_global_hook(_global_module_registration_hooks, hook)
+
+
+def register_module_parameter_registration_hook(hook):
+    """Registers ``hook(module, name, param)``, run when any module registers a parameter; a result replaces it."""
+    return _add_global_hook(_global_parameter_registration_hooks, hook)
 
 
 def _addindent(s, n):
@@ -115,6 +192,15 @@ class Module:
         s(self, "_forward_hooks", OrderedDict())
         s(self, "_forward_hooks_with_kwargs", set())
         s(self, "_backward_hooks", OrderedDict())
+        for table in _STATE_HOOK_TABLES:
+            s(self, table, OrderedDict())
+
+    def _hook_table(self, name):
+        table = self.__dict__.get(name)
+        if table is None:
+            table = OrderedDict()
+            object.__setattr__(self, name, table)
+        return table
 
     def forward(self, *args, **kwargs):
         """The computation of the module, to be overridden by every subclass; call the module itself (``m(x)``)
@@ -145,7 +231,7 @@ class Module:
             raise ValueError(f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must be "
                              "created explicitly. To express '{name}' as a function of another Tensor, compute "
                              "the value in the forward() method.")
-        self._parameters[name] = param
+        self._parameters[name] = _run_registration_hooks(_global_parameter_registration_hooks, self, name, param)
 
     def register_buffer(self, name, tensor, persistent=True):
         """Adds a tensor that is state but not a parameter (running means);
@@ -156,7 +242,7 @@ class Module:
         if tensor is not None and not isinstance(tensor, _C.TensorBase):
             raise TypeError(f"cannot assign '{_tensor_type_name(tensor)}' object to buffer '{name}' "
                             "(monoflow Tensor or None required)")
-        self._buffers[name] = tensor
+        self._buffers[name] = _run_registration_hooks(_global_buffer_registration_hooks, self, name, tensor)
         if persistent:
             self._non_persistent_buffers_set.discard(name)
         else:
@@ -169,7 +255,7 @@ class Module:
         self._check_name(name, "module")
         if hasattr(self, name) and name not in self._modules:
             raise KeyError(f"attribute '{name}' already exists")
-        self._modules[name] = module
+        self._modules[name] = _run_registration_hooks(_global_module_registration_hooks, self, name, module)
 
     register_module = add_module
 
@@ -197,7 +283,7 @@ class Module:
                 raise AttributeError("cannot assign module before Module.__init__() call")
             drop(d, params, self._buffers)
             self._non_persistent_buffers_set.discard(name)
-            self._modules[name] = value
+            self._modules[name] = _run_registration_hooks(_global_module_registration_hooks, self, name, value)
         elif params is not None and name in self._modules:
             if value is not None:
                 raise TypeError(f"cannot assign '{_tensor_type_name(value)}' as child module '{name}' "
@@ -334,6 +420,21 @@ class Module:
             if not isinstance(mod, Module):
                 raise AttributeError(f"`{item}` is not an nn.Module")
         return mod
+
+    def set_submodule(self, target, module, strict=False):
+        """Puts ``module`` at the dotted path ``target``; the parents must exist, and with ``strict`` so must
+        the replaced submodule."""
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        parent_path, _, name = target.rpartition(".")
+        parent = self.get_submodule(parent_path)
+        if strict and not hasattr(parent, name):
+            raise AttributeError(f"{parent._get_name()} has no attribute `{name}`")
+        if hasattr(parent, name) and not isinstance(getattr(parent, name), Module):
+            raise AttributeError(f"`{name}` is not an nn.Module")
+        setattr(parent, name, module)
 
     def get_parameter(self, target):
         """The parameter at the dotted path ``target`` (``'encoder.fc.weight'``); a missing one raises
@@ -476,6 +577,23 @@ class Module:
         """Moves parameters and buffers to a CUDA device; raises when none is loaded."""
         return self._apply(lambda t: t.cuda(device))
 
+    def xpu(self, device=None):
+        """Moves parameters and buffers to an XPU device; raises when none is loaded."""
+        return self._apply(lambda t: t.to(device="xpu" if device is None else device))
+
+    def ipu(self, device=None):
+        """Moves parameters and buffers to an IPU device; raises when none is loaded."""
+        return self._apply(lambda t: t.to(device="ipu" if device is None else device))
+
+    def mtia(self, device=None):
+        """Moves parameters and buffers to an MTIA device; raises when none is loaded."""
+        return self._apply(lambda t: t.to(device="mtia" if device is None else device))
+
+    def to_empty(self, *, device=None, recurse=True):
+        """Replaces every parameter and buffer by an uninitialised tensor of the same shape and dtype on
+        ``device`` (default: where it is); returns ``self``."""
+        return self._apply(lambda t: _empty_like(t, device=device), recurse=recurse)
+
     # ---- global tensors
     def to_global(self, placement=None, sbp=None):
         """Makes every parameter and buffer global on `placement`, laid out as
@@ -529,6 +647,19 @@ class Module:
         for name, b in self._buffers.items():
             if b is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = b if keep_vars else b.detach()
+        if type(self).get_extra_state is not Module.get_extra_state:
+            destination[prefix + _EXTRA_STATE_KEY_SUFFIX] = self.get_extra_state()
+
+    def get_extra_state(self):
+        """State beyond parameters and buffers that ``state_dict`` saves under ``'_extra_state'``; override it
+        together with :meth:`set_extra_state` (any picklable object)."""
+        raise RuntimeError("Reached a code path in Module.get_extra_state() that should never be called. "
+                           "Override get_extra_state() in the module to return its extra state.")
+
+    def set_extra_state(self, state):
+        """Restores what :meth:`get_extra_state` returned, when ``load_state_dict`` finds it."""
+        raise RuntimeError("Reached a code path in Module.set_extra_state() that should never be called. "
+                           "Override set_extra_state() in the module to load its extra state.")
 
     def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
         """An OrderedDict of every parameter and persistent buffer by dotted
@@ -542,13 +673,20 @@ class Module:
         if destination is None:
             destination = OrderedDict()
             destination._metadata = OrderedDict()
+        for hook in self._hook_table("_state_dict_pre_hooks").values():
+            hook(self, prefix, keep_vars)
         meta = getattr(destination, "_metadata", None)
+        local_metadata = {"version": self._version}
         if meta is not None:
-            meta[prefix[:-1]] = {"version": self._version}
+            meta[prefix[:-1]] = local_metadata
         self._save_to_state_dict(destination, prefix, keep_vars)
         for name, module in self._modules.items():
             if module is not None:
                 module.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
+        for hook in self._hook_table("_state_dict_hooks").values():
+            result = hook(self, destination, prefix, local_metadata)
+            if result is not None:
+                destination = result
         return destination
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
@@ -596,11 +734,19 @@ class Module:
                 error_msgs.append(f'While copying the parameter named "{key}", whose dimensions in the model are '
                                   f"{param.shape} and whose dimensions in the checkpoint are {value.shape}, an "
                                   f"exception occurred : {ex.args}.")
+        has_extra_state = type(self).set_extra_state is not Module.set_extra_state
+        if has_extra_state:
+            key = prefix + _EXTRA_STATE_KEY_SUFFIX
+            if key in state_dict:
+                self.set_extra_state(state_dict[key])
+            elif strict:
+                missing_keys.append(key)
         if strict:
             for key in state_dict.keys():
                 if key.startswith(prefix):
                     head = key[len(prefix):].split(".", 1)[0]
-                    if head not in self._modules and head not in local:
+                    if head not in self._modules and head not in local and not (
+                            has_extra_state and head == _EXTRA_STATE_KEY_SUFFIX):
                         unexpected_keys.append(key)
 
     def load_state_dict(self, state_dict, strict=True, assign=False):
@@ -617,10 +763,18 @@ class Module:
             local_meta = {} if metadata is None else dict(metadata.get(prefix[:-1], {}))
             if assign:
                 local_meta["assign_to_params_buffers"] = True
+            for hook in module._hook_table("_load_state_dict_pre_hooks").values():
+                hook(module, state_dict, prefix, local_meta, True, missing, unexpected, errors)
             module._load_from_state_dict(state_dict, prefix, local_meta, True, missing, unexpected, errors)
             for name, child in module._modules.items():
                 if child is not None:
                     load(child, prefix + name + ".")
+            incompatible = _IncompatibleKeys(missing, unexpected)
+            for hook in module._hook_table("_load_state_dict_post_hooks").values():
+                if hook(module, incompatible) is not None:
+                    raise RuntimeError("Hooks registered with ``register_load_state_dict_post_hook`` are not "
+                                       "expected to return new values, if incompatible_keys need to be modified,"
+                                       "it should be done inplace.")
 
         load(self, "")
         if strict:
@@ -667,6 +821,49 @@ class Module:
             self._backward_hooks.move_to_end(handle.id, last=False)
         return handle
 
+    def register_backward_hook(self, hook):
+        """OneFlow's and torch's older name: registered as :meth:`register_full_backward_hook` (torch's
+        deprecated form hooked the last op inside forward only, which is rarely what was meant)."""
+        return self.register_full_backward_hook(hook)
+
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        """hook(module, grad_output) runs when the gradients of the module's outputs are known, before
+        its input gradients are computed; a non-None result replaces grad_output."""
+        return _add_global_hook(self._hook_table("_backward_pre_hooks"), hook, prepend)
+
+    def register_state_dict_pre_hook(self, hook):
+        """hook(module, prefix, keep_vars) runs before :meth:`state_dict` collects this module."""
+        return _add_global_hook(self._hook_table("_state_dict_pre_hooks"), hook)
+
+    def register_state_dict_post_hook(self, hook):
+        """hook(module, state_dict, prefix, local_metadata) runs after :meth:`state_dict` collected this
+        module and its children; it edits ``state_dict`` in place."""
+        def post_hook(module, state_dict, prefix, local_metadata):
+            if hook(module, state_dict, prefix, local_metadata) is not None:
+                raise RuntimeError("state_dict post-hook must return None")
+
+        return _add_global_hook(self._hook_table("_state_dict_hooks"), post_hook)
+
+    def _register_state_dict_hook(self, hook):
+        # torch's private form, still used by libraries: a non-None result replaces the state dict
+        return _add_global_hook(self._hook_table("_state_dict_hooks"), hook)
+
+    def register_load_state_dict_pre_hook(self, hook):
+        """hook(module, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+        error_msgs) runs before :meth:`load_state_dict` loads this module; it may edit ``state_dict``."""
+        return _add_global_hook(self._hook_table("_load_state_dict_pre_hooks"), hook)
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module=False):
+        # torch's private form: without with_module the hook does not get the module first
+        if with_module:
+            return self.register_load_state_dict_pre_hook(hook)
+        return self.register_load_state_dict_pre_hook(lambda module, *args: hook(*args))
+
+    def register_load_state_dict_post_hook(self, hook):
+        """hook(module, incompatible_keys) runs after :meth:`load_state_dict` loaded this module and its
+        children; it may remove entries of ``incompatible_keys.missing_keys``/``unexpected_keys``."""
+        return _add_global_hook(self._hook_table("_load_state_dict_post_hooks"), hook)
+
     def compile(self, *args, **kwargs):
         """torch's ``model.compile()``: compiles this module's calls in place and returns None. As
         :func:`monoflow.compile`, it runs eagerly (a UserWarning says so once)."""
@@ -675,8 +872,14 @@ class Module:
         _compile.compile(self, *args, **kwargs)
 
     def _call_impl(self, *args, **kwargs):
-        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks):
+        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
+                or self.__dict__.get("_backward_pre_hooks") or _global_forward_pre_hooks
+                or _global_forward_hooks or _global_backward_hooks or _global_backward_pre_hooks):
             return self.forward(*args, **kwargs)
+        for hook in list(_global_forward_pre_hooks.values()):
+            res = hook(self, args)
+            if res is not None:
+                args = res if isinstance(res, tuple) else (res,)
         for hook_id, hook in list(self._forward_pre_hooks.items()):
             if hook_id in self._forward_pre_hooks_with_kwargs:
                 res = hook(self, args, kwargs)
@@ -689,15 +892,22 @@ class Module:
                 res = hook(self, args)
                 if res is not None:
                     args = res if isinstance(res, tuple) else (res,)
-        if self._backward_hooks:
+        backward_hooks = list(_global_backward_hooks.values()) + list(self._backward_hooks.values())
+        backward_pre_hooks = (list(_global_backward_pre_hooks.values())
+                              + list(self._hook_table("_backward_pre_hooks").values()))
+        if backward_hooks or backward_pre_hooks:
             from monoflow.nn._backward_hook import BackwardHook
 
-            bw = BackwardHook(self, list(self._backward_hooks.values()))
+            bw = BackwardHook(self, backward_hooks, backward_pre_hooks)
             args = bw.setup_input_hook(args)
             result = self.forward(*args, **kwargs)
         else:
             bw = None
             result = self.forward(*args, **kwargs)
+        for hook in list(_global_forward_hooks.values()):
+            res = hook(self, args, result)
+            if res is not None:
+                result = res
         for hook_id, hook in list(self._forward_hooks.items()):
             if hook_id in self._forward_hooks_with_kwargs:
                 res = hook(self, args, kwargs, result)
@@ -710,6 +920,13 @@ class Module:
         return result
 
     __call__ = _call_impl
+    _wrapped_call_impl = _call_impl
+    _compiled_call_impl = None
+    dump_patches = False
+    T_destination = typing.TypeVar("T_destination", bound=typing.Dict[str, typing.Any])
+
+    def _slow_forward(self, *args, **kwargs):
+        return self.forward(*args, **kwargs)
 
     # ---- printing
     def _get_name(self):

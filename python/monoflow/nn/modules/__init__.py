@@ -1,5 +1,6 @@
 """The layer families of monoflow.nn, one file each."""
 from monoflow.nn.module import Module  # noqa: F401
+from monoflow.nn.modules import module, utils  # noqa: F401 (torch.nn.modules.module is reachable as an attribute)
 from monoflow.nn.modules.activation import *  # noqa: F401,F403
 from monoflow.nn.modules.attention import *  # noqa: F401,F403
 from monoflow.nn.modules.batchnorm import *  # noqa: F401,F403
