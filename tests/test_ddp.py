@@ -238,6 +238,64 @@ def state_dict_prefix():
     assert ddp.module.fc1 is ddp.module.fc1
 check("state_dict_prefix", state_dict_prefix)
 
+class BNNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv, self.bn, self.fc = nn.Conv2d(1, 4, 3), nn.BatchNorm2d(4, momentum=None), nn.Linear(4 * 6 * 6, 3)
+    def forward(self, x):
+        return self.fc(F.relu(self.bn(self.conv(x))).flatten(1))
+
+def sync_batchnorm():
+    """SyncBatchNorm under DDP on per-rank slices = BatchNorm on the global batch in one process:
+    outputs, gradients and running statistics, over two steps."""
+    flow.manual_seed(0)
+    single = BNNet()
+    flow.manual_seed(0)
+    ddp = DDP(nn.SyncBatchNorm.convert_sync_batchnorm(BNNet()))
+    assert isinstance(ddp.module.bn, nn.SyncBatchNorm)
+    for step in range(2):
+        x, y = batch(step, (1, 8, 8))
+        for p in list(single.parameters()) + list(ddp.parameters()):
+            p.grad = None
+        want_out = single(flow.tensor(x))
+        F.cross_entropy(want_out, flow.tensor(y)).backward()
+        lx, ly = local(x, y)
+        got_out = ddp(lx)
+        F.cross_entropy(got_out, ly).backward()
+        np.testing.assert_allclose(got_out.numpy(), want_out.numpy()[R * 8:(R + 1) * 8], rtol=1e-4, atol=1e-5)
+        # DDP averages over W ranks; cross_entropy's mean is over the local 8 rows: the same as the global mean
+        same(grads(ddp.module), grads(single), rtol=1e-4, atol=1e-5)
+    for name in ("running_mean", "running_var"):
+        np.testing.assert_allclose(getattr(ddp.module.bn, name).numpy(), getattr(single.bn, name).numpy(),
+                                   rtol=1e-5, atol=1e-6, err_msg=name)
+    ddp.eval()
+    np.testing.assert_allclose(ddp(lx).numpy(), single.eval()(flow.tensor(x)).numpy()[R * 8:(R + 1) * 8],
+                               rtol=1e-4, atol=1e-5)
+
+check("sync_batchnorm", sync_batchnorm)
+
+def differentiable_collectives():
+    """distributed.nn.functional: values and gradients of all_reduce / all_gather / broadcast."""
+    import monoflow.distributed.nn.functional as dnn
+    x = flow.full((3,), float(R + 1), requires_grad=True)
+    s = dnn.all_reduce(x * 2)
+    (s * (R + 1)).sum().backward()
+    total = sum(range(1, W + 1))
+    assert s.tolist() == [2.0 * total] * 3, s.tolist()
+    assert x.grad.tolist() == [2.0 * total] * 3, x.grad.tolist()   # d/dx_r of sum_k (k+1) * sum_j 2 x_j
+    x.grad = None
+    parts = dnn.all_gather(x)
+    assert [p.tolist() for p in parts] == [[float(k + 1)] * 3 for k in range(W)]
+    sum((k + 1) * p.sum() for k, p in enumerate(parts)).backward()
+    assert x.grad.tolist() == [float(W * (R + 1))] * 3, x.grad.tolist()
+    x.grad = None
+    b = dnn.broadcast(x, src=0)
+    assert b.tolist() == [1.0] * 3
+    b.sum().backward()
+    assert x.grad.tolist() == ([float(W)] * 3 if R == 0 else [0.0] * 3), x.grad.tolist()
+
+check("differentiable_collectives", differentiable_collectives)
+
 dist.barrier()
 with open(os.path.join(os.environ["DDP_OUT"], f"rank{R}.json"), "w") as f:
     json.dump(results, f)
@@ -246,7 +304,8 @@ dist.destroy_process_group()
 
 CHECKS = ["mlp_grads", "cnn_grads", "mlp_grads_as_bucket_view", "tiny_buckets_overlap", "cnn_tiny_buckets",
           "no_sync", "no_sync_is_local", "find_unused_parameters", "unused_on_one_rank", "unused_parameter_error",
-          "broadcast_at_wrap", "shape_mismatch", "state_dict_prefix"]
+          "broadcast_at_wrap", "shape_mismatch", "state_dict_prefix", "sync_batchnorm",
+          "differentiable_collectives"]
 
 
 def _env(extra=None):

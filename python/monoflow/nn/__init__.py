@@ -1,6 +1,6 @@
 """monoflow.nn: torch.nn's API (Module, Parameter, layers, losses,
 functional, init, utils)."""
-from monoflow.nn.parameter import Buffer, Parameter  # noqa: F401
+from monoflow.nn.parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter  # noqa: F401
 from monoflow.nn.module import Module  # noqa: F401
 from monoflow.nn.modules import *  # noqa: F401,F403
 from monoflow.nn.modules._factory import factory_kwargs  # noqa: F401

@@ -215,7 +215,20 @@ def is_lazy(param):
 
 class UninitializedParameter(UninitializedTensorMixin, Parameter):
     """A parameter of unknown shape, the placeholder a lazy module (``nn.LazyLinear``) holds until its
-    first forward."""
+    first forward; :meth:`materialize` gives it a shape and makes it a plain :class:`Parameter`.
+
+    Args:
+        requires_grad (bool): whether the materialised parameter requires grad. Default: ``True``.
+        device (monoflow.device, optional): where it will live. Default: the default device.
+        dtype (monoflow.dtype, optional): its dtype. Default: the default dtype.
+
+    Example::
+
+        >>> p = nn.UninitializedParameter()
+        >>> p.materialize((2, 3))
+        >>> type(p).__name__, tuple(p.shape)
+        ('Parameter', (2, 3))
+    """
 
     __module__ = "monoflow.nn.parameter"
     cls_to_become = Parameter
@@ -231,7 +244,21 @@ class UninitializedParameter(UninitializedTensorMixin, Parameter):
 
 
 class UninitializedBuffer(UninitializedTensorMixin, Tensor):
-    """A buffer of unknown shape, the placeholder a lazy module holds until its first forward."""
+    """A buffer of unknown shape, the placeholder a lazy module holds until its first forward;
+    :meth:`materialize` gives it a shape and makes it a plain tensor.
+
+    Args:
+        requires_grad (bool): whether the materialised buffer requires grad. Default: ``False``.
+        device (monoflow.device, optional): where it will live. Default: the default device.
+        dtype (monoflow.dtype, optional): its dtype. Default: the default dtype.
+
+    Example::
+
+        >>> b = nn.UninitializedBuffer()
+        >>> b.materialize(4)
+        >>> type(b).__name__, tuple(b.shape)
+        ('Tensor', (4,))
+    """
 
     __module__ = "monoflow.nn.parameter"
     cls_to_become = Tensor

@@ -5,7 +5,7 @@ import warnings
 
 from monoflow import _C, _composite
 
-__all__ = ["dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout"]
+__all__ = ["dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout"]
 
 
 def _check_p(op, p):
@@ -195,15 +195,45 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False, *, generator=None
         >>> F.alpha_dropout(flow.randn(4, 5), 0.2, training=True).shape
         monoflow.Size([4, 5])
     """
-    _C.check_tensor(input, "alpha_dropout", "input", 1)
-    _check_p("alpha_dropout", p)
-    training, inplace = _flags("alpha_dropout", training, inplace)
+    return _alpha_dropout("alpha_dropout", input, p, training, inplace, tuple(input.shape), generator)
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False, *, generator=None):
+    """Alpha dropout of whole channels: every element of a dropped ``(sample, channel)`` pair takes the
+    same value. See :class:`~monoflow.nn.FeatureAlphaDropout`.
+
+    Args:
+        input (Tensor): ``(N, C, *)``.
+        p (float): the probability of dropping a channel. Must be in ``[0, 1]`` (else ``ValueError``).
+            Default: ``0.5``.
+        training (bool): apply dropout. Default: ``False`` (as torch).
+        inplace (bool): write into the input tensor. Default: ``False``.
+        generator (monoflow.Generator, optional): the generator of the mask. Default: the device's
+            default generator.
+
+    Example::
+
+        >>> F.feature_alpha_dropout(flow.randn(2, 3, 4), 0.5, training=True).shape
+        monoflow.Size([2, 3, 4])
+    """
+    _C.check_tensor(input, "feature_alpha_dropout", "input", 1)
+    if input.dim() < 2:
+        raise RuntimeError(f"feature_alpha_dropout: expected an input of at least 2 dimensions (N, C, *), got "
+                           f"{input.dim()}")
+    mask_shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)
+    return _alpha_dropout("feature_alpha_dropout", input, p, training, inplace, mask_shape, generator)
+
+
+def _alpha_dropout(op, input, p, training, inplace, mask_shape, generator):
+    _C.check_tensor(input, op, "input", 1)
+    _check_p(op, p)
+    training, inplace = _flags(op, training, inplace)
     if not training or p == 0.0:
         return input
     if p == 1.0:
         return input.mul_(0.0) if inplace else input * 0.0
     alpha_p = -1.7580993408473766  # -scale * alpha of SELU
-    keep = _C.empty(tuple(input.shape), input.dtype, input.device)
+    keep = _C.empty(mask_shape, input.dtype, input.device)
     keep.bernoulli_(1.0 - p, generator=generator)
     a = ((1 - p) * (1 + p * alpha_p ** 2)) ** -0.5
     b = -a * alpha_p * p

@@ -1,6 +1,5 @@
 """The layer families of monoflow.nn, one file each."""
 from monoflow.nn.module import Module  # noqa: F401
-from monoflow.nn.modules import module, utils  # noqa: F401 (torch.nn.modules.module is reachable as an attribute)
 from monoflow.nn.modules.activation import *  # noqa: F401,F403
 from monoflow.nn.modules.attention import *  # noqa: F401,F403
 from monoflow.nn.modules.batchnorm import *  # noqa: F401,F403
@@ -26,3 +25,13 @@ from monoflow.nn.modules.upsampling import *  # noqa: F401,F403
 from monoflow.nn.modules.lazy import *  # noqa: F401,F403
 from monoflow.nn.modules.ctc_loss import *  # noqa: F401,F403
 from monoflow.nn.modules.adaptive import *  # noqa: F401,F403
+
+
+def __getattr__(name):
+    # torch.nn.modules.module / .utils are reachable as attributes; imported on first use so that the
+    # star import into monoflow.nn does not rebind nn.module / nn.utils to them.
+    if name in ("module", "utils"):
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

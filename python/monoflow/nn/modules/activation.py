@@ -52,6 +52,8 @@ class Hardtanh(Module):
         min_val (float): lower end of the linear range. Default: ``-1.0``.
         max_val (float): upper end of the linear range. Default: ``1.0``.
         inplace (bool): write the result into the input tensor and return it. Default: ``False``.
+        min_value (float, optional): torch's deprecated name of ``min_val``; overrides it when given.
+        max_value (float, optional): torch's deprecated name of ``max_val``; overrides it when given.
 
     Shape:
         - Input: ``(*)``, any number of dimensions.
@@ -64,8 +66,12 @@ class Hardtanh(Module):
         tensor([-1.0000, -0.5000,  0.0000,  1.0000])
     """
 
-    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
+    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False, min_value=None, max_value=None):
         super().__init__()
+        if min_value is not None:  # torch's deprecated keyword names
+            min_val = min_value
+        if max_value is not None:
+            max_val = max_value
         if max_val <= min_val:
             raise AssertionError("max_val must be greater than min_val")
         self.min_val = min_val

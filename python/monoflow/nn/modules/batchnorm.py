@@ -1,6 +1,8 @@
 """BatchNorm1d/2d/3d and SyncBatchNorm: per-channel normalisation with running statistics."""
 from monoflow._creation import tensor as _tensor
-from monoflow._dtypes import int64
+from monoflow._dtypes import float64, int64
+from monoflow.autograd.grad_mode import no_grad
+from monoflow._C import cat as flow_cat
 from monoflow.nn import functional as F
 from monoflow.nn.module import Module
 from monoflow.nn.modules._factory import affine_parameters, empty, reset_affine
@@ -196,10 +198,10 @@ class SyncBatchNorm(_BatchNorm):
     """Batch normalisation over ``(N, C, *)`` whose batch statistics are meant to span the processes of
     ``process_group``.
 
-    In a single process it is plain batch norm. Synchronising statistics across processes is not
-    implemented: training it with more than one process raises ``NotImplementedError`` rather than
-    silently using per-process statistics. :meth:`convert_sync_batchnorm` replaces the BatchNorm layers
-    of a module.
+    In training with more than one process (``process_group``'s size > 1) the mean and variance are
+    those of the union of the processes' batches, as if one process had seen them all; the gradients
+    flow through that synchronisation. In one process, or in eval mode, it is plain batch norm.
+    :meth:`convert_sync_batchnorm` replaces the BatchNorm layers of a module.
 
     Args:
         num_features (int): the number of channels ``C`` (dim 1 of the input).
@@ -233,8 +235,8 @@ class SyncBatchNorm(_BatchNorm):
     """
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
-                 process_group=None, device=None, dtype=None):
-        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype)
+                 process_group=None, device=None, dtype=None, *, bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
         self.process_group = process_group
 
     def _check_input_dim(self, input):
@@ -242,13 +244,45 @@ class SyncBatchNorm(_BatchNorm):
             raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
 
     def forward(self, input):
+        self._check_input_dim(input)
         if self.training:
             from monoflow.distributed import process_group as pg
 
             if pg.is_initialized() and pg.get_world_size(self.process_group) > 1:
-                raise NotImplementedError("SyncBatchNorm: synchronising batch statistics across processes is not "
-                                          "supported; use BatchNorm (per-process statistics) instead")
+                return self._synchronised(input)
         return super().forward(input)
+
+    def _synchronised(self, input):
+        # Batch statistics over every process's batch: one differentiable all-reduce of the per-channel
+        # sums, sums of squares and counts (accumulated in float64, where E[x^2] - E[x]^2 keeps its
+        # digits); autograd then gives every rank the gradient of the global normalisation.
+        from monoflow.distributed.nn.functional import all_reduce
+
+        c = input.shape[1]
+        dims = [0] + list(range(2, input.dim()))
+        x64 = input.double()
+        count = input.numel() // c
+        local = flow_cat([x64.sum(dims), (x64 * x64).sum(dims), _tensor([float(count)], dtype=float64,
+                                                                          device=input.device)])
+        total = all_reduce(local, group=self.process_group)
+        n = total[2 * c]
+        mean = total[:c] / n
+        var = total[c:2 * c] / n - mean * mean
+        if self.track_running_stats and self.num_batches_tracked is not None:
+            self.num_batches_tracked.add_(1)
+            factor = 1.0 / float(self.num_batches_tracked.item()) if self.momentum is None else self.momentum
+            with no_grad():
+                unbiased = var * (n / (n - 1)) if float(n) > 1 else var
+                self.running_mean.mul_(1 - factor).add_(factor * mean.to(self.running_mean.dtype))
+                self.running_var.mul_(1 - factor).add_(factor * unbiased.to(self.running_var.dtype))
+        shape = [1, c] + [1] * (input.dim() - 2)
+        scale = (var + self.eps).rsqrt()
+        out = ((x64 - mean.reshape(shape)) * scale.reshape(shape)).to(input.dtype)
+        if self.weight is not None:
+            out = out * self.weight.reshape(shape)
+        if self.bias is not None:
+            out = out + self.bias.reshape(shape)
+        return out
 
     @classmethod
     def convert_sync_batchnorm(cls, module, process_group=None):

@@ -2,7 +2,7 @@
 from monoflow.nn import functional as F
 from monoflow.nn.module import Module
 
-__all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout"]
+__all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"]
 
 
 class _DropoutNd(Module):
@@ -168,3 +168,29 @@ class AlphaDropout(_DropoutNd):
 
     def forward(self, input):
         return F.alpha_dropout(input, self.p, self.training)
+
+
+class FeatureAlphaDropout(_DropoutNd):
+    """Alpha dropout of whole channels (``(N, C, *)`` inputs): a dropped channel takes SELU's negative
+    saturation value everywhere, then the result is affinely rescaled to keep zero mean and unit variance.
+
+    Active in training mode only.
+
+    Args:
+        p (float): the probability of dropping a channel. Must be in ``[0, 1]`` (else ``ValueError``).
+            Default: ``0.5``.
+        inplace (bool): write into the input tensor. Default: ``False``.
+
+    Shape:
+        - Input: ``(N, C, *)``.
+        - Output: the shape of the input.
+
+    Example::
+
+        >>> m = nn.FeatureAlphaDropout(0.2)
+        >>> m(flow.randn(2, 4, 5)).shape
+        monoflow.Size([2, 4, 5])
+    """
+
+    def forward(self, input):
+        return F.feature_alpha_dropout(input, self.p, self.training, self.inplace)

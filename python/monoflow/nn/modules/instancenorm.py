@@ -4,8 +4,7 @@ from monoflow import _creation
 from monoflow._dtypes import int64
 from monoflow.nn import functional as F
 from monoflow.nn.module import Module
-from monoflow.nn.modules._factory import empty
-from monoflow.nn.parameter import Parameter
+from monoflow.nn.modules._factory import affine_parameters, reset_affine
 
 __all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
 
@@ -14,7 +13,7 @@ class _InstanceNorm(Module):
     _spatial = 1
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False, track_running_stats=False, device=None,
-                 dtype=None):
+                 dtype=None, *, bias=True):
         super().__init__()
         kw = {"device": device, "dtype": dtype}
         self.num_features = num_features
@@ -22,12 +21,7 @@ class _InstanceNorm(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        if affine:
-            self.weight = Parameter(empty(num_features, **kw))
-            self.bias = Parameter(empty(num_features, **kw))
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        affine_parameters(self, (num_features,), affine, bias, device, dtype)
         if track_running_stats:
             self.register_buffer("running_mean", _creation.zeros(num_features, **kw))
             self.register_buffer("running_var", _creation.ones(num_features, **kw))
@@ -46,9 +40,7 @@ class _InstanceNorm(Module):
 
     def reset_parameters(self):
         self.reset_running_stats()
-        if self.affine:
-            self.weight.data.fill_(1)
-            self.bias.data.zero_()
+        reset_affine(self)
 
     def forward(self, input):
         name = type(self).__name__
