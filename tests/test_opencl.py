@@ -158,6 +158,29 @@ def test_common_ops_run_natively():
                                                   "max_pool2d_backward", "matmul", "log_softmax", "copy", "add"}
 
 
+def test_updates_round_as_written_like_the_cpu():
+    # Note [No contraction] in devices/opencl/operands.cpp: p + a * g is two
+    # roundings, not one fma, so the fused optimizer updates give the CPU's
+    # bits, and those of the plain kernels an nn.Graph replays them with.
+    from monoflow import _C
+
+    rng = np.random.default_rng(3)
+    p, g, b, d = (rng.standard_normal(4096).astype(np.float32) for _ in range(4))
+    d = np.abs(d) + 0.5
+
+    def run(device):
+        t = [flow.tensor(a, device=device) for a in (p, g, b, d)]
+        outs = [_C.add_alpha(t[0], t[1], -0.1), _C.addcmul(t[0], t[1], t[2], 0.3), _C.addcdiv(t[0], t[1], t[3], 0.3)]
+        _C.sgd_momentum_(t[0], t[2], t[1], 0.9, 1.0, 0.1)
+        return [o.numpy() for o in outs + t[:1] + t[2:3]]
+
+    for got, want in zip(run("opencl"), run("cpu")):
+        np.testing.assert_array_equal(got, want)
+    # and the chain a graph replays for add_alpha: the product, then the sum
+    x, y = flow.tensor(p, device="opencl"), flow.tensor(g, device="opencl")
+    np.testing.assert_array_equal(_C.add_alpha(x, y, -0.1).numpy(), (x + y * -0.1).numpy())
+
+
 class SmallCNN(flow.nn.Module):
     """The main job's layer kinds (examples/train_digits.py): conv, batch norm, pool, dropout, linear."""
 

@@ -17,6 +17,7 @@ namespace mfocl {
 namespace {
 
 const char* const kConv2d = R"CLC(
+#pragma OPENCL FP_CONTRACT ON /* an inner product: Note [No contraction] in operands.cpp */
 __kernel void k(long n_out, long C, long H, long W, long O, long OH, long OW, long KH, long KW, long sh, long sw,
                 long ph, long pw, long dh, long dw, long groups, long has_bias,
                 __global uchar* bx, ulong ox, __global uchar* bw, ulong ow_, __global uchar* bb, ulong ob,
@@ -46,6 +47,7 @@ __kernel void k(long n_out, long C, long H, long W, long O, long OH, long OW, lo
 
 // x [N, C, H, W] from y [N, O, OH, OW]: the adjoint of conv2d.
 const char* const kConvTranspose2d = R"CLC(
+#pragma OPENCL FP_CONTRACT ON /* an inner product: Note [No contraction] in operands.cpp */
 __kernel void k(long n_out, long C, long H, long W, long O, long OH, long OW, long KH, long KW, long sh, long sw,
                 long ph, long pw, long dh, long dw, long groups, long has_bias,
                 __global uchar* by, ulong oy, __global uchar* bw, ulong ow_, __global uchar* bb, ulong ob,
@@ -79,6 +81,7 @@ __kernel void k(long n_out, long C, long H, long W, long O, long OH, long OW, lo
 )CLC";
 
 const char* const kConvWeightGrad = R"CLC(
+#pragma OPENCL FP_CONTRACT ON /* an inner product: Note [No contraction] in operands.cpp */
 __kernel void k(long n_out, long N, long C, long H, long W, long O, long OH, long OW, long KH, long KW, long sh,
                 long sw, long ph, long pw, long dh, long dw, long groups,
                 __global uchar* bx, ulong ox, __global uchar* bg, ulong og, __global uchar* bw, ulong ow_) {

@@ -19,7 +19,7 @@ constexpr int kTile = 16;
 
 std::string source(const Device& d, int32_t dt) {
   const DTypeInfo& t = dtype_info(dt);
-  std::string s = prelude(d);
+  std::string s = prelude(d) + "#pragma OPENCL FP_CONTRACT ON\n";  // Note [No contraction] in operands.cpp
   s += std::string("#define C ") + t.compute + "\n#define TS " + std::to_string(kTile) + "\n";
   s += std::string("typedef __global ") + t.storage + "* PT;\n";
   s += "#define LD(p, o) (" + load_expr(dt, "p", "(o)") + ")\n";

@@ -142,8 +142,18 @@ std::string store_stmt(int32_t dtype, Value v, const std::string& p, const std::
   return at + " = (" + t.storage + ")(" + x + ");";
 }
 
+// Note [No contraction]
+//   OpenCL C contracts a * b + c into one fma by default (FP_CONTRACT is ON),
+//   which rounds once where the CPU's kernels round twice: add_alpha, addcmul,
+//   sgd_momentum and lerp then differ from the CPU's by an ulp, and from the
+//   chain of plain kernels an nn.Graph replays for the same update
+//   (nn/graph/optimizer_step.py), so a training graph drifted from eager mode
+//   on opencl. Every program starts with contraction off, so an expression
+//   rounds as written; the inner products of matmul and convolution turn it
+//   back on (their sums are not the CPU's to the bit anyway, and fma is what
+//   a BLAS uses).
 std::string prelude(const Device& d) {
-  std::string s;
+  std::string s = "#pragma OPENCL FP_CONTRACT OFF\n";
   if (d.fp64) s += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n#define WIDE_T double\n#define HAVE_FP64 1\n";
   else s += "#define WIDE_T float\n";
   s += "#define MAXD " + std::to_string(kMaxDims) + "\n#define MAXOPS " + std::to_string(kMaxOperands) + "\n";
