@@ -18,9 +18,10 @@ from hypothesis import strategies as st
 
 import monoflow as flow
 import monoflow.nn.functional as F
-from monoflow import nn
+from monoflow import _graph, nn
 
-from graph_fusion_checks import NO_FUSION, matches_eager, np_widened, plan_ops
+from graph_fusion_checks import (NO_FUSION, assert_fused_only_what_the_device_can_run, can_fuse, matches_eager,
+                                 native_ops, np_widened, plan_of, plan_ops)
 from graph_training import assert_all_equal, classification_data, randn, train
 
 _ACTS = {"relu": F.relu, "gelu": F.gelu, "sigmoid": flow.sigmoid, "tanh": flow.tanh,
@@ -35,8 +36,23 @@ def test_conv_bias_activation_is_one_node(device, act):
     args = [(randn(device, 2, 3, 6, 6, seed=k), randn(device, 4, 3, 3, 3, seed=k + 1), randn(device, 4, seed=k + 2))
             for k in range(2)]
     ct = matches_eager(f, args)
-    assert plan_ops(ct) == ["conv_epilogue"]
+    ops, raw_ops = plan_ops(ct), plan_ops(_graph.trace(f, *args[0], passes=NO_FUSION))
+    assert_fused_only_what_the_device_can_run(device, ops, raw_ops)
+    if not can_fuse(device, "conv_epilogue", raw_ops):
+        # opencl: its own conv2d and activations, no fused kernel: the
+        # unfused plan, all on the device
+        assert set(raw_ops) <= native_ops(device) and ops == raw_ops
+        assert "[cpu fallback]" not in ct.describe()
+        assert dict(ct.passes)["fuse_epilogue"] == "fused 0 matmuls and 0 convs with their epilogues"
+        return
+    assert ops == ["conv_epilogue"]
     assert dict(ct.passes)["fuse_epilogue"] == "fused 0 matmuls and 1 convs with their epilogues"
+
+
+def _convs_fusible(device):
+    """Whether `device` may fuse a conv with its epilogue at all: it has the
+    fused kernel, or its convolutions run on the CPU anyway (testdev)."""
+    return can_fuse(device, "conv_epilogue", ["conv2d", "conv_transpose2d"])
 
 
 def test_without_an_epilogue_the_conv_stays():
@@ -249,7 +265,11 @@ def test_eval_graph_matches_eager(device, slots, threads):
     graph.config.slots, graph.config.threads = slots, threads
     for x, _ in data:
         np.testing.assert_array_equal(np_widened(graph(x)), np_widened(model(x)))
-    assert _convs_fused(graph) == 2
+    raw = _EvalGraph(model)
+    raw.config.passes = NO_FUSION
+    raw(data[0][0])
+    assert_fused_only_what_the_device_can_run(device, plan_ops(plan_of(graph)), plan_ops(plan_of(raw)))
+    assert _convs_fused(graph) == (2 if _convs_fusible(device) else 0)
 
 
 def _stacked(device):
@@ -265,11 +285,13 @@ def test_cnn_training_matches_eager_bit_for_bit(device, make, convs, slots, thre
     data = _data(device)
     _, eager_losses, eager_params = train(make, device, data, "eager")
     graph, losses, params = train(make, device, data, "default", slots, threads)
-    _, raw_losses, raw_params = train(make, device, data, NO_FUSION, slots, threads)
+    raw, raw_losses, raw_params = train(make, device, data, NO_FUSION, slots, threads)
     # lenet: conv1 + relu (relu's backward reads its output); conv2 + gelu
     # (its backward reads the conv's output, which stays an output of the
     # node). stacked: both forward convs, and conv2's input gradient with
-    # relu's mask (no pooling in between)
-    assert _convs_fused(graph) == convs
+    # relu's mask (no pooling in between). None on a device with convolutions
+    # of its own and no fused kernel (opencl).
+    assert_fused_only_what_the_device_can_run(device, plan_ops(plan_of(graph)), plan_ops(plan_of(raw)))
+    assert _convs_fused(graph) == (convs if _convs_fusible(device) else 0)
     assert_all_equal(losses, raw_losses, eager_losses)
     assert_all_equal(params, raw_params, eager_params)

@@ -15,9 +15,10 @@ from hypothesis import strategies as st
 
 import monoflow as flow
 import monoflow.nn.functional as F
-from monoflow import nn
+from monoflow import _graph, nn
 
-from graph_fusion_checks import NO_FUSION, matches_eager, plan_ops
+from graph_fusion_checks import (NO_FUSION, assert_fused_only_what_the_device_can_run, can_fuse, matches_eager,
+                                 native_ops, plan_of, plan_ops)
 from graph_training import assert_all_equal, classification_data, randn, train
 
 _ACTS = {"relu": F.relu, "gelu": F.gelu, "sigmoid": flow.sigmoid, "tanh": flow.tanh, "none": lambda t: t}
@@ -31,10 +32,16 @@ def test_linear_bias_activation_is_one_node(device, act):
     args = [(randn(device, 8, 12, seed=k), randn(device, 5, 12, seed=k + 1), randn(device, 5, seed=k + 2))
             for k in range(2)]
     ct = matches_eager(f, args)
-    if device.startswith("testdev"):  # its own add: not fused (test_on_the_fallback_device_...)
-        assert "matmul_epilogue" not in plan_ops(ct)
+    ops, raw_ops = plan_ops(ct), plan_ops(_graph.trace(f, *args[0], passes=NO_FUSION))
+    assert_fused_only_what_the_device_can_run(device, ops, raw_ops)
+    if not can_fuse(device, "matmul_epilogue", raw_ops):
+        # testdev's own add, opencl's own matmul, add and activations: not
+        # pulled into the CPU's fused kernel (test_on_the_fallback_device_...)
+        assert "matmul_epilogue" not in ops
+        if set(raw_ops) <= native_ops(device):  # opencl: the unfused plan, all on the device
+            assert ops == raw_ops and "[cpu fallback]" not in ct.describe()
         return
-    assert plan_ops(ct) == ["matmul_epilogue"]
+    assert ops == ["matmul_epilogue"]
     assert dict(ct.passes)["fuse_epilogue"] == "fused 1 matmuls and 0 convs with their epilogues"
 
 
@@ -180,7 +187,12 @@ def test_training_with_epilogues_matches_eager_bit_for_bit(device, make, shape, 
     data = classification_data(device, 5, shape, classes=4)
     _, eager_losses, eager_params = train(make, device, data, "eager")
     graph, losses, params = train(make, device, data, "default", slots, threads)
-    _, raw_losses, raw_params = train(make, device, data, NO_FUSION, slots, threads)
-    assert "fuse_epilogue (fused" in repr(graph) and "fused 0 matmuls" not in repr(graph)
+    raw, raw_losses, raw_params = train(make, device, data, NO_FUSION, slots, threads)
+    ops, raw_ops = plan_ops(plan_of(graph)), plan_ops(plan_of(raw))
+    assert_fused_only_what_the_device_can_run(device, ops, raw_ops)
+    if can_fuse(device, "matmul_epilogue", ["matmul"]):
+        assert "fuse_epilogue (fused" in repr(graph) and "fused 0 matmuls" not in repr(graph)
+    else:  # opencl: its own matmul and no fused kernel
+        assert "fused 0 matmuls and 0 convs" in repr(graph) and "matmul_epilogue" not in ops
     assert_all_equal(losses, raw_losses, eager_losses)
     assert_all_equal(params, raw_params, eager_params)
