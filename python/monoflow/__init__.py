@@ -114,6 +114,7 @@ _not_implemented.install_tensor_placeholders(Tensor)
 
 # Last: it defines `range` and `e`, which nothing below may mean as builtins.
 from monoflow.ops_torch_names2 import *  # noqa: E402,F401,F403
+from monoflow.ops_torch_names3 import *  # noqa: E402,F401,F403
 from monoflow.ops_sparse import *  # noqa: E402,F401,F403
 from monoflow import sparse  # noqa: E402  (torch.sparse: mm, sum, softmax, legacy FloatTensor)
 from monoflow import types  # noqa: E402  (torch.types: Number, _size ... for annotations)

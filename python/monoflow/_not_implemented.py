@@ -20,7 +20,6 @@ MODULE_PLACEHOLDERS = {
         "stft", "istft", "sparse_csr_tensor",
         "lobpcg", "histogramdd",
         "quantize_per_tensor", "quantize_per_channel",
-        "frexp", "histogram", "gradient",
     ),
     "monoflow.nn": (),
     "monoflow.nn.functional": (
@@ -28,8 +27,7 @@ MODULE_PLACEHOLDERS = {
     ),
 }
 
-TENSOR_PLACEHOLDERS = ("stft", "istft", "sparse_mask", "lu", "lu_solve", "frexp", "histogram",
-                       "resize_")
+TENSOR_PLACEHOLDERS = ("stft", "istft", "sparse_mask", "lu", "lu_solve")
 
 
 class NotImplementedFeature:

@@ -6,7 +6,7 @@ import numpy as np
 from monoflow import _C, _complex, _dtypes, ops_linalg, ops_math, ops_random, ops_reduce, ops_shape
 from monoflow import ops_index_reduce
 from monoflow import ops_join, ops_layout, ops_matrix, ops_pointwise, ops_sampling, ops_set, ops_special, ops_stats
-from monoflow import ops_extra_names, ops_shape_inplace, ops_sparse
+from monoflow import ops_extra_names, ops_shape_inplace, ops_sparse, ops_torch_names3
 from monoflow import _composite, _memory_format, _shared_memory
 from monoflow._tensor_str import tensor_repr
 from monoflow._tensor_type import TensorType
@@ -160,7 +160,7 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
              ops_layout.TensorMethods, ops_stats.TensorMethods, ops_set.TensorMethods, ops_sampling.TensorMethods,
              ops_matrix.TensorMethods, ops_special.TensorMethods, ops_extra_names.TensorMethods,
              ops_index_reduce.TensorMethods, _complex.TensorMethods, ops_shape_inplace.TensorMethods,
-             ops_sparse.TensorMethods, metaclass=TensorType):
+             ops_sparse.TensorMethods, ops_torch_names3.TensorMethods, metaclass=TensorType):
     __module__ = "monoflow"
     # numpy scalars defer to the tensor's operators (np.float32(2) * t is a
     # Tensor, as in torch) instead of turning it into an array via __array__
