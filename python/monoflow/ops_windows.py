@@ -4,6 +4,7 @@ import numpy as np
 
 from monoflow import _C
 from monoflow._creation import tensor
+from monoflow._global.creation import accepts_placement
 
 __all__ = ["bartlett_window", "blackman_window", "hamming_window", "hann_window", "kaiser_window"]
 
@@ -38,6 +39,7 @@ def _cosine_sum(*coefficients):
     return symmetric
 
 
+@accepts_placement()
 def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, requires_grad=False):
     """The Hann window ``0.5 - 0.5 cos(2 pi n / (N - 1))``.
 
@@ -49,6 +51,8 @@ def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device
         layout: accepted for torch's signature (strided only).
         device: where the result lives.
         requires_grad (bool): whether autograd records operations on the result.
+        placement, sbp: (OneFlow, keywords) make a global tensor laid out as ``sbp``
+            on ``placement`` instead of a local one (as every creation function).
 
     Returns:
         Tensor: shape ``(window_length,)``.
@@ -62,6 +66,7 @@ def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device
     return _window("hann_window", window_length, periodic, _cosine_sum(0.5, 0.5), dtype, device, requires_grad)
 
 
+@accepts_placement()
 def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None, layout=None, device=None,
                    requires_grad=False):
     """The Hamming window ``alpha - beta cos(2 pi n / (N - 1))`` (arguments as in ``hann_window``).
@@ -91,6 +96,7 @@ def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype
                    requires_grad)
 
 
+@accepts_placement()
 def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, requires_grad=False):
     """The Blackman window ``0.42 - 0.5 cos(2 pi n / (N - 1)) + 0.08 cos(4 pi n / (N - 1))``.
 
@@ -116,6 +122,7 @@ def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, de
                    requires_grad)
 
 
+@accepts_placement()
 def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, requires_grad=False):
     """The Bartlett (triangular) window ``1 - |2n / (N - 1) - 1|``.
 
@@ -142,6 +149,7 @@ def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, de
     return _window("bartlett_window", window_length, periodic, symmetric, dtype, device, requires_grad)
 
 
+@accepts_placement()
 def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout=None, device=None,
                   requires_grad=False):
     """The Kaiser window ``I0(beta sqrt(1 - (2n / (N - 1) - 1)^2)) / I0(beta)``.
