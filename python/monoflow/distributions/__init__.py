@@ -2,6 +2,15 @@
 (Categorical for REINFORCE/actor-critic policies, Normal for VAEs and Gaussian policies, a tanh-squashed
 Gaussian through TransformedDistribution, kl_divergence)."""
 from monoflow.distributions import constraints, transforms  # noqa: F401
+from monoflow.distributions import constraint_registry  # noqa: F401
+from monoflow.distributions.constraint_registry import biject_to, transform_to
+from monoflow.distributions.transforms import (AbsTransform, AffineTransform, CatTransform, ComposeTransform,
+                                               CorrCholeskyTransform, CumulativeDistributionTransform,
+                                               ExpTransform, IndependentTransform, LowerCholeskyTransform,
+                                               PositiveDefiniteTransform, PowerTransform, ReshapeTransform,
+                                               SigmoidTransform, SoftmaxTransform, SoftplusTransform,
+                                               StackTransform, StickBreakingTransform, TanhTransform, Transform,
+                                               identity_transform)
 from monoflow.distributions.bernoulli import Bernoulli
 from monoflow.distributions.categorical import Categorical
 from monoflow.distributions.dirichlet import Dirichlet
@@ -17,8 +26,22 @@ from monoflow.distributions.transformed_distribution import LogNormal, Transform
 from monoflow.distributions.uniform import Uniform
 from monoflow.distributions.more import (Cauchy, Chi2, Geometric, HalfNormal, MixtureSameFamily, Poisson,  # noqa: E402
                                          StudentT)
+from monoflow.distributions.binomial import Binomial, Multinomial, NegativeBinomial  # noqa: E402
+from monoflow.distributions.extreme import (FisherSnedecor, Gumbel, HalfCauchy, InverseGamma,  # noqa: E402
+                                            Kumaraswamy, LogisticNormal, Pareto, Weibull)
+from monoflow.distributions.relaxed import (OneHotCategoricalStraightThrough, RelaxedBernoulli,  # noqa: E402
+                                            RelaxedOneHotCategorical)
+from monoflow.distributions.lowrank_multivariate_normal import LowRankMultivariateNormal  # noqa: E402
 
 __all__ = ["Bernoulli", "Beta", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Geometric", "HalfNormal",
            "MixtureSameFamily", "Poisson", "StudentT", "Distribution", "Exponential", "Gamma", "Independent", "Laplace",
            "LogNormal", "MultivariateNormal", "Normal", "OneHotCategorical", "TransformedDistribution", "Uniform",
-           "constraints", "kl_divergence", "register_kl", "transforms"]
+           "constraints", "kl_divergence", "register_kl", "transforms",
+           "Binomial", "Multinomial", "NegativeBinomial", "FisherSnedecor", "Gumbel", "HalfCauchy", "InverseGamma",
+           "Kumaraswamy", "LogisticNormal", "Pareto", "Weibull", "OneHotCategoricalStraightThrough",
+           "RelaxedBernoulli", "RelaxedOneHotCategorical", "LowRankMultivariateNormal", "biject_to", "transform_to",
+           "constraint_registry", "AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform",
+           "CorrCholeskyTransform", "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform",
+           "LowerCholeskyTransform", "PositiveDefiniteTransform", "PowerTransform", "ReshapeTransform",
+           "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "StackTransform", "StickBreakingTransform",
+           "TanhTransform", "Transform", "identity_transform"]
