@@ -26,7 +26,7 @@ NAMESPACES = [
     "monoflow.utils.data", "monoflow.distributed", "monoflow.autograd",
     "monoflow.linalg", "monoflow.special", "monoflow.fft", "monoflow.cuda", "monoflow.amp",
     "monoflow.sbp", "monoflow.env", "monoflow.comm", "monoflow.multiprocessing",
-    "monoflow.backends", "monoflow.accelerator",
+    "monoflow.backends", "monoflow.accelerator", "monoflow.asyncs",
 ]
 SKIP_PARAMS = {"self", "cls", "args", "kwargs"}
 MIN_SUMMARY = 12  # characters: more than a name repeated
