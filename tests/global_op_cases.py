@@ -252,6 +252,8 @@ SCALAR = {"x+2": lambda t: t + 2, "2+x": lambda t: 2 + t, "x-2": lambda t: t - 2
           "x**2": lambda t: t ** 2, "2**x": lambda t: 2 ** t, "x//0.7": lambda t: t // 0.7,
           "2//x": lambda t: 2 // t, "x%0.7": lambda t: t % 0.7, "2%x": lambda t: 2.0 % t,
           "add(x, 2)": lambda t: flow.add(t, 2), "x.add(2, alpha)": lambda t: t.add(2, alpha=3),
+          "add(2, x, alpha)": lambda t: flow.add(2, t, alpha=3), "sub(2, x)": lambda t: flow.sub(2, t),
+          "mul(2, x)": lambda t: flow.mul(2, t),
           "x.sub(2)": lambda t: t.sub(2), "x.mul(2)": lambda t: t.mul(2), "x.div(2)": lambda t: t.div(2),
           "pow(x, 3)": lambda t: flow.pow(t, 3), "pow(2, x)": lambda t: flow.pow(2, t),
           "x+=2": lambda t: _iop(t, 2, "__iadd__"), "x*=2": lambda t: _iop(t, 2, "__imul__"),

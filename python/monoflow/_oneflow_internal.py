@@ -13,11 +13,15 @@ __all__ = ["Tensor", "cpu_broadcast"]
 def cpu_broadcast(obj_bytes, src=0):
     """Returns rank `src`'s `obj_bytes` (a ``bytes`` object, ``None`` on the other ranks) on every rank.
 
-    Without a process group (one process) the bytes come back unchanged.
+    Under a launcher the job's process group is joined first (OneFlow needs no init call); without one (one
+    process) the bytes come back unchanged.
     """
     if isinstance(src, bool) or not isinstance(src, int):
         raise TypeError(f"cpu_broadcast(): argument 'src' must be int, not {type(src).__name__}")
     from monoflow import distributed as dist
+    from monoflow._global import groups
+
+    groups.world_size()  # under a launcher the job's group starts on first use, as in OneFlow
     if not dist.is_initialized():
         if obj_bytes is None:
             raise ValueError("cpu_broadcast(): a single process must pass the bytes itself (got None)")

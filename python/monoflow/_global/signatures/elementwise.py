@@ -101,7 +101,8 @@ def is_inplace(name):
 def binary(op):
     shapes = op.shapes
     out = _broadcast_shape(op, shapes)
-    scalars = [a for a in list(op.args[1:]) + [op.kwargs.get("other")] if _is_number(a)]
+    # a number in any position: flow.add(2, x) has it first
+    scalars = [a for a in list(op.args) + [op.kwargs.get("input"), op.kwargs.get("other")] if _is_number(a)]
     name = op.name
     if name in _ADDITIVE:
         # P + P is P; P + a number is not (each rank would add it)
