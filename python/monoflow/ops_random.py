@@ -149,18 +149,21 @@ def _like_defaults(t, dtype, device):
     return {"dtype": t.dtype if dtype is None else dtype, "device": t.device if device is None else device}
 
 
+@accepts_placement(random=True)
 def rand_like(t, *, dtype=None, device=None, generator=None, requires_grad=False, memory_format=None):
     _C.check_tensor(t, "rand_like", "input", 1)
     out = rand(tuple(t.shape), **_like_defaults(t, dtype, device), generator=generator)
     return _requires_grad(_memory_format.like(out, t, memory_format, "rand_like"), requires_grad)
 
 
+@accepts_placement(random=True)
 def randn_like(t, *, dtype=None, device=None, generator=None, requires_grad=False, memory_format=None):
     _C.check_tensor(t, "randn_like", "input", 1)
     out = randn(tuple(t.shape), **_like_defaults(t, dtype, device), generator=generator)
     return _requires_grad(_memory_format.like(out, t, memory_format, "randn_like"), requires_grad)
 
 
+@accepts_placement(random=True)
 def randint_like(t, low=0, high=None, *, dtype=None, device=None, generator=None, requires_grad=False,
                  memory_format=None):
     _C.check_tensor(t, "randint_like", "input", 1)

@@ -122,6 +122,8 @@ class LBFGS(Optimizer):
             most this. Default: ``1e-9``.
         history_size (int): number of past updates kept. Default: ``100``.
         line_search_fn (str, optional): ``None`` or ``"strong_wolfe"``. Default: ``None``.
+        contiguous_params (bool): OneFlow's option (its parameters then live in one buffer);
+            accepted, the updates are the same. Default: ``False``.
 
     Example::
 
@@ -139,7 +141,7 @@ class LBFGS(Optimizer):
     """
 
     def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7, tolerance_change=1e-9,
-                 history_size=100, line_search_fn=None):
+                 history_size=100, line_search_fn=None, contiguous_params=False):
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
         if line_search_fn not in (None, "strong_wolfe"):
@@ -147,7 +149,8 @@ class LBFGS(Optimizer):
         if max_eval is None:
             max_eval = max_iter * 5 // 4
         defaults = dict(lr=lr, max_iter=max_iter, max_eval=max_eval, tolerance_grad=tolerance_grad,
-                        tolerance_change=tolerance_change, history_size=history_size, line_search_fn=line_search_fn)
+                        tolerance_change=tolerance_change, history_size=history_size, line_search_fn=line_search_fn,
+                        contiguous_params=bool(contiguous_params))
         super().__init__(params, defaults)
         if len(self.param_groups) != 1:
             raise ValueError("LBFGS doesn't support per-parameter options (parameter groups)")

@@ -13,6 +13,7 @@ from monoflow.nn.modules.instancenorm import *  # noqa: F401,F403
 from monoflow.nn.modules.linear import *  # noqa: F401,F403
 from monoflow.nn.modules.loss import *  # noqa: F401,F403
 from monoflow.nn.modules.min_max_observer import *  # noqa: F401,F403
+from monoflow.nn.modules.qat_conv import *  # noqa: F401,F403
 from monoflow.nn.modules.combined_margin_loss import *  # noqa: F401,F403
 from monoflow.nn.modules.normalization import *  # noqa: F401,F403
 from monoflow.nn.modules.padding import *  # noqa: F401,F403
