@@ -43,3 +43,25 @@ def test_asyncs_thread_nests_is_thread_local_and_decorates():
 def test_asyncs_thread_rejects_non_thread():
     with pytest.raises(TypeError, match="asyncs.thread"):
         flow.asyncs.thread(3)
+
+
+# --- autograd out_grads= (OneFlow test_autograd_grad) -------------------------
+
+def test_autograd_grad_out_grads_alias_matches_torch():
+    xf = flow.tensor(10.0, requires_grad=True)
+    xt = torch.tensor(10.0, requires_grad=True)
+    yf, yt = xf * xf * xf, xt * xt * xt
+    (gf,) = flow.autograd.grad(outputs=yf, inputs=xf, out_grads=flow.ones_like(yf), create_graph=True)
+    (gt,) = torch.autograd.grad(outputs=yt, inputs=xt, grad_outputs=torch.ones_like(yt), create_graph=True)
+    assert gf.item() == pytest.approx(gt.item())
+    (ggf,) = flow.autograd.grad(gf, xf, out_grads=flow.ones_like(gf))
+    (ggt,) = torch.autograd.grad(gt, xt, grad_outputs=torch.ones_like(gt))
+    assert ggf.item() == pytest.approx(ggt.item())
+    with pytest.raises(TypeError, match="out_grads"):
+        flow.autograd.grad(yf, xf, grad_outputs=flow.ones_like(yf), out_grads=flow.ones_like(yf))
+
+
+def test_autograd_backward_out_grads_alias():
+    x = flow.tensor([1.0, 2.0], requires_grad=True)
+    flow.autograd.backward(x * 3, out_grads=flow.tensor([1.0, 2.0]))
+    np.testing.assert_allclose(x.grad.numpy(), [3.0, 6.0])

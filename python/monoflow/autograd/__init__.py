@@ -29,7 +29,16 @@ def _check_implicit_grads(tensors, grads):
             raise RuntimeError("grad can be implicitly created only for real scalar outputs")
 
 
-def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+def _out_grads_alias(op, name, value, out_grads):
+    # OneFlow's autograd.grad/backward called the vectors ``out_grads``
+    if out_grads is None:
+        return value
+    if value is not None:
+        raise TypeError(f"autograd.{op}(): got both {name} and its OneFlow alias out_grads; give one")
+    return out_grads
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None, *, out_grads=None):
     """Computes the gradients of ``tensors`` and accumulates them into the leaves' ``.grad``.
 
     The same as ``tensors.backward(grad_tensors)`` for one tensor; for several,
@@ -46,6 +55,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
             Default: ``False``.
         inputs (Tensor or sequence, optional): accumulate only into these leaves.
             Default: ``None`` (all leaves).
+        out_grads (Tensor or sequence, optional): OneFlow's older name of
+            ``grad_tensors`` (keyword only; give one of the two).
 
     Example::
 
@@ -57,6 +68,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         >>> x.grad
         tensor([5., 7.])
     """
+    grad_tensors = _out_grads_alias("backward", "grad_tensors", grad_tensors, out_grads)
     tensors = _seq(tensors)
     grads = _seq(grad_tensors) or [None] * len(tensors)
     _check_implicit_grads(tensors, grads)
@@ -66,7 +78,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
-         allow_unused=None, is_grads_batched=False, materialize_grads=False):
+         allow_unused=None, is_grads_batched=False, materialize_grads=False, *, out_grads=None):
     """Computes and returns the gradients of ``outputs`` with respect to ``inputs`` (``.grad`` is left alone).
 
     Args:
@@ -88,6 +100,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             backward pass per vector here; torch vectorizes). Default: ``False``.
         materialize_grads (bool): return zeros instead of ``None`` for unused inputs.
             Default: ``False``.
+        out_grads (Tensor or sequence, optional): OneFlow's older name of
+            ``grad_outputs`` (keyword only; give one of the two).
 
     Returns:
         tuple of Tensor: one gradient per input.
@@ -104,6 +118,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         >>> flow.autograd.grad((x * 2).sum(), [x, b], materialize_grads=True)
         (tensor([2., 2.]), tensor([0.]))
     """
+    grad_outputs = _out_grads_alias("grad", "grad_outputs", grad_outputs, out_grads)
     outputs = _seq(outputs)
     inputs_l = _seq(inputs)
     grads = _seq(grad_outputs) or [None] * len(outputs)
