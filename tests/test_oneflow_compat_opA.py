@@ -65,3 +65,27 @@ def test_autograd_backward_out_grads_alias():
     x = flow.tensor([1.0, 2.0], requires_grad=True)
     flow.autograd.backward(x * 3, out_grads=flow.tensor([1.0, 2.0]))
     np.testing.assert_allclose(x.grad.numpy(), [3.0, 6.0])
+
+
+# --- bernoulli dtype= (OneFlow test_bernoulli) --------------------------------
+
+@pytest.mark.parametrize("p", [None, 0, 1])
+@pytest.mark.parametrize("dtype", [flow.float32, flow.int64, flow.float64])
+def test_bernoulli_dtype_keyword(p, dtype):
+    x = flow.ones(2, 3)
+    y = flow.bernoulli(x, dtype=dtype) if p is None else flow.bernoulli(x, p=p, dtype=dtype)
+    assert y.dtype == dtype and tuple(y.shape) == (2, 3)
+    expect = np.zeros((2, 3)) if p == 0 else np.ones((2, 3))
+    np.testing.assert_array_equal(y.numpy(), expect)
+    assert x.bernoulli(p, dtype=dtype).dtype == dtype
+
+
+def test_bernoulli_dtype_default_and_bad():
+    assert flow.bernoulli(flow.full((4,), 0.5, dtype=flow.float64)).dtype == flow.float64
+    g = flow.Generator(); g.manual_seed(0)
+    a = flow.bernoulli(flow.full((64,), 0.5), generator=g, dtype=flow.int64)
+    g.manual_seed(0)
+    b = flow.bernoulli(flow.full((64,), 0.5), generator=g)
+    np.testing.assert_array_equal(a.numpy(), b.numpy().astype(np.int64))
+    with pytest.raises(TypeError, match="bernoulli"):
+        flow.bernoulli(flow.ones(2), dtype="int64")

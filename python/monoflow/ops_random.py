@@ -207,12 +207,17 @@ def _normal(mean, std, size, generator, dtype, device):
     return _C.normal_(_C.empty(tuple(size), _float_dtype(dtype), device), mean, std, generator)
 
 
-def bernoulli(input, p=None, *, generator=None):
-    """1 with probability `input` (elementwise), or with probability `p` in input's shape."""
+def bernoulli(input, p=None, *, generator=None, dtype=None):
+    """1 with probability `input` (elementwise), or with probability `p` in input's shape;
+    ``dtype`` (OneFlow's keyword) gives the result's dtype."""
+    if dtype is not None and not isinstance(dtype, _C.dtype):
+        raise TypeError(f"bernoulli(): argument 'dtype' must be a dtype, not {type(dtype).__name__}")
     if p is None:
-        return _C.bernoulli(input, generator)
+        out = _C.bernoulli(input, generator)
+        return out if dtype is None or out.dtype == dtype else out.to(dtype)
     _C.check_tensor(input, "bernoulli", "input", 1)
-    return _C.bernoulli_scalar_(_C.empty(tuple(input.shape), input.dtype, input.device), p, generator)
+    dt = input.dtype if dtype is None else dtype
+    return _C.bernoulli_scalar_(_C.empty(tuple(input.shape), dt, input.device), p, generator)
 
 
 def poisson(input, generator=None):
@@ -333,8 +338,8 @@ class TensorMethods:
             return self.copy_(_C.bernoulli(prob.expand(tuple(self.shape)).contiguous(), generator))
         return _C.bernoulli_scalar_(self, p, generator)
 
-    def bernoulli(self, p=None, *, generator=None):
-        return bernoulli(self, p, generator=generator)
+    def bernoulli(self, p=None, *, generator=None, dtype=None):
+        return bernoulli(self, p, generator=generator, dtype=dtype)
 
     # torch's other in-place samplers, drawn by inverting the CDF of a uniform draw
     def _uniform_like(self, op, generator):

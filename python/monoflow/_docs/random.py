@@ -241,14 +241,16 @@ add_doc("normal", "normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype
         tensor([5.])
     """)
 
-add_doc("bernoulli", "bernoulli(input, p=None, *, generator=None) -> Tensor", """
+add_doc("bernoulli", "bernoulli(input, p=None, *, generator=None, dtype=None) -> Tensor", """
     Draws 0 or 1 for each element: 1 with probability ``input[i]`` (or ``p``).
 
     Args:
         input (Tensor): the probabilities, in ``[0, 1]``; the result has its
-            shape and dtype.
+            shape and (unless ``dtype`` is given) its dtype.
         p (float, optional): one probability for all elements, used instead of
             the values of ``input``. Default: ``None``.""" + _GEN + """
+        dtype (flow.dtype, optional): the result's dtype (OneFlow's keyword),
+            e.g. ``flow.int64``. Default: ``None`` (input's dtype).
 
     Example::
 
@@ -256,6 +258,8 @@ add_doc("bernoulli", "bernoulli(input, p=None, *, generator=None) -> Tensor", ""
         tensor([0., 1., 1.])
         >>> flow.zeros(3).bernoulli(p=1.0)
         tensor([1., 1., 1.])
+        >>> flow.bernoulli(flow.ones(2), dtype=flow.int64)
+        tensor([1, 1])
     """)
 
 add_doc("multinomial", "multinomial(input, num_samples, replacement=False, *, generator=None) -> Tensor", """
