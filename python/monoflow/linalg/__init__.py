@@ -27,7 +27,17 @@ from monoflow.autograd.grad_mode import no_grad as _no_grad
 __all__ = ["norm", "vector_norm", "matrix_norm", "inv", "inv_ex", "det", "slogdet", "solve", "solve_ex",
            "cholesky", "cholesky_ex", "qr", "svd", "svdvals", "eigh", "eigvalsh", "pinv", "matrix_rank", "cross",
            "lstsq", "matrix_power", "matrix_exp", "multi_dot", "vecdot", "matmul", "diagonal", "solve_triangular",
-           "cond", "eig", "eigvals"]
+           "cond", "eig", "eigvals", "LinAlgError", "lu", "lu_factor", "lu_factor_ex", "lu_solve",
+           "householder_product", "tensorinv", "tensorsolve", "vander"]
+
+
+class LinAlgError(RuntimeError):
+    """Raised by a linalg function when the cause of the error is numerical: a singular matrix given to
+    :func:`inv` or :func:`solve`, a matrix that is not positive definite given to :func:`cholesky`. A subclass
+    of ``RuntimeError``, as ``torch.linalg.LinAlgError``."""
+
+
+LinAlgError.__module__ = "monoflow.linalg"
 
 
 def _result(name, fields):
@@ -98,8 +108,10 @@ class _Inv(_Function):
         try:
             Y = _t(_np.linalg.inv(_host(A)), A)
         except _np.linalg.LinAlgError:
-            raise RuntimeError("linalg.inv: The diagonal element 1 is zero, the inversion could not be completed "
-                               "because the input matrix is singular.") from None
+            info = _getrf_info(_host(A)).reshape(-1)
+            first = int(info[_np.flatnonzero(info)[0]]) if info.any() else 1
+            raise LinAlgError(f"linalg.inv: The diagonal element {first} is zero, the inversion could not be "
+                              "completed because the input matrix is singular.") from None
         ctx.save_for_backward(Y)
         return Y
 
@@ -198,7 +210,7 @@ def _ex_error(op, info, what):
     flat = info.reshape(-1)
     b = int(_np.flatnonzero(flat)[0])
     where = f"(Batch element {b}): " if info.ndim else ""
-    return RuntimeError(f"linalg.{op}: {where}{what(int(flat[b]))}")
+    return LinAlgError(f"linalg.{op}: {where}{what(int(flat[b]))}")
 
 
 def _info_tensor(info, like):
@@ -348,7 +360,7 @@ class _Solve(_Function):
         try:
             X = _np.linalg.solve(_host(A), _host(B))
         except _np.linalg.LinAlgError:
-            raise RuntimeError("linalg.solve: The solver failed because the input matrix is singular.") from None
+            raise LinAlgError("linalg.solve: The solver failed because the input matrix is singular.") from None
         Xt = _t(X, A)
         ctx.save_for_backward(A, Xt)
         return Xt
@@ -452,7 +464,7 @@ class _Cholesky(_Function):
         try:
             L = _t(_np.linalg.cholesky(_host(A)), A)
         except _np.linalg.LinAlgError:
-            raise RuntimeError("linalg.cholesky: The factorization could not be completed because the input is "
+            raise LinAlgError("linalg.cholesky: The factorization could not be completed because the input is "
                                "not positive-definite.") from None
         ctx.save_for_backward(L)
         return L
@@ -1332,3 +1344,434 @@ def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
         monoflow.Size([2, 2])
     """
     return _shape.diagonal(A, offset, dim1, dim2)
+
+
+# ---------------------------------------------------------------- LU and friends
+
+_lu_factor_t = _result("lu_factor", ["LU", "pivots"])
+_lu_factor_ex_t = _result("lu_factor_ex", ["LU", "pivots", "info"])
+_lu_t = _result("lu", ["P", "L", "U"])
+
+
+def _lu_eliminate(A):
+    """Gaussian elimination with partial pivoting (LAPACK getrf's choices: the first largest |pivot|; a zero
+    pivot column is left as it is), written with monoflow ops so that it is differentiable by composition.
+    Returns (LU, perm, pivots): perm (*, m) int64 the row order (row i of P^T A is row perm[i] of A), pivots
+    (*, k) int64 the 0-based row swapped with row j at step j."""
+    from monoflow._creation import arange
+
+    where = _m.where
+    m, n = A.shape[-2], A.shape[-1]
+    k = min(m, n)
+    batch = tuple(A.shape[:-2])
+    rows = arange(m, dtype=_dtypes.int64, device=A.device)
+    rows_col = rows.reshape(m, 1)
+    cols = arange(n, dtype=_dtypes.int64, device=A.device)
+    M = A
+    perm = rows.expand(*batch, m)
+    pivots = []
+    for j in range(k):
+        col = where(rows >= j, M[..., :, j].abs(), -1.0)
+        p = col.argmax(-1, True)  # (*batch, 1)
+        pivots.append(p)
+        swap = where(rows == j, p, where(rows == p, j, rows))
+        M = M.gather(-2, swap.unsqueeze(-1).expand(*batch, m, n))
+        perm = perm.gather(-1, swap)
+        piv = M[..., j:j + 1, j:j + 1]
+        zero = piv == 0
+        l = where(rows_col > j, M[..., :, j:j + 1] / where(zero, 1.0, piv), 0.0)  # (*, m, 1)
+        l = where(zero, 0.0, l)
+        M = M - l * where(cols > j, M[..., j:j + 1, :], 0.0)
+        M = where((rows_col > j) & (cols == j), l, M)
+    piv = _shape.cat(pivots, -1) if pivots else A.new_zeros(batch + (0,)).to(_dtypes.int64)
+    return M, perm, piv
+
+
+def _split_lu(LU):
+    m, n = LU.shape[-2], LU.shape[-1]
+    k = min(m, n)
+    L = LU[..., :, :k].tril(-1) + _C.eye(m, k, LU.dtype, LU.device)
+    U = LU[..., :k, :].triu()
+    return L, U
+
+
+class _LUSquare(_Function):
+    """LU of square matrices: the elimination without a tape, torch's backward formula
+    gA = P L^-H (tril_-1(L^H gL) + triu(gU U^H)) U^-H."""
+
+    @staticmethod
+    def forward(ctx, A):
+        LU, perm, piv = _lu_eliminate(A)
+        ctx.save_for_backward(LU, perm)
+        ctx.mark_non_differentiable(perm, piv)
+        return LU, perm, piv
+
+    @staticmethod
+    def backward(ctx, gLU, gperm=None, gpiv=None):
+        LU, perm = ctx.saved_tensors
+        L, U = _split_lu(LU)
+        phi = (_mT(L).matmul(gLU)).tril(-1) + gLU.matmul(_mT(U)).triu()
+        X = solve_triangular(_mT(L), phi, upper=True, unitriangular=True)
+        X = solve_triangular(_mT(U), X, upper=False, left=False)
+        # gA = P X: row perm[i] of gA is row i of X
+        inv = perm.argsort(-1)
+        return X.gather(-2, inv.unsqueeze(-1).expand(tuple(X.shape)))
+
+
+def _lu_core(op, A):
+    if not isinstance(A, _C.TensorBase):
+        raise TypeError(f"linalg.{op}(): argument 'A' must be Tensor, not {type(A).__name__}")
+    if A.dim() < 2:
+        raise RuntimeError(f"torch.{op}: Expected tensor with 2 or more dimensions. Got size: {list(A.shape)} instead")
+    _check(op, A, square=False)
+    if A.shape[-1] == A.shape[-2] and A.requires_grad:
+        return _LUSquare.apply(A)
+    if A.requires_grad:
+        return _lu_eliminate(A)
+    with _no_grad():
+        return _lu_eliminate(A)
+
+
+def _lu_info(LU):
+    k = min(LU.shape[-2], LU.shape[-1])
+    d = _host(_shape.diagonal(LU, 0, -2, -1)) if k else _np.zeros(tuple(LU.shape[:-2]) + (0,))
+    zero = d == 0
+    first = _np.argmax(zero, axis=-1) + 1 if k else _np.zeros(d.shape[:-1], _np.int64)
+    return _np.where(zero.any(-1), first, 0).astype(_np.int32) if k else _np.zeros(d.shape[:-1], _np.int32)
+
+
+def lu_factor_ex(A, *, pivot=True, check_errors=False):
+    """The compact LU factorisation with partial pivoting of each matrix of ``A``, with an ``info`` tensor:
+    returns the named tuple ``(LU, pivots, info)``.
+
+    ``LU`` holds ``L`` (unit lower triangular, below the diagonal) and ``U`` (on and above it) of
+    ``A = P L U``; ``pivots`` (``int32``, 1-based, LAPACK's convention) says that row ``i`` was swapped
+    with row ``pivots[i]`` at step ``i``; ``info`` is 0, or the 1-based index of the first zero on the
+    diagonal of ``U`` (the matrix is singular). Rectangular and batched matrices are supported and the
+    result is differentiable in ``A`` (for square ``A`` with torch's formula).
+
+    Args:
+        A (Tensor): shape ``(*, m, n)``, float32 or float64.
+        pivot (bool): partial pivoting; ``False`` is refused on the CPU, as torch refuses it. Default: ``True``.
+        check_errors (bool): raise ``RuntimeError`` when ``info`` is not zero. Default: ``False``.
+
+    Example::
+
+        >>> LU, pivots, info = flow.linalg.lu_factor_ex(flow.tensor([[1., 2.], [3., 4.]]))
+        >>> LU
+        tensor([[3.0000, 4.0000],
+                [0.3333, 0.6667]])
+        >>> pivots, info
+        (tensor([2, 2], dtype=monoflow.int32), tensor(0, dtype=monoflow.int32))
+    """
+    return _lu_factor_ex("linalg.lu_factor_ex", A, pivot, check_errors)
+
+
+def _lu_factor_ex(op, A, pivot, check_errors):
+    if not pivot:
+        raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
+    LU, _, piv = _lu_core("linalg.lu_factor" if op.startswith("linalg.") else op, A)
+    info = _lu_info(LU)
+    if check_errors and info.any():
+        flat = info.reshape(-1)
+        b = int(_np.flatnonzero(flat)[0])
+        where = f"(Batch element {b}): " if info.ndim else ""
+        i = int(flat[b])
+        raise RuntimeError(f"torch.{op}: {where}U[{i},{i}] is zero and using it on lu_solve would result in a "
+                           f"division by zero. If you still want to perform the factorization, consider calling "
+                           f"linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
+    return _lu_factor_ex_t(LU, (piv + 1).to(_dtypes.ALIASES["int32"]), _info_tensor(info, A))
+
+
+def lu_factor(A, *, pivot=True):
+    """The compact LU factorisation with partial pivoting of each matrix of ``A``: the named tuple
+    ``(LU, pivots)`` that :func:`lu_solve` and :func:`lu_unpack` take.
+
+    See :func:`lu_factor_ex` for the layout. A matrix whose ``U`` has a zero on its diagonal raises
+    ``RuntimeError`` (as torch: use :func:`lu_factor_ex` or :func:`lu` to factor it anyway).
+    Differentiable.
+
+    Args:
+        A (Tensor): shape ``(*, m, n)``, float32 or float64.
+        pivot (bool): partial pivoting; ``False`` is refused on the CPU, as torch refuses it. Default: ``True``.
+
+    Example::
+
+        >>> A = flow.tensor([[1., 2.], [3., 4.]])
+        >>> LU, pivots = flow.linalg.lu_factor(A)
+        >>> flow.linalg.lu_solve(LU, pivots, flow.tensor([[1.], [1.]]))
+        tensor([[-1.],
+                [ 1.]])
+    """
+    LU, pivots, _ = _lu_factor_ex("linalg.lu_factor", A, pivot, True)
+    return _lu_factor_t(LU, pivots)
+
+
+def _perm_from_pivots(pivots, m):
+    """The row order (*, m) int64 of P^T A from LAPACK's 1-based sequential swaps."""
+    piv = _host(pivots).astype(_np.int64) - 1
+    batch = piv.shape[:-1]
+    flat = piv.reshape(-1, piv.shape[-1])
+    perm = _np.tile(_np.arange(m), (flat.shape[0], 1))
+    rows = _np.arange(flat.shape[0])
+    for j in range(flat.shape[1]):
+        p = flat[:, j]
+        if ((p < j) | (p >= m)).any():
+            raise RuntimeError("lu_unpack: pivots must hold valid 1-based row indices of each step's remaining rows")
+        a = perm[rows, j].copy()
+        perm[rows, j] = perm[rows, p]
+        perm[rows, p] = a
+    return perm.reshape(batch + (m,))
+
+
+def _perm_matrix(perm, like):
+    """P (*, m, m) with A = P (P^T A): column i of P is the unit vector e_{perm[i]}."""
+    m = perm.shape[-1]
+    P = _np.zeros(perm.shape + (m,), dtype=_np.dtype(like.dtype.name))
+    idx = _np.indices(perm.shape)
+    P[tuple(idx[:-1]) + (perm, idx[-1])] = 1
+    return _t(P, like)
+
+
+def _lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
+    if unpack_data:
+        L, U = _split_lu(LU_data)
+    else:
+        L = U = LU_data.new_zeros((0,))
+    if unpack_pivots:
+        P = _perm_matrix(_perm_from_pivots(LU_pivots, LU_data.shape[-2]), LU_data)
+    else:
+        P = LU_data.new_zeros((0,))
+    return _lu_unpack_t(P, L, U)
+
+
+_lu_unpack_t = _result("lu_unpack", ["P", "L", "U"])
+
+
+def lu(A, *, pivot=True):
+    """The LU factorisation with partial pivoting of each matrix of ``A``: the named tuple ``(P, L, U)``
+    with ``A = P L U``, ``L`` unit lower triangular ``(*, m, k)`` and ``U`` upper triangular ``(*, k, n)``,
+    ``k = min(m, n)``.
+
+    Singular matrices are factored too (no error). Batched, rectangular, differentiable in ``A``.
+
+    Args:
+        A (Tensor): shape ``(*, m, n)``, float32 or float64.
+        pivot (bool): partial pivoting; ``False`` is refused on the CPU, as torch refuses it. Default: ``True``.
+
+    Example::
+
+        >>> A = flow.tensor([[1., 2.], [3., 4.]])
+        >>> P, L, U = flow.linalg.lu(A)
+        >>> L
+        tensor([[1.0000, 0.0000],
+                [0.3333, 1.0000]])
+        >>> U
+        tensor([[3.0000, 4.0000],
+                [0.0000, 0.6667]])
+    """
+    if not pivot:
+        raise RuntimeError("linalg.lu: LU without pivoting is not implemented on the CPU")
+    LU, perm, _ = _lu_core("linalg.lu", A)
+    L, U = _split_lu(LU)
+    return _lu_t(_perm_matrix(_host(perm), A), L, U)
+
+
+def _apply_perm_rows(perm, B, inverse):
+    # P^T B has rows B[perm]; P B has rows B[argsort(perm)]
+    idx = perm.argsort(-1) if inverse else perm
+    batch = _C.broadcast_shapes(tuple(idx.shape[:-1]), tuple(B.shape[:-2]))
+    B = B.expand(tuple(batch) + tuple(B.shape[-2:]))
+    idx = idx.expand(tuple(batch) + (idx.shape[-1],))
+    return B.gather(-2, idx.unsqueeze(-1).expand(tuple(B.shape)))
+
+
+def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
+    """The solution ``X`` of ``A X = B`` given the factorisation ``(LU, pivots)`` of ``A`` from
+    :func:`lu_factor` (``X A = B`` with ``left=False``; ``A^H`` in place of ``A`` with ``adjoint=True``).
+
+    Batch dims broadcast; differentiable in ``LU`` and ``B``.
+
+    Args:
+        LU (Tensor): the packed factors of square ``A``, shape ``(*, n, n)``.
+        pivots (Tensor): the 1-based pivots, shape ``(*, n)``.
+        B (Tensor): the right-hand side, shape ``(*, n, k)`` (``(*, k, n)`` with ``left=False``).
+        left (bool): solve ``A X = B`` if ``True``, ``X A = B`` if ``False``. Default: ``True``.
+        adjoint (bool): solve with the (conjugate) transpose of ``A``. Default: ``False``.
+
+    Example::
+
+        >>> A = flow.tensor([[4., 2.], [2., 3.]])
+        >>> LU, pivots = flow.linalg.lu_factor(A)
+        >>> flow.linalg.lu_solve(LU, pivots, flow.tensor([[2.], [1.]]))
+        tensor([[0.5000],
+                [0.0000]])
+    """
+    _check("lu_solve", LU)
+    if not isinstance(B, _C.TensorBase):
+        raise TypeError(f"linalg.lu_solve(): argument 'B' must be Tensor, not {type(B).__name__}")
+    if B.dim() < 2:
+        raise RuntimeError("linalg.lu_solve: Expected B to have at least 2 dimensions, but it has "
+                           f"{B.dim()} dimensions instead")
+    n = LU.shape[-1]
+    if left and B.shape[-2] != n:
+        raise RuntimeError(f"linalg.lu_solve: Incompatible shapes of A and B for the equation AX = B "
+                           f"({n}x{n} and {B.shape[-2]}x{B.shape[-1]})")
+    if not left and B.shape[-1] != n:
+        raise RuntimeError(f"linalg.lu_solve: Incompatible shapes of A and B for the equation XA = B "
+                           f"({n}x{n} and {B.shape[-2]}x{B.shape[-1]})")
+    if B.dtype != LU.dtype:
+        raise RuntimeError(f"linalg.lu_solve: Expected LU and B to have the same dtype, but found LU of type "
+                           f"{LU.dtype.name} and B of type {B.dtype.name} instead")
+    if not left:
+        # X A = B  <=>  A^H X^H = B^H
+        return _mT(lu_solve(LU, pivots, _mT(B), adjoint=not adjoint))
+    perm = _t(_perm_from_pivots(pivots, n), LU, _dtypes.int64)
+    batch = _C.broadcast_shapes(tuple(LU.shape[:-2]), tuple(B.shape[:-2]))
+    LUb = LU.expand(tuple(batch) + (n, n))
+    B = B.expand(tuple(batch) + tuple(B.shape[-2:]))
+    if not adjoint:  # A = P L U: X = U^-1 L^-1 P^T B
+        Y = _apply_perm_rows(perm, B, inverse=False)
+        Y = solve_triangular(LUb, Y, upper=False, unitriangular=True)
+        return solve_triangular(LUb, Y, upper=True)
+    # A^T = U^T L^T P^T: X = P L^-T U^-T B
+    Y = solve_triangular(_mT(LUb), B, upper=False)
+    Y = solve_triangular(_mT(LUb), Y, upper=True, unitriangular=True)
+    return _apply_perm_rows(perm, Y, inverse=True)
+
+
+def householder_product(A, tau):
+    """The first ``n`` columns of the product ``H_1 ... H_k`` of Householder reflectors
+    ``H_i = I - tau_i v_i v_i^H``, where ``v_i`` is column ``i`` of ``A`` below the diagonal with a 1 on it
+    (LAPACK's orgqr; ``geqrf``'s output gives the ``Q`` of a QR).
+
+    Batched and differentiable in ``A`` and ``tau``.
+
+    Args:
+        A (Tensor): shape ``(*, m, n)`` with ``m >= n``, the reflectors below the diagonal.
+        tau (Tensor): shape ``(*, k)`` with ``k <= n``, the reflectors' scales.
+
+    Example::
+
+        >>> A = flow.tensor([[1., 0.], [1., 1.], [0., 1.]])
+        >>> flow.linalg.householder_product(A, flow.tensor([1., 0.]))
+        tensor([[ 0., -1.],
+                [-1.,  0.],
+                [ 0.,  0.]])
+    """
+    if not isinstance(A, _C.TensorBase) or not isinstance(tau, _C.TensorBase):
+        raise TypeError("linalg.householder_product(): arguments 'input' and 'tau' must be Tensors")
+    if A.dim() < 2:
+        raise RuntimeError("torch.linalg.householder_product: input must have at least 2 dimensions.")
+    m, n = A.shape[-2], A.shape[-1]
+    if m < n:
+        raise RuntimeError("torch.linalg.householder_product: input.shape[-2] must be greater than or equal to "
+                           "input.shape[-1]")
+    k = tau.shape[-1]
+    if n < k:
+        raise RuntimeError("torch.linalg.householder_product: input.shape[-1] must be greater than or equal to "
+                           "tau.shape[-1]")
+    if tau.dim() != A.dim() - 1:
+        raise RuntimeError(f"torch.linalg.householder_product: Expected tau to have one dimension less than "
+                           f"input, but got tau.ndim equal to {tau.dim()} and input.ndim is equal to {A.dim()}")
+    if tau.dtype != A.dtype:
+        raise RuntimeError(f"torch.linalg.householder_product: tau dtype {tau.dtype.name} does not match input "
+                           f"dtype {A.dtype.name}")
+    _check("householder_product", A, square=False)
+    batch = tuple(A.shape[:-2])
+    eye = _C.eye(m, n, A.dtype, A.device)
+    V = A.tril(-1) + eye  # unit lower trapezoidal: the reflectors' vectors
+    X = eye.expand(batch + (m, n))
+    for i in reversed(range(k)):
+        v = V[..., :, i:i + 1]  # (*, m, 1)
+        X = X - tau[..., i:i + 1].unsqueeze(-1) * v.matmul(_mT(v).matmul(X))
+    return X
+
+
+def _prod(shape):
+    out = 1
+    for s in shape:
+        out *= s
+    return out
+
+
+def tensorinv(A, ind=2):
+    """The inverse of ``A`` for :func:`monoflow.tensordot` over ``ind`` dims: ``tensordot(tensorinv(A, ind),
+    A, ind)`` is the identity. ``A`` is read as the square matrix of shape ``(prod(A.shape[:ind]),
+    prod(A.shape[ind:]))``; the result has shape ``A.shape[ind:] + A.shape[:ind]``.
+
+    Args:
+        A (Tensor): a tensor whose leading ``ind`` dims and trailing dims have the same number of elements.
+        ind (int): how many leading dims form the rows. Default: 2.
+
+    Example::
+
+        >>> A = flow.eye(4).reshape(4, 2, 2)
+        >>> flow.linalg.tensorinv(A, ind=1).shape
+        monoflow.Size([2, 2, 4])
+    """
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    shape = tuple(A.shape)
+    rows, cols = _prod(shape[:ind]), _prod(shape[ind:])
+    if rows != cols:
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+                           f"prod(self.shape[:ind]), but got {cols} != {rows}")
+    return inv(A.reshape(rows, cols)).reshape(shape[ind:] + shape[:ind])
+
+
+def tensorsolve(A, B, dims=None):
+    """The ``X`` with ``tensordot(A, X, X.ndim) == B``: ``A`` is read as a square matrix of shape
+    ``(B.numel(), prod(A.shape[B.ndim:]))`` and ``X`` has shape ``A.shape[B.ndim:]``.
+
+    Args:
+        A (Tensor): the coefficients; ``prod(A.shape[B.ndim:]) == B.numel()``.
+        B (Tensor): the right-hand side, ``A.shape[:B.ndim]``.
+        dims (tuple of int, optional): dims of ``A`` moved to the end first. Default: ``None``.
+
+    Example::
+
+        >>> A = flow.eye(6).reshape(2, 3, 6)
+        >>> flow.linalg.tensorsolve(A, flow.ones(2, 3)).shape
+        monoflow.Size([6])
+    """
+    if dims is not None:
+        nd = A.dim()
+        dims = [d % nd for d in dims]
+        rest = [d for d in range(nd) if d not in dims]
+        A = A.permute(*(rest + dims))
+    shape = tuple(A.shape)
+    res_shape = shape[B.dim():]
+    n = _prod(res_shape)
+    if tuple(shape[:B.dim()]) != tuple(B.shape) or n != B.numel():
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(result_shape) == other.numel(), but got "
+                           f"{n} != {B.numel()}")
+    return solve(A.reshape(n, n), B.reshape(n)).reshape(res_shape)
+
+
+def vander(x, N=None):
+    """The Vandermonde matrix of ``x``: ``[x^0, x^1, ..., x^(N-1)]`` along a new last dim (increasing powers,
+    unlike ``numpy.vander``).
+
+    Args:
+        x (Tensor): shape ``(*, n)``.
+        N (int, optional): the number of columns (> 1). Default: ``n``.
+
+    Example::
+
+        >>> flow.linalg.vander(flow.tensor([1, 2, 3]))
+        tensor([[1, 1, 1],
+                [1, 2, 4],
+                [1, 3, 9]])
+    """
+    if x.dim() < 1:
+        raise RuntimeError("x must have at least one dimension.")
+    if N is None:
+        N = x.shape[-1]
+    if N <= 1:
+        raise RuntimeError("N must be greater than 1.")
+    if x.dtype == _dtypes.bool_:
+        raise RuntimeError("linalg.vander supports floating point, complex, and integer tensors, but got Bool")
+    ones = x.new_ones(tuple(x.shape) + (1,))
+    powers = x.unsqueeze(-1).expand(*x.shape, N - 1).cumprod(-1)
+    return _shape.cat([ones, powers], -1)
