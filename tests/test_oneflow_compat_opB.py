@@ -19,3 +19,31 @@ def test_window_placement_sbp(name):
     np.testing.assert_allclose(out.to_local().numpy(), ref, rtol=1e-6, atol=1e-6)
     with pytest.raises(ValueError, match=name):
         getattr(flow, name)(7, sbp=sbp)
+
+
+# -- test_l1loss: OneFlow's loss layers take reduction first (nn.L1Loss("sum")); torch's legacy
+#    positional size_average (a bool) keeps working
+def test_loss_oneflow_positional_reduction():
+    x, y = np.random.randn(3, 4).astype(np.float32), np.random.randn(3, 4).astype(np.float32)
+    fx, fy, tx, ty = flow.tensor(x), flow.tensor(y), torch.tensor(x), torch.tensor(y)
+    for red in ["none", "sum", "mean"]:
+        for name in ["L1Loss", "MSELoss"]:
+            out = getattr(flow.nn, name)(red)(fx, fy).numpy()
+            np.testing.assert_allclose(out, getattr(torch.nn, name)(reduction=red)(tx, ty).numpy(), rtol=1e-6)
+    m = flow.nn.SmoothL1Loss("sum", 0.5)
+    np.testing.assert_allclose(m(fx, fy).numpy(), torch.nn.SmoothL1Loss(reduction="sum", beta=0.5)(tx, ty).numpy(),
+                               rtol=1e-6)
+    assert flow.nn.KLDivLoss("sum", True).log_target is True
+    assert flow.nn.BCELoss(None, "sum").reduction == "sum"
+    assert flow.nn.MarginRankingLoss(0.5, "sum").reduction == "sum"
+    pw = flow.ones(4)
+    assert flow.nn.BCEWithLogitsLoss(None, "none", pw).pos_weight is pw
+    nll = flow.nn.NLLLoss(None, 1, "sum")
+    assert (nll.ignore_index, nll.reduction) == (1, "sum")
+    ce = flow.nn.CrossEntropyLoss(None, 2, "none")
+    assert (ce.ignore_index, ce.reduction) == (2, "none")
+    # torch's legacy positional flags
+    assert flow.nn.L1Loss(False).reduction == torch.nn.L1Loss(False).reduction == "sum"
+    assert flow.nn.NLLLoss(None, True).reduction == "mean"
+    with pytest.raises(TypeError, match="L1Loss"):
+        flow.nn.L1Loss("sum", False)

@@ -9,9 +9,29 @@ __all__ = ["L1Loss", "MSELoss", "SmoothL1Loss", "HuberLoss", "NLLLoss", "CrossEn
            "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "TripletMarginWithDistanceLoss", "NLLLoss2d"]
 
 
+def _oneflow_order(size_average, reduce, extra, default):
+    """OneFlow's loss layers take ``reduction`` where torch has ``size_average``
+    (``nn.L1Loss("sum")``, ``nn.SmoothL1Loss("mean", 0.5)``): a string there is
+    OneFlow's positional reduction, and the next positional (torch's ``reduce``)
+    is OneFlow's following argument (``beta``, ``log_target``, ``pos_weight``).
+    Returns ``(size_average, reduce, reduction_or_None, extra)``."""
+    if not isinstance(size_average, str):
+        return size_average, reduce, None, extra
+    if reduce is not None:
+        if extra is not default:
+            raise TypeError("loss: the argument after reduction given both positionally and by keyword")
+        extra = reduce
+    return None, None, size_average, extra
+
+
 class _Loss(Module):
     def __init__(self, size_average=None, reduce=None, reduction="mean"):
         super().__init__()
+        if isinstance(size_average, str):  # OneFlow's order: (reduction, ...)
+            if reduce is not None:
+                raise TypeError(f"{type(self).__name__}: unexpected positional argument after reduction "
+                                f"{size_average!r}")
+            size_average, reduction = None, size_average
         if size_average is not None or reduce is not None:
             reduction = _legacy_reduction(size_average, reduce)
         self.reduction = reduction
@@ -108,7 +128,8 @@ class SmoothL1Loss(_Loss):
     """
 
     def __init__(self, size_average=None, reduce=None, reduction="mean", beta=1.0):
-        super().__init__(size_average, reduce, reduction)
+        size_average, reduce, r, beta = _oneflow_order(size_average, reduce, beta, 1.0)
+        super().__init__(size_average, reduce, r or reduction)
         self.beta = beta
 
     def forward(self, input, target):
@@ -175,6 +196,9 @@ class NLLLoss(_WeightedLoss):
     """
 
     def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+        if isinstance(ignore_index, str) and not isinstance(size_average, (bool, type(None))):
+            # OneFlow's order (weight, ignore_index, reduction): NLLLoss(w, -100, "sum")
+            size_average, ignore_index, reduction = None, size_average, ignore_index
         super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = ignore_index
 
@@ -222,6 +246,9 @@ class CrossEntropyLoss(_WeightedLoss):
 
     def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
                  label_smoothing=0.0):
+        if isinstance(ignore_index, str) and not isinstance(size_average, (bool, type(None))):
+            # OneFlow's order (weight, ignore_index, reduction, ...): CrossEntropyLoss(w, -100, "sum")
+            size_average, ignore_index, reduction = None, size_average, ignore_index
         super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = ignore_index
         self.label_smoothing = label_smoothing
@@ -287,7 +314,8 @@ class BCEWithLogitsLoss(_Loss):
     """
 
     def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None):
-        super().__init__(size_average, reduce, reduction)
+        size_average, reduce, r, pos_weight = _oneflow_order(size_average, reduce, pos_weight, None)
+        super().__init__(size_average, reduce, r or reduction)
         self.register_buffer("weight", weight)
         self.register_buffer("pos_weight", pos_weight)
 
@@ -324,7 +352,8 @@ class KLDivLoss(_Loss):
     """
 
     def __init__(self, size_average=None, reduce=None, reduction="mean", log_target=False):
-        super().__init__(size_average, reduce, reduction)
+        size_average, reduce, r, log_target = _oneflow_order(size_average, reduce, log_target, False)
+        super().__init__(size_average, reduce, r or reduction)
         self.log_target = log_target
 
     def forward(self, input, target):
