@@ -89,3 +89,42 @@ def test_bernoulli_dtype_default_and_bad():
     np.testing.assert_array_equal(a.numpy(), b.numpy().astype(np.int64))
     with pytest.raises(TypeError, match="bernoulli"):
         flow.bernoulli(flow.ones(2), dtype="int64")
+
+
+# --- nn.FusedBatchNorm1d/2d/3d (OneFlow test_batchnorm_add_relu) --------------
+
+@pytest.mark.parametrize("ndim,name", [(3, "1d"), (4, "2d"), (5, "3d")])
+@pytest.mark.parametrize("with_addend", [True, False])
+@pytest.mark.parametrize("track", [True, False])
+def test_fused_batchnorm_matches_torch_bn_add_relu(ndim, name, with_addend, track):
+    rng = np.random.default_rng(0)
+    shape = (3, 4) + (5,) * (ndim - 2)
+    x, a = rng.standard_normal(shape).astype(np.float32), rng.standard_normal(shape).astype(np.float32)
+    w, b = rng.standard_normal(4).astype(np.float32), rng.standard_normal(4).astype(np.float32)
+    fm = getattr(flow.nn, "FusedBatchNorm" + name)(4, track_running_stats=track)
+    tm = getattr(torch.nn, "BatchNorm" + name)(4, track_running_stats=track)
+    with flow.no_grad():
+        fm.weight.copy_(flow.tensor(w)); fm.bias.copy_(flow.tensor(b))
+    with torch.no_grad():
+        tm.weight.copy_(torch.tensor(w)); tm.bias.copy_(torch.tensor(b))
+    for train in (True, False):
+        fm.train(train); tm.train(train)
+        fx, tx = flow.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+        fa, ta = flow.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+        fy = fm(fx, fa if with_addend else None)
+        ty = torch.relu(tm(tx) + ta) if with_addend else torch.relu(tm(tx))
+        np.testing.assert_allclose(fy.detach().numpy(), ty.detach().numpy(), rtol=1e-4, atol=1e-5)
+        (fy * fy).sum().backward(); (ty * ty).sum().backward()
+        np.testing.assert_allclose(fx.grad.numpy(), tx.grad.numpy(), rtol=1e-4, atol=1e-4)
+        if with_addend:
+            np.testing.assert_allclose(fa.grad.numpy(), ta.grad.numpy(), rtol=1e-4, atol=1e-4)
+        if track:
+            np.testing.assert_allclose(fm.running_var.numpy(), tm.running_var.numpy(), rtol=1e-5, atol=1e-6)
+        else:
+            assert fm.running_mean is None and fm.running_var is None
+    np.testing.assert_allclose(fm.weight.grad.numpy(), tm.weight.grad.numpy(), rtol=1e-4, atol=1e-4)
+
+
+def test_fused_batchnorm_rank_error():
+    with pytest.raises(ValueError, match="expected 4D input"):
+        flow.nn.FusedBatchNorm2d(3)(flow.randn(2, 3, 4))
