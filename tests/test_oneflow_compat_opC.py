@@ -91,3 +91,120 @@ def test_like_creation_takes_placement_and_sbp(fn, args):
     assert tuple(x.shape) == (10, 1)
     with pytest.raises(ValueError, match="sbp"):
         getattr(flow, fn)(flow.randn(2), *args, sbp=sbp)
+
+
+# --- flow._C.rms_norm, OneFlow's argument order (OneFlow test_rmsnorm) ----------
+
+@pytest.mark.parametrize("affine", [True, False])
+def test_functional_rms_norm_oneflow_order_matches_torch(affine):
+    rs = np.random.RandomState(0)
+    x_np, w_np, g_np = rs.randn(5, 3, 12), rs.randn(3, 12), rs.randn(5, 3, 12)
+    tx = torch.tensor(x_np, requires_grad=True)
+    tw = torch.tensor(w_np, requires_grad=True) if affine else None
+    ty = torch.nn.functional.rms_norm(tx, [3, 12], tw, 1e-6)
+    (ty * torch.tensor(g_np)).sum().backward()
+    fx = flow.tensor(x_np, requires_grad=True)
+    fw = flow.tensor(w_np, requires_grad=True) if affine else None
+    fy = flow._C.rms_norm(fx, fw, [3, 12], 1e-6)
+    (fy * flow.tensor(g_np)).sum().backward()
+    np.testing.assert_allclose(fy.detach().numpy(), ty.detach().numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(fx.grad.numpy(), tx.grad.numpy(), rtol=1e-10, atol=1e-12)
+    if affine:
+        np.testing.assert_allclose(fw.grad.numpy(), tw.grad.numpy(), rtol=1e-10, atol=1e-12)
+        # normalized_shape defaults to the weight's shape; torch's order still works
+        np.testing.assert_allclose(flow._C.rms_norm(fx, fw).detach().numpy(), ty.detach().numpy(), rtol=1e-10)
+        np.testing.assert_allclose(flow._C.rms_norm(fx, [3, 12], fw, 1e-6).detach().numpy(),
+                                   ty.detach().numpy(), rtol=1e-10)
+    else:
+        with pytest.raises(TypeError, match="rms_norm"):
+            flow._C.rms_norm(fx)
+
+
+# --- flow.roi_align (OneFlow test_roi_align) ------------------------------------
+
+def _roi_align_ref(x, rois, ph, pw, scale, ratio, aligned):
+    # torchvision's RoIAlign, written out in float64 numpy
+    K, C = rois.shape[0], x.shape[1]
+    H, W = x.shape[2:]
+    out = np.zeros((K, C, ph, pw))
+    off = 0.5 if aligned else 0.0
+    for k, (b, x1, y1, x2, y2) in enumerate(rois):
+        x1, y1, x2, y2 = (v * scale - off for v in (x1, y1, x2, y2))
+        rw, rh = x2 - x1, y2 - y1
+        if not aligned:
+            rw, rh = max(rw, 1.0), max(rh, 1.0)
+        bh, bw = rh / ph, rw / pw
+        gh = ratio if ratio > 0 else int(np.ceil(bh))
+        gw = ratio if ratio > 0 else int(np.ceil(bw))
+        for i in range(ph):
+            for j in range(pw):
+                acc = np.zeros(C)
+                for iy in range(gh):
+                    y = y1 + i * bh + (iy + 0.5) * bh / gh
+                    for ix in range(gw):
+                        xx = x1 + j * bw + (ix + 0.5) * bw / gw
+                        if y < -1 or y > H or xx < -1 or xx > W:
+                            continue
+                        yy, xc = max(y, 0.0), max(xx, 0.0)
+                        yl, xl = int(yy), int(xc)
+                        if yl >= H - 1:
+                            yl = yh = H - 1
+                            yy = float(yl)
+                        else:
+                            yh = yl + 1
+                        if xl >= W - 1:
+                            xl = xh = W - 1
+                            xc = float(xl)
+                        else:
+                            xh = xl + 1
+                        ly, lx = yy - yl, xc - xl
+                        img = x[int(b)]
+                        acc += ((1 - ly) * (1 - lx) * img[:, yl, xl] + (1 - ly) * lx * img[:, yl, xh]
+                                + ly * (1 - lx) * img[:, yh, xl] + ly * lx * img[:, yh, xh])
+                out[k, :, i, j] = acc / max(gh * gw, 1)
+    return out
+
+
+@pytest.mark.parametrize("ratio,aligned", [(2, True), (2, False), (0, True), (-1, False)])
+def test_roi_align_matches_reference_and_linear_gradient(ratio, aligned):
+    rs = np.random.RandomState(ratio + 2 + 5 * aligned)
+    x_np = rs.randn(2, 3, 9, 7)
+    rois = np.concatenate([rs.randint(0, 2, (6, 1)), rs.uniform(-2, 8, (6, 2)), rs.uniform(-2, 8, (6, 2))], 1)
+    rois[:, [1, 3]] = np.sort(rois[:, [1, 3]], 1)
+    rois[:, [2, 4]] = np.sort(rois[:, [2, 4]], 1)
+    x = flow.tensor(x_np, requires_grad=True)
+    out = flow.roi_align(x, flow.tensor(rois), 0.75, 3, 4, ratio, aligned)
+    ref = _roi_align_ref(x_np, rois, 3, 4, 0.75, ratio, aligned)
+    np.testing.assert_allclose(out.detach().numpy(), ref, rtol=1e-9, atol=1e-12)
+    g = rs.randn(*ref.shape)
+    (out * flow.tensor(g)).sum().backward()
+    # roi_align is linear in x: its gradient is the adjoint, <grad, e> = <g, roi_align(e)>
+    for _ in range(3):
+        e = rs.randn(*x_np.shape)
+        lhs = (x.grad.numpy() * e).sum()
+        rhs = (g * _roi_align_ref(e, rois, 3, 4, 0.75, ratio, aligned)).sum()
+        np.testing.assert_allclose(lhs, rhs, rtol=1e-9)
+
+
+def test_roi_align_errors_name_the_op():
+    with pytest.raises(RuntimeError, match="roi_align"):
+        flow.roi_align(flow.randn(3, 4, 4), flow.zeros(1, 5), 1.0, 2, 2, 2, True)
+    with pytest.raises(RuntimeError, match="roi_align"):
+        flow.roi_align(flow.randn(1, 1, 4, 4), flow.zeros(1, 4), 1.0, 2, 2, 2, True)
+
+
+# --- flow.roc_auc_score (OneFlow test_roc_auc_score) ----------------------------
+
+def test_roc_auc_score_matches_mann_whitney_with_ties():
+    rs = np.random.RandomState(0)
+    label = rs.randint(0, 2, 500)
+    pred = np.round(rs.rand(500), 1)  # many ties
+    pos, neg = pred[label == 1], pred[label == 0]
+    expect = ((pos[:, None] > neg[None, :]).sum() + 0.5 * (pos[:, None] == neg[None, :]).sum()) / (
+        pos.size * neg.size)
+    for dtype in (flow.int64, flow.uint8, flow.float64):
+        got = flow.roc_auc_score(flow.tensor(label, dtype=dtype), flow.tensor(pred, dtype=flow.float32))
+        assert got.shape == (1,) and got.dtype == flow.float32
+        np.testing.assert_allclose(got.numpy()[0], expect, rtol=1e-6)
+    with pytest.raises(ValueError, match="roc_auc_score"):
+        flow.roc_auc_score(flow.tensor([1, 1]), flow.tensor([0.1, 0.2]))

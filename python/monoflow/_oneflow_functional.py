@@ -5,7 +5,7 @@ from monoflow import _C
 
 __all__ = ["reduce_sum_like", "batch_matmul", "matrix_vector_product", "fast_gelu", "square_relu",
            "fused_bias_add_gelu", "fused_bias_add_dropout", "fused_scale_tril", "fused_weighted_sum",
-           "binary_cross_entropy_with_logits_reduce_mean", "inv", "trigamma"]
+           "binary_cross_entropy_with_logits_reduce_mean", "inv", "trigamma", "rms_norm"]
 
 
 def reduce_sum_like(input, like, axis):
@@ -268,3 +268,32 @@ def trigamma(x):
     from monoflow import polygamma
 
     return polygamma(1, x)
+
+
+def rms_norm(x, weight=None, normalized_shape=None, epsilon=1e-6):
+    """``oneflow._C.rms_norm``: root-mean-square normalisation over the trailing ``normalized_shape``
+    dims, ``x / sqrt(mean(x ** 2) + epsilon) * weight``, in OneFlow's argument order (weight before
+    the shape). torch's order, ``rms_norm(x, normalized_shape, weight, eps)``, is accepted too (a
+    shape second), as ``torch.nn.functional.rms_norm``.
+
+    Args:
+        x (Tensor): ``(*, *normalized_shape)``.
+        weight (Tensor, optional): the elementwise scale, of shape ``normalized_shape``. Default: ``None``.
+        normalized_shape (sequence of int, optional): the trailing dims; ``None``: ``weight``'s shape.
+        epsilon (float): added to the mean square. Default: ``1e-6``.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.rms_norm(flow.tensor([[3.0, -3.0]]), flow.tensor([1.0, 2.0]), [2], 1e-6)
+        tensor([[ 1., -2.]])
+    """
+    from monoflow.nn.functional.rms_norm import rms_norm as _rms_norm
+
+    if weight is not None and not isinstance(weight, _C.TensorBase):  # torch's order
+        return _rms_norm(x, weight, normalized_shape, epsilon)
+    if normalized_shape is None:
+        if weight is None:
+            raise TypeError("rms_norm(): normalized_shape is required when weight is None")
+        normalized_shape = tuple(weight.shape)
+    return _rms_norm(x, normalized_shape, weight, epsilon)
