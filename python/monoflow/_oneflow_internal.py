@@ -5,9 +5,39 @@ OneFlow's tests also call functional ops as ``flow._C.<op>`` (its C++ functional
 API); :func:`functional_fallback` answers those from monoflow's own functions.
 Everything else of OneFlow's internals is out of scope.
 """
+import sys as _sys
+import traceback as _traceback
+import types as _types
+
 from monoflow._tensor import Tensor
 
-__all__ = ["Tensor", "cpu_broadcast"]
+__all__ = ["Tensor", "cpu_broadcast", "exception", "GetCurrentStack"]
+
+# OneFlow's ``_oneflow_internal.exception`` names the exception classes its C++ core raises; monoflow raises
+# Python's built-in ones, so each name is the built-in class it stands for (``except
+# flow._oneflow_internal.exception.TypeException`` catches monoflow's TypeError).
+exception = _types.ModuleType(
+    "monoflow._oneflow_internal.exception",
+    "OneFlow's exception classes, as the built-in exceptions monoflow raises (TypeException is TypeError, ...).")
+exception.Exception = Exception
+for _name, _cls in (("Runtime", RuntimeError), ("Type", TypeError), ("Index", IndexError), ("Value", ValueError),
+                    ("NotImplemented", NotImplementedError), ("Key", KeyError), ("Memory", MemoryError),
+                    ("Overflow", OverflowError), ("ZeroDivision", ZeroDivisionError), ("Check", RuntimeError),
+                    ("InvalidValue", ValueError), ("Unimplemented", NotImplementedError)):
+    setattr(exception, _name + "Exception", _cls)
+del _name, _cls
+
+
+def GetCurrentStack():
+    """Returns the caller's Python stack as text, innermost call last (OneFlow's stack getter, which its
+    error messages quote).
+
+    Example::
+
+        >>> "GetCurrentStack" in flow._oneflow_internal.GetCurrentStack()
+        True
+    """
+    return "".join(_traceback.format_stack(_sys._getframe(1)))
 
 
 def cpu_broadcast(obj_bytes, src=0):

@@ -641,6 +641,22 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
                             f"{type(dtype).__name__}") from None
         return a.astype(dtype)
 
+    # Note [NumPy operands]: `t + ndarray`, `ndarray * t`, `t == ndarray`, `np.exp(t)`: torch takes the array
+    # as a tensor operand (dtype promotion as between tensors) and gives a Tensor. The core's operators answer
+    # NotImplemented for an array; NumPy then calls its ufunc, which comes here: the ufuncs with a monoflow
+    # twin run as monoflow ops (autograd included); any other ufunc runs in NumPy and its array result is
+    # wrapped as a tensor, as torch's __array_wrap__ does. `out=` and the ufunc methods (reduce, at, ...)
+    # stay NumPy's, on the tensors' arrays.
+    def __floordiv__(self, other):  # the core's // refuses an array operand instead of deferring to NumPy
+        if isinstance(other, np.ndarray):
+            return np.floor_divide(self, other)
+        return _C.TensorBase.__floordiv__(self, other)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        from monoflow._numpy_ufuncs import array_ufunc
+
+        return array_ufunc(ufunc, method, inputs, kwargs)
+
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         """DLPack export (host-memory devices): consumers share this tensor's memory."""
         if max_version is not None and not (isinstance(max_version, tuple) and len(max_version) == 2

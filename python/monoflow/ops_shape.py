@@ -335,8 +335,14 @@ def one_hot(tensor, num_classes=-1, on_value=1, off_value=0):
     return _C.where(out.bool(), on, off)
 
 
-def pad(input, pad, mode="constant", value=None):
+def pad(input, pad=None, mode="constant", value=None):
     """torch.nn.functional.pad: constant (with `value`, negative pads crop), reflect, replicate or circular."""
+    if not isinstance(input, _C.TensorBase):
+        t = type(input)
+        name = t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
+        raise TypeError(f"pad(): argument 'input' (position 1) must be Tensor, not {name}")
+    if pad is None:
+        raise TypeError("pad(): missing required argument 'pad' (position 2)")
     if mode == "circular":  # (the core's pad has no circular mode: wrap-around by slices, differentiable)
         from monoflow.nn.modules.padding import _circular
 

@@ -26,6 +26,21 @@ from monoflow.distributed.queries import (  # noqa: F401
     monitored_barrier,
 )
 from monoflow.distributed.reduce_op import ReduceOp  # noqa: F401
+
+
+def get_local_rank():
+    """Returns this process's rank on its machine (OneFlow's ``flow.distributed.get_local_rank``): the
+    launcher's ``LOCAL_RANK`` (or the scheduler's equivalent), 0 in a plain process. Takes no arguments.
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> dist.get_local_rank()  # a plain process
+        0
+    """
+    from monoflow import env
+
+    return env.get_local_rank()
 from monoflow.distributed.store import (  # noqa: F401
     DistError, DistStoreError, FileStore, HashStore, PrefixStore, Store, TCPStore,
 )

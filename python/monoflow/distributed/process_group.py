@@ -432,18 +432,23 @@ def get_rank(group=None):
     Args:
         group (ProcessGroup, optional): the group; ``None`` is the default group.
 
-    Raises:
-        RuntimeError: when the default group is not initialized (``flow.env.get_rank()``
-            answers from the environment instead).
+    Without an initialized default group (and ``group=None``) the answer is
+    ``flow.env.get_rank()``'s, from the environment (0 in a plain process), as
+    in OneFlow, whose ``flow.distributed.get_rank()`` needs no init call (torch
+    raises there).
 
     Example::
 
         >>> import monoflow.distributed as dist
         >>> dist.is_available()
         True
-        >>> dist.get_rank()  # doctest: +SKIP
+        >>> dist.get_rank()  # a plain process
         0
     """
+    if group is None and _state.world is None:  # OneFlow's answer: the job's rank from the environment
+        from monoflow import env
+
+        return env.get_rank()
     g = _group(group, "get_rank")
     if g is None:
         return -1
@@ -456,18 +461,22 @@ def get_world_size(group=None):
     Args:
         group (ProcessGroup, optional): the group; ``None`` is the default group.
 
-    Raises:
-        RuntimeError: when the default group is not initialized (``flow.env.get_world_size()``
-            answers from the environment instead).
+    Without an initialized default group (and ``group=None``) the answer is
+    ``flow.env.get_world_size()``'s, from the environment (1 in a plain
+    process), as in OneFlow (torch raises there).
 
     Example::
 
         >>> import monoflow.distributed as dist
         >>> dist.is_available()
         True
-        >>> dist.get_world_size()  # doctest: +SKIP
-        2
+        >>> dist.get_world_size()  # a plain process
+        1
     """
+    if group is None and _state.world is None:  # OneFlow's answer: the job's world size from the environment
+        from monoflow import env
+
+        return env.get_world_size()
     g = _group(group, "get_world_size")
     if g is None:
         return -1

@@ -1,0 +1,62 @@
+"""NumPy ufuncs applied to monoflow tensors (``Tensor.__array_ufunc__``; Note [NumPy operands] in _tensor.py)."""
+import numpy as np
+
+# ufunc name -> monoflow function name (a twin computing the same values)
+_TWINS = {
+    "add": "add", "subtract": "sub", "multiply": "mul", "true_divide": "div", "divide": "div",
+    "floor_divide": "floor_divide", "remainder": "remainder", "power": "pow", "float_power": "float_power",
+    "equal": "eq", "not_equal": "ne", "less": "lt", "less_equal": "le", "greater": "gt", "greater_equal": "ge",
+    "maximum": "maximum", "minimum": "minimum", "fmax": "fmax", "fmin": "fmin", "fmod": "fmod",
+    "bitwise_and": "bitwise_and", "bitwise_or": "bitwise_or", "bitwise_xor": "bitwise_xor",
+    "logical_and": "logical_and", "logical_or": "logical_or", "logical_xor": "logical_xor",
+    "left_shift": "bitwise_left_shift", "right_shift": "bitwise_right_shift", "arctan2": "atan2",
+    "hypot": "hypot", "copysign": "copysign", "nextafter": "nextafter", "logaddexp": "logaddexp",
+    "logaddexp2": "logaddexp2", "heaviside": "heaviside", "ldexp": "ldexp",
+    "negative": "neg", "positive": "positive", "absolute": "abs", "sign": "sign", "exp": "exp", "exp2": "exp2",
+    "expm1": "expm1", "log": "log", "log2": "log2", "log10": "log10", "log1p": "log1p", "sqrt": "sqrt",
+    "square": "square", "reciprocal": "reciprocal", "sin": "sin", "cos": "cos", "tan": "tan", "arcsin": "asin",
+    "arccos": "acos", "arctan": "atan", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh", "arcsinh": "asinh",
+    "arccosh": "acosh", "arctanh": "atanh", "floor": "floor", "ceil": "ceil", "trunc": "trunc", "rint": "round",
+    "isnan": "isnan", "isinf": "isinf", "isfinite": "isfinite", "signbit": "signbit", "logical_not": "logical_not",
+    "invert": "bitwise_not", "deg2rad": "deg2rad", "rad2deg": "rad2deg",
+}
+
+
+def _as_tensor_operand(flow, v):
+    if isinstance(v, flow.Tensor):
+        return v
+    if isinstance(v, np.generic):  # a NumPy scalar is a Python number to the op (as torch treats it)
+        return v.item()
+    if isinstance(v, np.ndarray):
+        return flow.from_numpy(np.ascontiguousarray(v)) if v.dtype != object else flow.tensor(v.tolist())
+    return v
+
+
+def _as_array(flow, v):
+    return v.numpy() if isinstance(v, flow.Tensor) else v
+
+
+def array_ufunc(ufunc, method, inputs, kwargs):
+    import monoflow as flow
+
+    twin = _TWINS.get(ufunc.__name__)
+    fn = getattr(flow, twin, None) if twin is not None else None
+    if method == "__call__" and not kwargs and fn is not None:
+        args = [_as_tensor_operand(flow, v) for v in inputs]
+        if not isinstance(args[0], flow.Tensor):  # `array op tensor`: the first operand as a tensor too
+            args[0] = flow.tensor(args[0], device=next(a.device for a in args if isinstance(a, flow.Tensor)))
+        try:
+            return fn(*args)
+        except (TypeError, NotImplementedError):
+            pass  # a dtype the twin does not take: NumPy's answer below
+    arrays = [_as_array(flow, v) for v in inputs]
+    if "out" in kwargs:
+        kwargs["out"] = tuple(_as_array(flow, v) for v in kwargs["out"])
+    result = getattr(ufunc, method)(*arrays, **kwargs)
+    if method == "__call__" and "out" not in kwargs:  # torch's __array_wrap__: the result as a tensor
+        if isinstance(result, tuple):
+            return tuple(flow.from_numpy(np.ascontiguousarray(r)) if isinstance(r, np.ndarray) else r
+                         for r in result)
+        if isinstance(result, np.ndarray):
+            return flow.from_numpy(np.ascontiguousarray(result))
+    return result
