@@ -610,3 +610,15 @@ def i1e(input):
         tensor([0.0000, 0.2079])
     """
     return _bessel(_float("i1e", input), 1, True)
+
+
+from monoflow.special._more import (  # noqa: E402
+    bessel_j0, bessel_j1, bessel_y0, bessel_y1, chebyshev_polynomial_t, chebyshev_polynomial_u,
+    chebyshev_polynomial_v, chebyshev_polynomial_w, gammainc, gammaincc, hermite_polynomial_h, hermite_polynomial_he,
+    laguerre_polynomial_l, legendre_polynomial_p, modified_bessel_i0, modified_bessel_i1, modified_bessel_k0,
+    modified_bessel_k1, scaled_modified_bessel_k0, scaled_modified_bessel_k1, shifted_chebyshev_polynomial_t,
+    shifted_chebyshev_polynomial_u, shifted_chebyshev_polynomial_v, shifted_chebyshev_polynomial_w,
+    spherical_bessel_j0)
+from monoflow.special import _more as _more_mod  # noqa: E402
+
+__all__ = __all__ + _more_mod.__all__
