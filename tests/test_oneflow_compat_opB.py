@@ -47,3 +47,15 @@ def test_loss_oneflow_positional_reduction():
     assert flow.nn.NLLLoss(None, True).reduction == "mean"
     with pytest.raises(TypeError, match="L1Loss"):
         flow.nn.L1Loss("sum", False)
+
+
+# -- test_logspace: logspace (and eye) take placement=/sbp=
+def test_logspace_eye_placement_sbp():
+    placement = flow.placement("cpu", ranks=[0])
+    sbp = (flow.sbp.broadcast,)
+    x = flow.logspace(start=0, end=3, steps=4, base=2.0, placement=placement, sbp=sbp)
+    assert x.sbp == sbp and x.placement == placement
+    np.testing.assert_allclose(x.to_local().numpy(), torch.logspace(0, 3, 4, base=2.0).numpy())
+    e = flow.eye(3, 2, placement=placement, sbp=sbp)
+    assert e.sbp == sbp
+    np.testing.assert_array_equal(e.to_local().numpy(), torch.eye(3, 2).numpy())

@@ -279,6 +279,7 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False,
     return _requires_grad(_C.linspace(start, end, steps, dtype, device), requires_grad)
 
 
+@accepts_placement()
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """base ** linspace(start, end, steps), computed in float64."""
     start, end, steps = (v.item() if isinstance(v, _C.TensorBase) else v for v in (start, end, steps))
@@ -289,6 +290,8 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
     return _requires_grad(out, requires_grad)
 
 
+@accepts_placement()
+@accepts_placement()
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
     return _requires_grad(_C.eye(n, n if m is None else m, dtype or _C.get_default_dtype(), device), requires_grad)
 
