@@ -128,3 +128,28 @@ def test_fused_batchnorm_matches_torch_bn_add_relu(ndim, name, with_addend, trac
 def test_fused_batchnorm_rank_error():
     with pytest.raises(ValueError, match="expected 4D input"):
         flow.nn.FusedBatchNorm2d(3)(flow.randn(2, 3, 4))
+
+
+# --- nn.CoinFlip (OneFlow test_coin_flip) -------------------------------------
+
+def test_coin_flip_shape_dtype_device_and_probability():
+    for p in (0.0, 1.0):
+        x = flow.nn.CoinFlip(7, None, p, "cpu")()
+        assert x.dtype == flow.int8 and tuple(x.shape) == (7,) and x.device == flow.device("cpu")
+        np.testing.assert_array_equal(x.numpy(), np.full(7, int(p), np.int8))
+    m = flow.nn.CoinFlip(4000, random_seed=-1, probability=0.3)
+    a, b = m(), m()
+    assert abs(a.float().mean().item() - 0.3) < 0.05
+    assert (a != b).any().item()  # each call draws anew
+
+
+def test_coin_flip_seed_reproducible_and_global():
+    a = flow.nn.CoinFlip(32, random_seed=5)()
+    b = flow.nn.CoinFlip(32, random_seed=5)()
+    np.testing.assert_array_equal(a.numpy(), b.numpy())
+    g = flow.nn.CoinFlip(4, placement=flow.placement("cpu", ranks=[0]), sbp=flow.sbp.broadcast)()
+    assert g.is_global and tuple(g.shape) == (4,)
+    with pytest.raises(ValueError, match="CoinFlip"):
+        flow.nn.CoinFlip(2, probability=1.5)
+    with pytest.raises(ValueError, match="CoinFlip"):
+        flow.nn.CoinFlip(2, device="cpu", placement=flow.placement("cpu", ranks=[0]), sbp=flow.sbp.broadcast)
