@@ -241,3 +241,53 @@ def test_device_module_and_misc_queries():
     y = flow.feature_dropout_(flow.ones(64, 8, 3), 0.5, True)
     per_channel = y.numpy().reshape(64, 8, 3)
     assert ((per_channel == 0).all(2) | (per_channel == 2).all(2)).all()
+
+
+def test_storages_tell_sharing_and_size_as_torch():
+    for lib in (flow, torch):
+        x = lib.arange(6.0)
+        v = x.view(2, 3)[1:]
+        assert v.untyped_storage().data_ptr() == x.untyped_storage().data_ptr() == x.data_ptr()
+        assert v.untyped_storage().nbytes() == 24 and len(v.untyped_storage()) == 24
+        assert lib.ones(3).untyped_storage().data_ptr() != x.untyped_storage().data_ptr()
+        assert v.untyped_storage().device == x.device
+    s = flow.arange(6.0).storage()
+    assert (s.size(), s.dtype, s[4], s.element_size()) == (6, flow.float32, 4.0, 4)
+    x = flow.zeros(4)
+    x.storage()[2] = 5.0  # writes through
+    assert x.tolist() == [0.0, 0.0, 5.0, 0.0]
+    assert flow.ones(2).untyped_storage().tolist() == torch.ones(2).untyped_storage().tolist()
+    assert flow.UntypedStorage(8).tolist() == [0] * 8
+    assert isinstance(flow.ones(1).untyped_storage(), flow.UntypedStorage)
+    with pytest.raises(TypeError):
+        flow.UntypedStorage("x")
+
+
+def test_safetensors_torch_module_runs_on_monoflow(tmp_path):
+    # safetensors.torch asks storages for sharing and compares devices with torch.device("meta")
+    pytest.importorskip("safetensors")
+    code = f"""
+import monoflow.mock_torch as m; m.enable()
+import torch
+from safetensors.torch import save_file, load_file
+w = torch.arange(6.0).reshape(2, 3)
+save_file({{"w": w, "b": torch.ones(3, dtype=torch.int64)}}, r"{tmp_path / 'm.safetensors'}")
+out = load_file(r"{tmp_path / 'm.safetensors'}")
+assert type(out["w"]).__module__ == "monoflow", type(out["w"])
+assert out["w"].tolist() == w.tolist() and out["b"].dtype == torch.int64
+print("ok")
+"""
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stdout + r.stderr
+
+
+def test_data_ptr_reads_the_values_of_the_queued_ops():
+    import ctypes
+
+    for n in (6, 1 << 16):
+        t = flow.arange(float(n)) * 2  # queued on the device's stream
+        view = np.ctypeslib.as_array(ctypes.cast(t.data_ptr(), ctypes.POINTER(ctypes.c_float)), (n,))
+        np.testing.assert_array_equal(view, np.arange(n, dtype=np.float32) * 2)

@@ -192,10 +192,15 @@ cdef class device:
         type (str): the device type, ``"cpu"``.
         index (int): the device index.
 
+    A type torch knows (``"cuda"``, ``"meta"``, ``"mps"``, ``"xpu"`` ...) can
+    be named without its plugin, as torch names CUDA on a CPU-only build
+    (``x.device != flow.device("meta")`` works); making or moving a tensor
+    there raises RuntimeError, naming the device and how to get it.
+
     Raises:
         ValueError: if ``spec`` names an index and ``index`` is given too.
-        RuntimeError: if the device type is not registered (its plugin is
-            not loaded).
+        RuntimeError: if the device type is neither registered (its plugin
+            loaded) nor one of torch's device type names.
 
     Example::
 
@@ -210,20 +215,37 @@ cdef class device:
     cdef Device _d
     cdef readonly str type
     cdef readonly int index
+    cdef bint _absent  # one of torch's device types, with no plugin loaded: it can be named, not used
 
     def __init__(self, spec, index=None):
         cdef Device d
         if isinstance(spec, device):
+            if (<device>spec)._absent:
+                self._set_absent((<device>spec).type, (<device>spec).index)
+                return
             d = (<device>spec)._d
         elif isinstance(spec, str):
             if index is not None:
                 if ":" in spec:
                     raise ValueError(f"device: type (string) must not include an index because index was passed explicitly: {spec}")
                 spec = f"{spec}:{int(index)}"
-            d = parse_device(spec.encode())
+            try:
+                d = parse_device(spec.encode())
+            except RuntimeError:
+                name, _, num = spec.partition(":")
+                if registry().find(name.encode()) != NULL or name not in _TORCH_DEVICE_TYPES or \
+                        (num and not num.isdigit()):
+                    raise
+                self._set_absent(name, int(num) if num else 0)
+                return
         else:
             raise TypeError(f"device: expected a string or a device, got {type(spec).__name__}")
         self._set(d)
+
+    cdef _set_absent(self, str name, int index):
+        self._absent = True
+        self.type = name
+        self.index = index
 
     cdef _set(self, Device d):
         self._d = d
@@ -244,6 +266,8 @@ cdef class device:
                 return False
         if not isinstance(other, device):
             return NotImplemented
+        if self._absent or (<device>other)._absent:
+            return self.type == (<device>other).type and self.index == (<device>other).index
         return self._d.type == (<device>other)._d.type and self._d.index == (<device>other)._d.index
 
     def __hash__(self):
@@ -252,6 +276,11 @@ cdef class device:
     def __reduce__(self):
         return (device, (str(self),))
 
+
+# The device type names torch accepts (c10's DeviceType): flow.device() names them even without a plugin.
+_TORCH_DEVICE_TYPES = frozenset(("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve",
+                                 "fpga", "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia",
+                                 "privateuseone"))
 
 cdef dict _device_cache = {}
 
@@ -272,6 +301,8 @@ cdef Device _dev(object d) except *:
         out.index = 0
         return out
     if isinstance(d, device):
+        if (<device>d)._absent:
+            parse_device(str(d).encode())  # raises, naming the device type and how to load its plugin
         return (<device>d)._d
     if isinstance(d, str):
         return parse_device(d.encode())
@@ -589,6 +620,16 @@ cdef class TensorBase:
         return self.t.get().is_contiguous()
 
     def data_ptr(self):
+        cdef TensorImpl* p = self.t.get()
+        if not c_graph_tracing() and registry().backend(p.device().type).host_memory():
+            # the address escapes to host code (ctypes, numpy, C extensions), which reads it now: the ops
+            # queued so far complete first, as torch's synchronous CPU ops would have
+            c_synchronize(p.device())
+        return <uintptr_t>p.data_ptr()
+
+    def _data_address(self):
+        """data_ptr() without waiting for queued ops: for identity tests and the engines that order
+        themselves after the queued work (collectives)."""
         return <uintptr_t>self.t.get().data_ptr()
 
     @property

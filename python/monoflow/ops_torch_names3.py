@@ -13,6 +13,7 @@ import math
 
 from monoflow import _C, _dtypes
 from monoflow.ops_reduce import return_types
+from monoflow.storage import TypedStorage, UntypedStorage
 
 __all__ = ["renorm", "put", "frexp", "histogram", "gradient", "unsafe_chunk", "unsafe_split",
            "unsafe_split_with_sizes", "get_device", "is_inference", "frobenius_norm", "nuclear_norm",
@@ -20,7 +21,7 @@ __all__ = ["renorm", "put", "frexp", "histogram", "gradient", "unsafe_chunk", "u
            "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell", "convolution", "max_pool1d_with_indices",
            "empty_permuted", "sym_int", "sym_float", "sym_max", "sym_min", "sym_not", "sym_sqrt", "sym_ite",
            "sym_sum", "cond", "while_loop", "compiled_with_cxx11_abi", "is_vulkan_available", "init_num_threads",
-           "get_device_module"]
+           "get_device_module", "UntypedStorage", "TypedStorage"]
 
 
 def _F():
@@ -1016,7 +1017,7 @@ class TensorMethods:
             flat.index_add_(0, idx, src)
         else:
             flat.index_copy_(0, idx, src)
-        if flat.data_ptr() != self.data_ptr() or not self.is_contiguous():
+        if flat._data_address() != self._data_address() or not self.is_contiguous():
             self.copy_(flat.view(self.shape))
         return self
 
@@ -1304,6 +1305,42 @@ class TensorMethods:
             no xpu
         """
         return self.to("xpu" if device is None else device)
+
+    def untyped_storage(self):
+        """Tensor.untyped_storage() -> UntypedStorage: the bytes under this tensor and its views (see
+        :class:`monoflow.UntypedStorage`).
+
+        Example::
+
+            >>> import monoflow as flow
+            >>> x = flow.ones(4)
+            >>> x[1:].untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
+            True
+        """
+        return UntypedStorage(self)
+
+    def storage(self):
+        """Tensor.storage() -> TypedStorage: the elements under this tensor and its views (see
+        :class:`monoflow.TypedStorage`).
+
+        Example::
+
+            >>> import monoflow as flow
+            >>> flow.ones(2, 3).t().storage().size()
+            6
+        """
+        return TypedStorage(self)
+
+    def storage_type(self):
+        """Tensor.storage_type() -> type: the class of :meth:`storage` (:class:`monoflow.TypedStorage`).
+
+        Example::
+
+            >>> import monoflow as flow
+            >>> flow.ones(1).storage_type().__name__
+            'TypedStorage'
+        """
+        return TypedStorage
 
     def resize_(self, *sizes, memory_format=None):
         """Tensor.resize_(*sizes) -> Tensor: gives this tensor the shape `sizes`, keeping its first

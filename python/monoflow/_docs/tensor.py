@@ -258,6 +258,8 @@ add_doc("element_size", "Tensor.element_size() -> int", """
 add_doc("data_ptr", "Tensor.data_ptr() -> int", """
     Returns the address of the tensor's first element (views of the same
     memory share it), for interop and for telling whether tensors alias.
+    On a host-memory device the ops queued so far complete first, so code
+    reading the address (ctypes, a C extension) sees their results.
 
     Example::
 

@@ -75,13 +75,13 @@ class _Staged:
         if not buf.is_contiguous():
             buf = buf.contiguous()
         self.buf = buf
-        self.staged = buf is not t and buf.data_ptr() != t.data_ptr()
+        self.staged = buf is not t and buf._data_address() != t._data_address()
         self.code = buf.dtype._value
         self.device = str(buf.device)
 
     @property
     def ptr(self):
-        return self.buf.data_ptr()
+        return self.buf._data_address()
 
     def write_back(self):
         if self.staged:
@@ -308,7 +308,7 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
     counts = [t.numel() for t in tensor_list]
     out = _flat_empty(sum(counts), tensor.dtype)
     _record(g, "all_gather", [s.buf], [out], s.device, dtype=s.code, counts=counts)
-    c = g._c.all_gather(s.ptr, out.data_ptr(), counts, s.code, s.device)
+    c = g._c.all_gather(s.ptr, out._data_address(), counts, s.code, s.device)
     return _launch(g, c, (s, out), lambda: _copy_parts(out, tensor_list), async_op, tensor_list)
 
 
@@ -359,7 +359,7 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
 
 def _reduce_scatter_flat(g, what, out_s, flat_in, counts, op, async_op):
     _record(g, "reduce_scatter", [flat_in], [out_s.buf], out_s.device, dtype=out_s.code, op=int(op), counts=counts)
-    c = g._c.reduce_scatter(flat_in.data_ptr(), out_s.ptr, counts, out_s.code, int(op), out_s.device)
+    c = g._c.reduce_scatter(flat_in._data_address(), out_s.ptr, counts, out_s.code, int(op), out_s.device)
     return _launch(g, c, (out_s, flat_in), out_s.write_back, async_op)
 
 
@@ -493,7 +493,7 @@ def gather(tensor, gather_list=None, dst=0, group=None, async_op=False):
     elif gather_list:
         raise ValueError("gather: gather_list must be given on the destination rank only")
     _record(g, "gather", [s.buf], [out], s.device, dtype=s.code, root=root, count=tensor.numel())
-    c = g._c.gather(s.ptr, out.data_ptr() if out is not None else 0, tensor.numel(), s.code, root, s.device)
+    c = g._c.gather(s.ptr, out._data_address() if out is not None else 0, tensor.numel(), s.code, root, s.device)
     finish = (lambda: _copy_parts(out, gather_list)) if out is not None else None
     return _launch(g, c, (s, out), finish, async_op)
 
@@ -543,7 +543,7 @@ def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False):
     elif scatter_list:
         raise ValueError("scatter: scatter_list must be given on the source rank only")
     _record(g, "scatter", [flat], [s.buf], s.device, dtype=s.code, root=root, count=tensor.numel())
-    c = g._c.scatter(flat.data_ptr() if flat is not None else 0, s.ptr, tensor.numel(), s.code, root, s.device)
+    c = g._c.scatter(flat._data_address() if flat is not None else 0, s.ptr, tensor.numel(), s.code, root, s.device)
     return _launch(g, c, (s, flat), s.write_back, async_op)
 
 
@@ -588,7 +588,7 @@ def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False
     out = _flat_empty(sum(ocounts), dtype)
     _record(g, "all_to_all", [flat_in], [out], "cpu:0", dtype=dtype._value,
             counts=[t.numel() for t in input_tensor_list], out_counts=ocounts)
-    c = g._c.all_to_all(flat_in.data_ptr(), [t.numel() for t in input_tensor_list], out.data_ptr(), ocounts,
+    c = g._c.all_to_all(flat_in._data_address(), [t.numel() for t in input_tensor_list], out._data_address(), ocounts,
                         dtype._value, "cpu:0")
     return _launch(g, c, (flat_in, out), lambda: _copy_parts(out, output_tensor_list), async_op,
                    output_tensor_list)

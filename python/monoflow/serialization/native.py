@@ -193,7 +193,7 @@ class _Saver:
             key = None
             if t.numel() > 0:
                 # the storage's base address identifies it while the tensors are alive
-                base = t.data_ptr() - t.storage_offset() * t.element_size()
+                base = t._data_address() - t.storage_offset() * t.element_size()
                 key = (str(t.device), t.dtype.name, base)
                 if key in groups and not t._is_view_of(groups[key][0][1]):
                     key = None  # (cannot happen for live storages; be safe)

@@ -1,0 +1,41 @@
+"""torch's device type names without their plugins: flow.device("cuda"/"meta"/...) can be named and
+compared, as torch names CUDA on a CPU-only build; using one for a tensor raises a clear error."""
+import pickle
+
+import pytest
+import torch
+
+import monoflow as flow
+
+
+@pytest.mark.parametrize("spec", ["meta", "cuda", "cuda:1", "mps", "xpu:0", "xla", "hpu"])
+def test_absent_device_types_can_be_named_and_compared(spec):
+    if spec.split(":")[0] in flow._C.device_types():
+        pytest.skip(f"a {spec} plugin is loaded here")
+    d, t = flow.device(spec), torch.device(spec)
+    assert d.type == t.type and d.index == (t.index or 0)
+    assert d == flow.device(spec) and d == spec and d != flow.device("cpu") and flow.device("cpu") != d
+    assert hash(d) == hash(flow.device(spec))
+    assert pickle.loads(pickle.dumps(d)) == d
+    assert flow.device(d) == d
+    with pytest.raises(RuntimeError, match=f"Unknown device type '{d.type}'"):
+        flow.ones(2, device=d)
+    with pytest.raises(RuntimeError, match=d.type):
+        flow.ones(2).to(d)
+    with pytest.raises(RuntimeError, match=d.type):
+        flow.ones(2, device=spec)
+
+
+def test_unknown_names_and_bad_indices_still_raise():
+    with pytest.raises(RuntimeError, match="Unknown device type 'gpu'"):
+        flow.device("gpu")
+    with pytest.raises(RuntimeError):
+        flow.device("cpu:7")
+    with pytest.raises(RuntimeError):
+        flow.device("cuda:x")
+
+
+def test_the_meta_comparison_libraries_make():
+    x = flow.ones(2)
+    assert x.device != flow.device("meta")  # safetensors.torch's test before reading storages
+    assert not (x.device == flow.device("meta"))
