@@ -185,3 +185,34 @@ def test_ndarray_operand_keeps_autograd_and_ufuncs_return_tensors():
     out = np.empty(2, dtype=np.float32)
     assert np.add(x, x, out=out) is out and out.tolist() == [1.0, 2.0]
     assert isinstance(np.float32(2) * x, flow.Tensor) and (np.float32(2) * x).dtype == flow.float32
+
+
+# ------------------------------------------------------------ tensor/test_bfloat16_activation.py
+
+@pytest.mark.parametrize("name", ["mish", "hardswish", "softsign"])
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_half_activations_round_once_like_the_float32_result(name, dtype):
+    a = np.random.default_rng(1).standard_normal(256) * 4
+    x = flow.tensor(a, dtype=getattr(flow, dtype))
+    got = getattr(F, name)(x)
+    want = getattr(F, name)(x.float()).to(x.dtype)
+    assert got.dtype == x.dtype and np.array_equal(got.float().numpy(), want.float().numpy())
+    if name != "softsign":  # torch's softsign rounds per step in half precision; its mish/hardswish once
+        t = getattr(torch.nn.functional, name)(torch.tensor(a, dtype=getattr(torch, dtype)))
+        assert np.array_equal(got.float().numpy(), t.float().numpy())
+    xg = flow.tensor(a, dtype=getattr(flow, dtype), requires_grad=True)
+    tg = torch.tensor(a, dtype=getattr(torch, dtype), requires_grad=True)
+    getattr(F, name)(xg).sum().backward()
+    getattr(torch.nn.functional, name)(tg).sum().backward()
+    assert xg.grad.dtype == xg.dtype
+    np.testing.assert_allclose(xg.grad.float().numpy(), tg.grad.float().numpy(), atol=2e-2, rtol=2e-2)
+    y = flow.tensor(a[:4], dtype=getattr(flow, dtype))
+    if name != "softsign":
+        assert getattr(F, name)(y, inplace=True) is y and y.dtype == getattr(flow, dtype)
+
+
+def test_top_level_softshrink_matches_torch_functional():
+    a = np.linspace(-2, 2, 9)
+    for lambd in (0.5, 1.0):
+        np.testing.assert_allclose(flow.softshrink(flow.tensor(a), lambd).numpy(),
+                                   torch.nn.functional.softshrink(torch.tensor(a), lambd).numpy())

@@ -12,7 +12,7 @@ usual in-place rules apply: a leaf that requires grad is refused). When
 ``input`` records history, the result is computed from a copy of it, so that
 no recorded op has saved the tensor being overwritten.
 """
-from monoflow import _C, _composite
+from monoflow import _C, _composite, _dtypes
 from monoflow import ops_math as _m
 
 __all__ = ["leaky_relu", "elu", "selu", "celu", "hardtanh", "relu6", "hardsigmoid", "hardswish", "mish",
@@ -36,6 +36,16 @@ def _source(x, inplace):
 
 def _result(x, out, inplace):
     return x.copy_(out) if inplace else out
+
+
+def _wide(x):
+    # float16/bfloat16: the composition runs in float32 and rounds once at the end (as torch's and OneFlow's
+    # kernels compute these activations), not once per step
+    return x.float() if x.dtype in (_dtypes.float16, _dtypes.bfloat16) else x
+
+
+def _narrow(out, like):
+    return out.to(like.dtype) if out.dtype != like.dtype else out
 
 
 def _negative_part(x, alpha, input_scale):
@@ -181,7 +191,8 @@ def hardswish(input, inplace=False):
     """
     _check("hardswish", input)
     x = _source(input, inplace)
-    out = _m.where(x <= -3, 0.0, _m.where(x < 3, x * (x + 3) / 6, x))
+    w = _wide(x)
+    out = _narrow(_m.where(w <= -3, 0.0, _m.where(w < 3, w * (w + 3) / 6, w)), x)
     return _result(input, out, inplace)
 
 
@@ -200,7 +211,8 @@ def mish(input, inplace=False):
     """
     _check("mish", input)
     x = _source(input, inplace)
-    return _result(input, x * _m.tanh(_m.softplus(x)), inplace)
+    w = _wide(x)
+    return _result(input, _narrow(w * _m.tanh(_m.softplus(w)), x), inplace)
 
 
 def logsigmoid(input):
@@ -232,4 +244,5 @@ def softsign(input):
         tensor([-0.6667, -0.3333,  0.0000,  0.6000])
     """
     _check("softsign", input)
-    return input / (_m.abs(input) + 1)
+    w = _wide(input)
+    return _narrow(w / (_m.abs(w) + 1), input)

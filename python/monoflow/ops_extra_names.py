@@ -11,7 +11,7 @@ from monoflow import _C
 from monoflow import _composite as _c
 
 __all__ = ["_assert", "argwhere", "as_strided", "batch_gather", "broadcast_like", "cast", "combinations", "empty_strided", "gather_nd", "in_top_k", "mish",
-           "new_ones", "nms", "quick_gelu", "result_type", "scalar_tensor", "scatter_nd", "slice", "slice_update", "softsign",
+           "new_ones", "nms", "quick_gelu", "result_type", "scalar_tensor", "scatter_nd", "slice", "slice_update", "softshrink", "softsign",
            "tensor_scatter_nd_update", "unravel_index", "vander"]
 
 
@@ -163,6 +163,23 @@ def mish(input):
         tensor([0.0000, 0.8651])
     """
     return _F().mish(input)
+
+
+def softshrink(input, lambd=0.5):
+    """OneFlow's ``flow.softshrink`` (``nn.functional.softshrink``): ``x - lambd`` above ``lambd``,
+    ``x + lambd`` below ``-lambd``, 0 between.
+
+    Args:
+        input (Tensor): a floating-point tensor.
+        lambd (float): the threshold, at least 0. Default: 0.5.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow.softshrink(flow.tensor([-1.0, 0.2, 2.0]))
+        tensor([-0.5000,  0.0000,  1.5000])
+    """
+    return _F().softshrink(input, lambd)
 
 
 def softsign(input):
