@@ -32,6 +32,8 @@ from monoflow.distributions.extreme import (FisherSnedecor, Gumbel, HalfCauchy, 
 from monoflow.distributions.relaxed import (OneHotCategoricalStraightThrough, RelaxedBernoulli,  # noqa: E402
                                             RelaxedOneHotCategorical)
 from monoflow.distributions.lowrank_multivariate_normal import LowRankMultivariateNormal  # noqa: E402
+from monoflow.distributions.exp_family import (ContinuousBernoulli, ExponentialFamily,  # noqa: E402
+                                               GeneralizedPareto, VonMises)
 
 __all__ = ["Bernoulli", "Beta", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Geometric", "HalfNormal",
            "MixtureSameFamily", "Poisson", "StudentT", "Distribution", "Exponential", "Gamma", "Independent", "Laplace",
@@ -44,4 +46,5 @@ __all__ = ["Bernoulli", "Beta", "Categorical", "Cauchy", "Chi2", "Dirichlet", "G
            "CorrCholeskyTransform", "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform",
            "LowerCholeskyTransform", "PositiveDefiniteTransform", "PowerTransform", "ReshapeTransform",
            "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "StackTransform", "StickBreakingTransform",
-           "TanhTransform", "Transform", "identity_transform"]
+           "TanhTransform", "Transform", "identity_transform", "ContinuousBernoulli", "ExponentialFamily",
+           "GeneralizedPareto", "VonMises"]
