@@ -208,3 +208,25 @@ def test_roc_auc_score_matches_mann_whitney_with_ties():
         np.testing.assert_allclose(got.numpy()[0], expect, rtol=1e-6)
     with pytest.raises(ValueError, match="roc_auc_score"):
         flow.roc_auc_score(flow.tensor([1, 1]), flow.tensor([0.1, 0.2]))
+
+
+# --- flow.save(..., save_as_external_data=True) (OneFlow test_save_load) --------
+
+def test_save_as_external_data_writes_a_directory_load_reads_it(tmp_path):
+    import warnings
+
+    sd = {"w": flow.randn(2, 3), "b": flow.arange(4), "step": 7}
+    d = tmp_path / "ckpt"  # created by save
+    flow.save(sd, str(d), save_as_external_data=True)
+    assert d.is_dir()
+    (d / "random_file").write_text("nothing")  # an unrelated file in the directory is ignored
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        back = flow.load(str(d))
+    assert back["step"] == 7
+    np.testing.assert_array_equal(back["w"].numpy(), sd["w"].numpy())
+    np.testing.assert_array_equal(back["b"].numpy(), sd["b"].numpy())
+    import io
+
+    with pytest.raises(TypeError, match="save_as_external_data"):
+        flow.save(sd, io.BytesIO(), save_as_external_data=True)

@@ -346,7 +346,7 @@ def _after_global_write(world, writer, error):
 
 
 def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_serialization=True,
-         _disable_byteorder_record=False):
+         _disable_byteorder_record=False, *, save_as_external_data=False):
     """Saves ``obj`` (a tensor, a ``state_dict``, any container of them) to
     a file.
 
@@ -380,6 +380,9 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_seriali
             compatibility and ignored.
         _disable_byteorder_record (bool): accepted for torch compatibility and
             ignored.
+        save_as_external_data (bool): OneFlow's directory form: ``f`` (a path)
+            is made a directory (created if missing) and the checkpoint is
+            written inside it; ``flow.load(f)`` reads it back. Default: ``False``.
 
     Raises:
         TypeError: if ``obj`` holds something that cannot be saved (raised
@@ -395,6 +398,10 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_seriali
         {'w': tensor([1., 2.]), 'step': 3}
     """
     del _use_new_zipfile_serialization, _disable_byteorder_record
+    if save_as_external_data:
+        if not is_path(f):
+            raise TypeError("save(): save_as_external_data=True needs a directory path, not a file object")
+        os.makedirs(os.fsdecode(f), exist_ok=True)
     f = in_directory(f)
     if pickle_module is not None and not isinstance(getattr(pickle_module, "Pickler", None), type):
         raise AttributeError(f"save(): argument 'pickle_module' must be a module with a Pickler class (as pickle), "
