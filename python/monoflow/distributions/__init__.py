@@ -48,3 +48,37 @@ __all__ = ["Bernoulli", "Beta", "Categorical", "Cauchy", "Chi2", "Dirichlet", "G
            "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "StackTransform", "StickBreakingTransform",
            "TanhTransform", "Transform", "identity_transform", "ContinuousBernoulli", "ExponentialFamily",
            "GeneralizedPareto", "VonMises"]
+
+
+def _alias_modules():
+    """torch.distributions' per-family module names (``from torch.distributions.beta import Beta``) for the
+    families that live together in one monoflow module: each is a small module holding its classes."""
+    import sys
+    import types
+    here = sys.modules[__name__]
+    table = {"beta": ["Beta"], "binomial": ["Binomial"], "cauchy": ["Cauchy"], "chi2": ["Chi2"],
+             "continuous_bernoulli": ["ContinuousBernoulli"], "fishersnedecor": ["FisherSnedecor"],
+             "generalized_pareto": ["GeneralizedPareto"], "geometric": ["Geometric"], "gumbel": ["Gumbel"],
+             "half_cauchy": ["HalfCauchy"], "half_normal": ["HalfNormal"], "inverse_gamma": ["InverseGamma"],
+             "kumaraswamy": ["Kumaraswamy"], "laplace": ["Laplace"], "log_normal": ["LogNormal"],
+             "logistic_normal": ["LogisticNormal"], "mixture_same_family": ["MixtureSameFamily"],
+             "multinomial": ["Multinomial"], "negative_binomial": ["NegativeBinomial"], "pareto": ["Pareto"],
+             "poisson": ["Poisson"], "relaxed_bernoulli": ["LogitRelaxedBernoulli", "RelaxedBernoulli"],
+             "relaxed_categorical": ["ExpRelaxedCategorical", "RelaxedOneHotCategorical"],
+             "studentT": ["StudentT"], "von_mises": ["VonMises"], "weibull": ["Weibull"]}
+    from monoflow.distributions import relaxed
+    for name, classes in table.items():
+        full = f"{__name__}.{name}"
+        if full in sys.modules:
+            continue
+        mod = types.ModuleType(full, f"torch.distributions.{name}'s names: {', '.join(classes)}.")
+        for c in classes:
+            setattr(mod, c, getattr(here, c, None) or getattr(relaxed, c))
+        mod.__all__ = list(classes)
+        sys.modules[full] = mod
+        setattr(here, name, mod)
+    from monoflow.distributions import one_hot_categorical
+    one_hot_categorical.OneHotCategoricalStraightThrough = OneHotCategoricalStraightThrough
+
+
+_alias_modules()
