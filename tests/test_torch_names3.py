@@ -34,6 +34,9 @@ def test_renorm_values_and_grads(p, dim, maxnorm, dtype):
         close(a, b, rtol=1e-4, atol=1e-5)
     with pytest.raises(RuntimeError):
         flow.renorm(flow.ones(2), -1, 0, 1.0)
+    for lib in (flow, torch):
+        with pytest.raises(IndexError):
+            lib.renorm(lib.ones(2, 3), 2, 5, 1.0)
 
 
 def test_put_and_put_accumulate():

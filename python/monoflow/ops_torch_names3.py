@@ -76,6 +76,9 @@ def renorm(input, p, dim, maxnorm):
         raise RuntimeError(f"renorm: non-negative maxnorm expected, got {maxnorm}")
     if input.dim() == 0:
         raise IndexError("renorm: expected a tensor with at least 1 dimension")
+    if not -input.dim() <= dim < input.dim():
+        raise IndexError(f"renorm: Dimension out of range (expected to be in range of [{-input.dim()}, "
+                         f"{input.dim() - 1}], but got {dim})")
     dim = dim % input.dim()
     others = [d for d in builtins.range(input.dim()) if d != dim]
     norms = input.abs().pow(p).sum(others, keepdim=True).pow(1.0 / p) if others else input.abs()
@@ -212,12 +215,12 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
     """
     _C.check_tensor(input, "gradient", "input")
     if edge_order not in (1, 2):
-        raise RuntimeError(f"torch.gradient only supports edge_order=1 and edge_order=2, got {edge_order}")
+        raise RuntimeError(f"gradient: only edge_order=1 and edge_order=2 are supported, got {edge_order}")
     dims = list(builtins.range(input.dim())) if dim is None else ([dim] if isinstance(dim, int) else list(dim))
     dims = [d % input.dim() for d in dims]
     if isinstance(spacing, (list, tuple)):
         if len(spacing) != len(dims):
-            raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar or its length to "
+            raise RuntimeError(f"gradient: expected spacing to be unspecified, a scalar or its length to "
                                f"match the number of dimensions ({len(dims)}), got {len(spacing)}")
         spacings = list(spacing)
     else:
@@ -229,7 +232,7 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
 def _gradient_1d(x, d, h, edge_order):
     n = x.shape[d]
     if n < edge_order + 1:
-        raise RuntimeError(f"torch.gradient expected each dimension size to be at least edge_order+1, got "
+        raise RuntimeError(f"gradient: expected each dimension size to be at least edge_order+1, got "
                            f"{n} along dim {d}")
 
     def sl(a, b):
