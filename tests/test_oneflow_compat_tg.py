@@ -216,3 +216,51 @@ def test_top_level_softshrink_matches_torch_functional():
     for lambd in (0.5, 1.0):
         np.testing.assert_allclose(flow.softshrink(flow.tensor(a), lambd).numpy(),
                                    torch.nn.functional.softshrink(torch.tensor(a), lambd).numpy())
+
+
+# ------------------------------------------------------------ graph/test_graph_lr_scheduler.py, test_graph_linear_train.py
+
+def test_graph_debug_mode_logs_each_train_steps_lr(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("ONEFLOW_DEBUG_MODE", "True")
+
+    def run(n):
+        p = flow.nn.Parameter(flow.ones(3))
+        opt = flow.optim.SGD([p], lr=0.1)
+        sch = flow.optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.5)
+
+        class G(flow.nn.Graph):
+            def __init__(self):
+                super().__init__()
+                self.add_optimizer(opt, lr_sch=sch)
+
+            def build(self, x):
+                loss = (p * x).sum()
+                loss.backward()
+                return loss
+
+        g = G()
+        for _ in range(n):
+            g(flow.ones(3))
+        path = tmp_path / "log" / "monoflow_debug" / f"{os.getpid()}-train_step2lr.csv"
+        lines = path.read_text().splitlines()
+        assert lines[0] == "train_step,lr" and [int(l.split(",")[0]) for l in lines[1:]] == list(range(n))
+        return [float(l.split(",")[1]) for l in lines[1:]]
+
+    tp = torch.nn.Parameter(torch.ones(3))
+    topt = torch.optim.SGD([tp], lr=0.1)
+    tsch = torch.optim.lr_scheduler.StepLR(topt, step_size=2, gamma=0.5)
+    want = []
+    for _ in range(5):
+        want.append(topt.param_groups[0]["lr"])
+        topt.step()
+        tsch.step()
+    assert run(5) == pytest.approx(want)
+    assert run(3) == pytest.approx(want[:3])  # a new graph starts the file afresh
+
+
+def test_tensor_to_tensor_class_is_the_tensor_itself():
+    w = flow.nn.Linear(2, 3).weight
+    assert w.to(flow.Tensor) is w
+    with pytest.raises(TypeError):
+        torch.ones(1).to(torch.Tensor)  # torch has no such form; OneFlow's graph code uses it

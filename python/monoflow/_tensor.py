@@ -408,6 +408,9 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
         return out
 
     def to(self, *args, memory_format=None, **kwargs):
+        if len(args) == 1 and not kwargs and memory_format is None and args[0] is Tensor:
+            # OneFlow's x.to(flow.Tensor): a graph module's tensor as the eager tensor (here it already is one)
+            return self
         device, dtype, copy = _parse_to_args(args, kwargs)
         out = self._to(device, dtype, copy)
         return out if memory_format is None else _memory_format.laid_out(out, memory_format, "to")

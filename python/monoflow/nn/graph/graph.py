@@ -4,6 +4,7 @@ after that (docs/graph_runtime.md, "nn.Graph")."""
 from collections import OrderedDict
 import contextlib
 import itertools
+import os
 
 import monoflow as flow
 from monoflow import _C, _graph
@@ -340,10 +341,26 @@ class Graph:
                 for s in opts:
                     s.undo()
                 raise
+        if self._optimizers and os.environ.get("ONEFLOW_DEBUG_MODE", "").lower() in ("1", "true", "yes", "on"):
+            self._log_train_step_lr()
         for _, sch in self._optimizers:
             if sch is not None:
                 sch.step()
         return out
+
+    def _log_train_step_lr(self):
+        """OneFlow's debug mode (``ONEFLOW_DEBUG_MODE=True``): each training call appends ``step,lr`` (the
+        learning rate this step used, the first optimizer's first parameter group) to
+        ``log/<run>/<pid>-train_step2lr.csv`` under the working directory; a graph's first logged step
+        starts the file afresh, as OneFlow's job does."""
+        step = self.__dict__.get("_lr_log_step", 0)
+        path = os.path.join("log", "monoflow_debug", f"{os.getpid()}-train_step2lr.csv")
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w" if step == 0 else "a") as f:
+            if step == 0:
+                f.write("train_step,lr\n")
+            f.write(f"{step},{self._optimizers[0][0].opt.param_groups[0]['lr']}\n")
+        self.__dict__["_lr_log_step"] = step + 1
 
     def _train_body(self, args):
         """build on the call's batch, or on each of its micro-batches followed
