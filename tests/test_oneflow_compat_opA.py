@@ -153,3 +153,29 @@ def test_coin_flip_seed_reproducible_and_global():
         flow.nn.CoinFlip(2, probability=1.5)
     with pytest.raises(ValueError, match="CoinFlip"):
         flow.nn.CoinFlip(2, device="cpu", placement=flow.placement("cpu", ranks=[0]), sbp=flow.sbp.broadcast)
+
+
+# --- Tensor.contiguous_ (OneFlow test_contiguous) -----------------------------
+
+def test_tensor_contiguous_inplace_matches_contiguous():
+    arr = np.random.default_rng(0).standard_normal((4, 5, 6, 7)).astype(np.float32)
+    x = flow.tensor(arr).permute(0, 3, 2, 1)
+    assert not x.is_contiguous()
+    y1 = x.contiguous()
+    y2 = x.contiguous_()
+    assert y2 is x and x.is_contiguous() and y1 is not x
+    np.testing.assert_array_equal(y2.numpy(), np.transpose(arr, (0, 3, 2, 1)))
+    assert x.stride() == y1.stride() == torch.from_numpy(arr).permute(0, 3, 2, 1).contiguous().stride()
+    c = flow.ones(2, 3)
+    assert c.contiguous_() is c and c.is_contiguous()
+
+
+def test_tensor_contiguous_inplace_leaf_grad_and_history_refused():
+    arr = np.arange(6, dtype=np.float32).reshape(3, 2)
+    leaf = flow.tensor(arr).t().detach().requires_grad_()  # a non-contiguous leaf
+    assert leaf.contiguous_() is leaf and leaf.is_leaf and leaf.is_contiguous()
+    (leaf * flow.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])).sum().backward()
+    np.testing.assert_array_equal(leaf.grad.numpy(), [[1, 2, 3], [4, 5, 6]])
+    view = flow.tensor(arr, requires_grad=True).t()
+    with pytest.raises(RuntimeError, match="contiguous_"):
+        view.contiguous_()

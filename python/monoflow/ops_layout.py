@@ -384,6 +384,37 @@ def _highest(dt):
 class TensorMethods:
     """Mixed into monoflow.Tensor."""
 
+    def contiguous_(self):
+        """Makes this tensor contiguous in place (OneFlow's ``Tensor.contiguous_``) and returns it.
+
+        A non-contiguous tensor (a transpose, a permutation ...) gets a
+        row-major copy of its values as its own data, as ``contiguous()``
+        would return, but the tensor object stays the same (``x.contiguous_()
+        is x``). A contiguous tensor is returned unchanged. A non-contiguous
+        tensor with autograd history (a ``grad_fn``) raises RuntimeError: its
+        backward would still read the old layout; use ``contiguous()`` there.
+        Takes no arguments.
+
+        Example::
+
+            >>> x = flow.arange(6.0).reshape(2, 3).t()
+            >>> x.is_contiguous()
+            False
+            >>> x.contiguous_() is x, x.is_contiguous(), x.stride()
+            (True, True, (2, 1))
+            >>> x
+            tensor([[0., 3.],
+                    [1., 4.],
+                    [2., 5.]])
+        """
+        if not _C.TensorBase.is_contiguous(self):
+            if self.grad_fn is not None:
+                raise RuntimeError(
+                    "contiguous_(): cannot make a non-contiguous tensor with autograd history "
+                    f"(grad_fn={type(self.grad_fn).__name__}) contiguous in place; use contiguous()")
+            self.data = self.contiguous()
+        return self
+
     def fill_diagonal_(self, fill_value, wrap=False):
         """Fills the main diagonal (all dims equal for N-D; tall 2-D matrices
         restart below every n+1 rows when wrap=True, as numpy)."""
