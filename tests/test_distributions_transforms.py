@@ -357,3 +357,64 @@ def test_exponential_family_entropy_and_von_mises_samples():
     np.testing.assert_allclose(circ_var, _np(vm.variance), atol=0.02)
     flow.manual_seed(0)
     np.testing.assert_array_equal(_np(vm.sample((20000,))), _np(s))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_lkj_cholesky_and_wishart_match_torch(dtype):
+    tdt, fdt = D64[dtype]
+    tol = _tol(dtype)
+    torch.manual_seed(0)
+    tl = torch.distributions.LKJCholesky(3, torch.tensor([0.5, 2.0], dtype=tdt))
+    value = tl.sample((4,))
+    out = []
+    for L, dt in ((torch, tdt), (flow, fdt)):
+        c = L.tensor([0.5, 2.0], dtype=dt, requires_grad=True)
+        d = L.distributions.LKJCholesky(3, c)
+        lp = d.log_prob(L.tensor(value.numpy(), dtype=dt))
+        lp.sum().backward()
+        s = d.sample((5,))
+        assert bool(d.support.check(s).all())
+        out.append([_np(lp), _np(c.grad), tuple(s.shape), tuple(d.batch_shape), tuple(d.event_shape)])
+    for a, b in zip(out[1], out[0]):
+        if isinstance(a, tuple):
+            assert a == b
+        else:
+            np.testing.assert_allclose(a, b, **tol)
+
+    cov = np.array([[[2.0, 0.3, 0.1], [0.3, 1.0, -0.2], [0.1, -0.2, 1.5]], [[1.0, 0.0, 0.0], [0.0, 2.0, 0.5],
+                                                                           [0.0, 0.5, 1.0]]])
+    torch.manual_seed(0)
+    tw = torch.distributions.Wishart(torch.tensor([5.0, 3.5], dtype=tdt), covariance_matrix=torch.tensor(cov, dtype=tdt))
+    value = tw.sample((3,))
+    out = []
+    for L, dt in ((torch, tdt), (flow, fdt)):
+        df = L.tensor([5.0, 3.5], dtype=dt, requires_grad=True)
+        cv = L.tensor(cov, dtype=dt, requires_grad=True)
+        for kw in ({"covariance_matrix": cv}, {"scale_tril": L.linalg.cholesky(cv)},
+                   {"precision_matrix": L.linalg.inv(cv)}):
+            d = L.distributions.Wishart(df, **kw)
+            lp = d.log_prob(L.tensor(value.numpy(), dtype=dt))
+            res = [_np(lp), _np(d.entropy()), _np(d.mean), _np(d.variance), _np(d.mode),
+                   _np(L.distributions.ExponentialFamily.entropy(d))]
+        lp.sum().backward()
+        res += [_np(df.grad), _np(cv.grad)]
+        s = d.rsample((6,))
+        res.append((tuple(s.shape), tuple(d.batch_shape), tuple(d.event_shape)))
+        out.append(res)
+    for i, (a, b) in enumerate(zip(out[1], out[0])):
+        if isinstance(a, tuple):
+            assert a == b
+        else:
+            np.testing.assert_allclose(a, b, err_msg=f"Wishart item {i}", equal_nan=True,
+                                       **(tol if dtype == "float64" else dict(rtol=1e-3, atol=1e-4)))
+    df = flow.tensor([5.0, 3.5], requires_grad=True)
+    cv = flow.tensor(cov, dtype=flow.float32, requires_grad=True)
+    flow.manual_seed(1)
+    s = flow.distributions.Wishart(df, covariance_matrix=cv).rsample((2000,))
+    s.sum().backward()
+    assert df.grad is not None and cv.grad is not None
+    np.testing.assert_allclose(_np(s.mean(0)), np.array([5.0, 3.5])[:, None, None] * cov, rtol=0.1, atol=0.1)
+    with pytest.raises(ValueError):
+        flow.distributions.Wishart(flow.tensor(1.0), covariance_matrix=flow.eye(3))
+    with pytest.raises(ValueError):
+        flow.distributions.LKJCholesky(1)

@@ -34,6 +34,7 @@ from monoflow.distributions.relaxed import (OneHotCategoricalStraightThrough, Re
 from monoflow.distributions.lowrank_multivariate_normal import LowRankMultivariateNormal  # noqa: E402
 from monoflow.distributions.exp_family import (ContinuousBernoulli, ExponentialFamily,  # noqa: E402
                                                GeneralizedPareto, VonMises)
+from monoflow.distributions.matrix_distributions import LKJCholesky, Wishart  # noqa: E402
 
 __all__ = ["Bernoulli", "Beta", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Geometric", "HalfNormal",
            "MixtureSameFamily", "Poisson", "StudentT", "Distribution", "Exponential", "Gamma", "Independent", "Laplace",
@@ -47,7 +48,7 @@ __all__ = ["Bernoulli", "Beta", "Categorical", "Cauchy", "Chi2", "Dirichlet", "G
            "LowerCholeskyTransform", "PositiveDefiniteTransform", "PowerTransform", "ReshapeTransform",
            "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "StackTransform", "StickBreakingTransform",
            "TanhTransform", "Transform", "identity_transform", "ContinuousBernoulli", "ExponentialFamily",
-           "GeneralizedPareto", "VonMises"]
+           "GeneralizedPareto", "VonMises", "LKJCholesky", "Wishart"]
 
 
 def _alias_modules():
@@ -65,7 +66,8 @@ def _alias_modules():
              "multinomial": ["Multinomial"], "negative_binomial": ["NegativeBinomial"], "pareto": ["Pareto"],
              "poisson": ["Poisson"], "relaxed_bernoulli": ["LogitRelaxedBernoulli", "RelaxedBernoulli"],
              "relaxed_categorical": ["ExpRelaxedCategorical", "RelaxedOneHotCategorical"],
-             "studentT": ["StudentT"], "von_mises": ["VonMises"], "weibull": ["Weibull"]}
+             "studentT": ["StudentT"], "von_mises": ["VonMises"], "weibull": ["Weibull"],
+             "lkj_cholesky": ["LKJCholesky"], "wishart": ["Wishart"]}
     from monoflow.distributions import relaxed
     for name, classes in table.items():
         full = f"{__name__}.{name}"
