@@ -1,6 +1,7 @@
 """monoflow.optim: optimizers and learning-rate schedulers (torch.optim's API)."""
 from monoflow.optim import lr_scheduler
 from monoflow.optim.adadelta import Adadelta
+from monoflow.optim.adafactor import Adafactor
 from monoflow.optim.adagrad import Adagrad
 from monoflow.optim.adam import Adam, AdamW
 from monoflow.optim.adamax import Adamax
@@ -15,5 +16,5 @@ from monoflow.optim.rprop import Rprop
 from monoflow.optim.sgd import SGD
 from monoflow.optim import swa_utils  # noqa: E402
 
-__all__ = ["ASGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "LAMB", "LBFGS", "NAdam", "Optimizer", "RAdam",
+__all__ = ["ASGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "LAMB", "LBFGS", "NAdam", "Optimizer", "RAdam",
            "RMSprop", "Rprop", "SGD", "lr_scheduler", "swa_utils"]
