@@ -230,3 +230,57 @@ def test_save_as_external_data_writes_a_directory_load_reads_it(tmp_path):
 
     with pytest.raises(TypeError, match="save_as_external_data"):
         flow.save(sd, io.BytesIO(), save_as_external_data=True)
+
+
+# --- flow._C.layer_norm_affine / skip_layer_norm / skip_rms_norm (OneFlow test_skip_layer_norm, test_skip_rms_norm)
+
+def _skip_inputs(rs, with_bias, with_skip):
+    x = rs.randn(3, 4, 10)
+    bias = rs.randn(10) if with_bias else None
+    skip = rs.randn(3, 4, 10) if with_skip else None
+    pre = x + (bias if with_bias else 0) + (0.3 * skip if with_skip else 0)
+    return x, bias, skip, pre
+
+
+def _t(a, lib):
+    return None if a is None else lib.tensor(a, requires_grad=True)
+
+
+@pytest.mark.parametrize("with_bias", [True, False])
+@pytest.mark.parametrize("with_skip", [True, False])
+@pytest.mark.parametrize("affine", [True, False])
+def test_skip_layer_norm_matches_torch_layer_norm(with_bias, with_skip, affine):
+    rs = np.random.RandomState(7)
+    x, bias, skip, pre = _skip_inputs(rs, with_bias, with_skip)
+    g, b = (rs.randn(10), rs.randn(10)) if affine else (None, None)
+    ref = torch.nn.functional.layer_norm(torch.tensor(pre), (10,), _t(g, torch), _t(b, torch), 1e-6)
+    fx = flow.tensor(x, requires_grad=True)
+    got = flow._C.skip_layer_norm(fx, _t(g, flow), _t(b, flow), _t(bias, flow), _t(skip, flow), 0.3, 1e-6)
+    np.testing.assert_allclose(got.detach().numpy(), ref.detach().numpy(), rtol=1e-9, atol=1e-10)
+    got.sum().backward()
+    assert fx.grad is not None
+
+
+@pytest.mark.parametrize("with_bias", [True, False])
+@pytest.mark.parametrize("with_skip", [True, False])
+def test_skip_rms_norm_matches_torch_rms_norm(with_bias, with_skip):
+    rs = np.random.RandomState(8)
+    x, bias, skip, pre = _skip_inputs(rs, with_bias, with_skip)
+    w = rs.randn(10)
+    ref = torch.nn.functional.rms_norm(torch.tensor(pre), (10,), torch.tensor(w), 1e-6)
+    got = flow._C.skip_rms_norm(x=flow.tensor(x), weight=flow.tensor(w), bias=_t(bias, flow), skip=_t(skip, flow),
+                                epsilon=1e-6, alpha=0.3)
+    np.testing.assert_allclose(got.numpy(), ref.numpy(), rtol=1e-9, atol=1e-10)
+
+
+def test_layer_norm_affine_begin_axes():
+    rs = np.random.RandomState(9)
+    x, g, b = rs.randn(2, 3, 4), rs.randn(3, 4), rs.randn(3, 4)
+    ref = torch.nn.functional.layer_norm(torch.tensor(x), (3, 4), torch.tensor(g), torch.tensor(b), 1e-5)
+    got = flow._C.layer_norm_affine(flow.tensor(x), flow.tensor(g), flow.tensor(b), begin_norm_axis=1,
+                                    begin_params_axis=-2, epsilon=1e-5)
+    np.testing.assert_allclose(got.numpy(), ref.numpy(), rtol=1e-9, atol=1e-10)
+    # normalising over the last dim only, with (3, 4) parameters
+    ref2 = torch.nn.functional.layer_norm(torch.tensor(x), (4,), None, None, 1e-5) * torch.tensor(g) + torch.tensor(b)
+    got2 = flow._C.layer_norm_affine(flow.tensor(x), flow.tensor(g), flow.tensor(b), -1, 1, 1e-5)
+    np.testing.assert_allclose(got2.numpy(), ref2.numpy(), rtol=1e-9, atol=1e-10)

@@ -5,7 +5,8 @@ from monoflow import _C
 
 __all__ = ["reduce_sum_like", "batch_matmul", "matrix_vector_product", "fast_gelu", "square_relu",
            "fused_bias_add_gelu", "fused_bias_add_dropout", "fused_scale_tril", "fused_weighted_sum",
-           "binary_cross_entropy_with_logits_reduce_mean", "inv", "trigamma", "rms_norm"]
+           "binary_cross_entropy_with_logits_reduce_mean", "inv", "trigamma", "rms_norm",
+           "layer_norm_affine", "skip_layer_norm", "skip_rms_norm"]
 
 
 def reduce_sum_like(input, like, axis):
@@ -297,3 +298,94 @@ def rms_norm(x, weight=None, normalized_shape=None, epsilon=1e-6):
             raise TypeError("rms_norm(): normalized_shape is required when weight is None")
         normalized_shape = tuple(weight.shape)
     return _rms_norm(x, normalized_shape, weight, epsilon)
+
+
+def layer_norm_affine(x, gamma, beta, begin_norm_axis, begin_params_axis, epsilon=1e-5):
+    """``oneflow._C.layer_norm_affine``: layer normalisation of ``x`` over the dims from
+    ``begin_norm_axis`` on, then ``* gamma + beta`` (their shape: ``x``'s dims from
+    ``begin_params_axis`` on).
+
+    Args:
+        x (Tensor): the input.
+        gamma (Tensor): the scale.
+        beta (Tensor): the shift.
+        begin_norm_axis (int): the first normalised dim (negative counts from the end).
+        begin_params_axis (int): the first dim ``gamma`` and ``beta`` span.
+        epsilon (float): added to the variance. Default: ``1e-5``.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.layer_norm_affine(flow.tensor([[1.0, 3.0]]), flow.tensor([2.0, 2.0]),
+        ...                           flow.tensor([0.0, 1.0]), begin_norm_axis=1, begin_params_axis=1,
+        ...                           epsilon=0.0)
+        tensor([[-2.,  3.]])
+    """
+    from monoflow.nn.functional import layer_norm
+
+    x = _C.check_tensor(x, "layer_norm_affine", "x", 1)
+    a = begin_norm_axis % x.dim() if x.dim() else 0
+    p = begin_params_axis % x.dim() if x.dim() else 0
+    y = layer_norm(x, tuple(x.shape[a:]), None, None, epsilon)
+    view = tuple(x.shape[p:])
+    return y * gamma.reshape(view) + beta.reshape(view)
+
+
+def _skip_add(op, x, bias, skip, alpha):
+    x = _C.check_tensor(x, op, "x", 1)
+    if bias is not None:
+        x = x + bias
+    if skip is not None:
+        x = x + skip * alpha
+    return x
+
+
+def skip_layer_norm(x, gamma=None, beta=None, bias=None, skip=None, alpha=1e-5, epsilon=1e-5):
+    """``oneflow._C.skip_layer_norm``: ``layer_norm(x + bias + alpha * skip) * gamma + beta`` over the
+    last dim (OneFlow's fused kernel; here its unfused math).
+
+    Args:
+        x (Tensor): the input, ``(*, n)``.
+        gamma (Tensor, optional): the scale, ``(n,)``. Default: ``None`` (1).
+        beta (Tensor, optional): the shift, ``(n,)``. Default: ``None`` (0).
+        bias (Tensor, optional): added to ``x`` first, ``(n,)``. Default: ``None``.
+        skip (Tensor, optional): the residual, ``x``'s shape, scaled by ``alpha``. Default: ``None``.
+        alpha (float): the scale of ``skip``. Default: ``1e-5``.
+        epsilon (float): added to the variance. Default: ``1e-5``.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.skip_layer_norm(flow.tensor([[1.0, 3.0]]), skip=flow.tensor([[2.0, 0.0]]),
+        ...                         alpha=0.5, epsilon=0.0)
+        tensor([[-1.,  1.]])
+    """
+    from monoflow.nn.functional import layer_norm
+
+    x = _skip_add("skip_layer_norm", x, bias, skip, alpha)
+    return layer_norm(x, (x.shape[-1],), gamma, beta, epsilon)
+
+
+def skip_rms_norm(x, weight=None, bias=None, skip=None, epsilon=1e-5, alpha=1e-5):
+    """``oneflow._C.skip_rms_norm``: ``rms_norm(x + bias + alpha * skip) * weight`` over the last dim
+    (OneFlow's fused kernel; here its unfused math).
+
+    Args:
+        x (Tensor): the input, ``(*, n)``.
+        weight (Tensor, optional): the scale, ``(n,)``. Default: ``None`` (1).
+        bias (Tensor, optional): added to ``x`` first, ``(n,)``. Default: ``None``.
+        skip (Tensor, optional): the residual, ``x``'s shape, scaled by ``alpha``. Default: ``None``.
+        epsilon (float): added to the mean square. Default: ``1e-5``.
+        alpha (float): the scale of ``skip``. Default: ``1e-5``.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.skip_rms_norm(flow.tensor([[1.0, -3.0]]), skip=flow.tensor([[2.0, 0.0]]),
+        ...                       epsilon=0.0, alpha=1.0)
+        tensor([[ 1., -1.]])
+    """
+    from monoflow.nn.functional.rms_norm import rms_norm as _rms_norm
+
+    x = _skip_add("skip_rms_norm", x, bias, skip, alpha)
+    return _rms_norm(x, (x.shape[-1],), weight, epsilon)
