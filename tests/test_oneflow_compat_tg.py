@@ -264,3 +264,34 @@ def test_tensor_to_tensor_class_is_the_tensor_itself():
     assert w.to(flow.Tensor) is w
     with pytest.raises(TypeError):
         torch.ones(1).to(torch.Tensor)  # torch has no such form; OneFlow's graph code uses it
+
+
+# ------------------------------------------------------------ graph/test_graph_clip_grad_norm.py (OneFlow's _C signatures)
+
+@pytest.mark.parametrize("ta, tb, alpha", [(False, False, 1.0), (False, True, 1.0), (True, False, 0.5),
+                                           (True, True, 2.0)])
+def test_functional_matmul_transposes_and_scales(ta, tb, alpha):
+    rng = np.random.default_rng(2)
+    a, b = rng.standard_normal((2, 3, 4)), rng.standard_normal((2, 4, 5))
+    a_in, b_in = (a.transpose(0, 2, 1) if ta else a), (b.transpose(0, 2, 1) if tb else b)
+    x = flow.tensor(a_in, requires_grad=True)
+    got = flow._C.matmul(x, flow.tensor(b_in), transpose_a=ta, transpose_b=tb, alpha=alpha)
+    t = torch.tensor(a_in, requires_grad=True)
+    want = alpha * torch.matmul(t.transpose(-2, -1) if ta else t, torch.tensor(b_in).transpose(-2, -1) if tb
+                                else torch.tensor(b_in))
+    np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-10)
+    got.sum().backward()
+    want.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-10)
+    with pytest.raises(RuntimeError, match="transpose_a"):
+        flow._C.matmul(flow.ones(3), flow.ones(3), transpose_a=True)
+
+
+def test_functional_sparse_softmax_cross_entropy_takes_logits_first():
+    logits = np.random.default_rng(3).standard_normal((4, 6))
+    label = np.array([0, 5, 2, 2])
+    got = flow._C.sparse_softmax_cross_entropy(flow.tensor(logits), flow.tensor(label))
+    want = torch.nn.functional.cross_entropy(torch.tensor(logits), torch.tensor(label), reduction="none")
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)
+    by_labels = F.sparse_softmax_cross_entropy(flow.tensor(label), flow.tensor(logits))  # OneFlow's F order
+    np.testing.assert_allclose(by_labels.numpy(), want.numpy(), rtol=1e-12)

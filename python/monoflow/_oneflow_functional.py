@@ -3,7 +3,7 @@ API), under their OneFlow signatures. ``monoflow._C`` answers these names from h
 ``_oneflow_internal.functional_fallback``); they are compositions of monoflow ops."""
 from monoflow import _C
 
-__all__ = ["reduce_sum_like", "batch_matmul", "matrix_vector_product", "fast_gelu", "square_relu",
+__all__ = ["reduce_sum_like", "matmul", "sparse_softmax_cross_entropy", "batch_matmul", "matrix_vector_product", "fast_gelu", "square_relu",
            "fused_bias_add_gelu", "fused_bias_add_dropout", "fused_scale_tril", "fused_weighted_sum",
            "binary_cross_entropy_with_logits_reduce_mean", "inv", "trigamma", "rms_norm",
            "layer_norm_affine", "skip_layer_norm", "skip_rms_norm"]
@@ -37,6 +37,54 @@ def reduce_sum_like(input, like, axis):
 
 
 # --- OneFlow's _C-only compositions (fused kernels in OneFlow; here their unfused math) -------------
+
+def matmul(a, b, transpose_a=False, transpose_b=False, alpha=1.0):
+    """``oneflow._C.matmul``: ``alpha * op(a) @ op(b)``, ``op`` the optional transpose of the last two dims
+    (``flow.matmul`` / ``torch.matmul`` otherwise: broadcasting, 1-D operands).
+
+    Args:
+        a (Tensor): the left operand.
+        b (Tensor): the right operand.
+        transpose_a (bool): transpose ``a``'s last two dims first (``a`` at least 2-D). Default: ``False``.
+        transpose_b (bool): transpose ``b``'s last two dims first (``b`` at least 2-D). Default: ``False``.
+        alpha (float): the scale of the product. Default: ``1.0``.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.matmul(flow.ones(3, 4), flow.ones(5, 4), transpose_b=True, alpha=0.5)[0]
+        tensor([2., 2., 2., 2., 2.])
+    """
+    import monoflow
+
+    a = _C.check_tensor(a, "matmul", "a", 1)
+    b = _C.check_tensor(b, "matmul", "b", 2)
+    for t, flag, name in ((a, transpose_a, "transpose_a"), (b, transpose_b, "transpose_b")):
+        if flag and t.dim() < 2:
+            raise RuntimeError(f"matmul(): {name}=True needs a tensor of at least 2 dims, got {t.dim()}-D")
+    out = monoflow.matmul(a.transpose(-2, -1) if transpose_a else a, b.transpose(-2, -1) if transpose_b else b)
+    return out if alpha == 1.0 else out * alpha
+
+
+def sparse_softmax_cross_entropy(logits, label):
+    """``oneflow._C.sparse_softmax_cross_entropy``: the per-example softmax cross entropy of ``logits``
+    (classes in the last dim) against integer ``label``, unreduced. The functional API takes logits
+    first; ``nn.functional.sparse_softmax_cross_entropy`` takes ``(labels, logits)``, as OneFlow's.
+
+    Args:
+        logits (Tensor): the unnormalized scores, classes in the last dim.
+        label (Tensor): int32/int64 class indices, of ``logits``' shape without its last dim.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.sparse_softmax_cross_entropy(flow.tensor([[2.0, 0.0], [0.0, 0.0]]), flow.tensor([0, 1]))
+        tensor([0.1269, 0.6931])
+    """
+    from monoflow.nn.functional.oneflow_losses import sparse_softmax_cross_entropy as by_labels
+
+    return by_labels(label, logits)
+
 
 def batch_matmul(a, b, transpose_a=False, transpose_b=False, alpha=1.0):
     """``oneflow._C.batch_matmul``: ``alpha * op(a) @ op(b)`` over a batch of matrices, ``op`` the
