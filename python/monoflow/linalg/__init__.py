@@ -28,7 +28,7 @@ __all__ = ["norm", "vector_norm", "matrix_norm", "inv", "inv_ex", "det", "slogde
            "cholesky", "cholesky_ex", "qr", "svd", "svdvals", "eigh", "eigvalsh", "pinv", "matrix_rank", "cross",
            "lstsq", "matrix_power", "matrix_exp", "multi_dot", "vecdot", "matmul", "diagonal", "solve_triangular",
            "cond", "eig", "eigvals", "LinAlgError", "lu", "lu_factor", "lu_factor_ex", "lu_solve",
-           "householder_product", "tensorinv", "tensorsolve", "vander"]
+           "householder_product", "tensorinv", "tensorsolve", "vander", "ldl_factor", "ldl_factor_ex", "ldl_solve"]
 
 
 class LinAlgError(RuntimeError):
@@ -1775,3 +1775,247 @@ def vander(x, N=None):
     ones = x.new_ones(tuple(x.shape) + (1,))
     powers = x.unsqueeze(-1).expand(*x.shape, N - 1).cumprod(-1)
     return _shape.cat([ones, powers], -1)
+
+
+# ---------------------------------------------------------------- LDL^T (Bunch-Kaufman)
+
+_ldl_factor_t = _result("ldl_factor", ["LD", "pivots"])
+_ldl_factor_ex_t = _result("ldl_factor_ex", ["LD", "pivots", "info"])
+_BK_ALPHA = (1 + _math.sqrt(17)) / 8
+
+
+def _sytf2_lower(a):
+    """LAPACK dsytf2 (uplo 'L') on one symmetric matrix (a copy is factored in place): (LD, ipiv 1-based, info)."""
+    a = _np.tril(a).copy()
+    a = a + _np.tril(a, -1).T  # a full symmetric working copy (only the lower triangle is read)
+    n = a.shape[0]
+    ipiv = _np.zeros(n, _np.int32)
+    info = 0
+    k = 0
+    while k < n:
+        kstep = 1
+        absakk = abs(a[k, k])
+        if k < n - 1:
+            imax = k + 1 + int(_np.argmax(_np.abs(a[k + 1:, k])))
+            colmax = abs(a[imax, k])
+        else:
+            imax, colmax = k, 0.0
+        if max(absakk, colmax) == 0 or _np.isnan(absakk):
+            if info == 0:
+                info = k + 1
+            kp = k
+        else:
+            if absakk >= _BK_ALPHA * colmax:
+                kp = k
+            else:
+                row = _np.abs(a[imax, k:imax])
+                rowmax = row.max() if row.size else 0.0
+                if imax < n - 1:
+                    rowmax = max(rowmax, _np.abs(a[imax + 1:, imax]).max())
+                if absakk >= _BK_ALPHA * colmax * (colmax / rowmax):
+                    kp = k
+                elif abs(a[imax, imax]) >= _BK_ALPHA * rowmax:
+                    kp = imax
+                else:
+                    kp = imax
+                    kstep = 2
+            kk = k + kstep - 1
+            if kp != kk:  # symmetric interchange of rows/columns kk and kp in the trailing matrix
+                idx = _np.arange(n)
+                idx[kk], idx[kp] = kp, kk
+                sub = _np.ix_(idx[k:], idx[k:])
+                a[k:, k:] = a[sub]
+            if kstep == 1:
+                if k < n - 1:
+                    d11 = 1.0 / a[k, k]
+                    x = a[k + 1:, k].copy()
+                    a[k + 1:, k + 1:] -= d11 * _np.outer(x, x)
+                    a[k + 1:, k] = x * d11
+                    a[k, k + 1:] = a[k + 1:, k]
+            else:
+                if k < n - 2:
+                    d21 = a[k + 1, k]
+                    d11 = a[k + 1, k + 1] / d21
+                    d22 = a[k, k] / d21
+                    t = 1.0 / (d11 * d22 - 1.0)
+                    d21 = t / d21
+                    ak, ak1 = a[k + 2:, k].copy(), a[k + 2:, k + 1].copy()
+                    wk = d21 * (d11 * ak - ak1)
+                    wkp1 = d21 * (d22 * ak1 - ak)
+                    a[k + 2:, k + 2:] -= _np.outer(ak, wk) + _np.outer(ak1, wkp1)
+                    a[k + 2:, k], a[k + 2:, k + 1] = wk, wkp1
+                    a[k, k + 2:], a[k + 1, k + 2:] = wk, wkp1
+        if kstep == 1:
+            ipiv[k] = kp + 1
+        else:
+            ipiv[k] = ipiv[k + 1] = -(kp + 1)
+        k += kstep
+    return _np.tril(a), ipiv, info
+
+
+class _NoGrad(_Function):
+    """Passes values through; a backward raises as torch's for ops without a derivative."""
+
+    @staticmethod
+    def forward(ctx, name, value, *sources):
+        ctx.name = name
+        return value.clone()
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise RuntimeError(f"derivative for aten::{ctx.name} is not implemented")
+
+
+def ldl_factor_ex(A, *, hermitian=False, check_errors=False):
+    """The compact LDL^T factorisation with Bunch-Kaufman pivoting (LAPACK's sytrf) of each symmetric matrix
+    of ``A`` (only its lower triangle is read): the named tuple ``(LD, pivots, info)``.
+
+    ``LD`` holds the unit lower triangular ``L`` below the diagonal and the block diagonal ``D`` (1x1 and 2x2
+    blocks) on it and the subdiagonal; ``pivots`` (``int32``) follow LAPACK: ``k > 0`` a 1x1 block with rows
+    swapped with row ``k``, a pair of equal negative values a 2x2 block. ``info`` is the first (1-based) zero
+    block of ``D``, or 0. Not differentiable (as torch).
+
+    Args:
+        A (Tensor): shape ``(*, n, n)``, float32 or float64.
+        hermitian (bool): Hermitian rather than symmetric (the same for real matrices). Default: ``False``.
+        check_errors (bool): raise ``RuntimeError`` when ``info`` is not zero. Default: ``False``.
+
+    Example::
+
+        >>> LD, pivots, info = flow.linalg.ldl_factor_ex(flow.tensor([[4., 2.], [2., 3.]]))
+        >>> LD
+        tensor([[4.0000, 0.0000],
+                [0.5000, 2.0000]])
+        >>> pivots, info
+        (tensor([1, 2], dtype=monoflow.int32), tensor(0, dtype=monoflow.int32))
+    """
+    _check("ldl_factor_ex", A)
+    a = _host(A)
+    n = a.shape[-1]
+    flat = a.reshape(-1, n, n)
+    LD = _np.empty_like(flat)
+    piv = _np.empty(flat.shape[:-1], _np.int32)
+    info = _np.zeros(flat.shape[0], _np.int32)
+    for b in range(flat.shape[0]):
+        LD[b], piv[b], info[b] = _sytf2_lower(flat[b].astype(_np.float64))
+    info = info.reshape(a.shape[:-2])
+    if check_errors and info.any():
+        fl = info.reshape(-1)
+        b = int(_np.flatnonzero(fl)[0])
+        where = f"(Batch element {b}): " if info.ndim else ""
+        raise RuntimeError(f"torch.linalg.ldl_factor_ex: {where}The factorization could not be completed because "
+                           f"the input is singular (D[{int(fl[b])},{int(fl[b])}] is exactly zero).")
+    LDt = _t(LD.reshape(a.shape), A)
+    if A.requires_grad:
+        LDt = _NoGrad.apply("linalg_ldl_factor_ex", LDt, A)
+    return _ldl_factor_ex_t(LDt, _t(piv.reshape(a.shape[:-1]), A, _dtypes.ALIASES["int32"]),
+                            _info_tensor(info, A))
+
+
+def ldl_factor(A, *, hermitian=False):
+    """The compact LDL^T factorisation with Bunch-Kaufman pivoting of each symmetric matrix of ``A``: the
+    named tuple ``(LD, pivots)`` that :func:`ldl_solve` takes (see :func:`ldl_factor_ex`). A singular
+    ``D`` raises ``RuntimeError``.
+
+    Args:
+        A (Tensor): shape ``(*, n, n)``, float32 or float64 (only the lower triangle is read).
+        hermitian (bool): Hermitian rather than symmetric (the same for real matrices). Default: ``False``.
+
+    Example::
+
+        >>> A = flow.tensor([[1., 2.], [2., 1.]])
+        >>> LD, pivots = flow.linalg.ldl_factor(A)
+        >>> flow.linalg.ldl_solve(LD, pivots, flow.tensor([[3.], [3.]]))
+        tensor([[1.],
+                [1.]])
+    """
+    LD, piv, _ = ldl_factor_ex(A, hermitian=hermitian, check_errors=True)
+    return _ldl_factor_t(LD, piv)
+
+
+def _sytrs_lower(a, ipiv, b):
+    n = a.shape[0]
+    b = b.copy()
+    k = 0
+    while k < n:
+        if ipiv[k] > 0:
+            kp = ipiv[k] - 1
+            if kp != k:
+                b[[k, kp]] = b[[kp, k]]
+            if k < n - 1:
+                b[k + 1:] -= _np.outer(a[k + 1:, k], b[k])
+            b[k] /= a[k, k]
+            k += 1
+        else:
+            kp = -ipiv[k] - 1
+            if kp != k + 1:
+                b[[k + 1, kp]] = b[[kp, k + 1]]
+            if k < n - 2:
+                b[k + 2:] -= _np.outer(a[k + 2:, k], b[k]) + _np.outer(a[k + 2:, k + 1], b[k + 1])
+            akm1k = a[k + 1, k]
+            akm1 = a[k, k] / akm1k
+            ak = a[k + 1, k + 1] / akm1k
+            denom = akm1 * ak - 1.0
+            bkm1 = b[k] / akm1k
+            bk = b[k + 1] / akm1k
+            b[k] = (ak * bkm1 - bk) / denom
+            b[k + 1] = (akm1 * bk - bkm1) / denom
+            k += 2
+    k = n - 1
+    while k >= 0:
+        if ipiv[k] > 0:
+            if k < n - 1:
+                b[k] -= a[k + 1:, k] @ b[k + 1:]
+            kp = ipiv[k] - 1
+            if kp != k:
+                b[[k, kp]] = b[[kp, k]]
+            k -= 1
+        else:
+            if k < n - 1:
+                b[k] -= a[k + 1:, k] @ b[k + 1:]
+                b[k - 1] -= a[k + 1:, k - 1] @ b[k + 1:]
+            kp = -ipiv[k] - 1
+            if kp != k:
+                b[[k, kp]] = b[[kp, k]]
+            k -= 2
+    return b
+
+
+def ldl_solve(LD, pivots, B, *, hermitian=False):
+    """The solution ``X`` of ``A X = B`` from the factorisation ``(LD, pivots)`` of :func:`ldl_factor`
+    (LAPACK's sytrs). Batch dims broadcast. Not differentiable (as torch).
+
+    Args:
+        LD (Tensor): the compact factorisation, shape ``(*, n, n)``.
+        pivots (Tensor): its pivots, shape ``(*, n)``.
+        B (Tensor): the right-hand side, shape ``(*, n, k)``.
+        hermitian (bool): the factorisation is Hermitian (the same for real matrices). Default: ``False``.
+
+    Example::
+
+        >>> LD, pivots = flow.linalg.ldl_factor(flow.tensor([[4., 2.], [2., 3.]]))
+        >>> flow.linalg.ldl_solve(LD, pivots, flow.tensor([[2.], [1.]]))
+        tensor([[0.5000],
+                [0.0000]])
+    """
+    _check("ldl_solve", LD)
+    if not isinstance(B, _C.TensorBase) or B.dim() < 2:
+        raise RuntimeError("torch.linalg.ldl_solve: Expected B to have at least 2 dimensions")
+    n = LD.shape[-1]
+    if B.shape[-2] != n:
+        raise RuntimeError(f"torch.linalg.ldl_solve: Incompatible shapes of A and B for the equation AX = B "
+                           f"({n}x{n} and {B.shape[-2]}x{B.shape[-1]})")
+    if B.dtype != LD.dtype:
+        raise RuntimeError(f"torch.linalg.ldl_solve: Expected LD and B to have the same dtype, but found LD of "
+                           f"type {LD.dtype.name} and B of type {B.dtype.name} instead")
+    a, p, b = _host(LD), _host(pivots).astype(_np.int64), _host(B)
+    batch = _np.broadcast_shapes(a.shape[:-2], p.shape[:-1], b.shape[:-2])
+    a = _np.broadcast_to(a, batch + a.shape[-2:]).reshape(-1, n, n)
+    p = _np.broadcast_to(p, batch + p.shape[-1:]).reshape(-1, n)
+    b = _np.broadcast_to(b, batch + b.shape[-2:]).reshape((-1,) + b.shape[-2:])
+    X = _np.stack([_sytrs_lower(a[i].astype(_np.float64), p[i], b[i].astype(_np.float64))
+                   for i in range(a.shape[0])]) if a.shape[0] else b
+    X = _t(X.reshape(batch + B.shape[-2:]), B)
+    if B.requires_grad or LD.requires_grad:
+        X = _NoGrad.apply("linalg_ldl_solve", X, LD, B)
+    return X
