@@ -197,7 +197,6 @@ def suite_errors(placement, seeds, results):
     attempt("mixing: cat([global, local])", lambda: flow.cat([gx, loc]))
     attempt("mixing: where(local, global, global)", lambda: flow.where(loc > 0, gx, gx))
     attempt("to_local of a local tensor", lambda: loc.to_local())
-    attempt("op without a rule: nonzero", lambda: gx.nonzero())
     attempt("op without a rule: masked_select", lambda: gx.masked_select(gx > 3))
     attempt("op without a rule: scatter_add", lambda: gx.scatter_add(0, flow.zeros((1, 4), dtype=flow.int64)
                                                                       .to_global(placement, _nd(placement, B)), gx))

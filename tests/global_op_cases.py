@@ -992,14 +992,63 @@ POOLS = {"max_pool2d": lambda t: F.max_pool2d(t, 2), "avg_pool2d": lambda t: F.a
          "max_pool2d indices": lambda t: F.max_pool2d(t, 2, return_indices=True),
          "max_pool1d": lambda t: F.max_pool1d(t, 2), "avg_pool1d": lambda t: F.avg_pool1d(t, 2),
          "adaptive_avg_pool1d": lambda t: F.adaptive_avg_pool1d(t, 2),
-         "adaptive_max_pool1d": lambda t: F.adaptive_max_pool1d(t, 1)}
+         "adaptive_max_pool1d": lambda t: F.adaptive_max_pool1d(t, 1),
+         "max_pool3d": lambda t: F.max_pool3d(t, 2), "avg_pool3d": lambda t: F.avg_pool3d(t, 2, stride=1),
+         "max_pool3d indices": lambda t: F.max_pool3d(t, (1, 2, 2), return_indices=True),
+         "avg_pool3d divisor": lambda t: F.avg_pool3d(t, 2, 1, 1, True, False, 3),
+         "adaptive_avg_pool3d": lambda t: F.adaptive_avg_pool3d(t, (1, 2, 1)),
+         "adaptive_max_pool3d": lambda t: F.adaptive_max_pool3d(t, 1)}
 
 
 @case("pool", list(POOLS))
 def _gen(rng, tiny, form):
     n, c = (int(v) for v in rng.integers(1, 4, 2))
-    spatial = tuple(int(rng.integers(2, 6)) for _ in range(2 if "2d" in form else 1))
+    spatial = tuple(int(rng.integers(2, 6)) for _ in range(int(form.split()[0][-2])))
     return Case([Arr(floats(rng, (n, c) + spatial))], POOLS[form])
+
+
+DATA_DEPENDENT = {"nonzero": lambda t: flow.nonzero(t), "nonzero as_tuple": lambda t: flow.nonzero(t, as_tuple=True),
+                  "Tensor.nonzero": lambda t: t.nonzero(), "argwhere": lambda t: flow.argwhere(t),
+                  "where(condition)": lambda t: flow.where(t != 0)}
+
+
+@case("data-dependent shape", list(DATA_DEPENDENT))
+def _gen(rng, tiny, form):
+    # the positions of the non-zeros: only the whole tensor knows how many
+    shp = shape(rng, tiny, 1, 3)
+    x = np.where(rng.random(shp) < 0.4, 0.0, floats(rng, shp)).astype(fdtype(rng))
+    return Case([Arr(x, grad=False)], DATA_DEPENDENT[form], backward=False)
+
+
+@case("nn fold", ["unfold", "unfold unbatched", "fold", "fold unbatched"])
+def _gen(rng, tiny, form):
+    # nn.functional.unfold (im2col) and fold (col2im): not Tensor.unfold
+    n, c = int(rng.integers(1, 4)), int(rng.integers(1, 3))
+    h, w = (int(v) for v in rng.integers(2, 5, 2))
+    lead = (n,) if "unbatched" not in form else ()
+    if form.startswith("unfold"):
+        return Case([Arr(floats(rng, lead + (c, h, w)))], lambda t: F.unfold(t, 2, padding=1))
+    blocks = (h - 1) * (w - 1)  # kernel 2, stride 1
+    return Case([Arr(floats(rng, lead + (c * 4, blocks)))], lambda t: F.fold(t, (h, w), 2))
+
+
+COMPOSITES = {"diag vector": lambda t: flow.diag(t.flatten()), "diag offset": lambda t: t.flatten().diag(-2),
+              "diag matrix": lambda t: flow.diag(t.reshape(t.shape[0], -1), 1),
+              "vector_norm": lambda t: flow.linalg.vector_norm(t),
+              "vector_norm inf dim": lambda t: flow.linalg.vector_norm(t, float("inf"), dim=0),
+              "vector_norm 3 keepdim": lambda t: flow.linalg.vector_norm(t, 3, dim=-1, keepdim=True),
+              "vector_norm 1 float64": lambda t: flow.linalg.vector_norm(t, 1, dtype=flow.float64),
+              "linalg.norm": lambda t: flow.linalg.norm(t),
+              "vector_norm 0": lambda t: flow.linalg.vector_norm(t, 0)}
+
+
+@case("composite", list(COMPOSITES))
+def _gen(rng, tiny, form):
+    # ops the global layer builds from global ops (dispatch.COMPOSITES)
+    x = away_from_zero(rng, shape(rng, tiny, 1, 3))
+    if form == "vector_norm 0":
+        x = np.where(rng.random(x.shape) < 0.3, 0.0, x).astype(x.dtype)
+    return Case([Arr(x)], COMPOSITES[form], backward=form != "vector_norm 0")
 
 
 @case("composition", ["glu", "prelu", "normalize", "group_norm", "batch_norm eval", "batch_norm train",

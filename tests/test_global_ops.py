@@ -102,7 +102,6 @@ ERRORS = {
     "mixing: cat([global, local])": ("RuntimeError", MIXING),
     "mixing: where(local, global, global)": ("RuntimeError", MIXING),
     "to_local of a local tensor": ("RuntimeError", "already local"),
-    "op without a rule: nonzero": ("RuntimeError", "nonzero: not supported on global tensors (no SBP rule)"),
     "op without a rule: masked_select": ("RuntimeError", "masked_select: not supported on global tensors"),
     "op without a rule: scatter_add": ("RuntimeError", "scatter_add: not supported on global tensors"),
     "op without a rule: flow.scatter_add": ("RuntimeError", "no SBP rule for global tensors"),

@@ -101,3 +101,20 @@ def is_multi_client():
         False
     """
     return get_world_size() > 1
+
+
+def all_device_placement(device_type):
+    """Returns the placement of every process of the job on ``device_type`` (ranks ``0 .. world_size - 1``, one
+    device each), OneFlow's shorthand for ``flow.placement(device_type, ranks=range(world_size))``.
+
+    Args:
+        device_type (str): ``"cpu"`` or ``"cuda"``.
+
+    Example::
+
+        >>> flow.env.all_device_placement("cpu")  # a plain process
+        monoflow.placement(type="cpu", ranks=[0])
+    """
+    import monoflow as flow
+
+    return flow.placement(device_type, ranks=list(range(get_world_size())))

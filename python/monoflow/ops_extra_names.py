@@ -11,7 +11,7 @@ from monoflow import _C
 from monoflow import _composite as _c
 
 __all__ = ["_assert", "argwhere", "as_strided", "batch_gather", "broadcast_like", "cast", "combinations", "empty_strided", "gather_nd", "in_top_k", "mish",
-           "new_ones", "nms", "quick_gelu", "result_type", "scalar_tensor", "scatter_nd", "slice", "slice_update", "softshrink", "softsign",
+           "new_empty", "new_ones", "new_zeros", "nms", "quick_gelu", "result_type", "scalar_tensor", "scatter_nd", "slice", "slice_update", "softshrink", "softsign",
            "tensor_scatter_nd_update", "unravel_index", "vander"]
 
 
@@ -151,6 +151,48 @@ def new_ones(x, size=None, dtype=None, device=None, requires_grad=False):
     x = _C.check_tensor(x, "new_ones", "x")
     return x.new_ones(tuple(x.shape) if size is None else size, dtype=dtype, device=device,
                       requires_grad=requires_grad)
+
+
+def new_zeros(x, size=None, dtype=None, device=None, requires_grad=False):
+    """OneFlow's ``oneflow.new_zeros``: zeros of `size` with `x`'s dtype and device (a global `x`: its placement
+    and SBP) unless given.
+
+    Args:
+        x (Tensor): the tensor whose dtype and device are the defaults.
+        size (int or sequence of int, optional): the shape (default: `x`'s).
+        dtype, device: override `x`'s.
+        requires_grad (bool): whether autograd records operations on the result.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow.new_zeros(flow.ones(2, dtype=flow.int32))
+        tensor([0, 0], dtype=monoflow.int32)
+    """
+    x = _C.check_tensor(x, "new_zeros", "x")
+    return x.new_zeros(tuple(x.shape) if size is None else size, dtype=dtype, device=device,
+                       requires_grad=requires_grad)
+
+
+def new_empty(x, size=None, dtype=None, device=None, requires_grad=False):
+    """OneFlow's ``oneflow.new_empty``: an uninitialized tensor of `size` with `x`'s dtype and device (a global `x`:
+    its placement and SBP) unless given.
+
+    Args:
+        x (Tensor): the tensor whose dtype and device are the defaults.
+        size (int or sequence of int, optional): the shape (default: `x`'s).
+        dtype, device: override `x`'s.
+        requires_grad (bool): whether autograd records operations on the result.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow.new_empty(flow.ones(2, dtype=flow.int32), size=(2, 3)).shape
+        monoflow.Size([2, 3])
+    """
+    x = _C.check_tensor(x, "new_empty", "x")
+    return x.new_empty(tuple(x.shape) if size is None else size, dtype=dtype, device=device,
+                       requires_grad=requires_grad)
 
 
 def mish(input):

@@ -319,4 +319,58 @@ def _classification_mean(name, fn, args, kwargs):
     return total / count.to(total.dtype)
 
 
-COMPOSITES = {"mean": _mean, "cross_entropy": _classification_mean, "nll_loss": _classification_mean}
+def _diag(name, fn, args, kwargs):
+    """diag of a vector: the vector times a broadcast identity (padded for
+    an offset diagonal), so that its splits carry over to the rows. A
+    matrix's diagonal composes global ops already."""
+    import monoflow as flow
+    import monoflow.nn.functional as F
+    from monoflow._global.sbp import broadcast
+
+    op = Op(name, args, kwargs, [])
+    x = op.arg("input", 0)
+    if not isinstance(x, GlobalTensor) or x.dim() != 1:
+        return fn(*args, **kwargs)
+    offset = op.arg("diagonal", 1, 0)
+    eye = flow.eye(x._shape[0], dtype=x.dtype, placement=x.placement, sbp=[broadcast] * len(x.sbp))
+    out = x.unsqueeze(-1) * eye
+    k = abs(int(offset))
+    if k:
+        out = F.pad(out, (k, 0, 0, k) if offset > 0 else (0, k, k, 0))
+    return out
+
+
+def _vector_norm(name, fn, args, kwargs):
+    """linalg.vector_norm as global reductions of |x| (the local op reads one
+    rank's piece): max/min for +-inf, the count of non-zeros for 0, else
+    (sum |x|^ord)^(1/ord)."""
+    import math
+
+    op = Op(name, args, kwargs, [])
+    x = op.arg("x", 0)
+    order, dim, keepdim = op.arg("ord", 1, 2), op.arg("dim", 2), bool(op.arg("keepdim", 3, False))
+    dtype = kwargs.get("dtype")
+    if not isinstance(x, GlobalTensor) or x.dtype.is_complex or not x.is_floating_point():
+        return fn(*args, **kwargs)  # the local op's checks (and errors) apply
+    if dtype is not None:
+        x = x.to(dtype)
+    dims = tuple(range(x.dim())) if dim is None else ((dim,) if isinstance(dim, int) else tuple(dim))
+    kw = {"dim": dims, "keepdim": keepdim}
+    a = x.abs()
+    order = float(order)
+    if order == math.inf:
+        return a.amax(**kw)
+    if order == -math.inf:
+        return a.amin(**kw)
+    if order == 0:
+        # the count, with the local op's (zero) gradient: a * 0 keeps the graph
+        return (a * 0 + (a != 0).to(a.dtype)).sum(**kw)
+    if order == 1:
+        return a.sum(**kw)
+    if order == 2:
+        return (a * a).sum(**kw).sqrt()
+    return (a ** order).sum(**kw) ** (1.0 / order)
+
+
+COMPOSITES = {"mean": _mean, "cross_entropy": _classification_mean, "nll_loss": _classification_mean,
+              "diag": _diag, "vector_norm": _vector_norm}

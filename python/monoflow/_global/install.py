@@ -37,6 +37,24 @@ def _method(name, fn):
     return method
 
 
+class _Only:
+    """A module seen through the names it lends to the global layer."""
+
+    def __init__(self, module, names):
+        self._module, self._names, self.__name__ = module, names, module.__name__
+
+    def vars(self):
+        return {n: v for n, v in vars(self._module).items() if n in self._names}
+
+
+def _vars(module):
+    return module.vars() if isinstance(module, _Only) else vars(module)
+
+
+def _setattr(module, name, value):
+    setattr(module._module if isinstance(module, _Only) else module, name, value)
+
+
 def _function(name, fn):
     has_global = _C._has_global  # a C loop over the arguments' shard marks: cheap on every local call
 
@@ -55,6 +73,10 @@ def _modules():
     import monoflow.nn.functional  # noqa: F401 - imported for its submodules
 
     mods = [sys.modules[m] for m in _MODULES if m in sys.modules]
+    # linalg: only vector_norm (a composite); linalg.norm reaches it through
+    # the module, and linalg's other names (norm, matmul) mean other ops
+    import monoflow.linalg
+    mods.append(_Only(monoflow.linalg, ("vector_norm",)))
     mods += [m for n, m in sorted(sys.modules.items()) if n.startswith("monoflow.nn.functional.")]
     return mods
 
@@ -84,19 +106,27 @@ def install():
             setattr(GlobalTensor, name, _refuse(name, "no SBP rule"))
     wrappers = {}  # one wrapper per function and name, shared by the modules re-exporting it
     for module in _modules():
+        functional = module.__name__.startswith("monoflow.nn.functional")
         for name in names:
-            fn = vars(module).get(name)
+            fn = _vars(module).get(name)
             if not callable(fn) or isinstance(fn, type) or hasattr(fn, "__wrapped_local__"):
                 continue
-            key = (id(fn), name)  # aliases (cat, concat) keep their own names in messages
+            # nn.functional's unfold is another op than Tensor.unfold: its own rule
+            rule_name = _FUNCTIONAL_RULES.get(name, name) if functional else name
+            key = (id(fn), rule_name)  # aliases (cat, concat) keep their own names in messages
             if key not in wrappers:
-                wrappers[key] = _function(name, fn)
-            setattr(module, name, wrappers[key])
+                wrappers[key] = _function(rule_name, fn)
+            _setattr(module, name, wrappers[key])
+
+
+# nn.functional names whose op differs from the Tensor method of that name:
+# {name: the rule for the functional one}
+_FUNCTIONAL_RULES = {"unfold": "im2col"}
 
 
 # Tensor methods that reach the core without a rule: their results have
-# data-dependent shapes (nonzero, masked_select) or scatter across pieces
-_NO_RULE = ("nonzero", "masked_select", "scatter", "scatter_", "scatter_add", "scatter_add_", "index_put",
+# data-dependent shapes (masked_select) or scatter across pieces
+_NO_RULE = ("masked_select", "scatter", "scatter_", "scatter_add", "scatter_add_", "index_put",
             "index_put_")
 
 
@@ -116,7 +146,7 @@ def wrapped_names():
         if name in vars(GlobalTensor):
             where.append("Tensor")
         for module in _modules():
-            fn = vars(module).get(name)
+            fn = _vars(module).get(name)
             if hasattr(fn, "__wrapped_local__"):
                 where.append(module.__name__)
         out[name] = where

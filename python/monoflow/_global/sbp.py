@@ -16,6 +16,8 @@ class sbp:
     Make them with ``flow.sbp.split(dim)``, ``flow.sbp.broadcast`` and
     ``flow.sbp.partial_sum``; they compare, hash, pickle and print.
     ``is_split()``, ``is_broadcast()``, ``is_partial_sum()`` and ``dim`` describe one.
+    Calling one hands it back (``flow.sbp.broadcast()`` is ``flow.sbp.broadcast``,
+    OneFlow's spelling of the same symbol).
 
     Args:
         kind (str): ``"S"`` (split), ``"B"`` (broadcast) or ``"P"`` (partial sum).
@@ -27,6 +29,8 @@ class sbp:
         (monoflow.sbp.split(dim=0), monoflow.sbp.broadcast, monoflow.sbp.partial_sum)
         >>> flow.sbp.split(1).is_split(), flow.sbp.split(1).dim
         (True, 1)
+        >>> flow.sbp.broadcast() == flow.sbp.broadcast, flow.sbp.split(0)() == flow.sbp.split(0)
+        (True, True)
     """
 
     __slots__ = ("_kind", "_dim")
@@ -35,6 +39,10 @@ class sbp:
     def __init__(self, kind, dim=None):
         self._kind = kind
         self._dim = dim
+
+    def __call__(self):
+        """The SBP itself: OneFlow's symbols may be written called (``flow.sbp.partial_sum()``)."""
+        return self
 
     def is_split(self):
         return self._kind == "S"

@@ -22,6 +22,70 @@ from monoflow._tensor import Size, Tensor
 class GlobalTensor(Tensor):
     __module__ = "monoflow"
 
+    # new_zeros & co.: OneFlow's global tensor lends its placement and SBP
+    # (local tensors: the device) to the result unless placement=/device= say otherwise
+    def _new(self, name, size, kwargs):
+        import monoflow as flow
+        from monoflow._global.sbp import broadcast
+
+        if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
+            size = tuple(size[0])
+        if "size" in kwargs:
+            size = kwargs.pop("size")
+            size = (size,) if isinstance(size, int) else tuple(size)
+        placement, sbp = kwargs.pop("placement", None), kwargs.pop("sbp", None)
+        if kwargs.get("device") is not None:
+            return getattr(Tensor, name)(self, *size, **kwargs)
+        kwargs.pop("device", None)
+        kwargs.pop("pin_memory", None)
+        if kwargs.get("dtype") is None:
+            kwargs["dtype"] = self.dtype
+        if sbp is None:
+            # self's SBP where it lays out the new shape; partial sums would
+            # add the value up over the ranks, and a split past the last dim
+            # cannot be: broadcast there
+            sbp = [broadcast if s.is_partial_sum() or (s.is_split() and s.dim >= len(size)) else s
+                   for s in self.sbp]
+        fill = kwargs.pop("fill_value", None)
+        maker = {"new_zeros": flow.zeros, "new_ones": flow.ones, "new_empty": flow.empty}.get(name)
+        if maker is None:
+            return flow.full(size, fill, placement=placement or self.placement, sbp=sbp, **kwargs)
+        return maker(*size, placement=placement or self.placement, sbp=sbp, **kwargs)
+
+    def new_zeros(self, *size, **kwargs):
+        return self._new("new_zeros", size, kwargs)
+
+    def new_ones(self, *size, **kwargs):
+        return self._new("new_ones", size, kwargs)
+
+    def new_empty(self, *size, **kwargs):
+        return self._new("new_empty", size, kwargs)
+
+    def new_full(self, size, fill_value, **kwargs):
+        return self._new("new_full", (size,), dict(kwargs, fill_value=fill_value))
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        """`np.float32(2) - x`, `np.exp(x)`: NumPy hands its ufunc here. NumPy
+        scalars are numbers to the op (a number may come first: flow.sub(2, x));
+        the op runs as the global op of the same name. An array operand is a
+        local value, which a global tensor does not mix with."""
+        import numpy as np
+
+        from monoflow._numpy_ufuncs import _TWINS
+
+        import monoflow as flow
+
+        twin = _TWINS.get(ufunc.__name__)
+        fn = getattr(flow, twin, None) if twin is not None else None
+        if method != "__call__" or kwargs or fn is None:
+            raise TypeError(f"numpy.{ufunc.__name__}{'' if method == '__call__' else '.' + method}: not supported on "
+                            "global tensors; use .to_local() (this rank's shard) or .numpy() (the whole value)")
+        args = [v.item() if isinstance(v, np.generic) else v for v in inputs]
+        if any(isinstance(v, np.ndarray) for v in args):
+            raise RuntimeError(f"numpy.{ufunc.__name__}: got a global tensor and a numpy array; make the array a "
+                               "global tensor with flow.tensor(array).to_global(placement, sbp)")
+        return fn(*args)
+
     # -- metadata
     @property
     def is_global(self):

@@ -131,7 +131,9 @@ def where(op):
         cond, x, y = op.arg("condition", 1), op.args[0], op.arg("other", 2)
     else:
         if len(op.args) + len(op.kwargs) == 1:
-            op.fail("where(condition) (nonzero) has a data-dependent shape and is not supported on global tensors")
+            # where(condition) is nonzero(condition, as_tuple=True): a data-dependent
+            # shape that only the whole condition gives
+            return [Signature([B], [B])], [lambda local: tuple(local)]
         cond, x, y = op.arg("condition", 0), op.arg("input", 1), op.arg("other", 2)
     shapes = op.shapes
     out = _broadcast_shape(op, shapes)

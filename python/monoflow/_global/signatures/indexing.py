@@ -167,6 +167,36 @@ def unfold(op):
     return sigs + [Signature([B], [B]), Signature([P], [P])], [out]
 
 
+@rule("nonzero", "argwhere")
+def nonzero(op):
+    # the positions of the non-zeros: a data-dependent shape that only the
+    # whole tensor gives (as_tuple=True: one index tensor per dim, alike)
+    return [Signature([B], [B])], [lambda local: tuple(local)]
+
+
+@rule("im2col")
+def im2col(op):
+    # nn.functional.unfold, (N, C, H, W) -> (N, C*kH*kW, L): each sample's
+    # blocks come from that sample alone, and the copy is linear. (Channels
+    # are not split: C*kH*kW's balanced pieces are not the pieces of C.)
+    x = op.shapes[0]
+    sigs = [Signature([S(0)], [S(0)])] if len(x) == 4 and x[0] > 1 else []
+    op.nonempty = True
+    out = lambda local: (tuple(x[:1]) if len(x) == 4 else ()) + tuple(local[-2:])  # noqa: E731
+    return sigs + [Signature([B], [B]), Signature([P], [P])], [out]
+
+
+@rule("fold")
+def fold(op):
+    # nn.functional.fold, (N, C*kH*kW, L) -> (N, C, H, W): the blocks of each
+    # sample are summed into that sample alone (linear)
+    x = op.shapes[0]
+    sigs = [Signature([S(0)], [S(0)])] if len(x) == 3 and x[0] > 1 else []
+    op.nonempty = True
+    out = lambda local: (tuple(x[:1]) if len(x) == 3 else ()) + tuple(local[-3:])  # noqa: E731
+    return sigs + [Signature([B], [B]), Signature([P], [P])], [out]
+
+
 @rule("outer", "ger")
 def outer(op):
     a, b = op.shapes

@@ -143,14 +143,14 @@ def one_hot(op):
     return sigs + [Signature([B], [B])], [out]
 
 
-@rule("max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
-      "adaptive_max_pool1d", "adaptive_max_pool2d")
+@rule("max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d", "adaptive_avg_pool1d",
+      "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d")
 def pool(op):
     # pooling looks only along the spatial dims: samples and channels may be
     # split; averaging is linear
     x = op.shapes[0]
     op.nonempty = True
-    spatial = 2 if op.name.endswith("2d") else 1
+    spatial = int(op.name[-2])  # max_pool3d -> 3
     lead = len(x) - spatial
     sigs = [Signature([S(d)], [S(d)]) for d in range(lead) if x[d] > 1] + [Signature([B], [B])]
     if "avg" in op.name:

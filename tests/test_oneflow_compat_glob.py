@@ -1,0 +1,70 @@
+"""OneFlow's global-tensor module tests (test/modules/test_global_*, test_consistent_*) run against monoflow on
+2 ranks: the defects they found that are not an op's SBP rule (those are cases in global_op_cases.py), checked
+against torch or numpy (helper glob, session 5)."""
+import pickle
+
+import monoflow as flow
+
+
+def test_sbp_symbols_called_hand_themselves_back():
+    # OneFlow spells the symbols either way: flow.sbp.broadcast and flow.sbp.broadcast() (test_global_expand_op)
+    for s in (flow.sbp.broadcast, flow.sbp.partial_sum, flow.sbp.split(0), flow.sbp.split(2)):
+        assert s() is s and s() == s and hash(s()) == hash(s)
+    assert flow.sbp.split(0)() != flow.sbp.split(1)
+    assert pickle.loads(pickle.dumps(flow.sbp.broadcast())) == flow.sbp.broadcast
+    x = flow.ones(4, 2, placement=flow.placement("cpu", ranks=[0]), sbp=flow.sbp.split(0)())
+    assert x.sbp == (flow.sbp.split(0),)
+
+
+def test_env_all_device_placement_covers_every_rank():
+    # OneFlow's flow.env.all_device_placement("cpu") (test_global_reshape, test_global_transpose)
+    p = flow.env.all_device_placement("cpu")
+    assert p == flow.placement("cpu", ranks=list(range(flow.env.get_world_size())))
+    assert p.type == "cpu" and list(p.ranks) == [0]
+
+
+def test_eye_takes_placement_and_sbp():
+    # OneFlow's flow.eye(n, m, placement=, sbp=) (the global diag builds on it)
+    p = flow.placement("cpu", ranks=[0])
+    e = flow.eye(3, 4, dtype=flow.float64, placement=p, sbp=flow.sbp.split(1))
+    assert e.is_global and e.sbp == (flow.sbp.split(1),) and e.dtype == flow.float64
+    assert (e.to_local().numpy() == __import__("numpy").eye(3, 4)).all()
+    assert not flow.eye(2).is_global
+
+
+def test_new_zeros_and_co_of_a_global_tensor_keep_its_placement_and_sbp():
+    # OneFlow: "the returned Tensor has the same dtype, device or placement and sbp as this tensor"
+    # (test_global_constant's flow.new_zeros(x), test_global_empty's flow.new_empty(x, size=...))
+    import numpy as np
+
+    p = flow.placement("cpu", ranks=[0])
+    x = flow.ones(4, 2, dtype=flow.int32, placement=p, sbp=flow.sbp.split(0))
+    for y, want in [(flow.new_zeros(x), np.zeros((4, 2))), (x.new_ones((3, 2)), np.ones((3, 2))),
+                    (x.new_zeros(5), np.zeros(5)), (x.new_full((2,), 3), np.full(2, 3))]:
+        assert y.is_global and y.placement == p and y.sbp == (flow.sbp.split(0),) and y.dtype == flow.int32
+        assert (y.to_local().numpy() == want).all()
+    e = flow.new_empty(x, size=(8,))
+    assert e.is_global and e.shape == (8,) and e.sbp == (flow.sbp.split(0),)
+    # a split past the new shape's dims, or partial sums (ones would add up): broadcast
+    assert x.new_zeros(()).sbp == (flow.sbp.broadcast,)
+    ps = flow.ones(2, placement=p, sbp=flow.sbp.partial_sum).new_ones(2)
+    assert ps.sbp == (flow.sbp.broadcast,) and ps.to_local().tolist() == [1.0, 1.0]
+    assert not x.new_zeros(2, device="cpu").is_global
+    assert x.new_zeros(2, placement=p, sbp=flow.sbp.broadcast).sbp == (flow.sbp.broadcast,)
+    # local tensors: as before (torch's new_* need a size; OneFlow's function form defaults to x's)
+    loc = flow.ones(3, dtype=flow.float64)
+    assert flow.new_zeros(loc).tolist() == [0.0, 0.0, 0.0] and flow.new_zeros(loc).dtype == flow.float64
+    assert not loc.new_zeros(2).is_global
+
+
+def test_numpy_scalar_operands_of_a_global_tensor():
+    # np.float32(2) - x hands NumPy's ufunc to the tensor: the scalar is a number to the global op
+    import numpy as np
+    import pytest
+
+    p = flow.placement("cpu", ranks=[0])
+    x = flow.tensor([1.0, 4.0], placement=p, sbp=flow.sbp.broadcast)
+    for y, want in [(np.float32(2) - x, [1.0, -2.0]), (np.float64(3) * x, [3.0, 12.0]), (np.exp(x), np.exp([1, 4]))]:
+        assert y.is_global and np.allclose(y.to_local().numpy(), want)
+    with pytest.raises(RuntimeError, match="global tensor and a numpy array"):
+        np.ones(2) + x
