@@ -13,6 +13,7 @@ import math
 
 from monoflow import _C, _dtypes
 from monoflow.ops_reduce import return_types
+from monoflow.ops_torch_names2 import _names_its_errors
 from monoflow.storage import TypedStorage, UntypedStorage
 
 __all__ = ["renorm", "put", "frexp", "histogram", "gradient", "unsafe_chunk", "unsafe_split",
@@ -1414,3 +1415,9 @@ def _alias_as(cls, t):
     out = t.view_as(t)
     out.__class__ = cls
     return out
+
+
+for _name in __all__:
+    if not isinstance(globals()[_name], type):
+        globals()[_name] = _names_its_errors(globals()[_name])
+del _name
