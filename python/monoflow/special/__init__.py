@@ -613,7 +613,7 @@ def i1e(input):
 
 
 from monoflow.special._more import (  # noqa: E402
-    bessel_j0, bessel_j1, bessel_y0, bessel_y1, chebyshev_polynomial_t, chebyshev_polynomial_u,
+    airy_ai, bessel_j0, bessel_j1, bessel_y0, bessel_y1, chebyshev_polynomial_t, chebyshev_polynomial_u,
     chebyshev_polynomial_v, chebyshev_polynomial_w, gammainc, gammaincc, hermite_polynomial_h, hermite_polynomial_he,
     laguerre_polynomial_l, legendre_polynomial_p, modified_bessel_i0, modified_bessel_i1, modified_bessel_k0,
     modified_bessel_k1, scaled_modified_bessel_k0, scaled_modified_bessel_k1, shifted_chebyshev_polynomial_t,

@@ -19,7 +19,7 @@ from monoflow import ops_math as _m
 from monoflow.autograd.function import Function as _Function
 from monoflow.autograd.grad_mode import no_grad as _no_grad
 
-__all__ = ["bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0", "modified_bessel_i1",
+__all__ = ["airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0", "modified_bessel_i1",
            "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
            "spherical_bessel_j0", "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
            "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u",
@@ -390,6 +390,90 @@ def spherical_bessel_j0(input, *, out=None):
         safe = _where(small, 1.0, x)
         out = _where(small, series, _m.sin(safe) / safe)
         return _where(_m.isinf(x), 0.0, out)
+
+
+_AI0 = 0.355028053887817239260  # Ai(0)
+_AIP0 = 0.258819403792806798405  # -Ai'(0)
+
+
+def _airy_u(n):
+    u = [1.0]
+    for k in range(1, n):
+        u.append(u[-1] * (6 * k - 5) * (6 * k - 3) * (6 * k - 1) / ((2 * k - 1) * 216 * k))
+    return u
+
+
+def _airy(x):
+    """Ai(x) in float64: Maclaurin series on [-7, 2], (1/pi) sqrt(x/3) K_{1/3}(zeta) by the trapezoid rule on
+    (2, 9.65], the asymptotic expansions beyond (zeta = 2/3 |x|^(3/2))."""
+    from monoflow._creation import arange
+    x64 = x.double()
+    # Maclaurin series: Ai = Ai(0) f - (-Ai'(0)) g
+    mid = (x64 >= -7.0) & (x64 <= 2.0)
+    xs = _where(mid, x64, 0.0)
+    x3 = xs * xs * xs
+    f = xs * 0 + 1.0
+    g = xs * 1.0
+    tf, tg = f, g
+    for k in range(1, 60):
+        tf = tf * x3 / ((3 * k - 1) * (3 * k))
+        tg = tg * x3 / ((3 * k) * (3 * k + 1))
+        f = f + tf
+        g = g + tg
+    series = _AI0 * f - _AIP0 * g
+    # (2, 9.65]: K_{1/3}(zeta) = int_0^inf exp(-zeta cosh t) cosh(t / 3) dt
+    trap = (x64 > 2.0) & (x64 <= 9.65)
+    xm = _where(trap, x64, 3.0)
+    zeta = (2.0 / 3.0) * xm * _m.sqrt(xm)
+    n = int(round(_K_TMAX / _K_H))
+    t = arange(n + 1, dtype=_dtypes.float64, device=x.device) * _K_H
+    fk = _m.exp(-zeta.unsqueeze(-1) * (_m.cosh(t) - 1.0)) * _m.cosh(t / 3.0)
+    k13 = (fk.sum(-1) - 0.5 * fk[..., 0]) * _K_H * _m.exp(-zeta)
+    trap_val = _m.sqrt(xm / 3.0) * k13 / _math.pi
+    u = _airy_u(40)
+    # x > 9.65 (zeta > 20): Ai ~ exp(-zeta) / (2 sqrt(pi) x^(1/4)) sum (-1)^k u_k zeta^-k
+    big = x64 > 9.65
+    xb = _where(big, x64, 10.0)
+    zb = (2.0 / 3.0) * xb * _m.sqrt(xb)
+    acc, p = 0.0, xb * 0 + 1.0
+    for k in range(40):
+        acc = acc + (u[k] if k % 2 == 0 else -u[k]) * p
+        p = p / zb
+    big_val = _m.exp(-zb) / (2 * _math.sqrt(_math.pi) * _m.sqrt(_m.sqrt(xb))) * acc
+    # x < -7: Ai(-y) ~ y^(-1/4) / sqrt(pi) (sin(zeta + pi/4) P - cos(zeta + pi/4) Q)
+    neg = x64 < -7.0
+    yn = _where(neg, -x64, 8.0)
+    zn = (2.0 / 3.0) * yn * _m.sqrt(yn)
+    P, Q, p = 0.0, 0.0, yn * 0 + 1.0
+    for k in range(40):
+        sgn = 1.0 if (k // 2) % 2 == 0 else -1.0
+        if k % 2 == 0:
+            P = P + sgn * u[k] * p
+        else:
+            Q = Q + sgn * u[k] * p
+        p = p / zn
+    ang = zn + _math.pi / 4
+    neg_val = (_m.sin(ang) * P - _m.cos(ang) * Q) / (_math.sqrt(_math.pi) * _m.sqrt(_m.sqrt(yn)))
+    out = _where(mid, series, _where(trap, trap_val, _where(big, big_val, neg_val)))
+    out = _where(_m.isinf(x64) | _m.isnan(x64), _math.nan, out)  # torch's (cephes') NaN at +-inf
+    return out.to(x.dtype)
+
+
+def airy_ai(input, *, out=None):
+    """The Airy function of the first kind ``Ai(x)``, element-wise (no gradient, as torch).
+
+    Args:
+        input (Tensor): the values; integers are computed in the default floating dtype.
+        out (Tensor, optional): not supported (must be ``None``).
+
+    Example::
+
+        >>> flow.special.airy_ai(flow.tensor([0., 1., -1.]))
+        tensor([0.3550, 0.1353, 0.5356])
+    """
+    _no_out("airy_ai", out)
+    with _no_grad():
+        return _airy(_float_input("airy_ai", input))
 
 
 # ---------------------------------------------------------------- orthogonal polynomials
