@@ -59,3 +59,24 @@ def test_logspace_eye_placement_sbp():
     e = flow.eye(3, 2, placement=placement, sbp=sbp)
     assert e.sbp == sbp
     np.testing.assert_array_equal(e.to_local().numpy(), torch.eye(3, 2).numpy())
+
+
+# -- test_maxunpool: overlapping windows (stride < kernel) repeat an index; unpool writes the value
+#    once (torch's scatter), it does not sum the repeats
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_max_unpool_overlapping_windows(n):
+    shape = (2, 3) + (9,) * n
+    x = np.random.randn(*shape).astype(np.float32)
+    tpool, tunpool = getattr(torch.nn.functional, f"max_pool{n}d"), getattr(torch.nn.functional, f"max_unpool{n}d")
+    fpool, funpool = getattr(flow.nn.functional, f"max_pool{n}d"), getattr(flow.nn.functional, f"max_unpool{n}d")
+    ty, ti = tpool(torch.tensor(x), 3, 1, return_indices=True)
+    fy, fi = fpool(flow.tensor(x), 3, 1, return_indices=True)
+    ty.requires_grad_(True)
+    fy.requires_grad_(True)
+    to = tunpool(ty, ti, 3, 1, output_size=shape[2:])
+    fo = funpool(fy, fi, 3, 1, output_size=shape[2:])
+    np.testing.assert_allclose(fo.detach().numpy(), to.detach().numpy(), rtol=1e-6)
+    g = np.random.randn(*to.shape).astype(np.float32)
+    to.backward(torch.tensor(g))
+    fo.backward(flow.tensor(g))
+    np.testing.assert_allclose(fy.grad.numpy(), ty.grad.numpy(), rtol=1e-6)

@@ -648,8 +648,11 @@ def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
 
 
 # -- max_unpool: the inverse of max pooling's selection. Every pooled value
-# goes back to the position its index names, zeros elsewhere (a scatter-add
-# into zeros: indices of one pooling never repeat within a plane).
+# goes back to the position its index names, zeros elsewhere: a scatter
+# (assignment, as torch) into zeros. Overlapping windows (stride < kernel)
+# repeat an index, always with the same value (the one element both windows
+# selected), which is written once, not summed; the backward gathers the
+# gradient at each index, so every repeat gets it (as torch).
 def _unpool(input, indices, spatial_out):
     from monoflow._creation import zeros
     import math
@@ -664,7 +667,7 @@ def _unpool(input, indices, spatial_out):
     n, c = x.shape[0], x.shape[1]
     plane = math.prod(spatial_out)
     flat = zeros((n, c, plane), dtype=x.dtype, device=x.device)
-    out = flat.scatter_add(2, idx.reshape(n, c, -1), x.reshape(n, c, -1)).reshape(n, c, *spatial_out)
+    out = flat.scatter(2, idx.reshape(n, c, -1), x.reshape(n, c, -1)).reshape(n, c, *spatial_out)
     return out.squeeze(0) if unbatched else out
 
 
