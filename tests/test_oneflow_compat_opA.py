@@ -179,3 +179,32 @@ def test_tensor_contiguous_inplace_leaf_grad_and_history_refused():
     view = flow.tensor(arr, requires_grad=True).t()
     with pytest.raises(RuntimeError, match="contiguous_"):
         view.contiguous_()
+
+
+# --- ctc_loss gradient as torch's (OneFlow test_ctc_loss) ---------------------
+
+@pytest.mark.parametrize("reduction", ["none", "sum", "mean"])
+@pytest.mark.parametrize("input_lengths", [[5, 5], [5, 3]])
+@pytest.mark.parametrize("zero_infinity", [False, True])
+def test_ctc_loss_grad_matches_torch_for_unnormalised_log_probs(reduction, input_lengths, zero_infinity):
+    lp = np.random.default_rng(0).uniform(-1, 1, (5, 2, 3)).astype(np.float32)  # not log-softmaxed
+    tg = np.array([[1, 2, 2], [2, 2, 1]])
+    ft, tt = flow.tensor(lp, requires_grad=True), torch.tensor(lp, requires_grad=True)
+    fo = flow.nn.functional.ctc_loss(ft, flow.tensor(tg), flow.tensor(input_lengths), flow.tensor([3, 2]),
+                                     reduction=reduction, zero_infinity=zero_infinity)
+    to = torch.nn.functional.ctc_loss(tt, torch.tensor(tg), torch.tensor(input_lengths), torch.tensor([3, 2]),
+                                      reduction=reduction, zero_infinity=zero_infinity)
+    np.testing.assert_allclose(fo.detach().numpy(), to.detach().numpy(), rtol=1e-5, atol=1e-6)
+    (fo * 1.7).sum().backward()
+    (to * 1.7).sum().backward()
+    np.testing.assert_allclose(ft.grad.numpy(), tt.grad.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_ctc_loss_unbatched_grad_and_no_grad_input():
+    lp = np.random.default_rng(1).uniform(-2, 0, (6, 4)).astype(np.float32)
+    ft, tt = flow.tensor(lp, requires_grad=True), torch.tensor(lp, requires_grad=True)
+    flow.nn.functional.ctc_loss(ft, flow.tensor([1, 3]), (6,), (2,)).backward()
+    torch.nn.functional.ctc_loss(tt, torch.tensor([1, 3]), (6,), (2,)).backward()
+    np.testing.assert_allclose(ft.grad.numpy(), tt.grad.numpy(), rtol=1e-5, atol=1e-6)
+    out = flow.nn.functional.ctc_loss(flow.tensor(lp), flow.tensor([1, 3]), (6,), (2,))
+    assert not out.requires_grad

@@ -5,6 +5,14 @@ every label and at both ends), batched over the samples and stepped over time wi
 differentiable ops, so autograd gives the gradient. Impossible paths start at a large finite
 negative value instead of -inf (logsumexp of all -inf has a nan gradient); a loss that stays at that
 level is an impossible alignment and becomes inf (or 0 with zero_infinity=True), as in torch.
+
+Note [CTC gradient as torch]: torch's (and OneFlow's) ctc_loss backward returns
+``exp(log_probs) - exp(log_alpha + log_beta + nll - log_probs)`` (times the loss's gradient) for
+the steps within a sample's input length: the derivative of the loss with respect to the logits
+of a log_softmax, not to ``log_probs`` themselves. The two differ by ``exp(log_probs)`` per step,
+which a log_softmax before the loss cancels, so training is unchanged either way; monoflow adds
+that term (_TorchGradTerm: value 0, gradient ``exp(log_probs)``) so gradients equal torch's also
+for inputs that are not normalised.
 """
 import numpy as np
 
@@ -14,6 +22,31 @@ from monoflow._creation import tensor as _tensor
 __all__ = ["ctc_loss", "ctc_greedy_decoder"]
 
 _REDUCTIONS = ("none", "mean", "sum")
+
+
+class _TorchGradTerm:
+    """A zero per sample whose gradient w.r.t. lp (T, N, C) is exp(lp) on steps t < input length
+    (Note [CTC gradient as torch]); built lazily (monoflow.autograd imports nn)."""
+    fn = None
+
+    @classmethod
+    def apply(cls, lp, mask):
+        if cls.fn is None:
+            from monoflow.autograd import Function
+
+            class CtcTorchGradTerm(Function):
+                @staticmethod
+                def forward(ctx, lp, mask):
+                    ctx.save_for_backward(lp, mask)
+                    return _C.full((int(lp.shape[1]),), 0.0, lp.dtype, lp.device)
+
+                @staticmethod
+                def backward(ctx, g):
+                    lp, mask = ctx.saved_tensors
+                    return lp.detach().exp() * mask * g.reshape(1, -1, 1), None
+
+            cls.fn = CtcTorchGradTerm
+        return cls.fn.apply(lp, mask)
 
 
 def _lengths(op, name, value, n):
@@ -134,6 +167,9 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     # input length 0: only the empty target is possible (probability 1)
     ll = _C.where(zero_len, _C.where(has_label, _C.full((N,), neg, dt, dev), _C.full((N,), 0.0, dt, dev)), ll)
     loss = -ll
+    if lp.requires_grad:
+        steps = _tensor((np.arange(T)[:, None] < np.array(in_len)[None, :])[:, :, None], device=dev).to(dt)
+        loss = loss + _TorchGradTerm.apply(lp, steps)
     impossible = loss > (-neg / 2)
     if zero_infinity:
         loss = _C.where(impossible, _C.full((N,), 0.0, dt, dev), loss)
