@@ -284,3 +284,63 @@ def test_layer_norm_affine_begin_axes():
     ref2 = torch.nn.functional.layer_norm(torch.tensor(x), (4,), None, None, 1e-5) * torch.tensor(g) + torch.tensor(b)
     got2 = flow._C.layer_norm_affine(flow.tensor(x), flow.tensor(g), flow.tensor(b), -1, 1, 1e-5)
     np.testing.assert_allclose(got2.numpy(), ref2.numpy(), rtol=1e-9, atol=1e-10)
+
+
+# --- nn.RMSLayerNorm (OneFlow test_t5_layernorm) --------------------------------
+
+def test_rms_layer_norm_is_t5_layer_norm():
+    x = np.random.RandomState(3).randn(2, 4, 3)
+    m = flow.nn.RMSLayerNorm(3, eps=1e-6)
+    assert m.variance_epsilon == 1e-6 and isinstance(m, flow.nn.RMSNorm)
+    np.testing.assert_array_equal(m.weight.detach().numpy(), np.ones(3, np.float32))
+    fx = flow.tensor(x, requires_grad=True)
+    tx = torch.tensor(x, requires_grad=True)
+    y = m(fx)
+    ref = tx * torch.rsqrt(tx.pow(2).mean(-1, keepdim=True) + 1e-6)
+    np.testing.assert_allclose(y.detach().numpy(), ref.detach().numpy(), rtol=1e-5, atol=1e-6)
+    y.sum().backward()
+    ref.sum().backward()
+    np.testing.assert_allclose(fx.grad.numpy(), tx.grad.numpy(), rtol=1e-4, atol=1e-5)
+
+
+# --- stft (OneFlow test_stft) ---------------------------------------------------
+
+@pytest.mark.parametrize("shape", [(50,), (3, 61)])
+@pytest.mark.parametrize("n_fft,hop,win_length", [(8, None, None), (16, 3, 10), (4, 1, 4)])
+@pytest.mark.parametrize("center,pad_mode", [(True, "reflect"), (True, "constant"), (False, "reflect")])
+@pytest.mark.parametrize("onesided", [True, False, None])
+def test_stft_matches_torch(shape, n_fft, hop, win_length, center, pad_mode, onesided):
+    import warnings
+
+    rs = np.random.RandomState(len(shape) + n_fft)
+    x, w = rs.randn(*shape), rs.randn(win_length or n_fft)
+    for normalized in (False, True):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ref = torch.stft(torch.tensor(x), n_fft, hop, win_length, torch.tensor(w), center, pad_mode, normalized,
+                             onesided, return_complex=False)
+        got = flow.stft(flow.tensor(x), n_fft, hop, win_length, flow.tensor(w), center, pad_mode, normalized,
+                        onesided, return_complex=False)
+        np.testing.assert_allclose(got.numpy(), ref.numpy(), rtol=1e-9, atol=1e-10)
+    ref_c = torch.stft(torch.tensor(x), n_fft, hop, win_length, None, center, pad_mode, onesided=onesided,
+                       return_complex=True)
+    got_c = flow.tensor(x).stft(n_fft, hop, win_length, None, center, pad_mode, onesided=onesided,
+                                return_complex=True)
+    np.testing.assert_allclose(got_c.numpy(), ref_c.numpy(), rtol=1e-9, atol=1e-10)
+
+
+def test_stft_gradient_and_errors():
+    x_np, w_np = np.random.RandomState(0).randn(40), np.hanning(8)
+    fx, tx = flow.tensor(x_np, requires_grad=True), torch.tensor(x_np, requires_grad=True)
+    g = np.random.RandomState(1).randn(5, 11, 2)
+    flow.stft(fx, 8, 4, window=flow.tensor(w_np), return_complex=False).mul(flow.tensor(g)).sum().backward()
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.stft(tx, 8, 4, window=torch.tensor(w_np), return_complex=False).mul(torch.tensor(g)).sum().backward()
+    np.testing.assert_allclose(fx.grad.numpy(), tx.grad.numpy(), rtol=1e-9, atol=1e-10)
+    with pytest.raises(RuntimeError, match="return_complex"):
+        flow.stft(flow.randn(16), 4)
+    with pytest.raises(RuntimeError, match="stft"):
+        flow.stft(flow.randn(16), 4, window=flow.ones(3), return_complex=True)

@@ -47,6 +47,7 @@ from monoflow.ops_matrix import *  # noqa: E402,F401,F403
 from monoflow.ops_inplace import *  # noqa: E402,F401,F403
 from monoflow.ops_windows import *  # noqa: E402,F401,F403
 from monoflow.ops_detection import *  # noqa: E402,F401,F403
+from monoflow.ops_spectral import *  # noqa: E402,F401,F403
 from monoflow.ops_special import *  # noqa: E402,F401,F403
 from monoflow.ops_extra_names import *  # noqa: E402,F401,F403
 from monoflow.ops_join import broadcast_shapes  # noqa: E402

@@ -17,7 +17,7 @@ objects as missing.
 
 MODULE_PLACEHOLDERS = {
     "monoflow": (
-        "stft", "istft", "sparse_csr_tensor",
+        "istft", "sparse_csr_tensor",
         "lobpcg", "histogramdd",
         "quantize_per_tensor", "quantize_per_channel",
     ),
@@ -27,7 +27,7 @@ MODULE_PLACEHOLDERS = {
     ),
 }
 
-TENSOR_PLACEHOLDERS = ("stft", "istft", "sparse_mask", "lu", "lu_solve")
+TENSOR_PLACEHOLDERS = ("istft", "sparse_mask", "lu", "lu_solve")
 
 
 class NotImplementedFeature:

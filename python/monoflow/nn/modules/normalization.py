@@ -7,7 +7,7 @@ from monoflow.nn import init
 from monoflow.nn.modules._factory import affine_parameters, empty, reset_affine
 from monoflow.nn.parameter import Parameter
 
-__all__ = ["LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm"]
+__all__ = ["LayerNorm", "GroupNorm", "RMSNorm", "RMSLayerNorm", "LocalResponseNorm"]
 
 
 class LayerNorm(Module):
@@ -151,6 +151,34 @@ class RMSNorm(Module):
 
     def extra_repr(self):
         return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+
+
+class RMSLayerNorm(RMSNorm):
+    """OneFlow's T5-style layer norm (``nn.RMSLayerNorm``): no mean subtraction and no bias,
+    ``x / sqrt(mean(x ** 2, -1) + eps) * weight`` over the last dim; an :class:`RMSNorm` of
+    ``hidden_size`` with ``eps`` (also readable as ``variance_epsilon``).
+
+    Args:
+        hidden_size (int): the size of the last dim (``weight``'s shape, initialised to ones).
+        eps (float): added to the mean square. Default: ``1e-6``.
+
+    Shape:
+        - Input: ``(*, hidden_size)``.
+        - Output: the shape of the input.
+
+    Example::
+
+        >>> m = nn.RMSLayerNorm(2)
+        >>> m(flow.tensor([[3.0, -3.0]])).detach().round()
+        tensor([[ 1., -1.]])
+    """
+
+    def __init__(self, hidden_size, eps=1e-6):
+        super().__init__(hidden_size, eps=eps)
+
+    @property
+    def variance_epsilon(self):
+        return self.eps
 
 
 class LocalResponseNorm(Module):
