@@ -188,6 +188,8 @@ def suite_errors(placement, seeds, results):
     ranks = placement.rank_list()
     other = flow.placement("cpu", ranks[::-1] if me == 0 else ranks)
     attempt("ranks pass different placements", lambda: loc.to_global(other, B))
+    attempt("ranks of the placement pass different dtypes",
+            lambda: (loc if me == 0 else loc.double()).to_global(placement, _nd(placement, B)))
     attempt("ranks pass different SBPs (global to_global)",
             lambda: gx.to_global(sbp=_nd(placement, S(1) if me == 0 else B)))
     attempt("mixing: global + local", lambda: gx + loc)

@@ -94,6 +94,7 @@ ERRORS = {
     "placement names missing ranks (creation)": ("ValueError", "that do not exist"),
     "ranks pass different SBPs": ("RuntimeError", DIFFER),
     "ranks pass different placements": ("RuntimeError", DIFFER),
+    "ranks of the placement pass different dtypes": ("RuntimeError", DIFFER),
     "ranks pass different SBPs (global to_global)": ("RuntimeError", DIFFER),
     "mixing: global + local": ("RuntimeError", MIXING),
     "mixing: local + global": ("RuntimeError", MIXING),

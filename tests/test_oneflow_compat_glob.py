@@ -68,3 +68,49 @@ def test_numpy_scalar_operands_of_a_global_tensor():
         assert y.is_global and np.allclose(y.to_local().numpy(), want)
     with pytest.raises(RuntimeError, match="global tensor and a numpy array"):
         np.ones(2) + x
+
+
+_TWO_RANKS = r'''
+import json, sys
+import monoflow as flow
+import monoflow.distributed as dist
+
+dist.init_process_group("gloo")
+r = flow.env.get_rank()
+out = {}
+# OneFlow's test_global_cast (1n2d): a rank outside the placement passes any tensor; shape and dtype come
+# from the placement's ranks
+x = flow.ones((4, 4), dtype=flow.int32) if r == 0 else flow.zeros((1,), dtype=flow.float32)
+y = x.to_global(placement=flow.placement("cpu", ranks=[0]), sbp=flow.sbp.broadcast)
+out["outside"] = [list(y.shape), y.dtype.name, str(y.sbp[0])]
+# local -> broadcast: rank 0's value everywhere; split -> partial_sum -> split
+x = flow.ones((4, 4), dtype=flow.int32) * (1 - r)
+out["broadcast"] = x.to_global(flow.env.all_device_placement("cpu"), flow.sbp.broadcast).to_local().sum().item()
+y = flow.ones((4, 4), dtype=flow.int32).to_global(flow.env.all_device_placement("cpu"), flow.sbp.partial_sum)
+out["p2s"] = y.to_global(sbp=flow.sbp.split(0)).to_local().tolist()
+with open(sys.argv[1] + f"/rank{r}.json", "w") as f:
+    json.dump(out, f)
+'''
+
+
+def test_to_global_on_two_ranks_a_rank_outside_the_placement_passes_any_tensor(tmp_path):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from global_launch import free_port
+
+    script = tmp_path / "two_ranks.py"
+    script.write_text(_TWO_RANKS)
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    r = subprocess.run([sys.executable, "-m", "monoflow.distributed.launch", "--nproc-per-node", "2", "--master-port",
+                        str(free_port()), str(script), str(tmp_path)], capture_output=True, text=True, timeout=300,
+                       env=env, cwd=str(tmp_path))
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    for k in range(2):
+        got = json.loads((tmp_path / f"rank{k}.json").read_text())
+        assert got["outside"] == [[4, 4], "int32", "monoflow.sbp.broadcast"]
+        assert got["broadcast"] == 16
+        assert got["p2s"] == [[2, 2, 2, 2], [2, 2, 2, 2]]

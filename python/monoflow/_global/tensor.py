@@ -365,6 +365,44 @@ def agree(what, local_shape, *meta):
     return [tuple(x[2:2 + x[1]]) for x in rows]
 
 
+_DTYPE_NAMES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64",
+                "complex64", "complex128")
+
+
+def _agree_local(what, local, placement, nd):
+    """agree() for local_to_global: placement and SBP the same on every rank,
+    the dtype the same on the placement's ranks; a rank outside the placement
+    passes any tensor (OneFlow), and takes the dtype of the placement's ranks.
+    Returns (every rank's local shape, the dtype)."""
+    world = groups.world_group()
+    if world is None:
+        return [tuple(local.shape)], local.dtype
+    import monoflow as flow
+    import monoflow.distributed as dist
+
+    name = local.dtype.name
+    code = _DTYPE_NAMES.index(name) if name in _DTYPE_NAMES else 1000 + _digest(name) % 10 ** 6
+    shape = tuple(local.shape)
+    width = 3 + 16
+    row = [_digest(placement, nd), code, len(shape)] + list(shape) + [-1] * (16 - len(shape))
+    everyone = flow.empty(world.size() * width, dtype=flow.int64)
+    dist.all_gather_into_tensor(everyone, flow.tensor(row, dtype=flow.int64), group=world)
+    rows = everyone.reshape(world.size(), width).tolist()
+    differ = [r for r, x in enumerate(rows) if x[0] != rows[0][0]]
+    if differ:
+        raise RuntimeError(f"{what}: ranks passed different placements, SBPs or dtypes (rank(s) {differ} differ from "
+                           f"rank 0); every rank must make the same global tensor call. This rank passed "
+                           f"{placement!r}, {nd!r}")
+    members = placement.rank_list()
+    codes = {rows[r][1] for r in members}
+    if len(codes) > 1:
+        raise RuntimeError(f"{what}: ranks passed different placements, SBPs or dtypes (the ranks of {placement!r} "
+                           f"passed local tensors of different dtypes; this rank's is {name})")
+    first = rows[members[0]][1]
+    dtype = local.dtype if first == code else getattr(flow, _DTYPE_NAMES[first])
+    return [tuple(x[3:3 + x[2]]) for x in rows], dtype
+
+
 def _broadcast_along_broadcast_axes(local, placement, nd):
     # OneFlow's rule: along each mesh axis laid out as broadcast, every rank
     # takes the value of the axis's first rank (written into `local`).
@@ -390,14 +428,19 @@ def local_to_global(local, placement, sbp, what="to_global", copy=False):
     copy=True)."""
     _check_placement(placement, what)
     nd = as_nd_sbp(sbp, len(placement.hierarchy), what)
-    check_dims(nd, local.dim(), what)
-    shapes = agree(what, tuple(local.shape), placement, nd, local.dtype.name)
+    inside = placement.coords(groups.rank()) is not None
+    if inside:
+        check_dims(nd, local.dim(), what)
+    # (a rank outside the placement passes anything: its tensor's shape and dtype are not read)
+    shapes, dtype = _agree_local(what, local, placement, nd)
     h = placement.hierarchy
-    logical = list(shapes[placement.rank_list()[0]])  # (a rank outside the placement passes anything)
+    logical = list(shapes[placement.rank_list()[0]])
+    if not inside:
+        check_dims(nd, len(logical), what)
     # the logical size of a split dimension: the sum along each split axis of
     # the pieces, read from the ranks whose other coordinates are zero
     coords_of = {r: placement.coords(r) for r in placement.rank_list()}
-    for d in range(local.dim()):
+    for d in range(len(logical)):
         axes = [a for a, s in enumerate(nd) if s.is_split() and s.dim == d]
         if not axes:
             continue
@@ -412,8 +455,8 @@ def local_to_global(local, placement, sbp, what="to_global", copy=False):
             raise ValueError(f"{what}: rank {r}'s local tensor has shape {list(shapes[r])}, but "
                              f"{_nd_str(nd)} of the logical shape {logical} over {placement!r} gives it {list(expect)} "
                              "(splits are balanced: the first ranks hold one more element when a size does not divide)")
-    if placement.coords(groups.rank()) is None:  # this rank holds no part of it: an empty shard
-        return wrap(local.new_zeros((0,)), placement, nd, logical)
+    if not inside:  # this rank holds no part of it: an empty shard
+        return wrap(local.new_zeros((0,), dtype=dtype), placement, nd, logical)
     if copy:
         local = local.clone()
     _broadcast_along_broadcast_axes(local, placement, nd)
