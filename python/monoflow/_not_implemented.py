@@ -22,9 +22,7 @@ MODULE_PLACEHOLDERS = {
         "quantize_per_tensor", "quantize_per_channel",
     ),
     "monoflow.nn": (),
-    "monoflow.nn.functional": (
-        "fractional_max_pool2d", "fractional_max_pool3d",
-    ),
+    "monoflow.nn.functional": (),
 }
 
 TENSOR_PLACEHOLDERS = ("istft", "sparse_mask", "lu", "lu_solve")

@@ -8,6 +8,7 @@ from monoflow.nn.functional.distance import *  # noqa: F401,F403
 from monoflow.nn.functional.dropout import *  # noqa: F401,F403
 from monoflow.nn.functional.embedding_bag import *  # noqa: F401,F403
 from monoflow.nn.functional.fold import *  # noqa: F401,F403
+from monoflow.nn.functional.fractional_pool import *  # noqa: F401,F403
 from monoflow.nn.functional.grid_sample import *  # noqa: F401,F403
 from monoflow.nn.functional.interpolate import *  # noqa: F401,F403
 from monoflow.nn.functional.linear import *  # noqa: F401,F403

@@ -11,6 +11,7 @@ from monoflow.nn.modules.distance import *  # noqa: F401,F403
 from monoflow.nn.modules.dropout import *  # noqa: F401,F403
 from monoflow.nn.modules.flatten import *  # noqa: F401,F403
 from monoflow.nn.modules.fold import *  # noqa: F401,F403
+from monoflow.nn.modules.fractional_pool import *  # noqa: F401,F403
 from monoflow.nn.modules.instancenorm import *  # noqa: F401,F403
 from monoflow.nn.modules.linear import *  # noqa: F401,F403
 from monoflow.nn.modules.loss import *  # noqa: F401,F403
