@@ -50,6 +50,8 @@ __all__ = ["Bernoulli", "Beta", "Categorical", "Cauchy", "Chi2", "Dirichlet", "G
            "TanhTransform", "Transform", "identity_transform", "ContinuousBernoulli", "ExponentialFamily",
            "GeneralizedPareto", "VonMises", "LKJCholesky", "Wishart"]
 
+from monoflow.distributions import _kl_more  # noqa: E402,F401  (registers torch's other closed-form KLs)
+
 
 def _alias_modules():
     """torch.distributions' per-family module names (``from torch.distributions.beta import Beta``) for the
