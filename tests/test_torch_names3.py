@@ -294,3 +294,15 @@ def test_data_ptr_reads_the_values_of_the_queued_ops():
         t = flow.arange(float(n)) * 2  # queued on the device's stream
         view = np.ctypeslib.as_array(ctypes.cast(t.data_ptr(), ctypes.POINTER(ctypes.c_float)), (n,))
         np.testing.assert_array_equal(view, np.arange(n, dtype=np.float32) * 2)
+
+
+def test_typed_storage_constructors_and_resize_as_names():
+    assert flow.TypedStorage(4).tolist() == [0.0] * 4 and flow.TypedStorage(2, dtype=flow.int64).dtype == flow.int64
+    view = flow.TypedStorage(wrap_storage=flow.arange(4.0).untyped_storage(), dtype=flow.int32)
+    assert (view.size(), view.dtype) == (4, flow.int32)
+    assert flow.TypedStorage(flow.ones(3)).size() == 3
+    with pytest.raises(TypeError):
+        flow.TypedStorage("x")
+    assert tuple(flow.zeros(4).resize_as(tensor=flow.ones(2, 2)).shape) == (2, 2)
+    dl = flow.utils.data.DataLoader(list(range(6)), batch_size=2, in_order=False)
+    assert [b.tolist() for b in dl] == [[0, 1], [2, 3], [4, 5]]

@@ -1375,8 +1375,8 @@ class TensorMethods:
         self.data = new
         return self
 
-    def resize_as_(self, other, memory_format=None):
-        """Tensor.resize_as_(other) -> Tensor: :meth:`resize_` to `other`'s shape (``memory_format`` is
+    def resize_as_(self, tensor, memory_format=None):
+        """Tensor.resize_as_(tensor) -> Tensor: :meth:`resize_` to `tensor`'s shape (``memory_format`` is
         accepted; the result is contiguous).
 
         Example::
@@ -1385,7 +1385,7 @@ class TensorMethods:
             >>> flow.arange(4.0).resize_as_(flow.ones(2, 2)).shape
             monoflow.Size([2, 2])
         """
-        return self.resize_(tuple(other.shape))
+        return self.resize_(tuple(tensor.shape))
 
     def resize(self, *sizes):
         """Tensor.resize(*sizes) -> Tensor: a copy of this tensor :meth:`resize_`-d to `sizes`.
@@ -1398,8 +1398,8 @@ class TensorMethods:
         """
         return self.detach().clone().resize_(*sizes)
 
-    def resize_as(self, other):
-        """Tensor.resize_as(other) -> Tensor: a copy of this tensor resized to `other`'s shape.
+    def resize_as(self, tensor):
+        """Tensor.resize_as(tensor) -> Tensor: a copy of this tensor resized to `tensor`'s shape.
 
         Example::
 
@@ -1407,7 +1407,7 @@ class TensorMethods:
             >>> flow.arange(4.0).resize_as(flow.ones(4, 1)).shape
             monoflow.Size([4, 1])
         """
-        return self.resize(tuple(other.shape))
+        return self.resize(tuple(tensor.shape))
 
 
 def _alias_as(cls, t):

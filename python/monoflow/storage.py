@@ -104,7 +104,12 @@ class TypedStorage(_StorageView):
     :class:`UntypedStorage`, counted in elements of ``dtype``.
 
     Args:
-        tensor (Tensor): a tensor using the storage.
+        *args: a tensor using the storage, or a size in elements for new zeroed memory.
+        device (optional): the device of new memory. Default: the CPU.
+        dtype (monoflow.dtype, optional): the element type (new memory, or a view of ``wrap_storage``).
+            Default: the default dtype.
+        wrap_storage (UntypedStorage, optional): an untyped storage to view as ``dtype`` elements.
+        _internal (bool): accepted for torch's signature.
 
     Example::
 
@@ -116,6 +121,18 @@ class TypedStorage(_StorageView):
     """
 
     __slots__ = ()
+
+    def __init__(self, *args, device=None, dtype=None, wrap_storage=None, _internal=False):
+        if wrap_storage is not None:
+            whole = wrap_storage._whole
+            super().__init__(whole.view(dtype) if dtype is not None else whole)
+        elif len(args) == 1 and isinstance(args[0], _C.TensorBase):
+            super().__init__(args[0])
+        elif len(args) <= 1 and all(isinstance(a, int) and not isinstance(a, bool) for a in args):
+            n = args[0] if args else 0
+            super().__init__(_C.empty((n,), dtype or _C.get_default_dtype(), device).zero_())
+        else:
+            raise TypeError(f"TypedStorage(): expected a tensor, a size or wrap_storage=, got {args!r}")
 
     @property
     def dtype(self):

@@ -100,6 +100,9 @@ class DataLoader:
         persistent_workers (bool): keep the workers alive between epochs; needs
             ``num_workers > 0``. Default: ``False``.
         pin_memory_device (str): accepted for compatibility and ignored. Default: ``""``.
+        in_order (bool): return batches in sampler order with workers. monoflow's workers always deliver
+            in order, so ``False`` (torch: first come, first served) gives the same batches. Default:
+            ``True``.
 
     Raises:
         ValueError: for conflicting or out-of-range options (e.g. ``sampler`` with
@@ -121,7 +124,7 @@ class DataLoader:
     def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None, num_workers=0,
                  collate_fn=None, pin_memory=False, drop_last=False, timeout=0, worker_init_fn=None,
                  multiprocessing_context=None, generator=None, *, prefetch_factor=None, persistent_workers=False,
-                 pin_memory_device=""):
+                 pin_memory_device="", in_order=True):
         if not isinstance(num_workers, int) or num_workers < 0:
             raise ValueError("DataLoader: num_workers option should be non-negative; use num_workers=0 to disable "
                              "multiprocessing.")
@@ -180,6 +183,7 @@ class DataLoader:
         self.prefetch_factor = prefetch_factor
         self.pin_memory = pin_memory
         self.pin_memory_device = pin_memory_device
+        self.in_order = in_order
         self.timeout = timeout
         self.worker_init_fn = worker_init_fn
         self.generator = generator
