@@ -418,3 +418,35 @@ def test_lkj_cholesky_and_wishart_match_torch(dtype):
         flow.distributions.Wishart(flow.tensor(1.0), covariance_matrix=flow.eye(3))
     with pytest.raises(ValueError):
         flow.distributions.LKJCholesky(1)
+
+
+def _expand_cases(L):
+    t = lambda x: L.tensor(x, dtype=L.float64)  # noqa: E731
+    D = L.distributions
+    return {
+        "Binomial": D.Binomial(5, t([0.3, 0.6])), "Multinomial": D.Multinomial(4, t([[0.2, 0.8], [0.5, 0.5]])),
+        "NegativeBinomial": D.NegativeBinomial(t([2., 3.]), t([0.3, 0.5])), "Gumbel": D.Gumbel(t([0., 1.]), t([1., 2.])),
+        "Weibull": D.Weibull(t([1., 2.]), t([1.5, .5])), "Pareto": D.Pareto(t([1., 2.]), t([1.5, 3.])),
+        "HalfCauchy": D.HalfCauchy(t([1., 2.])), "InverseGamma": D.InverseGamma(t([2., 3.]), t([1., 2.])),
+        "Kumaraswamy": D.Kumaraswamy(t([2., 3.]), t([1., 2.])),
+        "LogisticNormal": D.LogisticNormal(t([[0., 1.], [1., 2.]]), t([[1., 2.], [1., 1.]])),
+        "FisherSnedecor": D.FisherSnedecor(t([2., 3.]), t([5., 6.])),
+        "RelaxedBernoulli": D.RelaxedBernoulli(t(0.5), probs=t([0.3, 0.6])),
+        "RelaxedOneHotCategorical": D.RelaxedOneHotCategorical(t(0.5), probs=t([[0.2, 0.8], [0.5, 0.5]])),
+        "LowRankMultivariateNormal": D.LowRankMultivariateNormal(t([[0., 1.], [1., 0.]]), t([[[1.], [0.5]]]),
+                                                                 t([1., 2.])),
+        "ContinuousBernoulli": D.ContinuousBernoulli(t([0.3, 0.6])), "VonMises": D.VonMises(t([0., 1.]), t([1., 2.])),
+        "LKJCholesky": D.LKJCholesky(2, t([0.5, 2.0])),
+        "TanhNormal": D.TransformedDistribution(D.Normal(t([0., 1.]), t([1., 2.])),
+                                                [D.transforms.TanhTransform(cache_size=1)]),
+    }
+
+
+@pytest.mark.parametrize("name", list(_expand_cases(flow)))
+def test_expand_matches_torch(name):
+    te, fe = _expand_cases(torch)[name].expand((3, 2)), _expand_cases(flow)[name].expand((3, 2))
+    torch.manual_seed(0)
+    v = te.sample()
+    np.testing.assert_allclose(_np(fe.log_prob(flow.tensor(v.numpy()))), te.log_prob(v).numpy(), rtol=1e-7, atol=1e-9)
+    assert tuple(fe.sample((2,)).shape) == tuple(te.sample((2,)).shape)
+    assert tuple(fe.batch_shape) == tuple(te.batch_shape) and tuple(fe.event_shape) == tuple(te.event_shape)
