@@ -344,3 +344,20 @@ def test_stft_gradient_and_errors():
         flow.stft(flow.randn(16), 4)
     with pytest.raises(RuntimeError, match="stft"):
         flow.stft(flow.randn(16), 4, window=flow.ones(3), return_complex=True)
+
+
+# --- flow._C.trunc_divide (OneFlow test_trunc_divide) ---------------------------
+
+def test_trunc_divide_matches_torch_div_trunc():
+    rs = np.random.RandomState(4)
+    a, b = rs.randn(3, 5) * 5, rs.randn(3, 5)
+    fa, fb = flow.tensor(a, requires_grad=True), flow.tensor(b, requires_grad=True)
+    ta, tb = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
+    got, ref = flow._C.trunc_divide(fa, fb), torch.div(ta, tb, rounding_mode="trunc")
+    np.testing.assert_array_equal(got.detach().numpy(), ref.detach().numpy())
+    got.sum().backward()
+    ref.sum().backward()
+    np.testing.assert_array_equal(fa.grad.numpy(), ta.grad.numpy())
+    np.testing.assert_array_equal(fb.grad.numpy(), tb.grad.numpy())
+    np.testing.assert_array_equal(flow._C.trunc_divide(flow.tensor(a), -1.5).numpy(),
+                                  torch.div(torch.tensor(a), -1.5, rounding_mode="trunc").numpy())

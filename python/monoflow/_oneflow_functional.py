@@ -6,7 +6,7 @@ from monoflow import _C
 __all__ = ["reduce_sum_like", "matmul", "sparse_softmax_cross_entropy", "batch_matmul", "matrix_vector_product", "fast_gelu", "square_relu",
            "fused_bias_add_gelu", "fused_bias_add_dropout", "fused_scale_tril", "fused_weighted_sum",
            "binary_cross_entropy_with_logits_reduce_mean", "inv", "trigamma", "rms_norm",
-           "layer_norm_affine", "skip_layer_norm", "skip_rms_norm"]
+           "layer_norm_affine", "skip_layer_norm", "skip_rms_norm", "trunc_divide"]
 
 
 def reduce_sum_like(input, like, axis):
@@ -437,3 +437,22 @@ def skip_rms_norm(x, weight=None, bias=None, skip=None, epsilon=1e-5, alpha=1e-5
 
     x = _skip_add("skip_rms_norm", x, bias, skip, alpha)
     return _rms_norm(x, (x.shape[-1],), weight, epsilon)
+
+
+def trunc_divide(x, y):
+    """``oneflow._C.trunc_divide``: ``x / y`` rounded toward zero, ``div(x, y, rounding_mode="trunc")``
+    (its gradient is zero, as torch's).
+
+    Args:
+        x (Tensor): the dividend.
+        y (Tensor or number): the divisor.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.trunc_divide(flow.tensor([7.0, -7.0]), 2.0)
+        tensor([ 3., -3.])
+    """
+    from monoflow import div
+
+    return div(_C.check_tensor(x, "trunc_divide", "x", 1), y, rounding_mode="trunc")
