@@ -450,3 +450,18 @@ def test_expand_matches_torch(name):
     np.testing.assert_allclose(_np(fe.log_prob(flow.tensor(v.numpy()))), te.log_prob(v).numpy(), rtol=1e-7, atol=1e-9)
     assert tuple(fe.sample((2,)).shape) == tuple(te.sample((2,)).shape)
     assert tuple(fe.batch_shape) == tuple(te.batch_shape) and tuple(fe.event_shape) == tuple(te.event_shape)
+
+
+def test_multivariate_normal_expand_matches_torch():
+    out = []
+    for L in (torch, flow):
+        for kw in ("scale_tril", "covariance_matrix"):
+            m = L.tensor([[1.0, 0.0], [0.5, 2.0]], dtype=L.float64)
+            m = m if kw == "scale_tril" else m @ m.T
+            d = L.distributions.MultivariateNormal(L.tensor([[0.0, 1.0], [1.0, 0.0]], dtype=L.float64), **{kw: m})
+            d = d.expand((3, 2))
+            out.append((d.log_prob(L.ones(3, 2, 2, dtype=L.float64)).numpy(), d.entropy().numpy(),
+                        tuple(d.sample((4,)).shape), d.covariance_matrix.numpy()))
+    for a, b in zip(out[2:], out[:2]):
+        for x, y in zip(a, b):
+            np.testing.assert_allclose(np.asarray(x), np.asarray(y), rtol=1e-10)

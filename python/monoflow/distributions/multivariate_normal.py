@@ -48,6 +48,20 @@ class MultivariateNormal(Distribution):
         self.loc = loc.expand(tuple(batch_shape) + (n,))
         super().__init__(batch_shape, (n,), validate_args=validate_args)
 
+    def expand(self, batch_shape, _instance=None):
+        new = type(self).__new__(type(self)) if _instance is None else _instance
+        batch_shape = flow.Size(batch_shape)
+        loc_shape = tuple(batch_shape) + tuple(self.event_shape)
+        cov_shape = loc_shape + tuple(self.event_shape)
+        new.loc = self.loc.expand(loc_shape)
+        new._unbroadcasted_scale_tril = self._unbroadcasted_scale_tril
+        for name in ("covariance_matrix", "scale_tril", "precision_matrix"):
+            if name in self.__dict__:
+                new.__dict__[name] = self.__dict__[name].expand(cov_shape)
+        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
     @lazy_property
     def scale_tril(self):
         return self._unbroadcasted_scale_tril.expand(tuple(self._batch_shape) + tuple(self._event_shape * 2))
