@@ -465,3 +465,16 @@ def test_multivariate_normal_expand_matches_torch():
     for a, b in zip(out[2:], out[:2]):
         for x, y in zip(a, b):
             np.testing.assert_allclose(np.asarray(x), np.asarray(y), rtol=1e-10)
+
+
+@pytest.mark.parametrize("diag", [0, -1, 1])
+def test_utils_tril_vec_round_trip(diag):
+    from torch.distributions import utils as tu
+
+    from monoflow.distributions import utils as fu
+    m = np.random.default_rng(diag + 5).standard_normal((2, 4, 4))
+    a = tu.tril_matrix_to_vec(torch.tensor(m), diag)
+    b = fu.tril_matrix_to_vec(flow.tensor(m), diag)
+    np.testing.assert_array_equal(_np(b), a.numpy())
+    np.testing.assert_array_equal(_np(fu.vec_to_tril_matrix(b, diag)), tu.vec_to_tril_matrix(a, diag).numpy())
+    assert fu.euler_constant == tu.euler_constant

@@ -4,6 +4,8 @@ import numbers
 
 import monoflow as flow
 
+euler_constant = 0.57721566490153286060  # Euler-Mascheroni constant
+
 
 def broadcast_all(*values):
     """Broadcasts tensors and Python numbers to one shape (numbers take the
@@ -47,3 +49,30 @@ class lazy_property:
             value = self.wrapped(instance)
         setattr(instance, self.wrapped.__name__, value)
         return value
+
+
+def tril_matrix_to_vec(mat, diag=0):
+    """The entries of the lower triangle (from diagonal ``diag``) of the last two dims of ``mat``, row by row,
+    as a vector (torch.distributions.utils' helper)."""
+    n = mat.shape[-1]
+    if not -n <= diag < n:
+        raise ValueError(f"diag ({diag}) provided is outside [{-n}, {n - 1}].")
+    rows, cols = flow.tril_indices(n, n, offset=diag, device=mat.device)
+    return mat[..., rows, cols]
+
+
+def vec_to_tril_matrix(vec, diag=0):
+    """The inverse of :func:`tril_matrix_to_vec`: a square matrix whose lower triangle (from diagonal ``diag``)
+    holds ``vec`` row by row and is zero elsewhere."""
+    n = (-(1 + 2 * diag) + ((1 + 2 * diag) ** 2 + 8 * vec.shape[-1] + 4 * abs(diag) * (diag + 1)) ** 0.5) / 2
+    eps = flow.finfo(vec.dtype).eps
+    if not round(n) - n < eps:
+        raise ValueError(f"The size of last dimension is {vec.shape[-1]} which cannot be expressed as the lower "
+                         "triangular part of a square D x D matrix.")
+    n = round(n.item()) if isinstance(n, flow.Tensor) else round(n)
+    rows, cols = flow.tril_indices(n, n, offset=diag, device=vec.device)
+    index = rows * n + cols
+    flat = vec.new_zeros(tuple(vec.shape[:-1]) + (n * n,))
+    flat = flat.scatter(-1, index.expand(tuple(vec.shape[:-1]) + (index.shape[-1],)), vec)
+    return flat.reshape(tuple(vec.shape[:-1]) + (n, n))
+
