@@ -245,3 +245,44 @@ def test_ldl_two_by_two_pivots():
     assert (t.pivots.numpy() < 0).any()
     np.testing.assert_array_equal(f.pivots.numpy(), t.pivots.numpy())
     np.testing.assert_allclose(f.LD.numpy(), t.LD.numpy(), rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("shape", [(4, 3), (3, 5), (2, 5, 5), (1, 1), (2, 1, 6, 2)], ids=str)
+def test_geqrf_ormqr_match_torch(shape, dtype):
+    tdt, fdt, tol = DT[dtype]
+    rng = np.random.default_rng(sum(shape))
+    a = rng.standard_normal(shape)
+    ta, tt = torch.geqrf(torch.tensor(a, dtype=tdt))
+    fa, ft = _legacy.geqrf(flow.tensor(a, dtype=fdt))
+    _close(fa, ta, dtype)
+    _close(ft, tt, dtype)
+    m = shape[-2]
+    for left in (True, False):
+        for transpose in (True, False):
+            o = rng.standard_normal(shape[:-2] + ((m, 2) if left else (2, m)))
+            tA = ta.clone().requires_grad_()
+            tT = tt.clone().requires_grad_()
+            tO = torch.tensor(o, dtype=tdt, requires_grad=True)
+            fA = flow.tensor(fa.numpy(), dtype=fdt, requires_grad=True)
+            fT = flow.tensor(ft.numpy(), dtype=fdt, requires_grad=True)
+            fO = flow.tensor(o, dtype=fdt, requires_grad=True)
+            tr = torch.ormqr(tA, tT, tO, left, transpose)
+            fr = _legacy.ormqr(fA, fT, fO, left, transpose)
+            _close(fr, tr, dtype, rtol=1e-8 if dtype == "float64" else 1e-4, atol=1e-10 if dtype == "float64" else 1e-5)
+            w = rng.standard_normal(tuple(tr.shape))
+            (tr * torch.tensor(w, dtype=tdt)).sum().backward()
+            (fr * flow.tensor(w, dtype=fdt)).sum().backward()
+            for f, t in ((fO, tO), (fT, tT)):
+                _close(f.grad, t.grad, dtype, rtol=1e-7 if dtype == "float64" else 1e-3,
+                       atol=1e-9 if dtype == "float64" else 1e-4)
+
+
+def test_top_level_igamma_and_exports():
+    a, x = [0.5, 2.0, 7.0], [0.3, 2.5, 4.0]
+    np.testing.assert_allclose(flow.igamma(flow.tensor(a), flow.tensor(x)).numpy(),
+                               torch.igamma(torch.tensor(a), torch.tensor(x)).numpy(), rtol=1e-5)
+    np.testing.assert_allclose(flow.igammac(flow.tensor(a), flow.tensor(x)).numpy(),
+                               torch.igammac(torch.tensor(a), torch.tensor(x)).numpy(), rtol=1e-5)
+    for name in ("lu", "lu_solve", "lu_unpack", "triangular_solve", "geqrf", "orgqr", "ormqr", "matrix_rank"):
+        assert getattr(flow, name) is getattr(_legacy, name)

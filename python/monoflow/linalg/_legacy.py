@@ -1,12 +1,16 @@
-"""torch's top-level (deprecated) factorisation names, written over monoflow.linalg: ``lu``, ``lu_solve``,
-``lu_unpack``, ``triangular_solve``, ``orgqr`` and ``matrix_rank`` (which torch removed: it raises as torch
-does). ``monoflow/__init__.py`` exports them as ``flow.lu`` & co."""
+"""torch's top-level factorisation names, written over monoflow.linalg: ``lu``, ``lu_solve``, ``lu_unpack``,
+``triangular_solve``, ``geqrf``, ``orgqr``, ``ormqr`` and ``matrix_rank`` (which torch removed: it raises as
+torch does); and ``igamma`` / ``igammac`` (monoflow.special's gammainc / gammaincc). ``monoflow/__init__.py``
+exports them as ``flow.lu`` & co."""
 import warnings as _warnings
 
-from monoflow import linalg as _linalg
-from monoflow.linalg import _C, _result
+import numpy as _np
 
-__all__ = ["lu", "lu_solve", "lu_unpack", "triangular_solve", "orgqr", "matrix_rank"]
+from monoflow import linalg as _linalg
+from monoflow.linalg import _C, _check, _host, _NoGrad, _result, _t
+
+__all__ = ["lu", "lu_solve", "lu_unpack", "triangular_solve", "orgqr", "matrix_rank", "geqrf", "ormqr", "igamma",
+           "igammac"]
 
 _triangular_solve_t = _result("triangular_solve", ["solution", "cloned_coefficient"])
 _lu_with_info_t = _result("lu_with_info", ["LU", "pivots", "info"])
@@ -159,3 +163,131 @@ def matrix_rank(input, tol=None, symmetric=False, *, out=None):
     raise RuntimeError("This function was deprecated since version 1.9 and is now removed.\nPlease use the "
                        "`torch.linalg.matrix_rank` function instead. The parameter 'symmetric' was renamed in "
                        "`torch.linalg.matrix_rank()` to 'hermitian'.")
+
+
+_geqrf_t = _result("geqrf", ["a", "tau"])
+
+
+def _geqr2(a):
+    """LAPACK dgeqr2 on one matrix (float64 copy): the reflectors below the diagonal, R on and above, tau."""
+    a = a.copy()
+    m, n = a.shape
+    k = min(m, n)
+    tau = _np.zeros(k)
+    for j in range(k):
+        alpha = a[j, j]
+        xnorm = _np.linalg.norm(a[j + 1:, j]) if j + 1 < m else 0.0
+        if xnorm == 0.0:
+            continue  # H = I
+        beta = -_np.copysign(_np.hypot(alpha, xnorm), alpha)
+        tau[j] = (beta - alpha) / beta
+        a[j + 1:, j] /= alpha - beta
+        a[j, j] = beta
+        if j + 1 < n:
+            v = _np.concatenate([[1.0], a[j + 1:, j]])
+            a[j:, j + 1:] -= tau[j] * _np.outer(v, v @ a[j:, j + 1:])
+    return a, tau
+
+
+def geqrf(input, *, out=None):
+    """The QR factorisation of each matrix of ``input`` in LAPACK's compact form (geqrf): the named tuple
+    ``(a, tau)`` with ``R`` on and above the diagonal of ``a``, the Householder vectors below it, and their
+    scales ``tau``; :func:`monoflow.linalg.householder_product` (``orgqr``) rebuilds ``Q``. Not differentiable
+    (as torch).
+
+    Args:
+        input (Tensor): shape ``(*, m, n)``, float32 or float64.
+        out (tuple, optional): not supported (must be ``None``).
+
+    Example::
+
+        >>> a, tau = flow.geqrf(flow.tensor([[3., 1.], [4., 2.]]))
+        >>> a
+        tensor([[-5.0000, -2.2000],
+                [ 0.5000,  0.4000]])
+        >>> tau
+        tensor([1.6000, 0.0000])
+    """
+    if out is not None:
+        raise NotImplementedError("geqrf(): out= is not supported")
+    _check("geqrf", input, square=False)
+    x = _host(input).astype(_np.float64)
+    m, n = x.shape[-2:]
+    flat = x.reshape(-1, m, n)
+    res = [_geqr2(mat) for mat in flat]
+    A = _np.stack([r[0] for r in res]).reshape(x.shape) if res else x
+    tau = _np.stack([r[1] for r in res]).reshape(x.shape[:-2] + (min(m, n),)) if res else \
+        _np.zeros(x.shape[:-2] + (min(m, n),))
+    A, tau = _t(A, input), _t(tau, input)
+    if input.requires_grad:
+        A = _NoGrad.apply("geqrf", A, input)
+        tau = _NoGrad.apply("geqrf", tau, input)
+    return _geqrf_t(A, tau)
+
+
+def ormqr(input, tau, other, left=True, transpose=False, *, out=None):
+    """``Q @ other`` (``Q^T`` with ``transpose=True``; ``other @ Q`` with ``left=False``) for the ``Q`` of the
+    Householder reflectors ``(input, tau)`` of :func:`geqrf`, without forming ``Q`` in the caller.
+    Differentiable in ``input``, ``tau`` and ``other``.
+
+    Args:
+        input (Tensor): the reflectors below the diagonal, shape ``(*, mn, k)``.
+        tau (Tensor): their scales, shape ``(*, min(mn, k))``.
+        other (Tensor): the matrix to multiply, shape ``(*, m, n)``.
+        left (bool): ``Q`` on the left of ``other``. Default: ``True``.
+        transpose (bool): use ``Q^T``. Default: ``False``.
+        out (Tensor, optional): not supported (must be ``None``).
+
+    Example::
+
+        >>> a, tau = flow.geqrf(flow.tensor([[3., 1.], [4., 2.]]))
+        >>> flow.ormqr(a, tau, flow.eye(2))
+        tensor([[-0.6000, -0.8000],
+                [-0.8000,  0.6000]])
+    """
+    if out is not None:
+        raise NotImplementedError("ormqr(): out= is not supported")
+    mn = input.shape[-2]
+    k = input.shape[-1]
+    if mn > k:  # pad with zero columns: householder_product then gives the full mn x mn Q
+        zeros = input.new_zeros(tuple(input.shape[:-1]) + (mn - k,))
+        from monoflow import ops_shape as _shape
+        input = _shape.cat([input, zeros], -1)
+    Q = _linalg.householder_product(input[..., :mn], tau)
+    if transpose:
+        Q = Q.transpose(-2, -1)
+    return Q.matmul(other) if left else other.matmul(Q)
+
+
+def igamma(input, other, *, out=None):
+    """The regularized lower incomplete gamma function ``P(input, other)``: :func:`monoflow.special.gammainc`.
+
+    Args:
+        input (Tensor): the shape parameter ``a`` (nonnegative).
+        other (Tensor): the upper limit ``x`` (nonnegative).
+        out (Tensor, optional): not supported (must be ``None``).
+
+    Example::
+
+        >>> flow.igamma(flow.tensor([1.0]), flow.tensor([1.0]))
+        tensor([0.6321])
+    """
+    from monoflow.special import gammainc
+    return gammainc(input, other, out=out)
+
+
+def igammac(input, other, *, out=None):
+    """The regularized upper incomplete gamma function ``Q(input, other)``: :func:`monoflow.special.gammaincc`.
+
+    Args:
+        input (Tensor): the shape parameter ``a`` (nonnegative).
+        other (Tensor): the lower limit ``x`` (nonnegative).
+        out (Tensor, optional): not supported (must be ``None``).
+
+    Example::
+
+        >>> flow.igammac(flow.tensor([1.0]), flow.tensor([1.0]))
+        tensor([0.3679])
+    """
+    from monoflow.special import gammaincc
+    return gammaincc(input, other, out=out)
