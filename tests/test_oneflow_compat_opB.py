@@ -80,3 +80,27 @@ def test_max_unpool_overlapping_windows(n):
     to.backward(torch.tensor(g))
     fo.backward(flow.tensor(g))
     np.testing.assert_allclose(fy.grad.numpy(), ty.grad.numpy(), rtol=1e-6)
+
+
+# -- test_optim_adadelta: Adadelta takes OneFlow's contiguous_params (same values as without)
+def test_adadelta_contiguous_params():
+    init = np.random.rand(10).astype(np.float32)
+    grads = [np.random.rand(10).astype(np.float32) for _ in range(4)]
+    outs = []
+    for contiguous in (False, True):
+        w = flow.nn.Parameter(flow.tensor(init))
+        opt = flow.optim.Adadelta([w], lr=0.5, rho=0.6, weight_decay=0.1, contiguous_params=contiguous)
+        assert opt.param_groups[0]["contiguous_params"] is contiguous
+        for g in grads:
+            (w * flow.tensor(g)).sum().backward()
+            opt.step()
+            opt.zero_grad()
+        outs.append(w.detach().numpy())
+    tw = torch.nn.Parameter(torch.tensor(init))
+    topt = torch.optim.Adadelta([tw], lr=0.5, rho=0.6, weight_decay=0.1)
+    for g in grads:
+        (tw * torch.tensor(g)).sum().backward()
+        topt.step()
+        topt.zero_grad()
+    for out in outs:
+        np.testing.assert_allclose(out, tw.detach().numpy(), rtol=1e-5, atol=1e-6)

@@ -35,6 +35,8 @@ class Adadelta(Optimizer):
             minimizing it. Default: ``False``.
         differentiable (bool): autograd through the step is not supported:
             ``True`` raises ``NotImplementedError``. Default: ``False``.
+        contiguous_params (bool): OneFlow's option (its parameters then live in one
+            buffer); monoflow accepts it and updates the same values. Default: ``False``.
 
     Example::
 
@@ -47,13 +49,14 @@ class Adadelta(Optimizer):
     """
 
     def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *, capturable=False,
-                 maximize=False, differentiable=False):
+                 maximize=False, differentiable=False, contiguous_params=False):
         check_nonneg(lr=lr, eps=eps, weight_decay=weight_decay)
         check_impl_options(type(self).__name__, differentiable)
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Invalid rho value: {rho}")
         defaults = dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize, foreach=foreach,
-                        capturable=capturable, differentiable=differentiable)
+                        capturable=capturable, differentiable=differentiable,
+                        contiguous_params=bool(contiguous_params))
         super().__init__(params, defaults)
 
     def step(self, closure=None):
