@@ -88,6 +88,16 @@ x = flow.ones((4, 4), dtype=flow.int32) * (1 - r)
 out["broadcast"] = x.to_global(flow.env.all_device_placement("cpu"), flow.sbp.broadcast).to_local().sum().item()
 y = flow.ones((4, 4), dtype=flow.int32).to_global(flow.env.all_device_placement("cpu"), flow.sbp.partial_sum)
 out["p2s"] = y.to_global(sbp=flow.sbp.split(0)).to_local().tolist()
+# OneFlow's test_global_transpose backward: the retained gradient of a non-leaf global tensor holds the
+# gradient's value (it arrives as the dual layout: partial sums for a broadcast tensor, broadcast for a
+# partial-sum one); it read as 0 on rank 1 and as 2 before
+P = flow.env.all_device_placement("cpu")
+out["retained"] = {}
+for s in (flow.sbp.broadcast, flow.sbp.partial_sum, flow.sbp.split(1)):
+    x = flow.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True).to_global(P, flow.sbp.broadcast).to_global(P, s)
+    x.retain_grad()
+    (flow.transpose(x, 0, 1) * flow.tensor([[1.0, 2.0], [3.0, 4.0]]).to_global(P, flow.sbp.broadcast)).sum().backward()
+    out["retained"][str(s)] = x.grad.numpy().tolist()
 with open(sys.argv[1] + f"/rank{r}.json", "w") as f:
     json.dump(out, f)
 '''
@@ -114,3 +124,38 @@ def test_to_global_on_two_ranks_a_rank_outside_the_placement_passes_any_tensor(t
         assert got["outside"] == [[4, 4], "int32", "monoflow.sbp.broadcast"]
         assert got["broadcast"] == 16
         assert got["p2s"] == [[2, 2, 2, 2], [2, 2, 2, 2]]
+        assert len(got["retained"]) == 3
+        for s, g in got["retained"].items():
+            assert g == [[1.0, 3.0], [2.0, 4.0]], s  # d/dx sum(x^T * w) = w^T
+
+
+def test_zeros_like_and_co_take_placement_and_sbp():
+    # OneFlow's flow.zeros_like(x, dtype=, placement=, sbp=) (test_global_zeros_like)
+    import pytest
+
+    p = flow.placement("cpu", ranks=[0])
+    x = flow.ones(4, 2, dtype=flow.int32, placement=p, sbp=flow.sbp.split(0))
+    y = flow.zeros_like(x, dtype=flow.int32, placement=p, sbp=flow.sbp.split(0))
+    assert y.is_global and y.sbp == (flow.sbp.split(0),) and y.shape == (4, 2) and y.to_local().sum().item() == 0
+    y = flow.ones_like(x, dtype=flow.float64, sbp=flow.sbp.broadcast)
+    assert y.placement == p and y.sbp == (flow.sbp.broadcast,) and y.dtype == flow.float64
+    y = flow.full_like(x, 7, placement=p)
+    assert y.sbp == (flow.sbp.split(0),) and y.to_local().tolist() == [[7, 7]] * 4
+    loc = flow.ones(3, dtype=flow.float64)
+    y = flow.empty_like(loc, placement=p, sbp=flow.sbp.broadcast)
+    assert y.is_global and y.shape == (3,) and y.dtype == flow.float64
+    assert not flow.zeros_like(loc).is_global and flow.zeros_like(x).sbp == (flow.sbp.split(0),)
+    with pytest.raises(ValueError, match="zeros_like: placement= needs sbp="):
+        flow.zeros_like(loc, placement=p)
+
+
+def test_module_to_global_takes_an_sbp_though_sbps_are_callable():
+    # Module.to_global(placement, sbp) also takes a callable sbp(name, tensor); an SBP is callable too
+    # (flow.sbp.broadcast() is flow.sbp.broadcast) and must still be taken as the SBP
+    p = flow.placement("cpu", ranks=[0])
+    m = flow.nn.Linear(3, 4)
+    m.to_global(p, flow.sbp.split(0))
+    assert m.weight.sbp == (flow.sbp.split(0),) and m.bias.sbp == (flow.sbp.split(0),)
+    m = flow.nn.Linear(3, 4)
+    m.to_global(p, lambda name, t: flow.sbp.broadcast if name == "bias" else flow.sbp.split(1))
+    assert m.weight.sbp == (flow.sbp.split(1),) and m.bias.sbp == (flow.sbp.broadcast,)

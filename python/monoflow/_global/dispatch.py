@@ -319,6 +319,36 @@ def _classification_mean(name, fn, args, kwargs):
     return total / count.to(total.dtype)
 
 
+LIKE = ("zeros_like", "ones_like", "empty_like", "full_like")
+
+
+def like_with_placement(name, args, kwargs):
+    """zeros_like(x, placement=, sbp=) & co. (OneFlow): the global tensor of
+    x's shape (its logical shape for a global x) and dtype; placement and SBP
+    default to a global x's (a partial sum is made broadcast: ones would add
+    up over the ranks)."""
+    import monoflow as flow
+    from monoflow._global.sbp import broadcast
+
+    kwargs = dict(kwargs)
+    placement, sbp = kwargs.pop("placement", None), kwargs.pop("sbp", None)
+    x = args[0] if args else kwargs.pop("input")
+    rest = list(args[1:])
+    if isinstance(x, GlobalTensor):
+        placement = placement if placement is not None else x.placement
+        sbp = sbp if sbp is not None else [broadcast if s.is_partial_sum() else s for s in x.sbp]
+    if placement is None or sbp is None:
+        raise ValueError(f"{name}: placement= needs sbp= too (and sbp= placement=) for a local input")
+    dtype = kwargs.pop("dtype", None) or x.dtype
+    kwargs.pop("device", None)
+    kwargs.pop("memory_format", None)
+    if name == "full_like":
+        fill = rest.pop(0) if rest else kwargs.pop("fill_value")
+        return flow.full(tuple(x.shape), fill, dtype=dtype, placement=placement, sbp=sbp, **kwargs)
+    maker = {"zeros_like": flow.zeros, "ones_like": flow.ones, "empty_like": flow.empty}[name]
+    return maker(tuple(x.shape), dtype=dtype, placement=placement, sbp=sbp, **kwargs)
+
+
 def _diag(name, fn, args, kwargs):
     """diag of a vector: the vector times a broadcast identity (padded for
     an offset diagonal), so that its splits carry over to the rows. A

@@ -58,8 +58,12 @@ def _setattr(module, name, value):
 def _function(name, fn):
     has_global = _C._has_global  # a C loop over the arguments' shard marks: cheap on every local call
 
+    like = name in dispatch.LIKE
+
     @functools.wraps(fn)
     def function(*args, **kwargs):
+        if like and (kwargs.get("placement") is not None or kwargs.get("sbp") is not None):
+            return dispatch.like_with_placement(name, args, kwargs)  # OneFlow's zeros_like(x, placement=, sbp=)
         if has_global(args, kwargs):
             return dispatch.call(name, fn, list(args), kwargs)
         return fn(*args, **kwargs)

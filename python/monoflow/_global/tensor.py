@@ -198,7 +198,12 @@ class GlobalTensor(Tensor):
         g = Tensor.grad.__get__(self)
         if g is None or isinstance(g, GlobalTensor):
             return g
-        return wrap(g, self._placement, self._nd_sbp, self._shape)
+        # a leaf's gradient is converted to its own SBP on arrival (install_grad_hook); a
+        # retained one (retain_grad) stays as it arrived, laid out as the dual of the tensor's
+        # SBP: a broadcast tensor's gradient is partial sums, a partial-sum tensor's is
+        # broadcast (labelling it with the tensor's own SBP misreads the value)
+        nd = self._nd_sbp if self.is_leaf else tuple(dual(s) for s in self._nd_sbp)
+        return wrap(g, self._placement, nd, self._shape)
 
     @grad.setter
     def grad(self, value):

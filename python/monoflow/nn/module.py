@@ -608,12 +608,14 @@ class Module:
         turn global in place): make the optimizer after this call. Tied
         parameters stay tied."""
         from monoflow._global.placement import placement as Placement
+        from monoflow._global.sbp import sbp as SBP
 
         if not isinstance(placement, Placement):
             raise TypeError(f"to_global: placement must be a monoflow.placement, got {type(placement).__name__}")
         if sbp is None:
             raise ValueError("to_global: sbp= is required (e.g. flow.sbp.broadcast)")
-        pick = sbp if callable(sbp) else (lambda name, t: sbp)
+        # (an SBP is callable too: flow.sbp.broadcast() is flow.sbp.broadcast)
+        pick = sbp if callable(sbp) and not isinstance(sbp, SBP) else (lambda name, t: sbp)
         todo = []
         for prefix, module in self.named_modules(remove_duplicate=True):
             for table in ("_parameters", "_buffers"):
