@@ -208,3 +208,20 @@ def test_ctc_loss_unbatched_grad_and_no_grad_input():
     np.testing.assert_allclose(ft.grad.numpy(), tt.grad.numpy(), rtol=1e-5, atol=1e-6)
     out = flow.nn.functional.ctc_loss(flow.tensor(lp), flow.tensor([1, 3]), (6,), (2,))
     assert not out.requires_grad
+
+
+# --- flow.exponential (OneFlow test_exponential) ------------------------------
+
+def test_exponential_out_of_place_matches_inplace_and_rate():
+    g = flow.Generator()
+    g.manual_seed(0)
+    x = flow.rand(2, 3, 4)
+    a = flow.exponential(x, generator=g)
+    g.manual_seed(0)
+    b = flow.empty(2, 3, 4).exponential_(generator=g)
+    np.testing.assert_array_equal(a.numpy(), b.numpy())
+    assert a.shape == x.shape and a.dtype == x.dtype and a is not x
+    m = flow.exponential(flow.empty(20000, dtype=flow.float64), 4.0)
+    assert m.dtype == flow.float64 and abs(m.mean().item() - 0.25) < 0.02 and m.min().item() >= 0
+    with pytest.raises(RuntimeError, match="exponential"):
+        flow.exponential(flow.ones(2, dtype=flow.int64))

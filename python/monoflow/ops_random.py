@@ -11,7 +11,7 @@ def _requires_grad(t, requires_grad):
     # The `requires_grad=` argument of the creation functions (requires_grad_ checks its type).
     return t if requires_grad is False or requires_grad is None else t.requires_grad_(requires_grad)
 
-__all__ = ["Generator", "manual_seed", "seed", "initial_seed", "default_generator", "get_rng_state", "set_rng_state",
+__all__ = ["exponential", "Generator", "manual_seed", "seed", "initial_seed", "default_generator", "get_rng_state", "set_rng_state",
            "rand", "randn", "randint",
            "rand_like", "randn_like", "randint_like", "normal", "bernoulli", "poisson", "linspace", "logspace", "eye"]
 
@@ -218,6 +218,29 @@ def bernoulli(input, p=None, *, generator=None, dtype=None):
     _C.check_tensor(input, "bernoulli", "input", 1)
     dt = input.dtype if dtype is None else dtype
     return _C.bernoulli_scalar_(_C.empty(tuple(input.shape), dt, input.device), p, generator)
+
+
+def exponential(input, lambd=1.0, *, generator=None):
+    """Draws from the exponential distribution of rate ``lambd``: a new tensor of ``input``'s
+    shape, dtype and device (OneFlow's ``oneflow.exponential``; the out-of-place
+    ``Tensor.exponential_``, whose draws it equals for the same generator state). The values of
+    ``input`` are not used.
+
+    Args:
+        input (Tensor): gives the shape, dtype (floating point) and device.
+        lambd (float): the rate, positive. Default: ``1.0``.
+        generator (Generator, optional): the generator to draw from. Default: ``None``.
+
+    Example::
+
+        >>> g = flow.Generator(); _ = g.manual_seed(0)
+        >>> a = flow.exponential(flow.empty(3), generator=g)
+        >>> _ = g.manual_seed(0)
+        >>> bool((a == flow.empty(3).exponential_(generator=g)).all()), bool((a >= 0).all())
+        (True, True)
+    """
+    _C.check_tensor(input, "exponential", "input", 1)
+    return _C.empty(tuple(input.shape), input.dtype, input.device).exponential_(lambd, generator=generator)
 
 
 def poisson(input, generator=None):
