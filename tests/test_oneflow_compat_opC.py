@@ -361,3 +361,32 @@ def test_trunc_divide_matches_torch_div_trunc():
     np.testing.assert_array_equal(fb.grad.numpy(), tb.grad.numpy())
     np.testing.assert_array_equal(flow._C.trunc_divide(flow.tensor(a), -1.5).numpy(),
                                   torch.div(torch.tensor(a), -1.5, rounding_mode="trunc").numpy())
+
+
+# --- nn.utils.weight_norm with a negative dim other than -1 (OneFlow test_weight_norm)
+
+@pytest.mark.parametrize("dim", [-3, -2, -1, 0, 1, 2, None])
+def test_weight_norm_negative_dims_match_torch(dim):
+    import warnings
+
+    w = np.random.RandomState(5).randn(3, 4, 5).astype(np.float32)
+    m, t = flow.nn.Conv1d(4, 3, 5), torch.nn.Conv1d(4, 3, 5)
+    with flow.no_grad():
+        m.weight.copy_(flow.tensor(w))
+        m.bias.zero_()
+    with torch.no_grad():
+        t.weight.copy_(torch.tensor(w))
+        t.bias.zero_()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        b = torch.nn.utils.weight_norm(t, dim=dim)
+    a = flow.nn.utils.weight_norm(m, dim=dim)
+    assert tuple(a.weight_g.shape) == tuple(b.weight_g.shape)
+    np.testing.assert_allclose(a.weight_g.detach().numpy(), b.weight_g.detach().numpy(), rtol=1e-5)
+    x = np.random.RandomState(6).randn(2, 4, 9).astype(np.float32)
+    np.testing.assert_allclose(a(flow.tensor(x)).detach().numpy(), b(torch.tensor(x)).detach().numpy(),
+                               rtol=1e-4, atol=1e-5)
+    if dim is not None:
+        pm = torch.nn.utils.parametrizations.weight_norm(torch.nn.Conv1d(4, 3, 5), dim=dim)
+        fm = flow.nn.utils.parametrizations.weight_norm(flow.nn.Conv1d(4, 3, 5), dim=dim)
+        assert tuple(fm.parametrizations.weight.original0.shape) == tuple(pm.parametrizations.weight.original0.shape)

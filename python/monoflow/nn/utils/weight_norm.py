@@ -11,6 +11,8 @@ __all__ = ["weight_norm", "remove_weight_norm", "WeightNorm"]
 def _norm_except_dim(v, dim):
     if dim == -1:
         return v.norm()
+    if dim < -1:  # any other negative dim counts from the end (torch: transpose(0, dim) there)
+        dim += v.dim()
     dims = [d for d in range(v.dim()) if d != dim]
     return v.norm(2, dims, keepdim=True) if dims else v.abs()
 
