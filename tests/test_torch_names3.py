@@ -306,3 +306,22 @@ def test_typed_storage_constructors_and_resize_as_names():
     assert tuple(flow.zeros(4).resize_as(tensor=flow.ones(2, 2)).shape) == (2, 2)
     dl = flow.utils.data.DataLoader(list(range(6)), batch_size=2, in_order=False)
     assert [b.tolist() for b in dl] == [[0, 1], [2, 3], [4, 5]]
+
+
+def test_linalg_and_igamma_tensor_methods_match_torch():
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((3, 3)) + 3 * np.eye(3)
+    b = rng.standard_normal((3, 2))
+    f, t = flow.tensor(a), torch.tensor(a)
+    for x, y in zip(f.lu(), t.lu()):
+        close(x, y, rtol=1e-10, atol=1e-12)
+    close(flow.tensor(b).lu_solve(*f.lu()), torch.tensor(b).lu_solve(*t.lu()), rtol=1e-9, atol=1e-10)
+    up = np.triu(a)
+    close(flow.tensor(b).triangular_solve(flow.tensor(up)).solution,
+          torch.tensor(b).triangular_solve(torch.tensor(up)).solution, rtol=1e-10, atol=1e-12)
+    qa, qt = f.geqrf(), t.geqrf()
+    close(qa[0].orgqr(qa[1]), qt[0].orgqr(qt[1]), rtol=1e-9, atol=1e-10)
+    close(qa[0].ormqr(qa[1], flow.tensor(b)), qt[0].ormqr(qt[1], torch.tensor(b)), rtol=1e-9, atol=1e-10)
+    s, x = rng.random(5) * 3 + 0.1, rng.random(5) * 4
+    close(flow.tensor(s).igamma(flow.tensor(x)), torch.tensor(s).igamma(torch.tensor(x)), rtol=1e-7)
+    close(flow.tensor(s).igammac_(flow.tensor(x)), torch.tensor(s).igammac_(torch.tensor(x)), rtol=1e-7)

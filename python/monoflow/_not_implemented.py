@@ -25,7 +25,7 @@ MODULE_PLACEHOLDERS = {
     "monoflow.nn.functional": (),
 }
 
-TENSOR_PLACEHOLDERS = ("istft", "sparse_mask", "lu", "lu_solve")
+TENSOR_PLACEHOLDERS = ("istft", "sparse_mask")
 
 
 class NotImplementedFeature:

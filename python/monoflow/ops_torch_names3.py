@@ -1346,6 +1346,126 @@ class TensorMethods:
         """
         return TypedStorage
 
+    def lu(self, pivot=True, get_infos=False):
+        """Tensor.lu(pivot=True, get_infos=False): :func:`monoflow.lu` of this matrix (or batch).
+
+        Example::
+
+            >>> import monoflow as flow
+            >>> LU, piv = flow.tensor([[4.0, 3.0], [6.0, 3.0]]).lu()
+            >>> piv.tolist()
+            [2, 2]
+        """
+        return _flow().lu(self, pivot=pivot, get_infos=get_infos)
+
+    def lu_solve(self, LU_data, LU_pivots):
+        """Tensor.lu_solve(LU_data, LU_pivots): solves ``A x = self`` from :meth:`lu`'s factors of ``A``.
+
+        Example::
+
+            >>> import monoflow as flow
+            >>> A = flow.tensor([[4.0, 3.0], [6.0, 3.0]])
+            >>> flow.tensor([[7.0], [9.0]]).lu_solve(*A.lu()).round(decimals=4)
+            tensor([[1.],
+                    [1.]])
+        """
+        return _flow().lu_solve(self, LU_data, LU_pivots)
+
+    def triangular_solve(self, A, upper=True, transpose=False, unitriangular=False):
+        """Tensor.triangular_solve(A, upper=True, transpose=False, unitriangular=False):
+        :func:`monoflow.triangular_solve` with this tensor as the right-hand side.
+
+        Example::
+
+            >>> import monoflow as flow
+            >>> flow.tensor([[2.0], [3.0]]).triangular_solve(flow.tensor([[2.0, 0.0], [0.0, 3.0]])).solution
+            tensor([[1.],
+                    [1.]])
+        """
+        return _flow().triangular_solve(self, A, upper=upper, transpose=transpose, unitriangular=unitriangular)
+
+    def geqrf(self):
+        """Tensor.geqrf(): :func:`monoflow.geqrf` (LAPACK's Householder QR form) of this matrix.
+
+        Example::
+
+            >>> import monoflow as flow
+            >>> a, tau = flow.eye(2).geqrf()
+            >>> tau.shape
+            monoflow.Size([2])
+        """
+        return _flow().geqrf(self)
+
+    def orgqr(self, input2):
+        """Tensor.orgqr(input2): :func:`monoflow.orgqr` (Q from :meth:`geqrf`'s reflectors `input2`).
+
+        Example::
+
+            >>> import monoflow as flow
+            >>> a, tau = flow.eye(2).geqrf()
+            >>> a.orgqr(tau).abs().tolist()
+            [[1.0, 0.0], [0.0, 1.0]]
+        """
+        return _flow().orgqr(self, input2)
+
+    def ormqr(self, input2, input3, left=True, transpose=False):
+        """Tensor.ormqr(input2, input3, left=True, transpose=False): :func:`monoflow.ormqr`, multiplying
+        `input3` by the Q of this tensor's :meth:`geqrf` reflectors `input2`.
+
+        Example::
+
+            >>> import monoflow as flow
+            >>> a, tau = flow.eye(2).geqrf()
+            >>> a.ormqr(tau, flow.ones(2, 1)).abs().tolist()
+            [[1.0], [1.0]]
+        """
+        return _flow().ormqr(self, input2, input3, left=left, transpose=transpose)
+
+    def igamma(self, other):
+        """Tensor.igamma(other): the regularised lower incomplete gamma function P(self, other)
+        (:func:`monoflow.igamma`).
+
+        Example::
+
+            >>> import monoflow as flow
+            >>> round(flow.tensor(1.0).igamma(flow.tensor(1.0)).item(), 4)
+            0.6321
+        """
+        return _flow().igamma(self, other)
+
+    def igammac(self, other):
+        """Tensor.igammac(other): the regularised upper incomplete gamma function Q(self, other).
+
+        Example::
+
+            >>> import monoflow as flow
+            >>> round(flow.tensor(1.0).igammac(flow.tensor(1.0)).item(), 4)
+            0.3679
+        """
+        return _flow().igammac(self, other)
+
+    def igamma_(self, other):
+        """Tensor.igamma_(other): :meth:`igamma` written into this tensor.
+
+        Example::
+
+            >>> import monoflow as flow
+            >>> round(flow.tensor(1.0).igamma_(flow.tensor(1.0)).item(), 4)
+            0.6321
+        """
+        return self.copy_(_flow().igamma(self, other))
+
+    def igammac_(self, other):
+        """Tensor.igammac_(other): :meth:`igammac` written into this tensor.
+
+        Example::
+
+            >>> import monoflow as flow
+            >>> round(flow.tensor(1.0).igammac_(flow.tensor(1.0)).item(), 4)
+            0.3679
+        """
+        return self.copy_(_flow().igammac(self, other))
+
     def resize_(self, *sizes, memory_format=None):
         """Tensor.resize_(*sizes) -> Tensor: gives this tensor the shape `sizes`, keeping its first
         elements in row-major order (new elements are uninitialised). Not allowed on a tensor that
