@@ -390,3 +390,22 @@ def test_weight_norm_negative_dims_match_torch(dim):
         pm = torch.nn.utils.parametrizations.weight_norm(torch.nn.Conv1d(4, 3, 5), dim=dim)
         fm = flow.nn.utils.parametrizations.weight_norm(flow.nn.Conv1d(4, 3, 5), dim=dim)
         assert tuple(fm.parametrizations.weight.original0.shape) == tuple(pm.parametrizations.weight.original0.shape)
+
+
+# --- monoflow._utils._flatten_dense_tensors / _unflatten_dense_tensors (OneFlow test_utils)
+
+def test_flatten_unflatten_dense_tensors_match_torch():
+    from torch._utils import _flatten_dense_tensors as tflat, _unflatten_dense_tensors as tunflat
+    from monoflow._utils import _flatten_dense_tensors, _unflatten_dense_tensors
+
+    rs = np.random.RandomState(2)
+    arrays = [rs.randn(2, 3), rs.randn(4), rs.randn(1, 2, 2)]
+    flat = _flatten_dense_tensors([flow.tensor(a) for a in arrays])
+    ref = tflat([torch.tensor(a) for a in arrays])
+    np.testing.assert_array_equal(flat.numpy(), ref.numpy())
+    outs = _unflatten_dense_tensors(flat * 2, [flow.tensor(a) for a in arrays])
+    touts = tunflat(ref * 2, [torch.tensor(a) for a in arrays])
+    assert len(outs) == len(touts)
+    for o, t in zip(outs, touts):
+        assert tuple(o.shape) == tuple(t.shape)
+        np.testing.assert_array_equal(o.numpy(), t.numpy())
