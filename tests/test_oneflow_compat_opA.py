@@ -225,3 +225,31 @@ def test_exponential_out_of_place_matches_inplace_and_rate():
     assert m.dtype == flow.float64 and abs(m.mean().item() - 0.25) < 0.02 and m.min().item() >= 0
     with pytest.raises(RuntimeError, match="exponential"):
         flow.exponential(flow.ones(2, dtype=flow.int64))
+
+
+# --- _C.grouped_matmul / grouped_matmul_bias (OneFlow test_grouped_matmul_bias; cuda-only there) --
+
+@pytest.mark.parametrize("bias", [True, False])
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_grouped_matmul_bias_matches_torch_linear(bias, dtype):
+    rng = np.random.default_rng(0)
+    problems = [(2, 40, 32)] * 3 + [(6, 16, 8)] * 2  # (m, n, k) as upstream's
+    xs = [rng.standard_normal((m, k)).astype(dtype) for m, n, k in problems]
+    ws = [rng.standard_normal((n, k)).astype(dtype) for m, n, k in problems]
+    bs = [rng.standard_normal(n).astype(dtype) for m, n, k in problems]
+    f = [flow.tensor(a) for a in xs], [flow.tensor(a) for a in ws], [flow.tensor(a) for a in bs]
+    out = flow._C.grouped_matmul_bias(*f) if bias else flow._C.grouped_matmul(f[0], f[1])
+    assert len(out) == len(problems)
+    for y, x, w, b in zip(out, xs, ws, bs):
+        ref = torch.nn.functional.linear(torch.tensor(x).float(), torch.tensor(w).float(),
+                                         torch.tensor(b).float() if bias else None)
+        assert y.dtype == getattr(flow, dtype)
+        tol = 1e-2 if dtype == "float16" else 1e-5
+        np.testing.assert_allclose(y.float().numpy(), ref.numpy(), rtol=tol, atol=tol * 10)
+
+
+def test_grouped_matmul_errors_name_the_op():
+    with pytest.raises(RuntimeError, match="grouped_matmul_bias"):
+        flow._C.grouped_matmul_bias([flow.ones(2, 3)], [flow.ones(4, 3)], [])
+    with pytest.raises(RuntimeError, match="grouped_matmul"):
+        flow._C.grouped_matmul([flow.ones(2, 3)], [flow.ones(4, 5)])

@@ -6,7 +6,8 @@ from monoflow import _C
 __all__ = ["reduce_sum_like", "matmul", "sparse_softmax_cross_entropy", "batch_matmul", "matrix_vector_product", "fast_gelu", "square_relu",
            "fused_bias_add_gelu", "fused_bias_add_dropout", "fused_scale_tril", "fused_weighted_sum",
            "binary_cross_entropy_with_logits_reduce_mean", "inv", "trigamma", "rms_norm",
-           "layer_norm_affine", "skip_layer_norm", "skip_rms_norm", "trunc_divide"]
+           "layer_norm_affine", "skip_layer_norm", "skip_rms_norm", "trunc_divide", "grouped_matmul",
+           "grouped_matmul_bias"]
 
 
 def reduce_sum_like(input, like, axis):
@@ -263,6 +264,67 @@ def fused_weighted_sum(tensors, weights, alpha=1.0):
     for t, w in zip(tensors[1:], weights[1:]):
         out = out + t * w
     return out if alpha == 1.0 else out * alpha
+
+
+def _grouped(op, xs, weights, biases):
+    xs, weights = list(xs), list(weights)
+    biases = None if biases is None else list(biases)
+    if not xs or len(xs) != len(weights) or (biases is not None and len(biases) != len(xs)):
+        raise RuntimeError(f"{op}(): expected as many weights{' and biases' if biases is not None else ''} as "
+                           f"inputs (at least one), got {len(xs)} inputs, {len(weights)} weights"
+                           + ("" if biases is None else f", {len(biases)} biases"))
+    out = []
+    for i, (x, w) in enumerate(zip(xs, weights)):
+        _C.check_tensor(x, op, "xs", 1)
+        _C.check_tensor(w, op, "weights", 2)
+        if w.dim() != 2 or x.shape[-1] != w.shape[1]:
+            raise RuntimeError(f"{op}(): problem {i}: weight must be (n, k) with k = xs[{i}].shape[-1] "
+                               f"({x.shape[-1]}), got {list(w.shape)}")
+        y = _C.matmul(x, w.transpose(0, 1))
+        out.append(y if biases is None else y + biases[i])
+    return out
+
+
+def grouped_matmul(xs, weights):
+    """``oneflow._C.grouped_matmul``: ``[x @ w.T for x, w in zip(xs, weights)]``, many matmuls in one call
+    (OneFlow fuses them into one CUDA kernel; computed one by one here).
+
+    Args:
+        xs (sequence of Tensor): the inputs, each ``(..., k_i)``.
+        weights (sequence of Tensor): the weights, each ``(n_i, k_i)`` (as ``nn.Linear``'s).
+
+    Returns:
+        list of Tensor: each ``(..., n_i)``.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> ys = flow._C.grouped_matmul([flow.ones(2, 3), flow.ones(1, 2)], [flow.ones(4, 3), flow.ones(5, 2)])
+        >>> [tuple(y.shape) for y in ys], ys[0][0, 0].item()
+        ([(2, 4), (1, 5)], 3.0)
+    """
+    return _grouped("grouped_matmul", xs, weights, None)
+
+
+def grouped_matmul_bias(xs, weights, biases):
+    """``oneflow._C.grouped_matmul_bias``: ``[x @ w.T + b for x, w, b in zip(xs, weights, biases)]``
+    (OneFlow's fused grouped ``nn.Linear``; computed one by one here).
+
+    Args:
+        xs (sequence of Tensor): the inputs, each ``(..., k_i)``.
+        weights (sequence of Tensor): the weights, each ``(n_i, k_i)``.
+        biases (sequence of Tensor): the biases, each ``(n_i,)``.
+
+    Returns:
+        list of Tensor: each ``(..., n_i)``.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.grouped_matmul_bias([flow.ones(1, 2)], [flow.ones(3, 2)], [flow.arange(3.0)])
+        [tensor([[2., 3., 4.]])]
+    """
+    return _grouped("grouped_matmul_bias", xs, weights, biases)
 
 
 def binary_cross_entropy_with_logits_reduce_mean(input, target):
