@@ -325,3 +325,35 @@ def test_linalg_and_igamma_tensor_methods_match_torch():
     s, x = rng.random(5) * 3 + 0.1, rng.random(5) * 4
     close(flow.tensor(s).igamma(flow.tensor(x)), torch.tensor(s).igamma(torch.tensor(x)), rtol=1e-7)
     close(flow.tensor(s).igammac_(flow.tensor(x)), torch.tensor(s).igammac_(torch.tensor(x)), rtol=1e-7)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_nn_grad_conv_gradients_match_torch(n):
+    rng = np.random.default_rng(n)
+    x = rng.standard_normal((2, 4) + (7,) * n).astype(np.float32)
+    w = rng.standard_normal((6, 2) + (3,) * n).astype(np.float32)
+    out = getattr(torch.nn.functional, f"conv{n}d")(torch.tensor(x), torch.tensor(w), None, 2, 1, 1, 2)
+    go = rng.standard_normal(tuple(out.shape)).astype(np.float32)
+    for which, first, second in (("input", x.shape, w), ("weight", x, w.shape)):
+        args = [lambda L, v: v if isinstance(v, tuple) else L.tensor(v)]
+        a = getattr(flow.nn.grad, f"conv{n}d_{which}")(args[0](flow, first), args[0](flow, second),
+                                                       flow.tensor(go), 2, 1, 1, 2)
+        b = getattr(torch.nn.grad, f"conv{n}d_{which}")(args[0](torch, first), args[0](torch, second),
+                                                        torch.tensor(go), 2, 1, 1, 2)
+        close(a, b, rtol=1e-4, atol=1e-4)
+
+
+def test_set_nonzero_static_adjoint_and_torch_function_checks():
+    for lib in (flow, torch):
+        x, y = lib.zeros(3), lib.ones(2)
+        x.set_(y)
+        assert x.is_set_to(y) and x.tolist() == [1.0, 1.0]
+        y.add_(1)
+        assert x.tolist() == [2.0, 2.0]  # an alias, not a copy
+        assert not lib.ones(2).is_set_to(lib.ones(2))
+        assert lib.tensor([0, 3, 5, 0, 7]).nonzero_static(size=2).tolist() == [[1], [2]]
+        assert lib.tensor([0, 3]).nonzero_static(size=3, fill_value=9).tolist() == [[1], [9], [9]]
+        assert lib.tensor([[1.0, 2.0], [3.0, 4.0]]).adjoint().tolist() == [[1.0, 3.0], [2.0, 4.0]]
+        assert lib.ones(1).name is None and lib.ones(1).output_nr == 0
+    assert flow.nn.functional.has_torch_function_variadic(flow.ones(1)) is False
+    assert flow.nn.functional.handle_torch_function(flow.mul, (), flow.ones(2), 3).tolist() == [3.0, 3.0]

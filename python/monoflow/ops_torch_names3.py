@@ -1466,6 +1466,121 @@ class TensorMethods:
         """
         return self.copy_(_flow().igammac(self, other))
 
+    name = property(lambda self: None, doc="The tensor's dimension names: monoflow has no named tensors (None).")
+    volatile = property(lambda self: False, doc="The pre-0.4 ``volatile`` flag: always False (use no_grad).")
+    output_nr = property(lambda self: 0, doc="Which output of its grad_fn this tensor is: 0 in monoflow.")
+
+    def adjoint(self):
+        """Tensor.adjoint() -> Tensor: the conjugate transpose of the last two dimensions.
+
+        Example::
+
+            >>> import monoflow as flow
+            >>> flow.tensor([[1.0, 2.0], [3.0, 4.0]]).adjoint()
+            tensor([[1., 3.],
+                    [2., 4.]])
+        """
+        if self.dim() < 2:
+            raise RuntimeError(f"adjoint: expected a tensor with 2 or more dimensions, got {self.dim()}")
+        t = self.transpose(-2, -1)
+        return t.conj() if self.is_complex() else t
+
+    def conj_physical_(self):
+        """Tensor.conj_physical_() -> Tensor: conjugates this tensor in place (real tensors are unchanged).
+
+        Example::
+
+            >>> import monoflow as flow
+            >>> flow.tensor([1.0]).conj_physical_()
+            tensor([1.])
+        """
+        return self.copy_(self.conj_physical()) if self.is_complex() else self
+
+    def nonzero_static(self, *, size, fill_value=-1):
+        """Tensor.nonzero_static(*, size, fill_value=-1) -> Tensor: :meth:`nonzero`'s ``(n, dim)`` indices,
+        cut or padded with `fill_value` to exactly `size` rows (a shape known in advance).
+
+        Example::
+
+            >>> import monoflow as flow
+            >>> flow.tensor([0, 3, 5]).nonzero_static(size=3).tolist()
+            [[1], [2], [-1]]
+        """
+        if size < 0:
+            raise RuntimeError(f"nonzero_static: 'size' must be an non-negative integer, got {size}")
+        idx = self.nonzero()[:size]
+        if idx.shape[0] < size:
+            pad = _flow().full((size - idx.shape[0], self.dim()), fill_value, dtype=idx.dtype, device=idx.device)
+            idx = _flow().cat([idx, pad], 0)
+        return idx
+
+    def set_(self, source=None, storage_offset=0, size=None, stride=None):
+        """Tensor.set_(source) -> Tensor: makes this tensor an alias of `source` (its memory, shape and
+        strides; with `size`/`stride`, a strided view of `source`'s memory starting at element
+        ``storage_offset``); ``set_()`` empties it.
+
+        Example::
+
+            >>> import monoflow as flow
+            >>> x, y = flow.zeros(3), flow.ones(2)
+            >>> x.set_(y).is_set_to(y)
+            True
+        """
+        if source is None:
+            self.data = _C.empty((0,), self.dtype, self.device)
+            return self
+        if isinstance(source, (UntypedStorage, TypedStorage)):
+            source = source._whole
+        if size is not None:
+            source = source.as_strided(tuple(size), tuple(stride) if stride is not None else
+                                       _contiguous_strides(size), storage_offset)
+        self.data = source.detach()
+        return self
+
+    def is_set_to(self, tensor):
+        """Tensor.is_set_to(tensor) -> bool: whether both tensors view the same memory with the same
+        offset, shape and strides.
+
+        Example::
+
+            >>> import monoflow as flow
+            >>> x = flow.ones(2)
+            >>> x.is_set_to(x.view(2)), x.is_set_to(x.clone())
+            (True, False)
+        """
+        return (self._data_address() == tensor._data_address() and tuple(self.shape) == tuple(tensor.shape)
+                and self.stride() == tensor.stride() and self.dtype == tensor.dtype)
+
+    def ipu(self, device=None, non_blocking=False):
+        """Tensor.ipu(device=None, non_blocking=False) -> Tensor: this tensor on an IPU device; raises when no
+        IPU plugin is loaded.
+
+        Example::
+
+            >>> import monoflow as flow
+            >>> try:
+            ...     flow.ones(1).ipu()
+            ... except RuntimeError:
+            ...     print("no ipu")
+            no ipu
+        """
+        return self.to("ipu" if device is None else device)
+
+    def mtia(self, device=None, non_blocking=False):
+        """Tensor.mtia(device=None, non_blocking=False) -> Tensor: this tensor on an MTIA device; raises when
+        no MTIA plugin is loaded.
+
+        Example::
+
+            >>> import monoflow as flow
+            >>> try:
+            ...     flow.ones(1).mtia()
+            ... except RuntimeError:
+            ...     print("no mtia")
+            no mtia
+        """
+        return self.to("mtia" if device is None else device)
+
     def resize_(self, *sizes, memory_format=None):
         """Tensor.resize_(*sizes) -> Tensor: gives this tensor the shape `sizes`, keeping its first
         elements in row-major order (new elements are uninitialised). Not allowed on a tensor that
@@ -1528,6 +1643,14 @@ class TensorMethods:
             monoflow.Size([4, 1])
         """
         return self.resize(tuple(tensor.shape))
+
+
+def _contiguous_strides(size):
+    strides, step = [], 1
+    for n in reversed(tuple(size)):
+        strides.append(step)
+        step *= max(int(n), 1)
+    return tuple(reversed(strides))
 
 
 def _alias_as(cls, t):

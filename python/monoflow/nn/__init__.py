@@ -4,7 +4,7 @@ from monoflow.nn.parameter import Buffer, Parameter, UninitializedBuffer, Uninit
 from monoflow.nn.module import Module  # noqa: F401
 from monoflow.nn.modules import *  # noqa: F401,F403
 from monoflow.nn.modules._factory import factory_kwargs  # noqa: F401
-from monoflow.nn import common_types, functional, init, utils  # noqa: F401,E402
+from monoflow.nn import common_types, functional, grad, init, utils  # noqa: F401,E402
 import importlib as _importlib  # noqa: E402
 
 # torch.nn.attention (sdpa_kernel, SDPBackend): the star import above bound nn.modules.attention to this name

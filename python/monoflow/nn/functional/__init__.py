@@ -21,6 +21,7 @@ from monoflow.nn.functional.pixel_shuffle import *  # noqa: F401,F403
 from monoflow.nn.functional.pooling import *  # noqa: F401,F403
 from monoflow.nn.functional.rms_norm import *  # noqa: F401,F403
 from monoflow.nn.functional.sparse import *  # noqa: F401,F403
+from monoflow.nn.functional.torch_function import *  # noqa: F401,F403
 from monoflow.ops_shape import pad  # noqa: F401
 from monoflow import _not_implemented  # noqa: E402  (placeholders for names not implemented yet)
 
