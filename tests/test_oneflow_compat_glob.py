@@ -159,3 +159,19 @@ def test_module_to_global_takes_an_sbp_though_sbps_are_callable():
     m = flow.nn.Linear(3, 4)
     m.to_global(p, lambda name, t: flow.sbp.broadcast if name == "bias" else flow.sbp.split(1))
     assert m.weight.sbp == (flow.sbp.split(1),) and m.bias.sbp == (flow.sbp.broadcast,)
+
+
+def test_to_global_takes_grad_sbp():
+    # OneFlow's x.to_global(sbp=..., grad_sbp=...) (test_global_expand_op): a layout hint for the gradient;
+    # the gradient's value is the same
+    import pytest
+
+    p = flow.placement("cpu", ranks=[0])
+    x = flow.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    g = x.to_global(p, flow.sbp.broadcast)
+    y = g.to_global(sbp=flow.sbp.split(0), grad_sbp=flow.sbp.broadcast)
+    assert y.sbp == (flow.sbp.split(0),)
+    (y.expand(3, 2, 2) * 2).sum().backward()
+    assert x.grad.tolist() == [[6.0, 6.0], [6.0, 6.0]]
+    with pytest.raises(TypeError, match="grad_sbp"):
+        g.to_global(sbp=flow.sbp.split(0), grad_sbp="B")

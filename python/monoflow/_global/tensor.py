@@ -476,12 +476,14 @@ def _nd_str(nd):
 def global_to_global(x, placement, sbp, grad_sbp=None, check_meta=True, copy=False, what="to_global"):
     """`x` laid out as `sbp` on `placement`: boxing on the same placement, a
     move (move.py) to another one."""
-    if grad_sbp is not None:
-        raise ValueError(f"{what}: grad_sbp= is not supported; a gradient is laid out as the dual of its tensor's "
-                         "SBP (broadcast <-> partial_sum, a split stays split)")
     _check_placement(placement, what)
     nd = as_nd_sbp(sbp, len(placement.hierarchy), what)
     check_dims(nd, len(x._shape), what)
+    if grad_sbp is not None:
+        # OneFlow's hint for the layout the result's gradient is converted to on the way back: a
+        # gradient's value does not depend on its layout, and the backward of this conversion
+        # lays it out as the dual of x's SBP whatever the hint, so it is checked and not needed
+        check_dims(as_nd_sbp(grad_sbp, len(placement.hierarchy), f"{what} (grad_sbp)"), len(x._shape), what)
     if check_meta and not _C._graph_tracing():
         # (in a graph trace the values of the check's all-gather cannot be read: the graph's eager
         # first step made the same call with the same metadata and checked it)
