@@ -175,3 +175,16 @@ def test_to_global_takes_grad_sbp():
     assert x.grad.tolist() == [[6.0, 6.0], [6.0, 6.0]]
     with pytest.raises(TypeError, match="grad_sbp"):
         g.to_global(sbp=flow.sbp.split(0), grad_sbp="B")
+
+
+def test_functional_reshape_like():
+    # OneFlow's flow._C.reshape_like(x, like) (test_global_reshape's reshape_like, on global tensors)
+    import numpy as np
+    import torch
+
+    a = np.arange(24.0).reshape(4, 6)
+    got = flow._C.reshape_like(flow.tensor(a), flow.empty(3, 8))
+    assert np.array_equal(got.numpy(), torch.tensor(a).reshape(3, 8).numpy())
+    p = flow.placement("cpu", ranks=[0])
+    g = flow._C.reshape_like(flow.tensor(a).to_global(p, flow.sbp.split(1)), flow.empty(24).to_global(p, flow.sbp.broadcast))
+    assert g.is_global and g.shape == (24,) and np.array_equal(g.to_local().numpy(), a.reshape(24))

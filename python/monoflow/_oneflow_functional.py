@@ -3,11 +3,31 @@ API), under their OneFlow signatures. ``monoflow._C`` answers these names from h
 ``_oneflow_internal.functional_fallback``); they are compositions of monoflow ops."""
 from monoflow import _C
 
-__all__ = ["reduce_sum_like", "matmul", "sparse_softmax_cross_entropy", "batch_matmul", "matrix_vector_product", "fast_gelu", "square_relu",
+__all__ = ["reduce_sum_like", "reshape_like", "matmul", "sparse_softmax_cross_entropy", "batch_matmul", "matrix_vector_product", "fast_gelu", "square_relu",
            "fused_bias_add_gelu", "fused_bias_add_dropout", "fused_scale_tril", "fused_weighted_sum",
            "binary_cross_entropy_with_logits_reduce_mean", "inv", "trigamma", "rms_norm",
            "layer_norm_affine", "skip_layer_norm", "skip_rms_norm", "trunc_divide", "grouped_matmul",
            "grouped_matmul_bias"]
+
+
+def reshape_like(input, like):
+    """``oneflow._C.reshape_like``: ``input`` reshaped to ``like``'s shape (``like``'s values are not read;
+    global tensors: the logical shapes).
+
+    Args:
+        input (Tensor): the tensor to reshape.
+        like (Tensor): the tensor whose shape the result takes.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.reshape_like(flow.arange(6), flow.empty(2, 3))
+        tensor([[0, 1, 2],
+                [3, 4, 5]])
+    """
+    input = _C.check_tensor(input, "reshape_like", "input", 1)
+    like = _C.check_tensor(like, "reshape_like", "like", 2)
+    return input.reshape(tuple(like.shape))
 
 
 def reduce_sum_like(input, like, axis):
