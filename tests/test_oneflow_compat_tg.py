@@ -295,3 +295,17 @@ def test_functional_sparse_softmax_cross_entropy_takes_logits_first():
     np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)
     by_labels = F.sparse_softmax_cross_entropy(flow.tensor(label), flow.tensor(logits))  # OneFlow's F order
     np.testing.assert_allclose(by_labels.numpy(), want.numpy(), rtol=1e-12)
+
+
+def test_graph_names_count_per_class_name():  # graph/test_graph.py::test_graph_name
+    class ACustomGraph(flow.nn.Graph):
+        def build(self, x):
+            return x
+
+    class BCustomGraph(ACustomGraph):
+        pass
+
+    for _ in range(2):
+        flow.nn.Graph._child_init_cnt.clear()
+        for i in range(3):
+            assert ACustomGraph().name == f"ACustomGraph_{i}" and BCustomGraph().name == f"BCustomGraph_{i}"

@@ -3,7 +3,6 @@ first call with a given input signature and replayed by the actor runtime
 after that (docs/graph_runtime.md, "nn.Graph")."""
 from collections import OrderedDict
 import contextlib
-import itertools
 import os
 
 import monoflow as flow
@@ -23,7 +22,6 @@ from monoflow.nn.module import Module
 __all__ = ["Graph"]
 
 
-_graph_ids = itertools.count()  # Graph.name's numbers
 
 
 def _parameters_placement(module):
@@ -67,6 +65,7 @@ class Graph:
         >>> flow.allclose(graph(x), model(x))
         True
     """
+    _child_init_cnt = {}  # class name -> graphs made (OneFlow's; names G_0, G_1, ... per class name)
 
     def __init__(self):
         d = self.__dict__
@@ -79,12 +78,17 @@ class Graph:
         d["_sbp_reports"] = {}  # plan key -> "sbp: greedy N bytes -> whole-graph M bytes per step"
         d["_sbp_pending"] = {}  # build part of a plan key -> whole_graph.Solution the next trace applies
         d["config"] = GraphConfig()
-        d["_name"] = f"{type(self).__name__}_{next(_graph_ids)}"
+        cls = type(self).__name__
+        n = Graph._child_init_cnt.get(cls, 0)
+        Graph._child_init_cnt[cls] = n + 1
+        d["_name"] = f"{cls}_{n}"
 
     @property
     def name(self):
-        """The graph's unique name, ``<class name>_<n>`` with ``n`` counting the graphs made in
-        this process (OneFlow's ``Graph.name``); assigning one replaces it.
+        """The graph's name, ``<class name>_<n>`` with ``n`` counting the graphs of that class name
+        made in this process (OneFlow's ``Graph.name``; ``nn.Graph._child_init_cnt``, a dict of
+        class name to count, holds the counts and ``clear()`` restarts them); assigning one
+        replaces it.
 
         Example::
 
