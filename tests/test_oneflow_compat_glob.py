@@ -98,6 +98,13 @@ for s in (flow.sbp.broadcast, flow.sbp.partial_sum, flow.sbp.split(1)):
     x.retain_grad()
     (flow.transpose(x, 0, 1) * flow.tensor([[1.0, 2.0], [3.0, 4.0]]).to_global(P, flow.sbp.broadcast)).sum().backward()
     out["retained"][str(s)] = x.grad.numpy().tolist()
+# the gradient of a local tensor made broadcast is the whole gradient on every rank (OneFlow; it was each
+# rank's partial piece: test_global_expand_op)
+x = flow.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True) * (r + 1)
+x.retain_grad()
+w = flow.tensor([[1.0, 2.0], [3.0, 4.0]]).to_global(P, flow.sbp.broadcast)
+(x.to_global(P, flow.sbp.broadcast).to_global(sbp=flow.sbp.split(0)).expand(2, 2, 2) * w).sum().backward()
+out["local_grad"] = x.grad.tolist()
 with open(sys.argv[1] + f"/rank{r}.json", "w") as f:
     json.dump(out, f)
 '''
@@ -125,6 +132,7 @@ def test_to_global_on_two_ranks_a_rank_outside_the_placement_passes_any_tensor(t
         assert got["broadcast"] == 16
         assert got["p2s"] == [[2, 2, 2, 2], [2, 2, 2, 2]]
         assert len(got["retained"]) == 3
+        assert got["local_grad"] == [[2.0, 4.0], [6.0, 8.0]]
         for s, g in got["retained"].items():
             assert g == [[1.0, 3.0], [2.0, 4.0]], s  # d/dx sum(x^T * w) = w^T
 

@@ -466,6 +466,17 @@ def local_to_global(local, placement, sbp, what="to_global", copy=False):
         local = local.clone()
     _broadcast_along_broadcast_axes(local, placement, nd)
     alias = local.view(local.shape)  # differentiable, and leaves the caller's tensor local
+    if local.requires_grad and any(s.is_broadcast() for s in nd) and _C.is_grad_enabled():
+        # the gradient reaches the shard as partial sums along broadcast axes (the dual
+        # layout); the local tensor gets the whole gradient, as OneFlow gives it (each rank's
+        # copy of a broadcast value is the value: data parallelism's all-reduce)
+        shape = tuple(logical)
+
+        def backward(grads):
+            with shard_access():
+                return [boxing.convert(grads[0], shape, placement, tuple(dual(s) for s in nd), nd)]
+
+        alias = _C.record_function("LocalToGlobalBackward", [local], [alias.detach()], backward)[0]
     return wrap(alias, placement, nd, logical)
 
 
