@@ -196,3 +196,26 @@ def test_functional_reshape_like():
     p = flow.placement("cpu", ranks=[0])
     g = flow._C.reshape_like(flow.tensor(a).to_global(p, flow.sbp.split(1)), flow.empty(24).to_global(p, flow.sbp.broadcast))
     assert g.is_global and g.shape == (24,) and np.array_equal(g.to_local().numpy(), a.reshape(24))
+
+
+def test_module_to_local_makes_global_parameters_local():
+    # OneFlow's Module.to_local (test_module_to_global_or_local): each global parameter/buffer becomes this
+    # rank's shard; tied parameters stay tied; gradients follow
+    import numpy as np
+
+    p = flow.placement("cpu", ranks=[0])
+    m = flow.nn.Sequential(flow.nn.Linear(3, 4), flow.nn.BatchNorm1d(4), flow.nn.Linear(4, 4))
+    w = m[0].weight.detach().numpy().copy()
+    m.to_global(p, flow.sbp.split(0))
+    m(flow.ones(2, 3).to_global(p, flow.sbp.broadcast)).sum().backward()
+    g = m[0].weight.grad.to_local().numpy().copy()
+    m.to_local()
+    assert not m[0].weight.is_global and not m[1].running_mean.is_global
+    assert isinstance(m[0].weight, flow.nn.Parameter) and m[0].weight.requires_grad
+    assert np.array_equal(m[0].weight.detach().numpy(), w) and np.array_equal(m[0].weight.grad.numpy(), g)
+    tied = flow.nn.Module()
+    tied.a = flow.nn.Linear(2, 2)
+    tied.b = flow.nn.Linear(2, 2)
+    tied.b.weight = tied.a.weight
+    tied.to_global(p, flow.sbp.broadcast).to_local()
+    assert tied.a.weight is tied.b.weight and not tied.a.weight.is_global

@@ -641,6 +641,36 @@ class Module:
             getattr(module, table)[key] = new
         return self
 
+    def to_local(self):
+        """Makes every global parameter and buffer local: this rank's shard (OneFlow's ``Module.to_local``).
+
+        Parameters become new Parameter objects (make the optimizer after this call); tied parameters
+        stay tied; local tensors are kept. Every rank of the job makes the same call.
+
+        Example::
+
+            >>> m = flow.nn.Linear(2, 3).to_global(flow.placement("cpu", ranks=[0]), flow.sbp.split(0))
+            >>> m.to_local().weight.is_global
+            False
+        """
+        done = {}  # id(old) -> new: tied tensors stay one tensor
+        for _, module in self.named_modules(remove_duplicate=True):
+            for table in ("_parameters", "_buffers"):
+                for key, t in list(getattr(module, table).items()):
+                    if t is None or not t.is_global:
+                        continue
+                    new = done.get(id(t))
+                    if new is None:
+                        new = t.detach().to_local()
+                        if table == "_parameters":
+                            grad = t.grad
+                            new = Parameter(new, t.requires_grad)
+                            if grad is not None:
+                                new.grad = grad.to_global(sbp=t.sbp).to_local()
+                        done[id(t)] = new
+                    getattr(module, table)[key] = new
+        return self
+
     # ---- state dict
     def _save_to_state_dict(self, destination, prefix, keep_vars):
         for name, p in self._parameters.items():
