@@ -39,3 +39,14 @@ def test_the_meta_comparison_libraries_make():
     x = flow.ones(2)
     assert x.device != flow.device("meta")  # safetensors.torch's test before reading storages
     assert not (x.device == flow.device("meta"))
+
+
+def test_oneflow_generator_device_forms():
+    auto = flow.Generator(device="auto")
+    accelerators = [n for n in flow._C.device_types() if n != "cpu" and flow._C.device_count(n) > 0]
+    assert auto.device.type == (accelerators[0] if accelerators else "cpu")
+    assert auto.initial_seed() == flow.Generator(device="cpu").initial_seed()
+    assert flow.Generator(device="cpu:1000").device == flow.device("cpu")  # one CPU device per host
+    with pytest.raises(RuntimeError):
+        flow.Generator(device="invalid")
+    assert auto.manual_seed(3).initial_seed() == 3

@@ -214,6 +214,17 @@ Edge gradient_edge(const Tensor& t) {
 
 // ---- saved tensors
 
+namespace {
+thread_local std::vector<std::shared_ptr<SavedTensorHooks>> t_saved_hooks;  // Note [Saved-tensor hooks]
+}  // namespace
+
+void push_saved_tensor_hooks(std::shared_ptr<SavedTensorHooks> hooks) { t_saved_hooks.push_back(std::move(hooks)); }
+
+void pop_saved_tensor_hooks() {
+  MF_CHECK(!t_saved_hooks.empty(), RuntimeError, "saved_tensors_hooks: no hooks to pop on this thread");
+  t_saved_hooks.pop_back();
+}
+
 SavedTensor::SavedTensor(const Tensor& t, bool is_output, int output_nr)
     : output_nr_(output_nr), is_output_(is_output) {
   if (!t) return;
@@ -226,9 +237,24 @@ SavedTensor::SavedTensor(const Tensor& t, bool is_output, int output_nr)
   } else {
     data_ = t;
   }
+  if (!t_saved_hooks.empty()) {
+    hooks_ = t_saved_hooks.back();
+    packed_ = hooks_->pack(data_);
+    data_ = nullptr;  // only the packed value is kept (save_on_cpu frees the device copy)
+  }
 }
 
 Tensor SavedTensor::unpack() const {
+  if (packed_) {
+    Tensor t = hooks_->unpack(packed_);
+    MF_CHECK(t, RuntimeError, "saved_tensors_hooks: unpack_hook returned no tensor");
+    if (!is_output_ || !grad_enabled() || !t_running_node || !can_require_grad(t->dtype)) return t;
+    Tensor out = detach(t);  // create_graph: reconnected to the node that made it, as below
+    AutogradMeta& m = meta(out);
+    m.grad_fn = t_running_node->shared_from_this();
+    m.output_nr = output_nr_;
+    return out;
+  }
   if (!data_) return nullptr;
   MF_CHECK(data_->version() == version_, RuntimeError,
            "one of the variables needed for gradient computation has been modified by an inplace operation: "

@@ -111,7 +111,8 @@ Tensor binary(int op_id, const Tensor& a, const Tensor& b) {
   run(op, compute, {expand(cast(a, compute), shape), expand(cast(b, compute), shape)}, out);
   if (rec) {
     bool save = saves_operands(op_id);
-    rec.finish({out}, [op_id, sa = SavedTensor(save ? a : nullptr, false), sb = SavedTensor(save ? b : nullptr, false),
+    // b is saved before a, as torch and OneFlow order them (saved-tensor hooks see that order)
+    rec.finish({out}, [op_id, sb = SavedTensor(save ? b : nullptr, false), sa = SavedTensor(save ? a : nullptr, false),
                        so = SavedTensor(op_id == kOp_div ? out : nullptr, true)](const TensorList& g, NeedsGrad n) {
       return binary_grads(op_id, g[0], sa.unpack(), sb.unpack(), so.unpack(), n);
     });

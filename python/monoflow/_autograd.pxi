@@ -1,6 +1,7 @@
 # Autograd bindings: grad mode, backward/grad, graph nodes, Python callbacks
 # (tensor hooks and custom functions). Included by _C.pyx.
 from cpython.exc cimport PyErr_SetObject
+from cpython.ref cimport Py_INCREF
 
 
 def is_grad_enabled():
@@ -104,6 +105,46 @@ cdef Tensor _call_hook(object fn, const Tensor& g) noexcept:
     if err is not None:
         PyErr_SetObject(type(err), err)
     return r
+
+
+cdef PyObject* _call_pack(object fn, const Tensor& t) noexcept:
+    # Note [Saved-tensor hooks]: a new reference to pack_hook's result, or NULL with the error set
+    cdef object err = None
+    cdef object out = None
+    try:
+        out = fn(wrap(t))
+    except BaseException as e:
+        err = e
+    if err is not None:
+        PyErr_SetObject(type(err), err)
+        return NULL
+    Py_INCREF(out)
+    return <PyObject*>out
+
+
+cdef Tensor _call_unpack(object fn, PyObject* packed) noexcept:
+    cdef Tensor r
+    cdef object err = None
+    try:
+        out = fn(<object>packed)
+        if not isinstance(out, TensorBase):
+            raise TypeError(f"saved_tensors_hooks: unpack_hook must return a Tensor, got {type(out).__name__}")
+        r = (<TensorBase>out).t
+    except BaseException as e:
+        err = e
+    if err is not None:
+        PyErr_SetObject(type(err), err)
+    return r
+
+
+def _push_saved_tensors_hooks(pack_hook, unpack_hook):
+    """Makes (pack_hook, unpack_hook) the saved-tensor hooks of this thread's built-in ops
+    (autograd.graph.saved_tensors_hooks pushes and pops them)."""
+    ag_push_saved_hooks(make_saved_hooks(pack_hook, unpack_hook, _call_pack, _call_unpack))
+
+
+def _pop_saved_tensors_hooks():
+    ag_pop_saved_hooks()
 
 
 cdef vector[Tensor] _call_backward(object fn, const vector[Tensor]& grads) noexcept:

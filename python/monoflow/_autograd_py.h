@@ -61,4 +61,36 @@ inline monoflow::autograd::BackwardFn make_backward(PyObject* fn, BackwardCall c
   };
 }
 
+// autograd.graph.saved_tensors_hooks (Note [Saved-tensor hooks]): `pack` gets a
+// new reference to what the Python pack hook returned (or NULL with the error
+// set); the packed object lives in a PyRef, released under the GIL.
+using PackCall = PyObject* (*)(PyObject* fn, const monoflow::Tensor& t);
+using UnpackCall = monoflow::Tensor (*)(PyObject* fn, PyObject* packed);
+
+inline std::shared_ptr<monoflow::autograd::SavedTensorHooks> make_saved_hooks(PyObject* pack_fn, PyObject* unpack_fn,
+                                                                           PackCall pack, UnpackCall unpack) {
+  auto p = std::make_shared<PyRef>(pack_fn);
+  auto u = std::make_shared<PyRef>(unpack_fn);
+  auto hooks = std::make_shared<monoflow::autograd::SavedTensorHooks>();
+  hooks->pack = [p, pack](const monoflow::Tensor& t) -> std::shared_ptr<void> {
+    PyGILState_STATE s = PyGILState_Ensure();
+    PyObject* obj = pack(p->obj, t);
+    if (!obj) {
+      if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "saved_tensors_hooks: pack_hook failed");
+      throw_if_python_error(s);  // throws: the error indicator is set
+    }
+    auto held = std::make_shared<PyRef>(obj);  // takes its own reference
+    Py_DECREF(obj);
+    PyGILState_Release(s);
+    return held;
+  };
+  hooks->unpack = [u, unpack](const std::shared_ptr<void>& packed) {
+    PyGILState_STATE s = PyGILState_Ensure();
+    monoflow::Tensor r = unpack(u->obj, static_cast<PyRef*>(packed.get())->obj);
+    throw_if_python_error(s);
+    return r;
+  };
+  return hooks;
+}
+
 }  // namespace monoflow_py

@@ -212,6 +212,17 @@ cdef extern from "_autograd_py.h" namespace "monoflow_py":
     ctypedef vector[Tensor] (*BackwardCall)(object fn, const vector[Tensor]& grads) noexcept
     GradHook make_hook(object fn, HookCall call)
     BackwardFn make_backward(object fn, BackwardCall call)
+    ctypedef PyObject* (*PackCall)(object fn, const Tensor& t) noexcept
+    ctypedef Tensor (*UnpackCall)(object fn, PyObject* packed) noexcept
+    cppclass SavedTensorHooks "monoflow::autograd::SavedTensorHooks":
+        pass
+    shared_ptr[SavedTensorHooks] make_saved_hooks(object pack_fn, object unpack_fn, PackCall pack,
+                                                  UnpackCall unpack)
+
+cdef extern from "monoflow/autograd.h" namespace "monoflow::autograd":
+    void ag_push_saved_hooks "monoflow::autograd::push_saved_tensor_hooks"(
+        shared_ptr[SavedTensorHooks] hooks) except +translate_exception
+    void ag_pop_saved_hooks "monoflow::autograd::pop_saved_tensor_hooks"() except +translate_exception
 
 cdef extern from "monoflow/ops_nn.h" namespace "monoflow":
     Tensor c_conv2d "monoflow::conv2d"(const Tensor& x, const Tensor& w, const Tensor& bias, const Dims& stride,

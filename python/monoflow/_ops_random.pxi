@@ -25,6 +25,13 @@ cdef extern from "monoflow/ops_random.h" namespace "monoflow":
 
 
 @cython.binding(False)
+def _auto_generator_device():
+    for name in device_types():
+        if name != "cpu" and device_count(name) > 0:
+            return name
+    return "cpu"
+
+
 cdef class Generator:
     """Generator(device='cpu')
 
@@ -37,7 +44,8 @@ cdef class Generator:
     and ``set_state(state)`` (a uint8 tensor).
 
     Args:
-        device (str or monoflow.device): the device whose ops it feeds.
+        device (str or monoflow.device): the device whose ops it feeds;
+            ``"auto"`` (OneFlow's) picks the loaded accelerator, else the CPU.
             Default: ``"cpu"``.
 
     Example::
@@ -55,6 +63,11 @@ cdef class Generator:
 
     def __init__(self, device="cpu"):
         self.g.reset(new CGenerator(67280421310721))
+        if isinstance(device, str):
+            if device == "auto":  # OneFlow's: the accelerator's when one is loaded, else the CPU's
+                device = _auto_generator_device()
+            elif device.partition(":")[0] == "cpu":
+                device = "cpu"  # OneFlow accepts any CPU index: the host has one CPU device
         try:
             self.device = _wrap_device(_dev(device))
         except TypeError as e:  # (the converter's words name no op: Generator is no Python frame)

@@ -116,6 +116,21 @@ void remove_hook(const Tensor& t, int64_t id);
 Edge gradient_edge(const Tensor& t);
 
 // ---- saved tensors
+
+// Note [Saved-tensor hooks]: autograd.graph.saved_tensors_hooks(pack, unpack)
+// (save_on_cpu, offloading, counting what backward keeps). While a pair is
+// pushed on this thread, every tensor an op saves for backward goes through
+// `pack`, and only the packed value is kept; backward calls the same pair's
+// `unpack` to get the tensor back. The pair in force at save time is the one
+// used at unpack time, whatever is pushed then. A packed tensor has no
+// version check: the saved object is the hook's, not the tensor.
+struct SavedTensorHooks {
+  std::function<std::shared_ptr<void>(const Tensor&)> pack;
+  std::function<Tensor(const std::shared_ptr<void>&)> unpack;
+};
+void push_saved_tensor_hooks(std::shared_ptr<SavedTensorHooks> hooks);
+void pop_saved_tensor_hooks();
+
 class SavedTensor {
  public:
   SavedTensor() = default;
@@ -126,10 +141,12 @@ class SavedTensor {
   SavedTensor(const Tensor& t, bool is_output, int output_nr = 0);
   // The saved tensor; with grad mode on, connected to its history again.
   Tensor unpack() const;
-  bool defined() const { return data_ != nullptr; }
+  bool defined() const { return data_ != nullptr || packed_ != nullptr; }
 
  private:
   Tensor data_;
+  std::shared_ptr<SavedTensorHooks> hooks_;  // Note [Saved-tensor hooks]: set when packed_ is
+  std::shared_ptr<void> packed_;
   int output_nr_ = 0;
   int64_t version_ = 0;
   bool is_output_ = false;

@@ -1,10 +1,12 @@
 """torch.autograd.graph's context managers over the tensors saved for backward.
 
-Scope: the hooks see the tensors that a Python ``autograd.Function`` saves with
-``ctx.save_for_backward``. The built-in operators save their tensors inside the C++ engine, which
-does not call Python hooks, so those saves are not packed (their gradients are unaffected).
+The hooks see every tensor saved for backward: those the built-in operators save inside the C++
+engine (Note [Saved-tensor hooks] in monoflow/autograd.h: the pair is pushed there too) and those
+a Python ``autograd.Function`` saves with ``ctx.save_for_backward`` (packed here).
 """
 import threading
+
+from monoflow import _C
 
 __all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks"]
 
@@ -51,9 +53,11 @@ class saved_tensors_hooks:
         if _state.disabled is not None:
             raise RuntimeError(_state.disabled)
         _stack().append((self.pack_hook, self.unpack_hook))
+        _C._push_saved_tensors_hooks(self.pack_hook, self.unpack_hook)
         return self
 
     def __exit__(self, *exc):
+        _C._pop_saved_tensors_hooks()
         _stack().pop()
 
 
