@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import monoflow as flow
+from monoflow import _plugins
 
 
 def abi_version():
@@ -42,6 +43,10 @@ def run_python(code, tmp_path, env_extra=None, pythonpath=None):
     assert proc.returncode == 0, f"child exited with {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
+
+# The built-in accelerator plugins loaded here (opencl where it was built and
+# PoCL runs it): a child loads them too, after the plugins it discovers.
+BUILTINS = [t for t in flow.devices.available() if t in _plugins.BUILTIN_PLUGINS]
 
 # A child that imports monoflow while recording every warning, then reports.
 IMPORT_AND_REPORT = """
@@ -153,7 +158,7 @@ def test_discovery_through_the_environment_variable(plugins, tmp_path):
     bad = [plugins["badabi"], plugins["missing"], plugins["corrupt"], plugins["nullentry"]]
     env = {"MONOFLOW_DEVICE_PLUGINS": os.pathsep.join([plugins["testdev"]] + bad + [""])}
     out = run_python(IMPORT_AND_REPORT, tmp_path, env)
-    assert out["available"] == ["cpu", "testdev"]
+    assert out["available"] == ["cpu", "testdev"] + BUILTINS
     assert out["cpu_works"] and out["testdev_add"] == [2.0, 2.0]
     failed = dict((source, reason) for source, reason in out["failed"])
     assert len(failed) == len(bad)
@@ -191,7 +196,7 @@ def test_discovery_through_entry_points(plugins, tmp_path):
             raise RuntimeError("boom from the entry point")
         """))
     out = run_python(IMPORT_AND_REPORT, tmp_path, pythonpath=str(site))
-    assert out["available"] == ["cpu", "testdev"]
+    assert out["available"] == ["cpu", "testdev"] + BUILTINS
     assert out["cpu_works"] and out["testdev_add"] == [2.0, 2.0]
     failed = {source: reason for source, reason in out["failed"]}
     by_name = {name: [s for s in failed if f"entry point '{name}'" in s] for name in
@@ -209,7 +214,7 @@ def test_discovery_through_entry_points(plugins, tmp_path):
 
 def test_import_with_nothing_to_discover_reports_nothing(tmp_path):
     out = run_python(IMPORT_AND_REPORT, tmp_path)
-    assert out["available"] == ["cpu"]
+    assert out["available"] == ["cpu"] + BUILTINS
     assert out["failed"] == []
     assert [w for w in out["warnings"] if w[0] == "DeviceWarning"] == []
 
