@@ -320,7 +320,14 @@ def test_ops_mixing_devices_raise_naming_both(devs):
 @pytest.mark.parametrize("spec", ["nosuchdev", "nosuchdev:1", "cuda:0", "Testdev"])
 def test_unknown_device_strings_raise_naming_the_type(spec):
     name = spec.split(":")[0]
-    for fn in (lambda: flow.device(spec), lambda: flow.ones(2, device=spec), lambda: flow.ones(2).to(spec)):
+    uses = [lambda: flow.ones(2, device=spec), lambda: flow.ones(2).to(spec)]
+    if name in flow._C.device_types():
+        pytest.skip(f"a {name} plugin is loaded here")
+    if name == "cuda":  # one of torch's device names: it can be named without its plugin, not used
+        assert flow.device(spec).type == "cuda"
+    else:
+        uses.append(lambda: flow.device(spec))
+    for fn in uses:
         with pytest.raises(RuntimeError, match=f"'{name}'"):
             fn()
 

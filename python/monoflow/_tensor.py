@@ -658,6 +658,9 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         from monoflow._numpy_ufuncs import array_ufunc
 
+        if not isinstance(ufunc, np.ufunc) or not isinstance(method, str):
+            raise TypeError(f"__array_ufunc__(): expected a NumPy ufunc and a method name, got "
+                            f"{type(ufunc).__name__} and {type(method).__name__}")
         return array_ufunc(ufunc, method, inputs, kwargs)
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):

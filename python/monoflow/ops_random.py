@@ -452,3 +452,14 @@ class TensorMethods:
         sigma = _C.check_float(sigma, "cauchy_", "sigma", 2)
         u = TensorMethods._uniform_like(self, "cauchy_", generator)
         return self.copy_(((u - 0.5) * math.pi).tan() * sigma + median)
+
+
+def _name_exponential_errors():
+    # exponential() forwards to exponential_: its refusals name the function the user called
+    from monoflow.ops_torch_names2 import _names_its_errors
+
+    globals()["exponential"] = _names_its_errors(exponential)
+
+
+_name_exponential_errors()
+del _name_exponential_errors

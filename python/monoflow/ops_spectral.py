@@ -129,3 +129,17 @@ def _install():
 
 
 _install()
+
+
+def _name_errors():
+    # refusals from the linear-algebra and FFT functions beneath name the function the user called
+    from monoflow.ops_torch_names2 import _names_its_errors
+
+    g = globals()
+    for name in __all__:
+        if callable(g[name]) and not isinstance(g[name], type):
+            g[name] = _names_its_errors(g[name])
+
+
+_name_errors()
+del _name_errors

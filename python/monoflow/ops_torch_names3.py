@@ -10,6 +10,7 @@ Exported from ``monoflow`` (star import in its ``__init__``); :class:`TensorMeth
 import builtins
 import collections
 import math
+import types
 
 from monoflow import _C, _dtypes
 from monoflow.ops_reduce import return_types
@@ -215,6 +216,8 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
         (tensor([1.0000, 1.5000, 3.0000, 4.0000]),)
     """
     _C.check_tensor(input, "gradient", "input")
+    if input.dim() == 0:
+        raise RuntimeError("gradient: expected a tensor with at least 1 dimension, got a 0-d tensor")
     if edge_order not in (1, 2):
         raise RuntimeError(f"gradient: only edge_order=1 and edge_order=2 are supported, got {edge_order}")
     dims = list(builtins.range(input.dim())) if dim is None else ([dim] if isinstance(dim, int) else list(dim))
@@ -1664,3 +1667,8 @@ for _name in __all__:
     if not isinstance(globals()[_name], type):
         globals()[_name] = _names_its_errors(globals()[_name])
 del _name
+
+for _name, _member in list(vars(TensorMethods).items()):  # the methods' refusals name them too
+    if isinstance(_member, types.FunctionType) and not _name.startswith("_"):
+        setattr(TensorMethods, _name, _names_its_errors(_member))
+del _name, _member

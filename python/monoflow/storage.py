@@ -14,7 +14,10 @@ class _StorageView:
 
     def __init__(self, tensor):
         if isinstance(tensor, int) and not isinstance(tensor, bool):  # torch.UntypedStorage(nbytes): new memory
-            tensor = _C.empty((tensor,), _dtypes.uint8, None).zero_()
+            try:
+                tensor = _C.empty((tensor,), _dtypes.uint8, None).zero_()
+            except (RuntimeError, OverflowError) as e:
+                raise type(e)(f"{type(self).__name__}(): {e}") from None
         if not isinstance(tensor, _C.TensorBase):
             raise TypeError(f"{type(self).__name__}(): expected a tensor or a size, got {type(tensor).__name__}")
         nbytes, offset, _ = _C.storage_layout(tensor)
@@ -123,7 +126,18 @@ class TypedStorage(_StorageView):
     __slots__ = ()
 
     def __init__(self, *args, device=None, dtype=None, wrap_storage=None, _internal=False):
+        try:
+            self._init(args, device, dtype, wrap_storage)
+        except (TypeError, ValueError, RuntimeError, OverflowError, AttributeError) as e:
+            if str(e).startswith("TypedStorage"):
+                raise
+            kind = TypeError if isinstance(e, AttributeError) else type(e)
+            raise kind(f"TypedStorage(): {e}") from None
+
+    def _init(self, args, device, dtype, wrap_storage):
         if wrap_storage is not None:
+            if not isinstance(wrap_storage, _StorageView):
+                raise TypeError(f"wrap_storage must be an UntypedStorage, got {type(wrap_storage).__name__}")
             whole = wrap_storage._whole
             super().__init__(whole.view(dtype) if dtype is not None else whole)
         elif len(args) == 1 and isinstance(args[0], _C.TensorBase):

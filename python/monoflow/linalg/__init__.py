@@ -1422,7 +1422,7 @@ def _lu_core(op, A):
     if not isinstance(A, _C.TensorBase):
         raise TypeError(f"linalg.{op}(): argument 'A' must be Tensor, not {type(A).__name__}")
     if A.dim() < 2:
-        raise RuntimeError(f"torch.{op}: Expected tensor with 2 or more dimensions. Got size: {list(A.shape)} instead")
+        raise RuntimeError(f"{op}: Expected tensor with 2 or more dimensions. Got size: {list(A.shape)} instead")
     _check(op, A, square=False)
     if A.shape[-1] == A.shape[-2] and A.requires_grad:
         return _LUSquare.apply(A)
@@ -1477,7 +1477,7 @@ def _lu_factor_ex(op, A, pivot, check_errors):
         b = int(_np.flatnonzero(flat)[0])
         where = f"(Batch element {b}): " if info.ndim else ""
         i = int(flat[b])
-        raise RuntimeError(f"torch.{op}: {where}U[{i},{i}] is zero and using it on lu_solve would result in a "
+        raise RuntimeError(f"{op}: {where}U[{i},{i}] is zero and using it on lu_solve would result in a "
                            f"division by zero. If you still want to perform the factorization, consider calling "
                            f"linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
     return _lu_factor_ex_t(LU, (piv + 1).to(_dtypes.ALIASES["int32"]), _info_tensor(info, A))
@@ -1662,20 +1662,20 @@ def householder_product(A, tau):
     if not isinstance(A, _C.TensorBase) or not isinstance(tau, _C.TensorBase):
         raise TypeError("linalg.householder_product(): arguments 'input' and 'tau' must be Tensors")
     if A.dim() < 2:
-        raise RuntimeError("torch.linalg.householder_product: input must have at least 2 dimensions.")
+        raise RuntimeError("linalg.householder_product: input must have at least 2 dimensions.")
     m, n = A.shape[-2], A.shape[-1]
     if m < n:
-        raise RuntimeError("torch.linalg.householder_product: input.shape[-2] must be greater than or equal to "
+        raise RuntimeError("linalg.householder_product: input.shape[-2] must be greater than or equal to "
                            "input.shape[-1]")
     k = tau.shape[-1]
     if n < k:
-        raise RuntimeError("torch.linalg.householder_product: input.shape[-1] must be greater than or equal to "
+        raise RuntimeError("linalg.householder_product: input.shape[-1] must be greater than or equal to "
                            "tau.shape[-1]")
     if tau.dim() != A.dim() - 1:
-        raise RuntimeError(f"torch.linalg.householder_product: Expected tau to have one dimension less than "
+        raise RuntimeError(f"linalg.householder_product: Expected tau to have one dimension less than "
                            f"input, but got tau.ndim equal to {tau.dim()} and input.ndim is equal to {A.dim()}")
     if tau.dtype != A.dtype:
-        raise RuntimeError(f"torch.linalg.householder_product: tau dtype {tau.dtype.name} does not match input "
+        raise RuntimeError(f"linalg.householder_product: tau dtype {tau.dtype.name} does not match input "
                            f"dtype {A.dtype.name}")
     _check("householder_product", A, square=False)
     batch = tuple(A.shape[:-2])
@@ -1903,7 +1903,7 @@ def ldl_factor_ex(A, *, hermitian=False, check_errors=False):
         fl = info.reshape(-1)
         b = int(_np.flatnonzero(fl)[0])
         where = f"(Batch element {b}): " if info.ndim else ""
-        raise RuntimeError(f"torch.linalg.ldl_factor_ex: {where}The factorization could not be completed because "
+        raise RuntimeError(f"linalg.ldl_factor_ex: {where}The factorization could not be completed because "
                            f"the input is singular (D[{int(fl[b])},{int(fl[b])}] is exactly zero).")
     LDt = _t(LD.reshape(a.shape), A)
     if A.requires_grad:
@@ -2000,13 +2000,13 @@ def ldl_solve(LD, pivots, B, *, hermitian=False):
     """
     _check("ldl_solve", LD)
     if not isinstance(B, _C.TensorBase) or B.dim() < 2:
-        raise RuntimeError("torch.linalg.ldl_solve: Expected B to have at least 2 dimensions")
+        raise RuntimeError("linalg.ldl_solve: Expected B to have at least 2 dimensions")
     n = LD.shape[-1]
     if B.shape[-2] != n:
-        raise RuntimeError(f"torch.linalg.ldl_solve: Incompatible shapes of A and B for the equation AX = B "
+        raise RuntimeError(f"linalg.ldl_solve: Incompatible shapes of A and B for the equation AX = B "
                            f"({n}x{n} and {B.shape[-2]}x{B.shape[-1]})")
     if B.dtype != LD.dtype:
-        raise RuntimeError(f"torch.linalg.ldl_solve: Expected LD and B to have the same dtype, but found LD of "
+        raise RuntimeError(f"linalg.ldl_solve: Expected LD and B to have the same dtype, but found LD of "
                            f"type {LD.dtype.name} and B of type {B.dtype.name} instead")
     a, p, b = _host(LD), _host(pivots).astype(_np.int64), _host(B)
     batch = _np.broadcast_shapes(a.shape[:-2], p.shape[:-1], b.shape[:-2])

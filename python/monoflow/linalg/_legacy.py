@@ -291,3 +291,17 @@ def igammac(input, other, *, out=None):
     """
     from monoflow.special import gammaincc
     return gammaincc(input, other, out=out)
+
+
+def _name_errors():
+    # refusals from the linear-algebra and FFT functions beneath name the function the user called
+    from monoflow.ops_torch_names2 import _names_its_errors
+
+    g = globals()
+    for name in __all__:
+        if callable(g[name]) and not isinstance(g[name], type):
+            g[name] = _names_its_errors(g[name])
+
+
+_name_errors()
+del _name_errors

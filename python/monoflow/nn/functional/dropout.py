@@ -195,6 +195,7 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False, *, generator=None
         >>> F.alpha_dropout(flow.randn(4, 5), 0.2, training=True).shape
         monoflow.Size([4, 5])
     """
+    _C.check_tensor(input, "alpha_dropout", "input", 1)
     return _alpha_dropout("alpha_dropout", input, p, training, inplace, tuple(input.shape), generator)
 
 

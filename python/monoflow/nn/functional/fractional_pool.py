@@ -176,7 +176,8 @@ def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, out
         >>> i.dtype
         monoflow.int64
     """
-    return fractional_max_pool2d(input, kernel_size, output_size, output_ratio, True, _random_samples)
+    return _fractional_max_pool("fractional_max_pool2d_with_indices", 2, input, kernel_size, output_size,
+                                output_ratio, True, _random_samples)
 
 
 def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
@@ -197,4 +198,5 @@ def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, out
         >>> v.shape
         monoflow.Size([1, 1, 2, 2, 2])
     """
-    return fractional_max_pool3d(input, kernel_size, output_size, output_ratio, True, _random_samples)
+    return _fractional_max_pool("fractional_max_pool3d_with_indices", 3, input, kernel_size, output_size,
+                                output_ratio, True, _random_samples)

@@ -64,4 +64,6 @@ def handle_torch_function(public_api, relevant_args, *args, **kwargs):
         >>> F.handle_torch_function(flow.add, (), flow.ones(1), 1).tolist()
         [2.0]
     """
+    if not callable(public_api):
+        raise TypeError(f"handle_torch_function(): public_api must be callable, got {type(public_api).__name__}")
     return public_api(*args, **kwargs)
