@@ -28,6 +28,11 @@ REFUSED = {
     "__setitem__: mask = 0": "boolean-mask assignment goes through nonzero: value-dependent shape",
     "__setitem__: mask = 1.5": "boolean-mask assignment goes through nonzero: value-dependent shape",
     "composed: gaussian_nll_loss": "its argument check reads var on the host (item())",
+    "data-dependent shape: nonzero": "nonzero's output shape depends on the values",
+    "data-dependent shape: nonzero as_tuple": "nonzero's output shape depends on the values",
+    "data-dependent shape: Tensor.nonzero": "nonzero's output shape depends on the values",
+    "data-dependent shape: argwhere": "argwhere is nonzero: its output shape depends on the values",
+    "data-dependent shape: where(condition)": "where(condition) is nonzero: its output shape depends on the values",
 }
 
 # Random cases: replay must draw fresh numbers each run, the same stream as
