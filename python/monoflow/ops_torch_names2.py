@@ -687,6 +687,28 @@ def _names_its_errors(fn):
     return wrapper
 
 
+def _checks_its_tensor(fn, tensor_params=("input",)):
+    # A function whose first parameter is a tensor refuses anything else up front, in the converters'
+    # words ("op(): argument 'input' (position 1) must be Tensor, not NoneType"), before an attribute
+    # lookup deep inside could fail less clearly.
+    import inspect
+
+    params = [p for p in inspect.signature(fn).parameters.values()
+              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if not params or params[0].name not in tensor_params:
+        return fn
+    op, pname = fn.__name__, params[0].name
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        value = args[0] if args else kwargs.get(pname)
+        if not isinstance(value, _C.TensorBase):
+            raise TypeError(f"{op}(): argument '{pname}' (position 1) must be Tensor, not {type(value).__name__}")
+        return fn(*args, **kwargs)
+
+    return wrapper
+
+
 for _name in __all__:
     if isinstance(globals()[_name], types.FunctionType):
         globals()[_name] = _names_its_errors(globals()[_name])

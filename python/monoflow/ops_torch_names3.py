@@ -14,7 +14,7 @@ import types
 
 from monoflow import _C, _dtypes
 from monoflow.ops_reduce import return_types
-from monoflow.ops_torch_names2 import _names_its_errors
+from monoflow.ops_torch_names2 import _checks_its_tensor, _names_its_errors
 from monoflow.storage import TypedStorage, UntypedStorage
 
 __all__ = ["renorm", "put", "frexp", "histogram", "gradient", "unsafe_chunk", "unsafe_split",
@@ -1665,7 +1665,7 @@ def _alias_as(cls, t):
 
 for _name in __all__:
     if not isinstance(globals()[_name], type):
-        globals()[_name] = _names_its_errors(globals()[_name])
+        globals()[_name] = _checks_its_tensor(_names_its_errors(globals()[_name]))
 del _name
 
 for _name, _member in list(vars(TensorMethods).items()):  # the methods' refusals name them too

@@ -295,12 +295,12 @@ def igammac(input, other, *, out=None):
 
 def _name_errors():
     # refusals from the linear-algebra and FFT functions beneath name the function the user called
-    from monoflow.ops_torch_names2 import _names_its_errors
+    from monoflow.ops_torch_names2 import _checks_its_tensor, _names_its_errors
 
     g = globals()
     for name in __all__:
         if callable(g[name]) and not isinstance(g[name], type):
-            g[name] = _names_its_errors(g[name])
+            g[name] = _checks_its_tensor(_names_its_errors(g[name]), ("input", "A", "b", "LU_data"))
 
 
 _name_errors()

@@ -21,11 +21,11 @@ def has_torch_function(relevant_args):
     return False
 
 
-def has_torch_function_unary(input):
+def has_torch_function_unary(obj):
     """:func:`has_torch_function` for one argument: False.
 
     Args:
-        input: the argument.
+        obj: the argument.
 
     Example::
 
