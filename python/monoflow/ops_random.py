@@ -4,6 +4,7 @@ import math
 import numbers
 
 from monoflow import _C, _dtypes, _memory_format
+from monoflow._op_names import names_its_errors
 from monoflow._global.creation import accepts_placement
 
 
@@ -454,12 +455,5 @@ class TensorMethods:
         return self.copy_(((u - 0.5) * math.pi).tan() * sigma + median)
 
 
-def _name_exponential_errors():
-    # exponential() forwards to exponential_: its refusals name the function the user called
-    from monoflow.ops_torch_names2 import _names_its_errors
 
-    globals()["exponential"] = _names_its_errors(exponential)
-
-
-_name_exponential_errors()
-del _name_exponential_errors
+exponential = names_its_errors(exponential)  # it forwards to exponential_: refusals name exponential

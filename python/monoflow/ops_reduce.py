@@ -21,25 +21,29 @@ __all__ = [
 
 # ---------------------------------------------------------------- named results
 
-def _structseq(name):
-    """A (values, indices) named tuple shown as monoflow.return_types.<name>."""
-    cls = _collections.namedtuple(name, ["values", "indices"])
-    cls.__module__ = "monoflow.return_types"
-
-    def __repr__(self):
-        return f"monoflow.return_types.{name}(\nvalues={self.values!r},\nindices={self.indices!r})"
-
-    cls.__repr__ = __repr__
-    return cls
-
-
 # A module object, like torch.return_types, so that `import monoflow.return_types`
-# and pickling by qualified name work; other families may add their own types.
+# and pickling by qualified name work; every op family with several outputs adds its types here.
 return_types = _sys.modules.setdefault(
     "monoflow.return_types",
     _types.ModuleType("monoflow.return_types", "Named tuples of ops with several outputs (torch.return_types)."))
+
+
+def _structseq(name, fields=("values", "indices")):
+    """A named tuple registered and printed as monoflow.return_types.<name>, in torch's form."""
+    cls = _collections.namedtuple(name, list(fields))
+    cls.__module__ = "monoflow.return_types"
+
+    def __repr__(self):
+        parts = ",\n".join(f"{f}={v!r}" for f, v in zip(cls._fields, self))
+        return f"monoflow.return_types.{name}(\n{parts})"
+
+    cls.__repr__ = __repr__
+    setattr(return_types, name, cls)
+    return cls
+
+
 for _name in ("max", "min", "sort", "topk"):
-    setattr(return_types, _name, _structseq(_name))
+    _structseq(_name)
 del _name
 
 

@@ -1,6 +1,7 @@
 """torch.stft (short-time Fourier transform) as frames (unfold) times the window, then fft.rfft / fft.fft;
 values and gradients are those ops'."""
 from monoflow import _C
+from monoflow._op_names import names_its_errors
 
 __all__ = ["stft"]
 
@@ -131,15 +132,5 @@ def _install():
 _install()
 
 
-def _name_errors():
-    # refusals from the linear-algebra and FFT functions beneath name the function the user called
-    from monoflow.ops_torch_names2 import _names_its_errors
 
-    g = globals()
-    for name in __all__:
-        if callable(g[name]) and not isinstance(g[name], type):
-            g[name] = _names_its_errors(g[name])
-
-
-_name_errors()
-del _name_errors
+stft = names_its_errors(stft)  # its refusals from the fft and unfold beneath name stft

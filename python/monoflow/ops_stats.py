@@ -5,7 +5,6 @@ cumulative_trapezoid, equal, isclose/allclose, count_nonzero, cov, corrcoef.
 The values that select elements (median, mode, kthvalue, cummax, ...) are
 gathered from the input by index, so their gradient goes to the chosen
 elements, as in torch."""
-import collections as _collections
 import math
 
 from monoflow import _C, _dtypes
@@ -18,11 +17,7 @@ __all__ = ["nansum", "nanmean", "median", "nanmedian", "quantile", "nanquantile"
            "equal", "isclose", "allclose", "count_nonzero", "cov", "corrcoef"]
 
 
-def _result_type(name, fields=("values", "indices")):
-    cls = _collections.namedtuple(name, list(fields))
-    cls.__module__ = "monoflow.return_types"
-    setattr(_r.return_types, name, cls)
-    return cls
+_result_type = _r._structseq
 
 
 _median_t, _nanmedian_t, _mode_t, _kthvalue_t = (_result_type(n) for n in ("median", "nanmedian", "mode",

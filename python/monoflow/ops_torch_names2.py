@@ -9,14 +9,13 @@ raw ``torch.<nn op>`` spellings with their positional orders
 All of them are exported from ``monoflow``, last in its ``__init__`` (this
 module defines ``range`` and ``e``)."""
 import builtins
-import functools
 import math
-import re
 import types
 
 import numpy as np
 
 from monoflow import _C
+from monoflow._op_names import names_its_errors as _names_its_errors
 from monoflow._memory_format import (NamedTag, channels_last, channels_last_3d, contiguous_format, memory_format,
                                      preserve_format)
 
@@ -662,51 +661,6 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         tensor([0.8485, 1.1314])
     """
     return _F().rms_norm(input, normalized_shape, weight=weight, eps=eps)
-
-
-_NAMED_ERRORS = (TypeError, ValueError, RuntimeError, IndexError, OverflowError, NotImplementedError)
-
-
-def _names_its_errors(fn):
-    # Most of these forward to an op with another name (F.kl_div, flow.tensor...):
-    # a refusal from beneath is re-raised naming the op the user called, torch-style.
-    op = fn.__name__
-    pattern = re.compile(r"(?<![A-Za-z0-9_])" + op + r"(?![A-Za-z0-9_])")
-
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        try:
-            return fn(*args, **kwargs)
-        except AttributeError as err:  # a wrong argument type met an attribute lookup
-            raise TypeError(f"{op}(): {err}") from None
-        except _NAMED_ERRORS as err:
-            if pattern.search(str(err)) or type(err) not in _NAMED_ERRORS:
-                raise
-            raise type(err)(f"{op}(): {err}").with_traceback(err.__traceback__) from None
-
-    return wrapper
-
-
-def _checks_its_tensor(fn, tensor_params=("input",)):
-    # A function whose first parameter is a tensor refuses anything else up front, in the converters'
-    # words ("op(): argument 'input' (position 1) must be Tensor, not NoneType"), before an attribute
-    # lookup deep inside could fail less clearly.
-    import inspect
-
-    params = [p for p in inspect.signature(fn).parameters.values()
-              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    if not params or params[0].name not in tensor_params:
-        return fn
-    op, pname = fn.__name__, params[0].name
-
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        value = args[0] if args else kwargs.get(pname)
-        if not isinstance(value, _C.TensorBase):
-            raise TypeError(f"{op}(): argument '{pname}' (position 1) must be Tensor, not {type(value).__name__}")
-        return fn(*args, **kwargs)
-
-    return wrapper
 
 
 for _name in __all__:

@@ -8,13 +8,13 @@ Tensor methods and properties of the same family (``addmm_``, ``resize_``, ``is_
 Exported from ``monoflow`` (star import in its ``__init__``); :class:`TensorMethods` is mixed into
 ``monoflow.Tensor``."""
 import builtins
-import collections
 import math
 import types
 
-from monoflow import _C, _dtypes
-from monoflow.ops_reduce import return_types
-from monoflow.ops_torch_names2 import _checks_its_tensor, _names_its_errors
+from monoflow import _C, _dtypes, _memory_format
+from monoflow.ops_reduce import _structseq
+from monoflow._op_names import names_its_errors
+from monoflow.ops_torch_names2 import feature_dropout
 from monoflow.storage import TypedStorage, UntypedStorage
 
 __all__ = ["renorm", "put", "frexp", "histogram", "gradient", "unsafe_chunk", "unsafe_split",
@@ -36,18 +36,8 @@ def _flow():
     return monoflow
 
 
-def _named_result(name, fields):
-    # a named tuple printed and pickled as monoflow.return_types.<name>, like torch's
-    cls = collections.namedtuple(name, fields)
-    cls.__module__ = "monoflow.return_types"
-    cls.__repr__ = lambda self: f"monoflow.return_types.{name}(\n" + ",\n".join(
-        f"{f}={v!r}" for f, v in zip(fields, self)) + ")"
-    setattr(return_types, name, cls)
-    return cls
-
-
-frexp_result = _named_result("frexp", ["mantissa", "exponent"])
-histogram_result = _named_result("histogram", ["hist", "bin_edges"])
+frexp_result = _structseq("frexp", ["mantissa", "exponent"])
+histogram_result = _structseq("histogram", ["hist", "bin_edges"])
 
 
 # ---------------------------------------------------------------- elementwise and reductions
@@ -585,9 +575,7 @@ def feature_dropout_(input, p, train):
     """
     if not train or p == 0:
         return input
-    mask_shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)
-    keep = _C.empty(mask_shape, input.dtype, input.device).bernoulli_(1.0 - p)
-    return input.mul_(keep / (1.0 - p)) if p < 1 else input.zero_()
+    return input.copy_(feature_dropout(input, p, train))
 
 
 # ---------------------------------------------------------------- the torch-level nn kernels
@@ -1536,7 +1524,7 @@ class TensorMethods:
             source = source._whole
         if size is not None:
             source = source.as_strided(tuple(size), tuple(stride) if stride is not None else
-                                       _contiguous_strides(size), storage_offset)
+                                       _memory_format._strides(tuple(size), range(len(size))), storage_offset)
         self.data = source.detach()
         return self
 
@@ -1648,14 +1636,6 @@ class TensorMethods:
         return self.resize(tuple(tensor.shape))
 
 
-def _contiguous_strides(size):
-    strides, step = [], 1
-    for n in reversed(tuple(size)):
-        strides.append(step)
-        step *= max(int(n), 1)
-    return tuple(reversed(strides))
-
-
 def _alias_as(cls, t):
     # a non-leaf keeps its graph: an identity op whose output is re-classed
     out = t.view_as(t)
@@ -1665,10 +1645,10 @@ def _alias_as(cls, t):
 
 for _name in __all__:
     if not isinstance(globals()[_name], type):
-        globals()[_name] = _checks_its_tensor(_names_its_errors(globals()[_name]))
+        globals()[_name] = names_its_errors(globals()[_name], ("input",))
 del _name
 
 for _name, _member in list(vars(TensorMethods).items()):  # the methods' refusals name them too
     if isinstance(_member, types.FunctionType) and not _name.startswith("_"):
-        setattr(TensorMethods, _name, _names_its_errors(_member))
+        setattr(TensorMethods, _name, names_its_errors(_member))
 del _name, _member

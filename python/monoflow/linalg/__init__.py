@@ -12,7 +12,7 @@ Floating dtypes float32/float64 only (float16/bfloat16 are refused, as torch
 refuses them on the CPU). monoflow has no complex dtype, so eig/eigvals
 (complex results) raise NotImplementedError.
 """
-import collections as _collections
+from monoflow.ops_reduce import _structseq
 import math as _math
 import numbers as _numbers
 
@@ -41,15 +41,7 @@ LinAlgError.__module__ = "monoflow.linalg"
 
 
 def _result(name, fields):
-    cls = _collections.namedtuple(name, fields)
-    cls.__module__ = "monoflow.return_types"
-
-    def __repr__(self):  # torch's form: torch.return_types.linalg_qr(\nQ=...,\nR=...)
-        parts = ",\n".join(f"{f}={v!r}" for f, v in zip(fields, self))
-        return f"monoflow.return_types.linalg_{name}(\n{parts})"
-
-    cls.__repr__ = __repr__
-    return cls
+    return _structseq("linalg_" + name, fields)  # torch's names: torch.return_types.linalg_qr
 
 
 _slogdet_t = _result("slogdet", ["sign", "logabsdet"])

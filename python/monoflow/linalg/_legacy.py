@@ -7,6 +7,7 @@ import warnings as _warnings
 import numpy as _np
 
 from monoflow import linalg as _linalg
+from monoflow._op_names import names_its_errors
 from monoflow.linalg import _C, _check, _host, _NoGrad, _result, _t
 
 __all__ = ["lu", "lu_solve", "lu_unpack", "triangular_solve", "orgqr", "matrix_rank", "geqrf", "ormqr", "igamma",
@@ -293,15 +294,9 @@ def igammac(input, other, *, out=None):
     return gammaincc(input, other, out=out)
 
 
-def _name_errors():
-    # refusals from the linear-algebra and FFT functions beneath name the function the user called
-    from monoflow.ops_torch_names2 import _checks_its_tensor, _names_its_errors
 
-    g = globals()
-    for name in __all__:
-        if callable(g[name]) and not isinstance(g[name], type):
-            g[name] = _checks_its_tensor(_names_its_errors(g[name]), ("input", "A", "b", "LU_data"))
-
-
-_name_errors()
-del _name_errors
+# refusals from the linear-algebra functions beneath name the function the user called
+for _name in __all__:
+    if callable(globals()[_name]):
+        globals()[_name] = names_its_errors(globals()[_name], ("input", "A", "b", "LU_data"))
+del _name
