@@ -254,35 +254,28 @@ class SyncBatchNorm(_BatchNorm):
 
     def _synchronised(self, input):
         # Batch statistics over every process's batch: one differentiable all-reduce of the per-channel
-        # sums, sums of squares and counts (accumulated in float64, where E[x^2] - E[x]^2 keeps its
-        # digits); autograd then gives every rank the gradient of the global normalisation.
+        # sums, sums of squares and counts, accumulated in float64 (where E[x^2] - E[x]^2 keeps its
+        # digits); the normalisation itself runs in the input's dtype. Autograd then gives every rank
+        # the gradient of the global normalisation.
         from monoflow.distributed.nn.functional import all_reduce
 
         c = input.shape[1]
         dims = [0] + list(range(2, input.dim()))
-        x64 = input.double()
-        count = input.numel() // c
-        local = flow_cat([x64.sum(dims), (x64 * x64).sum(dims), _tensor([float(count)], dtype=float64,
-                                                                          device=input.device)])
+        count = _tensor([float(input.numel() // c)], dtype=float64, device=input.device)
+        local = flow_cat([input.sum(dims, dtype=float64), (input * input).sum(dims, dtype=float64), count])
         total = all_reduce(local, group=self.process_group)
         n = total[2 * c]
-        mean = total[:c] / n
-        var = total[c:2 * c] / n - mean * mean
+        mean64 = total[:c] / n
+        var64 = total[c:2 * c] / n - mean64 * mean64
         if self.track_running_stats and self.num_batches_tracked is not None:
             self.num_batches_tracked.add_(1)
             factor = 1.0 / float(self.num_batches_tracked.item()) if self.momentum is None else self.momentum
             with no_grad():
-                unbiased = var * (n / (n - 1)) if float(n) > 1 else var
-                self.running_mean.mul_(1 - factor).add_(factor * mean.to(self.running_mean.dtype))
+                unbiased = var64 * (n / (n - 1)) if float(n) > 1 else var64
+                self.running_mean.mul_(1 - factor).add_(factor * mean64.to(self.running_mean.dtype))
                 self.running_var.mul_(1 - factor).add_(factor * unbiased.to(self.running_var.dtype))
-        shape = [1, c] + [1] * (input.dim() - 2)
-        scale = (var + self.eps).rsqrt()
-        out = ((x64 - mean.reshape(shape)) * scale.reshape(shape)).to(input.dtype)
-        if self.weight is not None:
-            out = out * self.weight.reshape(shape)
-        if self.bias is not None:
-            out = out + self.bias.reshape(shape)
-        return out
+        return F.batch_norm(input, mean64.to(input.dtype), var64.to(input.dtype), self.weight, self.bias, False,
+                            0.0, self.eps)
 
     @classmethod
     def convert_sync_batchnorm(cls, module, process_group=None):
