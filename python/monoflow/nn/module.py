@@ -36,8 +36,8 @@ _global_buffer_registration_hooks = OrderedDict()
 _global_module_registration_hooks = OrderedDict()
 _global_parameter_registration_hooks = OrderedDict()
 
-# The per-module hook tables beyond the forward/backward ones __init__ makes; looked up with a
-# default so modules unpickled from before these existed keep working.
+# The per-module hook tables beyond the forward/backward ones: __init__ makes them, __setstate__
+# adds them to modules pickled before they existed.
 _STATE_HOOK_TABLES = ("_state_dict_pre_hooks", "_state_dict_hooks", "_load_state_dict_pre_hooks",
                       "_load_state_dict_post_hooks", "_backward_pre_hooks")
 
@@ -85,7 +85,7 @@ def _run_registration_hooks(hooks, module, name, value):
     return value
 
 
-def _add_global_hook(table, hook, prepend=False):
+def _add_hook(table, hook, prepend=False):
     handle = RemovableHandle(table)
     table[handle.id] = hook
     if prepend:
@@ -95,17 +95,17 @@ def _add_global_hook(table, hook, prepend=False):
 
 def register_module_forward_pre_hook(hook):
     """Registers ``hook(module, args)`` to run before every module's forward (all modules, not one)."""
-    return _add_global_hook(_global_forward_pre_hooks, hook)
+    return _add_hook(_global_forward_pre_hooks, hook)
 
 
 def register_module_forward_hook(hook, *, always_call=False):
     """Registers ``hook(module, args, output)`` to run after every module's forward."""
-    return _add_global_hook(_global_forward_hooks, hook)
+    return _add_hook(_global_forward_hooks, hook)
 
 
 def register_module_full_backward_hook(hook):
     """Registers ``hook(module, grad_input, grad_output)`` for every module's backward."""
-    return _add_global_hook(_global_backward_hooks, hook)
+    return _add_hook(_global_backward_hooks, hook)
 
 
 register_module_backward_hook = register_module_full_backward_hook
@@ -113,22 +113,22 @@ register_module_backward_hook = register_module_full_backward_hook
 
 def register_module_full_backward_pre_hook(hook):
     """Registers ``hook(module, grad_output)`` to run before every module's input gradients are computed."""
-    return _add_global_hook(_global_backward_pre_hooks, hook)
+    return _add_hook(_global_backward_pre_hooks, hook)
 
 
 def register_module_buffer_registration_hook(hook):
     """Registers ``hook(module, name, buffer)``, run when any module registers a buffer; a result replaces it."""
-    return _add_global_hook(_global_buffer_registration_hooks, hook)
+    return _add_hook(_global_buffer_registration_hooks, hook)
 
 
 def register_module_module_registration_hook(hook):
     """Registers ``hook(module, name, submodule)``, run when any module registers a child; a result replaces it."""
-    return _add_global_hook(_global_module_registration_hooks, hook)
+    return _add_hook(_global_module_registration_hooks, hook)
 
 
 def register_module_parameter_registration_hook(hook):
     """Registers ``hook(module, name, param)``, run when any module registers a parameter; a result replaces it."""
-    return _add_global_hook(_global_parameter_registration_hooks, hook)
+    return _add_hook(_global_parameter_registration_hooks, hook)
 
 
 def _addindent(s, n):
@@ -194,13 +194,6 @@ class Module:
         s(self, "_backward_hooks", OrderedDict())
         for table in _STATE_HOOK_TABLES:
             s(self, table, OrderedDict())
-
-    def _hook_table(self, name):
-        table = self.__dict__.get(name)
-        if table is None:
-            table = OrderedDict()
-            object.__setattr__(self, name, table)
-        return table
 
     def forward(self, *args, **kwargs):
         """The computation of the module, to be overridden by every subclass; call the module itself (``m(x)``)
@@ -329,6 +322,8 @@ class Module:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+        for table in _STATE_HOOK_TABLES:  # a module pickled before these tables existed
+            self.__dict__.setdefault(table, OrderedDict())
 
     # ---- traversal
     def named_modules(self, memo=None, prefix="", remove_duplicate=True):
@@ -705,7 +700,7 @@ class Module:
         if destination is None:
             destination = OrderedDict()
             destination._metadata = OrderedDict()
-        for hook in self._hook_table("_state_dict_pre_hooks").values():
+        for hook in self._state_dict_pre_hooks.values():
             hook(self, prefix, keep_vars)
         meta = getattr(destination, "_metadata", None)
         local_metadata = {"version": self._version}
@@ -715,7 +710,7 @@ class Module:
         for name, module in self._modules.items():
             if module is not None:
                 module.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
-        for hook in self._hook_table("_state_dict_hooks").values():
+        for hook in self._state_dict_hooks.values():
             result = hook(self, destination, prefix, local_metadata)
             if result is not None:
                 destination = result
@@ -795,14 +790,14 @@ class Module:
             local_meta = {} if metadata is None else dict(metadata.get(prefix[:-1], {}))
             if assign:
                 local_meta["assign_to_params_buffers"] = True
-            for hook in module._hook_table("_load_state_dict_pre_hooks").values():
+            for hook in module._load_state_dict_pre_hooks.values():
                 hook(module, state_dict, prefix, local_meta, True, missing, unexpected, errors)
             module._load_from_state_dict(state_dict, prefix, local_meta, True, missing, unexpected, errors)
             for name, child in module._modules.items():
                 if child is not None:
                     load(child, prefix + name + ".")
             incompatible = _IncompatibleKeys(missing, unexpected)
-            for hook in module._hook_table("_load_state_dict_post_hooks").values():
+            for hook in module._load_state_dict_post_hooks.values():
                 if hook(module, incompatible) is not None:
                     raise RuntimeError("Hooks registered with ``register_load_state_dict_post_hook`` are not "
                                        "expected to return new values, if incompatible_keys need to be modified,"
@@ -824,34 +819,24 @@ class Module:
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
         """hook(module, args) (or (module, args, kwargs) with_kwargs) runs before
         forward; a non-None result replaces the arguments."""
-        handle = RemovableHandle(self._forward_pre_hooks)
-        self._forward_pre_hooks[handle.id] = hook
+        handle = _add_hook(self._forward_pre_hooks, hook, prepend)
         if with_kwargs:
             self._forward_pre_hooks_with_kwargs.add(handle.id)
-        if prepend:
-            self._forward_pre_hooks.move_to_end(handle.id, last=False)
         return handle
 
     def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
         """hook(module, args, output) runs after forward; a non-None result
         replaces the output."""
-        handle = RemovableHandle(self._forward_hooks)
-        self._forward_hooks[handle.id] = hook
+        handle = _add_hook(self._forward_hooks, hook, prepend)
         if with_kwargs:
             self._forward_hooks_with_kwargs.add(handle.id)
-        if prepend:
-            self._forward_hooks.move_to_end(handle.id, last=False)
         return handle
 
     def register_full_backward_hook(self, hook, prepend=False):
         """hook(module, grad_input, grad_output) runs when the gradients with
         respect to the module's tensor inputs have been computed; a non-None
         result replaces grad_input."""
-        handle = RemovableHandle(self._backward_hooks)
-        self._backward_hooks[handle.id] = hook
-        if prepend:
-            self._backward_hooks.move_to_end(handle.id, last=False)
-        return handle
+        return _add_hook(self._backward_hooks, hook, prepend)
 
     def register_backward_hook(self, hook):
         """OneFlow's and torch's older name: registered as :meth:`register_full_backward_hook` (torch's
@@ -861,11 +846,11 @@ class Module:
     def register_full_backward_pre_hook(self, hook, prepend=False):
         """hook(module, grad_output) runs when the gradients of the module's outputs are known, before
         its input gradients are computed; a non-None result replaces grad_output."""
-        return _add_global_hook(self._hook_table("_backward_pre_hooks"), hook, prepend)
+        return _add_hook(self._backward_pre_hooks, hook, prepend)
 
     def register_state_dict_pre_hook(self, hook):
         """hook(module, prefix, keep_vars) runs before :meth:`state_dict` collects this module."""
-        return _add_global_hook(self._hook_table("_state_dict_pre_hooks"), hook)
+        return _add_hook(self._state_dict_pre_hooks, hook)
 
     def register_state_dict_post_hook(self, hook):
         """hook(module, state_dict, prefix, local_metadata) runs after :meth:`state_dict` collected this
@@ -874,16 +859,16 @@ class Module:
             if hook(module, state_dict, prefix, local_metadata) is not None:
                 raise RuntimeError("state_dict post-hook must return None")
 
-        return _add_global_hook(self._hook_table("_state_dict_hooks"), post_hook)
+        return _add_hook(self._state_dict_hooks, post_hook)
 
     def _register_state_dict_hook(self, hook):
         # torch's private form, still used by libraries: a non-None result replaces the state dict
-        return _add_global_hook(self._hook_table("_state_dict_hooks"), hook)
+        return _add_hook(self._state_dict_hooks, hook)
 
     def register_load_state_dict_pre_hook(self, hook):
         """hook(module, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
         error_msgs) runs before :meth:`load_state_dict` loads this module; it may edit ``state_dict``."""
-        return _add_global_hook(self._hook_table("_load_state_dict_pre_hooks"), hook)
+        return _add_hook(self._load_state_dict_pre_hooks, hook)
 
     def _register_load_state_dict_pre_hook(self, hook, with_module=False):
         # torch's private form: without with_module the hook does not get the module first
@@ -894,7 +879,7 @@ class Module:
     def register_load_state_dict_post_hook(self, hook):
         """hook(module, incompatible_keys) runs after :meth:`load_state_dict` loaded this module and its
         children; it may remove entries of ``incompatible_keys.missing_keys``/``unexpected_keys``."""
-        return _add_global_hook(self._hook_table("_load_state_dict_post_hooks"), hook)
+        return _add_hook(self._load_state_dict_post_hooks, hook)
 
     def compile(self, *args, **kwargs):
         """torch's ``model.compile()``: compiles this module's calls in place and returns None. As
@@ -905,7 +890,7 @@ class Module:
 
     def _call_impl(self, *args, **kwargs):
         if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
-                or self.__dict__.get("_backward_pre_hooks") or _global_forward_pre_hooks
+                or self._backward_pre_hooks or _global_forward_pre_hooks
                 or _global_forward_hooks or _global_backward_hooks or _global_backward_pre_hooks):
             return self.forward(*args, **kwargs)
         for hook in list(_global_forward_pre_hooks.values()):
@@ -926,7 +911,7 @@ class Module:
                     args = res if isinstance(res, tuple) else (res,)
         backward_hooks = list(_global_backward_hooks.values()) + list(self._backward_hooks.values())
         backward_pre_hooks = (list(_global_backward_pre_hooks.values())
-                              + list(self._hook_table("_backward_pre_hooks").values()))
+                              + list(self._backward_pre_hooks.values()))
         if backward_hooks or backward_pre_hooks:
             from monoflow.nn._backward_hook import BackwardHook
 
