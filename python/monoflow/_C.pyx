@@ -670,11 +670,13 @@ cdef class TensorBase:
         return _rbinary(kOp_div, kOp_rdiv_scalar, self, other)
 
     def __floordiv__(self, other):
+        cdef Scalar s
         if not isinstance(other, TensorBase):
-            try:
-                other = self._scalar_tensor(other)
-            except OverflowError as e:  # an int beyond int64
-                raise _overflow_named("floor_divide", e) from None
+            if not _named_scalar(other, &s, "floor_divide"):
+                if hasattr(type(other), "__rfloordiv__"):
+                    return NotImplemented  # the operand's own // may take it (an ndarray: NumPy's ufunc)
+                raise _arg_error("floor_divide", "other", 1, "Tensor or Number", other)
+            other = self._scalar_tensor(other)
         return wrap(binary(kOp_floor_divide, self.t, (<TensorBase>other).t))
 
     def __rfloordiv__(self, other):

@@ -650,11 +650,6 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
     # twin run as monoflow ops (autograd included); any other ufunc runs in NumPy and its array result is
     # wrapped as a tensor, as torch's __array_wrap__ does. `out=` and the ufunc methods (reduce, at, ...)
     # stay NumPy's, on the tensors' arrays.
-    def __floordiv__(self, other):  # the core's // refuses an array operand instead of deferring to NumPy
-        if isinstance(other, np.ndarray):
-            return np.floor_divide(self, other)
-        return _C.TensorBase.__floordiv__(self, other)
-
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         from monoflow._numpy_ufuncs import array_ufunc
 
