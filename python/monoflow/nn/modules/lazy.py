@@ -125,7 +125,11 @@ class _LazyConvNd(LazyModuleMixin):
     _n = None
     _inferred = "in_channels"
 
-    def _lazy_setup(self, bias, device, dtype):
+    def _lazy_setup(self, out_channels, groups, bias, device, dtype):
+        # after the base class built an empty (in_channels=0) layer: the real sizes come on the first forward
+        self.out_channels = out_channels
+        if out_channels % groups != 0:
+            raise ValueError(f"{type(self).__name__}: out_channels must be divisible by groups")
         self.weight = UninitializedParameter(device=device, dtype=dtype)
         if bias:
             self.bias = UninitializedParameter(device=device, dtype=dtype)
@@ -149,6 +153,13 @@ class _LazyConvNd(LazyModuleMixin):
                 if self.bias is not None:
                     self.bias.materialize((self.out_channels,))
                 self.reset_parameters()
+
+
+def _public(cls, base):
+    # the generated class under its public name, as nn.Lazy<Base>
+    cls.__name__ = cls.__qualname__ = "Lazy" + base.__name__
+    cls.__module__ = "monoflow.nn"
+    return cls
 
 
 def _lazy_conv(base, n):
@@ -183,14 +194,9 @@ def _lazy_conv(base, n):
             # in_channels=0 builds an empty weight; the real one comes on the first forward.
             super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode,
                              device=device, dtype=dtype)
-            self.out_channels = out_channels
-            if out_channels % groups != 0:
-                raise ValueError(f"Lazy{base.__name__}: out_channels must be divisible by groups")
-            self._lazy_setup(bias, device, dtype)
+            self._lazy_setup(out_channels, groups, bias, device, dtype)
 
-    LazyConv.__name__ = LazyConv.__qualname__ = "Lazy" + base.__name__
-    LazyConv.__module__ = "monoflow.nn"
-    return LazyConv
+    return _public(LazyConv, base)
 
 
 LazyConv1d = _lazy_conv(Conv1d, 1)
@@ -231,14 +237,9 @@ def _lazy_conv_transpose(base, n):
                      dilation=1, padding_mode="zeros", device=None, dtype=None):
             super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False, dilation,
                              padding_mode, device=device, dtype=dtype)
-            self.out_channels = out_channels
-            if out_channels % groups != 0:
-                raise ValueError(f"Lazy{base.__name__}: out_channels must be divisible by groups")
-            self._lazy_setup(bias, device, dtype)
+            self._lazy_setup(out_channels, groups, bias, device, dtype)
 
-    LazyConvTranspose.__name__ = LazyConvTranspose.__qualname__ = "Lazy" + base.__name__
-    LazyConvTranspose.__module__ = "monoflow.nn"
-    return LazyConvTranspose
+    return _public(LazyConvTranspose, base)
 
 
 LazyConvTranspose1d = _lazy_conv_transpose(ConvTranspose1d, 1)
@@ -309,9 +310,7 @@ def _lazy_norm(base, spatial=None):
         cls_to_become = base
         _spatial = spatial
 
-    LazyNorm.__name__ = LazyNorm.__qualname__ = "Lazy" + base.__name__
-    LazyNorm.__module__ = "monoflow.nn"
-    return LazyNorm
+    return _public(LazyNorm, base)
 
 
 LazyBatchNorm1d = _lazy_norm(BatchNorm1d)
