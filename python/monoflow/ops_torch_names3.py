@@ -526,7 +526,7 @@ def feature_alpha_dropout(input, p, train):
 
 
 def alpha_dropout_(input, p, train):
-    """torch.alpha_dropout_: alpha dropout written into `input`.
+    """``torch.alpha_dropout_``: alpha dropout written into `input`.
 
     Args:
         input (Tensor): the tensor, changed in place.
@@ -543,7 +543,7 @@ def alpha_dropout_(input, p, train):
 
 
 def feature_alpha_dropout_(input, p, train):
-    """torch.feature_alpha_dropout_: channel-wise alpha dropout written into `input`.
+    """``torch.feature_alpha_dropout_``: channel-wise alpha dropout written into `input`.
 
     Args:
         input (Tensor): ``(N, C, *)``, changed in place.
@@ -560,7 +560,7 @@ def feature_alpha_dropout_(input, p, train):
 
 
 def feature_dropout_(input, p, train):
-    """torch.feature_dropout_: channel-wise dropout written into `input`.
+    """``torch.feature_dropout_``: channel-wise dropout written into `input`.
 
     Args:
         input (Tensor): ``(N, C, *)``, changed in place.
@@ -1039,7 +1039,7 @@ class TensorMethods:
         return frexp(self)
 
     def histogram(self, bins=100, *, range=None, weight=None, density=False):
-        """Tensor.histogram(bins, *, range=None, weight=None, density=False): :func:`monoflow.histogram`
+        """``Tensor.histogram(bins, *, range=None, weight=None, density=False)``: :func:`monoflow.histogram`
         of this tensor.
 
         Example::
