@@ -254,6 +254,39 @@ def test_lr_scale_eager_is_the_scaled_lr():
         np.testing.assert_array_equal(_np(pa), _np(pb))
 
 
+# ------------------------------------------------------------------ the graph's own lr schedule
+
+@pytest.mark.parametrize("make_sched", [
+    lambda o: flow.optim.lr_scheduler.StepLR(o, step_size=2, gamma=0.5),
+    lambda o: flow.optim.lr_scheduler.WarmupLR(flow.optim.lr_scheduler.CosineDecayLR(o, decay_steps=4),
+                                               warmup_factor=0.1, warmup_iters=2),
+    lambda o: flow.optim.lr_scheduler.LambdaLR(o, lambda step: 1.0 / (1 + step)),
+])
+def test_graph_steps_its_own_schedule_and_leaves_the_users(make_sched):
+    # OneFlow compiles the schedule into the graph: the scheduler and the optimizer's lr the user
+    # holds stay at step 0 (test_graph_lr_scheduler replays them eagerly after training the graph),
+    # and stepping them by hand between graph calls does not move the graph's schedule.
+    data = _data(6)
+    m_e = _mlp()
+    o_e = flow.optim.SGD(m_e.parameters(), lr=0.2, momentum=0.9)
+    s_e = make_sched(o_e)
+    for x, y in data:
+        _eager_step(m_e, o_e, x, y)
+        s_e.step()
+
+    m_g = _mlp()
+    o_g = flow.optim.SGD(m_g.parameters(), lr=0.2, momentum=0.9)
+    s_g = make_sched(o_g)
+    graph = TrainGraph(m_g, o_g, s_g)
+    users = lambda: (s_g.last_epoch, s_g.get_last_lr(), o_g.param_groups[0]["lr"])
+    for i, (x, y) in enumerate(data):
+        before = users()
+        graph(x, y)
+        assert users() == before and before[0] == i
+        s_g.step()  # the user's object moves; the graph's schedule does not
+    _assert_same_training(m_e, o_e, m_g, o_g, exact=True)
+
+
 # ------------------------------------------------------------------ more optimizers
 
 @pytest.mark.parametrize("make", [

@@ -6,8 +6,11 @@ documentation (nn.Graph, GraphConfig, WarmupLR, grad scalers) run with `oneflow`
 
 Where randomness can be shared (torch's initial weights copied in, no dropout, no shuffling)
 the losses track torch's step by step; otherwise monoflow's must decrease like torch's."""
+import contextlib
+import os
 import re
 import sys
+import tempfile
 
 import numpy as np
 import pytest
@@ -168,11 +171,31 @@ def test_oneflow_graph_config_switches_from_the_api_reference_are_kept():
         graph.config.allow_fuse_cast_scale("yes")
 
 
+@contextlib.contextmanager
+def _oneflow_debug_mode():
+    """ONEFLOW_DEBUG_MODE on, in a fresh working directory (the graph writes its lr log under log/)."""
+    cwd, mode = os.getcwd(), os.environ.get("ONEFLOW_DEBUG_MODE")
+    with tempfile.TemporaryDirectory() as where:
+        os.chdir(where)
+        os.environ["ONEFLOW_DEBUG_MODE"] = "True"
+        try:
+            yield
+        finally:
+            os.chdir(cwd)
+            if mode is None:
+                del os.environ["ONEFLOW_DEBUG_MODE"]
+            else:
+                os.environ["ONEFLOW_DEBUG_MODE"] = mode
+
+
 def _train_graph(scheduler_factory, steps=6, scaler=None):
+    """Trains a graph `steps` calls; the lrs it used come from OneFlow's debug-mode log (the graph
+    advances its own copy of the schedule: the optimizer the program holds keeps its lr)."""
     flow.manual_seed(0)
     model = flow.nn.Sequential(flow.nn.Linear(3, 1), flow.nn.Flatten(0, 1))
     opt = flow.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
     sched = scheduler_factory(opt)
+    lrs_at_start = opt.param_groups[0]["lr"]
 
     class TrainGraph(flow.nn.Graph):
         def __init__(self):
@@ -191,11 +214,15 @@ def _train_graph(scheduler_factory, steps=6, scaler=None):
     rng = np.random.default_rng(0)
     x = flow.tensor(rng.standard_normal((16, 3)).astype(np.float32))
     y = flow.tensor(rng.standard_normal(16).astype(np.float32))
-    lrs, losses = [], []
-    for _ in range(steps):
-        lrs.append(opt.param_groups[0]["lr"])
-        losses.append(g(x, y).item())
-    return lrs, losses, g
+    losses = []
+    with _oneflow_debug_mode():
+        for _ in range(steps):
+            losses.append(g(x, y).item())
+        with open(os.path.join("log", "monoflow_debug", f"{os.getpid()}-train_step2lr.csv")) as f:
+            lines = f.read().split()
+    assert lines[0] == "train_step,lr" and [int(line.split(",")[0]) for line in lines[1:]] == list(range(steps))
+    assert opt.param_groups[0]["lr"] == sched.get_last_lr()[0] == lrs_at_start
+    return [float(line.split(",")[1]) for line in lines[1:]], losses, g
 
 
 def test_oneflow_warmup_lr_values_of_its_docstring():

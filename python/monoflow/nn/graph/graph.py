@@ -14,14 +14,13 @@ from monoflow.nn.graph.accumulation import (average_accumulated_grads, merge_mic
 from monoflow.nn.graph.config import GraphConfig
 from monoflow.nn.graph.errors import build_error
 from monoflow.nn.graph.graph_module import GraphModule, ModuleView, checkpointed_forward
+from monoflow.nn.graph.lr_schedule import GraphLRSchedule
 from monoflow.nn.graph.optimizer_step import GraphOptimizerStep
 from monoflow.nn.graph.pipeline import stage_scope
 from monoflow.nn.graph.signature import describe_signature, signature
 from monoflow.nn.module import Module
 
 __all__ = ["Graph"]
-
-
 
 
 def _parameters_placement(module):
@@ -70,7 +69,7 @@ class Graph:
     def __init__(self):
         d = self.__dict__
         d["_modules"] = OrderedDict()
-        d["_optimizers"] = []  # (GraphOptimizerStep, lr scheduler or None)
+        d["_optimizers"] = []  # (GraphOptimizerStep, GraphLRSchedule or None)
         d["_plans"] = OrderedDict()  # signature -> CompiledTrace
         d["_graph_modules"] = OrderedDict()  # id(module) -> GraphModule (its settings in this graph)
         d["_ungraded"] = {}  # build signature -> ids of parameters build leaves without a gradient
@@ -175,8 +174,11 @@ class Graph:
         raise NotImplementedError(f"{type(self).__name__} must define build(*args)")
 
     def add_optimizer(self, optimizer, *, lr_sch=None):
-        """The graph runs optimizer.step(), zero_grad and lr_sch.step() after build."""
-        self._optimizers.append((GraphOptimizerStep(optimizer, scheduled=lr_sch is not None), lr_sch))
+        """The graph runs optimizer.step(), zero_grad and the schedule's step after build. As OneFlow's
+        graph, it advances its own copy of ``lr_sch``'s schedule (lr_schedule.py): ``lr_sch`` and the
+        optimizer's learning rates stay where they were for eager use."""
+        schedule = None if lr_sch is None else GraphLRSchedule(lr_sch)
+        self._optimizers.append((GraphOptimizerStep(optimizer, scheduled=lr_sch is not None), schedule))
         self._plans.clear()
 
     def add_lr_scheduler(self, lr_sch):
@@ -184,7 +186,7 @@ class Graph:
             raise RuntimeError(f"{type(self).__name__}.add_lr_scheduler: add its optimizer first")
         step, _ = self._optimizers[-1]
         step.scheduled = True
-        self._optimizers[-1] = (step, lr_sch)
+        self._optimizers[-1] = (step, GraphLRSchedule(lr_sch))
         self._plans.clear()
 
     def set_grad_scaler(self, grad_scaler=None):
@@ -311,6 +313,19 @@ class Graph:
         return self._compile(key, fn, args).example_outputs
 
     def _call_train(self, args):
+        with contextlib.ExitStack() as schedules:
+            for _, schedule in self._optimizers:
+                if schedule is not None:
+                    schedules.enter_context(schedule)
+            out = self._train_step(args)
+            if os.environ.get("ONEFLOW_DEBUG_MODE", "").lower() in ("1", "true", "yes", "on"):
+                self._log_train_step_lr()
+            for _, schedule in self._optimizers:
+                if schedule is not None:
+                    schedule.step()
+        return out
+
+    def _train_step(self, args):
         opts = [s for s, _ in self._optimizers]
         n = self.config.gradient_accumulation_steps
         if n > 1:  # checked before anything runs, so a bad batch changes nothing
@@ -345,11 +360,6 @@ class Graph:
                 for s in opts:
                     s.undo()
                 raise
-        if self._optimizers and os.environ.get("ONEFLOW_DEBUG_MODE", "").lower() in ("1", "true", "yes", "on"):
-            self._log_train_step_lr()
-        for _, sch in self._optimizers:
-            if sch is not None:
-                sch.step()
         return out
 
     def _log_train_step_lr(self):
@@ -460,7 +470,7 @@ class Graph:
             body = repr(module).replace("\n", "\n  ")
             lines.append(f"  ({name}): {body}")
         for s, sch in self._optimizers:
-            lines.append(f"  (optimizer): {type(s.opt).__name__}" + (f", lr_sch={type(sch).__name__}" if sch else ""))
+            lines.append(f"  (optimizer): {type(s.opt).__name__}" + (f", lr_sch={type(sch.scheduler).__name__}" if sch else ""))
         for gm in self._graph_modules.values():
             lines.append(f"  ({gm.name}): {gm!r}")
         lines.append(f"  (config): {self.config!r}")  # the runtime's slots and threads, the passes, ...
