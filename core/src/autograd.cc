@@ -384,6 +384,41 @@ TensorList record_custom(const std::string& name, const TensorList& inputs, cons
   return outs;
 }
 
+// t aliased, connected to t's history (when it has one) and to `x_edge` with a zero derivative.
+Tensor formally_depends_on(const Tensor& t, const Edge& x_edge, const GradMeta& x_meta) {
+  if (!t_grad_enabled || !t || !x_edge.valid() || !can_require_grad(t->dtype)) return t;
+  bool t_needs = requires_grad(t);
+  NeedsGrad needs;
+  if (t_needs) needs.set(0);
+  needs.set(1);
+  auto node = make_function_node("FormalInput", [x_meta](const TensorList& g, NeedsGrad) -> TensorList {
+    return {g[0], zeros_like_meta(x_meta)};
+  }, needs);
+  node->next_edges = {t_needs ? gradient_edge(t) : Edge{}, x_edge};
+  Tensor out = detach(t);
+  node->grad_meta.push_back({out->shape, out->dtype, out->device()});
+  AutogradMeta& m = meta(out);
+  m.grad_fn = node;
+  m.output_nr = 0;
+  return out;
+}
+
+Tensor formally_depends_on(const Tensor& t, const Tensor& x) {
+  if (!t_grad_enabled || !t || !x || !requires_grad(x)) return t;
+  return formally_depends_on(t, gradient_edge(x), {x->shape, x->dtype, x->device()});
+}
+
+Tensor formal_input(const std::string& op, const Tensor& out, const Tensor& x) {
+  if (!t_grad_enabled || !requires_grad(x) || !requires_grad(out)) return out;
+  Edge x_edge = gradient_edge(x);
+  GradMeta x_meta{x->shape, x->dtype, x->device()};
+  // The gradient of out passes through unchanged; under create_graph it is formally linked to x.
+  // (x's edge is held by the closure, not x: its data is not kept alive.)
+  return record_custom(op, {out}, {out}, [x_edge, x_meta](const TensorList& g, NeedsGrad) -> TensorList {
+    return {formally_depends_on(g[0], x_edge, x_meta)};
+  })[0];
+}
+
 Tensor sum_to(const Tensor& g, const Dims& shape) {
   if (g->shape == shape) return g;
   int64_t lead = g->dim() - static_cast<int64_t>(shape.size());

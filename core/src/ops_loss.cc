@@ -174,7 +174,8 @@ Tensor class_loss(const char* op, const Tensor& input, const Tensor& target, con
         Tensor lp = autograd::grad_enabled() ? log_softmax(to_rows(sx.unpack(), L), 1, std::nullopt) : slp.unpack();
         glp = binary(kOp_sub, glp, mul(math_unary(kOp_exp, lp), sum(glp, Dims{1}, true, std::nullopt)));
       }
-      return TensorList{from_rows(glp, L)};
+      // nll_loss's gradient reads its input formally (Note [Formal inputs of piecewise-linear backward])
+      return TensorList{logits ? from_rows(glp, L) : autograd::formally_depends_on(from_rows(glp, L), sx.unpack())};
     });
   return loss;
 }

@@ -144,7 +144,8 @@ Tensor unary(int op, const Tensor& g, const Tensor& x, const Tensor& y, UnaryPar
     case kOp_reciprocal: return mul(g, neg(sq(y)));
     case kOp_abs: return mul(g, f(kOp_sign, x));
     case kOp_square: return mul(g, scale(x, 2.0));
-    case kOp_relu: return pass(cmp(kOp_gt, y, 0.0), g);  // 0 at 0, as torch
+    case kOp_relu:  // 0 at 0, as torch; Note [Formal inputs of piecewise-linear backward]
+      return autograd::formally_depends_on(pass(cmp(kOp_gt, y, 0.0), g), y);
     case kOp_silu: {
       Tensor s = f(kOp_sigmoid, x);
       return mul(g, mul(s, shift(mul(x, rsub(s, 1.0)), 1.0)));

@@ -125,8 +125,11 @@ std::pair<Tensor, Tensor> with_index_grad(const char* name, int op_id, const Ten
   autograd::Recorder rec(name, {x});
   auto [y, idx] = run(op_id, {x}, ys, x->dtype, true, attrs, num_attrs);
   if (rec)
-    rec.finish({y, idx}, [sidx = rec.save(idx), xs = x->shape](const autograd::TensorList& g, autograd::NeedsGrad) {
-      return autograd::TensorList{scatter_by_indices(g[0], sidx.unpack(), xs)};
+    rec.finish({y, idx}, [sidx = rec.save(idx), xs = x->shape, xe = autograd::gradient_edge(x),
+                          xm = autograd::GradMeta{x->shape, x->dtype, x->device()}](const autograd::TensorList& g,
+                                                                                   autograd::NeedsGrad) {
+      // Note [Formal inputs of piecewise-linear backward]
+      return autograd::TensorList{autograd::formally_depends_on(scatter_by_indices(g[0], sidx.unpack(), xs), xe, xm)};
     });
   return {y, idx};
 }
@@ -151,10 +154,14 @@ Tensor avg_pool(bool adjoint, const Tensor& in, const Dims& out_shape, const std
     num_attrs = 5;
   }
   Tensor out = run(op, {in}, out_shape, in->dtype, false, num_attrs ? attrs.data() : nullptr, num_attrs).first;
-  if (rec)
-    rec.finish({out}, [adjoint, a, in_shape = in->shape](const autograd::TensorList& g, autograd::NeedsGrad) {
-      return autograd::TensorList{avg_pool(!adjoint, g[0], in_shape, a)};
+  if (rec) {
+    // Note [Formal inputs of piecewise-linear backward]: the pooling's gradient reads its input formally
+    autograd::Edge xe = adjoint ? autograd::Edge{} : autograd::gradient_edge(in);
+    rec.finish({out}, [adjoint, a, in_shape = in->shape, xe, xm = autograd::GradMeta{in->shape, in->dtype, in->device()}](
+                          const autograd::TensorList& g, autograd::NeedsGrad) {
+      return autograd::TensorList{autograd::formally_depends_on(avg_pool(!adjoint, g[0], in_shape, a), xe, xm)};
     });
+  }
   return out;
 }
 

@@ -2,6 +2,11 @@
 and celu, which torch also has at the top level), as compositions of the
 differentiable math ops; monoflow.nn.functional imports them.
 
+The piecewise-linear ones (leaky_relu, hardtanh, relu6, hardsigmoid) pass their result
+through ``_C.formal_input``, so that under create_graph their gradient is
+connected to the input as torch's native backward is (autograd.h, Note
+[Formal inputs of piecewise-linear backward]).
+
 The compositions reproduce torch's gradients at the kinks too: hardtanh and
 relu6 pass the gradient strictly inside (min_val, max_val), hardsigmoid
 strictly inside (-3, 3), hardswish uses x/3 + 1/2 on (-3, 3), leaky_relu
@@ -76,7 +81,7 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
     if not (isinstance(negative_slope, _C.TensorBase) and negative_slope.dim() == 0):  # (torch's Number: 0-dim too)
         _composite.number("leaky_relu", "negative_slope", 2, negative_slope)  # (else Python's '*' message)
     x = _source(input, inplace)
-    return _result(input, _m.where(x > 0, x, x * negative_slope), inplace)
+    return _result(input, _C.formal_input("leaky_relu", _m.where(x > 0, x, x * negative_slope), x), inplace)
 
 
 def elu(input, alpha=1.0, inplace=False):
@@ -137,7 +142,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
         raise ValueError("hardtanh: min_val cannot be greater than max_val")
     x = _source(input, inplace)
     out = _m.where(x <= min_val, min_val, _m.where(x >= max_val, max_val, x))
-    return _result(input, out, inplace)
+    return _result(input, _C.formal_input("hardtanh", out, x), inplace)
 
 
 def relu6(input, inplace=False):
@@ -173,7 +178,8 @@ def hardsigmoid(input, inplace=False):
     _check("hardsigmoid", input)
     x = _source(input, inplace)
     out = _m.where(x <= -3, 0.0, _m.where(x >= 3, 1.0, x / 6 + 0.5))
-    return _result(input, out, inplace)
+    # (torch has no second derivative here; OneFlow's is 0)
+    return _result(input, _C.formal_input("hardsigmoid", out, x), inplace)
 
 
 def hardswish(input, inplace=False):

@@ -79,6 +79,13 @@ def record_function(str name, inputs, outputs, backward_fn):
                                          _tensor_vector(outputs, name, False), make_backward(backward_fn, _call_backward)))
 
 
+def formal_input(str op not None, TensorBase out not None, TensorBase x not None):
+    """`out` (`op`'s composition of recorded ops on `x`) with a backward that reads `x` formally: under
+    create_graph its gradient is connected to `x` with a zero derivative, as torch's native
+    piecewise-linear backward (Note [Formal inputs of piecewise-linear backward], autograd.h)."""
+    return wrap(ag_formal_input(op.encode(), out.t, x.t))
+
+
 def _make_subclass(cls, data, bint requires_grad):
     """A `cls` instance sharing data's memory, as a new leaf (nn.Parameter)."""
     cdef Tensor d = _tt(data, "_make_subclass", "data", 2)

@@ -192,6 +192,7 @@ cdef extern from "monoflow/autograd.h" namespace "monoflow::autograd":
     void ag_set_grad "monoflow::autograd::set_grad"(const Tensor& t, const Tensor& g) except +translate_exception
     shared_ptr[Node_t] ag_grad_fn "monoflow::autograd::grad_fn"(const Tensor& t)
     Tensor ag_detach "monoflow::autograd::detach"(const Tensor& t)
+    Tensor ag_formal_input "monoflow::autograd::formal_input"(const string& op, const Tensor& out, const Tensor& x) except +translate_exception
     void ag_detach_ "monoflow::autograd::detach_"(const Tensor& t) except +translate_exception
     void ag_retain_grad "monoflow::autograd::retain_grad"(const Tensor& t) except +translate_exception
     cbool ag_retains_grad "monoflow::autograd::retains_grad"(const Tensor& t)

@@ -233,6 +233,27 @@ std::shared_ptr<Node> make_function_node(std::string name, BackwardFn fn, NeedsG
 TensorList record_custom(const std::string& name, const TensorList& inputs, const TensorList& outputs,
                          BackwardFn fn);
 
+// Note [Formal inputs of piecewise-linear backward]: torch writes the backward
+// of relu, leaky_relu, hardtanh, threshold, the shrinks, the pools and
+// nll_loss as functions of the gradient *and* of the forward input (or
+// output), so under create_graph their gradient is connected to that input
+// with a derivative of zero: autograd.grad(dx, x) gives zeros (Hessians of
+// ReLU networks, OneFlow's higher-derivative tests). monoflow computes those
+// gradients from a mask, which is connected to the gradient only; these two
+// functions add the formal connection, and nothing when grad mode is off (a
+// backward without create_graph pays nothing).
+//   formally_depends_on(t, x): in a backward formula, t aliased with a node
+//     whose backward gives t's gradient to t and zeros to x;
+//   formal_input(op, out, x): for a composition out = op(x) recorded op by
+//     op, out aliased with a node named after op (LeakyReluBackward0) that
+//     applies formally_depends_on(g, x) to the gradient g arriving at out
+//     during a create_graph backward.
+// The edge-and-meta form is for a node that keeps x's edge rather than x's
+// data (pooling saves no input).
+Tensor formally_depends_on(const Tensor& t, const Tensor& x);
+Tensor formally_depends_on(const Tensor& t, const Edge& x_edge, const GradMeta& x_meta);
+Tensor formal_input(const std::string& op, const Tensor& out, const Tensor& x);
+
 // Helpers for backward formulas.
 Tensor sum_to(const Tensor& g, const Dims& shape);  // sums broadcast dims away
 Tensor zeros_like_meta(const GradMeta& m);

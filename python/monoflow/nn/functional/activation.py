@@ -293,7 +293,8 @@ def threshold(input, threshold, value, inplace=False):
     _C.check_float(threshold, "threshold", "threshold", 2)
     _C.check_float(value, "threshold", "value", 3)
     inplace = _composite.flag("threshold", "inplace", inplace)
-    out = _m.where(input > threshold, input, value)
+    # (formal_input: autograd.h, Note [Formal inputs of piecewise-linear backward])
+    out = _C.formal_input("threshold", _m.where(input > threshold, input, value), input)
     return _inplace_result(input, out) if inplace else out
 
 
@@ -312,7 +313,7 @@ def hardshrink(input, lambd=0.5):
     """
     _C.check_tensor(input, "hardshrink", "input", 1)
     _C.check_float(lambd, "hardshrink", "lambd", 2)
-    return _m.where((input > lambd) | (input < -lambd), input, 0.0)
+    return _C.formal_input("hardshrink", _m.where((input > lambd) | (input < -lambd), input, 0.0), input)
 
 
 def softshrink(input, lambd=0.5):
@@ -330,7 +331,8 @@ def softshrink(input, lambd=0.5):
     """
     _C.check_tensor(input, "softshrink", "input", 1)
     _C.check_float(lambd, "softshrink", "lambd", 2)
-    return _m.where(input > lambd, input - lambd, _m.where(input < -lambd, input + lambd, 0.0))
+    out = _m.where(input > lambd, input - lambd, _m.where(input < -lambd, input + lambd, 0.0))
+    return _C.formal_input("softshrink", out, input)
 
 
 def glu(input, dim=-1):
