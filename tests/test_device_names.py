@@ -29,10 +29,17 @@ def test_absent_device_types_can_be_named_and_compared(spec):
 def test_unknown_names_and_bad_indices_still_raise():
     with pytest.raises(RuntimeError, match="Unknown device type 'gpu'"):
         flow.device("gpu")
-    with pytest.raises(RuntimeError):
-        flow.device("cpu:7")
+    with pytest.raises(RuntimeError, match="Invalid device 'testdev:99'"):
+        flow.device("testdev:99")
     with pytest.raises(RuntimeError):
         flow.device("cuda:x")
+
+
+def test_cpu_with_an_index_is_the_host():
+    # torch.device("cpu", 3) and OneFlow's flow.device("cpu", rank) in each process name the one host device
+    assert flow.device("cpu", 3) == flow.device("cpu:7") == flow.device("cpu")
+    assert flow.zeros(2, device="cpu:1").device == flow.device("cpu")
+    assert flow.ones(2).to(flow.device("cpu", 5)).device.type == "cpu"
 
 
 def test_the_meta_comparison_libraries_make():

@@ -34,6 +34,9 @@ Device parse_device(const std::string& spec) {
                                "the MONOFLOW_DEVICE_PLUGINS environment variable or a 'monoflow.devices' entry "
                                "point"));
   }
+  // The host is one device: cpu:N names it, as torch's device('cpu', N) does and as OneFlow's
+  // programs write flow.device("cpu", rank) in every process.
+  if (name == "cpu") index = 0;
   MF_CHECK(index < b->device_count(), RuntimeError, "Invalid device '", spec, "': ", name, " has ",
            b->device_count(), " device(s)");
   return Device{b->type_id(), static_cast<int16_t>(index)};
