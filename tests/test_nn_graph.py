@@ -317,3 +317,20 @@ def test_graph_name_is_unique_and_settable():
     assert a.name.startswith("Named_") and b.name.startswith("Named_") and a.name != b.name
     a.name = "mine"
     assert a.name == "mine" and a(flow.ones(1, 2)).shape == (1, 2)
+
+
+
+def test_graph_outputs_are_contiguous_as_oneflows_lazy_outputs():
+    # OneFlow's test_expand_stride (lazy): an expand() returned by build is a fresh contiguous tensor
+    class Views(flow.nn.Graph):
+        def build(self, x, y):
+            return x.expand(2, 3, 4), [y.t()], {"same": y}
+
+    g = Views()
+    x, y = flow.randn(2, 1, 4), flow.randn(2, 3)
+    for _ in range(2):  # the trace, then the plan
+        ex, (t,), d = g(x, y)
+        assert ex.is_contiguous() and ex.stride() == (12, 4, 1) and t.is_contiguous()
+        np.testing.assert_array_equal(ex.numpy(), np.broadcast_to(x.numpy(), (2, 3, 4)))
+        np.testing.assert_array_equal(t.numpy(), y.numpy().T)
+        np.testing.assert_array_equal(d["same"].numpy(), y.numpy())

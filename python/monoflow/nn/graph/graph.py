@@ -23,6 +23,19 @@ from monoflow.nn.module import Module
 __all__ = ["Graph"]
 
 
+def _contiguous_outputs(out):
+    """build's results with every tensor contiguous, as OneFlow's lazy outputs are (an expand() or
+    transpose() returned by build is a fresh tensor, not a stride-0 or permuted view)."""
+    if isinstance(out, flow.Tensor):
+        return out if out.is_contiguous() else out.contiguous()
+    if isinstance(out, (list, tuple)):
+        items = [_contiguous_outputs(o) for o in out]
+        return type(out)(*items) if hasattr(out, "_fields") else type(out)(items)
+    if isinstance(out, dict):
+        return type(out)((k, _contiguous_outputs(v)) for k, v in out.items())
+    return out
+
+
 def _parameters_placement(module):
     """The one placement all of `module`'s parameters are global on, else None: the stage
     placement of OneFlow 0.7's `module.config.stage_id = i` (no placement given)."""
@@ -164,11 +177,11 @@ class Graph:
         micro-batch, as the eager loop it stands for enters one per forward (a region's cached weight casts
         belong to that micro-batch's autograd graph)."""
         if self.config.amp is None:
-            return self.build(*args)
+            return _contiguous_outputs(self.build(*args))
         with contextlib.ExitStack() as regions:
             for device_type in _C.device_types():
                 regions.enter_context(autocast(device_type, dtype=self.config.amp))
-            return self.build(*args)
+            return _contiguous_outputs(self.build(*args))
 
     def build(self, *args):
         raise NotImplementedError(f"{type(self).__name__} must define build(*args)")
