@@ -108,6 +108,9 @@ from monoflow import hub  # noqa: E402  (torch.hub: checkpoint cache, local hubc
 from monoflow import onnx  # noqa: E402  (torch.onnx: export by recording one forward; the onnx package is optional)
 from monoflow.amp import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402
 from monoflow._compile import compile  # noqa: E402
+from monoflow import _alias_import  # noqa: E402
+
+_alias_import.install()  # sys.modules["torch"] = monoflow, then import torch.nn: monoflow.nn itself
 from monoflow import testing  # noqa: E402  (torch.testing: assert_close, make_tensor)
 from monoflow import random  # noqa: E402  (torch.random: seeds, RNG state, fork_rng)
 from monoflow import distributions  # noqa: E402  (torch.distributions: Categorical, Normal, kl_divergence ...)
