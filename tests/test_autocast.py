@@ -303,3 +303,53 @@ def test_graph_enable_amp_with_gradient_accumulation():
     graph = [step(x, t).numpy().mean() for _ in range(4)]
     np.testing.assert_allclose(graph, eager, rtol=2e-2, atol=2e-3)  # the mean of the micro-batch losses
     assert graph[-1] < graph[0]
+
+
+
+def _scaled_function(lib, cast_inputs, record):
+    def dtype_name(t):
+        return str(t.dtype).split(".")[-1]
+
+    class Scaled(lib.autograd.Function):
+        @staticmethod
+        @lib.amp.custom_fwd(device_type="cpu", cast_inputs=cast_inputs)
+        def forward(ctx, x, w):
+            ctx.save_for_backward(x, w)
+            record["forward"] = (dtype_name(x), lib.is_autocast_enabled("cpu"), dtype_name(x @ w))
+            return x @ w
+
+        @staticmethod
+        @lib.amp.custom_bwd(device_type="cpu")
+        def backward(ctx, g):
+            x, w = ctx.saved_tensors
+            record["backward"] = (lib.is_autocast_enabled("cpu"), dtype_name(g @ w.t()))
+            return g @ w.t(), x.t() @ g
+    return Scaled
+
+
+@pytest.mark.parametrize("cast_inputs", [None, "float32"])
+@pytest.mark.parametrize("region", [True, False])
+def test_custom_fwd_and_bwd_follow_torch(cast_inputs, region):
+    # the forward's autocast state and input casts, and the same state restored in backward
+    torch = pytest.importorskip("torch")
+    seen = []
+    for lib in (torch, flow):
+        record = {}
+        fn = _scaled_function(lib, None if cast_inputs is None else getattr(lib, cast_inputs), record)
+        x = lib.tensor(np.arange(6.0).reshape(2, 3) / 7, dtype=lib.float32, requires_grad=True)
+        w = lib.tensor(np.arange(12.0).reshape(3, 4) / 5, dtype=lib.float32, requires_grad=True)
+        with lib.autocast("cpu", dtype=lib.bfloat16, enabled=region):
+            y = fn.apply(x.bfloat16() if region and cast_inputs else x, w)
+            out = y.float().sum()
+        out.backward()
+        seen.append((str(y.dtype).split(".")[-1], record, x.grad.float().detach().numpy()))
+    (t_dtype, t_record, t_grad), (f_dtype, f_record, f_grad) = seen
+    assert set(t_record) == {"forward", "backward"} and f_dtype == t_dtype and f_record == t_record
+    np.testing.assert_allclose(f_grad, t_grad, rtol=1e-2)
+
+
+def test_cuda_amp_custom_fwd_names():
+    assert flow.cuda.amp.custom_fwd(cast_inputs=flow.float32).keywords == {"device_type": "cuda",
+                                                                           "cast_inputs": flow.float32}
+    with pytest.raises(ValueError, match="device_type"):
+        flow.amp.custom_fwd(lambda ctx: None, device_type=None)

@@ -122,3 +122,92 @@ def get_autocast_dtype(device_type):
         monoflow.float16
     """
     return _autocast.get_dtype(device_type)
+
+
+def _cast_floats(value, dtype):
+    """`value` with every floating-point tensor in it (nested in lists, tuples, dicts) cast to `dtype`."""
+    if isinstance(value, _C.TensorBase):
+        return value.to(dtype) if value.is_floating_point() else value
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast_floats(v, dtype) for v in value)
+    if isinstance(value, dict):
+        return {k: _cast_floats(v, dtype) for k, v in value.items()}
+    return value
+
+
+def custom_fwd(fwd=None, *, device_type, cast_inputs=None):
+    """Decorator for the ``forward`` of a custom :class:`~monoflow.autograd.Function` under autocast
+    (torch's ``amp.custom_fwd``). Without ``cast_inputs`` the forward runs in the caller's autocast
+    state, which :func:`custom_bwd` restores for the backward; with it, the forward's floating-point
+    tensor arguments are cast to ``cast_inputs`` and it runs with autocast off (when the caller's
+    region is on).
+
+    Args:
+        fwd (callable): the forward (``ctx`` first); omitted, a decorator is returned.
+        device_type (str): the autocast device type (``"cpu"``, ``"cuda"``).
+        cast_inputs (monoflow.dtype, optional): the dtype the inputs run in. Default: ``None``.
+
+    Example::
+
+        >>> class Double(flow.autograd.Function):
+        ...     @staticmethod
+        ...     @flow.amp.custom_fwd(device_type="cpu", cast_inputs=flow.float32)
+        ...     def forward(ctx, x):
+        ...         return x * 2
+        ...     @staticmethod
+        ...     @flow.amp.custom_bwd(device_type="cpu")
+        ...     def backward(ctx, g):
+        ...         return g * 2
+        >>> with flow.autocast("cpu"):
+        ...     Double.apply(flow.ones(2, dtype=flow.bfloat16)).dtype
+        monoflow.float32
+    """
+    if not isinstance(device_type, str):
+        raise ValueError(f"custom_fwd: expected `device_type` of type `str`, got: `{type(device_type)}`")
+    if fwd is None:
+        return functools.partial(custom_fwd, device_type=device_type, cast_inputs=cast_inputs)
+
+    @functools.wraps(fwd)
+    def forward(*args, **kwargs):
+        ctx = args[0]
+        ctx._dtype = get_autocast_dtype(device_type)
+        if cast_inputs is None:
+            ctx._fwd_used_autocast = is_autocast_enabled(device_type)
+            return fwd(*args, **kwargs)
+        ctx._fwd_used_autocast = False
+        if not is_autocast_enabled(device_type):
+            return fwd(*args, **kwargs)
+        with autocast(device_type, enabled=False):
+            return fwd(ctx, *_cast_floats(args[1:], cast_inputs), **_cast_floats(kwargs, cast_inputs))
+    return forward
+
+
+def custom_bwd(bwd=None, *, device_type):
+    """Decorator for the ``backward`` of a custom :class:`~monoflow.autograd.Function` whose forward
+    has :func:`custom_fwd`: the backward runs in the autocast state the forward ran in (torch's
+    ``amp.custom_bwd``).
+
+    Args:
+        bwd (callable): the backward (``ctx`` first); omitted, a decorator is returned.
+        device_type (str): the autocast device type (``"cpu"``, ``"cuda"``).
+
+    Example::
+
+        >>> @flow.amp.custom_bwd(device_type="cpu")
+        ... def backward(ctx, g):
+        ...     return g
+        >>> callable(backward)
+        True
+    """
+    if not isinstance(device_type, str):
+        raise ValueError(f"custom_bwd: expected `device_type` of type `str`, got: `{type(device_type)}`")
+    if bwd is None:
+        return functools.partial(custom_bwd, device_type=device_type)
+
+    @functools.wraps(bwd)
+    def backward(*args, **kwargs):
+        ctx = args[0]
+        with autocast(device_type, enabled=getattr(ctx, "_fwd_used_autocast", False),
+                      dtype=getattr(ctx, "_dtype", None)):
+            return bwd(*args, **kwargs)
+    return backward
