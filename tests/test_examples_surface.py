@@ -357,6 +357,23 @@ def test_jit_scripted_and_traced_models_train_as_eager_torch():
     assert flow.compiler.disable(helper) is helper and flow.compiler.disable()(helper) is helper
 
 
+def test_dynamo_settings_scripts_write_as_torch():
+    # nanoGPT-style scripts around torch.compile: settings are kept, decorators return the function
+    import monoflow._dynamo as dynamo
+    import torch._dynamo
+    for lib in (torch._dynamo, dynamo):
+        before = (lib.config.suppress_errors, lib.config.cache_size_limit)
+        lib.config.suppress_errors = True
+        lib.config.cache_size_limit = 64
+        assert lib.config.suppress_errors is True and lib.config.cache_size_limit == 64
+        lib.config.suppress_errors, lib.config.cache_size_limit = before
+        x = flow.ones(2, 3) if lib is dynamo else torch.ones(2, 3)
+        assert lib.mark_dynamic(x, 0) is None
+        assert lib.disable(len)([1, 2]) == 2 and lib.is_compiling() is False
+        lib.reset()
+    assert flow._dynamo is dynamo and dynamo.optimize("inductor")(len) is len
+
+
 def test_stack_dataset_and_module_path_as_torch():
     from monoflow.nn.modules.module import Module
     assert Module is flow.nn.Module

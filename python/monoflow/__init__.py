@@ -100,7 +100,7 @@ from monoflow import xpu  # noqa: E402  (torch.xpu: unavailable without an 'xpu'
 from monoflow import cpu  # noqa: E402  (torch.cpu: is_available, device_count, synchronize, amp)
 from monoflow import version  # noqa: E402,F401  (torch.version: __version__, cuda, hip, ...)
 from monoflow import sysconfig  # noqa: E402,F401  (OneFlow's: with_cuda(), get_include(), ...)
-from monoflow import compiler, jit  # noqa: E402  (torch.compiler / torch.jit: eager stand-ins, as compile)
+from monoflow import compiler, jit, _dynamo  # noqa: E402  (torch.compiler / jit / _dynamo: eager stand-ins, as compile)
 from monoflow import profiler  # noqa: E402  (torch.profiler over autograd.profiler's recorder)
 from monoflow import func  # noqa: E402  (torch.func: grad, vmap, functional_call ...)
 from monoflow.func import vmap  # noqa: E402
