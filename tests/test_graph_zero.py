@@ -14,6 +14,7 @@ import json
 import os
 import sys
 
+import numpy as np
 import pytest
 
 import monoflow as flow
@@ -81,18 +82,43 @@ def test_bad_settings_are_refused():
     assert g.config.zero is None
 
 
-def test_local_parameters_are_refused_and_config_printed():
+def test_zero_config_is_printed_and_turned_off():
     model = nn.Linear(4, 4)
     g = _Step(model, flow.optim.Adam(model.parameters(), lr=0.1))
     g.config.enable_zero(stage=1, shard_min_size=4)
     text = repr(g)
     assert "(zero): ZeRO(stage=1, shard_min_size=4, shard_restore_level=1)" in text, text
     assert "zero=ZeRO(stage=1" in repr(g.config)
-    before = model.weight.detach().numpy().copy()
-    with pytest.raises(RuntimeError, match="enable_zero .* local tensors"):
-        g(flow.randn(2, 4))
-    assert (model.weight.detach().numpy() == before).all()  # nothing ran
-    g.config.enable_zero(False)  # off again: the graph trains as usual
+    g.config.enable_zero(False)  # off again
     assert "(zero)" not in repr(g)
     g(flow.randn(2, 4))
     g(flow.randn(2, 4))
+
+
+def test_zero_on_local_parameters_is_a_no_op_as_oneflow_single_device():
+    # OneFlow runs a one-device graph with enable_zero on (nothing to shard); monoflow refused it
+    def train(zero):
+        flow.manual_seed(0)
+        m = flow.nn.Linear(4, 2)
+        opt = flow.optim.Adam(m.parameters(), lr=0.1)
+
+        class G(flow.nn.Graph):
+            def __init__(self):
+                super().__init__()
+                self.m = m
+                self.add_optimizer(opt)
+                if zero:
+                    self.config.enable_zero(True, stage=1, shard_min_size=1)
+
+            def build(self, x):
+                loss = self.m(x).square().sum()
+                loss.backward()
+                return loss
+
+        g = G()
+        x = flow.tensor(np.linspace(-1, 1, 12).reshape(3, 4), dtype=flow.float32)
+        return [g(x).item() for _ in range(4)], m.weight.numpy()
+
+    (losses, w), (losses_zero, w_zero) = train(False), train(True)
+    assert losses_zero == losses and losses[-1] < losses[0]
+    np.testing.assert_array_equal(w_zero, w)

@@ -32,6 +32,7 @@ Note [Parameters that get no gradient in build]
 import monoflow as flow
 from monoflow import _C
 from monoflow.autograd import no_grad
+from monoflow.nn import _global_layout as _gl
 from monoflow.nn.graph.zero import ZeroSharding
 from monoflow.optim import LAMB, SGD, Adagrad, Adam, AdamW, RMSprop
 from monoflow.optim.lamb import lamb_update
@@ -109,7 +110,9 @@ class GraphOptimizerStep:
         """Before each call: ZeRO per the graph's config (zero.ZeroSettings,
         or None), with the state laid out for it (Note [ZeRO state layout] in
         zero.py). True when state tensors were replaced: compiled plans are stale."""
-        if settings is None or not settings.mode:
+        # Local parameters (one process, as OneFlow runs a single-device graph with ZeRO on): nothing to shard.
+        if settings is None or not settings.mode or not any(_gl.is_global(p) for g in self.opt.param_groups
+                                                              for p in g["params"]):
             if self.zero is None:
                 return False
             zero, self.zero = self.zero, None

@@ -228,20 +228,13 @@ class ZeroSharding:
         self.opt, self.settings = opt, settings
         self.rows = {}  # id(param) -> (start, length) of this rank's rows, for the sharded parameters
         self.params_split = settings.stage == 3
-        any_global = False
         for group in opt.param_groups:
             # plain SGD keeps no state: sharding it would only add the all-gather (stage 1)
             stateless = isinstance(opt, SGD) and group["momentum"] == 0 and not self.params_split
             for p in group["params"]:
-                any_global = any_global or _gl.is_global(p)
                 r = None if stateless else _rows(p, settings.shard_min_size, split_too=self.params_split)
                 if r is not None:
                     self.rows[id(p)] = r
-        if not any_global:
-            raise RuntimeError(f"nn.Graph: config.enable_zero shards the optimizer state of data-parallel global "
-                               f"parameters (broadcast SBP on a placement of several ranks), but the parameters of "
-                               f"{type(opt).__name__} are local tensors; convert the model with "
-                               f".to_global(placement, flow.sbp.broadcast) or do not enable ZeRO")
 
     def shards(self, p):
         """Whether `p` takes the row update (stage 1); under stage 3 a sharded
