@@ -504,3 +504,36 @@ def test_global_parameter_cannot_be_pickled():
     p = nn.Parameter(flow.tensor(np.ones(2, np.float32), placement=P1, sbp=B))
     with pytest.raises(TypeError, match="monoflow.save"):
         pickle.dumps(p)
+
+
+DST_RANK_WORKER = r'''
+import io, json, os, sys
+import numpy as np
+import monoflow as flow
+r = flow.env.get_rank()
+P = flow.placement("cpu", ranks=[0, 1])
+m = flow.nn.Linear(4, 2).to_global(P, flow.sbp.broadcast)
+with flow.no_grad():
+    m.weight.copy_(flow.arange(8.0).reshape(2, 4).to_global(P, flow.sbp.broadcast))
+flow.save(m.state_dict(), os.path.join(sys.argv[1], "ck"), global_dst_rank=1)  # OneFlow's: rank 1 writes
+buf = io.BytesIO()
+flow.save(m.state_dict(), buf, global_dst_rank=1)  # to a file object: the other ranks write nothing
+sd = flow.load(os.path.join(sys.argv[1], "ck"), global_src_rank=1)  # rank 1 reads and shares
+fresh = flow.nn.Linear(4, 2).to_global(P, flow.sbp.broadcast)
+fresh.load_state_dict(sd)
+json.dump({"wrote": len(buf.getvalue()), "weight": fresh.weight.numpy().tolist(), "global": sd["weight"].is_global},
+          open(os.path.join(sys.argv[1], f"rank{r}.json"), "w"))
+'''
+
+
+@needs_gloo
+def test_save_with_global_dst_rank_writes_on_that_rank_only(tmp_path):
+    (tmp_path / "worker.py").write_text(DST_RANK_WORKER)
+    r = launch(2, ["worker.py", str(tmp_path)], tmp_path)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    res = [json.loads((tmp_path / f"rank{k}.json").read_text()) for k in range(2)]
+    assert res[0]["wrote"] == 0 and res[1]["wrote"] > 0
+    for k in range(2):
+        assert res[k]["global"] and res[k]["weight"] == np.arange(8.0).reshape(2, 4).tolist()
+    with pytest.raises(ValueError, match="global_dst_rank 3"):
+        flow.save({"w": flow.ones(2)}, io.BytesIO(), global_dst_rank=3)

@@ -346,7 +346,7 @@ def _after_global_write(world, writer, error):
 
 
 def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_serialization=True,
-         _disable_byteorder_record=False, *, save_as_external_data=False):
+         _disable_byteorder_record=False, *, save_as_external_data=False, global_dst_rank=None):
     """Saves ``obj`` (a tensor, a ``state_dict``, any container of them) to
     a file.
 
@@ -383,6 +383,10 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_seriali
         save_as_external_data (bool): OneFlow's directory form: ``f`` (a path)
             is made a directory (created if missing) and the checkpoint is
             written inside it; ``flow.load(f)`` reads it back. Default: ``False``.
+        global_dst_rank (int, optional): OneFlow's: the rank that writes the
+            whole global tensors (to a path or a file object); the other ranks
+            do no I/O. Default: ``None``: rank 0 writes to a path, every rank
+            to its own file object.
 
     Raises:
         TypeError: if ``obj`` holds something that cannot be saved (raised
@@ -409,11 +413,17 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_seriali
     saver = _Saver(pickle_module, pickle_protocol)
     root = saver.node(obj, "obj")  # every TypeError is raised here, before any output
     world = writer = None
-    if saver.globals:  # Note [Saving global tensors]
+    if saver.globals or global_dst_rank is not None:  # Note [Saving global tensors]
         from monoflow._global import groups
 
         world = groups.world_group()
-        writer = 0 if is_path(f) else None  # a file object: every rank writes its own
+        if global_dst_rank is not None:  # OneFlow's: that rank writes, the others do no I/O
+            writer = _C.check_int(global_dst_rank, "save", "global_dst_rank")
+            size = 1 if world is None else world.size()  # (None: a world of one)
+            if not 0 <= writer < size:
+                raise ValueError(f"save(): global_dst_rank {writer} is not a rank of this job of {size}")
+        else:
+            writer = 0 if is_path(f) else None  # a file object: every rank writes its own
         saver.gather_globals(writer)
     blobs = saver.plan()
     fmt = {"format": FORMAT_NAME, "version": list(saver.version), "byteorder": "little"}
@@ -438,6 +448,8 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_seriali
         return
     if not hasattr(f, "write"):
         raise TypeError(f"flow.save: expected a path or a writable binary file object, got {type_name(f)}")
+    if world is not None and writer is not None and world.rank() != writer:  # global_dst_rank: the others write nothing
+        return
     start = None
     try:
         if f.seekable():
