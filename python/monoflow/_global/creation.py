@@ -3,6 +3,8 @@ whole on every rank of the placement, the same everywhere (random ones from
 a seed the first rank draws and shares), and each rank keeps its shard."""
 import functools
 
+from monoflow._global.mode import current as current_mode
+from monoflow._global.mode import suspended
 from monoflow._global.sbp import as_nd_sbp, broadcast, check_dims
 
 
@@ -54,6 +56,14 @@ def make(fn, placement, sbp, random, args, kwargs, what):
     return t
 
 
+def _device_fits(device, placement):
+    """Whether a creation call's device= (None, a string or a device) lets global mode put the tensor on
+    `placement`: none named, or one of the placement's device type."""
+    if device is None:
+        return True
+    return str(device).split(":")[0] == placement.type
+
+
 def accepts_placement(random=False):
     """Adds placement= and sbp= to a creation function."""
     def decorate(fn):
@@ -62,7 +72,12 @@ def accepts_placement(random=False):
             if placement is None:
                 if sbp is not None:
                     raise ValueError(f"{fn.__name__}: sbp= needs placement= too")
-                return fn(*args, **kwargs)
-            return make(fn, placement, sbp, random, args, kwargs, fn.__name__)
+                mode = current_mode()  # Note: OneFlow's global mode (mode.py)
+                if mode is None or not _device_fits(kwargs.get("device"), mode[0]):
+                    return fn(*args, **kwargs)
+                placement, sbp = mode
+                kwargs.pop("device", None)
+            with suspended():
+                return make(fn, placement, sbp, random, args, kwargs, fn.__name__)
         return wrapper
     return decorate

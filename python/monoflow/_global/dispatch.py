@@ -23,6 +23,7 @@ import itertools
 from monoflow import _C
 from monoflow._global import boxing, groups, layout, whole_graph
 from monoflow._global.access import shard_access
+from monoflow._global.mode import suspended
 from monoflow._global.signatures import RULES, Op, is_inplace
 from monoflow._global.tensor import GlobalTensor, local_view, outside, wrap
 from monoflow._tensor import Tensor
@@ -152,6 +153,11 @@ def call(name, fn, args, kwargs, method=False):
         out = composite(name, fn, args, kwargs)
         if out is not NotImplemented:
             return out
+    with suspended():  # OneFlow's global mode (mode.py): the local op on the shards makes local tensors
+        return _run_rule(name, fn, args, kwargs, method, where, tensors, placement)
+
+
+def _run_rule(name, fn, args, kwargs, method, where, tensors, placement):
     rule = RULES.get(name)
     if rule is None:
         raise RuntimeError(f"{name}: no SBP rule for global tensors")

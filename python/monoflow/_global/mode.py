@@ -1,0 +1,34 @@
+"""OneFlow's global mode (``flow.utils.global_view.global_mode``): inside an
+enabled region, creation functions called without ``placement=`` make global
+tensors on the region's placement and SBP, so that code written for local
+tensors (``flow.randn(shape)`` in a model's forward) produces global ones
+when the model runs globally. A stack per thread: regions nest, and an inner
+disabled region turns the mode off."""
+import threading
+
+_state = threading.local()
+
+
+def stack():
+    s = getattr(_state, "stack", None)
+    if s is None:
+        s = _state.stack = []
+    return s
+
+
+def current():
+    """(placement, sbp) of the innermost enabled region, or None (none, or an inner disabled one)."""
+    s = getattr(_state, "stack", None)
+    return s[-1] if s else None
+
+
+class suspended:
+    """The mode off while the global layer itself creates local tensors (a creation function's
+    logical value, an op's shards): only the user's own calls are made global."""
+
+    def __enter__(self):
+        stack().append(None)
+
+    def __exit__(self, *exc):
+        stack().pop()
+        return False
