@@ -249,10 +249,12 @@ class Launcher:
         self.restart = 0     # restarts so far (Note [Restarts])
         self.error_dir = tempfile.mkdtemp(prefix="monoflow-launch-")
         self.signalled = None
+        self.signal_count = 0  # SIGINT/SIGTERM received so far
         self._new_attempt()
 
     def _new_attempt(self):
         self.procs = []      # (global rank, Popen)
+        self.forwarded = {}  # pid -> how many of the launcher's signals it was sent (each gets each once)
         self.tails = {}      # global rank -> its last output lines, or its log file
         self.pumps = []
         self.files = []
@@ -298,6 +300,10 @@ class Launcher:
             waiter = threading.Thread(target=self._wait_for, args=(rank, proc), daemon=True)
             waiter.start()
             self.waiters.append(waiter)
+        # A signal handled while a rank was being started (after its Popen, before it was in self.procs)
+        # did not reach it; a loaded machine makes that window long enough for a rank to start up.
+        if self.signalled is not None:
+            self._send_pending()
 
     def error_path(self, rank):
         return os.path.join(self.error_dir, f"rank_{rank}.json")
@@ -322,9 +328,14 @@ class Launcher:
         # The ranks run in their own sessions (a terminal's Ctrl-C reaches only
         # the launcher), so every signal reaches them exactly once, from here.
         self.signalled = signum
-        for _, p in self.procs:
-            if p.poll() is None:
-                p.send_signal(signum)
+        self.signal_count += 1
+        self._send_pending()
+
+    def _send_pending(self):
+        for _, p in list(self.procs):
+            while self.forwarded.get(p.pid, 0) < self.signal_count and p.poll() is None:
+                self.forwarded[p.pid] = self.forwarded.get(p.pid, 0) + 1
+                p.send_signal(self.signalled)
 
     def stop_all(self):
         for _, p in self.procs:
