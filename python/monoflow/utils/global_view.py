@@ -18,24 +18,21 @@ from monoflow._global import mode as _mode
 from monoflow._global.placement import placement as _Placement
 from monoflow._global.sbp import as_nd_sbp
 from monoflow._tensor import Tensor
+from monoflow.utils._pytree import tree_map
 
 __all__ = ["to_global", "to_local", "global_mode", "current_global_mode"]
 
 
 def _map(value, fn, warn, what):
-    if isinstance(value, Tensor):
-        return fn(value)
-    if value is None:
-        return None
-    if isinstance(value, (list, tuple)):
-        items = [_map(v, fn, warn, what) for v in value]
-        return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
-    if isinstance(value, dict):
-        return type(value)((k, _map(v, fn, warn, what)) for k, v in value.items())
-    if warn:
-        warnings.warn(f"{what}: a leaf of type {type(value).__name__} is not a tensor and is kept as it is",
-                      stacklevel=3)
-    return value
+    """`value` with `fn` applied to each tensor in it (nested lists, tuples, dicts); other leaves kept."""
+    def leaf(v):
+        if isinstance(v, Tensor):
+            return fn(v)
+        if warn and v is not None:
+            warnings.warn(f"{what}: a leaf of type {type(v).__name__} is not a tensor and is kept as it is",
+                          stacklevel=5)
+        return v
+    return tree_map(leaf, value)
 
 
 def to_global(input, placement=None, sbp=None, warn_on_non_tensor_leaf=True, **kwargs):

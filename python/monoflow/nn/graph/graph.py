@@ -19,6 +19,7 @@ from monoflow.nn.graph.optimizer_step import GraphOptimizerStep
 from monoflow.nn.graph.pipeline import stage_scope
 from monoflow.nn.graph.signature import describe_signature, signature
 from monoflow.nn.module import Module
+from monoflow.utils._pytree import tree_map_only
 
 __all__ = ["Graph"]
 
@@ -26,14 +27,7 @@ __all__ = ["Graph"]
 def _contiguous_outputs(out):
     """build's results with every tensor contiguous, as OneFlow's lazy outputs are (an expand() or
     transpose() returned by build is a fresh tensor, not a stride-0 or permuted view)."""
-    if isinstance(out, flow.Tensor):
-        return out if out.is_contiguous() else out.contiguous()
-    if isinstance(out, (list, tuple)):
-        items = [_contiguous_outputs(o) for o in out]
-        return type(out)(*items) if hasattr(out, "_fields") else type(out)(items)
-    if isinstance(out, dict):
-        return type(out)((k, _contiguous_outputs(v)) for k, v in out.items())
-    return out
+    return tree_map_only(flow.Tensor, lambda t: t.contiguous(), out)  # (contiguous() of a contiguous t is t)
 
 
 def _parameters_placement(module):
