@@ -450,8 +450,8 @@ def test_mock_torch_runs_a_torch_script_on_monoflow_and_gives_torch_back():
     assert after is real and flow.__spec__.name == "monoflow" and flow.nn.__spec__.name == "monoflow.nn"
     with mock.enable():
         with pytest.raises(ImportError):
-            import torch._dynamo as _dyn  # noqa: F401
-    assert "torch._dynamo" not in sys.modules or sys.modules["torch._dynamo"].__name__.startswith("torch")
+            import torch._inductor as _ind  # noqa: F401
+    assert "torch._inductor" not in sys.modules or sys.modules["torch._inductor"].__name__.startswith("torch")
 
 
 def test_mock_torch_lazy_placeholders_fail_only_when_used():
@@ -459,11 +459,11 @@ def test_mock_torch_lazy_placeholders_fail_only_when_used():
 
     with mock.enable(lazy=True):
         import torch as mocked
-        import torch._dynamo as dyn
+        import torch._inductor as ind
         assert not isinstance(mocked.ones(1), mocked.not_a_class) and mocked.nn.Linear is flow.nn.Linear
         with pytest.raises(NotImplementedError):
-            dyn.optimize("inductor")
-    assert not hasattr(flow, "_dynamo") and not hasattr(flow, "not_a_class")
+            ind.compile_fx("model")
+    assert not hasattr(flow, "_inductor") and not hasattr(flow, "not_a_class")
 
 
 def test_mock_torch_command_line_enables_it_for_a_new_python(tmp_path):
