@@ -130,3 +130,24 @@ def test_sgd_momentum_strided_and_fallback(device):
     b64 = flow.zeros(6, 4, dtype=flow.float64, device=device)
     _C.sgd_momentum_(b64, b64.clone(), g, 0.5, 1.0, 1.0)
     np.testing.assert_allclose(b64.numpy(), -g.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("wide, narrow", [("float32", "bfloat16"), ("float32", "float16"), ("float64", "float32")])
+@pytest.mark.parametrize("inplace", [False, True])
+def test_add_with_alpha_of_a_narrower_operand_rounds_in_the_results_dtype(wide, narrow, inplace):
+    # alpha * b is computed in the result's dtype, as torch: b = 1 in bfloat16 with alpha 0.3 gives 0.3 in
+    # float32, not bfloat16's 0.30078 (an optimizer adding a bfloat16 update to float32 weights)
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal(6), rng.standard_normal(6)
+    outs = []
+    for lib in (torch, flow):
+        x, y = lib.tensor(a).to(getattr(lib, wide)), lib.tensor(b).to(getattr(lib, narrow))
+        out = x.add_(y, alpha=0.3) if inplace else lib.add(x, y, alpha=0.3)
+        outs.append((str(out.dtype).split(".")[-1], out.double().numpy()))
+    assert outs[1][0] == outs[0][0] == wide
+    # (torch's kernel may fuse the multiply-add: an ulp of the wide dtype, far below the narrow one's)
+    np.testing.assert_allclose(outs[1][1], outs[0][1], rtol=4 * np.finfo(wide).eps, atol=4 * np.finfo(wide).eps)
+    # a 0-dim wider operand does not decide the dtype (torch's rule), so nothing is widened then
+    z = flow.add(flow.tensor(0.5), flow.ones(2, dtype=getattr(flow, narrow)), alpha=0.3)
+    assert z.dtype == getattr(flow, narrow)

@@ -34,6 +34,14 @@ Tensor scaled(const Tensor& t, Scalar s) { return is_one(s) ? t : binary_scalar(
 
 double as_double(Scalar s) { return s.kind == Scalar::Float ? s.f : static_cast<double>(s.i); }
 
+// a + alpha * b with b in a narrower floating dtype than a's, which is the result's: b is widened
+// before the scaling, so that alpha * b is not rounded to b's dtype first (torch computes it in the
+// result's dtype). A 0-dim a does not decide the dtype against a dimensioned b (torch's rule).
+bool widen_other(const Tensor& a, const Tensor& b) {
+  return is_floating(a->dtype) && is_floating(b->dtype) && a->dtype != b->dtype &&
+         promote_types(a->dtype, b->dtype) == a->dtype && (a->dim() > 0 || b->dim() == 0);
+}
+
 void check_inplace_shape(const char* op, const Tensor& self, const Dims& shape) {
   MF_CHECK(shape == self->shape, RuntimeError, op, "_: output with shape ", shape_str(self->shape),
            " doesn't match the broadcast shape ", shape_str(shape));
@@ -88,6 +96,7 @@ Dims shape3(const Tensor& a, const Tensor& b, const Tensor& c, const char* op) {
 // ------------------------------------------------------------ add with alpha
 
 Tensor add_alpha(const Tensor& a, const Tensor& b, Scalar alpha) {
+  if (!is_one(alpha) && widen_other(a, b)) return add_alpha(a, cast(b, a->dtype), alpha);
   if (!fusable({&a, &b}) || is_one(alpha)) return binary(kOp_add, a, scaled(b, alpha));
   Recorder rec("add", {a, b});
   Dims shape = broadcast_shapes(a->shape, b->shape, "add");
@@ -99,6 +108,7 @@ Tensor add_alpha(const Tensor& a, const Tensor& b, Scalar alpha) {
 }
 
 void add_alpha_(const Tensor& self, const Tensor& b, Scalar alpha) {
+  if (!is_one(alpha) && widen_other(self, b)) return add_alpha_(self, cast(b, self->dtype), alpha);
   if (!fusable({&self, &b}) || is_one(alpha)) return binary_(kOp_add, self, scaled(b, alpha));
   check_writable("add", self);
   Recorder rec(Recorder::InPlace{}, "add", {self, b});

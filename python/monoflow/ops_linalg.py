@@ -1,6 +1,6 @@
 """Linear algebra: mm, bmm, mv, addmm, dot, outer, einsum. All compose the
 core's matmul (BLAS on the CPU) with views, so they need no kernels of their own."""
-from monoflow import _C, _autocast
+from monoflow import _C, _autocast, _dtypes
 
 __all__ = ["mm", "bmm", "mv", "addmm", "dot", "vdot", "outer", "ger", "einsum"]
 
@@ -51,6 +51,10 @@ def addmm(input, mat1, mat2, alpha=1, beta=1):
     if not fits:
         raise RuntimeError(f"addmm: input of shape {list(input.shape)} cannot be broadcast to the product's shape "
                            f"{list(out_shape)}")
+    low = input.dtype
+    if low in (_dtypes.float16, _dtypes.bfloat16) and mat1.dtype == mat2.dtype == low:
+        # one rounding of the float32 result, as torch's half-precision addmm (not one per step)
+        return addmm(input.float(), mat1.float(), mat2.float(), alpha=alpha, beta=beta).to(low)
     prod = mat1.matmul(mat2)
     if alpha != 1:
         prod = prod * alpha

@@ -8,6 +8,7 @@ from monoflow.optim.adamax import Adamax
 from monoflow.optim.lamb import LAMB
 from monoflow.optim.asgd import ASGD
 from monoflow.optim.lbfgs import LBFGS
+from monoflow.optim.muon import Muon
 from monoflow.optim.nadam import NAdam
 from monoflow.optim.optimizer import Optimizer
 from monoflow.optim.radam import RAdam
@@ -16,5 +17,5 @@ from monoflow.optim.rprop import Rprop
 from monoflow.optim.sgd import SGD
 from monoflow.optim import swa_utils  # noqa: E402
 
-__all__ = ["ASGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "LAMB", "LBFGS", "NAdam", "Optimizer", "RAdam",
-           "RMSprop", "Rprop", "SGD", "lr_scheduler", "swa_utils"]
+__all__ = ["ASGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "LAMB", "LBFGS", "Muon", "NAdam", "Optimizer",
+           "RAdam", "RMSprop", "Rprop", "SGD", "lr_scheduler", "swa_utils"]
