@@ -5,6 +5,7 @@ import functools
 import warnings
 
 from monoflow import _C, _autocast, _dtypes
+from monoflow.utils._pytree import tree_map_only
 
 
 def is_autocast_available(device_type):
@@ -126,13 +127,7 @@ def get_autocast_dtype(device_type):
 
 def _cast_floats(value, dtype):
     """`value` with every floating-point tensor in it (nested in lists, tuples, dicts) cast to `dtype`."""
-    if isinstance(value, _C.TensorBase):
-        return value.to(dtype) if value.is_floating_point() else value
-    if isinstance(value, (list, tuple)):
-        return type(value)(_cast_floats(v, dtype) for v in value)
-    if isinstance(value, dict):
-        return {k: _cast_floats(v, dtype) for k, v in value.items()}
-    return value
+    return tree_map_only(_C.TensorBase, lambda t: t.to(dtype) if t.is_floating_point() else t, value)
 
 
 def custom_fwd(fwd=None, *, device_type, cast_inputs=None):
