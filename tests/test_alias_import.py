@@ -22,7 +22,9 @@ assert sys.modules["torch.nn"] is monoflow.nn and monoflow.nn.__spec__.name == "
 model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 1))
 assert isinstance(model, monoflow.nn.Module)
 opt = torch.optim.SGD(model.parameters(), lr=0.1)
-data = DataLoader(TensorDataset(torch.randn(16, 3), torch.randn(16, 1)), batch_size=8)
+torch.manual_seed(0)
+x_all = torch.randn(16, 3)
+data = DataLoader(TensorDataset(x_all, x_all @ torch.tensor([[1.0], [-2.0], [0.5]])), batch_size=8)  # learnable
 losses = []
 for _ in range(20):
     for x, y in data:

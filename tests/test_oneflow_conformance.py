@@ -327,11 +327,31 @@ def test_functional_ops_through_C_as_oneflow_tests_call_them():
     x, t = flow.tensor(a), torch.tensor(a)
     np.testing.assert_allclose(flow._C.relu(x).numpy(), torch.relu(t).numpy())
     np.testing.assert_allclose(flow._C.softmax(x, dim=1).numpy(), torch.softmax(t, dim=1).numpy(), rtol=1e-6)
-    np.testing.assert_allclose(flow._C.gelu(x).numpy(), torch.nn.functional.gelu(t).numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(flow._C.gelu(x, approximate="tanh").numpy(),
+                               torch.nn.functional.gelu(t, approximate="tanh").numpy(), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(flow._C.matmul(x, x.T).numpy(), (t @ t.T).numpy(), rtol=1e-5)
     with pytest.raises(AttributeError, match="monoflow._C' has no attribute 'no_such_op'"):
         flow._C.no_such_op
     assert not hasattr(flow._C, "_private_name")
+
+
+@needs_torch
+def test_C_names_take_oneflow_functional_signatures():
+    # flow._C.<name> is OneFlow's functional form (keywords, defaults), not a raw core binding
+    a = np.random.default_rng(1).standard_normal((3, 4)).astype(np.float32)
+    x, t = flow.tensor(a), torch.tensor(a)
+    assert flow._C.arange(5).tolist() == list(range(5))
+    r = flow._C.arange(0, 10, 2, dtype=flow.int32)
+    assert r.dtype == flow.int32 and r.tolist() == [0, 2, 4, 6, 8]
+    assert flow._C.empty(2, 3, dtype=flow.float64).shape == (2, 3)
+    f = flow._C.full((2, 3), 1.5, dtype=flow.float64)
+    assert f.dtype == flow.float64 and f.tolist() == [[1.5] * 3] * 2
+    np.testing.assert_array_equal(flow._C.eye(3, dtype=flow.int64).numpy(), np.eye(3, dtype=np.int64))
+    np.testing.assert_allclose(flow._C.linspace(0, 1, 5, dtype=flow.float64).numpy(), np.linspace(0, 1, 5))
+    np.testing.assert_array_equal(flow._C.clamp(x, -0.5).numpy(), torch.clamp(t, -0.5).numpy())
+    for got, want in zip(flow._C.where(x > 0), torch.where(t > 0)):
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+    assert set(np.unique(flow._C.bernoulli(flow.rand(50), p=0.5).numpy())) <= {0.0, 1.0}
 
 
 # --- Tensor.new: OneFlow's (torch's legacy) constructor -----------------------

@@ -289,4 +289,27 @@ Scalar item(const Tensor& t) {
 
 void synchronize(Device device) { DeviceRegistry::get().backend(device).synchronize(device.index); }
 
+void relocate_storage(const Tensor& t, Device device) {
+  Storage& st = *t->storage;
+  if (st.device == device) return;
+  MF_CHECK(!graph::tracing(), RuntimeError, "offload/load: a tensor's memory cannot move inside a graph trace");
+  // The whole storage as one byte tensor, so bytes outside t's view move too.
+  auto whole = std::make_shared<TensorImpl>();
+  whole->storage = t->storage;
+  whole->shape = {static_cast<int64_t>(st.nbytes)};
+  whole->strides = {1};
+  whole->dtype = DType::UInt8;
+  Tensor moved = empty(whole->shape, DType::UInt8, device);
+  transfer(moved, whole);  // synchronous: no queued kernel still uses the old memory
+  // Swap the memory: `moved`'s storage now holds the old bytes and frees them
+  // on its device when it goes (as in Note [Moving a storage in place]).
+  Storage& fresh = *moved->storage;
+  std::swap(st.data, fresh.data);
+  std::swap(st.device, fresh.device);
+  std::swap(st.block, fresh.block);
+  std::swap(st.release, fresh.release);
+  std::swap(st.release_ctx, fresh.release_ctx);
+  std::swap(st.host_visible, fresh.host_visible);
+}
+
 }  // namespace monoflow

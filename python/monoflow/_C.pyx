@@ -1256,18 +1256,18 @@ cdef inline Device _new_dev(object dev) except *:
     return _dev(_default_device if dev is None else dev)
 
 
-def empty(shape, dt, dev=None):
+def _empty(shape, dt, dev=None):
     return wrap(c_empty(_dims(shape, "empty", "size"), _dtype_arg(dt, "empty", "dtype"), _new_dev(dev)))
 
 
-def full(shape, value, dt, dev=None):
+def _full(shape, value, dt, dev=None):
     cdef Scalar s
     if not _to_scalar(value, &s):
         raise _arg_error("full", "fill_value", 2, "Number", value)
     return wrap(c_full(_dims(shape, "full", "size"), s, _dtype_arg(dt, "full", "dtype"), _new_dev(dev)))
 
 
-def arange(start, end, step, dt, dev=None):
+def _arange(start, end, step, dt, dev=None):
     cdef Scalar a, b, c
     if not (_to_scalar(start, &a) and _to_scalar(end, &b) and _to_scalar(step, &c)):
         bad = [(n, v) for n, v in (("start", start), ("end", end), ("step", step)) if not _to_scalar(v, &c)][0]
@@ -1407,6 +1407,7 @@ include "_ops_random.pxi"
 include "_ops_linalg.pxi"
 include "_dlpack.pxi"
 include "_shared_memory.pxi"
+include "_offload.pxi"
 include "_autograd.pxi"
 include "_ops_nn.pxi"
 include "_ops_loss.pxi"

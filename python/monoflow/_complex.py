@@ -257,7 +257,7 @@ def _as_complex_tensor(v, dt, like):
     if isinstance(v, _C.TensorBase):
         return v if v.dtype == dt else v.to(dt)
     v = builtins.complex(v)
-    out = _C.full((), 0, dt, like.device)
+    out = _C._full((), 0, dt, like.device)
     r = _raw_as_real(out)
     r[0].fill_(v.real)
     r[1].fill_(v.imag)
@@ -363,7 +363,7 @@ def fill_(x, value):
 
 
 def full(shape, value, dtype, device):
-    return fill_(_C.empty(tuple(shape), dtype, device), value)
+    return fill_(_C._empty(tuple(shape), dtype, device), value)
 
 
 def randn(shape, dtype, device, generator):

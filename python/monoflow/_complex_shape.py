@@ -36,7 +36,7 @@ def where(cond, x, y):
                            f"{cond.dtype}")
     dt = _complex.result_type(x, y)
     like = x if isinstance(x, _C.TensorBase) else y if isinstance(y, _C.TensorBase) else cond
-    return _as_complex(_C.where(cond.unsqueeze(-1), _real_view(x, dt, like), _real_view(y, dt, like)))
+    return _as_complex(_C._where(cond.unsqueeze(-1), _real_view(x, dt, like), _real_view(y, dt, like)))
 
 
 def masked_fill(x, mask, value, inplace):
@@ -161,7 +161,7 @@ def _triangle(op, x, k):
     _C.check_tensor(x, op, "input", 1)
     if x.dim() < 2:
         raise RuntimeError(f"{op}: input tensor must have at least 2 dimensions")
-    ones = _C.full(tuple(x.shape[-2:]), True, _dtypes.bool_, x.device)
+    ones = _C._full(tuple(x.shape[-2:]), True, _dtypes.bool_, x.device)
     return where(_C.tril(ones, k) if op == "tril" else _C.triu(ones, k), x, 0)
 
 

@@ -116,6 +116,7 @@ cdef extern from "monoflow/ops.h" namespace "monoflow":
     void copy_to_host(const Tensor& t, void* dst) except +translate_exception
     Scalar item(const Tensor& t) except +translate_exception
     void c_synchronize "monoflow::synchronize"(Device device) except +translate_exception
+    void relocate_storage(const Tensor& t, Device device) except +translate_exception
     Tensor binary(int op, const Tensor& a, const Tensor& b) except +translate_exception
     void binary_(int op, const Tensor& a, const Tensor& b) except +translate_exception
     Tensor binary_scalar(int op, const Tensor& a, Scalar s) except +translate_exception

@@ -154,21 +154,21 @@ def _size_keyword(op, size, kw):
 def empty(*size, dtype=None, device=None, requires_grad=False, pin_memory=False, **kwargs):
     size = _size_keyword("empty", size, kwargs)  # torch also takes size= (torch.empty(size=(2, 3)))
     dtype = _C.get_default_dtype() if dtype is None else dtype
-    return _requires_grad(_C.empty(_shape(size, "empty"), dtype, device), requires_grad)
+    return _requires_grad(_C._empty(_shape(size, "empty"), dtype, device), requires_grad)
 
 
 @accepts_placement()
 def zeros(*size, dtype=None, device=None, requires_grad=False, pin_memory=False, **kwargs):
     size = _size_keyword("zeros", size, kwargs)  # torch also takes size= (torch.empty(size=(2, 3)))
     dtype = _C.get_default_dtype() if dtype is None else dtype
-    return _requires_grad(_C.full(_shape(size, "zeros"), 0, dtype, device), requires_grad)
+    return _requires_grad(_C._full(_shape(size, "zeros"), 0, dtype, device), requires_grad)
 
 
 @accepts_placement()
 def ones(*size, dtype=None, device=None, requires_grad=False, pin_memory=False, **kwargs):
     size = _size_keyword("ones", size, kwargs)  # torch also takes size= (torch.empty(size=(2, 3)))
     dtype = _C.get_default_dtype() if dtype is None else dtype
-    return _requires_grad(_C.full(_shape(size, "ones"), 1, dtype, device), requires_grad)
+    return _requires_grad(_C._full(_shape(size, "ones"), 1, dtype, device), requires_grad)
 
 
 @accepts_placement()
@@ -197,9 +197,9 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False, pin_mem
         dtype = (_dtypes.bool_ if isinstance(fill_value, bool) else
                  _dtypes.int64 if isinstance(fill_value, numbers.Integral) else _C.get_default_dtype())
     if fill_tensor is not None:
-        out = _C.full(shape, 0, dtype, device)
+        out = _C._full(shape, 0, dtype, device)
         return _requires_grad(out + fill_tensor.to(device=out.device, dtype=dtype), requires_grad)
-    return _requires_grad(_C.full(shape, fill_value, dtype, device), requires_grad)
+    return _requires_grad(_C._full(shape, fill_value, dtype, device), requires_grad)
 
 
 def _like(t, dtype, device, what):
@@ -209,19 +209,19 @@ def _like(t, dtype, device, what):
 
 
 def empty_like(input, *, dtype=None, device=None, requires_grad=False, pin_memory=False, memory_format=None):
-    out = _C.empty(*_like(input, dtype, device, "empty_like"))
+    out = _C._empty(*_like(input, dtype, device, "empty_like"))
     return _requires_grad(_memory_format.like(out, input, memory_format, "empty_like"), requires_grad)
 
 
 def zeros_like(input, *, dtype=None, device=None, requires_grad=False, pin_memory=False, memory_format=None):
     shape, dt, dev = _like(input, dtype, device, "zeros_like")
-    out = _memory_format.like(_C.full(shape, 0, dt, dev), input, memory_format, "zeros_like")
+    out = _memory_format.like(_C._full(shape, 0, dt, dev), input, memory_format, "zeros_like")
     return _requires_grad(out, requires_grad)
 
 
 def ones_like(input, *, dtype=None, device=None, requires_grad=False, pin_memory=False, memory_format=None):
     shape, dt, dev = _like(input, dtype, device, "ones_like")
-    out = _memory_format.like(_C.full(shape, 1, dt, dev), input, memory_format, "ones_like")
+    out = _memory_format.like(_C._full(shape, 1, dt, dev), input, memory_format, "ones_like")
     return _requires_grad(out, requires_grad)
 
 
@@ -241,4 +241,4 @@ def arange(start=None, end=None, step=1, dtype=None, device=None, requires_grad=
     start, end, step = (_number(v, "arange", n) for v, n in ((start, "start"), (end, "end"), (step, "step")))
     if end is None:
         start, end = 0, start
-    return _requires_grad(_C.arange(start, end, step, dtype, device), requires_grad)
+    return _requires_grad(_C._arange(start, end, step, dtype, device), requires_grad)

@@ -45,13 +45,13 @@ def neg(input):
 
 def maximum(input, other):
     if not isinstance(input, _C.TensorBase) and isinstance(other, _C.TensorBase):
-        return _C.clamp(other, input, None)  # a number first: the same as clamping to it
+        return _C._clamp(other, input, None)  # a number first: the same as clamping to it
     return _C.check_tensor(input, "maximum").maximum(other)
 
 
 def minimum(input, other):
     if not isinstance(input, _C.TensorBase) and isinstance(other, _C.TensorBase):
-        return _C.clamp(other, None, input)
+        return _C._clamp(other, None, input)
     return _C.check_tensor(input, "minimum").minimum(other)
 
 

@@ -101,7 +101,7 @@ def round_decimals_(x, decimals):
     return x
 
 
-def gelu(x, bint tanh_approximation=False):
+def _gelu(x, bint tanh_approximation=False):
     return wrap(c_gelu(_tt(x, "gelu", "input"), tanh_approximation))
 
 
@@ -137,18 +137,18 @@ def math_binary_(int op, self, b):
     return self
 
 
-def clamp(x, min, max):
+def _clamp(x, min, max):
     return wrap(c_clamp(_tt(x, "clamp", "input"), _optional_operand(min, "clamp", "min"),
                         _optional_operand(max, "clamp", "max")))
 
 
-def clamp_(x, min, max):
+def _clamp_(x, min, max):
     c_clamp_(_tt(x, "clamp", "input"), _optional_operand(min, "clamp", "min"),
              _optional_operand(max, "clamp", "max"))
     return x
 
 
-def where(condition, x, y):
+def _where(condition, x, y):
     if _is_cplx(x) or _is_cplx(y):
         return _complex_ops.shape.where(condition, x, y)
     return wrap(c_where(_tt(condition, "where", "condition"), _optional_operand(x, "where", "input"),

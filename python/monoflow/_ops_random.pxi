@@ -164,7 +164,7 @@ def bernoulli_scalar_(t, p, generator=None):
     return t
 
 
-def bernoulli(p, generator=None):
+def _bernoulli(p, generator=None):
     return wrap(c_bernoulli(_tt(p, "bernoulli", "input", 1), _gen(generator)))
 
 
@@ -172,7 +172,7 @@ def normal_tensor(mean, std, generator=None):
     return wrap(c_normal_tensor(_tt(mean, "normal", "mean", 1), _tt(std, "normal", "std", 2), _gen(generator)))
 
 
-def linspace(start, end, steps, dt, dev=None):
+def _linspace(start, end, steps, dt, dev=None):
     cdef Scalar a, b
     if not _to_scalar(start, &a):
         raise _arg_error("linspace", "start", 1, "Number", start)
@@ -182,6 +182,6 @@ def linspace(start, end, steps, dt, dev=None):
                            _new_dev(dev)))
 
 
-def eye(n, m, dt, dev=None):
+def _eye(n, m, dt, dev=None):
     return wrap(c_eye(_int_arg(n, "eye", "n", 1), _int_arg(m, "eye", "m", 2), _dtype_arg(dt, "eye", "dtype"),
                       _new_dev(dev)))

@@ -60,7 +60,7 @@ def _write(name, result, out):
                           f"which does not match the required output shape {list(result.shape)}. This behavior is "
                           "deprecated, and in a future PyTorch release outputs will not be resized unless they have "
                           "zero elements.", UserWarning, stacklevel=4)
-        out.data = _C.empty(tuple(result.shape), out.dtype, out.device)
+        out.data = _C._empty(tuple(result.shape), out.dtype, out.device)
     with no_grad():
         out.copy_(result)
     return out

@@ -21,6 +21,8 @@ cdef extern from "monoflow/storage.h" namespace "monoflow":
         void (*release)(void*)
         void* release_ctx
         cbool host_visible
+        cbool offloaded
+        Device home
 
 
 cdef _StorageFields* _fields(TensorBase t) except NULL:

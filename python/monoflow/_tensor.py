@@ -1,5 +1,6 @@
 """monoflow.Tensor: the C++ handle plus the Python-level conveniences."""
 import operator
+import warnings
 
 import numpy as np
 
@@ -460,6 +461,25 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
 
     def is_shared(self):
         return _shared_memory.segment_of(self) is not None
+
+    # -- OneFlow's offload: the memory moves to the host and back in place (_offload.pxi)
+    def offload(self):
+        """Moves this tensor's memory (shared with its views) to host memory, in place: the object
+        stays the same, and ``load()`` moves it back. Warns when it is in host memory already.
+        A global tensor offloads its local shard."""
+        if not _C.offload_storage(self):
+            warnings.warn(f"offload(): the tensor is in host memory already ({self.device}); nothing to do",
+                          stacklevel=2)
+
+    def load(self):
+        """Moves an offloaded tensor's memory back to its device; warns when it is not offloaded."""
+        if not _C.load_storage(self):
+            warnings.warn("load(): the tensor is not offloaded; nothing to do", stacklevel=2)
+
+    def is_offloaded(self):
+        """Whether ``offload()`` moved this tensor's memory to the host and ``load()`` has not
+        moved it back."""
+        return _C.storage_offloaded(self)
 
     # -- pinned memory: monoflow has no page-locked host allocator (no plugin
     # ABI entry asks for one), and host tensors are memory every plugin copies

@@ -250,7 +250,7 @@ def block_diag(*tensors):
                                f"{t.dim()} dimensions")
         mats.append(t.reshape(1, -1) if t.dim() < 2 else t)
     if not mats:
-        return _C.empty((1, 0), _C.get_default_dtype(), None)
+        return _C._empty((1, 0), _C.get_default_dtype(), None)
     dt = mats[0].dtype
     for m in mats[1:]:
         dt = _C.promote_types(dt, m.dtype)
@@ -260,10 +260,10 @@ def block_diag(*tensors):
         r, c = m.shape
         parts = []
         if left:
-            parts.append(_C.full((r, left), 0, dt, m.device))
+            parts.append(_C._full((r, left), 0, dt, m.device))
         parts.append(m.to(dt))
         if width - left - c:
-            parts.append(_C.full((r, width - left - c), 0, dt, m.device))
+            parts.append(_C._full((r, width - left - c), 0, dt, m.device))
         rows.append(_C.cat(parts, 1) if len(parts) > 1 else parts[0])
         left += c
     return _C.cat(rows, 0)

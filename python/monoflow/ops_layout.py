@@ -117,7 +117,7 @@ def take(input, index):
         if lo < -n or hi >= n:
             raise IndexError(f"take(): index {hi if hi >= n else lo} out of range for tensor of size "
                              f"{list(input.shape)}.")
-    idx = _C.where(idx < 0, idx + n, idx)
+    idx = _C._where(idx < 0, idx + n, idx)
     return flat.index_select(0, idx).reshape(tuple(index.shape))
 
 
@@ -130,7 +130,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     if d1 == d2:
         raise RuntimeError(f"diag_embed(): diagonal dimensions cannot be identical {dim1}, {dim2}")
     n = input.shape[-1] if input.dim() else 1
-    eye = _C.eye(n, n, input.dtype, input.device)
+    eye = _C._eye(n, n, input.dtype, input.device)
     out = input.unsqueeze(-1) * eye  # (..., n, n), input[..., i] at [i, i]
     k = abs(offset)
     if k:
@@ -275,7 +275,7 @@ def select_scatter(input, src, dim, index):
     if tuple(src.shape) != tuple(input.select(d, index).shape):
         raise RuntimeError(f"select_scatter: expected src to have a size equal to the slice of self. src size = "
                            f"{list(src.shape)}, slice size = {list(input.select(d, index).shape)}")
-    idx = _C.full((1,), index % n, _INT64, input.device)
+    idx = _C._full((1,), index % n, _INT64, input.device)
     return index_copy(input, d, idx, src.unsqueeze(d))
 
 
@@ -293,8 +293,8 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
     if step <= 0:
         raise RuntimeError("slice_scatter(): slice step must be positive")
     positions = range(input.shape[d])[slice(start, end, step)]
-    idx = _C.arange(positions.start, positions.stop, positions.step, _INT64, input.device) if len(positions) \
-        else _C.empty((0,), _INT64, input.device)
+    idx = _C._arange(positions.start, positions.stop, positions.step, _INT64, input.device) if len(positions) \
+        else _C._empty((0,), _INT64, input.device)
     expect = list(input.shape)
     expect[d] = len(positions)
     if list(src.shape) != expect:
@@ -315,7 +315,7 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
     d1, d2 = dim1 % nd, dim2 % nd
     # with the two dims last, the diagonal's positions in row-major order are src's order
     xt = _shape.movedim(input, (d1, d2), (-2, -1))
-    mask = _C.full(tuple(xt.shape), False, _dtypes.bool_, input.device)
+    mask = _C._full(tuple(xt.shape), False, _dtypes.bool_, input.device)
     _shape.diagonal(mask, offset, -2, -1).fill_(True)
     out = masked_scatter(xt, mask, src.to(input.dtype).reshape(-1))
     return _shape.movedim(out, (-2, -1), (d1, d2))
@@ -339,10 +339,10 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
         total = base.scatter_add(d, index, _narrow_like(src, index))
         if reduce == "sum":
             return total
-        ones = _C.full(tuple(index.shape), 1, input.dtype, input.device)
-        start = _C.full(tuple(input.shape), 1 if include_self else 0, input.dtype, input.device)
+        ones = _C._full(tuple(index.shape), 1, input.dtype, input.device)
+        start = _C._full(tuple(input.shape), 1 if include_self else 0, input.dtype, input.device)
         count = start.scatter_add(d, index, ones)
-        count = _C.where(count == 0, 1, count)
+        count = _C._where(count == 0, 1, count)
         if input.dtype.is_floating_point:
             return total / count
         return total // count

@@ -155,7 +155,7 @@ def _gelu_tanh(approximate):
 
 def gelu(input, approximate="none"):
     """x * Phi(x); approximate="tanh" uses the tanh approximation."""
-    return _C.gelu(input, _gelu_tanh(approximate))
+    return _C._gelu(input, _gelu_tanh(approximate))
 
 
 def silu(input):
@@ -170,15 +170,15 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 def clamp(input, min=None, max=None):  # noqa: A002
     """Clamps into [min, max]; each bound a Tensor, a number or None (not both None)."""
-    return _C.clamp(input, min, max)
+    return _C._clamp(input, min, max)
 
 
 def clamp_min(input, min):  # noqa: A002
-    return _C.clamp(input, min, None)
+    return _C._clamp(input, min, None)
 
 
 def clamp_max(input, max):  # noqa: A002
-    return _C.clamp(input, None, max)
+    return _C._clamp(input, None, max)
 
 
 clip = clamp
@@ -204,7 +204,7 @@ def where(condition, input=None, other=None):
     """
     if input is None and other is None:  # where(condition): the indices of its nonzeros
         return _C.check_tensor(condition, "where").nonzero(as_tuple=True)
-    return _C.where(_where_condition(condition), input, other)  # it names a None left in input or other
+    return _C._where(_where_condition(condition), input, other)  # it names a None left in input or other
 
 
 def _any_complex(*vs):
@@ -307,22 +307,22 @@ class TensorMethods:
         return _C.round_decimals_(self, decimals)
 
     def clamp(self, min=None, max=None):  # noqa: A002
-        return _C.clamp(self, min, max)
+        return _C._clamp(self, min, max)
 
     def clamp_(self, min=None, max=None):  # noqa: A002
-        return _C.clamp_(self, min, max)
+        return _C._clamp_(self, min, max)
 
     def clamp_min(self, min):  # noqa: A002
-        return _C.clamp(self, min, None)
+        return _C._clamp(self, min, None)
 
     def clamp_min_(self, min):  # noqa: A002
-        return _C.clamp_(self, min, None)
+        return _C._clamp_(self, min, None)
 
     def clamp_max(self, max):  # noqa: A002
-        return _C.clamp(self, None, max)
+        return _C._clamp(self, None, max)
 
     def clamp_max_(self, max):  # noqa: A002
-        return _C.clamp_(self, None, max)
+        return _C._clamp_(self, None, max)
 
     clip = clamp
     clip_ = clamp_
@@ -336,8 +336,8 @@ class TensorMethods:
             return where(self)
         if not (isinstance(condition, _C.TensorBase) and str(condition.dtype) == "monoflow.bool") and \
                 not (self.dtype.is_floating_point or self.dtype.is_complex):
-            return _C.where(_where_condition(self), condition, other)
-        return _C.where(_where_condition(condition), self, other)
+            return _C._where(_where_condition(self), condition, other)
+        return _C._where(_where_condition(condition), self, other)
 
     def lerp(self, end, weight):
         return lerp(self, end, weight)

@@ -211,7 +211,7 @@ def cholesky_inverse(L, upper=False):
     if L.dim() < 2:
         raise RuntimeError("cholesky_inverse: The input tensor A must have at least 2 dimensions.")
     n = L.shape[-1]
-    return cholesky_solve(_C.eye(n, n, L.dtype, L.device).expand(tuple(L.shape)), L, upper)
+    return cholesky_solve(_C._eye(n, n, L.dtype, L.device).expand(tuple(L.shape)), L, upper)
 
 
 def qr(input, some=True):
@@ -227,7 +227,7 @@ def svd(input, some=True, compute_uv=True):
     U, S, Vh = _linalg().svd(input, full_matrices=not some)
     V = Vh.transpose(-2, -1)
     if not compute_uv:  # zero-filled U and V, as torch
-        return (_C.full(tuple(U.shape), 0, U.dtype, U.device), S, _C.full(tuple(V.shape), 0, V.dtype, V.device))
+        return (_C._full(tuple(U.shape), 0, U.dtype, U.device), S, _C._full(tuple(V.shape), 0, V.dtype, V.device))
     return U, S, V
 
 

@@ -140,8 +140,8 @@ def xlogy(input, other):
     if not isinstance(input, _C.TensorBase) and not isinstance(other, _C.TensorBase):
         raise TypeError("xlogy(): expected at least one Tensor argument")
     like = input if isinstance(input, _C.TensorBase) else other
-    x = input if isinstance(input, _C.TensorBase) else _C.full((), input, _float(like).dtype, like.device)
-    y = other if isinstance(other, _C.TensorBase) else _C.full((), other, _float(like).dtype, like.device)
+    x = input if isinstance(input, _C.TensorBase) else _C._full((), input, _float(like).dtype, like.device)
+    y = other if isinstance(other, _C.TensorBase) else _C._full((), other, _float(like).dtype, like.device)
     x, y = _promote_float(x, y)
     # where x == 0 the value is 0 but, as in torch, d/dx is still log(y): the
     # product is kept there, over a y made finite and positive
@@ -177,7 +177,7 @@ def signbit(input):
     """True where the sign bit is set (so for -0.0 too)."""
     x = _tensor_arg("signbit", input)
     if x.dtype.name == "bool":
-        return _C.full(tuple(x.shape), False, x.dtype, x.device)
+        return _C._full(tuple(x.shape), False, x.dtype, x.device)
     if not x.dtype.is_floating_point:
         return x < 0
     # -0.0: 1 / -0.0 is -inf
@@ -188,7 +188,7 @@ def copysign(input, other):
     """|input| with the sign of other (in a floating dtype)."""
     if not isinstance(input, _C.TensorBase):
         _C.check_tensor(other, "copysign", "other", 2)  # (a number first needs a tensor other)
-    a = _float(input if isinstance(input, _C.TensorBase) else _C.full((), input, _C.get_default_dtype(),
+    a = _float(input if isinstance(input, _C.TensorBase) else _C._full((), input, _C.get_default_dtype(),
                                                                          other.device))
     if isinstance(other, _C.TensorBase):
         dt = _C.promote_types(a.dtype, other.dtype)
@@ -282,11 +282,11 @@ def _shift_args(op, input, other):
     if not isinstance(input, _C.TensorBase) and isinstance(other, _C.TensorBase) \
             and isinstance(input, (int, np.integer)):
         # a Python integer first (2 << t) takes the tensor's dtype, as torch
-        input = _C.full((), int(input), other.dtype, other.device)
+        input = _C._full((), int(input), other.dtype, other.device)
     a = _tensor_arg(op, input)
     if isinstance(other, float):
         raise NotImplementedError(f"{op}(): not implemented for a float shift ({other})")
-    b = other if isinstance(other, _C.TensorBase) else _C.full((), _C.check_int(other, op, "other", 2), a.dtype,
+    b = other if isinstance(other, _C.TensorBase) else _C._full((), _C.check_int(other, op, "other", 2), a.dtype,
                                                                  a.device)
     _integral(op, a, b)
     return a, b
@@ -297,7 +297,7 @@ def bitwise_left_shift(input, other):
     a, b = _shift_args("bitwise_left_shift", input, other)
     dt = _C.promote_types(a.dtype, b.dtype)
     bits = 8 * _np_itemsize(dt)
-    out = a.to(dt) * _m.pow(_C.full((), 2, dt, a.device), b.clamp(0, bits - 1).to(dt))
+    out = a.to(dt) * _m.pow(_C._full((), 2, dt, a.device), b.clamp(0, bits - 1).to(dt))
     return _m.where((b < 0) | (b >= bits), 0, out)
 
 
@@ -310,7 +310,7 @@ def bitwise_right_shift(input, other):
     # an unsigned one shifts by up to bits - 1 (uint8 246 >> 7 is 1) and gives 0 beyond
     last = bits - 1 if not dt.is_signed else bits - 2
     big = (b < 0) | (b > last)
-    out = a.to(dt) // _m.pow(_C.full((), 2, dt, a.device), b.clamp(0, last).to(dt))
+    out = a.to(dt) // _m.pow(_C._full((), 2, dt, a.device), b.clamp(0, last).to(dt))
     return _m.where(big, _m.where(a < 0, -1, 0).to(dt), out)
 
 
@@ -391,7 +391,7 @@ def ldexp(input, other):
     x = _tensor_arg("ldexp", input)
     x = _float(x)
     if not isinstance(other, _C.TensorBase):  # a Number (torch takes a Tensor only)
-        other = _C.full((), _c.number("ldexp", "other", 2, other), x.dtype, x.device)
+        other = _C._full((), _c.number("ldexp", "other", 2, other), x.dtype, x.device)
     return x * _m.pow(2.0, other)
 
 
@@ -408,7 +408,7 @@ def isreal(input):
     x = _tensor_arg("isreal", input)
     if x.dtype.is_complex:
         return x.imag == 0
-    return _C.full(tuple(x.shape), True, _dtypes.ALIASES["bool"], x.device)
+    return _C._full(tuple(x.shape), True, _dtypes.ALIASES["bool"], x.device)
 
 
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
@@ -416,13 +416,13 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
     if not isinstance(elements, _C.TensorBase) and not isinstance(test_elements, _C.TensorBase):
         raise TypeError(f"isin(): expected 'elements' or 'test_elements' to be a Tensor, got "
                         f"{type(elements).__name__} and {type(test_elements).__name__}")
-    e = elements if isinstance(elements, _C.TensorBase) else _C.full((), elements, test_elements.dtype,
+    e = elements if isinstance(elements, _C.TensorBase) else _C._full((), elements, test_elements.dtype,
                                                                        test_elements.device)
-    t = test_elements if isinstance(test_elements, _C.TensorBase) else _C.full((), test_elements, e.dtype,
+    t = test_elements if isinstance(test_elements, _C.TensorBase) else _C._full((), test_elements, e.dtype,
                                                                                  e.device)
     flat = t.reshape(-1)
     if flat.numel() == 0:
-        hit = _C.full(tuple(e.shape), False, _dtypes.ALIASES["bool"], e.device)
+        hit = _C._full(tuple(e.shape), False, _dtypes.ALIASES["bool"], e.device)
     else:
         hit = (e.unsqueeze(-1) == flat).any(-1)
     return ~hit if invert else hit

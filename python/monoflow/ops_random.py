@@ -105,9 +105,9 @@ def rand(*shape, size=None, generator=None, dtype=None, device=None, requires_gr
     if isinstance(dtype, _C.dtype) and dtype.is_complex:  # torch: both parts uniform on [0, 1)
         from monoflow import _complex
 
-        r = _C.uniform_(_C.empty(_size(size) + (2,), dtype.to_real(), device), 0.0, 1.0, generator)
+        r = _C.uniform_(_C._empty(_size(size) + (2,), dtype.to_real(), device), 0.0, 1.0, generator)
         return _requires_grad(_complex.view_as_complex(r), requires_grad)
-    return _requires_grad(_C.uniform_(_C.empty(_size(size), _float_dtype(dtype), device), 0.0, 1.0, generator), requires_grad)
+    return _requires_grad(_C.uniform_(_C._empty(_size(size), _float_dtype(dtype), device), 0.0, 1.0, generator), requires_grad)
 
 
 @accepts_placement(random=True)
@@ -120,7 +120,7 @@ def randn(*shape, size=None, generator=None, dtype=None, device=None, requires_g
         from monoflow import _complex
 
         return _requires_grad(_complex.randn(_size(size), dtype, device, generator), requires_grad)
-    return _requires_grad(_C.normal_(_C.empty(_size(size), _float_dtype(dtype), device), 0.0, 1.0, generator), requires_grad)
+    return _requires_grad(_C.normal_(_C._empty(_size(size), _float_dtype(dtype), device), 0.0, 1.0, generator), requires_grad)
 
 
 @accepts_placement(random=True)
@@ -140,7 +140,7 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
         size = tuple(size)
     except TypeError:  # (Python's "'int' object is not iterable" names no op)
         raise TypeError(f"randint(): argument 'size' must be tuple of ints, not {type(size).__name__}") from None
-    t = _C.empty(size, _dtypes.int64 if dtype is None else dtype, device)
+    t = _C._empty(size, _dtypes.int64 if dtype is None else dtype, device)
     low, high = _C.check_int(low, "randint", "low", 1), _C.check_int(high, "randint", "high", 2)
     return _requires_grad(_C.random_int_(t, low, high, generator), requires_grad)
 
@@ -195,9 +195,9 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
 def _normal(mean, std, size, generator, dtype, device):
     if isinstance(mean, _C.TensorBase) or isinstance(std, _C.TensorBase):
         like = mean if isinstance(mean, _C.TensorBase) else std
-        m = mean if isinstance(mean, _C.TensorBase) else _C.full((), _C.check_float(mean, "normal", "mean", 1),
+        m = mean if isinstance(mean, _C.TensorBase) else _C._full((), _C.check_float(mean, "normal", "mean", 1),
                                                                  like.dtype, like.device)
-        s = std if isinstance(std, _C.TensorBase) else _C.full((), _C.check_float(std, "normal", "std", 2),
+        s = std if isinstance(std, _C.TensorBase) else _C._full((), _C.check_float(std, "normal", "std", 2),
                                                                like.dtype, like.device)
         return _C.normal_tensor(m, s, generator)
     if size is None:
@@ -205,7 +205,7 @@ def _normal(mean, std, size, generator, dtype, device):
     mean, std = _C.check_float(mean, "normal", "mean", 1), _C.check_float(std, "normal", "std", 2)
     if isinstance(size, numbers.Integral) or not hasattr(size, "__iter__"):  # (torch takes a sequence only)
         raise TypeError(f"normal(): argument 'size' must be tuple of ints, not {type(size).__name__}")
-    return _C.normal_(_C.empty(tuple(size), _float_dtype(dtype), device), mean, std, generator)
+    return _C.normal_(_C._empty(tuple(size), _float_dtype(dtype), device), mean, std, generator)
 
 
 def bernoulli(input, p=None, *, generator=None, dtype=None):
@@ -214,11 +214,11 @@ def bernoulli(input, p=None, *, generator=None, dtype=None):
     if dtype is not None and not isinstance(dtype, _C.dtype):
         raise TypeError(f"bernoulli(): argument 'dtype' must be a dtype, not {type(dtype).__name__}")
     if p is None:
-        out = _C.bernoulli(input, generator)
+        out = _C._bernoulli(input, generator)
         return out if dtype is None or out.dtype == dtype else out.to(dtype)
     _C.check_tensor(input, "bernoulli", "input", 1)
     dt = input.dtype if dtype is None else dtype
-    return _C.bernoulli_scalar_(_C.empty(tuple(input.shape), dt, input.device), p, generator)
+    return _C.bernoulli_scalar_(_C._empty(tuple(input.shape), dt, input.device), p, generator)
 
 
 def exponential(input, lambd=1.0, *, generator=None):
@@ -241,7 +241,7 @@ def exponential(input, lambd=1.0, *, generator=None):
         (True, True)
     """
     _C.check_tensor(input, "exponential", "input", 1)
-    return _C.empty(tuple(input.shape), input.dtype, input.device).exponential_(lambd, generator=generator)
+    return _C._empty(tuple(input.shape), input.dtype, input.device).exponential_(lambd, generator=generator)
 
 
 def poisson(input, generator=None):
@@ -270,7 +270,7 @@ def poisson(input, generator=None):
     rates = input.detach().cpu().numpy().astype(np.float64)
     if (rates < 0).any() or np.isnan(rates).any():
         raise RuntimeError("poisson(): invalid Poisson rate, expected rate to be non-negative")
-    seed = int(_C.random_int_(_C.empty((1,), _dtypes.int64, "cpu"), 0, 2 ** 31 - 1, generator).item())
+    seed = int(_C.random_int_(_C._empty((1,), _dtypes.int64, "cpu"), 0, 2 ** 31 - 1, generator).item())
     draws = np.random.default_rng(seed).poisson(rates)
     return tensor(draws, dtype=input.dtype, device=input.device)
 
@@ -300,7 +300,7 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False,
             and any(isinstance(v, _C.TensorBase) for v in (start, end))):
         return _requires_grad(_traced_linspace(start, end, steps, dtype, device), requires_grad)
     start, end, steps = (v.item() if isinstance(v, _C.TensorBase) else v for v in (start, end, steps))
-    return _requires_grad(_C.linspace(start, end, steps, dtype, device), requires_grad)
+    return _requires_grad(_C._linspace(start, end, steps, dtype, device), requires_grad)
 
 
 @accepts_placement()
@@ -309,7 +309,7 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
     start, end, steps = (v.item() if isinstance(v, _C.TensorBase) else v for v in (start, end, steps))
     from monoflow import _dtypes
 
-    exps = _C.linspace(start, end, steps, _dtypes.float64, device)
+    exps = _C._linspace(start, end, steps, _dtypes.float64, device)
     out = _C.math_binary(_C.math_op("pow"), float(base), exps).to(dtype or _C.get_default_dtype())
     return _requires_grad(out, requires_grad)
 
@@ -317,7 +317,7 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
 @accepts_placement()
 @accepts_placement()
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
-    return _requires_grad(_C.eye(n, n if m is None else m, dtype or _C.get_default_dtype(), device), requires_grad)
+    return _requires_grad(_C._eye(n, n if m is None else m, dtype or _C.get_default_dtype(), device), requires_grad)
 
 
 def _random_top(dt):
@@ -362,7 +362,7 @@ class TensorMethods:
     def bernoulli_(self, p=0.5, *, generator=None):
         if isinstance(p, _C.TensorBase):  # a probability per element (broadcast to self)
             prob = p if p.dtype.is_floating_point else p.double()
-            return self.copy_(_C.bernoulli(prob.expand(tuple(self.shape)).contiguous(), generator))
+            return self.copy_(_C._bernoulli(prob.expand(tuple(self.shape)).contiguous(), generator))
         return _C.bernoulli_scalar_(self, p, generator)
 
     def bernoulli(self, p=None, *, generator=None, dtype=None):
@@ -374,7 +374,7 @@ class TensorMethods:
         if not self.dtype.is_floating_point and op != "geometric_":
             raise RuntimeError(f"{op} expects a floating point tensor, got {self.dtype}")
         dt = self.dtype if self.dtype.is_floating_point else _dtypes.float64
-        return _C.uniform_(_C.empty(tuple(self.shape), dt, self.device), 0.0, 1.0, generator)
+        return _C.uniform_(_C._empty(tuple(self.shape), dt, self.device), 0.0, 1.0, generator)
 
     def exponential_(self, lambd=1.0, *, generator=None):
         """Fills ``self`` in place with draws from the exponential distribution of rate ``lambd``.

@@ -14,7 +14,7 @@ _FLOAT64 = _dtypes.ALIASES["float64"]
 def _uniform(shape, generator, device):
     # float64 keys: ties between keys, which would bias the permutation, are
     # practically impossible
-    return _C.uniform_(_C.empty(tuple(shape), _FLOAT64, device), 0.0, 1.0, generator)
+    return _C.uniform_(_C._empty(tuple(shape), _FLOAT64, device), 0.0, 1.0, generator)
 
 
 @accepts_placement(random=True)

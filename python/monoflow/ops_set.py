@@ -21,8 +21,8 @@ def _runs(vals):
     """For a 1-D tensor: the mask of the first element of each run of equal values."""
     n = vals.shape[0]
     if n == 0:
-        return _C.full((0,), True, _dtypes.ALIASES["bool"], vals.device)
-    head = _C.full((1,), True, _dtypes.ALIASES["bool"], vals.device)
+        return _C._full((0,), True, _dtypes.ALIASES["bool"], vals.device)
+    head = _C._full((1,), True, _dtypes.ALIASES["bool"], vals.device)
     return _C.cat([head, vals.narrow(0, 1, n - 1) != vals.narrow(0, 0, n - 1)], 0)
 
 
@@ -33,13 +33,13 @@ def _grouped(vals, order, shape, return_inverse, return_counts):
     group = first.to(_INT64).cumsum(0) - 1
     out = [x.masked_select(first)]
     if return_inverse:
-        inverse = _C.full((x.shape[0],), 0, _INT64, x.device)
+        inverse = _C._full((x.shape[0],), 0, _INT64, x.device)
         inverse = inverse.scatter(0, order, group) if order is not None else group
         out.append(inverse.reshape(shape))
     if return_counts:
         k = out[0].shape[0]
-        ones = _C.full((x.shape[0],), 1, _INT64, x.device)
-        out.append(_C.full((k,), 0, _INT64, x.device).scatter_add(0, group, ones))
+        ones = _C._full((x.shape[0],), 1, _INT64, x.device)
+        out.append(_C._full((k,), 0, _INT64, x.device).scatter_add(0, group, ones))
     return out[0] if len(out) == 1 else tuple(out)
 
 
@@ -123,17 +123,17 @@ def bincount(input, weights=None, minlength=0):
     size = max(int(x.max().item()) + 1 if n else 0, minlength)
     idx = x.to(_INT64)
     if weights is None:
-        ones = _C.full((n,), 1, _INT64, x.device)
-        return _C.full((size,), 0, _INT64, x.device).scatter_add(0, idx, ones)
+        ones = _C._full((n,), 1, _INT64, x.device)
+        return _C._full((size,), 0, _INT64, x.device).scatter_add(0, idx, ones)
     w = _check("bincount", weights, "weights")
     if tuple(w.shape) != (n,):
         raise RuntimeError("weights should be 1-d and have the same length as input")
     # torch gives float32 sums for float32 weights, float64 for all others
     # (and int64 zeros for an empty input)
     if n == 0:
-        return _C.full((size,), 0, _INT64, x.device)
+        return _C._full((size,), 0, _INT64, x.device)
     dt = w.dtype if w.dtype.name == "float32" else _dtypes.ALIASES["float64"]
-    return _C.full((size,), 0, dt, x.device).scatter_add(0, idx, w.to(dt))
+    return _C._full((size,), 0, dt, x.device).scatter_add(0, idx, w.to(dt))
 
 
 def histc(input, bins=100, min=0, max=0):  # noqa: A002
@@ -158,8 +158,8 @@ def histc(input, bins=100, min=0, max=0):  # noqa: A002
     inside = (flat >= lo) & (flat <= hi)
     vals = flat.masked_select(inside).double()
     b = ((vals - lo) * (bins / (hi - lo))).floor().to(_INT64).clamp(0, bins - 1)
-    ones = _C.full((b.shape[0],), 1, x.dtype, x.device)
-    return _C.full((bins,), 0, x.dtype, x.device).scatter_add(0, b, ones)
+    ones = _C._full((b.shape[0],), 1, x.dtype, x.device)
+    return _C._full((bins,), 0, x.dtype, x.device).scatter_add(0, b, ones)
 
 
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None):
@@ -177,7 +177,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     if sorter is not None:
         seq = seq.gather(-1, sorter)
     scalar = not isinstance(input, _C.TensorBase)
-    vals = _C.full((), input, seq.dtype, seq.device) if scalar else input
+    vals = _C._full((), input, seq.dtype, seq.device) if scalar else input
     if seq.dim() > 1 and (vals.dim() != seq.dim() or tuple(vals.shape[:-1]) != tuple(seq.shape[:-1])):
         raise RuntimeError(f"torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
                            f"dimensions of boundaries tensor and input value tensor must match, but we got "
@@ -197,8 +197,8 @@ def _binary_search(seq, vals, right):
         s, v = seq.unsqueeze(0), vals.reshape(1, -1)
     else:
         shape, s, v = None, seq, vals
-    start = _C.full(tuple(v.shape), 0, _INT64, v.device)
-    end = _C.full(tuple(v.shape), n, _INT64, v.device)
+    start = _C._full(tuple(v.shape), 0, _INT64, v.device)
+    end = _C._full(tuple(v.shape), n, _INT64, v.device)
     if n > 0 and v.numel() > 0:
         for _ in range(n.bit_length()):
             active = start < end

@@ -256,7 +256,7 @@ def _scatter_reduced(op, input, dim, index, src, reduce, inplace):
     if reduce not in ("add", "multiply"):
         raise RuntimeError(f"{op}(): reduce argument must be either add or multiply.")
     if not isinstance(src, _C.TensorBase):
-        src = _C.full(tuple(index.shape), src, input.dtype, input.device)
+        src = _C._full(tuple(index.shape), src, input.dtype, input.device)
     if reduce == "add":
         return _C.scatter_add(input, dim, index, src, inplace)
     # multiply: one slice of index along dim at a time. Within a slice no two entries hit the same
@@ -330,9 +330,9 @@ def one_hot(tensor, num_classes=-1, on_value=1, off_value=0):
         return out
     ints = all(isinstance(v, int) and not isinstance(v, bool) for v in (on_value, off_value))
     dtype = out.dtype if ints else _C.get_default_dtype()
-    on = _C.full((), on_value, dtype, out.device)
-    off = _C.full((), off_value, dtype, out.device)
-    return _C.where(out.bool(), on, off)
+    on = _C._full((), on_value, dtype, out.device)
+    off = _C._full((), off_value, dtype, out.device)
+    return _C._where(out.bool(), on, off)
 
 
 def pad(input, pad=None, mode="constant", value=None):

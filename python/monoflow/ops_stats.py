@@ -78,7 +78,7 @@ def _median(op, input, dim, keepdim, ignore_nan):
     if dim is None:
         flat = x.reshape(-1)
         if flat.numel() == 0:
-            return _C.full((), math.nan, x.dtype, x.device) if x.dtype.is_floating_point else flat.sum()
+            return _C._full((), math.nan, x.dtype, x.device) if x.dtype.is_floating_point else flat.sum()
         return _median(op, flat, 0, False, ignore_nan)[0]
     d = _c.wrap_dim(op, dim, x.dim())
     xt, idx = _sorted_last(x, d)
@@ -93,7 +93,7 @@ def _median(op, input, dim, keepdim, ignore_nan):
         else:  # a NaN anywhere makes the median NaN: pick the first NaN
             k = _m.where(nans > 0, nans.neg() + n, (n - 1) // 2)
     else:
-        k = _C.full(tuple(xt.shape[:-1]) + (1,), (n - 1) // 2, _dtypes.ALIASES["int64"], x.device)
+        k = _C._full(tuple(xt.shape[:-1]) + (1,), (n - 1) // 2, _dtypes.ALIASES["int64"], x.device)
     return _pick(xt, idx, k, d, keepdim, x.dim())
 
 
@@ -120,7 +120,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     n = xt.shape[-1]
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
-    kk = _C.full(tuple(xt.shape[:-1]) + (1,), k - 1, _dtypes.ALIASES["int64"], x.device)
+    kk = _C._full(tuple(xt.shape[:-1]) + (1,), k - 1, _dtypes.ALIASES["int64"], x.device)
     return _kthvalue_t(*_pick(xt, idx, kk, d, keepdim, x.dim()))
 
 
@@ -150,7 +150,7 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan):
     if n == 0:
         raise IndexError(f"{op}() input tensor must be non-empty")
     nans = _m.isnan(vals).sum(-1, keepdim=True)
-    count = (nans.neg() + n) if ignore_nan else _C.full(tuple(nans.shape), n, nans.dtype, x.device)
+    count = (nans.neg() + n) if ignore_nan else _C._full(tuple(nans.shape), n, nans.dtype, x.device)
     outs = []
     for qv in qs:
         pos = (count - 1).clamp(min=0).to(x.dtype) * qv
@@ -223,7 +223,7 @@ def _cumext(op, input, dim, greater):
     xt = x.movedim(d, -1) if x.dim() else x.reshape(1)
     n = xt.shape[-1]
     v = xt.detach()
-    i = _C.arange(0, n, 1, _dtypes.ALIASES["int64"], x.device).expand(tuple(xt.shape)).contiguous()
+    i = _C._arange(0, n, 1, _dtypes.ALIASES["int64"], x.device).expand(tuple(xt.shape)).contiguous()
     floating = x.dtype.is_floating_point
     shift = 1
     while shift < n:
@@ -282,7 +282,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     d = _c.wrap_dim("diff", dim, x.dim())
     parts = [p for p in (prepend, x, append) if p is not None]
     if len(parts) > 1:
-        parts = [p if isinstance(p, _C.TensorBase) else _C.full(tuple(x.shape[:d]) + (1,) + tuple(x.shape[d + 1:]),
+        parts = [p if isinstance(p, _C.TensorBase) else _C._full(tuple(x.shape[:d]) + (1,) + tuple(x.shape[d + 1:]),
                                                                 p, x.dtype, x.device) for p in parts]
         x = _C.cat(parts, d)
     for _ in range(n):
@@ -372,7 +372,7 @@ def _isclose(op, input, other, rtol, atol, equal_nan):
 
             b = _complex.full((), b, a.dtype, a.device)
         else:
-            b = _C.full((), b, a.dtype, a.device)
+            b = _C._full((), b, a.dtype, a.device)
     if a.dtype != b.dtype:
         raise RuntimeError(f"{op}(): {_dtypes.torch_name(a.dtype)} did not match {_dtypes.torch_name(b.dtype)}")
     if rtol < 0:

@@ -1518,7 +1518,7 @@ class TensorMethods:
             True
         """
         if source is None:
-            self.data = _C.empty((0,), self.dtype, self.device)
+            self.data = _C._empty((0,), self.dtype, self.device)
             return self
         if isinstance(source, (UntypedStorage, TypedStorage)):
             source = source._whole
@@ -1594,7 +1594,7 @@ class TensorMethods:
         if tuple(self.shape) == sizes:
             return self
         n = math.prod(sizes)
-        new = _C.empty(sizes, self.dtype, self.device)
+        new = _C._empty(sizes, self.dtype, self.device)
         keep = builtins.min(n, self.numel())
         if keep:
             new.view(-1)[:keep].copy_(self.detach().reshape(-1)[:keep])

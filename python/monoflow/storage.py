@@ -15,7 +15,7 @@ class _StorageView:
     def __init__(self, tensor):
         if isinstance(tensor, int) and not isinstance(tensor, bool):  # torch.UntypedStorage(nbytes): new memory
             try:
-                tensor = _C.empty((tensor,), _dtypes.uint8, None).zero_()
+                tensor = _C._empty((tensor,), _dtypes.uint8, None).zero_()
             except (RuntimeError, OverflowError) as e:
                 raise type(e)(f"{type(self).__name__}(): {e}") from None
         if not isinstance(tensor, _C.TensorBase):
@@ -144,7 +144,7 @@ class TypedStorage(_StorageView):
             super().__init__(args[0])
         elif len(args) <= 1 and all(isinstance(a, int) and not isinstance(a, bool) for a in args):
             n = args[0] if args else 0
-            super().__init__(_C.empty((n,), dtype or _C.get_default_dtype(), device).zero_())
+            super().__init__(_C._empty((n,), dtype or _C.get_default_dtype(), device).zero_())
         else:
             raise TypeError(f"TypedStorage(): expected a tensor, a size or wrap_storage=, got {args!r}")
 

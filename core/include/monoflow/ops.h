@@ -28,6 +28,10 @@ void fill_(const Tensor& t, Scalar value, bool check_range = true);
 void copy_to_host(const Tensor& t, void* dst);
 Scalar item(const Tensor& t);
 void synchronize(Device device);
+// Moves t's whole storage to `device` in place: t and every view of it
+// (their device is their storage's) now address the new memory, and the old
+// memory is freed. OneFlow's Tensor.offload()/load() (Note [Offloaded storage]).
+void relocate_storage(const Tensor& t, Device device);
 
 // elementwise
 Tensor binary(int op, const Tensor& a, const Tensor& b);

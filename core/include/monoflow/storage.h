@@ -25,6 +25,10 @@ struct Storage {
   // the op returns, so host code sees the eager, PyTorch-like order of
   // effects; other tensors keep running asynchronously.
   bool host_visible = false;
+  // Note [Offloaded storage]: relocate_storage() (ops.h) moved these bytes
+  // to host memory from `home`; load() moves them back there.
+  bool offloaded = false;
+  Device home;
 
   Storage() = default;
   Storage(const Storage&) = delete;

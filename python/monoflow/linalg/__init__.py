@@ -89,7 +89,7 @@ def _mT(x):
 
 
 def _eye_like(n, like):
-    return _C.eye(n, n, like.dtype, like.device)
+    return _C._eye(n, n, like.dtype, like.device)
 
 
 # ---------------------------------------------------------------- factorisations
@@ -243,7 +243,7 @@ def _nan_where_failed(fn, A, info, extra_dims):
     identity first and their results by NaN; extra_dims: the result's dims
     past A's batch dims."""
     failed = _t(info != 0, A, _dtypes.bool_)
-    eye = _C.eye(A.shape[-1], A.shape[-1], A.dtype, A.device)
+    eye = _C._eye(A.shape[-1], A.shape[-1], A.dtype, A.device)
     with _no_grad():
         out = fn(_m.where(failed.reshape(tuple(failed.shape) + (1, 1)), eye, A.detach()))
     return _m.where(failed.reshape(tuple(failed.shape) + (1,) * extra_dims), float("nan"), out)
@@ -671,7 +671,7 @@ def qr(A, mode="reduced"):
                            f"'r', or 'complete'")
     Q, R = _QR.apply(A, "reduced" if mode == "r" else mode)
     if mode == "r":
-        return _qr_t(_C.empty((0,), A.dtype, A.device), R)
+        return _qr_t(_C._empty((0,), A.dtype, A.device), R)
     return _qr_t(Q, R)
 
 
@@ -696,7 +696,7 @@ class _SVD(_Function):
         gV = V * 0 if gVh is None else _mT(gVh)
         s2 = S * S
         E = s2.unsqueeze(-2) - s2.unsqueeze(-1)  # E_ij = s_j^2 - s_i^2
-        eye = _C.eye(k, k, _dtypes.ALIASES["bool"], S.device)
+        eye = _C._eye(k, k, _dtypes.ALIASES["bool"], S.device)
         F = _m.where(eye, 0, 1 / _m.where(eye, 1, E))
         UtgU, VtgV = _mT(U).matmul(gU), _mT(V).matmul(gV)
         Sd = S.unsqueeze(-2)  # multiplies columns by S
@@ -787,7 +787,7 @@ class _Eigh(_Function):
         VtgV = _mT(V).matmul(gV)
         skew = (VtgV - _mT(VtgV)) * 0.5
         E = L.unsqueeze(-2) - L.unsqueeze(-1)  # E_ij = L_j - L_i
-        eye = _C.eye(n, n, _dtypes.ALIASES["bool"], L.device)
+        eye = _C._eye(n, n, _dtypes.ALIASES["bool"], L.device)
         inner = _m.where(eye, 0, skew / _m.where(eye, 1, E))
         if gL is not None:
             inner = inner + gL.diag_embed()
@@ -984,7 +984,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
     vector = B.dim() == A.dim() - 1
     Bm = B.unsqueeze(-1) if vector else B
     X = pinv(A, rtol=rcond).matmul(Bm)
-    empty = _C.empty((0,), A.dtype, A.device)
+    empty = _C._empty((0,), A.dtype, A.device)
     return _lstsq_t(X.squeeze(-1) if vector else X, empty, matrix_rank(A, rtol=rcond), empty)
 
 
@@ -1382,7 +1382,7 @@ def _lu_eliminate(A):
 def _split_lu(LU):
     m, n = LU.shape[-2], LU.shape[-1]
     k = min(m, n)
-    L = LU[..., :, :k].tril(-1) + _C.eye(m, k, LU.dtype, LU.device)
+    L = LU[..., :, :k].tril(-1) + _C._eye(m, k, LU.dtype, LU.device)
     U = LU[..., :k, :].triu()
     return L, U
 
@@ -1671,7 +1671,7 @@ def householder_product(A, tau):
                            f"dtype {A.dtype.name}")
     _check("householder_product", A, square=False)
     batch = tuple(A.shape[:-2])
-    eye = _C.eye(m, n, A.dtype, A.device)
+    eye = _C._eye(m, n, A.dtype, A.device)
     V = A.tril(-1) + eye  # unit lower trapezoidal: the reflectors' vectors
     X = eye.expand(batch + (m, n))
     for i in reversed(range(k)):

@@ -142,7 +142,7 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
             bad = (tensor < a) | (tensor > b)
             if not bool(bad.any()):
                 break
-            fresh = _C.empty(tuple(tensor.shape), tensor.dtype, tensor.device)
+            fresh = _C._empty(tuple(tensor.shape), tensor.dtype, tensor.device)
             fresh.normal_(mean, std, generator=generator)
             tensor.copy_(fresh.where(bad, tensor))
         return tensor.clamp_(a, b)
@@ -408,7 +408,7 @@ def orthogonal_(tensor, gain=1, generator=None):
         return tensor
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
-    g = _C.empty((rows, cols), _C.get_default_dtype() if not tensor.dtype.is_floating_point else tensor.dtype,
+    g = _C._empty((rows, cols), _C.get_default_dtype() if not tensor.dtype.is_floating_point else tensor.dtype,
                  tensor.device)
     g.normal_(0.0, 1.0, generator=generator)
     a = g.double().cpu().numpy()

@@ -319,16 +319,16 @@ def _logical_value(t, writer):
             b = global_to_global(t.detach(), t.placement, (broadcast,) * len(t.sbp), check_meta=False)
             full = b.to_local().detach()
         if writer is None and len(ranks) < groups.world_size():  # ranks outside the placement write too
-            full = full.contiguous() if full is not None else _C.empty(tuple(t.shape), t.dtype, _C.device("cpu"))
+            full = full.contiguous() if full is not None else _C._empty(tuple(t.shape), t.dtype, _C.device("cpu"))
             dist.broadcast(full, src=ranks[0], group=world)
         elif writer is not None and writer not in ranks:  # the placement's first rank sends it to the writer
             if me == ranks[0]:
                 dist.send(full.contiguous(), writer, group=world)
             elif me == writer:
-                full = _C.empty(tuple(t.shape), t.dtype, _C.device("cpu"))
+                full = _C._empty(tuple(t.shape), t.dtype, _C.device("cpu"))
                 dist.recv(full, ranks[0], group=world)
     if full is None:
-        full = _C.empty(tuple(t.shape), t.dtype, _C.device("cpu"))
+        full = _C._empty(tuple(t.shape), t.dtype, _C.device("cpu"))
     return full
 
 
@@ -336,7 +336,7 @@ def _after_global_write(world, writer, error):
     """Every rank learns whether the writer succeeded (and waits for it)."""
     import monoflow.distributed as dist
 
-    flag = _C.full((1,), 0 if error is None else 1, _DTYPES["int32"], _C.device("cpu"))
+    flag = _C._full((1,), 0 if error is None else 1, _DTYPES["int32"], _C.device("cpu"))
     dist.broadcast(flag, src=writer, group=world)
     if error is not None:
         raise error
@@ -803,7 +803,7 @@ def read_on_rank(f, src):
             raise error
         return data
     i64, u8, cpu = _DTYPES["int64"], _DTYPES["uint8"], _C.device("cpu")
-    size = _C.full((1,), -1 if error is not None else len(data), i64, cpu)
+    size = _C._full((1,), -1 if error is not None else len(data), i64, cpu)
     dist.broadcast(size, src=src, group=world)
     n = int(size.item())
     if n < 0:

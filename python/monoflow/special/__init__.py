@@ -436,8 +436,8 @@ def zeta(input, other):
     if like is None:
         raise TypeError("special.zeta(): expected at least one Tensor argument")
     dt = _C.get_default_dtype() if not like.dtype.is_floating_point else like.dtype
-    s = (s if s is not None else _C.full((), float(input), dt, like.device)).double()
-    q = (q if q is not None else _C.full((), float(other), dt, like.device)).double()
+    s = (s if s is not None else _C._full((), float(input), dt, like.device)).double()
+    q = (q if q is not None else _C._full((), float(other), dt, like.device)).double()
     n = 9
     total = 0.0
     for k in range(n):
@@ -478,7 +478,7 @@ def polygamma(n, input):
         return digamma(x)
     # n! past 170 overflows a double anyway: no exact factorial of a huge n
     factor = float(_math.factorial(n)) if n <= 170 else _math.inf
-    return zeta(_C.full((), float(n + 1), x.dtype, x.device), x) * (factor if n % 2 else -factor)
+    return zeta(_C._full((), float(n + 1), x.dtype, x.device), x) * (factor if n % 2 else -factor)
 
 
 def multigammaln(input, p):
@@ -508,7 +508,7 @@ def multigammaln(input, p):
     total = p * (p - 1) / 4.0 * _math.log(_math.pi)
     # The p terms in blocks along a new last dim: one op per block, not per term.
     for start in range(0, p, _MULTIGAMMALN_BLOCK):
-        offsets = _C.arange(start, min(p, start + _MULTIGAMMALN_BLOCK), 1, x.dtype) / 2.0
+        offsets = _C._arange(start, min(p, start + _MULTIGAMMALN_BLOCK), 1, x.dtype) / 2.0
         total = total + gammaln(x.unsqueeze(-1) - offsets).sum(-1)
     return total
 

@@ -492,8 +492,8 @@ def _poly_args(op, x, n):
         dtype = n.dtype
     if not dtype.is_floating_point:
         dtype = _C.get_default_dtype()
-    xt = x.to(dtype) if is_x else _C.full(tuple(n.shape), float(x), dtype, n.device)
-    nt = n if is_n else _C.full(tuple(xt.shape), float(n), dtype, xt.device)
+    xt = x.to(dtype) if is_x else _C._full(tuple(n.shape), float(x), dtype, n.device)
+    nt = n if is_n else _C._full(tuple(xt.shape), float(n), dtype, xt.device)
     nt = _m.trunc(nt.to(_dtypes.float64)) if nt.dtype.is_floating_point else nt.to(_dtypes.float64)
     shape = _C.broadcast_shapes(tuple(xt.shape), tuple(nt.shape))
     return xt.expand(shape), nt.expand(shape).to(dtype), dtype

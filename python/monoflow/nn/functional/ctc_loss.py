@@ -38,7 +38,7 @@ class _TorchGradTerm:
                 @staticmethod
                 def forward(ctx, lp, mask):
                     ctx.save_for_backward(lp, mask)
-                    return _C.full((int(lp.shape[1]),), 0.0, lp.dtype, lp.device)
+                    return _C._full((int(lp.shape[1]),), 0.0, lp.dtype, lp.device)
 
                 @staticmethod
                 def backward(ctx, g):
@@ -141,40 +141,40 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     allow2_t = _tensor(allow2, device=dev)
     valid_t = _tensor(valid, device=dev)
     lp_ext = lp.gather(2, ext_t.unsqueeze(0).expand(T, N, L))  # (T, N, L)
-    negs = _C.full((N, L), neg, dt, dev)
-    neg1 = _C.full((N, 1), neg, dt, dev)
-    neg2 = _C.full((N, 2), neg, dt, dev)
+    negs = _C._full((N, L), neg, dt, dev)
+    neg1 = _C._full((N, 1), neg, dt, dev)
+    neg2 = _C._full((N, 2), neg, dt, dev)
     start = np.zeros((N, L), dtype=bool)
     start[:, 0] = True
     if L > 1:
         start[:, 1] = np.array(tg_len) > 0
     start_t = _tensor(start, device=dev)
-    alpha = _C.where(start_t, lp_ext[0], negs) if T > 0 else negs
+    alpha = _C._where(start_t, lp_ext[0], negs) if T > 0 else negs
     lens = _tensor(np.array(in_len, dtype=np.int64), device=dev).unsqueeze(1)
     for t in range(1, T):
         prev1 = ops_shape.cat([neg1, alpha[:, :-1]], 1)
-        prev2 = _C.where(allow2_t, ops_shape.cat([neg2, alpha[:, :-2]], 1) if L > 2 else negs, negs)
+        prev2 = _C._where(allow2_t, ops_shape.cat([neg2, alpha[:, :-2]], 1) if L > 2 else negs, negs)
         new = ops_shape.stack([alpha, prev1, prev2], 0).logsumexp(0) + lp_ext[t]
-        new = _C.where(valid_t, new, negs)
-        alpha = _C.where(lens > t, new, alpha)  # past its length a sample's alpha stays put
+        new = _C._where(valid_t, new, negs)
+        alpha = _C._where(lens > t, new, alpha)  # past its length a sample's alpha stays put
     last = _tensor(np.array([2 * n for n in tg_len], dtype=np.int64), device=dev).unsqueeze(1)
     prev = _tensor(np.array([max(2 * n - 1, 0) for n in tg_len], dtype=np.int64), device=dev).unsqueeze(1)
     has_label = _tensor(np.array(tg_len) > 0, device=dev)
     a_last = alpha.gather(1, last).squeeze(1)
-    a_prev = _C.where(has_label, alpha.gather(1, prev).squeeze(1), _C.full((N,), neg, dt, dev))
+    a_prev = _C._where(has_label, alpha.gather(1, prev).squeeze(1), _C._full((N,), neg, dt, dev))
     ll = ops_shape.stack([a_last, a_prev], 0).logsumexp(0)
     zero_len = _tensor(np.array(in_len) == 0, device=dev)
     # input length 0: only the empty target is possible (probability 1)
-    ll = _C.where(zero_len, _C.where(has_label, _C.full((N,), neg, dt, dev), _C.full((N,), 0.0, dt, dev)), ll)
+    ll = _C._where(zero_len, _C._where(has_label, _C._full((N,), neg, dt, dev), _C._full((N,), 0.0, dt, dev)), ll)
     loss = -ll
     if lp.requires_grad:
         steps = _tensor((np.arange(T)[:, None] < np.array(in_len)[None, :])[:, :, None], device=dev).to(dt)
         loss = loss + _TorchGradTerm.apply(lp, steps)
     impossible = loss > (-neg / 2)
     if zero_infinity:
-        loss = _C.where(impossible, _C.full((N,), 0.0, dt, dev), loss)
+        loss = _C._where(impossible, _C._full((N,), 0.0, dt, dev), loss)
     else:
-        loss = _C.where(impossible, _C.full((N,), float("inf"), dt, dev), loss)
+        loss = _C._where(impossible, _C._full((N,), float("inf"), dt, dev), loss)
     if reduction == "none":
         return loss.squeeze(0) if unbatched else loss
     if reduction == "sum":

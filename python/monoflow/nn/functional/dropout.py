@@ -18,7 +18,7 @@ def _apply_mask(input, mask_shape, p, inplace, generator):
     if p == 1.0:
         return input.mul_(0.0) if inplace else input * 0.0
     # One bernoulli(1 - p) sample per mask element, scaled so E[out] = input.
-    mask = _C.empty(tuple(mask_shape), input.dtype, input.device)
+    mask = _C._empty(tuple(mask_shape), input.dtype, input.device)
     mask.bernoulli_(1.0 - p, generator=generator)
     mask.div_(1.0 - p)
     return input.mul_(mask) if inplace else input * mask
@@ -234,7 +234,7 @@ def _alpha_dropout(op, input, p, training, inplace, mask_shape, generator):
     if p == 1.0:
         return input.mul_(0.0) if inplace else input * 0.0
     alpha_p = -1.7580993408473766  # -scale * alpha of SELU
-    keep = _C.empty(mask_shape, input.dtype, input.device)
+    keep = _C._empty(mask_shape, input.dtype, input.device)
     keep.bernoulli_(1.0 - p, generator=generator)
     a = ((1 - p) * (1 + p * alpha_p ** 2)) ** -0.5
     b = -a * alpha_p * p

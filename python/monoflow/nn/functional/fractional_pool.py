@@ -62,7 +62,7 @@ def _fractional_max_pool(op, n, input, kernel_size, output_size, output_ratio, r
                                f"{spatial[d]} in spatial dimension {d}")
     nb, c = x.shape[0], x.shape[1]
     if _random_samples is None:
-        samples = _C.empty((nb, c, n), x.dtype, x.device).uniform_(0.0, 1.0)
+        samples = _C._empty((nb, c, n), x.dtype, x.device).uniform_(0.0, 1.0)
     else:
         samples = _random_samples
         if tuple(samples.shape) != (nb, c, n):

@@ -74,8 +74,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         # each looked-up row's gradient divided by how often its index occurs in this input: the values are
         # out's exactly (out - out.detach() is 0), the gradient is scaled (a static-shape count: traceable)
         flat = input.reshape(-1).long()
-        counts = _C.full((weight.shape[0],), 0.0, weight.dtype, weight.device).index_add_(
-            0, flat, _C.full((flat.shape[0],), 1.0, weight.dtype, weight.device))
+        counts = _C._full((weight.shape[0],), 0.0, weight.dtype, weight.device).index_add_(
+            0, flat, _C._full((flat.shape[0],), 1.0, weight.dtype, weight.device))
         scale = (1.0 / counts.index_select(0, flat)).reshape(*input.shape, 1)
         detached = out.detach()
         out = detached + (out - detached) * scale

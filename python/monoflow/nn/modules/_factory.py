@@ -6,7 +6,7 @@ from monoflow.nn.parameter import Parameter
 
 
 def empty(*shape, device=None, dtype=None):
-    return _C.empty(tuple(shape), dtype or _C.get_default_dtype(), device)
+    return _C._empty(tuple(shape), dtype or _C.get_default_dtype(), device)
 
 
 def affine_parameters(module, shape, affine, bias, device=None, dtype=None):

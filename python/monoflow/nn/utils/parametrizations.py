@@ -124,7 +124,7 @@ def _householder_q(A, tau):
 
 
 def _eye_like(X, n):
-    return _C.eye(n, n, X.dtype, X.device)
+    return _C._eye(n, n, X.dtype, X.device)
 
 
 def _orthonormalize(M):
