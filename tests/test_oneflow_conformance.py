@@ -625,6 +625,9 @@ def test_sysconfig_as_oneflows_tests_query_it():
     v = sc.get_cuda_version()
     assert isinstance(v, int) and (v == 0) == (flow.version.cuda is None)
     assert sc.with_rdma() is False and sc.with_mlir() is False
+    assert flow.env.rdma_is_initialized() is False  # and turning it on says why it cannot
+    with pytest.raises(RuntimeError, match="init_rdma\\(\\): this build has no RDMA transport"):
+        flow.env.init_rdma()
     assert os.path.isfile(os.path.join(sc.get_include(), "monoflow", "plugin.h"))
     assert os.path.isdir(sc.get_lib())
     assert sc.get_compile_flags()[0] == "-I" + sc.get_include()

@@ -115,6 +115,20 @@ def all_device_placement(device_type):
         >>> flow.env.all_device_placement("cpu")  # a plain process
         monoflow.placement(type="cpu", ranks=[0])
     """
-    import monoflow as flow
+    from monoflow._global.placement import placement
 
-    return flow.placement(device_type, ranks=list(range(get_world_size())))
+    return placement(device_type, ranks=list(range(get_world_size())))
+
+
+def init_rdma():
+    """OneFlow's switch to RDMA transport between machines. monoflow's collectives run over
+    Gloo's TCP transport (host memory) and NCCL (CUDA memory, which picks InfiniBand by itself
+    when the machine has it); there is no RDMA transport to turn on, so this raises
+    RuntimeError rather than pretend. ``rdma_is_initialized()`` answers False."""
+    raise RuntimeError("flow.env.init_rdma(): this build has no RDMA transport; collectives run over Gloo's TCP "
+                       "transport (host memory) and NCCL (CUDA memory, which uses InfiniBand by itself when present)")
+
+
+def rdma_is_initialized():
+    """False: monoflow has no RDMA transport to initialise (see ``init_rdma``)."""
+    return False

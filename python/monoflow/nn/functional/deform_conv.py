@@ -1,0 +1,87 @@
+"""deform_conv2d (OneFlow's ``nn.functional.deform_conv2d``, torchvision's
+``ops.deform_conv2d``): a convolution whose kernel taps read the input at
+learned fractional offsets, each tap optionally scaled by a mask (v2).
+
+A composite: every tap's position (its place in the ordinary convolution
+plus its offset) is sampled bilinearly with grid_sample, zero outside the
+image as torchvision's kernel reads it, and the sampled columns are
+multiplied by the weight as in im2col. grid_sample differentiates with
+respect to both the image and the positions, so autograd gives the
+gradients of input, offset, mask, weight and bias with no kernel of its own.
+"""
+from monoflow import _creation
+from monoflow._composite import int_tuple
+from monoflow.nn.functional.grid_sample import grid_sample
+from monoflow.ops_shape import stack
+
+__all__ = ["deform_conv2d"]
+
+
+def _pair(name, v):
+    t = int_tuple("deform_conv2d", name, v)
+    if len(t) == 1:
+        t = t * 2
+    if len(t) != 2:
+        raise ValueError(f"deform_conv2d(): {name} must be an int or a pair of ints, got {v}")
+    return t
+
+
+def deform_conv2d(input, offset, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), mask=None):
+    """Deformable convolution over a batch of images.
+
+    Args:
+        input (Tensor): ``(N, C, H, W)``.
+        offset (Tensor): ``(N, 2 * G * kh * kw, Ho, Wo)``: for offset group ``g`` and kernel tap
+            ``k`` (row-major over ``kh x kw``), channels ``2 * (g * kh * kw + k)`` and ``+ 1`` are
+            the row and column offsets. The input's channels split evenly into the ``G`` groups.
+        weight (Tensor): ``(C_out, C / groups, kh, kw)``; ``groups`` is ``C // weight.shape[1]``.
+        bias (Tensor, optional): ``(C_out,)``.
+        stride, padding, dilation (int or pair of ints): as in :func:`conv2d`.
+        mask (Tensor, optional): ``(N, G * kh * kw, Ho, Wo)``, scaling each sampled tap
+            (modulated, "v2", deformable convolution).
+
+    Returns:
+        Tensor: ``(N, C_out, Ho, Wo)``.
+    """
+    (sh, sw), (ph, pw), (dh, dw) = _pair("stride", stride), _pair("padding", padding), _pair("dilation", dilation)
+    if input.dim() != 4 or weight.dim() != 4:
+        raise ValueError(f"deform_conv2d(): expected a 4-D input and weight, got {input.dim()}-D and "
+                         f"{weight.dim()}-D")
+    n, c, h, w = input.shape
+    c_out, c_per_group, kh, kw = weight.shape
+    if c_per_group == 0 or c % c_per_group or c_out % (c // c_per_group):
+        raise ValueError(f"deform_conv2d(): weight of shape {tuple(weight.shape)} does not fit an input with {c} "
+                         "channels (input channels must be a multiple of weight.shape[1], and the output "
+                         "channels of the groups)")
+    groups, taps = c // c_per_group, kh * kw
+    ho, wo = (h + 2 * ph - dh * (kh - 1) - 1) // sh + 1, (w + 2 * pw - dw * (kw - 1) - 1) // sw + 1
+    if ho <= 0 or wo <= 0:
+        raise ValueError(f"deform_conv2d(): the output would be empty ({ho} x {wo}) for an input of "
+                         f"{h} x {w} and a kernel of {kh} x {kw}")
+    if offset.dim() != 4 or offset.shape[0] != n or offset.shape[1] % (2 * taps) or tuple(offset.shape[2:]) != (ho, wo):
+        raise ValueError(f"deform_conv2d(): offset must be (N, 2 * offset_groups * {taps}, {ho}, {wo}) = "
+                         f"(N, 2 * G * kh * kw, Ho, Wo), got {tuple(offset.shape)}")
+    off_groups = offset.shape[1] // (2 * taps)
+    if off_groups == 0 or c % off_groups:
+        raise ValueError(f"deform_conv2d(): {c} input channels do not split into {off_groups} offset groups")
+    if mask is not None and tuple(mask.shape) != (n, off_groups * taps, ho, wo):
+        raise ValueError(f"deform_conv2d(): mask must be {(n, off_groups * taps, ho, wo)}, got {tuple(mask.shape)}")
+
+    # Where each tap reads in the undeformed convolution: (taps, Ho, 1) rows and (taps, 1, Wo) columns.
+    kw_ = dict(dtype=offset.dtype, device=offset.device)
+    tap_rows = (_creation.arange(kh, **kw_) * dh).repeat_interleave(kw).view(taps, 1, 1)
+    tap_cols = (_creation.arange(kw, **kw_) * dw).repeat(kh).view(taps, 1, 1)
+    rows = tap_rows + (_creation.arange(ho, **kw_) * sh - ph).view(1, ho, 1)
+    cols = tap_cols + (_creation.arange(wo, **kw_) * sw - pw).view(1, 1, wo)
+    off = offset.view(n, off_groups, taps, 2, ho, wo)
+    y, x = rows + off[:, :, :, 0], cols + off[:, :, :, 1]
+    # grid_sample's normalised coordinates, align_corners=False: pixel p is at (2p + 1) / size - 1.
+    grid = stack([(2 * x + 1) / w - 1, (2 * y + 1) / h - 1], -1).view(n * off_groups, taps * ho, wo, 2)
+    sampled = grid_sample(input.reshape(n * off_groups, c // off_groups, h, w), grid.to(input.dtype),
+                          mode="bilinear", padding_mode="zeros", align_corners=False)
+    columns = sampled.view(n, off_groups, c // off_groups, taps, ho, wo)
+    if mask is not None:
+        columns = columns * mask.view(n, off_groups, 1, taps, ho, wo)
+    columns = columns.reshape(n, groups, c_per_group * taps, ho * wo)
+    out = weight.reshape(groups, c_out // groups, c_per_group * taps).matmul(columns).reshape(n, c_out, ho, wo)
+    return out if bias is None else out + bias.view(1, c_out, 1, 1)
