@@ -62,7 +62,8 @@ def _problems(draw):
     dil = (draw(st.integers(1, 2)), draw(st.integers(1, 2)))
     h = draw(st.integers(dil[0] * (kh - 1) + 1, 6))
     w = draw(st.integers(dil[1] * (kw - 1) + 1, 6))
-    ho, wo = (h + 2 * pad[0] - dil[0] * (kh - 1) - 1) // stride[0] + 1, (w + 2 * pad[1] - dil[1] * (kw - 1) - 1) // stride[1] + 1
+    ho = (h + 2 * pad[0] - dil[0] * (kh - 1) - 1) // stride[0] + 1
+    wo = (w + 2 * pad[1] - dil[1] * (kw - 1) - 1) // stride[1] + 1
     r = np.random.default_rng(draw(st.integers(0, 2**31)))
     n, c_out = draw(st.integers(1, 2)), groups * draw(st.integers(1, 2))
     arrays = dict(inp=r.standard_normal((n, c, h, w)), off=r.standard_normal((n, 2 * off_groups * kh * kw, ho, wo)) * 2,
