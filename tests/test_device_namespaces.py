@@ -152,6 +152,27 @@ def test_default_device_is_used_by_creation_functions():
         flow.set_default_device("cuda")
 
 
+def test_a_device_is_a_context_manager_for_the_default_device():
+    # torch 2's `with torch.device(d):` idiom: modules and tensors built in the block land on d
+    with flow.device("testdev:0") as d:
+        assert d == flow.device("testdev:0") and flow.get_default_device() == d
+        model = flow.nn.Linear(3, 2)
+        with flow.device("cpu"):
+            inner = flow.zeros(2)
+        after_inner = flow.randn(2)
+    assert model.weight.device.type == "testdev" and model.bias.device.type == "testdev"
+    assert inner.device.type == "cpu" and after_inner.device.type == "testdev"
+    assert flow.get_default_device() == flow.device("cpu") and flow.zeros(1).device.type == "cpu"
+    with pytest.raises(ValueError):  # the default comes back when the block raises
+        with flow.device("testdev:0"):
+            raise ValueError
+    assert flow.get_default_device() == flow.device("cpu")
+    with pytest.raises(RuntimeError, match="'cuda'"):  # a device without a plugin is refused on entry
+        with flow.device("cuda"):
+            pass
+    assert flow.get_default_device() == flow.device("cpu")
+
+
 def test_set_default_tensor_type():
     try:
         flow.set_default_tensor_type("torch.DoubleTensor")

@@ -276,6 +276,19 @@ cdef class device:
     def __reduce__(self):
         return (device, (str(self),))
 
+    # `with flow.device("opencl"):` (torch 2's): inside the block, creation functions (and so the
+    # modules built there) default to this device; the previous default comes back after it.
+    def __enter__(self):
+        previous = _default_device
+        set_default_device(self)  # (raises for a device without a plugin: nothing to undo then)
+        _device_blocks.append(previous)
+        return self
+
+    def __exit__(self, *exc):
+        global _default_device
+        _default_device = _device_blocks.pop()
+        return False
+
 
 # The device type names torch accepts (c10's DeviceType): flow.device() names them even without a plugin.
 _TORCH_DEVICE_TYPES = frozenset(("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve",
@@ -1241,6 +1254,7 @@ cdef object _compare(int op, object a, object b):
 # torch.set_default_device: where creation functions put tensors when they
 # are given no device (None: the CPU).
 cdef object _default_device = None
+cdef list _device_blocks = []  # the defaults that `with device:` blocks replaced, innermost last
 
 
 def set_default_device(dev):
