@@ -353,3 +353,35 @@ def test_cuda_amp_custom_fwd_names():
                                                                            "cast_inputs": flow.float32}
     with pytest.raises(ValueError, match="device_type"):
         flow.amp.custom_fwd(lambda ctx: None, device_type=None)
+
+
+@needs_torch
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # torch deprecates the device-specific spellings
+def test_older_state_queries_answer_as_torch():
+    names = ["is_autocast_cpu_enabled", "get_autocast_cpu_dtype", "get_autocast_gpu_dtype", "is_autocast_cache_enabled"]
+
+    def answers(lib):
+        return [str(getattr(lib, n)()).split(".")[-1] for n in names]
+
+    assert answers(flow) == answers(torch)
+    for kw in (dict(dtype="float16", cache_enabled=False), dict(dtype="bfloat16", cache_enabled=True)):
+        with flow.autocast("cpu", dtype=getattr(flow, kw["dtype"]), cache_enabled=kw["cache_enabled"]):
+            got = answers(flow)
+        with torch.autocast("cpu", dtype=getattr(torch, kw["dtype"]), cache_enabled=kw["cache_enabled"]):
+            want = answers(torch)
+        assert got == want, kw
+    assert flow.GradScaler is flow.amp.GradScaler
+
+
+def test_clear_autocast_cache_drops_the_cached_casts():
+    from monoflow import _autocast
+
+    w = flow.randn(3, 3, requires_grad=True)
+    with flow.autocast("cpu"):
+        first = w @ w
+        assert len(_autocast._state.cache) == 1  # the parameter's bfloat16 copy
+        flow.clear_autocast_cache()
+        assert not _autocast._state.cache
+        second = w @ w  # made again
+        assert len(_autocast._state.cache) == 1
+    np.testing.assert_array_equal(second.float().detach().numpy(), first.float().detach().numpy())

@@ -106,7 +106,10 @@ from monoflow import func  # noqa: E402  (torch.func: grad, vmap, functional_cal
 from monoflow.func import vmap  # noqa: E402
 from monoflow import hub  # noqa: E402  (torch.hub: checkpoint cache, local hubconf, tqdm)
 from monoflow import onnx  # noqa: E402  (torch.onnx: export by recording one forward; the onnx package is optional)
-from monoflow.amp import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402
+from monoflow.amp import (  # noqa: E402
+    GradScaler, autocast, clear_autocast_cache, get_autocast_cpu_dtype, get_autocast_dtype, get_autocast_gpu_dtype,
+    is_autocast_cache_enabled, is_autocast_cpu_enabled, is_autocast_enabled,
+)
 from monoflow._compile import compile  # noqa: E402
 from monoflow import _alias_import  # noqa: E402
 

@@ -76,6 +76,15 @@ def get_dtype(device_type):
     return r[0] if r else (_dtypes.bfloat16 if device_type == "cpu" else _dtypes.float16)
 
 
+def cache_enabled():
+    """The innermost region's cache_enabled (any device type); True outside every region."""
+    return _state.stack[-1][3] if _state.stack else True
+
+
+def clear_cache():
+    _state.cache.clear()
+
+
 def _cast(t, dtype, cache):
     if cache and t.is_leaf and t.requires_grad:
         hit = _state.cache.get(id(t))

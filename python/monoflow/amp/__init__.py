@@ -1,6 +1,8 @@
 """monoflow.amp: torch.amp's GradScaler (loss scaling) and autocast."""
-from monoflow.amp.autocast_mode import (autocast, custom_bwd, custom_fwd, get_autocast_dtype,  # noqa: F401
-                                        is_autocast_available, is_autocast_enabled)
+from monoflow.amp.autocast_mode import (autocast, clear_autocast_cache, custom_bwd, custom_fwd,  # noqa: F401
+                                        get_autocast_cpu_dtype, get_autocast_dtype, get_autocast_gpu_dtype,
+                                        is_autocast_available, is_autocast_cache_enabled, is_autocast_cpu_enabled,
+                                        is_autocast_enabled)
 from monoflow.amp.grad_scaler import GradScaler, StaticGradScaler  # noqa: F401
 
 __all__ = ["autocast", "GradScaler", "StaticGradScaler", "is_autocast_available", "is_autocast_enabled",

@@ -125,6 +125,33 @@ def get_autocast_dtype(device_type):
     return _autocast.get_dtype(device_type)
 
 
+# torch's older, device-specific spellings of the two queries above (still called by libraries)
+def is_autocast_cpu_enabled():
+    """``is_autocast_enabled("cpu")`` (torch's older spelling)."""
+    return _autocast.is_enabled("cpu")
+
+
+def get_autocast_cpu_dtype():
+    """``get_autocast_dtype("cpu")`` (torch's older spelling)."""
+    return _autocast.get_dtype("cpu")
+
+
+def get_autocast_gpu_dtype():
+    """``get_autocast_dtype("cuda")`` (torch's older spelling)."""
+    return _autocast.get_dtype("cuda")
+
+
+def is_autocast_cache_enabled():
+    """Whether the innermost :class:`autocast` region caches the casts of parameters
+    (its ``cache_enabled``); True outside every region, as torch."""
+    return _autocast.cache_enabled()
+
+
+def clear_autocast_cache():
+    """Drops the cached lower-precision copies of parameters (they are made again on next use)."""
+    _autocast.clear_cache()
+
+
 def _cast_floats(value, dtype):
     """`value` with every floating-point tensor in it (nested in lists, tuples, dicts) cast to `dtype`."""
     return tree_map_only(_C.TensorBase, lambda t: t.to(dtype) if t.is_floating_point() else t, value)
