@@ -1,5 +1,5 @@
 """SGD with momentum, dampening, Nesterov, weight decay and maximize (torch.optim.SGD)."""
-from monoflow import _C
+from monoflow import _C, _creation
 from monoflow.autograd import no_grad
 from monoflow.optim._functional import axpy_
 from monoflow.optim._validate import check_impl_options
@@ -11,10 +11,13 @@ __all__ = ["SGD"]
 class SGD(Optimizer):
     """Stochastic gradient descent, with optional momentum, Nesterov momentum and weight decay.
 
-    Each step: ``g = grad + weight_decay * p``; with momentum the first step stores
-    ``g`` itself as the buffer (no dampening), later steps
-    ``buf = momentum * buf + (1 - dampening) * g``, as torch; then ``p -= lr * buf``
-    (Nesterov: ``p -= lr * (g + momentum * buf)``).
+    Each step: ``g = grad + weight_decay * p``; with momentum
+    ``buf = momentum * buf + (1 - dampening) * g``, the buffer starting at zero as
+    OneFlow's does; then ``p -= lr * buf`` (Nesterov: ``p -= lr * (g + momentum * buf)``).
+    Without dampening this is torch's update too; with it, torch's first step stores
+    ``g`` undamped, so the two differ by that first step (monoflow follows OneFlow).
+    Nesterov takes any momentum and dampening, as OneFlow (torch refuses them unless
+    ``momentum > 0`` and ``dampening == 0``); with ``momentum == 0`` it is plain SGD.
 
     Args:
         params (iterable): the tensors to optimize, or dicts ``{"params": ..., option: value}``
@@ -23,8 +26,7 @@ class SGD(Optimizer):
         momentum (float): momentum factor. Default: ``0``.
         dampening (float): dampening of the momentum. Default: ``0``.
         weight_decay (float): L2 penalty added to the gradient. Default: ``0``.
-        nesterov (bool): use Nesterov momentum (needs ``momentum > 0`` and zero
-            dampening). Default: ``False``.
+        nesterov (bool): use Nesterov momentum. Default: ``False``.
         maximize (bool): maximize the objective (step along the gradient) instead of
             minimizing it. Default: ``False``.
         foreach (bool, optional): accepted for torch compatibility; monoflow has one
@@ -58,8 +60,6 @@ class SGD(Optimizer):
             raise ValueError(f"Invalid momentum value: {momentum}")
         if weight_decay < 0.0:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if nesterov and (momentum <= 0 or dampening != 0):
-            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         defaults = dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
                         nesterov=nesterov, maximize=maximize, contiguous_params=bool(contiguous_params))
         super().__init__(params, defaults)
@@ -90,12 +90,11 @@ class SGD(Optimizer):
                     if momentum != 0:
                         buf = state.get("momentum_buffer")
                         if buf is None:
-                            buf = state["momentum_buffer"] = g.clone()
-                        elif not nesterov:  # the common case: one fused pass over p, buf and g
+                            buf = state["momentum_buffer"] = _creation.zeros_like(p)
+                        if not nesterov:  # the common case: one fused pass over p, buf and g
                             _C.sgd_momentum_(p, buf, g, momentum, 1 - dampening, lr)
                             continue
-                        else:
-                            axpy_(buf.mul_(momentum), g, 1 - dampening)
-                        g = g + buf * momentum if nesterov else buf
+                        axpy_(buf.mul_(momentum), g, 1 - dampening)
+                        g = g + buf * momentum
                     axpy_(p, g, -lr)
         return loss
