@@ -7,7 +7,8 @@ import math
 
 import numpy as np
 
-import monoflow as flow
+from monoflow._creation import tensor
+from monoflow.ops_special import digamma
 
 
 def _dx_dalpha(x, alpha):
@@ -17,7 +18,7 @@ def _dx_dalpha(x, alpha):
     n_terms = int(min(100000, np.max(x) + 12 * np.sqrt(np.max(x)) + 60))
     k = np.arange(1, n_terms + 1, dtype=np.float64).reshape((-1,) + (1,) * a.ndim)
     lg1 = np.vectorize(math.lgamma)(a + 1)
-    dg1 = flow.digamma(flow.tensor(a + 1)).numpy()
+    dg1 = digamma(tensor(a + 1)).numpy()
     inv = np.concatenate([np.zeros((1,) + a.shape), np.cumsum(1.0 / (a + k), axis=0)[:-1]], axis=0)
     logs = np.concatenate([np.zeros((1,) + a.shape), np.cumsum(np.log(a + k), axis=0)[:-1]], axis=0)
     n = k - 1
@@ -43,7 +44,7 @@ def _make():
             alpha, sample = ctx.saved_tensors
             d = _dx_dalpha(sample.detach().cpu().numpy().astype(np.float64),
                            alpha.detach().cpu().numpy().astype(np.float64))
-            return grad * flow.tensor(d, dtype=alpha.dtype, device=alpha.device), None
+            return grad * tensor(d, dtype=alpha.dtype, device=alpha.device), None
 
     return StandardGamma
 

@@ -4,7 +4,9 @@ Poisson, Binomial, Geometric, ContinuousBernoulli, LowRankMultivariateNormal, ..
 torch, written with monoflow ops, registered with register_kl."""
 import math
 
-import monoflow as flow
+from monoflow import autograd, linalg, ops_reduce, special
+from monoflow._creation import full_like, ones_like, zeros_like
+from monoflow._functional import ge, le
 from monoflow.distributions.bernoulli import Bernoulli
 from monoflow.distributions.binomial import Binomial
 from monoflow.distributions.dirichlet import Dirichlet
@@ -21,17 +23,21 @@ from monoflow.distributions.multivariate_normal import MultivariateNormal, _batc
 from monoflow.distributions.normal import Normal
 from monoflow.distributions.transformed_distribution import TransformedDistribution
 from monoflow.distributions.uniform import Uniform
+from monoflow.ops_join import broadcast_shapes
+from monoflow.ops_layout import diag_embed
+from monoflow.ops_math import erf, exp, log, log1p, square, where
+from monoflow.ops_special import digamma, lgamma
 
 inf = math.inf
 _euler_gamma = 0.57721566490153286060
 
 
 def _infinite_like(tensor):
-    return flow.full_like(tensor, inf)
+    return full_like(tensor, inf)
 
 
 def _x_log_x(tensor):
-    return flow.special.xlogy(tensor, tensor)
+    return special.xlogy(tensor, tensor)
 
 
 def _batch_trace_XXT(bmat):
@@ -46,9 +52,9 @@ def _kl_beta_beta(p, q):
     sum_params_q = q.concentration1 + q.concentration0
     t1 = q.concentration1.lgamma() + q.concentration0.lgamma() + (sum_params_p).lgamma()
     t2 = p.concentration1.lgamma() + p.concentration0.lgamma() + (sum_params_q).lgamma()
-    t3 = (p.concentration1 - q.concentration1) * flow.digamma(p.concentration1)
-    t4 = (p.concentration0 - q.concentration0) * flow.digamma(p.concentration0)
-    t5 = (sum_params_q - sum_params_p) * flow.digamma(sum_params_p)
+    t3 = (p.concentration1 - q.concentration1) * digamma(p.concentration1)
+    t4 = (p.concentration0 - q.concentration0) * digamma(p.concentration0)
+    t5 = (sum_params_q - sum_params_p) * digamma(sum_params_p)
     return t1 - t2 + t3 + t4 + t5
 
 
@@ -71,8 +77,8 @@ def _kl_binomial_binomial(p, q):
 @register_kl(ContinuousBernoulli, ContinuousBernoulli)
 def _kl_continuous_bernoulli_continuous_bernoulli(p, q):
     t1 = p.mean * (p.logits - q.logits)
-    t2 = p._cont_bern_log_norm() + flow.log1p(-p.probs)
-    t3 = -q._cont_bern_log_norm() - flow.log1p(-q.probs)
+    t2 = p._cont_bern_log_norm() + log1p(-p.probs)
+    t3 = -q._cont_bern_log_norm() - log1p(-q.probs)
     return t1 + t2 + t3
 
 
@@ -105,7 +111,7 @@ def _kl_expfamily_expfamily(p, q):
     p_nparams = [np.detach().requires_grad_() for np in p._natural_params]
     q_nparams = q._natural_params
     lg_normal = p._log_normalizer(*p_nparams)
-    gradients = flow.autograd.grad(lg_normal.sum(), p_nparams, create_graph=True)
+    gradients = autograd.grad(lg_normal.sum(), p_nparams, create_graph=True)
     result = q._log_normalizer(*q_nparams) - lg_normal
     for pnp, qnp, g in zip(p_nparams, q_nparams, gradients):
         term = (qnp - pnp) * g
@@ -116,8 +122,8 @@ def _kl_expfamily_expfamily(p, q):
 @register_kl(Gamma, Gamma)
 def _kl_gamma_gamma(p, q):
     t1 = q.concentration * (p.rate / q.rate).log()
-    t2 = flow.lgamma(q.concentration) - flow.lgamma(p.concentration)
-    t3 = (p.concentration - q.concentration) * flow.digamma(p.concentration)
+    t2 = lgamma(q.concentration) - lgamma(p.concentration)
+    t3 = (p.concentration - q.concentration) * digamma(p.concentration)
     t4 = (q.rate - p.rate) * (p.concentration / p.rate)
     return t1 + t2 + t3 + t4
 
@@ -129,19 +135,19 @@ def _kl_gumbel_gumbel(p, q):
     ct3 = p.loc / q.scale
     t1 = -ct1.log() - ct2 + ct3
     t2 = ct1 * _euler_gamma
-    t3 = flow.exp(ct2 + (1 + ct1).lgamma() - ct3)
+    t3 = exp(ct2 + (1 + ct1).lgamma() - ct3)
     return t1 + t2 + t3 - (1 + _euler_gamma)
 
 
 @register_kl(Geometric, Geometric)
 def _kl_geometric_geometric(p, q):
-    return -p.entropy() - flow.log1p(-q.probs) / p.probs - q.logits
+    return -p.entropy() - log1p(-q.probs) / p.probs - q.logits
 
 
 @register_kl(HalfNormal, HalfNormal)
 def _kl_halfnormal_halfnormal(p, q):
     # torch's HalfNormal is |Normal(0, scale)| (its base_dist); monoflow's keeps only the scale
-    return _kl_normal_normal(Normal(flow.zeros_like(p.scale), p.scale), Normal(flow.zeros_like(q.scale), q.scale))
+    return _kl_normal_normal(Normal(zeros_like(p.scale), p.scale), Normal(zeros_like(q.scale), q.scale))
 
 
 @register_kl(Laplace, Laplace)
@@ -151,7 +157,7 @@ def _kl_laplace_laplace(p, q):
     loc_abs_diff = (p.loc - q.loc).abs()
     t1 = -scale_ratio.log()
     t2 = loc_abs_diff / q.scale
-    t3 = scale_ratio * flow.exp(-loc_abs_diff / p.scale)
+    t3 = scale_ratio * exp(-loc_abs_diff / p.scale)
     return t1 + t2 + t3 - 1
 
 
@@ -178,7 +184,7 @@ def _kl_lowrankmultivariatenormal_lowrankmultivariatenormal(p, q):
     # inv(qcov) @ pcov = [inv(qD) - inv(qD) @ qW @ inv(qC) @ qW.T @ inv(qD)] @ (pW @ pW.T + pD)
     #                  = [inv(qD) - A.T @ A] @ (pD + pW @ pW.T)
     qWt_qDinv = q._unbroadcasted_cov_factor.mT / q._unbroadcasted_cov_diag.unsqueeze(-2)
-    A = flow.linalg.solve_triangular(q._capacitance_tril, qWt_qDinv, upper=False)
+    A = linalg.solve_triangular(q._capacitance_tril, qWt_qDinv, upper=False)
     term21 = (p._unbroadcasted_cov_diag / q._unbroadcasted_cov_diag).sum(-1)
     term22 = _batch_trace_XXT(
         p._unbroadcasted_cov_factor * q._unbroadcasted_cov_diag.rsqrt().unsqueeze(-1)
@@ -210,7 +216,7 @@ def _kl_multivariatenormal_lowrankmultivariatenormal(p, q):
     # inv(qcov) @ pcov = [inv(qD) - inv(qD) @ qW @ inv(qC) @ qW.T @ inv(qD)] @ p_tril @ p_tril.T
     #                  = [inv(qD) - A.T @ A] @ p_tril @ p_tril.T
     qWt_qDinv = q._unbroadcasted_cov_factor.mT / q._unbroadcasted_cov_diag.unsqueeze(-2)
-    A = flow.linalg.solve_triangular(q._capacitance_tril, qWt_qDinv, upper=False)
+    A = linalg.solve_triangular(q._capacitance_tril, qWt_qDinv, upper=False)
     term21 = _batch_trace_XXT(
         p._unbroadcasted_scale_tril * q._unbroadcasted_cov_diag.rsqrt().unsqueeze(-1)
     )
@@ -235,7 +241,7 @@ def _kl_lowrankmultivariatenormal_multivariatenormal(p, q):
     term3 = _batch_mahalanobis(q._unbroadcasted_scale_tril, (q.loc - p.loc))
     # Expands term2 according to
     # inv(qcov) @ pcov = inv(q_tril @ q_tril.T) @ (pW @ pW.T + pD)
-    combined_batch_shape = flow.broadcast_shapes(
+    combined_batch_shape = broadcast_shapes(
         q._unbroadcasted_scale_tril.shape[:-2], p._unbroadcasted_cov_factor.shape[:-2]
     )
     n = p.event_shape[0]
@@ -243,14 +249,14 @@ def _kl_lowrankmultivariatenormal_multivariatenormal(p, q):
     p_cov_factor = p._unbroadcasted_cov_factor.expand(
         combined_batch_shape + (n, p.cov_factor.size(-1))
     )
-    p_cov_diag = flow.diag_embed(p._unbroadcasted_cov_diag.sqrt()).expand(
+    p_cov_diag = diag_embed(p._unbroadcasted_cov_diag.sqrt()).expand(
         combined_batch_shape + (n, n)
     )
     term21 = _batch_trace_XXT(
-        flow.linalg.solve_triangular(q_scale_tril, p_cov_factor, upper=False)
+        linalg.solve_triangular(q_scale_tril, p_cov_factor, upper=False)
     )
     term22 = _batch_trace_XXT(
-        flow.linalg.solve_triangular(q_scale_tril, p_cov_diag, upper=False)
+        linalg.solve_triangular(q_scale_tril, p_cov_diag, upper=False)
     )
     term2 = term21 + term22
     return 0.5 * (term1 + term2 + term3 - p.event_shape[0])
@@ -292,7 +298,7 @@ def _kl_beta_continuous_bernoulli(p, q):
     return (
         -p.entropy()
         - p.mean * q.logits
-        - flow.log1p(-q.probs)
+        - log1p(-q.probs)
         - q._cont_bern_log_norm()
     )
 
@@ -351,17 +357,17 @@ def _kl_continuous_bernoulli_infinity(p, q):
 
 @register_kl(ContinuousBernoulli, Exponential)
 def _kl_continuous_bernoulli_exponential(p, q):
-    return -p.entropy() - flow.log(q.rate) + q.rate * p.mean
+    return -p.entropy() - log(q.rate) + q.rate * p.mean
 
 
 @register_kl(ContinuousBernoulli, Normal)
 def _kl_continuous_bernoulli_normal(p, q):
     t1 = -p.entropy()
-    t2 = 0.5 * (math.log(2.0 * math.pi) + flow.square(q.loc / q.scale)) + flow.log(
+    t2 = 0.5 * (math.log(2.0 * math.pi) + square(q.loc / q.scale)) + log(
         q.scale
     )
-    t3 = (p.variance + flow.square(p.mean) - 2.0 * q.loc * p.mean) / (
-        2.0 * flow.square(q.scale)
+    t3 = (p.variance + square(p.mean) - 2.0 * q.loc * p.mean) / (
+        2.0 * square(q.scale)
     )
     return t1 + t2 + t3
 
@@ -369,12 +375,12 @@ def _kl_continuous_bernoulli_normal(p, q):
 @register_kl(ContinuousBernoulli, Uniform)
 def _kl_continuous_bernoulli_uniform(p, q):
     result = -p.entropy() + (q.high - q.low).log()
-    return flow.where(
-        flow.max(
-            flow.ge(q.low, p.support.lower_bound),
-            flow.le(q.high, p.support.upper_bound),
+    return where(
+        ops_reduce.max(
+            ge(q.low, p.support.lower_bound),
+            le(q.high, p.support.upper_bound),
         ),
-        flow.ones_like(result) * inf,
+        ones_like(result) * inf,
         result,
     )
 
@@ -390,7 +396,7 @@ def _kl_exponential_infinity(p, q):
 @register_kl(Exponential, Gamma)
 def _kl_exponential_gamma(p, q):
     ratio = q.rate / p.rate
-    t1 = -q.concentration * flow.log(ratio)
+    t1 = -q.concentration * log(ratio)
     return (
         t1
         + ratio
@@ -405,7 +411,7 @@ def _kl_exponential_gumbel(p, q):
     scale_rate_prod = p.rate * q.scale
     loc_scale_ratio = q.loc / q.scale
     t1 = scale_rate_prod.log() - 1
-    t2 = flow.exp(loc_scale_ratio) * scale_rate_prod / (scale_rate_prod + 1)
+    t2 = exp(loc_scale_ratio) * scale_rate_prod / (scale_rate_prod + 1)
     t3 = scale_rate_prod.reciprocal()
     return t1 - loc_scale_ratio + t2 + t3
 
@@ -414,7 +420,7 @@ def _kl_exponential_gumbel(p, q):
 def _kl_exponential_normal(p, q):
     var_normal = q.scale.pow(2)
     rate_sqr = p.rate.pow(2)
-    t1 = 0.5 * flow.log(rate_sqr * var_normal * 2 * math.pi)
+    t1 = 0.5 * log(rate_sqr * var_normal * 2 * math.pi)
     t2 = rate_sqr.reciprocal()
     t3 = q.loc / p.rate
     t4 = q.loc.pow(2) * 0.5
@@ -445,7 +451,7 @@ def _kl_gamma_gumbel(p, q):
     )
     t2 = beta_scale_prod.log() + p.concentration / beta_scale_prod
     t3 = (
-        flow.exp(loc_scale_ratio)
+        exp(loc_scale_ratio)
         * (1 + beta_scale_prod.reciprocal()).pow(-p.concentration)
         - loc_scale_ratio
     )
@@ -457,7 +463,7 @@ def _kl_gamma_normal(p, q):
     var_normal = q.scale.pow(2)
     beta_sqr = p.rate.pow(2)
     t1 = (
-        0.5 * flow.log(beta_sqr * var_normal * 2 * math.pi)
+        0.5 * log(beta_sqr * var_normal * 2 * math.pi)
         - p.concentration
         - p.concentration.lgamma()
     )
@@ -504,7 +510,7 @@ def _kl_laplace_infinity(p, q):
 def _kl_laplace_normal(p, q):
     var_normal = q.scale.pow(2)
     scale_sqr_var_ratio = p.scale.pow(2) / var_normal
-    t1 = 0.5 * flow.log(2 * scale_sqr_var_ratio / math.pi)
+    t1 = 0.5 * log(2 * scale_sqr_var_ratio / math.pi)
     t2 = 0.5 * p.loc.pow(2)
     t3 = p.loc * q.loc
     t4 = 0.5 * q.loc.pow(2)
@@ -528,7 +534,7 @@ def _kl_normal_gumbel(p, q):
     loc_scale_ratio = q.loc / q.scale
     t1 = var_scale_sqr_ratio.log() * 0.5
     t2 = mean_scale_ratio - loc_scale_ratio
-    t3 = flow.exp(-mean_scale_ratio + 0.5 * var_scale_sqr_ratio + loc_scale_ratio)
+    t3 = exp(-mean_scale_ratio + 0.5 * var_scale_sqr_ratio + loc_scale_ratio)
     return -t1 + t2 + t3 - (0.5 * (1 + math.log(2 * math.pi)))
 
 
@@ -537,11 +543,11 @@ def _kl_normal_laplace(p, q):
     loc_diff = p.loc - q.loc
     scale_ratio = p.scale / q.scale
     loc_diff_scale_ratio = loc_diff / p.scale
-    t1 = flow.log(scale_ratio)
+    t1 = log(scale_ratio)
     t2 = (
-        math.sqrt(2 / math.pi) * p.scale * flow.exp(-0.5 * loc_diff_scale_ratio.pow(2))
+        math.sqrt(2 / math.pi) * p.scale * exp(-0.5 * loc_diff_scale_ratio.pow(2))
     )
-    t3 = loc_diff * flow.erf(math.sqrt(0.5) * loc_diff_scale_ratio)
+    t3 = loc_diff * erf(math.sqrt(0.5) * loc_diff_scale_ratio)
     return -t1 + (t2 + t3) / q.scale - (0.5 * (1 + math.log(0.5 * math.pi)))
 
 
@@ -597,7 +603,7 @@ def _kl_poisson_infinity(p, q):
 @register_kl(Uniform, Beta)
 def _kl_uniform_beta(p, q):
     common_term = p.high - p.low
-    t1 = flow.log(common_term)
+    t1 = log(common_term)
     t2 = (
         (q.concentration1 - 1)
         * (_x_log_x(p.high) - _x_log_x(p.low) - common_term)
@@ -623,15 +629,15 @@ def _kl_uniform_continuous_bernoulli(p, q):
     result = (
         -p.entropy()
         - p.mean * q.logits
-        - flow.log1p(-q.probs)
+        - log1p(-q.probs)
         - q._cont_bern_log_norm()
     )
-    return flow.where(
-        flow.max(
-            flow.ge(p.high, q.support.upper_bound),
-            flow.le(p.low, q.support.lower_bound),
+    return where(
+        ops_reduce.max(
+            ge(p.high, q.support.upper_bound),
+            le(p.low, q.support.lower_bound),
         ),
-        flow.ones_like(result) * inf,
+        ones_like(result) * inf,
         result,
     )
 
@@ -665,7 +671,7 @@ def _kl_uniform_gumbel(p, q):
     high_loc_diff = (p.high - q.loc) / q.scale
     low_loc_diff = (p.low - q.loc) / q.scale
     t1 = common_term.log() + 0.5 * (high_loc_diff + low_loc_diff)
-    t2 = common_term * (flow.exp(-high_loc_diff) - flow.exp(-low_loc_diff))
+    t2 = common_term * (exp(-high_loc_diff) - exp(-low_loc_diff))
     return t1 - t2
 
 

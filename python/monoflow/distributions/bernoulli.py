@@ -1,11 +1,15 @@
 """Bernoulli: a 0/1 outcome with probability ``probs`` of 1 (or given by ``logits``)."""
 import numbers
 
-import monoflow as flow
 import monoflow.nn.functional as F
+from monoflow._creation import arange
+from monoflow._tensor import Size
+from monoflow.autograd.grad_mode import no_grad
 from monoflow.distributions import constraints
 from monoflow.distributions.distribution import Distribution
 from monoflow.distributions.utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from monoflow.ops_join import broadcast_tensors
+from monoflow.ops_random import bernoulli
 
 
 class Bernoulli(Distribution):
@@ -24,7 +28,7 @@ class Bernoulli(Distribution):
         else:
             self.logits = param
         self._param = param
-        super().__init__(flow.Size() if is_number else param.size(), validate_args=validate_args)
+        super().__init__(Size() if is_number else param.size(), validate_args=validate_args)
 
     @lazy_property
     def logits(self):
@@ -47,21 +51,21 @@ class Bernoulli(Distribution):
     def variance(self):
         return self.probs * (1 - self.probs)
 
-    def sample(self, sample_shape=flow.Size()):
+    def sample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)
-        with flow.no_grad():
-            return flow.bernoulli(self.probs.expand(shape))
+        with no_grad():
+            return bernoulli(self.probs.expand(shape))
 
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        logits, value = flow.broadcast_tensors(self.logits, value.to(self.logits.dtype))
+        logits, value = broadcast_tensors(self.logits, value.to(self.logits.dtype))
         return -F.binary_cross_entropy_with_logits(logits, value, reduction="none")
 
     def entropy(self):
         return F.binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none")
 
     def enumerate_support(self, expand=True):
-        values = flow.arange(2, dtype=self._param.dtype, device=self._param.device)
+        values = arange(2, dtype=self._param.dtype, device=self._param.device)
         values = values.view((-1,) + (1,) * len(self._batch_shape))
         return values.expand((-1,) + tuple(self._batch_shape)) if expand else values

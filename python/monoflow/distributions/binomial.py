@@ -2,13 +2,20 @@
 gradients in the probabilities, moments, entropy, enumerate_support, samplers on monoflow's generator)."""
 import numbers
 
-import monoflow as flow
 import monoflow.nn.functional as F
+from monoflow import ops_math
+from monoflow._creation import arange, tensor, zeros_like
+from monoflow._tensor import Size
+from monoflow.autograd.grad_mode import no_grad
 from monoflow.distributions import constraints
 from monoflow.distributions.categorical import Categorical
 from monoflow.distributions.distribution import Distribution
 from monoflow.distributions.gamma import Gamma
 from monoflow.distributions.utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from monoflow.ops_join import broadcast_tensors
+from monoflow.ops_math import exp, log1p, sigmoid
+from monoflow.ops_random import poisson, rand
+from monoflow.ops_special import lgamma
 
 __all__ = ["Binomial", "Multinomial", "NegativeBinomial"]
 
@@ -24,12 +31,12 @@ def _binomial_draw(total_count, probs):
     """Counts of successes of ``total_count`` Bernoulli(probs) trials (elementwise, same shapes), drawn with
     monoflow's generator in chunks of trials."""
     n_max = int(total_count.max()) if total_count.numel() else 0
-    counts = flow.zeros_like(probs)
+    counts = zeros_like(probs)
     start = 0
     while start < n_max:
         k = min(_CHUNK, n_max - start)
-        u = flow.rand(tuple(probs.shape) + (k,), dtype=probs.dtype, device=probs.device)
-        trial = flow.arange(start, start + k, dtype=probs.dtype, device=probs.device)
+        u = rand(tuple(probs.shape) + (k,), dtype=probs.dtype, device=probs.device)
+        trial = arange(start, start + k, dtype=probs.dtype, device=probs.device)
         hit = (u < probs.unsqueeze(-1)) & (trial < total_count.unsqueeze(-1))
         counts = counts + hit.to(probs.dtype).sum(-1)
         start += k
@@ -72,7 +79,7 @@ class Binomial(Distribution):
             self.total_count = self.total_count.type_as(self.logits)
         self._param = self.probs if probs is not None else self.logits
         is_scalar = isinstance(param, numbers.Number) and isinstance(total_count, numbers.Number)
-        super().__init__(flow.Size() if is_scalar else self._param.size(), validate_args=validate_args)
+        super().__init__(Size() if is_scalar else self._param.size(), validate_args=validate_args)
 
     @property
     def support(self):
@@ -102,19 +109,19 @@ class Binomial(Distribution):
     def variance(self):
         return self.total_count * self.probs * (1 - self.probs)
 
-    def sample(self, sample_shape=flow.Size()):
+    def sample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)
-        with flow.no_grad():
+        with no_grad():
             return _binomial_draw(self.total_count.expand(shape), self.probs.expand(shape))
 
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        log_factorial_n = flow.lgamma(self.total_count + 1)
-        log_factorial_k = flow.lgamma(value + 1)
-        log_factorial_nmk = flow.lgamma(self.total_count - value + 1)
+        log_factorial_n = lgamma(self.total_count + 1)
+        log_factorial_k = lgamma(value + 1)
+        log_factorial_nmk = lgamma(self.total_count - value + 1)
         normalize_term = (self.total_count * _clamp_by_zero(self.logits)
-                          + self.total_count * flow.log1p(flow.exp(-flow.abs(self.logits))) - log_factorial_n)
+                          + self.total_count * log1p(exp(-ops_math.abs(self.logits))) - log_factorial_n)
         return value * self.logits - log_factorial_k - log_factorial_nmk - normalize_term
 
     def entropy(self):
@@ -122,13 +129,13 @@ class Binomial(Distribution):
         if not float(self.total_count.min()) == total_count:
             raise NotImplementedError("Inhomogeneous total count not supported by `entropy`.")
         log_prob = self.log_prob(self.enumerate_support(False))
-        return -(flow.exp(log_prob) * log_prob).sum(0)
+        return -(exp(log_prob) * log_prob).sum(0)
 
     def enumerate_support(self, expand=True):
         total_count = int(self.total_count.max())
         if not float(self.total_count.min()) == total_count:
             raise NotImplementedError("Inhomogeneous total count not supported by `enumerate_support`.")
-        values = flow.arange(1 + total_count, dtype=self._param.dtype, device=self._param.device)
+        values = arange(1 + total_count, dtype=self._param.dtype, device=self._param.device)
         values = values.view((-1,) + (1,) * len(self._batch_shape))
         return values.expand((-1,) + tuple(self._batch_shape)) if expand else values
 
@@ -185,29 +192,29 @@ class Multinomial(Distribution):
     def param_shape(self):
         return self._categorical.param_shape
 
-    def sample(self, sample_shape=flow.Size()):
-        sample_shape = flow.Size(sample_shape if isinstance(sample_shape, (tuple, list)) else (sample_shape,))
-        with flow.no_grad():
-            idx = self._categorical.sample(flow.Size((self.total_count,)) + sample_shape)
+    def sample(self, sample_shape=Size()):
+        sample_shape = Size(sample_shape if isinstance(sample_shape, (tuple, list)) else (sample_shape,))
+        with no_grad():
+            idx = self._categorical.sample(Size((self.total_count,)) + sample_shape)
             counts = F.one_hot(idx, self._event_shape[0]).to(self.probs.dtype).sum(0)
         return counts.reshape(self._extended_shape(sample_shape))
 
     def entropy(self):
-        n = flow.tensor(float(self.total_count), dtype=self.probs.dtype, device=self.probs.device)
+        n = tensor(float(self.total_count), dtype=self.probs.dtype, device=self.probs.device)
         cat_entropy = self._categorical.entropy()
-        term1 = n * cat_entropy - flow.lgamma(n + 1)
+        term1 = n * cat_entropy - lgamma(n + 1)
         support = self._binomial.enumerate_support(expand=False)[1:]
-        binomial_probs = flow.exp(self._binomial.log_prob(support))
-        weights = flow.lgamma(support + 1)
+        binomial_probs = exp(self._binomial.log_prob(support))
+        weights = lgamma(support + 1)
         term2 = (binomial_probs * weights).sum([0, -1])
         return term1 + term2
 
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        logits, value = flow.broadcast_tensors(self.logits, value.to(self.logits.dtype))
-        log_factorial_n = flow.lgamma(value.sum(-1) + 1)
-        log_factorial_xs = flow.lgamma(value + 1).sum(-1)
+        logits, value = broadcast_tensors(self.logits, value.to(self.logits.dtype))
+        log_factorial_n = lgamma(value.sum(-1) + 1)
+        log_factorial_xs = lgamma(value + 1).sum(-1)
         logits = logits.masked_fill((value == 0) & (logits == -float("inf")), 0.0)
         log_powers = (logits * value).sum(-1)
         return log_factorial_n - log_factorial_xs + log_powers
@@ -242,11 +249,11 @@ class NegativeBinomial(Distribution):
             self.total_count = self.total_count.type_as(self.logits)
         self._param = self.probs if probs is not None else self.logits
         is_scalar = isinstance(param, numbers.Number) and isinstance(total_count, numbers.Number)
-        super().__init__(flow.Size() if is_scalar else self._param.size(), validate_args=validate_args)
+        super().__init__(Size() if is_scalar else self._param.size(), validate_args=validate_args)
 
     @property
     def mean(self):
-        return self.total_count * flow.exp(self.logits)
+        return self.total_count * exp(self.logits)
 
     @property
     def mode(self):
@@ -254,7 +261,7 @@ class NegativeBinomial(Distribution):
 
     @property
     def variance(self):
-        return self.mean / flow.sigmoid(-self.logits)
+        return self.mean / sigmoid(-self.logits)
 
     @lazy_property
     def logits(self):
@@ -270,18 +277,18 @@ class NegativeBinomial(Distribution):
 
     @lazy_property
     def _gamma(self):
-        return Gamma(concentration=self.total_count, rate=flow.exp(-self.logits), validate_args=False)
+        return Gamma(concentration=self.total_count, rate=exp(-self.logits), validate_args=False)
 
-    def sample(self, sample_shape=flow.Size()):
-        with flow.no_grad():
+    def sample(self, sample_shape=Size()):
+        with no_grad():
             rate = self._gamma.sample(sample_shape=sample_shape)
-            return flow.poisson(rate)
+            return poisson(rate)
 
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
         log_unnormalized_prob = self.total_count * F.logsigmoid(-self.logits) + value * F.logsigmoid(self.logits)
-        log_normalization = (-flow.lgamma(self.total_count + value) + flow.lgamma(1.0 + value)
-                             + flow.lgamma(self.total_count))
+        log_normalization = (-lgamma(self.total_count + value) + lgamma(1.0 + value)
+                             + lgamma(self.total_count))
         log_normalization = log_normalization.masked_fill(self.total_count + value == 0.0, 0.0)
         return log_unnormalized_prob - log_normalization

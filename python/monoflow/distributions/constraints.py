@@ -1,6 +1,10 @@
 """The sets a distribution's parameters and samples must lie in, as torch.distributions.constraints names them.
 Each constraint's ``check(value)`` returns a bool tensor (per element, or per event for event constraints)."""
-import monoflow as flow
+from monoflow import linalg, ops_shape
+from monoflow._creation import full
+from monoflow._dtypes import bool_
+from monoflow._type_info import finfo
+from monoflow.ops_stats import isclose
 
 
 class Constraint:
@@ -112,7 +116,7 @@ class _PositiveDefinite(Constraint):
 
     def check(self, value):
         symmetric = ((value - value.transpose(-1, -2)).abs() < 1e-6).flatten(-2).all(-1)
-        return symmetric & (flow.linalg.eigvalsh(value) > 0).all(-1)
+        return symmetric & (linalg.eigvalsh(value) > 0).all(-1)
 
 
 class _Dependent(Constraint):
@@ -254,8 +258,8 @@ class _CorrCholesky(Constraint):
     event_dim = 2
 
     def check(self, value):
-        tol = flow.finfo(value.dtype).eps * value.size(-1) * 10
-        row_norm = flow.linalg.norm(value.detach(), dim=-1)
+        tol = finfo(value.dtype).eps * value.size(-1) * 10
+        row_norm = linalg.norm(value.detach(), dim=-1)
         unit_row_norm = ((row_norm - 1.0).abs() <= tol).all(-1)
         return _LowerCholesky().check(value) & unit_row_norm
 
@@ -264,8 +268,8 @@ class _Square(Constraint):
     event_dim = 2
 
     def check(self, value):
-        return flow.full(tuple(value.shape[:-2]), value.shape[-2] == value.shape[-1], dtype=flow.bool,
-                         device=value.device)
+        return full(tuple(value.shape[:-2]), value.shape[-2] == value.shape[-1], dtype=bool_,
+                    device=value.device)
 
 
 class _Symmetric(_Square):
@@ -273,7 +277,7 @@ class _Symmetric(_Square):
         square_check = super().check(value)
         if not bool(square_check.all()):
             return square_check
-        return flow.isclose(value, value.transpose(-1, -2), atol=1e-6).flatten(-2).all(-1)
+        return isclose(value, value.transpose(-1, -2), atol=1e-6).flatten(-2).all(-1)
 
 
 class _PositiveSemidefinite(_Symmetric):
@@ -281,7 +285,7 @@ class _PositiveSemidefinite(_Symmetric):
         sym_check = super().check(value)
         if not bool(sym_check.all()):
             return sym_check
-        return (flow.linalg.eigvalsh(value) >= 0).all(-1)
+        return (linalg.eigvalsh(value) >= 0).all(-1)
 
 
 class _Cat(Constraint):
@@ -309,7 +313,7 @@ class _Cat(Constraint):
         for constr, length in zip(self.cseq, self.lengths):
             checks.append(constr.check(value.narrow(self.dim, start, length)))
             start += length
-        return flow.cat(checks, self.dim)
+        return ops_shape.cat(checks, self.dim)
 
 
 class _Stack(Constraint):
@@ -334,7 +338,7 @@ class _Stack(Constraint):
         if not -value.dim() <= self.dim < value.dim():
             raise ValueError(f"stack(): dim {self.dim} out of range for a value of {value.dim()} dims")
         vs = [value.select(self.dim, i) for i in range(value.size(self.dim))]
-        return flow.stack([constr.check(v) for v, constr in zip(vs, self.cseq)], self.dim)
+        return ops_shape.stack([constr.check(v) for v, constr in zip(vs, self.cseq)], self.dim)
 
 
 independent = _IndependentConstraint

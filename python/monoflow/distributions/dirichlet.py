@@ -1,10 +1,16 @@
 """Dirichlet(concentration): normalised independent Gammas, reparameterised through their implicit
 gradients (a pathwise gradient of the same distribution as torch's)."""
-import monoflow as flow
+from monoflow._creation import zeros_like
+from monoflow._tensor import Size, Tensor
+from monoflow._type_info import finfo
+from monoflow.autograd.grad_mode import no_grad
 from monoflow.distributions import constraints
 from monoflow.distributions._gamma_grad import attach_gradient
 from monoflow.distributions.distribution import Distribution
 from monoflow.distributions.gamma import _standard_gamma
+from monoflow.ops_math import where
+from monoflow.ops_pointwise import xlogy
+from monoflow.ops_special import digamma, lgamma
 
 __all__ = ["Dirichlet"]
 
@@ -21,27 +27,27 @@ class Dirichlet(Distribution):
     has_rsample = True
 
     def __init__(self, concentration, validate_args=None):
-        if not isinstance(concentration, flow.Tensor) or concentration.dim() < 1:
+        if not isinstance(concentration, Tensor) or concentration.dim() < 1:
             raise ValueError("`concentration` parameter must be at least one-dimensional.")
         self.concentration = concentration
         super().__init__(concentration.shape[:-1], concentration.shape[-1:], validate_args=validate_args)
 
-    def rsample(self, sample_shape=flow.Size()):
+    def rsample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)
         c = self.concentration.expand(shape)
         g = attach_gradient(c, _standard_gamma(c.detach()))
-        eps = flow.finfo(g.dtype).tiny
-        return (g / g.sum(-1, keepdim=True)).clamp(min=eps, max=1 - flow.finfo(g.dtype).eps)
+        eps = finfo(g.dtype).tiny
+        return (g / g.sum(-1, keepdim=True)).clamp(min=eps, max=1 - finfo(g.dtype).eps)
 
-    def sample(self, sample_shape=flow.Size()):
-        with flow.no_grad():
+    def sample(self, sample_shape=Size()):
+        with no_grad():
             return self.rsample(sample_shape)
 
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
         c = self.concentration
-        return flow.xlogy(c - 1.0, value).sum(-1) + flow.lgamma(c.sum(-1)) - flow.lgamma(c).sum(-1)
+        return xlogy(c - 1.0, value).sum(-1) + lgamma(c.sum(-1)) - lgamma(c).sum(-1)
 
     @property
     def mean(self):
@@ -53,9 +59,9 @@ class Dirichlet(Distribution):
         cm1 = (c - 1).clamp(min=0)
         mode = cm1 / cm1.sum(-1, keepdim=True)
         # all below 1: torch takes the argmax of its 0/0 (nan) mode, i.e. the first vertex
-        vertex = flow.zeros_like(c)
+        vertex = zeros_like(c)
         vertex[..., 0] = 1
-        return flow.where((c < 1).all(-1, keepdim=True), vertex, mode)
+        return where((c < 1).all(-1, keepdim=True), vertex, mode)
 
     @property
     def variance(self):
@@ -67,5 +73,5 @@ class Dirichlet(Distribution):
         c = self.concentration
         k = c.shape[-1]
         a0 = c.sum(-1)
-        return (flow.lgamma(c).sum(-1) - flow.lgamma(a0) - (k - a0) * flow.digamma(a0)
-                - ((c - 1.0) * flow.digamma(c)).sum(-1))
+        return (lgamma(c).sum(-1) - lgamma(a0) - (k - a0) * digamma(a0)
+                - ((c - 1.0) * digamma(c)).sum(-1))

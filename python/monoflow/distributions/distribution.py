@@ -1,14 +1,16 @@
 """The base of every distribution: shapes, argument checking and the
 sample/log_prob/entropy interface that torch.distributions.Distribution has."""
-import monoflow as flow
+from monoflow._tensor import Size, Tensor
+from monoflow.autograd.grad_mode import no_grad
 from monoflow.distributions import constraints
 from monoflow.distributions.utils import lazy_property
+from monoflow.ops_math import exp
 
 _default_validate_args = __debug__
 
 
 def _size(shape):
-    return flow.Size(shape if isinstance(shape, (tuple, list, flow.Size)) else (shape,))
+    return Size(shape if isinstance(shape, (tuple, list, Size)) else (shape,))
 
 
 class Distribution:
@@ -67,16 +69,16 @@ class Distribution:
     def stddev(self):
         return self.variance.sqrt()
 
-    def sample(self, sample_shape=flow.Size()):
+    def sample(self, sample_shape=Size()):
         """Draws samples of shape ``sample_shape + batch_shape + event_shape``, without a gradient."""
-        with flow.no_grad():
+        with no_grad():
             return self.rsample(sample_shape)
 
-    def rsample(self, sample_shape=flow.Size()):
+    def rsample(self, sample_shape=Size()):
         raise NotImplementedError(f"{type(self).__name__} does not implement rsample (it has no reparameterized sampler)")
 
     def sample_n(self, n):
-        return self.sample(flow.Size((n,)))
+        return self.sample(Size((n,)))
 
     def log_prob(self, value):
         raise NotImplementedError(f"{type(self).__name__} does not implement log_prob")
@@ -94,7 +96,7 @@ class Distribution:
         raise NotImplementedError(f"{type(self).__name__} does not implement enumerate_support")
 
     def perplexity(self):
-        return flow.exp(self.entropy())
+        return exp(self.entropy())
 
     def expand(self, batch_shape, _instance=None):
         """A new distribution of the same kind whose batch is broadcast to ``batch_shape`` (the parameters are
@@ -110,7 +112,7 @@ class Distribution:
         old = tuple(self._batch_shape)
         new = type(self).__new__(type(self)) if _instance is None else _instance
         for key, value in self.__dict__.items():
-            if isinstance(value, flow.Tensor) and tuple(value.shape[:len(old)]) == old:
+            if isinstance(value, Tensor) and tuple(value.shape[:len(old)]) == old:
                 value = value.expand(tuple(batch_shape) + tuple(value.shape[len(old):]))
             elif isinstance(value, Distribution) and tuple(value.batch_shape[:len(old)]) == old:
                 value = value.expand(tuple(batch_shape) + tuple(value.batch_shape[len(old):]))
@@ -118,11 +120,11 @@ class Distribution:
         new._batch_shape = batch_shape
         return new
 
-    def _extended_shape(self, sample_shape=flow.Size()):
-        return flow.Size(tuple(_size(sample_shape)) + tuple(self._batch_shape) + tuple(self._event_shape))
+    def _extended_shape(self, sample_shape=Size()):
+        return Size(tuple(_size(sample_shape)) + tuple(self._batch_shape) + tuple(self._event_shape))
 
     def _validate_sample(self, value):
-        if not isinstance(value, flow.Tensor):
+        if not isinstance(value, Tensor):
             raise ValueError("The value argument to log_prob must be a Tensor")
         event_dim = len(self._event_shape)
         if tuple(value.shape[value.dim() - event_dim:]) != tuple(self._event_shape):

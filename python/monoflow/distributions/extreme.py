@@ -4,7 +4,9 @@ cdf and icdf come from TransformedDistribution), with the moments and entropy in
 import math
 import numbers
 
-import monoflow as flow
+from monoflow import _type_info
+from monoflow._creation import as_tensor, full, full_like, ones_like, zeros_like
+from monoflow._tensor import Size
 from monoflow.distributions import constraints
 from monoflow.distributions.distribution import Distribution
 from monoflow.distributions.exponential import Exponential
@@ -16,6 +18,8 @@ from monoflow.distributions.transforms import (AbsTransform, AffineTransform, Ex
                                                StickBreakingTransform)
 from monoflow.distributions.uniform import Uniform
 from monoflow.distributions.utils import broadcast_all
+from monoflow.ops_math import exp, log, log1p, where
+from monoflow.ops_special import digamma, lgamma
 
 __all__ = ["Gumbel", "Weibull", "Pareto", "HalfCauchy", "InverseGamma", "Kumaraswamy", "LogisticNormal",
            "FisherSnedecor"]
@@ -24,7 +28,7 @@ _EULER = 0.57721566490153286060
 
 
 def _scalar_or_shape(args, tensor):
-    return flow.Size() if all(isinstance(a, numbers.Number) for a in args) else tensor.size()
+    return Size() if all(isinstance(a, numbers.Number) for a in args) else tensor.size()
 
 
 class Gumbel(TransformedDistribution):
@@ -46,13 +50,13 @@ class Gumbel(TransformedDistribution):
 
     def __init__(self, loc, scale, validate_args=None):
         self.loc, self.scale = broadcast_all(loc, scale)
-        finfo = flow.finfo(self.loc.dtype)
+        finfo = _type_info.finfo(self.loc.dtype)
         if isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number):
             base_dist = Uniform(finfo.tiny, 1 - finfo.eps, validate_args=validate_args)
         else:
-            base_dist = Uniform(flow.full_like(self.loc, finfo.tiny), flow.full_like(self.loc, 1 - finfo.eps),
+            base_dist = Uniform(full_like(self.loc, finfo.tiny), full_like(self.loc, 1 - finfo.eps),
                                 validate_args=validate_args)
-        transforms = [ExpTransform().inv, AffineTransform(loc=0, scale=-flow.ones_like(self.scale)),
+        transforms = [ExpTransform().inv, AffineTransform(loc=0, scale=-ones_like(self.scale)),
                       ExpTransform().inv, AffineTransform(loc=self.loc, scale=-self.scale)]
         super().__init__(base_dist, transforms, validate_args=validate_args)
 
@@ -102,14 +106,14 @@ class Weibull(TransformedDistribution):
     def __init__(self, scale, concentration, validate_args=None):
         self.scale, self.concentration = broadcast_all(scale, concentration)
         self.concentration_reciprocal = self.concentration.reciprocal()
-        base_dist = Exponential(flow.ones_like(self.scale), validate_args=validate_args)
+        base_dist = Exponential(ones_like(self.scale), validate_args=validate_args)
         transforms = [PowerTransform(exponent=self.concentration_reciprocal),
                       AffineTransform(loc=0, scale=self.scale)]
         super().__init__(base_dist, transforms, validate_args=validate_args)
 
     @property
     def mean(self):
-        return self.scale * flow.exp(flow.lgamma(1 + self.concentration_reciprocal))
+        return self.scale * exp(lgamma(1 + self.concentration_reciprocal))
 
     @property
     def mode(self):
@@ -117,11 +121,11 @@ class Weibull(TransformedDistribution):
 
     @property
     def variance(self):
-        return self.scale.pow(2) * (flow.exp(flow.lgamma(1 + 2 * self.concentration_reciprocal))
-                                    - flow.exp(2 * flow.lgamma(1 + self.concentration_reciprocal)))
+        return self.scale.pow(2) * (exp(lgamma(1 + 2 * self.concentration_reciprocal))
+                                    - exp(2 * lgamma(1 + self.concentration_reciprocal)))
 
     def entropy(self):
-        return (_EULER * (1 - self.concentration_reciprocal) + flow.log(self.scale * self.concentration_reciprocal)
+        return (_EULER * (1 - self.concentration_reciprocal) + log(self.scale * self.concentration_reciprocal)
                 + 1)
 
 
@@ -195,11 +199,11 @@ class HalfCauchy(TransformedDistribution):
 
     @property
     def mean(self):
-        return flow.full(self._extended_shape(), math.inf, dtype=self.scale.dtype, device=self.scale.device)
+        return full(self._extended_shape(), math.inf, dtype=self.scale.dtype, device=self.scale.device)
 
     @property
     def mode(self):
-        return flow.zeros_like(self.scale)
+        return zeros_like(self.scale)
 
     @property
     def variance(self):
@@ -208,9 +212,9 @@ class HalfCauchy(TransformedDistribution):
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        value = flow.as_tensor(value, dtype=self.base_dist.scale.dtype, device=self.base_dist.scale.device)
+        value = as_tensor(value, dtype=self.base_dist.scale.dtype, device=self.base_dist.scale.device)
         log_prob = self.base_dist.log_prob(value) + math.log(2)
-        return flow.where(value >= 0, log_prob, flow.full_like(log_prob, -math.inf))
+        return where(value >= 0, log_prob, full_like(log_prob, -math.inf))
 
     def cdf(self, value):
         if self._validate_args:
@@ -244,7 +248,7 @@ class InverseGamma(TransformedDistribution):
 
     def __init__(self, concentration, rate, validate_args=None):
         base_dist = Gamma(concentration, rate, validate_args=validate_args)
-        neg_one = -flow.ones_like(base_dist.rate)
+        neg_one = -ones_like(base_dist.rate)
         super().__init__(base_dist, PowerTransform(neg_one), validate_args=validate_args)
 
     @property
@@ -258,7 +262,7 @@ class InverseGamma(TransformedDistribution):
     @property
     def mean(self):
         result = self.rate / (self.concentration - 1)
-        return flow.where(self.concentration > 1, result, flow.full_like(result, math.inf))
+        return where(self.concentration > 1, result, full_like(result, math.inf))
 
     @property
     def mode(self):
@@ -267,7 +271,7 @@ class InverseGamma(TransformedDistribution):
     @property
     def variance(self):
         result = self.rate.square() / ((self.concentration - 1).square() * (self.concentration - 2))
-        return flow.where(self.concentration > 2, result, flow.full_like(result, math.inf))
+        return where(self.concentration > 2, result, full_like(result, math.inf))
 
     def entropy(self):
         return (self.concentration + self.rate.log() + self.concentration.lgamma()
@@ -276,8 +280,8 @@ class InverseGamma(TransformedDistribution):
 
 def _moments(a, b, n):
     arg1 = 1 + n / a
-    log_value = flow.lgamma(arg1) + flow.lgamma(b) - flow.lgamma(arg1 + b)
-    return b * flow.exp(log_value)
+    log_value = lgamma(arg1) + lgamma(b) - lgamma(arg1 + b)
+    return b * exp(log_value)
 
 
 class Kumaraswamy(TransformedDistribution):
@@ -300,7 +304,7 @@ class Kumaraswamy(TransformedDistribution):
 
     def __init__(self, concentration1, concentration0, validate_args=None):
         self.concentration1, self.concentration0 = broadcast_all(concentration1, concentration0)
-        base_dist = Uniform(flow.full_like(self.concentration0, 0), flow.full_like(self.concentration0, 1),
+        base_dist = Uniform(full_like(self.concentration0, 0), full_like(self.concentration0, 1),
                             validate_args=validate_args)
         transforms = [PowerTransform(exponent=self.concentration0.reciprocal()),
                       AffineTransform(loc=1.0, scale=-1.0),
@@ -325,8 +329,8 @@ class Kumaraswamy(TransformedDistribution):
     def entropy(self):
         t1 = 1 - self.concentration1.reciprocal()
         t0 = 1 - self.concentration0.reciprocal()
-        H0 = flow.digamma(self.concentration0 + 1) + _EULER
-        return t0 + t1 * H0 - flow.log(self.concentration1) - flow.log(self.concentration0)
+        H0 = digamma(self.concentration0 + 1) + _EULER
+        return t0 + t1 * H0 - log(self.concentration1) - log(self.concentration0)
 
 
 class LogisticNormal(TransformedDistribution):
@@ -403,11 +407,11 @@ class FisherSnedecor(Distribution):
         df2 = self.df2.masked_fill(self.df2 <= 4, math.nan)
         return 2 * df2.pow(2) * (self.df1 + df2 - 2) / (self.df1 * (df2 - 2).pow(2) * (df2 - 4))
 
-    def rsample(self, sample_shape=flow.Size()):
+    def rsample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)
         X1 = self._gamma1.rsample(sample_shape).view(shape)
         X2 = self._gamma2.rsample(sample_shape).view(shape)
-        tiny = flow.finfo(X2.dtype).tiny
+        tiny = _type_info.finfo(X2.dtype).tiny
         return (X1 / X2.clamp(min=tiny)).clamp(min=tiny)
 
     def log_prob(self, value):
@@ -417,6 +421,6 @@ class FisherSnedecor(Distribution):
         ct2 = self.df2 * 0.5
         ct3 = self.df1 / self.df2
         t1 = (ct1 + ct2).lgamma() - ct1.lgamma() - ct2.lgamma()
-        t2 = ct1 * ct3.log() + (ct1 - 1) * flow.log(value)
-        t3 = (ct1 + ct2) * flow.log1p(ct3 * value)
+        t2 = ct1 * ct3.log() + (ct1 - 1) * log(value)
+        t3 = (ct1 + ct2) * log1p(ct3 * value)
         return t1 + t2 - t3

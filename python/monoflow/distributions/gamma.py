@@ -5,32 +5,40 @@ generators (Beta as X / (X + Y) of two Gammas). ``rsample`` differentiates
 through the samples by implicit reparameterization (see _gamma_grad)."""
 import numbers
 
-import monoflow as flow
+from monoflow._creation import ones_like, zeros_like
+from monoflow._dtypes import bool_
+from monoflow._tensor import Size
+from monoflow._type_info import finfo
+from monoflow.autograd.grad_mode import no_grad
 from monoflow.distributions import constraints
 from monoflow.distributions._gamma_grad import attach_gradient
 from monoflow.distributions.distribution import Distribution
 from monoflow.distributions.utils import broadcast_all
+from monoflow.ops_math import log, where
+from monoflow.ops_pointwise import xlogy
+from monoflow.ops_random import rand, randn
+from monoflow.ops_special import digamma, lgamma
 
 
 def _standard_gamma(alpha):
     """One Gamma(alpha, 1) draw per element of ``alpha`` (no gradient)."""
-    with flow.no_grad():
+    with no_grad():
         boost = alpha < 1  # Gamma(a) = Gamma(a + 1) * U^(1/a) for a < 1
-        a = flow.where(boost, alpha + 1, alpha)
+        a = where(boost, alpha + 1, alpha)
         d = a - 1.0 / 3.0
         c = (9 * d).rsqrt()
-        result = flow.zeros_like(alpha)
-        done = flow.zeros_like(alpha, dtype=flow.bool)
+        result = zeros_like(alpha)
+        done = zeros_like(alpha, dtype=bool_)
         while not bool(done.all()):
-            x = flow.randn(alpha.shape, dtype=alpha.dtype, device=alpha.device)
+            x = randn(alpha.shape, dtype=alpha.dtype, device=alpha.device)
             v = (1 + c * x).pow(3)
-            u = flow.rand(alpha.shape, dtype=alpha.dtype, device=alpha.device)
+            u = rand(alpha.shape, dtype=alpha.dtype, device=alpha.device)
             accept = (v > 0) & (u.log() < 0.5 * x * x + d - d * v + d * v.clamp(min=1e-30).log())
-            result = flow.where(accept & ~done, d * v, result)
+            result = where(accept & ~done, d * v, result)
             done = done | accept
-        u = flow.rand(alpha.shape, dtype=alpha.dtype, device=alpha.device)
-        result = flow.where(boost, result * u.pow(1 / alpha), result)
-        return result.clamp(min=flow.finfo(alpha.dtype).tiny)
+        u = rand(alpha.shape, dtype=alpha.dtype, device=alpha.device)
+        result = where(boost, result * u.pow(1 / alpha), result)
+        return result.clamp(min=finfo(alpha.dtype).tiny)
 
 
 class Gamma(Distribution):
@@ -41,7 +49,7 @@ class Gamma(Distribution):
     def __init__(self, concentration, rate, validate_args=None):
         self.concentration, self.rate = broadcast_all(concentration, rate)
         both_numbers = isinstance(concentration, numbers.Number) and isinstance(rate, numbers.Number)
-        super().__init__(flow.Size() if both_numbers else self.rate.size(), validate_args=validate_args)
+        super().__init__(Size() if both_numbers else self.rate.size(), validate_args=validate_args)
 
     @property
     def mean(self):
@@ -55,26 +63,26 @@ class Gamma(Distribution):
     def variance(self):
         return self.concentration / self.rate.pow(2)
 
-    def sample(self, sample_shape=flow.Size()):
+    def sample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)
-        with flow.no_grad():
+        with no_grad():
             return _standard_gamma(self.concentration.expand(shape)) / self.rate.expand(shape)
 
-    def rsample(self, sample_shape=flow.Size()):
+    def rsample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)
         alpha = self.concentration.expand(shape)
         x = attach_gradient(alpha, _standard_gamma(alpha.detach()))
-        return (x / self.rate.expand(shape)).clamp(min=flow.finfo(x.dtype).tiny)
+        return (x / self.rate.expand(shape)).clamp(min=finfo(x.dtype).tiny)
 
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
         a, b = self.concentration, self.rate
-        return flow.xlogy(a, b) + flow.xlogy(a - 1, value) - b * value - flow.lgamma(a)
+        return xlogy(a, b) + xlogy(a - 1, value) - b * value - lgamma(a)
 
     def entropy(self):
         a = self.concentration
-        return a - flow.log(self.rate) + flow.lgamma(a) + (1.0 - a) * flow.digamma(a)
+        return a - log(self.rate) + lgamma(a) + (1.0 - a) * digamma(a)
 
 
 class Beta(Distribution):
@@ -85,7 +93,7 @@ class Beta(Distribution):
     def __init__(self, concentration1, concentration0, validate_args=None):
         self.concentration1, self.concentration0 = broadcast_all(concentration1, concentration0)
         both_numbers = isinstance(concentration1, numbers.Number) and isinstance(concentration0, numbers.Number)
-        super().__init__(flow.Size() if both_numbers else self.concentration1.size(), validate_args=validate_args)
+        super().__init__(Size() if both_numbers else self.concentration1.size(), validate_args=validate_args)
 
     @property
     def mean(self):
@@ -98,38 +106,38 @@ class Beta(Distribution):
         a, b = self.concentration1, self.concentration0
         am1, bm1 = (a - 1).clamp(min=0), (b - 1).clamp(min=0)
         mode = am1 / (am1 + bm1)
-        return flow.where((a < 1) & (b < 1), flow.ones_like(mode), mode)
+        return where((a < 1) & (b < 1), ones_like(mode), mode)
 
     @property
     def variance(self):
         total = self.concentration1 + self.concentration0
         return self.concentration1 * self.concentration0 / (total.pow(2) * (total + 1))
 
-    def sample(self, sample_shape=flow.Size()):
+    def sample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)
         x = _standard_gamma(self.concentration1.expand(shape))
         y = _standard_gamma(self.concentration0.expand(shape))
-        eps = flow.finfo(x.dtype).eps
+        eps = finfo(x.dtype).eps
         return (x / (x + y)).clamp(min=eps, max=1 - eps)
 
-    def rsample(self, sample_shape=flow.Size()):
+    def rsample(self, sample_shape=Size()):
         # X / (X + Y) of two reparameterised Gammas: a pathwise gradient for both concentrations
         shape = self._extended_shape(sample_shape)
         a, b = self.concentration1.expand(shape), self.concentration0.expand(shape)
         x = attach_gradient(a, _standard_gamma(a.detach()))
         y = attach_gradient(b, _standard_gamma(b.detach()))
-        eps = flow.finfo(x.dtype).eps
+        eps = finfo(x.dtype).eps
         return (x / (x + y)).clamp(min=eps, max=1 - eps)
 
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
         a, b = self.concentration1, self.concentration0
-        log_beta = flow.lgamma(a) + flow.lgamma(b) - flow.lgamma(a + b)
-        return flow.xlogy(a - 1, value) + flow.xlogy(b - 1, 1 - value) - log_beta
+        log_beta = lgamma(a) + lgamma(b) - lgamma(a + b)
+        return xlogy(a - 1, value) + xlogy(b - 1, 1 - value) - log_beta
 
     def entropy(self):
         a, b = self.concentration1, self.concentration0
-        log_beta = flow.lgamma(a) + flow.lgamma(b) - flow.lgamma(a + b)
-        return (log_beta - (a - 1) * flow.digamma(a) - (b - 1) * flow.digamma(b)
-                + (a + b - 2) * flow.digamma(a + b))
+        log_beta = lgamma(a) + lgamma(b) - lgamma(a + b)
+        return (log_beta - (a - 1) * digamma(a) - (b - 1) * digamma(b)
+                + (a + b - 2) * digamma(a + b))

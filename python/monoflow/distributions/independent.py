@@ -1,6 +1,6 @@
 """Independent: reinterprets the rightmost batch dimensions of a distribution as event dimensions
 (a diagonal Normal over vectors is ``Independent(Normal(loc, scale), 1)``)."""
-import monoflow as flow
+from monoflow._tensor import Size
 from monoflow.distributions.distribution import Distribution
 
 
@@ -44,10 +44,10 @@ class Independent(Distribution):
     def variance(self):
         return self.base_dist.variance
 
-    def sample(self, sample_shape=flow.Size()):
+    def sample(self, sample_shape=Size()):
         return self.base_dist.sample(sample_shape)
 
-    def rsample(self, sample_shape=flow.Size()):
+    def rsample(self, sample_shape=Size()):
         return self.base_dist.rsample(sample_shape)
 
     def log_prob(self, value):

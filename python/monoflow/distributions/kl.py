@@ -1,7 +1,7 @@
 """kl_divergence(p, q) for the pairs of distributions that have a closed form, and register_kl to add more."""
 import math
 
-import monoflow as flow
+from monoflow import linalg
 from monoflow.distributions.bernoulli import Bernoulli
 from monoflow.distributions.categorical import Categorical
 from monoflow.distributions.independent import Independent, _sum_rightmost
@@ -9,6 +9,7 @@ from monoflow.distributions.multivariate_normal import MultivariateNormal
 from monoflow.distributions.normal import Normal
 from monoflow.distributions.one_hot_categorical import OneHotCategorical
 from monoflow.distributions.uniform import Uniform
+from monoflow.ops_join import broadcast_shapes
 
 _KL_REGISTRY = {}
 
@@ -90,11 +91,11 @@ def _kl_mvn_mvn(p, q):
     n = p.event_shape[0]
     Lp, Lq = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
     half_log_det = lambda L: L.diagonal(dim1=-2, dim2=-1).log().sum(-1)  # noqa: E731
-    shape = flow.broadcast_shapes(Lp.shape[:-2], Lq.shape[:-2])
+    shape = broadcast_shapes(Lp.shape[:-2], Lq.shape[:-2])
     Lq_full, Lp_full = Lq.expand(tuple(shape) + (n, n)), Lp.expand(tuple(shape) + (n, n))
-    trace = flow.linalg.solve_triangular(Lq_full, Lp_full, upper=False).pow(2).flatten(-2).sum(-1)
+    trace = linalg.solve_triangular(Lq_full, Lp_full, upper=False).pow(2).flatten(-2).sum(-1)
     diff = (q.loc - p.loc).expand(tuple(shape) + (n,)).unsqueeze(-1)
-    mahalanobis = flow.linalg.solve_triangular(Lq_full, diff, upper=False).squeeze(-1).pow(2).sum(-1)
+    mahalanobis = linalg.solve_triangular(Lq_full, diff, upper=False).squeeze(-1).pow(2).sum(-1)
     return half_log_det(Lq) - half_log_det(Lp) + 0.5 * (trace + mahalanobis - n)
 
 

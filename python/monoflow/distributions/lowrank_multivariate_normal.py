@@ -3,27 +3,32 @@
 ``I + W^T D^-1 W`` (Woodbury), so they cost O(n m^2) instead of O(n^3)."""
 import math
 
-import monoflow as flow
+from monoflow import linalg
+from monoflow._functional import matmul
+from monoflow._tensor import Size
 from monoflow.distributions import constraints
 from monoflow.distributions.distribution import Distribution
 from monoflow.distributions.multivariate_normal import _batch_mahalanobis
 from monoflow.distributions.utils import lazy_property
+from monoflow.ops_join import broadcast_shapes, broadcast_tensors
+from monoflow.ops_layout import diag_embed
+from monoflow.ops_random import eye, randn
 
 __all__ = ["LowRankMultivariateNormal"]
 
 
 def _batch_mv(bmat, bvec):
-    return flow.matmul(bmat, bvec.unsqueeze(-1)).squeeze(-1)
+    return matmul(bmat, bvec.unsqueeze(-1)).squeeze(-1)
 
 
 def _plus_eye(K):
     n = K.shape[-1]
-    return K + flow.eye(n, dtype=K.dtype, device=K.device)
+    return K + eye(n, dtype=K.dtype, device=K.device)
 
 
 def _batch_capacitance_tril(W, D):
     Wt_Dinv = W.transpose(-1, -2) / D.unsqueeze(-2)
-    return flow.linalg.cholesky(_plus_eye(flow.matmul(Wt_Dinv, W)))
+    return linalg.cholesky(_plus_eye(matmul(Wt_Dinv, W)))
 
 
 def _batch_lowrank_logdet(W, D, capacitance_tril):
@@ -72,7 +77,7 @@ class LowRankMultivariateNormal(Distribution):
         loc_ = loc.unsqueeze(-1)
         cov_diag_ = cov_diag.unsqueeze(-1)
         try:
-            loc_, self.cov_factor, cov_diag_ = flow.broadcast_tensors(loc_, cov_factor, cov_diag_)
+            loc_, self.cov_factor, cov_diag_ = broadcast_tensors(loc_, cov_factor, cov_diag_)
         except RuntimeError as e:
             raise ValueError(f"Incompatible batch shapes: loc {tuple(loc.shape)}, cov_factor {tuple(cov_factor.shape)}, "
                              f"cov_diag {tuple(cov_diag.shape)}") from e
@@ -86,7 +91,7 @@ class LowRankMultivariateNormal(Distribution):
 
     def expand(self, batch_shape, _instance=None):
         new = type(self).__new__(type(self)) if _instance is None else _instance
-        batch_shape = flow.Size(batch_shape)
+        batch_shape = Size(batch_shape)
         loc_shape = tuple(batch_shape) + tuple(self.event_shape)
         new.loc = self.loc.expand(loc_shape)
         new.cov_diag = self.cov_diag.expand(loc_shape)
@@ -118,30 +123,30 @@ class LowRankMultivariateNormal(Distribution):
         n = self._event_shape[0]
         cov_diag_sqrt_unsqueeze = self._unbroadcasted_cov_diag.sqrt().unsqueeze(-1)
         Dinvsqrt_W = self._unbroadcasted_cov_factor / cov_diag_sqrt_unsqueeze
-        K = _plus_eye(flow.matmul(Dinvsqrt_W, Dinvsqrt_W.transpose(-1, -2)))
-        return (cov_diag_sqrt_unsqueeze * flow.linalg.cholesky(K)).expand(self._full_shape(n))
+        K = _plus_eye(matmul(Dinvsqrt_W, Dinvsqrt_W.transpose(-1, -2)))
+        return (cov_diag_sqrt_unsqueeze * linalg.cholesky(K)).expand(self._full_shape(n))
 
     @lazy_property
     def covariance_matrix(self):
         W = self._unbroadcasted_cov_factor
-        cov = flow.matmul(W, W.transpose(-1, -2)) + flow.diag_embed(self._unbroadcasted_cov_diag)
+        cov = matmul(W, W.transpose(-1, -2)) + diag_embed(self._unbroadcasted_cov_diag)
         return cov.expand(self._full_shape(self._event_shape[0]))
 
     @lazy_property
     def precision_matrix(self):
         Wt_Dinv = self._unbroadcasted_cov_factor.transpose(-1, -2) / self._unbroadcasted_cov_diag.unsqueeze(-2)
         L = self._capacitance_tril
-        shape = flow.broadcast_shapes(tuple(L.shape[:-2]), tuple(Wt_Dinv.shape[:-2]))
-        A = flow.linalg.solve_triangular(L.expand(tuple(shape) + tuple(L.shape[-2:])),
-                                         Wt_Dinv.expand(tuple(shape) + tuple(Wt_Dinv.shape[-2:])), upper=False)
-        precision = flow.diag_embed(self._unbroadcasted_cov_diag.reciprocal()) - A.transpose(-1, -2) @ A
+        shape = broadcast_shapes(tuple(L.shape[:-2]), tuple(Wt_Dinv.shape[:-2]))
+        A = linalg.solve_triangular(L.expand(tuple(shape) + tuple(L.shape[-2:])),
+                                    Wt_Dinv.expand(tuple(shape) + tuple(Wt_Dinv.shape[-2:])), upper=False)
+        precision = diag_embed(self._unbroadcasted_cov_diag.reciprocal()) - A.transpose(-1, -2) @ A
         return precision.expand(self._full_shape(self._event_shape[0]))
 
-    def rsample(self, sample_shape=flow.Size()):
+    def rsample(self, sample_shape=Size()):
         shape = tuple(self._extended_shape(sample_shape))
         W_shape = shape[:-1] + tuple(self.cov_factor.shape[-1:])
-        eps_W = flow.randn(W_shape, dtype=self.loc.dtype, device=self.loc.device)
-        eps_D = flow.randn(shape, dtype=self.loc.dtype, device=self.loc.device)
+        eps_W = randn(W_shape, dtype=self.loc.dtype, device=self.loc.device)
+        eps_D = randn(shape, dtype=self.loc.dtype, device=self.loc.device)
         return (self.loc + _batch_mv(self._unbroadcasted_cov_factor, eps_W)
                 + self._unbroadcasted_cov_diag.sqrt() * eps_D)
 

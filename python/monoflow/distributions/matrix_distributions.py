@@ -5,13 +5,24 @@ import math
 import numbers
 import warnings
 
-import monoflow as flow
+from monoflow import _functional, linalg, ops_random
+from monoflow._creation import arange, ones_like, tensor, zeros, zeros_like
+from monoflow._tensor import Size
+from monoflow._type_info import finfo
+from monoflow.autograd.grad_mode import no_grad
 from monoflow.distributions import constraints
 from monoflow.distributions.distribution import Distribution
 from monoflow.distributions.exp_family import ExponentialFamily
 from monoflow.distributions.gamma import Beta
 from monoflow.distributions.more import Chi2
 from monoflow.distributions.utils import broadcast_all, lazy_property
+from monoflow.ops_join import broadcast_shapes
+from monoflow.ops_layout import diag_embed, tril_indices
+from monoflow.ops_math import clamp, sqrt, where
+from monoflow.ops_matrix import cholesky_solve
+from monoflow.ops_random import randn
+from monoflow.ops_shape import cat
+from monoflow.ops_special import digamma, lgamma, mvlgamma
 
 __all__ = ["LKJCholesky", "Wishart"]
 
@@ -43,39 +54,39 @@ class LKJCholesky(Distribution):
         self.dim = dim
         (self.concentration,) = broadcast_all(concentration)
         batch_shape = self.concentration.size()
-        event_shape = flow.Size((dim, dim))
+        event_shape = Size((dim, dim))
         marginal_conc = self.concentration + 0.5 * (self.dim - 2)
-        offset = flow.arange(self.dim - 1, dtype=self.concentration.dtype, device=self.concentration.device)
-        offset = flow.cat([offset.new_zeros((1,)), offset])
+        offset = arange(self.dim - 1, dtype=self.concentration.dtype, device=self.concentration.device)
+        offset = cat([offset.new_zeros((1,)), offset])
         beta_conc1 = offset + 0.5
         beta_conc0 = marginal_conc.unsqueeze(-1) - 0.5 * offset
         self._beta = Beta(beta_conc1, beta_conc0)
         super().__init__(batch_shape, event_shape, validate_args)
 
-    def sample(self, sample_shape=flow.Size()):
-        with flow.no_grad():
+    def sample(self, sample_shape=Size()):
+        with no_grad():
             y = self._beta.sample(sample_shape).unsqueeze(-1)
-            u_normal = flow.randn(self._extended_shape(sample_shape), dtype=y.dtype, device=y.device).tril(-1)
+            u_normal = randn(self._extended_shape(sample_shape), dtype=y.dtype, device=y.device).tril(-1)
             norm = u_normal.norm(dim=-1, keepdim=True)
-            rows = flow.arange(self.dim, device=y.device).reshape(self.dim, 1)
-            u_hypersphere = flow.where(rows == 0, flow.zeros_like(u_normal),
-                                       u_normal / flow.where(norm == 0, flow.ones_like(norm), norm))
-            w = flow.sqrt(y) * u_hypersphere
-            eps = flow.finfo(w.dtype).tiny
-            diag_elems = flow.clamp(1 - flow.sum(w ** 2, dim=-1), min=eps).sqrt()
-            return w + flow.diag_embed(diag_elems)
+            rows = arange(self.dim, device=y.device).reshape(self.dim, 1)
+            u_hypersphere = where(rows == 0, zeros_like(u_normal),
+                                  u_normal / where(norm == 0, ones_like(norm), norm))
+            w = sqrt(y) * u_hypersphere
+            eps = finfo(w.dtype).tiny
+            diag_elems = clamp(1 - _functional.sum(w ** 2, dim=-1), min=eps).sqrt()
+            return w + diag_embed(diag_elems)
 
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
         diag_elems = value.diagonal(dim1=-1, dim2=-2)[..., 1:]
-        order = flow.arange(2, self.dim + 1, device=self.concentration.device).to(self.concentration.dtype)
+        order = arange(2, self.dim + 1, device=self.concentration.device).to(self.concentration.dtype)
         order = 2 * (self.concentration - 1).unsqueeze(-1) + self.dim - order
-        unnormalized_log_pdf = flow.sum(order * diag_elems.log(), dim=-1)
+        unnormalized_log_pdf = _functional.sum(order * diag_elems.log(), dim=-1)
         dm1 = self.dim - 1
         alpha = self.concentration + 0.5 * dm1
-        denominator = flow.lgamma(alpha) * dm1
-        numerator = flow.mvlgamma(alpha - 0.5, dm1)
+        denominator = lgamma(alpha) * dm1
+        numerator = mvlgamma(alpha - 0.5, dm1)
         pi_constant = 0.5 * dm1 * math.log(math.pi)
         return unnormalized_log_pdf - (pi_constant + numerator - denominator)
 
@@ -83,8 +94,8 @@ class LKJCholesky(Distribution):
 def _mvdigamma(x, p):
     if not bool(x.gt((p - 1) / 2).all()):
         raise AssertionError("Wrong domain for multivariate digamma function.")
-    steps = flow.arange(p, dtype=x.dtype, device=x.device) / 2
-    return flow.digamma(x.unsqueeze(-1) - steps.expand(tuple(x.shape) + (p,))).sum(-1)
+    steps = arange(p, dtype=x.dtype, device=x.device) / 2
+    return digamma(x.unsqueeze(-1) - steps.expand(tuple(x.shape) + (p,))).sum(-1)
 
 
 class Wishart(ExponentialFamily):
@@ -126,10 +137,10 @@ class Wishart(ExponentialFamily):
         if param.dim() < 2:
             raise ValueError("scale_tril must be at least two-dimensional, with optional leading batch dimensions")
         if isinstance(df, numbers.Number):
-            batch_shape = flow.Size(param.shape[:-2])
-            self.df = flow.tensor(float(df), dtype=param.dtype, device=param.device)
+            batch_shape = Size(param.shape[:-2])
+            self.df = tensor(float(df), dtype=param.dtype, device=param.device)
         else:
-            batch_shape = flow.broadcast_shapes(tuple(param.shape[:-2]), tuple(df.shape))
+            batch_shape = broadcast_shapes(tuple(param.shape[:-2]), tuple(df.shape))
             self.df = df.expand(batch_shape)
         event_shape = param.shape[-2:]
         if bool(self.df.le(event_shape[-1] - 1).any()):
@@ -144,16 +155,16 @@ class Wishart(ExponentialFamily):
         if bool(self.df.lt(event_shape[-1]).any()):
             warnings.warn("Low df values detected. Singular samples are highly likely to occur for "
                           "ndim - 1 < df < ndim.", stacklevel=2)
-        self._event_shape = flow.Size(event_shape)  # arg_constraints reads it during validation
+        self._event_shape = Size(event_shape)  # arg_constraints reads it during validation
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
         if scale_tril is not None:
             self._unbroadcasted_scale_tril = scale_tril
         elif covariance_matrix is not None:
-            self._unbroadcasted_scale_tril = flow.linalg.cholesky(covariance_matrix)
+            self._unbroadcasted_scale_tril = linalg.cholesky(covariance_matrix)
         else:
-            self._unbroadcasted_scale_tril = flow.linalg.cholesky(flow.linalg.inv(precision_matrix))
+            self._unbroadcasted_scale_tril = linalg.cholesky(linalg.inv(precision_matrix))
         p = self._event_shape[-1]
-        steps = flow.arange(p, dtype=self._unbroadcasted_scale_tril.dtype, device=param.device)
+        steps = arange(p, dtype=self._unbroadcasted_scale_tril.dtype, device=param.device)
         self._dist_chi2 = Chi2(df=self.df.unsqueeze(-1) - steps.expand(tuple(batch_shape) + (p,)))
 
     @lazy_property
@@ -168,8 +179,8 @@ class Wishart(ExponentialFamily):
     @lazy_property
     def precision_matrix(self):
         L = self._unbroadcasted_scale_tril
-        eye = flow.eye(self._event_shape[-1], dtype=L.dtype, device=L.device).expand(tuple(L.shape))
-        return flow.cholesky_solve(eye, L).expand(tuple(self._batch_shape) + tuple(self._event_shape))
+        eye = ops_random.eye(self._event_shape[-1], dtype=L.dtype, device=L.device).expand(tuple(L.shape))
+        return cholesky_solve(eye, L).expand(tuple(self._batch_shape) + tuple(self._event_shape))
 
     def _df_matrix(self):
         return self.df.reshape(tuple(self._batch_shape) + (1, 1))
@@ -190,19 +201,19 @@ class Wishart(ExponentialFamily):
         diag_V = V.diagonal(dim1=-2, dim2=-1)
         return self._df_matrix() * (V.pow(2) + diag_V.unsqueeze(-1) * diag_V.unsqueeze(-2))
 
-    def rsample(self, sample_shape=flow.Size()):
-        sample_shape = flow.Size(sample_shape)
+    def rsample(self, sample_shape=Size()):
+        sample_shape = Size(sample_shape)
         p = self._event_shape[-1]
         chi = self._dist_chi2.rsample(sample_shape).sqrt()
-        chi = chi.clamp(min=flow.finfo(chi.dtype).eps)
-        i, j = flow.tril_indices(p, p, offset=-1)
-        normal = flow.randn(tuple(sample_shape) + tuple(self._batch_shape) + (p * (p - 1) // 2,),
-                            dtype=chi.dtype, device=chi.device)
-        lower = flow.zeros(tuple(sample_shape) + tuple(self._batch_shape) + (p * p,), dtype=chi.dtype,
-                           device=chi.device)
+        chi = chi.clamp(min=finfo(chi.dtype).eps)
+        i, j = tril_indices(p, p, offset=-1)
+        normal = randn(tuple(sample_shape) + tuple(self._batch_shape) + (p * (p - 1) // 2,),
+                       dtype=chi.dtype, device=chi.device)
+        lower = zeros(tuple(sample_shape) + tuple(self._batch_shape) + (p * p,), dtype=chi.dtype,
+                      device=chi.device)
         lower = lower.scatter(-1, (i * p + j).expand(tuple(normal.shape)), normal).reshape(
             tuple(sample_shape) + tuple(self._batch_shape) + (p, p))
-        noise = flow.diag_embed(chi) + lower
+        noise = diag_embed(chi) + lower
         chol = self._unbroadcasted_scale_tril @ noise
         return chol @ chol.transpose(-2, -1)
 
@@ -212,11 +223,11 @@ class Wishart(ExponentialFamily):
         nu = self.df
         p = self._event_shape[-1]
         L = self._unbroadcasted_scale_tril
-        shape = flow.broadcast_shapes(tuple(value.shape[:-2]), tuple(L.shape[:-2]))
-        solved = flow.cholesky_solve(value.expand(tuple(shape) + (p, p)), L.expand(tuple(shape) + (p, p)))
+        shape = broadcast_shapes(tuple(value.shape[:-2]), tuple(L.shape[:-2]))
+        solved = cholesky_solve(value.expand(tuple(shape) + (p, p)), L.expand(tuple(shape) + (p, p)))
         return (-nu * (p * _LOG_2 / 2 + L.diagonal(dim1=-2, dim2=-1).log().sum(-1))
-                - flow.mvlgamma(nu / 2, p=p)
-                + (nu - p - 1) / 2 * flow.linalg.slogdet(value).logabsdet
+                - mvlgamma(nu / 2, p=p)
+                + (nu - p - 1) / 2 * linalg.slogdet(value).logabsdet
                 - solved.diagonal(dim1=-2, dim2=-1).sum(dim=-1) / 2)
 
     def entropy(self):
@@ -224,7 +235,7 @@ class Wishart(ExponentialFamily):
         p = self._event_shape[-1]
         L = self._unbroadcasted_scale_tril
         return ((p + 1) * (p * _LOG_2 / 2 + L.diagonal(dim1=-2, dim2=-1).log().sum(-1))
-                + flow.mvlgamma(nu / 2, p=p) - (nu - p - 1) / 2 * _mvdigamma(nu / 2, p=p) + nu * p / 2)
+                + mvlgamma(nu / 2, p=p) - (nu - p - 1) / 2 * _mvdigamma(nu / 2, p=p) + nu * p / 2)
 
     @property
     def _natural_params(self):
@@ -234,5 +245,5 @@ class Wishart(ExponentialFamily):
 
     def _log_normalizer(self, x, y):
         p = self._event_shape[-1]
-        return (y + (p + 1) / 2) * (-flow.linalg.slogdet(-2 * x).logabsdet + _LOG_2 * p) + flow.mvlgamma(
+        return (y + (p + 1) / 2) * (-linalg.slogdet(-2 * x).logabsdet + _LOG_2 * p) + mvlgamma(
             y + (p + 1) / 2, p=p)

@@ -5,19 +5,28 @@ import numbers
 
 import numpy as np
 
-import monoflow as flow
+import monoflow.nn.functional as F
+from monoflow._creation import full_like, tensor, zeros_like
+from monoflow._tensor import Size
+from monoflow._type_info import finfo
+from monoflow.autograd.grad_mode import no_grad
 from monoflow.distributions import constraints
 from monoflow.distributions.distribution import Distribution
 from monoflow.distributions.exponential import _uniform_open
 from monoflow.distributions.gamma import Gamma
 from monoflow.distributions.normal import LocationScale
 from monoflow.distributions.utils import broadcast_all
+from monoflow.ops_math import atan, erf, log, log1p, rsqrt, sigmoid, tan, where
+from monoflow.ops_random import rand, randint, randn
+from monoflow.ops_reduce import log_softmax, logsumexp
+from monoflow.ops_shape import gather
+from monoflow.ops_special import digamma, lgamma
 
 __all__ = ["Cauchy", "HalfNormal", "StudentT", "Chi2", "Poisson", "Geometric", "MixtureSameFamily"]
 
 
 def _full(like, value):
-    return flow.full_like(like, value)
+    return full_like(like, value)
 
 
 class Cauchy(LocationScale):
@@ -38,9 +47,9 @@ class Cauchy(LocationScale):
     def variance(self):
         return _full(self.loc, float("inf"))
 
-    def rsample(self, sample_shape=flow.Size()):
+    def rsample(self, sample_shape=Size()):
         u = _uniform_open(self._extended_shape(sample_shape), self.loc)
-        return self.loc + self.scale * flow.tan(math.pi * (u - 0.5))
+        return self.loc + self.scale * tan(math.pi * (u - 0.5))
 
     def log_prob(self, value):
         if self._validate_args:
@@ -48,10 +57,10 @@ class Cauchy(LocationScale):
         return -math.log(math.pi) - self.scale.log() - (((value - self.loc) / self.scale) ** 2).log1p()
 
     def cdf(self, value):
-        return flow.atan((value - self.loc) / self.scale) / math.pi + 0.5
+        return atan((value - self.loc) / self.scale) / math.pi + 0.5
 
     def icdf(self, value):
-        return flow.tan(math.pi * (value - 0.5)) * self.scale + self.loc
+        return tan(math.pi * (value - 0.5)) * self.scale + self.loc
 
     def entropy(self):
         return math.log(4 * math.pi) + self.scale.log()
@@ -72,7 +81,7 @@ class HalfNormal(Distribution):
 
     def __init__(self, scale, validate_args=None):
         (self.scale,) = broadcast_all(scale)
-        super().__init__(flow.Size() if isinstance(scale, numbers.Number) else self.scale.size(),
+        super().__init__(Size() if isinstance(scale, numbers.Number) else self.scale.size(),
                          validate_args=validate_args)
 
     @property
@@ -81,27 +90,27 @@ class HalfNormal(Distribution):
 
     @property
     def mode(self):
-        return flow.zeros_like(self.scale)
+        return zeros_like(self.scale)
 
     @property
     def variance(self):
         return self.scale.pow(2) * (1 - 2 / math.pi)
 
-    def rsample(self, sample_shape=flow.Size()):
-        eps = flow.randn(self._extended_shape(sample_shape), dtype=self.scale.dtype, device=self.scale.device)
+    def rsample(self, sample_shape=Size()):
+        eps = randn(self._extended_shape(sample_shape), dtype=self.scale.dtype, device=self.scale.device)
         return (eps * self.scale).abs()
 
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
         lp = -(value ** 2) / (2 * self.scale ** 2) - self.scale.log() - 0.5 * math.log(2 * math.pi) + math.log(2)
-        return flow.where(value >= 0, lp, _full(lp, -float("inf")))
+        return where(value >= 0, lp, _full(lp, -float("inf")))
 
     def cdf(self, value):
-        return flow.erf(value / (self.scale * math.sqrt(2)))
+        return erf(value / (self.scale * math.sqrt(2)))
 
     def entropy(self):
-        return 0.5 * flow.log(math.pi * self.scale.pow(2) / 2) + 0.5
+        return 0.5 * log(math.pi * self.scale.pow(2) / 2) + 0.5
 
 
 class Chi2(Gamma):
@@ -116,7 +125,7 @@ class Chi2(Gamma):
 
     def __init__(self, df, validate_args=None):
         if isinstance(df, numbers.Number):
-            df = flow.tensor(float(df))
+            df = tensor(float(df))
         super().__init__(0.5 * df, _full(df, 0.5), validate_args=validate_args)
 
     @property
@@ -144,7 +153,7 @@ class StudentT(Distribution):
 
     @property
     def mean(self):
-        return flow.where(self.df > 1, self.loc, _full(self.loc, float("nan")))
+        return where(self.df > 1, self.loc, _full(self.loc, float("nan")))
 
     @property
     def mode(self):
@@ -153,27 +162,27 @@ class StudentT(Distribution):
     @property
     def variance(self):
         var = self.scale.pow(2) * self.df / (self.df - 2)
-        var = flow.where(self.df > 2, var, _full(var, float("inf")))
-        return flow.where(self.df > 1, var, _full(var, float("nan")))
+        var = where(self.df > 2, var, _full(var, float("inf")))
+        return where(self.df > 1, var, _full(var, float("nan")))
 
-    def rsample(self, sample_shape=flow.Size()):
+    def rsample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)
-        x = flow.randn(shape, dtype=self.df.dtype, device=self.df.device)
+        x = randn(shape, dtype=self.df.dtype, device=self.df.device)
         z = self._chi2.rsample(sample_shape)
-        return self.loc + self.scale * x * flow.rsqrt(z / self.df)
+        return self.loc + self.scale * x * rsqrt(z / self.df)
 
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
         y = (value - self.loc) / self.scale
-        z = (self.scale.log() + 0.5 * self.df.log() + 0.5 * math.log(math.pi) + flow.lgamma(0.5 * self.df)
-             - flow.lgamma(0.5 * (self.df + 1.0)))
-        return -0.5 * (self.df + 1.0) * flow.log1p(y ** 2.0 / self.df) - z
+        z = (self.scale.log() + 0.5 * self.df.log() + 0.5 * math.log(math.pi) + lgamma(0.5 * self.df)
+             - lgamma(0.5 * (self.df + 1.0)))
+        return -0.5 * (self.df + 1.0) * log1p(y ** 2.0 / self.df) - z
 
     def entropy(self):
-        lbeta = flow.lgamma(0.5 * self.df) + math.lgamma(0.5) - flow.lgamma(0.5 * (self.df + 1))
-        return (self.scale.log() + 0.5 * (self.df + 1) * (flow.digamma(0.5 * (self.df + 1))
-                                                        - flow.digamma(0.5 * self.df))
+        lbeta = lgamma(0.5 * self.df) + math.lgamma(0.5) - lgamma(0.5 * (self.df + 1))
+        return (self.scale.log() + 0.5 * (self.df + 1) * (digamma(0.5 * (self.df + 1))
+                                                        - digamma(0.5 * self.df))
                 + 0.5 * self.df.log() + lbeta)
 
 
@@ -192,7 +201,7 @@ class Poisson(Distribution):
 
     def __init__(self, rate, validate_args=None):
         (self.rate,) = broadcast_all(rate)
-        super().__init__(flow.Size() if isinstance(rate, numbers.Number) else self.rate.size(),
+        super().__init__(Size() if isinstance(rate, numbers.Number) else self.rate.size(),
                          validate_args=validate_args)
 
     @property
@@ -207,19 +216,19 @@ class Poisson(Distribution):
     def variance(self):
         return self.rate
 
-    def sample(self, sample_shape=flow.Size()):
+    def sample(self, sample_shape=Size()):
         shape = tuple(self._extended_shape(sample_shape))
-        seed = int(flow.randint(0, 2 ** 31 - 1, (1,)).item())
+        seed = int(randint(0, 2 ** 31 - 1, (1,)).item())
         rate = np.broadcast_to(self.rate.detach().cpu().numpy(), shape)
         out = np.random.default_rng(seed).poisson(rate).astype(rate.dtype)
-        return flow.tensor(out, dtype=self.rate.dtype, device=self.rate.device)
+        return tensor(out, dtype=self.rate.dtype, device=self.rate.device)
 
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
         rate, value = broadcast_all(self.rate, value)
-        return value * rate.clamp(min=flow.finfo(rate.dtype).tiny).log() * (value != 0).to(rate.dtype) \
-            - rate - flow.lgamma(value + 1)
+        return value * rate.clamp(min=finfo(rate.dtype).tiny).log() * (value != 0).to(rate.dtype) \
+            - rate - lgamma(value + 1)
 
 
 class Geometric(Distribution):
@@ -240,13 +249,13 @@ class Geometric(Distribution):
             raise ValueError("Either `probs` or `logits` must be specified, but not both.")
         if probs is not None:
             (self.probs,) = broadcast_all(probs)
-            self.logits = flow.log(self.probs) - flow.log1p(-self.probs)
+            self.logits = log(self.probs) - log1p(-self.probs)
             param = probs
         else:
             (self.logits,) = broadcast_all(logits)
-            self.probs = flow.sigmoid(self.logits)
+            self.probs = sigmoid(self.logits)
             param = logits
-        super().__init__(flow.Size() if isinstance(param, numbers.Number) else self.probs.size(),
+        super().__init__(Size() if isinstance(param, numbers.Number) else self.probs.size(),
                          validate_args=validate_args)
 
     @property
@@ -255,17 +264,17 @@ class Geometric(Distribution):
 
     @property
     def mode(self):
-        return flow.zeros_like(self.probs)
+        return zeros_like(self.probs)
 
     @property
     def variance(self):
         return (1.0 / self.probs - 1.0) / self.probs
 
-    def sample(self, sample_shape=flow.Size()):
-        with flow.no_grad():
-            tiny = flow.finfo(self.probs.dtype).tiny
-            u = flow.rand(self._extended_shape(sample_shape), dtype=self.probs.dtype,
-                          device=self.probs.device).clamp(min=tiny)
+    def sample(self, sample_shape=Size()):
+        with no_grad():
+            tiny = finfo(self.probs.dtype).tiny
+            u = rand(self._extended_shape(sample_shape), dtype=self.probs.dtype,
+                     device=self.probs.device).clamp(min=tiny)
             return (u.log() / (-self.probs).log1p()).floor()
 
     def log_prob(self, value):
@@ -273,12 +282,11 @@ class Geometric(Distribution):
             self._validate_sample(value)
         value, probs = broadcast_all(value, self.probs)
         probs = probs.clone()
-        probs = flow.where((probs == 1) & (value == 0), _full(probs, 0.0), probs)
+        probs = where((probs == 1) & (value == 0), _full(probs, 0.0), probs)
         return value * (-probs).log1p() + self.probs.log()
 
     def entropy(self):
-        return flow.nn.functional.binary_cross_entropy_with_logits(self.logits, self.probs,
-                                                                   reduction="none") / self.probs
+        return F.binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none") / self.probs
 
 
 class MixtureSameFamily(Distribution):
@@ -366,11 +374,11 @@ class MixtureSameFamily(Distribution):
             self._validate_sample(x)
         x = self._pad(x)
         log_prob_x = self.component_distribution.log_prob(x)
-        log_mix_prob = flow.log_softmax(self.mixture_distribution.logits, dim=-1)
-        return flow.logsumexp(log_prob_x + log_mix_prob, dim=-1)
+        log_mix_prob = log_softmax(self.mixture_distribution.logits, dim=-1)
+        return logsumexp(log_prob_x + log_mix_prob, dim=-1)
 
-    def sample(self, sample_shape=flow.Size()):
-        with flow.no_grad():
+    def sample(self, sample_shape=Size()):
+        with no_grad():
             sample_len = len(sample_shape)
             batch_len = len(self.batch_shape)
             gather_dim = sample_len + batch_len
@@ -380,5 +388,5 @@ class MixtureSameFamily(Distribution):
             comp_samples = self.component_distribution.sample(sample_shape)
             mix_sample_r = mix_sample.reshape(mix_shape + (1,) * (len(es) + 1))
             mix_sample_r = mix_sample_r.expand(mix_shape + (1,) + tuple(es))
-            samples = flow.gather(comp_samples, gather_dim, mix_sample_r)
+            samples = gather(comp_samples, gather_dim, mix_sample_r)
             return samples.squeeze(gather_dim)

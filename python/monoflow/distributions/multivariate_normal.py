@@ -2,19 +2,22 @@
 precision_matrix or scale_tril (the lower Cholesky factor of the covariance)."""
 import math
 
-import monoflow as flow
+from monoflow import linalg
+from monoflow._tensor import Size
 from monoflow.distributions import constraints
 from monoflow.distributions.distribution import Distribution
 from monoflow.distributions.utils import lazy_property
+from monoflow.ops_join import broadcast_shapes
+from monoflow.ops_random import randn
 
 
 def _batch_mahalanobis(scale_tril, diff):
     # |L^-1 diff|^2 by a triangular solve, without forming the inverse
     n = diff.size(-1)
-    shape = flow.broadcast_shapes(scale_tril.shape[:-2], diff.shape[:-1])
+    shape = broadcast_shapes(scale_tril.shape[:-2], diff.shape[:-1])
     L = scale_tril.expand(tuple(shape) + (n, n))
     d = diff.expand(tuple(shape) + (n,)).unsqueeze(-1)
-    sol = flow.linalg.solve_triangular(L, d, upper=False)
+    sol = linalg.solve_triangular(L, d, upper=False)
     return sol.squeeze(-1).pow(2).sum(-1)
 
 
@@ -34,23 +37,23 @@ class MultivariateNormal(Distribution):
         if matrix.dim() < 2:
             raise ValueError("scale_tril, covariance_matrix or precision_matrix matrix must be at least two-dimensional, "
                              "with optional leading batch dimensions")
-        batch_shape = flow.broadcast_shapes(matrix.shape[:-2], loc.shape[:-1])
+        batch_shape = broadcast_shapes(matrix.shape[:-2], loc.shape[:-1])
         n = loc.shape[-1]
         if scale_tril is not None:
             self.scale_tril = scale_tril.expand(tuple(batch_shape) + (n, n))
             self._unbroadcasted_scale_tril = scale_tril
         elif covariance_matrix is not None:
             self.covariance_matrix = covariance_matrix.expand(tuple(batch_shape) + (n, n))
-            self._unbroadcasted_scale_tril = flow.linalg.cholesky(covariance_matrix)
+            self._unbroadcasted_scale_tril = linalg.cholesky(covariance_matrix)
         else:
             self.precision_matrix = precision_matrix.expand(tuple(batch_shape) + (n, n))
-            self._unbroadcasted_scale_tril = flow.linalg.cholesky(flow.linalg.inv(precision_matrix))
+            self._unbroadcasted_scale_tril = linalg.cholesky(linalg.inv(precision_matrix))
         self.loc = loc.expand(tuple(batch_shape) + (n,))
         super().__init__(batch_shape, (n,), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = type(self).__new__(type(self)) if _instance is None else _instance
-        batch_shape = flow.Size(batch_shape)
+        batch_shape = Size(batch_shape)
         loc_shape = tuple(batch_shape) + tuple(self.event_shape)
         cov_shape = loc_shape + tuple(self.event_shape)
         new.loc = self.loc.expand(loc_shape)
@@ -73,7 +76,7 @@ class MultivariateNormal(Distribution):
 
     @lazy_property
     def precision_matrix(self):
-        return flow.linalg.inv(self.covariance_matrix)
+        return linalg.inv(self.covariance_matrix)
 
     @property
     def mean(self):
@@ -88,9 +91,9 @@ class MultivariateNormal(Distribution):
         L = self._unbroadcasted_scale_tril
         return L.pow(2).sum(-1).expand(tuple(self._batch_shape) + tuple(self._event_shape))
 
-    def rsample(self, sample_shape=flow.Size()):
+    def rsample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)
-        eps = flow.randn(shape, dtype=self.loc.dtype, device=self.loc.device)
+        eps = randn(shape, dtype=self.loc.dtype, device=self.loc.device)
         return self.loc + (self._unbroadcasted_scale_tril @ eps.unsqueeze(-1)).squeeze(-1)
 
     def log_prob(self, value):

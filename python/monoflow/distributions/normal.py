@@ -2,10 +2,14 @@
 import math
 import numbers
 
-import monoflow as flow
+from monoflow._tensor import Size
+from monoflow.autograd.grad_mode import no_grad
 from monoflow.distributions import constraints
 from monoflow.distributions.distribution import Distribution
 from monoflow.distributions.utils import broadcast_all
+from monoflow.ops_math import erf, log
+from monoflow.ops_random import normal, randn
+from monoflow.ops_special import erfinv
 
 
 class LocationScale(Distribution):
@@ -19,7 +23,7 @@ class LocationScale(Distribution):
     def __init__(self, loc, scale, validate_args=None):
         self.loc, self.scale = broadcast_all(loc, scale)
         both_numbers = isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number)
-        super().__init__(flow.Size() if both_numbers else self.loc.size(), validate_args=validate_args)
+        super().__init__(Size() if both_numbers else self.loc.size(), validate_args=validate_args)
 
     @property
     def mean(self):
@@ -49,14 +53,14 @@ class Normal(LocationScale):
     def variance(self):
         return self.scale.pow(2)
 
-    def sample(self, sample_shape=flow.Size()):
+    def sample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)
-        with flow.no_grad():
-            return flow.normal(self.loc.expand(shape), self.scale.expand(shape))
+        with no_grad():
+            return normal(self.loc.expand(shape), self.scale.expand(shape))
 
-    def rsample(self, sample_shape=flow.Size()):
+    def rsample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)
-        eps = flow.randn(shape, dtype=self.loc.dtype, device=self.loc.device)
+        eps = randn(shape, dtype=self.loc.dtype, device=self.loc.device)
         return self.loc + eps * self.scale
 
     def log_prob(self, value):
@@ -69,10 +73,10 @@ class Normal(LocationScale):
     def cdf(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        return 0.5 * (1 + flow.erf((value - self.loc) * self.scale.reciprocal() / math.sqrt(2)))
+        return 0.5 * (1 + erf((value - self.loc) * self.scale.reciprocal() / math.sqrt(2)))
 
     def icdf(self, value):
-        return self.loc + self.scale * flow.erfinv(2 * value - 1) * math.sqrt(2)
+        return self.loc + self.scale * erfinv(2 * value - 1) * math.sqrt(2)
 
     def entropy(self):
-        return 0.5 + 0.5 * math.log(2 * math.pi) + flow.log(self.scale)
+        return 0.5 + 0.5 * math.log(2 * math.pi) + log(self.scale)

@@ -1,9 +1,10 @@
 """OneHotCategorical: Categorical whose samples are one-hot vectors of length K."""
-import monoflow as flow
 import monoflow.nn.functional as F
+from monoflow._tensor import Size
 from monoflow.distributions import constraints
 from monoflow.distributions.categorical import Categorical
 from monoflow.distributions.distribution import Distribution
+from monoflow.ops_random import eye
 
 
 class OneHotCategorical(Distribution):
@@ -36,7 +37,7 @@ class OneHotCategorical(Distribution):
     def variance(self):
         return self.probs * (1 - self.probs)
 
-    def sample(self, sample_shape=flow.Size()):
+    def sample(self, sample_shape=Size()):
         indices = self._categorical.sample(sample_shape)
         return F.one_hot(indices, self._event_shape[0]).to(self.probs.dtype)
 
@@ -50,6 +51,6 @@ class OneHotCategorical(Distribution):
 
     def enumerate_support(self, expand=True):
         n = self._event_shape[0]
-        values = flow.eye(n, dtype=self.probs.dtype, device=self.probs.device)
+        values = eye(n, dtype=self.probs.dtype, device=self.probs.device)
         values = values.view((n,) + (1,) * len(self._batch_shape) + (n,))
         return values.expand((n,) + tuple(self._batch_shape) + (n,)) if expand else values

@@ -3,7 +3,8 @@ RelaxedBernoulli, RelaxedOneHotCategorical (and their logit-space bases LogitRel
 ExpRelaxedCategorical) with reparameterized samplers, and OneHotCategoricalStraightThrough."""
 import numbers
 
-import monoflow as flow
+from monoflow._creation import full_like, tensor
+from monoflow._tensor import Size, Tensor
 from monoflow.distributions import constraints
 from monoflow.distributions.categorical import Categorical
 from monoflow.distributions.distribution import Distribution
@@ -12,15 +13,17 @@ from monoflow.distributions.transformed_distribution import TransformedDistribut
 from monoflow.distributions.transforms import ExpTransform, SigmoidTransform
 from monoflow.distributions.utils import (broadcast_all, clamp_probs, lazy_property, logits_to_probs,
                                           probs_to_logits)
+from monoflow.ops_join import broadcast_tensors
+from monoflow.ops_random import rand
 
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli", "ExpRelaxedCategorical", "RelaxedOneHotCategorical",
            "OneHotCategoricalStraightThrough"]
 
 
 def _temperature(temperature, like):
-    if isinstance(temperature, flow.Tensor):
+    if isinstance(temperature, Tensor):
         return temperature
-    return flow.tensor(float(temperature), dtype=like.dtype, device=like.device)
+    return tensor(float(temperature), dtype=like.dtype, device=like.device)
 
 
 class LogitRelaxedBernoulli(Distribution):
@@ -52,7 +55,7 @@ class LogitRelaxedBernoulli(Distribution):
             (self.logits,) = broadcast_all(logits)
         self._param = self.probs if probs is not None else self.logits
         self.temperature = _temperature(temperature, self._param)
-        super().__init__(flow.Size() if is_scalar else self._param.size(), validate_args=validate_args)
+        super().__init__(Size() if is_scalar else self._param.size(), validate_args=validate_args)
 
     @lazy_property
     def logits(self):
@@ -66,16 +69,16 @@ class LogitRelaxedBernoulli(Distribution):
     def param_shape(self):
         return self._param.size()
 
-    def rsample(self, sample_shape=flow.Size()):
+    def rsample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)
         probs = clamp_probs(self.probs.expand(shape))
-        uniforms = clamp_probs(flow.rand(shape, dtype=probs.dtype, device=probs.device))
+        uniforms = clamp_probs(rand(shape, dtype=probs.dtype, device=probs.device))
         return (uniforms.log() - (-uniforms).log1p() + probs.log() - (-probs).log1p()) / self.temperature
 
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        logits, value = flow.broadcast_tensors(self.logits, value)
+        logits, value = broadcast_tensors(self.logits, value)
         diff = logits - value.mul(self.temperature)
         return self.temperature.log() + diff - 2 * diff.exp().log1p()
 
@@ -155,9 +158,9 @@ class ExpRelaxedCategorical(Distribution):
     def probs(self):
         return self._categorical.probs
 
-    def rsample(self, sample_shape=flow.Size()):
+    def rsample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)
-        uniforms = clamp_probs(flow.rand(shape, dtype=self.logits.dtype, device=self.logits.device))
+        uniforms = clamp_probs(rand(shape, dtype=self.logits.dtype, device=self.logits.device))
         gumbels = -((-(uniforms.log())).log())
         scores = (self.logits + gumbels) / self.temperature
         return scores - scores.logsumexp(dim=-1, keepdim=True)
@@ -166,8 +169,8 @@ class ExpRelaxedCategorical(Distribution):
         K = self._categorical._num_events
         if self._validate_args:
             self._validate_sample(value)
-        logits, value = flow.broadcast_tensors(self.logits, value)
-        log_scale = flow.full_like(self.temperature, float(K)).lgamma() - self.temperature.log().mul(-(K - 1))
+        logits, value = broadcast_tensors(self.logits, value)
+        log_scale = full_like(self.temperature, float(K)).lgamma() - self.temperature.log().mul(-(K - 1))
         score = logits - value.mul(self.temperature)
         score = (score - score.logsumexp(dim=-1, keepdim=True)).sum(-1)
         return score + log_scale
@@ -227,7 +230,7 @@ class OneHotCategoricalStraightThrough(OneHotCategorical):
     """
     has_rsample = True
 
-    def rsample(self, sample_shape=flow.Size()):
+    def rsample(self, sample_shape=Size()):
         samples = self.sample(sample_shape)
         probs = self._categorical.probs
         return samples + (probs - probs.detach())

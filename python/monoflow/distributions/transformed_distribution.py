@@ -1,6 +1,7 @@
 """TransformedDistribution: a base distribution pushed through elementwise transforms (LogNormal = exp of a Normal,
 a tanh-squashed Gaussian policy)."""
-import monoflow as flow
+from monoflow._tensor import Size
+from monoflow.autograd.grad_mode import no_grad
 from monoflow.distributions import constraints
 from monoflow.distributions.distribution import Distribution
 from monoflow.distributions.independent import Independent
@@ -51,7 +52,7 @@ class TransformedDistribution(Distribution):
 
     def expand(self, batch_shape, _instance=None):
         new = type(self).__new__(type(self)) if _instance is None else _instance
-        batch_shape = flow.Size(batch_shape)
+        batch_shape = Size(batch_shape)
         shape = tuple(batch_shape) + tuple(self.event_shape)
         for t in reversed(self.transforms):
             shape = t.inverse_shape(shape)
@@ -75,14 +76,14 @@ class TransformedDistribution(Distribution):
             support = constraints.independent(support, len(self.event_shape) - support.event_dim)
         return support
 
-    def sample(self, sample_shape=flow.Size()):
-        with flow.no_grad():
+    def sample(self, sample_shape=Size()):
+        with no_grad():
             x = self.base_dist.sample(sample_shape)
             for t in self.transforms:
                 x = t(x)
             return x
 
-    def rsample(self, sample_shape=flow.Size()):
+    def rsample(self, sample_shape=Size()):
         x = self.base_dist.rsample(sample_shape)
         for t in self.transforms:
             x = t(x)

@@ -12,9 +12,16 @@ import operator
 import weakref
 from functools import reduce
 
-import monoflow as flow
 import monoflow.nn.functional as F
+from monoflow import _type_info, linalg
+from monoflow._creation import as_tensor, full_like, ones, tensor, zeros_like
+from monoflow._tensor import Size
 from monoflow.distributions import constraints
+from monoflow.ops_join import broadcast_shapes
+from monoflow.ops_layout import tril_indices
+from monoflow.ops_math import atanh, clamp, sigmoid, tanh
+from monoflow.ops_random import eye
+from monoflow.ops_shape import cat, stack
 
 __all__ = ["AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform", "CorrCholeskyTransform",
            "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform", "LowerCholeskyTransform",
@@ -251,7 +258,7 @@ class ComposeTransform(Transform):
 
     def log_abs_det_jacobian(self, x, y):
         if not self.parts:
-            return flow.zeros_like(x)
+            return zeros_like(x)
         xs = [x]
         for part in self.parts[:-1]:
             xs.append(part(xs[-1]))
@@ -353,8 +360,8 @@ class ReshapeTransform(Transform):
     bijective = True
 
     def __init__(self, in_shape, out_shape, cache_size=0):
-        self.in_shape = flow.Size(in_shape)
-        self.out_shape = flow.Size(out_shape)
+        self.in_shape = Size(in_shape)
+        self.out_shape = Size(out_shape)
         if self.in_shape.numel() != self.out_shape.numel():
             raise ValueError("in_shape, out_shape have different numbers of elements")
         super().__init__(cache_size=cache_size)
@@ -446,7 +453,7 @@ class PowerTransform(Transform):
     def __init__(self, exponent, cache_size=0):
         super().__init__(cache_size=cache_size)
         if isinstance(exponent, numbers.Number):
-            exponent = flow.tensor(float(exponent))
+            exponent = tensor(float(exponent))
         self.exponent = exponent
 
     def with_cache(self, cache_size=1):
@@ -473,15 +480,15 @@ class PowerTransform(Transform):
         return (self.exponent * y / x).abs().log()
 
     def forward_shape(self, shape):
-        return tuple(flow.broadcast_shapes(tuple(shape), tuple(getattr(self.exponent, "shape", ()))))
+        return tuple(broadcast_shapes(tuple(shape), tuple(getattr(self.exponent, "shape", ()))))
 
     def inverse_shape(self, shape):
-        return tuple(flow.broadcast_shapes(tuple(shape), tuple(getattr(self.exponent, "shape", ()))))
+        return tuple(broadcast_shapes(tuple(shape), tuple(getattr(self.exponent, "shape", ()))))
 
 
 def _clipped_sigmoid(x):
-    finfo = flow.finfo(x.dtype)
-    return flow.clamp(flow.sigmoid(x), min=finfo.tiny, max=1.0 - finfo.eps)
+    finfo = _type_info.finfo(x.dtype)
+    return clamp(sigmoid(x), min=finfo.tiny, max=1.0 - finfo.eps)
 
 
 class SigmoidTransform(Transform):
@@ -507,7 +514,7 @@ class SigmoidTransform(Transform):
         return _clipped_sigmoid(x)
 
     def _inverse(self, y):
-        finfo = flow.finfo(y.dtype)
+        finfo = _type_info.finfo(y.dtype)
         y = y.clamp(min=finfo.tiny, max=1.0 - finfo.eps)
         return y.log() - (-y).log1p()
 
@@ -569,7 +576,7 @@ class TanhTransform(Transform):
         return x.tanh()
 
     def _inverse(self, y):
-        return flow.atanh(y)
+        return atanh(y)
 
     def log_abs_det_jacobian(self, x, y):
         # log(1 - tanh(x)^2) in a form that stays finite for large |x| (torch's formula)
@@ -643,7 +650,7 @@ class AffineTransform(Transform):
             if isinstance(a, numbers.Number) and isinstance(b, numbers.Number):
                 if a != b:
                     return False
-            elif not bool((flow.as_tensor(a) == flow.as_tensor(b)).all()):
+            elif not bool((as_tensor(a) == as_tensor(b)).all()):
                 return False
         return True
 
@@ -665,7 +672,7 @@ class AffineTransform(Transform):
         shape = x.shape
         scale = self.scale
         if isinstance(scale, numbers.Real):
-            result = flow.full_like(x, math.log(abs(scale)))
+            result = full_like(x, math.log(abs(scale)))
         else:
             result = scale.abs().log()
         if self.event_dim:
@@ -675,8 +682,8 @@ class AffineTransform(Transform):
         return result.expand(shape)
 
     def forward_shape(self, shape):
-        return tuple(flow.broadcast_shapes(tuple(shape), tuple(getattr(self.loc, "shape", ())),
-                                           tuple(getattr(self.scale, "shape", ()))))
+        return tuple(broadcast_shapes(tuple(shape), tuple(getattr(self.loc, "shape", ())),
+                                      tuple(getattr(self.scale, "shape", ()))))
 
     def inverse_shape(self, shape):
         return self.forward_shape(shape)
@@ -698,13 +705,13 @@ class CorrCholeskyTransform(Transform):
     bijective = True
 
     def _call(self, x):
-        x = flow.tanh(x)
-        eps = flow.finfo(x.dtype).eps
+        x = tanh(x)
+        eps = _type_info.finfo(x.dtype).eps
         x = x.clamp(min=-1 + eps, max=1 - eps)
         r = _vec_to_tril_matrix(x, diag=-1)
         z = r ** 2
         z1m_cumprod_sqrt = (1 - z).sqrt().cumprod(-1)
-        r = r + flow.eye(r.shape[-1], dtype=r.dtype, device=r.device)
+        r = r + eye(r.shape[-1], dtype=r.dtype, device=r.device)
         y = r * F.pad(z1m_cumprod_sqrt[..., :-1], [1, 0], value=1)
         return y
 
@@ -744,13 +751,13 @@ class CorrCholeskyTransform(Transform):
 
 def _tril_matrix_to_vec(mat, diag=0):
     n = mat.shape[-1]
-    rows, cols = flow.tril_indices(n, n, offset=diag, device=mat.device)
+    rows, cols = tril_indices(n, n, offset=diag, device=mat.device)
     return mat[..., rows, cols]
 
 
 def _vec_to_tril_matrix(vec, diag=0):
     n = round((math.sqrt(1 + 8 * vec.shape[-1]) - 1) / 2 - diag)
-    rows, cols = flow.tril_indices(n, n, offset=diag, device=vec.device)
+    rows, cols = tril_indices(n, n, offset=diag, device=vec.device)
     index = rows * n + cols
     flat = vec.new_zeros(tuple(vec.shape[:-1]) + (n * n,))
     flat = flat.scatter(-1, index.expand(tuple(vec.shape[:-1]) + (index.shape[-1],)), vec)
@@ -812,7 +819,7 @@ class StickBreakingTransform(Transform):
     __hash__ = object.__hash__
 
     def _call(self, x):
-        offset = x.shape[-1] + 1 - flow.ones(x.shape[-1], dtype=x.dtype, device=x.device).cumsum(-1)
+        offset = x.shape[-1] + 1 - ones(x.shape[-1], dtype=x.dtype, device=x.device).cumsum(-1)
         z = _clipped_sigmoid(x - offset.log())
         z_cumprod = (1 - z).cumprod(-1)
         y = F.pad(z, [0, 1], value=1) * F.pad(z_cumprod, [1, 0], value=1)
@@ -820,15 +827,15 @@ class StickBreakingTransform(Transform):
 
     def _inverse(self, y):
         y_crop = y[..., :-1]
-        offset = y.shape[-1] - flow.ones(y_crop.shape[-1], dtype=y.dtype, device=y.device).cumsum(-1)
+        offset = y.shape[-1] - ones(y_crop.shape[-1], dtype=y.dtype, device=y.device).cumsum(-1)
         sf = 1 - y_crop.cumsum(-1)
-        finfo = flow.finfo(y.dtype)
-        sf = flow.clamp(sf, min=finfo.tiny)
+        finfo = _type_info.finfo(y.dtype)
+        sf = clamp(sf, min=finfo.tiny)
         x = y_crop.log() - sf.log() + offset.log()
         return x
 
     def log_abs_det_jacobian(self, x, y):
-        offset = x.shape[-1] + 1 - flow.ones(x.shape[-1], dtype=x.dtype, device=x.device).cumsum(-1)
+        offset = x.shape[-1] + 1 - ones(x.shape[-1], dtype=x.dtype, device=x.device).cumsum(-1)
         x = x - offset.log()
         detJ = (-x + F.logsigmoid(x) + y[..., :-1].log()).sum(-1)
         return detJ
@@ -893,7 +900,7 @@ class PositiveDefiniteTransform(Transform):
         return x @ x.transpose(-1, -2)
 
     def _inverse(self, y):
-        y = flow.linalg.cholesky(y)
+        y = linalg.cholesky(y)
         return LowerCholeskyTransform().inv(y)
 
 
@@ -946,10 +953,10 @@ class CatTransform(Transform):
             start += length
 
     def _call(self, x):
-        return flow.cat([t(xs) for t, xs in zip(self.transforms, self._slices(x))], dim=self.dim)
+        return cat([t(xs) for t, xs in zip(self.transforms, self._slices(x))], dim=self.dim)
 
     def _inverse(self, y):
-        return flow.cat([t.inv(ys) for t, ys in zip(self.transforms, self._slices(y))], dim=self.dim)
+        return cat([t.inv(ys) for t, ys in zip(self.transforms, self._slices(y))], dim=self.dim)
 
     def log_abs_det_jacobian(self, x, y):
         logdetjacs = []
@@ -963,7 +970,7 @@ class CatTransform(Transform):
             dim = dim - x.dim()
         dim = dim + self.event_dim
         if dim < 0:
-            return flow.cat(logdetjacs, dim=dim)
+            return cat(logdetjacs, dim=dim)
         return reduce(operator.add, logdetjacs)
 
     @property
@@ -1013,14 +1020,14 @@ class StackTransform(Transform):
         return [z.select(self.dim, i) for i in range(z.size(self.dim))]
 
     def _call(self, x):
-        return flow.stack([t(xs) for xs, t in zip(self._slice(x), self.transforms)], dim=self.dim)
+        return stack([t(xs) for xs, t in zip(self._slice(x), self.transforms)], dim=self.dim)
 
     def _inverse(self, y):
-        return flow.stack([t.inv(ys) for ys, t in zip(self._slice(y), self.transforms)], dim=self.dim)
+        return stack([t.inv(ys) for ys, t in zip(self._slice(y), self.transforms)], dim=self.dim)
 
     def log_abs_det_jacobian(self, x, y):
-        return flow.stack([t.log_abs_det_jacobian(xs, ys) for xs, ys, t in
-                           zip(self._slice(x), self._slice(y), self.transforms)], dim=self.dim)
+        return stack([t.log_abs_det_jacobian(xs, ys) for xs, ys, t in
+                      zip(self._slice(x), self._slice(y), self.transforms)], dim=self.dim)
 
     @property
     def bijective(self):

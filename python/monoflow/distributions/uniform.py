@@ -1,10 +1,13 @@
 """Uniform over the half-open interval [low, high)."""
 import numbers
 
-import monoflow as flow
+from monoflow._creation import full_like
+from monoflow._tensor import Size
 from monoflow.distributions import constraints
 from monoflow.distributions.distribution import Distribution
 from monoflow.distributions.utils import broadcast_all
+from monoflow.ops_math import log
+from monoflow.ops_random import rand
 
 
 class Uniform(Distribution):
@@ -14,7 +17,7 @@ class Uniform(Distribution):
     def __init__(self, low, high, validate_args=None):
         self.low, self.high = broadcast_all(low, high)
         both_numbers = isinstance(low, numbers.Number) and isinstance(high, numbers.Number)
-        super().__init__(flow.Size() if both_numbers else self.low.size(), validate_args=validate_args)
+        super().__init__(Size() if both_numbers else self.low.size(), validate_args=validate_args)
         if self._validate_args and not bool((self.low < self.high).all()):
             raise ValueError(f"Expected parameter low of distribution {self!r} to be less than high, but found invalid values:\n{self.low}")
 
@@ -28,7 +31,7 @@ class Uniform(Distribution):
 
     @property
     def mode(self):
-        return flow.full_like(self.high, float("nan"))
+        return full_like(self.high, float("nan"))
 
     @property
     def stddev(self):
@@ -38,9 +41,9 @@ class Uniform(Distribution):
     def variance(self):
         return (self.high - self.low).pow(2) / 12
 
-    def rsample(self, sample_shape=flow.Size()):
+    def rsample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)
-        u = flow.rand(shape, dtype=self.low.dtype, device=self.low.device)
+        u = rand(shape, dtype=self.low.dtype, device=self.low.device)
         return self.low + u * (self.high - self.low)
 
     def log_prob(self, value):
@@ -48,7 +51,7 @@ class Uniform(Distribution):
             self._validate_sample(value)
         lb = self.low.le(value).type_as(self.low)
         ub = self.high.gt(value).type_as(self.low)
-        return flow.log(lb.mul(ub)) - flow.log(self.high - self.low)
+        return log(lb.mul(ub)) - log(self.high - self.low)
 
     def cdf(self, value):
         if self._validate_args:
@@ -59,4 +62,4 @@ class Uniform(Distribution):
         return value * (self.high - self.low) + self.low
 
     def entropy(self):
-        return flow.log(self.high - self.low)
+        return log(self.high - self.low)

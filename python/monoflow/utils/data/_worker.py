@@ -19,7 +19,8 @@ from multiprocessing.reduction import ForkingPickler
 
 import numpy as np
 
-import monoflow as flow
+from monoflow._tensor import Tensor
+from monoflow.ops_random import manual_seed
 
 __all__ = ["WorkerInfo", "get_worker_info"]
 
@@ -171,7 +172,7 @@ def make_fetcher(dataset, auto_collation, collate_fn, drop_last):
 def seed_worker(seed, worker_id):
     """Seeds monoflow's, Python's and numpy's global generators for one worker."""
     random.seed(seed)
-    flow.manual_seed(seed)
+    manual_seed(seed)
     # numpy takes 32-bit words; mixing the worker id in through SeedSequence
     # keeps the workers' streams apart even for adjacent seeds.
     np.random.seed(np.random.SeedSequence([worker_id, seed]).generate_state(4))
@@ -190,7 +191,7 @@ SHARE_MIN_BYTES = 1 << 20
 
 class _BatchPickler(ForkingPickler):
     def reducer_override(self, obj):
-        if type(obj) is flow.Tensor and obj.numel() * obj.element_size() < SHARE_MIN_BYTES:
+        if type(obj) is Tensor and obj.numel() * obj.element_size() < SHARE_MIN_BYTES:
             return obj.__reduce__()
         return NotImplemented
 

@@ -11,7 +11,12 @@ import numbers
 
 import numpy as np
 
-import monoflow as flow
+# ops_shape.stack is looked up at call time: utils.data is imported before monoflow wraps ops_shape's
+# functions for global tensors (_global/install.py), so a name bound here would miss that wrapper
+from monoflow import ops_shape
+from monoflow._creation import as_tensor, tensor
+from monoflow._dtypes import bool_, float64, int64
+from monoflow._tensor import Tensor
 
 __all__ = ["default_collate", "default_convert"]
 
@@ -40,12 +45,12 @@ def default_convert(data):
         >>> flow.utils.data.default_convert({"x": np.array([0.5]), "name": "a"})
         {'x': tensor([0.5000], dtype=monoflow.float64), 'name': 'a'}
     """
-    if isinstance(data, flow.Tensor):
+    if isinstance(data, Tensor):
         return data
     if isinstance(data, np.ndarray):
-        return flow.as_tensor(data) if _numpy_convertible(data) else data
+        return as_tensor(data) if _numpy_convertible(data) else data
     if isinstance(data, np.generic) and not isinstance(data, (np.str_, np.bytes_)):
-        return flow.as_tensor(data)
+        return as_tensor(data)
     if isinstance(data, (str, bytes)):
         return data
     if isinstance(data, collections.abc.Mapping):
@@ -106,22 +111,22 @@ def default_collate(batch):
         {'x': tensor([1, 2])}
     """
     elem = batch[0]
-    if isinstance(elem, flow.Tensor):
-        return flow.stack(list(batch), 0)
+    if isinstance(elem, Tensor):
+        return ops_shape.stack(list(batch), 0)
     if isinstance(elem, np.ndarray):
         if not _numpy_convertible(elem):
             raise TypeError(_ERR.format(elem.dtype))
-        return default_collate([flow.as_tensor(b) for b in batch])
+        return default_collate([as_tensor(b) for b in batch])
     if isinstance(elem, np.generic) and not isinstance(elem, (np.str_, np.bytes_)):
         if elem.dtype.kind in "SaUO":
             raise TypeError(_ERR.format(elem.dtype))
-        return flow.as_tensor(np.asarray(batch))
+        return as_tensor(np.asarray(batch))
     if isinstance(elem, bool):
-        return flow.tensor(batch, dtype=flow.bool)
+        return tensor(batch, dtype=bool_)
     if isinstance(elem, numbers.Integral):
-        return flow.tensor(batch, dtype=flow.int64)
+        return tensor(batch, dtype=int64)
     if isinstance(elem, float):
-        return flow.tensor(batch, dtype=flow.float64)
+        return tensor(batch, dtype=float64)
     if isinstance(elem, (str, bytes)):
         return batch  # as given (a tuple when it is a column of a tuple batch, as in torch)
     if isinstance(elem, collections.abc.Mapping):

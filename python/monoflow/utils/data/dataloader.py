@@ -22,8 +22,8 @@ import time
 import warnings
 import weakref
 
-import monoflow as flow
 from monoflow.autograd import profiler as _profiler
+from monoflow.ops_random import default_generator, randint
 from monoflow.utils.data import _worker
 from monoflow.utils.data.collate import default_collate, default_convert
 from monoflow.utils.data.dataset import IterableDataset
@@ -255,7 +255,7 @@ class DataLoader:
         return it
 
     def _shuffle_generator(self):
-        return self.generator if self.generator is not None else flow.default_generator
+        return self.generator if self.generator is not None else default_generator
 
     def state_dict(self):
         """Where the current epoch stands: the shuffling generator's state at
@@ -305,7 +305,7 @@ class _BaseIter:
         self._start_state = generator.get_state()
         # Drawn every epoch, also without workers, so that the loader consumes
         # the generator identically whatever num_workers is.
-        self._base_seed = int(flow.randint(0, 2**63 - 1, (), generator=loader.generator).item())
+        self._base_seed = int(randint(0, 2**63 - 1, (), generator=loader.generator).item())
         self._sampler_iter = _started(self._index_sampler)
         self._returned, self._finished = 0, False
         if mid_epoch:  # skip what was returned, as drawn then
@@ -385,7 +385,7 @@ class _MultiProcessIter(_BaseIter):
     def _reset(self, loader, first_iter):
         if not first_iter:  # persistent workers keep their seeds, but the draw keeps every epoch's shuffle alike
             self._start_state = loader._shuffle_generator().get_state()
-            flow.randint(0, 2**63 - 1, (), generator=loader.generator)
+            randint(0, 2**63 - 1, (), generator=loader.generator)
             self._sampler_iter = _started(self._index_sampler)
             self._returned, self._finished = 0, False
         self._send_idx = 0  # next task to hand out

@@ -7,7 +7,7 @@ multiple of the number of replicas (or cut to one with ``drop_last``), and
 rank r takes positions r, r + R, r + 2R, ... as torch does."""
 import math
 
-import monoflow as flow
+from monoflow._C import Generator
 from monoflow.utils.data.sampler import Sampler, _randperm
 
 __all__ = ["DistributedSampler"]
@@ -73,7 +73,7 @@ class DistributedSampler(Sampler):
         """The epoch's padded (or cut) order, shared by all ranks."""
         n = len(self.dataset)
         if self.shuffle:
-            indices = _randperm(n, flow.Generator().manual_seed(self.seed + self.epoch))
+            indices = _randperm(n, Generator().manual_seed(self.seed + self.epoch))
         else:
             indices = list(range(n))
         if self.drop_last:

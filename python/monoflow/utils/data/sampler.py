@@ -5,7 +5,8 @@ Random orders come from monoflow's generators (the default one, which
 is reproducible the same way every other random op is."""
 import numpy as np
 
-import monoflow as flow
+from monoflow._tensor import Tensor
+from monoflow.ops_random import randint
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler",
            "BatchSampler"]
@@ -15,7 +16,7 @@ def _numpy_rng(generator):
     # monoflow has no randperm/multinomial op yet: draw 124 bits from the
     # monoflow generator and let numpy's PCG64 expand them. Consuming the
     # monoflow generator keeps manual_seed and generator= semantics intact.
-    words = flow.randint(0, 2**62, (2,), generator=generator).tolist()
+    words = randint(0, 2**62, (2,), generator=generator).tolist()
     return np.random.Generator(np.random.PCG64(words))
 
 
@@ -123,7 +124,7 @@ class RandomSampler(Sampler):
             left = self.num_samples
             while left > 0:
                 k = min(left, 32)
-                yield from flow.randint(0, n, (k,), generator=self.generator).tolist()
+                yield from randint(0, n, (k,), generator=self.generator).tolist()
                 left -= k
             return
         for _ in range(self.num_samples // n):
@@ -185,7 +186,7 @@ class WeightedRandomSampler(Sampler):
         if not isinstance(replacement, bool):
             raise ValueError(f"WeightedRandomSampler: replacement should be a boolean value, but got "
                              f"replacement={replacement!r}")
-        w = np.asarray(weights.double().numpy() if isinstance(weights, flow.Tensor) else weights, dtype=np.float64)
+        w = np.asarray(weights.double().numpy() if isinstance(weights, Tensor) else weights, dtype=np.float64)
         if w.ndim != 1:
             raise ValueError(f"WeightedRandomSampler: weights should be a 1-d sequence, but given weights have "
                              f"shape {w.shape}")
