@@ -245,6 +245,57 @@ def test_host_reads_inside_a_trace_raise(read):
     flow.ones(2).numpy()  # the trace was abandoned: reads work again
 
 
+@pytest.mark.parametrize("read", [lambda t: t.numpy(), lambda t: t.item(), lambda t: t.tolist(), repr])
+@pytest.mark.parametrize("what", ["input", "variable", "parameter", "written"])
+def test_values_a_replay_changes_cannot_be_read_while_tracing(read, what):
+    # Note [Constants read while tracing]: inputs, named variables, tensors requiring grad, and
+    # whatever a traced kernel wrote
+    state, weight, scratch = flow.ones(1), flow.ones(1, requires_grad=True), flow.zeros(1)
+
+    def f(t):
+        if what == "written":
+            scratch.add_(t)  # a traced kernel writes it: a replay changes it
+        read({"input": t, "variable": state, "parameter": weight, "written": scratch}[what])
+        return t * 2
+
+    with pytest.raises(RuntimeError, match="inside a graph trace: tensor values are not available while tracing"):
+        _graph.trace(f, flow.ones(1), variables=[state])
+
+
+def test_constants_can_be_read_while_tracing_and_stay_constant():
+    # a tensor made outside the trace (or from host data inside it), not an input: OneFlow's free
+    # eager tensor, whose values code may read (arange of tensor bounds in OneFlow's tests)
+    start, stop, table = flow.tensor(1.0), flow.tensor(4.0), flow.tensor([10.0, 20.0, 30.0])
+
+    def f(t):
+        scale = float(table[1]) + flow.tensor([0.5]).item() + len(repr(start)) * 0  # reads of constants
+        return t[: flow.arange(start, stop).numel()] * scale + flow.arange(start, stop)
+
+    ct = _graph.trace(f, flow.ones(5))
+    np.testing.assert_allclose(ct.example_outputs.numpy(), [21.5, 22.5, 23.5])
+    np.testing.assert_allclose(ct.run(flow.full((5,), 2.0)).numpy(), [42.0, 43.0, 44.0])
+
+
+def test_nn_graph_reads_a_free_tensor_but_not_its_buffers():
+    class Ranged(flow.nn.Graph):
+        def __init__(self, read_buffer):
+            super().__init__()
+            self.bn, self.read_buffer = flow.nn.BatchNorm1d(3), read_buffer
+            self.lo, self.hi = flow.tensor(0), flow.tensor(3)
+
+        def build(self, x):
+            if self.read_buffer:
+                self.bn.running_var.tolist()  # a buffer: training updates it between calls
+            return self.bn(x) + flow.arange(self.lo, self.hi)
+
+    x = flow.tensor(np.random.default_rng(0).standard_normal((4, 3)), dtype=flow.float32)
+    g = Ranged(False)
+    eager = flow.nn.BatchNorm1d(3)(x) + flow.arange(0, 3)
+    np.testing.assert_allclose(g(x).numpy(), eager.detach().numpy(), rtol=1e-5, atol=1e-6)
+    with pytest.raises(RuntimeError, match="Tensor.numpy\\(\\) .* inside a graph trace"):
+        Ranged(True)(x)
+
+
 @pytest.mark.parametrize("op", [
     lambda t: flow.nonzero(t),
     lambda t: flow.masked_select(t, t > 0),

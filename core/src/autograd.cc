@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "monoflow/error.h"
+#include "monoflow/graph/trace.h"
 #include "monoflow/ops.h"
 
 namespace monoflow {
@@ -141,6 +142,9 @@ std::shared_ptr<Node> grad_fn(const Tensor& t) {
 int output_nr(const Tensor& t) { return t->autograd ? t->autograd->output_nr : 0; }
 
 Tensor detach(const Tensor& t) {
+  // A trace may not read a tensor that requires grad (a parameter): nor its
+  // detached alias (Note [Constants read while tracing] in graph/trace.h).
+  if (graph::tracing() && requires_grad(t)) graph::TraceRecorder::current()->mark_variable(t);
   auto d = std::make_shared<TensorImpl>();
   d->storage = t->storage;
   d->shape = t->shape;

@@ -387,6 +387,8 @@ def set_warning_handler(handler):
 cdef extern from "monoflow/graph/trace.h" namespace "monoflow::graph":
     cbool c_graph_tracing "monoflow::graph::tracing"()
     void c_check_host_read "monoflow::graph::check_host_read"(const char* what) except +translate_exception
+    void c_check_value_read "monoflow::graph::check_value_read"(const char* what, const Tensor& t) \
+        except +translate_exception
 
 
 def synchronize(dev=None):
@@ -929,21 +931,21 @@ cdef class TensorBase:
 
     def item(self):
         if c_graph_tracing():
-            c_check_host_read(b"Tensor.item() (also bool(), int(), float() of a tensor)")
+            c_check_value_read(b"Tensor.item() (also bool(), int(), float() of a tensor)", self.t)
         if _is_cplx(self):
             return _complex_ops.item(self)
         return _from_scalar(item(self.t))
 
     def _copy_to_host(self, uintptr_t ptr):
         if c_graph_tracing():
-            c_check_host_read(b"Tensor.numpy() (also .tolist(), printing, pickling)")
+            c_check_value_read(b"Tensor.numpy() (also .tolist(), printing, pickling)", self.t)
         copy_to_host(self.t, <void*>ptr)
 
     def _host_view_interface(self):
         """__array_interface__ of this tensor's memory after synchronising,
         for host-memory devices only (numpy() shares memory with it)."""
         if c_graph_tracing():
-            c_check_host_read(b"Tensor.numpy() (also .tolist(), printing, pickling)")
+            c_check_value_read(b"Tensor.numpy() (also .tolist(), printing, pickling)", self.t)
         cdef TensorImpl* p = self.t.get()
         cdef Device d = p.device()
         if not registry().backend(d.type).host_memory():

@@ -8,6 +8,7 @@ cdef extern from "monoflow/graph/trace.h" namespace "monoflow::graph":
     cdef cppclass CTraceRecorder "monoflow::graph::TraceRecorder":
         CTraceRecorder(cbool execute) except +translate_exception
         void stop()
+        void mark_variable(const Tensor& t)
 
 cdef extern from "monoflow/graph/host_node.h" namespace "monoflow::graph":
     cdef cppclass CHostOp "monoflow::graph::HostOp":
@@ -152,6 +153,16 @@ cdef class _GraphTrace:
     def __dealloc__(self):
         if self.rec != NULL:
             del self.rec
+
+    def mark_variables(self, list tensors):
+        """Names tensors whose values a replay changes (inputs, parameters, buffers): code
+        tracing may not read them (Note [Constants read while tracing] in graph/trace.h)."""
+        if self.rec == NULL:
+            raise RuntimeError("graph trace: already finished")
+        cdef vector[Tensor] ts = _graph_tensors(tensors, "graph trace variables")
+        cdef size_t i
+        for i in range(ts.size()):
+            self.rec.mark_variable(ts[i])
 
     def abort(self):
         if self.rec != NULL:

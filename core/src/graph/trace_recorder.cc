@@ -5,6 +5,7 @@
 #include <set>
 #include <string>
 
+#include "monoflow/autograd.h"
 #include "monoflow/error.h"
 #include "monoflow/graph/trace.h"
 
@@ -53,6 +54,8 @@ TraceRecorder::TraceRecorder(bool execute) : execute_(execute) {
 TraceRecorder::~TraceRecorder() { stop(); }
 
 void TraceRecorder::stop() {
+  // The plan's storage analysis counts references: the variables' must go.
+  variable_.clear();
   if (!active_) return;
   set_launch_hook(prev_hook_);
   set_reserve_observer(prev_observer_);
@@ -132,11 +135,23 @@ bool TraceRecorder::on_launch(const LaunchArgs& a) {
     c.random_draw = claim_draw(a.op->name);
     reservation_ = Reservation{};
   }
+  mark_written(c.outputs);
   calls_.push_back(std::move(c));
   return execute_;
 }
 
-void TraceRecorder::on_host_op(TracedCall c) { calls_.push_back(std::move(c)); }
+void TraceRecorder::on_host_op(TracedCall c) {
+  mark_written(c.outputs);
+  calls_.push_back(std::move(c));
+}
+
+void TraceRecorder::mark_written(const std::vector<TracedOperand>& outputs) {
+  for (const TracedOperand& o : outputs) variable_.emplace(o.storage.get(), o.storage);
+}
+
+void TraceRecorder::mark_variable(const Tensor& t) { variable_.emplace(t->storage.get(), t->storage); }
+
+bool TraceRecorder::is_variable(const Tensor& t) const { return variable_.count(t->storage.get()) != 0; }
 
 TraceRecorder* TraceRecorder::current() { return t_recorder; }
 
@@ -146,6 +161,11 @@ void check_host_read(const char* what) {
   MF_CHECK(!t_recorder, RuntimeError, what,
            " inside a graph trace: tensor values are not available while tracing (a replay would not repeat "
            "the read; move it out of the traced function, or return the tensor and read the result)");
+}
+
+void check_value_read(const char* what, const Tensor& t) {
+  if (!t_recorder) return;
+  if (autograd::requires_grad(t) || t_recorder->is_variable(t)) check_host_read(what);
 }
 
 }  // namespace monoflow::graph

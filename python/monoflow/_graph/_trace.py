@@ -168,14 +168,18 @@ def _pass_names(passes):
     return names
 
 
-def trace(fn, *example_inputs, execute=True, passes="default", debug=False):
+def trace(fn, *example_inputs, execute=True, passes="default", debug=False, variables=()):
     """Records the kernels fn(*example_inputs) launches and compiles them.
 
     execute=True runs them while recording (fn has its normal effects once,
     and example_outputs holds its result); execute=False only records (a
     lazy trace, for code that never reads values back, not even inside the
-    core's argument checks). Reading tensor values on the host inside fn
-    raises RuntimeError.
+    core's argument checks). Reading on the host the values of an input, of
+    a tensor in `variables` (state whose values change between calls:
+    parameters, buffers), of anything a traced kernel wrote, or of a tensor
+    that requires grad, raises RuntimeError inside fn; other tensors are
+    constants of the trace and can be read (Note [Constants read while
+    tracing] in graph/trace.h).
 
     passes: the plan passes to run ("default": all of them - "constfold",
     "cse", "dce", ..., "memory" - except constfold on a lazy trace;
@@ -194,6 +198,7 @@ def trace(fn, *example_inputs, execute=True, passes="default", debug=False):
     arg_spec = _flatten(tuple(example_inputs), inputs)
     recorder = _C._GraphTrace(execute)
     try:
+        recorder.mark_variables(inputs + [t for t in variables if isinstance(t, _C.TensorBase)])
         result = fn(*example_inputs)
     except BaseException:
         recorder.abort()

@@ -16,8 +16,9 @@
 //   validate arguments (cross_entropy's class range, gather's index bounds,
 //   a masked_fill value given as a tensor), which would otherwise read
 //   memory no kernel has written. What the user's code reads (.numpy(),
-//   .item(), printing, synchronize) is refused while tracing
-//   (check_host_read), as are ops whose output shape depends on values
+//   .item(), printing) is refused while tracing when a replay would read
+//   something else (check_value_read, Note [Constants read while tracing]),
+//   as is synchronize (check_host_read), and ops whose output shape depends on values
 //   (nonzero and what uses it: masked_select, boolean-mask indexing), since a
 //   replay could not honour either. execute = false records without running
 //   (a lazy trace) for code that reads nothing back.
@@ -28,6 +29,7 @@
 #pragma once
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "monoflow/generator.h"
@@ -93,9 +95,18 @@ class TraceRecorder final : public LaunchHook, public ReserveObserver {
   // The recorder on this thread, or null.
   static TraceRecorder* current();
   void on_reserve(Generator& gen, uint64_t n, uint64_t seed, uint64_t offset) override;
+  // Note [Constants read while tracing]: a storage whose values a replay
+  // changes: the trace's inputs and the state its caller names (parameters,
+  // buffers), marked before the traced code runs, and what any traced call
+  // writes. Every other storage is a constant of the trace (a tensor made
+  // outside it, or from host data), whose values code may read while
+  // tracing, as OneFlow's graphs read free eager tensors.
+  void mark_variable(const Tensor& t);
+  bool is_variable(const Tensor& t) const;
 
  private:
   int claim_draw(const char* op_name);
+  void mark_written(const std::vector<TracedOperand>& outputs);
   bool execute_;
   bool active_ = false;
   std::vector<TracedCall> calls_;
@@ -109,6 +120,9 @@ class TraceRecorder final : public LaunchHook, public ReserveObserver {
   } reservation_;
   // The fresh reservations claimed so far; index = TracedCall::random_draw.
   std::vector<Reservation> draws_;
+  // Variable storages, kept alive so that an address is never reused by a
+  // constant made later in the trace.
+  std::unordered_map<const Storage*, std::shared_ptr<Storage>> variable_;
 };
 
 // Whether a trace is recording on the calling thread.
@@ -116,5 +130,9 @@ bool tracing();
 // Throws RuntimeError("<what> inside a graph trace: tensor values are not
 // available while tracing ...") when a trace is recording on this thread.
 void check_host_read(const char* what);
+// The same for a read of t's values, unless t is a constant of the trace:
+// its storage is not variable (Note [Constants read while tracing]) and it
+// does not require grad (a parameter the trace's caller did not name).
+void check_value_read(const char* what, const Tensor& t);
 
 }  // namespace monoflow::graph

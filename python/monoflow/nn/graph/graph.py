@@ -3,12 +3,14 @@ first call with a given input signature and replayed by the actor runtime
 after that (docs/graph_runtime.md, "nn.Graph")."""
 from collections import OrderedDict
 import contextlib
+import itertools
 import os
 
-import monoflow as flow
 from monoflow import _C, _graph
 from monoflow._global import whole_graph
+from monoflow._tensor import Tensor
 from monoflow.amp.autocast_mode import autocast
+from monoflow.autograd.grad_mode import no_grad
 from monoflow.nn.graph.accumulation import (average_accumulated_grads, merge_micro_batch_outputs,
                                             split_micro_batches)
 from monoflow.nn.graph.config import GraphConfig
@@ -27,7 +29,7 @@ __all__ = ["Graph"]
 def _contiguous_outputs(out):
     """build's results with every tensor contiguous, as OneFlow's lazy outputs are (an expand() or
     transpose() returned by build is a fresh tensor, not a stride-0 or permuted view)."""
-    return tree_map_only(flow.Tensor, lambda t: t.contiguous(), out)  # (contiguous() of a contiguous t is t)
+    return tree_map_only(Tensor, lambda t: t.contiguous(), out)  # (contiguous() of a contiguous t is t)
 
 
 def _parameters_placement(module):
@@ -315,7 +317,7 @@ class Graph:
             return plan.run_flat(tensors, slots=self.config.slots, threads=self.config.threads)
 
         def fn(*a):
-            with flow.no_grad(), self._module_settings():
+            with no_grad(), self._module_settings():
                 return self._build(*a)
         return self._compile(key, fn, args).example_outputs
 
@@ -420,6 +422,16 @@ class Graph:
             passes = [p for p in names if p != "cse"]
         return passes
 
+    def _state_tensors(self):
+        """What a replay changes besides the inputs: the modules' parameters and buffers and the
+        optimizers' state. Build may not read their values; other tensors from outside are
+        constants it may read (Note [Constants read while tracing] in graph/trace.h)."""
+        state = [t for m in self._modules.values() for t in itertools.chain(m.parameters(), m.buffers())]
+        for s, _ in self._optimizers:
+            state += [v for per_param in s.opt.state.values() if isinstance(per_param, dict)
+                      for v in per_param.values()]
+        return state
+
     def _compile(self, key, fn, example):
         # whole-graph SBP (Note [Whole-graph SBP deduction] in _global/whole_graph.py)
         sbp_key = (key[0], key[2])
@@ -427,7 +439,8 @@ class Graph:
         logging = whole_graph.recording(forced) if self.config.whole_graph_sbp else contextlib.nullcontext()
         with logging as recorder:
             try:
-                ct = _graph.trace(fn, *example, passes=self._passes(), debug=self._debug)
+                ct = _graph.trace(fn, *example, passes=self._passes(), debug=self._debug,
+                                  variables=self._state_tensors())
             except RuntimeError as e:
                 err = build_error(self, e)
                 if err is None:
