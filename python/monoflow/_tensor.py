@@ -466,19 +466,41 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
     def offload(self):
         """Moves this tensor's memory (shared with its views) to host memory, in place: the object
         stays the same, and ``load()`` moves it back. Warns when it is in host memory already.
-        A global tensor offloads its local shard."""
+        A global tensor offloads its local shard.
+
+        Example (on a device with its own memory, here OpenCL)::
+
+            >>> x = flow.arange(4.0, device="opencl")  # doctest: +SKIP
+            >>> x.offload(); x.device, x.is_offloaded()  # doctest: +SKIP
+            (device(type='cpu', index=0), True)
+            >>> x.load(); x.device  # doctest: +SKIP
+            device(type='opencl', index=0)
+        """
         if not _C.offload_storage(self):
             warnings.warn(f"offload(): the tensor is in host memory already ({self.device}); nothing to do",
                           stacklevel=2)
 
     def load(self):
-        """Moves an offloaded tensor's memory back to its device; warns when it is not offloaded."""
+        """Moves an offloaded tensor's memory back to its device; warns when it is not offloaded.
+
+        Example::
+
+            >>> x = flow.ones(2)
+            >>> x.is_offloaded()  # host memory: offload() would only warn
+            False
+        """
         if not _C.load_storage(self):
             warnings.warn("load(): the tensor is not offloaded; nothing to do", stacklevel=2)
 
     def is_offloaded(self):
         """Whether ``offload()`` moved this tensor's memory to the host and ``load()`` has not
-        moved it back."""
+        moved it back.
+
+        Example::
+
+            >>> flow.zeros(3).is_offloaded()
+            False
+        """
         return _C.storage_offloaded(self)
 
     # -- pinned memory: monoflow has no page-locked host allocator (no plugin

@@ -124,11 +124,26 @@ def init_rdma():
     """OneFlow's switch to RDMA transport between machines. monoflow's collectives run over
     Gloo's TCP transport (host memory) and NCCL (CUDA memory, which picks InfiniBand by itself
     when the machine has it); there is no RDMA transport to turn on, so this raises
-    RuntimeError rather than pretend. ``rdma_is_initialized()`` answers False."""
+    RuntimeError rather than pretend. ``rdma_is_initialized()`` answers False.
+
+    Example::
+
+        >>> try:
+        ...     flow.env.init_rdma()
+        ... except RuntimeError as e:
+        ...     print(str(e).split(";")[0])
+        flow.env.init_rdma(): this build has no RDMA transport
+    """
     raise RuntimeError("flow.env.init_rdma(): this build has no RDMA transport; collectives run over Gloo's TCP "
                        "transport (host memory) and NCCL (CUDA memory, which uses InfiniBand by itself when present)")
 
 
 def rdma_is_initialized():
-    """False: monoflow has no RDMA transport to initialise (see ``init_rdma``)."""
+    """False: monoflow has no RDMA transport to initialise (see ``init_rdma``).
+
+    Example::
+
+        >>> flow.env.rdma_is_initialized()
+        False
+    """
     return False

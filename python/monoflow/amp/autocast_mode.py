@@ -127,28 +127,64 @@ def get_autocast_dtype(device_type):
 
 # torch's older, device-specific spellings of the two queries above (still called by libraries)
 def is_autocast_cpu_enabled():
-    """``is_autocast_enabled("cpu")`` (torch's older spelling)."""
+    """``is_autocast_enabled("cpu")`` (torch's older spelling).
+
+    Example::
+
+        >>> with flow.autocast("cpu"):
+        ...     flow.is_autocast_cpu_enabled()
+        True
+    """
     return _autocast.is_enabled("cpu")
 
 
 def get_autocast_cpu_dtype():
-    """``get_autocast_dtype("cpu")`` (torch's older spelling)."""
+    """``get_autocast_dtype("cpu")`` (torch's older spelling).
+
+    Example::
+
+        >>> flow.get_autocast_cpu_dtype()
+        monoflow.bfloat16
+    """
     return _autocast.get_dtype("cpu")
 
 
 def get_autocast_gpu_dtype():
-    """``get_autocast_dtype("cuda")`` (torch's older spelling)."""
+    """``get_autocast_dtype("cuda")`` (torch's older spelling).
+
+    Example::
+
+        >>> flow.get_autocast_gpu_dtype()
+        monoflow.float16
+    """
     return _autocast.get_dtype("cuda")
 
 
 def is_autocast_cache_enabled():
     """Whether the innermost :class:`autocast` region caches the casts of parameters
-    (its ``cache_enabled``); True outside every region, as torch."""
+    (its ``cache_enabled``); True outside every region, as torch.
+
+    Example::
+
+        >>> with flow.autocast("cpu", cache_enabled=False):
+        ...     flow.is_autocast_cache_enabled()
+        False
+    """
     return _autocast.cache_enabled()
 
 
 def clear_autocast_cache():
-    """Drops the cached lower-precision copies of parameters (they are made again on next use)."""
+    """Drops the cached lower-precision copies of parameters (they are made again on next use).
+
+    Example::
+
+        >>> w = flow.ones(2, 2, requires_grad=True)
+        >>> with flow.autocast("cpu"):
+        ...     y = w @ w
+        ...     flow.clear_autocast_cache()
+        ...     (w @ w).dtype
+        monoflow.bfloat16
+    """
     _autocast.clear_cache()
 
 

@@ -42,6 +42,17 @@ def deform_conv2d(input, offset, weight, bias=None, stride=(1, 1), padding=(0, 0
 
     Returns:
         Tensor: ``(N, C_out, Ho, Wo)``.
+
+    Example::
+
+        >>> x, w = flow.ones(1, 1, 3, 3), flow.ones(1, 1, 2, 2)
+        >>> offset = flow.zeros(1, 8, 2, 2)  # no deformation: a plain convolution
+        >>> F.deform_conv2d(x, offset, w)
+        tensor([[[[4., 4.],
+                  [4., 4.]]]])
+        >>> F.deform_conv2d(x, offset + 0.5, w)  # every tap half a pixel down and right
+        tensor([[[[4.0000, 3.0000],
+                  [3.0000, 2.2500]]]])
     """
     (sh, sw), (ph, pw), (dh, dw) = _pair("stride", stride), _pair("padding", padding), _pair("dilation", dilation)
     if input.dim() != 4 or weight.dim() != 4:
