@@ -1259,9 +1259,9 @@ cdef object _default_device = None
 cdef list _device_blocks = []  # the defaults that `with device:` blocks replaced, innermost last
 
 
-def set_default_device(dev):
+def set_default_device(device):
     global _default_device
-    _default_device = None if dev is None else _wrap_device(_dev(dev))
+    _default_device = None if device is None else _wrap_device(_dev(device))
 
 
 def get_default_device():

@@ -41,12 +41,13 @@ add_doc("get_default_device", "get_default_device() -> monoflow.device", """
         device(type='cpu', index=0)
     """, method=False)
 
-add_doc("set_default_device", "set_default_device(dev) -> None", """
+add_doc("set_default_device", "set_default_device(device) -> None", """
     Sets the device where factory functions place tensors when no device is
-    given (see :func:`monoflow.get_default_device`).
+    given (see :func:`monoflow.get_default_device`; ``with flow.device(d):``
+    sets it for a block).
 
     Args:
-        dev (monoflow.device or str or None): the device (``"cpu"``,
+        device (monoflow.device or str or None): the device (``"cpu"``,
             ``"cuda:1"``, ...); ``None`` resets it to the CPU.
 
     Example::
