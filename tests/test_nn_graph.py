@@ -4,6 +4,8 @@ nested inputs/outputs, state_dict, printing, errors inside build, and
 training graphs (SGD with momentum, Adam, AdamW, an lr scheduler) that match
 eager training step for step. Accumulation, clipping, lr_scale, RMSprop and
 Adagrad: test_nn_graph_training.py; GraphModule: test_nn_graph_module.py."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -334,3 +336,61 @@ def test_graph_outputs_are_contiguous_as_oneflows_lazy_outputs():
         np.testing.assert_array_equal(ex.numpy(), np.broadcast_to(x.numpy(), (2, 3, 4)))
         np.testing.assert_array_equal(t.numpy(), y.numpy().T)
         np.testing.assert_array_equal(d["same"].numpy(), y.numpy())
+
+
+# ---------------------------------------------------------------- Note [Graphs run eagerly]
+
+def test_value_dependent_shapes_run_build_eagerly_with_one_warning():
+    class Select(flow.nn.Graph):
+        def __init__(self, m):
+            super().__init__()
+            self.m = m
+
+        def build(self, x):
+            return flow.masked_select(self.m(x), x > 0), flow.nonzero(x)
+
+    m = flow.nn.Linear(3, 3)
+    g = Select(m)
+    rng = np.random.default_rng(0)
+    with pytest.warns(UserWarning, match="output shape depends on tensor values") as caught:
+        for _ in range(3):  # different counts of positives each call
+            x = flow.tensor(rng.standard_normal((4, 3)), dtype=flow.float32)
+            sel, nz = g(x)
+            np.testing.assert_allclose(sel.numpy(), flow.masked_select(m(x), x > 0).detach().numpy(), rtol=1e-6)
+            np.testing.assert_array_equal(nz.numpy(), np.argwhere(x.numpy() != 0))
+    assert len([w for w in caught if "output shape" in str(w.message)]) == 1
+
+
+def test_a_training_graph_with_boolean_indexing_trains_as_eager():
+    def make():
+        flow.manual_seed(3)
+        model = flow.nn.Sequential(flow.nn.Linear(3, 3), flow.nn.BatchNorm1d(3))
+        return model, flow.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+
+    class Train(flow.nn.Graph):
+        def __init__(self):
+            super().__init__()
+            self.model, opt = make()
+            self.add_optimizer(opt)
+
+        def build(self, x):
+            loss = self.model(x)[x > 0].sum()
+            loss.backward()
+            return loss
+
+    graph = Train()
+    model, opt = make()
+    rng = np.random.default_rng(1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        for _ in range(4):  # the first call is the eager warm-up step, the second tries a trace
+            x = flow.tensor(rng.standard_normal((8, 3)), dtype=flow.float32)
+            got = graph(x)
+            opt.zero_grad()
+            want = model(x)[x > 0].sum()
+            want.backward()
+            opt.step()
+            np.testing.assert_allclose(got.numpy(), want.detach().numpy(), rtol=1e-5)
+    # the stopped trace's batch-norm update was undone: the statistics saw each batch once
+    np.testing.assert_allclose(graph.model[1].running_mean.numpy(), model[1].running_mean.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(graph.model[0].weight.numpy(), model[0].weight.detach().numpy(), rtol=1e-5)

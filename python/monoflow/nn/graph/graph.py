@@ -5,6 +5,7 @@ from collections import OrderedDict
 import contextlib
 import itertools
 import os
+import warnings
 
 from monoflow import _C, _graph
 from monoflow._global import whole_graph
@@ -82,6 +83,7 @@ class Graph:
         d["_plans"] = OrderedDict()  # signature -> CompiledTrace
         d["_graph_modules"] = OrderedDict()  # id(module) -> GraphModule (its settings in this graph)
         d["_ungraded"] = {}  # build signature -> ids of parameters build leaves without a gradient
+        d["_eager_builds"] = set()  # build signatures whose build cannot be traced: Note [Graphs run eagerly]
         d["_debug"] = False
         d["_sbp_reports"] = {}  # plan key -> "sbp: greedy N bytes -> whole-graph M bytes per step"
         d["_sbp_pending"] = {}  # build part of a plan key -> whole_graph.Solution the next trace applies
@@ -319,7 +321,31 @@ class Graph:
         def fn(*a):
             with no_grad(), self._module_settings():
                 return self._build(*a)
-        return self._compile(key, fn, args).example_outputs
+        if key[0] in self._eager_builds:
+            return _contiguous_outputs(fn(*args))
+        try:
+            return self._compile(key, fn, args).example_outputs
+        except RuntimeError as e:
+            if not self._runs_eagerly(key[0], e):
+                raise
+        return _contiguous_outputs(fn(*args))
+
+    # Note [Graphs run eagerly]: an op whose output shape depends on tensor values (nonzero,
+    # masked_select, boolean-mask indexing) cannot be replayed by a plan, which keeps the traced
+    # shapes. OneFlow's graphs run such ops (their tensors have dynamic shapes); here the graph runs
+    # build eagerly for that input signature instead, with the same results, without the plan's
+    # optimisations, and says so once. Any other trace failure is raised.
+    def _runs_eagerly(self, build_signature, error):
+        """Whether `error` (from tracing build) is a value-dependent shape: then the signature runs
+        eagerly from now on."""
+        cause = error.__cause__ if isinstance(error.__cause__, RuntimeError) else error
+        if "output's shape depends on tensor values" not in str(cause):
+            return False
+        self._eager_builds.add(build_signature)
+        warnings.warn(f"{type(self).__name__}: build uses an op whose output shape depends on tensor values "
+                      "(nonzero, masked_select, boolean-mask indexing), which a compiled plan cannot replay; "
+                      "calls with these input shapes run build eagerly", stacklevel=3)
+        return True
 
     def _call_train(self, args):
         with contextlib.ExitStack() as schedules:
@@ -345,12 +371,14 @@ class Graph:
         # ZeRO (zero.py): optimizer state laid out for config.enable_zero; new state tensors make the plans stale
         if any([s.use_zero(self.config.zero) for s in opts]):
             self._plans.clear()
-        if any(s.needs_warmup(ungraded) for s in opts):
+        if build_key[0] in self._eager_builds or any(s.needs_warmup(ungraded) for s in opts):
             out = self._eager_step(args, build_key)
         else:
             feeds = tuple(s.feeds(ungraded) for s in opts)
             key = self._plan_key(build_key, feeds, tensors)
             plan = self._plans.get(key)
+            # a first trace that stops midway has run part of build: its buffer updates are undone
+            buffers = [] if plan is not None else [(b, b.clone()) for m in self.modules() for b in m.buffers()]
             try:
                 if plan is not None:
                     out = plan.run_flat(tensors, slots=self.config.slots, threads=self.config.threads)
@@ -365,10 +393,17 @@ class Graph:
                     learned = set().union(*(s.traced_ungraded for s in opts))
                     if learned - ungraded:
                         self._ungraded[build_key] = frozenset(ungraded | learned)
-            except BaseException:
+            except BaseException as e:
                 for s in opts:
                     s.undo()
-                raise
+                if not (isinstance(e, RuntimeError) and self._runs_eagerly(build_key[0], e)):
+                    raise
+                with no_grad():
+                    for b, before in buffers:
+                        b.copy_(before)
+                for s in opts:
+                    s.opt.zero_grad(set_to_none=True)
+                out = self._eager_step(args, build_key)
         return out
 
     def _log_train_step_lr(self):
