@@ -1,6 +1,9 @@
 """NumPy ufuncs applied to monoflow tensors (``Tensor.__array_ufunc__``; Note [NumPy operands] in _tensor.py)."""
 import numpy as np
 
+from monoflow import _creation
+from monoflow._tensor import Tensor
+
 # ufunc name -> monoflow function name (a twin computing the same values)
 _TWINS = {
     "add": "add", "subtract": "sub", "multiply": "mul", "true_divide": "div", "divide": "div",
@@ -22,41 +25,46 @@ _TWINS = {
 }
 
 
-def _as_tensor_operand(flow, v):
-    if isinstance(v, flow.Tensor):
+def twin(ufunc_name):
+    """The monoflow function computing what NumPy's ufunc `ufunc_name` computes, or None (see _TWINS)."""
+    import monoflow  # the public namespace itself: the twins are named there, not in one sibling module
+
+    name = _TWINS.get(ufunc_name)
+    return getattr(monoflow, name, None) if name is not None else None
+
+
+def _as_tensor_operand(v):
+    if isinstance(v, Tensor):
         return v
     if isinstance(v, np.generic):  # a NumPy scalar is a Python number to the op (as torch treats it)
         return v.item()
     if isinstance(v, np.ndarray):
-        return flow.from_numpy(np.ascontiguousarray(v)) if v.dtype != object else flow.tensor(v.tolist())
+        return _creation.from_numpy(np.ascontiguousarray(v)) if v.dtype != object else _creation.tensor(v.tolist())
     return v
 
 
-def _as_array(flow, v):
-    return v.numpy() if isinstance(v, flow.Tensor) else v
+def _as_array(v):
+    return v.numpy() if isinstance(v, Tensor) else v
 
 
 def array_ufunc(ufunc, method, inputs, kwargs):
-    import monoflow as flow
-
-    twin = _TWINS.get(ufunc.__name__)
-    fn = getattr(flow, twin, None) if twin is not None else None
+    fn = twin(ufunc.__name__)
     if method == "__call__" and not kwargs and fn is not None:
-        args = [_as_tensor_operand(flow, v) for v in inputs]
-        if not isinstance(args[0], flow.Tensor):  # `array op tensor`: the first operand as a tensor too
-            args[0] = flow.tensor(args[0], device=next(a.device for a in args if isinstance(a, flow.Tensor)))
+        args = [_as_tensor_operand(v) for v in inputs]
+        if not isinstance(args[0], Tensor):  # `array op tensor`: the first operand as a tensor too
+            args[0] = _creation.tensor(args[0], device=next(a.device for a in args if isinstance(a, Tensor)))
         try:
             return fn(*args)
         except (TypeError, NotImplementedError):
             pass  # a dtype the twin does not take: NumPy's answer below
-    arrays = [_as_array(flow, v) for v in inputs]
+    arrays = [_as_array(v) for v in inputs]
     if "out" in kwargs:
-        kwargs["out"] = tuple(_as_array(flow, v) for v in kwargs["out"])
+        kwargs["out"] = tuple(_as_array(v) for v in kwargs["out"])
     result = getattr(ufunc, method)(*arrays, **kwargs)
     if method == "__call__" and "out" not in kwargs:  # torch's __array_wrap__: the result as a tensor
         if isinstance(result, tuple):
-            return tuple(flow.from_numpy(np.ascontiguousarray(r)) if isinstance(r, np.ndarray) else r
+            return tuple(_creation.from_numpy(np.ascontiguousarray(r)) if isinstance(r, np.ndarray) else r
                          for r in result)
         if isinstance(result, np.ndarray):
-            return flow.from_numpy(np.ascontiguousarray(result))
+            return _creation.from_numpy(np.ascontiguousarray(result))
     return result

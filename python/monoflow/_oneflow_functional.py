@@ -1,7 +1,7 @@
 """Functions OneFlow exposes only in its functional namespace ``oneflow._C`` (its C++ functional
 API), under their OneFlow signatures. ``monoflow._C`` answers these names from here (see
 ``_oneflow_internal.functional_fallback``); they are compositions of monoflow ops."""
-from monoflow import _C
+from monoflow import _C, _creation, _functional, ops_special
 
 __all__ = ["reduce_sum_like", "reshape_like", "matmul", "sparse_softmax_cross_entropy", "batch_matmul", "matrix_vector_product", "fast_gelu", "square_relu",
            "fused_bias_add_gelu", "fused_bias_add_dropout", "fused_scale_tril", "fused_weighted_sum",
@@ -76,14 +76,12 @@ def matmul(a, b, transpose_a=False, transpose_b=False, alpha=1.0):
         >>> flow._C.matmul(flow.ones(3, 4), flow.ones(5, 4), transpose_b=True, alpha=0.5)[0]
         tensor([2., 2., 2., 2., 2.])
     """
-    import monoflow
-
     a = _C.check_tensor(a, "matmul", "a", 1)
     b = _C.check_tensor(b, "matmul", "b", 2)
     for t, flag, name in ((a, transpose_a, "transpose_a"), (b, transpose_b, "transpose_b")):
         if flag and t.dim() < 2:
             raise RuntimeError(f"matmul(): {name}=True needs a tensor of at least 2 dims, got {t.dim()}-D")
-    out = monoflow.matmul(a.transpose(-2, -1) if transpose_a else a, b.transpose(-2, -1) if transpose_b else b)
+    out = _functional.matmul(a.transpose(-2, -1) if transpose_a else a, b.transpose(-2, -1) if transpose_b else b)
     return out if alpha == 1.0 else out * alpha
 
 
@@ -256,9 +254,7 @@ def fused_scale_tril(x, diagonal=0, fill_value=0, scale=1):
                 [ 3.,  3.]])
     """
     x = _C.check_tensor(x, "fused_scale_tril", "x", 1)
-    from monoflow import ones
-
-    keep = ones(x.shape[-2:], dtype=x.dtype, device=x.device).tril(diagonal) != 0
+    keep = _creation.ones(x.shape[-2:], dtype=x.dtype, device=x.device).tril(diagonal) != 0
     return (x * scale).masked_fill(~keep, fill_value)
 
 
@@ -396,9 +392,7 @@ def trigamma(x):
         >>> flow._C.trigamma(flow.tensor([1.0]))
         tensor([1.6449])
     """
-    from monoflow import polygamma
-
-    return polygamma(1, x)
+    return ops_special.polygamma(1, x)
 
 
 def rms_norm(x, weight=None, normalized_shape=None, epsilon=1e-6):
@@ -535,6 +529,4 @@ def trunc_divide(x, y):
         >>> flow._C.trunc_divide(flow.tensor([7.0, -7.0]), 2.0)
         tensor([ 3., -3.])
     """
-    from monoflow import div
-
-    return div(_C.check_tensor(x, "trunc_divide", "x", 1), y, rounding_mode="trunc")
+    return _functional.div(_C.check_tensor(x, "trunc_divide", "x", 1), y, rounding_mode="trunc")

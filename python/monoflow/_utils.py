@@ -1,6 +1,8 @@
 """torch._utils / oneflow._utils helpers that libraries import directly: flattening a list of
 dense tensors into one buffer and back (used by DDP-style gradient bucketing)."""
 
+from monoflow import ops_shape
+
 __all__ = ["_flatten_dense_tensors", "_unflatten_dense_tensors"]
 
 
@@ -17,12 +19,10 @@ def _flatten_dense_tensors(tensors):
         >>> _flatten_dense_tensors([flow.ones(2, 2), flow.zeros(3)])
         tensor([1., 1., 1., 1., 0., 0., 0.])
     """
-    import monoflow as flow
-
     tensors = list(tensors)
     if not tensors:
         raise ValueError("_flatten_dense_tensors(): expected a non-empty sequence of tensors")
-    return flow.cat([t.contiguous().view(-1) for t in tensors], 0)
+    return ops_shape.cat([t.contiguous().view(-1) for t in tensors], 0)
 
 
 def _unflatten_dense_tensors(flat, tensors):

@@ -3,7 +3,7 @@
 They work on local tensors of the default process group, which they join
 from the launcher's environment on first use (as OneFlow does).
 """
-import monoflow as flow
+from monoflow import _creation, _dtypes
 from monoflow import env as _env
 
 
@@ -284,7 +284,7 @@ def send(tensor, dst, send_meta=True):
         if tensor.dim() > _MAX_DIMS:
             raise ValueError(f"comm.send: send_meta supports up to {_MAX_DIMS} dims, got {tensor.dim()}")
         meta = [tensor.dim(), tensor.dtype._value] + list(tensor.shape) + [0] * (_MAX_DIMS - tensor.dim())
-        dist.send(flow.tensor(meta, dtype=flow.int64), dst)
+        dist.send(_creation.tensor(meta, dtype=_dtypes.int64), dst)
     dist.send(tensor, dst)
 
 
@@ -315,11 +315,11 @@ def recv(src, shape=None, dtype=None, device=None, out=None):
     dist = _dist()
     if out is None:
         if shape is None or dtype is None:
-            meta = flow.zeros(2 + _MAX_DIMS, dtype=flow.int64)
+            meta = _creation.zeros(2 + _MAX_DIMS, dtype=_dtypes.int64)
             dist.recv(meta, src)
             m = meta.tolist()
             from monoflow._C import dtypes
             shape, dtype = tuple(int(s) for s in m[2:2 + int(m[0])]), dtypes[int(m[1])]
-        out = flow.empty(shape, dtype=dtype)
+        out = _creation.empty(shape, dtype=dtype)
     dist.recv(out, src)
     return out if device is None else out.to(device)

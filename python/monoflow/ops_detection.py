@@ -3,7 +3,7 @@ torchvision.ops.roi_align) and roc_auc_score. roi_align is a composition of mono
 (bilinear gathers), so its input gradient comes from autograd."""
 import math
 
-from monoflow import _C
+from monoflow import _C, _creation, _dtypes, ops_math, ops_shape
 
 __all__ = ["roi_align", "roc_auc_score"]
 
@@ -11,16 +11,14 @@ __all__ = ["roi_align", "roc_auc_score"]
 def _axis_samples(start, bin_size, pooled, grid, size):
     """The sample coordinates of one axis, (K, pooled, grid), and the bilinear corners:
     (low index, high index, low weight, high weight, valid mask), each (K, pooled, grid)."""
-    import monoflow as flow
-
-    p = flow.arange(pooled, dtype=start.dtype, device=start.device).reshape(1, pooled, 1)
-    g = flow.arange(grid, dtype=start.dtype, device=start.device).reshape(1, 1, grid)
+    p = _creation.arange(pooled, dtype=start.dtype, device=start.device).reshape(1, pooled, 1)
+    g = _creation.arange(grid, dtype=start.dtype, device=start.device).reshape(1, 1, grid)
     c = start.reshape(-1, 1, 1) + (p + (g + 0.5) / grid) * bin_size.reshape(-1, 1, 1)
     valid = (c >= -1.0) & (c <= size)
     c = c.clamp(min=0.0)
     low = c.floor().clamp(max=size - 1)
     at_edge = low >= size - 1
-    c = flow.where(at_edge, low, c)
+    c = ops_math.where(at_edge, low, c)
     high = (low + 1).clamp(max=size - 1)
     frac = c - low
     return low.long(), high.long(), 1.0 - frac, frac, valid
@@ -102,8 +100,6 @@ def roi_align(input, rois, spatial_scale, pooled_h, pooled_w, sampling_ratio, al
             return input.new_zeros((0, input.shape[1], pooled_h, pooled_w))
         return _roi_align_grid(feat, batch, x1, y1, bin_w, bin_h, pooled_h, pooled_w,
                                int(sampling_ratio), int(sampling_ratio))
-    import monoflow as flow
-
     outs = []
     for k in range(K):  # the grid differs per box
         gh = max(int(math.ceil(float(bin_h[k]))), 0)
@@ -115,7 +111,7 @@ def roi_align(input, rois, spatial_scale, pooled_h, pooled_w, sampling_ratio, al
         outs.append(_roi_align_grid(feat, batch[s], x1[s], y1[s], bin_w[s], bin_h[s], pooled_h, pooled_w, gh, gw))
     if not outs:
         return input.new_zeros((0, input.shape[1], pooled_h, pooled_w))
-    return flow.cat(outs, 0)
+    return ops_shape.cat(outs, 0)
 
 
 def roc_auc_score(label, pred):
@@ -137,7 +133,6 @@ def roc_auc_score(label, pred):
         tensor([0.7500])
     """
     import numpy as np
-    import monoflow as flow
 
     label = _C.check_tensor(label, "roc_auc_score", "label", 1)
     pred = _C.check_tensor(pred, "roc_auc_score", "pred", 2)
@@ -157,4 +152,4 @@ def roc_auc_score(label, pred):
     avg = first + (counts + 1) / 2.0
     ranks[order] = np.repeat(avg, counts)
     auc = (ranks[y].sum() - n_pos * (n_pos + 1) / 2.0) / (n_pos * n_neg)
-    return flow.tensor([auc], dtype=flow.float32, device=pred.device)
+    return _creation.tensor([auc], dtype=_dtypes.float32, device=pred.device)

@@ -1,7 +1,8 @@
 """torch.stft (short-time Fourier transform) as frames (unfold) times the window, then fft.rfft / fft.fft;
 values and gradients are those ops'."""
-from monoflow import _C
+from monoflow import _C, _complex, _creation
 from monoflow._op_names import names_its_errors
+from monoflow._tensor import Tensor
 
 __all__ = ["stft"]
 
@@ -40,7 +41,6 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
         tensor([[ 3.+0.j,  7.+0.j],
                 [-1.+0.j, -1.+0.j]])
     """
-    import monoflow as flow
     from monoflow import fft
     from monoflow.nn.functional import pad
 
@@ -76,7 +76,7 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
             window = pad(window.reshape(1, 1, -1), (left, n_fft - win_length - left)).reshape(-1)
     elif win_length < n_fft:
         left = (n_fft - win_length) // 2
-        window = flow.zeros(n_fft, dtype=x.dtype if not x.is_complex() else None, device=x.device)
+        window = _creation.zeros(n_fft, dtype=x.dtype if not x.is_complex() else None, device=x.device)
         window[left:left + win_length] = 1.0
     frames = x.unfold(-1, n_fft, hop)  # (B, n_frames, n_fft)
     if window is not None:
@@ -94,7 +94,7 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     spec = spec.transpose(-1, -2)
     if input.dim() == 1:
         spec = spec.squeeze(0)
-    return spec if return_complex else flow.view_as_real(spec.contiguous())
+    return spec if return_complex else _complex.view_as_real(spec.contiguous())
 
 
 def _tensor_stft(self, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode="reflect",
@@ -122,11 +122,7 @@ def _tensor_stft(self, n_fft, hop_length=None, win_length=None, window=None, cen
 
 
 def _install():
-    from monoflow._C import TensorBase
-    import monoflow
-
-    cls = getattr(monoflow, "Tensor", TensorBase)
-    setattr(cls, "stft", _tensor_stft)
+    setattr(Tensor, "stft", _tensor_stft)
 
 
 _install()

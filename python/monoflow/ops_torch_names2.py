@@ -14,7 +14,7 @@ import types
 
 import numpy as np
 
-from monoflow import _C
+from monoflow import _C, _dtypes
 from monoflow._op_names import names_its_errors as _names_its_errors
 from monoflow._memory_format import (NamedTag, channels_last, channels_last_3d, contiguous_format, memory_format,
                                      preserve_format)
@@ -166,7 +166,7 @@ def neg_(input):
         tensor([-1.,  2.])
     """
     x = _C.check_tensor(input, "neg_", "input")
-    if x.dtype == _tensor_api().bool:
+    if x.dtype == _dtypes.bool_:
         raise RuntimeError("neg_(): negation, the `-` operator, on a bool tensor is not supported")
     return x.mul_(-1)
 
@@ -321,11 +321,6 @@ def set_flush_denormal(mode):
     return False
 
 
-def _tensor_api():
-    import monoflow
-    return monoflow
-
-
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
     """Converts `obj` to a tensor, sharing its memory when it can (torch.asarray).
 
@@ -347,26 +342,26 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
         >>> t
         tensor([5., 0.])
     """
-    flow = _tensor_api()
+    from monoflow import _creation  # local: _creation imports _tensor, which imports this module
     if isinstance(obj, _C.TensorBase):
         out = obj
-        if (dtype is not None and dtype != obj.dtype) or (device is not None and flow.device(device) != obj.device):
+        if (dtype is not None and dtype != obj.dtype) or (device is not None and _C.device(device) != obj.device):
             if copy is False:
                 raise ValueError("asarray(): can't satisfy copy=False: the dtype or device must change")
             out = obj.to(device=device or obj.device, dtype=dtype or obj.dtype)
         elif copy:
             out = obj.clone()
     elif isinstance(obj, np.ndarray) and obj.dtype.kind in "biuf" and copy is not True:
-        out = flow.from_numpy(obj) if obj.flags.c_contiguous or obj.size == 0 else None
+        out = _creation.from_numpy(obj) if obj.flags.c_contiguous or obj.size == 0 else None
         if out is None or (dtype is not None and dtype != out.dtype) or device is not None and \
-                flow.device(device) != out.device:
+                _C.device(device) != out.device:
             if copy is False:
                 raise ValueError("asarray(): can't satisfy copy=False: the array needs a copy")
-            out = flow.tensor(obj, dtype=dtype, device=device)
+            out = _creation.tensor(obj, dtype=dtype, device=device)
     else:
         if copy is False and not isinstance(obj, np.ndarray):
             raise ValueError(f"asarray(): can't satisfy copy=False for a {type(obj).__name__}")
-        out = flow.tensor(obj, dtype=dtype, device=device)
+        out = _creation.tensor(obj, dtype=dtype, device=device)
     if requires_grad:
         out.requires_grad_(True)
     return out
@@ -388,10 +383,10 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
         >>> flow.frombuffer(array.array("i", [1, 2, 3]), dtype=flow.int32)
         tensor([1, 2, 3], dtype=monoflow.int32)
     """
-    flow = _tensor_api()
+    from monoflow import _creation  # local: _creation imports _tensor, which imports this module
     if not isinstance(dtype, _C.dtype):
         raise TypeError(f"frombuffer(): argument 'dtype' must be monoflow.dtype, not {type(dtype).__name__}")
-    np_dtype = np.dtype(flow.empty(0, dtype=dtype).numpy().dtype)
+    np_dtype = np.dtype(_creation.empty(0, dtype=dtype).numpy().dtype)
     try:
         nbytes = memoryview(buffer).nbytes
     except TypeError:
@@ -414,7 +409,7 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
     array = np.frombuffer(buffer, dtype=np_dtype, count=count, offset=offset)
     if not array.flags.writeable:
         array = array.copy()  # monoflow tensors are writable: a read-only buffer is copied
-    out = flow.from_numpy(array)
+    out = _creation.from_numpy(array)
     if requires_grad:
         out.requires_grad_(True)
     return out
@@ -440,7 +435,7 @@ def range(start, end, step=1, *, dtype=None, device=None, requires_grad=False): 
         tensor([1., 2., 3., 4.])
     """
     import warnings
-    flow = _tensor_api()
+    from monoflow import _creation  # local: _creation imports _tensor, which imports this module
     for name, v in (("start", start), ("end", end), ("step", step)):
         if isinstance(v, _C.TensorBase):
             v = v.item()
@@ -454,10 +449,10 @@ def range(start, end, step=1, *, dtype=None, device=None, requires_grad=False): 
     warnings.warn("monoflow.range is deprecated and will be removed in a future release because its behavior "
                   "is inconsistent with Python's range builtin. Instead, use monoflow.arange, which produces "
                   "values in [start, end).", UserWarning, stacklevel=2)
-    dtype = dtype or flow.get_default_dtype()
+    dtype = dtype or _C.get_default_dtype()
     n = builtins.int(math.floor((end - start) / step)) + 1
     values = np.arange(n, dtype=np.float64) * step + start
-    out = flow.tensor(values, dtype=dtype, device=device)
+    out = _creation.tensor(values, dtype=dtype, device=device)
     if requires_grad:
         out.requires_grad_(True)
     return out
@@ -641,7 +636,8 @@ def feature_dropout(input, p, train):
         raise RuntimeError(f"feature_dropout(): input must be at least 2-D, got {x.dim()}-D")
     if not train or p == 0:
         return x
-    mask = _F().dropout(_tensor_api().ones(tuple(x.shape[:2]) + (1,) * (x.dim() - 2), dtype=x.dtype), p, True)
+    from monoflow import _creation  # local: _creation imports _tensor, which imports this module
+    mask = _F().dropout(_creation.ones(tuple(x.shape[:2]) + (1,) * (x.dim() - 2), dtype=x.dtype), p, True)
     return x * mask
 
 

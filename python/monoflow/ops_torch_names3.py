@@ -11,7 +11,8 @@ import builtins
 import math
 import types
 
-from monoflow import _C, _dtypes, _memory_format
+from monoflow import (_C, _complex, _dtypes, _memory_format, ops_extra_names, ops_linalg, ops_math, ops_random, ops_set,
+                      ops_shape)
 from monoflow.ops_reduce import _structseq
 from monoflow._op_names import names_its_errors
 from monoflow.ops_torch_names2 import feature_dropout
@@ -31,9 +32,9 @@ def _F():
     return functional
 
 
-def _flow():
-    import monoflow  # the namespace whose ops these compose (resolved at call time: it imports us)
-    return monoflow
+def _legacy():
+    from monoflow.linalg import _legacy  # local: linalg imports _tensor, which imports this module
+    return _legacy
 
 
 frexp_result = _structseq("frexp", ["mantissa", "exponent"])
@@ -116,19 +117,19 @@ def frexp(input):
     _C.check_tensor(input, "frexp", "input")
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"frexp: only floating-point inputs are supported, got {input.dtype}")
-    flow = _flow()
+    from monoflow import _creation  # local: _creation imports _tensor, which imports this module
     x = input.detach()
     finite_nonzero = x.isfinite() & (x != 0)
-    safe = flow.where(finite_nonzero, x.abs(), flow.ones_like(x))
-    exp = flow.floor(flow.log2(safe)) + 1
-    mant = x / flow.pow(2.0, exp)
+    safe = ops_math.where(finite_nonzero, x.abs(), _creation.ones_like(x))
+    exp = ops_math.floor(ops_math.log2(safe)) + 1
+    mant = x / ops_math.pow(2.0, exp)
     # log2 can round across a power of two: bring the mantissa back into [0.5, 1)
     big = mant.abs() >= 1
-    exp, mant = flow.where(big, exp + 1, exp), flow.where(big, mant / 2, mant)
+    exp, mant = ops_math.where(big, exp + 1, exp), ops_math.where(big, mant / 2, mant)
     small = (mant.abs() < 0.5) & finite_nonzero
-    exp, mant = flow.where(small, exp - 1, exp), flow.where(small, mant * 2, mant)
-    exp = flow.where(finite_nonzero, exp, flow.zeros_like(exp))
-    mant = flow.where(finite_nonzero, mant, x)
+    exp, mant = ops_math.where(small, exp - 1, exp), ops_math.where(small, mant * 2, mant)
+    exp = ops_math.where(finite_nonzero, exp, _creation.zeros_like(exp))
+    mant = ops_math.where(finite_nonzero, mant, x)
     return frexp_result(mant, exp.to(_dtypes.int32))
 
 
@@ -155,7 +156,7 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False):
     _C.check_tensor(input, "histogram", "input")
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"histogram: input must be a floating-point tensor, got {input.dtype}")
-    flow = _flow()
+    from monoflow import _creation  # local: _creation imports _tensor, which imports this module
     x = input.detach().reshape(-1)
     if isinstance(bins, _C.TensorBase):
         edges = bins.to(input.dtype)
@@ -174,15 +175,15 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False):
             raise RuntimeError(f"histogram: max must be larger than min, got range ({lo}, {hi})")
         if lo == hi:
             lo, hi = lo - 0.5, hi + 0.5
-        edges = flow.linspace(lo, hi, bins + 1, dtype=input.dtype)
+        edges = ops_random.linspace(lo, hi, bins + 1, dtype=input.dtype)
     n = edges.numel() - 1
     # bucket i holds edges[i] <= x < edges[i+1]; the last bucket also holds its right edge
-    idx = flow.searchsorted(edges, x, right=True) - 1
-    idx = flow.where(x == edges[n], flow.full_like(idx, n - 1), idx)
+    idx = ops_set.searchsorted(edges, x, right=True) - 1
+    idx = ops_math.where(x == edges[n], _creation.full_like(idx, n - 1), idx)
     inside = (idx >= 0) & (idx < n)
-    w = flow.ones_like(x) if weight is None else weight.detach().reshape(-1).to(input.dtype)
-    hist = flow.zeros(n, dtype=input.dtype).index_add_(0, idx.clamp(0, n - 1), flow.where(inside, w,
-                                                                                           flow.zeros_like(w)))
+    w = _creation.ones_like(x) if weight is None else weight.detach().reshape(-1).to(input.dtype)
+    hist = _creation.zeros(n, dtype=input.dtype).index_add_(0, idx.clamp(0, n - 1),
+                                                            ops_math.where(inside, w, _creation.zeros_like(w)))
     if density:
         hist = hist / (hist.sum() * (edges[1:] - edges[:-1]))
     return histogram_result(hist, edges)
@@ -245,7 +246,7 @@ def _gradient_1d(x, d, h, edge_order):
         if edge_order == 2:
             raise NotImplementedError("gradient: edge_order=2 with coordinate spacing is not implemented")
         parts = [first, inner, last] if n > 2 else [first, last]
-        return _flow().cat(parts, d)
+        return ops_shape.cat(parts, d)
     h = float(h)
     inner = (sl(2, n) - sl(0, n - 2)) / (2 * h) if n > 2 else None
     if edge_order == 1:
@@ -255,7 +256,7 @@ def _gradient_1d(x, d, h, edge_order):
         first = (-1.5 * sl(0, 1) + 2 * sl(1, 2) - 0.5 * sl(2, 3)) / h
         last = (0.5 * sl(n - 3, n - 2) - 2 * sl(n - 2, n - 1) + 1.5 * sl(n - 1, n)) / h
     parts = [first] + ([inner] if inner is not None else []) + [last]
-    return _flow().cat(parts, d)
+    return ops_shape.cat(parts, d)
 
 
 def frobenius_norm(input, dim=(-2, -1), keepdim=False):
@@ -399,8 +400,8 @@ _COPY_VIEWS = {
     "unfold_copy": (lambda x, *a, **k: x.unfold(*a, **k), (_REAL, "NAME(x, 1, 2, 1)")),
     "unsqueeze_copy": (lambda x, *a, **k: x.unsqueeze(*a, **k), (_REAL, "NAME(x, 0)")),
     "view_copy": (lambda x, *a, **k: x.view(*a, **k), (_REAL, "NAME(x, 6)")),
-    "view_as_real_copy": (lambda x: _flow().view_as_real(x), ("flow.zeros(2, dtype=flow.complex64)", "NAME(x)")),
-    "view_as_complex_copy": (lambda x: _flow().view_as_complex(x), ("flow.zeros(2, 2)", "NAME(x)")),
+    "view_as_real_copy": (lambda x: _complex.view_as_real(x), ("flow.zeros(2, dtype=flow.complex64)", "NAME(x)")),
+    "view_as_complex_copy": (lambda x: _complex.view_as_complex(x), ("flow.zeros(2, 2)", "NAME(x)")),
 }
 for _name, (_view, _example) in _COPY_VIEWS.items():
     _view.__name__ = _name[:-len("_copy")]
@@ -493,12 +494,12 @@ def get_device_module(device=None):
     """
     import importlib
 
-    flow = _flow()
+    from monoflow import accelerator  # local: this module loads with the Tensor class, before the device namespaces
     if device is None:
-        acc = flow.accelerator.current_accelerator()
+        acc = accelerator.current_accelerator()
         kind = "cpu" if acc is None else acc.type
     else:
-        kind = flow.device(device).type if not isinstance(device, str) or ":" in device else device
+        kind = _C.device(device).type if not isinstance(device, str) or ":" in device else device
     try:
         return importlib.import_module(f"monoflow.{kind}")
     except ImportError:
@@ -754,8 +755,8 @@ def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=Non
     if sorted(order) != list(builtins.range(len(size))):
         raise RuntimeError(f"empty_permuted: physical_layout {list(order)} is not a permutation of the "
                            f"{len(size)} dimensions")
-    flow = _flow()
-    phys = flow.empty(*[size[d] for d in order], dtype=dtype, device=device)
+    from monoflow import _creation  # local: _creation imports _tensor, which imports this module
+    phys = _creation.empty(*[size[d] for d in order], dtype=dtype, device=device)
     inverse = [order.index(d) for d in builtins.range(len(size))]
     out = phys.permute(*inverse)
     return out.requires_grad_() if requires_grad else out
@@ -1160,7 +1161,7 @@ class TensorMethods:
             tensor([[3., 1.],
                     [1., 3.]])
         """
-        return self.copy_(_flow().addmm(self, mat1, mat2, beta=beta, alpha=alpha))
+        return self.copy_(ops_linalg.addmm(self, mat1, mat2, beta=beta, alpha=alpha))
 
     def vdot(self, other):
         """Tensor.vdot(other) -> Tensor: :func:`monoflow.vdot` of this tensor and `other`.
@@ -1171,7 +1172,7 @@ class TensorMethods:
             >>> flow.tensor([1.0, 2.0]).vdot(flow.tensor([3.0, 4.0]))
             tensor(11.)
         """
-        return _flow().vdot(self, other)
+        return ops_linalg.vdot(self, other)
 
     def ger(self, vec2):
         """Tensor.ger(vec2) -> Tensor: the outer product (:func:`monoflow.outer`).
@@ -1183,7 +1184,7 @@ class TensorMethods:
             tensor([[1., 0.],
                     [2., 0.]])
         """
-        return _flow().outer(self, vec2)
+        return ops_linalg.outer(self, vec2)
 
     def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False,
                           layout=None, pin_memory=False):
@@ -1197,7 +1198,7 @@ class TensorMethods:
             >>> flow.ones(1).new_empty_strided((2, 3), (1, 2)).stride()
             (1, 2)
         """
-        out = _flow().empty_strided(size, stride, dtype=dtype or self.dtype, device=device or self.device)
+        out = ops_extra_names.empty_strided(size, stride, dtype=dtype or self.dtype, device=device or self.device)
         return out.requires_grad_() if requires_grad else out
 
     def cfloat(self):
@@ -1347,7 +1348,7 @@ class TensorMethods:
             >>> piv.tolist()
             [2, 2]
         """
-        return _flow().lu(self, pivot=pivot, get_infos=get_infos)
+        return _legacy().lu(self, pivot=pivot, get_infos=get_infos)
 
     def lu_solve(self, LU_data, LU_pivots):
         """Tensor.lu_solve(LU_data, LU_pivots): solves ``A x = self`` from :meth:`lu`'s factors of ``A``.
@@ -1360,7 +1361,7 @@ class TensorMethods:
             tensor([[1.],
                     [1.]])
         """
-        return _flow().lu_solve(self, LU_data, LU_pivots)
+        return _legacy().lu_solve(self, LU_data, LU_pivots)
 
     def triangular_solve(self, A, upper=True, transpose=False, unitriangular=False):
         """Tensor.triangular_solve(A, upper=True, transpose=False, unitriangular=False):
@@ -1373,7 +1374,7 @@ class TensorMethods:
             tensor([[1.],
                     [1.]])
         """
-        return _flow().triangular_solve(self, A, upper=upper, transpose=transpose, unitriangular=unitriangular)
+        return _legacy().triangular_solve(self, A, upper=upper, transpose=transpose, unitriangular=unitriangular)
 
     def geqrf(self):
         """Tensor.geqrf(): :func:`monoflow.geqrf` (LAPACK's Householder QR form) of this matrix.
@@ -1385,7 +1386,7 @@ class TensorMethods:
             >>> tau.shape
             monoflow.Size([2])
         """
-        return _flow().geqrf(self)
+        return _legacy().geqrf(self)
 
     def orgqr(self, input2):
         """Tensor.orgqr(input2): :func:`monoflow.orgqr` (Q from :meth:`geqrf`'s reflectors `input2`).
@@ -1397,7 +1398,7 @@ class TensorMethods:
             >>> a.orgqr(tau).abs().tolist()
             [[1.0, 0.0], [0.0, 1.0]]
         """
-        return _flow().orgqr(self, input2)
+        return _legacy().orgqr(self, input2)
 
     def ormqr(self, input2, input3, left=True, transpose=False):
         """Tensor.ormqr(input2, input3, left=True, transpose=False): :func:`monoflow.ormqr`, multiplying
@@ -1410,7 +1411,7 @@ class TensorMethods:
             >>> a.ormqr(tau, flow.ones(2, 1)).abs().tolist()
             [[1.0], [1.0]]
         """
-        return _flow().ormqr(self, input2, input3, left=left, transpose=transpose)
+        return _legacy().ormqr(self, input2, input3, left=left, transpose=transpose)
 
     def igamma(self, other):
         """Tensor.igamma(other): the regularised lower incomplete gamma function P(self, other)
@@ -1422,7 +1423,7 @@ class TensorMethods:
             >>> round(flow.tensor(1.0).igamma(flow.tensor(1.0)).item(), 4)
             0.6321
         """
-        return _flow().igamma(self, other)
+        return _legacy().igamma(self, other)
 
     def igammac(self, other):
         """Tensor.igammac(other): the regularised upper incomplete gamma function Q(self, other).
@@ -1433,7 +1434,7 @@ class TensorMethods:
             >>> round(flow.tensor(1.0).igammac(flow.tensor(1.0)).item(), 4)
             0.3679
         """
-        return _flow().igammac(self, other)
+        return _legacy().igammac(self, other)
 
     def igamma_(self, other):
         """Tensor.igamma_(other): :meth:`igamma` written into this tensor.
@@ -1444,7 +1445,7 @@ class TensorMethods:
             >>> round(flow.tensor(1.0).igamma_(flow.tensor(1.0)).item(), 4)
             0.6321
         """
-        return self.copy_(_flow().igamma(self, other))
+        return self.copy_(_legacy().igamma(self, other))
 
     def igammac_(self, other):
         """Tensor.igammac_(other): :meth:`igammac` written into this tensor.
@@ -1455,7 +1456,7 @@ class TensorMethods:
             >>> round(flow.tensor(1.0).igammac_(flow.tensor(1.0)).item(), 4)
             0.3679
         """
-        return self.copy_(_flow().igammac(self, other))
+        return self.copy_(_legacy().igammac(self, other))
 
     name = property(lambda self: None, doc="The tensor's dimension names: monoflow has no named tensors (None).")
     volatile = property(lambda self: False, doc="The pre-0.4 ``volatile`` flag: always False (use no_grad).")
@@ -1501,8 +1502,9 @@ class TensorMethods:
             raise RuntimeError(f"nonzero_static: 'size' must be an non-negative integer, got {size}")
         idx = self.nonzero()[:size]
         if idx.shape[0] < size:
-            pad = _flow().full((size - idx.shape[0], self.dim()), fill_value, dtype=idx.dtype, device=idx.device)
-            idx = _flow().cat([idx, pad], 0)
+            from monoflow import _creation  # local: _creation imports _tensor, which imports this module
+            pad = _creation.full((size - idx.shape[0], self.dim()), fill_value, dtype=idx.dtype, device=idx.device)
+            idx = ops_shape.cat([idx, pad], 0)
         return idx
 
     def set_(self, source=None, storage_offset=0, size=None, stride=None):

@@ -26,8 +26,10 @@ what the communicator measures is what the model predicts.
 """
 import functools
 
+from monoflow import _creation, ops_shape
 from monoflow._global import groups, layout
 from monoflow._global.sbp import broadcast, dual
+from monoflow.autograd import Function
 
 
 # ----------------------------------------------------------------- planning
@@ -173,7 +175,6 @@ class _StepContext:
 
 def _run(x, ctx, src, dst):
     """One step, forward only, on local tensors."""
-    import monoflow as flow
     import monoflow.distributed as dist
 
     if src == dst or ctx.size == 1:
@@ -188,7 +189,7 @@ def _run(x, ctx, src, dst):
     if src.is_partial_sum() and dst.is_split():
         lengths = ctx.lengths(ctx.nd_with(dst), dst.dim)
         parts = [p.contiguous() for p in x.split(lengths, dim=dst.dim)]
-        out = flow.empty_like(parts[ctx.index])
+        out = _creation.empty_like(parts[ctx.index])
         dist.reduce_scatter(out, parts, group=ctx.group)
         return out
     if src.is_split() and dst.is_split():
@@ -198,42 +199,39 @@ def _run(x, ctx, src, dst):
         for c in range(ctx.size):
             shape = list(send[ctx.index].shape)
             shape[src.dim] = src_lengths[c]
-            recv.append(flow.empty(shape, dtype=x.dtype))
+            recv.append(_creation.empty(shape, dtype=x.dtype))
         dist.all_to_all(recv, send, group=ctx.group)
-        return flow.cat(recv, dim=src.dim)
+        return ops_shape.cat(recv, dim=src.dim)
     if src.is_broadcast() and dst.is_split():
         lengths = ctx.lengths(ctx.nd_with(dst), dst.dim)
         start = sum(lengths[:ctx.index])
         return x.narrow(dst.dim, start, lengths[ctx.index]).contiguous()
     if src.is_broadcast() and dst.is_partial_sum():
-        return x.clone() if ctx.index == 0 else flow.zeros_like(x)
+        return x.clone() if ctx.index == 0 else _creation.zeros_like(x)
     if src.is_split() and dst.is_partial_sum():
         lengths = ctx.lengths(ctx.nd_with(src), src.dim)
         full = list(x.shape)
         full[src.dim] = sum(lengths)
-        out = flow.zeros(full, dtype=x.dtype)
+        out = _creation.zeros(full, dtype=x.dtype)
         out.narrow(src.dim, sum(lengths[:ctx.index]), lengths[ctx.index]).copy_(x)
         return out
     raise AssertionError(f"no boxing step from {src!r} to {dst!r}")
 
 
 def _all_gather(x, dim, lengths, group):
-    import monoflow as flow
     import monoflow.distributed as dist
 
     parts = []
     for n in lengths:
         shape = list(x.shape)
         shape[dim] = n
-        parts.append(flow.empty(shape, dtype=x.dtype))
+        parts.append(_creation.empty(shape, dtype=x.dtype))
     dist.all_gather(parts, x.contiguous(), group=group)
-    return flow.cat(parts, dim=dim)
+    return ops_shape.cat(parts, dim=dim)
 
 
 def _box_step_class():
-    import monoflow as flow
-
-    class BoxingStep(flow.autograd.Function):
+    class BoxingStep(Function):
         @staticmethod
         def forward(ctx, x, step, src, dst):
             ctx.step, ctx.src, ctx.dst = step, src, dst

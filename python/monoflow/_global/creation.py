@@ -3,22 +3,23 @@ whole on every rank of the placement, the same everywhere (random ones from
 a seed the first rank draws and shares), and each rank keeps its shard."""
 import functools
 
+from monoflow import _C, _dtypes
 from monoflow._global.mode import current as current_mode
 from monoflow._global.mode import suspended
 from monoflow._global.sbp import as_nd_sbp, broadcast, check_dims
 
 
 def _shared_seed(placement, generator, inside):
-    import monoflow as flow
     import monoflow.distributed as dist
+    from monoflow import _creation, ops_random  # local: both import this module for accepts_placement
     from monoflow._global import groups
 
-    gen = generator if generator is not None else flow.default_generator
-    seed = flow.tensor([int(flow.randint(0, 2 ** 62, (1,), generator=gen).item())], dtype=flow.int64)
+    gen = generator if generator is not None else ops_random.default_generator
+    seed = _creation.tensor([int(ops_random.randint(0, 2 ** 62, (1,), generator=gen).item())], dtype=_dtypes.int64)
     ranks = placement.rank_list()
     if len(ranks) > 1 and inside:  # (every rank draws, so default generators stay in step)
         dist.broadcast(seed, src=ranks[0], group=groups.group(ranks))
-    g = flow.Generator()
+    g = _C.Generator()
     g.manual_seed(int(seed.item()))
     return g
 

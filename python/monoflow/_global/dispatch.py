@@ -20,13 +20,14 @@ Op.nonempty: the choice then avoids splits that leave a rank an empty piece
 """
 import itertools
 
-from monoflow import _C
+from monoflow import _C, _creation, ops_random
 from monoflow._global import boxing, groups, layout, whole_graph
 from monoflow._global.access import shard_access
 from monoflow._global.mode import suspended
 from monoflow._global.signatures import RULES, Op, is_inplace
 from monoflow._global.tensor import GlobalTensor, local_view, outside, wrap
 from monoflow._tensor import Tensor
+from monoflow.autograd.grad_mode import no_grad
 
 
 # ------------------------------------------------------- operands
@@ -239,8 +240,6 @@ def _outside(name, fn, args, kwargs, where, tensors, inplace, out_nd, out_shapes
     the rule gives, so that the program and its backward go on as on the
     other ranks. The dtypes come from running the local op on one-element
     stand-ins (an op that cannot take them keeps its first operand's dtype)."""
-    import monoflow as flow
-
     if inplace:
         return tensors[0]
     if any(callable(s) for s in out_shapes):
@@ -248,13 +247,13 @@ def _outside(name, fn, args, kwargs, where, tensors, inplace, out_nd, out_shapes
                            "(it depends on the shard); run it on the placement's ranks only")
     probe_args, probe_kwargs = list(args), dict(kwargs)
     for w, t in zip(where, tensors):
-        _put(probe_args, probe_kwargs, w, flow.zeros([1] * t.dim(), dtype=t.dtype))
+        _put(probe_args, probe_kwargs, w, _creation.zeros([1] * t.dim(), dtype=t.dtype))
     try:
-        with flow.no_grad():
+        with no_grad():
             probe = fn(*probe_args, **probe_kwargs)
     except Exception:  # noqa: BLE001 - a stand-in the op refuses: shape ops keep their operand's dtype
-        probe = tuple(flow.empty(0, dtype=tensors[0].dtype) for _ in out_shapes) if len(out_shapes) > 1 else \
-            flow.empty(0, dtype=tensors[0].dtype)
+        probe = tuple(_creation.empty(0, dtype=tensors[0].dtype) for _ in out_shapes) if len(out_shapes) > 1 else \
+            _creation.empty(0, dtype=tensors[0].dtype)
     placement = tensors[0].placement
     items = [outside(placement, out_nd(k), out_shape(k), o.dtype, tensors) if isinstance(o, Tensor) else o
              for k, o in enumerate(_as_sequence(probe))]
@@ -333,7 +332,6 @@ def like_with_placement(name, args, kwargs):
     x's shape (its logical shape for a global x) and dtype; placement and SBP
     default to a global x's (a partial sum is made broadcast: ones would add
     up over the ranks)."""
-    import monoflow as flow
     from monoflow._global.sbp import broadcast
 
     kwargs = dict(kwargs)
@@ -350,8 +348,8 @@ def like_with_placement(name, args, kwargs):
     kwargs.pop("memory_format", None)
     if name == "full_like":
         fill = rest.pop(0) if rest else kwargs.pop("fill_value")
-        return flow.full(tuple(x.shape), fill, dtype=dtype, placement=placement, sbp=sbp, **kwargs)
-    maker = {"zeros_like": flow.zeros, "ones_like": flow.ones, "empty_like": flow.empty}[name]
+        return _creation.full(tuple(x.shape), fill, dtype=dtype, placement=placement, sbp=sbp, **kwargs)
+    maker = {"zeros_like": _creation.zeros, "ones_like": _creation.ones, "empty_like": _creation.empty}[name]
     return maker(tuple(x.shape), dtype=dtype, placement=placement, sbp=sbp, **kwargs)
 
 
@@ -359,7 +357,6 @@ def _diag(name, fn, args, kwargs):
     """diag of a vector: the vector times a broadcast identity (padded for
     an offset diagonal), so that its splits carry over to the rows. A
     matrix's diagonal composes global ops already."""
-    import monoflow as flow
     import monoflow.nn.functional as F
     from monoflow._global.sbp import broadcast
 
@@ -368,7 +365,7 @@ def _diag(name, fn, args, kwargs):
     if not isinstance(x, GlobalTensor) or x.dim() != 1:
         return fn(*args, **kwargs)
     offset = op.arg("diagonal", 1, 0)
-    eye = flow.eye(x._shape[0], dtype=x.dtype, placement=x.placement, sbp=[broadcast] * len(x.sbp))
+    eye = ops_random.eye(x._shape[0], dtype=x.dtype, placement=x.placement, sbp=[broadcast] * len(x.sbp))
     out = x.unsqueeze(-1) * eye
     k = abs(int(offset))
     if k:

@@ -12,15 +12,16 @@ arrives as partial sums on the destination ranks, and partial sums on the
 source ranks are what the source's broadcast value needs; so destination-only
 ranks send theirs to the first source rank, which adds them to its own.
 """
+from monoflow import _creation
 from monoflow._global import boxing, groups
 from monoflow._global.sbp import broadcast
+from monoflow.autograd import Function
 
 
 def _transfer_class():
-    import monoflow as flow
     import monoflow.distributed as dist
 
-    class Transfer(flow.autograd.Function):
+    class Transfer(Function):
         @staticmethod
         def forward(ctx, full, shape, dtype, src_ranks, dst_ranks):
             me = groups.rank()
@@ -31,12 +32,12 @@ def _transfer_class():
                 for r in need:
                     dist.send(full.contiguous(), r)
             if me in need:
-                out = flow.empty(shape, dtype=dtype)
+                out = _creation.empty(shape, dtype=dtype)
                 dist.recv(out, root)
                 return out
             if me in dst_ranks:
                 return full.clone()
-            return flow.empty((0,), dtype=dtype)
+            return _creation.empty((0,), dtype=dtype)
 
         @staticmethod
         def backward(ctx, grad):
@@ -44,12 +45,12 @@ def _transfer_class():
             me = groups.rank()
             if me in need:
                 dist.send(grad.contiguous(), root)
-                return flow.zeros(in_shape, dtype=dtype), None, None, None, None
+                return _creation.zeros(in_shape, dtype=dtype), None, None, None, None
             if me not in src_ranks:
-                return flow.zeros(in_shape, dtype=dtype), None, None, None, None
-            acc = grad.clone() if me in dst_ranks else flow.zeros(shape, dtype=dtype)
+                return _creation.zeros(in_shape, dtype=dtype), None, None, None, None
+            acc = grad.clone() if me in dst_ranks else _creation.zeros(shape, dtype=dtype)
             if me == root:
-                part = flow.empty(shape, dtype=dtype)
+                part = _creation.empty(shape, dtype=dtype)
                 for r in need:
                     dist.recv(part, r)
                     acc += part
@@ -63,7 +64,6 @@ _Transfer = None
 
 def move(x, placement, nd):
     global _Transfer
-    import monoflow as flow
     from monoflow._global.access import shard_access
     from monoflow._global.tensor import local_view, wrap
 
@@ -79,7 +79,7 @@ def move(x, placement, nd):
         else:
             full = local_view(x)  # an empty shard, still connected to x's history
         if me not in src_ranks and me not in dst_ranks:
-            out = flow.empty((0,), dtype=x.dtype)
+            out = _creation.empty((0,), dtype=x.dtype)
         else:
             out = _Transfer.apply(full, shape, x.dtype, src_ranks, dst_ranks)
         if me in dst_ranks:

@@ -11,7 +11,7 @@ import weakref
 
 import numpy as np
 
-from monoflow import _C
+from monoflow import _C, _creation, _dtypes
 from monoflow._global import boxing, groups, layout
 from monoflow._global.access import shard_access
 from monoflow._global.placement import placement as Placement
@@ -25,7 +25,6 @@ class GlobalTensor(Tensor):
     # new_zeros & co.: OneFlow's global tensor lends its placement and SBP
     # (local tensors: the device) to the result unless placement=/device= say otherwise
     def _new(self, name, size, kwargs):
-        import monoflow as flow
         from monoflow._global.sbp import broadcast
 
         if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
@@ -47,9 +46,9 @@ class GlobalTensor(Tensor):
             sbp = [broadcast if s.is_partial_sum() or (s.is_split() and s.dim >= len(size)) else s
                    for s in self.sbp]
         fill = kwargs.pop("fill_value", None)
-        maker = {"new_zeros": flow.zeros, "new_ones": flow.ones, "new_empty": flow.empty}.get(name)
+        maker = {"new_zeros": _creation.zeros, "new_ones": _creation.ones, "new_empty": _creation.empty}.get(name)
         if maker is None:
-            return flow.full(size, fill, placement=placement or self.placement, sbp=sbp, **kwargs)
+            return _creation.full(size, fill, placement=placement or self.placement, sbp=sbp, **kwargs)
         return maker(*size, placement=placement or self.placement, sbp=sbp, **kwargs)
 
     def new_zeros(self, *size, **kwargs):
@@ -71,12 +70,9 @@ class GlobalTensor(Tensor):
         local value, which a global tensor does not mix with."""
         import numpy as np
 
-        from monoflow._numpy_ufuncs import _TWINS
+        from monoflow._numpy_ufuncs import twin
 
-        import monoflow as flow
-
-        twin = _TWINS.get(ufunc.__name__)
-        fn = getattr(flow, twin, None) if twin is not None else None
+        fn = twin(ufunc.__name__)
         if method != "__call__" or kwargs or fn is None:
             raise TypeError(f"numpy.{ufunc.__name__}{'' if method == '__call__' else '.' + method}: not supported on "
                             "global tensors; use .to_local() (this rank's shard) or .numpy() (the whole value)")
@@ -277,13 +273,11 @@ def outside(placement, nd, shape, dtype, inputs=()):
     """What a rank outside `placement` holds of an op's result there: an empty
     shard, connected to the inputs' history so that a backward still reaches
     the moves that brought them (move.py), where this rank takes part."""
-    import monoflow as flow
-
-    local = flow.empty((0,), dtype=dtype)
+    local = _creation.empty((0,), dtype=dtype)
     sources = [local_view(t) for t in inputs if t.requires_grad]
-    if sources and flow.is_grad_enabled():
+    if sources and _C.is_grad_enabled():
         local = _C.record_function("OutsidePlacementBackward", sources, [local],
-                                   lambda grads: [flow.zeros_like(s) for s in sources])[0]
+                                   lambda grads: [_creation.zeros_like(s) for s in sources])[0]
     return wrap(local, placement, nd, shape)
 
 
@@ -353,13 +347,12 @@ def agree(what, local_shape, *meta):
     world = groups.world_group()
     if world is None:
         return [tuple(local_shape)]
-    import monoflow as flow
     import monoflow.distributed as dist
 
     width = 2 + 16
     row = [_digest(*meta), len(local_shape)] + list(local_shape) + [-1] * (16 - len(local_shape))
-    mine = flow.tensor(row, dtype=flow.int64)
-    everyone = flow.empty(world.size() * width, dtype=flow.int64)
+    mine = _creation.tensor(row, dtype=_dtypes.int64)
+    everyone = _creation.empty(world.size() * width, dtype=_dtypes.int64)
     dist.all_gather_into_tensor(everyone, mine, group=world)
     rows = everyone.reshape(world.size(), width).tolist()
     differ = [r for r, x in enumerate(rows) if x[0] != rows[0][0]]
@@ -382,7 +375,6 @@ def _agree_local(what, local, placement, nd):
     world = groups.world_group()
     if world is None:
         return [tuple(local.shape)], local.dtype
-    import monoflow as flow
     import monoflow.distributed as dist
 
     name = local.dtype.name
@@ -390,8 +382,8 @@ def _agree_local(what, local, placement, nd):
     shape = tuple(local.shape)
     width = 3 + 16
     row = [_digest(placement, nd), code, len(shape)] + list(shape) + [-1] * (16 - len(shape))
-    everyone = flow.empty(world.size() * width, dtype=flow.int64)
-    dist.all_gather_into_tensor(everyone, flow.tensor(row, dtype=flow.int64), group=world)
+    everyone = _creation.empty(world.size() * width, dtype=_dtypes.int64)
+    dist.all_gather_into_tensor(everyone, _creation.tensor(row, dtype=_dtypes.int64), group=world)
     rows = everyone.reshape(world.size(), width).tolist()
     differ = [r for r, x in enumerate(rows) if x[0] != rows[0][0]]
     if differ:
@@ -404,7 +396,7 @@ def _agree_local(what, local, placement, nd):
         raise RuntimeError(f"{what}: ranks passed different placements, SBPs or dtypes (the ranks of {placement!r} "
                            f"passed local tensors of different dtypes; this rank's is {name})")
     first = rows[members[0]][1]
-    dtype = local.dtype if first == code else getattr(flow, _DTYPE_NAMES[first])
+    dtype = local.dtype if first == code else _dtypes.ALIASES[_DTYPE_NAMES[first]]
     return [tuple(x[3:3 + x[2]]) for x in rows], dtype
 
 

@@ -60,6 +60,7 @@ import threading
 import weakref
 from contextlib import contextmanager
 
+from monoflow import _C
 from monoflow._global import boxing
 from monoflow._global.sbp import dual
 
@@ -215,14 +216,12 @@ class Recorder:
     def decide(self, name, tensors, combos, greedy, inplace):
         """Logs call k (dispatch's candidates `combos`, its greedy pick) and
         returns the index of the candidate to run."""
-        import monoflow as flow
-
         k = len(self.log.calls)
         n = len(tensors)
         candidates = tuple((tuple(tuple(s.inputs[i] for s in combo) for i in range(n)),
                             tuple(tuple(s.outputs[m] for s in combo) for m in range(len(combo[0].outputs))))
                            for combo in combos)
-        grad_on = flow.is_grad_enabled()
+        grad_on = _C.is_grad_enabled()
         edges = []
         for i, t in enumerate(tensors):
             size, reduce_size = boxing.itemsizes(t.dtype)

@@ -1,6 +1,6 @@
 """Automatic differentiation: the engine is in the C++ core; this package is
 its Python face (torch.autograd's names)."""
-from monoflow import _C
+from monoflow import _C, _creation
 from monoflow._composite import flag as _flag
 from monoflow.autograd.function import Function, FunctionCtx
 from monoflow.autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
@@ -134,9 +134,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         return _batched_grad(outputs, inputs_l, grads, retain_graph, create_graph, allow_unused, materialize_grads)
     res = _C.grad(outputs, inputs_l, grads, retain_graph, create_graph, allow_unused)
     if materialize_grads:
-        import monoflow as flow
-
-        res = [flow.zeros_like(x) if r is None else r for r, x in zip(res, inputs_l)]
+        res = [_creation.zeros_like(x) if r is None else r for r, x in zip(res, inputs_l)]
     return tuple(res)
 
 

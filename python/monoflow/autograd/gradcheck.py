@@ -1,7 +1,7 @@
 """Finite-difference checks of analytical gradients (float64 inputs advised)."""
 import numpy as np
 
-from monoflow import _C
+from monoflow import _C, _creation
 from monoflow.autograd.grad_mode import no_grad
 
 
@@ -55,9 +55,7 @@ def _analytical_jacobian(fn, inputs, diff):
 
 
 def _like(t, arr):
-    import monoflow as flow
-
-    return flow.tensor(arr, dtype=t.dtype, device=t.device)
+    return _creation.tensor(arr, dtype=t.dtype, device=t.device)
 
 
 def _unsupported_checks(name, **flags):

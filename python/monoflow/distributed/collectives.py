@@ -21,25 +21,19 @@ Note [Collectives inside graph traces]
   collective eagerly (a trace executes what it records), so the traced
   function sees real values.
 """
-import monoflow as flow
-from monoflow import _C
+from monoflow import _C, _creation, _dtypes, ops_shape
+from monoflow._tensor import Tensor
+from monoflow.autograd import no_grad
 from monoflow.distributed.process_group import _group
 from monoflow.distributed.reduce_op import ReduceOp
 from monoflow.distributed.work import Work
 
-_HALF = None
+_HALF = (_dtypes.float16, _dtypes.bfloat16)
 _inflight = {}  # id(ProcessGroup) -> [Work]: keeps buffers of unwaited handles alive
 
 
-def _half():
-    global _HALF
-    if _HALF is None:
-        _HALF = (flow.float16, flow.bfloat16)
-    return _HALF
-
-
 def _check_tensor(t, what, name="tensor"):
-    if not isinstance(t, flow.Tensor):
+    if not isinstance(t, Tensor):
         raise TypeError(f"{what}: {name} must be a monoflow Tensor, got {type(t).__name__}")
 
 
@@ -70,8 +64,8 @@ class _Staged:
         buf = t.detach() if t.requires_grad else t
         if buf.device.type != "cpu":
             buf = buf.to("cpu")
-        if reduce and buf.dtype in _half():
-            buf = buf.to(flow.float32)
+        if reduce and buf.dtype in _HALF:
+            buf = buf.to(_dtypes.float32)
         if not buf.is_contiguous():
             buf = buf.contiguous()
         self.buf = buf
@@ -85,12 +79,12 @@ class _Staged:
 
     def write_back(self):
         if self.staged:
-            with flow.no_grad():
+            with no_grad():
                 self.t.copy_(self.buf.reshape(self.t.shape))
 
 
 def _flat_empty(n, dtype):
-    return flow.empty((n,), dtype=dtype)
+    return _creation.empty((n,), dtype=dtype)
 
 
 def _launch(g, cwork, keep, finish, async_op, result=None):
@@ -126,7 +120,7 @@ def _drain(g):
 
 
 def _copy_parts(flat, tensors):
-    with flow.no_grad():
+    with no_grad():
         off = 0
         for t in tensors:
             n = t.numel()
@@ -138,7 +132,7 @@ def _concat(tensors, dtype):
     if not tensors:
         return _flat_empty(0, dtype)
     parts = [(t.detach() if t.requires_grad else t).to("cpu").to(dtype).reshape(-1) for t in tensors]
-    return flow.cat(parts).contiguous()
+    return ops_shape.cat(parts).contiguous()
 
 
 # --------------------------------------------------------------- collectives

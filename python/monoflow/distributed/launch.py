@@ -132,8 +132,8 @@ def _nproc(text):
 
 def _cuda_devices():
     try:
-        import monoflow
-        return monoflow.cuda.device_count() if monoflow.cuda.is_available() else 0
+        from monoflow import cuda
+        return cuda.device_count() if cuda.is_available() else 0
     except Exception:
         return 0
 

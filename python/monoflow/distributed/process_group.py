@@ -206,8 +206,8 @@ def default_backend():
 
 def _cuda_available():
     try:
-        import monoflow
-        return bool(monoflow.cuda.is_available())
+        from monoflow import cuda
+        return bool(cuda.is_available())
     except Exception:  # a broken device plugin is reported where devices load; here it means no CUDA
         return False
 

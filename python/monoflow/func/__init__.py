@@ -7,8 +7,10 @@ rule per op, so vmap runs the function once per batch element and stacks
 the results: the values are torch's, the speed is that of a Python loop.
 With ``functional_call`` and ``stack_module_state`` this runs torch's
 per-sample-gradient and model-ensembling tutorials."""
-import monoflow as flow
+from monoflow import _creation, ops_shape
+from monoflow._tensor import Tensor
 from monoflow.autograd import grad as _autograd_grad
+from monoflow.autograd.grad_mode import enable_grad
 from monoflow.nn.utils.stateless import functional_call
 
 __all__ = ["functional_call", "grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap",
@@ -71,21 +73,21 @@ def grad_and_value(func, argnums=0, has_aux=False):
         for n in nums:
             leaves, spec = _flatten(args[n])
             for x in leaves:
-                if not isinstance(x, flow.Tensor):
+                if not isinstance(x, Tensor):
                     raise TypeError(f"grad(): the differentiated argument {n} must hold only Tensors, "
                                     f"not {type(x).__name__}")
                 outer |= x.requires_grad
             inputs[n], specs[n] = _as_inputs(leaves), spec
             args[n] = _unflatten(inputs[n], spec)
-        with flow.enable_grad():
+        with enable_grad():
             out = func(*args, **kwargs)
             value, aux = (out[0], out[1]) if has_aux else (out, None)
-            if not isinstance(value, flow.Tensor) or value.numel() != 1:
+            if not isinstance(value, Tensor) or value.numel() != 1:
                 raise RuntimeError("grad(): the function must return a Tensor with a single element "
-                                   f"(got {type(value).__name__}{'' if not isinstance(value, flow.Tensor) else ' of shape ' + str(tuple(value.shape))})")
+                                   f"(got {type(value).__name__}{'' if not isinstance(value, Tensor) else ' of shape ' + str(tuple(value.shape))})")
             flat = [x for n in nums for x in inputs[n]]
             grads = _autograd_grad(value, flat, create_graph=outer, allow_unused=True)
-        grads = [flow.zeros_like(x) if g is None else g for g, x in zip(grads, flat)]
+        grads = [_creation.zeros_like(x) if g is None else g for g, x in zip(grads, flat)]
         pieces, at = [], 0
         for n in nums:
             k = len(inputs[n])
@@ -122,7 +124,7 @@ def vjp(func, *primals, has_aux=False):
         leaves = _as_inputs(leaves)
         flat.append(leaves)
         specs.append(spec)
-    with flow.enable_grad():
+    with enable_grad():
         out = func(*[_unflatten(l, s) for l, s in zip(flat, specs)])
     out, aux = (out[0], out[1]) if has_aux else (out, None)
     out_leaves, out_spec = _flatten(out)
@@ -131,7 +133,7 @@ def vjp(func, *primals, has_aux=False):
         cot = _flatten(cotangents)[0]
         inputs = [x for leaves in flat for x in leaves]
         gs = _autograd_grad(out_leaves, inputs, grad_outputs=cot, retain_graph=True, allow_unused=True)
-        gs = [flow.zeros_like(x) if g is None else g for g, x in zip(gs, inputs)]
+        gs = [_creation.zeros_like(x) if g is None else g for g, x in zip(gs, inputs)]
         res, at = [], 0
         for leaves, spec in zip(flat, specs):
             res.append(_unflatten(gs[at:at + len(leaves)], spec))
@@ -181,20 +183,20 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
         for n in nums:
             leaves, spec = _flatten(args[n])
             for x in leaves:
-                if not isinstance(x, flow.Tensor):
+                if not isinstance(x, Tensor):
                     raise TypeError(f"jacrev(): the differentiated argument {n} must hold only Tensors, "
                                     f"not {type(x).__name__}")
                 outer |= x.requires_grad
             inputs[n], specs[n] = _as_inputs(leaves), spec
             args[n] = _unflatten(inputs[n], spec)
         flat_in = [x for n in nums for x in inputs[n]]
-        with flow.enable_grad():
+        with enable_grad():
             out = func(*args, **kwargs)
             out, aux = (out[0], out[1]) if has_aux else (out, None)
             out_leaves, out_spec = _flatten(out)
             per_out = []
             for y in out_leaves:
-                if not isinstance(y, flow.Tensor):
+                if not isinstance(y, Tensor):
                     raise RuntimeError(f"jacrev(): the function must return Tensors, got {type(y).__name__}")
                 rows = [[] for _ in flat_in]
                 flat_y = y.reshape(-1)
@@ -202,9 +204,9 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
                     gs = (_autograd_grad(flat_y[i], flat_in, retain_graph=True, create_graph=outer, allow_unused=True)
                           if y.requires_grad else [None] * len(flat_in))
                     for k, (g, x) in enumerate(zip(gs, flat_in)):
-                        rows[k].append(flow.zeros_like(x) if g is None else g)
-                blocks = [flow.stack(r).reshape(tuple(y.shape) + tuple(x.shape)) if r else
-                          flow.zeros(tuple(y.shape) + tuple(x.shape), dtype=x.dtype, device=x.device)
+                        rows[k].append(_creation.zeros_like(x) if g is None else g)
+                blocks = [ops_shape.stack(r).reshape(tuple(y.shape) + tuple(x.shape)) if r else
+                          _creation.zeros(tuple(y.shape) + tuple(x.shape), dtype=x.dtype, device=x.device)
                           for r, x in zip(rows, flat_in)]
                 pieces, at = [], 0
                 for n in nums:
@@ -272,7 +274,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     flat, specs, outer = [], [], False
     for p in primals:
         leaves, spec = _flatten(p)
-        outer |= any(isinstance(x, flow.Tensor) and x.requires_grad for x in leaves)
+        outer |= any(isinstance(x, Tensor) and x.requires_grad for x in leaves)
         flat.append(_as_inputs(leaves))
         specs.append(spec)
     inputs = [x for leaves in flat for x in leaves]
@@ -280,12 +282,12 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     if len(tans) != len(inputs) or any(tuple(t.shape) != tuple(x.shape) for t, x in zip(tans, inputs)):
         raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to have the same structure "
                            "and shapes.")
-    with flow.enable_grad():
+    with enable_grad():
         out = func(*[_unflatten(l, s) for l, s in zip(flat, specs)])
         out, aux = (out[0], out[1]) if has_aux else (out, None)
         out_leaves, out_spec = _flatten(out)
         live = [o for o in out_leaves if o.requires_grad]
-        dummies = [flow.zeros_like(o).requires_grad_() for o in live]
+        dummies = [_creation.zeros_like(o).requires_grad_() for o in live]
         results = {}
         if live:
             vj = _autograd_grad(live, inputs, grad_outputs=dummies, create_graph=True, allow_unused=True)
@@ -294,7 +296,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
                 jv = _autograd_grad([g for g, _ in pairs], dummies, grad_outputs=[t for _, t in pairs],
                                     create_graph=outer, allow_unused=True)
                 results = {id(o): r for o, r in zip(live, jv) if r is not None}
-    jvp_out = [results.get(id(o), flow.zeros_like(o)) for o in out_leaves]
+    jvp_out = [results.get(id(o), _creation.zeros_like(o)) for o in out_leaves]
     value = [o if outer else o.detach() for o in out_leaves]
     value, jvp_out = _unflatten(value, out_spec), _unflatten(jvp_out, out_spec)
     return (value, jvp_out, aux) if has_aux else (value, jvp_out)
@@ -346,7 +348,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
             for x, dd in zip(leaves, ds):
                 if dd is None:
                     continue
-                if not isinstance(x, flow.Tensor):
+                if not isinstance(x, Tensor):
                     raise ValueError(f"vmap(): Got in_dim={dd} for an input but the input is of type "
                                      f"{type(x).__name__}. We cannot vmap over non-Tensor arguments")
                 n = x.shape[dd]
@@ -365,7 +367,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         leaves0, spec0 = _flatten(results[0])
         columns = zip(*[_flatten(r)[0] for r in results])
         od = out_dims if isinstance(out_dims, (tuple, list)) else [out_dims] * len(leaves0)
-        stacked = [flow.stack([c if isinstance(c, flow.Tensor) else flow.tensor(c) for c in col], dim=d)
+        stacked = [ops_shape.stack([c if isinstance(c, Tensor) else _creation.tensor(c) for c in col], dim=d)
                    for col, d in zip(columns, od)]
         return _unflatten(stacked, spec0)
     return wrapper
@@ -379,7 +381,7 @@ def stack_module_state(models):
         raise RuntimeError("stack_module_state: Expected at least one model, got 0.")
     if not (all(m.training for m in models) or all(not m.training for m in models)):
         raise RuntimeError("stack_module_state: Expected all models to have the same training/eval mode.")
-    params = {k: flow.stack([dict(m.named_parameters())[k].detach() for m in models]).requires_grad_()
+    params = {k: ops_shape.stack([dict(m.named_parameters())[k].detach() for m in models]).requires_grad_()
               for k, _ in models[0].named_parameters()}
-    buffers = {k: flow.stack([dict(m.named_buffers())[k] for m in models]) for k, _ in models[0].named_buffers()}
+    buffers = {k: ops_shape.stack([dict(m.named_buffers())[k] for m in models]) for k, _ in models[0].named_buffers()}
     return params, buffers

@@ -5,7 +5,7 @@ import numbers
 
 import numpy as np
 
-from monoflow import _C
+from monoflow import _C, _complex, _creation, _dtypes, ops_math, ops_random, ops_shape
 
 __all__ = ["assert_close", "make_tensor"]
 
@@ -14,22 +14,16 @@ _TOLERANCES = {"float16": (1e-3, 1e-5), "bfloat16": (1.6e-2, 1e-5), "float32": (
                "float64": (1e-7, 1e-7), "complex64": (1.3e-6, 1e-5), "complex128": (1e-7, 1e-7)}
 
 
-def _flow():
-    import monoflow
-    return monoflow
-
-
 def _dtype_name(dtype):
     return repr(dtype).rsplit(".", 1)[-1]
 
 
 def _as_tensor(x):
-    flow = _flow()
     if isinstance(x, _C.TensorBase):
         return x
     if isinstance(x, np.ndarray):
-        return flow.from_numpy(np.ascontiguousarray(x))
-    return flow.tensor(x)
+        return _creation.from_numpy(np.ascontiguousarray(x))
+    return _creation.tensor(x)
 
 
 def _fail(msg, default):
@@ -48,8 +42,8 @@ def _compare(actual, expected, rtol, atol, equal_nan, check_device, check_dtype,
     if rtol is None:
         tols = [_TOLERANCES.get(_dtype_name(d), (0.0, 0.0)) for d in (a.dtype, b.dtype)]
         rtol, atol = max(t[0] for t in tols), max(t[1] for t in tols)
-    x = a.detach().cpu().to(_flow().float64 if not a.is_complex() else a.dtype).numpy()
-    y = b.detach().cpu().to(_flow().float64 if not b.is_complex() else b.dtype).numpy()
+    x = a.detach().cpu().to(_dtypes.float64 if not a.is_complex() else a.dtype).numpy()
+    y = b.detach().cpu().to(_dtypes.float64 if not b.is_complex() else b.dtype).numpy()
     x, y = x.astype(np.result_type(x, y)), y.astype(np.result_type(x, y))
     with np.errstate(invalid="ignore", over="ignore"):
         close = np.abs(x - y) <= atol + rtol * np.abs(y)
@@ -165,35 +159,34 @@ def make_tensor(*shape, dtype, device=None, low=None, high=None, requires_grad=F
         >>> t.shape, bool(((t >= 0) & (t < 1)).all())
         (monoflow.Size([2, 3]), True)
     """
-    flow = _flow()
     if len(shape) == 1 and isinstance(shape[0], (list, tuple)):
         shape = tuple(shape[0])
     if not isinstance(dtype, _C.dtype):
         raise TypeError(f"make_tensor(): argument 'dtype' must be monoflow.dtype, not {type(dtype).__name__}")
     if low is not None and high is not None and low > high:
         raise ValueError(f"make_tensor(): low ({low}) must not be greater than high ({high})")
-    if dtype == flow.bool:
-        out = flow.randint(0, 2, shape).to(flow.bool)
+    if dtype == _dtypes.bool_:
+        out = ops_random.randint(0, 2, shape).to(_dtypes.bool_)
     elif dtype.is_floating_point or dtype.is_complex:
         lo = -9.0 if low is None else float(low)
         hi = 9.0 if high is None else float(high)
-        real = flow.float64 if dtype.is_complex else dtype
-        out = flow.rand(*shape, dtype=flow.float64) * (hi - lo) + lo
+        real = _dtypes.float64 if dtype.is_complex else dtype
+        out = ops_random.rand(*shape, dtype=_dtypes.float64) * (hi - lo) + lo
         if dtype.is_complex:
-            out = flow.complex(out, flow.rand(*shape, dtype=flow.float64) * (hi - lo) + lo)
+            out = _complex.complex(out, ops_random.rand(*shape, dtype=_dtypes.float64) * (hi - lo) + lo)
         out = out.to(dtype if dtype.is_complex else real)
     else:
         lo = (0 if not dtype.is_signed else -9) if low is None else math.ceil(low)
         hi = 10 if high is None else math.ceil(high)
-        out = flow.randint(lo, max(hi, lo + 1), shape, dtype=flow.int64).to(dtype)
+        out = ops_random.randint(lo, max(hi, lo + 1), shape, dtype=_dtypes.int64).to(dtype)
     if exclude_zero:
         step = 1 if not (dtype.is_floating_point or dtype.is_complex) else float(np.finfo(np.float16).tiny) \
-            if dtype == flow.float16 else 1e-30
-        out = flow.where(out == 0, flow.full_like(out, step), out)
+            if dtype == _dtypes.float16 else 1e-30
+        out = ops_math.where(out == 0, _creation.full_like(out, step), out)
     if device is not None:
         out = out.to(device)
     if noncontiguous and out.numel() > 1:
-        out = flow.stack([out, flow.zeros_like(out)], dim=-1)[..., 0]
+        out = ops_shape.stack([out, _creation.zeros_like(out)], dim=-1)[..., 0]
     if requires_grad:
         out.requires_grad_(True)
     return out

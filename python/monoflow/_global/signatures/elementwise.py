@@ -1,5 +1,6 @@
 """Elementwise ops: unary, binary with broadcasting, where/masked_fill/lerp,
 fills, casts, random fills and dropout."""
+from monoflow import _C, _dtypes
 from monoflow._global.sbp import broadcast as B
 from monoflow._global.sbp import partial_sum as P
 from monoflow._global.sbp import split as S
@@ -36,11 +37,9 @@ def linear_unary(op):
 
 def _target_dtype(op):
     """The dtype a cast produces (to/type/float/int...), or None for no change."""
-    import monoflow as flow
-
-    named = {"float": flow.float32, "double": flow.float64, "half": flow.float16, "bfloat16": flow.bfloat16,
-             "int": flow.int32, "long": flow.int64, "short": flow.int16, "byte": flow.uint8, "char": flow.int8,
-             "bool": flow.bool}
+    named = {"float": _dtypes.float32, "double": _dtypes.float64, "half": _dtypes.float16,
+             "bfloat16": _dtypes.bfloat16, "int": _dtypes.int32, "long": _dtypes.int64, "short": _dtypes.int16,
+             "byte": _dtypes.uint8, "char": _dtypes.int8, "bool": _dtypes.bool_}
     if op.name in named:
         return named[op.name]
     if op.name == "cpu" and op.tensors[0].placement.type != "cpu":
@@ -48,17 +47,17 @@ def _target_dtype(op):
                 ".to_global(placement=...)")
     found = op.kwargs.get("dtype")
     for a in op.args[1:]:
-        if isinstance(a, flow.dtype):
+        if isinstance(a, _C.dtype):
             found = a
         elif isinstance(a, str) and op.name == "type":
             found = a
-        elif isinstance(a, (str, flow.device)) or (isinstance(a, int) and not isinstance(a, bool)):
-            dev = flow.device(a) if not isinstance(a, flow.device) else a
+        elif isinstance(a, (str, _C.device)) or (isinstance(a, int) and not isinstance(a, bool)):
+            dev = _C.device(a) if not isinstance(a, _C.device) else a
             if dev.type != op.tensors[0].placement.type:
                 op.fail(f"a global tensor on {op.tensors[0].placement!r} cannot move to device '{dev}'; move it "
                         "with .to_global(placement=...)")
     dev = op.kwargs.get("device")
-    if dev is not None and flow.device(dev).type != op.tensors[0].placement.type:
+    if dev is not None and _C.device(dev).type != op.tensors[0].placement.type:
         op.fail(f"a global tensor on {op.tensors[0].placement!r} cannot move to device '{dev}'; move it with "
                 ".to_global(placement=...)")
     if isinstance(found, str):

@@ -635,6 +635,8 @@ def checks_for(path, options=()):
     opts = dict(o.lstrip("-").split("=", 1) for o in options if "=" in o)
     examples = int(opts.get("examples", 6))
     seed = int(opts.get("seed", 0))
+    # the public namespace itself: the drivers call the ops as users do, through monoflow's API, many of them
+    # by name (getattr(flow, op), getattr(flow, dtype_name)); run_op hands it to each driver
     import monoflow as flow
     from monoflow.devices.conformance import abi
     from monoflow.devices.conformance.library import Library

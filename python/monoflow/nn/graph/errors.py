@@ -3,12 +3,11 @@ graph class and the line of build (or of code it called) that raised."""
 import os
 import traceback
 
-import monoflow
-
 __all__ = ["build_error"]
 
 _TRACE_MARK = "inside a graph trace"
-_PACKAGE = os.path.dirname(os.path.abspath(monoflow.__file__))
+# monoflow's package directory (this file is monoflow/nn/graph/errors.py)
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def _is_user_code(filename):

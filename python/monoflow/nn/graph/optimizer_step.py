@@ -29,8 +29,7 @@ Note [Parameters that get no gradient in build]
     without it, which is another feed layout, so that signature compiles
     once more; from then on the step counts match eager's exactly.
 """
-import monoflow as flow
-from monoflow import _C
+from monoflow import _C, _creation
 from monoflow.autograd import no_grad
 from monoflow.nn import _global_layout as _gl
 from monoflow.nn.graph.zero import ZeroSharding
@@ -186,7 +185,7 @@ class GraphOptimizerStep:
         # the plan only reads them. Saves a host-to-device copy per call.
         frozen = tuple((k, tuple(v)) for k, v in values.items())
         if getattr(self, "_last", (None,))[0] != frozen:
-            self._last = (frozen, {k: flow.tensor(v, dtype=k[1], device=k[0]) for k, v in values.items()})
+            self._last = (frozen, {k: _creation.tensor(v, dtype=k[1], device=k[0]) for k, v in values.items()})
         return self._last[1]
 
     def undo(self):

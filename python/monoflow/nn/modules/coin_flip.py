@@ -1,6 +1,6 @@
 """OneFlow's nn.CoinFlip: a data-pipeline module that draws a batch of 0/1 flags."""
-from monoflow import _C
-from monoflow._dtypes import int8
+from monoflow import _C, _creation, ops_random
+from monoflow._dtypes import float32, int8
 from monoflow.nn.module import Module
 
 __all__ = ["CoinFlip"]
@@ -35,8 +35,6 @@ class CoinFlip(Module):
 
     def __init__(self, batch_size=1, random_seed=None, probability=0.5, device=None, placement=None, sbp=None):
         super().__init__()
-        import monoflow as flow
-
         if not 0.0 <= float(probability) <= 1.0:
             raise ValueError(f"CoinFlip: probability must be in [0, 1], got {probability}")
         if placement is not None and device is not None:
@@ -47,18 +45,16 @@ class CoinFlip(Module):
         self.probability = float(probability)
         self.placement = placement
         self.sbp = sbp
-        self.device = flow.device("cpu" if device is None else device)
-        self._generator = flow.Generator()
+        self.device = _C.device("cpu" if device is None else device)
+        self._generator = _C.Generator()
         if random_seed is None:
             self._generator.seed()
         else:
             self._generator.manual_seed(int(random_seed))
 
     def forward(self):
-        import monoflow as flow
-
-        p = flow.full((self.batch_size,), self.probability, dtype=flow.float32)
-        res = flow.bernoulli(p, generator=self._generator, dtype=int8)
+        p = _creation.full((self.batch_size,), self.probability, dtype=float32)
+        res = ops_random.bernoulli(p, generator=self._generator, dtype=int8)
         if self.placement is not None:
             return res.to_global(placement=self.placement, sbp=self.sbp)
         return res.to(self.device)

@@ -2,7 +2,8 @@
 shapes and initialisation)."""
 import math
 
-import monoflow
+from monoflow import _creation
+from monoflow.autograd import no_grad
 from monoflow.nn.functional import conv as F
 from monoflow.nn.module import Module
 from monoflow.nn.parameter import Parameter
@@ -69,9 +70,9 @@ class _ConvNd(Module):
             kw["device"] = device
         if dtype is not None:
             kw["dtype"] = dtype
-        self.weight = Parameter(monoflow.empty(*shape, *self.kernel_size, **kw))
+        self.weight = Parameter(_creation.empty(*shape, *self.kernel_size, **kw))
         if bias:
-            self.bias = Parameter(monoflow.empty(out_channels, **kw))
+            self.bias = Parameter(_creation.empty(out_channels, **kw))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()
@@ -81,7 +82,7 @@ class _ConvNd(Module):
         # fan_in is computed from weight dim 1 (also for transposed weights, as torch does).
         fan_in = self.weight.shape[1] * math.prod(self.kernel_size)
         bound = 1.0 / math.sqrt(fan_in) if fan_in > 0 else 0.0
-        with monoflow.no_grad():
+        with no_grad():
             self.weight.uniform_(-bound, bound)
             if self.bias is not None:
                 self.bias.uniform_(-bound, bound)

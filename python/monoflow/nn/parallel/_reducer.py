@@ -17,8 +17,10 @@ and returns its own parameter's average as the replacement gradient.
 """
 import zlib
 
-import monoflow as flow
 import monoflow.distributed as dist
+from monoflow import _creation, _dtypes
+from monoflow._tensor import Tensor
+from monoflow.autograd import no_grad
 
 
 class _Bucket:
@@ -72,7 +74,7 @@ class Reducer:
             self.slot[i] = (b, off)
             off += self.params[i].numel()
         b.numel = off
-        b.flat = flow.zeros(off, dtype=b.dtype, device=b.device)
+        b.flat = _creation.zeros(off, dtype=b.dtype, device=b.device)
         return b
 
     def _view(self, i):
@@ -158,7 +160,7 @@ class Reducer:
                 f"DistributedDataParallel: parameter {self.names[i]} received a gradient twice in one backward "
                 "(reentrant backward, or a parameter marked unused that was used); this is not supported")
         p = self.params[i]
-        with flow.no_grad():
+        with no_grad():
             view = self._view(i)
             prev = p.grad
             if prev is not None:      # gradient accumulated locally (no_sync) or not zeroed
@@ -174,12 +176,12 @@ class Reducer:
     def _mark_unused_ready(self):
         # Whether each parameter was used on any rank: a globally unused one
         # keeps its .grad. Every rank issues this, unused parameters or not.
-        used = flow.ones(len(self.params), dtype=flow.int32)
+        used = _creation.ones(len(self.params), dtype=_dtypes.int32)
         for i in self.unused:
             used[i] = 0
         self.used_count = used
         self.used_work = dist.all_reduce(used, group=self.group, async_op=True)
-        with flow.no_grad():
+        with no_grad():
             for i in self.unused:
                 prev = self.params[i].grad
                 view = self._view(i)
@@ -212,7 +214,7 @@ class Reducer:
         if self.used_count is not None:
             globally_unused = {i for i in self.unused if int(self.used_count[i].item()) == 0}
         result = None
-        with flow.no_grad():
+        with no_grad():
             for i, p in enumerate(self.params):
                 if i in globally_unused:
                     continue
@@ -236,7 +238,7 @@ class Reducer:
 
 def _tensors(obj):
     """The tensors in a (nested) forward output."""
-    if isinstance(obj, flow.Tensor):
+    if isinstance(obj, Tensor):
         yield obj
     elif isinstance(obj, (list, tuple)):
         for v in obj:

@@ -2,8 +2,9 @@
 across processes during backward (torch.nn.parallel.DistributedDataParallel)."""
 import contextlib
 
-import monoflow as flow
 import monoflow.distributed as dist
+from monoflow import _C, _creation, _dtypes, ops_shape
+from monoflow.autograd import no_grad
 from monoflow.distributed.process_group import init_from_environment
 from monoflow.nn.module import Module
 from monoflow.nn.parallel._reducer import Reducer, shape_signature
@@ -89,13 +90,13 @@ class DistributedDataParallel(Module):
         """Every rank must hold the same parameters: compares each rank's
         signature with rank 0's, so that every rank raises the same error."""
         g, world = self.process_group, dist.get_world_size(self.process_group)
-        sig = flow.tensor(shape_signature(params), dtype=flow.int64)
-        lens = [flow.zeros(1, dtype=flow.int64) for _ in range(world)]
-        dist.all_gather(lens, flow.tensor([sig.numel()], dtype=flow.int64), group=g)
+        sig = _creation.tensor(shape_signature(params), dtype=_dtypes.int64)
+        lens = [_creation.zeros(1, dtype=_dtypes.int64) for _ in range(world)]
+        dist.all_gather(lens, _creation.tensor([sig.numel()], dtype=_dtypes.int64), group=g)
         longest = max(int(t.item()) for t in lens)
-        padded = flow.full((longest,), -1, dtype=flow.int64)
+        padded = _creation.full((longest,), -1, dtype=_dtypes.int64)
         padded[:sig.numel()] = sig
-        sigs = [flow.zeros(longest, dtype=flow.int64) for _ in range(world)]
+        sigs = [_creation.zeros(longest, dtype=_dtypes.int64) for _ in range(world)]
         dist.all_gather(sigs, padded, group=g)
         decoded = [_decode(s.tolist()) for s in sigs]
         ref = decoded[0]
@@ -116,9 +117,9 @@ class DistributedDataParallel(Module):
         groups = {}
         for t in tensors:
             groups.setdefault((t.dtype, str(t.device)), []).append(t)
-        with flow.no_grad():
+        with no_grad():
             for ts in groups.values():
-                flat = flow.cat([t.detach().reshape(-1) for t in ts])
+                flat = ops_shape.cat([t.detach().reshape(-1) for t in ts])
                 dist.broadcast(flat, src=dist.get_global_rank(self.process_group, 0)
                                if self.process_group is not None else 0, group=self.process_group)
                 off = 0
@@ -129,7 +130,7 @@ class DistributedDataParallel(Module):
 
     # ---- training
     def forward(self, *inputs, **kwargs):
-        grad = flow.is_grad_enabled()
+        grad = _C.is_grad_enabled()
         if grad:
             self.reducer.check_prior_finished(dist.get_rank(self.process_group))
         if self.broadcast_buffers:

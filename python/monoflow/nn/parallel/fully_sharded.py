@@ -27,9 +27,9 @@ Note [Fully sharded data parallel]
 """
 import enum
 
-import monoflow as flow
 import monoflow.distributed as dist
-from monoflow.autograd import Function
+from monoflow import _C, _creation, ops_shape
+from monoflow.autograd import Function, no_grad
 from monoflow.distributed.process_group import init_from_environment
 from monoflow.nn.module import Module
 from monoflow.nn.parameter import Parameter
@@ -118,7 +118,7 @@ class _Gather(Function):
         ctx.group, ctx.world, ctx.layout, ctx.sharded = group, world, layout, sharded
         ctx.padded, ctx.dtype = shard.numel() * (world if sharded else 1), shard.dtype
         if sharded and world > 1:
-            full = flow.empty(ctx.padded, dtype=shard.dtype)
+            full = _creation.empty(ctx.padded, dtype=shard.dtype)
             dist.all_gather_into_tensor(full, shard.detach().contiguous(), group=group)
         else:
             full = shard.detach()
@@ -126,15 +126,15 @@ class _Gather(Function):
 
     @staticmethod
     def backward(ctx, *grads):
-        parts = [g.reshape(-1) if g is not None else flow.zeros(numel, dtype=ctx.dtype)
+        parts = [g.reshape(-1) if g is not None else _creation.zeros(numel, dtype=ctx.dtype)
                  for g, (_, _, numel) in zip(grads, ctx.layout)]
         used = sum(numel for _, _, numel in ctx.layout)
         if ctx.padded > used:
-            parts.append(flow.zeros(ctx.padded - used, dtype=ctx.dtype))
-        flat = flow.cat(parts)
+            parts.append(_creation.zeros(ctx.padded - used, dtype=ctx.dtype))
+        flat = ops_shape.cat(parts)
         if ctx.world > 1:
             if ctx.sharded:
-                out = flow.empty(ctx.padded // ctx.world, dtype=flat.dtype)
+                out = _creation.empty(ctx.padded // ctx.world, dtype=flat.dtype)
                 dist.reduce_scatter_tensor(out, flat, group=ctx.group)
                 flat = out
             else:
@@ -220,8 +220,8 @@ class FullyShardedDataParallel(Module):
             raise ValueError(f"FullyShardedDataParallel: the parameters must share one dtype, got "
                              f"{sorted(str(d) for d in dtypes)}")
         self._requires_grad = all(p.requires_grad for p in params)
-        with flow.no_grad():
-            flat = flow.cat([p.detach().reshape(-1) for p in params])
+        with no_grad():
+            flat = ops_shape.cat([p.detach().reshape(-1) for p in params])
             if self._world > 1:
                 dist.broadcast(flat, src=dist.get_global_rank(process_group, 0) if process_group else 0,
                                group=process_group)
@@ -232,7 +232,7 @@ class FullyShardedDataParallel(Module):
             self.flat_param = Parameter(flat, requires_grad=self._requires_grad)
         else:
             size = -(-self._numel // self._world)  # ceil: every rank's slice has the same length
-            padded = flow.cat([flat, flow.zeros(size * self._world - self._numel, dtype=flat.dtype)])
+            padded = ops_shape.cat([flat, _creation.zeros(size * self._world - self._numel, dtype=flat.dtype)])
             self.flat_param = Parameter(padded[self._rank * size:(self._rank + 1) * size].clone(),
                                         requires_grad=self._requires_grad)
 
@@ -256,7 +256,7 @@ class FullyShardedDataParallel(Module):
     def forward(self, *args, **kwargs):
         if self.flat_param is None:
             return self.module(*args, **kwargs)
-        if self.sharding_strategy is ShardingStrategy.FULL_SHARD and flow.is_grad_enabled() and self._requires_grad \
+        if self.sharding_strategy is ShardingStrategy.FULL_SHARD and _C.is_grad_enabled() and self._requires_grad \
                 and not self._nested:
             # gather inside the checkpointed function: freed after forward, gathered again in backward
             return checkpoint(lambda shard, *a: self._run(self._gather(shard), *a, **kwargs), self.flat_param,
@@ -266,10 +266,10 @@ class FullyShardedDataParallel(Module):
     # ------------------------------------------------------------ checkpoints
 
     def _gathered(self):
-        with flow.no_grad():
+        with no_grad():
             if self.sharding_strategy is ShardingStrategy.NO_SHARD or self._world == 1:
                 return self.flat_param.detach()[:self._numel]
-            full = flow.empty(self.flat_param.numel() * self._world, dtype=self.flat_param.dtype)
+            full = _creation.empty(self.flat_param.numel() * self._world, dtype=self.flat_param.dtype)
             dist.all_gather_into_tensor(full, self.flat_param.detach().contiguous(), group=self._group)
             return full[:self._numel]
 
@@ -312,21 +312,21 @@ class FullyShardedDataParallel(Module):
                                f"keys {unexpected}")
         if self.flat_param is None:
             return _IncompatibleKeys(missing, unexpected)
-        with flow.no_grad():
-            flat = flow.zeros(self._numel, dtype=self.flat_param.dtype)
+        with no_grad():
+            flat = _creation.zeros(self._numel, dtype=self.flat_param.dtype)
             flat.copy_(self._gathered())
             for name, (_, _, shape, offset, numel, _) in zip(self._names, self._slots):
                 if name in state_dict:
-                    flat[offset:offset + numel] = flow.as_tensor(state_dict[name]).reshape(-1).to(flat.dtype)
+                    flat[offset:offset + numel] = _creation.as_tensor(state_dict[name]).reshape(-1).to(flat.dtype)
             if self.sharding_strategy is ShardingStrategy.NO_SHARD:
                 self.flat_param.copy_(flat)
             else:
                 size = self.flat_param.numel()
-                padded = flow.cat([flat, flow.zeros(size * self._world - self._numel, dtype=flat.dtype)])
+                padded = ops_shape.cat([flat, _creation.zeros(size * self._world - self._numel, dtype=flat.dtype)])
                 self.flat_param.copy_(padded[self._rank * size:(self._rank + 1) * size])
             for name, b in buffers.items():
                 if name in state_dict:
-                    b.copy_(flow.as_tensor(state_dict[name]))
+                    b.copy_(_creation.as_tensor(state_dict[name]))
         return _IncompatibleKeys(missing, unexpected)
 
 

@@ -10,6 +10,8 @@ import math
 import statistics
 import timeit
 
+from monoflow._threads import get_num_threads, set_num_threads
+
 __all__ = ["Timer", "Measurement", "Compare", "Language"]
 
 
@@ -163,15 +165,13 @@ class Timer:
         self._timer = timeit.Timer(stmt=stmt, setup=setup, timer=timer, globals=dict(globals or {}))
 
     def _threads(self):
-        import monoflow
-
         class _Scope:
             def __enter__(s):
-                s.prev = monoflow.get_num_threads()
-                monoflow.set_num_threads(self._task_spec.num_threads)
+                s.prev = get_num_threads()
+                set_num_threads(self._task_spec.num_threads)
 
             def __exit__(s, *exc):
-                monoflow.set_num_threads(s.prev)
+                set_num_threads(s.prev)
         return _Scope()
 
     def _measure(self, number):
