@@ -6,6 +6,7 @@ skipped step and doubles it after `growth_interval` good ones. Disabled
 (enabled=False, or a device type that is not loaded, which warns as torch
 does without CUDA) it passes everything through: scale() returns its input
 and step() just steps."""
+import numbers
 import warnings
 
 from monoflow import _C
@@ -49,6 +50,13 @@ class GradScaler:
 
     def __init__(self, device="cuda", init_scale=2.0 ** 16, growth_factor=2.0, backoff_factor=0.5,
                  growth_interval=2000, enabled=True):
+        if not isinstance(device, str):
+            raise TypeError(f"GradScaler(): argument 'device' must be a device type name (str), not "
+                            f"{type(device).__name__}")
+        for name, value in (("init_scale", init_scale), ("growth_factor", growth_factor),
+                            ("backoff_factor", backoff_factor), ("growth_interval", growth_interval)):
+            if not isinstance(value, numbers.Real) or isinstance(value, bool):
+                raise TypeError(f"GradScaler(): argument '{name}' must be a number, not {type(value).__name__}")
         self._device = device
         self._enabled = bool(enabled)
         if self._enabled and device not in _C.device_types():

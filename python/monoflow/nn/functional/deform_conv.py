@@ -9,7 +9,7 @@ multiplied by the weight as in im2col. grid_sample differentiates with
 respect to both the image and the positions, so autograd gives the
 gradients of input, offset, mask, weight and bias with no kernel of its own.
 """
-from monoflow import _creation
+from monoflow import _C, _creation
 from monoflow._composite import int_tuple
 from monoflow.nn.functional.grid_sample import grid_sample
 from monoflow.ops_shape import stack
@@ -54,6 +54,11 @@ def deform_conv2d(input, offset, weight, bias=None, stride=(1, 1), padding=(0, 0
         tensor([[[[4.0000, 3.0000],
                   [3.0000, 2.2500]]]])
     """
+    for name, t in (("input", input), ("offset", offset), ("weight", weight)):
+        _C.check_tensor(t, "deform_conv2d", name)
+    for name, t in (("bias", bias), ("mask", mask)):
+        if t is not None:
+            _C.check_tensor(t, "deform_conv2d", name)
     (sh, sw), (ph, pw), (dh, dw) = _pair("stride", stride), _pair("padding", padding), _pair("dilation", dilation)
     if input.dim() != 4 or weight.dim() != 4:
         raise ValueError(f"deform_conv2d(): expected a 4-D input and weight, got {input.dim()}-D and "
