@@ -301,15 +301,7 @@ void relocate_storage(const Tensor& t, Device device) {
   whole->dtype = DType::UInt8;
   Tensor moved = empty(whole->shape, DType::UInt8, device);
   transfer(moved, whole);  // synchronous: no queued kernel still uses the old memory
-  // Swap the memory: `moved`'s storage now holds the old bytes and frees them
-  // on its device when it goes (as in Note [Moving a storage in place]).
-  Storage& fresh = *moved->storage;
-  std::swap(st.data, fresh.data);
-  std::swap(st.device, fresh.device);
-  std::swap(st.block, fresh.block);
-  std::swap(st.release, fresh.release);
-  std::swap(st.release_ctx, fresh.release_ctx);
-  std::swap(st.host_visible, fresh.host_visible);
+  st.swap_memory(*moved->storage);  // `moved` frees the old memory on its device when it goes
 }
 
 }  // namespace monoflow

@@ -1,5 +1,7 @@
 #include "monoflow/storage.h"
 
+#include <utility>
+
 #include "monoflow/backend.h"
 
 namespace monoflow {
@@ -14,6 +16,16 @@ std::shared_ptr<Storage> Storage::allocate(Device device, size_t nbytes) {
     s->data = CachingAllocator::block_ptr(s->block);
   }
   return s;
+}
+
+void Storage::swap_memory(Storage& other) {
+  std::swap(data, other.data);
+  std::swap(nbytes, other.nbytes);
+  std::swap(device, other.device);
+  std::swap(block, other.block);
+  std::swap(release, other.release);
+  std::swap(release_ctx, other.release_ctx);
+  std::swap(host_visible, other.host_visible);
 }
 
 std::shared_ptr<Storage> Storage::borrow(Device device, void* data, size_t nbytes, void (*release)(void*),

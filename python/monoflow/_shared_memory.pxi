@@ -1,12 +1,12 @@
 # Storages in shared memory segments (included by _C.pyx); the segments
 # themselves are made in monoflow/_shared_memory.py.
 #
-# Note [Moving a storage in place]: torch's share_memory_() keeps the tensor
-# object and every view of it, and only swaps the memory under them. Here the
-# Storage object (shared by all views) gets the segment's address, and the old
-# memory is handed to a throw-away Storage whose destructor frees it the usual
-# way (back to the caching allocator, or to its lender). Nothing caches a
-# storage's address across ops, so views made before the move see the segment.
+# torch's share_memory_() keeps the tensor object and every view of it, and
+# only swaps the memory under them (Note [Moving a storage in place] in
+# storage.h): the segment is borrowed by a throw-away Storage whose memory is
+# swapped in; the old memory then goes back the usual way (to the caching
+# allocator, or to its lender). Nothing caches a storage's address across
+# ops, so views made before the move see the segment.
 from libc.string cimport memcpy
 from cpython.ref cimport Py_INCREF
 
@@ -21,6 +21,7 @@ cdef extern from "monoflow/storage.h" namespace "monoflow":
         void (*release)(void*)
         void* release_ctx
         cbool host_visible
+        void swap_memory(_StorageFields& other)
         cbool offloaded
         Device home
 
@@ -61,12 +62,9 @@ def move_storage_to(TensorBase t not None, owner, uintptr_t addr, size_t capacit
     Py_INCREF(owner)
     cdef shared_ptr[Storage] old = borrow(d, <void*>addr, st.nbytes, release_pyobject, <void*>owner)
     cdef _StorageFields* o = <_StorageFields*>old.get()
-    # After the swap `old` holds the previous memory and frees it when it goes.
-    o.data, st.data = st.data, o.data
-    o.block, st.block = st.block, o.block
-    o.release, st.release = st.release, o.release
-    o.release_ctx, st.release_ctx = st.release_ctx, o.release_ctx
-    # Host code in other processes reads this memory: kernels on it complete
-    # before their op returns (Note [Host-visible memory] in storage.h).
-    st.host_visible = True
+    # `old` now holds the previous memory and frees it when it goes. The segment
+    # comes in host-visible (borrowed memory is): host code in other processes
+    # reads it, so kernels on it complete before their op returns (Note
+    # [Host-visible memory] in storage.h).
+    st.swap_memory(o[0])
 

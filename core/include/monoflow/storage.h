@@ -41,6 +41,12 @@ struct Storage {
   // view dies (after the device's pending work on it is done).
   static std::shared_ptr<Storage> borrow(Device device, void* data, size_t nbytes, void (*release)(void*),
                                          void* ctx);
+  // Note [Moving a storage in place]: exchanges the memory, and where it
+  // lives, with `other`. A tensor's views share this Storage object, so they
+  // all see the new memory; `other` then holds the old one and frees it the
+  // usual way when it goes. The version and the offload record stay.
+  // Used by share_memory_() (shared memory segments) and relocate_storage().
+  void swap_memory(Storage& other);
 };
 
 }  // namespace monoflow
