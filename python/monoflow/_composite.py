@@ -31,6 +31,18 @@ def int_tuple(op, name, v):
     return items
 
 
+def int_pair(op, name, v):
+    """v (an int, or a pair of ints) as a pair, as torch's _pair arguments (kernel_size, stride ...);
+    TypeError for other types, ValueError for another length."""
+    if isinstance(v, int):
+        return (v, v)
+    if not isinstance(v, (tuple, list)) or not all(isinstance(x, int) for x in v):
+        raise TypeError(f"{op}(): argument '{name}' must be tuple of ints, not {type(v).__name__}")
+    if len(v) != 2:
+        raise ValueError(f"{op}(): argument '{name}' must be an int or a pair of ints, but got {tuple(v)!r}")
+    return tuple(v)
+
+
 def number(op, name, pos, v):
     """v, torch's Number argument (an int, float or bool, numpy scalars too),
     as a float; else TypeError "op(): argument 'name' (position pos) must be

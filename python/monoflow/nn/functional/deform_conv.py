@@ -10,20 +10,11 @@ respect to both the image and the positions, so autograd gives the
 gradients of input, offset, mask, weight and bias with no kernel of its own.
 """
 from monoflow import _C, _creation
-from monoflow._composite import int_tuple
+from monoflow._composite import int_pair
 from monoflow.nn.functional.grid_sample import grid_sample
 from monoflow.ops_shape import stack
 
 __all__ = ["deform_conv2d"]
-
-
-def _pair(name, v):
-    t = int_tuple("deform_conv2d", name, v)
-    if len(t) == 1:
-        t = t * 2
-    if len(t) != 2:
-        raise ValueError(f"deform_conv2d(): {name} must be an int or a pair of ints, got {v}")
-    return t
 
 
 def deform_conv2d(input, offset, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), mask=None):
@@ -59,7 +50,8 @@ def deform_conv2d(input, offset, weight, bias=None, stride=(1, 1), padding=(0, 0
     for name, t in (("bias", bias), ("mask", mask)):
         if t is not None:
             _C.check_tensor(t, "deform_conv2d", name)
-    (sh, sw), (ph, pw), (dh, dw) = _pair("stride", stride), _pair("padding", padding), _pair("dilation", dilation)
+    (sh, sw), (ph, pw), (dh, dw) = (int_pair("deform_conv2d", name, v) for name, v in
+                                    (("stride", stride), ("padding", padding), ("dilation", dilation)))
     if input.dim() != 4 or weight.dim() != 4:
         raise ValueError(f"deform_conv2d(): expected a 4-D input and weight, got {input.dim()}-D and "
                          f"{weight.dim()}-D")

@@ -9,19 +9,10 @@ differentiable through the ops they are made of.
 import numpy as np
 
 from monoflow import _C, _creation
+from monoflow._composite import int_pair
 from monoflow.ops_shape import pad, stack
 
 __all__ = ["unfold", "fold"]
-
-
-def _pair(v, op, what):
-    if isinstance(v, int):
-        return (v, v)
-    if not isinstance(v, (tuple, list)) or not all(isinstance(x, int) for x in v):
-        raise TypeError(f"{op}(): argument '{what}' must be tuple of ints, not {type(v).__name__}")
-    if len(v) != 2:
-        raise ValueError(f"{op}(): argument '{what}' must be an int or a pair of ints, but got {tuple(v)!r}")
-    return tuple(v)
 
 
 def _check_geometry(op, k, d, p, s):
@@ -62,8 +53,8 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
         raise TypeError(f"unfold(): argument 'input' must be Tensor, not {type(input).__name__}")
     if input.dim() not in (3, 4):
         raise RuntimeError(f"unfold(): Input Error: Only 3D or 4D input Tensors are supported (got {input.dim()}D)")
-    (kh, kw), (dh, dw) = _pair(kernel_size, "unfold", "kernel_size"), _pair(dilation, "unfold", "dilation")
-    (ph, pw), (sh, sw) = _pair(padding, "unfold", "padding"), _pair(stride, "unfold", "stride")
+    (kh, kw), (dh, dw) = int_pair("unfold", "kernel_size", kernel_size), int_pair("unfold", "dilation", dilation)
+    (ph, pw), (sh, sw) = int_pair("unfold", "padding", padding), int_pair("unfold", "stride", stride)
     _check_geometry("unfold", (kh, kw), (dh, dw), (ph, pw), (sh, sw))
     unbatched = input.dim() == 3
     x = input.unsqueeze(0) if unbatched else input
@@ -106,9 +97,9 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     if input.dim() not in (2, 3):
         raise RuntimeError(f"fold(): Input Error: Only unbatched (2D) or batched (3D) input Tensors are supported "
                            f"(got {input.dim()}D)")
-    (h, w), (kh, kw) = _pair(output_size, "fold", "output_size"), _pair(kernel_size, "fold", "kernel_size")
-    (dh, dw), (ph, pw) = _pair(dilation, "fold", "dilation"), _pair(padding, "fold", "padding")
-    sh, sw = _pair(stride, "fold", "stride")
+    (h, w), (kh, kw) = int_pair("fold", "output_size", output_size), int_pair("fold", "kernel_size", kernel_size)
+    (dh, dw), (ph, pw) = int_pair("fold", "dilation", dilation), int_pair("fold", "padding", padding)
+    sh, sw = int_pair("fold", "stride", stride)
     _check_geometry("fold", (kh, kw), (dh, dw), (ph, pw), (sh, sw))
     unbatched = input.dim() == 2
     x = input.unsqueeze(0) if unbatched else input
