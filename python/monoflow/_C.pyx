@@ -33,7 +33,14 @@ class OutOfMemoryError(RuntimeError):
     """A device ran out of memory even after the caching allocator released its cache."""
 
 
-set_oom_type(OutOfMemoryError)
+class DynamicShapeError(RuntimeError):
+    """An op whose output shape depends on tensor values (nonzero, masked_select, boolean-mask
+    indexing) inside a graph trace: a replay would keep the traced shape (Note [Graphs run
+    eagerly] in nn/graph/graph.py)."""
+
+
+set_error_class(kOutOfMemoryError, OutOfMemoryError)
+set_error_class(kDynamicShapeError, DynamicShapeError)
 
 # ---------------------------------------------------------------- division
 

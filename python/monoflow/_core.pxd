@@ -12,7 +12,10 @@ from libcpp.vector cimport vector
 
 cdef extern from "_errors.h" namespace "monoflow_py":
     void translate_exception()
-    void set_oom_type(object t)
+    enum:
+        kOutOfMemoryError
+        kDynamicShapeError
+    void set_error_class(int which, object t)
     void install_warning_handler(object callable)
     void release_pyobject(void* obj)
     ctypedef PyObject* (*MessageHook)(PyObject* message) noexcept

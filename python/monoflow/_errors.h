@@ -19,13 +19,16 @@ struct PythonErrorAlreadySet {
   PyObject *type = nullptr, *value = nullptr, *tb = nullptr;
 };
 
-inline PyObject*& oom_type() {
-  static PyObject* t = nullptr;
-  return t;
+// The Python classes of the core's RuntimeError subclasses, registered by _C
+// at import (RuntimeError until then).
+enum ErrorClass { kOutOfMemoryError = 0, kDynamicShapeError = 1, kErrorClasses = 2 };
+inline PyObject*& error_class(int which) {
+  static PyObject* classes[kErrorClasses] = {};
+  return classes[which];
 }
-inline void set_oom_type(PyObject* t) {
+inline void set_error_class(int which, PyObject* t) {
   Py_XINCREF(t);
-  oom_type() = t;
+  error_class(which) = t;
 }
 
 // Note [Naming the op in progress] (python/monoflow/_args.pxi): _C installs
@@ -53,13 +56,19 @@ inline void set_error(PyObject* type, const char* what) {
   Py_DECREF(msg);
 }
 
+inline void set_runtime_error(int which, const char* message) {
+  set_error(error_class(which) ? error_class(which) : PyExc_RuntimeError, message);
+}
+
 inline void translate_exception() {
   try {
     throw;
   } catch (PythonErrorAlreadySet& e) {
     PyErr_Restore(e.type, e.value, e.tb);
   } catch (const monoflow::OutOfMemoryError& e) {
-    set_error(oom_type() ? oom_type() : PyExc_RuntimeError, e.what());
+    set_runtime_error(kOutOfMemoryError, e.what());
+  } catch (const monoflow::DynamicShapeError& e) {
+    set_runtime_error(kDynamicShapeError, e.what());
   } catch (const monoflow::TypeError& e) {
     set_error(PyExc_TypeError, e.what());
   } catch (const monoflow::ValueError& e) {

@@ -25,6 +25,10 @@ struct RuntimeError : Error {
 struct OutOfMemoryError : RuntimeError {
   using RuntimeError::RuntimeError;
 };
+// An op whose output shape depends on tensor values, inside a graph trace.
+struct DynamicShapeError : RuntimeError {
+  using RuntimeError::RuntimeError;
+};
 struct ZeroDivisionError : Error {
   using Error::Error;
 };

@@ -99,7 +99,7 @@ int TraceRecorder::claim_draw(const char* op_name) {
 bool TraceRecorder::on_launch(const LaunchArgs& a) {
   // The count that nonzero() reads back to size its output: a replay would
   // keep the traced size whatever the values.
-  MF_CHECK(a.op->id != kOp_nonzero_count, RuntimeError,
+  MF_CHECK(a.op->id != kOp_nonzero_count, DynamicShapeError,
            "nonzero (also masked_select and boolean-mask indexing) inside a graph trace: its output's shape "
            "depends on tensor values, and tensor values are not available while tracing");
   std::vector<Dims> shapes, strides;

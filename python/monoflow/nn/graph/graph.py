@@ -338,8 +338,7 @@ class Graph:
     def _runs_eagerly(self, build_signature, error):
         """Whether `error` (from tracing build) is a value-dependent shape: then the signature runs
         eagerly from now on."""
-        cause = error.__cause__ if isinstance(error.__cause__, RuntimeError) else error
-        if "output's shape depends on tensor values" not in str(cause):
+        if not isinstance(error.__cause__ or error, _C.DynamicShapeError):  # (build_error restates it)
             return False
         self._eager_builds.add(build_signature)
         warnings.warn(f"{type(self).__name__}: build uses an op whose output shape depends on tensor values "
