@@ -377,7 +377,7 @@ class Graph:
             key = self._plan_key(build_key, feeds, tensors)
             plan = self._plans.get(key)
             # a first trace that stops midway has run part of build: its buffer updates are undone
-            buffers = [] if plan is not None else [(b, b.clone()) for m in self.modules() for b in m.buffers()]
+            buffers = [] if plan is not None else [(b, b.clone()) for m in self._modules.values() for b in m.buffers()]
             try:
                 if plan is not None:
                     out = plan.run_flat(tensors, slots=self.config.slots, threads=self.config.threads)
@@ -395,7 +395,7 @@ class Graph:
             except BaseException as e:
                 for s in opts:
                     s.undo()
-                if not (isinstance(e, RuntimeError) and self._runs_eagerly(build_key[0], e)):
+                if not self._runs_eagerly(build_key[0], e):
                     raise
                 with no_grad():
                     for b, before in buffers:
