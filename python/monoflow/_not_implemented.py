@@ -25,7 +25,7 @@ MODULE_PLACEHOLDERS = {
     "monoflow.nn.functional": (),
 }
 
-TENSOR_PLACEHOLDERS = ("istft", "sparse_mask")
+TENSOR_PLACEHOLDERS = ("istft",)
 
 
 class NotImplementedFeature:

@@ -7,12 +7,16 @@ and every op on it are exact, and ``indices()``, ``values()``, ``_nnz()``, ``coa
 - no memory is saved (the tensor takes its full dense size);
 - ops return strided (dense) tensors: ``sparse @ dense`` and ``dense + sparse`` are dense in torch
   too, but ``sparse + sparse``, ``sparse * 2`` and ``torch.sum(sparse, dim)`` stay sparse there;
-- explicitly stored zeros are not kept once coalesced (torch keeps them as entries);
-- only sparse dims (no hybrid dense dims in ``to_sparse(sparse_dim)``);
+- ``to_sparse(sparse_dim)`` makes no hybrids (dense trailing dims); ``sparse_coo_tensor`` with
+  multi-dimensional values does;
 - ``torch.save`` writes the dense values (loaded back strided).
 
 Scripts that build graph operators this way (pytorch/examples gcn: ``to_sparse``, ``spmm``,
 ``sparse_coo_tensor``) therefore run with the same results, at dense cost.
+
+The gradient of an ``Embedding(sparse=True)`` table is the one hybrid kind (one sparse dim, the
+rows; one dense dim): a coalesced tensor over the rows looked up since the gradient was last
+cleared, which ``optim.SparseAdam`` updates row by row (Note [Sparse row gradients]).
 """
 from monoflow import _C, _dtypes
 from monoflow.ops_torch_names2 import layout, strided
@@ -23,19 +27,59 @@ sparse_coo = layout("sparse_coo")
 
 
 class _CooTag:
-    """What a tensor's sparse tag records: whether it is coalesced and, for a tensor built
-    from (possibly repeated) indices, those indices and values as given."""
+    """What a tensor's sparse tag records: whether it is coalesced; for a tensor built from
+    (possibly repeated) indices, those indices and values as given (values ``None``: read
+    from the tensor at the indices); and its number of sparse dims (``None``: all)."""
 
-    __slots__ = ("coalesced", "raw")
+    __slots__ = ("coalesced", "raw", "sparse_dim")
 
-    def __init__(self, coalesced, raw=None):
+    def __init__(self, coalesced, raw=None, sparse_dim=None):
         self.coalesced = coalesced
         self.raw = raw
+        self.sparse_dim = sparse_dim
 
 
-def _tag(t, coalesced, raw=None):
-    t._sparse_coo = _CooTag(coalesced, raw)
+def _tag(t, coalesced, raw=None, sparse_dim=None):
+    t._sparse_coo = _CooTag(coalesced, raw, sparse_dim)
     return t
+
+
+# Note [Sparse row gradients]
+#   torch's Embedding(sparse=True) gives its table a sparse gradient: only the rows
+#   looked up, which SparseAdam then updates (and no others, not even their moments).
+#   Here the lookup's backward delivers an ordinary dense gradient through the engine
+#   (so hooks, autograd.grad and DDP see what they always see) and queues, for the
+#   end of the backward pass, a note of the rows it touched. note_row_gradient then
+#   tags the accumulated .grad as sparse over all rows noted since it was last
+#   cleared, provided the gradient is zero outside them: a dense use of the same
+#   table in the same loss (tied weights) makes the gradient dense, as in torch.
+def note_row_gradient(param, rows):
+    """Tags ``param.grad`` as a sparse gradient over its rows ``rows`` (1-D int64) and those
+    noted before (Note [Sparse row gradients]); no tag where it is nonzero elsewhere."""
+    from monoflow._creation import zeros  # (creation sits above the Tensor class)
+
+    g = param.grad
+    if g is None:
+        return
+    tag = _coo(g)
+    if tag is not None and tag.sparse_dim == 1 and tag.raw is not None:
+        rows = _C.cat([tag.raw[0][0], rows])
+    rows = rows.unique()
+    inside = zeros(g.shape[0], dtype=_dtypes.bool_, device=g.device)
+    inside[rows] = True
+    if bool((g.detach()[~inside] != 0).any()):
+        if tag is not None:
+            del g._sparse_coo
+        return
+    _tag(g, True, (rows.unsqueeze(0), None), 1)
+
+
+def clear_row_gradient(g):
+    """``zero_grad(set_to_none=False)`` on a sparse row gradient: no rows are left (torch's zeroed
+    sparse gradient has no entries)."""
+    tag = _coo(g)
+    if tag is not None and tag.sparse_dim == 1 and tag.raw is not None:
+        tag.raw = (tag.raw[0][:, :0], None)
 
 
 def _coo(t):
@@ -110,7 +154,7 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
         dense = dense.index_put(tuple(idx[d] for d in range(sparse_dim)), vals, accumulate=True)
     if requires_grad:
         dense = dense.detach().requires_grad_()
-    return _tag(dense, bool(is_coalesced), None if is_coalesced else (idx, vals))
+    return _tag(dense, bool(is_coalesced), (idx, vals), sparse_dim)
 
 
 def spmm(input, mat2):
@@ -232,9 +276,39 @@ class TensorMethods:
             >>> s._nnz(), s.coalesce()._nnz(), s.coalesce().values()
             (2, 1, tensor([3.]))
         """
-        if _need_coo(self, "coalesce").coalesced:
+        tag = _need_coo(self, "coalesce")
+        if tag.coalesced:
             return self
-        return _tag(self.clone(), True)
+        if tag.raw is None:
+            return _tag(self.clone(), True)
+        return _tag(self.clone(), True, (tag.raw[0].unique(dim=1), None), tag.sparse_dim)
+
+    def sparse_mask(self, mask):
+        """Tensor.sparse_mask(mask) -> Tensor
+
+        A sparse tensor with ``mask``'s indices (repeats and order kept) and this (strided)
+        tensor's values at them.
+
+        Args:
+            mask (Tensor): a sparse COO tensor of this tensor's shape.
+
+        Example::
+
+            >>> d = flow.arange(6.0).reshape(3, 2)
+            >>> d.sparse_mask(flow.tensor([[0.0, 1.0], [0.0, 0.0], [1.0, 0.0]]).to_sparse())
+            tensor(indices=tensor([[0, 2],
+                                   [1, 0]]),
+                   values=tensor([1., 4.]),
+                   size=(3, 2), nnz=2, layout=monoflow.sparse_coo)
+        """
+        tag = _need_coo(_C.check_tensor(mask, "sparse_mask", "mask"), "sparse_mask")
+        if _coo(self) is not None:
+            raise RuntimeError("sparse_mask: expected a strided tensor, got a sparse COO one")
+        if tuple(self.shape) != tuple(mask.shape):
+            raise RuntimeError(f"sparse_mask(): operands have incompatible sizes; self has size {tuple(self.shape)} "
+                               f"but mask has size {tuple(mask.shape)}")
+        idx = mask._indices()
+        return sparse_coo_tensor(idx, self[tuple(idx)], tuple(self.shape), is_coalesced=tag.coalesced)
 
     def is_coalesced(self):
         """Tensor.is_coalesced() -> bool
@@ -282,9 +356,9 @@ class TensorMethods:
 
     def _values(self):
         tag = _need_coo(self, "_values")
-        if tag.raw is not None:
+        if tag.raw is not None and tag.raw[1] is not None:
             return tag.raw[1]
-        ind = _coalesced_indices(self)
+        ind = self._indices()
         return self[tuple(ind[d] for d in range(ind.shape[0]))]
 
     def _nnz(self):
@@ -301,7 +375,10 @@ class TensorMethods:
             >>> flow.ones(2, 3).to_sparse().sparse_dim(), flow.ones(2, 3).sparse_dim()
             (2, 0)
         """
-        return self.dim() if _coo(self) is not None else 0
+        tag = _coo(self)
+        if tag is None:
+            return 0
+        return self.dim() if tag.sparse_dim is None else tag.sparse_dim
 
     def dense_dim(self):
         """Tensor.dense_dim() -> int
@@ -313,4 +390,4 @@ class TensorMethods:
             >>> flow.ones(2, 3).to_sparse().dense_dim(), flow.ones(2, 3).dense_dim()
             (0, 2)
         """
-        return 0 if _coo(self) is not None else self.dim()
+        return self.dim() - self.sparse_dim()

@@ -2,6 +2,7 @@
 its Python face (torch.autograd's names)."""
 from monoflow import _C, _creation
 from monoflow._composite import flag as _flag
+from monoflow.autograd.engine_callbacks import backward_frame as _backward_frame
 from monoflow.autograd.function import Function, FunctionCtx
 from monoflow.autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                                          is_multithreading_enabled, no_grad, set_grad_enabled,
@@ -74,7 +75,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     _check_implicit_grads(tensors, grads)
     create_graph = _flag("backward", "create_graph", create_graph)
     retain_graph = create_graph if retain_graph is None else _flag("backward", "retain_graph", retain_graph)
-    _C.backward(tensors, grads, retain_graph, create_graph, _seq(inputs))
+    with _backward_frame(run_callbacks=True):
+        _C.backward(tensors, grads, retain_graph, create_graph, _seq(inputs))
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
@@ -130,9 +132,11 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     # (flags: an array's truth value would be asked by the bindings, naming no op)
     retain_graph, create_graph, allow_unused = (None if v is None else _flag("grad", n, v) for n, v in (
         ("retain_graph", retain_graph), ("create_graph", create_graph), ("allow_unused", allow_unused)))
-    if is_grads_batched:
-        return _batched_grad(outputs, inputs_l, grads, retain_graph, create_graph, allow_unused, materialize_grads)
-    res = _C.grad(outputs, inputs_l, grads, retain_graph, create_graph, allow_unused)
+    with _backward_frame(run_callbacks=False):  # (grad() writes no .grad: nothing to finish)
+        if is_grads_batched:
+            return _batched_grad(outputs, inputs_l, grads, retain_graph, create_graph, allow_unused,
+                                 materialize_grads)
+        res = _C.grad(outputs, inputs_l, grads, retain_graph, create_graph, allow_unused)
     if materialize_grads:
         res = [_creation.zeros_like(x) if r is None else r for r, x in zip(res, inputs_l)]
     return tuple(res)

@@ -2,6 +2,7 @@
 requires_grad=True)`` returns a tensor (a leaf sharing t's data), and every
 tensor is an instance of Variable, as in torch."""
 from monoflow import _C
+from monoflow.autograd import engine_callbacks
 
 __all__ = ["Variable"]
 
@@ -9,6 +10,12 @@ __all__ = ["Variable"]
 class _VariableMeta(type):
     def __instancecheck__(cls, obj):
         return isinstance(obj, _C.TensorBase)
+
+
+class _ExecutionEngine:
+    """torch's ``Variable._execution_engine``: the hooks into the running backward pass."""
+
+    queue_callback = staticmethod(engine_callbacks.queue_callback)
 
 
 class Variable(metaclass=_VariableMeta):
@@ -42,3 +49,5 @@ class Variable(metaclass=_VariableMeta):
             raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
         out = data.detach()
         return out.requires_grad_(requires_grad) if requires_grad else out
+
+    _execution_engine = _ExecutionEngine()

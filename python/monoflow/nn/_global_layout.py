@@ -11,7 +11,7 @@ Two ways a value arrives:
 """
 import hashlib
 
-from monoflow import _C
+from monoflow import _C, ops_sparse
 from monoflow._tensor import Tensor
 
 
@@ -151,3 +151,4 @@ def zero_grad_(g):
     else:
         g.requires_grad_(False)
     zero_(g)
+    ops_sparse.clear_row_gradient(g)

@@ -15,7 +15,8 @@ from monoflow.optim.radam import RAdam
 from monoflow.optim.rmsprop import RMSprop
 from monoflow.optim.rprop import Rprop
 from monoflow.optim.sgd import SGD
+from monoflow.optim.sparse_adam import SparseAdam
 from monoflow.optim import swa_utils  # noqa: E402
 
 __all__ = ["ASGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "LAMB", "LBFGS", "Muon", "NAdam", "Optimizer",
-           "RAdam", "RMSprop", "Rprop", "SGD", "lr_scheduler", "swa_utils"]
+           "RAdam", "RMSprop", "Rprop", "SGD", "SparseAdam", "lr_scheduler", "swa_utils"]

@@ -13,7 +13,7 @@ import numpy as np
 
 from monoflow import _C, _creation
 from monoflow import ops_math as _m
-from monoflow.nn.functional.sparse import embedding
+from monoflow.nn.functional.sparse import lookup
 
 __all__ = ["embedding_bag"]
 
@@ -70,7 +70,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         norm_type (float): the p of that norm. Default: ``2``.
         scale_grad_by_freq (bool): not supported. Default: ``False``.
         mode (str): ``'sum'``, ``'mean'`` or ``'max'`` (else ``ValueError``). Default: ``'mean'``.
-        sparse (bool): not supported. Default: ``False``.
+        sparse (bool): give ``weight`` a sparse gradient over the rows in the bags (see
+            :func:`embedding`). Default: ``False``.
         per_sample_weights (Tensor, optional): a weight per index, the shape of ``input``; only with
             ``mode='sum'``. Default: ``None``.
         include_last_offset (bool): ``offsets`` ends with the end of the last bag. Default: ``False``.
@@ -99,8 +100,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     index, mask, pos = _padded_bags(input, offsets, include_last_offset)
     if padding_idx is not None:
         mask = mask & (index != padding_idx)
-    rows = embedding(index, weight, max_norm=max_norm, norm_type=norm_type,
-                     scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)  # (B, L, D)
+    rows = lookup(index, weight, max_norm=max_norm, norm_type=norm_type, scale_grad_by_freq=scale_grad_by_freq,
+                  sparse=sparse, counted=mask)  # (B, L, D)
     keep = mask.unsqueeze(-1)
     if mode == "max":
         masked = _m.where(keep, rows, float("-inf"))

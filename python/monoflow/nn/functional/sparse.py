@@ -1,7 +1,10 @@
 """Embedding lookups and one_hot (torch.nn.functional.embedding / one_hot)."""
-from monoflow import _C
+from monoflow import _C, ops_sparse
 from monoflow import ops_math as _m
-from monoflow.autograd.grad_mode import no_grad
+from monoflow._composite import flag
+from monoflow.autograd.engine_callbacks import try_queue_callback
+from monoflow.autograd.function import Function
+from monoflow.autograd.grad_mode import is_grad_enabled, no_grad
 from monoflow.ops_shape import one_hot  # noqa: F401 - re-exported
 
 __all__ = ["embedding", "one_hot"]
@@ -16,6 +19,35 @@ def _renorm_rows(weight, index, max_norm, norm_type):
         norms = sel.norm(norm_type, dim=1, keepdim=True)
         scale = _m.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
         weight[rows] = sel * scale
+
+
+class _SparseRowLookup(Function):
+    """``weight.index_select(0, index)`` whose backward also notes, for the end of the pass, the
+    rows that ``counted`` marks as looked up (Note [Sparse row gradients] in ops_sparse)."""
+
+    @staticmethod
+    def forward(ctx, weight, index, counted):
+        ctx.save_for_backward(index, counted)
+        ctx.table = weight
+        return weight.index_select(0, index)
+
+    @staticmethod
+    def backward(ctx, grad):
+        index, counted = ctx.saved_tensors
+        table = ctx.table
+        if table.is_leaf:
+            rows = index[counted]
+            try_queue_callback(lambda: ops_sparse.note_row_gradient(table, rows))
+        dense = _C.zeros_like(table).index_add_(0, index, grad)
+        return dense, None, None
+
+
+def lookup_rows(weight, index, sparse, counted):
+    """``weight.index_select(0, index)`` (``index`` 1-D); with ``sparse``, the table's gradient
+    becomes a sparse one over the rows where ``counted`` is true."""
+    if sparse and weight.requires_grad and is_grad_enabled():
+        return _SparseRowLookup.apply(weight, index, counted)
+    return weight.index_select(0, index)
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
@@ -33,7 +65,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         norm_type (float): the p of that norm. Default: ``2.0``.
         scale_grad_by_freq (bool): each row's gradient is divided by how often its index occurs in
             ``input``. Default: ``False``.
-        sparse (bool): not supported: ``True`` raises ``NotImplementedError``. Default: ``False``.
+        sparse (bool): give ``weight`` a sparse gradient over the rows looked up (for
+            ``optim.SparseAdam``; stored densely, see :mod:`monoflow.ops_sparse`). Default: ``False``.
 
     Example::
 
@@ -42,6 +75,13 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         tensor([[[3., 4.],
                  [1., 2.]]])
     """
+    return lookup(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
+
+
+def lookup(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False,
+           counted=None):
+    """:func:`embedding`, where a sparse gradient counts the lookups that ``counted`` (a bool
+    tensor of ``input``'s shape) marks (default: those of rows other than ``padding_idx``)."""
     _C.check_tensor(weight, "embedding", "weight", 2)
     _C.check_tensor(input, "embedding", "input", 1)
     # (embedding_bag reaches these checks: named after the op the user called)
@@ -51,8 +91,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
             f"got {input.dtype} instead"))
     if weight.dim() != 2:
         raise RuntimeError(_C.name_op_in_progress("'weight' must be 2-D"))
-    if sparse:
-        raise NotImplementedError("embedding(): sparse gradients are not supported")
+    sparse = flag("embedding", "sparse", sparse)
     if padding_idx is not None:
         padding_idx = _C.check_int(padding_idx, "embedding", "padding_idx", 3)
         if padding_idx < 0:
@@ -65,7 +104,12 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         max_norm = _C.check_float(max_norm, "embedding", "max_norm", 4)
         norm_type = _C.check_float(norm_type, "embedding", "norm_type", 5)
         _renorm_rows(weight, input, max_norm, norm_type)
-    out = weight.index_select(0, input.reshape(-1)).reshape(*input.shape, weight.shape[1])
+    flat = input.reshape(-1)
+    if sparse and counted is None:
+        counted = (flat == flat) if padding_idx is None else (flat != padding_idx)
+    elif sparse:
+        counted = counted.reshape(-1)
+    out = lookup_rows(weight, flat, sparse, counted).reshape(*input.shape, weight.shape[1])
     if padding_idx is not None and out.requires_grad:
         # Same values, but the padding rows' gradient is cut off.
         keep = (input != padding_idx).unsqueeze(-1)

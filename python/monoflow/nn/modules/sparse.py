@@ -25,8 +25,8 @@ class Embedding(Module):
         norm_type (float): the p of that norm. Default: ``2.0``.
         scale_grad_by_freq (bool): each row's gradient is divided by how often its index occurs in the
             input. Default: ``False``.
-        sparse (bool): sparse gradients are not supported: ``True`` raises ``NotImplementedError`` in
-            forward. Default: ``False``.
+        sparse (bool): ``weight.grad`` is a sparse tensor over the rows looked up, for
+            ``optim.SparseAdam`` (stored densely: see :mod:`monoflow.ops_sparse`). Default: ``False``.
         _weight (Tensor, optional): an initial table of shape ``(num_embeddings, embedding_dim)``.
             Default: ``None`` (``N(0, 1)``).
         _freeze (bool): create the table with ``requires_grad=False``. Default: ``False``.
@@ -127,7 +127,7 @@ class EmbeddingBag(Module):
         scale_grad_by_freq (bool): not supported (``True`` raises ``NotImplementedError``). Default:
             ``False``.
         mode (str): ``'sum'``, ``'mean'`` or ``'max'``. Default: ``'mean'``.
-        sparse (bool): not supported (``True`` raises ``NotImplementedError``). Default: ``False``.
+        sparse (bool): ``weight.grad`` is a sparse tensor over the rows in the bags. Default: ``False``.
         _weight (Tensor, optional): an initial table. Default: ``None`` (``N(0, 1)``).
         include_last_offset (bool): ``offsets`` has one more entry, the end of the last bag (CSR
             layout). Default: ``False``.
