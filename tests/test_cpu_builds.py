@@ -1,9 +1,10 @@
-"""The two builds of the CPU plugin (Note [Two builds of the CPU plugin] in
-devices/cpu/CMakeLists.txt): the AVX2 + FMA one is picked where the CPU has
-those instructions, MONOFLOW_CPU_ISA=baseline picks the other, and both give
-the same values (bit for bit except where fast_math.h's polynomials use FMA:
-there within 2 float ulps of each other and 3 of float64; GELU's 1 + erf
-cancels for negative x, so it is held to 2 ulps of erf scaled by |x|)."""
+"""The builds of the CPU plugin (Note [Three builds of the CPU plugin] in
+devices/cpu/CMakeLists.txt): the widest one the CPU runs is picked,
+MONOFLOW_CPU_ISA names one, and all give the same values (bit for bit except
+where fast_math.h's polynomials use FMA, which the baseline lacks: there within
+2 float ulps of each other and 3 of float64; GELU's 1 + erf cancels for
+negative x, so it is held to 2 ulps of erf scaled by |x|). The AVX2 and
+AVX-512 builds both use FMA: the same bits everywhere."""
 import json
 import os
 import subprocess
@@ -30,7 +31,10 @@ out["sum"] = float(t.sum())
 print(json.dumps(out))
 """
 
-AVX2 = os.path.exists(os.path.join(_plugins.lib_dir(), "libmonoflow_cpu_avx2.so"))
+def _usable(name):
+    """Whether the build `name` exists here and this CPU runs it."""
+    _, lib, needs = next(b for b in _plugins._CPU_BUILDS if b[0] == name)
+    return os.path.exists(os.path.join(_plugins.lib_dir(), lib)) and needs <= _plugins._cpu_flags()
 
 
 def _run(isa):
@@ -50,10 +54,24 @@ def test_bad_isa_value_is_refused(monkeypatch):
         _plugins.cpu_plugin_path()
 
 
-@pytest.mark.skipif(not AVX2 or not _plugins._AVX2_FLAGS <= _plugins._cpu_flags(),
-                    reason="no AVX2 + FMA build, or this CPU lacks the instructions")
+def test_auto_picks_the_widest_usable_build():
+    widest = next((lib for name, lib, _ in _plugins._CPU_BUILDS if _usable(name)), "libmonoflow_cpu.so")
+    assert _run("auto")["plugin"].endswith(widest)
+
+
+@pytest.mark.skipif(not (_usable("avx2") and _usable("avx512")),
+                    reason="no AVX-512 and AVX2 builds, or this CPU lacks the instructions")
+def test_avx512_and_avx2_builds_give_the_same_bits():
+    wide, narrow = _run("avx512"), _run("avx2")
+    assert wide["plugin"].endswith("libmonoflow_cpu_avx512.so")
+    for name in wide:
+        if name != "plugin":
+            assert wide[name] == narrow[name], name
+
+
+@pytest.mark.skipif(not _usable("avx2"), reason="no AVX2 + FMA build, or this CPU lacks the instructions")
 def test_builds_agree():
-    auto, base = _run("auto"), _run("baseline")
+    auto, base = _run("avx2"), _run("baseline")
     assert auto["plugin"].endswith("libmonoflow_cpu_avx2.so")
     for name in ("sqrt", "neg", "relu", "sum"):  # no FMA on their path: the same bits
         assert auto[name] == base[name], name

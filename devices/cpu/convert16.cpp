@@ -19,12 +19,21 @@ void narrow_half_scalar(const float* x, half* y, int64_t n) {
 #ifdef MFCPU_HAVE_F16C_PATH
 __attribute__((target("avx,f16c"))) void widen_half_f16c(const half* x, float* y, int64_t n) {
   int64_t i = 0;
+#ifdef __AVX512F__  // (the AVX-512 build of the plugin: 16 lanes)
+  for (; i + 16 <= n; i += 16)
+    _mm512_storeu_ps(y + i, _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + i))));
+#endif
   for (; i + 8 <= n; i += 8)
     _mm256_storeu_ps(y + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x + i))));
   widen_half_scalar(x + i, y + i, n - i);
 }
 __attribute__((target("avx,f16c"))) void narrow_half_f16c(const float* x, half* y, int64_t n) {
   int64_t i = 0;
+#ifdef __AVX512F__
+  for (; i + 16 <= n; i += 16)
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + i),
+                        _mm512_cvtps_ph(_mm512_loadu_ps(x + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+#endif
   for (; i + 8 <= n; i += 8)
     _mm_storeu_si128(reinterpret_cast<__m128i*>(y + i),
                      _mm256_cvtps_ph(_mm256_loadu_ps(x + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));

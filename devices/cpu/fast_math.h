@@ -46,8 +46,8 @@ MFCPU_FAST_INLINE float select(bool c, float a, float b) {
 
 MFCPU_FAST_INLINE float abs(float x) { return from_bits(to_bits(x) & 0x7fffffff); }
 
-// a * b + c: one rounding in the AVX2 + FMA build of the plugin, two in the
-// baseline one (Note [Two builds of the CPU plugin] in CMakeLists.txt). The
+// a * b + c: one rounding in the AVX2 and AVX-512 builds of the plugin, two in the
+// baseline one (Note [Three builds of the CPU plugin] in CMakeLists.txt). The
 // polynomials below are written with it, so the build decides, not the
 // compiler's contraction choices (-ffp-contract=off).
 MFCPU_FAST_INLINE float fmadd(float a, float b, float c) {

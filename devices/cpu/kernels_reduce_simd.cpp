@@ -79,24 +79,43 @@ MFCPU_INLINE fv<W> vexp(const fv<W>& x) {
   return x != x ? x : y;
 }
 
-// The maximum (kMax) or minimum of n floats, NaN if any is NaN; -inf (+inf)
-// for n = 0. (NaN is kept by the select itself: a lane holding NaN never
-// takes a number, and a NaN element always replaces the lane.)
+// The maximum (kMax) or minimum of n floats, NaN if any is NaN (the first
+// one, payload kept); -inf (+inf) for n = 0. Four independent accumulators
+// take plain compare-selects (maxps / minps), and NaN is tracked apart, in
+// float arithmetic: x - x is 0 for finite x and NaN for NaN (and for inf,
+// which costs a rescan that finds no NaN).
 template <int W, bool kMax>
 MFCPU_INLINE float extreme_impl(const float* p, int64_t n) {
   float m = kMax ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::infinity();
+  bool nan = false;
   int64_t i = 0;
-  if (n >= 2 * W) {  // two independent vectors
-    fv<W> m0 = vsplat<W>(m), m1 = m0;
-    for (; i + 2 * W <= n; i += 2 * W) {
-      const fv<W> a = vload<W>(p + i), b = vload<W>(p + i + W);
-      m0 = ((kMax ? a > m0 : a < m0) | (a != a)) ? a : m0;
-      m1 = ((kMax ? b > m1 : b < m1) | (b != b)) ? b : m1;
+  if (n >= 4 * W) {
+    fv<W> m0 = vsplat<W>(m), m1 = m0, m2 = m0, m3 = m0;
+    fv<W> bad = vsplat<W>(0.0f);
+    for (; i + 4 * W <= n; i += 4 * W) {
+      const fv<W> a = vload<W>(p + i), b = vload<W>(p + i + W), c = vload<W>(p + i + 2 * W),
+                  d = vload<W>(p + i + 3 * W);
+      m0 = (kMax ? a > m0 : a < m0) ? a : m0;
+      m1 = (kMax ? b > m1 : b < m1) ? b : m1;
+      m2 = (kMax ? c > m2 : c < m2) ? c : m2;
+      m3 = (kMax ? d > m3 : d < m3) ? d : m3;
+      bad += ((a - a) + (b - b)) + ((c - c) + (d - d));
     }
-    m0 = ((kMax ? m1 > m0 : m1 < m0) | (m1 != m1)) ? m1 : m0;
-    for (int l = 0; l < W; ++l) m = ((kMax ? m0[l] > m : m0[l] < m) || m0[l] != m0[l]) ? m0[l] : m;
+    m0 = (kMax ? m1 > m0 : m1 < m0) ? m1 : m0;
+    m2 = (kMax ? m3 > m2 : m3 < m2) ? m3 : m2;
+    m0 = (kMax ? m2 > m0 : m2 < m0) ? m2 : m0;
+    for (int l = 0; l < W; ++l) {
+      nan = nan || bad[l] != 0.0f;
+      m = (kMax ? m0[l] > m : m0[l] < m) ? m0[l] : m;
+    }
   }
-  for (; i < n; ++i) m = ((kMax ? p[i] > m : p[i] < m) || p[i] != p[i]) ? p[i] : m;
+  for (int64_t j = i; j < n; ++j) {
+    nan = nan || p[j] != p[j];
+    m = (kMax ? p[j] > m : p[j] < m) ? p[j] : m;
+  }
+  if (nan)
+    for (int64_t j = 0; j < n; ++j)
+      if (p[j] != p[j]) return p[j];
   return m;
 }
 
@@ -128,9 +147,9 @@ MFCPU_INLINE float exp_sum_impl(const float* p, float m, int64_t n, float* out) 
 
 // The maximum is subtracted first so exp never overflows; a NaN anywhere
 // makes the row NaN, as in PyTorch (so does a row of -inf: -inf - -inf).
-template <int W, int WMAX>
+template <int W>
 MFCPU_INLINE void softmax_row_impl(const float* x, float* o, int64_t n, bool log) {
-  const float m = extreme_impl<WMAX, true>(x, n);
+  const float m = extreme_impl<W, true>(x, n);
   if (log) {
     const float log_s = std::log(exp_sum_impl<W>(x, m, n, nullptr));
     for (int64_t i = 0; i < n; ++i) o[i] = (x[i] - m) - log_s;
@@ -180,18 +199,18 @@ struct Table {
   void (*exp_cols)(const float*, const float*, float*, float*, int64_t);
 };
 
-#define MFCPU_SIMD_TABLE(SUFFIX, TARGET, W, WMAX)                                                             \
-  TARGET float max_nan_##SUFFIX(const float* p, int64_t n) { return extreme_impl<WMAX, true>(p, n); }        \
-  TARGET float min_nan_##SUFFIX(const float* p, int64_t n) { return extreme_impl<WMAX, false>(p, n); }       \
+#define MFCPU_SIMD_TABLE(SUFFIX, TARGET, W, WCOLS)                                                            \
+  TARGET float max_nan_##SUFFIX(const float* p, int64_t n) { return extreme_impl<W, true>(p, n); }           \
+  TARGET float min_nan_##SUFFIX(const float* p, int64_t n) { return extreme_impl<W, false>(p, n); }          \
   TARGET float exp_sum_##SUFFIX(const float* p, float m, int64_t n, float* out) {                           \
     return exp_sum_impl<W>(p, m, n, out);                                                                    \
   }                                                                                                           \
   TARGET void softmax_row_##SUFFIX(const float* x, float* o, int64_t n, bool log) {                         \
-    softmax_row_impl<W, WMAX>(x, o, n, log);                                                                 \
+    softmax_row_impl<W>(x, o, n, log);                                                                       \
   }                                                                                                           \
-  TARGET void max_cols_##SUFFIX(float* m, const float* x, int64_t b) { extreme_cols_impl<WMAX, true>(m, x, b); } \
+  TARGET void max_cols_##SUFFIX(float* m, const float* x, int64_t b) { extreme_cols_impl<WCOLS, true>(m, x, b); } \
   TARGET void min_cols_##SUFFIX(float* m, const float* x, int64_t b) {                                      \
-    extreme_cols_impl<WMAX, false>(m, x, b);                                                                 \
+    extreme_cols_impl<WCOLS, false>(m, x, b);                                                                \
   }                                                                                                           \
   TARGET void exp_cols_##SUFFIX(const float* x, const float* m, float* o, float* s, int64_t b) {             \
     exp_cols_impl<W>(x, m, o, s, b);                                                                         \
@@ -200,11 +219,11 @@ struct Table {
                                   &softmax_row_##SUFFIX, &max_cols_##SUFFIX, &min_cols_##SUFFIX,           \
                                   &exp_cols_##SUFFIX};
 
-// (Extremes run 8 wide on AVX-512 too: GCC 12 turns their loop-carried
-// 16-lane selects on OR-ed masks into scalar code.)
 MFCPU_SIMD_TABLE(baseline, , 4, 4)
 #if defined(__x86_64__)
 MFCPU_SIMD_TABLE(avx2, __attribute__((target("avx2"))), 8, 8)
+// (Column extremes run 8 wide on AVX-512 too: GCC 12 turns their 16-lane
+// selects on OR-ed masks into scalar code.)
 MFCPU_SIMD_TABLE(avx512, __attribute__((target("avx512f"))), 16, 8)
 #endif
 

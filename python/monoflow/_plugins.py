@@ -51,7 +51,12 @@ def lib_dir():
 
 
 CPU_ISA_VAR = "MONOFLOW_CPU_ISA"
+# The builds of the CPU plugin, widest first, with the CPU flags each needs
+# (Note [Three builds of the CPU plugin] in devices/cpu/CMakeLists.txt).
 _AVX2_FLAGS = {"avx2", "fma", "f16c"}
+_AVX512_FLAGS = _AVX2_FLAGS | {"avx512f", "avx512bw", "avx512vl", "avx512dq"}
+_CPU_BUILDS = (("avx512", "libmonoflow_cpu_avx512.so", _AVX512_FLAGS),
+               ("avx2", "libmonoflow_cpu_avx2.so", _AVX2_FLAGS))
 
 
 def _cpu_flags():
@@ -66,16 +71,19 @@ def _cpu_flags():
 
 
 def cpu_plugin_path():
-    """The CPU plugin for this machine: the AVX2 + FMA build where the CPU has those
-    instructions and it was built (x86-64), else the baseline one (Note [Two builds
-    of the CPU plugin] in devices/cpu/CMakeLists.txt). ``MONOFLOW_CPU_ISA=baseline``
-    picks the baseline build anywhere."""
-    avx2 = os.path.join(lib_dir(), "libmonoflow_cpu_avx2.so")
+    """The CPU plugin for this machine: the widest build (AVX-512, then AVX2 + FMA) that
+    was built (x86-64) and whose instructions the CPU has, else the baseline one (Note
+    [Three builds of the CPU plugin] in devices/cpu/CMakeLists.txt).
+    ``MONOFLOW_CPU_ISA=baseline|avx2|avx512`` picks one by name (where it was built)."""
     wanted = os.environ.get(CPU_ISA_VAR, "auto").lower()
-    if wanted not in ("auto", "baseline", "avx2"):
-        raise RuntimeError(f"{CPU_ISA_VAR}={wanted!r}: expected auto, baseline or avx2")
-    if wanted != "baseline" and os.path.exists(avx2) and (wanted == "avx2" or _AVX2_FLAGS <= _cpu_flags()):
-        return avx2
+    names = [name for name, _, _ in _CPU_BUILDS]
+    if wanted not in ["auto", "baseline"] + names:
+        raise RuntimeError(f"{CPU_ISA_VAR}={wanted!r}: expected auto, baseline, " + " or ".join(names))
+    flags = _cpu_flags() if wanted == "auto" else set()
+    for name, lib, needs in _CPU_BUILDS:
+        path = os.path.join(lib_dir(), lib)
+        if (wanted == name or (wanted == "auto" and needs <= flags)) and os.path.exists(path):
+            return path
     return os.path.join(lib_dir(), "libmonoflow_cpu.so")
 
 
