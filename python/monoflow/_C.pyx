@@ -565,6 +565,9 @@ cdef object _from_scalar(Scalar s):
     return s.f
 
 
+cdef object _NO_ARG = object()  # "not given", for an optional positional argument (Note [Scalar-first overloads])
+
+
 @cython.binding(False)
 cdef class TensorBase:
     """The C++ tensor handle. ``monoflow.Tensor`` derives from it and adds
@@ -776,7 +779,9 @@ cdef class TensorBase:
             raise _arg_error("floor_divide", "other", 1, "Tensor or Number", v)
         return wrap(scalar_operand(self.t, s))
 
-    def add(self, other, *, alpha=1):
+    def add(self, other, other2=_NO_ARG, *, alpha=1):
+        if other2 is not _NO_ARG:  # Note [Scalar-first overloads]
+            alpha, other = _scalar_first(self, "add", other, other2, alpha)
         if not isinstance(other, TensorBase) and not hasattr(type(other), "__radd__"):
             raise _arg_error("add", "other", 1, "Tensor or Number", other)  # (not Python's "unsupported operand")
         if type(alpha) is not int or alpha != 1:
@@ -786,7 +791,9 @@ cdef class TensorBase:
             other = _number_other(other, "add") * alpha
         return self + other
 
-    def sub(self, other, *, alpha=1):
+    def sub(self, other, other2=_NO_ARG, *, alpha=1):
+        if other2 is not _NO_ARG:  # Note [Scalar-first overloads]
+            alpha, other = _scalar_first(self, "sub", other, other2, alpha)
         if type(alpha) is not int or alpha != 1:
             _alpha_arg(alpha, "sub")
             if isinstance(other, TensorBase):
@@ -815,7 +822,9 @@ cdef class TensorBase:
             return self / other
         return _rounded_division(self, other, rounding_mode)
 
-    def add_(self, other, *, alpha=1):
+    def add_(self, other, other2=_NO_ARG, *, alpha=1):
+        if other2 is not _NO_ARG:  # Note [Scalar-first overloads]
+            alpha, other = _scalar_first(self, "add_", other, other2, alpha)
         if type(alpha) is not int or alpha != 1:
             _alpha_arg(alpha, "add_", True)
             if isinstance(other, TensorBase):
@@ -824,7 +833,9 @@ cdef class TensorBase:
             other = _number_other(other, "add_") * alpha
         return _inplace(kOp_add, kOp_add_scalar, self, other)
 
-    def sub_(self, other, *, alpha=1):
+    def sub_(self, other, other2=_NO_ARG, *, alpha=1):
+        if other2 is not _NO_ARG:  # Note [Scalar-first overloads]
+            alpha, other = _scalar_first(self, "sub_", other, other2, alpha)
         if type(alpha) is not int or alpha != 1:
             _alpha_arg(alpha, "sub_")
             if isinstance(other, TensorBase):
@@ -1158,6 +1169,37 @@ cdef inline _alpha_arg(object alpha, str op, bint tensor_0d=False):
     except OverflowError as e:  # an int beyond int64
         raise _overflow_named(op, e) from None
     raise _arg_error(op, "alpha", 0, "Number", alpha)
+
+
+# Note [Scalar-first overloads]
+#   torch still takes the scalar-first forms that PyTorch 0.4-era optimizers
+#   are written in (p.data.add_(-lr, grad), exp_avg_sq.addcmul_(1 - beta2, g, g),
+#   torch.add(x, alpha, y)), with a one-time deprecation warning per form.
+#   monoflow takes them the same way, so those optimizers run unchanged.
+_warned_overloads = set()
+
+
+def scalar_first_overload(str op, str old, str new, scalar, str name="alpha"):
+    """Checks the leading Number of torch's deprecated scalar-first form of `op`
+    (old), warning once per op that `new` is the current form; returns it."""
+    if op not in _warned_overloads:
+        _warned_overloads.add(op)
+        import warnings
+        warnings.warn(f"This overload of {op} is deprecated:\n\t{op}({old})\nConsider using one of the following "
+                      f"signatures instead:\n\t{op}({new})", UserWarning, stacklevel=3)
+    _alpha_arg(scalar, op)
+    if name != "alpha" and isinstance(scalar, TensorBase):
+        raise _arg_error(op, name, 0, "Number", scalar)
+    return scalar
+
+
+cdef tuple _scalar_first(TensorBase self, str op, scalar, other, alpha):
+    # x.add_(alpha, other): (alpha, other), once alpha= was not also given
+    if type(alpha) is not int or alpha != 1:
+        raise TypeError(f"{op}() received an invalid combination of arguments: alpha given twice")
+    if not isinstance(other, TensorBase):
+        raise _arg_error(op, "other", 2, "Tensor", other)
+    return scalar_first_overload(op, "Number alpha, Tensor other", "Tensor other, *, Number alpha = 1", scalar), other
 
 
 cdef object _renamed_add(e, str op):

@@ -8,14 +8,18 @@ def _as_tensor(x, like):
     return x if isinstance(x, _C.TensorBase) else _tensor(x, device=like.device)
 
 
-def add(input, other, *, alpha=1):
+def add(input, other, *deprecated, alpha=1):
+    if deprecated:  # torch.add(x, alpha, y) (Note [Scalar-first overloads] in _C.pyx)
+        return _C.check_tensor(input, "add").add(other, *deprecated, alpha=alpha)
     if not isinstance(input, _C.TensorBase) and isinstance(other, _C.TensorBase):
         # a number first (OneFlow's flow.add(2, x)): number + alpha * other
         return (other * alpha if alpha != 1 else other).__radd__(input)
     return _C.check_tensor(input, "add").add(other, alpha=alpha)
 
 
-def sub(input, other, *, alpha=1):
+def sub(input, other, *deprecated, alpha=1):
+    if deprecated:
+        return _C.check_tensor(input, "sub").sub(other, *deprecated, alpha=alpha)
     if not isinstance(input, _C.TensorBase) and isinstance(other, _C.TensorBase):
         return (other * alpha if alpha != 1 else other).__rsub__(input)
     return _C.check_tensor(input, "sub").sub(other, alpha=alpha)

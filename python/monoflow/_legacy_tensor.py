@@ -93,28 +93,35 @@ def _legacy_new_of(name, dtype, args, device):
 
 class _LegacyTensorType(type):
     """``flow.FloatTensor(...)`` makes a ``flow.Tensor``; ``isinstance(t, flow.FloatTensor)``
-    tells whether ``t`` is a local CPU float32 tensor."""
+    tells whether ``t`` is a local float32 tensor on the type's device type (``flow.cuda.FloatTensor``:
+    CUDA, where constructing one needs a CUDA plugin, as torch's needs CUDA)."""
 
     def __call__(cls, *args, device=None, **kwargs):
-        return legacy_new(cls.__name__, cls.dtype, args, device, kwargs)
+        if device is None and cls.device_type != "cpu":
+            device = cls.device_type
+        return legacy_new(cls.__qualname__, cls.dtype, args, device, kwargs)
 
     def __instancecheck__(cls, obj):
         return (isinstance(obj, _C.TensorBase) and not getattr(obj, "is_global", False) and obj.dtype == cls.dtype
-                and obj.device.type == "cpu")
+                and obj.device.type == cls.device_type)
 
 
-def _legacy_type(name, dtype):
-    return _LegacyTensorType(name, (), {"dtype": dtype, "__module__": "monoflow",
-                                        "__doc__": f"Legacy constructor of {dtype} CPU tensors (as flow.Tensor)."})
+_TYPES = (("BoolTensor", _dtypes.bool_), ("ByteTensor", _dtypes.uint8), ("CharTensor", _dtypes.int8),
+          ("ShortTensor", _dtypes.int16), ("IntTensor", _dtypes.int32), ("LongTensor", _dtypes.int64),
+          ("HalfTensor", _dtypes.float16), ("BFloat16Tensor", _dtypes.bfloat16), ("FloatTensor", _dtypes.float32),
+          ("DoubleTensor", _dtypes.float64))
 
 
-BoolTensor = _legacy_type("BoolTensor", _dtypes.bool_)
-ByteTensor = _legacy_type("ByteTensor", _dtypes.uint8)
-CharTensor = _legacy_type("CharTensor", _dtypes.int8)
-ShortTensor = _legacy_type("ShortTensor", _dtypes.int16)
-IntTensor = _legacy_type("IntTensor", _dtypes.int32)
-LongTensor = _legacy_type("LongTensor", _dtypes.int64)
-HalfTensor = _legacy_type("HalfTensor", _dtypes.float16)
-BFloat16Tensor = _legacy_type("BFloat16Tensor", _dtypes.bfloat16)
-FloatTensor = _legacy_type("FloatTensor", _dtypes.float32)
-DoubleTensor = _legacy_type("DoubleTensor", _dtypes.float64)
+def legacy_types(device_type):
+    """The typed legacy constructors of one device type, by name (``monoflow.FloatTensor``,
+    ``monoflow.cuda.FloatTensor``)."""
+    prefix = "" if device_type == "cpu" else device_type + "."
+    return {name: _LegacyTensorType(name, (), {
+        "dtype": dtype, "device_type": device_type, "__module__": "monoflow", "__qualname__": prefix + name,
+        "__doc__": f"Legacy constructor of {dtype} {device_type.upper()} tensors (as flow.Tensor)."})
+        for name, dtype in _TYPES}
+
+
+_cpu = legacy_types("cpu")
+BoolTensor, ByteTensor, CharTensor, ShortTensor, IntTensor, LongTensor, HalfTensor, BFloat16Tensor, FloatTensor, \
+    DoubleTensor = (_cpu[name] for name, _ in _TYPES)

@@ -218,15 +218,29 @@ def lerp(input, end, weight):
     return _C.lerp(input, end, weight)
 
 
-def addcmul(input, tensor1, tensor2, *, value=1):
+def _value_first(op, scalar, tensor1, rest, value):
+    """torch's deprecated ``addcmul(input, value, tensor1, tensor2)`` forms (Note [Scalar-first
+    overloads] in _C.pyx): the arguments as (tensor1, tensor2, value)."""
+    if len(rest) != 1 or type(value) is not int or value != 1:
+        raise TypeError(f"{op}() received an invalid combination of arguments")
+    value = _C.scalar_first_overload(op, "Number value, Tensor tensor1, Tensor tensor2",
+                                     "Tensor tensor1, Tensor tensor2, *, Number value = 1", scalar, "value")
+    return tensor1, rest[0], value
+
+
+def addcmul(input, tensor1, tensor2, *deprecated, value=1):
     """input + value * tensor1 * tensor2, in one pass (fused kernel)."""
+    if deprecated:
+        tensor1, tensor2, value = _value_first("addcmul", tensor1, tensor2, deprecated, value)
     if _any_complex(input, tensor1, tensor2, value):
         return input + value * (tensor1 * tensor2)
     return _C.addcmul(input, tensor1, tensor2, value)
 
 
-def addcdiv(input, tensor1, tensor2, *, value=1):
+def addcdiv(input, tensor1, tensor2, *deprecated, value=1):
     """input + value * tensor1 / tensor2, in one pass (fused kernel)."""
+    if deprecated:
+        tensor1, tensor2, value = _value_first("addcdiv", tensor1, tensor2, deprecated, value)
     if _any_complex(input, tensor1, tensor2, value):
         return input + value * (tensor1 / tensor2)
     return _C.addcdiv(input, tensor1, tensor2, value)
@@ -345,16 +359,20 @@ class TensorMethods:
     def lerp_(self, end, weight):
         return _C.lerp_(self, end, weight)
 
-    def addcmul(self, tensor1, tensor2, *, value=1):
-        return addcmul(self, tensor1, tensor2, value=value)
+    def addcmul(self, tensor1, tensor2, *deprecated, value=1):
+        return addcmul(self, tensor1, tensor2, *deprecated, value=value)
 
-    def addcmul_(self, tensor1, tensor2, *, value=1):
+    def addcmul_(self, tensor1, tensor2, *deprecated, value=1):
+        if deprecated:
+            tensor1, tensor2, value = _value_first("addcmul_", tensor1, tensor2, deprecated, value)
         return _C.addcmul_(self, tensor1, tensor2, value)
 
-    def addcdiv(self, tensor1, tensor2, *, value=1):
-        return addcdiv(self, tensor1, tensor2, value=value)
+    def addcdiv(self, tensor1, tensor2, *deprecated, value=1):
+        return addcdiv(self, tensor1, tensor2, *deprecated, value=value)
 
-    def addcdiv_(self, tensor1, tensor2, *, value=1):
+    def addcdiv_(self, tensor1, tensor2, *deprecated, value=1):
+        if deprecated:
+            tensor1, tensor2, value = _value_first("addcdiv_", tensor1, tensor2, deprecated, value)
         return _C.addcdiv_(self, tensor1, tensor2, value)
 
 

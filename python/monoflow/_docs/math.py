@@ -39,6 +39,8 @@ add_doc("add", "add(input, other, *, alpha=1) -> Tensor", r"""
     Args:
         input (Tensor or Number): the tensor to add to.
         other (Tensor or Number): the tensor or number to add.
+        *deprecated: torch's deprecated form ``add(input, alpha, other)``, still accepted
+            (with a one-time warning) for the programs written in it.
         alpha (Number): the multiplier of ``other``. Default: 1.
 
     Returns:
@@ -65,6 +67,8 @@ add_doc("sub", "sub(input, other, *, alpha=1) -> Tensor", r"""
     Args:
         input (Tensor or Number): the tensor to subtract from.
         other (Tensor or Number): the tensor or number to subtract.
+        *deprecated: torch's deprecated form ``sub(input, alpha, other)``, still accepted
+            (with a one-time warning).
         alpha (Number): the multiplier of ``other``. Default: 1.
 
     Returns:
@@ -344,6 +348,8 @@ add_doc("addcmul", "addcmul(input, tensor1, tensor2, *, value=1) -> Tensor", r""
         input (Tensor): the tensor to add to.
         tensor1 (Tensor): the first factor.
         tensor2 (Tensor): the second factor.
+        *deprecated: torch's deprecated form ``addcmul(input, value, tensor1, tensor2)``,
+            still accepted (with a one-time warning).
         value (Number): the multiplier of the product. Default: 1.
 
     Returns:
@@ -368,6 +374,8 @@ add_doc("addcdiv", "addcdiv(input, tensor1, tensor2, *, value=1) -> Tensor", r""
         input (Tensor): the tensor to add to.
         tensor1 (Tensor): the numerator.
         tensor2 (Tensor): the denominator.
+        *deprecated: torch's deprecated form ``addcdiv(input, value, tensor1, tensor2)``,
+            still accepted (with a one-time warning).
         value (Number): the multiplier of the quotient. Default: 1.
 
     Returns:

@@ -262,3 +262,21 @@ for _name, _dtype, _data, _shown in _LEGACY:
         >>> isinstance(flow.tensor({_data}, dtype=flow.{_dtype}), flow.{_name})
         True
     """, method=False)
+
+for _name, _dtype, _data, _shown in _LEGACY:
+    add_doc(_name, f"{_name}(*args, device=None)", f"""
+    Legacy constructor of CUDA ``monoflow.{_dtype}`` tensors (torch's
+    ``torch.cuda.{_name}``); ``isinstance(t, monoflow.cuda.{_name})`` tests a
+    tensor's dtype and that it lives on a CUDA device, so code that asks it
+    runs on any machine. Constructing one needs a CUDA device plugin.
+
+    Args:
+        args: sizes as ints, a ``Size``, or data (as :class:`monoflow.{_name}`).
+        device (monoflow.device or str, optional): where the result lives.
+            Default: ``None``: the current CUDA device.
+
+    Example::
+
+        >>> isinstance(flow.tensor({_data}, dtype=flow.{_dtype}), flow.cuda.{_name})  # a CPU tensor
+        False
+    """, namespace="monoflow.cuda", method=False)

@@ -6,10 +6,13 @@ a silent no-op (as in torch), and using a device raises a RuntimeError that
 says how to get the plugin."""
 from monoflow import _C
 from monoflow._device_face import DeviceProperties, face  # noqa: F401
+from monoflow._legacy_tensor import legacy_types as _legacy_types
 from monoflow.cuda import amp  # noqa: F401
 from monoflow.cuda.streams import Event, Stream, StreamContext, current_stream, default_stream, stream  # noqa: F401
 
 OutOfMemoryError = _C.OutOfMemoryError
+# torch.cuda.FloatTensor, ...: isinstance(t, flow.cuda.FloatTensor) is False for CPU tensors
+globals().update(_legacy_types("cuda"))
 _face = face("cuda")
 
 

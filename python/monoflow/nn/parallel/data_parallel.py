@@ -6,7 +6,7 @@ that wrap a model "in case there are several GPUs" run unchanged. Several
 device_ids raise NotImplementedError: use DistributedDataParallel."""
 from monoflow.nn.module import Module
 
-__all__ = ["DataParallel"]
+__all__ = ["DataParallel", "data_parallel"]
 
 
 class DataParallel(Module):
@@ -44,3 +44,25 @@ class DataParallel(Module):
 
     def forward(self, *inputs, **kwargs):
         return self.module(*inputs, **kwargs)
+
+
+def data_parallel(module, inputs, device_ids=None, output_device=None, dim=0, module_kwargs=None):
+    """The function form of :class:`DataParallel`: ``module(*inputs, **module_kwargs)`` on one device.
+
+    Args:
+        module (Module): the module to run.
+        inputs (Tensor or tuple): its positional input(s).
+        device_ids (list of int or device, optional): at most one device (several raise
+            ``NotImplementedError``, as :class:`DataParallel`). Default: ``None``.
+        output_device (int or device, optional): kept for torch compatibility. Default: ``None``.
+        dim (int): the batch dim the inputs would be scattered along. Default: ``0``.
+        module_kwargs (dict, optional): keyword arguments of the module. Default: ``None``.
+
+    Example::
+
+        >>> nn.parallel.data_parallel(nn.Linear(4, 2), flow.randn(3, 4)).shape
+        monoflow.Size([3, 2])
+    """
+    if not isinstance(inputs, tuple):
+        inputs = (inputs,) if inputs is not None else ()
+    return DataParallel(module, device_ids, output_device, dim)(*inputs, **(module_kwargs or {}))
