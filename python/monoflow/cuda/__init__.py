@@ -502,6 +502,37 @@ def set_rng_state_all(new_states):
         g.set_state(s)
 
 
+def get_arch_list():
+    """The CUDA architectures of the devices present (``["sm_80"]``, ...); empty without CUDA.
+
+    Example::
+
+        >>> flow.cuda.get_arch_list() if not flow.cuda.is_available() else []
+        []
+    """
+    return sorted({"sm_%d%d" % get_device_capability(i) for i in range(device_count())})
+
+
+def is_tf32_supported():
+    """Whether a CUDA device with TF32 units (compute capability 8.0 or newer) is present.
+
+    Example::
+
+        >>> flow.cuda.is_tf32_supported() == (flow.cuda.is_available() and flow.cuda.get_device_capability() >= (8, 0))
+        True
+    """
+    return is_available() and get_device_capability() >= (8, 0)
+
+
+has_half = True
+has_magma = False
+
+# torch.cuda's submodules; their functions are also this module's
+from monoflow.cuda import memory, nvtx, random  # noqa: E402,F401
+from monoflow.cuda.memory import (ipc_collect, max_memory_cached, mem_get_info, memory_cached,  # noqa: E402,F401
+                                  memory_summary, reset_max_memory_allocated, reset_max_memory_cached)
+
+
 def __getattr__(name):
     if name == "default_generators":  # one per device, as loaded now
         return tuple(_face.generators())

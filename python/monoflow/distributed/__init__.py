@@ -12,7 +12,7 @@ from monoflow.distributed.collectives import (  # noqa: F401
     reduce_scatter_tensor, reset_comm_stats, scatter, send,
 )
 from monoflow.distributed.process_group import (  # noqa: F401
-    GroupMember, ProcessGroup, destroy_process_group, get_backend, get_global_rank, get_process_group_ranks,
+    GroupMember, ProcessGroup, destroy_process_group, group, get_backend, get_global_rank, get_process_group_ranks,
     get_rank, get_world_size, init_process_group, is_available, is_gloo_available, is_initialized,
     is_nccl_available, new_group,
 )
@@ -21,7 +21,8 @@ from monoflow.distributed.object_collectives import (  # noqa: F401
     send_object_list,
 )
 from monoflow.distributed.queries import (  # noqa: F401
-    default_pg_timeout, get_default_backend_for_device, get_group_rank, get_node_local_rank, get_pg_count,
+    DebugLevel, default_pg_timeout, get_debug_level, get_default_backend_for_device, set_debug_level,
+    set_debug_level_from_env, get_group_rank, get_node_local_rank, get_pg_count,
     is_backend_available, is_mpi_available, is_torchelastic_launched, is_ucc_available, is_xccl_available,
     monitored_barrier,
 )
@@ -42,7 +43,7 @@ def get_local_rank():
 
     return env.get_local_rank()
 from monoflow.distributed.store import (  # noqa: F401
-    DistError, DistStoreError, FileStore, HashStore, PrefixStore, Store, TCPStore,
+    DistBackendError, DistError, DistNetworkError, DistStoreError, FileStore, QueueEmptyError, HashStore, PrefixStore, Store, TCPStore,
 )
 from monoflow.distributed.work import Work  # noqa: F401
 

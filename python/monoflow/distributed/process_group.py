@@ -77,6 +77,24 @@ class GroupMember:
     NON_GROUP_MEMBER = object()
 
 
+class _GroupNames(type):
+    @property
+    def WORLD(cls):
+        return GroupMember.WORLD
+
+
+class group(metaclass=_GroupNames):
+    """torch's ``dist.group``: ``group.WORLD`` is the default process group (``None`` before
+    :func:`init_process_group`), for ``all_reduce(t, group=dist.group.WORLD)``.
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> dist.group.WORLD is dist.GroupMember.WORLD
+        True
+    """
+
+
 class _State:
     store = None       # the job's root store (rank 0 serves it for TCP)
     world = None       # the default ProcessGroup

@@ -2,6 +2,8 @@
 rank this process has on its node, how many groups there are, whether a
 launcher started it."""
 import datetime
+import enum
+import inspect
 import os
 
 from monoflow.distributed import collectives, process_group
@@ -189,3 +191,71 @@ def monitored_barrier(group=None, timeout=None, wait_all_ranks=False):
         >>> dist.destroy_process_group()
     """
     collectives.barrier(group)
+
+
+class DebugLevel(enum.IntEnum):
+    """The distributed debug levels (``TORCH_DISTRIBUTED_DEBUG``): ``OFF``, ``INFO``, ``DETAIL``.
+    monoflow's collectives log nothing more at higher levels; the level is kept for the programs
+    that set and read it.
+
+    Args:
+        value (int): the level's number: ``DebugLevel(2)`` is ``DETAIL``.
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> dist.DebugLevel.DETAIL > dist.DebugLevel.OFF
+        True
+    """
+
+    OFF = 0
+    INFO = 1
+    DETAIL = 2
+
+
+DebugLevel.__signature__ = inspect.Signature([inspect.Parameter("value", inspect.Parameter.POSITIONAL_ONLY)])
+_debug_level = [DebugLevel.OFF]
+
+
+def get_debug_level():
+    """The distributed debug level last set (``DebugLevel.OFF`` by default).
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> dist.get_debug_level()
+        <DebugLevel.OFF: 0>
+    """
+    return _debug_level[0]
+
+
+def set_debug_level(level):
+    """Sets the distributed debug level.
+
+    Args:
+        level (DebugLevel): the new level.
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> dist.set_debug_level(dist.DebugLevel.INFO); dist.get_debug_level()
+        <DebugLevel.INFO: 1>
+        >>> dist.set_debug_level(dist.DebugLevel.OFF)
+    """
+    if not isinstance(level, DebugLevel):
+        raise TypeError(f"set_debug_level(): argument 'level' must be DebugLevel, not {type(level).__name__}")
+    _debug_level[0] = level
+
+
+def set_debug_level_from_env():
+    """Sets the debug level from ``TORCH_DISTRIBUTED_DEBUG`` (``OFF``, ``INFO`` or ``DETAIL``; unset: ``OFF``).
+
+    Example::
+
+        >>> import monoflow.distributed as dist
+        >>> dist.set_debug_level_from_env()
+    """
+    value = os.environ.get("TORCH_DISTRIBUTED_DEBUG", "OFF").upper()
+    if value not in DebugLevel.__members__:
+        raise ValueError(f"The value of TORCH_DISTRIBUTED_DEBUG must be OFF, INFO, or DETAIL, but got {value!r}")
+    _debug_level[0] = DebugLevel[value]

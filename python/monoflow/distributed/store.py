@@ -28,6 +28,18 @@ class DistStoreError(DistError):
     """A store operation failed or timed out (torch.distributed.DistStoreError)."""
 
 
+class DistBackendError(DistError):
+    """A communication backend failed (torch.distributed.DistBackendError), for ``except`` clauses."""
+
+
+class DistNetworkError(DistError):
+    """A network failure of the distributed layer (torch.distributed.DistNetworkError)."""
+
+
+class QueueEmptyError(DistStoreError):
+    """A store queue was empty (torch.distributed.QueueEmptyError)."""
+
+
 def _seconds(timeout, what):
     if isinstance(timeout, timedelta):
         return timeout.total_seconds()

@@ -1,0 +1,5 @@
+"""torch.backends.mkl: monoflow's CPU kernels use OpenBLAS, not Intel MKL."""
+
+
+def is_available():
+    return False
