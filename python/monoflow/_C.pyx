@@ -1186,11 +1186,22 @@ def scalar_first_overload(str op, str old, str new, scalar, str name="alpha"):
         _warned_overloads.add(op)
         import warnings
         warnings.warn(f"This overload of {op} is deprecated:\n\t{op}({old})\nConsider using one of the following "
-                      f"signatures instead:\n\t{op}({new})", UserWarning, stacklevel=3)
+                      f"signatures instead:\n\t{op}({new})", UserWarning, stacklevel=_caller_outside_package())
     _alpha_arg(scalar, op)
     if name != "alpha" and isinstance(scalar, TensorBase):
         raise _arg_error(op, name, 0, "Number", scalar)
     return scalar
+
+
+def _caller_outside_package():
+    """The warnings stacklevel of the innermost caller outside the monoflow package (the
+    bindings have no Python frames: level 1 is whoever called into them)."""
+    import os
+    package = os.path.dirname(_sys.modules["monoflow"].__file__)
+    frame, level = _sys._getframe(0), 1
+    while frame is not None and frame.f_code.co_filename.startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 cdef tuple _scalar_first(TensorBase self, str op, scalar, other, alpha):
