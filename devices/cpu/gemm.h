@@ -59,14 +59,58 @@ void pack(const Mat<TS>& src, TD* dst) {
   }
 }
 
+// Note [Vector products go to gemv]
+//   A product with one row (x @ W.T for a single sample: an RNN step, a
+//   decoding step) or one column is a matrix-vector product. OpenBLAS's gemm
+//   packs the whole matrix for it on every call (1x185 @ 185x128: ~8 us);
+//   gemv reads it once (~1 us). Eager and fused kernels both come here, so
+//   they still call BLAS alike.
+template <class T, class Gemm, class Gemv>
+void gemm_or_gemv(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint m, blasint n, blasint k, const T* a, blasint lda,
+                  const T* b, blasint ldb, T* c, blasint ldc, Gemm gemm, Gemv gemv) {
+  if (m == 1) {  // c (1 x n) = a (1 x k) b: a's elements are 1 (or lda) apart
+    const blasint inca = ta == CblasNoTrans ? 1 : lda;
+    if (tb == CblasNoTrans)
+      gemv(CblasTrans, k, n, b, ldb, a, inca, c, 1);  // b stored k x n
+    else
+      gemv(CblasNoTrans, n, k, b, ldb, a, inca, c, 1);  // b stored n x k
+  } else if (n == 1) {  // c (m x 1) = a b (k x 1): c's elements are ldc apart
+    const blasint incb = tb == CblasNoTrans ? ldb : 1;
+    if (ta == CblasNoTrans)
+      gemv(CblasNoTrans, m, k, a, lda, b, incb, c, ldc);  // a stored m x k
+    else
+      gemv(CblasTrans, k, m, a, lda, b, incb, c, ldc);  // a stored k x m
+  } else {
+    gemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc);
+  }
+}
+
 inline void gemm_call(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint m, blasint n, blasint k,
                       const float* a, blasint lda, const float* b, blasint ldb, float* c, blasint ldc) {
-  scipy_cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
+  gemm_or_gemv(
+      ta, tb, m, n, k, a, lda, b, ldb, c, ldc,
+      [](CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint m, blasint n, blasint k, const float* a, blasint lda,
+         const float* b, blasint ldb, float* c, blasint ldc) {
+        scipy_cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
+      },
+      [](CBLAS_TRANSPOSE t, blasint rows, blasint cols, const float* mat, blasint ld, const float* x, blasint incx,
+         float* y, blasint incy) {
+        scipy_cblas_sgemv(CblasRowMajor, t, rows, cols, 1.0f, mat, ld, x, incx, 0.0f, y, incy);
+      });
 }
 inline void gemm_call(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint m, blasint n, blasint k,
                       const double* a, blasint lda, const double* b, blasint ldb, double* c,
                       blasint ldc) {
-  scipy_cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, 1.0, a, lda, b, ldb, 0.0, c, ldc);
+  gemm_or_gemv(
+      ta, tb, m, n, k, a, lda, b, ldb, c, ldc,
+      [](CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint m, blasint n, blasint k, const double* a, blasint lda,
+         const double* b, blasint ldb, double* c, blasint ldc) {
+        scipy_cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, 1.0, a, lda, b, ldb, 0.0, c, ldc);
+      },
+      [](CBLAS_TRANSPOSE t, blasint rows, blasint cols, const double* mat, blasint ld, const double* x,
+         blasint incx, double* y, blasint incy) {
+        scipy_cblas_dgemv(CblasRowMajor, t, rows, cols, 1.0, mat, ld, x, incx, 0.0, y, incy);
+      });
 }
 
 // Below this many flops a product runs on one thread (splitting costs more).

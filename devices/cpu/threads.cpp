@@ -86,7 +86,12 @@ std::atomic<int32_t> g_sample_busy{0};
 std::atomic<int32_t> g_free_team{0};  // 0: not sampled yet (or no /proc): all cores
 double g_others_smoothed = 0;         // written under g_sample_busy only
 
-int cores() { return std::max(1, static_cast<int>(std::thread::hardware_concurrency())); }
+// Read once: glibc answers hardware_concurrency() by reading /sys
+// (get_nprocs), ~5 us, and this is asked for every kernel that sizes its split.
+int cores() {
+  static const int n = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  return n;
+}
 
 // Re-samples at most every kSampleEveryNs, by one thread at a time; the
 // others keep the last answer.

@@ -22,17 +22,18 @@ def linear(input, weight, bias=None):
     _C.check_tensor(input, "linear", "input", 1)
     _C.check_tensor(weight, "linear", "weight", 2)
     _C.check_optional_tensor(bias, "linear", "bias", 3)
-    if weight.dim() not in (1, 2):
-        raise RuntimeError(f"linear(): weight must be 1-D or 2-D, but got {weight.dim()}-D")
-    if input.dim() == 0 or input.shape[-1] != weight.shape[-1]:
-        rows = input.numel() // input.shape[-1] if input.dim() and input.shape[-1] else 1
+    wdim, idim = weight.dim(), input.dim()
+    if wdim not in (1, 2):
+        raise RuntimeError(f"linear(): weight must be 1-D or 2-D, but got {wdim}-D")
+    # (size(d), not shape[d]: this runs for every layer call, and a Size index is Python code)
+    if idim == 0 or input.size(-1) != weight.size(-1):
+        rows = input.numel() // input.size(-1) if idim and input.size(-1) else 1
         wt = tuple(weight.shape)[::-1]
         raise RuntimeError(f"linear(): mat1 and mat2 shapes cannot be multiplied ({rows}x"
-                           f"{input.shape[-1] if input.dim() else 1} and {'x'.join(map(str, wt))})")
-    if input.dim() == 2 and weight.dim() == 2 and bias is not None and bias.dim() <= 1 and bias.numel() in (
-            1, weight.shape[0]):  # (another bias shape: `+` broadcasts it, or refuses it by linear's name)
-        return bias.addmm(input, weight.t())
-    out = input.matmul(weight.t())
+                           f"{input.size(-1) if idim else 1} and {'x'.join(map(str, wt))})")
+    # the product, then the bias: addmm's order (another bias shape: `+` broadcasts it, or
+    # refuses it by linear's name)
+    out = input.matmul(weight.transpose(0, 1) if wdim == 2 else weight)
     return out if bias is None else out + bias
 
 
