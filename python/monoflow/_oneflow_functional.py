@@ -3,7 +3,7 @@ API), under their OneFlow signatures. ``monoflow._C`` answers these names from h
 ``_oneflow_internal.functional_fallback``); they are compositions of monoflow ops."""
 from monoflow import _C, _creation, _functional, ops_special
 
-__all__ = ["reduce_sum_like", "reshape_like", "matmul", "sparse_softmax_cross_entropy", "batch_matmul", "matrix_vector_product", "fast_gelu", "square_relu",
+__all__ = ["layer_norm", "reduce_sum_like", "reshape_like", "matmul", "sparse_softmax_cross_entropy", "batch_matmul", "matrix_vector_product", "fast_gelu", "square_relu",
            "fused_bias_add_gelu", "fused_bias_add_dropout", "fused_scale_tril", "fused_weighted_sum",
            "binary_cross_entropy_with_logits_reduce_mean", "inv", "trigamma", "rms_norm",
            "layer_norm_affine", "skip_layer_norm", "skip_rms_norm", "trunc_divide", "grouped_matmul",
@@ -422,6 +422,31 @@ def rms_norm(x, weight=None, normalized_shape=None, epsilon=1e-6):
             raise TypeError("rms_norm(): normalized_shape is required when weight is None")
         normalized_shape = tuple(weight.shape)
     return _rms_norm(x, normalized_shape, weight, epsilon)
+
+
+def layer_norm(x, begin_norm_axis, begin_params_axis, epsilon=1e-5):
+    """``oneflow._C.layer_norm``: layer normalisation of ``x`` over the dims from
+    ``begin_norm_axis`` on, without scale and shift (``layer_norm_affine`` has them).
+
+    Args:
+        x (Tensor): the input.
+        begin_norm_axis (int): the first normalised dim (negative counts from the end).
+        begin_params_axis (int): accepted for OneFlow's signature (there are no parameters).
+        epsilon (float): added to the variance. Default: ``1e-5``.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.layer_norm(flow.tensor([[1.0, 3.0]]), begin_norm_axis=1, begin_params_axis=1, epsilon=0.0)
+        tensor([[-1.,  1.]])
+    """
+    from monoflow.nn.functional import layer_norm as _layer_norm
+
+    x = _C.check_tensor(x, "layer_norm", "x", 1)
+    a = _C.check_int(begin_norm_axis, "layer_norm", "begin_norm_axis", 2)
+    _C.check_int(begin_params_axis, "layer_norm", "begin_params_axis", 3)
+    a = a % x.dim() if x.dim() else 0
+    return _layer_norm(x, tuple(x.shape[a:]), None, None, epsilon)
 
 
 def layer_norm_affine(x, gamma, beta, begin_norm_axis, begin_params_axis, epsilon=1e-5):

@@ -11,7 +11,12 @@ import types as _types
 
 from monoflow._tensor import Tensor
 
-__all__ = ["Tensor", "cpu_broadcast", "exception", "GetCurrentStack"]
+__all__ = ["Tensor", "TensorTuple", "cpu_broadcast", "exception", "GetCurrentStack"]
+
+# OneFlow hands a module's backward hooks their gradients as a TensorTuple (its C++ sequence of
+# tensors); monoflow hands them a tuple, as torch does, so the name is tuple itself
+# (``isinstance(grad_input, TensorTuple)`` holds).
+TensorTuple = tuple
 
 # OneFlow's ``_oneflow_internal.exception`` names the exception classes its C++ core raises; monoflow raises
 # Python's built-in ones, so each name is the built-in class it stands for (``except

@@ -1,4 +1,5 @@
 """monoflow.Tensor: the C++ handle plus the Python-level conveniences."""
+import numbers
 import operator
 import warnings
 
@@ -763,6 +764,14 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
         if self.dim() == 0:
             raise TypeError(_C.name_op_in_progress("iteration over a 0-d tensor"))
         return (self[i] for i in range(len(self)))
+
+    def __contains__(self, element):
+        # `x in t`: whether any element equals x (Python's fallback, iterating, would ask the truth
+        # value of each row of a matrix)
+        if not isinstance(element, (_C.TensorBase, numbers.Number)):
+            raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
+                               f"{type(element)}.")
+        return bool((self == element).any().item())
 
     def __format__(self, spec):
         if self.dim() == 0:

@@ -57,16 +57,17 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
 
 
 class RemovableHandle:
-    """Returned by the register_*_hook methods; ``remove()`` unregisters."""
+    """Returned by the register_*_hook methods; ``remove()`` unregisters. ``hooks_dict_ref()``
+    is the table the hook is in (as torch's and OneFlow's handles)."""
 
     _next_id = itertools.count()
 
     def __init__(self, hooks_dict):
-        self._hooks = weakref.ref(hooks_dict)
+        self.hooks_dict_ref = weakref.ref(hooks_dict)
         self.id = next(RemovableHandle._next_id)
 
     def remove(self):
-        hooks = self._hooks()
+        hooks = self.hooks_dict_ref()
         if hooks is not None:
             hooks.pop(self.id, None)
 

@@ -68,6 +68,7 @@ class DistributedDataParallel(Module):
         if bucket_cap_mb <= 0:
             raise ValueError(f"DistributedDataParallel: bucket_cap_mb must be positive, got {bucket_cap_mb}")
         self.module = module
+        self._is_ddp_module = True  # OneFlow's marker of a DDP-wrapped module
         self.device_ids = device_ids
         self.output_device = output_device
         self.dim = dim
