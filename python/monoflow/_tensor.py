@@ -771,7 +771,10 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
         if not isinstance(element, (_C.TensorBase, numbers.Number)):
             raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
                                f"{type(element)}.")
-        return bool((self == element).any().item())
+        try:
+            return bool((self == element).any().item())
+        except (RuntimeError, OverflowError) as e:  # (eq's words: named after the op the user wrote)
+            raise type(e)(f"Tensor.__contains__: {e}") from None
 
     def __format__(self, spec):
         if self.dim() == 0:
