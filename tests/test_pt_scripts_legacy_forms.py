@@ -88,3 +88,38 @@ def test_data_parallel_function_runs_the_module():
     assert flow.nn.parallel.data_parallel(lambda a, k=0: a + k, (x,), module_kwargs={"k": 1}).shape == (3, 4)
     with pytest.raises(NotImplementedError, match="several devices"):
         flow.nn.parallel.data_parallel(lin, x, device_ids=[0, 1])
+
+
+def _warnings_of(lib, program):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        program(lib)
+    return [(w.category.__name__, str(w.message).split(" ")[0].replace("torch.", "").replace("monoflow.", ""))
+            for w in caught]
+
+
+@pytest.mark.parametrize("name, program", [
+    ("size_average", lambda lib: lib.nn.functional.nll_loss(lib.log_softmax(lib.randn(4, 3), 1),
+                                                            lib.tensor([0, 1, 2, 0]), size_average=False)),
+    ("size_average module", lambda lib: lib.nn.MSELoss(reduce=False)),
+    ("align_corners", lambda lib: lib.nn.functional.grid_sample(
+        lib.randn(1, 1, 4, 4), lib.nn.functional.affine_grid(lib.eye(2, 3).unsqueeze(0), (1, 1, 4, 4)))),
+    ("get_lr outside step", lambda lib: lib.optim.lr_scheduler.StepLR(
+        lib.optim.SGD([lib.zeros(1, requires_grad=True)], lr=1.0), 1).get_lr()),
+    ("cuda.amp", lambda lib: (lib.cuda.amp.GradScaler(enabled=False), lib.cuda.amp.autocast(enabled=False))),
+    ("cpu.amp", lambda lib: lib.cpu.amp.autocast(enabled=False)),
+])
+def test_deprecation_warnings_match_torch(name, program):
+    ours = _warnings_of(flow, program)
+    theirs = [w for w in _warnings_of(torch, program) if "invariant" not in w[1]]
+    assert ours == theirs, name
+
+
+def test_no_get_lr_warning_inside_step():
+    opt = flow.optim.SGD([flow.zeros(1, requires_grad=True)], lr=1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sched = flow.optim.lr_scheduler.StepLR(opt, 1)
+        opt.step()
+        sched.step()
+        assert sched.get_last_lr() == [0.1]

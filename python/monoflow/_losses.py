@@ -2,6 +2,8 @@
 and nll_loss. Each is one recorded op of the C++ core (ops_loss.h); this
 module only sorts out argument forms (reduction names, the legacy
 size_average/reduce flags)."""
+import warnings
+
 from monoflow import _C, _autocast
 
 __all__ = ["cross_entropy", "nll_loss"]
@@ -10,11 +12,12 @@ _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 
 
 def _legacy_reduction(size_average, reduce):
-    """torch's mapping of the deprecated size_average/reduce flags."""
+    """torch's mapping of the deprecated size_average/reduce flags, with torch's warning."""
     size_average = _flag("size_average", size_average)
-    if not _flag("reduce", reduce):
-        return "none"
-    return "mean" if size_average else "sum"
+    reduction = "none" if not _flag("reduce", reduce) else "mean" if size_average else "sum"
+    warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{reduction}' instead.",
+                  stacklevel=_C._caller_outside_package())
+    return reduction
 
 
 def _flag(name, v, none=True):

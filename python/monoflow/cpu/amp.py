@@ -9,6 +9,7 @@ class autocast(_amp.autocast):  # noqa: N801 - torch's name
     """``autocast("cpu", ...)``; the dtype defaults to bfloat16 as torch.cpu.amp.autocast."""
 
     def __init__(self, enabled=True, dtype=None, cache_enabled=True):
+        _amp.warn_device_alias("cpu", "autocast")
         if dtype is None:
             dtype = bfloat16
         super().__init__("cpu", dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
@@ -19,4 +20,5 @@ class GradScaler(_amp.GradScaler):
 
     def __init__(self, init_scale=2.0 ** 16, growth_factor=2.0, backoff_factor=0.5, growth_interval=2000,
                  enabled=True):
+        _amp.warn_device_alias("cpu", "GradScaler")
         super().__init__("cpu", init_scale, growth_factor, backoff_factor, growth_interval, enabled)

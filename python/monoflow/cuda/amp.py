@@ -4,12 +4,14 @@ from monoflow import amp as _amp
 
 class autocast(_amp.autocast):  # noqa: N801
     def __init__(self, enabled=True, dtype=None, cache_enabled=True):
+        _amp.warn_device_alias("cuda", "autocast")
         super().__init__("cuda", dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
 
 
 class GradScaler(_amp.GradScaler):
     def __init__(self, init_scale=2.0 ** 16, growth_factor=2.0, backoff_factor=0.5, growth_interval=2000,
                  enabled=True):
+        _amp.warn_device_alias("cuda", "GradScaler")
         super().__init__("cuda", init_scale, growth_factor, backoff_factor, growth_interval, enabled)
 
 

@@ -15,6 +15,7 @@ Note [Chainable vs closed form]
 """
 from bisect import bisect_right
 from collections import Counter
+import functools
 import math
 import types
 import warnings
@@ -32,6 +33,19 @@ _EPOCH_DEPRECATION = ("The epoch parameter in `scheduler.step()` was not necessa
 
 def _lrs(optimizer):
     return [group["lr"] for group in optimizer.param_groups]
+
+
+def _warns_outside_step(get_lr):
+    """A built-in scheduler's get_lr(): called from outside step() it warns, as torch's do (what
+    step() set is get_last_lr(); get_lr() computes the next value from the current state)."""
+    @functools.wraps(get_lr)
+    def checked(self):
+        if not getattr(self, "_get_lr_called_within_step", False):
+            warnings.warn("To get the last learning rate computed by the scheduler, please use `get_last_lr()`.",
+                          UserWarning, stacklevel=2)
+        return get_lr(self)
+
+    return checked
 
 
 class LRScheduler:
@@ -113,6 +127,14 @@ class LRScheduler:
     def get_lr(self):
         raise NotImplementedError
 
+    def _compute_lr(self):
+        """``get_lr()`` as ``step()`` calls it (the built-in ones warn when called from outside)."""
+        self._get_lr_called_within_step = True
+        try:
+            return self.get_lr()
+        finally:
+            self._get_lr_called_within_step = False
+
     def step(self, epoch=None):
         """Advances one epoch (call after ``optimizer.step()``) and sets the groups' lr."""
         if self._step_count == 1 and not getattr(self.optimizer, "_opt_called", False):
@@ -127,11 +149,11 @@ class LRScheduler:
     def _update_lr(self, epoch=None):
         if epoch is None:
             self.last_epoch += 1
-            values = self.get_lr()
+            values = self._compute_lr()
         else:
             self.last_epoch = epoch
             closed = getattr(self, "_get_closed_form_lr", None)
-            values = closed() if closed is not None else self.get_lr()
+            values = closed() if closed is not None else self._compute_lr()
         for group, lr in zip(self.optimizer.param_groups, values):
             group["lr"] = lr
         self._last_lr = _lrs(self.optimizer)
@@ -197,6 +219,7 @@ class LambdaLR(_LambdaState, LRScheduler):
         self._set_lambdas(optimizer, lr_lambda)
         super().__init__(optimizer, last_epoch)
 
+    @_warns_outside_step
     def get_lr(self):
         return [base_lr * fn(self.last_epoch) for fn, base_lr in zip(self.lr_lambdas, self.base_lrs)]
 
@@ -229,6 +252,7 @@ class MultiplicativeLR(_LambdaState, LRScheduler):
         self._set_lambdas(optimizer, lr_lambda)
         super().__init__(optimizer, last_epoch)
 
+    @_warns_outside_step
     def get_lr(self):
         if self._is_initial:
             return _lrs(self.optimizer)
@@ -263,6 +287,7 @@ class StepLR(LRScheduler):
         self.gamma = gamma
         super().__init__(optimizer, last_epoch)
 
+    @_warns_outside_step
     def get_lr(self):
         if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
             return _lrs(self.optimizer)
@@ -300,6 +325,7 @@ class MultiStepLR(LRScheduler):
         self.gamma = gamma
         super().__init__(optimizer, last_epoch)
 
+    @_warns_outside_step
     def get_lr(self):
         if self.last_epoch not in self.milestones:
             return _lrs(self.optimizer)
@@ -341,6 +367,7 @@ class ConstantLR(LRScheduler):
         self.total_iters = total_iters
         super().__init__(optimizer, last_epoch)
 
+    @_warns_outside_step
     def get_lr(self):
         if self.last_epoch == 0:
             return [group["lr"] * self.factor for group in self.optimizer.param_groups]
@@ -388,6 +415,7 @@ class LinearLR(LRScheduler):
         self.total_iters = total_iters
         super().__init__(optimizer, last_epoch)
 
+    @_warns_outside_step
     def get_lr(self):
         if self.last_epoch == 0:
             return [group["lr"] * self.start_factor for group in self.optimizer.param_groups]
@@ -430,6 +458,7 @@ class ExponentialLR(LRScheduler):
         self.gamma = gamma
         super().__init__(optimizer, last_epoch)
 
+    @_warns_outside_step
     def get_lr(self):
         if self._is_initial:
             return _lrs(self.optimizer)
@@ -499,6 +528,7 @@ class PolynomialLR(LRScheduler):
         self.cycle = bool(cycle)
         super().__init__(optimizer, last_epoch if last_step is None else last_step)
 
+    @_warns_outside_step
     def get_lr(self):
         if self.end_learning_rate or self.cycle:  # OneFlow's form: closed, as its docs write it
             return self._get_closed_form_lr()
@@ -550,6 +580,7 @@ class CosineAnnealingLR(LRScheduler):
         self.eta_min = eta_min
         super().__init__(optimizer, last_epoch)
 
+    @_warns_outside_step
     def get_lr(self):
         if self._is_initial:
             return _lrs(self.optimizer)
@@ -608,6 +639,7 @@ class CosineDecayLR(LRScheduler):
         self.alpha = alpha
         super().__init__(optimizer, last_step)
 
+    @_warns_outside_step
     def get_lr(self):
         # a closed form of the step (as OneFlow computes it), not a ratio of the last lr:
         # the lr is 0 at the end of the decay when alpha is 0
@@ -1007,6 +1039,7 @@ class OneCycleLR(LRScheduler):
             return self._annealing_cos(start, end, pct)
         return self._annealing_linear(start, end, pct)
 
+    @_warns_outside_step
     def get_lr(self):
         step = self.last_epoch
         if step > self.total_steps:
@@ -1121,6 +1154,7 @@ class CyclicLR(LRScheduler):
         else:
             group["momentum"] = value
 
+    @_warns_outside_step
     def get_lr(self):
         cycle = math.floor(1 + self.last_epoch / self.total_size)
         x = 1.0 + self.last_epoch / self.total_size - cycle
@@ -1206,6 +1240,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         self.T_cur = last_epoch
         super().__init__(optimizer, last_epoch)
 
+    @_warns_outside_step
     def get_lr(self):
         gamma = 1.0
         if self.decay_rate != 1.0 or self.restart_limit:  # OneFlow's: the cycle's peak decays, restarts end
@@ -1243,7 +1278,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                 self.T_cur = epoch
         self._step_count += 1
         self.last_epoch = math.floor(epoch)
-        for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
+        for group, lr in zip(self.optimizer.param_groups, self._compute_lr()):
             group["lr"] = lr
         self._last_lr = _lrs(self.optimizer)
 
@@ -1254,7 +1289,7 @@ def _lr_at(scheduler, step):
     scheduler.last_epoch = step
     try:
         closed = getattr(scheduler, "_get_closed_form_lr", None)
-        return list(closed() if closed is not None else scheduler.get_lr())
+        return list(closed() if closed is not None else scheduler._compute_lr())
     finally:
         scheduler.last_epoch = saved
 

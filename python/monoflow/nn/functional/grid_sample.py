@@ -8,6 +8,8 @@ differentiable functions of the grid and the gather's gradient is a
 scatter-add, so autograd gives both gradients (input and grid) with no
 kernel of its own.
 """
+import warnings
+
 from monoflow import _C, _creation
 from monoflow._composite import int_tuple
 from monoflow._dtypes import int64
@@ -23,6 +25,16 @@ def _base_coords(steps, align_corners, like):
         return _creation.zeros(max(steps, 1), dtype=like.dtype, device=like.device)
     coords = linspace(-1, 1, steps, dtype=like.dtype, device=like.device)
     return coords if align_corners else coords * ((steps - 1) / steps)
+
+
+def _align_corners(align_corners):
+    """``align_corners`` as a bool; ``None`` is ``False``, with torch's warning that the default changed."""
+    if align_corners is None:
+        warnings.warn("Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. "
+                      "Please specify align_corners=True if the old behavior is desired. See the documentation of "
+                      "grid_sample for details.", stacklevel=_C._caller_outside_package())
+        return False
+    return bool(align_corners)
 
 
 def affine_grid(theta, size, align_corners=None):
@@ -52,7 +64,7 @@ def affine_grid(theta, size, align_corners=None):
         raise TypeError(f"affine_grid(): argument 'theta' must be Tensor, not {type(theta).__name__}")
     if not theta.is_floating_point():
         raise ValueError(f"affine_grid(): Expected theta to have floating point type, but got {theta.dtype}")
-    align_corners = bool(align_corners)
+    align_corners = _align_corners(align_corners)
     size = int_tuple("affine_grid", "size", size)
     if len(size) == 4:
         if theta.dim() != 3 or tuple(theta.shape[1:]) != (2, 3):
@@ -116,15 +128,15 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     if not isinstance(padding_mode, str) or padding_mode not in ("zeros", "border", "reflection"):
         raise ValueError(f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
                          f"'reflection', but got: '{padding_mode}'")
+    align_corners = _align_corners(align_corners)
     if input.dim() == 5:
-        return _grid_sample_3d(input, grid, mode, padding_mode, bool(align_corners))
+        return _grid_sample_3d(input, grid, mode, padding_mode, align_corners)
     if input.dim() != 4:
         raise RuntimeError(f"grid_sampler(): expected 4D or 5D input and grid with same number of "
                            f"dimensions, but got input with sizes {list(input.shape)}")
     if grid.dim() != 4 or grid.shape[-1] != 2 or grid.shape[0] != input.shape[0]:
         raise RuntimeError(f"grid_sampler(): expected grid of shape [{input.shape[0]}, H, W, 2] for 4-D input, "
                            f"but got {list(grid.shape)}")
-    align_corners = bool(align_corners)
     n, c, h, w = input.shape
     ho, wo = grid.shape[1], grid.shape[2]
     ix = _unnormalize(grid[..., 0], w, align_corners)

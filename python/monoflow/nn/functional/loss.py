@@ -16,8 +16,6 @@ __all__ = ["cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss",
 
 def _reduction(reduction, size_average=None, reduce=None):
     if size_average is not None or reduce is not None:
-        warnings.warn("size_average and reduce args will be deprecated, please use reduction='"
-                      f"{_legacy_reduction(size_average, reduce)}' instead.", stacklevel=3)
         return _legacy_reduction(size_average, reduce)
     return reduction
 
