@@ -34,6 +34,10 @@ for _ in range(20):
         opt.step()
     losses.append(loss.item())
 assert losses[-1] < losses[0], losses
+# names print as the imported library's (Note [The name the program imported])
+assert str(torch.float32) == "torch.float32" and repr(x_all.shape) == "torch.Size([16, 3])"
+assert x_all.type() == "torch.FloatTensor" and repr(torch.channels_last) == "torch.channels_last"
+assert "dtype=torch.float64" in repr(x_all.double()) and repr(x_all.max(0)).startswith("torch.return_types.max(")
 try:
     import torch.no_such_module
 except ModuleNotFoundError as e:
@@ -55,3 +59,12 @@ def test_without_an_alias_the_finder_declines():
     assert sys.modules.get("torch") is not sys.modules["monoflow"]  # (this process has no alias)
     assert finder.find_spec("torch.nn") is None
     assert finder.find_spec("monoflow.nn") is None and finder.find_spec("numpy.linalg") is None
+
+
+def test_names_follow_a_oneflow_alias_and_default_to_monoflow():
+    program = ("import sys, monoflow; assert str(monoflow.float32) == 'monoflow.float32'; "
+               "sys.modules['oneflow'] = monoflow; import oneflow as flow; "
+               "print(flow.float16, flow.ones(2).shape, flow.ones(1, dtype=flow.int8).type())")
+    r = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["oneflow.float16", "oneflow.Size([2])", "oneflow.CharTensor"], r.stdout

@@ -112,7 +112,7 @@ cdef class dtype:
                             "(monoflow.float32, monoflow.int64, ...)")
 
     def __repr__(self):
-        return "monoflow." + self.name
+        return api_name() + "." + self.name
 
     def __reduce__(self):
         return (_dtype_from_name, (self.name,))
@@ -1191,6 +1191,22 @@ def scalar_first_overload(str op, str old, str new, scalar, str name="alpha"):
     if name != "alpha" and isinstance(scalar, TensorBase):
         raise _arg_error(op, name, 0, "Number", scalar)
     return scalar
+
+
+# Note [The name the program imported]
+#   A program that runs unchanged on monoflow usually imported it under another
+#   name: sys.modules["torch"] = monoflow (or "oneflow"). It then prints and
+#   compares the names of dtypes, sizes and tensor types as that library does
+#   (str(x.dtype) == "torch.float32", x.type() == "torch.FloatTensor"), so
+#   those names follow the alias. Without one, they are monoflow's.
+def api_name():
+    """The package name that reprs use: "torch" or "oneflow" when this package is imported
+    under that name, else "monoflow" (Note [The name the program imported])."""
+    package = _sys.modules.get("monoflow")
+    for alias in ("torch", "oneflow"):
+        if package is not None and _sys.modules.get(alias) is package:
+            return alias
+    return "monoflow"
 
 
 def _caller_outside_package():

@@ -17,7 +17,7 @@ class NamedTag:
         self._name = name
 
     def __repr__(self):
-        return f"monoflow.{self._name}"
+        return f"{_C.api_name()}.{self._name}"
 
     def __reduce__(self):
         return self._name  # pickled as the module-level singleton of that name

@@ -44,7 +44,7 @@ class Size(tuple):
         return tuple.__new__(cls, ints)
 
     def __repr__(self):
-        return f"monoflow.Size([{', '.join(str(s) for s in self)}])"
+        return f"{_C.api_name()}.Size([{', '.join(str(s) for s in self)}])"
 
     def __getitem__(self, i):
         out = tuple.__getitem__(self, i)
@@ -77,7 +77,7 @@ _TYPE_DTYPES = {name + "Tensor": dt for dt, name in _dtypes.TORCH_NAMES.items()}
 def _tensor_type_name(t):
     name = _dtypes.torch_name(t.dtype) + "Tensor"
     where = "" if t.device.type == "cpu" else t.device.type + "."
-    return f"monoflow.{where}{name}"
+    return f"{_C.api_name()}.{where}{name}"
 
 
 def _parse_tensor_type(spec):

@@ -35,7 +35,7 @@ def _structseq(name, fields=("values", "indices")):
 
     def __repr__(self):
         parts = ",\n".join(f"{f}={v!r}" for f, v in zip(cls._fields, self))
-        return f"monoflow.return_types.{name}(\n{parts})"
+        return f"{_C.api_name()}.return_types.{name}(\n{parts})"
 
     cls.__repr__ = __repr__
     setattr(return_types, name, cls)

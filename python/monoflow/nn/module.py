@@ -140,7 +140,7 @@ def _addindent(s, n):
 
 
 def _tensor_type_name(value):
-    return f"monoflow.{value.dtype.name}" if isinstance(value, _C.TensorBase) else type(value).__name__
+    return repr(value.dtype) if isinstance(value, _C.TensorBase) else type(value).__name__
 
 
 class Module:

@@ -390,7 +390,7 @@ class ParameterList(Module):
         return self
 
     def extra_repr(self):
-        return "\n".join(_param_line(i, p, lambda t: f"monoflow.{t.dtype.name}") for i, p in enumerate(self))
+        return "\n".join(_param_line(i, p, lambda t: repr(t.dtype)) for i, p in enumerate(self))
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError("ParameterList should not be called.")
