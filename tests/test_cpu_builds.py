@@ -86,3 +86,15 @@ def test_builds_agree():
         if name in ref:
             r = ref[name]
             assert np.all(np.abs(a - r) <= 3 * np.spacing(np.abs(r).astype(np.float32)) + 1e-38), name
+
+
+@pytest.mark.parametrize("env, want", [({}, "10000"), ({"GOMP_SPINCOUNT": "5"}, "5"),
+                                       ({"OMP_WAIT_POLICY": "active"}, None)])
+def test_openmp_spin_default_yields_to_the_users_setting(env, want):
+    # Note [A short OpenMP spin]: the default applies only where the user set neither variable
+    base = {k: v for k, v in os.environ.items() if k not in ("GOMP_SPINCOUNT", "OMP_WAIT_POLICY")}
+    code = "import os, monoflow; print(os.environ.get('GOMP_SPINCOUNT'))"
+    r = subprocess.run([sys.executable, "-c", code], env=dict(base, **env), capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip().splitlines()[-1] == str(want)

@@ -203,6 +203,7 @@ void over_chunks(int64_t N, int64_t B, Body&& body) {
 #ifdef _OPENMP
   if (slots > 1 && omp_get_max_threads() > 1 && !omp_in_parallel()) {
     const int nt = int(std::min<int64_t>(slots, omp_get_max_threads()));
+    before_parallel_region();
 #pragma omp parallel num_threads(nt)
     {
       const int64_t tid = omp_get_thread_num(), step = omp_get_num_threads();

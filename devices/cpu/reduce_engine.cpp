@@ -13,6 +13,7 @@ int split_reduction(int64_t n, int max_parts, PartBody body) {
   if (max_parts > 1 && n >= 2 && !omp_in_parallel()) {
     const int parts = int(std::min<int64_t>(max_parts, n));
     const int64_t chunk = (n + parts - 1) / parts;
+    before_parallel_region();
 #pragma omp parallel num_threads(parts)
     {
       const int nt = omp_get_num_threads();

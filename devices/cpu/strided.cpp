@@ -8,6 +8,7 @@ void parallel_range(int64_t total, int64_t work_per_item, RangeBody body) {
 #ifdef _OPENMP
   if (total > 1 && total * work_per_item >= kParallelGrain && omp_get_max_threads() > 1 &&
       !omp_in_parallel()) {
+    before_parallel_region();
 #pragma omp parallel
     {
       const int64_t nt = omp_get_num_threads();

@@ -4,6 +4,7 @@
 #include <cblas.h>
 
 #include <dirent.h>
+#include <sched.h>
 #include <time.h>
 
 #include <algorithm>
@@ -164,5 +165,18 @@ bool set_kernel_threads(int32_t n) {
 }
 
 void configure_blas_threads() { scipy_openblas_set_num_threads(1); }
+
+// Note [A preemption point before each parallel region]
+//   Observed on a 2-vCPU VM: after the process idles for a moment, a thread
+//   the stream worker depends on can land on a CPU where a thread of ours
+//   spins (libgomp's idle team member, or the worker at the region's barrier)
+//   and wait for the next scheduler tick: every parallel kernel took exactly
+//   4 ms (a 256x256 matmul at 8 GFLOP/s instead of 200). A system call before
+//   the region is a point where the kernel can switch to that thread first;
+//   sched_yield is the cheapest one (< 1 us, paid only by kernels big enough
+//   to go parallel). With the shorter spin of Note [A short OpenMP spin]
+//   (python/monoflow/_plugins.py), the worst case is a fraction of a
+//   millisecond.
+void before_parallel_region() { sched_yield(); }
 
 }  // namespace mfcpu

@@ -43,5 +43,8 @@ void refresh_worker_threads();
 bool set_kernel_threads(int32_t n);
 // Called once when the plugin registers its kernels.
 void configure_blas_threads();
+// Called right before a kernel opens an OpenMP parallel region (Note [A preemption
+// point before each parallel region]).
+void before_parallel_region();
 
 }  // namespace mfcpu
