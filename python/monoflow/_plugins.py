@@ -194,7 +194,9 @@ def load(path):
 #   also Note [A preemption point before each parallel region] in
 #   devices/cpu/threads.cpp). It is the default only: OMP_WAIT_POLICY or
 #   GOMP_SPINCOUNT set by the user win. libgomp reads it when the CPU plugin,
-#   its only user here, is loaded.
+#   its only user here, is loaded. (PyTorch's wheel ships a libgomp.so.1 of
+#   the same soname: in a process that imports both, the first one loaded
+#   serves both, so a torch imported after monoflow spins as briefly.)
 OPENMP_SPIN = "10000"
 
 
