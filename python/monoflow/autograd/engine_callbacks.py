@@ -11,27 +11,26 @@ from contextlib import contextmanager
 
 __all__ = ["queue_callback"]
 
-_local = threading.local()
+class _Frames(threading.local):
+    """This thread's open engine calls, innermost last: each the list of callbacks queued in it."""
+
+    def __init__(self):
+        self.stack = []
 
 
-def _frames():
-    frames = getattr(_local, "frames", None)
-    if frames is None:
-        frames = _local.frames = []
-    return frames
+_frames = _Frames()
 
 
 @contextmanager
 def backward_frame(run_callbacks):
     """One engine call: collects the callbacks queued during it and runs them at its end
     (``run_callbacks``, and only if the pass succeeded)."""
-    frames = _frames()
     queued = []
-    frames.append(queued)
+    _frames.stack.append(queued)
     try:
         yield
     finally:
-        frames.pop()
+        _frames.stack.pop()
     if run_callbacks:
         for fn in queued:
             fn()
@@ -40,10 +39,9 @@ def backward_frame(run_callbacks):
 def try_queue_callback(fn):
     """Queues ``fn`` for the end of the backward pass running now; returns False (and queues
     nothing) outside a pass."""
-    frames = _frames()
-    if not frames:
+    if not _frames.stack:
         return False
-    frames[-1].append(fn)
+    _frames.stack[-1].append(fn)
     return True
 
 

@@ -8,14 +8,14 @@ from monoflow.autograd.profiler import record_function
 
 __all__ = ["mark", "range", "range_pop", "range_push"]
 
-_local = threading.local()
+class _Ranges(threading.local):
+    """This thread's open ranges, innermost last."""
+
+    def __init__(self):
+        self.stack = []
 
 
-def _stack():
-    stack = getattr(_local, "stack", None)
-    if stack is None:
-        stack = _local.stack = []
-    return stack
+_ranges = _Ranges()
 
 
 def range_push(msg):
@@ -33,9 +33,8 @@ def range_push(msg):
     """
     rf = record_function(msg)
     rf.__enter__()
-    stack = _stack()
-    stack.append(rf)
-    return len(stack) - 1
+    _ranges.stack.append(rf)
+    return len(_ranges.stack) - 1
 
 
 def range_pop():
@@ -46,11 +45,10 @@ def range_pop():
         >>> flow.cuda.nvtx.range_pop()
         -1
     """
-    stack = _stack()
-    if not stack:
+    if not _ranges.stack:
         return -1
-    stack.pop().__exit__(None, None, None)
-    return len(stack)
+    _ranges.stack.pop().__exit__(None, None, None)
+    return len(_ranges.stack)
 
 
 def mark(msg):

@@ -36,7 +36,7 @@ class _SparseRowLookup(Function):
         index, counted = ctx.saved_tensors
         table = ctx.table
         if table.is_leaf:
-            rows = index[counted]
+            rows = index if counted is None else index[counted]
             try_queue_callback(lambda: ops_sparse.note_row_gradient(table, rows))
         dense = _C.zeros_like(table).index_add_(0, index, grad)
         return dense, None, None
@@ -44,7 +44,7 @@ class _SparseRowLookup(Function):
 
 def lookup_rows(weight, index, sparse, counted):
     """``weight.index_select(0, index)`` (``index`` 1-D); with ``sparse``, the table's gradient
-    becomes a sparse one over the rows where ``counted`` is true."""
+    becomes a sparse one over the rows where ``counted`` is true (``None``: every row looked up)."""
     if sparse and weight.requires_grad and is_grad_enabled():
         return _SparseRowLookup.apply(weight, index, counted)
     return weight.index_select(0, index)
@@ -105,10 +105,10 @@ def lookup(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_
         norm_type = _C.check_float(norm_type, "embedding", "norm_type", 5)
         _renorm_rows(weight, input, max_norm, norm_type)
     flat = input.reshape(-1)
-    if sparse and counted is None:
-        counted = (flat == flat) if padding_idx is None else (flat != padding_idx)
-    elif sparse:
+    if sparse and counted is not None:
         counted = counted.reshape(-1)
+    elif sparse and padding_idx is not None:
+        counted = flat != padding_idx
     out = lookup_rows(weight, flat, sparse, counted).reshape(*input.shape, weight.shape[1])
     if padding_idx is not None and out.requires_grad:
         # Same values, but the padding rows' gradient is cut off.
