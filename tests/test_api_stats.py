@@ -114,7 +114,11 @@ def test_logcumsumexp(data):
     dim = data.draw(st.integers(-len(shape), len(shape) - 1))
     a = data.draw(hnp.arrays(np.float64, shape, elements=st.floats(-1000, 1000)))
     compare(lambda x: flow.logcumsumexp(x, dim), lambda x: torch.logcumsumexp(x, dim), a, rtol=1e-7, atol=1e-9)
-    compare(lambda x: x.logcumsumexp(dim), lambda x: x.logcumsumexp(dim), a.astype(np.float32), rtol=1e-5)
+    # float32 against float64 truth on the same (rounded) inputs: monoflow's
+    # float32 result and gradient are the truth rounded once (torch's float32
+    # gradient is off by up to 1e-3 at |x| ~ 1000, so it is no oracle here).
+    a32 = a.astype(np.float32).astype(np.float64)
+    compare(lambda x: x.float().logcumsumexp(dim), lambda x: x.logcumsumexp(dim), a32, rtol=1e-5, check_dtype=False)
     inf = np.array([-np.inf, -np.inf, 0.0, np.inf, 1.0])
     compare(lambda x: flow.logcumsumexp(x, 0), lambda x: torch.logcumsumexp(x, 0), inf, grad=False)
 

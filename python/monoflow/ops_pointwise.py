@@ -8,6 +8,7 @@ branch that `where` discards could produce inf/NaN (and so a NaN gradient
 through the discarded side), its input is replaced by a safe value first.
 """
 import builtins
+import functools
 import math
 import numbers
 import operator
@@ -162,15 +163,41 @@ def hypot(input, other):
     a, b = _tensor_arg("hypot", input), _tensor_arg("hypot", other, "other")
     if not (a.dtype.is_floating_point and b.dtype.is_floating_point):
         raise RuntimeError(f"hypot(): expected floating-point inputs, got {a.dtype} and {b.dtype}")
-    # Scale by a power of two near the larger magnitude (a constant, so the
-    # gradient is input / hypot as torch's, and NaN at (0, 0) as torch's):
-    # the squares then neither underflow nor overflow.
-    m = _m.abs(a).maximum(_m.abs(b)).detach()
+    return _hypot_function().apply(a, b)
+
+
+def _hypot_scaled(a, b):
+    # (s, a / s, b / s, |(a, b)| / s) for a power of two s near the larger
+    # magnitude: the squares neither underflow nor overflow.
+    m = _m.abs(a).maximum(_m.abs(b))
     ok = _m.isfinite(m) & (m > 0)
     s = _m.where(ok, _m.exp2(_m.floor(_m.log2(_m.where(ok, m, 1.0)))), 1.0)
     x, y = a / s, b / s
-    h = s * _m.sqrt(x * x + y * y)
-    return _m.where(_m.isinf(a) | _m.isinf(b), math.inf, h)
+    return s, x, y, _m.sqrt(x * x + y * y)
+
+
+@functools.cache
+def _hypot_function():
+    from monoflow.autograd.function import Function  # (autograd imports the tensor, which imports this module)
+
+    class Hypot(Function):
+        # The gradient a / h is formed from the scaled values (NaN at (0, 0)
+        # as torch's): the chain rule through s * r would round subnormal
+        # products at subnormal inputs (to 0 or 2x), and h itself keeps no
+        # digits there. The backward recomputes them from the inputs so that
+        # it is differentiable in turn.
+        @staticmethod
+        def forward(ctx, a, b):
+            s, _, _, r = _hypot_scaled(a, b)
+            ctx.save_for_backward(a, b)
+            return _m.where(_m.isinf(a) | _m.isinf(b), math.inf, s * r)
+
+        @staticmethod
+        def backward(ctx, g):
+            _, x, y, r = _hypot_scaled(*ctx.saved_tensors)
+            return g * (x / r), g * (y / r)
+
+    return Hypot
 
 
 def signbit(input):
@@ -373,9 +400,17 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
 def sinc(input):
     """sin(pi x) / (pi x), 1 at 0 (gradient 0 there)."""
     x = _float(_tensor_arg("sinc", input))
-    zero = x == 0
-    px = _m.where(zero, 1, x) * math.pi
-    return _m.where(zero, 1, _m.sin(px) / px)
+    # Near 0 the quotient's gradient, cos(a)/a - sin(a)/a^2, cancels (it loses
+    # 3/a^2 ulps) and is inf - inf once a^2 underflows (subnormal x): there the
+    # Taylor series of sin(a)/a gives the value and a gradient with no
+    # cancellation. Its first omitted term, a^8/9!, is below the epsilon for
+    # |a| < 0.05 in float64 and |a| < 0.5 in float32.
+    a = x * math.pi
+    small = _m.abs(a) < (0.05 if x.dtype == _dtypes.float64 else 0.5)
+    a_big = _m.where(small, 1, a)
+    a2 = a * a
+    series = 1 - a2 / 6 * (1 - a2 / 20 * (1 - a2 / 42))
+    return _m.where(small, series, _m.sin(a_big) / a_big)
 
 
 def float_power(input, exponent):
