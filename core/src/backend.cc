@@ -8,12 +8,13 @@
 #include "monoflow/dispatch.h"
 #include "monoflow/error.h"
 #include "monoflow/launch_log.h"
+#include "monoflow/meta_device.h"
 #include "monoflow/op_registry.h"
 
 namespace monoflow {
 
-Backend::Backend(int16_t type_id, std::string path, void* handle, const MFDevicePlugin* api)
-    : type_id_(type_id), path_(std::move(path)), name_(api->device_type), handle_(handle), api_(api) {
+Backend::Backend(int16_t type_id, std::string path, void* handle, const MFDevicePlugin* api, bool no_data)
+    : type_id_(type_id), path_(std::move(path)), name_(api->device_type), handle_(handle), api_(api), no_data_(no_data) {
   device_count_ = api_->device_count();
   for (int i = 0; i < device_count_; ++i) devices_.push_back(std::make_unique<PerDevice>());
   kernels_.resize(kNumOps);
@@ -220,7 +221,8 @@ Backend* DeviceRegistry::find(const std::string& name) const {
 
 std::vector<std::string> DeviceRegistry::names() const {
   std::vector<std::string> out;
-  for (auto& b : backends_) out.push_back(b->name());
+  for (auto& b : backends_)
+    if (!b->no_data()) out.push_back(b->name());
   return out;
 }
 
@@ -317,6 +319,8 @@ std::string DeviceRegistry::load(const std::string& path) {
     throw fail(str_cat("register_kernels failed: ", msg && *msg ? msg : "unknown error"));
   }
   backends_.push_back(std::move(backend));
+  if (backends_.size() == 1)  // the built-in meta device comes with the CPU
+    backends_.push_back(std::make_unique<Backend>(1, "<built-in>", nullptr, meta_device_plugin(), true));
   // A plugin built for a newer core may know ops this core does not: not
   // fatal. Warned after registering and unlocking: the warning runs Python
   // code (which may call back into the registry, or raise when warnings are

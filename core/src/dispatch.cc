@@ -234,9 +234,10 @@ void launch(const LaunchArgs& a) {
   const Tensor& first = a.num_outputs ? a.outputs[0] : a.inputs[0];
   for (int i = 0; i < a.num_outputs; ++i)
     if (a.outputs[i]->numel() == 0) return;  // nothing to compute
-  if (t_launch_hook && !t_launch_hook->on_launch(a)) return;  // a graph trace took the call
   const Device& dev = first->device();
   Backend& be = DeviceRegistry::get().backend(dev);
+  if (be.no_data()) return;  // the outputs' metadata is all there is (Note [The meta device])
+  if (t_launch_hook && !t_launch_hook->on_launch(a)) return;  // a graph trace took the call
   DType out_dtype = a.num_outputs ? a.outputs[0]->dtype : a.kernel_dtype;
   if (MFKernelFn fn = be.find_kernel(a.op->id, a.kernel_dtype, out_dtype)) {
     call_kernel(be, dev, fn, a);

@@ -93,6 +93,7 @@ std::pair<int64_t, int64_t> index_min_max(const Tensor& index) {
   if (index->numel() == 0) return {0, -1};
   MF_CHECK(is_integral(index->dtype, false), RuntimeError, "index_min_max: expected an integer tensor");
   Backend& be = DeviceRegistry::get().backend(index->device());
+  if (be.no_data()) return {0, -1};  // no values to check (Note [The meta device])
   std::vector<char> staging;
   const char* base;
   Dims strides = index->strides;

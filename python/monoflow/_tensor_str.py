@@ -141,7 +141,12 @@ def tensor_repr(t, prefix="tensor("):
     if t.device.type != "cpu":
         suffixes.append(f"device='{t.device}'")
     default = _C.get_default_dtype()
-    if t.numel() == 0:
+    if t.device.type == "meta":  # no values to show (torch's form)
+        suffixes.append(f"size={tuple(t.shape)}")
+        if t.dtype != default:
+            suffixes.append(f"dtype={t.dtype!r}")
+        body = "..."
+    elif t.numel() == 0:
         if t.dim() != 1:
             suffixes.append(f"size={tuple(t.shape)}")
         if t.dtype != default:

@@ -26,7 +26,7 @@ namespace monoflow {
 
 class Backend {
  public:
-  Backend(int16_t type_id, std::string path, void* handle, const MFDevicePlugin* api);
+  Backend(int16_t type_id, std::string path, void* handle, const MFDevicePlugin* api, bool no_data = false);
   ~Backend();
 
   const std::string& name() const { return name_; }
@@ -34,6 +34,8 @@ class Backend {
   void* handle() const { return handle_; }
   int16_t type_id() const { return type_id_; }
   bool host_memory() const { return api_->flags & MF_DEVICE_HOST_MEMORY; }
+  // Tensors here have metadata and no bytes: kernels are skipped (Note [The meta device]).
+  bool no_data() const { return no_data_; }
   int device_count() const { return device_count_; }
   const MFDevicePlugin& api() const { return *api_; }
   MFDeviceProperties properties(int index) const;
@@ -80,6 +82,7 @@ class Backend {
   std::string name_;
   void* handle_;
   const MFDevicePlugin* api_;
+  bool no_data_;
   int device_count_;
   std::vector<std::unique_ptr<PerDevice>> devices_;
   std::vector<std::array<KernelSlot, kNumDTypes>> kernels_;  // indexed by op id
@@ -95,7 +98,7 @@ class DeviceRegistry {
   Backend& backend(int16_t type_id) const;
   Backend& backend(const Device& d) const { return backend(d.type); }
   Backend* find(const std::string& name) const;
-  std::vector<std::string> names() const;
+  std::vector<std::string> names() const;  // the device types with data (not "meta")
   bool has_cpu() const { return !backends_.empty(); }
 
   // The CPU fallback: how many times op ran on the CPU for want of a kernel.

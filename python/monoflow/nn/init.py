@@ -138,6 +138,8 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
         raise ValueError(f"trunc_normal_: a ({a}) must be less than b ({b})")
     with no_grad():
         tensor.normal_(mean, std, generator=generator)
+        if tensor.is_meta:  # no values to redraw
+            return tensor
         for _ in range(1000):
             bad = (tensor < a) | (tensor > b)
             if not bool(bad.any()):
@@ -404,7 +406,7 @@ def orthogonal_(tensor, gain=1, generator=None):
     """
     if tensor.dim() < 2:
         raise ValueError("Only tensors with 2 or more dimensions are supported")
-    if tensor.numel() == 0:
+    if tensor.numel() == 0 or tensor.is_meta:  # (a meta tensor has no values to set)
         return tensor
     rows = tensor.shape[0]
     cols = tensor.numel() // rows

@@ -33,7 +33,7 @@ def target_device(saved, ml, error, path):
     else:
         target = str(ml.get(saved, ml.get(saved.split(":")[0], saved)))
     dev_type = target.split(":")[0]
-    if dev_type not in _C.device_types():
+    if dev_type not in _C.device_types() and dev_type != "meta":
         raise error(f"the tensor at {path} was saved on {saved!r} and would be restored on {target!r}, but device "
                     f"type {dev_type!r} is not registered here (available: {', '.join(_C.device_types())}); "
                     f"pass map_location, e.g. map_location='cpu'")
