@@ -728,6 +728,32 @@ def test_legacy_tensor_constructor_takes_oneflows_requires_grad_and_dtype():
         flow.Tensor([1.0], pin=True)
 
 
+def test_legacy_constructor_and_rand_make_global_tensors_with_placement_and_sbp():
+    p = flow.placement("cpu", ranks=[0])
+    t = flow.Tensor([[1, 2], [3, 4]], placement=p, sbp=flow.sbp.broadcast)
+    assert t.is_global and t.dtype == flow.float32 and t.placement == p
+    np.testing.assert_array_equal(t.to_local().numpy(), [[1, 2], [3, 4]])
+    e = flow.Tensor(2, 3, placement=p, sbp=flow.sbp.split(0))
+    assert e.is_global and e.shape == (2, 3) and e.sbp == (flow.sbp.split(0),)
+    assert flow.LongTensor([1, 2], placement=p, sbp=flow.sbp.broadcast).dtype == flow.int64
+    r = flow.rand(3, 4, placement=p, sbp=flow.sbp.broadcast)
+    assert r.is_global and r.shape == (3, 4) and ((r.to_local() >= 0) & (r.to_local() < 1)).all()
+    with pytest.raises(ValueError, match="sbp"):
+        flow.Tensor(2, placement=p)
+    with pytest.raises(ValueError, match="either device"):
+        flow.Tensor(2, placement=p, sbp=flow.sbp.broadcast, device="cpu")
+    with pytest.raises(TypeError, match="to_global"):
+        flow.Tensor(flow.ones(2), placement=p, sbp=flow.sbp.broadcast)
+
+
+def test_grad_enable_is_oneflows_enable_grad():
+    x = flow.ones(2, requires_grad=True)
+    with flow.no_grad():
+        with flow.grad_enable():
+            assert (x * 2).requires_grad
+        assert not (x * 2).requires_grad
+
+
 @needs_torch
 def test_oneflow_tensor_methods_init_gelu_nms_and_removed_names():
     # the initializer methods draw what nn.init draws from the same seed

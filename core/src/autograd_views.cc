@@ -103,10 +103,11 @@ Tensor view_backward(const Geometry& base, const Geometry& view, const Tensor& g
 }
 
 struct ViewNode : Node {
-  ViewNode(Geometry b, Geometry v) : base(std::move(b)), view(std::move(v)) {}
-  std::string name() const override { return "ViewBackward0"; }
+  ViewNode(Geometry b, Geometry v, const char* n) : base(std::move(b)), view(std::move(v)), label(n) {}
+  std::string name() const override { return label; }
   TensorList apply(const TensorList& grads) override { return {view_backward(base, view, grads[0])}; }
   Geometry base, view;
+  const char* label;  // a string literal of the view op
 };
 
 // The history of a base after an in-place op wrote into one of its views:
@@ -134,9 +135,9 @@ struct CopySlices : Node {
 
 }  // namespace
 
-void record_view(const Tensor& base, const Tensor& view) {
+void record_view(const Tensor& base, const Tensor& view, const char* grad_name) {
   if (!grad_enabled() || !requires_grad(base)) return;
-  auto node = std::make_shared<ViewNode>(Geometry::of(base), Geometry::of(view));
+  auto node = std::make_shared<ViewNode>(Geometry::of(base), Geometry::of(view), grad_name);
   node->sequence_nr = next_sequence_nr();
   node->next_edges.push_back(gradient_edge(base));
   node->grad_meta.push_back({view->shape, view->dtype, view->device()});
@@ -162,7 +163,7 @@ void refresh_view(const Tensor& t) {
   // a view, nor a view made while its base had no history)
   if (!m || m->view_version < 0 || m->view_version == t->version() || !m->grad_fn) return;
   if (!requires_grad(base)) return;
-  auto node = std::make_shared<ViewNode>(Geometry::of(base), Geometry::of(t));
+  auto node = std::make_shared<ViewNode>(Geometry::of(base), Geometry::of(t), "AsStridedBackward0");
   node->sequence_nr = next_sequence_nr();
   node->next_edges.push_back(gradient_edge(base));
   node->grad_meta.push_back({t->shape, t->dtype, t->device()});
@@ -204,7 +205,7 @@ void Recorder::finish_inplace(const Tensor& self, BackwardFn fn) {
   AutogradMeta& bm = ensure_meta(base);
   bm.grad_fn = cs;
   bm.output_nr = 0;
-  auto vn = std::make_shared<ViewNode>(cs->base, cs->view);
+  auto vn = std::make_shared<ViewNode>(cs->base, cs->view, "AsStridedBackward0");
   vn->sequence_nr = next_sequence_nr();
   vn->next_edges.push_back({cs, 0});
   vn->grad_meta.push_back({self->shape, self->dtype, self->device()});

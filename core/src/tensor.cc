@@ -161,7 +161,7 @@ void check_view_in_bounds(const TensorImpl& base, const Dims& shape, const Dims&
 }
 }  // namespace
 
-Tensor make_view(const Tensor& base, Dims shape, Dims strides, int64_t offset) {
+Tensor make_view(const Tensor& base, Dims shape, Dims strides, int64_t offset, const char* grad_name) {
   check_local(base, "view");
   check_view_in_bounds(*base, shape, strides, offset);
   auto t = std::make_shared<TensorImpl>();
@@ -171,7 +171,7 @@ Tensor make_view(const Tensor& base, Dims shape, Dims strides, int64_t offset) {
   t->offset = offset;
   t->dtype = base->dtype;
   t->view_base = base->view_base ? base->view_base : base;
-  autograd::record_view(base, t);
+  autograd::record_view(base, t, grad_name);
   return t;
 }
 

@@ -90,7 +90,7 @@ Tensor transpose(const Tensor& t, int64_t d0, int64_t d1) {
   Dims shape = t->shape, strides = t->strides;
   std::swap(shape[d0], shape[d1]);
   std::swap(strides[d0], strides[d1]);
-  return make_view(t, shape, strides, t->offset);
+  return make_view(t, shape, strides, t->offset, "TransposeBackward0");
 }
 
 Tensor permute(const Tensor& t, const Dims& dims) {
@@ -106,7 +106,7 @@ Tensor permute(const Tensor& t, const Dims& dims) {
     shape[i] = t->shape[d];
     strides[i] = t->strides[d];
   }
-  return make_view(t, shape, strides, t->offset);
+  return make_view(t, shape, strides, t->offset, "PermuteBackward0");
 }
 
 Tensor expand(const Tensor& t, const Dims& shape) {
@@ -139,7 +139,7 @@ Tensor expand(const Tensor& t, const Dims& shape) {
     out_strides[i] = have == want ? t->strides[j] : 0;
   }
   checked_numel(out_shape, "expand");
-  Tensor out = make_view(t, out_shape, out_strides, t->offset);
+  Tensor out = make_view(t, out_shape, out_strides, t->offset, "ExpandBackward0");
   if (rec)  // the engine sums the broadcast dims away
     rec.finish({out}, [](const autograd::TensorList& g, autograd::NeedsGrad) { return g; });
   return out;
@@ -155,7 +155,7 @@ Tensor squeeze(const Tensor& t, std::optional<int64_t> dim) {
       strides.push_back(t->strides[i]);
     }
   }
-  return make_view(t, shape, strides, t->offset);
+  return make_view(t, shape, strides, t->offset, dim ? "SqueezeBackward1" : "SqueezeBackward0");
 }
 
 Tensor unsqueeze(const Tensor& t, int64_t dim) {
@@ -164,7 +164,7 @@ Tensor unsqueeze(const Tensor& t, int64_t dim) {
   int64_t stride = d < t->dim() ? t->shape[d] * t->strides[d] : 1;
   shape.insert(d, 1);
   strides.insert(d, stride);
-  return make_view(t, shape, strides, t->offset);
+  return make_view(t, shape, strides, t->offset, "UnsqueezeBackward0");
 }
 
 namespace {
@@ -202,7 +202,7 @@ Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start, std::op
   int64_t offset;
   if (__builtin_mul_overflow(s, t->strides[d], &offset) || __builtin_add_overflow(offset, t->offset, &offset))
     offset = t->offset;
-  return make_view(t, shape, strides, offset);
+  return make_view(t, shape, strides, offset, "SliceBackward0");
 }
 
 Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
@@ -227,7 +227,7 @@ Tensor select(const Tensor& t, int64_t dim, int64_t index) {
   Dims shape = t->shape, strides = t->strides;
   shape.erase(d);
   strides.erase(d);
-  return make_view(t, shape, strides, t->offset + index * t->strides[d]);
+  return make_view(t, shape, strides, t->offset + index * t->strides[d], "SelectBackward0");
 }
 
 Tensor unfold(const Tensor& t, int64_t dim, int64_t size, int64_t step) {
@@ -244,7 +244,7 @@ Tensor unfold(const Tensor& t, int64_t dim, int64_t size, int64_t step) {
   }
   shape.push_back(size);
   strides.push_back(st);
-  return make_view(t, shape, strides, t->offset);
+  return make_view(t, shape, strides, t->offset, "UnfoldBackward0");
 }
 
 Tensor flatten(const Tensor& t, int64_t start, int64_t end) {
@@ -276,7 +276,7 @@ Tensor as_strided(const Tensor& t, const Dims& shape, const Dims& strides, int64
   MF_CHECK(offset >= 0 && !overflow && hi < capacity, RuntimeError, "as_strided: setStorage: sizes ",
            shape_str(shape), ", strides ", shape_str(strides), " and storage offset ", offset,
            " require more memory than the storage holds (", capacity, " elements)");
-  return make_view(t, shape, strides, offset);
+  return make_view(t, shape, strides, offset, "AsStridedBackward0");
 }
 
 }  // namespace monoflow

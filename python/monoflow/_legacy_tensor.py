@@ -5,7 +5,8 @@
 - ``Tensor(*sizes)`` / ``Tensor(flow.Size)``: an uninitialised tensor of that shape;
 - ``Tensor(list | tuple | ndarray)``: a copy of the data;
 - ``Tensor(other_tensor)``: a tensor sharing ``other_tensor``'s memory;
-- ``device=`` as keyword, and OneFlow's ``requires_grad=``. ``flow.Tensor`` uses the
+- ``device=`` as keyword, and OneFlow's ``requires_grad=``, ``placement=`` and ``sbp=``
+  (a global tensor of that data or global shape). ``flow.Tensor`` uses the
   default dtype, each typed constructor its own (and refuses a tensor of another dtype).
 """
 import numbers
@@ -41,10 +42,14 @@ def _legacy_new(name, dtype, args, device, kwargs):
     requires_grad = kwargs.pop("requires_grad", False)
     if not isinstance(requires_grad, bool):
         raise TypeError(f"{name}(): argument 'requires_grad' must be bool, not {type(requires_grad).__name__}")
+    # OneFlow's placement= and sbp= make a global tensor of that global shape or data
+    where = {k: kwargs.pop(k) for k in ("placement", "sbp") if k in kwargs}
     if kwargs:
         raise TypeError(f"{name}(): got an unexpected keyword argument '{next(iter(kwargs))}' "
-                        "(only device= and requires_grad= are accepted)")
-    out = _legacy_new_of(name, dtype, args, device)
+                        "(only device=, requires_grad=, placement= and sbp= are accepted)")
+    if where and device is not None:
+        raise ValueError(f"{name}(): pass either device= (a local tensor) or placement= and sbp= (a global one)")
+    out = _legacy_new_of(name, dtype, args, device, where)
     if requires_grad:
         if not (out.dtype.is_floating_point or out.dtype.is_complex):
             raise RuntimeError(f"{name}(): only Tensors of floating point and complex dtype can require gradients")
@@ -52,19 +57,25 @@ def _legacy_new(name, dtype, args, device, kwargs):
     return out
 
 
-def _legacy_new_of(name, dtype, args, device):
+def _legacy_new_of(name, dtype, args, device, where):
     from monoflow._creation import empty, tensor
     from monoflow._tensor import Size
+
+    if where:  # the creation functions make the global tensor (and check placement and sbp)
+        device = None
 
     if device is not None and not isinstance(device, (str, _C.device)):
         raise TypeError(f"{name}(): argument 'device' must be monoflow.device or str, not {type(device).__name__}")
     typed = dtype is not None
     dtype = dtype or _C.get_default_dtype()
     if not args:
-        return empty(0, dtype=dtype, device=device)
+        return empty(0, dtype=dtype, device=device, **where)
     if len(args) == 1:
         data = args[0]
         if isinstance(data, _C.TensorBase):
+            if where:
+                raise TypeError(f"{name}(): placement= and sbp= make a tensor from data or sizes; use "
+                                f"tensor.to_global(placement, sbp) for a tensor")
             if getattr(data, "is_global", False):
                 raise TypeError(f"{name}(): expected a local tensor, got a global one (use .to_local())")
             if typed and data.dtype != dtype:
@@ -73,9 +84,9 @@ def _legacy_new_of(name, dtype, args, device):
                 raise RuntimeError(f"{name}(): expected a tensor on {_C.device(device)}, got one on {data.device}")
             return data.detach()  # shares the memory, as the legacy constructor does
         if isinstance(data, Size):
-            return empty(*data, dtype=dtype, device=device)
+            return empty(*data, dtype=dtype, device=device, **where)
         if isinstance(data, (list, tuple, np.ndarray)):
-            return tensor(data, dtype=dtype, device=device)
+            return tensor(data, dtype=dtype, device=device, **where)
         if not _is_size(data):
             raise TypeError(f"{name}(): data must be a sequence (got {type(data).__name__})")
     for pos, a in enumerate(args):
@@ -88,7 +99,7 @@ def _legacy_new_of(name, dtype, args, device):
             raise RuntimeError(f"{name}(): Trying to create tensor with negative dimension {s}: {sizes}")
         if s >= 1 << 63:
             raise OverflowError(f"{name}(): argument 'size' is out of the int64 range: {s}")
-    return empty(*sizes, dtype=dtype, device=device)
+    return empty(*sizes, dtype=dtype, device=device, **where)
 
 
 class _LegacyTensorType(type):

@@ -71,6 +71,15 @@ class TensorType(type):
         super().__init__(name, bases, namespace, **kwargs)
         _check_properties(cls)
 
+    def __call__(cls, *args, **kwargs):
+        # OneFlow's flow.Tensor(data or sizes, placement=, sbp=) is a global
+        # tensor: an object of the global class, not a handle set into this one
+        if cls.__name__ == "Tensor" and ("placement" in kwargs or "sbp" in kwargs):
+            from monoflow._legacy_tensor import legacy_new
+
+            return legacy_new("Tensor", None, args, kwargs.pop("device", None), kwargs)
+        return super().__call__(*args, **kwargs)
+
     def __getattribute__(cls, name):
         attr = type.__getattribute__(cls, name)
         if type(attr) is not FunctionType:

@@ -87,7 +87,6 @@ def _float_dtype(dtype):
     return dtype
 
 
-@accepts_placement(random=True)
 def _size_arg(op, shape, size):
     # torch and OneFlow take the size positionally (ints, a tuple) or as size=
     if size is None:
@@ -97,6 +96,7 @@ def _size_arg(op, shape, size):
     return (size,)
 
 
+@accepts_placement(random=True)
 def rand(*shape, size=None, generator=None, dtype=None, device=None, requires_grad=False, layout=None,
          pin_memory=False):
     """Uniform samples from [0, 1). ``layout`` may only be strided; ``pin_memory`` changes nothing."""

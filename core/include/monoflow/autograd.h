@@ -214,7 +214,7 @@ class Recorder {
 };
 
 // Records `view` as a differentiable view of `base` (called by make_view).
-void record_view(const Tensor& base, const Tensor& view);
+void record_view(const Tensor& base, const Tensor& view, const char* grad_name);
 
 // ---- the engine
 // Runs backward from `roots` (grad_roots[i] null: ones for a one-element root).

@@ -62,6 +62,8 @@ inline void add_operand(PromotionState& ps, const Tensor& t) {
 // New uninitialised contiguous tensor.
 Tensor empty(const Dims& shape, DType dtype, Device device);
 // A view sharing `base`'s storage; differentiable when base requires grad.
-Tensor make_view(const Tensor& base, Dims shape, Dims strides, int64_t offset);
+// `grad_name` names the view's backward node as torch does (TransposeBackward0, ...).
+Tensor make_view(const Tensor& base, Dims shape, Dims strides, int64_t offset,
+                 const char* grad_name = "ViewBackward0");
 
 }  // namespace monoflow

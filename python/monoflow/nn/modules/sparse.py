@@ -43,7 +43,7 @@ class Embedding(Module):
         >>> m(flow.tensor([[0, 2], [4, 9]])).shape
         monoflow.Size([2, 2, 3])
         >>> m.weight[0]
-        tensor([0., 0., 0.], grad_fn=<ViewBackward0>)
+        tensor([0., 0., 0.], grad_fn=<SelectBackward0>)
         >>> nn.Embedding.from_pretrained(flow.tensor([[1.0, 2.0], [3.0, 4.0]]))(flow.tensor([1]))
         tensor([[3., 4.]])
     """
