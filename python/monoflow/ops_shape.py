@@ -300,10 +300,10 @@ def index_put(input, indices, values, accumulate=False):
 
 
 def _bool_mask(mask):
-    # OneFlow takes an integer mask (its tests pass int8: nonzero selects); torch refuses one,
-    # so no torch call changes meaning. A float mask stays refused, by the core.
-    if isinstance(mask, _C.TensorBase) and not mask.dtype.is_floating_point and not mask.dtype.is_complex \
-            and mask.dtype != _dtypes.bool_:
+    # OneFlow takes an integer or floating mask (its tests pass int8, and a float
+    # triu(ones) to masked_select): nonzero selects. torch refuses those, so no
+    # torch call changes meaning. A complex mask stays refused, by the core.
+    if isinstance(mask, _C.TensorBase) and not mask.dtype.is_complex and mask.dtype != _dtypes.bool_:
         return mask != 0
     return mask
 
