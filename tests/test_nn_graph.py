@@ -394,3 +394,40 @@ def test_a_training_graph_with_boolean_indexing_trains_as_eager():
     # the stopped trace's batch-norm update was undone: the statistics saw each batch once
     np.testing.assert_allclose(graph.model[1].running_mean.numpy(), model[1].running_mean.numpy(), rtol=1e-6)
     np.testing.assert_allclose(graph.model[0].weight.numpy(), model[0].weight.detach().numpy(), rtol=1e-5)
+
+
+@pytest.mark.parametrize("training", [False, True])
+def test_in_place_ops_on_inputs_leave_the_callers_tensors_as_oneflow(training):
+    model = nn.Linear(3, 1)
+    opt = flow.optim.SGD(model.parameters(), lr=0.1)
+
+    class G(nn.Graph):
+        def __init__(self):
+            super().__init__()
+            self.model = model
+            if training:
+                self.add_optimizer(opt)
+
+        def build(self, x, y):
+            x += y  # OneFlow: the graph's copy of x
+            out = self.model(x).sum()
+            if training:
+                out.backward()
+            return out, x
+
+    g = G()
+    x, y = flow.zeros(2, 3), flow.ones(2, 3)
+    for _ in range(3):  # first call (trace, or the eager warm-up step), then replays
+        w, b = model.weight.detach().clone(), model.bias.detach().clone()
+        out, xo = g(x, y)
+        np.testing.assert_array_equal(x.numpy(), np.zeros((2, 3), np.float32))
+        np.testing.assert_array_equal(xo.numpy(), np.ones((2, 3), np.float32))
+        np.testing.assert_allclose(out.item(), ((w.sum() + b) * 2).item(), rtol=1e-5)
+    # an input the plan only reads is not copied
+    class R(nn.Graph):
+        def build(self, x):
+            return x * 2
+
+    r = R()
+    r(x)
+    assert r._written_inputs == {} and g._written_inputs

@@ -27,6 +27,15 @@ from monoflow.utils._pytree import tree_map_only
 __all__ = ["Graph"]
 
 
+def _input_copies(args):
+    """`args` with each tensor replaced by a copy (Note [A graph's inputs are its own]), and the
+    copies' versions in signature order. (A tensor that requires grad stays: build cannot read it.)"""
+    copied = tree_map_only(Tensor, lambda t: t if t.requires_grad else t.detach().clone(), args)
+    tensors = []
+    signature(copied, tensors)
+    return copied, [t._version for t in tensors]
+
+
 def _contiguous_outputs(out):
     """build's results with every tensor contiguous, as OneFlow's lazy outputs are (an expand() or
     transpose() returned by build is a fresh tensor, not a stride-0 or permuted view)."""
@@ -84,6 +93,7 @@ class Graph:
         d["_graph_modules"] = OrderedDict()  # id(module) -> GraphModule (its settings in this graph)
         d["_ungraded"] = {}  # build signature -> ids of parameters build leaves without a gradient
         d["_eager_builds"] = set()  # build signatures whose build cannot be traced: Note [Graphs run eagerly]
+        d["_written_inputs"] = {}  # plan key -> indices of the inputs the plan writes: Note [A graph's inputs are its own]
         d["_debug"] = False
         d["_sbp_reports"] = {}  # plan key -> "sbp: greedy N bytes -> whole-graph M bytes per step"
         d["_sbp_pending"] = {}  # build part of a plan key -> whole_graph.Solution the next trace applies
@@ -316,19 +326,47 @@ class Graph:
         key = self._key(args, tensors)
         plan = self._plans.get(key)
         if plan is not None:
-            return plan.run_flat(tensors, slots=self.config.slots, threads=self.config.threads)
+            return plan.run_flat(self._own_inputs(key, tensors), slots=self.config.slots, threads=self.config.threads)
 
         def fn(*a):
             with no_grad(), self._module_settings():
                 return self._build(*a)
+        args, versions = _input_copies(args)  # Note [A graph's inputs are its own]
         if key[0] in self._eager_builds:
             return _contiguous_outputs(fn(*args))
         try:
-            return self._compile(key, fn, args).example_outputs
+            ct = self._compile(key, fn, args)
+            self._note_written_inputs(key, args, versions)
+            return ct.example_outputs
         except RuntimeError as e:
             if not self._runs_eagerly(key[0], e):
                 raise
         return _contiguous_outputs(fn(*args))
+
+    # Note [A graph's inputs are its own]
+    #   OneFlow copies a graph's inputs into the graph: an in-place op of
+    #   build on an input changes the graph's copy, never the caller's tensor
+    #   (its tests check it). The plan rebinds inputs without a copy
+    #   (docs/graph_runtime.md), so here the first call traces on copies, and
+    #   the inputs the plan turned out to write (their copy's version moved)
+    #   are copied before every later run; the others stay copy-free. Calls
+    #   that run build eagerly take copies too. (Parameters and buffers are
+    #   the graph's state and are updated in place, as in OneFlow.)
+    def _own_inputs(self, key, tensors):
+        written = self._written_inputs.get(key)
+        if not written:
+            return tensors
+        tensors = list(tensors)
+        for i in written:
+            tensors[i] = tensors[i].clone()
+        return tensors
+
+    def _note_written_inputs(self, key, copied_args, versions):
+        copies = []
+        signature(copied_args, copies)
+        written = tuple(i for i, (t, v) in enumerate(zip(copies, versions)) if t._version != v)
+        if written:
+            self._written_inputs[key] = written
 
     # Note [Graphs run eagerly]: an op whose output shape depends on tensor values (nonzero,
     # masked_select, boolean-mask indexing) cannot be replayed by a plan, which keeps the traced
@@ -371,7 +409,7 @@ class Graph:
         if any([s.use_zero(self.config.zero) for s in opts]):
             self._plans.clear()
         if build_key[0] in self._eager_builds or any(s.needs_warmup(ungraded) for s in opts):
-            out = self._eager_step(args, build_key)
+            out = self._eager_step(_input_copies(args)[0], build_key)
         else:
             feeds = tuple(s.feeds(ungraded) for s in opts)
             key = self._plan_key(build_key, feeds, tensors)
@@ -380,14 +418,17 @@ class Graph:
             buffers = [] if plan is not None else [(b, b.clone()) for m in self._modules.values() for b in m.buffers()]
             try:
                 if plan is not None:
-                    out = plan.run_flat(tensors, slots=self.config.slots, threads=self.config.threads)
+                    out = plan.run_flat(self._own_inputs(key, tensors), slots=self.config.slots,
+                                        threads=self.config.threads)
                 else:
+                    args, versions = _input_copies(args)  # Note [A graph's inputs are its own]
                     def fn(a, f):
                         result = self._train_body(a)
                         for s, fd in zip(opts, f):
                             s.update(fd)
                         return result
                     out = self._compile(key, fn, (args, feeds)).example_outputs
+                    self._note_written_inputs(key, args, versions)
                     # Note [Parameters that get no gradient in build] (optimizer_step.py)
                     learned = set().union(*(s.traced_ungraded for s in opts))
                     if learned - ungraded:
@@ -402,7 +443,7 @@ class Graph:
                         b.copy_(before)
                 for s in opts:
                     s.opt.zero_grad(set_to_none=True)
-                out = self._eager_step(args, build_key)
+                out = self._eager_step(_input_copies(args)[0], build_key)
         return out
 
     def _log_train_step_lr(self):
