@@ -277,7 +277,7 @@ def heaviside(input, values):
 
 def _integral(op, *ts):
     for t in ts:
-        if t.dtype.is_floating_point or t.dtype.name == "bool":
+        if t.dtype.is_floating_point or t.dtype.is_complex or t.dtype.name == "bool":
             raise NotImplementedError(f"{op}(): not implemented for {t.dtype} (integer tensors only, as in torch)")
 
 
