@@ -3,8 +3,9 @@ devices/cpu/CMakeLists.txt): the widest one the CPU runs is picked,
 MONOFLOW_CPU_ISA names one, and all give the same values (bit for bit except
 where fast_math.h's polynomials use FMA, which the baseline lacks: there within
 2 float ulps of each other and 3 of float64; GELU's 1 + erf cancels for
-negative x, so it is held to 2 ulps of erf scaled by |x|). The AVX2 and
-AVX-512 builds both use FMA: the same bits everywhere."""
+negative x, so it is held to 2 ulps of erf scaled by |x|; few-row products
+are BLAS's in the baseline). The AVX2 and AVX-512 builds both use FMA: the
+same bits everywhere."""
 import json
 import os
 import subprocess
@@ -28,6 +29,10 @@ tg = t.clone().requires_grad_()
 flow.nn.functional.gelu(tg).sum().backward()
 out["gelu_grad"] = tg.grad.numpy().tolist()
 out["sum"] = float(t.sum())
+# few-row products (Note [Few-row products read the matrix once]): 16-lane sums in one order
+rng = np.random.default_rng(0)
+a, w = rng.standard_normal((7, 83)).astype(np.float32), rng.standard_normal((13, 83)).astype(np.float32)
+out["matmul_few_rows"] = (flow.tensor(a) @ flow.tensor(w).t()).numpy().tolist()
 print(json.dumps(out))
 """
 
@@ -77,6 +82,8 @@ def test_builds_agree():
         assert auto[name] == base[name], name
     x = np.linspace(-12, 12, 4001, dtype=np.float32).astype(np.float64)  # the inputs, exactly
     ref = {"exp": np.exp(x), "tanh": np.tanh(x), "sigmoid": 1 / (1 + np.exp(-x))}
+    # the baseline's BLAS sums the few-row products in another order: float rounding apart
+    np.testing.assert_allclose(auto["matmul_few_rows"], base["matmul_few_rows"], rtol=1e-5, atol=1e-5)
     for name in ("exp", "tanh", "sigmoid", "erf", "gelu", "gelu_grad"):
         a, b = np.asarray(auto[name], np.float32), np.asarray(base[name], np.float32)
         ulp = np.spacing(np.maximum(np.abs(a), np.abs(b))).astype(np.float64)

@@ -125,6 +125,19 @@ def test_cell_double_backward_matches_torch():
         close(a, b, 1e-10)
 
 
+@pytest.mark.parametrize("bidirectional", [False, True])
+def test_sequence_node_first_and_second_derivatives(bidirectional):
+    # Note [LSTM backward over the sequence]: one node per direction, whose backward replays the
+    # steps differentiably under create_graph
+    m = flow.nn.LSTM(3, 4, 2, bidirectional=bidirectional).double()
+    x = flow.randn(5, 2, 3, dtype=flow.float64, requires_grad=True)
+    h0 = flow.randn(2 * (2 if bidirectional else 1), 2, 4, dtype=flow.float64, requires_grad=True)
+    assert m(x)[0].grad_fn is not None
+    assert flow.autograd.gradcheck(lambda x, h: m(x, (h, h * 0.5))[0], (x, h0))
+    assert flow.autograd.gradgradcheck(lambda x, h: m(x, (h, h * 0.5))[0], (x, h0))
+    assert flow.autograd.gradcheck(lambda h: m(x, (h, h * 0.5))[1][1], (h0,))
+
+
 def test_cell_no_grad_and_empty_batch():
     with flow.no_grad():
         h, c = _C.lstm_cell(flow.zeros(4, 8), flow.ones(4, 2))

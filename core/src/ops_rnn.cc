@@ -152,26 +152,29 @@ std::pair<Tensor, Tensor> lstm_cell(const Tensor& gates, const Tensor& c) {
   if (rec) {
     rec.finish({h, c_new}, [sg = rec.save(gates), sc = rec.save(c), sn = SavedTensor(c_new, true, 1)](
                                const TensorList& g, NeedsGrad need) {
-      const Tensor gates = sg.unpack(), c = sc.unpack();
-      const int64_t n = c->shape[0], hidden = c->shape[1];
-      const Tensor zero = expand(full({}, Scalar::from_float(0.0), c->dtype, c->device()), {n, hidden});
-      const Tensor gh = g[0] ? g[0] : zero, gc = g[1] ? g[1] : zero;
-      if (autograd::grad_enabled()) {
-        auto [d_gates, d_c] = cell_backward_composed(gh, gc, gates, c);
-        return TensorList{need[0] ? d_gates : Tensor(), need[1] ? d_c : Tensor()};
-      }
-      const std::vector<Tensor> q = chunks(gates, hidden);
-      Tensor d_gates = empty({n, 4 * hidden}, c->dtype, c->device());
-      Tensor d_c = empty({n, hidden}, c->dtype, c->device());
-      Tensor dc_total = empty({n, hidden}, c->dtype, c->device());
-      const std::vector<Tensor> dq = chunks(d_gates, hidden);
-      run_fused(kBackwardOut, {gh, gc, q[3], sn.unpack()}, {dq[3], dc_total});
-      run_fused(kBackwardIG, {dc_total, q[0], q[2]}, {dq[0], dq[2]});
-      run_fused(kBackwardFC, {dc_total, q[1], c}, {dq[1], d_c});
+      const Tensor c = sc.unpack();
+      const Tensor zero = expand(full({}, Scalar::from_float(0.0), c->dtype, c->device()), c->shape);
+      auto [d_gates, d_c] = lstm_cell_backward(g[0] ? g[0] : zero, g[1] ? g[1] : zero, sg.unpack(), c, sn.unpack());
       return TensorList{need[0] ? d_gates : Tensor(), need[1] ? d_c : Tensor()};
     });
   }
   return {h, c_new};
+}
+
+std::pair<Tensor, Tensor> lstm_cell_backward(const Tensor& gh, const Tensor& gc, const Tensor& gates, const Tensor& c,
+                                             const Tensor& c_new) {
+  check_cell(gates, c);
+  if (autograd::grad_enabled() || !has_fused_kernel(gates)) return cell_backward_composed(gh, gc, gates, c);
+  const int64_t n = c->shape[0], hidden = c->shape[1];
+  const std::vector<Tensor> q = chunks(gates, hidden);
+  Tensor d_gates = empty({n, 4 * hidden}, c->dtype, c->device());
+  Tensor d_c = empty({n, hidden}, c->dtype, c->device());
+  Tensor dc_total = empty({n, hidden}, c->dtype, c->device());
+  const std::vector<Tensor> dq = chunks(d_gates, hidden);
+  run_fused(kBackwardOut, {gh, gc, q[3], c_new}, {dq[3], dc_total});
+  run_fused(kBackwardIG, {dc_total, q[0], q[2]}, {dq[0], dq[2]});
+  run_fused(kBackwardFC, {dc_total, q[1], c}, {dq[1], d_c});
+  return {d_gates, d_c};
 }
 
 }  // namespace monoflow

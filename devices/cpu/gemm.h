@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "dtype.h"
+#include "gemm_few_rows.h"
 #include "stream.h"
 
 namespace mfcpu {
@@ -87,6 +88,12 @@ void gemm_or_gemv(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint m, blasint n, 
 
 inline void gemm_call(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint m, blasint n, blasint k,
                       const float* a, blasint lda, const float* b, blasint ldb, float* c, blasint ldc) {
+#ifdef MFCPU_FEW_ROWS_GEMM
+  if (few_rows_product(ta, tb, m, k)) {  // Note [Few-row products read the matrix once]
+    few_rows_gemm_nt(m, n, k, a, lda, b, ldb, c, ldc);
+    return;
+  }
+#endif
   gemm_or_gemv(
       ta, tb, m, n, k, a, lda, b, ldb, c, ldc,
       [](CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint m, blasint n, blasint k, const float* a, blasint lda,

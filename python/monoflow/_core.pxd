@@ -252,6 +252,7 @@ cdef extern from "monoflow/ops_nn.h" namespace "monoflow":
 
 cdef extern from "monoflow/ops_rnn.h" namespace "monoflow":
     pair[Tensor, Tensor] c_lstm_cell "monoflow::lstm_cell"(const Tensor& gates, const Tensor& c) except +translate_exception
+    pair[Tensor, Tensor] c_lstm_cell_backward "monoflow::lstm_cell_backward"(const Tensor& gh, const Tensor& gc, const Tensor& gates, const Tensor& c, const Tensor& c_new) except +translate_exception
 
 cdef extern from "monoflow/ops_fused.h" namespace "monoflow":
     Tensor c_add_alpha "monoflow::add_alpha"(const Tensor& a, const Tensor& b, Scalar alpha) except +translate_exception

@@ -14,4 +14,10 @@ namespace monoflow {
 // Differentiable in both inputs (to any order).
 std::pair<Tensor, Tensor> lstm_cell(const Tensor& gates, const Tensor& c);
 
+// lstm_cell's backward: the gradients of `gates` and `c` from those of h'
+// (`gh`) and c' (`gc`), given the cell's inputs and its c'. Fused programs
+// (the unfused formulas' bits); with grad mode on, differentiable ops.
+std::pair<Tensor, Tensor> lstm_cell_backward(const Tensor& gh, const Tensor& gc, const Tensor& gates, const Tensor& c,
+                                             const Tensor& c_new);
+
 }  // namespace monoflow

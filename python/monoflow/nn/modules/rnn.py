@@ -10,6 +10,7 @@ import math
 
 from monoflow import _C
 from monoflow import ops_math as _m
+from monoflow.amp.autocast_mode import is_autocast_enabled
 from monoflow.nn import functional as F
 from monoflow.nn import init
 from monoflow.nn.module import Module
@@ -37,6 +38,90 @@ def _lstm_step(gi, h, c, w_hh):
     if gates.dtype != c.dtype:  # autocast made the matmuls lower precision: the cell runs in the state's
         gates = gates.to(c.dtype)  # dtype (torch's LSTMCell under CPU autocast returns float32 too)
     return _C.lstm_cell(gates, c)
+
+
+# Note [LSTM backward over the sequence]
+#   Through autograd, every step's h W_hh^T hands W_hh a gradient of its own,
+#   dG_t^T h_(t-1): at hidden 1024 a 16 MB matrix per step, made by a K = N
+#   matmul and then added into the accumulated gradient, so that the adds
+#   alone cost as much as the rest of the backward. _LSTMSequence runs one
+#   direction of a layer as one autograd node: its backward walks the steps
+#   back with the fused cell backward, keeps every step's gate gradient, and
+#   makes W_hh's gradient with one matmul over all steps, dG^T H (T N rows),
+#   which is also what the input projection's backward receives (dG). Under
+#   create_graph the backward replays the steps with differentiable ops.
+def _lstm_sequence_function():
+    from monoflow.autograd.function import Function  # (autograd imports the tensor, which imports nn)
+
+    class LSTMSequence(Function):
+        @staticmethod
+        def forward(ctx, gi, h0, c0, w_hh, reverse):
+            steps = range(gi.shape[0] - 1, -1, -1) if reverse else range(gi.shape[0])
+            w_t = w_hh.t()
+            h, c = h0, c0
+            hs, cs, gates = [None] * gi.shape[0], [None] * gi.shape[0], [None] * gi.shape[0]
+            for t in steps:
+                gates[t] = gi[t] + h.matmul(w_t)
+                h, c = _C.lstm_cell(gates[t], c)
+                hs[t], cs[t] = h, c
+            ctx.reverse = reverse
+            ctx.save_for_backward(gi, h0, c0, w_hh, *gates, *hs, *cs)
+            return stack(hs, 0), h, c
+
+        @staticmethod
+        def backward(ctx, d_out, d_h, d_c):
+            from monoflow.autograd import grad as autograd_grad
+            from monoflow.autograd.grad_mode import enable_grad, is_grad_enabled
+
+            gi, h0, c0, w_hh, *rest = ctx.saved_tensors
+            T = gi.shape[0]
+            gates, hs, cs = rest[:T], rest[T:2 * T], rest[2 * T:]
+            if is_grad_enabled():  # create_graph: the steps again, differentiably in the saved inputs
+                inputs = [gi, h0, c0, w_hh]
+                wanted = [v for v in inputs if v.requires_grad]
+                with enable_grad():
+                    outs = _lstm_sequence_steps(*inputs, ctx.reverse)
+                    pairs = [(o, g) for o, g in zip(outs, (d_out, d_h, d_c)) if g is not None]
+                    grads = iter(autograd_grad([o for o, _ in pairs], wanted, [g for _, g in pairs],
+                                               create_graph=True, allow_unused=True))
+                return (*(next(grads) if v.requires_grad else None for v in inputs), None)
+            order = range(T) if ctx.reverse else range(T - 1, -1, -1)  # backward through the steps
+            dh = d_h if d_h is not None else h0.new_zeros(h0.shape)
+            dc = d_c if d_c is not None else c0.new_zeros(c0.shape)
+            d_gates = [None] * T
+            for t in order:
+                if d_out is not None:
+                    dh = dh + d_out[t]
+                prev = t + 1 if ctx.reverse else t - 1
+                c_prev = cs[prev] if 0 <= prev < T else c0
+                d_gates[t], dc = _C.lstm_cell_backward(dh, dc, gates[t], c_prev, cs[t])
+                dh = d_gates[t].matmul(w_hh)
+            dG = stack(d_gates, 0)
+            # h_(t-1) of every step, in time order
+            h_prev = stack([*hs[1:], h0] if ctx.reverse else [h0, *hs[:-1]], 0)
+            d_w = dG.flatten(0, 1).t().matmul(h_prev.flatten(0, 1))
+            return dG, dh, dc, d_w, None
+
+    return LSTMSequence
+
+
+def _lstm_sequence_steps(gi, h0, c0, w_hh, reverse):
+    """The steps of _LSTMSequence with differentiable ops: (outputs, h_T, c_T)."""
+    steps = range(gi.shape[0] - 1, -1, -1) if reverse else range(gi.shape[0])
+    h, c, hs = h0, c0, [None] * gi.shape[0]
+    for t in steps:
+        h, c = _lstm_step(gi[t], h, c, w_hh)
+        hs[t] = h
+    return stack(hs, 0), h, c
+
+
+_LSTM_SEQUENCE = []
+
+
+def _lstm_sequence(gi, h0, c0, w_hh, reverse):
+    if not _LSTM_SEQUENCE:
+        _LSTM_SEQUENCE.append(_lstm_sequence_function())
+    return _LSTM_SEQUENCE[0].apply(gi, h0, c0, w_hh, reverse)
 
 
 def _gru_step(gi, h, w_hh, b_hh):
@@ -172,6 +257,10 @@ class RNNBase(Module):
         # direction from T-1 down then starts each sequence at its own end.
         w_ih, w_hh, b_ih, b_hh, w_hr = params
         is_lstm = self.mode == "LSTM"
+        if is_lstm and masks is None and w_hr is None and x.shape[0] > 0 and _C.is_grad_enabled() \
+                and any(v.requires_grad for v in (x, w_ih, w_hh, h, c)) and not is_autocast_enabled(x.device.type):
+            # the same steps as one autograd node (Note [LSTM backward over the sequence])
+            return _lstm_sequence(_lstm_input_projection(x, w_ih, b_ih, b_hh), h, c, w_hh, reverse)
         # Every step's input projection at once, unbound into per-step views:
         # unbind's backward stacks the step gradients once, where indexing
         # gi_all[t] per step would build (and sum) a full-size gradient per step.
