@@ -24,3 +24,16 @@ def _profiler_stop():
                     e.device.decode(), e.stream, e.correlation, e.bytes, e.allocated, e.reserved, e.extra,
                     e.shapes.decode()))
     return out
+
+
+class _ExperimentalConfig:
+    """torch._C._profiler._ExperimentalConfig (profile(experimental_config=...) in torch's profiler
+    recipe): accepted and kept; its options (verbose stacks, CUPTI metrics) change nothing here."""
+
+    def __init__(self, *args, **kwargs):
+        self.args, self.kwargs = args, kwargs
+
+
+class _profiler:
+    """The names of torch._C._profiler that programs pass on to the profiler."""
+    _ExperimentalConfig = _ExperimentalConfig

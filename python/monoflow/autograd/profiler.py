@@ -7,8 +7,9 @@ events (``profile_memory=True``), collectives and ``nn.Graph`` actor firings;
 Python adds the ``record_function`` ranges and DataLoader waits. Kernels run
 asynchronously on the stream workers, so a ``record_function`` range
 synchronizes the devices when it opens and closes: its time then covers the
-work it enqueued. ``key_averages().table()`` prints torch's columns, with the
-stream time of the kernels in the Device columns.
+work it enqueued. ``key_averages().table()`` prints torch's columns: a CPU
+kernel's time counts as CPU time of the op that launched it, as in torch; the
+kernels of other devices fill the Device columns.
 
 Example::
 
@@ -35,6 +36,10 @@ _recording = []  # the profile recording now (at most one: profiles do not nest,
 _HOST_KINDS = ("op", "backward", "collective", "actor", "fallback", "user_annotation")
 
 
+def _on_cpu(row):
+    return row.device.split(":")[0] == "cpu"
+
+
 class FunctionEvent:
     """One recorded row. Times are microseconds from the profile's start; ``kind`` is one of
     op, kernel, memcpy, backward, memory, collective, actor, fallback, user_annotation."""
@@ -52,9 +57,26 @@ class FunctionEvent:
         self.kernels = []  # the stream rows this launch ran
         self.self_cpu_memory_usage = 0  # net bytes allocated while it ran, outside its children
 
+    # Note [CPU kernels are CPU time]
+    #   torch runs a CPU op's kernel inline, so its CPU columns hold the op's
+    #   whole work and its Device columns nothing. Here the kernel runs on the
+    #   CPU stream's worker while the op's row covers only the enqueue; the
+    #   kernel's time on a CPU stream is added to the CPU time of the row that
+    #   launched it (and of the rows enclosing that one), and only kernels of
+    #   other devices fill the Device columns. A record_function range waits for
+    #   its work at both ends, so its wall time holds its kernels already.
+    @property
+    def _cpu_kernel_time(self):
+        if self.kind == "user_annotation":
+            return 0.0
+        return sum(k.end_us - k.start_us for k in self.kernels if _on_cpu(k)) + \
+            sum(c._cpu_kernel_time for c in self.cpu_children)
+
     @property
     def cpu_time_total(self):
-        return self.end_us - self.start_us if self.kind != "kernel" and self.kind != "memcpy" else 0.0
+        if self.kind == "kernel" or self.kind == "memcpy":
+            return 0.0
+        return self.end_us - self.start_us + self._cpu_kernel_time
 
     @property
     def self_cpu_time_total(self):
@@ -62,8 +84,8 @@ class FunctionEvent:
 
     @property
     def self_device_time_total(self):
-        own = self.end_us - self.start_us if self.kind in ("kernel", "memcpy") else 0.0
-        return own + sum(k.end_us - k.start_us for k in self.kernels)
+        own = self.end_us - self.start_us if self.kind in ("kernel", "memcpy") and not _on_cpu(self) else 0.0
+        return own + sum(k.end_us - k.start_us for k in self.kernels if not _on_cpu(k))
 
     @property
     def device_time_total(self):
