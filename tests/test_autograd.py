@@ -434,6 +434,9 @@ def test_next_functions(device):
     (mul, _), = fn.next_functions
     assert mul.name() == "MulBackward0"
     assert mul.next_functions[0][0].name() == "AccumulateGrad"
+    # each node name is a class of its own, as torch's (graph drawers label nodes with the type name)
+    assert type(mul).__name__ == "MulBackward0" and type(fn).__name__ == "AddBackward0"
+    assert isinstance(fn, flow.autograd.graph.Node) and type(mul) is type((x * 3).grad_fn)
 
 
 def test_grad_is_one_object_across_accumulation():

@@ -14,7 +14,17 @@ def _set_grad_enabled(bint enabled):
 
 @cython.binding(False)
 cdef class Node:
-    """A node of the recorded graph (``tensor.grad_fn``)."""
+    """A node of the recorded graph: ``tensor.grad_fn`` (torch.autograd.graph.Node). Each node name
+    is a subclass of its own, as torch's: ``type(grad_fn).__name__`` is the name.
+
+    Example::
+
+        >>> y = (flow.ones(2, requires_grad=True) * 2).sum()
+        >>> type(y.grad_fn).__name__, isinstance(y.grad_fn, flow.autograd.graph.Node)
+        ('SumBackward0', True)
+        >>> y.grad_fn.next_functions[0][0].name()
+        'MulBackward0'
+    """
     cdef shared_ptr[Node_t] n
 
     def name(self):
@@ -36,10 +46,24 @@ cdef class Node:
         return hash(<uintptr_t>self.n.get())
 
 
+# One Python class per node name (MulBackward0, ...), made on first use: tools
+# that draw graphs (torchviz) label a node with type(grad_fn).__name__, as
+# torch's nodes are each their own class.
+_NODE_CLASSES = {}
+
+
+cdef object _node_class(str name):
+    cls = _NODE_CLASSES.get(name)
+    if cls is None:
+        cls = _NODE_CLASSES[name] = type(name, (Node,), {"__module__": "monoflow.autograd.graph", "__slots__": ()})
+    return cls
+
+
 cdef object _wrap_node(shared_ptr[Node_t] n):
     if n.get() == NULL:
         return None
-    cdef Node r = Node.__new__(Node)
+    cls = _node_class(n.get().name().decode())
+    cdef Node r = Node.__new__(cls)
     r.n = n
     return r
 

@@ -8,7 +8,10 @@ import threading
 
 from monoflow import _C
 
-__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks"]
+__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "Node"]
+
+# The class of every grad_fn; each node name (MulBackward0, ...) is a subclass of its own.
+Node = _C.Node
 
 _state = threading.local()  # torch keeps the hook stack per thread
 
