@@ -61,13 +61,9 @@ MFCPU_FAST_INLINE float fmadd(float a, float b, float c) {
 // e^x: x = n ln2 + r with |r| <= ln2/2 (Cody-Waite, ln2 in two parts), the
 // Cephes expf polynomial for e^r, and 2^n as two factors 2^(n/2) 2^(n-n/2)
 // so that results down to the smallest subnormal come out right.
-MFCPU_FAST_INLINE float exp(float x) {
-  constexpr float kHi = 88.7228394f, kLo = -104.0f;  // e^kHi = FLT_MAX; e^kLo < half the smallest subnormal
-  float xc = select(x < kHi, x, kHi);  // (NaN lanes compute garbage, replaced at the end)
-  xc = select(xc > kLo, xc, kLo);
-  // round(xc / ln2) by the 1.5 * 2^23 trick: exact for |t| < 2^22
-  const float t = xc * 1.44269504088896341f;
-  const float n = (t + 12582912.0f) - 12582912.0f;
+// e^xc for xc in [-104, 88.72] with n = round(xc / ln2): the polynomial on
+// the reduced argument, then the two factors of 2^n.
+MFCPU_FAST_INLINE float exp_reduced(float xc, float n) {
   float r = xc - n * 0.693359375f;
   r = r - n * -2.12194440e-4f;
   float p = 1.9875691500e-4f;
@@ -78,9 +74,27 @@ MFCPU_FAST_INLINE float exp(float x) {
   p = fmadd(p, r, 5.0000001201e-1f);
   p = fmadd(p, r * r, r) + 1.0f;
   const int32_t ni = static_cast<int32_t>(n), n1 = ni >> 1, n2 = ni - n1;  // n in [-150, 128]: both halves normal
-  float y = p * from_bits((n1 + 127) << 23) * from_bits((n2 + 127) << 23);
-  y = select(x < kHi, y, std::numeric_limits<float>::infinity());
-  return select(x != x, x, y);
+  return p * from_bits((n1 + 127) << 23) * from_bits((n2 + 127) << 23);
+}
+
+MFCPU_FAST_INLINE float exp(float x) {
+  constexpr float kHi = 88.7228394f, kLo = -104.0f;  // e^kHi = FLT_MAX; e^kLo < half the smallest subnormal
+  float xc = select(x < kHi, x, kHi);  // (NaN lanes compute garbage, replaced at the end)
+  xc = select(xc > kLo, xc, kLo);
+  // round(xc / ln2) by the 1.5 * 2^23 trick: exact for |t| < 2^22
+  const float t = xc * 1.44269504088896341f;
+  const float n = (t + 12582912.0f) - 12582912.0f;
+  const float y = exp_reduced(xc, n);
+  return select(x != x, x, select(x < kHi, y, std::numeric_limits<float>::infinity()));
+}
+
+// e^x for x <= 0 (sigmoid's e^-|x|): exp without the overflow side; NaN
+// stays NaN.
+MFCPU_FAST_INLINE float exp_nonpositive(float x) {
+  constexpr float kLo = -104.0f;
+  const float xc = select(x > kLo, x, kLo);  // (NaN -> kLo, replaced at the end)
+  const float n = (xc * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
+  return select(x != x, x, exp_reduced(xc, n));
 }
 
 // tanh: the Cephes odd polynomial for |x| < 0.625 (where 1 - 2/(e^2x + 1)
@@ -133,7 +147,7 @@ MFCPU_FAST_INLINE float erf(float x) {
 
 // 1 / (1 + e^-x), as e^x / (1 + e^x) for x < 0 so that nothing overflows.
 MFCPU_FAST_INLINE float sigmoid(float x) {
-  const float e = exp(-abs(x));  // NaN stays NaN
+  const float e = exp_nonpositive(-abs(x));  // NaN stays NaN
   return select(x < 0.0f, e, 1.0f) / (1.0f + e);
 }
 
