@@ -6,6 +6,7 @@ The input projection of every time step is one matmul over the whole
 sequence; only the hidden-state recurrence loops over time. An LSTM step is
 then one matmul, one add and one fused cell (_C.lstm_cell: the gates'
 activations and the state update in one pass each way)."""
+import functools
 import math
 
 from monoflow import _C
@@ -50,6 +51,7 @@ def _lstm_step(gi, h, c, w_hh):
 #   makes W_hh's gradient with one matmul over all steps, dG^T H (T N rows),
 #   which is also what the input projection's backward receives (dG). Under
 #   create_graph the backward replays the steps with differentiable ops.
+@functools.cache
 def _lstm_sequence_function():
     from monoflow.autograd.function import Function  # (autograd imports the tensor, which imports nn)
 
@@ -115,13 +117,8 @@ def _lstm_sequence_steps(gi, h0, c0, w_hh, reverse):
     return stack(hs, 0), h, c
 
 
-_LSTM_SEQUENCE = []
-
-
 def _lstm_sequence(gi, h0, c0, w_hh, reverse):
-    if not _LSTM_SEQUENCE:
-        _LSTM_SEQUENCE.append(_lstm_sequence_function())
-    return _LSTM_SEQUENCE[0].apply(gi, h0, c0, w_hh, reverse)
+    return _lstm_sequence_function().apply(gi, h0, c0, w_hh, reverse)
 
 
 def _gru_step(gi, h, w_hh, b_hh):
