@@ -108,6 +108,24 @@ def test_polynomials_match_torch(name, dtype):
     assert getattr(flow.special, name)(0.25, flow.tensor([0, 1])).dtype == flow.float32
 
 
+@pytest.mark.parametrize("name", [n for n in POLYS if "chebyshev" in n] + ["hermite_polynomial_h"])
+def test_huge_degrees_end_as_torchs(name):
+    # The recurrence is a Python loop per degree: it stops once every element has its trig form or
+    # has overflowed (NaN after, as torch), instead of running 2**40 steps (a hang)
+    x = [0.5, 2.0, 1.1, -3.0, 1.0, -1.0, 0.2] if not name.startswith("shifted") else [0.75, 1.5, 1.05, -1.0, 1.0,
+                                                                                      0.0, 0.6]
+    for n in (100, 1000, 2 ** 40):
+        f = getattr(flow.special, name)(flow.tensor(x, dtype=flow.float64), n)
+        t = getattr(torch.special, name)(torch.tensor(x, dtype=torch.float64), n)
+        np.testing.assert_allclose(f.numpy(), t.numpy(), rtol=1e-6, atol=1e-6)
+
+
+def test_a_degree_the_recurrence_cannot_reach_is_refused():
+    # Legendre stays finite on [-1, 1]: 2**40 steps of a Python loop are refused, not run
+    with pytest.raises(ValueError, match="legendre_polynomial_p.*degree 1099511627776"):
+        flow.special.legendre_polynomial_p(flow.tensor([0.5]), 2 ** 40)
+
+
 def _p_reference(a, x):
     getcontext().prec = 40
     a, x = Decimal(a), Decimal(x)

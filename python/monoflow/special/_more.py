@@ -499,15 +499,29 @@ def _poly_args(op, x, n):
     return xt.expand(shape), nt.expand(shape).to(dtype), dtype
 
 
-def _recurrence(x, n, p0, p1, step):
+_MAX_DEGREE = 100_000  # the recurrence is a loop in Python, one step per degree
+
+
+def _recurrence(op, x, n, p0, p1, step, needed=None):
     """The value of the polynomial of degree n (elementwise) from p0 = P_0, p1 = P_1 and
-    P_{k+1} = step(k, P_k, P_{k-1}); 0 where n < 0."""
-    top = int(n.max()) if n.numel() else 0
+    P_{k+1} = step(k, P_k, P_{k-1}); 0 where n < 0. Elements outside `needed` are left to the
+    caller's other formula. The loop ends once every needed element has its degree or has
+    overflowed (two non-finite terms in a row: every higher degree is NaN, as in torch); a finite
+    element still short of its degree after _MAX_DEGREE steps raises ValueError."""
+    wanted = n if needed is None else _where(needed, n, 0)
+    top = int(wanted.max()) if wanted.numel() else 0
     out = _where(n == 0, p0, 0.0 * x)
     if top >= 1:
         out = _where(n == 1, p1, out)
     p, q = p0, p1
     for k in range(1, top):
+        if k % 64 == 0:
+            live = (wanted > k) & (_m.isfinite(p) | _m.isfinite(q))
+            if not bool(live.any()):
+                return _where(wanted > k, _math.nan, out)
+            if k >= _MAX_DEGREE:
+                raise ValueError(f"special.{op}(): degree {int(wanted.max())} is too high for this recurrence "
+                                 f"(at most {_MAX_DEGREE} where the values stay finite)")
         r = step(k, q, p)
         out = _where(n == k + 1, r, out)
         p, q = q, r
@@ -524,30 +538,31 @@ def _chebyshev(op, kind, x, n, out):
         x, n, dtype = _poly_args(op, x, n)
         one = x * 0 + 1.0
         p1 = {"t": x, "u": x + x, "v": x + x - 1, "w": x + x + 1}[kind]
-        val = _recurrence(x, n, one, p1, lambda k, q, p: (x + x) * q - p)
         ax = _m.abs(x)
         inside = ax < 1
+        by_trig = (n > (6 if kind == "t" else 8)) & inside  # (torch's choice of formula)
+        val = _recurrence(op, x, n, one, p1, lambda k, q, p: (x + x) * q - p, needed=~by_trig & (ax != 1))
         acos = _m.acos(_where(inside, x, 0.0))
         if kind == "t":
-            val = _where((n > 6) & inside, _m.cos(n * acos), val)
+            val = _where(by_trig, _m.cos(n * acos), val)
             edge = _where((x > 0) | _even(n), 1.0, -1.0)
         elif kind == "u":
             s = _m.sin(acos)
             trig = _where(s != 0, _m.sin((n + 1) * acos) / _where(s != 0, s, 1.0),
                           (n + 1) * _m.cos((n + 1) * acos) / _where(x != 0, x, 1.0))
-            val = _where((n > 8) & inside, trig, val)
+            val = _where(by_trig, trig, val)
             edge = _where((x > 0) | _even(n), n + 1, -(n + 1))
         elif kind == "v":
             half = _m.cos(acos / 2)
             trig = _where(_m.sin(acos / 2) != 1, _m.cos((n + 0.5) * acos) / _where(half != 0, half, 1.0),
                           _where(_even(n), n + n + 1, -(n + n + 1)))
-            val = _where((n > 8) & inside, trig, val)
+            val = _where(by_trig, trig, val)
             edge = _where(x > 0, 1.0, _where(_even(n), n + n + 1, -(n + n + 1)))
         else:
             half = _m.sin(acos / 2)
             trig = _where(_m.cos(acos / 2) != 1, _m.sin((n + 0.5) * acos) / _where(half != 0, half, 1.0),
                           _where(x > 0, n + n + 1, _where(_even(n), 1.0, -1.0)))
-            val = _where((n > 8) & inside, trig, val)
+            val = _where(by_trig, trig, val)
             edge = _where(x > 0, n + n + 1, _where(_even(n), 1.0, -1.0))
         val = _where(ax == 1, edge, val)
         return _where(n < 0, 0.0, val).to(dtype)
@@ -709,7 +724,8 @@ def hermite_polynomial_h(input, n, *, out=None):
     _no_out("hermite_polynomial_h", out)
     with _no_grad():
         x, n, dtype = _poly_args("hermite_polynomial_h", input, n)
-        val = _recurrence(x, n, x * 0 + 1.0, x + x, lambda k, q, p: (x + x) * q - (2 * k) * p)
+        val = _recurrence("hermite_polynomial_h", x, n, x * 0 + 1.0, x + x,
+                          lambda k, q, p: (x + x) * q - (2 * k) * p)
         return _where(n < 0, 0.0, val).to(dtype)
 
 
@@ -730,7 +746,7 @@ def hermite_polynomial_he(input, n, *, out=None):
     _no_out("hermite_polynomial_he", out)
     with _no_grad():
         x, n, dtype = _poly_args("hermite_polynomial_he", input, n)
-        val = _recurrence(x, n, x * 0 + 1.0, x, lambda k, q, p: x * q - k * p)
+        val = _recurrence("hermite_polynomial_he", x, n, x * 0 + 1.0, x, lambda k, q, p: x * q - k * p)
         return _where(n < 0, 0.0, val).to(dtype)
 
 
@@ -751,7 +767,8 @@ def laguerre_polynomial_l(input, n, *, out=None):
     _no_out("laguerre_polynomial_l", out)
     with _no_grad():
         x, n, dtype = _poly_args("laguerre_polynomial_l", input, n)
-        val = _recurrence(x, n, x * 0 + 1.0, 1 - x, lambda k, q, p: ((k + k + (1 - x)) * q - k * p) / (k + 1))
+        val = _recurrence("laguerre_polynomial_l", x, n, x * 0 + 1.0, 1 - x,
+                          lambda k, q, p: ((k + k + (1 - x)) * q - k * p) / (k + 1))
         val = _where((x == 0) & (n >= 0), 1.0, val)
         return _where(n < 0, 0.0, val).to(dtype)
 
@@ -773,7 +790,8 @@ def legendre_polynomial_p(input, n, *, out=None):
     _no_out("legendre_polynomial_p", out)
     with _no_grad():
         x, n, dtype = _poly_args("legendre_polynomial_p", input, n)
-        val = _recurrence(x, n, x * 0 + 1.0, x, lambda k, q, p: ((k + k + 1) * x * q - k * p) / (k + 1))
+        val = _recurrence("legendre_polynomial_p", x, n, x * 0 + 1.0, x,
+                          lambda k, q, p: ((k + k + 1) * x * q - k * p) / (k + 1))
         return _where(n < 0, 0.0, val).to(dtype)
 
 
