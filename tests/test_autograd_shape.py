@@ -506,10 +506,11 @@ def test_take_along_dim_and_unbind(device):
 def test_view_nodes_are_named_as_torchs():
     import torch
 
-    views = {"view": lambda x: x.view(12), "transpose": lambda x: x.transpose(0, 1), "permute": lambda x: x.permute(1, 0),
-             "T": lambda x: x.T, "expand": lambda x: x[:, :1].expand(3, 2), "squeeze": lambda x: x[None].squeeze(),
-             "squeeze_dim": lambda x: x[None].squeeze(0), "unsqueeze": lambda x: x.unsqueeze(1), "slice": lambda x: x[:, 1:],
-             "narrow": lambda x: x.narrow(1, 0, 2), "select": lambda x: x[1], "unfold": lambda x: x.unfold(1, 2, 1),
+    views = {"view": lambda x: x.view(12), "transpose": lambda x: x.transpose(0, 1),
+             "permute": lambda x: x.permute(1, 0), "T": lambda x: x.T, "expand": lambda x: x[:, :1].expand(3, 2),
+             "squeeze": lambda x: x[None].squeeze(), "squeeze_dim": lambda x: x[None].squeeze(0),
+             "unsqueeze": lambda x: x.unsqueeze(1), "slice": lambda x: x[:, 1:], "narrow": lambda x: x.narrow(1, 0, 2),
+             "select": lambda x: x[1], "unfold": lambda x: x.unfold(1, 2, 1),
              "as_strided": lambda x: x.as_strided((2, 2), (1, 2))}
     for name, f in views.items():
         fx, tx = flow.randn(3, 4, requires_grad=True), torch.randn(3, 4, requires_grad=True)

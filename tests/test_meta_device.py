@@ -15,7 +15,8 @@ import monoflow.nn.functional as F
 
 OPS = {  # name: f(x, y) on two (3, 4)-broadcastable float tensors
     "add": lambda x, y: x + y, "matmul": lambda x, y: x @ y.mT, "relu_sum": lambda x, y: F.relu(x).sum(0),
-    "softmax": lambda x, y: x.softmax(-1), "cat": lambda x, y: flow.cat([x, y], 1), "stack": lambda x, y: flow.stack([x, y]),
+    "softmax": lambda x, y: x.softmax(-1), "cat": lambda x, y: flow.cat([x, y], 1),
+    "stack": lambda x, y: flow.stack([x, y]),
     "t_contig": lambda x, y: x.t().contiguous(), "view": lambda x, y: x.reshape(-1), "select": lambda x, y: x[1:, ::2],
     "to_half": lambda x, y: x.to(flow.float16), "compare": lambda x, y: x > y, "argmax": lambda x, y: x.argmax(1),
     "max_dim": lambda x, y: x.max(0)[1], "layer_norm": lambda x, y: F.layer_norm(x, x.shape[-1:]),

@@ -14,7 +14,12 @@
 namespace monoflow {
 
 Backend::Backend(int16_t type_id, std::string path, void* handle, const MFDevicePlugin* api, bool no_data)
-    : type_id_(type_id), path_(std::move(path)), name_(api->device_type), handle_(handle), api_(api), no_data_(no_data) {
+    : type_id_(type_id),
+      path_(std::move(path)),
+      name_(api->device_type),
+      handle_(handle),
+      api_(api),
+      no_data_(no_data) {
   device_count_ = api_->device_count();
   for (int i = 0; i < device_count_; ++i) devices_.push_back(std::make_unique<PerDevice>());
   kernels_.resize(kNumOps);

@@ -93,7 +93,7 @@ class Graph:
         d["_graph_modules"] = OrderedDict()  # id(module) -> GraphModule (its settings in this graph)
         d["_ungraded"] = {}  # build signature -> ids of parameters build leaves without a gradient
         d["_eager_builds"] = set()  # build signatures whose build cannot be traced: Note [Graphs run eagerly]
-        d["_written_inputs"] = {}  # plan key -> indices of the inputs the plan writes: Note [A graph's inputs are its own]
+        d["_written_inputs"] = {}  # plan key -> the inputs the plan writes: Note [A graph's inputs are its own]
         d["_debug"] = False
         d["_sbp_reports"] = {}  # plan key -> "sbp: greedy N bytes -> whole-graph M bytes per step"
         d["_sbp_pending"] = {}  # build part of a plan key -> whole_graph.Solution the next trace applies
