@@ -983,3 +983,17 @@ def test_nonzero_takes_as_tuple_positionally():
         for g, w in zip(got, np.nonzero(x)):
             np.testing.assert_array_equal(g.numpy(), w)
     np.testing.assert_array_equal(flow.nonzero(t, False).numpy(), np.transpose(np.nonzero(x)))
+
+
+def test_depend_passes_its_input_on_in_eager_and_graph():
+    x, y = flow.ones(3), flow.zeros(3)
+    assert flow.nn.functional.depend(x, y) is x and flow._C.depend(x, [y, y]) is x
+
+    class G(flow.nn.Graph):
+        def build(self, a, b):
+            c = b * 2
+            return flow.nn.functional.depend(a + 1, c) * 3
+
+    np.testing.assert_array_equal(G()(x, y).numpy(), [6.0, 6.0, 6.0])
+    with pytest.raises(TypeError, match="depend"):
+        flow.nn.functional.depend(x, 3)

@@ -5,6 +5,7 @@ from monoflow.nn.functional.attention import *  # noqa: F401,F403
 from monoflow.nn.functional.conv import *  # noqa: F401,F403
 from monoflow.nn.functional.ctc_loss import *  # noqa: F401,F403
 from monoflow.nn.functional.deform_conv import *  # noqa: F401,F403
+from monoflow.nn.functional.depend import *  # noqa: F401,F403
 from monoflow.nn.functional.distance import *  # noqa: F401,F403
 from monoflow.nn.functional.dropout import *  # noqa: F401,F403
 from monoflow.nn.functional.embedding_bag import *  # noqa: F401,F403
