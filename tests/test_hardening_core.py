@@ -274,3 +274,14 @@ def test_tensor_split_refuses_millions_of_empty_sections(sections):
     with pytest.raises(ValueError, match="tensor_split"):
         flow.tensor_split(flow.zeros(3), sections)
     assert [t.numel() for t in flow.zeros(3).tensor_split(5)] == [1, 1, 1, 0, 0]
+
+
+def test_copy_to_host_takes_a_checked_array_not_an_address():
+    # it took a raw address: t._copy_to_host(other_tensor) wrote through the tensor's value (a segfault)
+    for bad in (flow.randn(3, 4), 123, np.empty(3, np.float32), np.empty((4, 3), np.float32).T):
+        with pytest.raises(TypeError, match="_copy_to_host"):
+            flow.randn(3, 4)._copy_to_host(bad)
+    out = np.empty((3, 4), np.float32)
+    t = flow.arange(12.0).reshape(3, 4)
+    t._copy_to_host(out)
+    np.testing.assert_array_equal(out, np.arange(12.0).reshape(3, 4))

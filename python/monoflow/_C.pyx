@@ -954,9 +954,17 @@ cdef class TensorBase:
             return _complex_ops.item(self)
         return _from_scalar(item(self.t))
 
-    def _copy_to_host(self, uintptr_t ptr):
+    def _copy_to_host(self, out):
+        """Copies the values into `out`, a writable C-contiguous numpy array of this tensor's size
+        in bytes (checked: no raw address crosses into the copy)."""
         if c_graph_tracing():
             c_check_value_read(b"Tensor.numpy() (also .tolist(), printing, pickling)", self.t)
+        cdef TensorImpl* p = self.t.get()
+        nbytes = p.numel() * itemsize(p.dtype)
+        if not (type(out).__module__ == "numpy" and type(out).__name__ == "ndarray" and out.flags.c_contiguous
+                and out.flags.writeable and out.nbytes == nbytes):
+            raise TypeError(f"_copy_to_host(): expected a writable C-contiguous numpy array of {nbytes} bytes")
+        cdef uintptr_t ptr = out.__array_interface__["data"][0]
         copy_to_host(self.t, <void*>ptr)
 
     def _host_view_interface(self):

@@ -671,7 +671,7 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
             ptr, shape, strides = view
             return np.asarray(_HostArray(self, ptr, shape, strides, np.dtype(npdt)))
         out = np.empty(tuple(self.shape), dtype=npdt)
-        self._copy_to_host(out.__array_interface__["data"][0])
+        self._copy_to_host(out)
         return out
 
     def __array__(self, dtype=None, copy=None):
