@@ -66,6 +66,14 @@ def test_numpy_of_a_tensor_that_requires_grad_gives_the_values():
     np.testing.assert_array_equal(np.asarray(y), [3.0, 6.0])
     y.sum().backward()  # the graph is untouched by numpy()
     np.testing.assert_array_equal(x.grad.numpy(), [3.0, 3.0])
+    # a copy: a parameter's values saved before an optimizer step keep that step's values
+    p = flow.nn.Parameter(flow.ones(3))
+    opt = flow.optim.SGD([p], lr=1.0)
+    p.sum().backward()
+    saved = p.numpy()
+    opt.step()
+    np.testing.assert_array_equal(saved, [1.0, 1.0, 1.0])
+    np.testing.assert_array_equal(p.detach().numpy(), [0.0, 0.0, 0.0])
 
 
 @pytest.mark.parametrize("dst", ["bool", "int64", "int32", "float64", "float16", "float32"])

@@ -662,9 +662,11 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
     def numpy(self, *, force=False):
         """A numpy array sharing memory with this tensor on the CPU (a copy elsewhere).
         Waits for pending work on the tensor's device. As in OneFlow (unlike
-        torch), a tensor that requires grad gives its detached values."""
+        torch, which refuses), a tensor that requires grad gives its values: a
+        copy, so that a parameter's array saved before an optimizer step keeps
+        that step's values (OneFlow's optimizer tests save them step by step)."""
         if self.requires_grad:
-            return self.detach().numpy()
+            return self.detach().numpy().copy()
         npdt = _dtypes.to_numpy(self.dtype)
         view = self._host_view_interface()
         if view is not None:
