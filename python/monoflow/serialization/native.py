@@ -265,7 +265,7 @@ def _host_bytes(t):
         out = np.asarray(_HostBytes(t, ptr, nbytes))
     else:
         out = np.empty(nbytes, np.uint8)
-        t._copy_to_host(out.ctypes.data)
+        t._copy_to_host(out)
     return _swap_if_big_endian(out, t.element_size())
 
 
