@@ -31,14 +31,14 @@ def _lstm_input_projection(x, w_ih, b_ih, b_hh):
 
 
 def _lstm_step(gi, h, c, w_hh):
-    """One step from the input projection gi (_lstm_input_projection). W_hh is
-    transposed per step: each step's weight gradient then reaches W_hh
+    """One step from the input projection gi (_lstm_input_projection): (h', c', the
+    pre-activation gates). W_hh is transposed per step: each step's weight gradient then reaches W_hh
     row-major (Note [Gradients in the operand's layout]), where one shared
     transposed view would sum the steps' gradients in the transposed layout."""
     gates = gi + h.matmul(w_hh.t())
     if gates.dtype != c.dtype:  # autocast made the matmuls lower precision: the cell runs in the state's
         gates = gates.to(c.dtype)  # dtype (torch's LSTMCell under CPU autocast returns float32 too)
-    return _C.lstm_cell(gates, c)
+    return (*_C.lstm_cell(gates, c), gates)
 
 
 # Note [LSTM backward over the sequence]
@@ -58,26 +58,20 @@ def _lstm_sequence_function():
     class LSTMSequence(Function):
         @staticmethod
         def forward(ctx, gi, h0, c0, w_hh, reverse):
-            steps = range(gi.shape[0] - 1, -1, -1) if reverse else range(gi.shape[0])
-            w_t = w_hh.t()
-            h, c = h0, c0
-            hs, cs, gates = [None] * gi.shape[0], [None] * gi.shape[0], [None] * gi.shape[0]
-            for t in steps:
-                gates[t] = gi[t] + h.matmul(w_t)
-                h, c = _C.lstm_cell(gates[t], c)
-                hs[t], cs[t] = h, c
+            gates, cs = [None] * gi.shape[0], [None] * gi.shape[0]
+            out, h, c = _lstm_sequence_steps(gi, h0, c0, w_hh, reverse, keep=(gates, cs))
             ctx.reverse = reverse
-            ctx.save_for_backward(gi, h0, c0, w_hh, *gates, *hs, *cs)
-            return stack(hs, 0), h, c
+            ctx.save_for_backward(gi, h0, c0, w_hh, out, *gates, *cs)
+            return out, h, c
 
         @staticmethod
         def backward(ctx, d_out, d_h, d_c):
             from monoflow.autograd import grad as autograd_grad
             from monoflow.autograd.grad_mode import enable_grad, is_grad_enabled
 
-            gi, h0, c0, w_hh, *rest = ctx.saved_tensors
+            gi, h0, c0, w_hh, out, *rest = ctx.saved_tensors
             T = gi.shape[0]
-            gates, hs, cs = rest[:T], rest[T:2 * T], rest[2 * T:]
+            gates, cs = rest[:T], rest[T:]
             if is_grad_enabled():  # create_graph: the steps again, differentiably in the saved inputs
                 inputs = [gi, h0, c0, w_hh]
                 wanted = [v for v in inputs if v.requires_grad]
@@ -87,7 +81,7 @@ def _lstm_sequence_function():
                     grads = iter(autograd_grad([o for o, _ in pairs], wanted, [g for _, g in pairs],
                                                create_graph=True, allow_unused=True))
                 return (*(next(grads) if v.requires_grad else None for v in inputs), None)
-            order = range(T) if ctx.reverse else range(T - 1, -1, -1)  # backward through the steps
+            order = _time_steps(T, not ctx.reverse)  # backward through the steps
             dh = d_h if d_h is not None else h0.new_zeros(h0.shape)
             dc = d_c if d_c is not None else c0.new_zeros(c0.shape)
             d_gates = [None] * T
@@ -99,21 +93,30 @@ def _lstm_sequence_function():
                 d_gates[t], dc = _C.lstm_cell_backward(dh, dc, gates[t], c_prev, cs[t])
                 dh = d_gates[t].matmul(w_hh)
             dG = stack(d_gates, 0)
-            # h_(t-1) of every step, in time order
-            h_prev = stack([*hs[1:], h0] if ctx.reverse else [h0, *hs[:-1]], 0)
+            # h_(t-1) of every step, in time order: the outputs shifted by one step
+            first = h0.unsqueeze(0)
+            h_prev = cat([out[1:], first] if ctx.reverse else [first, out[:-1]], 0)
             d_w = dG.flatten(0, 1).t().matmul(h_prev.flatten(0, 1))
             return dG, dh, dc, d_w, None
 
     return LSTMSequence
 
 
-def _lstm_sequence_steps(gi, h0, c0, w_hh, reverse):
-    """The steps of _LSTMSequence with differentiable ops: (outputs, h_T, c_T)."""
-    steps = range(gi.shape[0] - 1, -1, -1) if reverse else range(gi.shape[0])
+def _time_steps(n, reverse):
+    """The time indices in the order a direction visits them."""
+    return range(n - 1, -1, -1) if reverse else range(n)
+
+
+def _lstm_sequence_steps(gi, h0, c0, w_hh, reverse, keep=None):
+    """The steps of one direction from the input projection gi: (outputs, h_T, c_T).
+    `keep` = (gates, cells), two lists of length T, receives each step's pre-activation
+    gates and cell state (what LSTMSequence's backward reads)."""
     h, c, hs = h0, c0, [None] * gi.shape[0]
-    for t in steps:
-        h, c = _lstm_step(gi[t], h, c, w_hh)
+    for t in _time_steps(gi.shape[0], reverse):
+        h, c, gates = _lstm_step(gi[t], h, c, w_hh)
         hs[t] = h
+        if keep is not None:
+            keep[0][t], keep[1][t] = gates, c
     return stack(hs, 0), h, c
 
 
@@ -265,13 +268,13 @@ class RNNBase(Module):
             gi_all = _lstm_input_projection(x, w_ih, b_ih, b_hh).unbind(0)
         else:
             gi_all = F.linear(x, w_ih, b_ih).unbind(0)
-        steps = range(x.shape[0] - 1, -1, -1) if reverse else range(x.shape[0])
+        steps = _time_steps(x.shape[0], reverse)
         outs = [None] * x.shape[0]
         for t in steps:
             gi = gi_all[t]
             h_prev, c_prev = h, c
             if is_lstm:
-                h, c = _lstm_step(gi, h, c, w_hh)
+                h, c, _ = _lstm_step(gi, h, c, w_hh)
                 if w_hr is not None:  # proj_size: h = W_hr h
                     h = h.matmul(w_hr.t())
             elif self.mode == "GRU":
@@ -637,7 +640,7 @@ class LSTMCell(RNNCellBase):
             z = x.new_zeros(x.shape[0], self.hidden_size)
             hx = (z, z)
         gi = _lstm_input_projection(x, self.weight_ih, self.bias_ih, self.bias_hh)
-        h, c = _lstm_step(gi, hx[0], hx[1], self.weight_hh)
+        h, c, _ = _lstm_step(gi, hx[0], hx[1], self.weight_hh)
         return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
 
 
