@@ -61,9 +61,6 @@ def _legacy_new_of(name, dtype, args, device, where):
     from monoflow._creation import empty, tensor
     from monoflow._tensor import Size
 
-    if where:  # the creation functions make the global tensor (and check placement and sbp)
-        device = None
-
     if device is not None and not isinstance(device, (str, _C.device)):
         raise TypeError(f"{name}(): argument 'device' must be monoflow.device or str, not {type(device).__name__}")
     typed = dtype is not None
