@@ -67,6 +67,26 @@ def test_to_module_gives_the_eager_module():
     assert type(graph.model[1].to(nn.Module)) is nn.Linear
 
 
+def test_oneflow_08_block_api_over_the_views():
+    """OneFlow 0.8's spelling, still in its documentation and libai:
+    ``for block in graph.model.modules(): if isinstance(block.origin, X):
+    block.config.activation_checkpointing = True``; the loop yields views."""
+    model = _deep_mlp(1)
+    graph = CkptGraph(model, flow.optim.SGD(model.parameters(), lr=0.1), checkpointed=False)
+    blocks = list(graph.model.modules())
+    assert len(blocks) == len(list(model.modules()))
+    assert all(isinstance(b, nn.graph.Block) and isinstance(b, nn.graph.ProxyModule) for b in blocks)
+    assert [b.origin for b in blocks] == list(model.modules())
+    for block in blocks:
+        if isinstance(block.origin, nn.Linear):
+            block.config.activation_checkpointing = True
+    linears = [i for i, m in enumerate(model[0]) if isinstance(m, nn.Linear)]
+    assert [graph.model[0][i].to(nn.graph.GraphModule).activation_checkpointing for i in range(len(model[0]))] \
+        == [i in linears for i in range(len(model[0]))]
+    assert [name for name, _ in graph.model.named_children()] == ["0", "1"]
+    assert [c.origin for c in graph.model.children()] == list(model.children())
+
+
 @pytest.mark.parametrize("opt_kind", ["sgd", "adam"])
 def test_checkpointed_graph_trains_like_the_plain_graph_and_eager(opt_kind):
     def make_opt(m):

@@ -2,6 +2,10 @@
 foundation (monoflow._graph, docs/graph_runtime.md)."""
 from monoflow.nn.graph.config import GraphConfig
 from monoflow.nn.graph.graph import Graph
-from monoflow.nn.graph.graph_module import GraphModule
+from monoflow.nn.graph.graph_module import GraphModule, ModuleView
 
-__all__ = ["Graph", "GraphConfig", "GraphModule"]
+# OneFlow's earlier names for the class of a graph's module attributes: Block
+# (0.7/0.8, with .config and .origin) and ProxyModule (0.9).
+Block = ProxyModule = ModuleView
+
+__all__ = ["Graph", "GraphConfig", "GraphModule", "ModuleView", "Block", "ProxyModule"]

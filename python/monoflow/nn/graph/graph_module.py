@@ -145,6 +145,32 @@ class ModuleView:
         out = self._view_module.to(*args, **kwargs)
         return self if out is self._view_module else out
 
+    @property
+    def origin(self):
+        """The eager module (OneFlow 0.8's ``block.origin``; ``to(nn.Module)`` since)."""
+        return self._view_module
+
+    def named_modules(self, memo=None, prefix="", remove_duplicate=True):
+        """The module's ``named_modules``, each one a view of this graph, so that
+        ``.config``/``.origin``/``.to(GraphModule)`` work on what the loop yields."""
+        for name, module in self._view_module.named_modules(memo, prefix, remove_duplicate):
+            yield name, self._wrap(module, name) if name else self
+
+    def modules(self):
+        """Views of the module and all its submodules (see :meth:`named_modules`)."""
+        for _, view in self.named_modules():
+            yield view
+
+    def named_children(self):
+        """The module's direct children as views of this graph."""
+        for name, module in self._view_module.named_children():
+            yield name, self._wrap(module, name)
+
+    def children(self):
+        """Views of the module's direct children."""
+        for _, view in self.named_children():
+            yield view
+
     def __getattr__(self, name):
         if name == "config" and not hasattr(self._view_module, "config"):
             # OneFlow 0.7/0.8's spelling of to(GraphModule): module.config.set_stage(...),
