@@ -218,6 +218,12 @@ def test_gradcheck_accepts_torch_keywords():
                                    check_grad_dtypes=True, masked=None)
     assert flow.autograd.gradgradcheck(flow.sin, (x,), fast_mode=True, check_grad_dtypes=True)
     assert flow.autograd.gradcheck(lambda t: t.numpy(), (x,), check_backward_ad=False)  # nothing checked
+    # inputs (and outputs) given as lists, as torch takes them
+    y = flow.tensor([2.0, -1.0], dtype=flow.float64, requires_grad=True)
+    assert flow.autograd.gradcheck(lambda a, b: [a * b, a.sin()], [x, y])
+    assert flow.autograd.gradgradcheck(lambda a, b: a * b * b, [x, y])
+    with pytest.raises(flow.autograd.GradcheckError, match="mismatch"):  # a list input still checked
+        flow.autograd.gradcheck(lambda a, b: a * b.detach(), [x, y])
     with pytest.raises(NotImplementedError, match="check_forward_ad"):
         flow.autograd.gradcheck(flow.sin, (x,), check_forward_ad=True)
     with pytest.raises(NotImplementedError, match="check_batched_grad"):

@@ -1,4 +1,5 @@
-"""The fused LSTM cell (_C.lstm_cell, Note [Fused LSTM cell]) and the
+"""The fused LSTM cell (_C.lstm_cell, Note [Fused LSTM cell]), the GRU's
+sequence node (Note [GRU backward over the sequence]) and the
 vectorised float exp/tanh/sigmoid/erf under it (Note [Vectorisable
 transcendentals]), against PyTorch: nn.LSTM / nn.LSTMCell with copied
 weights (outputs, states and every gradient), the cell's own backward (each
@@ -88,6 +89,49 @@ def test_lstm_cell_module_matches_torch(N, I, H, bias, batched, seed):
         close(a.grad, b.grad, 1e-5)
     for name, p in fm.named_parameters():
         close(p.grad, getattr(tm, name).grad, 1e-5)
+
+
+@SETTINGS
+@given(T=st.integers(1, 5), N=st.integers(1, 4), I=st.integers(1, 6), H=st.integers(1, 7),
+       layers=st.integers(1, 3), bidirectional=st.booleans(), batch_first=st.booleans(), bias=st.booleans(),
+       with_state=st.booleans(), dtype=st.sampled_from(["float32", "float64"]), seed=st.integers(0, 2 ** 16))
+def test_gru_matches_torch(T, N, I, H, layers, bidirectional, batch_first, bias, with_state, dtype, seed):
+    kw = dict(num_layers=layers, bidirectional=bidirectional, batch_first=batch_first, bias=bias, dropout=0.0)
+    fm = flow.nn.GRU(I, H, **kw).to(getattr(flow, dtype))
+    tm = torch.nn.GRU(I, H, **kw).to(getattr(torch, dtype))
+    copy_weights(fm, tm)
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((N, T, I) if batch_first else (T, N, I)).astype(dtype)
+    xf, xt = flow.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    h0 = rng.standard_normal((layers * (1 + bidirectional), N, H)).astype(dtype)
+    hf, ht = flow.tensor(h0, requires_grad=True), torch.tensor(h0, requires_grad=True)
+    of, hnf = fm(xf, hf) if with_state else fm(xf)
+    ot, hnt = tm(xt, ht) if with_state else tm(xt)
+    tol = 1e-5 if dtype == "float32" else 1e-10
+    close(of, ot, tol)
+    close(hnf, hnt, tol)
+    w = [rng.standard_normal(tuple(t.shape)).astype(dtype) for t in (ot, hnt)]
+    ((of * flow.tensor(w[0])).sum() + (hnf * flow.tensor(w[1])).sum()).backward()
+    ((ot * torch.tensor(w[0])).sum() + (hnt * torch.tensor(w[1])).sum()).backward()
+    close(xf.grad, xt.grad, 10 * tol)
+    if with_state:
+        close(hf.grad, ht.grad, 10 * tol)
+    for name, p in fm.named_parameters():
+        close(p.grad, getattr(tm, name).grad, 10 * tol)
+
+
+@pytest.mark.parametrize("bias", [False, True])
+def test_gru_sequence_node_first_and_second_derivatives(bias):
+    m = flow.nn.GRU(3, 4, 2, bias=bias, bidirectional=True).double()
+    x = flow.randn(5, 2, 3, dtype=flow.float64, requires_grad=True)
+    h0 = flow.randn(4, 2, 4, dtype=flow.float64, requires_grad=True)
+    assert type(flow.nn.GRU(3, 4, bias=bias).double()(x)[0].grad_fn).__name__ == "GRUSequenceBackward"
+    assert flow.autograd.gradcheck(lambda x, h: m(x, h)[0], (x, h0))
+    assert flow.autograd.gradgradcheck(lambda x, h: m(x, h)[0], (x, h0))
+    assert flow.autograd.gradcheck(lambda h: m(x, h)[1], (h0,))
+    weights = [p for p in m.parameters()]
+    assert flow.autograd.gradcheck(lambda *w: flow.func.functional_call(
+        m, dict(zip([n for n, _ in m.named_parameters()], w)), (x,))[0], weights)
 
 
 def torch_cell(gates, c):

@@ -10,7 +10,8 @@ class GradcheckError(RuntimeError):
 
 
 def _as_tuple(x):
-    return x if isinstance(x, tuple) else (x,)
+    """The inputs as a tuple: a list is its elements (as in torch), anything else one input."""
+    return tuple(x) if isinstance(x, list) else x if isinstance(x, tuple) else (x,)
 
 
 def _numerical_jacobian(fn, inputs, i, eps):

@@ -124,14 +124,93 @@ def _lstm_sequence(gi, h0, c0, w_hh, reverse):
     return _lstm_sequence_function().apply(gi, h0, c0, w_hh, reverse)
 
 
-def _gru_step(gi, h, w_hh, b_hh):
+def _gru_step(gi, h, w_hh, b_hh, keep=None, t=None):
+    """One GRU step from the input projection gi (N, 3H). `keep` = four lists
+    receiving the step's r, z, n and h W_hn^T + b_hn at index t (what
+    GRUSequence's backward reads)."""
     gh = F.linear(h, w_hh, b_hh)
     ir, iz, in_ = gi.chunk(3, -1)
     hr, hz, hn = gh.chunk(3, -1)
     r = _m.sigmoid(ir + hr)
     z = _m.sigmoid(iz + hz)
     n = _m.tanh(in_ + r * hn)
+    if keep is not None:
+        keep[0][t], keep[1][t], keep[2][t], keep[3][t] = r, z, n, hn
     return n + z * (h - n)  # (1 - z) * n + z * h
+
+
+# Note [GRU backward over the sequence]
+#   As for the LSTM (Note [LSTM backward over the sequence]), one direction
+#   of a GRU layer is one autograd node. Its backward walks the steps back
+#   from the kept r, z, n and hn (= h W_hn^T + b_hn): with dh the gradient
+#   reaching h_t,
+#       dn~ = dh (1 - z) (1 - n^2)       (n's pre-activation; also d in)
+#       dz~ = dh (h_(t-1) - n) z (1 - z) (d iz = d hz)
+#       dr~ = dn~ hn r (1 - r)           (d ir = d hr)
+#       d hn = dn~ r
+#       dh_(t-1) = dh z + [dr~, dz~, d hn] W_hh
+#   and W_hh's and b_hh's gradients are one matmul and one sum over all
+#   steps' [dr~, dz~, d hn], instead of a weight-sized gradient per step.
+@functools.cache
+def _gru_sequence_function():
+    from monoflow.autograd.function import Function
+
+    class GRUSequence(Function):
+        @staticmethod
+        def forward(ctx, gi, h0, w_hh, b_hh, reverse):
+            T = gi.shape[0]
+            keep = ([None] * T, [None] * T, [None] * T, [None] * T)
+            out, h = _gru_sequence_steps(gi, h0, w_hh, b_hh, reverse, keep)
+            ctx.reverse, ctx.has_bias = reverse, b_hh is not None
+            ctx.save_for_backward(gi, h0, w_hh, b_hh, out, *keep[0], *keep[1], *keep[2], *keep[3])
+            return out, h
+
+        @staticmethod
+        def backward(ctx, d_out, d_h):
+            from monoflow.autograd import grad as autograd_grad
+            from monoflow.autograd.grad_mode import enable_grad, is_grad_enabled
+
+            gi, h0, w_hh, b_hh, out, *kept = ctx.saved_tensors
+            T = gi.shape[0]
+            if is_grad_enabled():  # create_graph: the steps again, differentiably in the saved inputs
+                inputs = [gi, h0, w_hh, b_hh]
+                wanted = [v for v in inputs if v is not None and v.requires_grad]
+                with enable_grad():
+                    outs = _gru_sequence_steps(*inputs, ctx.reverse)
+                    pairs = [(o, g) for o, g in zip(outs, (d_out, d_h)) if g is not None]
+                    grads = iter(autograd_grad([o for o, _ in pairs], wanted, [g for _, g in pairs],
+                                               create_graph=True, allow_unused=True))
+                return (*(next(grads) if v is not None and v.requires_grad else None for v in inputs), None)
+            rs, zs, ns, hns = (kept[k * T:(k + 1) * T] for k in range(4))
+            first = h0.unsqueeze(0)
+            h_prev = cat([out[1:], first] if ctx.reverse else [first, out[:-1]], 0)  # h_(t-1) per step
+            dh = d_h if d_h is not None else h0.new_zeros(h0.shape)
+            d_gi, d_gh = [None] * T, [None] * T
+            for t in _time_steps(T, not ctx.reverse):
+                if d_out is not None:
+                    dh = dh + d_out[t]
+                r, z, n = rs[t], zs[t], ns[t]
+                dn = dh * (1 - z) * (1 - n * n)
+                dz = dh * (h_prev[t] - n) * (z * (1 - z))
+                d_hn = dn * r
+                dr = dn * hns[t] * (r * (1 - r))
+                d_gh[t] = cat([dr, dz, d_hn], 1)
+                d_gi[t] = cat([dr, dz, dn], 1)
+                dh = dh * z + d_gh[t].matmul(w_hh)
+            dGh = stack(d_gh, 0).flatten(0, 1)
+            d_w = dGh.t().matmul(h_prev.flatten(0, 1))
+            d_b = dGh.sum(0) if ctx.has_bias else None
+            return stack(d_gi, 0), dh, d_w, d_b, None
+
+    return GRUSequence
+
+
+def _gru_sequence_steps(gi, h0, w_hh, b_hh, reverse, keep=None):
+    """The steps of one GRU direction from the input projection gi: (outputs, h_T)."""
+    h, hs = h0, [None] * gi.shape[0]
+    for t in _time_steps(gi.shape[0], reverse):
+        h = hs[t] = _gru_step(gi[t], h, w_hh, b_hh, keep, t)
+    return stack(hs, 0), h
 
 
 def _rnn_step(gi, h, w_hh, b_hh, relu):
@@ -257,10 +336,15 @@ class RNNBase(Module):
         # direction from T-1 down then starts each sequence at its own end.
         w_ih, w_hh, b_ih, b_hh, w_hr = params
         is_lstm = self.mode == "LSTM"
-        if is_lstm and masks is None and w_hr is None and x.shape[0] > 0 and _C.is_grad_enabled() \
-                and any(v.requires_grad for v in (x, w_ih, w_hh, h, c)) and not is_autocast_enabled(x.device.type):
-            # the same steps as one autograd node (Note [LSTM backward over the sequence])
-            return _lstm_sequence(_lstm_input_projection(x, w_ih, b_ih, b_hh), h, c, w_hh, reverse)
+        if masks is None and w_hr is None and x.shape[0] > 0 and _C.is_grad_enabled() \
+                and any(v is not None and v.requires_grad for v in (x, w_ih, w_hh, b_hh, h, c)) \
+                and not is_autocast_enabled(x.device.type):
+            # the same steps as one autograd node (Notes [LSTM backward over the sequence]
+            # and [GRU backward over the sequence])
+            if is_lstm:
+                return _lstm_sequence(_lstm_input_projection(x, w_ih, b_ih, b_hh), h, c, w_hh, reverse)
+            if self.mode == "GRU":
+                return (*_gru_sequence_function().apply(F.linear(x, w_ih, b_ih), h, w_hh, b_hh, reverse), None)
         # Every step's input projection at once, unbound into per-step views:
         # unbind's backward stacks the step gradients once, where indexing
         # gi_all[t] per step would build (and sum) a full-size gradient per step.
