@@ -94,11 +94,14 @@ def test_lstm_cell_module_matches_torch(N, I, H, bias, batched, seed):
 @SETTINGS
 @given(T=st.integers(1, 5), N=st.integers(1, 4), I=st.integers(1, 6), H=st.integers(1, 7),
        layers=st.integers(1, 3), bidirectional=st.booleans(), batch_first=st.booleans(), bias=st.booleans(),
-       with_state=st.booleans(), dtype=st.sampled_from(["float32", "float64"]), seed=st.integers(0, 2 ** 16))
-def test_gru_matches_torch(T, N, I, H, layers, bidirectional, batch_first, bias, with_state, dtype, seed):
-    kw = dict(num_layers=layers, bidirectional=bidirectional, batch_first=batch_first, bias=bias, dropout=0.0)
-    fm = flow.nn.GRU(I, H, **kw).to(getattr(flow, dtype))
-    tm = torch.nn.GRU(I, H, **kw).to(getattr(torch, dtype))
+       with_state=st.booleans(), dtype=st.sampled_from(["float32", "float64"]), seed=st.integers(0, 2 ** 16),
+       kind=st.sampled_from([("GRU", {}), ("RNN", {"nonlinearity": "tanh"}), ("RNN", {"nonlinearity": "relu"})]))
+def test_gru_and_rnn_match_torch(T, N, I, H, layers, bidirectional, batch_first, bias, with_state, dtype, seed,
+                                 kind):
+    kw = dict(num_layers=layers, bidirectional=bidirectional, batch_first=batch_first, bias=bias, dropout=0.0,
+              **kind[1])
+    fm = getattr(flow.nn, kind[0])(I, H, **kw).to(getattr(flow, dtype))
+    tm = getattr(torch.nn, kind[0])(I, H, **kw).to(getattr(torch, dtype))
     copy_weights(fm, tm)
     rng = np.random.default_rng(seed)
     x = rng.standard_normal((N, T, I) if batch_first else (T, N, I)).astype(dtype)
@@ -121,11 +124,15 @@ def test_gru_matches_torch(T, N, I, H, layers, bidirectional, batch_first, bias,
 
 
 @pytest.mark.parametrize("bias", [False, True])
-def test_gru_sequence_node_first_and_second_derivatives(bias):
-    m = flow.nn.GRU(3, 4, 2, bias=bias, bidirectional=True).double()
+@pytest.mark.parametrize("kind,kw,node", [("GRU", {}, "GRUSequenceBackward"),
+                                          ("RNN", {}, "RNNTanhSequenceBackward"),
+                                          ("RNN", {"nonlinearity": "relu"}, "RNNReluSequenceBackward")])
+def test_gru_and_rnn_sequence_nodes_first_and_second_derivatives(bias, kind, kw, node):
+    # Notes [GRU backward over the sequence], [Elman RNN backward over the sequence]
+    m = getattr(flow.nn, kind)(3, 4, 2, bias=bias, bidirectional=True, **kw).double()
     x = flow.randn(5, 2, 3, dtype=flow.float64, requires_grad=True)
     h0 = flow.randn(4, 2, 4, dtype=flow.float64, requires_grad=True)
-    assert type(flow.nn.GRU(3, 4, bias=bias).double()(x)[0].grad_fn).__name__ == "GRUSequenceBackward"
+    assert type(getattr(flow.nn, kind)(3, 4, bias=bias, **kw).double()(x)[0].grad_fn).__name__ == node
     assert flow.autograd.gradcheck(lambda x, h: m(x, h)[0], (x, h0))
     assert flow.autograd.gradgradcheck(lambda x, h: m(x, h)[0], (x, h0))
     assert flow.autograd.gradcheck(lambda h: m(x, h)[1], (h0,))

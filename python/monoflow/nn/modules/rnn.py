@@ -66,21 +66,11 @@ def _lstm_sequence_function():
 
         @staticmethod
         def backward(ctx, d_out, d_h, d_c):
-            from monoflow.autograd import grad as autograd_grad
-            from monoflow.autograd.grad_mode import enable_grad, is_grad_enabled
-
             gi, h0, c0, w_hh, out, *rest = ctx.saved_tensors
             T = gi.shape[0]
             gates, cs = rest[:T], rest[T:]
-            if is_grad_enabled():  # create_graph: the steps again, differentiably in the saved inputs
-                inputs = [gi, h0, c0, w_hh]
-                wanted = [v for v in inputs if v.requires_grad]
-                with enable_grad():
-                    outs = _lstm_sequence_steps(*inputs, ctx.reverse)
-                    pairs = [(o, g) for o, g in zip(outs, (d_out, d_h, d_c)) if g is not None]
-                    grads = iter(autograd_grad([o for o, _ in pairs], wanted, [g for _, g in pairs],
-                                               create_graph=True, allow_unused=True))
-                return (*(next(grads) if v.requires_grad else None for v in inputs), None)
+            if _C.is_grad_enabled():  # create_graph
+                return _replayed_gradients(_lstm_sequence_steps, [gi, h0, c0, w_hh], ctx.reverse, (d_out, d_h, d_c))
             order = _time_steps(T, not ctx.reverse)  # backward through the steps
             dh = d_h if d_h is not None else h0.new_zeros(h0.shape)
             dc = d_c if d_c is not None else c0.new_zeros(c0.shape)
@@ -93,10 +83,7 @@ def _lstm_sequence_function():
                 d_gates[t], dc = _C.lstm_cell_backward(dh, dc, gates[t], c_prev, cs[t])
                 dh = d_gates[t].matmul(w_hh)
             dG = stack(d_gates, 0)
-            # h_(t-1) of every step, in time order: the outputs shifted by one step
-            first = h0.unsqueeze(0)
-            h_prev = cat([out[1:], first] if ctx.reverse else [first, out[:-1]], 0)
-            d_w = dG.flatten(0, 1).t().matmul(h_prev.flatten(0, 1))
+            d_w = dG.flatten(0, 1).t().matmul(_previous_states(out, h0, ctx.reverse).flatten(0, 1))
             return dG, dh, dc, d_w, None
 
     return LSTMSequence
@@ -105,6 +92,27 @@ def _lstm_sequence_function():
 def _time_steps(n, reverse):
     """The time indices in the order a direction visits them."""
     return range(n - 1, -1, -1) if reverse else range(n)
+
+
+def _previous_states(out, h0, reverse):
+    """h_(t-1) of every step, in time order: the outputs shifted by one step."""
+    first = h0.unsqueeze(0)
+    return cat([out[1:], first] if reverse else [first, out[:-1]], 0)
+
+
+def _replayed_gradients(steps, inputs, reverse, grads):
+    """A sequence node's backward under create_graph: the steps run again with
+    differentiable ops on the saved `inputs` (gi, states, weights; None where
+    absent), and autograd differentiates them; returns the node's gradients."""
+    from monoflow.autograd import grad as autograd_grad
+    from monoflow.autograd.grad_mode import enable_grad
+
+    wanted = [v for v in inputs if v is not None and v.requires_grad]
+    with enable_grad():
+        pairs = [(o, g) for o, g in zip(steps(*inputs, reverse), grads) if g is not None]
+        found = iter(autograd_grad([o for o, _ in pairs], wanted, [g for _, g in pairs],
+                                   create_graph=True, allow_unused=True))
+    return (*(next(found) if v is not None and v.requires_grad else None for v in inputs), None)
 
 
 def _lstm_sequence_steps(gi, h0, c0, w_hh, reverse, keep=None):
@@ -167,23 +175,12 @@ def _gru_sequence_function():
 
         @staticmethod
         def backward(ctx, d_out, d_h):
-            from monoflow.autograd import grad as autograd_grad
-            from monoflow.autograd.grad_mode import enable_grad, is_grad_enabled
-
             gi, h0, w_hh, b_hh, out, *kept = ctx.saved_tensors
+            if _C.is_grad_enabled():  # create_graph
+                return _replayed_gradients(_gru_sequence_steps, [gi, h0, w_hh, b_hh], ctx.reverse, (d_out, d_h))
             T = gi.shape[0]
-            if is_grad_enabled():  # create_graph: the steps again, differentiably in the saved inputs
-                inputs = [gi, h0, w_hh, b_hh]
-                wanted = [v for v in inputs if v is not None and v.requires_grad]
-                with enable_grad():
-                    outs = _gru_sequence_steps(*inputs, ctx.reverse)
-                    pairs = [(o, g) for o, g in zip(outs, (d_out, d_h)) if g is not None]
-                    grads = iter(autograd_grad([o for o, _ in pairs], wanted, [g for _, g in pairs],
-                                               create_graph=True, allow_unused=True))
-                return (*(next(grads) if v is not None and v.requires_grad else None for v in inputs), None)
             rs, zs, ns, hns = (kept[k * T:(k + 1) * T] for k in range(4))
-            first = h0.unsqueeze(0)
-            h_prev = cat([out[1:], first] if ctx.reverse else [first, out[:-1]], 0)  # h_(t-1) per step
+            h_prev = _previous_states(out, h0, ctx.reverse)
             dh = d_h if d_h is not None else h0.new_zeros(h0.shape)
             d_gi, d_gh = [None] * T, [None] * T
             for t in _time_steps(T, not ctx.reverse):
@@ -216,6 +213,51 @@ def _gru_sequence_steps(gi, h0, w_hh, b_hh, reverse, keep=None):
 def _rnn_step(gi, h, w_hh, b_hh, relu):
     pre = gi + F.linear(h, w_hh, b_hh)
     return _m.relu(pre) if relu else _m.tanh(pre)
+
+
+# Note [Elman RNN backward over the sequence]
+#   The plain RNN's node (as LSTM's and GRU's) needs nothing kept but the
+#   outputs: the activation's derivative comes from h_t itself (tanh:
+#   1 - h_t^2; relu: h_t > 0), the pre-activation's gradient is gi's, and
+#   W_hh's and b_hh's gradients are one matmul and one sum over the steps.
+@functools.cache
+def _rnn_sequence_function(relu):
+    from monoflow.autograd.function import Function
+
+    def steps(gi, h0, w_hh, b_hh, reverse):
+        h, hs = h0, [None] * gi.shape[0]
+        for t in _time_steps(gi.shape[0], reverse):
+            h = hs[t] = _rnn_step(gi[t], h, w_hh, b_hh, relu)
+        return stack(hs, 0), h
+
+    class RNNSequence(Function):
+        @staticmethod
+        def forward(ctx, gi, h0, w_hh, b_hh, reverse):
+            out, h = steps(gi, h0, w_hh, b_hh, reverse)
+            ctx.reverse, ctx.has_bias = reverse, b_hh is not None
+            ctx.save_for_backward(gi, h0, w_hh, b_hh, out)
+            return out, h
+
+        @staticmethod
+        def backward(ctx, d_out, d_h):
+            gi, h0, w_hh, b_hh, out = ctx.saved_tensors
+            if _C.is_grad_enabled():  # create_graph
+                return _replayed_gradients(steps, [gi, h0, w_hh, b_hh], ctx.reverse, (d_out, d_h))
+            dh = d_h if d_h is not None else h0.new_zeros(h0.shape)
+            d_pre = [None] * gi.shape[0]
+            for t in _time_steps(gi.shape[0], not ctx.reverse):
+                if d_out is not None:
+                    dh = dh + d_out[t]
+                h = out[t]
+                d_pre[t] = dh * (h > 0) if relu else dh * (1 - h * h)
+                dh = d_pre[t].matmul(w_hh)
+            dP = stack(d_pre, 0)
+            flat = dP.flatten(0, 1)
+            d_w = flat.t().matmul(_previous_states(out, h0, ctx.reverse).flatten(0, 1))
+            return dP, dh, d_w, flat.sum(0) if ctx.has_bias else None, None
+
+    RNNSequence.__name__ = RNNSequence.__qualname__ = "RNNReluSequence" if relu else "RNNTanhSequence"
+    return RNNSequence
 
 
 class RNNBase(Module):
@@ -339,12 +381,13 @@ class RNNBase(Module):
         if masks is None and w_hr is None and x.shape[0] > 0 and _C.is_grad_enabled() \
                 and any(v is not None and v.requires_grad for v in (x, w_ih, w_hh, b_hh, h, c)) \
                 and not is_autocast_enabled(x.device.type):
-            # the same steps as one autograd node (Notes [LSTM backward over the sequence]
-            # and [GRU backward over the sequence])
+            # the same steps as one autograd node (Notes [LSTM backward over the sequence],
+            # [GRU backward over the sequence], [Elman RNN backward over the sequence])
             if is_lstm:
                 return _lstm_sequence(_lstm_input_projection(x, w_ih, b_ih, b_hh), h, c, w_hh, reverse)
-            if self.mode == "GRU":
-                return (*_gru_sequence_function().apply(F.linear(x, w_ih, b_ih), h, w_hh, b_hh, reverse), None)
+            sequence = _gru_sequence_function() if self.mode == "GRU" else \
+                _rnn_sequence_function(self.mode == "RNN_RELU")
+            return (*sequence.apply(F.linear(x, w_ih, b_ih), h, w_hh, b_hh, reverse), None)
         # Every step's input projection at once, unbound into per-step views:
         # unbind's backward stacks the step gradients once, where indexing
         # gi_all[t] per step would build (and sum) a full-size gradient per step.
