@@ -431,3 +431,23 @@ def test_in_place_ops_on_inputs_leave_the_callers_tensors_as_oneflow(training):
     r = R()
     r(x)
     assert r._written_inputs == {} and g._written_inputs
+
+
+def test_random_ops_that_check_values_on_the_host_trace():
+    """multinomial's argument checks and a global random tensor's shared seed read values on the
+    host, which a trace has not got: inside build they are left out (one process needs no shared
+    seed), and every call draws anew, as OneFlow's compiled graphs do."""
+    placement = flow.placement("cpu", ranks=[0])
+
+    class Draw(nn.Graph):
+        def build(self, probs):
+            return flow.rand(64, placement=placement, sbp=flow.sbp.broadcast), flow.multinomial(probs, 64, True)
+
+    probs = flow.tensor([[0.0, 1.0, 3.0], [1.0, 0.0, 0.0]])
+    graph = Draw()
+    (r1, m1), (r2, m2) = graph(probs), graph(probs)
+    assert r1.is_global and tuple(r1.shape) == (64,) and not np.array_equal(r1.numpy(), r2.numpy())
+    assert ((r1.numpy() >= 0) & (r1.numpy() < 1)).all()
+    samples = np.concatenate([m1.numpy(), m2.numpy()], 1)
+    assert set(samples[0]) <= {1, 2} and set(samples[1]) == {0}  # zero weights never drawn
+    assert not np.array_equal(m1.numpy(), m2.numpy())

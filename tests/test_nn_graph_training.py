@@ -300,6 +300,50 @@ def test_rmsprop_and_adagrad_match_eager(make):
     assert len(graph._plans) == 1
 
 
+@pytest.mark.parametrize("make,exact", [
+    (lambda m: flow.optim.Adadelta(m.parameters(), lr=0.5, weight_decay=0.01), True),
+    (lambda m: flow.optim.Adadelta(m.parameters(), lr=0.5, rho=0.8, maximize=True), True),
+    (lambda m: flow.optim.Adamax(m.parameters(), lr=0.01, weight_decay=0.01), True),
+    (lambda m: flow.optim.Adamax(m.parameters(), lr=0.01, do_bias_correction=False), True),
+    # RAdam's graph update runs both of eager's branches as one (rounded otherwise); beta2 = 0.9
+    # switches the rectified step on at step 6 of the 10, inside one plan
+    (lambda m: flow.optim.RAdam(m.parameters(), lr=0.01, betas=(0.9, 0.9)), False),
+    (lambda m: flow.optim.RAdam(m.parameters(), lr=0.01, betas=(0.8, 0.7), weight_decay=0.1,
+                                decoupled_weight_decay=True), False),
+    (lambda m: flow.optim.RAdam(m.parameters(), lr=0.01, betas=(0.9, 0.6), do_bias_correction=False), False),
+], ids=["adadelta", "adadelta_maximize", "adamax", "adamax_no_bias_correction", "radam", "radam_decoupled",
+        "radam_no_bias_correction"])
+def test_adadelta_adamax_radam_match_eager(make, exact):
+    graph = _run(make, steps=10, sched=True, exact=exact)
+    assert len(graph._plans) == 1
+
+
+def test_radam_and_adamax_without_bias_correction_follow_oneflows_rule():
+    # OneFlow's do_bias_correction=False: m_hat = m, and RAdam's rho_t = rho_inf - 2 t beta2^t
+    g = np.array([0.5, -1.0], np.float32)
+    for beta2, steps in ((0.6, 3), (0.999, 2)):
+        w = nn.Parameter(flow.tensor([1.0, 2.0]))
+        opt = flow.optim.RAdam([w], lr=0.1, betas=(0.9, beta2), do_bias_correction=False)
+        x, m, v = np.array([1.0, 2.0]), 0.0, 0.0
+        rho_inf = 2 / (1 - beta2) - 1
+        for t in range(1, steps + 1):
+            w.grad = flow.tensor(g)
+            opt.step()
+            m, v = 0.9 * m + 0.1 * g, beta2 * v + (1 - beta2) * g * g
+            rho = rho_inf - 2 * t * beta2 ** t
+            if rho > 5:
+                r = np.sqrt((rho - 4) * (rho - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho))
+                x = x - 0.1 * m * r / (np.sqrt(v) + 1e-8)
+            else:
+                x = x - 0.1 * m
+        np.testing.assert_allclose(w.detach().numpy(), x, rtol=1e-5)
+    w = nn.Parameter(flow.tensor([1.0, 2.0]))
+    opt = flow.optim.Adamax([w], lr=0.1, do_bias_correction=False)
+    w.grad = flow.tensor(g)
+    opt.step()
+    np.testing.assert_allclose(w.detach().numpy(), [1.0 - 0.1 * 0.05 / 0.5, 2.0 + 0.1 * 0.1 / 1.0], rtol=1e-5)
+
+
 class PartialGraph(TrainGraph):
     """Uses the first layer only: the last layer's parameters get no gradient."""
 

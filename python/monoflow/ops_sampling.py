@@ -51,10 +51,13 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
     k = rows.shape[1]
     if not replacement and num_samples > k:
         raise RuntimeError("multinomial(): cannot sample n_sample > prob_dist.size(-1) samples without replacement")
-    if bool((rows < 0).any()) or not bool(_m.isfinite(rows).all()):
+    # The value checks read the weights on the host, which a graph trace has not got: a traced
+    # multinomial samples without them (as OneFlow's compiled op).
+    checked = not _C._graph_tracing()
+    if checked and (bool((rows < 0).any()) or not bool(_m.isfinite(rows).all())):
         raise RuntimeError("multinomial(): probability tensor contains either `inf`, `nan` or element < 0")
     total = rows.sum(-1, keepdim=True)
-    if bool((total <= 0).any()):
+    if checked and bool((total <= 0).any()):
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     if replacement:
         # inverse CDF: the number of cumulative weights at or below u * total
@@ -67,7 +70,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
         u = _uniform(tuple(rows.shape), generator, input.device)
         keys = _m.log(rows) - _m.log(-_m.log(u))
         keys = _m.where(rows > 0, keys, -float("inf"))
-        if bool(((rows > 0).sum(-1) < num_samples).any()):
+        if checked and bool(((rows > 0).sum(-1) < num_samples).any()):
             raise RuntimeError("invalid multinomial distribution (with replacement=False, not enough non-negative "
                                "category to sample)")
         out = keys.topk(num_samples, -1).indices

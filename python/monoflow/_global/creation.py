@@ -41,7 +41,9 @@ def make(fn, placement, sbp, random, args, kwargs, what):
     # would otherwise wait for different roots
     agree(what, (), placement, nd)
     inside = placement.coords(groups.rank()) is not None
-    if random:
+    if random and groups.world_size() > 1:
+        # one process needs no shared seed: drawing from the generator itself also lets a graph
+        # trace record the draw (the seed's .item() cannot run inside one)
         kwargs["generator"] = _shared_seed(placement, kwargs.get("generator"), inside)
     full = fn(*args, **kwargs)
     check_dims(nd, full.dim(), what)

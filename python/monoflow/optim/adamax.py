@@ -12,6 +12,12 @@ from monoflow.optim.optimizer import Optimizer
 __all__ = ["Adamax"]
 
 
+def bias_correction1(group, step):
+    """1 - beta1^t, or 1 where the group turned OneFlow's do_bias_correction off
+    (groups made before the option existed have it on)."""
+    return 1 - group["betas"][0] ** step if group.get("do_bias_correction", True) else 1.0
+
+
 class Adamax(Optimizer):
     """Adamax: Adam with an infinity-norm second moment, ``u = max(beta2 * u, |g| + eps)``.
 
@@ -33,6 +39,8 @@ class Adamax(Optimizer):
             ``True`` raises ``NotImplementedError``. Default: ``False``.
         capturable (bool): accepted for torch compatibility, changes nothing.
             Default: ``False``.
+        do_bias_correction (bool): divide the step by ``1 - beta1 ** t`` (OneFlow's option;
+            ``False`` leaves it out). Default: ``True``.
 
     Example::
 
@@ -45,12 +53,13 @@ class Adamax(Optimizer):
     """
 
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None, *,
-                 maximize=False, differentiable=False, capturable=False):
+                 maximize=False, differentiable=False, capturable=False, do_bias_correction=True):
         check_nonneg(lr=lr, eps=eps, weight_decay=weight_decay)
         check_impl_options(type(self).__name__, differentiable)
         check_betas(betas)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, foreach=foreach, maximize=maximize,
-                        differentiable=differentiable, capturable=capturable)
+                        differentiable=differentiable, capturable=capturable,
+                        do_bias_correction=bool(do_bias_correction))
         super().__init__(params, defaults)
 
     def step(self, closure=None):
@@ -71,5 +80,5 @@ class Adamax(Optimizer):
                     exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
                     exp_avg.lerp_(g, 1 - beta1)
                     exp_inf.mul_(beta2).clamp_(min=g.abs().add_(eps))  # max(beta2 * u, |g| + eps), in place
-                    addcdiv_(p, exp_avg, exp_inf, -lr / (1 - beta1 ** step))
+                    addcdiv_(p, exp_avg, exp_inf, -lr / bias_correction1(group, step))
         return loss

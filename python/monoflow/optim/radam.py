@@ -15,6 +15,19 @@ from monoflow.optim.optimizer import Optimizer
 __all__ = ["RAdam"]
 
 
+def step_factors(group, step):
+    """(1 - beta1^t, 1 - beta2^t, the rectification r_t or None while rho_t <= 5) of
+    step t; both corrections 1 where OneFlow's do_bias_correction is off."""
+    beta1, beta2 = group["betas"]
+    corrected = group.get("do_bias_correction", True)
+    bc1, bc2 = (1 - beta1 ** step, 1 - beta2 ** step) if corrected else (1.0, 1.0)
+    rho_inf = 2 / (1 - beta2) - 1
+    rho_t = rho_inf - 2 * step * (beta2 ** step) / bc2
+    if rho_t <= 5.0:
+        return bc1, bc2, None
+    return bc1, bc2, ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
+
+
 class RAdam(Optimizer):
     """RAdam: Adam whose adaptive step is rectified, and switched on only once the
     variance of the second-moment estimate is tractable (``rho_t > 5``).
@@ -40,6 +53,8 @@ class RAdam(Optimizer):
             Default: ``False``.
         differentiable (bool): autograd through the step is not supported:
             ``True`` raises ``NotImplementedError``. Default: ``False``.
+        do_bias_correction (bool): OneFlow's option: ``False`` takes both bias corrections
+            as 1 (``m_hat = m``, ``rho_t = rho_inf - 2 t beta2^t``). Default: ``True``.
 
     Example::
 
@@ -53,13 +68,13 @@ class RAdam(Optimizer):
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  decoupled_weight_decay=False, *, foreach=None, maximize=False, capturable=False,
-                 differentiable=False):
+                 differentiable=False, do_bias_correction=True):
         check_nonneg(lr=lr, eps=eps, weight_decay=weight_decay)
         check_impl_options(type(self).__name__, differentiable)
         check_betas(betas)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, maximize=maximize,
                         foreach=foreach, capturable=capturable, decoupled_weight_decay=decoupled_weight_decay,
-                        differentiable=differentiable)
+                        differentiable=differentiable, do_bias_correction=bool(do_bias_correction))
         super().__init__(params, defaults)
 
     def step(self, closure=None):
@@ -83,13 +98,9 @@ class RAdam(Optimizer):
                     exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
                     exp_avg.lerp_(g, 1 - beta1)
                     addcmul_(exp_avg_sq.mul_(beta2), g, g, 1 - beta2)
-                    bias_correction1 = 1 - beta1 ** step
-                    bias_correction2 = 1 - beta2 ** step
+                    bias_correction1, bias_correction2, rect = step_factors(group, step)
                     corrected = exp_avg / bias_correction1
-                    rho_inf = 2 / (1 - beta2) - 1
-                    rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
-                    if rho_t > 5.0:
-                        rect = ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
+                    if rect is not None:
                         # torch divides a number by a tensor as reciprocal() * number
                         adaptive = exp_avg_sq.sqrt().add_(eps).reciprocal() * (bias_correction2 ** 0.5)
                         p.sub_(corrected * lr * adaptive * rect)

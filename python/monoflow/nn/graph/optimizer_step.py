@@ -33,12 +33,14 @@ from monoflow import _C, _creation
 from monoflow.autograd import no_grad
 from monoflow.nn import _global_layout as _gl
 from monoflow.nn.graph.zero import ZeroSharding
-from monoflow.optim import LAMB, SGD, Adagrad, Adam, AdamW, RMSprop
+from monoflow.optim import LAMB, SGD, Adadelta, Adagrad, Adam, Adamax, AdamW, RAdam, RMSprop
+from monoflow.optim import adamax as _adamax_rule
+from monoflow.optim import radam as _radam_rule
 from monoflow.optim.lamb import lamb_update
 
 __all__ = ["check_supported", "needs_warmup", "GraphOptimizerStep"]
 
-_SUPPORTED = (SGD, Adam, AdamW, RMSprop, Adagrad, LAMB)
+_SUPPORTED = (SGD, Adam, AdamW, RMSprop, Adagrad, LAMB, Adadelta, Adamax, RAdam)
 _FED = ("lr", "initial_lr")  # changed by schedulers between steps: fed, never constants
 
 
@@ -170,8 +172,19 @@ class GraphOptimizerStep:
                     put("bc2_sqrt", (1 - beta2 ** step) ** 0.5)
                     if group["decoupled_weight_decay"] and group["weight_decay"] != 0:
                         put("decay", 1 - lr * group["weight_decay"])
-                elif isinstance(opt, RMSprop):
+                elif isinstance(opt, (RMSprop, Adadelta)):
                     put("neg_lr", -lr)
+                elif isinstance(opt, Adamax):
+                    put("neg_clr", -lr / _adamax_rule.bias_correction1(group, step))
+                elif isinstance(opt, RAdam):
+                    # the rectified (rect > 0) and the plain step (plain = 1) in one traced
+                    # update, as the switch between them happens at a step count
+                    bc1, bc2, rect = _radam_rule.step_factors(group, step)
+                    put("neg_clr", -lr / bc1)
+                    put("adaptive_scale", 0.0 if rect is None else bc2 ** 0.5 * rect)
+                    put("plain", 1.0 if rect is None else 0.0)
+                    if group["decoupled_weight_decay"] and group["weight_decay"] != 0:
+                        put("decay", 1 - lr * group["weight_decay"])
                 elif isinstance(opt, LAMB):
                     beta1, beta2 = group["betas"]
                     put("neg_lr", -lr)
@@ -304,4 +317,47 @@ def _lamb(group, p, g, state, h):
     lamb_update(group, p, g, state, h["neg_lr"], h["bc1"], h["bc2_sqrt"])
 
 
-_UPDATES = {SGD: _sgd, Adam: _adam, AdamW: _adam, RMSprop: _rmsprop, Adagrad: _adagrad, LAMB: _lamb}
+def _adadelta(group, p, g, state, h):
+    rho, eps = group["rho"], group["eps"]
+    if group["maximize"]:
+        g = -g
+    if group["weight_decay"] != 0:
+        g = _C.add_alpha(g, p, group["weight_decay"])
+    square_avg, acc_delta = state["square_avg"], state["acc_delta"]
+    _C.addcmul_(square_avg.mul_(rho), g, g, 1 - rho)
+    std = (square_avg + eps).sqrt_()
+    delta = (acc_delta + eps).sqrt_().div_(std).mul_(g)
+    _C.addcmul_(acc_delta.mul_(rho), delta, delta, 1 - rho)
+    p.add_(delta * h["neg_lr"])  # eager's axpy_(p, delta, -lr)
+
+
+def _adamax(group, p, g, state, h):
+    beta1, beta2 = group["betas"]
+    if group["maximize"]:
+        g = -g
+    if group["weight_decay"] != 0:
+        g = _C.add_alpha(g, p, group["weight_decay"])
+    exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
+    exp_avg.lerp_(g, 1 - beta1)
+    exp_inf.mul_(beta2).clamp_(min=g.abs().add_(group["eps"]))
+    p.add_(exp_avg * h["neg_clr"] / exp_inf)  # eager's addcdiv_(p, m, u, -lr / bc1)
+
+
+def _radam(group, p, g, state, h):
+    beta1, beta2 = group["betas"]
+    if group["maximize"]:
+        g = -g
+    if group["weight_decay"] != 0:
+        if group["decoupled_weight_decay"]:
+            p.mul_(h["decay"])
+        else:
+            g = _C.add_alpha(g, p, group["weight_decay"])
+    exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+    exp_avg.lerp_(g, 1 - beta1)
+    _C.addcmul_(exp_avg_sq.mul_(beta2), g, g, 1 - beta2)
+    adaptive = exp_avg_sq.sqrt().add_(group["eps"]).reciprocal() * h["adaptive_scale"]
+    p.add_(exp_avg * h["neg_clr"] * (adaptive + h["plain"]))
+
+
+_UPDATES = {SGD: _sgd, Adam: _adam, AdamW: _adam, RMSprop: _rmsprop, Adagrad: _adagrad, LAMB: _lamb,
+            Adadelta: _adadelta, Adamax: _adamax, RAdam: _radam}
