@@ -424,11 +424,11 @@ def test_index_and_dim_errors(device):
         x[0, 5]
     with pytest.raises(IndexError, match="too many indices"):
         x[0, 0, 0]
-    with pytest.raises(IndexError, match="sum: dimension out of range"):
+    with pytest.raises(IndexError, match="sum: Dimension out of range"):
         x.sum(2)
-    with pytest.raises(IndexError, match="transpose: dimension out of range"):
+    with pytest.raises(IndexError, match="transpose: Dimension out of range"):
         x.transpose(0, -3)
-    with pytest.raises(IndexError, match="unsqueeze: dimension out of range"):
+    with pytest.raises(IndexError, match="unsqueeze: Dimension out of range"):
         x.unsqueeze(-4)
     with pytest.raises(IndexError, match="Dimension out of range"):
         x.size(5)

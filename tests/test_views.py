@@ -361,7 +361,7 @@ def test_view_shape_errors(device):
 
 def test_dim_errors(device):
     x = flow.zeros(2, 3, device=device)
-    with pytest.raises(IndexError, match=r"transpose: dimension out of range \(expected to be in range of "
+    with pytest.raises(IndexError, match=r"transpose: Dimension out of range \(expected to be in range of "
                                          r"\[-2, 1\], but got 2\)"):
         x.transpose(2, 0)
     with pytest.raises(RuntimeError, match="permute: number of dims don't match"):
@@ -388,7 +388,7 @@ def test_dim_errors(device):
         x.unfold(1, 2, 0)
     with pytest.raises(RuntimeError, match="flatten: start_dim cannot come after end_dim"):
         x.flatten(1, 0)
-    with pytest.raises(RuntimeError, match=r"expand: the expanded size of the tensor \(4\) must match the "
+    with pytest.raises(RuntimeError, match=r"expand: The expanded size of the tensor \(4\) must match the "
                                            r"existing size \(3\)"):
         x.expand(2, 4)
     with pytest.raises(RuntimeError, match="expand: the number of sizes provided"):

@@ -124,15 +124,15 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
 // ------------------------------------------------------------ split, chunk
 
 std::vector<Tensor> split_with_sizes(const Tensor& t, const Dims& sizes, int64_t dim) {
-  MF_CHECK(t->dim() > 0, RuntimeError, "split_with_sizes: expects at least a 1-dimensional tensor");
+  MF_CHECK(t->dim() > 0, RuntimeError, "split_with_sizes expects at least a 1-dimensional tensor");
   const int64_t d = wrap_dim(dim, t->dim(), "split_with_sizes");
   int64_t total = 0;
   for (int64_t s : sizes) {
-    MF_CHECK(s >= 0, RuntimeError, "split_with_sizes: expects split_sizes have only non-negative entries, but got "
+    MF_CHECK(s >= 0, RuntimeError, "split_with_sizes expects split_sizes have only non-negative entries, but got "
              "split_sizes=", shape_str(sizes));
     total += s;
   }
-  MF_CHECK(total == t->shape[d], RuntimeError, "split_with_sizes: expects split_sizes to sum exactly to ",
+  MF_CHECK(total == t->shape[d], RuntimeError, "split_with_sizes expects split_sizes to sum exactly to ",
            t->shape[d], " (input tensor's size at dimension ", d, "), but got split_sizes=", shape_str(sizes));
   // The pieces are views; one node for all of them, whose backward joins
   // their gradients (a view node per piece would each scatter into a
@@ -160,7 +160,7 @@ std::vector<Tensor> unbind(const Tensor& t, int64_t dim) {
 }
 
 std::vector<Tensor> split(const Tensor& t, int64_t split_size, int64_t dim) {
-  MF_CHECK(t->dim() > 0, RuntimeError, "split: expects at least a 1-dimensional tensor");
+  MF_CHECK(t->dim() > 0, RuntimeError, "split expects at least a 1-dimensional tensor");
   const int64_t d = wrap_dim(dim, t->dim(), "split");
   MF_CHECK(split_size >= 0, RuntimeError, "split: split expects split_size be non-negative, but got split_size=",
            split_size);
@@ -174,7 +174,7 @@ std::vector<Tensor> split(const Tensor& t, int64_t split_size, int64_t dim) {
 }
 
 std::vector<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim) {
-  MF_CHECK(t->dim() > 0, RuntimeError, "chunk: expects at least a 1-dimensional tensor");
+  MF_CHECK(t->dim() > 0, RuntimeError, "chunk expects at least a 1-dimensional tensor");
   MF_CHECK(chunks > 0, RuntimeError, "chunk: chunk expects `chunks` to be greater than 0, got: ", chunks);
   const int64_t d = wrap_dim(dim, t->dim(), "chunk");
   const int64_t size = t->shape[d];

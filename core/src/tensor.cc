@@ -48,7 +48,7 @@ std::string shape_str(const Dims& shape) {
 
 int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
   int64_t n = std::max<int64_t>(ndim, 1);  // a 0-dim tensor accepts dim 0 and -1
-  MF_CHECK(dim >= -n && dim < n, IndexError, op, ": dimension out of range (expected to be in range of [", -n,
+  MF_CHECK(dim >= -n && dim < n, IndexError, op, ": Dimension out of range (expected to be in range of [", -n,
            ", ", n - 1, "], but got ", dim, ")");
   return dim < 0 ? dim + n : dim;
 }

@@ -120,7 +120,7 @@ Tensor expand(const Tensor& t, const Dims& shape) {
     int64_t j = i - (nd - td);
     int64_t want = shape[i];
     if (j < 0) {
-      MF_CHECK(want >= 0, RuntimeError, "expand: the expanded size of the tensor (", want,
+      MF_CHECK(want >= 0, RuntimeError, "expand: The expanded size of the tensor (", want,
                ") isn't allowed in a leading, non-existing dimension ", i);
       out_shape[i] = want;
       // (torch's strides: a new size-1 dim gets the stride a contiguous
@@ -132,7 +132,7 @@ Tensor expand(const Tensor& t, const Dims& shape) {
     int64_t have = t->shape[j];
     if (want == -1) want = have;
     MF_CHECK(want >= 0, RuntimeError, "expand: invalid size ", want, " at dimension ", i, " (sizes must be >= 0 or -1)");
-    MF_CHECK(have == want || have == 1, RuntimeError, "expand: the expanded size of the tensor (", want,
+    MF_CHECK(have == want || have == 1, RuntimeError, "expand: The expanded size of the tensor (", want,
              ") must match the existing size (", have, ") at non-singleton dimension ", i, ".  Target sizes: ",
              shape_str(shape), ".  Tensor sizes: ", shape_str(t->shape));
     out_shape[i] = want;
@@ -206,7 +206,7 @@ Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start, std::op
 }
 
 Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
-  MF_CHECK(t->dim() > 0, IndexError, "narrow: cannot be applied to a 0-dim tensor");
+  MF_CHECK(t->dim() > 0, RuntimeError, "narrow() cannot be applied to a 0-dim tensor.");
   int64_t d = wrap_dim(dim, t->dim(), "narrow");
   int64_t size = t->shape[d];
   if (start < 0) start += size;

@@ -105,7 +105,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
         raise IndexError(_C.name_op_in_progress(f"diagonal: Dimension out of range (expected to be in range of "
                                                 f"[{-nd}, {nd - 1}], but got {dim1 if d1 is None else dim2})"))
     if d1 == d2:
-        raise RuntimeError(_C.name_op_in_progress(f"diagonal: dimensions cannot be identical {dim1}, {dim2}"))
+        raise RuntimeError(_C.name_op_in_progress(f"diagonal dimensions cannot be identical {dim1}, {dim2}"))
     size, stride = list(input.shape), list(input.stride())
     n1, n2 = size[d1], size[d2]
     start = input.storage_offset()
