@@ -451,3 +451,60 @@ def test_random_ops_that_check_values_on_the_host_trace():
     samples = np.concatenate([m1.numpy(), m2.numpy()], 1)
     assert set(samples[0]) <= {1, 2} and set(samples[1]) == {0}  # zero weights never drawn
     assert not np.array_equal(m1.numpy(), m2.numpy())
+
+
+def test_keyword_arguments_reach_build():
+    """OneFlow's ``graph(x, mask=m)``: build gets the keywords; they are part of the input signature
+    (another keyword, or the same dict passed positionally, is another plan), and plans replay them."""
+    class Masked(nn.Graph):
+        def build(self, x, mask=None, scale=1.0):
+            return x * scale if mask is None else x.masked_fill(mask, 0.0) * scale
+
+    g = Masked()
+    x = flow.tensor([1.0, 2.0, 3.0])
+    m1, m2 = flow.tensor([True, False, False]), flow.tensor([False, False, True])
+    np.testing.assert_array_equal(g(x, mask=m1).numpy(), [0, 2, 3])
+    np.testing.assert_array_equal(g(x, mask=m2).numpy(), [1, 2, 0])  # replayed with the new mask
+    np.testing.assert_array_equal(g(x, mask=m2, scale=2.0).numpy(), [2, 4, 0])
+    np.testing.assert_array_equal(g(x).numpy(), [1, 2, 3])
+    assert len(g._plans) == 3
+
+    class Positional(nn.Graph):
+        def build(self, x, extra):
+            return x + extra["y"]
+
+    class Keyword(nn.Graph):
+        def build(self, x, **extra):
+            return x + extra["y"]
+    np.testing.assert_array_equal(Positional()(x, {"y": x}).numpy(), Keyword()(x, y=x).numpy())
+
+
+def test_keyword_arguments_in_a_training_graph_with_accumulation():
+    flow.manual_seed(0)
+    model = nn.Linear(3, 1)
+    opt = flow.optim.SGD(model.parameters(), lr=0.1)
+
+    class Train(nn.Graph):
+        def __init__(self):
+            super().__init__()
+            self.model = model
+            self.add_optimizer(opt)
+            self.config.set_gradient_accumulation_steps(2)
+
+        def build(self, x, *, target):
+            loss = ((self.model(x) - target) ** 2).mean()
+            loss.backward()
+            return loss
+
+    ref = nn.Linear(3, 1)
+    ref.load_state_dict(model.state_dict())
+    ref_opt = flow.optim.SGD(ref.parameters(), lr=0.1)
+    g = Train()
+    for step in range(3):
+        x, y = flow.randn(4, 3), flow.randn(4, 1)
+        g(x, target=y)
+        ref_opt.zero_grad()
+        for i in range(2):
+            (((ref(x[2 * i:2 * i + 2]) - y[2 * i:2 * i + 2]) ** 2).mean() / 2).backward()
+        ref_opt.step()
+    np.testing.assert_allclose(model.weight.detach().numpy(), ref.weight.detach().numpy(), rtol=1e-5, atol=1e-6)

@@ -29,6 +29,7 @@ Note [Gradient accumulation semantics]
 """
 from monoflow import _C
 from monoflow.autograd import no_grad
+from monoflow.nn.graph.signature import Keywords
 
 __all__ = ["split_micro_batches", "merge_micro_batch_outputs", "average_accumulated_grads"]
 
@@ -72,7 +73,7 @@ def _slice_nested(obj, i, n):
     if isinstance(obj, (tuple, list)):
         return type(obj)(_slice_nested(v, i, n) for v in obj)
     if isinstance(obj, dict):
-        return {k: _slice_nested(v, i, n) for k, v in obj.items()}
+        return (Keywords if type(obj) is Keywords else dict)((k, _slice_nested(v, i, n)) for k, v in obj.items())
     return obj
 
 

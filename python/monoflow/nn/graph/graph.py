@@ -20,9 +20,12 @@ from monoflow.nn.graph.graph_module import GraphModule, ModuleView, checkpointed
 from monoflow.nn.graph.lr_schedule import GraphLRSchedule
 from monoflow.nn.graph.optimizer_step import GraphOptimizerStep
 from monoflow.nn.graph.pipeline import stage_scope
-from monoflow.nn.graph.signature import describe_signature, signature
+from monoflow.nn.graph.signature import Keywords, describe_signature, signature
 from monoflow.nn.module import Module
-from monoflow.utils._pytree import tree_map_only
+from monoflow.utils._pytree import register_pytree_node, tree_map_only
+
+# (a graph call's keyword arguments: copied like any dict, and kept a Keywords)
+register_pytree_node(Keywords, lambda d: (list(d.values()), list(d.keys())), lambda c, k: Keywords(zip(k, c)))
 
 __all__ = ["Graph"]
 
@@ -184,12 +187,15 @@ class Graph:
         """build, under config.enable_amp in an autocast region for every device type: one region per
         micro-batch, as the eager loop it stands for enters one per forward (a region's cached weight casts
         belong to that micro-batch's autograd graph)."""
+        kwargs = args[-1] if args and type(args[-1]) is Keywords else {}
+        if kwargs:
+            args = args[:-1]
         if self.config.amp is None:
-            return _contiguous_outputs(self.build(*args))
+            return _contiguous_outputs(self.build(*args, **kwargs))
         with contextlib.ExitStack() as regions:
             for device_type in _C.device_types():
                 regions.enter_context(autocast(device_type, dtype=self.config.amp))
-            return _contiguous_outputs(self.build(*args))
+            return _contiguous_outputs(self.build(*args, **kwargs))
 
     def build(self, *args):
         raise NotImplementedError(f"{type(self).__name__} must define build(*args)")
@@ -316,7 +322,9 @@ class Graph:
         run.graph = graph
         return run
 
-    def __call__(self, *args):
+    def __call__(self, *args, **kwargs):
+        if kwargs:  # build(*args, **kwargs): the keywords travel as one last input
+            args = (*args, Keywords(kwargs))
         if not self.training:
             return self._call_eval(args)
         return self._call_train(args)

@@ -3,7 +3,13 @@ tensor replaced by its shape, dtype and device, or placement and SBP for a
 global tensor (values do not matter)."""
 from monoflow import _C
 
-__all__ = ["signature", "describe_signature"]
+__all__ = ["Keywords", "signature", "describe_signature"]
+
+
+class Keywords(dict):
+    """A graph call's keyword arguments, carried to build as one last positional
+    input (a dict of its own type: ``g(x, y=t)`` and ``g(x, {"y": t})`` are
+    different signatures)."""
 
 
 def signature(obj, tensors=None):
@@ -21,7 +27,7 @@ def signature(obj, tensors=None):
     if kind is tuple or kind is list or isinstance(obj, (tuple, list)):
         return (kind.__name__, tuple([signature(v, tensors) for v in obj]))
     if isinstance(obj, dict):
-        return ("dict", tuple([(k, signature(v, tensors)) for k, v in obj.items()]))
+        return ("keywords" if kind is Keywords else "dict", tuple([(k, signature(v, tensors)) for k, v in obj.items()]))
     try:
         hash(obj)
     except TypeError:
@@ -41,4 +47,6 @@ def describe_signature(sig):
         return f"({inner})" if kind == "tuple" else f"[{inner}]"
     if kind == "dict":
         return "{" + ", ".join(f"{k!r}: {describe_signature(s)}" for k, s in sig[1]) + "}"
+    if kind == "keywords":
+        return ", ".join(f"{k}={describe_signature(s)}" for k, s in sig[1])
     return repr(sig[2])
