@@ -66,6 +66,29 @@ def test_parameter_is_a_leaf_sharing_memory():
         nn.Parameter([1.0, 2.0])
 
 
+def test_integer_parameters_are_state_without_gradient():
+    """OneFlow's rule (torch refuses integer parameters): registered, saved, moved and converted with
+    the module, and never differentiated."""
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = nn.Parameter(flow.ones(2))
+            self.count = nn.Parameter(flow.tensor([3, 4], dtype=flow.int32))
+            self.flag = nn.Parameter(flow.tensor([True]))
+
+    m = M()
+    assert [n for n, _ in m.named_parameters()] == ["w", "count", "flag"]
+    assert m.w.requires_grad and not m.count.requires_grad and not m.flag.requires_grad
+    assert m.count.dtype == flow.int32 and m.count.is_leaf
+    assert set(m.state_dict()) == {"w", "count", "flag"}
+    m.to(flow.float64)  # a floating-point dtype converts the floating-point parameters only
+    assert m.w.dtype == flow.float64 and m.count.dtype == flow.int32
+    (m.w * m.count).sum().backward()
+    assert m.count.grad is None and m.w.grad.tolist() == [3.0, 4.0]
+    with pytest.raises(RuntimeError, match="floating point"):
+        m.count.requires_grad_()  # the tensor rule itself stays torch's
+
+
 def test_parameter_deepcopy_and_pickle():
     p = nn.Parameter(flow.tensor([1.0, 2.0]))
     for q in (copy.deepcopy(p), pickle.loads(pickle.dumps(p))):

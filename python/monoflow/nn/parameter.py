@@ -25,7 +25,8 @@ class Parameter(Tensor):
     Args:
         data (Tensor, optional): the values (a non-tensor raises ``TypeError``). Default: ``None`` (an
             empty tensor).
-        requires_grad (bool): whether autograd records operations on it. Default: ``True``.
+        requires_grad (bool): whether autograd records operations on it; always ``False`` for an
+            integer or bool ``data`` (OneFlow allows such parameters; torch refuses them). Default: ``True``.
 
     Example::
 
@@ -53,6 +54,10 @@ class Parameter(Tensor):
             data = empty(0)
         if not isinstance(data, _C.TensorBase):
             raise TypeError(f"Parameter: expected a Tensor for data, got {type(data).__name__}")
+        if not (data.dtype.is_floating_point or data.dtype.is_complex):
+            # OneFlow's rule (torch raises): an integer or bool parameter is state that moves and
+            # converts with the module, never differentiated
+            requires_grad = False
         if getattr(data, "is_global", False):
             return _global_parameter(data, requires_grad)
         if getattr(cls, "is_global", False):
