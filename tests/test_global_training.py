@@ -283,7 +283,7 @@ def clipping():
     arrays = [value(40, 6, 4), value(41, 5), value(42, 3, 4), value(43, 4)]
     sbps = [S(0), B, S(1), PS]
     out = {}
-    for norm_type in (2.0, 1.0, math.inf):
+    for norm_type in (2.0, 1.0, math.inf, -math.inf):
         ps = [gparam(np.zeros_like(a), s) for a, s in zip(arrays, sbps)]
         for p, a in zip(ps, arrays):
             # the partial-sum gradient: each rank holds half of the value

@@ -228,8 +228,6 @@ def _clip_global(grads, max_norm, norm_type, error_if_nonfinite):
     if not all(_gl.is_global(g) for g in grads):
         raise RuntimeError("clip_grad_norm_: got both global and local gradients; their norms cannot be combined "
                            "(make every parameter global, or none)")
-    if norm_type == -math.inf:
-        raise RuntimeError("clip_grad_norm_: norm_type=-inf is not supported for global gradients")
     rank = groups.rank()
     dtype = grads[0].dtype
     parts = []
@@ -244,8 +242,8 @@ def _clip_global(grads, max_norm, norm_type, error_if_nonfinite):
                 local = _gl.shard(g).detach()
                 if local.numel() == 0:
                     continue
-                if norm_type == math.inf:
-                    parts.append(local.abs().amax().to(dtype=dtype))
+                if norm_type in (math.inf, -math.inf):  # (the extremes: a copy counted twice changes nothing)
+                    parts.append((local.abs().amax() if norm_type > 0 else local.abs().amin()).to(dtype=dtype))
                 elif norm_type == 0:
                     parts.append((local != 0).sum().to(dtype=dtype))
                 else:
@@ -253,16 +251,17 @@ def _clip_global(grads, max_norm, norm_type, error_if_nonfinite):
         from monoflow._creation import tensor as _tensor
         from monoflow.ops_shape import stack
 
+        op = {math.inf: dist.ReduceOp.MAX, -math.inf: dist.ReduceOp.MIN}.get(norm_type, dist.ReduceOp.SUM)
         if parts:
-            mine = stack(parts).amax() if norm_type == math.inf else stack(parts).sum()
-        else:
-            mine = _tensor(0.0, dtype=dtype)
+            mine = {dist.ReduceOp.MAX: stack(parts).amax, dist.ReduceOp.MIN: stack(parts).amin}.get(
+                op, stack(parts).sum)()
+        else:  # no element here: the identity of the reduction
+            mine = _tensor(math.inf if op == dist.ReduceOp.MIN else 0.0, dtype=dtype)
         mine = mine.contiguous().clone()
         world = groups.world_group()
         if world is not None:
-            dist.all_reduce(mine, op=dist.ReduceOp.MAX if norm_type == math.inf else dist.ReduceOp.SUM,
-                            group=world)
-        total = mine if norm_type in (0, math.inf) else mine.pow(1.0 / norm_type)
+            dist.all_reduce(mine, op=op, group=world)
+        total = mine if norm_type in (0, math.inf, -math.inf) else mine.pow(1.0 / norm_type)
         if error_if_nonfinite and not bool(total.isfinite()):
             raise _nonfinite(norm_type)
         coef = (max_norm / (total + 1e-6)).clamp(max=1.0)
