@@ -103,3 +103,18 @@ def test_repr_and_registry():
     # not an accelerator, nor a device the cross-backend suite runs on
     assert "meta" not in flow.devices.available()
     assert flow.accelerator.current_accelerator() is None or flow.accelerator.current_accelerator().type != "meta"
+
+
+def test_global_tensors_on_a_meta_placement_have_meta_shards():
+    """OneFlow's ``placement("meta", ...)``: shapes, dtypes and SBP without data; the shard is a meta
+    tensor, and ops and clone keep the placement."""
+    P = flow.placement("meta", ranks=[0])
+    for x in (flow.tensor([3, 2], placement=P, sbp=flow.sbp.broadcast),
+              flow.Tensor(3, 2, placement=P, sbp=flow.sbp.broadcast),
+              flow.ones(4, 2, placement=P, sbp=flow.sbp.split(0)),
+              flow.zeros(3).to_global(P, flow.sbp.broadcast)):
+        assert x.placement.type == "meta" and x.to_local().device.type == "meta"
+        y = (x + 1).clone()
+        assert y.placement == P and y.sbp == x.sbp and y.shape == x.shape and y.to_local().is_meta
+    cpu = flow.tensor([3, 2], placement=flow.placement("cpu", ranks=[0]), sbp=flow.sbp.broadcast)
+    assert cpu.to_local().device.type == "cpu"

@@ -263,6 +263,8 @@ def local_view(x):
 
 def wrap(local, placement, nd_sbp, shape, cls=GlobalTensor):
     """A GlobalTensor (or `cls`) whose shard is `local` (taken over, not copied)."""
+    if placement.type == "meta" and local.device.type != "meta":  # a meta placement's shards hold no data
+        local = local.to("meta")
     g = _C._alias(cls, local)
     _C._mark_global_shard(g, True)
     g._placement, g._nd_sbp, g._shape = placement, tuple(nd_sbp), tuple(int(d) for d in shape)
