@@ -79,6 +79,19 @@ def is_tracing():
     return False
 
 
+def _script_if_tracing(fn):
+    """(torch's and OneFlow's private decorator: scripts `fn` only while tracing) `fn` itself."""
+    return fn
+
+
+def _overload(fn):
+    """(TorchScript's overload declaration) `fn` itself."""
+    return fn
+
+
+_overload_method = _overload
+
+
 def annotate(the_type, the_value):
     return the_value
 
