@@ -231,20 +231,35 @@ def test_clip_grad_norm_inside_build_traces_and_matches_eager():
     _assert_same_training(m_e, o_e, m_g, o_g, exact=True)
 
 
+@pytest.mark.parametrize("sched", [False, True])
 @pytest.mark.parametrize("kind", ["sgd", "adam", "rmsprop", "adagrad"])
-def test_lr_scale_in_graph_and_eager(kind):
-    make = {"sgd": lambda g: flow.optim.SGD(g, lr=0.1, momentum=0.9),
-            "adam": lambda g: flow.optim.AdamW(g, lr=0.01, weight_decay=0.1),
-            "rmsprop": lambda g: flow.optim.RMSprop(g, lr=0.01),
-            "adagrad": lambda g: flow.optim.Adagrad(g, lr=0.1)}[kind]
-    _run(lambda m: make(_groups(m, lr_scale=0.25)), sched=True)
+def test_lr_scale_scales_the_graphs_update(kind, sched):
+    """OneFlow's lr_scale key: inside a graph the group trains at lr * lr_scale, exactly as an eager
+    group whose lr is lr * lr_scale (schedules included)."""
+    make = {"sgd": lambda g, lr: flow.optim.SGD(g, lr=lr, momentum=0.9),
+            "adam": lambda g, lr: flow.optim.AdamW(g, lr=lr, weight_decay=0.1),
+            "rmsprop": lambda g, lr: flow.optim.RMSprop(g, lr=lr),
+            "adagrad": lambda g, lr: flow.optim.Adagrad(g, lr=lr)}[kind]
+    lr = {"sgd": 0.1, "adam": 0.01, "rmsprop": 0.01, "adagrad": 0.1}[kind]
+    m_e, m_g = _mlp(), _mlp()
+    o_e, o_g = make(_groups(m_e, lr=lr * 0.25), lr), make(_groups(m_g, lr_scale=0.25), lr)
+    s_e, s_g = ((flow.optim.lr_scheduler.StepLR(o, step_size=2, gamma=0.5) if sched else None) for o in (o_e, o_g))
+    graph = TrainGraph(m_g, o_g, s_g)
+    for x, y in _data(5):
+        _eager_step(m_e, o_e, x, y)
+        if s_e is not None:
+            s_e.step()
+        graph(x, y)
+    _assert_same_training(m_e, o_e, m_g, o_g, exact=kind != "sgd" or sched)
+    assert len(graph._plans) == 1
 
 
-def test_lr_scale_eager_is_the_scaled_lr():
-    # lr_scale=s with lr gives exactly the update of lr * s
+def test_lr_scale_is_not_read_by_eager_steps():
+    # OneFlow's eager optimizers read lr alone (its lr_scale page uses the key for the user's own
+    # decay rule): a group with lr_scale steps as one without
     a, b = _mlp(), _mlp()
     oa = flow.optim.SGD(_groups(a, lr_scale=0.5), lr=0.2)
-    ob = flow.optim.SGD(_groups(b, lr=0.1), lr=0.2)
+    ob = flow.optim.SGD(_groups(b), lr=0.2)
     for (x, y) in _data(2):
         for m, o in ((a, oa), (b, ob)):
             F.cross_entropy(m(x), y).backward()

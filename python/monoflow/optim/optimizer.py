@@ -238,11 +238,28 @@ class Optimizer:
         raise NotImplementedError
 
     # -- OneFlow's per-group keys: lr_scale, clip_grad_max_norm / clip_grad_norm_type
+    def _group_lr(self, group):
+        """The learning rate a group's update uses: its ``lr``, times OneFlow's
+        ``lr_scale`` key only in steps an nn.Graph makes (_lr_scaled_steps), as
+        in OneFlow, whose eager optimizers read ``lr`` alone (its documentation
+        also uses the key for a user's own decay rule in eager code)."""
+        return self._graph_group_lr(group) if self.__dict__.get("_lr_scaled") else group["lr"]
+
+    @contextlib.contextmanager
+    def _lr_scaled_steps(self):
+        """Steps made inside this block are a graph's (its eager warm-up step, or
+        its traced step()): they apply the groups' ``lr_scale``."""
+        self.__dict__["_lr_scaled"] = True
+        try:
+            yield
+        finally:
+            self.__dict__["_lr_scaled"] = False
+
     @staticmethod
-    def _group_lr(group):
-        """The learning rate a group's update uses: ``lr`` times the group's
-        optional ``lr_scale`` (OneFlow's key; schedulers change ``lr`` only, so
-        the scale stays a fixed ratio between groups)."""
+    def _graph_group_lr(group):
+        """The learning rate of a group's update inside an nn.Graph: ``lr`` times the
+        group's optional ``lr_scale`` (schedulers change ``lr`` only, so the scale
+        stays a fixed ratio between groups)."""
         scale = group.get("lr_scale")
         return group["lr"] if scale is None else group["lr"] * scale
 

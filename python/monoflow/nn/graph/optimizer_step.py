@@ -12,8 +12,8 @@ Hyperparameters that stay fixed (momentum, betas, eps, weight decay, alpha,
 lr_scale, the clipping keys) are constants of the plan and part of its cache
 key: changing one recompiles.
 
-Per group, OneFlow's keys: ``lr_scale`` multiplies the group's lr (as the
-eager optimizers do, Optimizer._group_lr), and ``clip_grad_max_norm`` /
+Per group, OneFlow's keys: ``lr_scale`` multiplies the group's lr (in a graph
+only, as in OneFlow: Optimizer._graph_group_lr), and ``clip_grad_max_norm`` /
 ``clip_grad_norm_type`` clip the group's gradients by their joint norm
 inside the graph before the update (Optimizer.clip_grad, which eager code
 calls by hand between backward and step, as in OneFlow).
@@ -124,10 +124,11 @@ class GraphOptimizerStep:
 
     def eager_step(self):
         """The optimizer's eager step (the graph's warm-up), sharded under ZeRO."""
-        if self.zero is not None:
-            self.zero.eager_step()
-        else:
-            self.opt.step()
+        with self.opt._lr_scaled_steps():
+            if self.zero is not None:
+                self.zero.eager_step()
+            else:
+                self.opt.step()
 
     def needs_warmup(self, skip=frozenset()):
         n = len(self.opt.state)  # state is only ever added: once complete, skip the scan
@@ -159,7 +160,7 @@ class GraphOptimizerStep:
             def put(name, value):
                 slot[name] = (key, len(vals))
                 vals.append(value)
-            lr = opt._group_lr(group)
+            lr = opt._graph_group_lr(group)
             if isinstance(opt, SGD):
                 put("neg_lr", -lr)
             else:
@@ -213,7 +214,8 @@ class GraphOptimizerStep:
         opt = self.opt
         opt.clip_grad()
         if self.lr_constant:
-            opt.step()  # exactly eager's update; its only per-step value, lr, is in the key
+            with opt._lr_scaled_steps():
+                opt.step()  # exactly eager's update; its only per-step value, lr, is in the key
             opt.zero_grad(set_to_none=True)
             return
         self.traced_ungraded = set()
