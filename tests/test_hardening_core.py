@@ -128,6 +128,23 @@ def test_overlap_rule_agrees_with_torch_on_broadcasts():
         flow.zeros(1).expand(4).add_(1)
 
 
+@pytest.mark.parametrize("shape", [(2, 40, 5, 5), (1, 40, 5, 5), (1, 40), (40, 1), (1, 1, 40, 1)])
+def test_writing_a_view_into_itself_through_size_one_dims(shape):
+    """x[:, :k] += y and x[:, :k] = x[:, :k] alias the written view exactly; a size-1 dim's stride
+    (which two routes to the same view may set differently) does not make them overlap partially."""
+    for lib in filter(None, (flow, TORCH)):
+        out = lib.zeros(*shape)
+        index = (slice(None), slice(0, 32)) if shape[1] == 40 else (slice(0, 32),)
+        part = lib.ones(*out[index].shape)
+        out[index] += part
+        out[index] = out[index]
+        out[index] = out[index] * 2
+        assert float(out.sum()) == 2 * part.numel(), lib
+    a = flow.arange(6.0).reshape(1, 6)
+    with pytest.raises(RuntimeError, match="single memory location"):  # a true partial overlap stays refused
+        a[:, 1:].copy_(a[:, :5])
+
+
 # ---------------------------------------------------------------- item 2: constructors, handles
 
 

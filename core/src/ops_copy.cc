@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <utility>
+#include <vector>
 
 #include "monoflow/backend.h"
 #include "monoflow/dispatch.h"
@@ -84,6 +86,23 @@ Tensor unaliased(const char* op, const Tensor& self, const Tensor& input) {
   return ov == Overlap::TooHard ? clone(input) : input;
 }
 
+namespace {
+// Whether a and b (same storage and offset range) address the same elements in
+// the same order: the dims of size > 1 agree in size and stride. A size-1 dim's
+// stride is never used, and views made by different routes (x[:, :k] by
+// getitem or by index_put's target) may leave different values there.
+bool same_elements(const Tensor& a, const Tensor& b) {
+  if (a->offset != b->offset) return false;
+  auto used = [](const Tensor& t) {
+    std::vector<std::pair<int64_t, int64_t>> dims;
+    for (size_t d = 0; d < t->shape.size(); ++d)
+      if (t->shape[d] != 1) dims.emplace_back(t->shape[d], t->strides[d]);
+    return dims;
+  };
+  return used(a) == used(b);
+}
+}  // namespace
+
 Overlap overlap(const Tensor& a, const Tensor& b) {
   if (a->numel() == 0 || b->numel() == 0 || a->storage != b->storage) return Overlap::No;
   auto byte_range = [](const Tensor& t) {
@@ -95,7 +114,7 @@ Overlap overlap(const Tensor& a, const Tensor& b) {
   auto ra = byte_range(a), rb = byte_range(b);
   if (!(ra.first < rb.second && rb.first < ra.second)) return Overlap::No;
   if (!non_overlapping_and_dense(a) || !non_overlapping_and_dense(b)) return Overlap::TooHard;
-  if (ra == rb && a->strides == b->strides) return Overlap::Full;
+  if (ra == rb && same_elements(a, b)) return Overlap::Full;
   return Overlap::Partial;
 }
 
