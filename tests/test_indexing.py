@@ -215,7 +215,7 @@ def test_indexing_examples(device):
     assert x[x > 20].tolist() == [21, 22, 23]
     assert x[[]].shape == (0, 3, 4) and x[[], []].shape == (0, 4)
     assert x[np.array([1, 0])].tolist() == x[[1, 0]].tolist()
-    with pytest.raises(IndexError, match="too many indices for tensor of dimension 0"):
+    with pytest.raises(IndexError, match="Too many indices for tensor of dimension 0"):
         flow.tensor(5.0, device=device)[[0]]
     assert flow.tensor(5.0, device=device)[None, True].tolist() == [[5.0]]
     with warnings.catch_warnings(record=True) as w:
@@ -259,7 +259,7 @@ def test_indexing_errors(device):
     with pytest.raises(IndexError, match=r"index: shape mismatch: indexing tensors could not be broadcast together "
                                          r"with shapes \[2\], \[3\]"):
         x[[0, 1], [0, 1, 2]]
-    with pytest.raises(IndexError, match="too many indices for tensor of dimension 2"):
+    with pytest.raises(IndexError, match="Too many indices for tensor of dimension 2"):
         x[[0], [0], [0]]
     with pytest.raises(IndexError, match="single ellipsis"):
         x[..., [0], ...]

@@ -409,13 +409,13 @@ def test_indexing_errors(device):
         x[2]
     with pytest.raises(IndexError, match="index -4 is out of bounds for dimension 1 with size 3"):
         x[:, -4]
-    with pytest.raises(IndexError, match="too many indices for tensor of dimension 2"):
+    with pytest.raises(IndexError, match="Too many indices for tensor of dimension 2"):
         x[0, 0, 0]
     with pytest.raises(IndexError, match="single ellipsis"):
         x[..., ...]
-    with pytest.raises(ValueError, match="step must be greater than zero"):
+    with pytest.raises(ValueError, match="Step must be greater than zero"):
         x[::-1]
-    with pytest.raises(ValueError, match="step must be greater than zero"):
+    with pytest.raises(ValueError, match="Step must be greater than zero"):
         x[::0]
     with pytest.raises(IndexError, match="float"):
         x[1.5]

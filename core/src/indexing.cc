@@ -179,7 +179,14 @@ Advanced apply_items(const Tensor& t, const std::vector<IndexItem>& items) {
     }
   }
   MF_CHECK(ellipses <= 1, IndexError, "an index can only have a single ellipsis ('...')");
-  MF_CHECK(consumed <= t->dim(), IndexError, "indexing: too many indices for tensor of dimension ", t->dim());
+  if (consumed > t->dim() && t->dim() == 0) {
+    // An int on a 0-dim tensor: PyTorch's IndexError, OneFlow's RuntimeError
+    // (Note [Errors OneFlow raises as RuntimeError] in monoflow/error.h).
+    for (const auto& it : items)
+      MF_CHECK(it.kind != IndexItem::Int, IndexRuntimeError,
+               "indexing: select() cannot be applied to a 0-dim tensor. Use tensor.item() to read its value");
+  }
+  MF_CHECK(consumed <= t->dim(), IndexError, "indexing: Too many indices for tensor of dimension ", t->dim());
   Advanced adv;
   Tensor r = t;
   int64_t dim = 0, orig_dim = 0;

@@ -12,8 +12,10 @@ Dims broadcast_shapes(const Dims& a, const Dims& b, const char* op) {
   for (size_t i = 0; i < n; ++i) {
     int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
     int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
-    MF_CHECK(da == db || da == 1 || db == 1, RuntimeError, op, ": shapes ", shape_str(a), " and ", shape_str(b),
-             " cannot be broadcast together (size ", da, " vs ", db, " at dimension ", i, ")");
+    // PyTorch's and OneFlow's wording, then the shapes.
+    MF_CHECK(da == db || da == 1 || db == 1, RuntimeError, op, ": The size of tensor a (", da,
+             ") must match the size of tensor b (", db, ") at non-singleton dimension ", i, ": shapes ", shape_str(a),
+             " and ", shape_str(b), " cannot be broadcast together");
     out[i] = da == 1 ? db : da;
   }
   return out;

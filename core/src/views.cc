@@ -185,7 +185,7 @@ Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start, std::op
              int64_t step) {
   MF_CHECK(t->dim() > 0, IndexError, "slice: cannot slice a 0-dim tensor");
   int64_t d = wrap_dim(dim, t->dim(), "slice");
-  MF_CHECK(step > 0, ValueError, "slice: step must be greater than zero");
+  MF_CHECK(step > 0, ValueRuntimeError, "slice: Step must be greater than zero");
   int64_t size = t->shape[d];
   auto clampi = [size](int64_t v) {
     if (v < 0) v += size;

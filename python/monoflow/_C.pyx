@@ -39,8 +39,21 @@ class DynamicShapeError(RuntimeError):
     eagerly] in nn/graph/graph.py)."""
 
 
+class IndexRuntimeError(IndexError, RuntimeError):
+    """An IndexError that OneFlow raises as RuntimeError (a 0-dim tensor indexed):
+    ``except IndexError`` (PyTorch) and ``except RuntimeError`` (OneFlow) both catch it
+    (Note [Errors OneFlow raises as RuntimeError] in core/include/monoflow/error.h)."""
+
+
+class ValueRuntimeError(ValueError, RuntimeError):
+    """A ValueError that OneFlow raises as RuntimeError (a slice step <= 0): ``except
+    ValueError`` (PyTorch) and ``except RuntimeError`` (OneFlow) both catch it."""
+
+
 set_error_class(kOutOfMemoryError, OutOfMemoryError)
 set_error_class(kDynamicShapeError, DynamicShapeError)
+set_error_class(kIndexRuntimeError, IndexRuntimeError)
+set_error_class(kValueRuntimeError, ValueRuntimeError)
 
 # ---------------------------------------------------------------- division
 

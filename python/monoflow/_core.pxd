@@ -15,6 +15,8 @@ cdef extern from "_errors.h" namespace "monoflow_py":
     enum:
         kOutOfMemoryError
         kDynamicShapeError
+        kIndexRuntimeError
+        kValueRuntimeError
     void set_error_class(int which, object t)
     void install_warning_handler(object callable)
     void release_pyobject(void* obj)

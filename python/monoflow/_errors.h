@@ -21,7 +21,13 @@ struct PythonErrorAlreadySet {
 
 // The Python classes of the core's RuntimeError subclasses, registered by _C
 // at import (RuntimeError until then).
-enum ErrorClass { kOutOfMemoryError = 0, kDynamicShapeError = 1, kErrorClasses = 2 };
+enum ErrorClass {
+  kOutOfMemoryError = 0,
+  kDynamicShapeError = 1,
+  kIndexRuntimeError = 2,
+  kValueRuntimeError = 3,
+  kErrorClasses = 4
+};
 inline PyObject*& error_class(int which) {
   static PyObject* classes[kErrorClasses] = {};
   return classes[which];
@@ -56,8 +62,8 @@ inline void set_error(PyObject* type, const char* what) {
   Py_DECREF(msg);
 }
 
-inline void set_runtime_error(int which, const char* message) {
-  set_error(error_class(which) ? error_class(which) : PyExc_RuntimeError, message);
+inline void set_runtime_error(int which, const char* message, PyObject* fallback = PyExc_RuntimeError) {
+  set_error(error_class(which) ? error_class(which) : fallback, message);
 }
 
 inline void translate_exception() {
@@ -69,6 +75,10 @@ inline void translate_exception() {
     set_runtime_error(kOutOfMemoryError, e.what());
   } catch (const monoflow::DynamicShapeError& e) {
     set_runtime_error(kDynamicShapeError, e.what());
+  } catch (const monoflow::IndexRuntimeError& e) {
+    set_runtime_error(kIndexRuntimeError, e.what(), PyExc_IndexError);
+  } catch (const monoflow::ValueRuntimeError& e) {
+    set_runtime_error(kValueRuntimeError, e.what(), PyExc_ValueError);
   } catch (const monoflow::TypeError& e) {
     set_error(PyExc_TypeError, e.what());
   } catch (const monoflow::ValueError& e) {

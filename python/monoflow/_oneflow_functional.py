@@ -2,8 +2,9 @@
 API), under their OneFlow signatures. ``monoflow._C`` answers these names from here (see
 ``_oneflow_internal.functional_fallback``); they are compositions of monoflow ops."""
 from monoflow import _C, _creation, _functional, ops_special
+from monoflow import _composite as _c
 
-__all__ = ["layer_norm", "reduce_sum_like", "reshape_like", "matmul", "sparse_softmax_cross_entropy", "batch_matmul", "matrix_vector_product", "fast_gelu", "square_relu",
+__all__ = ["bias_add", "layer_norm", "reduce_sum_like", "reshape_like", "matmul", "sparse_softmax_cross_entropy", "batch_matmul", "matrix_vector_product", "fast_gelu", "square_relu",
            "fused_bias_add_gelu", "fused_bias_add_dropout", "fused_scale_tril", "fused_weighted_sum",
            "binary_cross_entropy_with_logits_reduce_mean", "inv", "trigamma", "rms_norm",
            "layer_norm_affine", "skip_layer_norm", "skip_rms_norm", "trunc_divide", "grouped_matmul",
@@ -55,6 +56,33 @@ def reduce_sum_like(input, like, axis):
         raise RuntimeError(f"reduce_sum_like(): input of shape {list(input.shape)} summed over {axis} has "
                            f"{out.numel()} elements, like (shape {list(like.shape)}) has {like.numel()}")
     return out.reshape(tuple(like.shape))
+
+
+def bias_add(x, bias, axis=1):
+    """``oneflow._C.bias_add``: ``x`` plus the 1-D ``bias`` laid along dim ``axis`` (OneFlow's checks:
+    ``bias`` is 1-D and as long as ``x``'s dim ``axis``).
+
+    Args:
+        x (Tensor): the input.
+        bias (Tensor): 1-D, of length ``x.shape[axis]``.
+        axis (int): the dim of ``x`` the bias runs along. Default: ``1``.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.bias_add(flow.zeros(2, 3), flow.tensor([1.0, 2.0, 3.0]), axis=1)
+        tensor([[1., 2., 3.],
+                [1., 2., 3.]])
+    """
+    x = _C.check_tensor(x, "bias_add", "x", 1)
+    bias = _C.check_tensor(bias, "bias_add", "bias", 2)
+    if bias.dim() != 1:
+        raise RuntimeError(f"bias_add(): Bias tensor has to be a one-dimensional vector, but got {bias.dim()}D")
+    d = _c.wrap_dim("bias_add", axis, x.dim())
+    if x.shape[d] != bias.shape[0]:
+        raise RuntimeError(f"bias_add(): The size of tensor x {tuple(x.shape)} must match the size of tensor b "
+                           f"{tuple(bias.shape)} at dimension {d}")
+    return x + bias.reshape((-1,) + (1,) * (x.dim() - 1 - d))
 
 
 # --- OneFlow's _C-only compositions (fused kernels in OneFlow; here their unfused math) -------------

@@ -291,7 +291,7 @@ cdef IndexItem _index_item(object x) except *:
             it.stop = <int64_t>x.stop.__index__()
         it.step = 1 if x.step is None else x.step.__index__()
         if it.step <= 0:
-            raise ValueError("step must be greater than zero")
+            raise ValueRuntimeError("indexing: Step must be greater than zero")  # (both classes: Note [Errors OneFlow raises as RuntimeError])
     elif isinstance(x, bool):
         it = c_index_item_bool(x)
     elif isinstance(x, TensorBase):

@@ -8,6 +8,7 @@ import math
 import numbers
 
 from monoflow import _C
+from monoflow import _dtypes
 from monoflow import _composite as _c
 
 __all__ = ["_assert", "argwhere", "as_strided", "batch_gather", "broadcast_like", "cast", "combinations", "empty_strided", "gather_nd", "in_top_k", "mish",
@@ -126,9 +127,17 @@ def in_top_k(targets, predictions, k):
     """
     targets = _C.check_tensor(targets, "in_top_k", "targets")
     predictions = _C.check_tensor(predictions, "in_top_k", "predictions")
-    if predictions.dim() != 2 or targets.dim() != 1 or targets.shape[0] != predictions.shape[0]:
-        raise ValueError(f"in_top_k(): expected targets (N,) and predictions (N, C), got "
-                         f"{list(targets.shape)} and {list(predictions.shape)}")
+    # OneFlow's checks and wording, raised as RuntimeError (OneFlow's) that is also the ValueError monoflow
+    # raised before (Note [Errors OneFlow raises as RuntimeError] in core/include/monoflow/error.h)
+    if targets.dtype not in (_dtypes.int32, _dtypes.int64):
+        raise _C.ValueRuntimeError(f"in_top_k(): targets data type must be index type, but got {targets.dtype}")
+    if targets.dim() != 1:
+        raise _C.ValueRuntimeError(f"in_top_k(): The dimension of targets must be 1, but got {targets.dim()}")
+    if predictions.dim() != 2:
+        raise _C.ValueRuntimeError(f"in_top_k(): The dimension of predictions must be 2, but got {predictions.dim()}")
+    if targets.shape[0] != predictions.shape[0]:
+        raise _C.ValueRuntimeError(f"in_top_k(): The num of targets must equal the num of predictions, but got "
+                                   f"{targets.shape[0]} and {predictions.shape[0]}")
     top = predictions.topk(min(int(k), predictions.shape[1]), dim=1).indices
     return (top == targets.reshape(-1, 1)).any(dim=1)
 

@@ -14,13 +14,25 @@ def _check_dims(op, **tensors):
 
 @_autocast.lower
 def mm(input, mat2):
-    _check_dims("mm", input=(input, 2), mat2=(mat2, 2))
+    _C.check_tensor(input, "mm", "input", 1)
+    _C.check_tensor(mat2, "mm", "mat2", 2)
+    for name, t in (("self", input), ("mat2", mat2)):  # (PyTorch's and OneFlow's wording)
+        if t.dim() != 2:
+            raise RuntimeError(f"mm: {name} must be a matrix, got {t.dim()}D")
+    if input.shape[1] != mat2.shape[0]:
+        raise RuntimeError(f"mm: mat1 and mat2 shapes cannot be multiplied ({input.shape[0]}x{input.shape[1]} and "
+                           f"{mat2.shape[0]}x{mat2.shape[1]})")
     return input.matmul(mat2)
 
 
 @_autocast.lower
 def bmm(input, mat2):
-    _check_dims("bmm", input=(input, 3), mat2=(mat2, 3))
+    _C.check_tensor(input, "bmm", "input", 1)
+    _C.check_tensor(mat2, "bmm", "mat2", 2)
+    for pos, (name, t) in enumerate((("batch1", input), ("batch2", mat2)), 1):  # (OneFlow's wording)
+        if t.dim() != 3:
+            raise RuntimeError(f"bmm: Expected 3-dimensional tensor, but got {t.dim()}-dimensional tensor for "
+                               f"argument #{pos} '{name}'")
     if input.shape[0] != mat2.shape[0]:
         raise RuntimeError(f"bmm: batch sizes differ ({input.shape[0]} and {mat2.shape[0]})")
     return input.matmul(mat2)
@@ -28,7 +40,13 @@ def bmm(input, mat2):
 
 @_autocast.native
 def mv(input, vec):
-    _check_dims("mv", input=(input, 2), vec=(vec, 1))
+    _C.check_tensor(input, "mv", "input", 1)
+    _C.check_tensor(vec, "mv", "vec", 2)
+    if input.dim() != 2 or vec.dim() != 1:  # (PyTorch's and OneFlow's wording: the result's, mat's and vec's dims)
+        raise RuntimeError(f"mv: vector + matrix @ vector expected, got 1, {input.dim()}, {vec.dim()}")
+    if input.shape[1] != vec.shape[0]:
+        raise RuntimeError(f"mv: size mismatch, got input ({input.shape[0]}), mat ({input.shape[0]}x{input.shape[1]}), "
+                           f"vec ({vec.shape[0]})")
     return input.matmul(vec)
 
 
@@ -65,7 +83,14 @@ def addmm(input, mat1, mat2, alpha=1, beta=1):
 
 @_autocast.native
 def dot(input, other):
-    _check_dims("dot", input=(input, 1), tensor=(other, 1))
+    _C.check_tensor(input, "dot", "input", 1)
+    _C.check_tensor(other, "dot", "tensor", 2)
+    if input.dim() != 1 or other.dim() != 1:  # (PyTorch's and OneFlow's wording)
+        raise RuntimeError(_C.name_op_in_progress(f"dot: 1D tensors expected, but got {input.dim()}D and "
+                                                  f"{other.dim()}D tensors"))
+    if input.dtype != other.dtype:
+        raise RuntimeError(_C.name_op_in_progress(f"dot: expected both vectors to have same dtype, but found "
+                                                  f"{input.dtype} and {other.dtype}"))
     if input.shape[0] != other.shape[0]:
         raise RuntimeError(_C.name_op_in_progress(  # (vdot reaches it: named after it)
             f"dot: inconsistent tensor size, expected tensor [{input.shape[0]}] and src [{other.shape[0]}] to have "

@@ -96,6 +96,10 @@ def tensordot(a, b, dims=2):
         raise RuntimeError("tensordot(): both dimension lists should have same length")
     da = [_c.wrap_dim("tensordot", d, a.dim()) for d in da]
     db = [_c.wrap_dim("tensordot", d, b.dim()) for d in db]
+    for dl in (da, db):  # (torch's check; without it the permute below fails with an unrelated message)
+        for d in dl:
+            if dl.count(d) > 1:
+                raise RuntimeError(f"tensordot(): dim {d} appears multiple times in the list of dims")
     if (da and a.dim() == 0) or (db and b.dim() == 0):
         raise IndexError("tensordot(): a 0-dim operand has no dimension to contract")
     for x, y in zip(da, db):

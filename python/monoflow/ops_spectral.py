@@ -46,7 +46,7 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
 
     input = _C.check_tensor(input, "stft", "input", 1)
     if input.dim() not in (1, 2):
-        raise RuntimeError(f"stft(): expected a 1D or 2D tensor, got {input.dim()}D")
+        raise RuntimeError(f"stft(): Expected a 1D or 2D tensor, but got {input.dim()}D")
     n_fft = int(n_fft)
     hop = n_fft // 4 if hop_length is None else int(hop_length)
     win_length = n_fft if win_length is None else int(win_length)
@@ -56,20 +56,24 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
             raise RuntimeError("stft(): stft requires the return_complex parameter be given for real inputs, "
                                "and will further require that return_complex=True in a future PyTorch release.")
         return_complex = True
-    if n_fft <= 0 or hop <= 0 or not 0 < win_length <= n_fft:
-        raise RuntimeError(f"stft(): expected 0 < n_fft, 0 < hop_length and 0 < win_length <= n_fft, got "
-                           f"n_fft={n_fft}, hop_length={hop}, win_length={win_length}")
+    # (PyTorch's checks, in OneFlow's capitalisation)
+    if n_fft <= 0:
+        raise RuntimeError(f"stft(): Expected 0 < n_fft <= the padded input length, but got n_fft={n_fft}")
+    if hop <= 0:
+        raise RuntimeError(f"stft(): Expected hop_length > 0, but got hop_length={hop}")
+    if not 0 < win_length <= n_fft:
+        raise RuntimeError(f"stft(): Expected 0 < win_length <= n_fft, but got win_length={win_length}")
     x = input if input.dim() == 2 else input.unsqueeze(0)
     if center:
         p = n_fft // 2
         x = pad(x.unsqueeze(1), (p, p), mode=pad_mode).squeeze(1)
     length = x.shape[-1]
     if n_fft > length:
-        raise RuntimeError(f"stft(): expected 0 < n_fft <= {length} (the padded input length), got n_fft={n_fft}")
+        raise RuntimeError(f"stft(): Expected 0 < n_fft <= {length} (the padded input length), but got n_fft={n_fft}")
     if window is not None:
         window = _C.check_tensor(window, "stft", "window", 6)
         if window.dim() != 1 or window.shape[0] != win_length:
-            raise RuntimeError(f"stft(): expected a 1D window tensor of size equal to win_length={win_length}, "
+            raise RuntimeError(f"stft(): Expected a 1D window tensor of size equal to win_length={win_length}, "
                                f"but got window with size {list(window.shape)}")
         if win_length < n_fft:
             left = (n_fft - win_length) // 2

@@ -190,6 +190,8 @@ def mode(input, dim=-1, keepdim=False):
     """The most frequent value along dim (the smallest one on ties) and an index where it occurs."""
     x = _check("mode", input)
     d = _c.wrap_dim("mode", dim, x.dim())
+    if x.dim() and x.shape[d] == 0:  # (named here: the argmax below reduces a moved dim)
+        raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
     xt, idx = _sorted_last(x, d)
     vals = xt.gather(-1, idx)
     # how often each sorted value occurs in its row: O(n^2) comparisons per row

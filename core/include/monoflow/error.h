@@ -29,6 +29,18 @@ struct OutOfMemoryError : RuntimeError {
 struct DynamicShapeError : RuntimeError {
   using RuntimeError::RuntimeError;
 };
+// Note [Errors OneFlow raises as RuntimeError]: where PyTorch raises
+// IndexError or ValueError and OneFlow RuntimeError for the same mistake, the
+// core throws these; the bindings raise a Python class deriving from both
+// (monoflow._C.IndexRuntimeError, ValueRuntimeError), so that a PyTorch
+// user's `except IndexError` and a OneFlow user's `except RuntimeError` both
+// catch it.
+struct IndexRuntimeError : IndexError {
+  using IndexError::IndexError;
+};
+struct ValueRuntimeError : ValueError {
+  using ValueError::ValueError;
+};
 struct ZeroDivisionError : Error {
   using Error::Error;
 };

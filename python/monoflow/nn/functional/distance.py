@@ -21,6 +21,10 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """
     _C.check_tensor(x2, "cosine_similarity", "x2", 2)
     _C.check_tensor(x1, "cosine_similarity", "x1", 1)
+    common = _C.result_type(x1, x2)
+    if not (common.is_floating_point or common.is_complex):  # (PyTorch's and OneFlow's check)
+        raise RuntimeError(f"cosine_similarity(): expected common dtype to be floating point, yet common dtype is "
+                           f"{common}")
     n1 = x1.norm(2, dim, keepdim=True).clamp_min(eps)
     n2 = x2.norm(2, dim, keepdim=True).clamp_min(eps)
     return ((x1 / n1) * (x2 / n2)).sum(dim)

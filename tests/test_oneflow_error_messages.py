@@ -1,0 +1,121 @@
+"""OneFlow's error types and phrases (its own exception tests check them by substring), kept
+together with PyTorch's: each message still names the op, and where OneFlow raises
+RuntimeError for a mistake PyTorch reports as IndexError or ValueError, the exception is
+both (Note [Errors OneFlow raises as RuntimeError] in core/include/monoflow/error.h)."""
+import pytest
+
+import monoflow as flow
+from monoflow.nn import functional as F
+
+
+def _raised(fn, *types):
+    with pytest.raises(types) as info:
+        fn()
+    for t in types:
+        assert isinstance(info.value, t), (t, type(info.value))
+    return str(info.value)
+
+
+def test_both_classes_are_exported_once():
+    assert issubclass(flow._C.IndexRuntimeError, IndexError) and issubclass(flow._C.IndexRuntimeError, RuntimeError)
+    assert issubclass(flow._C.ValueRuntimeError, ValueError) and issubclass(flow._C.ValueRuntimeError, RuntimeError)
+
+
+def test_indexing_a_0_dim_tensor_with_an_int():
+    msg = _raised(lambda: flow.tensor(7)[0], IndexError, RuntimeError)
+    assert msg.startswith("indexing: select() cannot be applied to a 0-dim tensor.")
+    # a list index is not a select: still only the IndexError
+    with pytest.raises(IndexError, match="indexing: Too many indices for tensor of dimension 0"):
+        flow.tensor(7.0)[[0]]
+
+
+def test_too_many_indices_and_slice_steps():
+    x = flow.arange(16).reshape(4, 4)
+    with pytest.raises(IndexError, match="indexing: Too many indices for tensor of dimension 2"):
+        x[0, 0, 0] = 0
+    for step in (-1, 0):
+        msg = _raised(lambda: x[::step], ValueError, RuntimeError)
+        assert msg == "indexing: Step must be greater than zero"
+
+
+@pytest.mark.parametrize("op", [flow.add, flow.sub, flow.mul, flow.maximum, flow.pow, flow.eq, flow.logical_and])
+def test_broadcast_mismatch_is_worded_as_in_torch_and_oneflow(op):
+    msg = _raised(lambda: op(flow.ones(8, 10), flow.ones(8)), RuntimeError)
+    assert "The size of tensor a (10) must match the size of tensor b (8) at non-singleton dimension 1" in msg
+    assert "shapes [8, 10] and [8] cannot be broadcast together" in msg
+
+
+def test_matrix_products():
+    assert "mm: self must be a matrix" in _raised(lambda: flow.mm(flow.ones(2, 3, 3), flow.ones(3, 3)), RuntimeError)
+    assert "mm: mat2 must be a matrix" in _raised(lambda: flow.mm(flow.ones(2, 3), flow.ones(3, 3, 2)), RuntimeError)
+    assert "mm: mat1 and mat2 shapes cannot be multiplied (2x3 and 4x3)" in _raised(
+        lambda: flow.mm(flow.ones(2, 3), flow.ones(4, 3)), RuntimeError)
+    assert "mv: vector + matrix @ vector expected, got 1, 3, 1" in _raised(
+        lambda: flow.mv(flow.ones(2, 3, 3), flow.ones(3)), RuntimeError)
+    assert "mv: vector + matrix @ vector expected, got 1, 2, 2" in _raised(
+        lambda: flow.mv(flow.ones(2, 3), flow.ones(3, 1)), RuntimeError)
+    assert "mv: size mismatch, got input (2), mat (2x3), vec (4)" in _raised(
+        lambda: flow.mv(flow.ones(2, 3), flow.ones(4)), RuntimeError)
+    assert ("bmm: Expected 3-dimensional tensor, but got 1-dimensional tensor for argument #1 'batch1'"
+            in _raised(lambda: flow.bmm(flow.ones(2), flow.ones(2)), RuntimeError))
+    assert "dot: 1D tensors expected, but got 2D and 2D tensors" in _raised(
+        lambda: flow.dot(flow.ones(2, 2), flow.ones(2, 2)), RuntimeError)
+    assert "dot: expected both vectors to have same dtype, but found" in _raised(
+        lambda: flow.dot(flow.ones(2, dtype=flow.int64), flow.ones(2)), RuntimeError)
+    assert flow.mm(flow.ones(2, 3), flow.ones(3, 4)).shape == (2, 4)
+    assert flow.mv(flow.ones(2, 3), flow.ones(3)).tolist() == [3.0, 3.0]
+
+
+def test_tensordot_repeated_dim():
+    a = flow.randn(1, 2, 3)
+    assert "tensordot(): dim 1 appears multiple times in the list of dims" in _raised(
+        lambda: flow.tensordot(a, a, dims=[[1, 1], [1, 1]]), RuntimeError)
+
+
+def test_stft_argument_checks():
+    x = flow.arange(1.0, 13.0, dtype=flow.float64).reshape(4, 3)
+    kw = dict(center=True, onesided=True, return_complex=False)
+    assert "stft(): Expected a 1D or 2D tensor, but got 3D" in _raised(
+        lambda: flow.stft(x.reshape(2, 2, 3), n_fft=4, **kw), RuntimeError)
+    assert "stft(): Expected 0 < n_fft <" in _raised(lambda: flow.stft(x, n_fft=-1, **kw), RuntimeError)
+    assert "stft(): Expected hop_length > 0, but got hop_length=-1" in _raised(
+        lambda: flow.stft(x, n_fft=4, hop_length=-1, **kw), RuntimeError)
+    assert "stft(): Expected 0 < win_length <= n_fft, but got win_length=-1" in _raised(
+        lambda: flow.stft(x, n_fft=4, win_length=-1, **kw), RuntimeError)
+    assert "stft(): Expected a 1D window tensor of size equal to win_length=4" in _raised(
+        lambda: flow.stft(x.reshape(2, 6), n_fft=4, window=flow.ones(9, dtype=flow.float64), **kw), RuntimeError)
+
+
+def test_cosine_similarity_needs_a_floating_common_dtype():
+    x = flow.ones(2, 5, dtype=flow.int32)
+    msg = _raised(lambda: F.cosine_similarity(x, x, dim=1), RuntimeError)
+    assert msg.startswith("cosine_similarity(): expected common dtype to be floating point, yet common dtype is")
+    assert "int32" in msg
+
+
+def test_mode_names_the_empty_reduction_dim():
+    with pytest.raises(IndexError, match=r"mode\(\): Expected reduction dim 1 to have non-zero size"):
+        flow.mode(flow.randn(2, 0, 2), 1)
+
+
+def test_in_top_k_checks():
+    pred = flow.tensor([[0.0, 1.0, 2.0, 3.0], [3.0, 2.0, 1.0, 0.0]])
+    cases = [(flow.tensor([1.0, 1.0]), pred, "targets data type must be index type"),
+             (flow.tensor([[3, 1], [1, 3]]), pred, "The dimension of targets must be 1"),
+             (flow.tensor([3, 1]), pred.unsqueeze(1), "The dimension of predictions must be 2"),
+             (flow.tensor([3]), pred, "The num of targets must equal the num of predictions")]
+    for targets, predictions, phrase in cases:
+        msg = _raised(lambda: flow.in_top_k(targets, predictions, 1), ValueError, RuntimeError)
+        assert msg.startswith("in_top_k(): ") and phrase in msg
+    assert flow.in_top_k(flow.tensor([3, 0]), pred, 1).tolist() == [True, True]
+
+
+def test_oneflow_bias_add():
+    out = flow._C.bias_add(flow.zeros(2, 3, 2), flow.tensor([1.0, 2.0, 3.0]), axis=1)
+    assert out[:, :, 0].tolist() == [[1.0, 2.0, 3.0]] * 2 and out.shape == (2, 3, 2)
+    assert "bias_add(): The size of tensor x (4, 4) must match the size of tensor b (5,) at dimension 1" in _raised(
+        lambda: flow._C.bias_add(flow.ones(4, 4), flow.ones(5), axis=1), RuntimeError)
+    assert "bias_add(): Dimension out of range" in _raised(
+        lambda: flow._C.bias_add(flow.ones(4, 4), flow.ones(4), axis=3), IndexError)
+    assert "bias_add(): Bias tensor has to be a one-dimensional vector" in _raised(
+        lambda: flow._C.bias_add(flow.ones(2, 2), flow.ones(2, 2), axis=0), RuntimeError)
