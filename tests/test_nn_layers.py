@@ -125,6 +125,31 @@ def test_inplace_activation_writes_input():
     assert x[0].item() == 0.0 and y[1].item() == 2.0
 
 
+@pytest.mark.parametrize("name,args", [
+    ("ReLU", ()), ("ReLU6", ()), ("SiLU", ()), ("Mish", ()), ("Hardswish", ()), ("Hardsigmoid", ()),
+    ("ELU", ()), ("CELU", ()), ("SELU", ()), ("LeakyReLU", ()), ("Hardtanh", ()), ("Threshold", (0.1, -1.0)),
+    ("RReLU", ()),
+])
+def test_inplace_activation_of_an_intermediate_backpropagates_like_torch(name, args):
+    # (an in-place op whose backward reads its input saves the original, as torch's do: the write-back
+    # must not invalidate it; a module after BatchNorm is the common case)
+    torch = pytest.importorskip("torch")
+    x0 = np.random.default_rng(3).standard_normal((4, 5)).astype(np.float32)
+    grads, outs = [], []
+    for lib in (torch, flow):
+        x = lib.tensor(x0, requires_grad=True)
+        m = getattr(lib.nn, name)(*args, inplace=True)
+        m.eval()  # (RReLU: the deterministic slope)
+        h = x * 2
+        y = m(h)
+        assert y is h or y.data_ptr() == h.data_ptr()
+        (y * lib.arange(20.0).reshape(4, 5)).sum().backward()
+        grads.append(x.grad.numpy())
+        outs.append(y.detach().numpy())
+    np.testing.assert_allclose(outs[1], outs[0], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-5, atol=1e-5)
+
+
 def test_softmax_implicit_dim_warns():
     with pytest.warns(UserWarning, match="Implicit dimension"):
         out = F.softmax(flow.randn(2, 3))

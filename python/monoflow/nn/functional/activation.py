@@ -23,9 +23,13 @@ def _check(name, x):
         raise TypeError(f"{name}(): argument 'input' must be Tensor, not {type(x).__name__}")
 
 
-def _inplace_result(input, out):
-    # The in-place form of a composition: compute out of place, write back.
-    return input.copy_(out)
+def _in_place(input, compute):
+    """The in-place form of a composition: ``compute`` out of place, then written back.
+    When autograd records it, compute reads a copy of the input: the ops it records save
+    what they read, and the write-back would change that under them (torch's in-place ops
+    save the original too)."""
+    source = input.clone() if input.requires_grad and _C.is_grad_enabled() else input
+    return input.copy_(compute(source))
 
 
 def relu(input, inplace=False):
@@ -104,8 +108,7 @@ def silu(input, inplace=False):
         tensor([-0.2384, -0.1888,  0.0000,  1.2264])
     """
     _check("silu", input)
-    out = _m.silu(input)
-    return _inplace_result(input, out) if inplace else out
+    return _in_place(input, _m.silu) if inplace else _m.silu(input)
 
 
 def sigmoid(input):
@@ -293,9 +296,9 @@ def threshold(input, threshold, value, inplace=False):
     _C.check_float(threshold, "threshold", "threshold", 2)
     _C.check_float(value, "threshold", "value", 3)
     inplace = _composite.flag("threshold", "inplace", inplace)
-    # (formal_input: autograd.h, Note [Formal inputs of piecewise-linear backward])
-    out = _C.formal_input("threshold", _m.where(input > threshold, input, value), input)
-    return _inplace_result(input, out) if inplace else out
+    def compute(x):  # (formal_input: autograd.h, Note [Formal inputs of piecewise-linear backward])
+        return _C.formal_input("threshold", _m.where(x > threshold, x, value), x)
+    return _in_place(input, compute) if inplace else compute(input)
 
 
 def hardshrink(input, lambd=0.5):
@@ -416,14 +419,14 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     _C.check_float(upper, "rrelu", "upper", 3)
     if not input.dtype.is_floating_point:
         raise TypeError(_C.name_op_in_progress(f"expected a floating-point tensor, got {input.dtype}"))  # (or rrelu_)
-    if training:
+    def compute(x):
+        if not training:
+            return leaky_relu(x, (lower + upper) / 2)
         from monoflow.ops_random import rand_like
 
-        slope = rand_like(input) * (upper - lower) + lower
-        out = _m.where(input >= 0, input, input * slope)
-    else:
-        out = leaky_relu(input, (lower + upper) / 2)
-    return _inplace_result(input, out) if inplace else out
+        slope = rand_like(x) * (upper - lower) + lower
+        return _m.where(x >= 0, x, x * slope)
+    return _in_place(input, compute) if inplace else compute(input)
 
 
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
