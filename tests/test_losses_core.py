@@ -155,3 +155,17 @@ def test_bad_shapes_and_arguments(device):
         L.cross_entropy(x, flow.tensor([0, 1], device=device), label_smoothing=1.5)
     with pytest.raises(TypeError, match="cross_entropy.*target"):
         L.cross_entropy(x, [0, 1])
+
+
+@pytest.mark.parametrize("shape", [(5, 4), (3, 4, 2, 2)])
+def test_cross_entropy_takes_class_indices_with_a_class_dim_of_one(shape):
+    # OneFlow's rule (torch refuses): (N, 1[, d...]) indices are the (N[, d...]) ones
+    rng = np.random.default_rng(0)
+    logits = flow.tensor(rng.standard_normal(shape).astype(np.float32), requires_grad=True)
+    idx = rng.integers(0, shape[1], (shape[0],) + shape[2:])
+    with_dim = flow.nn.CrossEntropyLoss(reduction="none")(logits, flow.tensor(idx).unsqueeze(1))
+    plain = flow.nn.functional.cross_entropy(logits, flow.tensor(idx), reduction="none")
+    np.testing.assert_array_equal(with_dim.detach().numpy(), plain.detach().numpy())
+    assert tuple(with_dim.shape) == (shape[0],) + shape[2:]
+    with pytest.raises(RuntimeError):  # a class dim of another size is still an error
+        flow.nn.functional.cross_entropy(logits, flow.tensor(rng.integers(0, shape[1], (shape[0], 2) + shape[2:])))

@@ -76,6 +76,17 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 
 
 @_autocast.fp32
+def _class_dim_squeezed(input, target):
+    """OneFlow's rule for class indices given with a class dim of size 1 (``(N, 1)`` for an
+    ``(N, C)`` input, ``(N, 1, d1, ...)`` for ``(N, C, d1, ...)``): they are the indices without it.
+    (torch refuses such a target.)"""
+    if (isinstance(input, _C.TensorBase) and isinstance(target, _C.TensorBase) and input.dim() >= 2
+            and target.dim() == input.dim() and not target.dtype.is_floating_point and target.shape[1] == 1
+            and input.shape[1] != 1 and tuple(target.shape[2:]) == tuple(input.shape[2:])):
+        return target.squeeze(1)
+    return target
+
+
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
                   label_smoothing=0.0):
     """Cross entropy of logits and targets: ``nll_loss(log_softmax(input, 1), target)`` as one fused op,
@@ -88,8 +99,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 
     Args:
         input (Tensor): logits ``(N, C)``, ``(C,)`` or ``(N, C, d1, ...)``.
-        target (Tensor): int64 class indices (no class dim), or floating class probabilities of the
-            input's shape.
+        target (Tensor): int64 class indices (no class dim; as in OneFlow, a class dim of size 1 is
+            accepted and dropped), or floating class probabilities of the input's shape.
         weight (Tensor, optional): a rescaling weight per class, shape ``(C,)``. Default: ``None``.
         size_average (bool, optional): deprecated (torch's legacy flag); when it or ``reduce`` is given
             it overrides ``reduction``: ``False`` sums instead of averaging. Default: ``None``.
@@ -112,5 +123,6 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if isinstance(label_smoothing, bool) or not isinstance(label_smoothing, (int, float)):
         raise TypeError(f"cross_entropy(): argument 'label_smoothing' must be float, not "
                         f"{type(label_smoothing).__name__}")
+    target = _class_dim_squeezed(input, target)
     return _C.loss_cross_entropy(input, target, weight, _index("cross_entropy", "ignore_index", ignore_index),
                                  _reduction("cross_entropy", reduction, size_average, reduce), float(label_smoothing))
