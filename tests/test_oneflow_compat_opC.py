@@ -363,6 +363,28 @@ def test_trunc_divide_matches_torch_div_trunc():
                                   torch.div(torch.tensor(a), -1.5, rounding_mode="trunc").numpy())
 
 
+# --- flow._C.transpose's two forms (flowvision's ToTensor) and flow._C.exponential_ ---
+
+def test_functional_transpose_takes_a_permutation_or_two_dims():
+    x = np.arange(60.0).reshape(4, 5, 3)
+    for got in (flow._C.transpose(flow.tensor(x), perm=[2, 0, 1]), flow._C.transpose(flow.tensor(x), [2, 0, 1]),
+                flow._C.transpose(flow.tensor(x), (2, 0, 1))):
+        np.testing.assert_array_equal(got.numpy(), x.transpose(2, 0, 1))
+    np.testing.assert_array_equal(flow._C.transpose(flow.tensor(x), 0, 2).numpy(), x.swapaxes(0, 2))
+    with pytest.raises(TypeError, match="transpose"):
+        flow._C.transpose(flow.tensor(x), 0, perm=[2, 0, 1])
+    with pytest.raises(RuntimeError):
+        flow._C.transpose(flow.tensor(x), perm=[0, 0, 1])
+
+
+def test_functional_exponential_fills_in_place_from_the_generator():
+    g1, g2 = flow.Generator().manual_seed(3), flow.Generator().manual_seed(3)
+    x = flow.empty(20000)
+    assert flow._C.exponential_(x, 2.0, generator=g1) is x
+    np.testing.assert_array_equal(x.numpy(), flow.empty(20000).exponential_(2.0, generator=g2).numpy())
+    assert (x.numpy() >= 0).all() and abs(x.numpy().mean() - 0.5) < 0.02
+
+
 # --- nn.utils.weight_norm with a negative dim other than -1 (OneFlow test_weight_norm)
 
 @pytest.mark.parametrize("dim", [-3, -2, -1, 0, 1, 2, None])

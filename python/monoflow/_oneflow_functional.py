@@ -8,7 +8,7 @@ __all__ = ["bias_add", "layer_norm", "reduce_sum_like", "reshape_like", "matmul"
            "fused_bias_add_gelu", "fused_bias_add_dropout", "fused_scale_tril", "fused_weighted_sum",
            "binary_cross_entropy_with_logits_reduce_mean", "inv", "trigamma", "rms_norm",
            "layer_norm_affine", "skip_layer_norm", "skip_rms_norm", "trunc_divide", "grouped_matmul",
-           "grouped_matmul_bias"]
+           "grouped_matmul_bias", "transpose", "exponential_"]
 
 
 def reshape_like(input, like):
@@ -583,3 +583,51 @@ def trunc_divide(x, y):
         tensor([ 3., -3.])
     """
     return _functional.div(_C.check_tensor(x, "trunc_divide", "x", 1), y, rounding_mode="trunc")
+
+
+def transpose(input, *dims, perm=None):
+    """``oneflow._C.transpose``: ``input`` with its dims permuted, in either of OneFlow's
+    forms: ``transpose(x, perm)`` (a permutation, as ``permute``) or ``transpose(x, dim0, dim1)``
+    (two dims swapped, as ``monoflow.transpose``).
+
+    Args:
+        input (Tensor): the tensor.
+        dims: one permutation (a list or tuple), or two dims to swap.
+        perm (list of int, optional): the permutation as a keyword.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.transpose(flow.zeros(4, 5, 3), perm=[2, 0, 1]).shape
+        monoflow.Size([3, 4, 5])
+        >>> flow._C.transpose(flow.zeros(4, 5), 0, 1).shape
+        monoflow.Size([5, 4])
+    """
+    input = _C.check_tensor(input, "transpose", "input", 1)
+    if perm is None and len(dims) == 1 and isinstance(dims[0], (list, tuple)):
+        perm = dims[0]
+    elif perm is None and len(dims) == 2:
+        return input.transpose(*dims)
+    elif perm is None or dims:
+        raise TypeError(f"transpose(): expected (input, perm) or (input, dim0, dim1), got {len(dims)} positional "
+                        f"dims{' and perm=' if perm is not None else ''}")
+    return input.permute(*perm)
+
+
+def exponential_(x, lambd=1.0, generator=None):
+    """``oneflow._C.exponential_``: fills ``x`` in place with draws from the exponential
+    distribution of rate ``lambd`` (``x.exponential_(lambd, generator=generator)``).
+
+    Args:
+        x (Tensor): the floating-point tensor to fill.
+        lambd (float): the rate. Default: ``1.0``.
+        generator (Generator, optional): the random stream. Default: the default generator.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> x = flow._C.exponential_(flow.empty(3), 2.0)
+        >>> bool((x >= 0).all())
+        True
+    """
+    return _C.check_tensor(x, "exponential_", "x", 1).exponential_(lambd, generator=generator)
