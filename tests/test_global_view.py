@@ -65,8 +65,18 @@ with gv.global_mode(True, placement=P, sbp=flow.sbp.broadcast):
     noise = flow.randn(2, 3)
     out = lin(x) + noise
 sd = gv.to_local(lin.state_dict())
+# a placement that leaves rank 1 out: rank 1 passes None and takes rank 0's structure (OneFlow's save/load
+# page), and OneFlow's two-argument sbp function
+rank = flow.env.get_rank()
+src = {"w": flow.ones(2, 3), "step": flow.tensor([5])} if rank == 0 else None
+part = gv.to_global(src, placement=flow.placement("cpu", ranks=[0]), sbp=lambda state, t: flow.sbp.broadcast)
+split = gv.to_global({"w": flow.ones(4, 2) * (rank + 1)}, placement=P,
+                     sbp=lambda state, t: flow.sbp.split(0) if t is state["w"] else flow.sbp.broadcast)
 json.dump({"x": x.numpy().tolist(), "out": out.numpy().tolist(), "global": out.is_global,
-           "local_sd": [not v.is_global for v in sd.values()]}, open(sys.argv[1] + f"/rank{flow.env.get_rank()}.json", "w"))
+           "local_sd": [not v.is_global for v in sd.values()],
+           "part": {k: [list(v.shape), str(v.dtype), v.placement.rank_list()] for k, v in part.items()},
+           "split": [list(split["w"].shape), str(split["w"].sbp)]},
+          open(sys.argv[1] + f"/rank{rank}.json", "w"))
 '''
 
 
@@ -77,3 +87,5 @@ def test_global_mode_on_two_ranks_gives_one_logical_tensor(tmp_path):
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     res = [json.loads((tmp_path / f"rank{k}.json").read_text()) for k in range(2)]
     assert res[0] == res[1] and res[0]["global"] and all(res[0]["local_sd"])
+    assert res[0]["part"] == {"w": [[2, 3], "monoflow.float32", [0]], "step": [[1], "monoflow.int64", [0]]}
+    assert res[0]["split"] == [[8, 2], "(monoflow.sbp.split(dim=0),)"]

@@ -12,8 +12,11 @@ Example::
     ...     flow.randn(2, 3).is_global
     True
 """
+import inspect
+import pickle
 import warnings
 
+from monoflow._global import groups as _groups
 from monoflow._global import mode as _mode
 from monoflow._global.placement import placement as _Placement
 from monoflow._global.sbp import as_nd_sbp
@@ -35,6 +38,40 @@ def _map(value, fn, warn, what):
     return tree_map(leaf, value)
 
 
+def _tensors(value):
+    out = []
+    tree_map(lambda v: out.append(v) if isinstance(v, Tensor) else None, value)
+    return out
+
+
+def _structure_from_first_rank(input, placement):
+    """OneFlow's rule for a placement that leaves out some ranks: those ranks take the
+    structure of the input of the placement's first rank, whatever they passed (None, often),
+    so that every rank makes the same global tensors (one collective per tensor, on each
+    rank); each tensor of it comes as an empty one of its dtype."""
+    from monoflow import _creation, _oneflow_internal
+
+    src, rank = placement.rank_list()[0], _groups.rank()
+    if rank == src:
+        skeleton = tree_map(lambda v: _creation.empty((0,), dtype=v.dtype) if isinstance(v, Tensor) else v, input)
+        _oneflow_internal.cpu_broadcast(pickle.dumps(skeleton), src)
+        return input
+    got = _oneflow_internal.cpu_broadcast(None, src)
+    return input if placement.coords(rank) is not None else pickle.loads(got)
+
+
+def _sbp_for(sbp, input, t):
+    """The SBP of tensor `t`: ``sbp`` itself, or a function's answer: ``sbp(input, t)``
+    (OneFlow's form, e.g. a state dict's ``get_sbp(state_dict, tensor)``) or ``sbp(t)``."""
+    if not callable(sbp) or isinstance(sbp, (tuple, list)) or hasattr(sbp, "short"):
+        return sbp
+    try:
+        two = len(inspect.signature(sbp).parameters) >= 2
+    except (TypeError, ValueError):
+        two = False
+    return sbp(input, t) if two else sbp(t)
+
+
 def to_global(input, placement=None, sbp=None, warn_on_non_tensor_leaf=True, **kwargs):
     """Converts a tensor, or the tensors in a list, tuple or dict (nested), to global tensors, as
     :meth:`Tensor.to_global` does each one. Local tensors need both ``placement`` and ``sbp``.
@@ -42,8 +79,11 @@ def to_global(input, placement=None, sbp=None, warn_on_non_tensor_leaf=True, **k
     Args:
         input (Tensor, list, tuple, dict or None): what to convert.
         placement (monoflow.placement, optional): the placement. Default: ``None`` (a global tensor's own).
-        sbp (sbp, tuple of sbp, or callable, optional): the SBP, or ``sbp(tensor)`` giving each
-            tensor's. Default: ``None`` (a global tensor's own).
+        sbp (sbp, tuple of sbp, or callable, optional): the SBP, or a function giving each tensor's:
+            ``sbp(input, tensor)`` (OneFlow's form) or ``sbp(tensor)``. Default: ``None`` (a global
+            tensor's own). When ``placement`` leaves out some ranks and the input holds local tensors,
+            every rank takes the structure of the placement's first rank's input (the others may pass
+            ``None``), as in OneFlow.
         warn_on_non_tensor_leaf (bool): warn about leaves that are not tensors (kept as they are).
             Default: ``True``.
         kwargs: passed on to :meth:`Tensor.to_global`.
@@ -55,8 +95,14 @@ def to_global(input, placement=None, sbp=None, warn_on_non_tensor_leaf=True, **k
         >>> t[0].placement
         monoflow.placement(type="cpu", ranks=[0])
     """
+    if (placement is not None and _groups.world_size() > 1 and len(placement.rank_list()) < _groups.world_size()
+            and not (_tensors(input) and all(t.is_global for t in _tensors(input)))):  # (None: not global)
+        input = _structure_from_first_rank(input, placement)
+        if not _tensors(input) and input is not None:  # (nothing to convert: every rank still agreed)
+            return input
+
     def convert(t):
-        s = sbp(t) if callable(sbp) and not isinstance(sbp, (tuple, list)) and not hasattr(sbp, "short") else sbp
+        s = _sbp_for(sbp, input, t)
         if not t.is_global and (placement is None or s is None):
             raise ValueError("to_global: a local tensor needs both placement= and sbp=")
         return t.to_global(placement=placement, sbp=s, **kwargs)
