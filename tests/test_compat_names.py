@@ -559,6 +559,8 @@ def test_as_strided_cast_new_ones_in_top_k():
     assert c.dtype == flow.int32 and c.tolist() == torch.tensor([1.7, -1.2]).to(torch.int32).tolist()
     with pytest.raises(TypeError, match="'dtype' must be monoflow.dtype"):
         flow.cast(flow.ones(1), "int32")
+    z = flow.arange(6.0).reshape(2, 3)[:, 1:]  # (a strided view: written in place)
+    assert z.zeros_() is z and z.tolist() == [[0.0, 0.0]] * 2
     n = flow.new_ones(flow.zeros(2, dtype=flow.int32), (2, 3))
     assert n.dtype == flow.int32 and n.tolist() == [[1, 1, 1]] * 2
     scores = np.random.default_rng(7).standard_normal((6, 5)).astype(np.float32)

@@ -764,6 +764,17 @@ class TensorMethods:
         """
         return argwhere(self)
 
+    def zeros_(self):
+        """Tensor.zeros_() -> Tensor: fills this tensor with zeros in place (OneFlow's name for ``zero_``).
+
+        Example::
+
+            >>> import monoflow as flow
+            >>> flow.ones(2).zeros_()
+            tensor([0., 0.])
+        """
+        return self.zero_()
+
     def cast(self, dtype):
         """Tensor.cast(dtype) -> Tensor: ``monoflow.cast`` of this tensor (OneFlow's name).
 
