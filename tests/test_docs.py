@@ -26,7 +26,8 @@ NAMESPACES = [
     "monoflow.utils.data", "monoflow.distributed", "monoflow.autograd",
     "monoflow.linalg", "monoflow.special", "monoflow.fft", "monoflow.cuda", "monoflow.amp",
     "monoflow.sbp", "monoflow.env", "monoflow.comm", "monoflow.multiprocessing",
-    "monoflow.backends", "monoflow.accelerator", "monoflow.asyncs",
+    "monoflow.backends", "monoflow.accelerator", "monoflow.asyncs", "monoflow.utils.vision.transforms",
+    "monoflow.utils.vision.datasets",
 ]
 SKIP_PARAMS = {"self", "cls", "args", "kwargs"}
 MIN_SUMMARY = 12  # characters: more than a name repeated
