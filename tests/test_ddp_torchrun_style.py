@@ -109,7 +109,12 @@ def test_ddp_in_a_plain_process_is_a_world_of_one():
             "m = flow.nn.parallel.DistributedDataParallel(flow.nn.Linear(3, 2))\n"
             "m(flow.ones(4, 3)).sum().backward()\n"
             "import monoflow.distributed as dist\n"
-            "print('world', dist.get_world_size(), 'grad', m.module.weight.grad.sum().item())\n")
+            "print('world', dist.get_world_size(), 'grad', m.module.weight.grad.sum().item())\n"
+            # OneFlow's DDP is the module itself: its attributes read through the wrapper
+            "m.module.lr = 0.5\n"
+            "print('attrs', m.lr, m.in_features, m.weight is m.module.weight)\n"
+            "try:\n    m.missing\nexcept AttributeError as e:\n    print('missing', type(m).__name__ in str(e))\n")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=BOUND_S, env=env())
     check(r)
-    assert "world 1 grad 24.0" in r.stdout, r.stdout
+    assert "world 1 grad 24.0" in r.stdout and "attrs 0.5 3 True" in r.stdout and "missing True" in r.stdout, \
+        r.stdout

@@ -448,7 +448,7 @@ class RNNBase(Module):
         x = input if batched else input.unsqueeze(1)
         if batched and batch_first:
             x = x.transpose(0, 1)
-        T, N = x.shape[0], x.shape[1]
+        N = x.shape[1]
         num_dirs = 2 if self.bidirectional else 1
         real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
         if hx is None:

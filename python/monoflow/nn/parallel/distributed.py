@@ -14,7 +14,8 @@ class DistributedDataParallel(Module):
     """Wraps ``module`` so that ``backward`` leaves in every parameter's ``.grad`` the average of the
     gradients computed by all ranks.
 
-    As in OneFlow, no ``init_process_group`` call is needed: without ``process_group`` the process group
+    The module's own attributes are also read through the wrapper (OneFlow's DDP is the module
+    itself: ``ddp.w`` is ``ddp.module.w``). As in OneFlow, no ``init_process_group`` call is needed: without ``process_group`` the process group
     is set up from the launcher's environment (a single process is a world of size 1). At wrap time rank
     0's parameters and buffers are broadcast (after checking that every rank has the same parameter
     shapes); with ``broadcast_buffers`` buffers are broadcast again before each forward. Gradients are
@@ -156,6 +157,17 @@ class DistributedDataParallel(Module):
             yield
         finally:
             self.require_backward_grad_sync = old
+
+    def __getattr__(self, name):
+        # OneFlow's DDP returns the module itself, so OneFlow programs read the module's own
+        # attributes from it (ddp.lr, ddp.w): an attribute the wrapper lacks is the module's.
+        try:
+            return super().__getattr__(name)
+        except AttributeError as own:
+            module = self.__dict__.get("_modules", {}).get("module")
+            if module is None or name.startswith("__") or not hasattr(module, name):
+                raise own from None
+            return getattr(module, name)
 
     def __getstate__(self):
         raise RuntimeError("DistributedDataParallel cannot be pickled; save .module or its state_dict")
