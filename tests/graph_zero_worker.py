@@ -70,7 +70,7 @@ def make_graph(model, opt, zero, threads=1):
             self.add_optimizer(opt)
             self.config.threads = self.config.slots = threads
             if zero:
-                self.config.enable_zero(stage=3 if zero == 3 else 1, shard_min_size=MIN)
+                self.config.enable_zero(stage=zero if zero in (2, 3) else 1, shard_min_size=MIN)
 
         def build(self, x, y):
             loss = F.cross_entropy(self.m(x), y)
@@ -139,10 +139,10 @@ def assert_same_training(a, b, what):
         np.testing.assert_array_equal(sa[k], sb[k], err_msg=f"{what}: state {k}")
 
 
-def check_matches(name, make_opt, state_keys, threads=1):
+def check_matches(name, make_opt, state_keys, threads=1, zero=True):
     @check(name)
     def _():
-        zl, zp, zs, zopt, zgraph, zmodel = run(make_opt, True, threads)
+        zl, zp, zs, zopt, zgraph, zmodel = run(make_opt, zero, threads)
         nl, np_, ns, nopt, _, _ = run(make_opt, False, threads)
         # Note [ZeRO stage 1 in a graph]: elementwise updates of rows = rows of the update
         assert_same_training((zl, zp, zs), (nl, np_, ns), "ZeRO vs no ZeRO")
@@ -180,6 +180,7 @@ def _():
     assert not ZeroSharding(flow.optim.SGD(model.parameters(), lr=0.1), settings).rows  # no state to shard
     assert len(ZeroSharding(sgd(model.parameters()), settings).rows) == 4
 check_matches("adamw_zero_matches", adamw, ["exp_avg", "exp_avg_sq"], threads=2)  # (2 threads, 2 slots)
+check_matches("adamw_zero2_matches", adamw, ["exp_avg", "exp_avg_sq"], zero=2)  # OneFlow's default stage
 
 
 @check("comm_bytes_per_step")

@@ -45,6 +45,7 @@ def results(tmp_path_factory):
 
 @needs_gloo
 @pytest.mark.parametrize("name", ["sgd_momentum_zero_matches", "plain_sgd_is_not_sharded", "adamw_zero_matches",
+                                  "adamw_zero2_matches",
                                   "comm_bytes_per_step", "adamw_zero3_matches",
                                   "checkpoints_cross_zero_and_no_zero"])
 def test_zero_on_two_ranks(results, name):
@@ -67,8 +68,10 @@ class _Step(nn.Graph):
 def test_bad_settings_are_refused():
     model = nn.Linear(4, 4)
     g = _Step(model, flow.optim.SGD(model.parameters(), lr=0.1))
-    with pytest.raises(ValueError, match="stage 2 is not supported in a graph: use stage=3"):
-        g.config.enable_zero(stage=2)
+    g.config.enable_zero(stage=2)  # OneFlow's default stage: stage 1's plan
+    assert g.config.zero.stage == 2
+    with pytest.raises(ValueError, match="shard_restore_level must be 1 or 2 with stage 2"):
+        g.config.enable_zero(stage=2, shard_restore_level=0)
     with pytest.raises(ValueError, match="shard_restore_level must be 0, 1 or 2"):
         g.config.enable_zero(stage=3, shard_restore_level=3)
     g.config.enable_zero(stage=3, shard_restore_level=0)  # accepted: the SBP deduction decides

@@ -74,8 +74,10 @@ class GraphConfig:
         every update. ``stage=3``: the parameters too are split S(0), gathered
         by the ops that use them and their gradients reduce-scattered (Note
         [ZeRO stage 3 in a graph]); `shard_restore_level` 0-2 is accepted.
-        Stage 2 is refused with the reason (OneFlow's default is 2; monoflow's
-        is 1). Part of the plan cache key; mode=False turns it off."""
+        ``stage=2`` (OneFlow's default; monoflow's is 1) runs stage 1's plan:
+        the same updates, state and memory at rest (a graph's gradients never
+        outlive its step); stage 3 is the one that reduce-scatters gradients.
+        Part of the plan cache key; mode=False turns it off."""
         from monoflow.nn.graph.zero import ZeroSettings
 
         settings = ZeroSettings(mode, stage, shard_min_size, shard_restore_level)

@@ -45,11 +45,12 @@ Note [ZeRO stage 3 in a graph]
     shard by shard]). At rest each rank keeps 1/N of every sharded
     parameter, its gradient during the step and its state; eager code sees
     S(0) global tensors with the same logical values (``to_global(P, B)``
-    gathers them). Turning ZeRO off lays them out broadcast again. Why no
-    stage 2: a graph's gradients live only inside its step (set to None at
-    its end, their memory planned), so stage 2 has nothing left to save
-    over stage 1; what it changes, reduce-scattering the gradients, stage 3
-    does. ``shard_restore_level`` is accepted and has no effect: the SBP
+    gathers them). Turning ZeRO off lays them out broadcast again. Stage 2
+    (OneFlow's default) runs stage 1's plan: a graph's gradients live only
+    inside its step (set to None at its end, their memory planned), so
+    sharding them would save no memory at rest over stage 1; what it would
+    change, reduce-scattering the gradients instead of all-reducing them
+    (half the gradient traffic), stage 3 does. ``shard_restore_level`` is accepted and has no effect: the SBP
     deduction decides per consuming op where the parameter is gathered.
 
 Note [ZeRO state layout]
@@ -79,7 +80,8 @@ __all__ = ["ZeroSettings", "ZeroSharding", "state_bytes"]
 
 
 class ZeroSettings:
-    """What graph.config.enable_zero(...) set, checked: only stage 1 exists."""
+    """What graph.config.enable_zero(...) set, checked (stage 2 runs stage 1's plan: Note [ZeRO stage 3 in
+    a graph])."""
 
     def __init__(self, mode=True, stage=1, shard_min_size=1024, shard_restore_level=1):
         what = "nn.Graph: config.enable_zero"
@@ -91,17 +93,12 @@ class ZeroSettings:
             raise TypeError(f"{what}: mode must be a bool, got {type(mode).__name__}")
         if stage not in (1, 2, 3):
             raise ValueError(f"{what}: stage must be 1, 2 or 3, got {stage}")
-        if stage == 2:
-            raise ValueError(f"{what}: stage 2 is not supported in a graph: use stage=3, which also reduce-scatters "
-                             f"the gradients and keeps the parameters split as well (Note [ZeRO stage 3 in a "
-                             f"graph]), or stage=1; a graph's gradients never outlive its step, so stage 2 would "
-                             f"save no memory over stage 1")
         if shard_min_size < 1:
             raise ValueError(f"{what}: shard_min_size must be at least 1, got {shard_min_size}")
         if stage == 3 and shard_restore_level not in (0, 1, 2):
             raise ValueError(f"{what}: shard_restore_level must be 0, 1 or 2, got {shard_restore_level}")
-        if stage == 1 and shard_restore_level not in (1, 2):
-            raise ValueError(f"{what}: shard_restore_level must be 1 or 2 with stage 1 (the parameter is gathered "
+        if stage in (1, 2) and shard_restore_level not in (1, 2):
+            raise ValueError(f"{what}: shard_restore_level must be 1 or 2 with stage {stage} (the parameter is gathered "
                              f"whole after each update); 0 (parameters left sharded) needs stage 3, got "
                              f"{shard_restore_level}")
         self.mode, self.stage = mode, stage
