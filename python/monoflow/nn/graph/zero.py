@@ -98,8 +98,8 @@ class ZeroSettings:
         if stage == 3 and shard_restore_level not in (0, 1, 2):
             raise ValueError(f"{what}: shard_restore_level must be 0, 1 or 2, got {shard_restore_level}")
         if stage in (1, 2) and shard_restore_level not in (1, 2):
-            raise ValueError(f"{what}: shard_restore_level must be 1 or 2 with stage {stage} (the parameter is gathered "
-                             f"whole after each update); 0 (parameters left sharded) needs stage 3, got "
+            raise ValueError(f"{what}: shard_restore_level must be 1 or 2 with stage {stage} (the parameter is "
+                             f"gathered whole after each update); 0 (parameters left sharded) needs stage 3, got "
                              f"{shard_restore_level}")
         self.mode, self.stage = mode, stage
         self.shard_min_size, self.shard_restore_level = shard_min_size, shard_restore_level
