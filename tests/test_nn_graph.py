@@ -68,6 +68,15 @@ def test_new_input_signature_compiles_a_new_plan(capsys):
     assert "matmul" in printed  # the plan itself is printed at compile
     graph(b.double().float())  # same signature (shape, dtype): no new plan
     assert len(graph._plans) == 2
+    # OneFlow's keywords: ranks that print (this process is rank 0), its Python-stack options accepted
+    quiet = EvalGraph(model).debug(1, ranks=[1], max_py_stack_depth=4, only_user_py_stack=False,
+                                   op_repr_with_py_stack=True)
+    quiet(a)
+    loud = EvalGraph(model).debug(2, ranks=0)
+    loud(a)
+    assert capsys.readouterr().out.count("compiled plan") == 1
+    EvalGraph(model).debug(1).debug(0)(a)  # v_level 0 turns it off
+    assert "compiled plan" not in capsys.readouterr().out
 
 
 class NestedGraph(nn.Graph):

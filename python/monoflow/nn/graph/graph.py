@@ -233,10 +233,18 @@ class Graph:
     def training(self):
         return bool(self._optimizers)
 
-    def debug(self, v_level=1):
+    def debug(self, v_level=1, *, ranks=None, max_py_stack_depth=2, only_user_py_stack=True,
+              op_repr_with_py_stack=False):
         """Prints each plan when it is compiled (and says why: a new signature),
-        with the plan before and after each pass."""
-        self.__dict__["_debug"] = v_level > 0
+        with the plan before and after each pass; ``v_level`` 0 (or below) turns it
+        off. ``ranks`` (OneFlow's): an int or a list, the ranks that print (default:
+        all). OneFlow's Python-stack options are accepted: a plan's nodes carry no
+        Python stack here."""
+        from monoflow._global import groups
+
+        if ranks is not None:
+            ranks = [ranks] if isinstance(ranks, int) else list(ranks)
+        self.__dict__["_debug"] = v_level > 0 and (ranks is None or groups.rank() in ranks)
         return self
 
     # ------------------------------------------------------------ state
