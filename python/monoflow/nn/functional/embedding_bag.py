@@ -31,21 +31,20 @@ def _padded_bags(input, offsets, include_last_offset):
         raise ValueError(f"embedding_bag(): input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}")
     if offsets is None:
         raise ValueError("embedding_bag(): offsets has to be a 1D Tensor but got None")
-    starts = [int(v) for v in offsets.reshape(-1).tolist()]
+    starts = np.asarray(offsets.reshape(-1).tolist(), dtype=np.int64)
     n = input.shape[0]
-    if starts and starts[0] != 0:
+    if len(starts) and starts[0] != 0:
         raise ValueError(f"embedding_bag(): offsets[0] has to be 0, i.e., the first sequence in the mini-batch has "
                          f"to start from position 0. However, got {starts[0]}")
     if include_last_offset:
         ends, starts = starts[1:], starts[:-1]
     else:
-        ends = starts[1:] + [n]
-    length = max([e - s for s, e in zip(starts, ends)] + [1])
-    pos = np.zeros((len(starts), length), dtype=np.int64)
-    mask = np.zeros((len(starts), length), dtype=bool)
-    for i, (s, e) in enumerate(zip(starts, ends)):
-        pos[i, :e - s] = np.arange(s, e)
-        mask[i, :e - s] = True
+        ends = np.append(starts[1:], n)
+    sizes = np.maximum(ends - starts, 0)
+    length = max(int(sizes.max()) if len(sizes) else 0, 1)
+    steps = np.arange(length, dtype=np.int64)
+    mask = steps[None, :] < sizes[:, None]
+    pos = np.where(mask, starts[:, None] + steps[None, :], 0)
     flat_pos = _creation.tensor(pos.reshape(-1), device=input.device)
     index = input.index_select(0, flat_pos).reshape(len(starts), length) if n else \
         _creation.zeros((len(starts), length), dtype=input.dtype, device=input.device)
