@@ -477,6 +477,20 @@ def test_permute_takes_the_dims_by_keyword_as_torch_and_oneflow():
         x.permute(0, 1, 2, 3, dims=[0, 1, 2, 3])
 
 
+@needs_torch
+@pytest.mark.parametrize("call", ["flip(dims=(1, 3))", "tile(dims=(2, 1, 1, 1, 1))", "repeat(repeats=(1, 2, 1, 1))",
+                                  "expand(size=(3, 2, 3, 4, 5))"])
+def test_shape_methods_take_their_sequence_by_keyword_as_torch(call):
+    a = np.random.default_rng(6).standard_normal((2, 3, 4, 5)).astype(np.float32)
+    x, t = flow.tensor(a), torch.tensor(a)
+    np.testing.assert_array_equal(eval("x." + call).numpy(), eval("t." + call).numpy())
+    name = call.split("(")[0]
+    with pytest.raises(TypeError, match="not both"):
+        eval(f"x.{name}(1, " + call.split("(", 1)[1])
+    with pytest.raises(TypeError, match="unexpected keyword argument 'bogus'"):
+        getattr(x, name)(bogus=1)
+
+
 # --- OneFlow's lr-scheduler forms ----------------------------------------------
 
 def _sgd(lr):

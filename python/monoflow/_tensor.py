@@ -101,6 +101,7 @@ def _parse_tensor_type(spec):
 _base_reshape = _C.TensorBase.reshape
 _base_permute = _C.TensorBase.permute
 _base_view = _C.TensorBase.view
+_base_expand = _C.TensorBase.expand
 
 
 def _shape_keyword(op, name, shape, kwargs):
@@ -843,6 +844,12 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
         if kwargs:
             dims = _shape_keyword("permute", "dims", dims, kwargs)
         return _base_permute(self, *dims)
+
+    def expand(self, *sizes, **kwargs):
+        # (its text: _docs) the sizes by keyword too: x.expand(size=[2, 3]), as torch
+        if kwargs:
+            sizes = _shape_keyword("expand", "size", sizes, kwargs)
+        return _base_expand(self, *sizes)
 
     def view_as(self, other):
         return self.view(_C.check_tensor(other, "view_as", "other").shape)

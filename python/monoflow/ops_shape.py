@@ -26,6 +26,17 @@ def _varargs(args, what):
     return tuple(args)
 
 
+def _varargs_or_keyword(args, kwargs, name, what):
+    """_varargs, or the sequence given as the keyword `name` (torch's x.flip(dims=(1,)))."""
+    if kwargs:
+        if args or set(kwargs) != {name}:
+            extra = sorted(set(kwargs) - {name})
+            raise TypeError(f"{what}() got an unexpected keyword argument '{extra[0]}'" if extra else
+                            f"{what}() takes the {name} either positionally or as {name}=, not both")
+        args = (kwargs[name],)
+    return _varargs(args, what)
+
+
 def cat(tensors, dim=0):
     """Concatenates along an existing dim, promoting dtypes (1-D empty inputs are skipped, as in torch)."""
     if isinstance(tensors, np.ndarray):  # (a 0-d one's iteration is numpy's message)
@@ -382,8 +393,8 @@ class TensorMethods:
     def take_along_dim(self, indices, dim=None):
         return take_along_dim(self, indices, dim)
 
-    def flip(self, *dims):
-        return _C.flip(self, _varargs(dims, "flip"))
+    def flip(self, *dims, **kwargs):
+        return _C.flip(self, _varargs_or_keyword(dims, kwargs, "dims", "flip"))
 
     def fliplr(self):
         return fliplr(self)
@@ -394,11 +405,11 @@ class TensorMethods:
     def roll(self, shifts, dims=None):
         return _C.roll(self, shifts, dims)
 
-    def repeat(self, *sizes):
-        return _C.repeat(self, _varargs(sizes, "repeat"))
+    def repeat(self, *sizes, **kwargs):
+        return _C.repeat(self, _varargs_or_keyword(sizes, kwargs, "repeats", "repeat"))
 
-    def tile(self, *dims):
-        return _C.tile(self, _varargs(dims, "tile"))
+    def tile(self, *dims, **kwargs):
+        return _C.tile(self, _varargs_or_keyword(dims, kwargs, "dims", "tile"))
 
     def tril(self, diagonal=0):
         return _C.tril(self, diagonal)
