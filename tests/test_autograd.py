@@ -458,3 +458,27 @@ def test_grad_is_one_object_across_accumulation():
     assert x.grad is new
     del x.grad
     assert x.grad is None
+
+
+def test_long_graphs_free_without_recursing():
+    """Note [Freeing long graphs]: dropping, or backpropagating through, a chain of 300,000 nodes (linked
+    by next edges, by two edges to one node as in y * y, and by saved inputs) must not overflow the C++
+    stack (it segfaulted past ~150,000). Run in a child so that a regression fails the test, not the run."""
+    import subprocess
+    import sys
+
+    code = (
+        "import monoflow as flow\n"
+        "x = flow.ones(2, requires_grad=True)\n"
+        "for step in ('add', 'mul', 'sin', 'view'):\n"
+        "    y = x * 1\n"
+        "    for _ in range(300000):\n"
+        "        y = {'add': lambda t: t + 1.0, 'mul': lambda t: t * t, 'sin': lambda t: t.sin(),\n"
+        "             'view': lambda t: t.view(-1)}[step](y)\n"
+        "    if step == 'view':\n"
+        "        y.sum().backward()\n"
+        "    del y\n"
+        "print('freed', x.grad.tolist())\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, (r.returncode, r.stderr[-2000:])
+    assert r.stdout.strip() == "freed [1.0, 1.0]"

@@ -13,6 +13,39 @@ namespace monoflow {
 namespace autograd {
 
 namespace {
+// Note [Freeing long graphs]: the nodes a destructor releases wait here; the
+// outermost destructor on the thread frees them in a loop.
+thread_local bool draining = false;
+thread_local std::vector<std::shared_ptr<void>> pending;
+
+void drain() {
+  if (draining) return;  // an outer destructor's loop frees it
+  draining = true;
+  while (!pending.empty()) {
+    std::shared_ptr<void> next = std::move(pending.back());
+    pending.pop_back();
+    next.reset();  // its destructors queue what they own and return
+  }
+  draining = false;
+}
+}  // namespace
+
+// (Every reference is queued, not only sole ones: two edges to one node, as
+// in y * y, each see a count of two, and the second release recursed.)
+Node::~Node() {
+  for (Edge& e : next_edges)
+    if (e.fn) pending.push_back(std::move(e.fn));
+  drain();
+}
+
+AutogradMeta::~AutogradMeta() {
+  if (grad_fn) {
+    pending.push_back(std::move(grad_fn));
+    drain();
+  }
+}
+
+namespace {
 thread_local bool t_grad_enabled = true;
 thread_local Node* t_running_node = nullptr;  // the FunctionNode whose backward runs
 // Note [Nodes without saved tensors]: set when a SavedTensor holding a tensor is made, consumed by the next

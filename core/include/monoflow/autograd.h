@@ -62,8 +62,16 @@ struct GradMeta {
   Device device;
 };
 
+// Note [Freeing long graphs]
+//   A node owns its next nodes through next_edges, and through the inputs it
+//   saved (a tensor owns its grad_fn, the node before), so dropping the last
+//   reference to a chain of N nodes (y = y + 1, or y = y * y, a million
+//   times) would free them by recursion N deep and overflow the C++ stack.
+//   ~Node and ~AutogradMeta instead hand the nodes they release to a
+//   per-thread queue, and the outermost of them on the thread frees the
+//   queue in a loop: the depth stays one.
 struct Node : std::enable_shared_from_this<Node> {
-  virtual ~Node() = default;
+  virtual ~Node();
   virtual std::string name() const = 0;
   // grads[i]: the gradient of forward output i (never null: the engine fills
   // zeros). Returns one gradient per next edge (null where there is none).
@@ -82,6 +90,7 @@ struct Node : std::enable_shared_from_this<Node> {
 
 // Per-tensor autograd state; created lazily (most tensors never need it).
 struct AutogradMeta {
+  ~AutogradMeta();  // Note [Freeing long graphs]
   bool requires_grad = false;  // leaves only; a non-leaf requires grad by having grad_fn
   Tensor grad;
   std::shared_ptr<Node> grad_fn;
