@@ -545,3 +545,22 @@ def test_fallback_warning_turned_into_an_error_stops_the_op_every_time(plugins, 
     assert out["result"] == [0.0, 0.0, 0.0]
     assert out["later_warnings"] == 1  # warned once when it finally ran
     assert out["count"] == 2
+
+
+def test_loading_plugins_keeps_the_processs_signal_handlers():
+    """Note [Plugins keep the process's signal handlers]: PoCL and LLVM (the OpenCL plugin's runtime)
+    installed handlers that swallowed the first fatal signal of the process; after import the
+    dispositions are the ones the process had (here the defaults), and a crash still kills it."""
+    import subprocess
+    import sys
+
+    code = ("import signal, monoflow\n"
+            "names = ('SIGSEGV', 'SIGBUS', 'SIGILL', 'SIGFPE', 'SIGABRT')\n"
+            "print(sorted(monoflow._C.device_types()),"
+            " [n for n in names if signal.getsignal(getattr(signal, n)) is not signal.SIG_DFL])\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip().endswith("[]"), r.stdout
+    crash = subprocess.run([sys.executable, "-c", "import os, signal, monoflow\nos.kill(os.getpid(), signal.SIGSEGV)\n"
+                            "print('alive')"], capture_output=True, text=True, timeout=120)
+    assert crash.returncode == -11 and "alive" not in crash.stdout

@@ -110,6 +110,26 @@ def test_spawn_reraises_a_child_error():
         mp.spawn(_fails, nprocs=2, start_method="fork")
 
 
+def _dies(i, how):
+    import os
+    import signal
+
+    if i == 1:
+        if how == "exit":
+            os._exit(3)
+        os.kill(os.getpid(), signal.SIGSEGV)  # (the plugins' loading left the default handler in place)
+
+
+@pytest.mark.parametrize("how,message", [("exit", "terminated with exit code 3"),
+                                         ("signal", "terminated with signal SIGSEGV")])
+def test_spawn_reports_a_child_that_died_without_an_error(how, message):
+    # (its error pipe is at end of file: that used to surface as a bare EOFError, and a SIGSEGV sent
+    # after `import monoflow` was swallowed by a plugin's signal handler, so spawn returned normally)
+    with pytest.raises(mp.ProcessExitedException, match=message) as info:
+        mp.spawn(_dies, args=(how,), nprocs=2, start_method="fork")
+    assert info.value.error_index == 1
+
+
 def test_sharing_strategy_and_standard_names():
     assert mp.get_sharing_strategy() == "file_descriptor"
     assert mp.get_all_sharing_strategies() == {"file_descriptor"}

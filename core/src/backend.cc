@@ -2,6 +2,8 @@
 
 #include <dlfcn.h>
 
+#include <signal.h>
+
 #include <cctype>
 #include <cstring>
 
@@ -255,8 +257,36 @@ bool valid_type_name(const char* s) {
 }
 }  // namespace
 
+namespace {
+// Note [Plugins keep the process's signal handlers]
+//   A plugin's runtime may install handlers for fatal signals while it loads:
+//   PoCL (the OpenCL plugin's) and the LLVM it compiles kernels with do, and
+//   their handlers swallowed the first SIGSEGV/SIGFPE/SIGABRT of the whole
+//   process afterwards (a DataLoader worker that crashed kept running, a
+//   real integer division by zero returned garbage). The process's handlers
+//   (Python's, faulthandler's, the defaults) are put back once load returns.
+class SignalHandlersKept {
+ public:
+  SignalHandlersKept() {
+    for (size_t i = 0; i < kCount; ++i) sigaction(kSignals[i], nullptr, &saved_[i]);
+  }
+  ~SignalHandlersKept() {
+    for (size_t i = 0; i < kCount; ++i) sigaction(kSignals[i], &saved_[i], nullptr);
+  }
+  SignalHandlersKept(const SignalHandlersKept&) = delete;
+  SignalHandlersKept& operator=(const SignalHandlersKept&) = delete;
+
+ private:
+  static constexpr int kSignals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGQUIT, SIGTRAP, SIGSYS,
+                                     SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGUSR1, SIGUSR2, SIGCHLD};
+  static constexpr size_t kCount = sizeof(kSignals) / sizeof(kSignals[0]);
+  struct sigaction saved_[kCount];
+};
+}  // namespace
+
 std::string DeviceRegistry::load(const std::string& path) {
   std::unique_lock<std::mutex> lock(mu_);
+  SignalHandlersKept keep_signals;  // Note [Plugins keep the process's signal handlers]
   auto fail = [&](const std::string& why) -> RuntimeError {
     return RuntimeError(str_cat("cannot load device plugin '", path, "': ", why));
   };

@@ -91,9 +91,15 @@ class ProcessContext:
                 p.terminate()
             p.join()
         p, conn = self.processes[failed], self.error_conns[failed]
-        if conn.poll():
+        error = None
+        if conn.poll():  # (also true at end of file: a child that died without sending one)
+            try:
+                error = conn.recv()
+            except EOFError:
+                pass
+        if error is not None:
             raise ProcessRaisedException(f"\n\n-- Process {failed} terminated with the following error:\n"
-                                         + conn.recv(), failed, p.pid)
+                                         + error, failed, p.pid)
         if p.exitcode < 0:
             name = signal.Signals(-p.exitcode).name
             raise ProcessExitedException(f"process {failed} terminated with signal {name}", failed, p.pid,
