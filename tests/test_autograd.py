@@ -482,3 +482,21 @@ def test_long_graphs_free_without_recursing():
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, (r.returncode, r.stderr[-2000:])
     assert r.stdout.strip() == "freed [1.0, 1.0]"
+
+
+@pytest.mark.parametrize("bad,match", [
+    (lambda g: flow.zeros(5), "changed the size"),
+    (lambda g: g.long(), "changed the type"),
+    (lambda g: g.double(), "changed the type"),
+    (lambda g: g.to("meta"), "changed the device"),
+])
+def test_a_leaf_hook_must_keep_the_gradients_shape_dtype_and_device(bad, match):
+    # (as torch: a .grad of another shape or dtype would reach every optimizer step)
+    x = flow.ones(3, requires_grad=True)
+    x.register_hook(bad)
+    with pytest.raises(RuntimeError, match=match):
+        (x * 2).sum().backward()
+    y = flow.ones(3, requires_grad=True)
+    y.register_hook(lambda g: g * 10)  # a replacement of the same kind is taken
+    (y * 2).sum().backward()
+    assert y.grad.tolist() == [20.0] * 3

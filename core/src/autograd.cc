@@ -100,7 +100,16 @@ struct AccumulateGrad : Node {
     Tensor g = grads[0];
     AutogradMeta& m = meta(leaf_);
     for (auto& [id, hook] : m.leaf_hooks)
-      if (Tensor r = hook(g)) g = r;
+      if (Tensor r = hook(g)) {
+        // (a .grad of another shape, dtype or device would reach every optimizer step)
+        MF_CHECK(r->shape == g->shape, RuntimeError, "backward: a hook has changed the size of the gradient of a ",
+                 shape_str(g->shape), " leaf to ", shape_str(r->shape));
+        MF_CHECK(r->dtype == g->dtype, RuntimeError, "backward: a hook has changed the type of the gradient (was ",
+                 dtype_name(g->dtype), ", got ", dtype_name(r->dtype), ")");
+        MF_CHECK(r->device() == g->device(), RuntimeError, "backward: a hook has changed the device of the gradient ",
+                 "(was ", g->device().str(), ", got ", r->device().str(), ")");
+        g = r;
+      }
     if (!m.grad) {
       // Steal the incoming gradient when nothing else can see it; otherwise
       // copy it, so that a later in-place accumulation changes only .grad.
