@@ -120,6 +120,14 @@ def test_writes_through_non_overlapping_views_work(shape, strides):
     assert int((base.numpy() == 3.0).sum()) == int(np.prod(shape))
 
 
+@pytest.mark.parametrize("make", [lambda: flow.from_numpy(np.zeros((0, 3))),  # numpy's zero strides
+                                  lambda: flow.zeros(1, 0).expand(3, 0), lambda: flow.zeros(0, 1).expand(0, 3)])
+def test_in_place_writes_to_empty_tensors_are_no_ops(make):
+    # (as torch: an empty tensor has no element to write twice, whatever its strides)
+    t = make()
+    assert t.add_(1) is t and t.mul_(2).numel() == 0 and t.fill_(3.0).shape == make().shape
+
+
 def test_overlap_rule_agrees_with_torch_on_broadcasts():
     torch = pytest.importorskip("torch")
     with pytest.raises(RuntimeError, match=OVERLAP):

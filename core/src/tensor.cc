@@ -68,8 +68,9 @@ bool TensorImpl::is_contiguous() const {
 }
 
 bool TensorImpl::has_internal_overlap() const {
+  if (numel() == 0) return false;  // nothing is written (numpy gives empty arrays zero strides), as torch
   for (size_t i = 0; i < shape.size(); ++i)
-    if (shape[i] > 1 && strides[i] == 0) return true;  // a broadcast dim (even of an empty tensor)
+    if (shape[i] > 1 && strides[i] == 0) return true;  // a broadcast dim
   if (is_contiguous()) return false;
   // Non-overlapping for sure when, dims sorted by |stride|, each stride steps
   // past everything the smaller ones reach (transposes, slices, most views).
