@@ -517,3 +517,30 @@ def test_keyword_arguments_in_a_training_graph_with_accumulation():
             (((ref(x[2 * i:2 * i + 2]) - y[2 * i:2 * i + 2]) ** 2).mean() / 2).backward()
         ref_opt.step()
     np.testing.assert_allclose(model.weight.detach().numpy(), ref.weight.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_a_graph_follows_its_modules_tensors_when_they_move():
+    """Note [Stale plans]: after p.data = x, set_, Module.double() or a new parameter, a plan would replay
+    the memory it traced; the graph traces again instead (and only then: the same tensors keep the plan)."""
+    lin = nn.Linear(2, 1)
+
+    class G(nn.Graph):
+        def __init__(self):
+            super().__init__()
+            self.m = lin
+
+        def build(self, x):
+            return self.m(x)
+
+    g, x = G(), flow.tensor([[1.0, 2.0]])
+    for change in (lambda: None, lambda: setattr(lin.weight, "data", flow.full((1, 2), 5.0)),
+                   lambda: lin.weight.set_(flow.full((1, 2), 7.0)),
+                   lambda: setattr(g.m, "bias", nn.Parameter(flow.tensor([100.0]))),
+                   lambda: flow.zeros(3).set_(flow.ones(2))):  # an unrelated tensor: the plan stays
+        plans = dict(g._plans)
+        change()
+        np.testing.assert_allclose(g(x).numpy(), lin(x).detach().numpy(), rtol=1e-6)
+        assert g(x) is not None and len(g._plans) == 1
+    assert list(plans.values()) == list(g._plans.values())  # (the last change kept the plan)
+    lin.double()
+    np.testing.assert_allclose(g(x.double()).numpy(), lin(x.double()).detach().numpy())

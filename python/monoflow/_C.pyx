@@ -1139,8 +1139,10 @@ cdef class TensorBase:
     @data.setter
     def data(self, other):
         # Swaps in other's memory and metadata; the autograd state stays.
+        global _layout_epoch
         if not isinstance(other, TensorBase):
             raise TypeError(f"Variable data has to be a tensor, but got {type(other).__name__}")
+        _layout_epoch += 1  # (compiled graphs that captured this tensor are stale: _tensor_layout_epoch)
         cdef TensorImpl* p = self.t.get()
         cdef TensorImpl* q = (<TensorBase>other).t.get()
         p.storage = q.storage
@@ -1165,6 +1167,23 @@ cdef class TensorBase:
 
 
 cdef object _size_cls = tuple
+
+# Note [Stale plans]: counts the events that can leave a compiled nn.Graph plan
+# holding memory its modules no longer use: a tensor's .data swapped (set_,
+# Module.to/double/half, p.data = x) and a parameter or submodule assigned.
+# A graph looks again at its modules' tensors when the count has moved.
+cdef long long _layout_epoch = 0
+
+
+def _tensor_layout_epoch():
+    """The count of Note [Stale plans] (nn.Graph reads it before each call)."""
+    return _layout_epoch
+
+
+def _bump_tensor_layout_epoch():
+    """A parameter or submodule was assigned (Note [Stale plans])."""
+    global _layout_epoch
+    _layout_epoch += 1
 
 
 def _set_size_class(cls):

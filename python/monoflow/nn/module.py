@@ -261,6 +261,8 @@ class Module:
             for x in dicts:
                 x.pop(name, None)
 
+        if isinstance(value, (Parameter, Module)) and params is not None:
+            _C._bump_tensor_layout_epoch()  # (compiled graphs look at their modules again: Note [Stale plans])
         if isinstance(value, Parameter):
             if params is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")

@@ -331,11 +331,33 @@ class Graph:
         return run
 
     def __call__(self, *args, **kwargs):
+        self._drop_stale_plans()
         if kwargs:  # build(*args, **kwargs): the keywords travel as one last input
             args = (*args, Keywords(kwargs))
         if not self.training:
             return self._call_eval(args)
         return self._call_train(args)
+
+    def _drop_stale_plans(self):
+        """Note [Stale plans] (_C.pyx): a plan holds the memory of the parameters and buffers it
+        traced. When some tensor's .data was swapped or a parameter or submodule assigned since the
+        last call, the graph compares its modules' tensors (which objects, their memory, shape and
+        dtype) with those of its plans, and traces again if they moved (p.data = x, Module.double(),
+        .to('meta'), a new layer). Otherwise one integer comparison."""
+        epoch = _C._tensor_layout_epoch()
+        if epoch == self.__dict__.get("_layout_epoch"):
+            return
+        self.__dict__.pop("_module_list", None)
+        fingerprint = []
+        for m in self.modules():
+            for t in itertools.chain(m._parameters.values(), m._buffers.values()):
+                if t is not None:
+                    local = t.to_local() if getattr(t, "is_global", False) else t
+                    memory = 0 if local.is_meta or local.numel() == 0 else local.data_ptr()
+                    fingerprint.append((id(t), memory, local.dtype, local.device, tuple(local.shape)))
+        if fingerprint != self.__dict__.get("_layout_fingerprint"):
+            self._plans.clear()
+        self.__dict__["_layout_fingerprint"], self.__dict__["_layout_epoch"] = fingerprint, epoch
 
     def _call_eval(self, args):
         tensors = []
