@@ -75,7 +75,6 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
                        _reduction("nll_loss", reduction, size_average, reduce))
 
 
-@_autocast.fp32
 def _class_dim_squeezed(input, target):
     """OneFlow's rule for class indices given with a class dim of size 1 (``(N, 1)`` for an
     ``(N, C)`` input, ``(N, 1, d1, ...)`` for ``(N, C, d1, ...)``): they are the indices without it.
@@ -87,6 +86,7 @@ def _class_dim_squeezed(input, target):
     return target
 
 
+@_autocast.fp32
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
                   label_smoothing=0.0):
     """Cross entropy of logits and targets: ``nll_loss(log_softmax(input, 1), target)`` as one fused op,
