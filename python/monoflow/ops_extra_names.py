@@ -773,7 +773,10 @@ class TensorMethods:
             >>> flow.ones(2).zeros_()
             tensor([0., 0.])
         """
-        return self.zero_()
+        try:
+            return self.zero_()
+        except RuntimeError as e:  # (the refusal names the method called)
+            raise type(e)(f"zeros_: {e}") from None
 
     def cast(self, dtype):
         """Tensor.cast(dtype) -> Tensor: ``monoflow.cast`` of this tensor (OneFlow's name).
