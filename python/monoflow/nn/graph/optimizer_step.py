@@ -258,7 +258,9 @@ def _sgd(group, p, g, state, h):
     p.add_(g * h["neg_lr"])
 
 
-def _adam(group, p, g, state, h):
+def _adam_moments(group, p, g, state, h):
+    """Adam's and RAdam's common start: the gradient's sign and weight decay (decoupled: on
+    p, by the fed factor), then both moments updated in place; returns them."""
     beta1, beta2 = group["betas"]
     if group["maximize"]:
         g = -g
@@ -270,6 +272,11 @@ def _adam(group, p, g, state, h):
     exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
     exp_avg.lerp_(g, 1 - beta1)
     _C.addcmul_(exp_avg_sq.mul_(beta2), g, g, 1 - beta2)
+    return exp_avg, exp_avg_sq
+
+
+def _adam(group, p, g, state, h):
+    exp_avg, exp_avg_sq = _adam_moments(group, p, g, state, h)
     if group["amsgrad"]:
         max_sq = state["max_exp_avg_sq"]
         max_sq.clamp_(min=exp_avg_sq)
@@ -346,17 +353,7 @@ def _adamax(group, p, g, state, h):
 
 
 def _radam(group, p, g, state, h):
-    beta1, beta2 = group["betas"]
-    if group["maximize"]:
-        g = -g
-    if group["weight_decay"] != 0:
-        if group["decoupled_weight_decay"]:
-            p.mul_(h["decay"])
-        else:
-            g = _C.add_alpha(g, p, group["weight_decay"])
-    exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-    exp_avg.lerp_(g, 1 - beta1)
-    _C.addcmul_(exp_avg_sq.mul_(beta2), g, g, 1 - beta2)
+    exp_avg, exp_avg_sq = _adam_moments(group, p, g, state, h)
     adaptive = exp_avg_sq.sqrt().add_(group["eps"]).reciprocal() * h["adaptive_scale"]
     p.add_(exp_avg * h["neg_clr"] * (adaptive + h["plain"]))
 
