@@ -14,18 +14,26 @@ namespace autograd {
 
 namespace {
 // Note [Freeing long graphs]: the nodes a destructor releases wait here; the
-// outermost destructor on the thread frees them in a loop.
+// outermost destructor on the thread frees them in a loop. The queue is made
+// on first use and never destroyed: nodes still die after a thread's
+// thread_local objects are gone (static objects holding tensors, at exit).
 thread_local bool draining = false;
-thread_local std::vector<std::shared_ptr<void>> pending;
+thread_local std::vector<std::shared_ptr<void>>* pending = nullptr;
+
+void queue_release(std::shared_ptr<void> p) {
+  if (!pending) pending = new std::vector<std::shared_ptr<void>>();
+  pending->push_back(std::move(p));
+}
 
 void drain() {
-  if (draining) return;  // an outer destructor's loop frees it
+  if (draining || !pending) return;  // an outer destructor's loop frees it
   draining = true;
-  while (!pending.empty()) {
-    std::shared_ptr<void> next = std::move(pending.back());
-    pending.pop_back();
+  while (!pending->empty()) {
+    std::shared_ptr<void> next = std::move(pending->back());
+    pending->pop_back();
     next.reset();  // its destructors queue what they own and return
   }
+  if (pending->capacity() > 4096) std::vector<std::shared_ptr<void>>().swap(*pending);  // (after a long chain)
   draining = false;
 }
 }  // namespace
@@ -34,13 +42,13 @@ void drain() {
 // in y * y, each see a count of two, and the second release recursed.)
 Node::~Node() {
   for (Edge& e : next_edges)
-    if (e.fn) pending.push_back(std::move(e.fn));
+    if (e.fn) queue_release(std::move(e.fn));
   drain();
 }
 
 AutogradMeta::~AutogradMeta() {
   if (grad_fn) {
-    pending.push_back(std::move(grad_fn));
+    queue_release(std::move(grad_fn));
     drain();
   }
 }
