@@ -544,3 +544,27 @@ def test_a_graph_follows_its_modules_tensors_when_they_move():
     assert list(plans.values()) == list(g._plans.values())  # (the last change kept the plan)
     lin.double()
     np.testing.assert_allclose(g(x.double()).numpy(), lin(x.double()).detach().numpy())
+
+
+def test_saving_a_graph_saves_its_state(tmp_path):
+    # OneFlow's flow.save(graph, path): the graph's state, loaded back with load_state_dict
+    model = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4))
+
+    class G(nn.Graph):
+        def __init__(self, m):
+            super().__init__()
+            self.m = m
+
+        def build(self, x):
+            return self.m(x)
+
+    g = G(model)
+    g(flow.randn(5, 3))
+    flow.save(g, tmp_path / "graph")
+    state = flow.load(tmp_path / "graph")
+    assert set(state) == {"m." + k for k in model.state_dict()}
+    other = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4))
+    g2 = G(other)
+    g2.load_state_dict(state)
+    for a, b in zip(model.state_dict().values(), other.state_dict().values()):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())

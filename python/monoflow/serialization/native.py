@@ -410,6 +410,10 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_seriali
     if pickle_module is not None and not isinstance(getattr(pickle_module, "Pickler", None), type):
         raise AttributeError(f"save(): argument 'pickle_module' must be a module with a Pickler class (as pickle), "
                              f"not {type(pickle_module).__name__}")  # (torch's type: its lookup of Pickler fails)
+    if getattr(type(obj), "_saved_as_state_dict", False):
+        # OneFlow's flow.save(graph, path): an nn.Graph is saved as its state (its modules'
+        # parameters and buffers); a plan is compiled again by the graph that loads it
+        obj = obj.state_dict()
     saver = _Saver(pickle_module, pickle_protocol)
     root = saver.node(obj, "obj")  # every TypeError is raised here, before any output
     world = writer = None

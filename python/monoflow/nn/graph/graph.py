@@ -57,6 +57,9 @@ def _parameters_placement(module):
 class Graph:
     """A static graph of modules (OneFlow's ``nn.Graph``): traced once per input signature, then replayed.
 
+    ``flow.save(graph, path)`` saves :meth:`state_dict` (OneFlow's way to keep a graph); load it with
+    ``graph.load_state_dict(flow.load(path))``.
+
     Subclass it, assign modules as attributes in ``__init__`` (after ``super().__init__()``), optionally
     ``self.add_optimizer(opt, lr_sch=...)``, and write ``build(*args)``. Calling the graph traces
     ``build`` on the first call with a given input signature (the nesting of tuples/lists/dicts, tensor
@@ -128,6 +131,8 @@ class Graph:
         self.__dict__["_name"] = value
 
     # ------------------------------------------------------------ structure
+
+    _saved_as_state_dict = True  # (flow.save(graph, path): serialization/native.py)
 
     def __setattr__(self, name, value):
         if "_modules" not in self.__dict__:
