@@ -169,3 +169,9 @@ def test_cross_entropy_takes_class_indices_with_a_class_dim_of_one(shape):
     assert tuple(with_dim.shape) == (shape[0],) + shape[2:]
     with pytest.raises(RuntimeError):  # a class dim of another size is still an error
         flow.nn.functional.cross_entropy(logits, flow.tensor(rng.integers(0, shape[1], (shape[0], 2) + shape[2:])))
+    # global operands too (OneFlow's ZeRO page trains with (N, 1) labels)
+    P = flow.placement("cpu", ranks=[0])
+    g = flow.nn.functional.cross_entropy(logits.detach().to_global(P, flow.sbp.split(0)),
+                                         flow.tensor(idx).unsqueeze(1).to_global(P, flow.sbp.split(0)))
+    np.testing.assert_allclose(g.to_global(P, flow.sbp.broadcast).to_local().numpy(),
+                               plain.detach().mean().numpy(), rtol=1e-6)

@@ -146,6 +146,10 @@ def call(name, fn, args, kwargs, method=False):
     """Runs `fn` (the local op) on global operands."""
     if name == "to":  # x.to(other) takes other's dtype (its device is the placement's type)
         args = [args[0]] + [a.dtype if isinstance(a, Tensor) else a for a in args[1:]]
+    if name == "cross_entropy" and len(args) >= 2:  # OneFlow's (N, 1) class indices, as the local op takes them
+        from monoflow._losses import _class_dim_squeezed
+
+        args[1] = _class_dim_squeezed(args[0], args[1])
     where = _find_tensors(args, kwargs)
     tensors = [_get(args, kwargs, w) for w in where]
     placement = _check_operands(name, tensors)
