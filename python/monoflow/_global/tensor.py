@@ -164,6 +164,9 @@ class GlobalTensor(Tensor):
     def __repr__(self):
         from monoflow._tensor_str import tensor_repr
 
+        if self._placement.coords(groups.rank()) is None:  # (no value here: its description, not an error)
+            return (f"tensor(<held by ranks {self._placement.rank_list()}>, size={tuple(self._shape)}, "
+                    f"dtype={self.dtype}, placement={self._placement!r}, sbp={self._nd_sbp!r})")
         body = tensor_repr(self._logical_local())
         head, _, tail = body.rpartition(")")
         return f"{head}, placement={self._placement!r}, sbp={self._nd_sbp!r}){tail}"
