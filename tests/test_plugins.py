@@ -554,13 +554,17 @@ def test_loading_plugins_keeps_the_processs_signal_handlers():
     import subprocess
     import sys
 
-    code = ("import signal, monoflow\n"
+    # (compared with the process's own dispositions before the import: under the sanitizer stage
+    # ASan's handlers are there from the start, and its handler ends a crash with SIGABRT)
+    code = ("import signal\n"
             "names = ('SIGSEGV', 'SIGBUS', 'SIGILL', 'SIGFPE', 'SIGABRT')\n"
+            "before = [signal.getsignal(getattr(signal, n)) for n in names]\n"
+            "import monoflow\n"
             "print(sorted(monoflow._C.device_types()),"
-            " [n for n in names if signal.getsignal(getattr(signal, n)) is not signal.SIG_DFL])\n")
+            " [n for n, b in zip(names, before) if signal.getsignal(getattr(signal, n)) != b])\n")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip().endswith("[]"), r.stdout
     crash = subprocess.run([sys.executable, "-c", "import os, signal, monoflow\nos.kill(os.getpid(), signal.SIGSEGV)\n"
                             "print('alive')"], capture_output=True, text=True, timeout=120)
-    assert crash.returncode == -11 and "alive" not in crash.stdout
+    assert crash.returncode in (-11, -6) and "alive" not in crash.stdout, (crash.returncode, crash.stdout)
