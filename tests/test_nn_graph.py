@@ -568,3 +568,10 @@ def test_saving_a_graph_saves_its_state(tmp_path):
     g2.load_state_dict(state)
     for a, b in zip(model.state_dict().values(), other.state_dict().values()):
         np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+def test_save_makes_the_paths_missing_directories(tmp_path):
+    # OneFlow's pages save to "./1/model" in a fresh directory: flow.save makes the directories
+    path = tmp_path / "1" / "2" / "model"
+    flow.save({"w": flow.ones(2)}, path)
+    assert flow.load(path)["w"].tolist() == [1.0, 1.0]

@@ -345,6 +345,15 @@ def _after_global_write(world, writer, error):
                            "(see its error)")
 
 
+def _write_path(path, write):
+    """Writes the file atomically, making its missing directories first (OneFlow's flow.save
+    does: its pages save to paths such as "./1/model" in a fresh directory)."""
+    parent = os.path.dirname(path)
+    if parent:
+        os.makedirs(parent, exist_ok=True)
+    _atomic.atomic_write(path, write)
+
+
 def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_serialization=True,
          _disable_byteorder_record=False, *, save_as_external_data=False, global_dst_rank=None):
     """Saves ``obj`` (a tensor, a ``state_dict``, any container of them) to
@@ -440,12 +449,12 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_seriali
 
     if is_path(f):
         if world is None:
-            _atomic.atomic_write(os.fsdecode(f), write)
+            _write_path(os.fsdecode(f), write)
             return
         error = None
         if world.rank() == writer:
             try:
-                _atomic.atomic_write(os.fsdecode(f), write)
+                _write_path(os.fsdecode(f), write)
             except Exception as exc:  # noqa: BLE001 - re-raised after telling the others
                 error = exc
         _after_global_write(world, writer, error)
