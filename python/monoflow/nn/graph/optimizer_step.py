@@ -239,12 +239,18 @@ class GraphOptimizerStep:
         opt.zero_grad(set_to_none=True)
 
 
-def _sgd(group, p, g, state, h):
-    momentum, dampening = group["momentum"], group["dampening"]
+def _signed_l2(group, p, g):
+    """The gradient as a rule reads it: negated under maximize, plus weight_decay * p (L2)."""
     if group["maximize"]:
         g = -g
     if group["weight_decay"] != 0:
         g = _C.add_alpha(g, p, group["weight_decay"])
+    return g
+
+
+def _sgd(group, p, g, state, h):
+    momentum, dampening = group["momentum"], group["dampening"]
+    g = _signed_l2(group, p, g)
     if momentum != 0:
         buf = state["momentum_buffer"]
         buf.mul_(momentum)  # = the fused sgd_momentum kernel's rounding order
@@ -290,10 +296,7 @@ def _adam(group, p, g, state, h):
 
 def _rmsprop(group, p, g, state, h):
     alpha = group["alpha"]
-    if group["maximize"]:
-        g = -g
-    if group["weight_decay"] != 0:
-        g = _C.add_alpha(g, p, group["weight_decay"])
+    g = _signed_l2(group, p, g)
     square_avg = state["square_avg"]
     _C.addcmul_(square_avg.mul_(alpha), g, g, 1 - alpha)
     if group["centered"]:
@@ -312,10 +315,7 @@ def _rmsprop(group, p, g, state, h):
 
 
 def _adagrad(group, p, g, state, h):
-    if group["maximize"]:
-        g = -g
-    if group["weight_decay"] != 0:
-        g = _C.add_alpha(g, p, group["weight_decay"])
+    g = _signed_l2(group, p, g)
     state_sum = state["sum"]
     _C.addcmul_(state_sum, g, g, 1)
     std = state_sum.sqrt().add_(group["eps"])
@@ -328,10 +328,7 @@ def _lamb(group, p, g, state, h):
 
 def _adadelta(group, p, g, state, h):
     rho, eps = group["rho"], group["eps"]
-    if group["maximize"]:
-        g = -g
-    if group["weight_decay"] != 0:
-        g = _C.add_alpha(g, p, group["weight_decay"])
+    g = _signed_l2(group, p, g)
     square_avg, acc_delta = state["square_avg"], state["acc_delta"]
     _C.addcmul_(square_avg.mul_(rho), g, g, 1 - rho)
     std = (square_avg + eps).sqrt_()
@@ -342,10 +339,7 @@ def _adadelta(group, p, g, state, h):
 
 def _adamax(group, p, g, state, h):
     beta1, beta2 = group["betas"]
-    if group["maximize"]:
-        g = -g
-    if group["weight_decay"] != 0:
-        g = _C.add_alpha(g, p, group["weight_decay"])
+    g = _signed_l2(group, p, g)
     exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
     exp_avg.lerp_(g, 1 - beta1)
     exp_inf.mul_(beta2).clamp_(min=g.abs().add_(group["eps"]))

@@ -257,7 +257,22 @@ class RandomCrop:
         return f"RandomCrop(size={self.size}, padding={self.padding})"
 
 
-class RandomHorizontalFlip:
+class _RandomFlip:
+    """A mirror image with probability ``p`` (``horizontal``: left-right, else top-bottom)."""
+
+    horizontal = True
+
+    def __init__(self, p=0.5):
+        self.p = p
+
+    def __call__(self, img):
+        return _flip(img, self.horizontal) if _uniform() < self.p else img
+
+    def __repr__(self):
+        return f"{type(self).__name__}(p={self.p})"
+
+
+class RandomHorizontalFlip(_RandomFlip):
     """Mirrors the image left-right with probability ``p``.
 
     Args:
@@ -270,17 +285,10 @@ class RandomHorizontalFlip:
         tensor([[[2., 1.]]])
     """
 
-    def __init__(self, p=0.5):
-        self.p = p
-
-    def __call__(self, img):
-        return _flip(img, True) if _uniform() < self.p else img
-
-    def __repr__(self):
-        return f"RandomHorizontalFlip(p={self.p})"
+    horizontal = True
 
 
-class RandomVerticalFlip:
+class RandomVerticalFlip(_RandomFlip):
     """Mirrors the image top-bottom with probability ``p``.
 
     Args:
@@ -294,14 +302,7 @@ class RandomVerticalFlip:
                  [1.]]])
     """
 
-    def __init__(self, p=0.5):
-        self.p = p
-
-    def __call__(self, img):
-        return _flip(img, False) if _uniform() < self.p else img
-
-    def __repr__(self):
-        return f"RandomVerticalFlip(p={self.p})"
+    horizontal = False
 
 
 class Lambda:
