@@ -77,7 +77,11 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
   for (const Tensor& t : tensors) {
     starts.push_back(skipped(t) ? -1 : offset);
     if (skipped(t) || t->shape[d] == 0) continue;
-    copy_(narrow(out, d, offset, t->shape[d]), t);  // casts to the promoted dtype
+    // The copy kernel straight away (it casts to the promoted dtype): the
+    // output is fresh and on the inputs' device, so copy_'s overlap,
+    // transfer and autograd checks have nothing to find (they cost more
+    // than a small input's copy).
+    launch(kOp_copy, t->dtype, {t}, narrow(out, d, offset, t->shape[d]), {}, /*coalesce=*/true);
     offset += t->shape[d];
   }
   if (rec) {
@@ -99,18 +103,27 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
 
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
   MF_CHECK(!tensors.empty(), RuntimeError, "stack: expects a non-empty TensorList");
-  for (size_t i = 1; i < tensors.size(); ++i)
+  DType dtype = tensors[0]->dtype;
+  for (size_t i = 1; i < tensors.size(); ++i) {
     MF_CHECK(tensors[i]->shape == tensors[0]->shape, RuntimeError,
              "stack: stack expects each tensor to be equal size, but got ", shape_str(tensors[0]->shape),
              " at entry 0 and ", shape_str(tensors[i]->shape), " at entry ", i);
+    check_same_device("stack", tensors[0], tensors[i]);
+    dtype = promote_types(dtype, tensors[i]->dtype);
+  }
   const int64_t d = wrap_dim(dim, tensors[0]->dim() + 1, "stack");
-  // One node whose backward selects each input's slice of the gradient
-  // (rather than a view node per unsqueezed input and a cat node).
+  Dims shape;
+  for (int64_t j = 0; j <= tensors[0]->dim(); ++j)
+    shape.push_back(j == d ? static_cast<int64_t>(tensors.size()) : tensors[0]->shape[j < d ? j : j - 1]);
+  // One node whose backward selects each input's slice of the gradient, and
+  // each input copied straight into its slice of the output (as in cat: no
+  // unsqueezed view per input).
   autograd::Recorder rec("stack", tensors);
-  std::vector<Tensor> parts;
-  parts.reserve(tensors.size());
-  for (const Tensor& t : tensors) parts.push_back(unsqueeze(t, d));
-  Tensor out = cat(parts, d);
+  Tensor out = empty(shape, dtype, tensors[0]->device());
+  if (out->numel())
+    for (size_t i = 0; i < tensors.size(); ++i)
+      launch(kOp_copy, tensors[i]->dtype, {tensors[i]}, select(out, d, static_cast<int64_t>(i)), {},
+             /*coalesce=*/true);
   if (rec)
     rec.finish({out}, [d, k = tensors.size()](const TensorList& g, NeedsGrad n) {
       TensorList r(k);

@@ -49,7 +49,10 @@ cdef vector[Tensor] _tensor_list(object tensors, str op) except *:
     if isinstance(tensors, TensorBase) or not hasattr(tensors, "__iter__"):
         raise TypeError(f"{op}(): argument 'tensors' must be a sequence of Tensors, not {type(tensors).__name__}")
     for i, x in enumerate(tensors):
-        v.push_back(_tt(x, op, f"tensors[{i}]"))
+        if isinstance(x, TensorBase):  # (the argument's name is only formatted for the error)
+            v.push_back((<TensorBase>x).t)
+        else:
+            v.push_back(_tt(x, op, f"tensors[{i}]"))
     return v
 
 
