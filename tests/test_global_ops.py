@@ -86,9 +86,9 @@ def test_sbp_choices(checks):
 MIXING = "got both global and local tensors"
 DIFFER = "ranks passed different placements, SBPs or dtypes"
 ERRORS = {
-    "split axis out of range (creation)": ("ValueError", "split(dim=2) is out of range"),
-    "split axis out of range (to_global of a local)": ("ValueError", "split(dim=5) is out of range"),
-    "split axis out of range (to_global of a global)": ("ValueError", "split(dim=2) is out of range"),
+    "split axis out of range (creation)": ("ValueRuntimeError", "split(dim=2) is out of range"),
+    "split axis out of range (to_global of a local)": ("ValueRuntimeError", "split(dim=5) is out of range"),
+    "split axis out of range (to_global of a global)": ("ValueRuntimeError", "split(dim=2) is out of range"),
     "too many SBPs for the hierarchy": ("ValueError", "one SBP per hierarchy axis"),
     "placement names missing ranks": ("ValueError", "that do not exist"),
     "placement names missing ranks (creation)": ("ValueError", "that do not exist"),
@@ -102,7 +102,7 @@ ERRORS = {
     "mixing: F.linear(local, global)": ("RuntimeError", MIXING),
     "mixing: cat([global, local])": ("RuntimeError", MIXING),
     "mixing: where(local, global, global)": ("RuntimeError", MIXING),
-    "to_local of a local tensor": ("RuntimeError", "already local"),
+    "to_local of a local tensor": ("RuntimeError", "Expected global tensor for to_local but got local tensor!"),
     "op without a rule: masked_select": ("RuntimeError", "masked_select: not supported on global tensors"),
     "op without a rule: scatter_add": ("RuntimeError", "scatter_add: not supported on global tensors"),
     "op without a rule: flow.scatter_add": ("RuntimeError", "no SBP rule for global tensors"),

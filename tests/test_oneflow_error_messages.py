@@ -119,3 +119,35 @@ def test_oneflow_bias_add():
         lambda: flow._C.bias_add(flow.ones(4, 4), flow.ones(4), axis=3), IndexError)
     assert "bias_add(): Bias tensor has to be a one-dimensional vector" in _raised(
         lambda: flow._C.bias_add(flow.ones(2, 2), flow.ones(2, 2), axis=0), RuntimeError)
+
+
+def test_oneflow_phrases_next_to_the_torch_wording():
+    msg = _raised(lambda: flow._C.normal(0.0, 1.0, size=(3, 3), dtype=flow.int32), TypeError)
+    assert msg.startswith("normal(): expected a floating point dtype") and "Only support float and double in normal()." in msg
+    out = flow.zeros(3, 3, dtype=flow.float64)
+    msg = _raised(lambda: flow.normal(0.0, 1.0, size=(3, 3), dtype=flow.float32, out=out), RuntimeError)
+    assert msg == "normal(): data type monoflow.float32 does not match data type of out parameter monoflow.float64"
+    assert flow.normal(0.0, 1.0, size=(3, 3), dtype=flow.float64, out=out) is out
+    assert "tensordot(): tensordot expects dims >= 0, but got dims=-1" in _raised(
+        lambda: flow.tensordot(flow.ones(2, 2), flow.ones(2, 2), dims=-1), RuntimeError)
+    msg = _raised(lambda: flow.randperm(-1), RuntimeError)
+    assert msg.startswith("randperm(): ") and "Trying to create tensor with negative dimension -1" in msg
+    msg = _raised(lambda: flow.diag(flow.ones(2, 2, 2)), RuntimeError)
+    assert msg.startswith("diag(): ") and "expected to be in range of [1, 2], but got 3" in msg
+    for fn in (lambda: flow.nn.functional.triplet_margin_loss(flow.ones(3, 3), flow.ones(3, 3), flow.ones(3, 3),
+                                                              reduction="just_test"),
+               lambda: flow.nn.functional.mse_loss(flow.ones(3), flow.ones(3), reduction="just_test")):
+        msg = _raised(fn, ValueError)
+        assert "is not a valid value for reduction" in msg and "Reduction should be none, sum or mean." in msg
+        assert msg.split("(")[0] in ("triplet_margin_loss", "mse_loss")
+
+
+def test_oneflow_global_phrases():
+    msg = _raised(lambda: flow.tensor([1.0]).to_local(), RuntimeError)
+    assert msg.startswith("to_local: ") and "Expected global tensor for to_local but got local tensor!" in msg
+    msg = _raised(lambda: flow.sbp.split(-1), ValueError, RuntimeError)
+    assert msg.startswith("sbp.split: ") and "Split axis must not be negative, but got -1!" in msg
+    x = flow.tensor([1, 2, 3, 4])
+    msg = _raised(lambda: x.to_global(placement=flow.placement.all("cpu"), sbp=flow.sbp.split(1)),
+                  ValueError, RuntimeError)
+    assert msg.startswith("to_global: ") and "Split axis out of range (expected to be in range of [0, 1), but got 1!" in msg

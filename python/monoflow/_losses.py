@@ -34,7 +34,7 @@ def _reduction(op, reduction, size_average, reduce):
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
     if not isinstance(reduction, str) or reduction not in _REDUCTIONS:
-        raise ValueError(f"{op}(): {reduction!r} is not a valid value for reduction (expected 'none', 'mean' or 'sum')")
+        raise ValueError(f"{op}(): {reduction!r} is not a valid value for reduction (Reduction should be none, sum or mean.)")
     return _REDUCTIONS[reduction]
 
 

@@ -195,7 +195,7 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
         return local_to_global(self, placement, sbp, copy=copy)
 
     def to_local(self):
-        raise RuntimeError("to_local: the tensor is already local (to_local() is for global tensors)")
+        raise RuntimeError("to_local: Expected global tensor for to_local but got local tensor! (to_local() is for global tensors)")
 
     @property
     def sbp(self):

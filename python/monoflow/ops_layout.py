@@ -145,7 +145,7 @@ def diag(input, diagonal=0):
         return diag_embed(input, diagonal)
     if input.dim() == 2:
         return _shape.diagonal(input, diagonal).clone()
-    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.dim()}D")
+    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.dim()}D (the dimension is expected to be in range of [1, 2], but got {input.dim()})")
 
 
 def diagflat(input, offset=0):

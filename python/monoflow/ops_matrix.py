@@ -78,7 +78,7 @@ def tensordot(a, b, dims=2):
     if isinstance(dims, numbers.Integral):
         dims = _C.check_int(dims, "tensordot", "dims", 3)
         if dims < 0:
-            raise RuntimeError(f"tensordot(): expects dims >= 0, but got dims={dims}")
+            raise RuntimeError(f"tensordot(): tensordot expects dims >= 0, but got dims={dims}")
         if dims > min(a.dim(), b.dim()):
             raise RuntimeError(f"tensordot(): dims ({dims}) exceeds the number of dimensions of an operand "
                                f"({a.dim()} and {b.dim()})")

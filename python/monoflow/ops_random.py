@@ -83,7 +83,10 @@ def _float_dtype(dtype):
         raise TypeError(_C.name_op_in_progress(f"rand(): argument 'dtype' must be monoflow.dtype, "
                                                f"not {type(dtype).__name__}"))
     if not dtype.is_floating_point:
-        raise _NotFloatingDtypeError(_C.name_op_in_progress(f"expected a floating point dtype, got {dtype!r}"))
+        msg = _C.name_op_in_progress(f"expected a floating point dtype, got {dtype!r}")
+        if msg.startswith("normal(): "):
+            msg += " (Only support float and double in normal().)"  # OneFlow's phrase
+        raise _NotFloatingDtypeError(msg)
     return dtype
 
 
@@ -179,6 +182,9 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
            requires_grad=False):
     """Normal samples; mean and std may be numbers (then `size` is required) or tensors.
     out= receives the samples (its dtype and device win); requires_grad= marks the new leaf."""
+    if out is not None and dtype is not None and dtype != getattr(out, "dtype", dtype):
+        # OneFlow's wording: an explicit dtype= that out= cannot hold is refused, not cast
+        raise RuntimeError(f"normal(): data type {dtype!r} does not match data type of out parameter {out.dtype!r}")
     r = _normal(mean, std, size, generator, dtype if out is None else out.dtype,
                 device if out is None else out.device)
     if out is not None:

@@ -26,7 +26,7 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False,
         else:
             raise TypeError(f"randperm(): argument 'n' must be int, not {type(n).__name__}")
     if n < 0:
-        raise RuntimeError(f"randperm(): n must be non-negative, got {n}")
+        raise RuntimeError(f"randperm(): n must be non-negative, got {n} (Trying to create tensor with negative dimension {n})")
     if dtype is not None and not isinstance(dtype, _C.dtype):  # (else to()'s message)
         raise TypeError(f"randperm(): argument 'dtype' must be monoflow.dtype, not {type(dtype).__name__}")
     perm = _uniform((n,), generator, device).argsort(-1)

@@ -96,7 +96,9 @@ def split(dim):
     if isinstance(dim, bool) or not isinstance(dim, int):
         raise TypeError(f"sbp.split: dim must be an int, got {type(dim).__name__}")
     if dim < 0:
-        raise ValueError(f"sbp.split: dim must be non-negative, got {dim}")
+        from monoflow._C import ValueRuntimeError  # ValueError (PyTorch's kind), RuntimeError (OneFlow's)
+        raise ValueRuntimeError(f"sbp.split: dim must be non-negative, got {dim} (Split axis must not be negative, "
+                                f"but got {dim}!)")
     return sbp("S", dim)
 
 
@@ -135,4 +137,6 @@ def as_nd_sbp(value, ndim_hierarchy, what):
 def check_dims(nd_sbp, ndim, what):
     for s in nd_sbp:
         if s.is_split() and s.dim >= ndim:
-            raise ValueError(f"{what}: {s!r} is out of range for a tensor with {ndim} dimension(s)")
+            from monoflow._C import ValueRuntimeError  # ValueError (PyTorch's kind), RuntimeError (OneFlow's)
+            raise ValueRuntimeError(f"{what}: {s!r} is out of range for a tensor with {ndim} dimension(s) (Split axis "
+                                    f"out of range (expected to be in range of [0, {ndim}), but got {s.dim}!)")

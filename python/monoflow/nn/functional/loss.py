@@ -28,7 +28,7 @@ def _reduce(loss, reduction):
             return loss.mean()
         if reduction == "sum":
             return loss.sum()
-    raise ValueError(_C.name_op_in_progress(f"{reduction} is not a valid value for reduction"))
+    raise ValueError(_C.name_op_in_progress(f"{reduction} is not a valid value for reduction (Reduction should be none, sum or mean.)"))
 
 
 def _check_pair(op, input, target):
