@@ -113,7 +113,7 @@ def test_in_top_k_checks():
 def test_oneflow_bias_add():
     out = flow._C.bias_add(flow.zeros(2, 3, 2), flow.tensor([1.0, 2.0, 3.0]), axis=1)
     assert out[:, :, 0].tolist() == [[1.0, 2.0, 3.0]] * 2 and out.shape == (2, 3, 2)
-    assert "bias_add(): The size of tensor x (4, 4) must match the size of tensor b (5,) at dimension 1" in _raised(
+    assert "bias_add(): The size of tensor x (4,4) must match the size of tensor b (5,) at dimension 1" in _raised(
         lambda: flow._C.bias_add(flow.ones(4, 4), flow.ones(5), axis=1), RuntimeError)
     assert "bias_add(): Dimension out of range" in _raised(
         lambda: flow._C.bias_add(flow.ones(4, 4), flow.ones(4), axis=3), IndexError)
@@ -151,3 +151,53 @@ def test_oneflow_global_phrases():
     msg = _raised(lambda: x.to_global(placement=flow.placement.all("cpu"), sbp=flow.sbp.split(1)),
                   ValueError, RuntimeError)
     assert msg.startswith("to_global: ") and "Split axis out of range (expected to be in range of [0, 1), but got 1!" in msg
+
+
+def test_oneflow_only_ops_check_as_oneflow():
+    F = flow.nn.functional
+    for x, idx, phrase in [
+            (flow.tensor(1.0), flow.tensor([0]), "The dimension of the input tensor should be greater than zero, but got 0"),
+            (flow.tensor([1.0]), flow.tensor(0), "The dimension of the indices tensor should be greater than zero, but got 0"),
+            (flow.ones(1), flow.zeros(3, 2, dtype=flow.int64), "The dimension of the input tensor should be greater "
+                                                               "than or equal to the dimension of the indices tensor"),
+            (flow.ones(4, 5), flow.zeros(3, 2, dtype=flow.int64), "The size of bias tensor must match the size of input tensor")]:
+        msg = _raised(lambda: flow.batch_gather(x, idx), RuntimeError)
+        assert msg.startswith("batch_gather(): ") and phrase in msg
+    assert "The dtype of the indices tensor must be int32 or int64" in _raised(
+        lambda: flow.batch_gather(flow.ones(2), flow.ones(2, dtype=flow.float64)), TypeError)
+    assert flow.batch_gather(flow.tensor([[1.0, 2.0], [3.0, 4.0]]), flow.tensor([1, 0])).tolist() == [[3.0, 4.0], [1.0, 2.0]]
+
+    for x, rois, phrase in [(flow.ones(2, 3, 8), flow.ones(2, 5), "The demensions of x tensor must be equal to 4, but got 3"),
+                            (flow.ones(2, 3, 8, 8), flow.ones(2, 5, 1), "The demensions of rois tensor must be equal to 2, but got 3"),
+                            (flow.ones(2, 3, 8, 8), flow.ones(2, 3), "The size of rois tensor must be equal to 5 at dimension 1, but got 3")]:
+        msg = _raised(lambda: flow.roi_align(x, rois, 2.0, 2, 2, 2, True), RuntimeError)
+        assert msg.startswith("roi_align(): ") and phrase in msg
+
+    sce = flow._C.sparse_softmax_cross_entropy
+    for logits, labels, phrase in [
+            (flow.randn(10), flow.zeros(10, 10, dtype=flow.int64), "The dimension of prediction must greater than or equal to 2, but got 1"),
+            (flow.randn(10, 5), flow.zeros(10, 5, dtype=flow.int64), "The dimension of label is expected to be less than that of prediction by 1"),
+            (flow.randn(10, 10, 5), flow.zeros(10, 9, dtype=flow.int64), "must match the size of label")]:
+        msg = _raised(lambda: sce(logits, labels), RuntimeError)
+        assert msg.startswith("sparse_softmax_cross_entropy(): ") and phrase in msg
+    assert "The dtype of label must be integer, but got" in _raised(lambda: sce(flow.randn(3, 2), flow.zeros(3)), TypeError)
+    assert sce(flow.zeros(2, 2), flow.tensor([0, 1])).shape == (2,)
+
+    assert "reshape_like(): The element number of in tensor must be equal to the element number of like tensor" in \
+        _raised(lambda: flow._C.reshape_like(flow.ones(2), flow.ones(2, 3)), RuntimeError)
+    msg = _raised(lambda: flow._C.reduce_sum_like(flow.ones(2), flow.ones(3), []), RuntimeError)
+    assert msg.startswith("reduce_sum_like(): ") and "The shape of the x tensor must be consistent to the shape of the like tensor" in msg
+    assert "reduce_sum_like(): Tensors x and like must have the same type" in _raised(
+        lambda: flow._C.reduce_sum_like(flow.ones(2, dtype=flow.int64), flow.ones(2, dtype=flow.float64), [1]), TypeError)
+
+
+def test_repeat_interleave_and_broadcast_tensors_phrases():
+    x = flow.tensor([[1, 2], [3, 4]])
+    assert "repeat_interleave: repeats has to be Long tensor" in _raised(
+        lambda: flow.repeat_interleave(x, flow.tensor([1.0, 2.0]), dim=1), RuntimeError)
+    msg = _raised(lambda: flow.repeat_interleave(x, flow.tensor([[1, 2], [3, 4]]), dim=1), RuntimeError)
+    assert msg.startswith("repeat_interleave: ") and "repeat_interleave only accept 1D vector as repeat" in msg
+    assert flow.repeat_interleave(x, flow.tensor([1, 2]), dim=1).tolist() == [[1, 2, 2], [3, 4, 4]]
+    msg = _raised(lambda: flow.broadcast_tensors(flow.ones(2, 3), flow.ones(4, 3)), RuntimeError)
+    assert msg.startswith("broadcast_tensors(): ") and "The size of tensor a (2) must match the size of tensor b (4)" in msg
+    assert "input and other can't be broadcasted to a single shape." in msg

@@ -28,6 +28,9 @@ def reshape_like(input, like):
     """
     input = _C.check_tensor(input, "reshape_like", "input", 1)
     like = _C.check_tensor(like, "reshape_like", "like", 2)
+    if input.numel() != like.numel():
+        raise RuntimeError(f"reshape_like(): The element number of in tensor must be equal to the element number of "
+                           f"like tensor, but got {input.numel()} and {like.numel()}")
     return input.reshape(tuple(like.shape))
 
 
@@ -50,12 +53,22 @@ def reduce_sum_like(input, like, axis):
     """
     input = _C.check_tensor(input, "reduce_sum_like", "input", 1)
     like = _C.check_tensor(like, "reduce_sum_like", "like", 2)
+    if (input.dtype.is_floating_point, input.dtype.is_complex) != (like.dtype.is_floating_point, like.dtype.is_complex):
+        # (OneFlow wants one dtype; floats of two widths are let through, like's values are never read)
+        raise TypeError(f"reduce_sum_like(): Tensors x and like must have the same type, but got {input.dtype} and "
+                        f"{like.dtype}")
     axis = (axis,) if isinstance(axis, int) else tuple(axis)
     out = input.sum(dim=axis) if axis else input
     if out.numel() != like.numel():
         raise RuntimeError(f"reduce_sum_like(): input of shape {list(input.shape)} summed over {axis} has "
-                           f"{out.numel()} elements, like (shape {list(like.shape)}) has {like.numel()}")
+                           f"{out.numel()} elements, like (shape {list(like.shape)}) has {like.numel()}: The shape of "
+                           f"the x tensor must be consistent to the shape of the like tensor")
     return out.reshape(tuple(like.shape))
+
+
+def _shape_str(shape):
+    # a shape as OneFlow prints it in its messages: (4,4), (5,)
+    return "(" + ",".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
 
 
 def bias_add(x, bias, axis=1):
@@ -80,8 +93,8 @@ def bias_add(x, bias, axis=1):
         raise RuntimeError(f"bias_add(): Bias tensor has to be a one-dimensional vector, but got {bias.dim()}D")
     d = _c.wrap_dim("bias_add", axis, x.dim())
     if x.shape[d] != bias.shape[0]:
-        raise RuntimeError(f"bias_add(): The size of tensor x {tuple(x.shape)} must match the size of tensor b "
-                           f"{tuple(bias.shape)} at dimension {d}")
+        raise RuntimeError(f"bias_add(): The size of tensor x {_shape_str(x.shape)} must match the size of tensor b "
+                           f"{_shape_str(bias.shape)} at dimension {d}")
     return x + bias.reshape((-1,) + (1,) * (x.dim() - 1 - d))
 
 

@@ -78,10 +78,16 @@ def roi_align(input, rois, spatial_scale, pooled_h, pooled_w, sampling_ratio, al
     """
     input = _C.check_tensor(input, "roi_align", "input", 1)
     rois = _C.check_tensor(rois, "roi_align", "rois", 2)
+    # (OneFlow's wording, its spelling kept: OneFlow programs look for these phrases)
     if input.dim() != 4:
-        raise RuntimeError(f"roi_align(): expected a 4-D input (N, C, H, W), got shape {list(input.shape)}")
-    if rois.dim() != 2 or rois.shape[1] != 5:
-        raise RuntimeError(f"roi_align(): expected rois of shape (K, 5), got {list(rois.shape)}")
+        raise RuntimeError(f"roi_align(): expected a 4-D input (N, C, H, W): The demensions of x tensor must be equal "
+                           f"to 4, but got {input.dim()}")
+    if rois.dim() != 2:
+        raise RuntimeError(f"roi_align(): expected rois of shape (K, 5): The demensions of rois tensor must be equal "
+                           f"to 2, but got {rois.dim()}")
+    if rois.shape[1] != 5:
+        raise RuntimeError(f"roi_align(): expected rois of shape (K, 5): The size of rois tensor must be equal to 5 at "
+                           f"dimension 1, but got {rois.shape[1]}")
     pooled_h, pooled_w = int(pooled_h), int(pooled_w)
     if pooled_h <= 0 or pooled_w <= 0:
         raise ValueError(f"roi_align(): pooled_h and pooled_w must be positive, got {pooled_h}, {pooled_w}")

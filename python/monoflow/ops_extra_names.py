@@ -629,11 +629,24 @@ def batch_gather(input, indices):
     input = _C.check_tensor(input, "batch_gather", "in", 1)
     indices = _C.check_tensor(indices, "batch_gather", "indices", 2)
     if indices.dtype.is_floating_point or indices.dtype.is_complex or indices.dtype.name == "bool":
-        raise TypeError(f"batch_gather(): indices must be an int32 or int64 tensor, got {indices.dtype}")
+        raise TypeError(f"batch_gather(): The dtype of the indices tensor must be int32 or int64, but got "
+                        f"{indices.dtype}")
+    # (OneFlow's checks and wording)
+    if input.dim() < 1:
+        raise RuntimeError(f"batch_gather(): The dimension of the input tensor should be greater than zero, but got "
+                           f"{input.dim()}")
+    if indices.dim() < 1:
+        raise RuntimeError(f"batch_gather(): The dimension of the indices tensor should be greater than zero, but "
+                           f"got {indices.dim()}")
+    if input.dim() < indices.dim():
+        raise RuntimeError(f"batch_gather(): The dimension of the input tensor should be greater than or equal to the "
+                           f"dimension of the indices tensor, but got {input.dim()} and {indices.dim()}")
     axis = indices.dim() - 1
-    if axis < 0 or input.dim() <= axis or tuple(input.shape[:axis]) != tuple(indices.shape[:axis]):
-        raise RuntimeError(f"batch_gather(): indices of shape {list(indices.shape)} do not match the leading "
-                           f"dims of input (shape {list(input.shape)})")
+    for i in range(axis):
+        if input.shape[i] != indices.shape[i]:
+            raise RuntimeError(f"batch_gather(): The size of bias tensor must match the size of input tensor at "
+                               f"dimension {i}: indices of shape {list(indices.shape)} do not match the leading dims "
+                               f"of input (shape {list(input.shape)})")
     rest = tuple(input.shape[axis + 1:])
     from monoflow import _dtypes
 

@@ -196,7 +196,10 @@ def broadcast_tensors(*tensors):
     ts = _tensors("broadcast_tensors", tensors[0] if len(tensors) == 1 and not isinstance(tensors[0],
                                                                                           _C.TensorBase)
                   else tensors)
-    shape = _C.broadcast_shapes(*[tuple(t.shape) for t in ts])
+    try:
+        shape = _C.broadcast_shapes(*[tuple(t.shape) for t in ts])
+    except RuntimeError as e:
+        raise type(e)(f"{e} (input and other can't be broadcasted to a single shape.)") from None
     return tuple(t.expand(shape) for t in ts)
 
 

@@ -89,6 +89,11 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     if not isinstance(repeats, _C.TensorBase):  # (torch takes a Tensor or an int, not a sequence)
         raise TypeError(f"repeat_interleave(): argument 'repeats' (position 2) must be Tensor, not "
                         f"{type(repeats).__name__}")
+    if repeats.dtype.is_floating_point or repeats.dtype.is_complex or repeats.dtype.name == "bool":
+        raise RuntimeError(f"repeat_interleave: repeats has to be Long tensor, got {repeats.dtype}")
+    if repeats.dim() > 1:
+        raise RuntimeError(f"repeat_interleave: repeats must be 0-dim or 1-dim tensor (repeat_interleave only accept "
+                           f"1D vector as repeat), got {repeats.dim()}-dim")
     reps = repeats.detach().cpu().numpy()
     if reps.ndim != 1 or reps.shape[0] != n:
         raise RuntimeError(f"repeat_interleave: repeats must have the same size as input along dim, but got "

@@ -54,11 +54,20 @@ def sparse_softmax_cross_entropy(labels, logits):
     """
     labels = _C.check_tensor(labels, "sparse_softmax_cross_entropy", "labels", 1)
     logits = _C.check_tensor(logits, "sparse_softmax_cross_entropy", "logits", 2)
+    # (OneFlow's checks and wording)
+    if logits.dim() < 2:
+        raise RuntimeError(f"sparse_softmax_cross_entropy(): The dimension of prediction must greater than or equal "
+                           f"to 2, but got {logits.dim()}")
+    if labels.dim() != logits.dim() - 1:
+        raise RuntimeError(f"sparse_softmax_cross_entropy(): The dimension of label is expected to be less than that "
+                           f"of prediction by 1, but got label of shape {list(labels.shape)} and prediction of shape "
+                           f"{list(logits.shape)}")
+    for i in range(labels.dim()):
+        if logits.shape[i] != labels.shape[i]:
+            raise RuntimeError(f"sparse_softmax_cross_entropy(): The size of prediction ({logits.shape[i]}) at "
+                               f"dimension {i} must match the size of label ({labels.shape[i]})")
     if labels.dtype.is_floating_point or labels.dtype.is_complex or labels.dtype.name == "bool":
-        raise TypeError(f"sparse_softmax_cross_entropy(): labels must be an integer tensor, got {labels.dtype}")
-    if logits.dim() < 1 or tuple(labels.shape) != tuple(logits.shape[:-1]):
-        raise RuntimeError(f"sparse_softmax_cross_entropy(): labels of shape {list(labels.shape)} must be "
-                           f"logits' shape {list(logits.shape)} without its last dim")
+        raise TypeError(f"sparse_softmax_cross_entropy(): The dtype of label must be integer, but got {labels.dtype}")
     from monoflow import _dtypes
 
     log_probs = logits.log_softmax(-1)
