@@ -201,3 +201,32 @@ def test_repeat_interleave_and_broadcast_tensors_phrases():
     msg = _raised(lambda: flow.broadcast_tensors(flow.ones(2, 3), flow.ones(4, 3)), RuntimeError)
     assert msg.startswith("broadcast_tensors(): ") and "The size of tensor a (2) must match the size of tensor b (4)" in msg
     assert "input and other can't be broadcasted to a single shape." in msg
+
+
+def test_grid_sample_phrases():
+    gs = F.grid_sample
+    for inp, grid, phrase in [(flow.ones(3, 4, 5), flow.ones(3, 5, 1), "MUST be 4D or 5D input"),
+                              (flow.ones(3, 2, 9, 11), flow.ones(3, 9, 11, 1), "Grid shape MUST (N, H_out, W_out, 2)"),
+                              (flow.ones(3, 2, 9, 11), flow.ones(3, 9, 11), "Grid and input MUST have same dimention"),
+                              (flow.ones(3, 2, 5, 9, 11), flow.ones(3, 5, 9, 11, 2), "Grid shape MUST (N, H_out, W_out, 3)"),
+                              (flow.ones(3, 2, 5, 9, 11), flow.ones(3, 5, 9, 11), "Grid and input MUST have same dimention")]:
+        msg = _raised(lambda: gs(inp, grid, mode="bilinear", padding_mode="zeros", align_corners=False), RuntimeError)
+        assert msg.startswith("grid_sampler(): ") and phrase in msg
+
+
+def test_deform_conv2d_checks_are_value_and_runtime_errors():
+    dc = F.deform_conv2d
+    x, w, off = flow.randn(4, 3, 10, 10), flow.randn(5, 3, 3, 3), flow.randn(4, 18, 8, 8)
+    for args, kw, phrase in [((flow.randn(2, 5, 1), flow.randn(2, 5, 1, 1), flow.randn(2, 5, 1, 1)), {},
+                              "The dimension of input tensor weight must be 4"),
+                             ((flow.randn(2, 5, 1, 1), flow.randn(2, 5, 1), flow.randn(2, 5, 1, 1)), {},
+                              "The dimension of offset tensor weight must be 4"),
+                             ((flow.randn(2, 5, 1, 1), flow.randn(2, 3, 1, 1), flow.randn(2, 5, 1)), {},
+                              "The dimension of weight tensor weight must be 4"),
+                             ((flow.randn(2, 5, 1, 1), flow.randn(2, 3, 1, 1), flow.randn(2, 4, 5, 1)),
+                              {"mask": flow.randn(2, 3, 1)}, "The dimension of mask tensor weight must be 4"),
+                             ((x, off, w), {"dilation": (-1, 0)}, "The dilation must be greater than 0"),
+                             ((x, off, w), {"padding": (-1, 0)}, "The pad must be greater than or equal to 0"),
+                             ((x, off, w), {"stride": (-1, 0)}, "The stride must be greater than 0")]:
+        msg = _raised(lambda: dc(*args, **kw), ValueError, RuntimeError)
+        assert msg.startswith("deform_conv2d(): ") and phrase in msg, msg

@@ -10,6 +10,7 @@ respect to both the image and the positions, so autograd gives the
 gradients of input, offset, mask, weight and bias with no kernel of its own.
 """
 from monoflow import _C, _creation
+from monoflow._C import ValueRuntimeError
 from monoflow._composite import int_pair
 from monoflow.nn.functional.grid_sample import grid_sample
 from monoflow.ops_shape import stack
@@ -52,28 +53,35 @@ def deform_conv2d(input, offset, weight, bias=None, stride=(1, 1), padding=(0, 0
             _C.check_tensor(t, "deform_conv2d", name)
     (sh, sw), (ph, pw), (dh, dw) = (int_pair("deform_conv2d", name, v) for name, v in
                                     (("stride", stride), ("padding", padding), ("dilation", dilation)))
-    if input.dim() != 4 or weight.dim() != 4:
-        raise ValueError(f"deform_conv2d(): expected a 4-D input and weight, got {input.dim()}-D and "
-                         f"{weight.dim()}-D")
+    # ValueError as before, and RuntimeError as OneFlow's and torchvision's checks; OneFlow's wording
+    for name, t in (("input", input), ("offset", offset), ("weight", weight), ("mask", mask)):
+        if t is not None and t.dim() != 4:
+            raise ValueRuntimeError(f"deform_conv2d(): expected a 4-D {name}, got {t.dim()}-D (The dimension of "
+                                    f"{name} tensor weight must be 4, but got {t.dim()})")
+    for name, (a, b), least in (("stride", (sh, sw), 1), ("pad", (ph, pw), 0), ("dilation", (dh, dw), 1)):
+        if a < least or b < least:
+            bound = "0" if least else "or equal to 0"
+            raise ValueRuntimeError(f"deform_conv2d(): The {name} must be greater than {bound}, but got ({a}, {b})")
     n, c, h, w = input.shape
     c_out, c_per_group, kh, kw = weight.shape
     if c_per_group == 0 or c % c_per_group or c_out % (c // c_per_group):
-        raise ValueError(f"deform_conv2d(): weight of shape {tuple(weight.shape)} does not fit an input with {c} "
-                         "channels (input channels must be a multiple of weight.shape[1], and the output "
-                         "channels of the groups)")
+        raise ValueRuntimeError(f"deform_conv2d(): weight of shape {tuple(weight.shape)} does not fit an input with "
+                                f"{c} channels (input channels must be a multiple of weight.shape[1], and the output "
+                                "channels of the groups)")
     groups, taps = c // c_per_group, kh * kw
     ho, wo = (h + 2 * ph - dh * (kh - 1) - 1) // sh + 1, (w + 2 * pw - dw * (kw - 1) - 1) // sw + 1
     if ho <= 0 or wo <= 0:
-        raise ValueError(f"deform_conv2d(): the output would be empty ({ho} x {wo}) for an input of "
-                         f"{h} x {w} and a kernel of {kh} x {kw}")
+        raise ValueRuntimeError(f"deform_conv2d(): the output would be empty ({ho} x {wo}) for an input of "
+                                f"{h} x {w} and a kernel of {kh} x {kw}")
     if offset.dim() != 4 or offset.shape[0] != n or offset.shape[1] % (2 * taps) or tuple(offset.shape[2:]) != (ho, wo):
-        raise ValueError(f"deform_conv2d(): offset must be (N, 2 * offset_groups * {taps}, {ho}, {wo}) = "
-                         f"(N, 2 * G * kh * kw, Ho, Wo), got {tuple(offset.shape)}")
+        raise ValueRuntimeError(f"deform_conv2d(): offset must be (N, 2 * offset_groups * {taps}, {ho}, {wo}) = "
+                                f"(N, 2 * G * kh * kw, Ho, Wo), got {tuple(offset.shape)}")
     off_groups = offset.shape[1] // (2 * taps)
     if off_groups == 0 or c % off_groups:
-        raise ValueError(f"deform_conv2d(): {c} input channels do not split into {off_groups} offset groups")
+        raise ValueRuntimeError(f"deform_conv2d(): {c} input channels do not split into {off_groups} offset groups")
     if mask is not None and tuple(mask.shape) != (n, off_groups * taps, ho, wo):
-        raise ValueError(f"deform_conv2d(): mask must be {(n, off_groups * taps, ho, wo)}, got {tuple(mask.shape)}")
+        raise ValueRuntimeError(f"deform_conv2d(): mask must be {(n, off_groups * taps, ho, wo)}, got "
+                                f"{tuple(mask.shape)}")
 
     # Where each tap reads in the undeformed convolution: (taps, Ho, 1) rows and (taps, 1, Wo) columns.
     kw_ = dict(dtype=offset.dtype, device=offset.device)

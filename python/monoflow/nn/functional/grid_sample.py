@@ -129,14 +129,18 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
         raise ValueError(f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
                          f"'reflection', but got: '{padding_mode}'")
     align_corners = _align_corners(align_corners)
+    if input.dim() in (4, 5) and grid.dim() != input.dim():  # (OneFlow's phrases in the messages: its programs look for them)
+        raise RuntimeError(f"grid_sampler(): expected 4D or 5D input and grid with same number of dimensions, but got "
+                           f"input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)} (Grid and "
+                           f"input MUST have same dimention)")
     if input.dim() == 5:
         return _grid_sample_3d(input, grid, mode, padding_mode, align_corners)
     if input.dim() != 4:
         raise RuntimeError(f"grid_sampler(): expected 4D or 5D input and grid with same number of "
-                           f"dimensions, but got input with sizes {list(input.shape)}")
+                           f"dimensions, but got input with sizes {list(input.shape)} (MUST be 4D or 5D input)")
     if grid.dim() != 4 or grid.shape[-1] != 2 or grid.shape[0] != input.shape[0]:
         raise RuntimeError(f"grid_sampler(): expected grid of shape [{input.shape[0]}, H, W, 2] for 4-D input, "
-                           f"but got {list(grid.shape)}")
+                           f"but got {list(grid.shape)} (Grid shape MUST (N, H_out, W_out, 2))")
     n, c, h, w = input.shape
     ho, wo = grid.shape[1], grid.shape[2]
     ix = _unnormalize(grid[..., 0], w, align_corners)
@@ -191,7 +195,7 @@ def _grid_sample_3d(input, grid, mode, padding_mode, align_corners):
     """grid_sample of a volume (N, C, D, H, W) at grid (N, Do, Ho, Wo, 3) of (x, y, z) positions."""
     if grid.dim() != 5 or grid.shape[-1] != 3 or grid.shape[0] != input.shape[0]:
         raise RuntimeError(f"grid_sampler(): expected grid of shape [{input.shape[0]}, D, H, W, 3] for 5-D "
-                           f"input, but got {list(grid.shape)}")
+                           f"input, but got {list(grid.shape)} (Grid shape MUST (N, H_out, W_out, 3))")
     if mode == "bicubic":
         raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
     n, c, d, h, w = input.shape
