@@ -96,6 +96,8 @@ from monoflow import asyncs  # noqa: E402  (OneFlow's flow.asyncs.thread / Threa
 from monoflow import _oneflow_internal, unittest  # noqa: E402  (OneFlow's test tooling: flow.unittest.TestCase ...)
 from monoflow import framework  # noqa: E402  (OneFlow's module paths: framework.tensor.Tensor, framework.dtype ...)
 _C.__getattr__ = _oneflow_internal.functional_fallback  # flow._C.relu ... as OneFlow's tests call ops
+from monoflow import _oneflow_c_api  # noqa: E402
+_C.one_hot = _oneflow_c_api.one_hot  # OneFlow's _C.one_hot(input, num_classes, on_value, off_value)
 from monoflow._defaults import get_default_device, set_default_device, set_default_tensor_type  # noqa: E402
 from monoflow import accelerator, amp, backends, cuda, multiprocessing  # noqa: E402
 from monoflow import xpu  # noqa: E402  (torch.xpu: unavailable without an 'xpu' plugin)

@@ -69,13 +69,16 @@ def cpu_broadcast(obj_bytes, src=0):
 def functional_fallback(name):
     """The module ``__getattr__`` installed on ``monoflow._C``: a name the
     core does not define (``flow._C.relu``, ``flow._C.softmax``) is looked up
-    in ``monoflow._oneflow_functional`` (OneFlow's ``_C``-only functions, such
-    as ``reduce_sum_like``), ``monoflow.nn.functional``, then ``monoflow``;
+    in ``monoflow._oneflow_c_api`` (OneFlow's signatures of names torch also has,
+    such as ``smooth_l1_loss(input, target, beta, reduction)``), ``monoflow._oneflow_functional``
+    (OneFlow's ``_C``-only functions, such as ``reduce_sum_like``), ``monoflow.nn.functional``,
+    then ``monoflow``;
     otherwise AttributeError as usual."""
     import importlib
 
     if not name.startswith("_"):
-        for namespace in ("monoflow._oneflow_functional", "monoflow.nn.functional", "monoflow"):
+        for namespace in ("monoflow._oneflow_c_api", "monoflow._oneflow_functional", "monoflow.nn.functional",
+                          "monoflow"):
             fn = getattr(importlib.import_module(namespace), name, None)
             if callable(fn) and not getattr(fn, "__monoflow_not_implemented__", False):
                 return fn

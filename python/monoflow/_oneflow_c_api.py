@@ -1,0 +1,421 @@
+"""OneFlow's ``oneflow._C`` functions whose names monoflow also has under torch's signatures
+(``one_hot``, ``pixel_shuffle``, ``smooth_l1_loss``, ``mse_loss``, ``cross_entropy``, ``normalize``,
+``slice`` ...), under OneFlow's signatures (its ``functional_api.yaml``): ``monoflow._C`` answers these
+names from here before ``monoflow.nn.functional`` (see ``_oneflow_internal.functional_fallback``).
+They are compositions of monoflow ops."""
+from monoflow import _C
+
+__all__ = ["one_hot", "pixel_shuffle", "smooth_l1_loss", "mse_loss", "l1_loss", "cross_entropy", "nll_loss",
+           "kl_div_loss", "binary_cross_entropy_loss", "binary_cross_entropy_with_logits_loss", "normalize", "slice",
+           "normalization", "arg_sort"]
+
+_core_one_hot = _C.one_hot  # torch's one_hot(x, num_classes) of the core; monoflow._C.one_hot becomes one_hot below
+
+
+def one_hot(input, num_classes=-1, on_value=1, off_value=0):
+    """``oneflow._C.one_hot``: a new last dim of ``num_classes`` holding ``on_value`` at each
+    index of ``input`` and ``off_value`` elsewhere (``monoflow.nn.functional.one_hot``).
+
+    Args:
+        input (Tensor): the integer class indices.
+        num_classes (int): the size of the new dim; ``-1``: ``input.max() + 1``. Default: ``-1``.
+        on_value (number): the value at the hot entries. Default: ``1``.
+        off_value (number): the value elsewhere. Default: ``0``.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.one_hot(flow.tensor([0, 2]), 3, 5, -1)
+        tensor([[ 5, -1, -1],
+                [-1, -1,  5]])
+    """
+    input = _C.check_tensor(input, "one_hot", "input", 1)
+    if input.dtype.is_floating_point or input.dtype.is_complex or input.dtype.name == "bool":
+        raise RuntimeError(f"one_hot is only applicable to index tensor. (one_hot(): got input of dtype {input.dtype})")
+    out = _core_one_hot(input, num_classes)
+    if (on_value, off_value) == (1, 0) and not isinstance(on_value, float) and not isinstance(off_value, float):
+        return out
+    ints = all(isinstance(v, int) and not isinstance(v, bool) for v in (on_value, off_value))
+    dtype = out.dtype if ints else _C.get_default_dtype()
+    return _C._where(out.bool(), _C._full((), on_value, dtype, out.device), _C._full((), off_value, dtype, out.device))
+
+
+def pixel_shuffle(input, h_upscale_factor, w_upscale_factor):
+    """``oneflow._C.pixel_shuffle``: ``(N, C * h * w, H, W) -> (N, C, H * h, W * w)`` with separate
+    height and width factors ``h`` and ``w`` (``nn.PixelShuffle`` is the case ``h == w``).
+
+    Args:
+        input (Tensor): a 4-D tensor ``(N, C * h * w, H, W)``.
+        h_upscale_factor (int): ``h``, the height factor.
+        w_upscale_factor (int): ``w``, the width factor.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.pixel_shuffle(flow.zeros(1, 6, 2, 2), 2, 3).shape
+        monoflow.Size([1, 1, 4, 6])
+    """
+    input = _C.check_tensor(input, "pixel_shuffle", "input", 1)
+    h = _C.check_int(h_upscale_factor, "pixel_shuffle", "h_upscale_factor", 2)
+    w = _C.check_int(w_upscale_factor, "pixel_shuffle", "w_upscale_factor", 3)
+    if input.dim() != 4:
+        raise RuntimeError(f"pixel_shuffle(): Only Accept 4D Tensor, got a tensor of {input.dim()} dims")
+    if h <= 0 or w <= 0:
+        raise RuntimeError(f"pixel_shuffle(): the upscale factors must be positive, got {h} and {w}")
+    n, c, hh, ww = input.shape
+    if c % (h * w):
+        raise RuntimeError("pixel_shuffle(): The channels of input tensor must be divisible by (upscale_factor * "
+                           f"upscale_factor) or (h_upscale_factor * w_upscale_factor), got {c} channels for {h} * {w}")
+    x = input.reshape(n, c // (h * w), h, w, hh, ww).permute(0, 1, 4, 2, 5, 3)
+    return x.reshape(n, c // (h * w), hh * h, ww * w)
+
+
+def _same_dtype(op, input, target):
+    if input.dtype != target.dtype:
+        raise TypeError(f"{op}(): input and target are expected to have the same dtype, but got {input.dtype} "
+                        f"and {target.dtype}")
+
+
+def _check_reduction(op, reduction):
+    if reduction not in ("none", "sum", "mean"):
+        raise RuntimeError(f'{op}(): Check failed: reduction == "none" || reduction == "sum" || reduction == "mean" '
+                         f"Reduction should be none, sum or mean. (got {reduction!r})")
+
+
+def smooth_l1_loss(input, target, beta=1.0, reduction="mean"):
+    """``oneflow._C.smooth_l1_loss``: the smooth L1 loss in OneFlow's argument order
+    (``F.smooth_l1_loss(input, target, reduction=reduction, beta=beta)``).
+
+    Args:
+        input (Tensor): the prediction.
+        target (Tensor): the target, of ``input``'s shape and dtype.
+        beta (float): the end of the quadratic part, at least 0. Default: ``1.0``.
+        reduction (str): ``'none'``, ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.smooth_l1_loss(flow.tensor([0.5, 2.0, -1.0]), flow.tensor([1.0, 0.0, -1.0]), 1.0, "sum")
+        tensor(1.6250)
+    """
+    _check_reduction("smooth_l1_loss", reduction)
+    from monoflow.nn import functional as F
+
+    input = _C.check_tensor(input, "smooth_l1_loss", "input", 1)
+    target = _C.check_tensor(target, "smooth_l1_loss", "target", 2)
+    _same_dtype("smooth_l1_loss", input, target)
+    if _C.check_float(beta, "smooth_l1_loss", "beta", 3) < 0:
+        raise RuntimeError(f"smooth_l1_loss(): beta must be greater than or equal to 0, but got {beta}")
+    if input.shape != target.shape:
+        raise RuntimeError(f"smooth_l1_loss(): The size of input {tuple(input.shape)} must match the size of "
+                           f"target {tuple(target.shape)}")
+    return F.smooth_l1_loss(input, target, reduction=reduction, beta=beta)
+
+
+def mse_loss(input, target, reduction="mean"):
+    """``oneflow._C.mse_loss``: the mean squared error, ``reduction`` third and positional.
+
+    Args:
+        input (Tensor): the prediction.
+        target (Tensor): the target.
+        reduction (str): ``'none'``, ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.mse_loss(flow.tensor([1.0, 3.0]), flow.tensor([0.0, 0.0]), "sum")
+        tensor(10.)
+    """
+    _check_reduction("mse_loss", reduction)
+    from monoflow.nn import functional as F
+
+    return F.mse_loss(input, target, reduction=reduction)
+
+
+def l1_loss(input, target, reduction="mean"):
+    """``oneflow._C.l1_loss``: the mean absolute error, ``reduction`` third and positional.
+
+    Args:
+        input (Tensor): the prediction.
+        target (Tensor): the target.
+        reduction (str): ``'none'``, ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.l1_loss(flow.tensor([1.0, -3.0]), flow.tensor([0.0, 0.0]), "mean")
+        tensor(2.)
+    """
+    _check_reduction("l1_loss", reduction)
+    from monoflow.nn import functional as F
+
+    return F.l1_loss(input, target, reduction=reduction)
+
+
+def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
+    """``oneflow._C.cross_entropy``: ``F.cross_entropy`` with OneFlow's positional order
+    ``(input, target, weight, ignore_index, reduction, label_smoothing)``.
+
+    Args:
+        input (Tensor): the logits ``(N, C, ...)``.
+        target (Tensor): class indices ``(N, ...)`` or probabilities of ``input``'s shape.
+        weight (Tensor, optional): a weight per class. Default: ``None``.
+        ignore_index (int): a target index that adds nothing. Default: ``-100``.
+        reduction (str): ``'none'``, ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+        label_smoothing (float): the smoothing in ``[0, 1]``. Default: ``0.0``.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.cross_entropy(flow.tensor([[0.0, 0.0]]), flow.tensor([1]), None, -100, "sum")
+        tensor(0.6931)
+    """
+    from monoflow.nn import functional as F
+
+    _check_reduction("cross_entropy", reduction)
+    return F.cross_entropy(input, target, weight=weight, ignore_index=ignore_index, reduction=reduction,
+                           label_smoothing=label_smoothing)
+
+
+def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
+    """``oneflow._C.nll_loss``: ``F.nll_loss`` with OneFlow's positional order
+    ``(input, target, weight, ignore_index, reduction)``.
+
+    Args:
+        input (Tensor): log-probabilities ``(N, C, ...)``.
+        target (Tensor): class indices ``(N, ...)``.
+        weight (Tensor, optional): a weight per class. Default: ``None``.
+        ignore_index (int): a target index that adds nothing. Default: ``-100``.
+        reduction (str): ``'none'``, ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.nll_loss(flow.tensor([[-1.0, -2.0]]), flow.tensor([1]), None, -100, "none")
+        tensor([2.])
+    """
+    from monoflow.nn import functional as F
+
+    _check_reduction("nll_loss", reduction)
+    return F.nll_loss(input, target, weight=weight, ignore_index=ignore_index, reduction=reduction)
+
+
+def kl_div_loss(input, target, log_target=False, reduction="mean"):
+    """``oneflow._C.kl_div_loss``: ``F.kl_div`` with OneFlow's order ``(input, target, log_target, reduction)``.
+
+    Args:
+        input (Tensor): log-probabilities.
+        target (Tensor): probabilities (log-probabilities when ``log_target``).
+        log_target (bool): whether ``target`` holds logs. Default: ``False``.
+        reduction (str): ``'none'``, ``'mean'``, ``'sum'`` or ``'batchmean'``. Default: ``'mean'``.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.kl_div_loss(flow.tensor([0.0]), flow.tensor([1.0]), False, "sum")
+        tensor(0.)
+    """
+    _check_reduction("kl_div_loss", reduction)
+    from monoflow.nn import functional as F
+
+    return F.kl_div(input, target, reduction=reduction, log_target=log_target)
+
+
+def binary_cross_entropy_loss(input, target, weight=None, reduction="mean"):
+    """``oneflow._C.binary_cross_entropy_loss``: ``F.binary_cross_entropy`` with OneFlow's order
+    ``(input, target, weight, reduction)``.
+
+    Args:
+        input (Tensor): probabilities in ``[0, 1]``.
+        target (Tensor): the targets, of ``input``'s shape.
+        weight (Tensor, optional): a rescaling weight. Default: ``None``.
+        reduction (str): ``'none'``, ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.binary_cross_entropy_loss(flow.tensor([0.5]), flow.tensor([1.0]), None, "sum")
+        tensor(0.6931)
+    """
+    _check_reduction("binary_cross_entropy_loss", reduction)
+    from monoflow.nn import functional as F
+
+    return F.binary_cross_entropy(input, target, weight=weight, reduction=reduction)
+
+
+def binary_cross_entropy_with_logits_loss(input, target, weight=None, pos_weight=None, reduction="mean"):
+    """``oneflow._C.binary_cross_entropy_with_logits_loss``: ``F.binary_cross_entropy_with_logits``
+    with OneFlow's order ``(input, target, weight, pos_weight, reduction)``.
+
+    Args:
+        input (Tensor): the logits.
+        target (Tensor): the targets, of ``input``'s shape.
+        weight (Tensor, optional): a rescaling weight. Default: ``None``.
+        pos_weight (Tensor, optional): a weight of the positive examples. Default: ``None``.
+        reduction (str): ``'none'``, ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.binary_cross_entropy_with_logits_loss(flow.tensor([0.0]), flow.tensor([1.0]), None, None, "sum")
+        tensor(0.6931)
+    """
+    _check_reduction("binary_cross_entropy_with_logits_loss", reduction)
+    from monoflow.nn import functional as F
+
+    return F.binary_cross_entropy_with_logits(input, target, weight=weight, pos_weight=pos_weight,
+                                              reduction=reduction)
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, use_l2_norm_kernel=True, *, epsilon=None):
+    """``oneflow._C.normalize``: ``input / max(||input||_p, eps)`` along ``dim``
+    (``F.normalize``). With ``use_l2_norm_kernel`` and ``p == 2`` (OneFlow's L2-normalize kernel)
+    ``dim`` must lie in ``[-ndim, ndim)``, checked as OneFlow does.
+
+    Args:
+        input (Tensor): the input.
+        p (float): the norm degree. Default: ``2.0``.
+        dim (int): the dim of the norm. Default: ``1``.
+        eps (float): the lower bound of the norm. Default: ``1e-12``.
+        use_l2_norm_kernel (bool): whether OneFlow would use its L2 kernel (the result is the same).
+            Default: ``True``.
+        epsilon (float, optional): another name of ``eps``. Default: ``None``.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.normalize(flow.tensor([[3.0, 4.0]]), 2.0, 1, 1e-12, True)
+        tensor([[0.6000, 0.8000]])
+    """
+    from monoflow.nn import functional as F
+
+    input = _C.check_tensor(input, "normalize", "input", 1)
+    if epsilon is not None:
+        eps = epsilon
+    if use_l2_norm_kernel and float(p) == 2.0 and isinstance(dim, int):
+        nd = max(input.dim(), 1)
+        axis = dim + nd if dim < 0 else dim
+        if axis >= nd:
+            raise RuntimeError(f"normalize(): Axis should < {nd} but axis is {axis} now.")
+        if axis < 0:
+            raise RuntimeError(f"normalize(): Axis should >=0 but axis is {axis} now.")
+    return F.normalize(input, p=p, dim=dim, eps=eps)
+
+
+def slice(x, start, stop, step, enable_view_slice=None):
+    """``oneflow._C.slice``: ``x[start[0]:stop[0]:step[0], start[1]:stop[1]:step[1], ...]`` from three
+    lists of non-negative ints, one entry per leading dim (``monoflow.slice`` takes the same as
+    ``(start, stop, step)`` triples).
+
+    Args:
+        x (Tensor): the tensor to slice.
+        start (list of int): the first index per dim (``>= 0``).
+        stop (list of int): the end per dim (``>= start``; clipped to the dim's size).
+        step (list of int): the step per dim (``> 0``).
+        enable_view_slice (bool, optional): accepted for OneFlow's signature; the result is a view
+            either way. Default: ``None``.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.slice(flow.arange(12).reshape(3, 4), [0, 1], [3, 4], [2, 2])
+        tensor([[ 1,  3],
+                [ 9, 11]])
+    """
+    x = _C.check_tensor(x, "slice", "x", 1)
+    lists = []
+    for name, pos, v in (("start", 2, start), ("stop", 3, stop), ("step", 4, step)):
+        if not isinstance(v, (list, tuple)) or not all(isinstance(e, int) and not isinstance(e, bool) for e in v):
+            raise TypeError(f"slice(): argument '{name}' (position {pos}) must be a list of ints, "
+                            f"not {type(v).__name__}")
+        lists.append(list(v))
+    start, stop, step = lists
+    if not len(start) == len(stop) == len(step):
+        raise RuntimeError(f"slice(): start, stop and step must have the same length, got {len(start)}, "
+                           f"{len(stop)} and {len(step)}")
+    if len(start) > x.dim():
+        raise RuntimeError(f"slice(): {len(start)} slices for a tensor of {x.dim()} dims")
+    for i, (a, b, s) in enumerate(zip(start, stop, step)):
+        if a < 0:
+            raise RuntimeError(f"slice(): The start list elements must be greater than or equal to 0, but got {a} "
+                               f"at index {i}")
+        if b < 0:
+            raise RuntimeError(f"slice(): The stop list elements must be greater than or equal to 0, but got {b} "
+                               f"at index {i}")
+        if s <= 0:
+            raise RuntimeError(f"slice(): The step list elements must be greater than 0, but got {s} at index {i}")
+        if a > b:
+            raise RuntimeError(f"slice(): The element in start list must be less than or equal to the element in "
+                               f"stop list at index {i}, but got {a} and {b}")
+    import builtins
+
+    return x[tuple(builtins.slice(a, b, s) for a, b, s in zip(start, stop, step))]
+
+
+def normalization(x, moving_mean=None, moving_variance=None, gamma=None, beta=None, axis=1, epsilon=1e-5,
+                  momentum=0.9, is_training=False):
+    """``oneflow._C.normalization``: batch normalization over every dim but ``axis``
+    (``F.batch_norm``). In training it normalizes with the batch's statistics and, when given,
+    updates ``moving_mean``/``moving_variance`` in place with OneFlow's ``momentum``
+    (``moving = momentum * moving + (1 - momentum) * batch``); in eval it uses them.
+
+    Args:
+        x (Tensor): the input, at least 2-D.
+        moving_mean (Tensor, optional): the running mean, of size ``x.shape[axis]``. Default: ``None``.
+        moving_variance (Tensor, optional): the running variance. Default: ``None``.
+        gamma (Tensor, optional): the scale. Default: ``None``.
+        beta (Tensor, optional): the shift. Default: ``None``.
+        axis (int): the channel dim. Default: ``1``.
+        epsilon (float): added to the variance. Default: ``1e-5``.
+        momentum (float): OneFlow's momentum, the weight of the old running value. Default: ``0.9``.
+        is_training (bool): batch statistics (True) or the running ones (False). Default: ``False``.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> x = flow.tensor([[1.0], [3.0]])
+        >>> flow._C.normalization(x, None, None, None, None, 1, 0.0, 0.9, True)
+        tensor([[-1.],
+                [ 1.]])
+    """
+    from monoflow.nn import functional as F
+
+    x = _C.check_tensor(x, "normalization", "x", 1)
+    if x.dim() < 2:
+        raise RuntimeError(f"normalization(): NumAxes of x should be greater or equal than 2. (got {x.dim()})")
+    if (moving_mean is None) != (moving_variance is None):
+        raise RuntimeError("normalization(): Both moving_mean and moving_variance should be None or Tensor.")
+    if not is_training and moving_mean is None:
+        raise RuntimeError("normalization(): Must have moving_mean and moving_variance in eval mode.")
+    axis = axis + x.dim() if axis < 0 else axis
+    moved = axis != 1
+    if moved:
+        x = x.movedim(axis, 1)
+    out = F.batch_norm(x, moving_mean, moving_variance, gamma, beta, training=bool(is_training),
+                       momentum=1.0 - momentum, eps=epsilon)
+    return out.movedim(1, axis) if moved else out
+
+
+def arg_sort(input, direction):
+    """``oneflow._C.arg_sort``: the indices that sort ``input`` along its last dim, as int32,
+    ``direction`` ``"ASCENDING"`` or ``"DESCENDING"``.
+
+    Args:
+        input (Tensor): the tensor to sort.
+        direction (str): ``"ASCENDING"`` or ``"DESCENDING"``.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.arg_sort(flow.tensor([3.0, 1.0, 2.0]), "DESCENDING")
+        tensor([0, 2, 1], dtype=monoflow.int32)
+    """
+    from monoflow import _creation as _cr  # noqa: F401
+
+    input = _C.check_tensor(input, "arg_sort", "input", 1)
+    if direction not in ("ASCENDING", "DESCENDING"):
+        raise RuntimeError(f'arg_sort(): expected the direction to be "ASCENDING" or "DESCENDING", '
+                           f"but got {direction}")
+    import monoflow
+
+    return monoflow.argsort(input, dim=-1, descending=direction == "DESCENDING").to(monoflow.int32)
