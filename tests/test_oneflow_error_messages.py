@@ -230,3 +230,25 @@ def test_deform_conv2d_checks_are_value_and_runtime_errors():
                              ((x, off, w), {"stride": (-1, 0)}, "The stride must be greater than 0")]:
         msg = _raised(lambda: dc(*args, **kw), ValueError, RuntimeError)
         assert msg.startswith("deform_conv2d(): ") and phrase in msg, msg
+
+
+def test_array_op_phrases():
+    pred = flow.tensor([[0.0, 1.0, 2.0, 3.0], [3.0, 2.0, 1.0, 0.0]])
+    msg = _raised(lambda: flow.in_top_k(flow.tensor([[3, 1]]), pred, 1), ValueError, RuntimeError)
+    assert "in_top_k(): The num of targets must equal the num of predictions" in msg
+    assert "meshgrid: meshgrid expects a non-empty TensorList" in _raised(lambda: flow.meshgrid([]), RuntimeError)
+    msg = _raised(lambda: flow.meshgrid(flow.tensor([]), flow.ones(1, 2, 3)), RuntimeError)
+    assert msg.startswith("meshgrid: Expected 0D or 1D tensor") and "Expected scalar or 1D tensor in the tensor list" in msg
+    g = flow.tensor([0.0, 1.0], placement=flow.placement("cpu", ranks=[0]), sbp=flow.sbp.broadcast)
+    assert "meshgrid: meshgrid expects all tensors are global tensor" in _raised(
+        lambda: flow.meshgrid(g, flow.tensor([0.0, 1.0])), RuntimeError)
+    assert [t.shape for t in flow.meshgrid(g, g)] == [(2, 2), (2, 2)]
+    msg = _raised(lambda: flow._C.broadcast_like(flow.ones(2, 2, 2), flow.ones(2, 2)), RuntimeError)
+    assert msg.startswith("broadcast_like(): The number of sizes provided (2)")
+    msg = _raised(lambda: flow.tensor_scatter_nd_update(flow.arange(8, dtype=flow.float32), flow.tensor([[1], [3]]),
+                                                        flow.tensor([-1.0, -2.0], dtype=flow.float64)), RuntimeError)
+    assert msg.startswith("tensor_scatter_nd_update(): The dtype of tensor and updates must be same.")
+    import numpy as np
+    for x in (np.ones((2, 2)), flow.ones(2, 2)):
+        msg = _raised(lambda: F.pad(x), TypeError)
+        assert msg.startswith("pad(): ") and "pad() missing 1 required positional argument: 'pad'" in msg

@@ -131,6 +131,9 @@ def in_top_k(targets, predictions, k):
     # raised before (Note [Errors OneFlow raises as RuntimeError] in core/include/monoflow/error.h)
     if targets.dtype not in (_dtypes.int32, _dtypes.int64):
         raise _C.ValueRuntimeError(f"in_top_k(): targets data type must be index type, but got {targets.dtype}")
+    if targets.dim() >= 1 and predictions.dim() >= 1 and targets.shape[0] != predictions.shape[0]:  # (OneFlow's order)
+        raise _C.ValueRuntimeError(f"in_top_k(): The num of targets must equal the num of predictions, but got "
+                                   f"{targets.shape[0]} and {predictions.shape[0]}")
     if targets.dim() != 1:
         raise _C.ValueRuntimeError(f"in_top_k(): The dimension of targets must be 1, but got {targets.dim()}")
     if predictions.dim() != 2:
@@ -495,8 +498,12 @@ def tensor_scatter_nd_update(tensor, indices, updates):
     """
     tensor = _C.check_tensor(tensor, "tensor_scatter_nd_update", "tensor")
     index = _nd_index(indices, "tensor_scatter_nd_update", tensor.dim())
+    updates = _C.check_tensor(updates, "tensor_scatter_nd_update", "updates")
+    if updates.dtype != tensor.dtype:  # (OneFlow's wording)
+        raise RuntimeError(f"tensor_scatter_nd_update(): The dtype of tensor and updates must be same. Got "
+                           f"{tensor.dtype} and {updates.dtype}")
     from monoflow.ops_shape import index_put
-    return index_put(tensor, index, _C.check_tensor(updates, "tensor_scatter_nd_update", "updates"))
+    return index_put(tensor, index, updates)
 
 
 def scatter_nd(index, update, shape):
@@ -598,6 +605,10 @@ def broadcast_like(input, like, broadcast_axes=None):
             for d, n in zip(kept, input.shape):
                 view[d] = n
             input = input.reshape(view)
+    if input.dim() > len(shape):  # (OneFlow's wording)
+        raise RuntimeError(f"broadcast_like(): The number of sizes provided ({len(shape)}) must be greater or equal to "
+                           f"the number of dimensions in the tensor ({input.dim()}): input of shape "
+                           f"{list(input.shape)}, like of shape {list(shape)}")
     try:
         return input.expand(shape)
     except RuntimeError as exc:

@@ -212,9 +212,15 @@ def meshgrid(*tensors, indexing=None):
         indexing = "ij"
     if indexing not in ("ij", "xy"):
         raise ValueError(f"meshgrid: indexing must be one of 'xy' or 'ij', but received: {indexing}")
+    if not ts:
+        raise RuntimeError("meshgrid: meshgrid expects a non-empty TensorList")
     for t in ts:
         if t.dim() > 1:
-            raise RuntimeError(f"meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t.dim()}D")
+            raise RuntimeError(f"meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t.dim()}D "
+                               f"(Expected scalar or 1D tensor in the tensor list)")
+    if any(t.is_global for t in ts) and not all(t.is_global for t in ts):
+        raise RuntimeError("meshgrid: meshgrid expects all tensors are global tensor, or all local (got both global "
+                           "and local tensors)")
     if ts and any(t.dtype != ts[0].dtype for t in ts):
         raise RuntimeError("meshgrid expects all tensors to have the same dtype")
     flat = [t.reshape(-1) for t in ts]
@@ -235,6 +241,8 @@ def meshgrid(*tensors, indexing=None):
 def cartesian_prod(*tensors):
     """The rows of all combinations of the 1-D tensors' elements (itertools.product order)."""
     ts = _tensors("cartesian_prod", tensors)
+    if not ts:
+        raise RuntimeError("cartesian_prod: meshgrid expects a non-empty TensorList")
     for t in ts:
         if t.dim() != 1:
             raise RuntimeError(f"cartesian_prod: Expect a 1D vector, but got shape {list(t.shape)}")

@@ -348,12 +348,15 @@ def one_hot(tensor, num_classes=-1, on_value=1, off_value=0):
 
 def pad(input, pad=None, mode="constant", value=None):
     """torch.nn.functional.pad: constant (with `value`, negative pads crop), reflect, replicate or circular."""
+    # (OneFlow's wording for a missing pad after torch's: OneFlow programs look for it)
+    missing = "pad() missing 1 required positional argument: 'pad'"
     if not isinstance(input, _C.TensorBase):
         t = type(input)
         name = t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
-        raise TypeError(f"pad(): argument 'input' (position 1) must be Tensor, not {name}")
+        raise TypeError(f"pad(): argument 'input' (position 1) must be Tensor, not {name}"
+                        + (f" (and {missing})" if pad is None else ""))
     if pad is None:
-        raise TypeError("pad(): missing required argument 'pad' (position 2)")
+        raise TypeError(f"pad(): missing required argument 'pad' (position 2): {missing}")
     if mode == "circular":  # (the core's pad has no circular mode: wrap-around by slices, differentiable)
         from monoflow.nn.modules.padding import _circular
 
