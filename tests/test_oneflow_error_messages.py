@@ -252,3 +252,32 @@ def test_array_op_phrases():
     for x in (np.ones((2, 2)), flow.ones(2, 2)):
         msg = _raised(lambda: F.pad(x), TypeError)
         assert msg.startswith("pad(): ") and "pad() missing 1 required positional argument: 'pad'" in msg
+
+
+def test_oneflow_split_like_and_sparse_cross_entropy():
+    split_like = flow._C.split_like
+    x = flow.arange(10.0).reshape(5, 2)
+    a, b = split_like(x, (flow.empty(2, 2), flow.empty(3, 2)), 0)
+    assert a.tolist() == [[0.0, 1.0], [2.0, 3.0]] and b.shape == (3, 2)
+    x = flow.randn(4, 4)
+    for like, axis, phrase in [((flow.randn(2, 4, 4), flow.randn(2, 4, 4)), 0, ") should be less than or equal to input ("),
+                               ((flow.randn(2, 4), flow.randn(2, 4)), 3, "should be less than the dimension of like"),
+                               ((flow.randn(2, 4), flow.randn(2)), 0, "must match the dimension of the first like"),
+                               ((flow.randn(2, 4), flow.randn(2, 3)), 0, "must match the size of like_i"),
+                               ((flow.randn(2, 4), flow.randn(3, 4)), 0, "shape situation, the total size of like")]:
+        msg = _raised(lambda: split_like(x, like, axis), RuntimeError)
+        assert msg.startswith("split_like(): ") and phrase in msg
+
+    sce = flow._C.sparse_cross_entropy
+    p = flow.tensor([[0.5, 0.5], [0.25, 0.75]], requires_grad=True)
+    out = sce(p, flow.tensor([0, 1]), 2)
+    assert abs(out[1].item() - 0.2877) < 1e-4
+    out.sum().backward()
+    assert abs(p.grad[1, 1].item() + 1 / 0.75) < 1e-5 and p.grad[1, 0].item() == 0
+    for pred, label, exc, phrase in [
+            (flow.randn(10), flow.zeros(10, 10, dtype=flow.int64), RuntimeError, "The dimension of prediction must greater than or equal to 2"),
+            (flow.randn(10, 5), flow.zeros(10, 5, dtype=flow.int64), RuntimeError, "The dimension of label is expected to be less than that of prediction by 1"),
+            (flow.randn(10, 10, 5), flow.zeros(10, 5, dtype=flow.int64), RuntimeError, "must match the size of label"),
+            (flow.randn(10, 10, 5), flow.randn(10, 10), TypeError, "The dtype of label must be integer, but got")]:
+        msg = _raised(lambda: sce(pred, label, 5), exc)
+        assert msg.startswith("sparse_cross_entropy(): ") and phrase in msg

@@ -8,7 +8,7 @@ __all__ = ["bias_add", "layer_norm", "reduce_sum_like", "reshape_like", "matmul"
            "fused_bias_add_gelu", "fused_bias_add_dropout", "fused_scale_tril", "fused_weighted_sum",
            "binary_cross_entropy_with_logits_reduce_mean", "inv", "trigamma", "rms_norm",
            "layer_norm_affine", "skip_layer_norm", "skip_rms_norm", "trunc_divide", "grouped_matmul",
-           "grouped_matmul_bias", "transpose", "exponential_"]
+           "grouped_matmul_bias", "transpose", "exponential_", "split_like", "sparse_cross_entropy"]
 
 
 def reshape_like(input, like):
@@ -644,3 +644,88 @@ def exponential_(x, lambd=1.0, generator=None):
         True
     """
     return _C.check_tensor(x, "exponential_", "x", 1).exponential_(lambd, generator=generator)
+
+
+def split_like(x, like, axis):
+    """``oneflow._C.split_like``: ``x`` split along ``axis`` into pieces as long there as the tensors of
+    ``like`` (their values are not read), with OneFlow's checks.
+
+    Args:
+        x (Tensor): the tensor to split.
+        like (sequence of Tensor): one tensor per piece; each has ``x``'s shape except along ``axis``.
+        axis (int): the dim split along.
+
+    Returns:
+        tuple of Tensor: views of ``x``.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> [p.shape for p in flow._C.split_like(flow.ones(5, 2), (flow.empty(2, 2), flow.empty(3, 2)), 0)]
+        [monoflow.Size([2, 2]), monoflow.Size([3, 2])]
+    """
+    x = _C.check_tensor(x, "split_like", "x", 1)
+    like = tuple(_C.check_tensor(t, "split_like", f"like[{i}]") for i, t in enumerate(like))
+    if not like:
+        raise RuntimeError("split_like(): like must hold at least one tensor")
+    axis = int(axis)
+    nd = like[0].dim()
+    if nd > x.dim():
+        raise RuntimeError(f"split_like(): The dimension of like ({nd}) should be less than or equal to input "
+                           f"({x.dim()})")
+    if not 0 <= axis < nd:
+        raise RuntimeError(f"split_like(): The axis ({axis}) should be less than the dimension of like ({nd})")
+    for i, t in enumerate(like):
+        if t.dim() != nd:
+            raise RuntimeError(f"split_like(): The dimension of like_i ({t.dim()}) must match the dimension of the "
+                               f"first like ({nd}), at like[{i}]")
+        for d in range(nd):
+            if d != axis and t.shape[d] != x.shape[d]:
+                raise RuntimeError(f"split_like(): The size of input ({x.shape[d]}) must match the size of like_i "
+                                   f"({t.shape[d]}) at dimension {d}, at like[{i}]")
+    total = sum(t.shape[axis] for t in like)
+    if total != x.shape[axis]:
+        raise RuntimeError(f"split_like(): In non-dynamic shape situation, the total size of like ({total}) should be "
+                           f"equal to the size of input tensor ({x.shape[axis]}) at dimension ({axis})")
+    return tuple(x.split([t.shape[axis] for t in like], dim=axis))
+
+
+def sparse_cross_entropy(prediction, label, depth):
+    """``oneflow._C.sparse_cross_entropy``: ``-log(prediction[..., label])`` per example, ``prediction``
+    holding probabilities over its last dim of size ``depth`` (no softmax taken), with OneFlow's checks.
+
+    Args:
+        prediction (Tensor): the probabilities, classes in the last dim.
+        label (Tensor): integer class indices, of ``prediction``'s shape without its last dim.
+        depth (int): the number of classes.
+
+    Returns:
+        Tensor: of ``label``'s shape; differentiable with respect to ``prediction``.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.sparse_cross_entropy(flow.tensor([[0.5, 0.5], [0.25, 0.75]]), flow.tensor([0, 1]), 2)
+        tensor([0.6931, 0.2877])
+    """
+    prediction = _C.check_tensor(prediction, "sparse_cross_entropy", "prediction", 1)
+    label = _C.check_tensor(label, "sparse_cross_entropy", "label", 2)
+    if prediction.dim() < 2:
+        raise RuntimeError(f"sparse_cross_entropy(): The dimension of prediction must greater than or equal to 2, "
+                           f"but got {prediction.dim()}")
+    if label.dim() != prediction.dim() - 1:
+        raise RuntimeError(f"sparse_cross_entropy(): The dimension of label is expected to be less than that of "
+                           f"prediction by 1, but got {label.dim()} and {prediction.dim()}")
+    for i in range(label.dim()):
+        if prediction.shape[i] != label.shape[i]:
+            raise RuntimeError(f"sparse_cross_entropy(): The size of prediction ({prediction.shape[i]}) at dimension "
+                               f"{i} must match the size of label ({label.shape[i]})")
+    if label.dtype.is_floating_point or label.dtype.is_complex or label.dtype.name == "bool":
+        raise TypeError(f"sparse_cross_entropy(): The dtype of label must be integer, but got {label.dtype}")
+    if int(depth) != prediction.shape[-1]:
+        raise RuntimeError(f"sparse_cross_entropy(): depth ({int(depth)}) must be the size of prediction's last "
+                           f"dim ({prediction.shape[-1]})")
+    from monoflow import _dtypes
+
+    picked = prediction.gather(-1, label.to(_dtypes.int64).unsqueeze(-1)).squeeze(-1)
+    return -picked.log()
