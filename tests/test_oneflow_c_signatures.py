@@ -116,3 +116,20 @@ def test_arg_sort_direction():
     assert (flow._C.arg_sort(flow.tensor(a), "ASCENDING").numpy() == np.argsort(a, axis=-1, kind="stable")).all()
     with pytest.raises(RuntimeError, match="arg_sort"):
         flow._C.arg_sort(flow.tensor(a), "UP")
+
+
+def test_moving_average_observer_takes_older_training_keyword():
+    # older OneFlow releases (and OneFlow's own quantization-aware modules) pass training=
+    w = (np.random.random((4, 5)) - 0.5).astype(np.float32)
+    step = flow.tensor([0], dtype=flow.int64)
+    obs = flow.nn.MovingAverageMinMaxObserver(training=True, quantization_formula="google", stop_update_after_iters=1,
+                                              quantization_bit=8, quantization_scheme="affine", momentum=0.95)
+    assert obs.training
+    scale, zero_point = obs(flow.tensor(w), step)
+    ref_scale = (w.max() - w.min()) / 255.0
+    assert np.allclose(scale.numpy(), ref_scale, rtol=1e-5)
+    assert np.allclose(zero_point.numpy(), -np.round(w.min() / ref_scale))
+    frozen = flow.nn.MovingAverageMinMaxObserver(training=False)
+    assert not frozen.training
+    frozen(flow.tensor(w), step)
+    assert float(frozen.moving_max[0]) == 0.0  # eval mode: the statistics are not updated

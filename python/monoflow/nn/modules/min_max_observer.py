@@ -99,6 +99,9 @@ class MovingAverageMinMaxObserver(Module):
         quantization_bit (int): the number of bits, 2 to 8. Default: ``8``.
         quantization_scheme (str): ``"symmetric"`` or ``"affine"``. Default: ``"symmetric"``.
         momentum (float): the weight of the running statistic. Default: ``0.95``.
+        training (bool, optional): older OneFlow releases' keyword: sets the module's training
+            mode (``True``: the statistics update; ``False``: as ``eval()``), as ``train(training)``.
+            Default: ``None`` (the usual training mode of a new module).
 
     Shape:
         - Input: ``(input, current_train_step)``, ``current_train_step`` a one-element integer tensor.
@@ -113,8 +116,10 @@ class MovingAverageMinMaxObserver(Module):
     """
 
     def __init__(self, stop_update_after_iters=1, quantization_formula="google", quantization_bit=8,
-                 quantization_scheme="symmetric", momentum=0.95):
+                 quantization_scheme="symmetric", momentum=0.95, *, training=None):
         super().__init__()
+        if training is not None:
+            self.train(bool(training))
         _check_options("MovingAverageMinMaxObserver", quantization_formula, quantization_bit, quantization_scheme)
         from monoflow import _creation
 
