@@ -281,3 +281,17 @@ def test_oneflow_split_like_and_sparse_cross_entropy():
             (flow.randn(10, 10, 5), flow.randn(10, 10), TypeError, "The dtype of label must be integer, but got")]:
         msg = _raised(lambda: sce(pred, label, 5), exc)
         assert msg.startswith("sparse_cross_entropy(): ") and phrase in msg
+
+
+def test_pad_and_oneflow_matmul_phrases():
+    msg = _raised(lambda: flow._C.pad(flow.ones(1, 1), (1, 1, 1, 1, 1)), RuntimeError)
+    assert msg.startswith("pad: Padding length should be less than or equal to two times the input dimension")
+    assert "Pad size should less than or equal to input axes * 2." in msg
+    msg = _raised(lambda: flow._C.pad(flow.ones(1, 1), (1, 1, 1)), RuntimeError)
+    assert msg.startswith("pad: Padding length must be divisible by 2")
+    assert "Length of pad must be even but instead it equals 3" in msg
+    msg = _raised(lambda: flow._C.pad(flow.ones(1, 1, 2, 2), (4, 4, 4, 4), mode="test"), NotImplementedError)
+    assert msg.startswith("pad: ") and "Pad mode is test, but only constant, reflect and replicate are valid." in msg
+    for a, b, name in ((flow.ones(()), flow.ones(4, 4), "a"), (flow.ones(4, 4), flow.ones(()), "b")):
+        msg = _raised(lambda: flow._C.matmul(a, b, False, False, 1.0), RuntimeError)
+        assert msg.startswith("matmul(): both arguments to matmul need to be at least 1D") and f"Tensor {name}'s dim should >= 1" in msg

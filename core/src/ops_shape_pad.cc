@@ -47,11 +47,14 @@ const char* mode_name(PadMode mode) { return mode == PadMode::Reflect ? "reflect
 
 Tensor pad(const Tensor& x, const Dims& pads, PadMode mode, std::optional<Scalar> value) {
   const char* op = "pad";
-  MF_CHECK(pads.size() % 2 == 0, RuntimeError, op, ": Padding length must be divisible by 2");
-  const int64_t k = static_cast<int64_t>(pads.size()) / 2, nd = x->dim();
-  MF_CHECK(k <= nd, RuntimeError, op,
+  // torch's wording, then OneFlow's (in OneFlow's order: the length against the rank first)
+  MF_CHECK(static_cast<int64_t>(pads.size()) <= 2 * x->dim(), RuntimeError, op,
            ": Padding length should be less than or equal to two times the input dimension but got padding length ",
-           pads.size(), " and input of dimension ", nd);
+           pads.size(), " and input of dimension ", x->dim(), " (Pad size should less than or equal to input axes * 2.)");
+  MF_CHECK(pads.size() % 2 == 0, RuntimeError, op,
+           ": Padding length must be divisible by 2 (Length of pad must be even but instead it equals ", pads.size(),
+           ")");
+  const int64_t k = static_cast<int64_t>(pads.size()) / 2, nd = x->dim();
   // pads[2i], pads[2i+1]: before and after dim nd-1-i
   auto lo = [&](int64_t i) { return pads[2 * i]; };
   auto hi = [&](int64_t i) { return pads[2 * i + 1]; };

@@ -119,6 +119,10 @@ def matmul(a, b, transpose_a=False, transpose_b=False, alpha=1.0):
     """
     a = _C.check_tensor(a, "matmul", "a", 1)
     b = _C.check_tensor(b, "matmul", "b", 2)
+    for t, name in ((a, "a"), (b, "b")):
+        if t.dim() < 1:  # (torch's wording, then OneFlow's)
+            raise RuntimeError(f"matmul(): both arguments to matmul need to be at least 1D, but they are {a.dim()}D "
+                               f"and {b.dim()}D (Tensor {name}'s dim should >= 1)")
     for t, flag, name in ((a, transpose_a, "transpose_a"), (b, transpose_b, "transpose_b")):
         if flag and t.dim() < 2:
             raise RuntimeError(f"matmul(): {name}=True needs a tensor of at least 2 dims, got {t.dim()}-D")

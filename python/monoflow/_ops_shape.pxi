@@ -231,7 +231,8 @@ def pad(x, pad, mode="constant", value=None):
     elif mode == "replicate":
         m = PAD_REPLICATE
     else:
-        raise NotImplementedError(f"pad: padding mode {mode!r} is not supported (constant, reflect, replicate)")
+        raise NotImplementedError(f"pad: padding mode {mode!r} is not supported (constant, reflect, replicate): "
+                                  f"Pad mode is {mode}, but only constant, reflect and replicate are valid.")
     if value is not None:
         if not _to_scalar(value, &s):
             raise TypeError(f"pad(): argument 'value' must be a number, not {type(value).__name__}")
