@@ -295,3 +295,24 @@ def test_pad_and_oneflow_matmul_phrases():
     for a, b, name in ((flow.ones(()), flow.ones(4, 4), "a"), (flow.ones(4, 4), flow.ones(()), "b")):
         msg = _raised(lambda: flow._C.matmul(a, b, False, False, 1.0), RuntimeError)
         assert msg.startswith("matmul(): both arguments to matmul need to be at least 1D") and f"Tensor {name}'s dim should >= 1" in msg
+
+
+def test_oneflow_fused_mlp():
+    mlp = flow._C.fused_mlp
+    x = flow.randn(3, 4, requires_grad=True)
+    w1, w2 = flow.randn(5, 4), flow.randn(2, 5)
+    b1, b2 = flow.randn(5), flow.randn(2)
+    want = F.linear(F.linear(x, w1, b1).relu(), w2, b2)
+    assert flow.allclose(mlp(x, [w1, w2], [b1, b2], True), want)
+    assert flow.allclose(mlp(x, [w1, w2], [b1, b2], False), want.relu())
+    mlp(x, [w1, w2], [b1, b2], True).sum().backward()
+    assert x.grad.shape == (3, 4)
+    ones = flow.ones
+    for ws, bs, phrase in [([], [ones(4)], "The number of weights should be greater equal than 1"),
+                           ([ones(4, 4), ones(4, 4)], [ones(4)], "The number of weights should be equal to biases"),
+                           ([ones(4)], [ones(4)], "Weight's dim size should == 2"),
+                           ([ones(4, 4)], [ones(4, 4)], "Bias's dim size should == 1"),
+                           ([ones(6, 4)], [ones(5)], "Bias's dim is not equal to weight's first dim."),
+                           ([ones(3, 6)], [ones(3)], "weight's second dim should be equal to input's second dim.")]:
+        msg = _raised(lambda: mlp(ones(2, 4), ws, bs, False), RuntimeError)
+        assert msg.startswith("fused_mlp(): ") and phrase in msg
