@@ -571,6 +571,24 @@ class Module:
                 t.grad.share_memory_()
         return self
 
+    def make_contiguous_params_group(self):
+        """OneFlow's ``Module.make_contiguous_params_group()``: lays this module's parameters and
+        their gradients out in contiguous buffers, one per dtype and device (see
+        :class:`~monoflow.nn.utils.parameters_grouping.ContiguousParamsGroup`), kept as
+        ``self.cpg``; the parameters become views of the buffers. Returns ``self``.
+
+        Example::
+
+            >>> import monoflow as flow
+            >>> m = flow.nn.Linear(2, 1).make_contiguous_params_group()
+            >>> [b.shape for b in m.cpg.grouped_parameters]
+            [monoflow.Size([3])]
+        """
+        from monoflow.nn.utils.parameters_grouping import ContiguousParamsGroup
+
+        self.cpg = ContiguousParamsGroup(list(self.parameters()), group_on_current_buffer=False)
+        return self
+
     def cuda(self, device=None):
         """Moves parameters and buffers to a CUDA device; raises when none is loaded."""
         return self._apply(lambda t: t.cuda(device))

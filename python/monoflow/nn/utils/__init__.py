@@ -12,3 +12,4 @@ from monoflow.nn.utils.spectral_norm import remove_spectral_norm, spectral_norm 
 from monoflow.nn.utils.weight_norm import remove_weight_norm, weight_norm  # noqa: F401
 from monoflow.nn.utils import fusion, prune, rnn, stateless  # noqa: F401,E402
 from monoflow.nn.utils import parametrize, parametrizations  # noqa: F401,E402
+from monoflow.nn.utils import parameters_grouping  # noqa: F401,E402  (OneFlow's ContiguousParamsGroup)
