@@ -316,3 +316,17 @@ def test_oneflow_fused_mlp():
                            ([ones(3, 6)], [ones(3)], "weight's second dim should be equal to input's second dim.")]:
         msg = _raised(lambda: mlp(ones(2, 4), ws, bs, False), RuntimeError)
         assert msg.startswith("fused_mlp(): ") and phrase in msg
+
+
+def test_oneflow_view_function_and_to_of_a_global_other():
+    assert flow.view(flow.arange(6), 2, 3).tolist() == [[0, 1, 2], [3, 4, 5]]
+    x = flow.arange(6.0)
+    v = flow.view(x, (3, 2))
+    v[0, 0] = 7.0
+    assert x[0].item() == 7.0
+    msg = _raised(lambda: flow.view(flow.ones(2, 3, 4).permute(1, 0, 2), flow.ones(4, 6).shape), RuntimeError)
+    assert msg.startswith("view: view size is not compatible with input tensor's size")
+    g = flow.tensor([0.0, 1.0], placement=flow.placement("cpu", ranks=[0]), sbp=[flow.sbp.split(0)])
+    msg = _raised(lambda: flow.tensor([0.0, 1.0]).to(g), RuntimeError)
+    assert msg.startswith("to(): tensor.to(other) can only be called when tensor and other are local tensors")
+    assert flow.tensor([1, 2]).to(flow.tensor([0.5])).dtype == flow.float32

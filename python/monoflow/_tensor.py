@@ -414,6 +414,11 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
         if len(args) == 1 and not kwargs and memory_format is None and args[0] is Tensor:
             # OneFlow's x.to(flow.Tensor): a graph module's tensor as the eager tensor (here it already is one)
             return self
+        other = args[0] if args else kwargs.get("other")
+        if isinstance(other, _C.TensorBase) and other.is_global and not self.is_global:
+            # (OneFlow's check and wording: a local tensor takes no placement from a global one)
+            raise RuntimeError("to(): tensor.to(other) can only be called when tensor and other are local tensors "
+                               "(other is global; use to_global(placement, sbp))")
         device, dtype, copy = _parse_to_args(args, kwargs)
         out = self._to(device, dtype, copy)
         return out if memory_format is None else _memory_format.laid_out(out, memory_format, "to")

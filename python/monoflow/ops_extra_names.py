@@ -13,7 +13,7 @@ from monoflow import _composite as _c
 
 __all__ = ["_assert", "argwhere", "as_strided", "batch_gather", "broadcast_like", "cast", "combinations", "empty_strided", "gather_nd", "in_top_k", "mish",
            "new_empty", "new_ones", "new_zeros", "nms", "quick_gelu", "result_type", "scalar_tensor", "scatter_nd", "slice", "slice_update", "softshrink", "softsign",
-           "tensor_scatter_nd_update", "unravel_index", "vander"]
+           "tensor_scatter_nd_update", "unravel_index", "vander", "view"]
 
 
 # combinations/vander build their result from Python-side index lists or
@@ -914,3 +914,17 @@ def _assert(condition, message):
     """torch._assert: ``assert condition, message`` written as a call (model code such as
     torchvision's ViT checks input sizes with it); a tensor condition is read as a bool."""
     assert condition, message
+
+
+def view(input, *shape):
+    """OneFlow's ``oneflow.view(input, *shape)``: ``input.view(*shape)``, a view of the same memory
+    with the given shape (the strides must allow it; ``reshape`` copies where they do not).
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow.view(flow.arange(6), 2, 3)
+        tensor([[0, 1, 2],
+                [3, 4, 5]])
+    """
+    return _C.check_tensor(input, "view", "input", 1).view(*shape)
