@@ -330,3 +330,19 @@ def test_oneflow_view_function_and_to_of_a_global_other():
     msg = _raised(lambda: flow.tensor([0.0, 1.0]).to(g), RuntimeError)
     assert msg.startswith("to(): tensor.to(other) can only be called when tensor and other are local tensors")
     assert flow.tensor([1, 2]).to(flow.tensor([0.5])).dtype == flow.float32
+
+
+def test_oneflow_slice_update_list_form_checks():
+    su = flow._C.slice_update
+    ref = flow.tensor([[1], [2]])
+    for start, stop, step, phrase in [([-1], [1], [1], "The start list elements must be greater than or equal to 0, but got -1"),
+                                      ([1], [-1], [1], "The stop list elements must be greater than or equal to 0"),
+                                      ([1], [1], [0], "The step list elements must be greater than 0, but got 0"),
+                                      ([2], [1], [1], "The element in start list must be less than or equal to the element in stop list at index 0")]:
+        msg = _raised(lambda: su(ref, flow.tensor([[1], [2]]), start, stop, step), RuntimeError)
+        assert msg.startswith("slice_update(): ") and phrase in msg
+    msg = _raised(lambda: su(flow.tensor([1, 2]), flow.tensor([1, 2]), [1, 2, 3], [1, 2, 3], [1, 2, 3]), IndexError, RuntimeError)
+    assert "The size of slice tuple must be equal to the size of value tensor at dimension" in msg
+    msg = _raised(lambda: su(flow.tensor([1]), flow.tensor([0.5]), [1], [2], [1]), TypeError)
+    assert msg.startswith("slice_update(): Tensors ref and value must have same type")
+    assert su(flow.zeros(4), flow.ones(2), [0], [4], [2]).tolist() == [1.0, 0.0, 1.0, 0.0]

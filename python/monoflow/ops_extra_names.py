@@ -728,6 +728,27 @@ def _slices(op, spec, ndim):
     return tuple(parts)
 
 
+def _check_slice_lists(op, ref, value, start, stop, step):
+    # OneFlow's checks and wording for oneflow._C.slice_update(ref, value, start, stop, step)
+    if len(start) > ref.dim():
+        raise _C.IndexRuntimeError(f"{op}(): {len(start)} slices for a tensor of {ref.dim()} dims (The size of slice "
+                                   f"tuple must be equal to the size of value tensor at dimension {ref.dim()})")
+    for i, (a, b, s) in enumerate(zip(start, stop, step)):
+        if a < 0:
+            raise RuntimeError(f"{op}(): The start list elements must be greater than or equal to 0, but got {a} "
+                               f"at index {i}")
+        if b < 0:
+            raise RuntimeError(f"{op}(): The stop list elements must be greater than or equal to 0, but got {b} "
+                               f"at index {i}")
+        if s <= 0:
+            raise RuntimeError(f"{op}(): The step list elements must be greater than 0, but got {s} at index {i}")
+        if a > b:
+            raise RuntimeError(f"{op}(): The element in start list must be less than or equal to the element in stop "
+                               f"list at index {i}, but got {a} and {b}")
+    if isinstance(value, _C.TensorBase) and value.dtype != ref.dtype:
+        raise TypeError(f"{op}(): Tensors ref and value must have same type, but got {ref.dtype} and {value.dtype}")
+
+
 def slice_update(input, update, slice_tup_list, stop=None, step=None, *, inplace=None):
     """OneFlow's ``oneflow.slice_update``: writes ``update`` into ``input[start:stop:step, ...]``.
 
@@ -767,6 +788,7 @@ def slice_update(input, update, slice_tup_list, stop=None, step=None, *, inplace
         start = slice_tup_list
         if not all(isinstance(v, (list, tuple)) for v in (start, stop, step)) or not len(start) == len(stop) == len(step):
             raise TypeError("slice_update(): start, stop and step must be lists of ints of the same length")
+        _check_slice_lists("slice_update", input, update, start, stop, step)
         index = _slices("slice_update", [tuple(t) for t in zip(start, stop, step)], input.dim())
         inplace = False if inplace is None else inplace
     out = input if inplace else input.clone()
