@@ -425,7 +425,32 @@ def suite_moves(placement, seeds, results):
             return check or same(y.grad.numpy(), np.full_like(a, 3), "y.grad")
         return check
 
+    def stage_per_rank():
+        # a chain through every rank (a pipeline of n stages): the loss on the last rank;
+        # each earlier stage's gradient arrives only if every rank, those outside a move's
+        # two placements included, keeps the chain connected through it
+        stages = [flow.placement("cpu", [r]) for r in range(n)]
+        ws = [flow.tensor(np.full((5, 4), 0.5 + 0.25 * r, np.float32), placement=stages[r], sbp=B,
+                          requires_grad=True) for r in range(n)]
+        h = flow.tensor(a, placement=stages[0], sbp=B)
+        for r in range(n):
+            h = (h.to_global(placement=stages[r], sbp=B) * ws[r]).tanh()
+        h.sum().backward()
+        # the reference: the same chain in numpy, gradients by the chain rule backwards
+        acts, v = [], a
+        for r in range(n):
+            acts.append(v)
+            v = np.tanh(v * (0.5 + 0.25 * r))
+        g = np.ones_like(a)
+        grads = [None] * n
+        for r in reversed(range(n)):
+            k = 0.5 + 0.25 * r
+            d = g * (1 - np.tanh(acts[r] * k) ** 2)
+            grads[r], g = d * acts[r], d * k
+        return same(ws[me].grad.numpy(), grads[me], f"w{me}.grad")
+
     case("two_stages", two_stages)
     case("split_to_one", split_to_one)
     case("one_to_split", one_to_split)
+    case("stage_per_rank", stage_per_rank)
     results["moves"] = out

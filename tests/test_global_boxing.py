@@ -62,4 +62,4 @@ def test_moves_between_placements(nproc, tmp_path):
     results = run_worker(nproc, tmp_path, ["moves"])
     for rank, res in enumerate(results):
         bad = {k: v for k, v in res["moves"].items() if v != "ok"}
-        assert len(res["moves"]) == 3 and not bad, f"rank {rank}: {bad}"
+        assert len(res["moves"]) == 4 and not bad, f"rank {rank}: {bad}"

@@ -78,10 +78,11 @@ def move(x, placement, nd):
             full = boxing.convert(local_view(x), shape, x.placement, x.sbp, everywhere)
         else:
             full = local_view(x)  # an empty shard, still connected to x's history
-        if me not in src_ranks and me not in dst_ranks:
-            out = _creation.empty((0,), dtype=x.dtype)
-        else:
-            out = _Transfer.apply(full, shape, x.dtype, src_ranks, dst_ranks)
+        # Every rank goes through the transfer, those outside both placements too (an empty
+        # shard for them): their later shards stay connected to this history, so a backward
+        # started from a later stage's loss reaches the transfers this rank takes part in
+        # further back (a pipeline's stage 1 receives stage 2's gradient and sends its own).
+        out = _Transfer.apply(full, shape, x.dtype, src_ranks, dst_ranks)
         if me in dst_ranks:
             out = boxing.convert(out, shape, placement, (broadcast,) * len(nd), nd)
     return wrap(out, placement, nd, shape)
