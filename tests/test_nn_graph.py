@@ -111,8 +111,8 @@ def test_print_state_dict_and_load():
     graph(x)
     after = repr(graph)
     assert "(model): Sequential(" in after and "plan 0" in after and "nodes" in after
-    sd = graph.state_dict()
-    assert list(sd) == ["model.0.weight", "model.0.bias", "model.2.weight", "model.2.bias"]
+    sd = graph.state_dict()  # OneFlow's layout: a module's state under its name
+    assert list(sd) == ["model"] and list(sd["model"]) == ["0.weight", "0.bias", "2.weight", "2.bias"]
     other = _mlp("cpu").eval()
     with flow.no_grad():
         for p in other.parameters():
@@ -274,7 +274,7 @@ def test_cnn_with_batch_norm_trains_like_eager(device):
     graph = TrainGraph(m_g, o_g)
     assert [graph(x, y).item() for x, y in data] == eager
     graph_state = TrainGraph(m_g, o_g).state_dict()
-    assert "model.1.running_mean" in graph_state
+    assert "1.running_mean" in graph_state["model"]
     for (name, want), got in zip(m_e.state_dict().items(), m_g.state_dict().values()):
         np.testing.assert_array_equal(_np(got), _np(want), err_msg=name)
 
@@ -546,6 +546,35 @@ def test_a_graph_follows_its_modules_tensors_when_they_move():
     np.testing.assert_allclose(g(x.double()).numpy(), lin(x.double()).detach().numpy())
 
 
+def test_train_graph_state_dict_counts_steps_and_round_trips():
+    # OneFlow's layout for a training graph: each module's state under its name, and
+    # "System-Train-TrainStep", the train calls run (what its distributed save/load page reads)
+    rng = np.random.default_rng(3)
+    x = flow.tensor(rng.standard_normal((4, 6)).astype(np.float32))
+    y = flow.tensor(rng.integers(0, 3, 4))
+    model = nn.Linear(6, 3)
+    graph = TrainGraph(model, flow.optim.SGD(model.parameters(), lr=0.1))
+    assert graph.state_dict()["System-Train-TrainStep"].tolist() == [0]
+    for _ in range(3):
+        graph(x, y)
+    sd = graph.state_dict()
+    assert list(sd) == ["model", "System-Train-TrainStep"]
+    assert sd["System-Train-TrainStep"].dtype == flow.int64 and sd["System-Train-TrainStep"].tolist() == [3]
+    np.testing.assert_array_equal(sd["model"]["weight"].numpy(), model.weight.numpy())
+    other = nn.Linear(6, 3)
+    fresh = TrainGraph(other, flow.optim.SGD(other.parameters(), lr=0.1))
+    fresh.load_state_dict(sd)
+    np.testing.assert_array_equal(other.weight.numpy(), model.weight.numpy())
+    assert fresh.state_dict()["System-Train-TrainStep"].tolist() == [3]
+    # flat "<module>.<key>" names load too; a key matching no module is refused when strict
+    third = nn.Linear(6, 3)
+    TrainGraph(third, flow.optim.SGD(third.parameters(), lr=0.1)).load_state_dict(
+        {"model." + k: v for k, v in model.state_dict().items()})
+    np.testing.assert_array_equal(third.bias.numpy(), model.bias.numpy())
+    with pytest.raises(RuntimeError, match="unexpected keys"):
+        fresh.load_state_dict({**sd, "nope": flow.zeros(1)})
+
+
 def test_saving_a_graph_saves_its_state(tmp_path):
     # OneFlow's flow.save(graph, path): the graph's state, loaded back with load_state_dict
     model = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4))
@@ -562,7 +591,7 @@ def test_saving_a_graph_saves_its_state(tmp_path):
     g(flow.randn(5, 3))
     flow.save(g, tmp_path / "graph")
     state = flow.load(tmp_path / "graph")
-    assert set(state) == {"m." + k for k in model.state_dict()}
+    assert set(state) == {"m"} and set(state["m"]) == set(model.state_dict())
     other = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4))
     g2 = G(other)
     g2.load_state_dict(state)

@@ -7,7 +7,8 @@ import itertools
 import os
 import warnings
 
-from monoflow import _C, _graph
+from monoflow import _C, _dtypes, _graph
+from monoflow._creation import tensor as _tensor_from_data
 from monoflow._global import whole_graph
 from monoflow._tensor import Tensor
 from monoflow.amp.autocast_mode import autocast
@@ -54,6 +55,9 @@ def _parameters_placement(module):
     return None
 
 
+_TRAIN_STEP = "System-Train-TrainStep"  # OneFlow's key for a training graph's step count in state_dict
+
+
 class Graph:
     """A static graph of modules (OneFlow's ``nn.Graph``): traced once per input signature, then replayed.
 
@@ -95,6 +99,7 @@ class Graph:
         d = self.__dict__
         d["_modules"] = OrderedDict()
         d["_optimizers"] = []  # (GraphOptimizerStep, GraphLRSchedule or None)
+        d["_train_steps"] = 0  # train calls run: state_dict's "System-Train-TrainStep"
         d["_plans"] = OrderedDict()  # signature -> CompiledTrace
         d["_graph_modules"] = OrderedDict()  # id(module) -> GraphModule (its settings in this graph)
         d["_ungraded"] = {}  # build signature -> ids of parameters build leaves without a gradient
@@ -255,22 +260,71 @@ class Graph:
     # ------------------------------------------------------------ state
 
     def state_dict(self, destination=None, prefix=""):
+        """The graph's state, as OneFlow lays it out: one entry per registered module holding that
+        module's ``state_dict()``, and for a training graph ``"System-Train-TrainStep"``, the train
+        calls run so far (an int64 tensor of shape [1]). The optimizers' own state stays in their
+        ``state_dict()``.
+
+        Args:
+            destination (dict, optional): filled and returned instead of a new OrderedDict.
+            prefix (str): prepended to the module names.
+
+        Example::
+
+            >>> class G(nn.Graph):
+            ...     def __init__(self, m):
+            ...         super().__init__()
+            ...         self.lin = m
+            ...     def build(self, x):
+            ...         return self.lin(x)
+            >>> sd = G(nn.Linear(2, 1)).state_dict()
+            >>> list(sd), list(sd["lin"])
+            (['lin'], ['weight', 'bias'])
+        """
         out = OrderedDict() if destination is None else destination
         for name, module in self._modules.items():
-            module.state_dict(destination=out, prefix=f"{prefix}{name}.")
+            out[prefix + name] = module.state_dict()
+        if self._optimizers:
+            out[prefix + _TRAIN_STEP] = _tensor_from_data([self._train_steps], dtype=_dtypes.int64)
         return out
 
     def load_state_dict(self, state_dict, strict=True):
-        """Loads into the registered modules (in place: compiled plans stay valid)."""
+        """Loads a state saved by :meth:`state_dict` (OneFlow's nested layout, or flat
+        ``"<module>.<key>"`` names) into the registered modules, in place: compiled plans stay valid.
+
+        Args:
+            state_dict (dict): the state to load.
+            strict (bool): whether keys that match nothing, or modules' missing keys, raise.
+
+        Example::
+
+            >>> class G(nn.Graph):
+            ...     def __init__(self, m):
+            ...         super().__init__()
+            ...         self.lin = m
+            ...     def build(self, x):
+            ...         return self.lin(x)
+            >>> a, b = G(nn.Linear(2, 1)), G(nn.Linear(2, 1))
+            >>> _ = b.load_state_dict(a.state_dict())
+            >>> flow.equal(a.lin.weight, b.lin.weight)
+            True
+        """
         missing, unexpected = [], []
         names = list(self._modules)
         for name, module in self._modules.items():
-            sub = OrderedDict((k[len(name) + 1:], v) for k, v in state_dict.items() if k.startswith(name + "."))
+            if isinstance(state_dict.get(name), dict):
+                sub = state_dict[name]
+            else:
+                sub = OrderedDict((k[len(name) + 1:], v) for k, v in state_dict.items() if k.startswith(name + "."))
             result = module.load_state_dict(sub, strict=strict)
             if result is not None:
                 missing += [f"{name}.{k}" for k in getattr(result, "missing_keys", [])]
                 unexpected += [f"{name}.{k}" for k in getattr(result, "unexpected_keys", [])]
-        stray = [k for k in state_dict if not any(k.startswith(n + ".") for n in names)]
+        if _TRAIN_STEP in state_dict:
+            step = state_dict[_TRAIN_STEP]
+            self.__dict__["_train_steps"] = int(step.numpy().reshape(-1)[0]) if hasattr(step, "numpy") else int(step)
+        stray = [k for k in state_dict if k != _TRAIN_STEP and k not in names
+                 and not any(k.startswith(n + ".") for n in names)]
         if strict and stray:
             raise RuntimeError(f"{type(self).__name__}.load_state_dict: unexpected keys {stray}")
         return missing, unexpected + stray
@@ -433,6 +487,7 @@ class Graph:
                 if schedule is not None:
                     schedules.enter_context(schedule)
             out = self._train_step(args)
+            self.__dict__["_train_steps"] += 1
             if os.environ.get("ONEFLOW_DEBUG_MODE", "").lower() in ("1", "true", "yes", "on"):
                 self._log_train_step_lr()
             for _, schedule in self._optimizers:
