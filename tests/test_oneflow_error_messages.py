@@ -346,3 +346,13 @@ def test_oneflow_slice_update_list_form_checks():
     msg = _raised(lambda: su(flow.tensor([1]), flow.tensor([0.5]), [1], [2], [1]), TypeError)
     assert msg.startswith("slice_update(): Tensors ref and value must have same type")
     assert su(flow.zeros(4), flow.ones(2), [0], [4], [2]).tolist() == [1.0, 0.0, 1.0, 0.0]
+
+
+def test_masked_fill_refuses_a_float_mask():
+    for fn in (lambda: flow._C.masked_fill_(flow.ones(5), flow.ones(5), 2),
+               lambda: flow.ones(5).masked_fill(flow.ones(5), 2), lambda: flow.masked_fill(flow.ones(5), flow.ones(5), 2)):
+        msg = _raised(fn, RuntimeError)
+        assert msg.split("(")[0] in ("masked_fill_", "masked_fill") and "mask type must be integral or bool" in msg
+    x = flow.zeros(3)
+    assert flow._C.masked_fill_(x, flow.tensor([1, 0, 1]), 2.0) is x and x.tolist() == [2.0, 0.0, 2.0]
+    assert flow.masked_select(flow.arange(3.0), flow.tensor([0.0, 1.0, 0.5])).tolist() == [1.0, 2.0]

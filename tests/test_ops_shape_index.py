@@ -286,9 +286,10 @@ def test_mask_errors_and_examples(device):
     m = flow.tensor([True, False, True], device=device)
     assert x.masked_fill(m, 9).tolist() == [[9, 1, 9], [9, 4, 9]]
     assert x.int().masked_fill(m, 9.7).tolist() == [[9, 1, 9], [9, 4, 9]]
-    # integer and float masks are OneFlow's (nonzero selects; torch refuses them)
+    # integer masks are OneFlow's (nonzero selects; torch refuses them); a float mask is refused by both
     assert x.masked_fill(m.int(), 9).tolist() == [[9, 1, 9], [9, 4, 9]]
-    assert x.masked_fill(m.float() * 0.5, 9).tolist() == [[9, 1, 9], [9, 4, 9]]
+    with pytest.raises(RuntimeError, match=r"masked_fill\(\): mask type must be integral or bool"):
+        x.masked_fill(m.float() * 0.5, 9)
     with pytest.raises(RuntimeError, match="masked_fill: only supports a 0-dimensional value tensor"):
         x.masked_fill(m, flow.tensor([9.0], device=device))
     with pytest.raises(RuntimeError, match=r"masked_fill_: output with shape \[3\] doesn't match the broadcast "

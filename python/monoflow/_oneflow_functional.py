@@ -8,7 +8,8 @@ __all__ = ["bias_add", "layer_norm", "reduce_sum_like", "reshape_like", "matmul"
            "fused_bias_add_gelu", "fused_bias_add_dropout", "fused_scale_tril", "fused_weighted_sum",
            "binary_cross_entropy_with_logits_reduce_mean", "inv", "trigamma", "rms_norm",
            "layer_norm_affine", "skip_layer_norm", "skip_rms_norm", "trunc_divide", "grouped_matmul",
-           "grouped_matmul_bias", "transpose", "exponential_", "split_like", "sparse_cross_entropy", "fused_mlp"]
+           "grouped_matmul_bias", "transpose", "exponential_", "split_like", "sparse_cross_entropy", "fused_mlp",
+           "masked_fill_"]
 
 
 def reshape_like(input, like):
@@ -778,3 +779,15 @@ def fused_mlp(x, weights, biases, skip_final_activation):
         if i < n - 1 or not skip_final_activation:
             x = x.relu()
     return x
+
+
+def masked_fill_(input, mask, value):
+    """``oneflow._C.masked_fill_``: ``input.masked_fill_(mask, value)``, in place (an integer mask: nonzero fills).
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.masked_fill_(flow.zeros(3), flow.tensor([1, 0, 1]), 2.0)
+        tensor([2., 0., 2.])
+    """
+    return _C.check_tensor(input, "masked_fill_", "input", 1).masked_fill_(mask, value)

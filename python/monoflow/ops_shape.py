@@ -319,8 +319,16 @@ def _bool_mask(mask):
     return mask
 
 
+def _fill_mask(op, mask):
+    # masked_fill takes an integer mask as OneFlow, never a floating one (torch and OneFlow refuse it)
+    if isinstance(mask, _C.TensorBase) and mask.dtype.is_floating_point:
+        raise RuntimeError(f"{op}(): mask type must be integral or bool, but got {mask.dtype} (only supports boolean "
+                           f"masks)")
+    return _bool_mask(mask)
+
+
 def masked_fill(input, mask, value):
-    return _C.masked_fill(input, _bool_mask(mask), value)
+    return _C.masked_fill(input, _fill_mask("masked_fill", mask), value)
 
 
 def masked_select(input, mask):
@@ -452,10 +460,10 @@ class TensorMethods:
         return _C.index_put_(self.clone(), indices, values, accumulate)
 
     def masked_fill(self, mask, value):
-        return _C.masked_fill(self, _bool_mask(mask), value)
+        return _C.masked_fill(self, _fill_mask("masked_fill", mask), value)
 
     def masked_fill_(self, mask, value):
-        return _C.masked_fill(self, _bool_mask(mask), value, True)
+        return _C.masked_fill(self, _fill_mask("masked_fill_", mask), value, True)
 
     def masked_select(self, mask):
         return _C.masked_select(self, _bool_mask(mask))
