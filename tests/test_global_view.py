@@ -70,12 +70,18 @@ sd = gv.to_local(lin.state_dict())
 rank = flow.env.get_rank()
 src = {"w": flow.ones(2, 3), "step": flow.tensor([5])} if rank == 0 else None
 part = gv.to_global(src, placement=flow.placement("cpu", ranks=[0]), sbp=lambda state, t: flow.sbp.broadcast)
+# a graph's state dict: global parameters on every rank beside a local step count; rank 1, outside the
+# placement, keeps its own structure (its global tensors stay global: the same collectives as rank 0)
+mixed = gv.to_global({"m": {"weight": lin.weight}, "step": flow.tensor([3])},
+                     placement=flow.placement("cpu", ranks=[0]), sbp=flow.sbp.broadcast)
 split = gv.to_global({"w": flow.ones(4, 2) * (rank + 1)}, placement=P,
                      sbp=lambda state, t: flow.sbp.split(0) if t is state["w"] else flow.sbp.broadcast)
 json.dump({"x": x.numpy().tolist(), "out": out.numpy().tolist(), "global": out.is_global,
            "local_sd": [not v.is_global for v in sd.values()],
            "part": {k: [list(v.shape), str(v.dtype), v.placement.rank_list()] for k, v in part.items()},
            "split": [list(split["w"].shape), str(split["w"].sbp)],
+           "mixed": [mixed["m"]["weight"].placement.rank_list(), mixed["step"].placement.rank_list(),
+                     list(mixed["m"]["weight"].shape)],
            # printed on a rank outside its placement: a description, not an error (OneFlow prints it there)
            "held": ("<held by ranks [0]>" in repr(part["w"])) == (rank == 1) and "sbp=" in repr(part["w"])},
           open(sys.argv[1] + f"/rank{rank}.json", "w"))
@@ -91,3 +97,4 @@ def test_global_mode_on_two_ranks_gives_one_logical_tensor(tmp_path):
     assert res[0] == res[1] and res[0]["global"] and all(res[0]["local_sd"])
     assert res[0]["part"] == {"w": [[2, 3], "monoflow.float32", [0]], "step": [[1], "monoflow.int64", [0]]}
     assert res[0]["split"] == [[8, 2], "(monoflow.sbp.split(dim=0),)"] and res[0]["held"]
+    assert res[0]["mixed"] == [[0], [0], [3, 4]]

@@ -354,8 +354,10 @@ def agree(what, local_shape, *meta):
         return [tuple(local_shape)]
     import monoflow.distributed as dist
 
-    width = 2 + 16
-    row = [_digest(*meta), len(local_shape)] + list(local_shape) + [-1] * (16 - len(local_shape))
+    # (the width of _agree_local's row: two ranks that reach different checks then meet in one
+    # all-gather of equal sizes and report the difference, where unequal sizes abort in Gloo)
+    width = 3 + 16
+    row = [_digest(*meta), len(local_shape)] + list(local_shape) + [-1] * (17 - len(local_shape))
     mine = _creation.tensor(row, dtype=_dtypes.int64)
     everyone = _creation.empty(world.size() * width, dtype=_dtypes.int64)
     dist.all_gather_into_tensor(everyone, mine, group=world)

@@ -21,7 +21,7 @@ from monoflow._global import mode as _mode
 from monoflow._global.placement import placement as _Placement
 from monoflow._global.sbp import as_nd_sbp
 from monoflow._tensor import Tensor
-from monoflow.utils._pytree import tree_map
+from monoflow.utils._pytree import tree_flatten, tree_map
 
 __all__ = ["to_global", "to_local", "global_mode", "current_global_mode"]
 
@@ -57,7 +57,19 @@ def _structure_from_first_rank(input, placement):
         _oneflow_internal.cpu_broadcast(pickle.dumps(skeleton), src)
         return input
     got = _oneflow_internal.cpu_broadcast(None, src)
-    return input if placement.coords(rank) is not None else pickle.loads(got)
+    if placement.coords(rank) is not None:
+        return input
+    skeleton = pickle.loads(got)
+    # A rank outside the placement keeps its own input when it has the first rank's structure:
+    # its global tensors must stay global (a graph's state dict: global parameters on every
+    # rank beside a local step count), or it would make different collectives than the others.
+    return input if input is not None and _shape_of(input) == _shape_of(skeleton) else skeleton
+
+
+def _shape_of(value):
+    """The structure of `value` with its tensors as one kind of leaf (what the ranks must agree on)."""
+    leaves, spec = tree_flatten(value)
+    return spec, [isinstance(v, Tensor) for v in leaves]
 
 
 def _sbp_for(sbp, input, t):
