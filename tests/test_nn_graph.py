@@ -566,6 +566,10 @@ def test_train_graph_state_dict_counts_steps_and_round_trips():
     fresh.load_state_dict(sd)
     np.testing.assert_array_equal(other.weight.numpy(), model.weight.numpy())
     assert fresh.state_dict()["System-Train-TrainStep"].tolist() == [3]
+    # a global step count (OneFlow's distributed save/load page loads it as one)
+    fresh.load_state_dict({**sd, "System-Train-TrainStep": flow.tensor([7]).to_global(
+        placement=flow.placement("cpu", ranks=[0]), sbp=flow.sbp.broadcast)})
+    assert fresh.state_dict()["System-Train-TrainStep"].tolist() == [7]
     # flat "<module>.<key>" names load too; a key matching no module is refused when strict
     third = nn.Linear(6, 3)
     TrainGraph(third, flow.optim.SGD(third.parameters(), lr=0.1)).load_state_dict(

@@ -58,6 +58,21 @@ def _parameters_placement(module):
 _TRAIN_STEP = "System-Train-TrainStep"  # OneFlow's key for a training graph's step count in state_dict
 
 
+def _step_count(step):
+    """The int a saved "System-Train-TrainStep" holds; a global one may live on some ranks only
+    (OneFlow's save/load page loads it onto the ranks holding the files), so it is broadcast first."""
+    if not isinstance(step, Tensor):
+        return int(step)
+    if step.is_global:
+        from monoflow._global import groups
+        from monoflow._global.placement import placement
+        from monoflow._global.sbp import broadcast
+
+        everyone = placement(step.placement.type, ranks=list(range(groups.world_size())))
+        step = step.to_global(placement=everyone, sbp=broadcast).to_local()
+    return int(step.reshape(-1)[0].item())
+
+
 class Graph:
     """A static graph of modules (OneFlow's ``nn.Graph``): traced once per input signature, then replayed.
 
@@ -321,8 +336,7 @@ class Graph:
                 missing += [f"{name}.{k}" for k in getattr(result, "missing_keys", [])]
                 unexpected += [f"{name}.{k}" for k in getattr(result, "unexpected_keys", [])]
         if _TRAIN_STEP in state_dict:
-            step = state_dict[_TRAIN_STEP]
-            self.__dict__["_train_steps"] = int(step.numpy().reshape(-1)[0]) if hasattr(step, "numpy") else int(step)
+            self.__dict__["_train_steps"] = _step_count(state_dict[_TRAIN_STEP])
         stray = [k for k in state_dict if k != _TRAIN_STEP and k not in names
                  and not any(k.startswith(n + ".") for n in names)]
         if strict and stray:
