@@ -24,6 +24,8 @@ Note [Activation checkpointing in a graph]
     random draws] in core/include/monoflow/generator.h): the recompute sees
     the forward's mask, as in eager mode.
 """
+import types
+
 from monoflow import _C
 from monoflow.nn.module import Module
 
@@ -176,7 +178,14 @@ class ModuleView:
             # OneFlow 0.7/0.8's spelling of to(GraphModule): module.config.set_stage(...),
             # module.config.activation_checkpointing = True (a module's own `config` comes first)
             return self.to(GraphModule)
-        return self._wrap(getattr(self._view_module, name), name)
+        value = getattr(self._view_module, name)
+        if isinstance(value, types.MethodType) and value.__self__ is self._view_module \
+                and value.__func__ is not getattr(Module, name, None) and name not in self._view_module.__dict__:
+            # a method the module's class defines (forward, a helper it calls): bound to this view, as
+            # OneFlow's Block does, so that inside it `self.child` is a view too (nn.Module's own methods,
+            # parameters() ..., stay the module's)
+            return types.MethodType(value.__func__, self)
+        return self._wrap(value, name)
 
     def __setattr__(self, name, value):
         setattr(self._view_module, name, value)
@@ -185,7 +194,14 @@ class ModuleView:
         delattr(self._view_module, name)
 
     def __call__(self, *args, **kwargs):
-        return self._view_module(*args, **kwargs)
+        m = self._view_module
+        if "forward" in m.__dict__ or _has_hooks(m) or type(m).__call__ is not Module.__call__ \
+                or getattr(m, "_compiled_call_impl", None) is not None:
+            # (hooks, a forward installed on the module: checkpointing, stages; its class's own __call__)
+            return m(*args, **kwargs)
+        # the class's forward with this view as self (OneFlow's Block), so that the submodules it
+        # reaches through self are views of this graph as well
+        return type(m).forward(self, *args, **kwargs)
 
     def __getitem__(self, idx):
         return self._wrap(self._view_module[idx], str(idx))
@@ -202,6 +218,14 @@ class ModuleView:
 
     def __dir__(self):
         return dir(self._view_module)
+
+
+def _has_hooks(m):
+    from monoflow.nn import module as _module
+
+    return bool(m._forward_pre_hooks or m._forward_hooks or m._backward_hooks or m._backward_pre_hooks
+                or _module._global_forward_pre_hooks or _module._global_forward_hooks
+                or _module._global_backward_hooks or _module._global_backward_pre_hooks)
 
 
 def checkpointed_forward(module, name):
