@@ -356,3 +356,12 @@ def test_masked_fill_refuses_a_float_mask():
     x = flow.zeros(3)
     assert flow._C.masked_fill_(x, flow.tensor([1, 0, 1]), 2.0) is x and x.tolist() == [2.0, 0.0, 2.0]
     assert flow.masked_select(flow.arange(3.0), flow.tensor([0.0, 1.0, 0.5])).tolist() == [1.0, 2.0]
+
+
+def test_placement_rank_errors_are_value_and_runtime_errors():
+    msg = _raised(lambda: flow.placement(type="cpu", ranks=[]), ValueError, RuntimeError)
+    assert msg.startswith("placement: ") and "placement ranks shoule be an array of long int" in msg
+    p = flow.placement(type="cpu", ranks=[1000])
+    msg = _raised(lambda: flow.Tensor(2, 3, placement=p, sbp=flow.sbp.broadcast), ValueError, RuntimeError)
+    assert "names rank(s) [1000] that do not exist" in msg
+    assert "Placement is invalid because rank must be less than world size!" in msg

@@ -15,7 +15,8 @@ class placement:
             raise ValueError(f"placement: type must be a device type without an index, got '{type}'")
         arr = np.asarray(ranks)
         if arr.size == 0:
-            raise ValueError("placement: ranks must not be empty")
+            from monoflow._C import ValueRuntimeError  # ValueError as before, RuntimeError as OneFlow (its wording)
+            raise ValueRuntimeError("placement: ranks must not be empty (placement ranks shoule be an array of long int)")
         if arr.dtype.kind not in "iu":
             raise TypeError(f"placement: ranks must be integers (a list or a nested list), got {ranks!r}")
         if (arr < 0).any():

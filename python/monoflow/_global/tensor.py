@@ -338,7 +338,9 @@ def _check_placement(p, what):
     world = groups.world_size()
     bad = [r for r in p.rank_list() if r >= world]
     if bad:
-        raise ValueError(f"{what}: placement {p!r} names rank(s) {bad} that do not exist (world size {world})")
+        from monoflow._C import ValueRuntimeError  # ValueError as before, RuntimeError as OneFlow (its wording)
+        raise ValueRuntimeError(f"{what}: placement {p!r} names rank(s) {bad} that do not exist (world size {world}): "
+                                f"Placement is invalid because rank must be less than world size!")
 
 
 def _digest(*parts):
