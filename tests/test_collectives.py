@@ -360,6 +360,35 @@ def comm_stats():
     assert get_comm_stats() == {"bytes": 0, "calls": 0}
 check("comm_stats", comm_stats)
 
+def size_mismatch():
+    # Note [Gloo sizes are checked first]: a rank passing a bigger tensor than its peers expect is the
+    # same RuntimeError on every rank (Gloo itself aborts the process), and the group stays usable
+    n = 4 + R
+    def refused(fn, *words):
+        try:
+            fn()
+        except RuntimeError as e:
+            assert all(w in str(e) for w in words), str(e)
+        else:
+            raise AssertionError(f"no error: {fn}")
+    refused(lambda: dist.all_gather_into_tensor(flow.empty(W * n), flow.ones(n)), "all_gather", "different sizes")
+    refused(lambda: dist.all_gather([flow.empty(n) for _ in range(W)], flow.ones(n)), "all_gather",
+            "different sizes")
+    refused(lambda: dist.reduce_scatter_tensor(flow.empty(n), flow.ones(W * n)), "reduce_scatter",
+            "different sizes")
+    refused(lambda: dist.all_to_all_single(flow.empty(W * n), flow.ones(W * n)), "all_to_all", "different sizes")
+    if R == 0:
+        dist.send(flow.ones(5), 1)
+    elif R == 1:
+        refused(lambda: dist.recv(flow.empty(4), 0), "recv", "sent 20 bytes", "expected 16")
+    x = flow.full((3,), float(R))
+    dist.all_reduce(x)
+    assert x.tolist() == [sum(range(W))] * 3
+    out = flow.empty(W * 2)
+    dist.all_gather_into_tensor(out, flow.full((2,), float(R)))
+    assert out.tolist() == [float(r) for r in range(W) for _ in range(2)]
+check("size_mismatch", size_mismatch)
+
 with open(os.path.join(os.environ["MF_TEST_OUT"], f"rank{R}.json"), "w") as f:
     json.dump(results, f)
 dist.destroy_process_group()
@@ -439,7 +468,7 @@ def assert_checks(results, prefix):
 
 CHECKS = ["all_reduce", "all_reduce_noncontig", "broadcast", "reduce", "all_gather", "all_gather_into_tensor",
           "reduce_scatter", "reduce_scatter_tensor", "gather_scatter", "all_to_all", "all_to_all_single",
-          "send_recv", "async", "subgroups", "oneflow_names", "comm_stats"]
+          "send_recv", "async", "subgroups", "oneflow_names", "comm_stats", "size_mismatch"]
 
 
 @pytest.mark.parametrize("check", CHECKS)

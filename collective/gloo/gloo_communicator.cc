@@ -15,6 +15,19 @@
 //   rank sends part r of its input to rank r (alltoall(v)) and reduces the
 //   `size` parts it receives locally: the same bytes on the wire as a ring
 //   reduce-scatter, one round.
+//
+// Note [Gloo sizes are checked first]
+//   Gloo aborts the process (an exception on its transport thread, outside
+//   any try) when a message is longer than the buffer posted for it: one
+//   rank passing a bigger tensor to all_gather, scatter, reduce_scatter,
+//   all_to_all or recv than its peers expect. So those collectives first
+//   all-gather a fixed-size signature (which collective, the root, every
+//   rank's byte counts) and every rank checks the whole table: a mismatch
+//   is the same CommError on every rank instead of an abort on one. A
+//   point-to-point message is preceded by its length, and a receiver
+//   expecting another length drains the payload and raises. The cost is
+//   one small message per call (all_reduce and broadcast, the hot paths,
+//   cannot overflow and skip it).
 #include <arpa/inet.h>
 #include <gloo/allgather.h>
 #include <gloo/allgatherv.h>
@@ -34,6 +47,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <sstream>
 #include <vector>
 
 #include "gloo_store.h"
@@ -166,6 +180,7 @@ class GlooCommunicator : public Communicator {
     for (size_t c : counts) total += c, equal = equal && c == counts[0];
     if (total == 0) return;
     size_t isz = itemsize(dtype);
+    check_sizes("all_gather", kAllGather, 0, bytes_of(counts, isz), {});
     guard("all_gather", [&] {
       if (equal) {
         gloo::AllgatherOptions o(ctx_);
@@ -190,6 +205,7 @@ class GlooCommunicator : public Communicator {
   void do_gather(const void* in, void* out, size_t count, DType dtype, int root) override {
     if (count == 0) return;
     size_t n = count * itemsize(dtype);
+    check_sizes("gather", kGather, root, {n}, {});
     guard("gather", [&] {
       gloo::GatherOptions o(ctx_);
       o.setInput(const_cast<char*>(static_cast<const char*>(in)), n);
@@ -204,6 +220,7 @@ class GlooCommunicator : public Communicator {
   void do_scatter(const void* in, void* out, size_t count, DType dtype, int root) override {
     if (count == 0) return;
     size_t n = count * itemsize(dtype);
+    check_sizes("scatter", kScatter, root, {n}, {});
     guard("scatter", [&] {
       gloo::ScatterOptions o(ctx_);
       if (rank_ == root) {
@@ -242,18 +259,38 @@ class GlooCommunicator : public Communicator {
 
   void do_send(const void* buf, size_t count, DType dtype, int peer, uint64_t slot) override {
     guard("send", [&] {
-      auto ub = ctx_->createUnboundBuffer(const_cast<void*>(buf), count * itemsize(dtype));
+      uint64_t length = count * itemsize(dtype);  // Note [Gloo sizes are checked first]
+      auto head = ctx_->createUnboundBuffer(&length, sizeof(length));
+      head->send(peer, slot);
+      auto ub = ctx_->createUnboundBuffer(const_cast<void*>(buf), length);
       ub->send(peer, slot);
+      head->waitSend(timeout_);
       ub->waitSend(timeout_);
     });
   }
 
   void do_recv(void* buf, size_t count, DType dtype, int peer, uint64_t slot) override {
+    const uint64_t want = count * itemsize(dtype);
+    uint64_t length = 0;
     guard("recv", [&] {
-      auto ub = ctx_->createUnboundBuffer(buf, count * itemsize(dtype));
-      ub->recv(peer, slot);
-      ub->waitRecv(timeout_);
+      auto head = ctx_->createUnboundBuffer(&length, sizeof(length));
+      head->recv(peer, slot);
+      head->waitRecv(timeout_);
+      if (length == want) {
+        auto ub = ctx_->createUnboundBuffer(buf, want);
+        ub->recv(peer, slot);
+        ub->waitRecv(timeout_);
+      } else {  // drained, so the next message from this peer is read whole
+        std::vector<char> drain(length ? length : 1);
+        auto ub = ctx_->createUnboundBuffer(drain.data(), length);
+        ub->recv(peer, slot);
+        ub->waitRecv(timeout_);
+      }
     });
+    if (length != want)
+      throw CommError("recv (gloo, rank " + std::to_string(rank_) + "): rank " + std::to_string(peer) + " sent " +
+                      std::to_string(length) + " bytes, this rank expected " + std::to_string(want) +
+                      " (a tensor of another size or dtype)");
   }
 
   void do_barrier() override {
@@ -274,6 +311,7 @@ class GlooCommunicator : public Communicator {
 
   void all_to_all_impl(const char* what, const void* in, const std::vector<size_t>& in_counts, void* out,
                        const std::vector<size_t>& out_counts, size_t isz) {
+    check_sizes(what, kAllToAll, 0, bytes_of(in_counts, isz), bytes_of(out_counts, isz));
     size_t tin = 0, tout = 0;
     bool equal = true;
     for (int r = 0; r < size_; ++r) {
@@ -306,6 +344,65 @@ class GlooCommunicator : public Communicator {
         gloo::alltoallv(o);
       }
     });
+  }
+
+  enum Kind : uint64_t { kAllGather = 1, kGather, kScatter, kAllToAll };
+
+  static std::vector<uint64_t> bytes_of(const std::vector<size_t>& counts, size_t isz) {
+    std::vector<uint64_t> out;
+    for (size_t c : counts) out.push_back(c * isz);
+    return out;
+  }
+
+  // Note [Gloo sizes are checked first]: every rank's (kind, root, sent
+  // bytes per rank, received bytes per rank) gathered and checked on every
+  // rank. all_gather passes each rank's part (the same list everywhere),
+  // gather/scatter the one part size, all_to_all what it sends to and
+  // receives from each rank.
+  void check_sizes(const char* what, Kind kind, int root, const std::vector<uint64_t>& sent,
+                   const std::vector<uint64_t>& received) {
+    const size_t width = 2 + 2 * size_;
+    std::vector<uint64_t> row(width, 0), table(width * size_, 0);
+    row[0] = kind;
+    row[1] = static_cast<uint64_t>(root);
+    std::copy(sent.begin(), sent.end(), row.begin() + 2);
+    std::copy(received.begin(), received.end(), row.begin() + 2 + size_);
+    guard(what, [&] {
+      gloo::AllgatherOptions o(ctx_);
+      o.setInput(row.data(), width);
+      o.setOutput(table.data(), table.size());
+      o.setTag(next_tag());
+      o.setTimeout(timeout_);
+      gloo::allgather(o);
+    });
+    auto at = [&](int r, size_t k) { return table[r * width + k]; };
+    bool same_call = true, ok = true;
+    for (int r = 0; r < size_; ++r) same_call = same_call && at(r, 0) == at(0, 0) && at(r, 1) == at(0, 1);
+    if (same_call && kind == kAllToAll) {
+      for (int i = 0; i < size_; ++i)  // what rank i sends to rank j is what rank j receives from rank i
+        for (int j = 0; j < size_; ++j) ok = ok && at(i, 2 + j) == at(j, 2 + size_ + i);
+    } else if (same_call) {
+      for (int r = 0; r < size_; ++r)
+        for (size_t k = 2; k < 2 + static_cast<size_t>(size_); ++k) ok = ok && at(r, k) == at(0, k);
+    }
+    if (same_call && ok) return;
+    std::ostringstream msg;
+    msg << what << " (gloo, rank " << rank_ << " of " << size_ << "): ";
+    if (!same_call) {
+      msg << "the ranks are not in the same collective (or passed different roots); every rank must make the "
+             "same calls in the same order";
+    } else {
+      msg << "the ranks passed tensors of different sizes or dtypes (bytes " << (kind == kAllToAll ? "sent to each rank" : "per part")
+          << ":";
+      for (int r = 0; r < size_; ++r) {
+        msg << " rank " << r << " [";
+        size_t n = kind == kGather || kind == kScatter ? 1 : size_;
+        for (size_t k = 0; k < n; ++k) msg << (k ? ", " : "") << at(r, 2 + k);
+        msg << "]";
+      }
+      msg << ")";
+    }
+    throw CommError(msg.str());
   }
 
   template <typename F>
