@@ -365,3 +365,12 @@ def test_placement_rank_errors_are_value_and_runtime_errors():
     msg = _raised(lambda: flow.Tensor(2, 3, placement=p, sbp=flow.sbp.broadcast), ValueError, RuntimeError)
     assert "names rank(s) [1000] that do not exist" in msg
     assert "Placement is invalid because rank must be less than world size!" in msg
+
+
+def test_an_int_index_past_the_end_carries_oneflows_phrase():
+    msg = _raised(lambda: flow.ones(2, 3, dtype=flow.int32)[3], IndexError)
+    assert msg.startswith("index 3 is out of bounds for dimension 0 with size 2")
+    assert "Index out of range (expected to be in range of [-2, 1], but got 3)" in msg
+    msg = _raised(lambda: flow.ones(2, 3).select(1, -4), IndexError)
+    assert msg.startswith("select(): index -4 is out of bounds for dimension 1 with size 3")
+    assert "Index out of range (expected to be in range of [-3, 2], but got -4)" in msg

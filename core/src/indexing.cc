@@ -202,8 +202,11 @@ Advanced apply_items(const Tensor& t, const std::vector<IndexItem>& items) {
     switch (it.kind) {
       case IndexItem::Int: {
         int64_t size = r->shape[dim];
+        // torch's wording, then OneFlow's
         MF_CHECK(it.index >= -size && it.index < size, IndexError, "index ", it.index,
-                 " is out of bounds for dimension ", orig_dim, " with size ", size);
+                 " is out of bounds for dimension ", orig_dim, " with size ", size,
+                 " (Index out of range (expected to be in range of [", -size, ", ", size - 1, "], but got ", it.index,
+                 "))");
         r = select(r, dim, it.index);
         ++orig_dim;
         break;

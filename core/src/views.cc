@@ -222,7 +222,8 @@ Tensor select(const Tensor& t, int64_t dim, int64_t index) {
   int64_t d = wrap_dim(dim, t->dim(), "select");
   int64_t size = t->shape[d];
   MF_CHECK(index >= -size && index < size, IndexError, "index ", index, " is out of bounds for dimension ", d,
-           " with size ", size);
+           " with size ", size, " (Index out of range (expected to be in range of [", -size, ", ", size - 1,
+           "], but got ", index, "))");  // torch's wording, then OneFlow's
   if (index < 0) index += size;
   Dims shape = t->shape, strides = t->strides;
   shape.erase(d);
