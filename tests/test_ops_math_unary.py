@@ -239,6 +239,14 @@ def test_bad_arguments(device):
         _C.math_binary(_C.math_op("exp"), x, x)
     with pytest.raises(ValueError, match="unknown op 'nope'"):
         _C.math_op("nope")
+    # an id out of the op table with an operand of the wrong type: a TypeError naming the id (it
+    # was read past the table for the message: a segfault)
+    for call in (lambda: _C.math_unary(-1, None), lambda: _C.math_unary_(10 ** 6, "abc"),
+                 lambda: _C.math_binary_(-100, flow.bool, x)):
+        with pytest.raises(TypeError, match=r"op #-?\d+ \(unknown\)"):
+            call()
+    with pytest.raises(OverflowError, match=r"op #-1 \(unknown\)"):
+        _C.math_binary(-1, x, 2 ** 63)
 
 
 def test_integer_results_of_floating_functions_match_category(device):

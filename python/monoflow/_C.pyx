@@ -1410,12 +1410,12 @@ def _arange(start, end, step, dt, dev=None):
     return wrap(c_arange(a, b, c, odt, _new_dev(dev)))
 
 
-def from_host_buffer(uintptr_t ptr, shape, dtype dt, dev=None):
+def _from_host_buffer(uintptr_t ptr, shape, dtype dt, dev=None):
     """Copies contiguous host memory at `ptr` into a new tensor."""
     return wrap(from_host(<const void*>ptr, _dims(shape, "tensor"), <DType>dt._value, _new_dev(dev)))
 
 
-def borrow_host_memory(owner, uintptr_t ptr, size_t nbytes, shape, strides, dtype dt, int64_t offset=0):
+def _borrow_host_memory(owner, uintptr_t ptr, size_t nbytes, shape, strides, dtype dt, int64_t offset=0):
     """A CPU tensor viewing memory owned by `owner` (kept alive meanwhile),
     its first element `offset` elements into it."""
     cdef Device cpu

@@ -94,7 +94,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         host = np.asarray(arr, dtype=_dtypes.to_numpy(staging), order="C")
     except (TypeError, ValueError) as exc:  # numpy's own words name no op ('cpu' as int64)
         raise type(exc)(_C.name_op_in_progress(f"tensor(): cannot convert the data to {target}: {exc}")) from None
-    out = _C.from_host_buffer(host.__array_interface__["data"][0], host.shape, staging, device)
+    out = _C._from_host_buffer(host.__array_interface__["data"][0], host.shape, staging, device)
     return _requires_grad(out if staging == target else out.to(target), requires_grad)
 
 
@@ -126,7 +126,7 @@ def from_numpy(arr):
     strides = tuple(s // item for s in arr.strides)
     extent = 1 + sum((n - 1) * s for n, s in zip(arr.shape, strides)) if arr.size else 0
     ptr = arr.__array_interface__["data"][0]
-    return _C.borrow_host_memory(arr, ptr, extent * item, arr.shape, strides, dt)
+    return _C._borrow_host_memory(arr, ptr, extent * item, arr.shape, strides, dt)
 
 
 def from_dlpack(ext):

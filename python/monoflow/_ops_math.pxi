@@ -7,6 +7,15 @@ cdef extern from "monoflow/op_registry.h" namespace "monoflow":
     cdef cppclass OpDef:
         const char* name
     const OpDef& op_def(int id)
+    int kNumOps
+
+
+cdef str _op_name(int op):
+    # The name of op id `op` for an error message; an id out of range (from a
+    # direct call of these bindings) is named as such instead of read past the table.
+    if 0 <= op < kNumOps:
+        return op_def(op).name.decode()
+    return f"op #{op} (unknown)"
 
 cdef extern from "monoflow/ops_math.h" namespace "monoflow":
     cdef cppclass TensorOrScalar:
@@ -60,7 +69,7 @@ cdef inline Tensor _op_tt(object x, int op, str what) except *:
     # _tt for the ops passed by id: the op's name is looked up only for the error.
     if isinstance(x, TensorBase):
         return (<TensorBase>x).t
-    raise _arg_error(op_def(op).name.decode(), what, 0, "Tensor", x)
+    raise _arg_error(_op_name(op), what, 0, "Tensor", x)
 
 
 cdef TensorOrScalar _optional_operand(object v, str op, str what) except *:
@@ -119,7 +128,7 @@ def math_binary(int op, a, b):
         if not (_operand(a, &x) and _operand(b, &y)):
             return NotImplemented
     except OverflowError as e:
-        raise _overflow_named(op_def(op).name.decode(), e) from None
+        raise _overflow_named(_op_name(op), e) from None
     return wrap(c_math_binary(op, x, y))
 
 
@@ -132,7 +141,7 @@ def math_binary_(int op, self, b):
         if not _operand(b, &y):
             return NotImplemented
     except OverflowError as e:
-        raise _overflow_named(op_def(op).name.decode() + "_", e) from None
+        raise _overflow_named(_op_name(op) + "_", e) from None
     c_math_binary_(op, _op_tt(self, op, "self"), y)
     return self
 

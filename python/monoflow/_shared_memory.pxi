@@ -46,7 +46,7 @@ def storage_layout(TensorBase t not None):
     return (_fields(t).nbytes, t.t.get().offset, tuple(t.t.get().strides[i] for i in range(t.t.get().dim())))
 
 
-def move_storage_to(TensorBase t not None, owner, uintptr_t addr, size_t capacity):
+def _move_storage_to(TensorBase t not None, owner, uintptr_t addr, size_t capacity):
     """Copies t's whole storage to `addr` (memory kept alive by `owner`) and
     makes the storage use it from now on, for t and all its views."""
     cdef _StorageFields* st = _fields(t)

@@ -54,10 +54,10 @@ def share_in_place(tensor):
     if seg is None:
         nbytes = _C.storage_layout(tensor)[0]
         seg = SharedSegment(nbytes)
-        _C.move_storage_to(tensor, seg, seg.address, nbytes)
+        _C._move_storage_to(tensor, seg, seg.address, nbytes)
     return seg
 
 
 def tensor_over(seg, dtype, shape, strides, offset):
     """A tensor viewing `seg` laid out as given (the receiving side)."""
-    return _C.borrow_host_memory(seg, seg.address, seg.nbytes, shape, strides, dtype, offset)
+    return _C._borrow_host_memory(seg, seg.address, seg.nbytes, shape, strides, dtype, offset)

@@ -52,7 +52,7 @@ def restore(buf, shape, dt, saved, ml, error, path):
     """A tensor of `shape` and dtype `dt` over host bytes `buf` (a uint8 numpy
     array the tensor may take over), placed as map_location `ml` says."""
     if callable(ml) and not isinstance(ml, (str, _C.device, dict)):
-        cpu = _C.borrow_host_memory(buf, buf.ctypes.data, buf.nbytes, shape, contiguous_strides(shape), dt)
+        cpu = _C._borrow_host_memory(buf, buf.ctypes.data, buf.nbytes, shape, contiguous_strides(shape), dt)
         try:
             out = ml(cpu, saved)
         except Exception as exc:  # noqa: BLE001 - the caller's own error, passed on as it is
@@ -69,5 +69,5 @@ def restore(buf, shape, dt, saved, ml, error, path):
 
 def _on(buf, shape, dt, dev):
     if dev.type == "cpu":  # the tensor takes over the buffer: no second copy
-        return _C.borrow_host_memory(buf, buf.ctypes.data, buf.nbytes, shape, contiguous_strides(shape), dt)
-    return _C.from_host_buffer(buf.ctypes.data, shape, dt, dev)
+        return _C._borrow_host_memory(buf, buf.ctypes.data, buf.nbytes, shape, contiguous_strides(shape), dt)
+    return _C._from_host_buffer(buf.ctypes.data, shape, dt, dev)

@@ -824,7 +824,7 @@ def read_on_rank(f, src):
             raise error
         raise RuntimeError(f"flow.load: rank {src} (global_src_rank) could not read {file_name(f)}")
     buf = np.frombuffer(data, np.uint8).copy() if me == src else np.empty(n, np.uint8)
-    t = _C.borrow_host_memory(buf, buf.ctypes.data, n, [n], [1], u8)
+    t = _C._borrow_host_memory(buf, buf.ctypes.data, n, [n], [1], u8)
     dist.broadcast(t, src=src, group=world)
     return buf.tobytes()
 
