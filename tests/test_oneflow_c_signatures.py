@@ -133,3 +133,48 @@ def test_moving_average_observer_takes_older_training_keyword():
     assert not frozen.training
     frozen(flow.tensor(w), step)
     assert float(frozen.moving_max[0]) == 0.0  # eval mode: the statistics are not updated
+
+
+def test_more_oneflow_c_signatures_against_torch():
+    F = torch.nn.functional
+    a = np.random.randn(4, 5).astype(np.float32)
+    X, tX = flow.tensor(a), torch.tensor(a)
+    # ctc_loss(log_probs, targets, input_lengths, target_lengths, max_target_length, blank, zero_infinity, reduction)
+    lp = np.log(np.random.dirichlet(np.ones(4), size=(6, 2))).astype(np.float32)
+    tg, il, tl = np.array([[1, 2], [3, 3]]), np.array([6, 5]), np.array([2, 1])
+    got = flow._C.ctc_loss(flow.tensor(lp), flow.tensor(tg), flow.tensor(il), flow.tensor(tl), 2, 0, False, "sum")
+    ref = F.ctc_loss(torch.tensor(lp), torch.tensor(tg), torch.tensor(il), torch.tensor(tl), blank=0, reduction="sum")
+    assert np.allclose(got.numpy(), ref.numpy(), atol=1e-4)
+    with pytest.raises(RuntimeError, match="Reduction should be none, sum or mean."):
+        flow._C.ctc_loss(flow.tensor(lp), flow.tensor(tg), flow.tensor(il), flow.tensor(tl), 2, blank=0,
+                         zero_infinity=False, reduction="just_test")
+    t = np.sign(np.random.randn(5)).astype(np.float32)
+    got = flow._C.margin_ranking_loss(X[0], X[1], flow.tensor(t), 0.3, "mean")
+    assert np.allclose(got.numpy(), F.margin_ranking_loss(tX[0], tX[1], torch.tensor(t), margin=0.3).numpy(), atol=1e-6)
+    assert np.allclose(flow._C.softshrink(X, alpha=0.3).numpy(), F.softshrink(tX, 0.3).numpy())
+    out = flow._C.argmax(X, dim=1, keepdim=True, dtype=flow.int32)
+    assert out.dtype == flow.int32 and (out.numpy() == a.argmax(1)[:, None]).all()
+    assert int(flow._C.argmin(X)) == int(a.argmin())
+    assert (flow._C.argwhere(X > 0, dtype=flow.int32).numpy() == np.argwhere(a > 0)).all()
+    idx = np.random.randint(0, 5, (4, 3))
+    assert (flow._C.dim_gather(X, 1, flow.tensor(idx)).numpy() == np.take_along_axis(a, idx, 1)).all()
+    img, grid = np.random.randn(1, 2, 4, 4).astype(np.float32), np.random.uniform(-1, 1, (1, 3, 3, 2)).astype(np.float32)
+    got = flow._C.grid_sample(flow.tensor(img), flow.tensor(grid), interpolation_mode="bilinear", padding_mode="border",
+                              align_corners=True)
+    ref = F.grid_sample(torch.tensor(img), torch.tensor(grid), mode="bilinear", padding_mode="border", align_corners=True)
+    assert np.allclose(got.numpy(), ref.numpy(), atol=1e-5)
+    assert np.allclose(flow._C.reduce_sum(X, [0, 1]).numpy(), a.sum(), atol=1e-5)
+    assert np.allclose(flow._C.reduce_sum(X, [1], True).numpy(), a.sum(1, keepdims=True), atol=1e-5)
+    assert np.allclose(flow._C.reduce_max(X, [0]).numpy(), a.max(0))
+    assert np.allclose(flow._C.reduce_min(X, [0, 1], True).numpy(), a.min(keepdims=True))
+    assert np.allclose(flow._C.vector_norm(X, 3, [1], False).numpy(), torch.linalg.vector_norm(tX, 3, 1).numpy(), atol=1e-5)
+    assert np.allclose(flow._C.sqrt_square_sum(X).numpy(), np.sqrt((a * a).sum()), atol=1e-5)
+    y = flow._C.identity(X)
+    assert np.array_equal(y.numpy(), a) and y.data_ptr() != X.data_ptr()
+    assert flow._C.expand_dims(X, -1).shape == (4, 5, 1)
+    assert np.array_equal(flow._C.unfold_tensor(X, 1, 2, 2).numpy(), tX.unfold(1, 2, 2).numpy())
+    p = F.softmax(torch.randn(4, 5), 1)
+    assert np.allclose(flow._C.softmax_cross_entropy(X, flow.tensor(p.numpy())).numpy(),
+                       F.cross_entropy(tX, p, reduction="none").numpy(), atol=1e-5)
+    z = np.array([2.0, 0.0, -4.0], np.float32)
+    assert np.array_equal(flow._C.reciprocal_no_nan(flow.tensor(z)).numpy(), [0.5, 0.0, -0.25])

@@ -7,7 +7,10 @@ from monoflow import _C
 
 __all__ = ["one_hot", "pixel_shuffle", "smooth_l1_loss", "mse_loss", "l1_loss", "cross_entropy", "nll_loss",
            "kl_div_loss", "binary_cross_entropy_loss", "binary_cross_entropy_with_logits_loss", "normalize", "slice",
-           "normalization", "arg_sort"]
+           "normalization", "arg_sort", "ctc_loss", "margin_ranking_loss", "softshrink", "argmax", "argmin",
+           "argwhere", "dim_gather", "grid_sample", "reduce_sum", "reduce_max", "reduce_min", "vector_norm",
+           "identity", "expand_dims", "unfold_tensor", "softmax_cross_entropy", "reciprocal_no_nan",
+           "sqrt_square_sum"]
 
 _core_one_hot = _C.one_hot  # torch's one_hot(x, num_classes) of the core; monoflow._C.one_hot becomes one_hot below
 
@@ -419,3 +422,379 @@ def arg_sort(input, direction):
     import monoflow
 
     return monoflow.argsort(input, dim=-1, descending=direction == "DESCENDING").to(monoflow.int32)
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, max_target_length, blank=0, zero_infinity=False,
+             reduction="mean"):
+    """``oneflow._C.ctc_loss``: the CTC loss in OneFlow's order ``(log_probs, targets, input_lengths,
+    target_lengths, max_target_length, blank, zero_infinity, reduction)`` (``F.ctc_loss``; the padded
+    targets' width ``max_target_length`` is implied by ``targets`` and not needed).
+
+    Args:
+        log_probs (Tensor): ``(T, N, C)`` log-probabilities.
+        targets (Tensor): ``(N, S)`` padded targets, or their 1-D concatenation.
+        input_lengths (Tensor): ``(N,)`` lengths of the inputs.
+        target_lengths (Tensor): ``(N,)`` lengths of the targets.
+        max_target_length (int): the longest target (OneFlow's kernel argument).
+        blank (int): the blank label. Default: ``0``.
+        zero_infinity (bool): zero the infinite losses and their gradients. Default: ``False``.
+        reduction (str): ``'none'``, ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> lp = flow.zeros(3, 1, 2).log_softmax(2)
+        >>> flow._C.ctc_loss(lp, flow.tensor([[1]]), flow.tensor([3]), flow.tensor([1]), 1, 0, False, "sum")
+        tensor(0.2877)
+    """
+    from monoflow.nn import functional as F
+
+    _check_reduction("ctc_loss", reduction)
+    return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=blank, reduction=reduction,
+                      zero_infinity=zero_infinity)
+
+
+def margin_ranking_loss(input_1, input_2, target, margin=0.0, reduction="mean"):
+    """``oneflow._C.margin_ranking_loss``: ``max(0, -target * (input_1 - input_2) + margin)``, in OneFlow's
+    order ``(input_1, input_2, target, margin, reduction)``.
+
+    Args:
+        input_1 (Tensor): the first scores.
+        input_2 (Tensor): the second scores.
+        target (Tensor): ``1`` where ``input_1`` should rank higher, ``-1`` where lower.
+        margin (float): the margin. Default: ``0.0``.
+        reduction (str): ``'none'``, ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.margin_ranking_loss(flow.tensor([1.0]), flow.tensor([2.0]), flow.tensor([1.0]), 0.5, "sum")
+        tensor(1.5000)
+    """
+    from monoflow.nn import functional as F
+
+    _check_reduction("margin_ranking_loss", reduction)
+    return F.margin_ranking_loss(input_1, input_2, target, margin=margin, reduction=reduction)
+
+
+def softshrink(x, *, alpha=0.5, inplace=False):
+    """``oneflow._C.softshrink``: ``x - alpha`` above ``alpha``, ``x + alpha`` below ``-alpha``, 0 between
+    (OneFlow names the threshold ``alpha``; ``F.softshrink``'s ``lambd``).
+
+    Args:
+        x (Tensor): the input.
+        alpha (float): the threshold, at least 0. Default: ``0.5``.
+        inplace (bool): write the result into ``x``. Default: ``False``.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.softshrink(flow.tensor([-1.0, 0.2, 2.0]), alpha=0.5)
+        tensor([-0.5000,  0.0000,  1.5000])
+    """
+    from monoflow.nn import functional as F
+
+    out = F.softshrink(x, alpha)
+    return x.copy_(out) if inplace else out
+
+
+def _arg_extreme(op, x, dim, keepdim, dtype):
+    import monoflow
+
+    x = _C.check_tensor(x, op, "x", 1)
+    out = getattr(monoflow, op)(x, dim=dim, keepdim=bool(keepdim)) if dim is not None else getattr(monoflow, op)(x)
+    return out if dtype is None else out.to(dtype)
+
+
+def argmax(x, dim=None, keepdim=None, *, dtype=None):
+    """``oneflow._C.argmax``: the index of the largest value (along ``dim``, else of the flattened tensor),
+    with OneFlow's ``dtype`` of the result.
+
+    Args:
+        x (Tensor): the input.
+        dim (int, optional): the dim to reduce. Default: ``None`` (all).
+        keepdim (bool, optional): keep ``dim`` with size 1. Default: ``None`` (no).
+        dtype (monoflow.dtype, optional): the integer dtype of the result. Default: ``None`` (int64).
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.argmax(flow.tensor([[1.0, 3.0], [4.0, 2.0]]), dim=1, dtype=flow.int32)
+        tensor([1, 0], dtype=monoflow.int32)
+    """
+    return _arg_extreme("argmax", x, dim, keepdim, dtype)
+
+
+def argmin(x, dim=None, keepdim=None, *, dtype=None):
+    """``oneflow._C.argmin``: the index of the smallest value (along ``dim``, else of the flattened tensor),
+    with OneFlow's ``dtype`` of the result.
+
+    Args:
+        x (Tensor): the input.
+        dim (int, optional): the dim to reduce. Default: ``None`` (all).
+        keepdim (bool, optional): keep ``dim`` with size 1. Default: ``None`` (no).
+        dtype (monoflow.dtype, optional): the integer dtype of the result. Default: ``None`` (int64).
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.argmin(flow.tensor([[1.0, 3.0], [4.0, 2.0]]), dim=1, keepdim=True)
+        tensor([[0],
+                [1]])
+    """
+    return _arg_extreme("argmin", x, dim, keepdim, dtype)
+
+
+def argwhere(x, dtype=None):
+    """``oneflow._C.argwhere``: the indices of the non-zero elements, one row each, of OneFlow's ``dtype``.
+
+    Args:
+        x (Tensor): the input.
+        dtype (monoflow.dtype, optional): the integer dtype of the result. Default: ``None`` (int64).
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.argwhere(flow.tensor([0.0, 2.0, 3.0]), dtype=flow.int32)
+        tensor([[1],
+                [2]], dtype=monoflow.int32)
+    """
+    import monoflow
+
+    out = monoflow.argwhere(_C.check_tensor(x, "argwhere", "x", 1))
+    return out if dtype is None else out.to(dtype)
+
+
+def dim_gather(input, dim, index, sparse_grad=False):
+    """``oneflow._C.dim_gather``: ``out[i][j] = input[index[i][j]][j]`` along ``dim`` (``monoflow.gather``).
+
+    Args:
+        input (Tensor): the source.
+        dim (int): the dim indexed.
+        index (Tensor): the integer indices, of ``input``'s number of dims.
+        sparse_grad (bool): accepted for OneFlow's signature (the gradient is dense). Default: ``False``.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.dim_gather(flow.tensor([[1, 2], [3, 4]]), 1, flow.tensor([[1], [0]]))
+        tensor([[2],
+                [3]])
+    """
+    import monoflow
+
+    return monoflow.gather(input, dim, index)
+
+
+def grid_sample(input, grid, *, interpolation_mode="bilinear", padding_mode="zeros", align_corners=False):
+    """``oneflow._C.grid_sample``: ``F.grid_sample`` with OneFlow's keyword ``interpolation_mode``.
+
+    Args:
+        input (Tensor): ``(N, C, H, W)`` or ``(N, C, D, H, W)``.
+        grid (Tensor): the sampling locations in ``[-1, 1]``.
+        interpolation_mode (str): ``'bilinear'``, ``'nearest'`` or ``'bicubic'``. Default: ``'bilinear'``.
+        padding_mode (str): ``'zeros'``, ``'border'`` or ``'reflection'``. Default: ``'zeros'``.
+        align_corners (bool): whether -1 and 1 are the corner pixels' centres. Default: ``False``.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.grid_sample(flow.ones(1, 1, 2, 2), flow.zeros(1, 1, 1, 2), interpolation_mode="nearest",
+        ...                     padding_mode="zeros", align_corners=False)
+        tensor([[[[1.]]]])
+    """
+    from monoflow.nn import functional as F
+
+    return F.grid_sample(input, grid, mode=interpolation_mode, padding_mode=padding_mode, align_corners=align_corners)
+
+
+def _reduce(op, x, dim, keepdim):
+    x = _C.check_tensor(x, "reduce_" + op, "x", 1)
+    if dim is None:
+        return getattr(x, op)() if op in ("sum", "all", "any") else getattr(x, "a" + op)()
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    if op in ("sum", "all", "any"):
+        if op == "sum":
+            return x.sum(dim=dims, keepdim=bool(keepdim))
+        out = x
+        for d in sorted((d % max(x.dim(), 1) for d in dims), reverse=True):
+            out = getattr(out, op)(dim=d, keepdim=bool(keepdim))
+        return out
+    return getattr(x, "a" + op)(dim=dims, keepdim=bool(keepdim))
+
+
+def reduce_sum(x, dim=None, keepdim=False):
+    """``oneflow._C.reduce_sum``: the sum over ``dim`` (a dim or a list), or of all elements.
+
+    Args:
+        x (Tensor): the input.
+        dim (int or list of int, optional): the dims summed. Default: ``None`` (all).
+        keepdim (bool): keep the summed dims with size 1. Default: ``False``.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.reduce_sum(flow.ones(2, 3), [1], False)
+        tensor([3., 3.])
+    """
+    return _reduce("sum", x, dim, keepdim)
+
+
+def reduce_max(x, axis=None, keepdim=False):
+    """``oneflow._C.reduce_max``: the largest value over ``axis`` (a dim or a list), or of all elements.
+
+    Args:
+        x (Tensor): the input.
+        axis (int or list of int, optional): the dims reduced. Default: ``None`` (all).
+        keepdim (bool): keep the reduced dims with size 1. Default: ``False``.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.reduce_max(flow.tensor([[1.0, 5.0], [3.0, 2.0]]), [0], True)
+        tensor([[3., 5.]])
+    """
+    return _reduce("max", x, axis, keepdim)
+
+
+def reduce_min(x, axis=None, keepdim=False):
+    """``oneflow._C.reduce_min``: the smallest value over ``axis`` (a dim or a list), or of all elements.
+
+    Args:
+        x (Tensor): the input.
+        axis (int or list of int, optional): the dims reduced. Default: ``None`` (all).
+        keepdim (bool): keep the reduced dims with size 1. Default: ``False``.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.reduce_min(flow.tensor([[1.0, 5.0], [3.0, 2.0]]), [1])
+        tensor([1., 2.])
+    """
+    return _reduce("min", x, axis, keepdim)
+
+
+def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None):
+    """``oneflow._C.vector_norm``: ``monoflow.linalg.vector_norm`` with OneFlow's positional order.
+
+    Args:
+        input (Tensor): the input.
+        ord (float): the norm's order. Default: ``2``.
+        dim (int or list of int, optional): the dims of the norm. Default: ``None`` (all).
+        keepdim (bool): keep the dims with size 1. Default: ``False``.
+        dtype (monoflow.dtype, optional): the dtype computed in. Default: ``None``.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.vector_norm(flow.tensor([[3.0, 4.0]]), 2, [1], False)
+        tensor([5.])
+    """
+    import monoflow
+
+    return monoflow.linalg.vector_norm(input, ord, dim, keepdim, dtype=dtype)
+
+
+def identity(x):
+    """``oneflow._C.identity``: a copy of ``x`` (differentiable, the gradient passed through).
+
+    Args:
+        x (Tensor): the input.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.identity(flow.tensor([1.0, 2.0]))
+        tensor([1., 2.])
+    """
+    return _C.check_tensor(x, "identity", "x", 1).clone()
+
+
+def expand_dims(input, dim):
+    """``oneflow._C.expand_dims``: ``input`` with a new dim of size 1 at ``dim`` (``unsqueeze``).
+
+    Args:
+        input (Tensor): the input.
+        dim (int): where the new dim goes.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.expand_dims(flow.ones(2, 3), 1).shape
+        monoflow.Size([2, 1, 3])
+    """
+    return _C.check_tensor(input, "expand_dims", "input", 1).unsqueeze(dim)
+
+
+def unfold_tensor(x, dimension, size, step):
+    """``oneflow._C.unfold_tensor``: the windows of ``size`` every ``step`` along ``dimension``
+    (``Tensor.unfold``).
+
+    Args:
+        x (Tensor): the input.
+        dimension (int): the dim windowed.
+        size (int): the window's size.
+        step (int): the step between windows.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.unfold_tensor(flow.arange(5.0), 0, 2, 2)
+        tensor([[0., 1.],
+                [2., 3.]])
+    """
+    return _C.check_tensor(x, "unfold_tensor", "x", 1).unfold(dimension, size, step)
+
+
+def softmax_cross_entropy(logits, label):
+    """``oneflow._C.softmax_cross_entropy``: ``-sum(label * log_softmax(logits))`` over the last dim,
+    one loss per row (``label`` holds probabilities).
+
+    Args:
+        logits (Tensor): ``(..., C)`` scores.
+        label (Tensor): ``(..., C)`` probabilities.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.softmax_cross_entropy(flow.zeros(1, 2), flow.tensor([[0.0, 1.0]]))
+        tensor([0.6931])
+    """
+    logits = _C.check_tensor(logits, "softmax_cross_entropy", "logits", 1)
+    label = _C.check_tensor(label, "softmax_cross_entropy", "label", 2)
+    return -(label * logits.log_softmax(-1)).sum(-1)
+
+
+def reciprocal_no_nan(x):
+    """``oneflow._C.reciprocal_no_nan``: ``1 / x``, with 0 where ``x`` is 0.
+
+    Args:
+        x (Tensor): the input.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.reciprocal_no_nan(flow.tensor([2.0, 0.0]))
+        tensor([0.5000, 0.0000])
+    """
+    import monoflow
+
+    x = _C.check_tensor(x, "reciprocal_no_nan", "x", 1)
+    zero = x == 0
+    return monoflow.where(zero, monoflow.zeros_like(x), 1 / monoflow.where(zero, monoflow.ones_like(x), x))
+
+
+def sqrt_square_sum(x):
+    """``oneflow._C.sqrt_square_sum``: ``sqrt(sum(x ** 2))`` over all elements (the 2-norm).
+
+    Args:
+        x (Tensor): the input.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.sqrt_square_sum(flow.tensor([3.0, 4.0]))
+        tensor(5.)
+    """
+    x = _C.check_tensor(x, "sqrt_square_sum", "x", 1)
+    return (x * x).sum().sqrt()
