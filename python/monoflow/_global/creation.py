@@ -45,6 +45,15 @@ def make(fn, placement, sbp, random, args, kwargs, what):
         # one process needs no shared seed: drawing from the generator itself also lets a graph
         # trace record the draw (the seed's .item() cannot run inside one)
         kwargs["generator"] = _shared_seed(placement, kwargs.get("generator"), inside)
+    out = kwargs.pop("out", None)
+    if out is not None:  # out= (a global tensor): the samples are made whole, laid out, then copied in
+        if kwargs.get("dtype") is None:
+            kwargs["dtype"] = out.dtype
+        from monoflow.autograd.grad_mode import no_grad  # (local: autograd imports this module's users)
+
+        made = make(fn, placement, sbp, random, args, kwargs, what)
+        with no_grad():
+            return out.copy_(made)
     full = fn(*args, **kwargs)
     check_dims(nd, full.dim(), what)
     agree(what, (), tuple(full.shape), full.dtype.name)
