@@ -374,3 +374,14 @@ def test_an_int_index_past_the_end_carries_oneflows_phrase():
     msg = _raised(lambda: flow.ones(2, 3).select(1, -4), IndexError)
     assert msg.startswith("select(): index -4 is out of bounds for dimension 1 with size 3")
     assert "Index out of range (expected to be in range of [-3, 2], but got -4)" in msg
+
+
+def test_oneflow_add_of_more_than_two_tensors():
+    a, b = flow.tensor([1, 2]), flow.tensor([3, 4])
+    assert flow.add(a, b, flow.tensor([2, 2])).tolist() == [6, 8]
+    msg = _raised(lambda: flow.add(a, b, flow.tensor([[2, 2], [2, 2]])), RuntimeError)
+    assert msg.startswith("add(): inconsistent tensor size, expected all tensor to have the same number of elements")
+    msg = _raised(lambda: flow.add(a, b, flow.tensor([2.0, 2.0], dtype=flow.float64)), RuntimeError)
+    assert msg.startswith("add(): expected all tenser to have same type, but found")
+    with pytest.warns(UserWarning):  # torch's deprecated add(input, alpha, other) is kept
+        assert flow.add(flow.tensor([1.0, 2.0]), 2, flow.tensor([3.0, 4.0])).tolist() == [7.0, 10.0]

@@ -8,7 +8,26 @@ def _as_tensor(x, like):
     return x if isinstance(x, _C.TensorBase) else _tensor(x, device=like.device)
 
 
+def _add_n(tensors, alpha):
+    # OneFlow's flow.add(a, b, c, ...): the sum of the tensors (its add_n), with its checks and wording
+    for t in tensors[1:]:
+        if t.dtype != tensors[0].dtype:
+            raise RuntimeError(f"add(): expected all tenser to have same type, but found {tensors[0].dtype} and "
+                               f"{t.dtype}")
+        if t.numel() != tensors[0].numel():
+            raise RuntimeError(f"add(): inconsistent tensor size, expected all tensor to have the same number of "
+                               f"elements, but got {tensors[0].numel()} and {t.numel()}")
+    if alpha != 1:
+        raise TypeError("add(): alpha is not taken with more than two tensors")
+    out = tensors[0] + tensors[1]
+    for t in tensors[2:]:
+        out = out + t
+    return out
+
+
 def add(input, other, *deprecated, alpha=1):
+    if deprecated and all(isinstance(t, _C.TensorBase) for t in (input, other) + deprecated):
+        return _add_n((input, other) + deprecated, alpha)
     if deprecated:  # torch.add(x, alpha, y) (Note [Scalar-first overloads] in _C.pyx)
         return _C.check_tensor(input, "add").add(other, *deprecated, alpha=alpha)
     if not isinstance(input, _C.TensorBase) and isinstance(other, _C.TensorBase):
