@@ -22,7 +22,12 @@ Note [Activation checkpointing in a graph]
     reservation; the trace records it as sharing that draw, and the plan
     gives both nodes the same (seed, offset) at every run (Note [Shared
     random draws] in core/include/monoflow/generator.h): the recompute sees
-    the forward's mask, as in eager mode.
+    the forward's mask, as in eager mode. The module's forward gets copies of
+    its tensor inputs (differentiable clones), so an in-place op on an input
+    inside it (flow.nn.init.uniform_(x)) leaves the input checkpoint saved as
+    it was and the recompute starts from the same values, as OneFlow's lazy
+    graph does (an eager checkpoint refuses such a module); the caller's
+    tensor does not see that in-place change.
 """
 import types
 
@@ -237,5 +242,9 @@ def checkpointed_forward(module, name):
     def run(*args, **kwargs):
         if not _C.is_grad_enabled():
             return forward(*args, **kwargs)  # nothing to save: plain forward
-        return checkpoint(forward, *args, use_reentrant=False, **kwargs)
+        return checkpoint(_on_copies, *args, use_reentrant=False, **kwargs)
+
+    def _on_copies(*args, **kwargs):
+        args = [a.clone() if isinstance(a, _C.TensorBase) else a for a in args]
+        return forward(*args, **kwargs)
     return run
