@@ -172,3 +172,13 @@ def test_scatter_reduce(reduce, include_self):
     compare(lambda a, i, s: a.scatter_reduce(0, i, s, reduce, include_self=include_self),
             lambda a, i, s: a.scatter_reduce(0, i, s, reduce, include_self=include_self), ints, idx,
             np.arange(18).reshape(6, 3))
+
+
+def test_diag_family_keeps_nan_and_inf_on_the_diagonal_only():
+    # (the diagonal matrix was input * eye: NaN * 0 spread NaN over its row)
+    v = np.array([np.nan, 1.0, np.inf], np.float32)
+    for fn, ref in ((flow.diag, np.diag), (flow.diagflat, np.diagflat),
+                    (flow.diag_embed, lambda a: np.diag(a))):
+        np.testing.assert_array_equal(fn(flow.tensor(v)).numpy(), ref(v))
+    assert flow.diag_embed(flow.tensor([[True, False]])).dtype == flow.bool
+    np.testing.assert_array_equal(flow.diag(flow.tensor([1, 2]), 1).numpy(), np.diag([1, 2], 1))

@@ -116,3 +116,15 @@ def test_hessian_of_a_relu_network_matches_torch():
         f = lambda x: (b @ lib.nn.functional.leaky_relu(a @ x, 0.1)).sum()  # noqa: E731
         got.append(np.asarray(lib.autograd.functional.hessian(f, lib.tensor(xs))))
     np.testing.assert_array_equal(got[1], got[0])
+
+
+def test_shrink_activations_keep_nan_as_torch():
+    import monoflow.nn.functional as F
+    v = [float("nan"), -2.0, -0.5, 0.0, 0.3, 1.5, float("inf"), -float("inf")]
+    for name in ("softshrink", "hardshrink"):
+        x, tx = flow.tensor(v, requires_grad=True), torch.tensor(v, requires_grad=True)
+        y, ty = getattr(F, name)(x), getattr(torch.nn.functional, name)(tx)
+        np.testing.assert_array_equal(y.detach().numpy(), ty.detach().numpy(), err_msg=name)
+        y.sum().backward()
+        ty.sum().backward()
+        np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy(), err_msg=name)

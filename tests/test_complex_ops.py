@@ -435,3 +435,17 @@ def test_unsupported_ops_raise():
                    (lambda: x > 0, NotImplementedError), (lambda: flow.erf(x), NotImplementedError)):
         with pytest.raises(exc):
             f()
+
+
+@pytest.mark.parametrize("dt", CDTYPES)
+def test_zero_dim_complex_stays_zero_dim(dt):
+    # (the host round trip went through np.ascontiguousarray, which makes 0-d arrays 1-d)
+    v = 0.3 + 1.2j
+    want = {"exp": np.exp(v), "sqrt": np.sqrt(v), "sin": np.sin(v), "tanh": np.tanh(v), "log": np.log(v),
+            "sigmoid": 1 / (1 + np.exp(-v)), "reciprocal": 1 / v, "rsqrt": 1 / np.sqrt(v), "expm1": np.expm1(v)}
+    z = flow.tensor(v, dtype=getattr(flow, dt))
+    for name, ref in want.items():
+        out = getattr(flow, name)(z)
+        assert out.shape == (), name
+        np.testing.assert_allclose(out.numpy(), ref, **TOL[dt], err_msg=name)
+    assert (z ** 2.5).shape == () and np.sin(z).shape == ()

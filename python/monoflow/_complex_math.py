@@ -30,7 +30,7 @@ def _host(t):
 def _back(arr, dtype, like):
     from monoflow import _creation
 
-    out = _creation.from_numpy(np.ascontiguousarray(np.asarray(arr).astype(_dtypes.to_numpy(dtype), copy=False)))
+    out = _creation.from_numpy(np.asarray(np.asarray(arr).astype(_dtypes.to_numpy(dtype), copy=False), order="C"))
     return out if like.device.type == "cpu" else out.to(like.device)
 
 

@@ -39,7 +39,7 @@ def _as_tensor_operand(v):
     if isinstance(v, np.generic):  # a NumPy scalar is a Python number to the op (as torch treats it)
         return v.item()
     if isinstance(v, np.ndarray):
-        return _creation.from_numpy(np.ascontiguousarray(v)) if v.dtype != object else _creation.tensor(v.tolist())
+        return _creation.from_numpy(np.asarray(v, order="C")) if v.dtype != object else _creation.tensor(v.tolist())
     return v
 
 
@@ -63,8 +63,8 @@ def array_ufunc(ufunc, method, inputs, kwargs):
     result = getattr(ufunc, method)(*arrays, **kwargs)
     if method == "__call__" and "out" not in kwargs:  # torch's __array_wrap__: the result as a tensor
         if isinstance(result, tuple):
-            return tuple(_creation.from_numpy(np.ascontiguousarray(r)) if isinstance(r, np.ndarray) else r
+            return tuple(_creation.from_numpy(np.asarray(r, order="C")) if isinstance(r, np.ndarray) else r
                          for r in result)
         if isinstance(result, np.ndarray):
-            return _creation.from_numpy(np.ascontiguousarray(result))
+            return _creation.from_numpy(np.asarray(result, order="C"))
     return result

@@ -99,7 +99,7 @@ cdef class Generator:
         # pair, not a kernel result, so setting it inside a graph trace is
         # sound (activation checkpointing restores it around the recompute,
         # Note [Shared random draws] in generator.h); .numpy() is refused there.
-        arr = np.ascontiguousarray(np.from_dlpack(state) if state.device.type == "cpu" else state.numpy())
+        arr = np.asarray(np.from_dlpack(state) if state.device.type == "cpu" else state.numpy(), order="C")
         if arr.dtype != np.uint8 or arr.size != 16:
             raise ValueError("set_state: expected a uint8 tensor of 16 bytes from get_state()")
         seed, offset = (int(v) for v in arr.view(np.uint64))

@@ -92,14 +92,14 @@ def _make_function():
             groups = _groups(index, xn.shape[0])
             on = _forward(xn, sn, groups, reduce, include_self)
             ctx.state = (xn, sn, on, groups, d, reduce, include_self, x.device, x.dtype)
-            return _c.host_tensor(np.ascontiguousarray(np.moveaxis(on, 0, d)), x.dtype, x.device)
+            return _c.host_tensor(np.asarray(np.moveaxis(on, 0, d), order="C"), x.dtype, x.device)
 
         @staticmethod
         def backward(ctx, grad):
             xn, sn, on, groups, d, reduce, include_self, device, dtype = ctx.state
             g = np.moveaxis(grad.detach().cpu().numpy(), d, 0)
             gx, gs = _backward(xn, sn, on, g, groups, reduce, include_self)
-            back = [_c.host_tensor(np.ascontiguousarray(np.moveaxis(a, 0, d)), dtype, device) for a in (gx, gs)]
+            back = [_c.host_tensor(np.asarray(np.moveaxis(a, 0, d), order="C"), dtype, device) for a in (gx, gs)]
             return back[0], back[1], None, None, None, None
 
     return IndexReduce

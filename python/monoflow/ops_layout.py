@@ -135,8 +135,9 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     if d1 == d2:
         raise RuntimeError(f"diag_embed(): diagonal dimensions cannot be identical {dim1}, {dim2}")
     n = input.shape[-1] if input.dim() else 1
-    eye = _C._eye(n, n, input.dtype, input.device)
-    out = input.unsqueeze(-1) * eye  # (..., n, n), input[..., i] at [i, i]
+    eye = _C._eye(n, n, _dtypes.bool_, input.device)
+    # (..., n, n), input[..., i] at [i, i]; selected, not multiplied: a NaN or inf stays off the other entries
+    out = _C._where(eye, input.unsqueeze(-1), input.new_zeros(()))
     k = abs(offset)
     if k:
         out = _C.pad(out, (k, 0, 0, k) if offset > 0 else (0, k, k, 0), "constant", 0)

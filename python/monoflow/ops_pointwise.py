@@ -595,7 +595,7 @@ def _map_(self, tensor, callable):  # noqa: A002 - torch's argument name
 def _tensor_like(values, like):
     from monoflow._creation import tensor
 
-    return tensor(np.ascontiguousarray(values), dtype=like.dtype)
+    return tensor(np.asarray(values, order="C"), dtype=like.dtype)
 
 
 TensorMethods.apply_ = _apply_

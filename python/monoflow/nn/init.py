@@ -423,7 +423,7 @@ def orthogonal_(tensor, gain=1, generator=None):
     from monoflow._creation import tensor as _tensor
 
     with no_grad():
-        tensor.copy_(_tensor(np.ascontiguousarray(q).reshape(tuple(tensor.shape)), dtype=tensor.dtype,
+        tensor.copy_(_tensor(np.asarray(q, order="C").reshape(tuple(tensor.shape)), dtype=tensor.dtype,
                              device=tensor.device))
         return tensor.mul_(gain)
 

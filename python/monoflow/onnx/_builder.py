@@ -8,7 +8,7 @@ _NP_TO_ONNX = {"float32": 1, "uint8": 2, "int8": 3, "int16": 5, "int32": 6, "int
 
 
 def to_numpy(t):
-    return np.ascontiguousarray(np.asarray(t.detach().numpy()))
+    return np.asarray(np.asarray(t.detach().numpy()), order="C")
 
 
 class GraphBuilder:

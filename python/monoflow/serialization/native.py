@@ -295,7 +295,7 @@ def _write_archive(fp, fmt_bytes, manifest_bytes, blobs, arrays=(), pickles=()):
                 w.write(memoryview(data))
             del data, src
         for i, a in enumerate(arrays):
-            data = _swap_if_big_endian(np.ascontiguousarray(a).reshape(-1).view(np.uint8), a.dtype.itemsize)
+            data = _swap_if_big_endian(np.asarray(a, order="C").reshape(-1).view(np.uint8), a.dtype.itemsize)
             with zf.open(_zipinfo(f"{_ARRAY_PREFIX}{i}", data.nbytes), "w") as w:
                 w.write(memoryview(data))
         for i, data in enumerate(pickles):

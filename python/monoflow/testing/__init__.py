@@ -22,7 +22,7 @@ def _as_tensor(x):
     if isinstance(x, _C.TensorBase):
         return x
     if isinstance(x, np.ndarray):
-        return _creation.from_numpy(np.ascontiguousarray(x))
+        return _creation.from_numpy(np.asarray(x, order="C"))
     return _creation.tensor(x)
 
 

@@ -505,7 +505,7 @@ def _to_flow(flow, array, dtype, device, layout, rng):
     if layout == "permuted" and len(shape) >= 2:
         perm = rng.permutation(len(shape))
         inverse = np.argsort(perm)
-        base = flow.tensor(np.ascontiguousarray(array.transpose(perm))).to(ft)
+        base = flow.tensor(np.asarray(array.transpose(perm), order="C")).to(ft)
         return base.to(device).permute(*[int(i) for i in inverse])
     if layout == "sliced" and len(shape) >= 1:
         big = np.zeros(tuple(2 * s + 1 for s in shape), dtype=array.dtype)

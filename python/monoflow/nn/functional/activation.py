@@ -316,7 +316,7 @@ def hardshrink(input, lambd=0.5):
     """
     _C.check_tensor(input, "hardshrink", "input", 1)
     _C.check_float(lambd, "hardshrink", "lambd", 2)
-    return _C.formal_input("hardshrink", _m.where((input > lambd) | (input < -lambd), input, 0.0), input)
+    return _C.formal_input("hardshrink", _m.where((input >= -lambd) & (input <= lambd), 0.0, input), input)
 
 
 def softshrink(input, lambd=0.5):
@@ -334,7 +334,8 @@ def softshrink(input, lambd=0.5):
     """
     _C.check_tensor(input, "softshrink", "input", 1)
     _C.check_float(lambd, "softshrink", "lambd", 2)
-    out = _m.where(input > lambd, input - lambd, _m.where(input < -lambd, input + lambd, 0.0))
+    # (NaN fails both range tests and stays NaN, as in torch)
+    out = _m.where((input >= -lambd) & (input <= lambd), 0.0, _m.where(input > 0, input - lambd, input + lambd))
     return _C.formal_input("softshrink", out, input)
 
 

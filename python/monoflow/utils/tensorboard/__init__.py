@@ -183,7 +183,7 @@ def _to_hwc(img, dataformats, what):
         img = np.concatenate([img] * 3, 2)
     if img.dtype != np.uint8:
         img = (img.astype(np.float64) * 255).clip(0, 255).round().astype(np.uint8)
-    return np.ascontiguousarray(img)
+    return np.asarray(img, order="C")
 
 
 def _as_float(value, what):

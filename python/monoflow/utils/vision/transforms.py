@@ -52,7 +52,7 @@ def _flip(img, horizontal):
         return img.transpose(Image.FLIP_LEFT_RIGHT if horizontal else Image.FLIP_TOP_BOTTOM)
     if isinstance(img, Tensor):
         return img.flip(-1 if horizontal else -2)
-    return np.ascontiguousarray(img[:, ::-1] if horizontal else img[::-1])
+    return np.asarray(img[:, ::-1] if horizontal else img[::-1], order="C")
 
 
 class Compose:
@@ -102,7 +102,7 @@ class ToTensor:
         if arr.ndim == 2:
             arr = arr[:, :, None]
         scale = arr.dtype == np.uint8
-        arr = np.ascontiguousarray(arr.transpose(2, 0, 1)).astype(np.float32)
+        arr = np.asarray(arr.transpose(2, 0, 1), order="C").astype(np.float32)
         return _creation.tensor(arr / 255.0 if scale else arr)
 
     def __repr__(self):
