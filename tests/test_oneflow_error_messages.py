@@ -385,3 +385,13 @@ def test_oneflow_add_of_more_than_two_tensors():
     assert msg.startswith("add(): expected all tenser to have same type, but found")
     with pytest.warns(UserWarning):  # torch's deprecated add(input, alpha, other) is kept
         assert flow.add(flow.tensor([1.0, 2.0]), 2, flow.tensor([3.0, 4.0])).tolist() == [7.0, 10.0]
+
+
+def test_glu_checks_as_torch_and_oneflow():
+    msg = _raised(lambda: F.glu(flow.tensor(1.0)), RuntimeError)
+    assert msg == "glu: glu does not support scalars because halving size must be even"
+    msg = _raised(lambda: F.glu(flow.randn(2, 3)), RuntimeError)
+    assert msg == "glu: Halving dimension must be even, but dimension 1 is size 3"
+    assert "Dimension out of range (expected to be in range of [-2, 1], but got 3)" in _raised(
+        lambda: flow.nn.GLU(dim=3)(flow.randn(2, 4)), IndexError)
+    assert F.glu(flow.tensor([1.0, 2.0, 0.0, 0.0])).tolist() == [0.5, 1.0]

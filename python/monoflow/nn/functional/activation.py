@@ -352,9 +352,11 @@ def glu(input, dim=-1):
         tensor([0.5000, 1.0000])
     """
     _C.check_tensor(input, "glu", "input", 1)
+    if input.dim() == 0:  # (torch's and OneFlow's check and wording)
+        raise RuntimeError("glu: glu does not support scalars because halving size must be even")
     size = input.size(dim)  # (a bad dim: refused by name)
-    if size % 2:
-        raise RuntimeError(f"glu: Halving dimension must be even, but dimension {dim} is size {size}")
+    if size % 2:  # the dim as torch and OneFlow name it: wrapped
+        raise RuntimeError(f"glu: Halving dimension must be even, but dimension {dim % input.dim()} is size {size}")
     a, b = input.chunk(2, dim)
     return a * _m.sigmoid(b)
 
