@@ -220,3 +220,24 @@ def test_accepted_calls_match_torch(call):
     x = np.random.default_rng(1).standard_normal((2, 3)).astype(np.float32)
     got, want = call(F, flow, flow.tensor(x)), call(TORCH.nn.functional, TORCH, TORCH.tensor(x))
     np.testing.assert_allclose(_np(got), _np(want), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("call, exc, words", [
+    (lambda F, m: F.interpolate(m.zeros(1, 1, 4, 4), size=(0, 0)), RuntimeError, "sizes should be greater than 0"),
+    (lambda F, m: F.interpolate(m.zeros(1, 1, 4, 4), scale_factor=-1), RuntimeError, "sizes should be greater than 0"),
+    (lambda F, m: m.nn.Upsample(size=0)(m.zeros(1, 1, 3)), RuntimeError, "sizes should be greater than 0"),
+    (lambda F, m: m.gradient(m.ones(3, 4), dim=2), IndexError, "Dimension out of range"),
+    (lambda F, m: m.fft.fftfreq(-2), RuntimeError, "negative dimension"),
+])
+def test_size_and_dim_errors_match_torch(call, exc, words):
+    # (a zero output size was a ZeroDivisionError; a dim past the end differentiated along another dim)
+    with pytest.raises(exc, match=words):
+        call(F, flow)
+    if TORCH is not None:
+        with pytest.raises(exc):
+            call(TORCH.nn.functional, TORCH)
+
+
+def test_fftfreq_of_length_zero_matches_torch():
+    assert flow.fft.fftfreq(0).shape == (0,)
+    assert np.isnan(flow.fft.rfftfreq(0).numpy()).all() and flow.fft.rfftfreq(0).shape == (1,)

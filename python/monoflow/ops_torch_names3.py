@@ -212,7 +212,12 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
     if edge_order not in (1, 2):
         raise RuntimeError(f"gradient: only edge_order=1 and edge_order=2 are supported, got {edge_order}")
     dims = list(builtins.range(input.dim())) if dim is None else ([dim] if isinstance(dim, int) else list(dim))
-    dims = [d % input.dim() for d in dims]
+    nd = input.dim()
+    bad = [d for d in dims if not -nd <= d < nd]
+    if bad:
+        raise IndexError(f"gradient: Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got "
+                         f"{bad[0]})")
+    dims = [d % nd for d in dims]
     if isinstance(spacing, (list, tuple)):
         if len(spacing) != len(dims):
             raise RuntimeError(f"gradient: expected spacing to be unspecified, a scalar or its length to "

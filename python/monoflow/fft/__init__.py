@@ -587,7 +587,12 @@ def fftfreq(n, d=1.0, *, dtype=None, device=None, requires_grad=False, layout=No
         >>> flow.fft.fftfreq(5, d=0.5)
         tensor([ 0.0000,  0.4000,  0.8000, -0.8000, -0.4000])
     """
-    return _freq_tensor(np.fft.fftfreq(n, d), dtype, device, requires_grad)
+    n = _C.check_int(n, "fftfreq", "n", 1)
+    if n < 0:
+        raise RuntimeError(f"fftfreq: Trying to create tensor with negative dimension {n}: [{n}]")
+    with np.errstate(all="ignore"):  # (n = 0: an empty result, as torch's)
+        values = np.fft.fftfreq(n, d) if n else np.zeros(0)
+    return _freq_tensor(values, dtype, device, requires_grad)
 
 
 def rfftfreq(n, d=1.0, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
@@ -619,7 +624,11 @@ def rfftfreq(n, d=1.0, *, dtype=None, device=None, requires_grad=False, layout=N
         >>> flow.fft.rfftfreq(5, d=0.5)
         tensor([0.0000, 0.4000, 0.8000])
     """
-    return _freq_tensor(np.fft.rfftfreq(n, d), dtype, device, requires_grad)
+    n = _C.check_int(n, "rfftfreq", "n", 1)
+    if n < 0:
+        raise RuntimeError(f"rfftfreq: Trying to create tensor with negative dimension {n // 2 + 1}: [{n // 2 + 1}]")
+    values = np.fft.rfftfreq(n, d) if n else np.array([np.nan])  # (n = 0: [0 / 0], torch's answer)
+    return _freq_tensor(values, dtype, device, requires_grad)
 
 
 def _shift(x, dim, op, sign):

@@ -35,17 +35,30 @@ def _output_size(input, n, size, scale_factor, recompute):
                 f"Input and output must have the same number of spatial dimensions, but got input with spatial "
                 f"dimensions of {list(spatial)} and output size of {list(sizes)}. Please provide input tensor in "
                 f"(N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) format."))
-        return tuple(_C.check_int(s, "interpolate", "size") for s in sizes), (None,) * n
+        return _positive(spatial, tuple(_C.check_int(s, "interpolate", "size") for s in sizes)), (None,) * n
     factors = tuple(scale_factor) if isinstance(scale_factor, (list, tuple)) else (scale_factor,) * n
     if len(factors) != n:
         raise ValueError(_C.name_op_in_progress(
             f"Input and scale_factor must have the same number of spatial dimensions, but got input with spatial "
             f"dimensions of {list(spatial)} and scale_factor of shape {list(factors)}."))
     factors = tuple(_C.check_float(f, "interpolate", "scale_factor") for f in factors)
-    sizes = tuple(int(math.floor(s * f)) for s, f in zip(spatial, factors))
+    if not all(math.isfinite(f) for f in factors):
+        raise ValueError(_C.name_op_in_progress(f"scale_factor must be finite, got {list(factors)}"))
+    sizes = _positive(spatial, tuple(int(math.floor(s * f)) for s, f in zip(spatial, factors)))
     if recompute:
         return sizes, (None,) * n
     return sizes, tuple(float(f) for f in factors)
+
+
+def _positive(spatial, sizes):
+    """`sizes`, refused (torch's wording) when a size of the input or of the output is not positive."""
+    if min(spatial + sizes) <= 0:
+        names = "DHW"[3 - len(sizes):] if len(sizes) <= 3 else "?" * len(sizes)
+        shown = lambda v: ", ".join(f"{c}: {x}" for c, x in zip(names, v))  # noqa: E731
+        raise RuntimeError(_C.name_op_in_progress(
+            f"Input and output sizes should be greater than 0, but got input ({shown(spatial)}) output "
+            f"({shown(sizes)})"))
+    return sizes
 
 
 def _scale(in_size, out_size, align_corners, scale_factor):
