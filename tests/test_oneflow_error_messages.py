@@ -395,3 +395,9 @@ def test_glu_checks_as_torch_and_oneflow():
     assert "Dimension out of range (expected to be in range of [-2, 1], but got 3)" in _raised(
         lambda: flow.nn.GLU(dim=3)(flow.randn(2, 4)), IndexError)
     assert F.glu(flow.tensor([1.0, 2.0, 0.0, 0.0])).tolist() == [0.5, 1.0]
+
+
+def test_arg_sort_direction_wording():
+    msg = _raised(lambda: flow._C.arg_sort(flow.tensor([3.0, 1.0]), "NONE"), RuntimeError)
+    assert msg.startswith("arg_sort(): expected the input direction parameter value is") and msg.endswith("NONE")
+    assert flow._C.arg_sort(flow.tensor([3.0, 1.0]), "ASCENDING").tolist() == [1, 0]

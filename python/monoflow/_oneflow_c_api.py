@@ -417,8 +417,8 @@ def arg_sort(input, direction):
 
     input = _C.check_tensor(input, "arg_sort", "input", 1)
     if direction not in ("ASCENDING", "DESCENDING"):
-        raise RuntimeError(f'arg_sort(): expected the direction to be "ASCENDING" or "DESCENDING", '
-                           f"but got {direction}")
+        raise RuntimeError(f'arg_sort(): expected the input direction parameter value is "ASCENDING" or '
+                           f'"DESCENDING", but found the value is {direction}')  # (OneFlow's wording)
     import monoflow
 
     return monoflow.argsort(input, dim=-1, descending=direction == "DESCENDING").to(monoflow.int32)
