@@ -403,6 +403,53 @@ class Graph:
         run.graph = graph
         return run
 
+    @property
+    def _is_compiled(self):
+        """Whether the graph has run (OneFlow's flag: its first call compiles it)."""
+        return bool(self._plans or self._train_steps or self._eager_builds)
+
+    def _share_from(self, shared_graph):
+        """OneFlow's ``graph._share_from(other)``: run this graph on the variables of `other`, a
+        graph of the same modules that has been compiled (called), e.g. to serve another input
+        shape without a second copy of the weights. In monoflow both graphs read the modules'
+        parameters and buffers themselves, so this checks that they are the same tensors (and that
+        this graph has not run yet) and records `other`; this graph still traces its own plans.
+
+        Args:
+            shared_graph (nn.Graph): a compiled graph holding the same parameters and buffers.
+
+        Example::
+
+            >>> class G(nn.Graph):
+            ...     def __init__(self, m):
+            ...         super().__init__()
+            ...         self.m = m
+            ...     def build(self, x):
+            ...         return self.m(x)
+            >>> lin = nn.Linear(3, 2)
+            >>> g0 = G(lin)
+            >>> _ = g0(flow.ones(4, 3))
+            >>> g1 = G(lin)
+            >>> g1._share_from(g0)
+            >>> g1(flow.ones(2, 3)).shape
+            oneflow.Size([2, 2])
+        """
+        if not isinstance(shared_graph, Graph):
+            raise TypeError(f"nn.Graph._share_from: expects an nn.Graph, got {type(shared_graph).__name__}")
+        if not shared_graph._is_compiled:
+            raise RuntimeError(f"nn.Graph._share_from: graph {shared_graph.name} to share from must be "
+                               f"compiled (called once) first")
+        if self._is_compiled:
+            raise RuntimeError(f"nn.Graph._share_from: graph {self.name} is already compiled; share before "
+                               f"its first call")
+        def held(g):
+            return [id(t) for m in g._modules.values() for t in itertools.chain(m.parameters(), m.buffers())]
+        ours, theirs = held(self), held(shared_graph)
+        if ours != theirs:
+            raise RuntimeError(f"nn.Graph._share_from: graph {self.name} and graph {shared_graph.name} do not "
+                               f"hold the same parameters and buffers; build both from the same modules")
+        self.__dict__["_shared_graph"] = shared_graph
+
     def __call__(self, *args, **kwargs):
         self._drop_stale_plans()
         if kwargs:  # build(*args, **kwargs): the keywords travel as one last input
