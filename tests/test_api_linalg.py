@@ -260,3 +260,25 @@ def test_inv_inside_nn_graph(batch, n, seed):
 
     np.testing.assert_allclose(G()(flow.tensor(a)).numpy(), np.linalg.inv(a), rtol=1e-7, atol=1e-7 * np.abs(
         np.linalg.inv(a)).max())
+
+
+def test_singular_triangular_systems_as_torch():
+    # a zero on the diagonal: substitution's infinities and NaNs (numpy's solver raised its own
+    # LinAlgError), and cholesky_inverse's LinAlgError (a RuntimeError) naming the element
+    cases = [
+        lambda m: m.linalg.solve_triangular(m.tensor([[0., 0.], [1., 1.]]), m.tensor([[1.], [2.]]), upper=False),
+        lambda m: m.linalg.solve_triangular(m.tensor([[1., 2.], [0., 0.]]), m.tensor([[1.], [2.]]), upper=True),
+        lambda m: m.cholesky_solve(m.ones(3, 1), m.zeros(3, 3)),
+        lambda m: m.triangular_solve(m.ones(2, 3, 1), m.zeros(2, 3, 3))[0],
+    ]
+    want = [np.array([[np.inf], [-np.inf]]), np.array([[-np.inf], [np.inf]]), np.full((3, 1), np.nan),
+            np.array([[[np.nan], [np.nan], [np.inf]]] * 2)]
+    for case, w in zip(cases, want):
+        got = case(flow).numpy()
+        np.testing.assert_array_equal(got, w)
+        if torch is not None:
+            np.testing.assert_array_equal(got, case(torch).numpy())
+    for shape, prefix in (((3, 3), ""), ((2, 2, 3, 3), r"\(Batch element 0\): ")):
+        with pytest.raises(flow.linalg.LinAlgError, match=prefix + "The diagonal element 1 is zero"):
+            flow.cholesky_inverse(flow.zeros(*shape))
+    assert issubclass(flow.linalg.LinAlgError, RuntimeError)

@@ -215,6 +215,12 @@ def cholesky_inverse(L, upper=False):
     if L.dim() < 2:
         raise RuntimeError("cholesky_inverse: The input tensor A must have at least 2 dimensions.")
     n = L.shape[-1]
+    zero = (L.diagonal(0, -2, -1) == 0).reshape(-1, n).numpy() if L.numel() else None
+    if zero is not None and zero.any():  # torch's error: the inverse does not exist
+        b, k = divmod(int(zero.argmax()), n)
+        batch = f"(Batch element {b}): " if L.dim() > 2 else ""
+        raise _linalg().LinAlgError(f"cholesky_inverse: {batch}The diagonal element {k + 1} is zero, the inversion "
+                                    f"could not be completed because the input matrix is singular.")
     return cholesky_solve(_C._eye(n, n, L.dtype, L.device).expand(tuple(L.shape)), L, upper)
 
 

@@ -528,6 +528,19 @@ def cholesky_ex(A, *, upper=False, check_errors=False):
     return _cholesky_ex_t(_nan_where_failed(lambda a: cholesky(a, upper=upper), A, info, 2), _info_tensor(info, A))
 
 
+def _substitute(a, b, upper):
+    """X with a X = b for triangular a (batched) by substitution, row by row: a singular a gives
+    infinities and NaNs where a solver refuses."""
+    n = a.shape[-1]
+    x = _np.zeros(_np.broadcast_shapes(a.shape[:-1], b.shape[:-1]) + b.shape[-1:], _np.result_type(a, b))
+    with _np.errstate(all="ignore"):
+        for i in (range(n - 1, -1, -1) if upper else range(n)):
+            done = slice(i + 1, n) if upper else slice(0, i)
+            rest = b[..., i, :] - _np.einsum("...j,...jk->...k", a[..., i, done], x[..., done, :])
+            x[..., i, :] = rest / a[..., i, i][..., None]
+    return x
+
+
 class _SolveTriangular(_Function):
     @staticmethod
     def forward(ctx, A, B, upper, unitriangular):
@@ -539,8 +552,12 @@ class _SolveTriangular(_Function):
             a[..., idx, idx] = 1
         b = _host(B)
         batch = _np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-        X = _t(_np.linalg.solve(_np.broadcast_to(a, batch + a.shape[-2:]), _np.broadcast_to(b, batch + b.shape[-2:])),
-               A)
+        a, b = _np.broadcast_to(a, batch + a.shape[-2:]), _np.broadcast_to(b, batch + b.shape[-2:])
+        try:
+            x = _np.linalg.solve(a, b)
+        except _np.linalg.LinAlgError:  # a zero on the diagonal: substitution's infs and NaNs, as torch's
+            x = _substitute(a, b, upper)
+        X = _t(x, A)
         ctx.upper, ctx.unit = upper, unitriangular
         ctx.save_for_backward(A, X)
         return X
