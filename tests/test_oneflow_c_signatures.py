@@ -178,3 +178,15 @@ def test_more_oneflow_c_signatures_against_torch():
                        F.cross_entropy(tX, p, reduction="none").numpy(), atol=1e-5)
     z = np.array([2.0, 0.0, -4.0], np.float32)
     assert np.array_equal(flow._C.reciprocal_no_nan(flow.tensor(z)).numpy(), [0.5, 0.0, -0.25])
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular", "constant"])
+def test_pad_takes_a_zero_value_with_every_mode(mode):
+    # OneFlow's _C.pad(x, pad, mode="constant", value=0) and torch's F.pad accept value=0 with any mode
+    a = np.random.randn(1, 2, 4, 5).astype(np.float32)
+    ref = torch.nn.functional.pad(torch.tensor(a), (1, 2, 2, 1), mode=mode, value=0).numpy()
+    assert np.array_equal(flow._C.pad(flow.tensor(a), [1, 2, 2, 1], mode, 0).numpy(), ref)
+    assert np.array_equal(flow.nn.functional.pad(flow.tensor(a), (1, 2, 2, 1), mode=mode, value=0.0).numpy(), ref)
+    if mode != "constant":
+        with pytest.raises(RuntimeError, match=f'Padding mode "{mode}" doesn\'t take in value argument'):
+            flow._C.pad(flow.tensor(a), [1, 1, 1, 1], mode, 1.5)

@@ -98,6 +98,7 @@ from monoflow import framework  # noqa: E402  (OneFlow's module paths: framework
 _C.__getattr__ = _oneflow_internal.functional_fallback  # flow._C.relu ... as OneFlow's tests call ops
 from monoflow import _oneflow_c_api  # noqa: E402
 _C.one_hot = _oneflow_c_api.one_hot  # OneFlow's _C.one_hot(input, num_classes, on_value, off_value)
+_C.pad = ops_shape.pad  # OneFlow's _C.pad: circular too, and a zero value with any mode (value=0 is its default)
 from monoflow._defaults import get_default_device, set_default_device, set_default_tensor_type  # noqa: E402
 from monoflow import accelerator, amp, backends, cuda, multiprocessing  # noqa: E402
 from monoflow import xpu  # noqa: E402  (torch.xpu: unavailable without an 'xpu' plugin)

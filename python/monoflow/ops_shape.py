@@ -354,6 +354,9 @@ def one_hot(tensor, num_classes=-1, on_value=1, off_value=0):
     return _C._where(out.bool(), on, off)
 
 
+_core_pad = _C.pad  # the core's pad (monoflow._C.pad becomes pad below: see monoflow/__init__.py)
+
+
 def pad(input, pad=None, mode="constant", value=None):
     """torch.nn.functional.pad: constant (with `value`, negative pads crop), reflect, replicate or circular."""
     # (OneFlow's wording for a missing pad after torch's: OneFlow programs look for it)
@@ -365,7 +368,11 @@ def pad(input, pad=None, mode="constant", value=None):
                         + (f" (and {missing})" if pad is None else ""))
     if pad is None:
         raise TypeError(f"pad(): missing required argument 'pad' (position 2): {missing}")
+    if mode != "constant" and value is not None and not isinstance(value, _C.TensorBase) and value == 0:
+        value = None  # (a zero value is no value for the other modes, as torch and OneFlow take it)
     if mode == "circular":  # (the core's pad has no circular mode: wrap-around by slices, differentiable)
+        if value is not None:
+            raise RuntimeError("pad: Padding mode \"circular\" doesn't take in value argument")
         from monoflow.nn.modules.padding import _circular
 
         pad = tuple(pad)
@@ -373,7 +380,7 @@ def pad(input, pad=None, mode="constant", value=None):
             raise ValueError(f"pad(): padding length must be even and at most twice the input's dimensions, got "
                              f"{len(pad)} for a {input.dim()}-d input")
         return _circular(input, pad)
-    return _C.pad(input, pad, mode, value)
+    return _core_pad(input, pad, mode, value)
 
 
 class TensorMethods:
