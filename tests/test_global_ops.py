@@ -144,3 +144,20 @@ def test_numpy_of_a_global_tensor_that_requires_grad():
     x = flow.tensor(a).to_global(P, flow.sbp.broadcast).requires_grad_()
     np.testing.assert_array_equal(x.numpy(), a)
     assert x.requires_grad
+
+
+def test_zero_dim_global_tensors_take_the_local_rules():
+    # (the global shape rules indexed a 0-d tensor's missing dim: IndexError "tuple index out of range")
+    import monoflow as flow
+
+    x = flow.tensor(1.5).to_global(placement=flow.placement("cpu", ranks=[0]), sbp=flow.sbp.broadcast)
+    assert x.mean(-1).item() == 1.5 and x.mean(0, keepdim=True).shape == ()
+    local = flow.tensor(1.5)
+    calls = [(lambda t: flow.cat([t, t]), "zero-dimensional tensor"), (lambda t: t.chunk(3, 0), "1-dimensional"),
+             (lambda t: t.split(1), "1-dimensional"), (lambda t: t.narrow(0, 1, 2), "0-dim tensor"),
+             (lambda t: t.unbind(0), "no dimensions")]
+    for call, words in calls:
+        with pytest.raises(Exception) as want:  # the local op's error type
+            call(local)
+        with pytest.raises(want.type, match=words):
+            call(x)

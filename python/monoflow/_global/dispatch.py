@@ -299,7 +299,7 @@ def _mean(name, fn, args, kwargs):
     dims = _reduced_dims(op, x.dim(), dim)
     count = 1
     for d in dims:
-        count *= x._shape[d]
+        count *= x._shape[d] if x._shape else 1  # (a 0-d tensor's dim 0 or -1: itself)
     sum_kwargs = {"keepdim": bool(op.arg("keepdim", 2, False))}
     if dim is not None:
         sum_kwargs["dim"] = dim

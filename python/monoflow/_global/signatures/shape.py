@@ -216,6 +216,9 @@ def permute(op):
 @rule("cat", "concat", "concatenate")
 def cat(op):
     shapes = [s for s in op.shapes]
+    for i, s in enumerate(shapes):
+        if not s:
+            op.fail(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
     dim = op.arg("dim", 1, 0)
     n = max(len(s) for s in shapes)
     dim = _wrap_dim(op, dim, n)
@@ -244,6 +247,8 @@ def stack(op):
 @rule("narrow")
 def narrow(op):
     shape = op.shapes[0]
+    if not shape:
+        op.fail("cannot be applied to a 0-dim tensor.")
     dim = _wrap_dim(op, op.arg("dim", 1), len(shape))
     start, length = op.arg("start", 2), op.arg("length", 3)
     if start < 0:
@@ -293,6 +298,10 @@ def _pieces(op, size, how, dim_name):
 @rule("split", "chunk", "unbind")
 def split(op):
     shape = op.shapes[0]
+    if not shape:  # (the local ops' wording)
+        if op.name == "unbind":
+            op.fail("Dimension specified as 0 but tensor has no dimensions", IndexError)
+        op.fail("expects at least a 1-dimensional tensor")
     if op.name == "unbind":
         dim = _wrap_dim(op, op.arg("dim", 1, 0), len(shape))
         out = tuple(s for d, s in enumerate(shape) if d != dim)
