@@ -13,10 +13,57 @@ from monoflow._tensor import Tensor
 
 __all__ = ["Tensor", "TensorTuple", "cpu_broadcast", "exception", "GetCurrentStack"]
 
-# OneFlow hands a module's backward hooks their gradients as a TensorTuple (its C++ sequence of
-# tensors); monoflow hands them a tuple, as torch does, so the name is tuple itself
-# (``isinstance(grad_input, TensorTuple)`` holds).
-TensorTuple = tuple
+class _TensorTupleMeta(type):
+    # OneFlow hands a module's backward hooks their gradients as a TensorTuple (its C++ sequence of
+    # tensors); monoflow hands them a tuple, as torch does, so every tuple counts as one too
+    # (``isinstance(grad_input, TensorTuple)`` holds).
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, tuple) or type.__instancecheck__(cls, obj)
+
+    def __subclasscheck__(cls, sub):
+        return issubclass(sub, tuple) or type.__subclasscheck__(cls, sub)
+
+
+class TensorTuple(list, metaclass=_TensorTupleMeta):
+    """OneFlow's ``TensorTuple``: a growable sequence of tensors (``append``, ``extend``, indexing,
+    ``len``), made empty or from an iterable of tensors; OneFlow's tests build one by hand and pass it
+    to modules and graphs like a list. Every tuple also counts as a TensorTuple (``isinstance``), for
+    the backward hooks' gradients.
+
+    Args:
+        tensors (iterable of Tensor, optional): the first items.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> from monoflow._oneflow_internal import TensorTuple
+        >>> tp = TensorTuple()
+        >>> tp.append(flow.ones(2))
+        >>> tp.append(flow.zeros(1))
+        >>> len(tp), isinstance((flow.ones(1),), TensorTuple)
+        (2, True)
+    """
+
+    def __init__(self, tensors=()):
+        tensors = list(tensors)
+        for t in tensors:
+            self._check(t)
+        super().__init__(tensors)
+
+    @staticmethod
+    def _check(t):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"TensorTuple: expects tensors, got {type(t).__name__}")
+
+    def append(self, t):
+        self._check(t)
+        super().append(t)
+
+    def extend(self, tensors):
+        tensors = list(tensors)
+        for t in tensors:
+            self._check(t)
+        super().extend(tensors)
 
 # OneFlow's ``_oneflow_internal.exception`` names the exception classes its C++ core raises; monoflow raises
 # Python's built-in ones, so each name is the built-in class it stands for (``except
