@@ -258,18 +258,63 @@ class Graph:
     def training(self):
         return bool(self._optimizers)
 
-    def debug(self, v_level=1, *, ranks=None, max_py_stack_depth=2, only_user_py_stack=True,
+    def debug(self, v_level=0, *args, ranks=None, max_py_stack_depth=2, only_user_py_stack=True,
               op_repr_with_py_stack=False):
-        """Prints each plan when it is compiled (and says why: a new signature),
-        with the plan before and after each pass; ``v_level`` 0 (or below) turns it
-        off. ``ranks`` (OneFlow's): an int or a list, the ranks that print (default:
-        all). OneFlow's Python-stack options are accepted: a plan's nodes carry no
-        Python stack here."""
+        """Opens or closes the graph's debug mode (OneFlow's levels): ``v_level`` 0 to 3 opens it (each plan
+        is printed when it is compiled, saying why, with the plan before and after each pass), -1 closes
+        it. ``ranks``: an int or a list of ints, the ranks that print; None is rank 0 and -1 among them
+        is every rank. The graph's modules (``graph.m._debug``) follow. OneFlow's Python-stack options
+        are accepted: a plan's nodes carry no Python stack here. OneFlow 0.7's positional form
+        ``debug(mode, v_level, ranks)`` (``mode`` a bool, False closes) is accepted too.
+
+        Args:
+            v_level (int): -1 (close) to 3; default 0.
+            ranks (int or list of int, optional): the ranks whose graph opens debug mode.
+
+        Example::
+
+            >>> class G(nn.Graph):
+            ...     def __init__(self):
+            ...         super().__init__()
+            ...         self.m = nn.Linear(2, 2)
+            ...     def build(self, x):
+            ...         return self.m(x)
+            >>> g = G().debug(0)
+            >>> g._debug, g.m._debug
+            (True, True)
+            >>> g.debug(-1)._debug
+            False
+        """
         from monoflow._global import groups
 
-        if ranks is not None:
-            ranks = [ranks] if isinstance(ranks, int) else list(ranks)
-        self.__dict__["_debug"] = v_level > 0 and (ranks is None or groups.rank() in ranks)
+        if isinstance(v_level, bool):  # OneFlow 0.7: debug(mode=True, v_level=0, ranks=None)
+            if len(args) > 2:
+                raise TypeError(f"nn.Graph.debug(mode, v_level, ranks): takes at most 3 positional arguments, "
+                                f"got {1 + len(args)}")
+            mode, v_level = v_level, (args[0] if args else 0)
+            if len(args) > 1:
+                ranks = args[1]
+            if not mode:
+                v_level = -1
+        elif args:
+            raise TypeError(f"nn.Graph.debug(v_level, *, ranks=...): takes 1 positional argument, got "
+                            f"{1 + len(args)}")
+        if isinstance(v_level, bool) or not isinstance(v_level, int) or not -1 <= v_level <= 3:
+            raise ValueError(f"nn.Graph.debug: v_level must be an int from -1 to 3, got {v_level!r}")
+        if ranks is None:
+            rank_list = [0]
+        elif isinstance(ranks, int) and not isinstance(ranks, bool):
+            rank_list = [ranks]
+        elif isinstance(ranks, (list, tuple)) and all(isinstance(r, int) for r in ranks):
+            rank_list = list(ranks)
+        else:
+            raise ValueError(f"nn.Graph.debug: ranks must be an int or a list of ints, got {ranks!r}")
+        if -1 in rank_list or groups.rank() in rank_list:
+            on = v_level >= 0
+            self.__dict__["_debug"] = on
+            for name, module in self._modules.items():
+                for sub_name, sub in module.named_modules():
+                    self._graph_module(sub, f"{name}.{sub_name}" if sub_name else name)._debug = on
         return self
 
     # ------------------------------------------------------------ state

@@ -70,6 +70,7 @@ class GraphModule:
         self._module = module
         self.name = name
         self._activation_checkpointing = False
+        self._debug = False  # set by Graph.debug / the view's debug()
         self.stage_id = None
         self.stage_placement = None
 
@@ -151,6 +152,25 @@ class ModuleView:
             return self._view_module
         out = self._view_module.to(*args, **kwargs)
         return self if out is self._view_module else out
+
+    @property
+    def _debug(self):
+        """Whether this module is in the graph's debug mode (OneFlow's ``block._debug``)."""
+        return self._view_graph._graph_module(self._view_module, self._view_name)._debug
+
+    def debug(self, v_level=0, *, ranks=None, max_py_stack_depth=2, only_user_py_stack=True,
+              op_repr_with_py_stack=False):
+        """Opens (``v_level`` 0 to 3) or closes (-1) debug mode for this module and its submodules in the
+        graph, on ``ranks`` (None: rank 0; -1 among them: every rank), as OneFlow's ``Block.debug``."""
+        from monoflow._global import groups
+
+        if isinstance(v_level, bool) or not isinstance(v_level, int) or not -1 <= v_level <= 3:
+            raise ValueError(f"{self._view_name}.debug: v_level must be an int from -1 to 3, got {v_level!r}")
+        rank_list = [0] if ranks is None else [ranks] if isinstance(ranks, int) else list(ranks)
+        if -1 in rank_list or groups.rank() in rank_list:
+            for view in self.modules():
+                view.to(GraphModule)._debug = v_level >= 0
+        return self
 
     @property
     def origin(self):
