@@ -449,3 +449,14 @@ def test_zero_dim_complex_stays_zero_dim(dt):
         assert out.shape == (), name
         np.testing.assert_allclose(out.numpy(), ref, **TOL[dt], err_msg=name)
     assert (z ** 2.5).shape == () and np.sin(z).shape == ()
+
+
+def test_python_complex_given_to_tensor_only_ops_is_a_type_error():
+    # (it went down the complex-tensor path and failed there with an AttributeError)
+    t = flow.ones(3)
+    for call, name in ((lambda: flow.nonzero(1 + 2j), "nonzero"), (lambda: flow.masked_select(1j, t > 0), "masked_select"),
+                       (lambda: flow.tile(1 + 2j, (1, 0)), "tile"), (lambda: flow.flip(1j, [0]), "flip"),
+                       (lambda: flow.normal(0.0, 1.0, size=(2,), out=0), "normal")):
+        with pytest.raises(TypeError, match=rf"{name}\(\): argument '(input|out)' must be Tensor"):
+            call()
+    np.testing.assert_array_equal(flow.flip(flow.tensor([1j, 2]), [0]).numpy(), [2, 1j])

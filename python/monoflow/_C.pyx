@@ -1507,6 +1507,10 @@ def _set_autocast_hook(hook):
     _autocast_hook = hook
 
 
+cdef inline bint _is_cplx_tensor(object v):
+    return isinstance(v, TensorBase) and <int>(<TensorBase>v).t.get().dtype >= 10
+
+
 cdef inline bint _is_cplx(object v):
     if isinstance(v, TensorBase):
         return <int>(<TensorBase>v).t.get().dtype >= 10

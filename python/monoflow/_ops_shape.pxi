@@ -85,7 +85,7 @@ def unbind(x, dim=0):
 
 
 def flip(x, dims):
-    if _is_cplx(x):
+    if _is_cplx_tensor(x):  # (a Python complex is not a tensor: the TypeError below)
         return _complex_ops.shape.flip(x, dims)
     return wrap(c_flip(_tt(x, "flip", "input"), _dims(dims, "flip")))
 
@@ -98,51 +98,51 @@ def roll(x, shifts, dims=None):
 
 
 def repeat(x, repeats):
-    if _is_cplx(x):
+    if _is_cplx_tensor(x):  # (a Python complex is not a tensor: the TypeError below)
         return _complex_ops.shape.repeat(x, repeats)
     return wrap(c_repeat(_tt(x, "repeat", "input"), _dims(repeats, "repeat")))
 
 
 def tile(x, reps):
-    if _is_cplx(x):
+    if _is_cplx_tensor(x):  # (a Python complex is not a tensor: the TypeError below)
         return _complex_ops.shape.tile(x, reps)
     return wrap(c_tile(_tt(x, "tile", "input"), _dims(reps, "tile")))
 
 
 def tril(x, diagonal=0):
-    if _is_cplx(x):
+    if _is_cplx_tensor(x):  # (a Python complex is not a tensor: the TypeError below)
         return _complex_ops.shape.tril(x, diagonal)
     return wrap(c_tril(_tt(x, "tril", "input"), _int_arg(diagonal, "tril", "diagonal")))
 
 
 def triu(x, diagonal=0):
-    if _is_cplx(x):
+    if _is_cplx_tensor(x):  # (a Python complex is not a tensor: the TypeError below)
         return _complex_ops.shape.triu(x, diagonal)
     return wrap(c_triu(_tt(x, "triu", "input"), _int_arg(diagonal, "triu", "diagonal")))
 
 
 def tril_(x, diagonal=0):
-    if _is_cplx(x):
+    if _is_cplx_tensor(x):  # (a Python complex is not a tensor: the TypeError below)
         return _complex_ops.shape.tril(x, diagonal, True)
     c_tril_(_tt(x, "tril_", "input"), _int_arg(diagonal, "tril_", "diagonal"))
     return x
 
 
 def triu_(x, diagonal=0):
-    if _is_cplx(x):
+    if _is_cplx_tensor(x):  # (a Python complex is not a tensor: the TypeError below)
         return _complex_ops.shape.triu(x, diagonal, True)
     c_triu_(_tt(x, "triu_", "input"), _int_arg(diagonal, "triu_", "diagonal"))
     return x
 
 
 def gather(x, dim, index):
-    if _is_cplx(x):
+    if _is_cplx_tensor(x):  # (a Python complex is not a tensor: the TypeError below)
         return _complex_ops.shape.gather(x, dim, index)
     return wrap(c_gather(_tt(x, "gather", "input"), _int_arg(dim, "gather", "dim"), _tt(index, "gather", "index")))
 
 
 def index_select(x, dim, index):
-    if _is_cplx(x):
+    if _is_cplx_tensor(x):  # (a Python complex is not a tensor: the TypeError below)
         return _complex_ops.shape.index_select(x, dim, index)
     return wrap(c_index_select(_tt(x, "index_select", "input"), _int_arg(dim, "index_select", "dim"),
                                _tt(index, "index_select", "index")))
@@ -161,7 +161,7 @@ def scatter(x, dim, index, src, inplace=False):
     cdef Tensor st
     cdef Scalar s
     op = "scatter_" if inplace else "scatter"
-    if _is_cplx(x):
+    if _is_cplx_tensor(x):  # (a Python complex is not a tensor: the TypeError below)
         return _complex_ops.shape.scatter(x, dim, index, src, False, inplace)
     _src_or_value(src, op, &st, &s)
     cdef Tensor t = _tt(x, op, "input")
@@ -173,7 +173,7 @@ def scatter(x, dim, index, src, inplace=False):
 
 def scatter_add(x, dim, index, src, inplace=False):
     op = "scatter_add_" if inplace else "scatter_add"
-    if _is_cplx(x):
+    if _is_cplx_tensor(x):  # (a Python complex is not a tensor: the TypeError below)
         return _complex_ops.shape.scatter(x, dim, index, src, True, inplace)
     cdef Tensor t = _tt(x, op, "input")
     cdef Tensor st = _tt(src, op, "src")
@@ -189,7 +189,7 @@ def one_hot(x, num_classes=-1):
 
 def masked_fill(x, mask, value, inplace=False):
     op = "masked_fill_" if inplace else "masked_fill"
-    if _is_cplx(x):
+    if _is_cplx_tensor(x):  # (a Python complex is not a tensor: the TypeError below)
         return _complex_ops.shape.masked_fill(x, mask, value, inplace)
     cdef Tensor t = _tt(x, op, "input")
     cdef Tensor m = _tt(mask, op, "mask")
@@ -206,13 +206,13 @@ def masked_fill(x, mask, value, inplace=False):
 
 
 def masked_select(x, mask):
-    if _is_cplx(x):
+    if _is_cplx_tensor(x):  # (a Python complex is not a tensor: the TypeError below)
         return _complex_ops.shape.masked_select(x, mask)
     return wrap(c_masked_select(_tt(x, "masked_select", "input"), _tt(mask, "masked_select", "mask")))
 
 
 def nonzero(x, as_tuple=False):
-    if _is_cplx(x):
+    if _is_cplx_tensor(x):  # (a Python complex is not a tensor: the TypeError below)
         return _complex_ops.shape.nonzero(x, as_tuple)
     cdef Tensor t = _tt(x, "nonzero", "input")
     if as_tuple:
@@ -244,7 +244,7 @@ def index_put_(x, indices, values, accumulate=False):
     cdef vector[Tensor] idx
     if not isinstance(indices, (tuple, list)):
         raise TypeError(f"index_put_(): argument 'indices' must be a tuple of Tensors, not {type(indices).__name__}")
-    if _is_cplx(x):
+    if _is_cplx_tensor(x):  # (a Python complex is not a tensor: the TypeError below)
         return _complex_ops.shape.index_put(x, indices, values, accumulate, True)
     for i, v in enumerate(indices):
         idx.push_back(_tt(v, "index_put_", f"indices[{i}]"))

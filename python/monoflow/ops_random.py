@@ -182,13 +182,14 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
            requires_grad=False):
     """Normal samples; mean and std may be numbers (then `size` is required) or tensors.
     out= receives the samples (its dtype and device win); requires_grad= marks the new leaf."""
+    if out is not None:
+        _C.check_tensor(out, "normal", "out", 0)
     if out is not None and dtype is not None and dtype != getattr(out, "dtype", dtype):
         # OneFlow's wording: an explicit dtype= that out= cannot hold is refused, not cast
         raise RuntimeError(f"normal(): data type {dtype!r} does not match data type of out parameter {out.dtype!r}")
     r = _normal(mean, std, size, generator, dtype if out is None else out.dtype,
                 device if out is None else out.device)
     if out is not None:
-        _C.check_tensor(out, "normal", "out", 0)
         if tuple(out.shape) != tuple(r.shape):
             raise RuntimeError(f"normal(): out= has shape {tuple(out.shape)} but the samples have shape "
                                f"{tuple(r.shape)}")
