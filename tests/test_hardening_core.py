@@ -183,7 +183,7 @@ def test_legacy_constructors_follow_torch(expr):
 @pytest.mark.parametrize("expr,exc", [
     ("flow.Tensor(3.5)", TypeError), ("flow.Tensor(None)", TypeError), ("flow.Tensor('abc')", TypeError),
     ("flow.Tensor(True)", TypeError), ("flow.Tensor(2, 3.0)", TypeError), ("flow.Tensor(2, [3])", TypeError),
-    ("flow.Tensor(-1)", RuntimeError), ("flow.Tensor(2, dtype=flow.int64)", TypeError),
+    ("flow.Tensor(-1)", RuntimeError), ("flow.Tensor(2, dtype='int64')", TypeError),
     ("flow.LongTensor(flow.ones(2))", TypeError),
 ])
 def test_legacy_constructors_refuse_like_torch(expr, exc):

@@ -736,8 +736,15 @@ def test_legacy_tensor_constructor_takes_oneflows_requires_grad_and_dtype():
     assert not flow.Tensor(data, requires_grad=False).requires_grad
     with pytest.raises(RuntimeError, match="floating point"):
         flow.LongTensor([1], requires_grad=True)
-    with pytest.raises(TypeError, match="unexpected keyword argument 'dtype'"):   # as torch
-        flow.Tensor([1], dtype=flow.int32)
+    # older OneFlow's dtype= (its tests pass it; torch refuses it): the untyped constructor makes it
+    t = flow.Tensor(np.ones((2, 2)), dtype=flow.int32)
+    assert t.dtype == flow.int32 and t.tolist() == [[1, 1], [1, 1]]
+    assert flow.Tensor(2, 3, dtype=flow.float64).shape == (2, 3) and flow.Tensor([1], dtype=None).dtype == flow.float32
+    assert flow.LongTensor([1], dtype=flow.int64).dtype == flow.int64
+    with pytest.raises(TypeError, match="conflicts"):
+        flow.LongTensor([1], dtype=flow.int32)
+    with pytest.raises(TypeError, match="must be monoflow.dtype"):
+        flow.Tensor([1], dtype="int32")
     with pytest.raises(TypeError, match="unexpected keyword argument 'pin'"):
         flow.Tensor([1.0], pin=True)
 

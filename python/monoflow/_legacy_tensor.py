@@ -37,9 +37,18 @@ def legacy_new(name, dtype, args, device=None, kwargs=None):
 
 def _legacy_new(name, dtype, args, device, kwargs):
     kwargs = dict(kwargs or {})
-    # OneFlow's flow.Tensor also takes requires_grad= (its tests pass it; torch refuses it). dtype= stays
-    # refused as torch does: the dtype is the constructor's (flow.Tensor: the default one).
+    # OneFlow's flow.Tensor also takes requires_grad= (its tests pass it; torch refuses it), and older
+    # OneFlow's dtype= (its tests still pass it): the untyped constructor makes that dtype; a typed one
+    # (flow.LongTensor) takes only its own.
     requires_grad = kwargs.pop("requires_grad", False)
+    if "dtype" in kwargs:
+        asked = kwargs.pop("dtype")
+        if asked is not None and not isinstance(asked, _C.dtype):
+            raise TypeError(f"{name}(): argument 'dtype' must be monoflow.dtype, not {type(asked).__name__}")
+        if asked is not None and dtype is not None and asked != dtype:
+            raise TypeError(f"{name}(): dtype={asked} conflicts with the constructor's dtype {dtype}")
+    else:
+        asked = None
     if not isinstance(requires_grad, bool):
         raise TypeError(f"{name}(): argument 'requires_grad' must be bool, not {type(requires_grad).__name__}")
     # OneFlow's placement= and sbp= make a global tensor of that global shape or data
@@ -50,6 +59,8 @@ def _legacy_new(name, dtype, args, device, kwargs):
     if where and device is not None:
         raise ValueError(f"{name}(): pass either device= (a local tensor) or placement= and sbp= (a global one)")
     out = _legacy_new_of(name, dtype, args, device, where)
+    if asked is not None and out.dtype != asked:  # (the data or sizes made as usual, then cast)
+        out = out.to(asked)
     if requires_grad:
         if not (out.dtype.is_floating_point or out.dtype.is_complex):
             raise RuntimeError(f"{name}(): only Tensors of floating point and complex dtype can require gradients")
