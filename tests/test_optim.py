@@ -392,3 +392,26 @@ def test_sgd_momentum_follows_oneflow(device, momentum, dampening, nesterov, max
             d = d + momentum * buf if nesterov else buf
         x = x - lr * d
     np.testing.assert_allclose(p.detach().numpy(), x, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("name, kw", [("Adam", {}), ("Adam", dict(weight_decay=0.1, amsgrad=True)), ("AdamW", {}),
+                                      ("SGD", dict(momentum=0.9, nesterov=True)),
+                                      ("RMSprop", dict(momentum=0.5, centered=True)), ("Adagrad", {}),
+                                      ("Adadelta", {}), ("Adamax", {}), ("NAdam", {}), ("RAdam", {}), ("Rprop", {})])
+def test_complex_parameters_update_as_their_real_view_like_torch(name, kw):
+    # torch's rule (a Fourier layer's complex weights): the update runs on view_as_real(p) and its gradient
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    w0 = (rng.standard_normal(4) + 1j * rng.standard_normal(4)).astype(np.complex64)
+    x0 = (rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4))).astype(np.complex64)
+    got = []
+    for lib in (flow, torch):
+        p = lib.nn.Parameter(lib.tensor(w0.copy()))
+        opt = getattr(lib.optim, name)([p], lr=0.05, **kw)
+        for _ in range(4):
+            opt.zero_grad()
+            ((lib.tensor(x0) * p).abs() ** 2).sum().backward()
+            opt.step()
+        got.append(p.detach().numpy())
+    assert got[0].dtype == np.complex64
+    np.testing.assert_allclose(got[0], got[1], rtol=1e-5, atol=1e-6)

@@ -38,6 +38,7 @@ import functools
 from itertools import chain
 
 from monoflow import _C
+from monoflow._complex import view_as_real as _view_as_real
 from monoflow.autograd import enable_grad
 from monoflow.nn import _global_layout as _gl
 
@@ -312,7 +313,10 @@ class Optimizer:
         inside ``_shard_access()``."""
         state = self.state[p] if state else None
         if not _gl.is_global(p):
-            return p, p.grad if grad else None, state
+            g = p.grad if grad else None
+            if p.is_complex():  # torch's rule: a complex parameter is updated as its (..., 2) real view
+                p, g = _view_as_real(p), _view_as_real(g) if g is not None else None
+            return p, g, state
         if not self._linear_update and any(s.is_partial_sum() for s in p.sbp):
             raise RuntimeError(f"{type(self).__name__}.step: a parameter laid out as {p.sbp!r} holds partial sums, "
                                "and this update is not linear; convert the parameter to broadcast or split SBP")
