@@ -95,6 +95,7 @@ from monoflow import env  # noqa: E402
 from monoflow import asyncs  # noqa: E402  (OneFlow's flow.asyncs.thread / Thread)
 from monoflow import _oneflow_internal, unittest  # noqa: E402  (OneFlow's test tooling: flow.unittest.TestCase ...)
 from monoflow import framework  # noqa: E402  (OneFlow's module paths: framework.tensor.Tensor, framework.dtype ...)
+from monoflow.framework.graph_build_util import current_scope  # noqa: E402  (OneFlow's flow.current_scope())
 _C.__getattr__ = _oneflow_internal.functional_fallback  # flow._C.relu ... as OneFlow's tests call ops
 from monoflow import _oneflow_c_api  # noqa: E402
 _C.one_hot = _oneflow_c_api.one_hot  # OneFlow's _C.one_hot(input, num_classes, on_value, off_value)

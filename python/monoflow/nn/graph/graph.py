@@ -13,6 +13,7 @@ from monoflow._global import whole_graph
 from monoflow._tensor import Tensor
 from monoflow.amp.autocast_mode import autocast
 from monoflow.autograd.grad_mode import no_grad
+from monoflow.framework import graph_build_util
 from monoflow.nn.graph.accumulation import (average_accumulated_grads, merge_micro_batch_outputs,
                                             split_micro_batches)
 from monoflow.nn.graph.config import GraphConfig
@@ -215,9 +216,11 @@ class Graph:
         kwargs = args[-1] if args and type(args[-1]) is Keywords else {}
         if kwargs:
             args = args[:-1]
-        if self.config.amp is None:
-            return _contiguous_outputs(self.build(*args, **kwargs))
         with contextlib.ExitStack() as regions:
+            # OneFlow's lazy mode and the graph's root scope (framework/graph_build_util.py)
+            regions.enter_context(graph_build_util.building(self.name))
+            if self.config.amp is None:
+                return _contiguous_outputs(self.build(*args, **kwargs))
             for device_type in _C.device_types():
                 regions.enter_context(autocast(device_type, dtype=self.config.amp))
             return _contiguous_outputs(self.build(*args, **kwargs))
@@ -400,7 +403,10 @@ class Graph:
         modes = tuple(m.training for m in modules)
         settings = (self.config.gradient_accumulation_steps, self.config.pipeline_schedule, self.config.whole_graph_sbp,
                     str(self.config.amp),
-                    tuple(gm._key() for gm in self._graph_modules.values()))
+                    # (modules whose settings are the defaults add nothing: a view made while build runs,
+                    # or by debug(), leaves the key as it was)
+                    tuple((gm.name, gm._key()) for gm in self._graph_modules.values()
+                          if gm._key() != (False, None, None)))
         return (signature(args, tensors), modes, settings)
 
     def _key(self, args, tensors, feeds=()):

@@ -219,6 +219,21 @@ class ModuleView:
         delattr(self._view_module, name)
 
     def __call__(self, *args, **kwargs):
+        from monoflow.framework import graph_build_util
+
+        if not graph_build_util.lazy_mode.is_enabled():
+            return self._call(args, kwargs)
+        # the module's scope while build runs: OneFlow's scope attributes from its settings, if any
+        gm = self._view_graph._graph_modules.get(id(self._view_module))
+        attrs = {}
+        if gm is not None and gm.activation_checkpointing:
+            attrs["checkpointing"] = True
+        if gm is not None and gm.stage_id is not None:
+            attrs["pipeline_stage_id_hint"] = gm.stage_id
+        with graph_build_util.module_scope(attrs, self._view_name.split(".")):
+            return self._call(args, kwargs)
+
+    def _call(self, args, kwargs):
         m = self._view_module
         if "forward" in m.__dict__ or _has_hooks(m) or type(m).__call__ is not Module.__call__ \
                 or getattr(m, "_compiled_call_impl", None) is not None:
@@ -255,6 +270,7 @@ def _has_hooks(m):
 
 def checkpointed_forward(module, name):
     """The forward that Note [Activation checkpointing in a graph] installs."""
+    from monoflow.framework import graph_build_util
     from monoflow.utils.checkpoint import checkpoint
 
     forward = type(module).forward.__get__(module)
@@ -262,9 +278,11 @@ def checkpointed_forward(module, name):
     def run(*args, **kwargs):
         if not _C.is_grad_enabled():
             return forward(*args, **kwargs)  # nothing to save: plain forward
-        return checkpoint(_on_copies, *args, use_reentrant=False, **kwargs)
+        scope = graph_build_util.current_scope()  # the recompute runs in the forward's scope
 
-    def _on_copies(*args, **kwargs):
-        args = [a.clone() if isinstance(a, _C.TensorBase) else a for a in args]
-        return forward(*args, **kwargs)
+        def _on_copies(*args, **kwargs):
+            args = [a.clone() if isinstance(a, _C.TensorBase) else a for a in args]
+            with graph_build_util.entered(scope):
+                return forward(*args, **kwargs)
+        return checkpoint(_on_copies, *args, use_reentrant=False, **kwargs)
     return run
