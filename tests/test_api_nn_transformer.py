@@ -186,3 +186,19 @@ def test_scaled_dot_product_attention_dropout_keeps_scale():
     assert float((out == 0).float().mean()) < 0.05  # rows average many kept weights
     with pytest.raises(RuntimeError, match="attn_mask"):
         flow.nn.functional.scaled_dot_product_attention(q, q, v, attn_mask=flow.ones(64, 64), is_causal=True)
+
+
+def test_sdpa_output_follows_a_transposed_querys_layout():
+    # (B, L, H, D) projections viewed as (B, H, L, D): the output keeps that memory order, as torch's,
+    # so y.transpose(1, 2).view(B, L, H * D) works without .contiguous()
+    import monoflow.nn.functional as F
+
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((2, 5, 4, 8)).astype(np.float32)
+    q = flow.tensor(a).transpose(1, 2)
+    y = F.scaled_dot_product_attention(q, q, q, is_causal=True)
+    assert y.shape == (2, 4, 5, 8) and y.stride() == (160, 8, 32, 1)
+    flat = y.transpose(1, 2).view(2, 5, 32)
+    ref = F.scaled_dot_product_attention(q.contiguous(), q.contiguous(), q.contiguous(), is_causal=True)
+    np.testing.assert_allclose(flat.numpy(), ref.transpose(1, 2).reshape(2, 5, 32).numpy(), rtol=1e-6, atol=1e-6)
+    assert F.scaled_dot_product_attention(q.contiguous(), q, q).is_contiguous()

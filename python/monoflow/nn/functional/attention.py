@@ -78,7 +78,12 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     weights = scores.softmax(-1)
     if dropout_p > 0.0:
         weights = dropout(weights, dropout_p, True)
-    return weights.matmul(value)
+    out = weights.matmul(value)
+    if out.dim() == 4 and query.stride(1) < query.stride(2):
+        # query is a (B, L, H, D) buffer seen as (B, H, L, D): the output is laid out the same way, as
+        # torch's, so the usual out.transpose(1, 2).view(B, L, H * D) works (and .contiguous() there is free)
+        out = out.transpose(1, 2).contiguous().transpose(1, 2)
+    return out
 
 
 def _bool_dtype():
