@@ -155,3 +155,19 @@ def test_hybrid_coo_tensors_and_sparse_mask_match_torch():
         flow.ones(2, 2).sparse_mask(flow.ones(2, 3).to_sparse())
     with pytest.raises(RuntimeError, match="sparse_mask"):
         flow.ones(2, 2).sparse_mask(flow.ones(2, 2))
+
+
+def test_a_table_looked_up_twice_in_one_loss_keeps_a_sparse_gradient():
+    # word2vec's pattern: one table serves the positive and the negative samples; the accumulated
+    # gradient is sparse over both lookups' rows (each lookup checked alone made it dense), as torch's
+    e = flow.nn.Embedding(10, 3, sparse=True)
+    (e(flow.tensor([1, 2])).sum() + 2 * e(flow.tensor([3, 1])).sum()).backward()
+    g = e.weight.grad
+    assert g.is_sparse and g.coalesce().indices().tolist() == [[1, 2, 3]]
+    want = np.zeros((10, 3), np.float32)
+    want[1], want[2], want[3] = 3, 1, 2
+    np.testing.assert_array_equal(g.to_dense().numpy(), want)
+    before = e.weight.detach().numpy().copy()
+    flow.optim.SparseAdam(list(e.parameters()), lr=0.1).step()
+    changed = np.flatnonzero((e.weight.detach().numpy() != before).any(1))
+    assert changed.tolist() == [1, 2, 3]

@@ -45,6 +45,11 @@ def try_queue_callback(fn):
     return True
 
 
+def current_pass_id():
+    """An id of the backward pass running now (None outside one), for state kept across its nodes."""
+    return id(_frames.stack[-1]) if _frames.stack else None
+
+
 def queue_callback(fn):
     """Runs ``fn()`` once the backward pass that is running now has finished.
 

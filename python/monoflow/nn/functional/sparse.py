@@ -2,7 +2,7 @@
 from monoflow import _C, ops_sparse
 from monoflow import ops_math as _m
 from monoflow._composite import flag
-from monoflow.autograd.engine_callbacks import try_queue_callback
+from monoflow.autograd.engine_callbacks import current_pass_id, try_queue_callback
 from monoflow.autograd.function import Function
 from monoflow.autograd.grad_mode import is_grad_enabled, no_grad
 from monoflow.ops_shape import one_hot  # noqa: F401 - re-exported
@@ -37,9 +37,22 @@ class _SparseRowLookup(Function):
         table = ctx.table
         if table.is_leaf:
             rows = index if counted is None else index[counted]
-            try_queue_callback(lambda: ops_sparse.note_row_gradient(table, rows))
+            # every lookup of the table in this pass is noted at once: the accumulated gradient is
+            # sparse over the union of their rows (two lookups, e.g. word2vec's positive and
+            # negative samples, each checked alone found the other's rows nonzero)
+            pass_id, pending = table.__dict__.get("_pending_sparse_rows", (None, None))
+            if pending is not None and pass_id == current_pass_id():
+                pending.append(rows)
+            elif try_queue_callback(lambda: _note_pending_rows(table)):  # (False outside a pass)
+                table.__dict__["_pending_sparse_rows"] = (current_pass_id(), [rows])
         dense = _C.zeros_like(table).index_add_(0, index, grad)
         return dense, None, None
+
+
+def _note_pending_rows(table):
+    _, rows = table.__dict__.pop("_pending_sparse_rows", (None, None))
+    if rows:
+        ops_sparse.note_row_gradient(table, _C.cat(rows) if len(rows) > 1 else rows[0])
 
 
 def lookup_rows(weight, index, sparse, counted):
