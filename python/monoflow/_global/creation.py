@@ -1,27 +1,12 @@
 """Creation functions with placement= and sbp=: the logical tensor is made
-whole on every rank of the placement, the same everywhere (random ones from
-a seed the first rank draws and shares), and each rank keeps its shard."""
+whole on every rank of the placement, the same everywhere (random ones drawn
+by every rank, the placement's first rank's draw broadcast: Note [Global
+creation inside a graph's build]), and each rank keeps its shard."""
 import functools
 
-from monoflow import _C, _dtypes
 from monoflow._global.mode import current as current_mode
 from monoflow._global.mode import suspended
 from monoflow._global.sbp import as_nd_sbp, broadcast, check_dims
-
-
-def _shared_seed(placement, generator, inside):
-    import monoflow.distributed as dist
-    from monoflow import _creation, ops_random  # local: both import this module for accepts_placement
-    from monoflow._global import groups
-
-    gen = generator if generator is not None else ops_random.default_generator
-    seed = _creation.tensor([int(ops_random.randint(0, 2 ** 62, (1,), generator=gen).item())], dtype=_dtypes.int64)
-    ranks = placement.rank_list()
-    if len(ranks) > 1 and inside:  # (every rank draws, so default generators stay in step)
-        dist.broadcast(seed, src=ranks[0], group=groups.group(ranks))
-    g = _C.Generator()
-    g.manual_seed(int(seed.item()))
-    return g
 
 
 def make(fn, placement, sbp, random, args, kwargs, what):
@@ -37,14 +22,6 @@ def make(fn, placement, sbp, random, args, kwargs, what):
     requires_grad = kwargs.pop("requires_grad", False)
     if kwargs.get("device") is not None:
         raise ValueError(f"{what}: pass placement= or device=, not both")
-    # agree before the seed's broadcast: ranks with different placements
-    # would otherwise wait for different roots
-    agree(what, (), placement, nd)
-    inside = placement.coords(groups.rank()) is not None
-    if random and groups.world_size() > 1:
-        # one process needs no shared seed: drawing from the generator itself also lets a graph
-        # trace record the draw (the seed's .item() cannot run inside one)
-        kwargs["generator"] = _shared_seed(placement, kwargs.get("generator"), inside)
     out = kwargs.pop("out", None)
     if out is not None:  # out= (a global tensor): the samples are made whole, laid out, then copied in
         if kwargs.get("dtype") is None:
@@ -54,9 +31,29 @@ def make(fn, placement, sbp, random, args, kwargs, what):
         made = make(fn, placement, sbp, random, args, kwargs, what)
         with no_grad():
             return out.copy_(made)
+    # Note [Global creation inside a graph's build]: build may not read tensor values (a trace cannot
+    # replay a host read), so there the metadata agreement is skipped (every rank runs the same build).
+    # A random tensor is drawn by every rank from its generator (so generators stay in step, and a
+    # seeded draw equals the local one) and the placement's first rank's draw is broadcast: a
+    # collective, which a graph trace records as well.
+    from monoflow.framework.graph_build_util import lazy_mode  # (local: framework imports the tensor module)
+
+    building = lazy_mode.is_enabled()
+    if not building:
+        # agree before the draw's broadcast: ranks with different placements
+        # would otherwise wait for different roots
+        agree(what, (), placement, nd)
+    inside = placement.coords(groups.rank()) is not None
+    ranks = placement.rank_list()
     full = fn(*args, **kwargs)
     check_dims(nd, full.dim(), what)
-    agree(what, (), tuple(full.shape), full.dtype.name)
+    if random and inside and len(ranks) > 1:
+        import monoflow.distributed as dist
+
+        full = full.detach().contiguous()
+        dist.broadcast(full, src=ranks[0], group=groups.group(ranks))
+    if not building:
+        agree(what, (), tuple(full.shape), full.dtype.name)
     if not inside:  # an empty shard, as for an op's result on a placement this rank is not in
         local = full.new_zeros((0,))
     else:
