@@ -69,6 +69,23 @@ def test_memory_is_not_host_memory():
     assert not flow.devices.info("opencl")["host_memory"]
 
 
+def test_an_opencl_device_on_the_host_processor_is_no_accelerator():
+    # PoCL runs OpenCL on this machine's CPU: usable as device="opencl", but torch.accelerator-style code
+    # (current_accelerator(), Generator(device="auto")) must not move a CPU program onto it
+    import shutil
+    import subprocess
+
+    flags = [d["runs_on_host_cpu"] for d in flow._C.device_info("opencl")["devices"]]
+    if shutil.which("clinfo"):  # the flag is OpenCL's own device type
+        types = [line.split()[-1] for line in subprocess.run(["clinfo"], capture_output=True, text=True).stdout
+                 .splitlines() if line.strip().startswith("Device Type")]
+        assert sorted(flags) == sorted(t == "CPU" for t in types)
+    if all(flags):
+        assert flow.accelerator.current_accelerator() is None or flow.accelerator.current_accelerator().type != "opencl"
+        assert flow.Generator(device="auto").device.type != "opencl"
+    assert flow.ones(2, device="opencl").device.type == "opencl"  # still a device to use by name
+
+
 def test_views_and_offsets_resolve_inside_their_allocation():
     base = np.arange(60, dtype=np.float32).reshape(6, 10)
     x = flow.tensor(base, device="opencl")

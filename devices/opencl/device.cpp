@@ -40,6 +40,9 @@ std::vector<Device> discover() {
       clGetDeviceInfo(id, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof(cu), &cu, nullptr);
       d.compute_units = int32_t(cu);
       d.fp64 = device_string(id, CL_DEVICE_EXTENSIONS).find("cl_khr_fp64") != std::string::npos;
+      cl_device_type type = 0;
+      clGetDeviceInfo(id, CL_DEVICE_TYPE, sizeof(type), &type, nullptr);
+      d.host_cpu = (type & CL_DEVICE_TYPE_CPU) != 0;
       out.push_back(std::move(d));
     }
   }

@@ -43,6 +43,7 @@ MFStatus ocl_get_properties(int32_t index, MFDeviceProperties* out) {
     if (MF_HAS_FIELD(out, MFDeviceProperties, name)) std::snprintf(out->name, sizeof(out->name), "%s", d.name.c_str());
     if (MF_HAS_FIELD(out, MFDeviceProperties, total_memory)) out->total_memory = d.total_memory;
     if (MF_HAS_FIELD(out, MFDeviceProperties, multiprocessor_count)) out->multiprocessor_count = d.compute_units;
+    if (MF_HAS_FIELD(out, MFDeviceProperties, runs_on_host_cpu)) out->runs_on_host_cpu = d.host_cpu ? 1 : 0;
     return MF_OK;
   });
 }

@@ -20,6 +20,7 @@ struct Device {
   uint64_t total_memory = 0;
   int32_t compute_units = 1;
   bool fp64 = false;
+  bool host_cpu = false;  // CL_DEVICE_TYPE_CPU (PoCL): not an accelerator
 };
 
 // Every device of every OpenCL platform, found once (thread-safe). A missing

@@ -370,7 +370,7 @@ def device_info(str type_name):
     for i in range(b.device_count()):
         p = b.properties(i)
         out.append({"name": p.name.decode(errors="replace"), "total_memory": p.total_memory,
-                    "multiprocessor_count": p.multiprocessor_count})
+                    "multiprocessor_count": p.multiprocessor_count, "runs_on_host_cpu": bool(p.runs_on_host_cpu)})
     return {"type": type_name, "path": b.path().decode(), "host_memory": b.host_memory(), "devices": out}
 
 

@@ -158,6 +158,7 @@ cdef extern from "monoflow/plugin.h":
         char name[128]
         unsigned long long total_memory
         int multiprocessor_count
+        int runs_on_host_cpu
 
 cdef extern from "monoflow/backend.h" namespace "monoflow":
     cdef cppclass Backend:

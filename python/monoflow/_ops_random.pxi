@@ -26,8 +26,10 @@ cdef extern from "monoflow/ops_random.h" namespace "monoflow":
 
 @cython.binding(False)
 def _auto_generator_device():
+    # (monoflow.accelerator's rule: a device type that is the host's own processor, OpenCL on PoCL, is no accelerator)
     for name in device_types():
-        if name != "cpu" and device_count(name) > 0:
+        if name != "cpu" and device_count(name) > 0 and not all(d["runs_on_host_cpu"]
+                                                                for d in device_info(name)["devices"]):
             return name
     return "cpu"
 

@@ -14,9 +14,15 @@ __all__ = ["current_accelerator", "current_device_idx", "current_device_index", 
 
 def _face():
     for name in _C.device_types():
-        if name != "cpu" and _C.device_count(name) > 0:
+        if name != "cpu" and _C.device_count(name) > 0 and not _on_host_cpu(name):
             return face(name)
     return None
+
+
+def _on_host_cpu(name):
+    """Whether every device of `name` is the host's own processor (OpenCL on PoCL): usable as
+    ``device=name``, but no accelerator; a script choosing ``current_accelerator()`` runs slower there."""
+    return all(d["runs_on_host_cpu"] for d in _C.device_info(name)["devices"])
 
 
 def _require(what):

@@ -29,7 +29,8 @@ extern "C" {
 #endif
 
 #define MF_ABI_MAJOR 1
-#define MF_ABI_MINOR 2  /* 1: MF_COMPLEX64, MF_COMPLEX128; the thread-team entries. 2: tracing */
+#define MF_ABI_MINOR 3  /* 1: MF_COMPLEX64, MF_COMPLEX128; the thread-team entries. 2: tracing.
+                           3: MFDeviceProperties.runs_on_host_cpu */
 
 #if defined(_WIN32)
 #define MF_EXPORT __declspec(dllexport)
@@ -181,6 +182,10 @@ typedef struct MFDeviceProperties {
   char name[128];
   uint64_t total_memory; /* bytes, 0 if unknown */
   int32_t multiprocessor_count;
+  /* ABI 1.3: nonzero when the device is the host's own processor seen
+   * through another API (OpenCL on PoCL): a device, but not an accelerator,
+   * so monoflow.accelerator does not offer it. Zero from older plugins. */
+  int32_t runs_on_host_cpu;
 } MFDeviceProperties;
 
 enum MFDeviceFlags {

@@ -90,7 +90,7 @@ MFTraceFn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.POINTER(MFTraceRecord
 
 class MFDeviceProperties(ctypes.Structure):
     _fields_ = [("struct_size", c_size_t), ("name", ctypes.c_char * 128), ("total_memory", ctypes.c_uint64),
-                ("multiprocessor_count", ctypes.c_int32)]
+                ("multiprocessor_count", ctypes.c_int32), ("runs_on_host_cpu", ctypes.c_int32)]
 
 
 _F = ctypes.CFUNCTYPE
@@ -153,5 +153,6 @@ def header_version(include_dir):
             int(re.search(r"#define MF_ABI_MINOR (\d+)", text).group(1)))
 
 
-# The version this mirror describes: fields up to set_tracer are ABI 1.2.
-MIRROR_VERSION = (1, 2)
+# The version this mirror describes: fields up to set_tracer are ABI 1.2; ABI 1.3 appended
+# MFDeviceProperties.runs_on_host_cpu.
+MIRROR_VERSION = (1, 3)
