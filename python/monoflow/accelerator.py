@@ -1,8 +1,10 @@
 """monoflow.accelerator: torch.accelerator, over the device registry.
 
 The accelerator is the first registered device type other than the CPU
-that has devices (a CUDA plugin, or any third-party one); without one,
-``is_available()`` is False, ``current_accelerator()`` None and the counts 0."""
+that has devices (a CUDA plugin, or any third-party one) and is not the
+host's own processor behind another API (OpenCL on PoCL: a device, used by
+name, but no accelerator); without one, ``is_available()`` is False,
+``current_accelerator()`` None and the counts 0."""
 from monoflow import _C
 from monoflow._device_face import face
 
