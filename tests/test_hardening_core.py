@@ -259,38 +259,53 @@ def _run(code, **env):
     return proc.returncode, proc.stderr
 
 
-ASYNC_REPRO = """
+# A kernel that fails while running, reported by a later synchronization: the testdev plugin's
+# injected failure (an integer division by zero, the CPU's one such error, waits for its kernel).
+def _async_repro(body):
+    from conftest import PLUGINS
+
+    return f"""
+import ctypes
 import monoflow as flow
-x = flow.tensor([5]) // 0
-y = flow.tensor([1.0])
+flow.devices.load({PLUGINS["testdev"]!r})
+fail_next_kernels = ctypes.CDLL({PLUGINS["testdev"]!r}).testdev_fail_next_kernels
+a = flow.ones(2, device="testdev:0")
+flow.synchronize("testdev")
+""" + textwrap.dedent(body)
+
+
+ASYNC_BODY = """
+fail_next_kernels(ctypes.c_int(1))
+x = a + a
+flow.synchronize("testdev")
 """
 
 
 def test_asynchronous_error_names_the_failed_op():
-    rc, err = _run(ASYNC_REPRO)
-    assert rc != 0 and "ZeroDivisionError" in err
-    assert "'floor_divide' kernel" in err and "asynchronously" in err
+    rc, err = _run(_async_repro(ASYNC_BODY))
+    assert rc != 0 and "injected kernel failure in 'add'" in err
+    assert "asynchronously" in err and "oldest first: add." in err
     assert "MONOFLOW_LAUNCH_BLOCKING=1" in err
 
 
 def test_launch_blocking_raises_at_the_op_that_failed():
-    rc, err = _run(ASYNC_REPRO, MONOFLOW_LAUNCH_BLOCKING="1")
-    assert rc != 0 and "ZeroDivisionError" in err
-    assert 'line 3, in <module>' in err and "line 4, in <module>" not in err
-    assert "floor_divide" in err and "asynchronously" not in err  # raised by the op itself
+    rc, err = _run(_async_repro(ASYNC_BODY), MONOFLOW_LAUNCH_BLOCKING="1")
+    assert rc != 0 and "injected kernel failure in 'add'" in err
+    assert 'line 10, in <module>' in err and "line 11, in <module>" not in err  # x = a + a
+    assert "asynchronously" not in err  # raised by the op itself
 
 
 def test_a_completed_op_is_not_blamed():
-    # floor_divide ran (and succeeded) before the last sync; the failing one is remainder
-    rc, err = _run("""
-    import monoflow as flow
-    ok = flow.tensor([6]) // 2
+    # a multiplication ran (and succeeded) before the last sync; the failing one is the add after it
+    rc, err = _run(_async_repro("""
+    ok = a * a
     ok.tolist()
-    bad = flow.tensor([5]) % 0
-    flow.synchronize()
-    """)
-    assert rc != 0 and "ZeroDivisionError" in err
-    assert "'remainder' kernel" in err and "floor_divide" not in err
+    fail_next_kernels(ctypes.c_int(1))
+    bad = a + a
+    flow.synchronize("testdev")
+    """))
+    assert rc != 0 and "injected kernel failure in 'add'" in err
+    assert "oldest first: add." in err and "mul" not in err.split("asynchronously")[1]
 
 
 @pytest.mark.parametrize("sections", [2 ** 31, 2 ** 62 + 2 ** 61, 2 ** 70])

@@ -117,13 +117,26 @@ def _zero_division_at(where):
 
 
 @pytest.mark.parametrize("where", ["synchronize", "numpy", "item"])
-def test_cpu_integer_division_by_zero_raises_at_the_next_sync_point(where):
+def test_cpu_integer_division_by_zero_raises_and_the_stream_recovers(where):
     _zero_division_at(where)
     flow.synchronize()  # reported once, then cleared
     # the stream keeps working
     x = flow.tensor([7, -8, 9])
     np.testing.assert_array_equal((x // 2).numpy(), [3, -4, 4])
     assert (x[0] // 7).item() == 1
+
+
+def test_integer_division_by_zero_is_raised_by_the_dividing_call_as_torch():
+    # the launch waits for an integer division's kernel: the error belongs to that call (not to the
+    # next, unrelated op), and it is torch's RuntimeError as well as Python's ZeroDivisionError
+    x = flow.tensor([7, 8, 9])
+    for call, name in ((lambda: x // flow.tensor([1, 0, 1]), "floor_divide"), (lambda: x % 0, "remainder"),
+                       (lambda: flow.fmod(x, flow.zeros(3, dtype=flow.int64)), "fmod")):
+        with pytest.raises(RuntimeError, match=f"{name}: integer division by zero") as info:
+            call()
+        assert isinstance(info.value, ZeroDivisionError) and "asynchronously" not in str(info.value)
+        assert (x + 1).tolist() == [8, 9, 10]  # the next op is unaffected
+    assert (x.double() // 0).isinf().all()  # a float division by zero is inf, no error
 
 
 def test_a_kernel_error_on_numpy_shared_memory_is_raised_by_the_op():

@@ -228,6 +228,17 @@ void warn(const std::string& message) {
     fprintf(stderr, "monoflow warning: %s\n", message.c_str());
 }
 
+namespace {
+// An integer division (floor_divide, remainder, fmod) raises on a zero divisor from inside the
+// kernel; on a device whose memory is the host's (the CPU) waiting for it reports the error at
+// the call that divided, as torch does, instead of at a later, unrelated op (the wait is cheap
+// there; a GPU's stream is not stalled for it).
+bool integer_division(const LaunchArgs& a, const Backend& be) {
+  return (a.op->id == kOp_floor_divide || a.op->id == kOp_remainder || a.op->id == kOp_fmod) &&
+         !is_floating(a.kernel_dtype) && !is_complex(a.kernel_dtype) && be.host_memory();
+}
+}  // namespace
+
 void launch(const LaunchArgs& a) {
   for (int i = 0; i < a.num_inputs; ++i) check_local(a.inputs[i], a.op->name);
   for (int i = 0; i < a.num_outputs; ++i) check_local(a.outputs[i], a.op->name);
@@ -241,7 +252,12 @@ void launch(const LaunchArgs& a) {
   DType out_dtype = a.num_outputs ? a.outputs[0]->dtype : a.kernel_dtype;
   if (MFKernelFn fn = be.find_kernel(a.op->id, a.kernel_dtype, out_dtype)) {
     call_kernel(be, dev, fn, a);
-    if (touches_host_visible(a)) be.synchronize(dev.index);  // Note [Host-visible memory]
+    if (integer_division(a, be)) {
+      launch_log::OwnKernelWait own;
+      be.synchronize(dev.index);
+    } else if (touches_host_visible(a)) {
+      be.synchronize(dev.index);  // Note [Host-visible memory]
+    }
     return;
   }
   // torch's wording for complex, the dtypes most ops lack kernels for

@@ -45,8 +45,15 @@ void mark_synced(const void* backend, int device) noexcept {
     if (e.backend == backend && e.device == device) e.op = nullptr;
 }
 
+namespace {
+thread_local int t_own_kernel_wait = 0;
+}  // namespace
+
+OwnKernelWait::OwnKernelWait() { ++t_own_kernel_wait; }
+OwnKernelWait::~OwnKernelWait() { --t_own_kernel_wait; }
+
 std::string describe(const void* backend, int device, const std::string& device_name, const char* message) {
-  if (blocking()) return {};  // every launch syncs: the error is the op's own
+  if (blocking() || t_own_kernel_wait) return {};  // the launch waited: the error is the op's own
   Ring& r = t_ring;
   std::string pending;
   const char* culprit = nullptr;

@@ -50,10 +50,16 @@ class ValueRuntimeError(ValueError, RuntimeError):
     ValueError`` (PyTorch) and ``except RuntimeError`` (OneFlow) both catch it."""
 
 
+class ZeroDivisionRuntimeError(ZeroDivisionError, RuntimeError):
+    """An integer division by zero: torch raises it as a RuntimeError ("ZeroDivisionError"),
+    Python as ZeroDivisionError; ``except`` of either catches it."""
+
+
 set_error_class(kOutOfMemoryError, OutOfMemoryError)
 set_error_class(kDynamicShapeError, DynamicShapeError)
 set_error_class(kIndexRuntimeError, IndexRuntimeError)
 set_error_class(kValueRuntimeError, ValueRuntimeError)
+set_error_class(kZeroDivisionRuntimeError, ZeroDivisionRuntimeError)
 
 # ---------------------------------------------------------------- division
 

@@ -17,6 +17,7 @@ cdef extern from "_errors.h" namespace "monoflow_py":
         kDynamicShapeError
         kIndexRuntimeError
         kValueRuntimeError
+        kZeroDivisionRuntimeError
     void set_error_class(int which, object t)
     void install_warning_handler(object callable)
     void release_pyobject(void* obj)

@@ -26,7 +26,8 @@ enum ErrorClass {
   kDynamicShapeError = 1,
   kIndexRuntimeError = 2,
   kValueRuntimeError = 3,
-  kErrorClasses = 4
+  kZeroDivisionRuntimeError = 4,
+  kErrorClasses = 5
 };
 inline PyObject*& error_class(int which) {
   static PyObject* classes[kErrorClasses] = {};
@@ -86,7 +87,7 @@ inline void translate_exception() {
   } catch (const monoflow::IndexError& e) {
     set_error(PyExc_IndexError, e.what());
   } catch (const monoflow::ZeroDivisionError& e) {
-    set_error(PyExc_ZeroDivisionError, e.what());
+    set_runtime_error(kZeroDivisionRuntimeError, e.what(), PyExc_ZeroDivisionError);
   } catch (const monoflow::NotImplementedError& e) {
     set_error(PyExc_NotImplementedError, e.what());
   } catch (const std::bad_alloc&) {

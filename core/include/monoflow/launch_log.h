@@ -18,4 +18,11 @@ std::string describe(const void* backend, int device, const std::string& device_
 // Whether MONOFLOW_LAUNCH_BLOCKING is set (read once).
 bool blocking() noexcept;
 
+// While one lives on this thread, a kernel error reported by a synchronization is the op's
+// own (the launch waited for its kernel): describe() adds no note.
+struct OwnKernelWait {
+  OwnKernelWait();
+  ~OwnKernelWait();
+};
+
 }  // namespace monoflow::launch_log
