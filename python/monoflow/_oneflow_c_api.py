@@ -3,7 +3,7 @@
 ``slice`` ...), under OneFlow's signatures (its ``functional_api.yaml``): ``monoflow._C`` answers these
 names from here before ``monoflow.nn.functional`` (see ``_oneflow_internal.functional_fallback``).
 They are compositions of monoflow ops."""
-from monoflow import _C
+from monoflow import _C, _dtypes
 
 __all__ = ["one_hot", "pixel_shuffle", "smooth_l1_loss", "mse_loss", "l1_loss", "cross_entropy", "nll_loss",
            "kl_div_loss", "binary_cross_entropy_loss", "binary_cross_entropy_with_logits_loss", "normalize", "slice",
@@ -338,18 +338,9 @@ def slice(x, start, stop, step, enable_view_slice=None):
                            f"{len(stop)} and {len(step)}")
     if len(start) > x.dim():
         raise RuntimeError(f"slice(): {len(start)} slices for a tensor of {x.dim()} dims")
-    for i, (a, b, s) in enumerate(zip(start, stop, step)):
-        if a < 0:
-            raise RuntimeError(f"slice(): The start list elements must be greater than or equal to 0, but got {a} "
-                               f"at index {i}")
-        if b < 0:
-            raise RuntimeError(f"slice(): The stop list elements must be greater than or equal to 0, but got {b} "
-                               f"at index {i}")
-        if s <= 0:
-            raise RuntimeError(f"slice(): The step list elements must be greater than 0, but got {s} at index {i}")
-        if a > b:
-            raise RuntimeError(f"slice(): The element in start list must be less than or equal to the element in "
-                               f"stop list at index {i}, but got {a} and {b}")
+    from monoflow.ops_extra_names import check_slice_elements
+
+    check_slice_elements("slice", start, stop, step)
     import builtins
 
     return x[tuple(builtins.slice(a, b, s) for a, b, s in zip(start, stop, step))]
@@ -419,9 +410,8 @@ def arg_sort(input, direction):
     if direction not in ("ASCENDING", "DESCENDING"):
         raise RuntimeError(f'arg_sort(): expected the input direction parameter value is "ASCENDING" or '
                            f'"DESCENDING", but found the value is {direction}')  # (OneFlow's wording)
-    import monoflow
-
-    return monoflow.argsort(input, dim=-1, descending=direction == "DESCENDING").to(monoflow.int32)
+    return _C.check_tensor(input, "arg_sort", "in", 1).argsort(dim=-1, descending=direction == "DESCENDING").to(
+        _dtypes.int32)
 
 
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, max_target_length, blank=0, zero_infinity=False,
@@ -499,10 +489,8 @@ def softshrink(x, *, alpha=0.5, inplace=False):
 
 
 def _arg_extreme(op, x, dim, keepdim, dtype):
-    import monoflow
-
     x = _C.check_tensor(x, op, "x", 1)
-    out = getattr(monoflow, op)(x, dim=dim, keepdim=bool(keepdim)) if dim is not None else getattr(monoflow, op)(x)
+    out = getattr(x, op)(dim=dim, keepdim=bool(keepdim)) if dim is not None else getattr(x, op)()
     return out if dtype is None else out.to(dtype)
 
 
@@ -559,9 +547,7 @@ def argwhere(x, dtype=None):
         tensor([[1],
                 [2]], dtype=monoflow.int32)
     """
-    import monoflow
-
-    out = monoflow.argwhere(_C.check_tensor(x, "argwhere", "x", 1))
+    out = _C.check_tensor(x, "argwhere", "x", 1).argwhere()
     return out if dtype is None else out.to(dtype)
 
 
@@ -581,9 +567,7 @@ def dim_gather(input, dim, index, sparse_grad=False):
         tensor([[2],
                 [3]])
     """
-    import monoflow
-
-    return monoflow.gather(input, dim, index)
+    return _C.check_tensor(input, "dim_gather", "input", 1).gather(dim, index)
 
 
 def grid_sample(input, grid, *, interpolation_mode="bilinear", padding_mode="zeros", align_corners=False):
@@ -690,9 +674,9 @@ def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None):
         >>> flow._C.vector_norm(flow.tensor([[3.0, 4.0]]), 2, [1], False)
         tensor([5.])
     """
-    import monoflow
+    from monoflow.linalg import vector_norm as _vector_norm
 
-    return monoflow.linalg.vector_norm(input, ord, dim, keepdim, dtype=dtype)
+    return _vector_norm(input, ord, dim, keepdim, dtype=dtype)
 
 
 def identity(x):
@@ -777,11 +761,9 @@ def reciprocal_no_nan(x):
         >>> flow._C.reciprocal_no_nan(flow.tensor([2.0, 0.0]))
         tensor([0.5000, 0.0000])
     """
-    import monoflow
-
     x = _C.check_tensor(x, "reciprocal_no_nan", "x", 1)
     zero = x == 0
-    return monoflow.where(zero, monoflow.zeros_like(x), 1 / monoflow.where(zero, monoflow.ones_like(x), x))
+    return (1 / x.masked_fill(zero, 1)).masked_fill(zero, 0)
 
 
 def sqrt_square_sum(x):

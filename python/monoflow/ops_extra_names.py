@@ -728,11 +728,8 @@ def _slices(op, spec, ndim):
     return tuple(parts)
 
 
-def _check_slice_lists(op, ref, value, start, stop, step):
-    # OneFlow's checks and wording for oneflow._C.slice_update(ref, value, start, stop, step)
-    if len(start) > ref.dim():
-        raise _C.IndexRuntimeError(f"{op}(): {len(start)} slices for a tensor of {ref.dim()} dims (The size of slice "
-                                   f"tuple must be equal to the size of value tensor at dimension {ref.dim()})")
+def check_slice_elements(op, start, stop, step):
+    """OneFlow's checks and wording for the (start, stop, step) lists of oneflow._C.slice and slice_update."""
     for i, (a, b, s) in enumerate(zip(start, stop, step)):
         if a < 0:
             raise RuntimeError(f"{op}(): The start list elements must be greater than or equal to 0, but got {a} "
@@ -745,6 +742,14 @@ def _check_slice_lists(op, ref, value, start, stop, step):
         if a > b:
             raise RuntimeError(f"{op}(): The element in start list must be less than or equal to the element in stop "
                                f"list at index {i}, but got {a} and {b}")
+
+
+def _check_slice_lists(op, ref, value, start, stop, step):
+    # OneFlow's checks and wording for oneflow._C.slice_update(ref, value, start, stop, step)
+    if len(start) > ref.dim():
+        raise _C.IndexRuntimeError(f"{op}(): {len(start)} slices for a tensor of {ref.dim()} dims (The size of slice "
+                                   f"tuple must be equal to the size of value tensor at dimension {ref.dim()})")
+    check_slice_elements(op, start, stop, step)
     if isinstance(value, _C.TensorBase) and value.dtype != ref.dtype:
         raise TypeError(f"{op}(): Tensors ref and value must have same type, but got {ref.dtype} and {value.dtype}")
 
