@@ -1018,3 +1018,17 @@ def test_depend_passes_its_input_on_in_eager_and_graph():
     np.testing.assert_array_equal(G()(x, y).numpy(), [6.0, 6.0, 6.0])
     with pytest.raises(TypeError, match="depend"):
         flow.nn.functional.depend(x, 3)
+
+
+def test_arithmetic_functions_take_oneflows_inplace_flag():
+    # OneFlow's functional add/sub/mul/div(..., inplace=True): the in-place method, the input returned
+    x = flow.ones(3)
+    assert flow.add(x, 7, inplace=True) is x and x.tolist() == [8.0] * 3
+    assert flow.sub(x, 1, alpha=2, inplace=True) is x and x.tolist() == [6.0] * 3
+    assert flow.mul(x, flow.tensor([1.0, 2.0, 3.0]), inplace=True) is x and x.tolist() == [6.0, 12.0, 18.0]
+    assert flow.div(x, 4, rounding_mode="floor", inplace=True) is x and x.tolist() == [1.0, 3.0, 4.0]
+    y = flow.add(x, 1)  # the default stays out of place
+    assert y is not x and x.tolist() == [1.0, 3.0, 4.0]
+    leaf = flow.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="leaf"):
+        flow.add(leaf, 1, inplace=True)

@@ -25,7 +25,9 @@ def _add_n(tensors, alpha):
     return out
 
 
-def add(input, other, *deprecated, alpha=1):
+def add(input, other, *deprecated, alpha=1, inplace=False):
+    if inplace:  # OneFlow's functional form of input.add_(other, alpha=alpha)
+        return _C.check_tensor(input, "add").add_(other, *deprecated, alpha=alpha)
     if deprecated and all(isinstance(t, _C.TensorBase) for t in (input, other) + deprecated):
         return _add_n((input, other) + deprecated, alpha)
     if deprecated:  # torch.add(x, alpha, y) (Note [Scalar-first overloads] in _C.pyx)
@@ -36,7 +38,9 @@ def add(input, other, *deprecated, alpha=1):
     return _C.check_tensor(input, "add").add(other, alpha=alpha)
 
 
-def sub(input, other, *deprecated, alpha=1):
+def sub(input, other, *deprecated, alpha=1, inplace=False):
+    if inplace:  # (OneFlow's)
+        return _C.check_tensor(input, "sub").sub_(other, *deprecated, alpha=alpha)
     if deprecated:
         return _C.check_tensor(input, "sub").sub(other, *deprecated, alpha=alpha)
     if not isinstance(input, _C.TensorBase) and isinstance(other, _C.TensorBase):
@@ -44,13 +48,17 @@ def sub(input, other, *deprecated, alpha=1):
     return _C.check_tensor(input, "sub").sub(other, alpha=alpha)
 
 
-def mul(input, other):
+def mul(input, other, *, inplace=False):
+    if inplace:  # (OneFlow's)
+        return _C.check_tensor(input, "mul").mul_(other)
     if not isinstance(input, _C.TensorBase) and isinstance(other, _C.TensorBase):
         return other.__rmul__(input)  # a number first, as torch and OneFlow take it
     return _C.check_tensor(input, "mul").mul(other)
 
 
-def div(input, other, *, rounding_mode=None):
+def div(input, other, *, rounding_mode=None, inplace=False):
+    if inplace:  # (OneFlow's)
+        return _C.check_tensor(input, "div").div_(other, rounding_mode=rounding_mode)
     if not isinstance(input, _C.TensorBase) and isinstance(other, _C.TensorBase):
         if rounding_mode is None:
             return other.__rtruediv__(input)

@@ -42,6 +42,8 @@ add_doc("add", "add(input, other, *, alpha=1) -> Tensor", r"""
         *deprecated: torch's deprecated form ``add(input, alpha, other)``, still accepted
             (with a one-time warning) for the programs written in it.
         alpha (Number): the multiplier of ``other``. Default: 1.
+        inplace (bool): the function form only (OneFlow's): write the result into ``input`` and
+            return it, as the ``_`` method does. Default: ``False``.
 
     Returns:
         Tensor: a new tensor of the broadcast shape.
@@ -70,6 +72,8 @@ add_doc("sub", "sub(input, other, *, alpha=1) -> Tensor", r"""
         *deprecated: torch's deprecated form ``sub(input, alpha, other)``, still accepted
             (with a one-time warning).
         alpha (Number): the multiplier of ``other``. Default: 1.
+        inplace (bool): the function form only (OneFlow's): write the result into ``input`` and
+            return it, as the ``_`` method does. Default: ``False``.
 
     Returns:
         Tensor: a new tensor of the broadcast shape.
@@ -122,6 +126,8 @@ add_doc("mul", "mul(input, other) -> Tensor", r"""
     Args:
         input (Tensor or Number): the first factor.
         other (Tensor or Number): the second factor.
+        inplace (bool): the function form only (OneFlow's): write the result into ``input`` and
+            return it, as the ``_`` method does. Default: ``False``.
 
     Returns:
         Tensor: a new tensor of the broadcast shape.
@@ -154,6 +160,8 @@ add_doc("div", "div(input, other, *, rounding_mode=None) -> Tensor", r"""
         other (Tensor or Number): the divisor.
         rounding_mode (str, optional): ``None``, ``"trunc"`` or ``"floor"``.
             Default: ``None``.
+        inplace (bool): the function form only (OneFlow's): write the result into ``input`` and
+            return it, as the ``_`` method does. Default: ``False``.
 
     Returns:
         Tensor: a new floating tensor of the broadcast shape.
