@@ -270,8 +270,8 @@ def binary(name, a, b):
         if not isinstance(v, (_C.TensorBase, bool, int, float, builtins.complex, np.number)):
             return NotImplemented
     if name == "sub" and any(isinstance(v, _C.TensorBase) and v.dtype == _dtypes.bool_ for v in (a, b)):
-        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying "
-                           "to invert a mask, use the `~` or `logical_not()` operator instead.")
+        raise RuntimeError("sub: subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+                           "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
     dt = result_type(a, b)
     like = a if isinstance(a, _C.TensorBase) else b
     a, b = _as_complex_tensor(a, dt, like), _as_complex_tensor(b, dt, like)

@@ -25,9 +25,19 @@ def _add_n(tensors, alpha):
     return out
 
 
+def _inplace(op, inplace, deprecated=()):
+    """Whether OneFlow's inplace=True was given (a bool; not with torch's deprecated positional alpha)."""
+    if not isinstance(inplace, bool):
+        raise TypeError(f"{op}(): argument 'inplace' must be bool, not {type(inplace).__name__}")
+    if inplace and deprecated:
+        raise TypeError(f"{op}(): inplace=True takes alpha= as a keyword, not torch's deprecated "
+                        f"{op}(input, alpha, other) form")
+    return inplace
+
+
 def add(input, other, *deprecated, alpha=1, inplace=False):
-    if inplace:  # OneFlow's functional form of input.add_(other, alpha=alpha)
-        return _C.check_tensor(input, "add").add_(other, *deprecated, alpha=alpha)
+    if _inplace("add", inplace, deprecated):  # OneFlow's functional form of input.add_(other, alpha=alpha)
+        return _C.check_tensor(input, "add").add_(other, alpha=alpha)
     if deprecated and all(isinstance(t, _C.TensorBase) for t in (input, other) + deprecated):
         return _add_n((input, other) + deprecated, alpha)
     if deprecated:  # torch.add(x, alpha, y) (Note [Scalar-first overloads] in _C.pyx)
@@ -39,8 +49,8 @@ def add(input, other, *deprecated, alpha=1, inplace=False):
 
 
 def sub(input, other, *deprecated, alpha=1, inplace=False):
-    if inplace:  # (OneFlow's)
-        return _C.check_tensor(input, "sub").sub_(other, *deprecated, alpha=alpha)
+    if _inplace("sub", inplace, deprecated):  # OneFlow's functional form of input.sub_(other, alpha=alpha)
+        return _C.check_tensor(input, "sub").sub_(other, alpha=alpha)
     if deprecated:
         return _C.check_tensor(input, "sub").sub(other, *deprecated, alpha=alpha)
     if not isinstance(input, _C.TensorBase) and isinstance(other, _C.TensorBase):
@@ -49,7 +59,7 @@ def sub(input, other, *deprecated, alpha=1, inplace=False):
 
 
 def mul(input, other, *, inplace=False):
-    if inplace:  # (OneFlow's)
+    if _inplace("mul", inplace):  # (OneFlow's)
         return _C.check_tensor(input, "mul").mul_(other)
     if not isinstance(input, _C.TensorBase) and isinstance(other, _C.TensorBase):
         return other.__rmul__(input)  # a number first, as torch and OneFlow take it
@@ -57,7 +67,7 @@ def mul(input, other, *, inplace=False):
 
 
 def div(input, other, *, rounding_mode=None, inplace=False):
-    if inplace:  # (OneFlow's)
+    if _inplace("div", inplace):  # (OneFlow's)
         return _C.check_tensor(input, "div").div_(other, rounding_mode=rounding_mode)
     if not isinstance(input, _C.TensorBase) and isinstance(other, _C.TensorBase):
         if rounding_mode is None:
