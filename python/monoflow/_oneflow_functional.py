@@ -715,18 +715,9 @@ def sparse_cross_entropy(prediction, label, depth):
     """
     prediction = _C.check_tensor(prediction, "sparse_cross_entropy", "prediction", 1)
     label = _C.check_tensor(label, "sparse_cross_entropy", "label", 2)
-    if prediction.dim() < 2:
-        raise RuntimeError(f"sparse_cross_entropy(): The dimension of prediction must greater than or equal to 2, "
-                           f"but got {prediction.dim()}")
-    if label.dim() != prediction.dim() - 1:
-        raise RuntimeError(f"sparse_cross_entropy(): The dimension of label is expected to be less than that of "
-                           f"prediction by 1, but got {label.dim()} and {prediction.dim()}")
-    for i in range(label.dim()):
-        if prediction.shape[i] != label.shape[i]:
-            raise RuntimeError(f"sparse_cross_entropy(): The size of prediction ({prediction.shape[i]}) at dimension "
-                               f"{i} must match the size of label ({label.shape[i]})")
-    if label.dtype.is_floating_point or label.dtype.is_complex or label.dtype.name == "bool":
-        raise TypeError(f"sparse_cross_entropy(): The dtype of label must be integer, but got {label.dtype}")
+    from monoflow.nn.functional.oneflow_losses import check_sparse_labels
+
+    check_sparse_labels("sparse_cross_entropy", prediction, label)
     if int(depth) != prediction.shape[-1]:
         raise RuntimeError(f"sparse_cross_entropy(): depth ({int(depth)}) must be the size of prediction's last "
                            f"dim ({prediction.shape[-1]})")

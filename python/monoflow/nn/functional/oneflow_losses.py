@@ -29,6 +29,24 @@ def l2_normalize(input, dim=0, epsilon=1e-12):
     return input / norm
 
 
+def check_sparse_labels(op, prediction, label):
+    """OneFlow's checks and wording for a prediction (N, ..., C) and its integer labels (N, ...)
+    (sparse_softmax_cross_entropy, oneflow._C.sparse_cross_entropy)."""
+    if prediction.dim() < 2:
+        raise RuntimeError(f"{op}(): The dimension of prediction must greater than or equal to 2, but got "
+                           f"{prediction.dim()}")
+    if label.dim() != prediction.dim() - 1:
+        raise RuntimeError(f"{op}(): The dimension of label is expected to be less than that of prediction by 1, "
+                           f"but got label of shape {list(label.shape)} and prediction of shape "
+                           f"{list(prediction.shape)}")
+    for i in range(label.dim()):
+        if prediction.shape[i] != label.shape[i]:
+            raise RuntimeError(f"{op}(): The size of prediction ({prediction.shape[i]}) at dimension {i} must match "
+                               f"the size of label ({label.shape[i]})")
+    if label.dtype.is_floating_point or label.dtype.is_complex or label.dtype.name == "bool":
+        raise TypeError(f"{op}(): The dtype of label must be integer, but got {label.dtype}")
+
+
 def sparse_softmax_cross_entropy(labels, logits):
     """OneFlow's ``nn.functional.sparse_softmax_cross_entropy``: per-example cross entropy of the
     softmax of ``logits`` over the last dim against integer class ``labels``, unreduced.
@@ -54,20 +72,7 @@ def sparse_softmax_cross_entropy(labels, logits):
     """
     labels = _C.check_tensor(labels, "sparse_softmax_cross_entropy", "labels", 1)
     logits = _C.check_tensor(logits, "sparse_softmax_cross_entropy", "logits", 2)
-    # (OneFlow's checks and wording)
-    if logits.dim() < 2:
-        raise RuntimeError(f"sparse_softmax_cross_entropy(): The dimension of prediction must greater than or equal "
-                           f"to 2, but got {logits.dim()}")
-    if labels.dim() != logits.dim() - 1:
-        raise RuntimeError(f"sparse_softmax_cross_entropy(): The dimension of label is expected to be less than that "
-                           f"of prediction by 1, but got label of shape {list(labels.shape)} and prediction of shape "
-                           f"{list(logits.shape)}")
-    for i in range(labels.dim()):
-        if logits.shape[i] != labels.shape[i]:
-            raise RuntimeError(f"sparse_softmax_cross_entropy(): The size of prediction ({logits.shape[i]}) at "
-                               f"dimension {i} must match the size of label ({labels.shape[i]})")
-    if labels.dtype.is_floating_point or labels.dtype.is_complex or labels.dtype.name == "bool":
-        raise TypeError(f"sparse_softmax_cross_entropy(): The dtype of label must be integer, but got {labels.dtype}")
+    check_sparse_labels("sparse_softmax_cross_entropy", logits, labels)
     from monoflow import _dtypes
 
     log_probs = logits.log_softmax(-1)
