@@ -325,3 +325,19 @@ def test_copy_to_host_takes_a_checked_array_not_an_address():
     t = flow.arange(12.0).reshape(3, 4)
     t._copy_to_host(out)
     np.testing.assert_array_equal(out, np.arange(12.0).reshape(3, 4))
+
+
+@pytest.mark.parametrize("value", [2**63, 2**64 - 1])
+def test_python_int_past_int64_is_a_float_operand_like_torch(value):
+    # torch reads ints in [2**63, 2**64) as uint64 and computes with a float tensor in floats
+    x = np.array([1.5, -2.0], dtype=np.float32)
+    np.testing.assert_allclose((flow.tensor(x) * value).numpy(), x * np.float32(value), rtol=1e-6)
+    np.testing.assert_allclose(flow.tensor(x).add(value).numpy(), x + np.float32(value), rtol=1e-6)
+    if TORCH is not None:
+        np.testing.assert_allclose((flow.tensor(x) * value).numpy(), (TORCH.tensor(x) * value).numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("value", [2**64, -2**63 - 1, 2**100])
+def test_python_int_past_uint64_is_refused_naming_the_op(value):
+    with pytest.raises(OverflowError, match="mul"):
+        flow.ones(2) * value

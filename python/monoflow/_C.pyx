@@ -563,9 +563,12 @@ cdef inline bint _to_scalar(object v, Scalar* out) except -1:
     if isinstance(v, bool):
         out[0] = scalar_from_bool(v)
     elif isinstance(v, int):
-        if not (-9223372036854775808 <= v <= 9223372036854775807):
+        if -9223372036854775808 <= v <= 9223372036854775807:
+            out[0] = scalar_from_int(v)
+        elif 0 < v <= 18446744073709551615:  # torch reads these as uint64 and computes with them as floats
+            out[0] = scalar_from_float(float(v))
+        else:
             raise OverflowError(name_op_in_progress(f"value {v} cannot be converted to int64 without overflow"))
-        out[0] = scalar_from_int(v)
     elif isinstance(v, float):
         out[0] = scalar_from_float(v)
     elif (hasattr(v, "dtype") and hasattr(v, "item") and getattr(v, "ndim", 0) == 0
