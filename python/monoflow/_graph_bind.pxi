@@ -1,5 +1,6 @@
 # Bindings of graph tracing and the actor runtime (core/include/monoflow/graph/).
 # Included by _C.pyx; the Python API is monoflow._graph.
+import gc
 from libc.stdint cimport int64_t
 from cpython.pycapsule cimport PyCapsule_GetPointer
 
@@ -142,13 +143,29 @@ cdef vector[Tensor] _graph_tensors(list tensors, str what) except *:
     return v
 
 
+cdef tuple _gc_passes_into_old_generations():
+    stats = gc.get_stats()
+    return (stats[1]["collections"], stats[2]["collections"])
+
+
+cdef _collect_trace_cycles(tuple old_passes):
+    # Unreachable cycles that still hold traced tensors would make their memory look held from
+    # outside (kept Persistent instead of Transient). Every object the trace made is in the young
+    # generations unless a gen-1 or gen-2 pass ran since it began (those move survivors to the
+    # oldest): a young collection is then enough, and the full one (0.1-0.3 s with a large heap,
+    # e.g. torch imported) runs only after long traces.
+    gc.collect(1 if _gc_passes_into_old_generations() == old_passes else 2)
+
+
 @cython.binding(False)
 cdef class _GraphTrace:
     """Records the calling thread's kernel launches until finish() or abort()."""
     cdef CTraceRecorder* rec
+    cdef tuple _old_gc_passes  # the collector's gen-1 and gen-2 pass counts when the trace began
 
     def __cinit__(self, bint execute=True):
         self.rec = new CTraceRecorder(execute)
+        self._old_gc_passes = _gc_passes_into_old_generations()
 
     def __dealloc__(self):
         if self.rec != NULL:
@@ -185,8 +202,7 @@ cdef class _GraphTrace:
                 raise TypeError(f"graph trace: pass names must be strings, got {type(name).__name__}")
             pass_names.push_back(name.encode())
         outputs.clear()
-        import gc
-        gc.collect()  # cycles that still hold traced tensors
+        _collect_trace_cycles(self._old_gc_passes)
         cdef _GraphPlan plan = _GraphPlan.__new__(_GraphPlan)
         try:
             plan.p = mf_graph_finish(self.rec, ins, &outs, pass_names, keep_ir)
