@@ -19,6 +19,7 @@ def _raised(fn, *types):
 def test_both_classes_are_exported_once():
     assert issubclass(flow._C.IndexRuntimeError, IndexError) and issubclass(flow._C.IndexRuntimeError, RuntimeError)
     assert issubclass(flow._C.ValueRuntimeError, ValueError) and issubclass(flow._C.ValueRuntimeError, RuntimeError)
+    assert issubclass(flow._C.TypeRuntimeError, TypeError) and issubclass(flow._C.TypeRuntimeError, RuntimeError)
 
 
 def test_indexing_a_0_dim_tensor_with_an_int():
@@ -401,3 +402,31 @@ def test_arg_sort_direction_wording():
     msg = _raised(lambda: flow._C.arg_sort(flow.tensor([3.0, 1.0]), "NONE"), RuntimeError)
     assert msg.startswith("arg_sort(): expected the input direction parameter value is") and msg.endswith("NONE")
     assert flow._C.arg_sort(flow.tensor([3.0, 1.0]), "ASCENDING").tolist() == [1, 0]
+
+
+@pytest.mark.parametrize("idx", [slice(0.0, 2.0), slice(None, 2.5), slice(0, 5, 1.0), slice("a", 2), (0, slice(0.0, 2))])
+def test_a_slice_bound_that_is_not_an_integer(idx):
+    # torch's TypeError (its wording), OneFlow's RuntimeError (test_tensor_indexing2: x[0.0:2.0])
+    torch = pytest.importorskip("torch")
+    with pytest.raises(TypeError, match="slice indices must be integers or None or have an __index__ method"):
+        torch.zeros(3, 4)[idx]
+    x = flow.zeros(3, 4)
+    msg = _raised(lambda: x[idx], TypeError, RuntimeError)
+    assert msg.startswith("indexing: slice indices must be integers or None or have an __index__ method")
+
+    def assign():
+        x[idx] = 1.0
+    _raised(assign, TypeError, RuntimeError)
+    # a float index (not a slice bound) stays torch's and OneFlow's IndexError; an index tensor bound still works
+    with pytest.raises(IndexError, match="got float"):
+        x[0.0]
+    assert x[flow.tensor(1):flow.tensor(3)].shape == (2, 4)
+
+
+def test_indices_into_a_dimension_of_size_0_carry_torchs_phrase():
+    torch = pytest.importorskip("torch")
+    with pytest.raises(IndexError, match="index is out of bounds for dimension with size 0"):
+        torch.empty(10, 0)[:, [0, 1]]
+    with pytest.raises(IndexError, match="index is out of bounds for dimension with size 0 \\(dimension 1\\)"):
+        flow.empty(10, 0)[:, [0, 1]]
+    assert flow.empty(10, 0)[[1, 2]].shape == (2, 0)  # the size-0 dim not indexed: no error

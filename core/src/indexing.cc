@@ -326,7 +326,7 @@ Plan plan_advanced(const Advanced& adv, const char* op, bool check_bounds) {
   // only when the result has elements (an empty result reads none of them).
   for (size_t j = 0; j < k; ++j)
     MF_CHECK(v->shape[adv.dims[j]] != 0 || shape_numel(B) == 0, IndexError, op,
-             ": index is out of bounds for dimension ", adv.dims[j], " with size 0");
+             ": index is out of bounds for dimension with size 0 (dimension ", adv.dims[j], ")");
   if (check_bounds && shape_numel(p.shape) != 0)
     for (size_t j = 0; j < k; ++j) check_index_bounds(adv.indices[j], v->shape[adv.dims[j]], true, op, adv.dims[j]);
   Dims dshape = p.shape;

@@ -280,6 +280,14 @@ cdef bint _sequence_as_tuple(object idx):
     return False
 
 
+cdef int64_t _slice_bound(object b) except? -1:
+    # x[0.0:2]: torch's TypeError, OneFlow's RuntimeError (both classes)
+    if not hasattr(b, "__index__"):
+        raise TypeRuntimeError(f"indexing: slice indices must be integers or None or have an __index__ method "
+                               f"(got {type(b).__name__})")
+    return b.__index__()
+
+
 cdef IndexItem _index_item(object x) except *:
     cdef IndexItem it
     cdef int dt
@@ -290,10 +298,10 @@ cdef IndexItem _index_item(object x) except *:
     elif isinstance(x, slice):
         it.kind = IDX_SLICE
         if x.start is not None:
-            it.start = <int64_t>x.start.__index__()
+            it.start = _slice_bound(x.start)
         if x.stop is not None:
-            it.stop = <int64_t>x.stop.__index__()
-        it.step = 1 if x.step is None else x.step.__index__()
+            it.stop = _slice_bound(x.stop)
+        it.step = 1 if x.step is None else _slice_bound(x.step)
         if it.step <= 0:
             raise ValueRuntimeError("indexing: Step must be greater than zero")  # (both classes: Note [Errors OneFlow raises as RuntimeError])
     elif isinstance(x, bool):
