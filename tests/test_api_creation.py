@@ -134,3 +134,32 @@ def test_scalar_first_forms(name, scalar):
 def test_add_alpha_scalar_first():
     assert_same(flow.add(3, flow.tensor([1.0, 2.0]), alpha=2), torch.add(3, torch.tensor([1.0, 2.0]), alpha=2))
     assert_same(flow.sub(3, flow.tensor([1.0, 2.0]), alpha=2), torch.sub(3, torch.tensor([1.0, 2.0]), alpha=2))
+
+
+def test_tensor_from_data_while_kernels_are_queued_and_when_idle():
+    # flow.tensor copies on the calling thread when the device's stream is idle and through the
+    # stream otherwise (ops_copy.cc from_host): both give the data, and recycled memory is not
+    # written while a queued kernel still uses it.
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        a = flow.randn(256, 256)
+        b = (a @ a).sum()  # queued
+        data = rng.standard_normal((3, 5)).tolist()
+        t = flow.tensor(data)
+        del a
+        u = flow.tensor(np.arange(7, dtype=np.int32))
+        np.testing.assert_array_equal(t.numpy(), np.asarray(data, dtype=np.float32))
+        np.testing.assert_array_equal(u.numpy(), np.arange(7, dtype=np.int32))
+        assert np.isfinite(b.item())
+
+
+def test_from_host_array_checks_the_buffer():
+    from monoflow import _C
+    with pytest.raises(ValueError, match="tensor: 8 bytes of data"):
+        _C._from_host_array(np.zeros(2, dtype=np.float32), (3,), flow.float32)
+    with pytest.raises((ValueError, BufferError)):
+        _C._from_host_array(np.zeros((4, 4), dtype=np.float32)[:, ::2], (4, 2), flow.float32)
+    with pytest.raises(TypeError):
+        _C._from_host_array(12345, (1,), flow.float32)
+    out = _C._from_host_array(np.array([1.5, 2.5, 3.5], dtype=np.float32), (2,), flow.float32)
+    np.testing.assert_array_equal(out.numpy(), [1.5, 2.5])

@@ -200,7 +200,15 @@ Tensor from_host(const void* src, const Dims& shape, DType dtype, Device device)
   size_t bytes = static_cast<size_t>(t->numel()) * itemsize(dtype);
   if (!bytes) return t;
   Backend& b = DeviceRegistry::get().backend(device);
-  b.check(b.api().memcpy_h2d(device.index, b.stream(device.index), t->data_ptr(), src, bytes), "memcpy_h2d");
+  MFStream stream = b.stream(device.index);
+  if (b.host_memory() && !b.no_data() && b.api().stream_query(device.index, stream) == MF_OK) {
+    // Nothing queued can still touch the new block (Note [Stream-ordered reuse]): copy
+    // here rather than hand the copy to the stream and wait for it (a thread round trip,
+    // ~10 us, most of torch.tensor(list)'s cost).
+    std::memcpy(t->data_ptr(), src, bytes);
+    return t;
+  }
+  b.check(b.api().memcpy_h2d(device.index, stream, t->data_ptr(), src, bytes), "memcpy_h2d");
   b.synchronize(device.index);  // `src` belongs to the caller
   return t;
 }

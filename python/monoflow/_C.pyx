@@ -15,6 +15,7 @@ read a None or a str as a tensor handle. allow_none_for_extension_args=False
 is the safety net for any typed parameter left: None is refused there too."""
 
 cimport cython
+from cpython.buffer cimport PyBUF_C_CONTIGUOUS, PyBuffer_Release, PyObject_GetBuffer
 from cpython.object cimport PyObject, PyTypeObject
 from cpython.ref cimport Py_INCREF
 from libc.stdint cimport int16_t, int64_t, uintptr_t
@@ -1424,9 +1425,23 @@ def _arange(start, end, step, dt, dev=None):
     return wrap(c_arange(a, b, c, odt, _new_dev(dev)))
 
 
-def _from_host_buffer(uintptr_t ptr, shape, dtype dt, dev=None):
-    """Copies contiguous host memory at `ptr` into a new tensor."""
-    return wrap(from_host(<const void*>ptr, _dims(shape, "tensor"), <DType>dt._value, _new_dev(dev)))
+def _from_host_array(arr, shape, dtype dt, dev=None):
+    """A new tensor of `shape` and `dt` copied from the C-contiguous buffer of `arr` (a numpy
+    array; its bytes are read as `dt`, e.g. uint16 bits as bfloat16), which must hold enough."""
+    cdef Dims d = _dims(shape, "tensor")
+    cdef Py_buffer view
+    cdef size_t k
+    need = itemsize(<DType>dt._value)
+    for k in range(d.size()):
+        need *= d[k]
+    PyObject_GetBuffer(arr, &view, PyBUF_C_CONTIGUOUS)
+    try:
+        if view.len < need:
+            raise ValueError(f"tensor: {view.len} bytes of data for a {dt} tensor of shape {list(shape)} "
+                             f"({need} bytes)")
+        return wrap(from_host(view.buf, d, <DType>dt._value, _new_dev(dev)))
+    finally:
+        PyBuffer_Release(&view)
 
 
 def _borrow_host_memory(owner, uintptr_t ptr, size_t nbytes, shape, strides, dtype dt, int64_t offset=0):

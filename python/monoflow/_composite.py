@@ -90,7 +90,7 @@ def comparable(op, input, other):
 def host_tensor(arr, dtype, device):
     """A tensor of `dtype` on `device` copied from the numpy array `arr` (0-D stays 0-D)."""
     arr = np.asarray(arr, order="C")
-    out = _C._from_host_buffer(arr.__array_interface__["data"][0], arr.shape, _dtypes.from_numpy(arr.dtype), device)
+    out = _C._from_host_array(arr, arr.shape, _dtypes.from_numpy(arr.dtype), device)
     return out if out.dtype == dtype else out.to(dtype)
 
 

@@ -11,7 +11,7 @@ from monoflow._global.creation import accepts_placement
 
 
 def _shape(size, what):
-    if len(size) == 1 and not isinstance(size[0], numbers.Integral):
+    if len(size) == 1 and type(size[0]) is not int and not isinstance(size[0], numbers.Integral):  # (ABC check: slow)
         size = size[0]
         if getattr(size, "ndim", None) == 0:  # a 0-d array or tensor: one int, as torch reads it (through __index__)
             try:
@@ -28,13 +28,14 @@ def _shape(size, what):
 def _infer_dtype(arr, data):
     if isinstance(data, np.ndarray) or isinstance(data, np.generic):
         return _dtypes.from_numpy(arr.dtype)
-    if arr.dtype == np.bool_:
+    kind = arr.dtype.kind  # (numpy made it from Python values: only the kind counts)
+    if kind == "b":
         return _dtypes.bool_
-    if np.issubdtype(arr.dtype, np.integer):
+    if kind in "iu":
         return _dtypes.int64
-    if np.issubdtype(arr.dtype, np.floating):
+    if kind == "f":
         return _C.get_default_dtype()
-    if np.issubdtype(arr.dtype, np.complexfloating):
+    if kind == "c":
         return _dtypes.default_complex()
     raise TypeError(_C.name_op_in_progress(f"tensor: could not infer a dtype from data of numpy type {arr.dtype}"))
 
@@ -94,7 +95,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         host = np.asarray(arr, dtype=_dtypes.to_numpy(staging), order="C")
     except (TypeError, ValueError) as exc:  # numpy's own words name no op ('cpu' as int64)
         raise type(exc)(_C.name_op_in_progress(f"tensor(): cannot convert the data to {target}: {exc}")) from None
-    out = _C._from_host_buffer(host.__array_interface__["data"][0], host.shape, staging, device)
+    out = _C._from_host_array(host, host.shape, staging, device)
     return _requires_grad(out if staging == target else out.to(target), requires_grad)
 
 

@@ -987,7 +987,7 @@ def _rebuild_tensor(dtype_name, shape, data, device, requires_grad=False):
     dt = _dtypes.ALIASES[dtype_name]
     npdt = _pickle_numpy_dtype(dt)
     host = np.frombuffer(data, dtype=npdt).astype(npdt.newbyteorder("="), copy=False)
-    out = _C._from_host_buffer(host.__array_interface__["data"][0], shape, dt, device)
+    out = _C._from_host_array(host, shape, dt, device)
     if requires_grad:
         out.requires_grad_(True)
     return out

@@ -6,11 +6,16 @@ when the model runs globally. A stack per thread: regions nest, and an inner
 disabled region turns the mode off."""
 import threading
 
-_state = threading.local()
+class _State(threading.local):
+    stack = None  # (a class default: reading a missing thread-local attribute raises inside getattr, ~1 us
+    #             on every creation call)
+
+
+_state = _State()
 
 
 def stack():
-    s = getattr(_state, "stack", None)
+    s = _state.stack
     if s is None:
         s = _state.stack = []
     return s
@@ -18,7 +23,7 @@ def stack():
 
 def current():
     """(placement, sbp) of the innermost enabled region, or None (none, or an inner disabled one)."""
-    s = getattr(_state, "stack", None)
+    s = _state.stack
     return s[-1] if s else None
 
 

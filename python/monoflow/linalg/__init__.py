@@ -81,7 +81,7 @@ def _host(t):
 
 def _t(arr, like, dtype=None):
     arr = _np.asarray(arr, dtype=_np.dtype((dtype or like.dtype).name), order="C")  # (0-D stays 0-D)
-    return _C._from_host_buffer(arr.__array_interface__["data"][0], arr.shape, dtype or like.dtype, like.device)
+    return _C._from_host_array(arr, arr.shape, dtype or like.dtype, like.device)
 
 
 def _mT(x):

@@ -70,4 +70,4 @@ def restore(buf, shape, dt, saved, ml, error, path):
 def _on(buf, shape, dt, dev):
     if dev.type == "cpu":  # the tensor takes over the buffer: no second copy
         return _C._borrow_host_memory(buf, buf.ctypes.data, buf.nbytes, shape, contiguous_strides(shape), dt)
-    return _C._from_host_buffer(buf.ctypes.data, shape, dt, dev)
+    return _C._from_host_array(buf, shape, dt, dev)
