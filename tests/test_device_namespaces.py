@@ -211,6 +211,23 @@ def _scaler_run(lib, scaler, steps, poison_step=None):
 
 
 @pytest.mark.skipif(torch is None, reason="torch is the oracle")
+@pytest.mark.parametrize("fused", [False, True])
+def test_cuda_grad_scaler_takes_oneflows_fused(fused):
+    # OneFlow's flow.cuda.amp.GradScaler(..., fused=) (its test_amp_scaler passes it): accepted and
+    # kept; without CUDA the scaler is disabled and runs like torch's either way
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        s = flow.cuda.amp.GradScaler(init_scale=128.0, growth_interval=1, fused=fused)
+        ts = torch.amp.GradScaler("cuda", init_scale=128.0, growth_interval=1)
+        assert s.fused is fused and s.is_enabled() is False
+        ours, theirs = _scaler_run(flow, s, 3), _scaler_run(torch, ts, 3)
+        np.testing.assert_allclose(ours[0], theirs[0].astype(np.float32), rtol=1e-6)
+        assert ours[1] == theirs[1] == [1.0, 1.0, 1.0]
+        with pytest.raises(TypeError, match="GradScaler\\(\\): argument 'fused' must be bool, not int"):
+            flow.cuda.amp.GradScaler(fused=1)
+
+
+@pytest.mark.skipif(torch is None, reason="torch is the oracle")
 def test_grad_scaler_disabled_without_cuda_like_torch():
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
