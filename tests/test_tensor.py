@@ -150,10 +150,20 @@ def test_numpy_shares_memory_on_cpu_copies_elsewhere(device, data, name):
         assert a.flat[0] == v
 
 
-def test_numpy_of_bfloat16_raises(device):
-    with pytest.raises(TypeError, match="bfloat16.*numpy"):
-        flow.ones(2, dtype=flow.bfloat16, device=device).numpy()
-    assert flow.ones(2, dtype=flow.bfloat16, device=device).float().numpy().tolist() == [1.0, 1.0]
+def test_numpy_of_bfloat16_gives_float32_as_oneflow(device):
+    # numpy has no bfloat16: OneFlow's numpy() gives the float32 values (torch refuses); the
+    # values are bfloat16's rounding of the data, as torch's .float().numpy() (OneFlow's
+    # test_tensor_indexing2 compares bfloat16 results through numpy())
+    data = [1.5, -2.25, 3.1415926, 1e-3, 65504.0, -0.0]
+    x = flow.tensor(data, dtype=flow.bfloat16, device=device)
+    a = x.numpy()
+    assert a.dtype == np.float32 and a.shape == (6,)
+    if TORCH is not None:
+        np.testing.assert_array_equal(a, TORCH.tensor(data, dtype=TORCH.bfloat16).float().numpy())
+    np.testing.assert_array_equal(np.asarray(x), a)
+    np.testing.assert_array_equal(x[::2].numpy(), a[::2])  # a strided view
+    w = flow.tensor(data, dtype=flow.bfloat16, device=device, requires_grad=True)
+    assert w.numpy().dtype == np.float32 and w.numpy().tolist() == a.tolist()
 
 
 @given(data=st.data(), name=st.sampled_from([n for n in DTYPES if n != "bfloat16"]))

@@ -670,9 +670,13 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
         Waits for pending work on the tensor's device. As in OneFlow (unlike
         torch, which refuses), a tensor that requires grad gives its values: a
         copy, so that a parameter's array saved before an optimizer step keeps
-        that step's values (OneFlow's optimizer tests save them step by step)."""
+        that step's values (OneFlow's optimizer tests save them step by step).
+        numpy has no bfloat16: a bfloat16 tensor gives its float32 values, as in
+        OneFlow (torch refuses)."""
         if self.requires_grad:
             return self.detach().numpy().copy()
+        if self.dtype == _dtypes.bfloat16:
+            return self.float().numpy()
         npdt = _dtypes.to_numpy(self.dtype)
         view = self._host_view_interface()
         if view is not None:
