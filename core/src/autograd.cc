@@ -128,6 +128,10 @@ struct AccumulateGrad : Node {
     } else {
       binary_(kOp_add, m.grad, g);
     }
+    if (!m.post_accumulate_hooks.empty()) {
+      auto hooks = m.post_accumulate_hooks;  // (a hook may remove itself)
+      for (auto& [id, hook] : hooks) hook(leaf_);
+    }
     return {};
   }
   Tensor leaf_;
@@ -234,14 +238,22 @@ int64_t register_hook(const Tensor& t, GradHook hook) {
   return id;
 }
 
+int64_t register_post_accumulate_hook(const Tensor& leaf, GradHook hook) {
+  MF_CHECK(requires_grad(leaf) && is_leaf(leaf), RuntimeError,
+           "post accumulate grad hooks cannot be registered on non-leaf tensors or tensors that do not require grad");
+  int64_t id = ++g_hook_id;
+  meta(leaf).post_accumulate_hooks.emplace_back(id, std::move(hook));
+  return id;
+}
+
 void remove_hook(const Tensor& t, int64_t id) {
   if (!t->autograd) return;
-  auto& lh = t->autograd->leaf_hooks;
-  for (auto it = lh.begin(); it != lh.end(); ++it)
-    if (it->first == id) {
-      lh.erase(it);
-      return;
-    }
+  for (auto* hooks : {&t->autograd->leaf_hooks, &t->autograd->post_accumulate_hooks})
+    for (auto it = hooks->begin(); it != hooks->end(); ++it)
+      if (it->first == id) {
+        hooks->erase(it);
+        return;
+      }
   if (auto& fn = t->autograd->grad_fn) {
     auto& ph = fn->pre_hooks;
     for (auto it = ph.begin(); it != ph.end(); ++it)

@@ -1171,6 +1171,12 @@ cdef class TensorBase:
             raise TypeError(f"register_hook: expected a callable, got {type(fn).__name__}")
         return ag_register_hook(self.t, make_hook(fn, _call_hook))
 
+    def _register_post_accumulate_hook(self, fn):
+        """fn(leaf) after each pass has accumulated into this leaf's .grad (its result is ignored)."""
+        if not callable(fn):
+            raise TypeError(f"register_post_accumulate_grad_hook: expected a callable, got {type(fn).__name__}")
+        return ag_register_post_accumulate_hook(self.t, make_hook(fn, _call_hook))
+
     def _remove_hook(self, hook_id):
         ag_remove_hook(self.t, _int_arg(hook_id, "_remove_hook", "hook_id", 1))
 

@@ -205,6 +205,7 @@ cdef extern from "monoflow/autograd.h" namespace "monoflow::autograd":
     void ag_retain_grad "monoflow::autograd::retain_grad"(const Tensor& t) except +translate_exception
     cbool ag_retains_grad "monoflow::autograd::retains_grad"(const Tensor& t)
     int64_t ag_register_hook "monoflow::autograd::register_hook"(const Tensor& t, GradHook hook) except +translate_exception
+    int64_t ag_register_post_accumulate_hook "monoflow::autograd::register_post_accumulate_hook"(const Tensor& t, GradHook hook) except +translate_exception
     void ag_remove_hook "monoflow::autograd::remove_hook"(const Tensor& t, int64_t id)
     void ag_backward "monoflow::autograd::backward"(const vector[Tensor]& roots, const vector[Tensor]& grads,
                                                   cbool retain_graph, cbool create_graph,

@@ -2,6 +2,7 @@
 import numbers
 import operator
 import warnings
+import weakref
 
 import numpy as np
 
@@ -618,26 +619,24 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
         if not self.is_leaf:
             raise RuntimeError("_register_post_grad_accumulation_hook(): only leaf tensors accumulate gradients")
 
-        # A pre-accumulation hook (the engine calls it once per pass, with this pass's total) that
-        # does the accumulation itself: the hook sees previous .grad + this pass's gradient, and the
-        # engine then stores what it returns into the emptied .grad.
-        def accumulate_then_hook(grad):
-            prev = self.grad
-            total = grad if prev is None else prev + grad
-            out = hook(total)
-            self.grad = None
-            return total if out is None else out
+        leaf = weakref.ref(self)  # (the core holds the hook: a strong reference would keep the leaf alive)
 
-        return self.register_hook(accumulate_then_hook)
+        def replace_grad(_):
+            t = leaf()
+            if t is not None and t.grad is not None:
+                out = hook(t.grad)
+                if out is not None:
+                    t.grad = out
+
+        return _RemovableHandle(self, self._register_post_accumulate_hook(replace_grad))
 
     def register_post_accumulate_grad_hook(self, hook):
         """torch's hook on a leaf after its gradient has been accumulated: ``hook(tensor)`` runs once
         per backward pass with ``.grad`` holding the sum (the "optimizer step in backward" pattern:
         ``optimizer.step(); optimizer.zero_grad()`` inside the hook). Returns a removable handle.
 
-        Built like :meth:`_register_post_grad_accumulation_hook`. One difference from torch: a hook
-        that sets ``.grad`` to None leaves zeros there (the engine stores a gradient after the hook),
-        which later accumulation treats the same way.
+        The hook may set ``.grad`` to None (``optimizer.zero_grad()``); the next pass then starts
+        a new gradient.
 
         Example::
 
@@ -653,17 +652,14 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
             raise TypeError(f"register_post_accumulate_grad_hook(): hook must be callable, not {type(hook).__name__}")
         if not self.is_leaf:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        leaf = weakref.ref(self)  # (the core holds the hook: a strong reference would keep the leaf alive)
 
-        def accumulate_then_hook(grad):
-            prev = self.grad
-            self.grad = grad if prev is None else prev + grad
-            if hook(self) is not None:
+        def call(_):
+            t = leaf()
+            if t is not None and hook(t) is not None:
                 raise RuntimeError("register_post_accumulate_grad_hook(): the hook must return None")
-            after = self.grad
-            self.grad = None
-            return _C.zeros_like(grad) if after is None else after
 
-        return self.register_hook(accumulate_then_hook)
+        return _RemovableHandle(self, self._register_post_accumulate_hook(call))
 
     def numpy(self, *, force=False):
         """A numpy array sharing memory with this tensor on the CPU (a copy elsewhere).

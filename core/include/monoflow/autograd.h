@@ -97,6 +97,9 @@ struct AutogradMeta {
   int output_nr = 0;
   std::weak_ptr<Node> grad_accumulator;                  // leaves
   std::vector<std::pair<int64_t, GradHook>> leaf_hooks;  // leaves
+  // Leaves: run with the leaf after a pass has accumulated into .grad (their result is ignored;
+  // they read and may reset .grad themselves, e.g. an optimizer step that sets it to None).
+  std::vector<std::pair<int64_t, GradHook>> post_accumulate_hooks;
   bool retains_grad = false;
   // Views: the storage version their grad_fn was made at (Note [Stale views]).
   int64_t view_version = -1;
@@ -120,6 +123,7 @@ void detach_(const Tensor& t);
 void retain_grad(const Tensor& t);
 bool retains_grad(const Tensor& t);
 int64_t register_hook(const Tensor& t, GradHook hook);  // returns an id for remove_hook
+int64_t register_post_accumulate_hook(const Tensor& leaf, GradHook hook);  // likewise
 void remove_hook(const Tensor& t, int64_t id);
 // Where t's gradient flows: its grad_fn, or its leaf accumulator.
 Edge gradient_edge(const Tensor& t);
