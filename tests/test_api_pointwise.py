@@ -178,3 +178,38 @@ def test_errors():
     same_error(lambda: flow.frac(flow.tensor([1])), lambda: torch.frac(torch.tensor([1])))
     with pytest.raises(TypeError, match="logit.*Tensor"):
         flow.logit([0.5])
+
+
+_PROMO_DTYPES = ["bool", "uint8", "int32", "int64", "float16", "bfloat16", "float32", "float64"]
+
+
+@pytest.mark.parametrize("fn", ["hypot", "copysign", "nextafter", "ldexp"])
+def test_mixed_dtype_binary_functions_promote_as_torch(fn):
+    # an integer (or bool) side takes the floating side's dtype: hypot/nextafter refused such
+    # pairs, copysign/ldexp computed float16 and bfloat16 pairs in float32
+    if torch is None:
+        pytest.skip("torch is the oracle")
+    x = np.array([1.5, -2.0, 3.0])
+    y = np.array([2.0, 1.0, -1.0])
+    checked = 0
+    for a in _PROMO_DTYPES:
+        for b in _PROMO_DTYPES:
+            ta, tb = torch.tensor(x).to(getattr(torch, a)), torch.tensor(y).to(getattr(torch, b))
+            try:
+                want = getattr(torch, fn)(ta, tb)
+            except (RuntimeError, TypeError):
+                continue  # (monoflow may be more permissive where torch refuses)
+            got = getattr(flow, fn)(flow.tensor(ta.float().numpy()).to(getattr(flow, a)),
+                                    flow.tensor(tb.float().numpy()).to(getattr(flow, b)))
+            assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1], (fn, a, b)
+            np.testing.assert_allclose(got.float().numpy(), want.float().numpy(), rtol=1e-2, err_msg=f"{fn} {a} {b}")
+            checked += 1
+    assert checked >= 20
+
+
+def test_angle_of_a_real_half_tensor_keeps_its_dtype():
+    x = flow.tensor([-1.0, 0.0, 2.0], dtype=flow.float16)
+    out = flow.angle(x)
+    assert out.dtype == flow.float16
+    np.testing.assert_allclose(out.float().numpy(), [np.pi, 0, 0], rtol=1e-3)
+    assert flow.angle(flow.tensor([-1, 2])).dtype == flow.float32

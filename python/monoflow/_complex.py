@@ -149,8 +149,9 @@ def angle(input):
 
     x = _C.check_tensor(input, "angle")
     if not x.dtype.is_complex:
-        # real input: pi where negative, 0 elsewhere, NaN kept (as torch)
-        return ops_math.where(x < 0, np.pi, 0.0) + x * 0
+        # real input: pi where negative, 0 elsewhere, NaN kept (as torch), in x's floating dtype
+        out = ops_math.where(x < 0, np.pi, 0.0) + x * 0
+        return out.to(x.dtype) if x.dtype.is_floating_point else out
     re, im = _parts(x)
     return ops_math.atan2(im, re)
 

@@ -161,9 +161,10 @@ def _promote_float(a, b):
 def hypot(input, other):
     """sqrt(input**2 + other**2), scaled by the larger magnitude so that it does not overflow."""
     a, b = _tensor_arg("hypot", input), _tensor_arg("hypot", other, "other")
-    if not (a.dtype.is_floating_point and b.dtype.is_floating_point):
-        raise RuntimeError(f"hypot(): expected floating-point inputs, got {a.dtype} and {b.dtype}")
-    return _hypot_function().apply(a, b)
+    dt = _C.promote_types(a.dtype, b.dtype)  # (an integer side takes the other's floating dtype, as torch)
+    if not dt.is_floating_point:
+        raise RuntimeError(f"hypot(): expected a floating-point input, got {a.dtype} and {b.dtype}")
+    return _hypot_function().apply(a.to(dt), b.to(dt))
 
 
 def _hypot_scaled(a, b):
@@ -215,16 +216,16 @@ def copysign(input, other):
     """|input| with the sign of other (in a floating dtype)."""
     if not isinstance(input, _C.TensorBase):
         _C.check_tensor(other, "copysign", "other", 2)  # (a number first needs a tensor other)
-    a = _float(input if isinstance(input, _C.TensorBase) else _C._full((), input, _C.get_default_dtype(),
-                                                                         other.device))
+    a = input if isinstance(input, _C.TensorBase) else _C._full((), input, _C.get_default_dtype(), other.device)
     if isinstance(other, _C.TensorBase):
-        dt = _C.promote_types(a.dtype, other.dtype)
+        dt = _C.promote_types(a.dtype, other.dtype)  # (an integer input with float16 other is float16)
         if not dt.is_floating_point:
             dt = _C.get_default_dtype()
         a = a.to(dt)
         neg = signbit(other)
     else:
         neg = math.copysign(1.0, _c.number("copysign", "other", 2, other)) < 0
+        a = _float(a)
         return -_m.abs(a) if neg else _m.abs(a)
     return _m.where(neg, -_m.abs(a), _m.abs(a))
 
@@ -232,13 +233,29 @@ def copysign(input, other):
 def nextafter(input, other):
     """The next representable value after input towards other (not differentiable)."""
     a, b = _tensor_arg("nextafter", input), _tensor_arg("nextafter", other, "other")
-    if a.dtype != b.dtype or a.dtype.name not in ("float32", "float64"):
-        raise RuntimeError(f"nextafter(): expected two float32 or two float64 tensors, got {a.dtype} and {b.dtype}")
+    dt = _C.promote_types(a.dtype, b.dtype)  # (as torch: float16 with an integer is float16)
+    if not dt.is_floating_point:
+        raise RuntimeError(f"nextafter(): expected a floating-point input, got {a.dtype} and {b.dtype}")
+    a, b = a.to(dt), b.to(dt)
     _C.broadcast_shapes(a.shape, b.shape)  # (refused as nextafter's, not in numpy's words)
     from monoflow._creation import from_numpy
 
+    if dt.name == "bfloat16":
+        out = _nextafter_bfloat16(a.detach().float().numpy(), b.detach().float().numpy())
+        return from_numpy(out).to(device=a.device, dtype=dt)
     out = np.asarray(np.nextafter(a.detach().numpy(), b.detach().numpy()), order="C")
     return from_numpy(out.copy()).to(a.device)
+
+
+def _nextafter_bfloat16(x, y):
+    # bfloat16 is the top half of a float32 (exact both ways): step its sign-magnitude bits
+    x, y = np.broadcast_arrays(x.astype(np.float32), y.astype(np.float32))
+    bits = (x.view(np.uint32) >> 16).astype(np.int64)
+    away_from_zero = (y > x) == (x > 0)
+    bits = np.where(x == 0, np.where(y > 0, 0x0001, 0x8001), np.where(away_from_zero, bits + 1, bits - 1))
+    out = (bits.astype(np.uint32) << 16).view(np.float32)
+    out = np.where(x == y, y, out)
+    return np.ascontiguousarray(np.where(np.isnan(x) | np.isnan(y), np.nan, out).astype(np.float32))
 
 
 def frac(input):
@@ -424,10 +441,12 @@ def float_power(input, exponent):
 def ldexp(input, other):
     """input * 2**other."""
     x = _tensor_arg("ldexp", input)
-    x = _float(x)
     if not isinstance(other, _C.TensorBase):  # a Number (torch takes a Tensor only)
+        x = _float(x)
         other = _C._full((), _c.number("ldexp", "other", 2, other), x.dtype, x.device)
-    return x * _m.pow(2.0, other)
+    dt = _C.promote_types(x.dtype, other.dtype)  # (an integer input with float16 other is float16)
+    x = x.to(dt if dt.is_floating_point else _C.get_default_dtype())
+    return x * _m.pow(2.0, other).to(x.dtype)
 
 
 def isposinf(input):
