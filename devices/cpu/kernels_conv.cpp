@@ -14,6 +14,8 @@
 //   enough for BLAS to be efficient, at the price of one packing copy between
 //   [O, b*L] and b x [O, L]. A 1x1, stride 1, unpadded kernel needs no col at
 //   all: the image itself is the column matrix. Threads: Note [Threads over chunks].
+//   The float32 products of the AVX-512 build run in conv_gemm.h's kernels
+//   (Note [An AVX-512 kernel for the conv GEMMs]), the others in BLAS.
 #include <cblas.h>
 
 #include <algorithm>
@@ -25,6 +27,7 @@
 
 #include "dtype.h"
 #include "conv.h"
+#include "conv_gemm.h"
 #include "launch.h"
 #include "strided.h"
 
@@ -229,6 +232,50 @@ void par_gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int64_t m, int64_t n, int6
   });
 }
 
+// The weight blocks of every group packed for conv_gemm_packed (Note [An
+// AVX-512 kernel for the conv GEMMs]), as the left operand w_g [Og, Kg] or,
+// when `trans`, w_g^T [Kg, Og]; empty where BLAS runs the products.
+template <class T>
+struct PackedWeight {
+  std::vector<float> data;
+  int64_t stride = 0;  // per group
+  PackedWeight(const Geom& g, const T* w, bool trans) {
+#if defined(__AVX512F__)
+    if constexpr (std::is_same_v<T, float>) {
+      const int64_t m = trans ? g.Kg() : g.Og(), kk = trans ? g.Og() : g.Kg();
+      stride = ceil_div(m, kConvMR) * kConvMR * kk;
+      data.resize(size_t(stride * g.groups));
+      for (int64_t gi = 0; gi < g.groups; ++gi)
+        conv_pack_rows(trans, m, kk, w + gi * g.Og() * g.Kg(), g.Kg(), data.data() + gi * stride);
+    }
+#else
+    (void)g, (void)w, (void)trans;
+#endif
+  }
+};
+
+// c[m, n] = op(a) b + beta c for group gi's weight block a (op(a) = a^T for
+// CblasTrans), with the packed kernel where `pw` has it, else BLAS; the
+// columns are split over the threads as in par_gemm.
+template <class T>
+void weight_gemm(const PackedWeight<T>& pw, int64_t gi, CBLAS_TRANSPOSE ta, int64_t m, int64_t n, int64_t k,
+                 const T* a, int64_t lda, const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
+#if defined(__AVX512F__)
+  if constexpr (std::is_same_v<T, float>) {
+    if (!pw.data.empty()) {
+      const float* ap = pw.data.data() + gi * pw.stride;
+      const int64_t block = 64;
+      parallel_range(ceil_div(n, block), block * m * k / 64 + 1, [&](int64_t lo, int64_t hi) {
+        const int64_t j0 = lo * block, j1 = std::min(n, hi * block);
+        conv_gemm_packed(m, j1 - j0, k, ap, b + j0, ldb, c + j0, ldc, beta != T(0));
+      });
+      return;
+    }
+  }
+#endif
+  par_gemm(ta, CblasNoTrans, m, n, k, a, lda, b, ldb, beta, c, ldc);
+}
+
 // Chunk size: big enough GEMMs, and at least one chunk per thread when N allows.
 int64_t pick_chunk(const Geom& g, int64_t min_cols) {
   if (g.pointwise()) return 1;
@@ -255,6 +302,48 @@ void run_conv_transpose2d(Task& t) {
                               reinterpret_cast<const T*>(w.data), bias, reinterpret_cast<T*>(x.data), nullptr);
 }
 
+#if defined(__AVX512F__)
+// conv2d_weight_grad's float32 loop in the AVX-512 build (Note [An AVX-512
+// kernel for the conv GEMMs]): per chunk of images and group,
+// gw_g += gy_g [Og, b*L] @ col_g^T (conv_gemm_nt); slots accumulate as in
+// run_conv2d_weight_grad. wp is zero on entry.
+void weight_grad_avx512(const Geom& g, const float* xp, const float* gyp, float* wp) {
+  const int64_t L = g.L(), Og = g.Og(), Kg = g.Kg(), WN = g.O * Kg;
+  const int64_t B = pick_chunk(g, kMinCols);
+  const bool pw = g.pointwise();
+  std::vector<std::vector<float>> partial(static_cast<size_t>(partition_width()));  // one per slot, merged in order
+  Scratch<float> sc;
+  over_chunks(g.N, B, [&](int64_t n0, int64_t b, int64_t tid, int64_t slot) {
+    std::vector<float>& acc = partial[size_t(slot)];
+    if (slot > 0 && acc.empty()) acc.assign(size_t(WN), 0.0f);
+    float* dst = slot == 0 ? wp : acc.data();
+    const int64_t cols = b * L;
+    const float* cp = xp + n0 * g.C * g.HW();
+    if (!pw) {
+      float* col = sc.first(tid, g.K() * cols);
+      im2col(g, cp, b, col);
+      cp = col;
+    }
+    const float* gp = gyp + n0 * g.O * L;
+    if (b > 1) {
+      float* packed = sc.second(tid, g.O * cols);
+      pack_images(gp, b, g.O, L, packed);
+      gp = packed;
+    }
+    for (int64_t gi = 0; gi < g.groups; ++gi)
+      // The Kg rows of col split over the threads (a single chunk only).
+      parallel_range(ceil_div(Kg, 6), 6 * Og * cols / 64 + 1, [&](int64_t lo, int64_t hi) {
+        const int64_t j0 = lo * 6, j1 = std::min(Kg, hi * 6);
+        conv_gemm_nt(Og, j1 - j0, cols, gp + gi * Og * cols, cols, cp + (gi * Kg + j0) * cols, cols,
+                     dst + gi * Og * Kg + j0, Kg);
+      });
+  });
+  for (size_t k = 1; k < partial.size(); ++k)
+    if (!partial[k].empty())
+      for (int64_t i = 0; i < WN; ++i) wp[i] += partial[k][size_t(i)];
+}
+#endif
+
 // ops: out gw[O,Cg,kh,kw]; x[N,C,H,W], gy[N,O,OH,OW]. Each thread sums its
 // chunks into its own buffer; the buffers are added at the end.
 template <class T>
@@ -266,6 +355,12 @@ void run_conv2d_weight_grad(Task& t) {
   T* wp = reinterpret_cast<T*>(gw.data);
   const int64_t L = g.L(), Og = g.Og(), Kg = g.Kg(), WN = g.O * Kg;
   std::fill(wp, wp + WN, T(0));
+#if defined(__AVX512F__)
+  if constexpr (std::is_same_v<T, float>) {
+    weight_grad_avx512(g, xp, gyp, wp);
+    return;
+  }
+#endif
   const bool pw = g.pointwise();
   // The GEMM's inner dim is b*L here: bigger chunks make fewer, deeper GEMMs.
   const int64_t B = pick_chunk(g, 4 * kMinCols);
@@ -406,6 +501,7 @@ void conv2d_forward(const ConvGeom& g, const T* xp, const T* wp, const T* bias, 
   const bool pw = g.pointwise();
   const int64_t B = pick_chunk(g, kMinCols);
   Scratch<T> sc;
+  const PackedWeight<T> pwt(g, wp, false);
   over_chunks(g.N, B, [&](int64_t n0, int64_t b, int64_t tid, int64_t) {
     const int64_t cols = b * L;
     const T* cp = xp + n0 * g.C * g.HW();
@@ -417,8 +513,8 @@ void conv2d_forward(const ConvGeom& g, const T* xp, const T* wp, const T* bias, 
     T* dst = b == 1 ? yp + n0 * g.O * L : sc.second(tid, g.O * cols);
     if (bias) init_rows(dst, g.O, cols, bias);
     for (int64_t gi = 0; gi < g.groups; ++gi)
-      par_gemm(CblasNoTrans, CblasNoTrans, Og, cols, Kg, wp + gi * Og * Kg, Kg, cp + gi * Kg * cols, cols,
-           bias ? T(1) : T(0), dst + gi * Og * cols, cols);
+      weight_gemm(pwt, gi, CblasNoTrans, Og, cols, Kg, wp + gi * Og * Kg, Kg, cp + gi * Kg * cols, cols,
+                  bias ? T(1) : T(0), dst + gi * Og * cols, cols);
     if (b > 1) unpack_images(dst, b, g.O, L, yp + n0 * g.O * L);
     if (epilogue) epilogue->apply(epilogue->ctx, n0, b);
   });
@@ -433,6 +529,7 @@ void conv_transpose2d_forward(const ConvGeom& g, const T* yp, const T* wp, const
   const bool pw = g.pointwise();
   const int64_t B = pick_chunk(g, kMinCols);
   Scratch<T> sc;
+  const PackedWeight<T> pwt(g, wp, true);
   over_chunks(g.N, B, [&](int64_t n0, int64_t b, int64_t tid, int64_t) {
     const int64_t cols = b * L;
     const T* gp = yp + n0 * g.O * L;
@@ -445,8 +542,8 @@ void conv_transpose2d_forward(const ConvGeom& g, const T* yp, const T* wp, const
     for (int64_t i = 0; i < b; ++i) init_rows(xi + i * g.C * g.HW(), g.C, g.HW(), bias);
     T* cp = pw ? xi : sc.first(tid, g.K() * cols);
     for (int64_t gi = 0; gi < g.groups; ++gi)
-      par_gemm(CblasTrans, CblasNoTrans, Kg, cols, Og, wp + gi * Og * Kg, Kg, gp + gi * Og * cols, cols,
-           pw ? T(1) : T(0), cp + gi * Kg * cols, cols);
+      weight_gemm(pwt, gi, CblasTrans, Kg, cols, Og, wp + gi * Og * Kg, Kg, gp + gi * Og * cols, cols,
+                  pw ? T(1) : T(0), cp + gi * Kg * cols, cols);
     if (!pw) col2im(g, cp, b, xi);
     if (epilogue) epilogue->apply(epilogue->ctx, n0, b);
   });
