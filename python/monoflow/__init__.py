@@ -50,6 +50,7 @@ from monoflow.ops_detection import *  # noqa: E402,F401,F403
 from monoflow.ops_spectral import *  # noqa: E402,F401,F403
 from monoflow.ops_special import *  # noqa: E402,F401,F403
 from monoflow.ops_extra_names import *  # noqa: E402,F401,F403
+from monoflow.ops_oneflow_names import *  # noqa: E402,F401,F403
 from monoflow.ops_join import broadcast_shapes  # noqa: E402
 from monoflow._type_info import finfo, iinfo  # noqa: E402
 from monoflow._print_options import set_printoptions  # noqa: E402
@@ -93,6 +94,7 @@ del _global_install
 from monoflow import comm  # noqa: E402
 from monoflow import env  # noqa: E402
 from monoflow import asyncs  # noqa: E402  (OneFlow's flow.asyncs.thread / Thread)
+from monoflow import mock_torch  # noqa: E402  (OneFlow's flow.mock_torch.enable(), reachable after `import oneflow`)
 from monoflow import _oneflow_internal, unittest  # noqa: E402  (OneFlow's test tooling: flow.unittest.TestCase ...)
 from monoflow import framework  # noqa: E402  (OneFlow's module paths: framework.tensor.Tensor, framework.dtype ...)
 from monoflow.framework.graph_build_util import current_scope  # noqa: E402  (OneFlow's flow.current_scope())

@@ -1164,8 +1164,9 @@ def cond(A, p=None):
 def cross(input, other, *, dim=-1):
     """The cross product of the 3-vectors along ``dim`` of ``input`` and ``other``.
 
-    The shapes broadcast; the size of ``dim`` must be 3. Unlike
-    :func:`monoflow.cross`, the default dim is the last one.
+    The shapes broadcast, also when their numbers of dims differ (OneFlow's
+    rule; torch requires the same number); the size of ``dim`` must be 3.
+    Unlike :func:`monoflow.cross`, the default dim is the last one.
 
     Args:
         input (Tensor): the first vectors.
@@ -1181,9 +1182,7 @@ def cross(input, other, *, dim=-1):
     """
     _C.check_tensor(input, "linalg.cross", "input", 1)
     _C.check_tensor(other, "linalg.cross", "other", 2)
-    if input.dim() != other.dim():
-        raise RuntimeError(f"linalg.cross: inputs must have the same number of dimensions. Got {input.dim()} and "
-                           f"{other.dim()}")
+    # OneFlow's rule: the shapes broadcast even with different numbers of dims (torch requires the same number)
     shape = _C.broadcast_shapes(tuple(input.shape), tuple(other.shape))
     a, b = input.expand(shape), other.expand(shape)
     d = _C.check_int(dim, "linalg.cross", "dim")

@@ -1,0 +1,139 @@
+"""Fixes from running OneFlow's module tests g..z (python/oneflow/test/modules) against monoflow:
+OneFlow's top-level names that monoflow had only as Tensor methods, and linalg.cross's broadcasting."""
+import importlib
+
+import numpy as np
+import pytest
+import torch
+
+import monoflow as flow
+
+
+def _pair(data, dtype=np.float32):
+    a = np.asarray(data, dtype=dtype)
+    return flow.tensor(a), torch.tensor(a)
+
+
+@pytest.mark.parametrize("name, args, kwargs", [
+    ("div_", (flow.tensor([2.0, -3.0, 4.0]),), {}),
+    ("div_", (flow.tensor([2.0, -3.0, 4.0]),), {"rounding_mode": "floor"}),
+    ("erfinv_", (), {}),
+    ("gt_", (0.1,), {}),
+])
+def test_inplace_functions_match_the_torch_methods(name, args, kwargs):
+    data = np.array([0.5, -0.25, 0.75], np.float32)
+    x, t = _pair(data)
+    targs = tuple(torch.tensor(a.numpy()) if isinstance(a, flow.Tensor) else a for a in args)
+    out = getattr(flow, name)(x, *args, **kwargs)
+    expected = getattr(t, name)(*targs, **kwargs)
+    assert out is x  # in place: the input itself comes back
+    np.testing.assert_allclose(x.numpy(), expected.numpy(), rtol=1e-6, atol=1e-6)
+
+
+def test_masked_fill_and_index_add_in_place():
+    x, t = _pair(np.arange(6).reshape(2, 3))
+    mask = np.array([True, False, True])
+    assert flow.masked_fill_(x, flow.tensor(mask), -1.5) is x
+    t.masked_fill_(torch.tensor(mask), -1.5)
+    np.testing.assert_array_equal(x.numpy(), t.numpy())
+    src = np.array([[1.0, 2.0, 3.0]], np.float32)
+    assert flow.index_add_(x, 0, flow.tensor([1]), flow.tensor(src), alpha=2) is x
+    t.index_add_(0, torch.tensor([1]), torch.tensor(src), alpha=2)
+    np.testing.assert_array_equal(x.numpy(), t.numpy())
+
+
+def test_as_strided_in_place_and_contiguous():
+    x, t = _pair(np.arange(6))
+    assert flow.as_strided_(x, (2, 2), (1, 2), 1) is x
+    t.as_strided_((2, 2), (1, 2), 1)
+    assert tuple(x.shape) == tuple(t.shape) and x.stride() == t.stride()
+    np.testing.assert_array_equal(x.numpy(), t.numpy())
+    y, u = _pair(np.arange(6).reshape(2, 3))
+    c = flow.contiguous(y.t())
+    assert c.is_contiguous() and c.stride() == u.t().contiguous().stride()
+    np.testing.assert_array_equal(c.numpy(), u.t().contiguous().numpy())
+    assert flow.contiguous(y) is y  # already row-major: no copy, as Tensor.contiguous
+
+
+def test_new_full_takes_the_dtype_and_device_of_its_input():
+    x = flow.zeros(2, dtype=flow.int32)
+    t = torch.zeros(2, dtype=torch.int32)
+    out = flow.new_full(x, (2, 3), 7)
+    expected = t.new_full((2, 3), 7)
+    assert out.dtype == flow.int32 and out.device == x.device
+    np.testing.assert_array_equal(out.numpy(), expected.numpy())
+    assert flow.new_full(x, (1,), 0.5, dtype=flow.float64).dtype == flow.float64
+    assert flow.new_full(x.float(), (2,), 1.0, requires_grad=True).requires_grad
+
+
+def test_global_casts_as_functions():
+    placement = flow.placement("cpu", ranks=[0])
+    local = flow.arange(4.0)
+    g = flow.to_global(local, placement, flow.sbp.broadcast)
+    assert g.is_global and g.placement == placement and g.sbp == (flow.sbp.broadcast,)
+    g2 = flow.global_to_global(g, sbp=flow.sbp.split(0))
+    assert g2.sbp == (flow.sbp.split(0),)
+    back = flow.to_local(g2)
+    assert not back.is_global
+    np.testing.assert_array_equal(back.numpy(), local.numpy())
+    assert flow.local_to_global(local, placement, flow.sbp.broadcast).is_global
+
+
+def test_functions_refuse_a_non_tensor_by_name():
+    for name, args in [("div_", (2,)), ("contiguous", ()), ("to_local", ()), ("new_full", ((2,), 1))]:
+        with pytest.raises(TypeError, match=name):
+            getattr(flow, name)([1.0, 2.0], *args)
+
+
+def test_dtype_helpers():
+    all_dtypes = flow.dtypes()
+    assert len(all_dtypes) == len(set(all_dtypes))
+    for dt in (flow.bool, flow.uint8, flow.int8, flow.int32, flow.int64, flow.float16, flow.float32, flow.float64):
+        assert dt in all_dtypes
+        assert flow.convert_oneflow_dtype_to_numpy_dtype(dt) is flow.zeros(1, dtype=dt).numpy().dtype.type
+    with pytest.raises(NotImplementedError, match="bfloat16"):
+        flow.convert_oneflow_dtype_to_numpy_dtype(flow.bfloat16)
+    with pytest.raises(TypeError, match="convert_oneflow_dtype_to_numpy_dtype"):
+        flow.convert_oneflow_dtype_to_numpy_dtype("float32")
+
+
+def test_mock_torch_is_reachable_from_the_package():
+    # OneFlow programs write `import oneflow as flow; flow.mock_torch.enable()`
+    assert flow.mock_torch is importlib.import_module("monoflow.mock_torch")
+    assert callable(flow.mock_torch.enable) and callable(flow.mock_torch.disable)
+
+
+def test_linalg_cross_broadcasts_different_numbers_of_dims():
+    # OneFlow's test_linalg_cross_with_random_data_broadcast_different_num_axes: (4,5,3,5) x (3,5)-like other
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((4, 5, 3, 5)), rng.standard_normal((1, 3, 5))
+    xa, xb = flow.tensor(a, requires_grad=True), flow.tensor(b, requires_grad=True)
+    ta, tb = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
+    out = flow.linalg.cross(xa, xb, dim=2)
+    expected = torch.linalg.cross(ta, tb.expand(4, 5, 3, 5), dim=2)  # torch wants equal ranks
+    np.testing.assert_allclose(out.detach().numpy(), expected.detach().numpy(), rtol=1e-12)
+    out.sum().backward()
+    expected.sum().backward()
+    np.testing.assert_allclose(xa.grad.numpy(), ta.grad.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(xb.grad.numpy(), tb.grad.numpy(), rtol=1e-12)
+    # flow.cross takes the same rule and finds the dim of size 3 itself
+    np.testing.assert_allclose(flow.cross(flow.tensor(a), flow.tensor(b)).numpy(), expected.detach().numpy(),
+                               rtol=1e-12)
+    with pytest.raises(RuntimeError, match="cross"):
+        flow.linalg.cross(flow.ones(2, 3), flow.ones(4, 3))
+
+
+def test_to_dlpack_shares_memory_with_torch_and_back():
+    from monoflow.utils.dlpack import from_dlpack, to_dlpack  # torch.utils.dlpack's import line
+
+    x = flow.arange(4.0)
+    t = torch.utils.dlpack.from_dlpack(flow.to_dlpack(x))
+    t[1] = 9.0  # the capsule views x's memory
+    np.testing.assert_array_equal(x.numpy(), [0.0, 9.0, 2.0, 3.0])
+    back = from_dlpack(to_dlpack(x))
+    back[0] = -1.0
+    assert x[0].item() == -1.0 and back.dtype == x.dtype
+    u = torch.arange(3.0)
+    np.testing.assert_array_equal(from_dlpack(torch.utils.dlpack.to_dlpack(u)).numpy(), u.numpy())
+    with pytest.raises(TypeError, match="to_dlpack"):
+        flow.to_dlpack(np.zeros(2))
