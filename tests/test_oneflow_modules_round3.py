@@ -137,3 +137,36 @@ def test_to_dlpack_shares_memory_with_torch_and_back():
     np.testing.assert_array_equal(from_dlpack(torch.utils.dlpack.to_dlpack(u)).numpy(), u.numpy())
     with pytest.raises(TypeError, match="to_dlpack"):
         flow.to_dlpack(np.zeros(2))
+
+
+@pytest.mark.parametrize("hidden, skip_final", [([16, 4], False), ([6], True), ([], False)])
+def test_fused_mlp_matches_linear_relu_stack_in_torch(hidden, skip_final):
+    flow.manual_seed(3)
+    m = flow.nn.FusedMLP(8, hidden, 3, skip_final_activation=skip_final)
+    names = [n for n, _ in m.named_parameters()]
+    assert names == [f"{k}_{i}" for i in range(len(hidden) + 1) for k in ("weight", "bias")]  # OneFlow's names
+    sizes = [8, *hidden, 3]
+    assert [tuple(w.shape) for w in m.weights()] == [(sizes[i + 1], sizes[i]) for i in range(len(sizes) - 1)]
+    for w in m.weights():  # Linear's default bound 1/sqrt(fan_in)
+        assert float(w.abs().max()) <= 1 / np.sqrt(w.shape[1]) + 1e-7
+    data = np.random.default_rng(1).standard_normal((5, 8)).astype(np.float32)
+    x = flow.tensor(data, requires_grad=True)
+    tx = torch.tensor(data, requires_grad=True)
+    tws = [torch.tensor(w.detach().numpy(), requires_grad=True) for w in m.weights()]
+    tbs = [torch.tensor(b.detach().numpy(), requires_grad=True) for b in m.biases()]
+    t = tx
+    for i, (w, b) in enumerate(zip(tws, tbs)):
+        t = torch.nn.functional.linear(t, w, b)
+        if i < len(tws) - 1 or not skip_final:
+            t = t.relu()
+    y = m(x)
+    np.testing.assert_allclose(y.detach().numpy(), t.detach().numpy(), rtol=1e-5, atol=1e-6)
+    y.pow(2).sum().backward()
+    t.pow(2).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-5, atol=1e-6)
+    for w, tw in zip(m.weights(), tws):
+        np.testing.assert_allclose(w.grad.numpy(), tw.grad.numpy(), rtol=1e-5, atol=1e-6)
+    for b, tb in zip(m.biases(), tbs):
+        np.testing.assert_allclose(b.grad.numpy(), tb.grad.numpy(), rtol=1e-5, atol=1e-6)
+    with pytest.raises(RuntimeError, match="fused_mlp"):
+        m(flow.randn(5, 7))  # wrong input width, named by the op

@@ -4,6 +4,7 @@ from monoflow.nn.modules.activation import *  # noqa: F401,F403
 from monoflow.nn.modules.attention import *  # noqa: F401,F403
 from monoflow.nn.modules.batchnorm import *  # noqa: F401,F403
 from monoflow.nn.modules.fused_batchnorm import *  # noqa: F401,F403
+from monoflow.nn.modules.fused_mlp import *  # noqa: F401,F403
 from monoflow.nn.modules.coin_flip import *  # noqa: F401,F403
 from monoflow.nn.modules.container import *  # noqa: F401,F403
 from monoflow.nn.modules.conv import *  # noqa: F401,F403
