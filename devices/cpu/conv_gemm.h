@@ -43,9 +43,10 @@ inline void conv_pack_rows(bool trans, int64_t m, int64_t kk, const float* a, in
   }
 }
 
-// c[m, n] = ap-matrix [m, kk] @ b[kk, n] (+ c when `accumulate`); ap from conv_pack_rows.
+// c[m, n] = ap-matrix [m, kk] @ b[kk, n] (+ bias[i] on row i when bias is
+// given, then + c when `accumulate`); ap from conv_pack_rows.
 inline void conv_gemm_packed(int64_t m, int64_t n, int64_t kk, const float* ap, const float* b, int64_t ldb,
-                             float* c, int64_t ldc, bool accumulate) {
+                             float* c, int64_t ldc, const float* bias, bool accumulate) {
   for (int64_t j = 0; j < n; j += kConvNR) {
     const int64_t nj = std::min(kConvNR, n - j);
     const __mmask16 m0 = nj >= 16 ? __mmask16(0xffff) : __mmask16((1u << nj) - 1);
@@ -71,6 +72,11 @@ inline void conv_gemm_packed(int64_t m, int64_t n, int64_t kk, const float* ap, 
 #define MFCPU_CONV_STORE(r)                                                    \
   if (r < rows) {                                                              \
     float* d = cp + r * ldc;                                                   \
+    if (bias) {                                                                \
+      const __m512 bv = _mm512_set1_ps(bias[i + r]);                           \
+      c##r##0 = _mm512_add_ps(c##r##0, bv);                                    \
+      c##r##1 = _mm512_add_ps(c##r##1, bv);                                    \
+    }                                                                          \
     if (accumulate) {                                                          \
       c##r##0 = _mm512_add_ps(c##r##0, _mm512_maskz_loadu_ps(m0, d));          \
       c##r##1 = _mm512_add_ps(c##r##1, _mm512_maskz_loadu_ps(m1, d + 16));     \

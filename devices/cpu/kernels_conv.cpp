@@ -254,26 +254,32 @@ struct PackedWeight {
   }
 };
 
-// c[m, n] = op(a) b + beta c for group gi's weight block a (op(a) = a^T for
-// CblasTrans), with the packed kernel where `pw` has it, else BLAS; the
-// columns are split over the threads as in par_gemm.
+// For images i in [0, nimg) of a chunk: c_i [m, L] = op(w_g) @ b_i [k, L]
+// (+ bias rows, + c_i when accumulating) with group gi's packed weight, b_i
+// at b + i * b_step (row stride ldb) and c_i at c + i * c_step (row stride
+// ldc), so that the result lands in NCHW images without a copy. Blocks of
+// columns of every image are split over the threads. The AVX-512 float32
+// path only (pw.data not empty).
 template <class T>
-void weight_gemm(const PackedWeight<T>& pw, int64_t gi, CBLAS_TRANSPOSE ta, int64_t m, int64_t n, int64_t k,
-                 const T* a, int64_t lda, const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
+void packed_gemm_images(const PackedWeight<T>& pw, int64_t gi, int64_t m, int64_t k, int64_t nimg, int64_t L,
+                        const T* b, int64_t ldb, int64_t b_step, T* c, int64_t ldc, int64_t c_step, const T* bias,
+                        bool accumulate) {
 #if defined(__AVX512F__)
   if constexpr (std::is_same_v<T, float>) {
-    if (!pw.data.empty()) {
-      const float* ap = pw.data.data() + gi * pw.stride;
-      const int64_t block = 64;
-      parallel_range(ceil_div(n, block), block * m * k / 64 + 1, [&](int64_t lo, int64_t hi) {
-        const int64_t j0 = lo * block, j1 = std::min(n, hi * block);
-        conv_gemm_packed(m, j1 - j0, k, ap, b + j0, ldb, c + j0, ldc, beta != T(0));
-      });
-      return;
-    }
+    const float* ap = pw.data.data() + gi * pw.stride;
+    const int64_t block = 64, nb = ceil_div(L, block);
+    parallel_range(nimg * nb, block * m * k / 64 + 1, [&](int64_t lo, int64_t hi) {
+      for (int64_t t = lo; t < hi; ++t) {
+        const int64_t i = t / nb, j0 = t % nb * block;
+        conv_gemm_packed(m, std::min(block, L - j0), k, ap, b + i * b_step + j0, ldb, c + i * c_step + j0, ldc,
+                         bias, accumulate);
+      }
+    });
   }
+#else
+  (void)pw, (void)gi, (void)m, (void)k, (void)nimg, (void)L, (void)b, (void)ldb, (void)b_step, (void)c, (void)ldc,
+      (void)c_step, (void)bias, (void)accumulate;
 #endif
-  par_gemm(ta, CblasNoTrans, m, n, k, a, lda, b, ldb, beta, c, ldc);
 }
 
 // Chunk size: big enough GEMMs, and at least one chunk per thread when N allows.
@@ -502,6 +508,7 @@ void conv2d_forward(const ConvGeom& g, const T* xp, const T* wp, const T* bias, 
   const int64_t B = pick_chunk(g, kMinCols);
   Scratch<T> sc;
   const PackedWeight<T> pwt(g, wp, false);
+  const bool direct = !pwt.data.empty();  // the AVX-512 kernel writes the images in place, bias included
   over_chunks(g.N, B, [&](int64_t n0, int64_t b, int64_t tid, int64_t) {
     const int64_t cols = b * L;
     const T* cp = xp + n0 * g.C * g.HW();
@@ -510,12 +517,18 @@ void conv2d_forward(const ConvGeom& g, const T* xp, const T* wp, const T* bias, 
       im2col(g, cp, b, col);
       cp = col;
     }
-    T* dst = b == 1 ? yp + n0 * g.O * L : sc.second(tid, g.O * cols);
-    if (bias) init_rows(dst, g.O, cols, bias);
-    for (int64_t gi = 0; gi < g.groups; ++gi)
-      weight_gemm(pwt, gi, CblasNoTrans, Og, cols, Kg, wp + gi * Og * Kg, Kg, cp + gi * Kg * cols, cols,
-                  bias ? T(1) : T(0), dst + gi * Og * cols, cols);
-    if (b > 1) unpack_images(dst, b, g.O, L, yp + n0 * g.O * L);
+    if (direct) {
+      for (int64_t gi = 0; gi < g.groups; ++gi)
+        packed_gemm_images(pwt, gi, Og, Kg, b, L, cp + gi * Kg * cols, cols, L, yp + (n0 * g.O + gi * Og) * L, L,
+                           g.O * L, bias ? bias + gi * Og : static_cast<const T*>(nullptr), false);
+    } else {
+      T* dst = b == 1 ? yp + n0 * g.O * L : sc.second(tid, g.O * cols);
+      if (bias) init_rows(dst, g.O, cols, bias);
+      for (int64_t gi = 0; gi < g.groups; ++gi)
+        par_gemm(CblasNoTrans, CblasNoTrans, Og, cols, Kg, wp + gi * Og * Kg, Kg, cp + gi * Kg * cols, cols,
+                 bias ? T(1) : T(0), dst + gi * Og * cols, cols);
+      if (b > 1) unpack_images(dst, b, g.O, L, yp + n0 * g.O * L);
+    }
     if (epilogue) epilogue->apply(epilogue->ctx, n0, b);
   });
 }
@@ -530,20 +543,38 @@ void conv_transpose2d_forward(const ConvGeom& g, const T* yp, const T* wp, const
   const int64_t B = pick_chunk(g, kMinCols);
   Scratch<T> sc;
   const PackedWeight<T> pwt(g, wp, true);
+  const bool direct = !pwt.data.empty();  // the AVX-512 kernel reads the images of y in place
   over_chunks(g.N, B, [&](int64_t n0, int64_t b, int64_t tid, int64_t) {
     const int64_t cols = b * L;
+    T* xi = xp + n0 * g.C * g.HW();
+    if (direct) {
+      const T* yi = yp + n0 * g.O * L;
+      if (pw) {  // x's images are their own column matrices
+        for (int64_t gi = 0; gi < g.groups; ++gi)
+          packed_gemm_images(pwt, gi, Kg, Og, b, L, yi + gi * Og * L, L, g.O * L, xi + gi * Kg * L, L, g.C * L,
+                             bias ? bias + gi * Kg : static_cast<const T*>(nullptr), false);
+      } else {
+        for (int64_t i = 0; i < b; ++i) init_rows(xi + i * g.C * g.HW(), g.C, g.HW(), bias);
+        T* cp = sc.first(tid, g.K() * cols);
+        for (int64_t gi = 0; gi < g.groups; ++gi)
+          packed_gemm_images(pwt, gi, Kg, Og, b, L, yi + gi * Og * L, L, g.O * L, cp + gi * Kg * cols, cols, L,
+                             static_cast<const T*>(nullptr), false);
+        col2im(g, cp, b, xi);
+      }
+      if (epilogue) epilogue->apply(epilogue->ctx, n0, b);
+      return;
+    }
     const T* gp = yp + n0 * g.O * L;
     if (b > 1) {
       T* packed = sc.second(tid, g.O * cols);
       pack_images(gp, b, g.O, L, packed);
       gp = packed;
     }
-    T* xi = xp + n0 * g.C * g.HW();
     for (int64_t i = 0; i < b; ++i) init_rows(xi + i * g.C * g.HW(), g.C, g.HW(), bias);
     T* cp = pw ? xi : sc.first(tid, g.K() * cols);
     for (int64_t gi = 0; gi < g.groups; ++gi)
-      weight_gemm(pwt, gi, CblasTrans, Kg, cols, Og, wp + gi * Og * Kg, Kg, gp + gi * Og * cols, cols,
-                  pw ? T(1) : T(0), cp + gi * Kg * cols, cols);
+      par_gemm(CblasTrans, CblasNoTrans, Kg, cols, Og, wp + gi * Og * Kg, Kg, gp + gi * Og * cols, cols,
+               pw ? T(1) : T(0), cp + gi * Kg * cols, cols);
     if (!pw) col2im(g, cp, b, xi);
     if (epilogue) epilogue->apply(epilogue->ctx, n0, b);
   });
