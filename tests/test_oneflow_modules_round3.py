@@ -170,3 +170,23 @@ def test_fused_mlp_matches_linear_relu_stack_in_torch(hidden, skip_final):
         np.testing.assert_allclose(b.grad.numpy(), tb.grad.numpy(), rtol=1e-5, atol=1e-6)
     with pytest.raises(RuntimeError, match="fused_mlp"):
         m(flow.randn(5, 7))  # wrong input width, named by the op
+
+
+def test_boxing_nccl_settings_are_checked_and_recorded():
+    nccl = flow.boxing.nccl
+    assert importlib.import_module("monoflow.boxing.nccl") is nccl
+    nccl.set_fusion_threshold_mbytes(16)
+    nccl.set_fusion_max_ops_num(24)
+    nccl.enable_use_compute_stream(True)
+    nccl.allow_fuse_all_reduce(False)
+    got = nccl.settings()
+    assert got["set_fusion_threshold_mbytes"] == 16 and got["set_fusion_max_ops_num"] == 24
+    assert got["enable_use_compute_stream"] is True and got["allow_fuse_all_reduce"] is False
+    with pytest.raises(TypeError, match="set_stream_num"):
+        nccl.set_stream_num(True)  # OneFlow asserts type(val) is int
+    with pytest.raises(TypeError, match="allow_fuse_broadcast"):
+        nccl.allow_fuse_broadcast(1)
+    with pytest.raises(ValueError, match="set_fusion_threshold_mbytes"):
+        nccl.set_fusion_threshold_mbytes(-1)
+    got["set_stream_num"] = 99  # a copy: the recorded settings stay
+    assert "set_stream_num" not in nccl.settings() or nccl.settings()["set_stream_num"] != 99

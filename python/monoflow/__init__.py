@@ -95,6 +95,7 @@ from monoflow import comm  # noqa: E402
 from monoflow import env  # noqa: E402
 from monoflow import asyncs  # noqa: E402  (OneFlow's flow.asyncs.thread / Thread)
 from monoflow import mock_torch  # noqa: E402  (OneFlow's flow.mock_torch.enable(), reachable after `import oneflow`)
+from monoflow import boxing  # noqa: E402  (OneFlow's flow.boxing.nccl settings)
 from monoflow import _oneflow_internal, unittest  # noqa: E402  (OneFlow's test tooling: flow.unittest.TestCase ...)
 from monoflow import framework  # noqa: E402  (OneFlow's module paths: framework.tensor.Tensor, framework.dtype ...)
 from monoflow.framework.graph_build_util import current_scope  # noqa: E402  (OneFlow's flow.current_scope())
