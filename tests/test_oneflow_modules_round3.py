@@ -190,3 +190,63 @@ def test_boxing_nccl_settings_are_checked_and_recorded():
         nccl.set_fusion_threshold_mbytes(-1)
     got["set_stream_num"] = 99  # a copy: the recorded settings stay
     assert "set_stream_num" not in nccl.settings() or nccl.settings()["set_stream_num"] != 99
+
+
+def _autocast_trace(lib):
+    """The observable autocast state through a sequence of torch's setters, for torch or monoflow."""
+    x = lib.ones(2, 2)
+    out = [lib.is_autocast_enabled("cpu")]
+    lib.set_autocast_enabled("cpu", True)
+    out += [lib.is_autocast_enabled("cpu"), str((x @ x).dtype), str(lib.nn.functional.linear(x, x).dtype),
+            str((x + x).dtype)]
+    with lib.autocast("cpu", enabled=False):
+        out += [lib.is_autocast_enabled("cpu"), str((x @ x).dtype)]
+        lib.set_autocast_enabled("cpu", True)  # changes the region only
+        out += [lib.is_autocast_enabled("cpu")]
+    out += [lib.is_autocast_enabled("cpu")]
+    lib.set_autocast_dtype("cpu", lib.float16)
+    out += [str(lib.get_autocast_dtype("cpu")), str((x @ x).dtype)]
+    lib.set_autocast_enabled("cpu", False)
+    out += [str((x @ x).dtype), str(lib.get_autocast_dtype("cpu"))]
+    lib.set_autocast_cache_enabled(False)
+    out += [lib.is_autocast_cache_enabled()]
+    with lib.autocast("cpu"):  # a region without dtype/cache_enabled takes the settings
+        out += [str(lib.get_autocast_dtype("cpu")), lib.is_autocast_cache_enabled(), str((x @ x).dtype)]
+    lib.set_autocast_cache_enabled(True)
+    lib.set_autocast_dtype("cpu", lib.bfloat16)
+    lib.set_autocast_enabled(True)  # torch's one-argument form: cuda
+    out += [lib.is_autocast_enabled(), lib.is_autocast_enabled("cpu")]
+    lib.set_autocast_enabled(False)
+    return [o.replace("torch.", "").replace("monoflow.", "") if isinstance(o, str) else o for o in out]
+
+
+def test_autocast_setters_follow_torch():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            expected = _autocast_trace(torch)
+            got = _autocast_trace(flow)
+        finally:
+            for lib in (torch, flow):
+                lib.set_autocast_enabled("cpu", False)
+                lib.set_autocast_dtype("cpu", lib.bfloat16)
+                lib.set_autocast_cache_enabled(True)
+    assert got == expected
+    assert not flow.is_autocast_enabled("cpu") and (flow.ones(2, 2) @ flow.ones(2, 2)).dtype == flow.float32
+    flow.set_autocast_cpu_dtype(flow.float16)
+    assert flow.get_autocast_cpu_dtype() == flow.float16
+    flow.set_autocast_cpu_dtype(flow.bfloat16)
+    flow.set_autocast_gpu_dtype(flow.bfloat16)
+    assert flow.get_autocast_gpu_dtype() == flow.bfloat16
+    flow.set_autocast_gpu_dtype(flow.float16)
+    flow.set_autocast_cpu_enabled(True)
+    assert flow.is_autocast_cpu_enabled()
+    flow.set_autocast_cpu_enabled(False)
+    with pytest.raises(TypeError, match="set_autocast_enabled"):
+        flow.set_autocast_enabled("cpu", 1)
+    with pytest.raises(TypeError, match="set_autocast_dtype"):
+        flow.set_autocast_dtype("cpu", "float16")
+    with pytest.raises(TypeError, match="set_autocast_enabled"):
+        flow.set_autocast_enabled(0, True)

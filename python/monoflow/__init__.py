@@ -117,7 +117,8 @@ from monoflow import hub  # noqa: E402  (torch.hub: checkpoint cache, local hubc
 from monoflow import onnx  # noqa: E402  (torch.onnx: export by recording one forward; the onnx package is optional)
 from monoflow.amp import (  # noqa: E402
     GradScaler, autocast, clear_autocast_cache, get_autocast_cpu_dtype, get_autocast_dtype, get_autocast_gpu_dtype,
-    is_autocast_cache_enabled, is_autocast_cpu_enabled, is_autocast_enabled,
+    is_autocast_cache_enabled, is_autocast_cpu_enabled, is_autocast_enabled, set_autocast_cache_enabled,
+    set_autocast_cpu_dtype, set_autocast_cpu_enabled, set_autocast_dtype, set_autocast_enabled, set_autocast_gpu_dtype,
 )
 from monoflow._compile import compile  # noqa: E402
 from monoflow import _alias_import  # noqa: E402

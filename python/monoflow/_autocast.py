@@ -29,6 +29,11 @@ class _State(threading.local):
     def __init__(self):
         self.stack = []  # (device_type, dtype, enabled, cache_enabled), innermost last
         self.cache = {}  # id(leaf) -> (leaf, version, dtype, cast)
+        # Outside every region of a device type, what torch.set_autocast_enabled/_dtype set for it:
+        # device_type -> [dtype, enabled]; base_on counts the enabled ones (the ops' fast path reads it).
+        self.base = {}
+        self.base_on = 0
+        self.base_cache = True  # torch.set_autocast_cache_enabled outside every region
 
 
 _state = _State()
@@ -64,21 +69,72 @@ def region(device_type):
     for dev, dtype, enabled, cache in reversed(_state.stack):
         if dev == device_type or dev == "*":
             return (dtype, cache) if enabled else None
-    return None
+    base = _state.base.get(device_type)
+    # no cache outside a region: no region exit would ever drop it
+    return (base[0], False) if base is not None and base[1] else None
 
 
 def is_enabled(device_type="cuda"):
     return region(device_type) is not None
 
 
+def _default_dtype(device_type):
+    return _dtypes.bfloat16 if device_type == "cpu" else _dtypes.float16
+
+
 def get_dtype(device_type):
     r = region(device_type)
-    return r[0] if r else (_dtypes.bfloat16 if device_type == "cpu" else _dtypes.float16)
+    if r:
+        return r[0]
+    base = _state.base.get(device_type)
+    return base[0] if base is not None else _default_dtype(device_type)
 
 
 def cache_enabled():
-    """The innermost region's cache_enabled (any device type); True outside every region."""
-    return _state.stack[-1][3] if _state.stack else True
+    """The innermost region's cache_enabled (any device type); outside every region, the setting."""
+    return _state.stack[-1][3] if _state.stack else _state.base_cache
+
+
+def _innermost(device_type):
+    for i in range(len(_state.stack) - 1, -1, -1):
+        if _state.stack[i][0] == device_type:
+            return i
+    return None
+
+
+def set_enabled(device_type, enabled):
+    """torch.set_autocast_enabled: the innermost region for `device_type` (until it exits, as torch
+    restores the state at the region's exit), or the state outside every region for it."""
+    i = _innermost(device_type)
+    if i is not None:
+        dev, dtype, was, cache = _state.stack[i]
+        _state.stack[i] = (dev, dtype, enabled, cache)
+    else:
+        base = _state.base.setdefault(device_type, [_default_dtype(device_type), False])
+        was, base[1] = base[1], enabled
+        if was != enabled:
+            _state.base_on += 1 if enabled else -1
+    if was != enabled:
+        _count_region(+1 if enabled else -1)
+
+
+def set_dtype(device_type, dtype):
+    """torch.set_autocast_dtype: as set_enabled, for the lower-precision dtype."""
+    i = _innermost(device_type)
+    if i is not None:
+        dev, _, enabled, cache = _state.stack[i]
+        _state.stack[i] = (dev, dtype, enabled, cache)
+    else:
+        _state.base.setdefault(device_type, [_default_dtype(device_type), False])[0] = dtype
+
+
+def set_cache_enabled(enabled):
+    """torch.set_autocast_cache_enabled: the innermost region's, or the setting outside every region."""
+    if _state.stack:
+        dev, dtype, on, _ = _state.stack[-1]
+        _state.stack[-1] = (dev, dtype, on, enabled)
+    else:
+        _state.base_cache = enabled
 
 
 def clear_cache():
@@ -125,7 +181,7 @@ def _policy(want, eligible):
     def decorate(fn):
         @functools.wraps(fn)
         def run(*args, **kwargs):
-            if not _state.stack:
+            if not _state.stack and not _state.base_on:
                 return fn(*args, **kwargs)
             args = tuple(_convert(a, want, eligible) for a in args)
             kwargs = {k: _convert(v, want, eligible) for k, v in kwargs.items()}

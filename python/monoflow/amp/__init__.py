@@ -2,7 +2,9 @@
 from monoflow.amp.autocast_mode import (autocast, clear_autocast_cache, custom_bwd, custom_fwd,  # noqa: F401
                                         get_autocast_cpu_dtype, get_autocast_dtype, get_autocast_gpu_dtype,
                                         is_autocast_available, is_autocast_cache_enabled, is_autocast_cpu_enabled,
-                                        is_autocast_enabled)
+                                        is_autocast_enabled, set_autocast_cache_enabled, set_autocast_cpu_dtype,
+                                        set_autocast_cpu_enabled, set_autocast_dtype, set_autocast_enabled,
+                                        set_autocast_gpu_dtype)
 from monoflow.amp.grad_scaler import GradScaler, StaticGradScaler  # noqa: F401
 
 __all__ = ["autocast", "GradScaler", "StaticGradScaler", "is_autocast_available", "is_autocast_enabled",

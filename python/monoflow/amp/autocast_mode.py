@@ -65,7 +65,8 @@ class autocast:  # noqa: N801 - torch's name
         self.device = device_type
         self.fast_dtype = _autocast.get_dtype(device_type) if dtype is None else dtype
         self._enabled = bool(enabled)
-        self._cache_enabled = True if cache_enabled is None else bool(cache_enabled)
+        # unset: the current setting (True unless set_autocast_cache_enabled turned it off), as torch
+        self._cache_enabled = _autocast.cache_enabled() if cache_enabled is None else bool(cache_enabled)
         if self._enabled and not is_autocast_available(device_type):
             warnings.warn(f"User provided device_type of '{device_type}', but '{device_type}' is not available. "
                           "Disabling", UserWarning, stacklevel=2)
@@ -104,6 +105,7 @@ def is_autocast_enabled(device_type="cuda"):
         ...     flow.is_autocast_enabled("cpu"), flow.is_autocast_enabled()
         (True, False)
     """
+    _check_device_type("is_autocast_enabled", device_type)
     return _autocast.is_enabled(device_type)
 
 
@@ -122,6 +124,7 @@ def get_autocast_dtype(device_type):
         ...     flow.get_autocast_dtype("cpu")
         monoflow.float16
     """
+    _check_device_type("get_autocast_dtype", device_type)
     return _autocast.get_dtype(device_type)
 
 
@@ -186,6 +189,138 @@ def clear_autocast_cache():
         monoflow.bfloat16
     """
     _autocast.clear_cache()
+
+
+def _check_device_type(op, device_type):
+    if not isinstance(device_type, str):
+        raise TypeError(f"{op}(): argument 'device_type' must be str, not {type(device_type).__name__}")
+
+
+def _check_bool(op, name, value):
+    if not isinstance(value, bool):
+        raise TypeError(f"{op}(): argument '{name}' must be bool, not {type(value).__name__}")
+
+
+def _check_dtype(op, dtype):
+    if not isinstance(dtype, _C.dtype):
+        raise TypeError(f"{op}(): argument 'dtype' must be monoflow.dtype, not {type(dtype).__name__}")
+
+
+def set_autocast_enabled(device_type, enabled=None):
+    """Turns autocast on or off for ``device_type`` without a ``with`` block (torch's and OneFlow's
+    ``set_autocast_enabled``): inside an :class:`autocast` region for that device type it changes the
+    region until it exits; outside, it holds until set again. ``set_autocast_enabled(enabled)`` (one
+    argument, torch's older form) means ``"cuda"``.
+
+    Args:
+        device_type (str): the device type (or, alone, the bool ``enabled`` for ``"cuda"``).
+        enabled (bool): on or off.
+
+    Example::
+
+        >>> x = flow.ones(2, 2)
+        >>> flow.set_autocast_enabled("cpu", True)
+        >>> flow.is_autocast_enabled("cpu"), (x @ x).dtype
+        (True, monoflow.bfloat16)
+        >>> flow.set_autocast_enabled("cpu", False)
+        >>> (x @ x).dtype
+        monoflow.float32
+    """
+    if enabled is None:
+        device_type, enabled = "cuda", device_type
+    _check_device_type("set_autocast_enabled", device_type)
+    _check_bool("set_autocast_enabled", "enabled", enabled)
+    _autocast.set_enabled(device_type, enabled)
+
+
+def set_autocast_dtype(device_type, dtype):
+    """Sets the lower-precision dtype of autocast for ``device_type`` (torch's ``set_autocast_dtype``):
+    of the innermost :class:`autocast` region for it until that exits, else the one regions without a
+    ``dtype`` take and :func:`set_autocast_enabled` uses.
+
+    Args:
+        device_type (str): the device type.
+        dtype (monoflow.dtype): ``float16`` or ``bfloat16``.
+
+    Example::
+
+        >>> flow.set_autocast_dtype("cpu", flow.float16)
+        >>> with flow.autocast("cpu"):
+        ...     (flow.ones(2, 2) @ flow.ones(2, 2)).dtype
+        monoflow.float16
+        >>> flow.set_autocast_dtype("cpu", flow.bfloat16)
+    """
+    _check_device_type("set_autocast_dtype", device_type)
+    _check_dtype("set_autocast_dtype", dtype)
+    _autocast.set_dtype(device_type, dtype)
+
+
+def set_autocast_cpu_enabled(enabled):
+    """``set_autocast_enabled("cpu", enabled)`` (torch's older spelling).
+
+    Args:
+        enabled (bool): on or off.
+
+    Example::
+
+        >>> flow.set_autocast_cpu_enabled(False)
+        >>> flow.is_autocast_cpu_enabled()
+        False
+    """
+    _check_bool("set_autocast_cpu_enabled", "enabled", enabled)
+    _autocast.set_enabled("cpu", enabled)
+
+
+def set_autocast_cpu_dtype(dtype):
+    """``set_autocast_dtype("cpu", dtype)`` (torch's and OneFlow's older spelling).
+
+    Args:
+        dtype (monoflow.dtype): ``float16`` or ``bfloat16``.
+
+    Example::
+
+        >>> flow.set_autocast_cpu_dtype(flow.bfloat16)
+        >>> flow.get_autocast_cpu_dtype()
+        monoflow.bfloat16
+    """
+    _check_dtype("set_autocast_cpu_dtype", dtype)
+    _autocast.set_dtype("cpu", dtype)
+
+
+def set_autocast_gpu_dtype(dtype):
+    """``set_autocast_dtype("cuda", dtype)`` (torch's and OneFlow's older spelling).
+
+    Args:
+        dtype (monoflow.dtype): ``float16`` or ``bfloat16``.
+
+    Example::
+
+        >>> flow.set_autocast_gpu_dtype(flow.float16)
+        >>> flow.get_autocast_gpu_dtype()
+        monoflow.float16
+    """
+    _check_dtype("set_autocast_gpu_dtype", dtype)
+    _autocast.set_dtype("cuda", dtype)
+
+
+def set_autocast_cache_enabled(enabled):
+    """Whether autocast caches the lower-precision copies of parameters (torch's and OneFlow's
+    ``set_autocast_cache_enabled``): of the innermost region until it exits, else of the regions made
+    without ``cache_enabled``.
+
+    Args:
+        enabled (bool): cache or not.
+
+    Example::
+
+        >>> flow.set_autocast_cache_enabled(False)
+        >>> with flow.autocast("cpu"):
+        ...     flow.is_autocast_cache_enabled()
+        False
+        >>> flow.set_autocast_cache_enabled(True)
+    """
+    _check_bool("set_autocast_cache_enabled", "enabled", enabled)
+    _autocast.set_cache_enabled(enabled)
 
 
 def _cast_floats(value, dtype):
