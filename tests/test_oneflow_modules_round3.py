@@ -250,3 +250,28 @@ def test_autocast_setters_follow_torch():
         flow.set_autocast_dtype("cpu", "float16")
     with pytest.raises(TypeError, match="set_autocast_enabled"):
         flow.set_autocast_enabled(0, True)
+
+
+def test_graph_to_graph_runs_a_function_as_a_graph():
+    # OneFlow's test_slice: @flow.nn.Graph.to_graph over a function that assigns into a closure tensor
+    expected = np.zeros((2, 3, 4, 5, 6))
+    expected[0, ::1, ..., 2:3] = 1
+    captured = flow.tensor(np.zeros((2, 3, 4, 5, 6)), dtype=flow.float32)
+
+    @flow.nn.Graph.to_graph
+    def assign():
+        captured[0, ::1, ..., 2:3] = 1
+        return captured
+
+    np.testing.assert_array_equal(assign().numpy(), expected)
+    np.testing.assert_array_equal(captured.numpy(), expected)  # the eager tensor sees the update
+
+    @flow.nn.Graph.to_graph
+    def affine(x, y):
+        return x * 2 + y
+
+    assert isinstance(affine.graph, flow.nn.Graph)
+    for a in (1.0, 3.0):  # the second call replays the plan with new inputs
+        x, y = np.full(3, a, np.float32), np.arange(3, dtype=np.float32)
+        np.testing.assert_allclose(affine(flow.tensor(x), flow.tensor(y)).numpy(),
+                                   (torch.tensor(x) * 2 + torch.tensor(y)).numpy())

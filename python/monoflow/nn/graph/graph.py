@@ -454,6 +454,9 @@ class Graph:
         run.graph = graph
         return run
 
+    # OneFlow's earlier name of trace (its test_slice decorates with @flow.nn.Graph.to_graph)
+    to_graph = trace
+
     @property
     def _is_compiled(self):
         """Whether the graph has run (OneFlow's flag: its first call compiles it)."""
