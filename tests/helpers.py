@@ -374,11 +374,14 @@ def op_dtypes(op, promoted):
 def op_error(op, compute, *operands):
     """The exception type monoflow raises for `op` computing in `compute` on
     operands of the given dtypes (a Python bool counts as "bool"), or None.
-    As in torch, a subtraction with any bool operand is refused."""
+    As in torch, a subtraction with any bool operand is refused (RuntimeError), and a bool
+    floor division is not implemented (NotImplementedError)."""
     if op == "sub" and "bool" in operands:
-        return TypeError
-    if compute == "bool" and op in ("sub", "floor_divide", "neg"):
-        return TypeError
+        return RuntimeError
+    if compute == "bool" and op in ("sub", "neg"):
+        return RuntimeError
+    if compute == "bool" and op == "floor_divide":
+        return NotImplementedError
     return None
 
 

@@ -34,17 +34,17 @@ void check_same_device(const OpDef& op, const Tensor& a, const Tensor& b) {
 void check_dtype_supported(const OpDef& op, DType compute, DType a, DType b = DType::Float32) {
   bool is_sub = op.id == kOp_sub || op.id == kOp_sub_scalar || op.id == kOp_rsub_scalar;
   const char* sub_name = op.id == kOp_rsub_scalar ? "rsub" : "sub";  // the user's op, not the kernel's
-  MF_CHECK(!(is_sub && a == DType::Bool && b == DType::Bool), TypeError, sub_name,
+  MF_CHECK(!(is_sub && a == DType::Bool && b == DType::Bool), RuntimeError, sub_name,
            ": subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
            "`logical_xor()` operator instead.");
-  MF_CHECK(!(is_sub && (a == DType::Bool || b == DType::Bool)), TypeError, sub_name,
+  MF_CHECK(!(is_sub && (a == DType::Bool || b == DType::Bool)), RuntimeError, sub_name,
            ": subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a "
            "mask, use the `~` or `logical_not()` operator instead.");
-  MF_CHECK(!(compute == DType::Bool && op.id == kOp_neg), TypeError, op.name,
+  MF_CHECK(!(compute == DType::Bool && op.id == kOp_neg), RuntimeError, op.name,
            ": negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, "
            "use the `~` or `logical_not()` operator instead.");
-  MF_CHECK(!(compute == DType::Bool && op.id == kOp_floor_divide), TypeError, op.name,
-           ": not supported for bool tensors");
+  MF_CHECK(!(compute == DType::Bool && op.id == kOp_floor_divide), NotImplementedError, op.name,
+           ": not implemented for 'Bool'");
 }
 
 using autograd::NeedsGrad;

@@ -142,7 +142,7 @@ UnaryPlan plan_unary(const OpDef& op, DType x) {
     MF_CHECK(is_floating(x), TypeError, op.id == kOp_round_decimals ? "round" : op.name,
              ": expected a floating-point tensor, got ", dtype_name(x));
   if (one_of(op.id, {kOp_abs, kOp_relu, kOp_floor, kOp_ceil, kOp_round, kOp_trunc}))
-    MF_CHECK(x != DType::Bool, TypeError, op.name, ": not supported for bool tensors");
+    MF_CHECK(x != DType::Bool, NotImplementedError, op.name, ": not implemented for 'Bool'");
   if (op.id == kOp_bitwise_not)
     MF_CHECK(!is_floating(x), TypeError, op.name, ": only integer and bool tensors are supported, got ",
              dtype_name(x));
@@ -192,12 +192,12 @@ BinaryPlan plan_binary(const OpDef& op, const TensorOrScalar& a, const TensorOrS
     MF_CHECK(!is_floating(compute), TypeError, op.name, ": only integer and bool tensors are supported, got ",
              dtype_name(compute));
   if (one_of(op.id, {kOp_remainder, kOp_fmod}))
-    MF_CHECK(compute != DType::Bool, TypeError, op.name, ": not supported for bool tensors");
+    MF_CHECK(compute != DType::Bool, NotImplementedError, op.name, ": not implemented for 'Bool'");
   if (op.id == kOp_pow) {
     // torch has no bool pow kernel; a bool tensor to a Python bool power
     // (x ** True) still works there, through its scalar-exponent shortcuts.
-    MF_CHECK(compute != DType::Bool || (b.is_scalar && a.tensor), TypeError, op.name,
-             ": not supported for bool tensors");
+    MF_CHECK(compute != DType::Bool || (b.is_scalar && a.tensor), NotImplementedError, op.name,
+             ": not implemented for 'Bool'");
     if (a.tensor && b.is_scalar) {
       MF_CHECK(!(is_integral(a.tensor->dtype, true) && b.scalar.kind == Scalar::Int && b.scalar.i < 0), RuntimeError,
                "pow: Integers to negative integer powers are not allowed.");
@@ -386,7 +386,7 @@ ClampPlan plan_clamp(const Tensor& x, const TensorOrScalar& min, const TensorOrS
   add(ps, min);
   add(ps, max);
   DType compute = ps.result();
-  MF_CHECK(compute != DType::Bool, TypeError, "clamp: not supported for bool tensors");
+  MF_CHECK(compute != DType::Bool, NotImplementedError, "clamp: not implemented for 'Bool'");
   for (const TensorOrScalar* bound : {&min, &max})
     if (bound->is_scalar) check_fits("clamp", compute, bound->scalar);
   Dims shape = broadcast_shapes(broadcast_shapes(x->shape, shape_of(min), "clamp"), shape_of(max), "clamp");
