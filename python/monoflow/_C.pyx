@@ -593,6 +593,11 @@ cdef object _from_scalar(Scalar s):
     return s.f
 
 
+cdef object _negated_alpha(object alpha):
+    # torch negates sub's alpha in int64, which wraps -2**63 to itself
+    return alpha if type(alpha) is int and alpha == -9223372036854775808 else -alpha
+
+
 cdef object _NO_ARG = object()  # "not given", for an optional positional argument (Note [Scalar-first overloads])
 
 
@@ -826,9 +831,7 @@ cdef class TensorBase:
             _alpha_arg(alpha, "sub")
             if isinstance(other, TensorBase):
                 try:
-                    return add_alpha(self, other, -alpha)
-                except OverflowError:  # alpha -2**63: torch negates it in int64, which wraps it to itself
-                    return add_alpha(self, other, alpha)
+                    return add_alpha(self, other, _negated_alpha(alpha))
                 except (ValueError, RuntimeError) as e:  # (add_alpha's messages name add)
                     raise _renamed_add(e, "sub") from None
             other = _number_other(other, "sub") * alpha
@@ -868,9 +871,7 @@ cdef class TensorBase:
             _alpha_arg(alpha, "sub_")
             if isinstance(other, TensorBase):
                 try:
-                    add_alpha_(self, other, -alpha)
-                except OverflowError:  # alpha -2**63: torch negates it in int64, which wraps it to itself
-                    add_alpha_(self, other, alpha)
+                    add_alpha_(self, other, _negated_alpha(alpha))
                 except (ValueError, RuntimeError) as e:  # (add_alpha_'s messages name add_)
                     raise _renamed_add(e, "sub_") from None
                 return self
