@@ -87,8 +87,9 @@ def _make_function():
     class IndexReduce(Function):
         @staticmethod
         def forward(ctx, x, src, d, index, reduce, include_self):
-            xn = np.moveaxis(x.detach().cpu().numpy(), d, 0)
-            sn = np.moveaxis(src.detach().cpu().numpy(), d, 0)
+            # copies: index_reduce_ overwrites x's memory (shared by numpy()) before backward runs
+            xn = np.moveaxis(np.array(x.detach().cpu().numpy()), d, 0)
+            sn = np.moveaxis(np.array(src.detach().cpu().numpy()), d, 0)
             groups = _groups(index, xn.shape[0])
             on = _forward(xn, sn, groups, reduce, include_self)
             ctx.state = (xn, sn, on, groups, d, reduce, include_self, x.device, x.dtype)

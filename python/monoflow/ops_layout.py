@@ -332,8 +332,7 @@ _SCATTER_REDUCES = ("sum", "prod", "mean", "amax", "amin")
 
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     """Reduces src's values into input at index along dim ('sum', 'prod', 'mean', 'amax', 'amin').
-    'sum' and 'mean' are differentiable; 'prod', 'amax' and 'amin' give values only
-    (their gradient raises)."""
+    Differentiable in input and src with torch's gradients (floating dtypes)."""
     if not isinstance(reduce, str):
         raise TypeError(f"scatter_reduce(): argument 'reduce' (position 4) must be str, not {type(reduce).__name__}")
     if reduce not in _SCATTER_REDUCES:
@@ -352,21 +351,77 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
         if input.dtype.is_floating_point:
             return total / count
         return total // count
-    if input.requires_grad or src.requires_grad:
-        raise NotImplementedError(f"scatter_reduce(): the gradient of reduce='{reduce}' is not implemented")
-    # values only: numpy's ufunc.at does the reduction
-    out = input.detach().cpu().numpy().copy()
-    idx = index.cpu().numpy()
-    vals = _narrow_like(src, index).detach().cpu().numpy().astype(out.dtype)
-    ufunc = {"prod": np.multiply, "amax": np.maximum, "amin": np.minimum}[reduce]
-    coords = list(np.indices(idx.shape))
-    coords[d] = idx
+    src = _narrow_like(src, index)
+    if not _fn_cache:
+        _fn_cache.append(_make_scatter_reduce_function())
+    return _fn_cache[0].apply(input, src, d, index, reduce, include_self)
+
+
+def _np_scatter_reduce(x, coords, vals, reduce, include_self):
+    """numpy scatter_reduce for 'prod', 'amax', 'amin': ufunc.at reduces into a copy of x."""
+    out = x.copy()
     if not include_self:
         touched = np.zeros(out.shape, dtype=bool)
-        touched[tuple(coords)] = True
+        touched[coords] = True
         out[touched] = {"prod": 1, "amax": _lowest(out.dtype), "amin": _highest(out.dtype)}[reduce]
-    ufunc.at(out, tuple(coords), vals)
-    return _c.host_tensor(out, input.dtype, input.device)
+    {"prod": np.multiply, "amax": np.maximum, "amin": np.minimum}[reduce].at(out, coords, vals)
+    return out
+
+
+def _np_scatter_reduce_grads(x, coords, vals, out, g, reduce, include_self):
+    """torch's gradients of scatter_reduce 'prod' / 'amax' / 'amin' (numpy): amax/amin share the
+    gradient evenly among the members equal to the result, input's own value counted even when
+    include_self=False; prod divides the result by the member, zeros handled apart."""
+    if reduce == "prod":
+        masked_x = np.where(x == 0, 1, x)
+        gx = g * _np_scatter_reduce(masked_x, coords, vals, reduce, include_self) / masked_x
+        src_zero = vals == 0
+        zeros = np.zeros(x.shape, dtype=x.dtype)
+        np.add.at(zeros, coords, src_zero.astype(x.dtype))
+        single = src_zero & (zeros[coords] == 1)
+        without = _np_scatter_reduce(x, coords, np.where(single, 1, vals), reduce, include_self)
+        gs = np.where(single, (g * without)[coords], (g * out)[coords] / np.where(src_zero, 1, vals))
+    else:
+        x_hit = (x == out).astype(x.dtype)
+        src_hit = (vals == out[coords]).astype(x.dtype)
+        count = x_hit.copy()
+        np.add.at(count, coords, src_hit)
+        share = g / count
+        gx = x_hit * share
+        gs = src_hit * share[coords]
+    if not include_self:
+        gx[coords] = 0
+    return gx, gs
+
+
+def _make_scatter_reduce_function():
+    from .autograd.function import Function
+
+    class ScatterReduce(Function):
+        @staticmethod
+        def forward(ctx, x, src, d, index, reduce, include_self):
+            # copies: an in-place caller overwrites x's memory before backward runs
+            xn = np.array(x.detach().cpu().numpy())
+            idx = index.cpu().numpy()
+            vals = np.array(src.detach().cpu().numpy(), dtype=xn.dtype)
+            coords = list(np.indices(idx.shape))
+            coords[d] = idx
+            coords = tuple(coords)
+            out = _np_scatter_reduce(xn, coords, vals, reduce, include_self)
+            ctx.state = (xn, coords, vals, out, reduce, include_self, x.dtype, x.device)
+            return _c.host_tensor(out, x.dtype, x.device)
+
+        @staticmethod
+        def backward(ctx, grad):
+            xn, coords, vals, out, reduce, include_self, dtype, device = ctx.state
+            gx, gs = _np_scatter_reduce_grads(xn, coords, vals, out, grad.detach().cpu().numpy(), reduce,
+                                              include_self)
+            return _c.host_tensor(gx, dtype, device), _c.host_tensor(gs, dtype, device), None, None, None, None
+
+    return ScatterReduce
+
+
+_fn_cache = []
 
 
 def _narrow_like(src, index):
