@@ -67,6 +67,7 @@ from monoflow import fft  # noqa: E402
 from monoflow import devices, memory  # noqa: E402
 from monoflow import autograd  # noqa: E402
 from monoflow import linalg, special  # noqa: E402
+from monoflow.ops_foreach import *  # noqa: E402,F401,F403
 from monoflow.linalg._legacy import geqrf, igamma, igammac, lu, lu_solve, lu_unpack, matrix_rank, orgqr, ormqr, triangular_solve  # noqa: E402,E501
 from monoflow.autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402
 grad_enable = enable_grad  # OneFlow's name for it

@@ -1,0 +1,250 @@
+"""APIs that PyTorch programs called and monoflow lacked (probe pt6), each checked against torch:
+torch._foreach_*, einsum's sublist form, fft.hfft/ihfft, istft, linalg.eig/eigvals."""
+import math
+
+import numpy as np
+import pytest
+
+import monoflow as flow
+
+torch = pytest.importorskip("torch")
+
+
+def _np(t):
+    if isinstance(t, torch.Tensor):
+        return t.detach().resolve_conj().numpy()
+    return t.detach().numpy()
+
+
+def _close(m, t, rtol=1e-5, atol=1e-6):
+    assert str(m.dtype).split(".")[-1] == str(t.dtype).split(".")[-1], (m.dtype, t.dtype)
+    assert tuple(m.shape) == tuple(t.shape)
+    np.testing.assert_allclose(_np(m), _np(t), rtol=rtol, atol=atol)
+
+
+def _pair(*shapes, dtype="float32", seed=0, positive=False):
+    rng = np.random.default_rng(seed)
+    arrs = [rng.standard_normal(s).astype(dtype) for s in shapes]
+    if positive:
+        arrs = [np.abs(a) + 0.5 for a in arrs]
+    return [flow.tensor(a) for a in arrs], [torch.tensor(a) for a in arrs]
+
+
+# ---------------------------------------------------------------- _foreach_*
+
+SHAPES = [(3,), (2, 4), ()]
+
+
+def _run_both(name, make_args, inplace):
+    """Calls flow.<name> and torch.<name> on the same data; returns (flow result list, torch result list)."""
+    results = []
+    for lib in (flow, torch):
+        args = make_args(lib)
+        out = getattr(lib, name)(*args[0], **args[1])
+        if inplace:
+            assert out is args[0][0]  # torch 2.13 returns the list it was given
+            out = args[0][0]
+        else:
+            assert isinstance(out, tuple)
+        results.append(list(out))
+    return results
+
+
+@pytest.mark.parametrize("op", ["sqrt", "neg", "abs", "exp", "sign", "reciprocal", "sigmoid", "log1p", "floor"])
+@pytest.mark.parametrize("inplace", [False, True])
+def test_foreach_unary(op, inplace):
+    arrs = [np.abs(np.random.default_rng(1).standard_normal(s)).astype("float32") + 0.1 for s in SHAPES]
+    name = f"_foreach_{op}" + ("_" if inplace else "")
+    m, t = _run_both(name, lambda lib: (([lib.tensor(a) for a in arrs],), {}), inplace)
+    for a, b in zip(m, t):
+        _close(a, b)
+
+
+@pytest.mark.parametrize("op", ["sign", "abs", "sqrt", "reciprocal", "exp"])
+def test_foreach_unary_integer_dtypes(op):
+    arrs = [np.array([-2, 0, 3]), np.array([4, 9])]
+    m, t = _run_both(f"_foreach_{op}", lambda lib: (([lib.tensor(a) for a in arrs],), {}), False)
+    for a, b in zip(m, t):
+        _close(a, b)
+
+
+def _second(kind, lib, arrs2):
+    if kind == "scalar":
+        return 1.5
+    if kind == "int":
+        return 2
+    if kind == "scalars":
+        return [0.5, -2.0, 3.0]
+    if kind == "tensor0d":
+        return lib.tensor(1.25)
+    return [lib.tensor(a) for a in arrs2]
+
+
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "div", "maximum", "minimum", "clamp_min", "clamp_max", "pow"])
+@pytest.mark.parametrize("kind", ["scalar", "int", "scalars", "tensor0d", "tensors"])
+@pytest.mark.parametrize("inplace", [False, True])
+def test_foreach_binary(op, kind, inplace):
+    rng = np.random.default_rng(2)
+    arrs = [np.abs(rng.standard_normal(s)).astype("float32") + 0.2 for s in SHAPES]
+    arrs2 = [np.abs(rng.standard_normal(s)).astype("float32") + 0.2 for s in SHAPES]
+    name = f"_foreach_{op}" + ("_" if inplace else "")
+    try:
+        torch_out = getattr(torch, name)([torch.tensor(a) for a in arrs], _second(kind, torch, arrs2))
+    except (TypeError, RuntimeError) as err:
+        with pytest.raises(type(err)):
+            getattr(flow, name)([flow.tensor(a) for a in arrs], _second(kind, flow, arrs2))
+        return
+    m, t = _run_both(name, lambda lib: (([lib.tensor(a) for a in arrs], _second(kind, lib, arrs2)), {}), inplace)
+    for a, b in zip(m, t):
+        _close(a, b)
+    del torch_out
+
+
+@pytest.mark.parametrize("op", ["add", "sub"])
+@pytest.mark.parametrize("kind", ["tensors", "tensor0d", "scalar"])
+def test_foreach_alpha(op, kind):
+    rng = np.random.default_rng(3)
+    arrs = [rng.standard_normal(s).astype("float32") for s in SHAPES]
+    arrs2 = [rng.standard_normal(s).astype("float32") for s in SHAPES]
+    name = f"_foreach_{op}"
+    try:
+        getattr(torch, name)([torch.tensor(a) for a in arrs], _second(kind, torch, arrs2), alpha=3)
+    except (TypeError, RuntimeError) as err:
+        with pytest.raises(type(err)):
+            getattr(flow, name)([flow.tensor(a) for a in arrs], _second(kind, flow, arrs2), alpha=3)
+        return
+    m, t = _run_both(name, lambda lib: (([lib.tensor(a) for a in arrs], _second(kind, lib, arrs2)),
+                                        {"alpha": 3}), False)
+    for a, b in zip(m, t):
+        _close(a, b)
+
+
+def test_foreach_dtype_promotion_matches_torch():
+    for name, other in [("_foreach_add", 1.5), ("_foreach_div", 2), ("_foreach_maximum", 1.5),
+                        ("_foreach_mul", [1.5]), ("_foreach_add", flow.tensor(1.5))]:
+        t_other = torch.tensor(1.5) if isinstance(other, flow.Tensor) else other
+        (a,) = getattr(flow, name)([flow.tensor([1, 2])], other)
+        (b,) = getattr(torch, name)([torch.tensor([1, 2])], t_other)
+        _close(a, b)
+    with pytest.raises(RuntimeError):
+        flow._foreach_add_([flow.tensor([1, 2])], 1.5)
+    with pytest.raises(RuntimeError):
+        flow._foreach_maximum_([flow.tensor([1, 2])], 1.5)
+
+
+@pytest.mark.parametrize("inplace", [False, True])
+@pytest.mark.parametrize("kind", ["scalar", "scalars", "tensors", "tensor0d"])
+def test_foreach_lerp(kind, inplace):
+    rng = np.random.default_rng(4)
+    arrs = [rng.standard_normal(s).astype("float32") for s in SHAPES]
+    ends = [rng.standard_normal(s).astype("float32") for s in SHAPES]
+    ws = [rng.random(s).astype("float32") for s in SHAPES]
+
+    def weight(lib):
+        return {"scalar": 0.3, "scalars": [0.1, 0.5, 0.9], "tensor0d": lib.tensor(0.25),
+                "tensors": [lib.tensor(w) for w in ws]}[kind]
+
+    name = "_foreach_lerp" + ("_" if inplace else "")
+    m, t = _run_both(name, lambda lib: (([lib.tensor(a) for a in arrs], [lib.tensor(e) for e in ends],
+                                         weight(lib)), {}), inplace)
+    for a, b in zip(m, t):
+        _close(a, b)
+
+
+@pytest.mark.parametrize("op", ["addcmul", "addcdiv"])
+@pytest.mark.parametrize("inplace", [False, True])
+@pytest.mark.parametrize("value", ["default", 2.5, [1.0, -1.0, 0.5], "tensor"])
+def test_foreach_addc(op, inplace, value):
+    rng = np.random.default_rng(5)
+    arrs, a1, a2 = ([rng.standard_normal(s).astype("float32") + 3 for s in SHAPES] for _ in range(3))
+
+    def args(lib):
+        base = ([lib.tensor(a) for a in arrs], [lib.tensor(a) for a in a1], [lib.tensor(a) for a in a2])
+        if value == "default":
+            return base, {}
+        if value == "tensor":
+            return base + (lib.tensor([2.0, 0.5, -1.0]),), {}
+        return base, {"value": value} if not isinstance(value, list) else {}
+
+    def args_list(lib):
+        base, kw = args(lib)
+        return (base + (value,), kw) if isinstance(value, list) else (base, kw)
+
+    name = f"_foreach_{op}" + ("_" if inplace else "")
+    m, t = _run_both(name, args_list, inplace)
+    for a, b in zip(m, t):
+        _close(a, b, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("ord", [2, 1, 0, 3.5, math.inf, -math.inf])
+def test_foreach_norm(ord):
+    rng = np.random.default_rng(6)
+    arrs = [rng.standard_normal(s).astype("float32") for s in SHAPES]
+    m, t = _run_both("_foreach_norm", lambda lib: (([lib.tensor(a) for a in arrs],), {"ord": ord}), False)
+    for a, b in zip(m, t):
+        _close(a, b, rtol=1e-5)
+    (a,) = flow._foreach_norm([flow.tensor([3.0, 4.0])], dtype=flow.float64)
+    assert a.dtype == flow.float64 and a.item() == 5.0
+    with pytest.raises(RuntimeError):
+        torch._foreach_norm([torch.tensor([1, 2])])
+    with pytest.raises(RuntimeError):
+        flow._foreach_norm([flow.tensor([1, 2])])
+
+
+def test_foreach_zero_copy_and_pow_scalar_base():
+    xs = [flow.ones(2), flow.ones(3)]
+    assert flow._foreach_zero_(xs) is xs and all(float(x.abs().sum()) == 0 for x in xs)
+    src = [flow.tensor([1.0, 2.0]), flow.tensor([3.0, 4.0, 5.0])]
+    assert flow._foreach_copy_(xs, src) is xs
+    assert xs[1].tolist() == [3.0, 4.0, 5.0]
+    (a,) = flow._foreach_pow(2.0, [flow.tensor([1.0, 3.0])])
+    (b,) = torch._foreach_pow(2.0, [torch.tensor([1.0, 3.0])])
+    _close(a, b)
+
+
+def test_foreach_gradients_match_torch():
+    rng = np.random.default_rng(7)
+    arrs = [rng.standard_normal(s).astype("float32") for s in [(3,), (2, 2)]]
+    arrs2 = [rng.standard_normal(s).astype("float32") for s in [(3,), (2, 2)]]
+    grads = []
+    for lib in (flow, torch):
+        xs = [lib.tensor(a, requires_grad=True) for a in arrs]
+        ys = [lib.tensor(a, requires_grad=True) for a in arrs2]
+        out = lib._foreach_add(xs, ys, alpha=2)
+        out = lib._foreach_mul(out, ys)
+        work = [o * 1 for o in out]
+        lib._foreach_lerp_(work, xs, 0.3)
+        work = list(lib._foreach_maximum(work, 0.1))
+        lib._foreach_addcdiv_(work, xs, [y.abs() + 1 for y in ys], 0.5)
+        norms = lib._foreach_norm(work)
+        total = sum(n for n in norms) + sum(w.sum() for w in lib._foreach_sqrt([w.abs() + 1 for w in work]))
+        total.backward()
+        grads.append([x.grad for x in xs] + [y.grad for y in ys])
+    for a, b in zip(*grads):
+        _close(a, b, rtol=1e-4, atol=1e-5)
+
+
+def test_foreach_errors_match_torch():
+    a = [flow.ones(2), flow.ones(3)]
+    with pytest.raises(RuntimeError, match="_foreach_add.*same number of tensors, got 2 and 1"):
+        flow._foreach_add(a, [flow.ones(2)])
+    with pytest.raises(RuntimeError, match="_foreach_mul_.*same number of elements as scalar list"):
+        flow._foreach_mul_(a, [1.0, 2.0, 3.0])
+    with pytest.raises(RuntimeError, match="_foreach_add.*at least one tensor"):
+        flow._foreach_add([], 1)
+    with pytest.raises(RuntimeError, match="_foreach_add.*0 dim"):
+        flow._foreach_add(a, flow.ones(2))
+    with pytest.raises(TypeError, match="_foreach_add"):
+        flow._foreach_add(a, "x")
+    with pytest.raises(TypeError, match="_foreach_add"):
+        flow._foreach_add(flow.ones(2), 1)
+    with pytest.raises(TypeError, match="_foreach_add"):
+        flow._foreach_add(a, 2, alpha=2)
+    with pytest.raises(RuntimeError, match="_foreach_copy_.*same number"):
+        flow._foreach_copy_(a, [flow.ones(2)])
+    with pytest.raises(RuntimeError, match="_foreach_lerp.*same number"):
+        flow._foreach_lerp(a, a[:1], 0.5)
+    with pytest.raises(RuntimeError, match="leaf"):
+        flow._foreach_add_([flow.ones(2, requires_grad=True)], 1)
+    out = flow._foreach_add((flow.ones(2),), 1)  # a tuple of tensors, as torch accepts
+    assert isinstance(out, tuple) and out[0].tolist() == [2.0, 2.0]
