@@ -43,6 +43,47 @@ inline void conv_pack_rows(bool trans, int64_t m, int64_t kk, const float* a, in
   }
 }
 
+// One block of conv_gemm_packed: rows [i, i + 8) (those below m stored),
+// columns under masks m0 (and m1 for the second 16 when Wide): a block of at
+// most 16 columns (a tail, or a row of 16 or fewer pixels) does half the work.
+template <bool Wide>
+inline void conv_gemm_block(int64_t m, int64_t i, int64_t kk, const float* a, const float* bk, int64_t ldb,
+                            float* cp, int64_t ldc, __mmask16 m0, __mmask16 m1, const float* bias, bool accumulate) {
+  __m512 c00 = _mm512_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00,
+         c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00, c60 = c00, c61 = c00, c70 = c00, c71 = c00;
+  for (int64_t k = 0; k < kk; ++k, a += kConvMR, bk += ldb) {
+    const __m512 b0 = _mm512_maskz_loadu_ps(m0, bk);
+    const __m512 b1 = Wide ? _mm512_maskz_loadu_ps(m1, bk + 16) : b0;
+    __m512 x;
+#define MFCPU_CONV_ROW(r)                                    \
+  x = _mm512_set1_ps(a[r]);                                  \
+  c##r##0 = _mm512_fmadd_ps(x, b0, c##r##0);                 \
+  if constexpr (Wide) c##r##1 = _mm512_fmadd_ps(x, b1, c##r##1);
+    MFCPU_CONV_ROW(0) MFCPU_CONV_ROW(1) MFCPU_CONV_ROW(2) MFCPU_CONV_ROW(3)
+    MFCPU_CONV_ROW(4) MFCPU_CONV_ROW(5) MFCPU_CONV_ROW(6) MFCPU_CONV_ROW(7)
+#undef MFCPU_CONV_ROW
+  }
+  const int64_t rows = std::min(kConvMR, m - i);
+#define MFCPU_CONV_STORE(r)                                                              \
+  if (r < rows) {                                                                        \
+    float* d = cp + r * ldc;                                                             \
+    if (bias) {                                                                          \
+      const __m512 bv = _mm512_set1_ps(bias[i + r]);                                     \
+      c##r##0 = _mm512_add_ps(c##r##0, bv);                                              \
+      if constexpr (Wide) c##r##1 = _mm512_add_ps(c##r##1, bv);                          \
+    }                                                                                    \
+    if (accumulate) {                                                                    \
+      c##r##0 = _mm512_add_ps(c##r##0, _mm512_maskz_loadu_ps(m0, d));                    \
+      if constexpr (Wide) c##r##1 = _mm512_add_ps(c##r##1, _mm512_maskz_loadu_ps(m1, d + 16)); \
+    }                                                                                    \
+    _mm512_mask_storeu_ps(d, m0, c##r##0);                                               \
+    if constexpr (Wide) _mm512_mask_storeu_ps(d + 16, m1, c##r##1);                      \
+  }
+  MFCPU_CONV_STORE(0) MFCPU_CONV_STORE(1) MFCPU_CONV_STORE(2) MFCPU_CONV_STORE(3)
+  MFCPU_CONV_STORE(4) MFCPU_CONV_STORE(5) MFCPU_CONV_STORE(6) MFCPU_CONV_STORE(7)
+#undef MFCPU_CONV_STORE
+}
+
 // c[m, n] = ap-matrix [m, kk] @ b[kk, n] (+ bias[i] on row i when bias is
 // given, then + c when `accumulate`); ap from conv_pack_rows.
 inline void conv_gemm_packed(int64_t m, int64_t n, int64_t kk, const float* ap, const float* b, int64_t ldb,
@@ -52,41 +93,10 @@ inline void conv_gemm_packed(int64_t m, int64_t n, int64_t kk, const float* ap, 
     const __mmask16 m0 = nj >= 16 ? __mmask16(0xffff) : __mmask16((1u << nj) - 1);
     const __mmask16 m1 = nj >= 32 ? __mmask16(0xffff) : nj <= 16 ? __mmask16(0) : __mmask16((1u << (nj - 16)) - 1);
     for (int64_t i = 0; i < m; i += kConvMR) {
-      const float* a = ap + i * kk;
-      const float* bk = b + j;
-      __m512 c00 = _mm512_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00,
-             c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00, c60 = c00, c61 = c00, c70 = c00, c71 = c00;
-      for (int64_t k = 0; k < kk; ++k, a += kConvMR, bk += ldb) {
-        const __m512 b0 = _mm512_maskz_loadu_ps(m0, bk), b1 = _mm512_maskz_loadu_ps(m1, bk + 16);
-        __m512 x;
-#define MFCPU_CONV_ROW(r)                    \
-  x = _mm512_set1_ps(a[r]);                  \
-  c##r##0 = _mm512_fmadd_ps(x, b0, c##r##0); \
-  c##r##1 = _mm512_fmadd_ps(x, b1, c##r##1);
-        MFCPU_CONV_ROW(0) MFCPU_CONV_ROW(1) MFCPU_CONV_ROW(2) MFCPU_CONV_ROW(3)
-        MFCPU_CONV_ROW(4) MFCPU_CONV_ROW(5) MFCPU_CONV_ROW(6) MFCPU_CONV_ROW(7)
-#undef MFCPU_CONV_ROW
-      }
-      const int64_t rows = std::min(kConvMR, m - i);
-      float* cp = c + i * ldc + j;
-#define MFCPU_CONV_STORE(r)                                                    \
-  if (r < rows) {                                                              \
-    float* d = cp + r * ldc;                                                   \
-    if (bias) {                                                                \
-      const __m512 bv = _mm512_set1_ps(bias[i + r]);                           \
-      c##r##0 = _mm512_add_ps(c##r##0, bv);                                    \
-      c##r##1 = _mm512_add_ps(c##r##1, bv);                                    \
-    }                                                                          \
-    if (accumulate) {                                                          \
-      c##r##0 = _mm512_add_ps(c##r##0, _mm512_maskz_loadu_ps(m0, d));          \
-      c##r##1 = _mm512_add_ps(c##r##1, _mm512_maskz_loadu_ps(m1, d + 16));     \
-    }                                                                          \
-    _mm512_mask_storeu_ps(d, m0, c##r##0);                                     \
-    _mm512_mask_storeu_ps(d + 16, m1, c##r##1);                                \
-  }
-      MFCPU_CONV_STORE(0) MFCPU_CONV_STORE(1) MFCPU_CONV_STORE(2) MFCPU_CONV_STORE(3)
-      MFCPU_CONV_STORE(4) MFCPU_CONV_STORE(5) MFCPU_CONV_STORE(6) MFCPU_CONV_STORE(7)
-#undef MFCPU_CONV_STORE
+      if (nj > 16)
+        conv_gemm_block<true>(m, i, kk, ap + i * kk, b + j, ldb, c + i * ldc + j, ldc, m0, m1, bias, accumulate);
+      else
+        conv_gemm_block<false>(m, i, kk, ap + i * kk, b + j, ldb, c + i * ldc + j, ldc, m0, m1, bias, accumulate);
     }
   }
 }

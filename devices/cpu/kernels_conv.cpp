@@ -17,6 +17,9 @@
 //   The float32 products of the AVX-512 build run in conv_gemm.h's kernels
 //   (Note [An AVX-512 kernel for the conv GEMMs]), the others in BLAS.
 #include <cblas.h>
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 
 #include <algorithm>
 #include <climits>
@@ -93,6 +96,29 @@ inline Shifted shifted(const Geom& g, int64_t ki, int64_t kj) {
   return p;
 }
 
+// d[0, n) = s[0, n) for the short runs of im2col's rows (4-32 pixels):
+// two overlapping vector copies instead of a library call.
+template <class T>
+inline void copy_run(T* d, const T* s, int64_t n) {
+#if defined(__AVX512F__)
+  if constexpr (std::is_same_v<T, float>) {
+    if (n >= 16 && n <= 32) {
+      const __m512 a = _mm512_loadu_ps(s), e = _mm512_loadu_ps(s + n - 16);
+      _mm512_storeu_ps(d, a);
+      _mm512_storeu_ps(d + n - 16, e);
+      return;
+    }
+    if (n >= 8 && n < 16) {
+      const __m256 a = _mm256_loadu_ps(s), e = _mm256_loadu_ps(s + n - 8);
+      _mm256_storeu_ps(d, a);
+      _mm256_storeu_ps(d + n - 8, e);
+      return;
+    }
+  }
+#endif
+  std::memcpy(d, s, size_t(n) * sizeof(T));
+}
+
 // Rows (c, ki, kj) of col for images [0, b) of x (image i at column i*L).
 template <class T>
 void im2col(const Geom& g, const T* x, int64_t b, T* col) {
@@ -129,14 +155,14 @@ void im2col(const Geom& g, const T* x, int64_t b, T* col) {
               std::fill(d, d + g.OW, T(0));
               continue;
             }
-            std::fill(d, d + lo, T(0));
+            if (lo > 0) std::fill(d, d + lo, T(0));
             const T* s = src + iy * g.W + offx;
             if (g.sw == 1) {
-              std::memcpy(d + lo, s + lo, size_t(hi - lo) * sizeof(T));
+              copy_run(d + lo, s + lo, hi - lo);
             } else {
               for (int64_t ox = lo; ox < hi; ++ox) d[ox] = s[ox * g.sw];
             }
-            std::fill(d + hi, d + g.OW, T(0));
+            if (hi < g.OW) std::fill(d + hi, d + g.OW, T(0));
           }
         }
     }
