@@ -248,3 +248,54 @@ def test_foreach_errors_match_torch():
         flow._foreach_add_([flow.ones(2, requires_grad=True)], 1)
     out = flow._foreach_add((flow.ones(2),), 1)  # a tuple of tensors, as torch accepts
     assert isinstance(out, tuple) and out[0].tolist() == [2.0, 2.0]
+
+
+# ---------------------------------------------------------------- einsum's sublist form
+
+@pytest.mark.parametrize("sublists", [
+    ([0, 1, 2], [0, 2, 3], [0, 1, 3]),
+    ([0, 1, 2], [0, 2, 3]),
+    ([0, 1, 2], [0, 2, 3], [3, 1]),
+    ([30, 1, 2], [30, 2, 51]),
+    ([Ellipsis, 1, 2], [Ellipsis, 2, 3], [Ellipsis, 1, 3]),
+    ((0, 1, 2), (0, 2, 3), (Ellipsis, 3)),
+])
+def test_einsum_sublist_two_operands(sublists):
+    (fa, fb), (ta, tb) = _pair((2, 3, 4), (2, 4, 5), seed=8)
+    fa.requires_grad_(True)
+    ta.requires_grad_(True)
+    args = [fa, sublists[0], fb, sublists[1]] + list(sublists[2:])
+    targs = [ta, sublists[0], tb, sublists[1]] + list(sublists[2:])
+    m, t = flow.einsum(*args), torch.einsum(*targs)
+    _close(m, t, rtol=1e-5, atol=1e-5)
+    m.sum().backward()
+    t.sum().backward()
+    _close(fa.grad, ta.grad, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("sublist", [[30, 1, 2], [Ellipsis, 1], [2, Ellipsis, 1], [0, 0, 1]])
+def test_einsum_sublist_one_operand(sublist):
+    (fa,), (ta,) = _pair((3, 3, 4), seed=9)
+    _close(flow.einsum(fa, sublist), torch.einsum(ta, sublist), rtol=1e-5, atol=1e-6)
+
+
+def test_einsum_upper_case_subscripts_with_ellipsis():
+    # '...' once took upper-case letters and clashed with the equation's own
+    (fa,), (ta,) = _pair((2, 3, 4), seed=10)
+    _close(flow.einsum("A...->...A", fa), torch.einsum("A...->...A", ta))
+    _close(flow.einsum("bA...->...bA", fa), torch.einsum("bA...->...bA", ta))
+
+
+def test_einsum_sublist_errors():
+    a = flow.ones(2, 3, 4)
+    for bad in ([0, 1, 52], [0, 1, -1]):
+        with pytest.raises(ValueError, match=r"einsum\(\): subscript in subscript list is not within"):
+            flow.einsum(a, bad)
+    with pytest.raises(TypeError):
+        flow.einsum(a, [0, 1, 2.0])
+    with pytest.raises(TypeError, match="einsum"):
+        flow.einsum(a, 3)
+    with pytest.raises(ValueError, match="einsum.*at least one operand"):
+        flow.einsum(a)
+    with pytest.raises(ValueError, match="einsum"):
+        flow.einsum(a, [0, 1, 2], a)

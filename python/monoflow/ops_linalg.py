@@ -1,5 +1,7 @@
 """Linear algebra: mm, bmm, mv, addmm, dot, outer, einsum. All compose the
 core's matmul (BLAS on the CPU) with views, so they need no kernels of their own."""
+import operator
+
 from monoflow import _C, _autocast, _dtypes
 
 __all__ = ["mm", "bmm", "mv", "addmm", "dot", "vdot", "outer", "ger", "einsum"]
@@ -121,12 +123,13 @@ def _parse(equation, operands):
     terms = lhs.split(",")
     if len(terms) != len(operands):
         raise ValueError(f"einsum: the equation has {len(terms)} operand(s) but {len(operands)} were given")
-    # '...' becomes fresh upper-case letters, right-aligned across operands.
+    # '...' becomes fresh letters, right-aligned across operands: Greek ones, which no equation
+    # (ASCII letters) uses, so they cannot clash with upper-case subscripts.
     n_ell = 0
     for term, t in zip(terms, operands):
         if "..." in term:
             n_ell = max(n_ell, t.dim() - (len(term) - 3))
-    ell = "".join(chr(ord("A") + i) for i in range(n_ell))
+    ell = "".join(chr(0x3B1 + i) for i in range(n_ell))
     subs = []
     for term, t in zip(terms, operands):
         if "..." in term:
@@ -204,10 +207,47 @@ def _contract(a, sa, b, sb, keep):
     return out, "".join(batch + left + right)
 
 
+def _sublist_letters(sublist):
+    # torch's mapping of sublist subscripts: 0-25 -> 'A'-'Z', 26-51 -> 'a'-'z', Ellipsis -> '...'
+    if isinstance(sublist, _C.TensorBase) or not isinstance(sublist, (list, tuple)):
+        raise TypeError(f"einsum(): a subscript list must be a list of ints, not {type(sublist).__name__}")
+    letters = []
+    for n in sublist:
+        if n is Ellipsis:
+            letters.append("...")
+            continue
+        n = operator.index(n)
+        if not 0 <= n < 52:
+            raise ValueError("einsum(): subscript in subscript list is not within the valid range [0, 52)")
+        letters.append(chr(ord("A") + n) if n < 26 else chr(ord("a") + n - 26))
+    return "".join(letters)
+
+
+def _sublist_equation(args):
+    """einsum(op1, sublist1, op2, sublist2, ..., [sublist_out]) as (equation, operands)."""
+    operands, sublists = args[0::2], args[1::2]
+    output = None
+    if len(args) % 2:
+        operands, output = operands[:-1], operands[-1]
+        if isinstance(output, _C.TensorBase):
+            raise ValueError("einsum(): in the sublist form each operand must be followed by its subscript list")
+    for t in operands:
+        _C.check_tensor(t, "einsum", "operand")
+    equation = ",".join(_sublist_letters(s) for s in sublists)
+    if output is not None:
+        equation += "->" + _sublist_letters(output)
+    return equation, operands
+
+
 def einsum(equation, *operands):
     """Einstein summation for any number of operands (pairwise left to right,
     each contraction a batched matmul), with '...', implicit output and
     repeated subscripts (diagonals)."""
+    if isinstance(equation, _C.TensorBase):
+        if not operands:
+            raise ValueError("einsum(): must specify the equation string and at least one operand, or at least "
+                             "one operand and its subscripts list")
+        equation, operands = _sublist_equation((equation,) + operands)
     if not isinstance(equation, str):
         raise TypeError(f"einsum(): argument 'equation' (position 1) must be str, not {type(equation).__name__}")
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):

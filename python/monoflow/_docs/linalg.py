@@ -265,9 +265,15 @@ add_doc("einsum", "einsum(equation, *operands) -> Tensor", r"""
     passed as one list. Pairs are contracted left to right, each as a batched
     matmul.
 
+    The sublist form ``einsum(op1, sublist1, op2, sublist2, ..., [sublist_out])``
+    names the dims with ints in ``[0, 52)`` (and ``Ellipsis``) instead of letters.
+
     Args:
-        equation (str): the subscripts, e.g. ``'bij,bjk->bik'``.
-        operands (Tensor): the tensors, one per comma-separated term.
+        equation (str): the subscripts, e.g. ``'bij,bjk->bik'``; or, in the sublist
+            form, the first operand.
+        operands (Tensor): the tensors, one per comma-separated term (in the
+            sublist form: each operand's subscript list after it, then optionally
+            the output's).
 
     Example::
 
@@ -278,6 +284,8 @@ add_doc("einsum", "einsum(equation, *operands) -> Tensor", r"""
         tensor([[3., 4.],
                 [6., 8.]])
         >>> flow.einsum("bij,bjk->bik", flow.ones(2, 2, 3), flow.ones(2, 3, 4)).shape
+        monoflow.Size([2, 2, 4])
+        >>> flow.einsum(flow.ones(2, 2, 3), [0, 1, 2], flow.ones(2, 3, 4), [0, 2, 3], [0, 1, 3]).shape
         monoflow.Size([2, 2, 4])
     """)
 
