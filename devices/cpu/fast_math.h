@@ -151,6 +151,37 @@ MFCPU_FAST_INLINE float sigmoid(float x) {
   return select(x < 0.0f, e, 1.0f) / (1.0f + e);
 }
 
+// log(w) for w in [1, 2] (softplus's log1p): w = 2^e m with m in [sqrt(1/2), sqrt(2)), the
+// Cephes logf polynomial in m - 1, ln2 in two parts.
+MFCPU_FAST_INLINE float log_1_to_2(float w) {
+  const bool high = w > 1.41421356f;
+  const float x = select(high, w * 0.5f, w) - 1.0f;
+  const float e = select(high, 1.0f, 0.0f);
+  const float z = x * x;
+  float p = 7.0376836292e-2f;
+  p = fmadd(p, x, -1.1514610310e-1f);
+  p = fmadd(p, x, 1.1676998740e-1f);
+  p = fmadd(p, x, -1.2420140846e-1f);
+  p = fmadd(p, x, 1.4249322787e-1f);
+  p = fmadd(p, x, -1.6668057665e-1f);
+  p = fmadd(p, x, 2.0000714765e-1f);
+  p = fmadd(p, x, -2.4999993993e-1f);
+  p = fmadd(p, x, 3.3333331174e-1f);
+  float y = p * x * z;
+  y = fmadd(e, -2.12194440e-4f, y);
+  y = fmadd(z, -0.5f, y);
+  return fmadd(e, 0.693359375f, x + y);
+}
+
+// log(1 + e^-|z|) for any z, the smooth part of softplus: u = e^-|z| in (0, 1] and
+// log1p(u) = log(w) u / (w - 1) with w = 1 + u rounded (exact to a few ulp even when u is
+// far below w's ulp, where it is u itself). NaN stays NaN.
+MFCPU_FAST_INLINE float log1p_exp_neg_abs(float z) {
+  const float u = exp_nonpositive(-abs(z));
+  const float w = 1.0f + u;
+  return select(w == 1.0f, u, log_1_to_2(w) * (u / (w - 1.0f)));
+}
+
 #undef MFCPU_FAST_INLINE
 
 }  // namespace fast
@@ -183,6 +214,26 @@ inline __attribute__((always_inline)) C sigmoid_of(C x) {
     if (x >= C(0)) return C(1) / (C(1) + std::exp(-x));
     const C e = std::exp(x);  // NaN lands here too
     return e / (C(1) + e);
+  }
+}
+// x * sigmoid(x), without overflow: silu(-89) is -1.98e-37 in float32, not -0.
+template <class C>
+inline __attribute__((always_inline)) C silu_of(C x) {
+  if constexpr (std::is_same<C, float>::value) {
+    return x * fast::sigmoid(x);
+  } else {
+    if (x >= C(0)) return x / (C(1) + std::exp(-x));
+    const C e = std::exp(x);
+    return x * e / (C(1) + e);
+  }
+}
+// log1p(exp(z)) = max(z, 0) + log1p(exp(-|z|)): softplus's body, exp never overflowing.
+template <class C>
+inline __attribute__((always_inline)) C softplus_of(C z) {
+  if constexpr (std::is_same<C, float>::value) {
+    return fast::select(z > 0.0f, z, 0.0f) + fast::log1p_exp_neg_abs(z);
+  } else {
+    return std::log1p(std::exp(z));
   }
 }
 }  // namespace mfcpu

@@ -203,10 +203,8 @@ double constant(const Program& p, int64_t k) {
 
 // The unfused kernels' formulas (Note [Fused kernels are the unfused chain]).
 template <class C>
-inline C silu(C x) {
-  if (x >= C(0)) return x / (C(1) + std::exp(-x));
-  const C e = std::exp(x);
-  return x * e / (C(1) + e);
+inline __attribute__((always_inline)) C silu(C x) {
+  return silu_of(x);
 }
 // gelu's two forms (kernels_math_erf.cpp), inlined into the map loops: a
 // call per element left the exact form's loop 12x slower than the kernel.
