@@ -329,6 +329,7 @@ void relocate_storage(const Tensor& t, Device device) {
   Tensor moved = empty(whole->shape, DType::UInt8, device);
   transfer(moved, whole);  // synchronous: no queued kernel still uses the old memory
   st.swap_memory(*moved->storage);  // `moved` frees the old memory on its device when it goes
+  st.retire_if_exported(moved->storage);  // (unless a numpy array still views it)
 }
 
 }  // namespace monoflow

@@ -28,6 +28,14 @@ void Storage::swap_memory(Storage& other) {
   std::swap(host_visible, other.host_visible);
 }
 
+void Storage::retire_if_exported(std::shared_ptr<Storage> old) {
+  if (exports.load() > 0) retired.push_back(std::move(old));
+}
+
+void Storage::end_export() {
+  if (exports.fetch_sub(1) == 1) retired.clear();
+}
+
 std::shared_ptr<Storage> Storage::borrow(Device device, void* data, size_t nbytes, void (*release)(void*),
                                          void* ctx) {
   auto s = std::make_shared<Storage>();

@@ -602,6 +602,24 @@ cdef object _NO_ARG = object()  # "not given", for an optional positional argume
 
 
 @cython.binding(False)
+cdef class _ExportedMemory:
+    """Held by what views a storage's memory from outside (numpy arrays, DLPack capsules): keeps
+    that memory alive whatever the tensor does next (Note [Exported memory] in storage.h)."""
+    cdef shared_ptr[Storage] st
+
+    @staticmethod
+    cdef _ExportedMemory of(shared_ptr[Storage] st):
+        cdef _ExportedMemory e = _ExportedMemory.__new__(_ExportedMemory)
+        e.st = st
+        st.get().begin_export()
+        return e
+
+    def __dealloc__(self):
+        if self.st.get() != NULL:
+            self.st.get().end_export()
+
+
+@cython.binding(False)
 cdef class TensorBase:
     """The C++ tensor handle. ``monoflow.Tensor`` derives from it and adds
     the Python-level methods."""
@@ -1008,7 +1026,8 @@ cdef class TensorBase:
         c_synchronize(d)
         p.storage.get().host_visible = True  # Note [Host-visible memory]
         isz = itemsize(p.dtype)
-        return (<uintptr_t>p.data_ptr(), _tuple(p.shape), tuple([s * isz for s in _tuple(p.strides)]))
+        return (<uintptr_t>p.data_ptr(), _tuple(p.shape), tuple([s * isz for s in _tuple(p.strides)]),
+                _ExportedMemory.of(p.storage))
 
     # -- views
     @property

@@ -55,6 +55,9 @@ cdef extern from "monoflow/storage.h" namespace "monoflow":
         Device device
         int64_t version
         cbool host_visible
+        void retire_if_exported(shared_ptr[Storage] old)
+        void begin_export()
+        void end_export()
     shared_ptr[Storage] borrow "monoflow::Storage::borrow"(Device d, void* data, size_t nbytes,
                                                           void (*release)(void*), void* ctx) except +translate_exception
 

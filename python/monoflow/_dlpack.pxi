@@ -25,7 +25,7 @@ cdef extern from *:
       void (*deleter)(struct MFDLManagedTensorVersioned*); uint64_t flags; MFDLTensor dl_tensor;
     } MFDLManagedTensorVersioned;
 
-    /* Exported tensors keep a reference to the monoflow tensor in manager_ctx. */
+    /* Exported tensors keep their memory alive through manager_ctx (an _ExportedMemory). */
     static void mf_dlpack_deleter(MFDLManagedTensor* m) {
       PyGILState_STATE g = PyGILState_Ensure();
       Py_XDECREF((PyObject*)m->manager_ctx);
@@ -161,16 +161,18 @@ def to_dlpack(tensor, bint versioned=False):
             raise MemoryError("__dlpack__: out of host memory")
         _fill_dl_tensor(&mv.dl_tensor, p)
         mv.flags = 0
-        Py_INCREF(t)
-        mv.manager_ctx = <void*>t
+        keeper = _ExportedMemory.of(p.storage)  # (the memory, not the tensor: Note [Exported memory])
+        Py_INCREF(keeper)
+        mv.manager_ctx = <void*>keeper
         return PyCapsule_New(<void*>mv, "dltensor_versioned",
                              <PyCapsule_Destructor>mf_dlpack_versioned_capsule_destructor)
     m = mf_dlpack_alloc(p.dim())
     if m == NULL:
         raise MemoryError("__dlpack__: out of host memory")
     _fill_dl_tensor(&m.dl_tensor, p)
-    Py_INCREF(t)
-    m.manager_ctx = <void*>t
+    keeper = _ExportedMemory.of(p.storage)
+    Py_INCREF(keeper)
+    m.manager_ctx = <void*>keeper
     return PyCapsule_New(<void*>m, "dltensor", <PyCapsule_Destructor>mf_dlpack_capsule_destructor)
 
 

@@ -67,4 +67,5 @@ def _move_storage_to(TensorBase t not None, owner, uintptr_t addr, size_t capaci
     # reads it, so kernels on it complete before their op returns (Note
     # [Host-visible memory] in storage.h).
     st.swap_memory(o[0])
+    t.t.get().storage.get().retire_if_exported(old)  # (a numpy array may still view the old memory)
 

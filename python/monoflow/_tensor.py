@@ -676,8 +676,8 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
         npdt = _dtypes.to_numpy(self.dtype)
         view = self._host_view_interface()
         if view is not None:
-            ptr, shape, strides = view
-            return np.asarray(_HostArray(self, ptr, shape, strides, np.dtype(npdt)))
+            ptr, shape, strides, keeper = view
+            return np.asarray(_HostArray(keeper, ptr, shape, strides, np.dtype(npdt)))
         out = np.empty(tuple(self.shape), dtype=npdt)
         self._copy_to_host(out)
         return out
@@ -734,8 +734,8 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
         # process boundaries (DataLoader workers) and survive pickle. bfloat16
         # travels as its raw 16-bit patterns: numpy has no bfloat16.
         src = self if _C.device_info(self.device.type)["host_memory"] else self._to("cpu", None, False)
-        ptr, shape, strides = src._host_view_interface()
-        data = np.asarray(_HostArray(src, ptr, shape, strides, _pickle_numpy_dtype(self.dtype))).tobytes()
+        ptr, shape, strides, keeper = src._host_view_interface()
+        data = np.asarray(_HostArray(keeper, ptr, shape, strides, _pickle_numpy_dtype(self.dtype))).tobytes()
         return _rebuild_tensor, (self.dtype.name, tuple(self.shape), data, str(self.device),
                                  bool(getattr(self, "requires_grad", False)))
 
@@ -994,12 +994,13 @@ def _rebuild_tensor(dtype_name, shape, data, device, requires_grad=False):
 
 
 class _HostArray:
-    """Exposes a tensor's host memory to numpy and keeps the tensor alive."""
+    """Exposes a tensor's host memory to numpy and keeps that memory alive (Note [Exported
+    memory] in storage.h: the tensor itself may take other memory meanwhile)."""
 
-    __slots__ = ("tensor", "__array_interface__")
+    __slots__ = ("keeper", "__array_interface__")
 
-    def __init__(self, tensor, ptr, shape, strides, npdt):
-        self.tensor = tensor
+    def __init__(self, keeper, ptr, shape, strides, npdt):
+        self.keeper = keeper
         self.__array_interface__ = {"version": 3, "shape": shape, "strides": strides,
                                     "typestr": npdt.str, "data": (ptr, False)}
 

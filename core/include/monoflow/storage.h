@@ -2,7 +2,9 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <atomic>
 #include <memory>
+#include <vector>
 
 #include "monoflow/device.h"
 
@@ -29,6 +31,13 @@ struct Storage {
   // to host memory from `home`; load() moves them back there.
   bool offloaded = false;
   Device home;
+  // Note [Exported memory]: numpy arrays (.numpy()) and DLPack capsules view this memory
+  // directly and hold this Storage while they live (`exports` counts them). A tensor
+  // that takes another storage (set_, .data =, resize_) leaves this one to them; a move
+  // in place (swap_memory: share_memory_, offload) parks the old memory in `retired`
+  // while any of them lives, so no exported view ever points at freed memory.
+  std::atomic<int> exports{0};
+  std::vector<std::shared_ptr<Storage>> retired;
 
   Storage() = default;
   Storage(const Storage&) = delete;
@@ -47,6 +56,11 @@ struct Storage {
   // usual way when it goes. The version and the offload record stay.
   // Used by share_memory_() (shared memory segments) and relocate_storage().
   void swap_memory(Storage& other);
+  // After swap_memory: keeps `old` (now holding the previous memory) while exports live.
+  void retire_if_exported(std::shared_ptr<Storage> old);
+  void begin_export() { exports.fetch_add(1); }
+  // An export ends; the last one lets the retired memory go.
+  void end_export();
 };
 
 }  // namespace monoflow

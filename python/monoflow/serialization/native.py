@@ -243,12 +243,12 @@ class _Saver:
 
 
 class _HostBytes:
-    """numpy's view of a host-memory tensor's bytes; keeps the tensor alive."""
+    """numpy's view of a host-memory tensor's bytes; keeps that memory alive."""
 
-    __slots__ = ("tensor", "__array_interface__")
+    __slots__ = ("keeper", "__array_interface__")
 
-    def __init__(self, tensor, ptr, nbytes):
-        self.tensor = tensor
+    def __init__(self, keeper, ptr, nbytes):
+        self.keeper = keeper
         self.__array_interface__ = {"version": 3, "shape": (nbytes,), "typestr": "|u1", "data": (ptr, True)}
 
 
@@ -261,8 +261,8 @@ def _host_bytes(t):
         return np.empty(0, np.uint8)
     if _C.device_info(t.device.type)["host_memory"]:
         t = t.contiguous()
-        ptr, _, _ = t._host_view_interface()  # (synchronises the device first)
-        out = np.asarray(_HostBytes(t, ptr, nbytes))
+        ptr, _, _, keeper = t._host_view_interface()  # (synchronises the device first)
+        out = np.asarray(_HostBytes(keeper, ptr, nbytes))
     else:
         out = np.empty(nbytes, np.uint8)
         t._copy_to_host(out)
