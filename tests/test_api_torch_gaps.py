@@ -299,3 +299,62 @@ def test_einsum_sublist_errors():
         flow.einsum(a)
     with pytest.raises(ValueError, match="einsum"):
         flow.einsum(a, [0, 1, 2], a)
+
+
+# ---------------------------------------------------------------- fft.hfft / ihfft family
+
+def _complex_input(shape, dtype="complex64", seed=11):
+    rng = np.random.default_rng(seed)
+    return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+
+
+@pytest.mark.parametrize("norm", [None, "backward", "ortho", "forward"])
+@pytest.mark.parametrize("name,kw", [
+    ("hfft", {}), ("hfft", {"n": 7}), ("hfft", {"n": 4, "dim": 0}),
+    ("hfftn", {}), ("hfftn", {"dim": 0}), ("hfft2", {"s": (4, 7)}), ("hfftn", {"s": (2, -1)}),
+])
+def test_hfft_values_and_gradients(name, kw, norm):
+    x = _complex_input((3, 5))
+    w = np.random.default_rng(12).standard_normal(64).astype("float32")
+    grads = []
+    outs = []
+    for lib in (flow, torch):
+        xt = lib.tensor(x, requires_grad=True)
+        out = getattr(lib.fft, name)(xt, norm=norm, **kw)
+        outs.append(out)
+        (out * lib.tensor(w[:out.numel()]).reshape(out.shape)).sum().backward()
+        grads.append(xt.grad)
+    _close(*outs, rtol=1e-4, atol=1e-4)
+    _close(*grads, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("norm", [None, "ortho", "forward"])
+@pytest.mark.parametrize("name,kw", [
+    ("ihfft", {}), ("ihfft", {"n": 5, "dim": 0}), ("ihfftn", {}), ("ihfft2", {"s": (2, 5)}),
+])
+def test_ihfft_values_and_gradients(name, kw, norm):
+    x = np.random.default_rng(13).standard_normal((3, 6)).astype("float32")
+    w = np.random.default_rng(14).standard_normal(64).astype("float32")
+    grads, outs = [], []
+    for lib in (flow, torch):
+        xt = lib.tensor(x, requires_grad=True)
+        out = getattr(lib.fft, name)(xt, norm=norm, **kw)
+        outs.append(out)
+        parts = lib.view_as_real(out.resolve_conj())
+        (parts * lib.tensor(w[:parts.numel()]).reshape(parts.shape)).sum().backward()
+        grads.append(xt.grad)
+    _close(*outs, rtol=1e-5, atol=1e-5)
+    _close(*grads, rtol=1e-5, atol=1e-5)
+
+
+def test_hfft_dtypes_and_errors():
+    _close(flow.fft.hfft(flow.tensor([1.0, 2.0, 3.0])), torch.fft.hfft(torch.tensor([1.0, 2.0, 3.0])))
+    _close(flow.fft.hfft(flow.arange(4)), torch.fft.hfft(torch.arange(4)))
+    _close(flow.fft.ihfft(flow.tensor([1.0, 2.0], dtype=flow.float64)),
+           torch.fft.ihfft(torch.tensor([1.0, 2.0], dtype=torch.float64)))
+    with pytest.raises(RuntimeError, match="ihfft"):
+        flow.fft.ihfft(flow.tensor([1 + 1j, 2j]))
+    with pytest.raises(ValueError, match="hfft"):
+        flow.fft.hfft(flow.ones(4), norm="bad")
+    with pytest.raises(IndexError):
+        flow.fft.ihfft(flow.ones(4), dim=2)

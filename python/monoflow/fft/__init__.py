@@ -17,7 +17,7 @@ from monoflow import _C, _dtypes
 from monoflow.autograd.function import Function
 
 __all__ = ["fft", "ifft", "rfft", "irfft", "fft2", "ifft2", "fftn", "ifftn", "rfft2", "irfft2", "rfftn", "irfftn",
-           "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
+           "hfft", "ihfft", "hfft2", "ihfft2", "hfftn", "ihfftn", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
 
 _DUAL = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
 
@@ -549,6 +549,192 @@ def irfft2(input, s=None, dim=(-2, -1), norm=None):
                 [3., 4.]])
     """
     return irfftn(input, s, dim, norm)
+
+
+# Note [Hermitian transforms]
+#   A Hermitian spectrum's transform is real, so fft(X) = conj(fft(X)) = n * ifft(conj(X)): hfft is irfft
+#   of the conjugate with the dual norm, and ihfft (the inverse transform of a real signal, half kept) is the
+#   conjugate of rfft with the dual norm. The same holds per dim for the n-dim ones.
+
+_NORM_DOC = """norm (str, optional): the scaling: ``"backward"`` (the default, same as
+            ``None``) scales the inverse transform (``ihfft``) by ``1/n``, ``"forward"``
+            scales the forward one (``hfft``) by ``1/n``, ``"ortho"`` scales both by ``1/sqrt(n)``."""
+
+
+def hfft(input, n=None, dim=-1, norm=None):
+    """One-dimensional Fourier transform of a Hermitian-symmetric signal given by its first half: a real tensor.
+
+    ``input`` holds the non-negative-frequency half of a signal whose
+    element ``n - k`` is the conjugate of element ``k`` (as :func:`ihfft`
+    returns); the transform of such a signal is real. It is :func:`irfft` of
+    the conjugate with the dual scaling (Note [Hermitian transforms]).
+
+    Args:
+        input (Tensor): the half signal, complex or real.
+        n (int, optional): the output's length along ``dim`` (the full signal's).
+            Default: ``2 * (input.shape[dim] - 1)``.
+        dim (int): the dimension to transform. Default: ``-1``.
+        NORM
+
+    Returns:
+        Tensor: a real tensor, ``n`` long along ``dim``.
+
+    Example::
+
+        >>> flow.fft.hfft(flow.fft.ihfft(flow.tensor([1., 2., 3., 4.])), n=4)
+        tensor([1., 2., 3., 4.])
+    """
+    x = _input(input, "hfft", True)
+    d = _dim(x, dim, "hfft")
+    n = _length(n, "hfft") or 2 * (x.shape[d] - 1)
+    if n < 1:
+        raise RuntimeError(f"hfft(): Invalid number of data points ({n}) specified")
+    return _C2R.apply(x.conj(), d, n, _DUAL[_norm(norm, "hfft")])
+
+
+def ihfft(input, n=None, dim=-1, norm=None):
+    """Inverse of :func:`hfft`: the inverse Fourier transform of a real ``input``, non-negative frequencies only.
+
+    It is the conjugate of :func:`rfft` with the dual scaling (Note [Hermitian transforms]).
+
+    Args:
+        input (Tensor): the real signal (integers in the default dtype).
+        n (int, optional): the signal's length: ``input`` is cut or zero-padded
+            along ``dim`` to ``n``. Default: ``input.shape[dim]``.
+        dim (int): the dimension to transform. Default: ``-1``.
+        NORM
+
+    Returns:
+        Tensor: a complex tensor, ``n // 2 + 1`` long along ``dim``.
+
+    Example::
+
+        >>> flow.fft.ihfft(flow.tensor([1., 2., 3., 4.]))
+        tensor([ 2.5000-0.0000j, -0.5000-0.5000j, -0.5000-0.0000j])
+    """
+    x = _input(input, "ihfft", False)
+    return _R2C.apply(x, _dim(x, dim, "ihfft"), _length(n, "ihfft"), _DUAL[_norm(norm, "ihfft")]).conj()
+
+
+def hfftn(input, s=None, dim=None, norm=None):
+    """N-dimensional :func:`hfft`: the real transform of a Hermitian-symmetric signal whose last dim of ``dim`` is halved.
+
+    It is :func:`irfftn` of the conjugate with the dual scaling (Note [Hermitian transforms]).
+
+    Args:
+        input (Tensor): the half signal, complex or real.
+        s (sequence of int, optional): the output's length in each dimension
+            of ``dim`` (``-1``: that dimension's size; for the last,
+            ``2 * (input.shape[dim[-1]] - 1)``). Default: those sizes.
+        dim (int or sequence of int, optional): the dimensions to transform.
+            Default: the last ``len(s)`` dimensions, all of them without ``s``.
+        NORM
+
+    Returns:
+        Tensor: a real tensor.
+
+    Example::
+
+        >>> x = flow.tensor([[1., 2.], [3., 4.]])
+        >>> flow.fft.hfftn(flow.fft.ihfftn(x), s=(2, 2))
+        tensor([[1., 2.],
+                [3., 4.]])
+    """
+    x = _input(input, "hfftn", True)
+    norm = _DUAL[_norm(norm, "hfftn")]
+    dims, sizes = _plan(x, s, dim, "hfftn")
+    if not dims:
+        raise RuntimeError("hfftn(): must transform at least one axis")
+    x = x.conj()
+    for d, n in zip(dims[:-1], sizes[:-1]):
+        x = _C2C.apply(x, d, n, norm, True)
+    last = sizes[-1] or 2 * (x.shape[dims[-1]] - 1)
+    if last < 1:
+        raise RuntimeError(f"hfftn(): Invalid number of data points ({last}) specified")
+    return _C2R.apply(x, dims[-1], last, norm)
+
+
+def ihfftn(input, s=None, dim=None, norm=None):
+    """N-dimensional :func:`ihfft`: the inverse transform of a real ``input``, the last dim of ``dim`` halved.
+
+    It is the conjugate of :func:`rfftn` with the dual scaling (Note [Hermitian transforms]).
+
+    Args:
+        input (Tensor): the real signal.
+        s (sequence of int, optional): the signal's length in each dimension
+            of ``dim`` (``-1``: that dimension's size); ``input`` is cut or
+            zero-padded to it. Default: the sizes of ``input``.
+        dim (int or sequence of int, optional): the dimensions to transform.
+            Default: the last ``len(s)`` dimensions, all of them without ``s``.
+        NORM
+
+    Returns:
+        Tensor: the complex half spectrum.
+
+    Example::
+
+        >>> flow.fft.ihfftn(flow.ones(2, 3, 4)).shape
+        monoflow.Size([2, 3, 3])
+    """
+    x = _input(input, "ihfftn", False)
+    norm = _DUAL[_norm(norm, "ihfftn")]
+    dims, sizes = _plan(x, s, dim, "ihfftn")
+    if not dims:
+        raise RuntimeError("ihfftn(): must transform at least one axis")
+    x = _R2C.apply(x, dims[-1], sizes[-1], norm)
+    for d, n in zip(dims[:-1], sizes[:-1]):
+        x = _C2C.apply(x, d, n, norm, False)
+    return x.conj()
+
+
+def hfft2(input, s=None, dim=(-2, -1), norm=None):
+    """Two-dimensional :func:`hfft`: :func:`hfftn` over ``dim``, the last two dimensions by default.
+
+    Args:
+        input (Tensor): the half signal, complex or real.
+        s (sequence of int, optional): the output's length in each dimension
+            of ``dim``. Default: the sizes of ``input``, except the last:
+            ``2 * (input.shape[dim[-1]] - 1)``.
+        dim (sequence of int): the dimensions to transform. Default: ``(-2, -1)``.
+        NORM
+
+    Returns:
+        Tensor: a real tensor.
+
+    Example::
+
+        >>> x = flow.tensor([[1., 2.], [3., 4.]])
+        >>> flow.fft.hfft2(flow.fft.ihfft2(x), s=(2, 2))
+        tensor([[1., 2.],
+                [3., 4.]])
+    """
+    return hfftn(input, s, dim, norm)
+
+
+def ihfft2(input, s=None, dim=(-2, -1), norm=None):
+    """Two-dimensional :func:`ihfft`: :func:`ihfftn` over ``dim``, the last two dimensions by default.
+
+    Args:
+        input (Tensor): the real signal.
+        s (sequence of int, optional): the signal's length in each dimension
+            of ``dim``. Default: the sizes of ``input``.
+        dim (sequence of int): the dimensions to transform. Default: ``(-2, -1)``.
+        NORM
+
+    Returns:
+        Tensor: the complex half spectrum.
+
+    Example::
+
+        >>> flow.fft.ihfft2(flow.ones(3, 4)).shape
+        monoflow.Size([3, 3])
+    """
+    return ihfftn(input, s, dim, norm)
+
+
+for _fn in (hfft, ihfft, hfftn, ihfftn, hfft2, ihfft2):
+    _fn.__doc__ = _fn.__doc__.replace("NORM", _NORM_DOC)
+del _fn
 
 
 def _freq_tensor(values, dtype, device, requires_grad):
