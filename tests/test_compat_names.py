@@ -129,6 +129,25 @@ def test_set_num_threads_errors_match_torch(bad, message):
         torch.set_num_threads(bad)
 
 
+def test_set_num_threads_refuses_huge_counts():
+    # torch 2.13 accepts 10**6 and segfaults at the next kernel; monoflow refuses it up front.
+    from monoflow._threads import _MAX_THREADS
+    code = ("import monoflow as flow\n"
+            "before = flow.get_num_threads()\n"
+            "for f in (flow.set_num_threads, flow.set_num_interop_threads):\n"
+            "    for n in (10**6, %d):\n"
+            "        try:\n            f(n)\n        except ValueError as e:\n            print('E', e)\n"
+            "assert flow.get_num_threads() == before and flow.get_num_interop_threads() == 1\n"
+            "a = flow.ones(200, 200)\nprint((a @ a).sum().item())\n") % (_MAX_THREADS + 1)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert len(lines) == 5 and lines[-1] == "8000000.0"
+    assert all(line.startswith("E set_num_threads: ") for line in lines[:2])
+    assert all(line.startswith("E set_num_interop_threads: ") for line in lines[2:4])
+    assert f"at most {_MAX_THREADS}" in lines[0]
+
+
 def test_thread_count_reaches_the_kernel_team():
     # The environment sizes the team in a fresh process; set_num_threads then overrides it.
     code = ("import monoflow as flow; a = flow.get_num_threads(); flow.set_num_threads(1); "

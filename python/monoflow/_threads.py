@@ -12,10 +12,18 @@ int, settable once) and records the value for scripts that read it back, but
 changes how nothing runs.
 """
 import operator
+import os
 
 from monoflow import _C
 
 _interop_threads = None  # set once by set_num_interop_threads, as torch allows
+
+# The largest team accepted. The count becomes an OpenMP team at the next
+# kernel, and libgomp starts that many threads at once: 10**5 already ends the
+# process ("Thread creation failed"), 10**6 crashes it. More than a few threads
+# per core only adds barrier waits, so the cap is 1024 (room for deliberate
+# oversubscription on small machines) or 4 per core on larger ones.
+_MAX_THREADS = max(1024, 4 * (os.cpu_count() or 1))
 
 
 def _thread_count(n, op):
@@ -27,6 +35,9 @@ def _thread_count(n, op):
         raise RuntimeError(f"{op} expects an int, but got {type(n).__name__}") from None
     if n <= 0:
         raise RuntimeError(f"{op} expects a positive integer")
+    if n > _MAX_THREADS:
+        raise ValueError(f"{op}: {n} threads is more than this machine can usefully run "
+                         f"(at most {_MAX_THREADS}, 4 per core or 1024)")
     return n
 
 
@@ -41,6 +52,8 @@ def set_num_threads(int):  # noqa: A002 (torch's parameter name)
 
     Raises:
         RuntimeError: the count is not a positive integer, as torch raises.
+        ValueError: the count is above max(1024, 4 per core); each kernel
+            would start that many threads.
 
     Example::
 
@@ -82,6 +95,7 @@ def set_num_interop_threads(int):  # noqa: A002
 
     Raises:
         RuntimeError: not a positive integer, or set before.
+        ValueError: above max(1024, 4 per core), as for :func:`set_num_threads`.
 
     Example::
 
