@@ -358,3 +358,82 @@ def test_hfft_dtypes_and_errors():
         flow.fft.hfft(flow.ones(4), norm="bad")
     with pytest.raises(IndexError):
         flow.fft.ihfft(flow.ones(4), dim=2)
+
+
+# ---------------------------------------------------------------- istft
+
+ISTFT_CASES = [
+    ({"n_fft": 64, "window": "hann_window"}, {}),
+    ({"n_fft": 64, "hop_length": 16, "window": "hann_window"}, {"length": 300}),
+    ({"n_fft": 64, "hop_length": 16, "win_length": 48, "window": "hann_window"}, {"length": 300}),
+    ({"n_fft": 64, "window": "hann_window", "normalized": True}, {}),
+    ({"n_fft": 64, "window": "hann_window", "onesided": False}, {}),
+    ({"n_fft": 64, "window": "hann_window", "onesided": False}, {"return_complex": True}),
+    ({"n_fft": 64, "window": "hann_window"}, {"length": 400}),
+    ({"n_fft": 64, "window": "hann_window"}, {"length": 100}),
+    ({"n_fft": 32, "hop_length": 8}, {}),
+    ({"n_fft": 32, "hop_length": 8, "win_length": 20}, {}),
+    ({"n_fft": 32, "hop_length": 8, "center": False}, {}),
+]
+
+
+def _stft_args(lib, kw):
+    kw = dict(kw)
+    if "window" in kw:
+        kw["window"] = getattr(lib, kw["window"])(kw.get("win_length", kw["n_fft"]))
+    return kw
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("batch", [True, False])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("kw_stft,kw_istft", ISTFT_CASES)
+def test_istft_values_gradients_and_round_trip(kw_stft, kw_istft, dtype, batch):
+    x = np.random.default_rng(15).standard_normal((2, 300) if batch else (300,)).astype(dtype)
+    outs, grads = [], []
+    for lib in (flow, torch):
+        kw = _stft_args(lib, kw_stft)
+        spec = lib.stft(lib.tensor(x), return_complex=True, **kw).detach().requires_grad_(True)
+        kw.pop("onesided", None)
+        y = lib.istft(spec, **kw, **kw_istft)
+        outs.append(y)
+        w = lib.tensor(np.linspace(-1, 1, y.numel()).reshape(tuple(y.shape)).astype(dtype))
+        (lib.view_as_real(y) if y.is_complex() else y).mul(w[..., None] if y.is_complex() else w).sum().backward()
+        grads.append(spec.grad)
+    _close(*outs, rtol=1e-4, atol=1e-5)
+    _close(*grads, rtol=1e-4, atol=1e-5)
+    if "length" in kw_istft and kw_istft["length"] >= 300 and not kw_stft.get("center") is False:
+        n = min(300, kw_istft["length"])
+        np.testing.assert_allclose(outs[0].numpy()[..., :n], x[..., :n], atol=1e-4)  # round trip
+
+
+def test_istft_tensor_method_and_center_round_trip():
+    x = flow.randn(3, 256)
+    win = flow.hann_window(64)
+    spec = x.stft(64, 16, window=win, return_complex=True)
+    y = spec.istft(64, 16, window=win, length=256)
+    np.testing.assert_allclose(y.numpy(), x.numpy(), atol=1e-5)
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_istft_errors_match_torch():
+    x = np.random.default_rng(16).standard_normal(800).astype("float32")
+    cases = [
+        lambda lib, s: lib.istft(s.real, 64),
+        lambda lib, s: lib.istft(lib.view_as_real(s), 64),
+        lambda lib, s: lib.istft(s, 64, window=lib.zeros(64)),
+        lambda lib, s: lib.istft(s, 60),
+        lambda lib, s: lib.istft(s, 64, return_complex=True),
+        lambda lib, s: lib.istft(s, 64, onesided=False),
+        lambda lib, s: lib.istft(s[None, None], 64),
+        lambda lib, s: lib.istft(s, 64, win_length=80),
+        lambda lib, s: lib.istft(s, 64, hop_length=0),
+        lambda lib, s: lib.istft(s, 64, window=lib.ones(32)),
+        lambda lib, s: lib.istft(s, 64, window=lib.hann_window(64), center=False),
+    ]
+    specs = {lib: lib.stft(lib.tensor(x), 64, return_complex=True) for lib in (flow, torch)}
+    for case in cases:
+        with pytest.raises(RuntimeError) as t_err:
+            case(torch, specs[torch])
+        with pytest.raises(type(t_err.value), match="istft"):
+            case(flow, specs[flow])

@@ -17,7 +17,7 @@ objects as missing.
 
 MODULE_PLACEHOLDERS = {
     "monoflow": (
-        "istft", "sparse_csr_tensor",
+        "sparse_csr_tensor",
         "lobpcg", "histogramdd",
         "quantize_per_tensor", "quantize_per_channel",
     ),
@@ -25,7 +25,7 @@ MODULE_PLACEHOLDERS = {
     "monoflow.nn.functional": (),
 }
 
-TENSOR_PLACEHOLDERS = ("istft",)
+TENSOR_PLACEHOLDERS = ()
 
 
 class NotImplementedFeature:
