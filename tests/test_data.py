@@ -500,3 +500,35 @@ def test_tensor_pickle_round_trip(dtype):
     assert y.float().tolist() == x.float().tolist()
     s = pickle.loads(pickle.dumps(flow.tensor(2.5, dtype=flow.bfloat16)))
     assert s.dim() == 0 and float(s) == 2.5
+
+
+
+_TWO_THREADS_ONE_ITERATOR = """
+import threading
+from monoflow.utils.data import DataLoader
+for _ in range(3):
+    it = iter(DataLoader(list(range(100)), batch_size=10, num_workers=2))
+    got, errors = [], []
+    def consume():
+        try:
+            for b in it:
+                got.extend(b.tolist())
+        except Exception as e:
+            errors.append(repr(e))
+    ts = [threading.Thread(target=consume) for _ in range(2)]
+    [t.start() for t in ts]
+    [t.join() for t in ts]
+    print(sorted(got) == list(range(100)), errors)
+"""
+
+
+def test_two_threads_share_one_multiprocess_iterator():
+    # Each batch once, then both threads see StopIteration; this used to hang (or raise
+    # KeyError). (torch 2.13 hangs here at times as well.)
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", _TWO_THREADS_ONE_ITERATOR], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["True []"] * 3

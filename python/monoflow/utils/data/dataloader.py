@@ -18,6 +18,7 @@ import multiprocessing.connection
 import os
 import pickle
 import signal
+import threading
 import time
 import warnings
 import weakref
@@ -308,6 +309,9 @@ class _BaseIter:
         self._base_seed = int(randint(0, 2**63 - 1, (), generator=loader.generator).item())
         self._sampler_iter = _started(self._index_sampler)
         self._returned, self._finished = 0, False
+        # One batch at a time: threads sharing an iterator would otherwise race on the
+        # task bookkeeping (a KeyError, or a wait for an answer another thread took: a hang).
+        self._lock = threading.RLock()
         if mid_epoch:  # skip what was returned, as drawn then
             for _ in range(resume["batches_returned"]):
                 next(self._sampler_iter)
@@ -318,6 +322,10 @@ class _BaseIter:
         return self
 
     def __next__(self):
+        with self._lock:
+            return self._next_locked()
+
+    def _next_locked(self):
         try:
             if _profiler.is_recording():  # the wait for a batch, as torch's profiler names it
                 with _profiler.record_function(f"enumerate(DataLoader)#{type(self).__name__}.__next__"):
