@@ -55,6 +55,7 @@ AutogradMeta::~AutogradMeta() {
 
 namespace {
 thread_local bool t_grad_enabled = true;
+thread_local bool t_inference_mode = false;
 thread_local Node* t_running_node = nullptr;  // the FunctionNode whose backward runs
 // Note [Nodes without saved tensors]: set when a SavedTensor holding a tensor is made, consumed by the next
 // node recorded (its closure's captures are built just before). A node that saved nothing keeps its closure
@@ -147,6 +148,8 @@ uint64_t next_sequence_nr() { return ++g_sequence; }
 
 bool grad_enabled() { return t_grad_enabled; }
 void set_grad_enabled(bool enabled) { t_grad_enabled = enabled; }
+bool inference_mode_enabled() { return t_inference_mode; }
+void set_inference_mode_enabled(bool enabled) { t_inference_mode = enabled; }
 
 bool requires_grad(const Tensor& t) {
   if (t->view_base) refresh_view(t);
@@ -167,6 +170,8 @@ void set_requires_grad(const Tensor& t, bool value) {
              "var.detach().");
     return;
   }
+  MF_CHECK(!value || !t->inference || t_inference_mode, RuntimeError,
+           "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.");
   MF_CHECK(!value || can_require_grad(t->dtype), RuntimeError,
            "requires_grad_: only Tensors of floating point dtype can require gradients, got ",
            dtype_name(t->dtype));
@@ -205,6 +210,7 @@ Tensor detach(const Tensor& t) {
   d->strides = t->strides;
   d->offset = t->offset;
   d->dtype = t->dtype;
+  d->inference = t->inference;
   return d;
 }
 
@@ -294,6 +300,10 @@ void pop_saved_tensor_hooks() {
 SavedTensor::SavedTensor(const Tensor& t, bool is_output, int output_nr)
     : output_nr_(output_nr), is_output_(is_output) {
   if (!t) return;
+  MF_CHECK(!t->inference || t_inference_mode, RuntimeError,
+           "Inference tensors cannot be saved for backward. A tensor made inside inference_mode may not be used "
+           "in computation tracked by autograd: clone() it to get a normal tensor, or use no_grad() instead of "
+           "inference_mode().");
   t_saved_since_node = true;
   version_ = t->version();
   if (is_output) {

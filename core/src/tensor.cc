@@ -131,7 +131,15 @@ Tensor empty(const Dims& shape, DType dtype, Device device) {
   t->shape = shape;
   t->strides = contiguous_strides(shape);
   t->dtype = dtype;
+  t->inference = autograd::inference_mode_enabled();
   return t;
+}
+
+void TensorImpl::bump_version() {
+  MF_CHECK(!inference || autograd::inference_mode_enabled(), RuntimeError,
+           "Inplace update to inference tensor outside InferenceMode is not allowed. Clone it first to get a "
+           "normal tensor that can be updated in place.");
+  ++storage->version;
 }
 
 namespace {
@@ -171,6 +179,7 @@ Tensor make_view(const Tensor& base, Dims shape, Dims strides, int64_t offset, c
   t->strides = std::move(strides);
   t->offset = offset;
   t->dtype = base->dtype;
+  t->inference = base->inference;
   t->view_base = base->view_base ? base->view_base : base;
   autograd::record_view(base, t, grad_name);
   return t;

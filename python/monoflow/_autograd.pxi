@@ -12,6 +12,25 @@ def _set_grad_enabled(bint enabled):
     set_grad_enabled(enabled)
 
 
+cdef extern from "monoflow/autograd.h" namespace "monoflow::autograd" nogil:
+    cbool inference_mode_enabled()
+    void set_inference_mode_enabled(cbool enabled)
+    cbool is_inference(const Tensor& t)
+
+
+def _is_inference_mode_enabled():
+    return inference_mode_enabled()
+
+
+def _set_inference_mode_enabled(bint enabled):
+    set_inference_mode_enabled(enabled)
+
+
+def _is_inference(TensorBase t):
+    """Whether t was made inside inference_mode (Note [Inference tensors] in tensor.h)."""
+    return is_inference(t.t)
+
+
 @cython.binding(False)
 cdef class Node:
     """A node of the recorded graph: ``tensor.grad_fn`` (torch.autograd.graph.Node). Each node name

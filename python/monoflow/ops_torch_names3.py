@@ -433,8 +433,8 @@ def get_device(input):
 
 
 def is_inference(input):
-    """Whether `input` is an inference tensor (torch.is_inference). monoflow's ``inference_mode`` is
-    ``no_grad``'s and makes ordinary tensors, so this is False.
+    """Whether `input` is an inference tensor (torch.is_inference): made inside
+    :class:`monoflow.inference_mode`, or a view of such a tensor.
 
     Args:
         input (Tensor): the tensor.
@@ -444,9 +444,12 @@ def is_inference(input):
         >>> import monoflow as flow
         >>> flow.is_inference(flow.ones(1))
         False
+        >>> with flow.inference_mode():
+        ...     flow.is_inference(flow.ones(1))
+        True
     """
     _C.check_tensor(input, "is_inference", "input")
-    return False
+    return _C._is_inference(input)
 
 
 def compiled_with_cxx11_abi():
@@ -1123,7 +1126,8 @@ class TensorMethods:
         return self
 
     def is_inference(self):
-        """Tensor.is_inference() -> bool: False (see :func:`monoflow.is_inference`).
+        """Tensor.is_inference() -> bool: whether this tensor was made inside inference_mode (see
+        :func:`monoflow.is_inference`).
 
         Example::
 
@@ -1131,7 +1135,7 @@ class TensorMethods:
             >>> flow.ones(1).is_inference()
             False
         """
-        return False
+        return _C._is_inference(self)
 
     def prelu(self, weight):
         """Tensor.prelu(weight) -> Tensor: :func:`monoflow.nn.functional.prelu` of this tensor.

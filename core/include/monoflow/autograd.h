@@ -42,6 +42,11 @@ struct GradModeGuard {
   bool prev;
 };
 
+// ---- inference mode (thread-local): Note [Inference tensors] in tensor.h
+bool inference_mode_enabled();
+void set_inference_mode_enabled(bool enabled);
+inline bool is_inference(const Tensor& t) { return t->inference; }
+
 using TensorList = std::vector<Tensor>;
 struct Node;
 

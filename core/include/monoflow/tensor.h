@@ -32,6 +32,10 @@ struct TensorImpl {
   // The tensor whose storage this view was made from (null when not a view),
   // so that an in-place op on the view can update the base's history.
   Tensor view_base;
+  // Note [Inference tensors]: made inside inference_mode (views and detached
+  // aliases inherit it from their base). Outside inference_mode such a tensor
+  // may not be written in place, saved for backward or set to require grad.
+  bool inference = false;
 
   int64_t dim() const { return static_cast<int64_t>(shape.size()); }
   int64_t numel() const;
@@ -42,7 +46,8 @@ struct TensorImpl {
   bool has_internal_overlap() const;
   void* data_ptr() const;  // address of element [0, ..., 0]
   int64_t version() const { return storage->version; }
-  void bump_version() { ++storage->version; }
+  // Marks an in-place write; refuses an inference tensor outside inference_mode.
+  void bump_version();
 };
 
 Dims contiguous_strides(const Dims& shape);

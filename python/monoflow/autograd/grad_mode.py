@@ -1,6 +1,5 @@
 """Grad-mode context managers (thread-local state lives in the core)."""
 import functools
-import threading
 
 from monoflow import _C
 
@@ -116,10 +115,12 @@ class set_grad_enabled(_GradModeContext):
 class inference_mode(_GradModeContext):
     """Disables gradient recording inside the block, for inference.
 
-    monoflow has no separate inference tensors, so this is
-    :class:`monoflow.no_grad` under torch's name: results made inside are
-    ordinary tensors with ``requires_grad=False``. Works as a context manager
-    and as a decorator.
+    Tensors made inside are inference tensors (``is_inference()`` is True,
+    views and ``detach()`` of them too): outside the block they may not be
+    written in place, saved for backward by an op whose result requires grad,
+    nor set to require grad (each raises ``RuntimeError``, as torch); a
+    ``clone()`` is a normal tensor. Works as a context manager and as a
+    decorator.
 
     Args:
         mode (bool): ``True`` disables recording; ``False`` changes nothing
@@ -130,8 +131,8 @@ class inference_mode(_GradModeContext):
         >>> x = flow.ones(2, requires_grad=True)
         >>> with flow.inference_mode():
         ...     y = x * 2
-        >>> y.requires_grad
-        False
+        >>> y.requires_grad, y.is_inference(), x.is_inference()
+        (False, True, False)
         >>> with flow.inference_mode(False):
         ...     (x * 2).requires_grad
         True
@@ -144,19 +145,16 @@ class inference_mode(_GradModeContext):
     def __enter__(self):
         self._prev = _C.is_grad_enabled()
         self._prev_inference = is_inference_mode_enabled()
-        _inference.enabled = self._mode
+        _C._set_inference_mode_enabled(self._mode)
         if self._mode:
             _C._set_grad_enabled(False)
 
     def __exit__(self, *exc):
-        _inference.enabled = self._prev_inference
+        _C._set_inference_mode_enabled(self._prev_inference)
         return super().__exit__(*exc)
 
     def _clone(self):
         return inference_mode(self._mode)
-
-
-_inference = threading.local()  # .enabled: whether the innermost inference_mode block of this thread is on
 
 
 def is_inference_mode_enabled():
@@ -170,7 +168,7 @@ def is_inference_mode_enabled():
         ...     flow.is_inference_mode_enabled()
         True
     """
-    return getattr(_inference, "enabled", False)
+    return _C._is_inference_mode_enabled()
 
 
 _multithreading = {"enabled": True}
