@@ -87,3 +87,111 @@ def test_scatter_reduce_amax_grad_repro():
     src = flow.tensor([1.0, 2.0, 3.0, 5.0], requires_grad=True)
     flow.full((3,), 0.5).index_reduce_(0, flow.tensor([0, 0, 1, 1]), src, "amax").sum().backward()
     assert src.grad.tolist() == [0.0, 1.0, 0.0, 1.0]
+
+
+def _norm_calls(lib):
+    F = lib.nn.functional
+    return {
+        "layer_norm": lambda x, w, b: F.layer_norm(x, (3,), w[:3], b[:3]),
+        "group_norm": lambda x, w, b: F.group_norm(x, 2, w, b),
+        "batch_norm": lambda x, w, b: F.batch_norm(x, w.detach() * 0, w.detach() + 1, w, b, training=True),
+        "batch_norm_eval": lambda x, w, b: F.batch_norm(x, w.detach() * 0.1, w.detach() + 1, w, b),
+        "instance_norm": lambda x, w, b: F.instance_norm(x, weight=w, bias=b),
+        "rms_norm": lambda x, w, b: F.rms_norm(x, (3,), w[:3]),
+    }
+
+
+@pytest.mark.parametrize("name", list(_norm_calls(torch)))
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_norms_keep_reduced_input_dtype_with_float32_weights(name, dtype):
+    rng = np.random.default_rng(0)
+    x0, w0, b0 = rng.standard_normal((2, 4, 3, 3)), rng.standard_normal(4), rng.standard_normal(4)
+    res = []
+    for lib in (torch, flow):
+        x = lib.tensor(x0).to(getattr(lib, dtype)).requires_grad_(True)
+        w = lib.tensor(w0, dtype=lib.float32, requires_grad=True)
+        b = lib.tensor(b0, dtype=lib.float32, requires_grad=True)
+        out = _norm_calls(lib)[name](x, w, b)
+        out.float().pow(2).sum().backward()
+        res.append((str(out.dtype).split(".")[-1], str(x.grad.dtype).split(".")[-1], str(w.grad.dtype).split(".")[-1],
+                    out.float().detach().numpy(), x.grad.float().numpy(), w.grad.numpy()))
+    (got, want) = res[1], res[0]
+    assert got[:3] == want[:3] == (dtype, dtype, "float32")
+    for a, b in zip(got[3:], want[3:]):
+        np.testing.assert_allclose(a, b, rtol=0.05, atol=0.1)
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_norm_modules_keep_input_dtype_also_under_autocast(dtype):
+    got, want = [], []
+    for lib, acc in ((torch, want), (flow, got)):
+        lib.manual_seed(0)
+        x = lib.randn(2, 4, 3, 3).to(getattr(lib, dtype))
+        mods = [lib.nn.LayerNorm(3), lib.nn.GroupNorm(2, 4), lib.nn.BatchNorm2d(4), lib.nn.RMSNorm(3),
+                lib.nn.InstanceNorm2d(4, affine=True)]
+        acc += [str(m(x).dtype) for m in mods]
+        with lib.autocast("cpu", dtype=lib.bfloat16):
+            acc += [str(m(x).dtype) + "/" + str(m(x.float()).dtype) for m in mods[:4]]
+    assert [s.replace("monoflow.", "torch.") for s in got] == want
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16", "float32", "float64"])
+def test_rms_norm_default_eps_is_float32s_for_reduced_inputs(dtype):
+    # tiny values: float16's or bfloat16's own epsilon would dominate the mean square
+    vals = [[1e-3, 2e-3, -3e-3]]
+    want = torch.nn.functional.rms_norm(torch.tensor(vals, dtype=getattr(torch, dtype)), (3,))
+    got = flow.nn.functional.rms_norm(flow.tensor(vals, dtype=getattr(flow, dtype)), (3,))
+    assert str(got.dtype).split(".")[-1] == dtype
+    np.testing.assert_allclose(got.double().numpy(), want.double().numpy(), rtol=1e-2)
+
+
+def _inference_probe(lib):
+    w = lib.ones(2, requires_grad=True)
+    n = lib.ones(2)
+    with lib.inference_mode():
+        t = lib.ones(2)
+        flags = [t.is_inference(), n[:1].is_inference(), (n * 2).is_inference(), t[:1].is_inference(),
+                 lib.tensor([1.0]).is_inference(), lib.is_inference_mode_enabled(), (w * 2).requires_grad]
+        n.add_(1)  # a normal tensor written inside stays normal
+        t.add_(1)  # an inference tensor may be written inside
+        with lib.inference_mode(False):
+            flags += [lib.ones(1).is_inference(), lib.is_inference_mode_enabled()]
+        with lib.no_grad():
+            flags.append(lib.ones(1).is_inference())
+    flags += [n.is_inference(), lib.is_inference(t), lib.is_inference_mode_enabled(), t.detach().is_inference(),
+              t.view(2).is_inference(), t.clone().is_inference(), (t + 1).is_inference()]
+
+    def outcome(fn):
+        try:
+            r = fn()
+        except RuntimeError as e:
+            msg = str(e)
+            return "RuntimeError: " + next(k for k in ("cannot be saved", "Inplace update", "Setting requires_grad",
+                                                       "") if k in msg)
+        return ("ok", r.requires_grad) if isinstance(r, lib.Tensor) else "ok"
+
+    results = [outcome(f) for f in (
+        lambda: t.requires_grad_(True), lambda: t.requires_grad_(False), lambda: w * t, lambda: w + t,
+        lambda: t.add_(1), lambda: lib.nn.functional.linear(t, w.reshape(1, 2)), lambda: t.exp(),
+        lambda: t.clone().requires_grad_(), lambda: (w * t.clone()).sum().backward())]
+    with lib.no_grad():
+        results += [outcome(lambda: w * t), outcome(lambda: t.add_(1))]
+    return flags, results, t.tolist()
+
+
+def test_inference_mode_makes_inference_tensors_as_torch():
+    assert _inference_probe(flow) == _inference_probe(torch)
+
+
+def test_inference_mode_decorator_and_later_training():
+    @flow.inference_mode()
+    def run(m, x):
+        return m(x)
+
+    m = flow.nn.Linear(2, 2)
+    out = run(m, flow.ones(1, 2))
+    assert out.is_inference() and not out.requires_grad and not m.weight.is_inference()
+    m(flow.ones(1, 2)).sum().backward()  # the module trains normally afterwards
+    assert m.weight.grad is not None
+    with pytest.raises(RuntimeError, match="Inference tensors cannot be saved for backward"):
+        m(out)

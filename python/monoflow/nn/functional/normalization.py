@@ -2,6 +2,7 @@
 compositions of the core's differentiable reductions."""
 from monoflow import _C
 from monoflow._composite import int_tuple
+from monoflow._dtypes import bfloat16, float16
 from monoflow.autograd.grad_mode import no_grad
 
 __all__ = ["batch_norm", "layer_norm", "group_norm", "instance_norm", "normalize"]
@@ -19,6 +20,14 @@ def _check_channel_vectors(op, channels, **vectors):
     for pos, (name, v) in enumerate(vectors.items(), 2):
         if _C.check_optional_tensor(v, op, name, pos) is not None and v.numel() != channels:
             raise RuntimeError(_C.name_op_in_progress(f"{name} should contain {channels} elements not {v.numel()}"))
+
+
+def reduced_input_mixed(input, *params):
+    """True when a float16/bfloat16 input meets weights or statistics of another dtype: torch then
+    computes in float32 and returns the input's dtype, so the callers run on input.float() and
+    round back (type promotion alone would return float32)."""
+    return input.dtype in (float16, bfloat16) and any(
+        isinstance(t, _C.TensorBase) and t.dtype != input.dtype for t in params)
 
 
 def _channel_affine(out, weight, bias, shape):
@@ -60,6 +69,9 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         raise ValueError(_C.name_op_in_progress(f"expected at least 2D input (got {input.dim()}D input)"))
     _check_channel_vectors("batch_norm", input.shape[1], running_mean=running_mean, running_var=running_var,
                            weight=weight, bias=bias)
+    if reduced_input_mixed(input, running_mean, running_var, weight, bias):
+        return batch_norm(input.float(), running_mean, running_var, weight, bias, training, momentum,
+                          eps).to(input.dtype)
     shape = _channel_shape(input)
     if training:
         dims = [0] + list(range(2, input.dim()))
@@ -118,6 +130,9 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     if input.dim() < 2:
         raise ValueError(f"instance_norm(): Expected more than 1 spatial element when training, got input size "
                          f"{input.shape}")
+    if reduced_input_mixed(input, running_mean, running_var, weight, bias):
+        return instance_norm(input.float(), running_mean, running_var, weight, bias, use_input_stats, momentum,
+                             eps).to(input.dtype)
     n, c = input.shape[0], input.shape[1]
     x = input.reshape(1, n * c, *input.shape[2:])
     rm = running_mean.repeat(n) if running_mean is not None else None
@@ -153,6 +168,8 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         raise RuntimeError(_C.name_op_in_progress(
             f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
             f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{list(input.shape)}"))
+    if reduced_input_mixed(input, weight, bias):
+        return layer_norm(input.float(), normalized_shape, weight, bias, eps).to(input.dtype)
     if not input.is_global and input.dtype.is_floating_point and all(
             t is None or (isinstance(t, _C.TensorBase) and not t.is_global and tuple(t.shape) == normalized_shape
                           and t.dtype == input.dtype and t.device == input.device) for t in (weight, bias)):
@@ -197,6 +214,8 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     if c % num_groups:
         raise RuntimeError(f"group_norm(): Expected number of channels in input to be divisible by num_groups, but got "
                            f"input of shape {list(input.shape)} and num_groups={num_groups}")
+    if reduced_input_mixed(input, weight, bias):
+        return group_norm(input.float(), num_groups, weight, bias, eps).to(input.dtype)
     x = input.reshape(n, num_groups, -1)
     mean = x.mean(-1, keepdim=True)
     var = x.var(-1, unbiased=False, keepdim=True)

@@ -8,8 +8,9 @@ __all__ = ["rms_norm"]
 
 
 def _eps_of(dtype):
-    # the machine epsilon of the dtype (torch.finfo(dtype).eps)
-    return {float64: 2.0 ** -52, float16: 2.0 ** -10, bfloat16: 2.0 ** -7}.get(dtype, 2.0 ** -23)
+    # the machine epsilon of the dtype torch computes in: float64's, else float32's (float16/bfloat16
+    # inputs are computed in float32, and torch takes that dtype's epsilon, not the input's)
+    return 2.0 ** -52 if dtype == float64 else 2.0 ** -23
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
@@ -20,8 +21,8 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         input (Tensor): ``(*, *normalized_shape)``.
         normalized_shape (sequence of int): the trailing dims.
         weight (Tensor, optional): the elementwise scale. Default: ``None``.
-        eps (float, optional): added to the mean square; ``None`` is the machine epsilon of the input's
-            dtype. Default: ``None``.
+        eps (float, optional): added to the mean square; ``None`` is the machine epsilon of float32
+            (float64 for a float64 input), as torch. Default: ``None``.
 
     Example::
 
@@ -37,6 +38,8 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     if weight is not None and not isinstance(weight, _C.TensorBase):
         raise TypeError(f"rms_norm(): argument 'weight' (position 3) must be Tensor, not {type(weight).__name__}")
     eps = _eps_of(input.dtype) if eps is None else eps
+    if input.dtype in (float16, bfloat16):  # computed in float32 as torch, in the input's dtype after
+        return rms_norm(input.float(), shape, weight, eps).to(input.dtype)
     dims = tuple(range(input.dim() - len(shape), input.dim()))
     out = input * (input * input).mean(dims, keepdim=True).add(eps).rsqrt()
     return out * weight if weight is not None else out
