@@ -377,6 +377,12 @@ def size_mismatch():
     refused(lambda: dist.reduce_scatter_tensor(flow.empty(n), flow.ones(W * n)), "reduce_scatter",
             "different sizes")
     refused(lambda: dist.all_to_all_single(flow.empty(W * n), flow.ones(W * n)), "all_to_all", "different sizes")
+    # all_reduce/broadcast/reduce cannot overflow, but mismatched ranks got garbage and fell out of step
+    refused(lambda: dist.all_reduce(flow.ones(n)), "all_reduce", "different sizes")
+    refused(lambda: dist.all_reduce(flow.ones(4, dtype=flow.float64 if R else flow.float32)), "all_reduce",
+            "different", "dtypes")
+    refused(lambda: dist.broadcast(flow.ones(n), 0), "broadcast", "different sizes")
+    refused(lambda: dist.reduce(flow.ones(n), 0), "reduce", "different sizes")
     if R == 0:
         dist.send(flow.ones(5), 1)
     elif R == 1:

@@ -25,9 +25,12 @@
 //   rank's byte counts) and every rank checks the whole table: a mismatch
 //   is the same CommError on every rank instead of an abort on one. A
 //   point-to-point message is preceded by its length, and a receiver
-//   expecting another length drains the payload and raises. The cost is
-//   one small message per call (all_reduce and broadcast, the hot paths,
-//   cannot overflow and skip it).
+//   expecting another length drains the payload and raises. all_reduce,
+//   broadcast and reduce cannot overflow, but ranks passing different sizes
+//   or dtypes there made Gloo pair the wrong bytes: garbage results on some
+//   ranks, and every later collective out of step. They are checked the
+//   same way (with the dtype and reduce op in the signature). The cost is one
+//   small message per call.
 #include <arpa/inet.h>
 #include <gloo/allgather.h>
 #include <gloo/allgatherv.h>
@@ -123,6 +126,7 @@ class GlooCommunicator : public Communicator {
 
  protected:
   void do_all_reduce(void* buf, size_t count, DType dtype, ReduceOp op) override {
+    check_sizes("all_reduce", kAllReduce, 0, {count * itemsize(dtype)}, {}, signature_aux(dtype, op));
     if (count == 0) return;
     guard("all_reduce", [&] {
       with_elem(dtype, [&](auto e) {
@@ -139,6 +143,7 @@ class GlooCommunicator : public Communicator {
   }
 
   void do_broadcast(void* buf, size_t count, DType dtype, int root) override {
+    check_sizes("broadcast", kBroadcast, root, {count * itemsize(dtype)}, {}, signature_aux(dtype, ReduceOp::Sum));
     if (count == 0) return;
     guard("broadcast", [&] {
       gloo::BroadcastOptions o(ctx_);
@@ -151,6 +156,7 @@ class GlooCommunicator : public Communicator {
   }
 
   void do_reduce(void* buf, size_t count, DType dtype, ReduceOp op, int root) override {
+    check_sizes("reduce", kReduce, root, {count * itemsize(dtype)}, {}, signature_aux(dtype, op));
     if (count == 0) return;
     guard("reduce", [&] {
       // Gloo uses the output as scratch on every rank: keep non-roots' input intact.
@@ -346,7 +352,11 @@ class GlooCommunicator : public Communicator {
     });
   }
 
-  enum Kind : uint64_t { kAllGather = 1, kGather, kScatter, kAllToAll };
+  enum Kind : uint64_t { kAllGather = 1, kGather, kScatter, kAllToAll, kAllReduce, kBroadcast, kReduce };
+
+  static uint64_t signature_aux(DType dtype, ReduceOp op) {
+    return (static_cast<uint64_t>(dtype) << 8) | static_cast<uint64_t>(op);
+  }
 
   static std::vector<uint64_t> bytes_of(const std::vector<size_t>& counts, size_t isz) {
     std::vector<uint64_t> out;
@@ -354,19 +364,22 @@ class GlooCommunicator : public Communicator {
     return out;
   }
 
-  // Note [Gloo sizes are checked first]: every rank's (kind, root, sent
-  // bytes per rank, received bytes per rank) gathered and checked on every
-  // rank. all_gather passes each rank's part (the same list everywhere),
-  // gather/scatter the one part size, all_to_all what it sends to and
-  // receives from each rank.
+  // Note [Gloo sizes are checked first]: every rank's (kind, root, aux: dtype
+  // and reduce op where they must agree, sent bytes per rank, received bytes
+  // per rank) gathered and checked on every rank. all_gather passes each
+  // rank's part (the same list everywhere), gather/scatter/all_reduce/
+  // broadcast/reduce the one size, all_to_all what it sends to and receives
+  // from each rank.
   void check_sizes(const char* what, Kind kind, int root, const std::vector<uint64_t>& sent,
-                   const std::vector<uint64_t>& received) {
-    const size_t width = 2 + 2 * size_;
+                   const std::vector<uint64_t>& received, uint64_t aux = 0) {
+    constexpr size_t kHead = 3;
+    const size_t width = kHead + 2 * size_;
     std::vector<uint64_t> row(width, 0), table(width * size_, 0);
     row[0] = kind;
     row[1] = static_cast<uint64_t>(root);
-    std::copy(sent.begin(), sent.end(), row.begin() + 2);
-    std::copy(received.begin(), received.end(), row.begin() + 2 + size_);
+    row[2] = aux;
+    std::copy(sent.begin(), sent.end(), row.begin() + kHead);
+    std::copy(received.begin(), received.end(), row.begin() + kHead + size_);
     guard(what, [&] {
       gloo::AllgatherOptions o(ctx_);
       o.setInput(row.data(), width);
@@ -376,28 +389,35 @@ class GlooCommunicator : public Communicator {
       gloo::allgather(o);
     });
     auto at = [&](int r, size_t k) { return table[r * width + k]; };
-    bool same_call = true, ok = true;
-    for (int r = 0; r < size_; ++r) same_call = same_call && at(r, 0) == at(0, 0) && at(r, 1) == at(0, 1);
+    bool same_call = true, same_aux = true, ok = true;
+    for (int r = 0; r < size_; ++r) {
+      same_call = same_call && at(r, 0) == at(0, 0) && at(r, 1) == at(0, 1);
+      same_aux = same_aux && at(r, 2) == at(0, 2);
+    }
     if (same_call && kind == kAllToAll) {
       for (int i = 0; i < size_; ++i)  // what rank i sends to rank j is what rank j receives from rank i
-        for (int j = 0; j < size_; ++j) ok = ok && at(i, 2 + j) == at(j, 2 + size_ + i);
+        for (int j = 0; j < size_; ++j) ok = ok && at(i, kHead + j) == at(j, kHead + size_ + i);
     } else if (same_call) {
       for (int r = 0; r < size_; ++r)
-        for (size_t k = 2; k < 2 + static_cast<size_t>(size_); ++k) ok = ok && at(r, k) == at(0, k);
+        for (size_t k = kHead; k < kHead + static_cast<size_t>(size_); ++k) ok = ok && at(r, k) == at(0, k);
     }
-    if (same_call && ok) return;
+    if (same_call && same_aux && ok) return;
     std::ostringstream msg;
     msg << what << " (gloo, rank " << rank_ << " of " << size_ << "): ";
     if (!same_call) {
       msg << "the ranks are not in the same collective (or passed different roots); every rank must make the "
              "same calls in the same order";
+    } else if (!same_aux) {
+      msg << "the ranks passed tensors of different dtypes (or different reduce ops):";
+      for (int r = 0; r < size_; ++r)
+        msg << " rank " << r << " " << dtype_name(static_cast<DType>(at(r, 2) >> 8));
     } else {
       msg << "the ranks passed tensors of different sizes or dtypes (bytes " << (kind == kAllToAll ? "sent to each rank" : "per part")
           << ":";
       for (int r = 0; r < size_; ++r) {
         msg << " rank " << r << " [";
-        size_t n = kind == kGather || kind == kScatter ? 1 : size_;
-        for (size_t k = 0; k < n; ++k) msg << (k ? ", " : "") << at(r, 2 + k);
+        size_t n = kind == kAllGather || kind == kAllToAll ? size_ : 1;
+        for (size_t k = 0; k < n; ++k) msg << (k ? ", " : "") << at(r, kHead + k);
         msg << "]";
       }
       msg << ")";

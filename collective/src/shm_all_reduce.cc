@@ -21,6 +21,11 @@
 //     failed call leaves the segment unusable: later calls raise too.
 //   - Rank 0 creates the segment and unlinks its name as soon as every rank
 //     has mapped it, so nothing is left in /dev/shm after a crash.
+//   - Each call first publishes (count, dtype, op) beside the rank's counter and
+//     checks everyone's between two arrivals: ranks passing different sizes or
+//     dtypes made the chunk loops pair the wrong bytes (garbage, then every
+//     later call out of step); now every rank raises the same error and the
+//     group stays usable.
 //   MONOFLOW_SHM_COLLECTIVES=0 turns it off.
 #include <fcntl.h>
 #include <signal.h>
@@ -48,6 +53,8 @@ constexpr size_t kChunk = size_t(1) << 20;  // bytes per slot
 struct alignas(kLine) Arrival {
   std::atomic<uint64_t> count;
   int32_t pid;
+  uint32_t sig_aux;    // this rank's all_reduce call: dtype and op ...
+  uint64_t sig_count;  // ... and element count (Note [Shared-memory all-reduce])
 };
 
 std::string host_identity() {
@@ -109,6 +116,7 @@ class ShmCommunicator final : public Communicator {
 
  protected:
   void do_all_reduce(void* buf, size_t count, DType dtype, ReduceOp op) override {
+    check_same_call(count, dtype, op);
     if (count == 0) return;
     const size_t item = itemsize(dtype);
     const size_t per_chunk = kChunk / item;
@@ -180,6 +188,26 @@ class ShmCommunicator final : public Communicator {
   }
 
   Arrival* arrivals() { return reinterpret_cast<Arrival*>(base_); }
+
+  // Two arrivals (the buffer sets keep alternating): everyone's signature is written before
+  // the first and read before the second, so the next call may overwrite it.
+  void check_same_call(size_t count, DType dtype, ReduceOp op) {
+    Arrival* a = arrivals();
+    a[rank_].sig_count = count;
+    a[rank_].sig_aux = (static_cast<uint32_t>(dtype) << 8) | static_cast<uint32_t>(op);
+    arrive_and_wait("all_reduce");
+    bool same = true;
+    for (int r = 0; r < size_; ++r) same = same && a[r].sig_count == count && a[r].sig_aux == a[rank_].sig_aux;
+    std::string table;
+    if (!same)
+      for (int r = 0; r < size_; ++r)
+        table += " rank " + std::to_string(r) + ": " + std::to_string(a[r].sig_count) + " x " +
+                 dtype_name(static_cast<DType>(a[r].sig_aux >> 8)) + (r + 1 < size_ ? "," : "");
+    arrive_and_wait("all_reduce");
+    if (!same)
+      throw CommError(label("all_reduce") + ": the ranks passed tensors of different sizes, dtypes or reduce "
+                      "ops (" + table.substr(1) + "); every rank must pass the same");
+  }
   char* sets() { return base_ + kLine * size_; }
 
   void arrive_and_wait(const char* what) {
