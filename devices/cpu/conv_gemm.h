@@ -101,12 +101,14 @@ inline void conv_gemm_packed(int64_t m, int64_t n, int64_t kk, const float* ap, 
   }
 }
 
-// c[m, n] += a[m, kk] @ b[n, kk]^T, a and b row-major (row strides lda,
-// ldb): the weight gradient gy_g @ col_g^T, whose operands are both
-// contiguous along the inner dimension (b*L pixels). Each 4x6 block of c is
-// 24 zmm of 16 partial sums over the pixels, reduced at the end.
-inline void conv_gemm_nt(int64_t m, int64_t n, int64_t kk, const float* a, int64_t lda, const float* b,
-                         int64_t ldb, float* c, int64_t ldc) {
+// c[m, n] += sum over images i < nimg of a_i[m, kk] @ b_i[n, kk]^T, a_i =
+// a + i * a_img and b_i = b + i * b_img row-major (row strides lda, ldb):
+// the weight gradient sum_i gy_i @ col_i^T, whose operands are both
+// contiguous along the inner dimension (an image's L pixels), read in place.
+// Each 4x6 block of c is 24 zmm of 16 partial sums over all the pixels,
+// reduced at the end.
+inline void conv_gemm_nt(int64_t m, int64_t n, int64_t kk, int64_t nimg, const float* a, int64_t lda,
+                         int64_t a_img, const float* b, int64_t ldb, int64_t b_img, float* c, int64_t ldc) {
   constexpr int RM = 4, RN = 6;
   const int64_t kfull = kk / 16 * 16;
   const __mmask16 tail = __mmask16((1u << (kk - kfull)) - 1);
@@ -136,8 +138,12 @@ inline void conv_gemm_nt(int64_t m, int64_t n, int64_t kk, const float* a, int64
     MFCPU_NT_COL(0, mask, k) MFCPU_NT_COL(1, mask, k) MFCPU_NT_COL(2, mask, k)                               \
     MFCPU_NT_COL(3, mask, k) MFCPU_NT_COL(4, mask, k) MFCPU_NT_COL(5, mask, k)                               \
   }
-      for (int64_t k = 0; k < kfull; k += 16) MFCPU_NT_STEP(__mmask16(0xffff), k)
-      if (tail) MFCPU_NT_STEP(tail, kfull)
+      for (int64_t img = 0; img < nimg; ++img) {
+        for (int64_t k = 0; k < kfull; k += 16) MFCPU_NT_STEP(__mmask16(0xffff), k)
+        if (tail) MFCPU_NT_STEP(tail, kfull)
+        for (int r = 0; r < RM; ++r) ar[r] += a_img;
+        for (int q = 0; q < RN; ++q) br[q] += b_img;
+      }
 #undef MFCPU_NT_STEP
 #undef MFCPU_NT_COL
       const __m512 acc[RM][RN] = {{c00, c01, c02, c03, c04, c05}, {c10, c11, c12, c13, c14, c15},

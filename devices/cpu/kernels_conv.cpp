@@ -391,36 +391,33 @@ void run_conv_transpose2d(Task& t) {
 #if defined(__AVX512F__)
 // conv2d_weight_grad's float32 loop in the AVX-512 build (Note [An AVX-512
 // kernel for the conv GEMMs]): per chunk of images and group,
-// gw_g += gy_g [Og, b*L] @ col_g^T (conv_gemm_nt); slots accumulate as in
-// run_conv2d_weight_grad. wp is zero on entry.
+// gw_g += sum_i gy_g,i [Og, L] @ col_g,i^T (conv_gemm_nt, gy read in place);
+// slots accumulate as in run_conv2d_weight_grad. wp is zero on entry.
 void weight_grad_avx512(const Geom& g, const float* xp, const float* gyp, float* wp) {
   const int64_t L = g.L(), Og = g.Og(), Kg = g.Kg(), WN = g.O * Kg;
-  const int64_t B = pick_chunk(g, kMinCols);
   const bool pw = g.pointwise();
+  // A 1x1 kernel reads the images in place, so a chunk needs no scratch: one per slot.
+  const int64_t B = pw ? ceil_div(g.N, partition_width()) : pick_chunk(g, kMinCols);
   std::vector<std::vector<float>> partial(static_cast<size_t>(partition_width()));  // one per slot, merged in order
   Scratch<float> sc;
   over_chunks(g.N, B, [&](int64_t n0, int64_t b, int64_t tid, int64_t slot) {
     std::vector<float>& acc = partial[size_t(slot)];
     if (slot > 0 && acc.empty()) acc.assign(size_t(WN), 0.0f);
     float* dst = slot == 0 ? wp : acc.data();
-    const int64_t cols = b * L;
-    const float* cp = xp + n0 * g.C * g.HW();
+    // Row r of image i: col + r * ld + i * L (im2col), or x's image i, channel r.
+    const float* cp = xp + n0 * g.C * L;
+    int64_t ld = L, img = g.C * L;
     if (!pw) {
-      float* col = sc.first(tid, g.K() * cols);
-      im2col(g, cp, b, col);
-      cp = col;
+      float* col = sc.first(tid, g.K() * b * L);
+      im2col(g, xp + n0 * g.C * g.HW(), b, col);
+      cp = col, ld = b * L, img = L;
     }
     const float* gp = gyp + n0 * g.O * L;
-    if (b > 1) {
-      float* packed = sc.second(tid, g.O * cols);
-      pack_images(gp, b, g.O, L, packed);
-      gp = packed;
-    }
     for (int64_t gi = 0; gi < g.groups; ++gi)
       // The Kg rows of col split over the threads (a single chunk only).
-      parallel_range(ceil_div(Kg, 6), 6 * Og * cols / 64 + 1, [&](int64_t lo, int64_t hi) {
+      parallel_range(ceil_div(Kg, 6), 6 * Og * b * L / 64 + 1, [&](int64_t lo, int64_t hi) {
         const int64_t j0 = lo * 6, j1 = std::min(Kg, hi * 6);
-        conv_gemm_nt(Og, j1 - j0, cols, gp + gi * Og * cols, cols, cp + (gi * Kg + j0) * cols, cols,
+        conv_gemm_nt(Og, j1 - j0, L, b, gp + gi * Og * L, L, g.O * L, cp + (gi * Kg + j0) * ld, ld, img,
                      dst + gi * Og * Kg + j0, Kg);
       });
   });
