@@ -437,3 +437,76 @@ def test_istft_errors_match_torch():
             case(torch, specs[torch])
         with pytest.raises(type(t_err.value), match="istft"):
             case(flow, specs[flow])
+
+
+# ---------------------------------------------------------------- linalg.eig / eigvals
+
+def _eig_input(shape, dtype, seed):
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal(shape)
+    if dtype.startswith("complex"):
+        a = a + 1j * rng.standard_normal(shape)
+    return a.astype(dtype)
+
+
+def _sorted_eig(L, V):
+    L, V = _np(L), _np(V)
+    order = np.lexsort((np.round(L.imag, 4), np.round(L.real, 4)), axis=-1)
+    return np.take_along_axis(L, order, -1), np.take_along_axis(V, order[..., None, :], -1)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
+@pytest.mark.parametrize("shape", [(4, 4), (2, 3, 3), (1, 1)])
+def test_eig_values_vectors_and_dtypes(shape, dtype):
+    a = _eig_input(shape, dtype, seed=17)
+    L, V = flow.linalg.eig(flow.tensor(a))
+    tL, tV = torch.linalg.eig(torch.tensor(a))
+    assert str(L.dtype).split(".")[-1] == str(tL.dtype).split(".")[-1]
+    assert str(V.dtype).split(".")[-1] == str(tV.dtype).split(".")[-1]
+    tol = 1e-4 if dtype in ("float32", "complex64") else 1e-10
+    mL, mV = _sorted_eig(L, V)
+    sL, sV = _sorted_eig(tL, tV)
+    np.testing.assert_allclose(mL, sL, rtol=tol, atol=tol)
+    np.testing.assert_allclose(np.linalg.norm(mV, axis=-2), 1, rtol=tol)  # unit columns
+    overlap = np.abs(np.sum(np.conj(mV) * sV, axis=-2))  # equal up to a per-column phase
+    np.testing.assert_allclose(overlap, 1, rtol=10 * tol, atol=10 * tol)
+    _close(flow.linalg.eigvals(flow.tensor(a)).abs().sort().values, tL.abs().sort().values, rtol=tol, atol=tol)
+    assert isinstance(flow.linalg.eig(flow.tensor(a)), tuple)
+    assert flow.linalg.eig(flow.tensor(a)).eigenvalues.shape == L.shape
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_eig_and_eigvals_gradients_match_torch(dtype):
+    a = _eig_input((2, 4, 4), dtype, seed=18)
+    grads = []
+    for lib in (flow, torch):
+        A = lib.tensor(a, requires_grad=True)
+        L, V = lib.linalg.eig(A)
+        # invariant to the eigenvalues' order and the eigenvectors' phases
+        loss = (L * L).real.sum() + (L.abs() ** 3).sum() + (V.abs() ** 4 * L.real.unsqueeze(-2)).sum()
+        loss = loss + (lib.linalg.eigvals(A).imag ** 2).sum()
+        loss.backward()
+        grads.append(A.grad)
+    _close(*grads, rtol=1e-7, atol=1e-8)
+
+
+def test_eig_backward_refuses_phase_dependent_loss():
+    A = flow.tensor(_eig_input((3, 3), "float64", seed=19), requires_grad=True)
+    _, V = flow.linalg.eig(A)
+    with pytest.raises(RuntimeError, match="linalg.eig"):
+        V.imag.sum().backward()
+
+
+def test_eig_errors():
+    with pytest.raises(RuntimeError, match="linalg.eig: A must be batches of square matrices"):
+        flow.linalg.eig(flow.ones(2, 3))
+    with pytest.raises(RuntimeError, match="at least 2 dimensions"):
+        flow.linalg.eigvals(flow.ones(2))
+    with pytest.raises(RuntimeError, match="linalg.eig"):
+        flow.linalg.eig(flow.ones(2, 2, dtype=flow.int64))
+    with pytest.raises(NotImplementedError, match="linalg.eigvals"):
+        flow.linalg.eigvals(flow.ones(2, 2, dtype=flow.float16))
+    with pytest.raises(RuntimeError, match="infs or NaNs"):
+        flow.linalg.eig(flow.tensor([[float("nan"), 1.0], [0.0, 1.0]]))
+    with pytest.raises(TypeError, match="linalg.eig"):
+        flow.linalg.eig([[1.0, 0.0], [0.0, 1.0]])

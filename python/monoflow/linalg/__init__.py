@@ -9,8 +9,8 @@ rest (norms, pinv, lstsq, matrix_power, matrix_exp, cross, multi_dot, ...)
 compose those and the core's ops.
 
 Floating dtypes float32/float64 only (float16/bfloat16 are refused, as torch
-refuses them on the CPU). monoflow has no complex dtype, so eig/eigvals
-(complex results) raise NotImplementedError.
+refuses them on the CPU); eig/eigvals also take complex64/complex128 and
+return complex results.
 """
 from monoflow.ops_reduce import _structseq
 import math as _math
@@ -48,6 +48,7 @@ _slogdet_t = _result("slogdet", ["sign", "logabsdet"])
 _qr_t = _result("qr", ["Q", "R"])
 _svd_t = _result("svd", ["U", "S", "Vh"])
 _eigh_t = _result("eigh", ["eigenvalues", "eigenvectors"])
+_eig_t = _result("eig", ["eigenvalues", "eigenvectors"])
 _lstsq_t = _result("lstsq", ["solution", "residuals", "rank", "singular_values"])
 _inv_ex_t = _result("inv_ex", ["inverse", "info"])
 _cholesky_ex_t = _result("cholesky_ex", ["L", "info"])
@@ -857,44 +858,113 @@ def eigvalsh(A, UPLO="L"):
     return eigh(A, UPLO).eigenvalues
 
 
-def eig(A):
-    """The eigen-decomposition of general square matrices: not available, as monoflow has no complex dtype.
+class _Eig(_Function):
+    """A = V diag(L) V^-1 of a general square matrix. Computed on the host with numpy.linalg.eig (LAPACK geev,
+    as torch: unit-norm eigenvectors); the backward is the standard formula (torch's linalg_eig_backward), also
+    on the host, so it is not differentiable twice."""
 
-    It raises ``NotImplementedError``. For symmetric matrices use :func:`eigh`,
-    whose results are real.
+    @staticmethod
+    def forward(ctx, A):
+        a = _host(A)
+        if not _np.isfinite(a).all():
+            raise RuntimeError(_C.name_op_in_progress("linalg.eig: input tensor should not contain infs or NaNs."))
+        w, v = _np.linalg.eig(a)
+        cdt = A.dtype if A.dtype.is_complex else A.dtype.to_complex()
+        ctx.real_input = not A.dtype.is_complex
+        ctx.save_for_backward(A)
+        ctx.w, ctx.v = w, v
+        return _t(w, A, cdt), _t(v, A, cdt)
+
+    @staticmethod
+    def backward(ctx, gL, gV):
+        (A,) = ctx.saved_tensors
+        w, v = ctx.w, ctx.v
+        vh = _np.conj(_np.swapaxes(v, -1, -2))
+        if gV is None:
+            inner = _np.zeros(v.shape, dtype=v.dtype)
+        else:
+            vhgv = vh @ _host(gV)
+            diag = _np.diagonal(vhgv, axis1=-2, axis2=-1)
+            if not _np.allclose(diag.imag, 0, rtol=1e-2, atol=1e-2):
+                raise RuntimeError("linalg.eig backward: the eigenvectors are defined up to a phase (multiplication "
+                                   "by e^{i phi}) and the loss depends on it, so its gradient is ill-defined")
+            # keep V's unit norms: remove the component along V^H V diag(Re diag(V^H gV))
+            vhgv = vhgv - vh @ (v * diag.real[..., None, :])
+            lc = _np.conj(w)
+            e = lc[..., None, :] - lc[..., :, None]  # E_ij = conj(L_j) - conj(L_i)
+            n = w.shape[-1]
+            e[..., range(n), range(n)] = 1
+            inner = vhgv / e
+        if gL is not None:
+            idx = _np.arange(w.shape[-1])
+            inner[..., idx, idx] += _host(gL)
+        ga = _np.linalg.solve(vh, inner @ vh)  # V^-H inner V^H
+        if ctx.real_input:
+            ga = ga.real
+        return _t(ga, A)
+
+
+def _check_eig(op, A):
+    if isinstance(A, _C.TensorBase) and A.dtype.name in ("float16", "bfloat16"):
+        raise NotImplementedError(f"linalg.{op}: not implemented for '{A.dtype.name}' (float32, float64, complex64 "
+                                  "and complex128 only)")
+    if isinstance(A, _C.TensorBase) and A.dtype.is_complex:
+        _check(op, A.real)  # the shape checks
+        if A.dtype.name not in ("complex64", "complex128"):
+            raise RuntimeError(f"linalg.{op}: Expected a float32, float64, complex64 or complex128 tensor as input. "
+                               f"Got {A.dtype.name}")
+        return A
+    if isinstance(A, _C.TensorBase) and not A.dtype.is_floating_point:
+        raise RuntimeError(f"linalg.{op}: Expected a floating point or complex tensor as input. Got {A.dtype.name}")
+    return _check(op, A)
+
+
+def eig(A):
+    """The eigenvalues and eigenvectors of each general (not necessarily symmetric) square matrix of ``A``.
+
+    ``A = V diag(L) V^-1``, the eigenvectors in the columns of ``V``, each of
+    unit norm; both are complex, also for a real ``A`` (complex64 for float32
+    and complex64 input, complex128 for float64 and complex128). The order of
+    the eigenvalues and each eigenvector's phase are LAPACK's (numpy's
+    ``linalg.eig`` on a host copy). Differentiable, by the standard formula
+    (ill-defined for repeated eigenvalues, and for losses that depend on the
+    eigenvectors' phases: a ``RuntimeError`` then). For symmetric matrices
+    :func:`eigh` is faster and returns real results.
 
     Args:
-        A (Tensor): a square matrix (not used).
+        A (Tensor): shape ``(*, n, n)``, float32, float64, complex64 or complex128.
+
+    Returns:
+        (Tensor, Tensor): the named tuple ``(eigenvalues, eigenvectors)``.
 
     Example::
 
-        >>> flow.linalg.eig(flow.eye(2))
-        Traceback (most recent call last):
-            ...
-        NotImplementedError: linalg.eig: complex eigen-decomposition needs complex dtypes, ...
+        >>> A = flow.tensor([[2., 0.], [0., 3.]])
+        >>> L, V = flow.linalg.eig(A)
+        >>> L
+        tensor([2.+0.j, 3.+0.j])
+        >>> V
+        tensor([[1.+0.j, 0.+0.j],
+                [0.+0.j, 1.+0.j]])
     """
-    raise NotImplementedError("linalg.eig: complex eigen-decomposition needs complex dtypes, which monoflow does not "
-                              "have; use linalg.eigh for symmetric matrices")
+    return _eig_t(*_Eig.apply(_check_eig("eig", A)))
 
 
 def eigvals(A):
-    """The eigenvalues of general square matrices: not available, as monoflow has no complex dtype.
+    """The eigenvalues of each general square matrix of ``A``, complex (the ``eigenvalues`` of :func:`eig`).
 
-    It raises ``NotImplementedError``. For symmetric matrices use
-    :func:`eigvalsh`, whose results are real.
+    Differentiable. For symmetric matrices :func:`eigvalsh` returns real
+    eigenvalues in ascending order.
 
     Args:
-        A (Tensor): a square matrix (not used).
+        A (Tensor): shape ``(*, n, n)``, float32, float64, complex64 or complex128.
 
     Example::
 
-        >>> flow.linalg.eigvals(flow.eye(2))
-        Traceback (most recent call last):
-            ...
-        NotImplementedError: linalg.eigvals: complex eigenvalues need complex dtypes, ...
+        >>> flow.linalg.eigvals(flow.tensor([[0., -1.], [1., 0.]]))
+        tensor([0.+1.j, 0.-1.j])
     """
-    raise NotImplementedError("linalg.eigvals: complex eigenvalues need complex dtypes, which monoflow does not "
-                              "have; use linalg.eigvalsh for symmetric matrices")
+    return _Eig.apply(_check_eig("eigvals", A))[0]
 
 
 # ---------------------------------------------------------------- compositions
