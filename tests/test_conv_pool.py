@@ -374,3 +374,16 @@ def test_modules():
     assert tuple(MP.AdaptiveAvgPool2d((1, None))(x).shape) == (2, 4, 1, 7)
     assert tuple(MP.AdaptiveMaxPool2d(2)(x).shape) == (2, 4, 2, 2)
     assert tuple(MP.MaxPool1d(2)(flow.randn(2, 3, 8)).shape) == (2, 3, 4)
+
+
+@pytest.mark.parametrize("name, x_shape, w_shape", [
+    ("conv1d", (1, 1, 4), (1, 1, 0)), ("conv2d", (1, 1, 4, 4), (1, 1, 0, 2)), ("conv2d", (1, 1, 4, 4), (1, 1, 2, 0)),
+    ("conv3d", (1, 1, 4, 4, 4), (1, 1, 2, 0, 2)), ("conv3d", (1, 1, 4, 4, 4), (1, 1, 0, 2, 2)),
+    ("conv_transpose1d", (1, 1, 4), (1, 1, 0)), ("conv_transpose2d", (1, 1, 4, 4), (1, 1, 0, 2)),
+    ("conv_transpose3d", (1, 1, 4, 4, 4), (1, 1, 2, 2, 0))])
+def test_zero_size_kernel_is_refused_as_torch(name, x_shape, w_shape):
+    # A 0-size kernel dim used to give an output longer than the input (conv1d: [1, 1, 5]).
+    with pytest.raises(RuntimeError, match=rf"{name}.*kernel size should be greater than zero, but got"):
+        getattr(flow.nn.functional, name)(flow.ones(*x_shape), flow.zeros(*w_shape))
+    with pytest.raises(RuntimeError):  # torch: the same message (conv_transpose3d: "non-empty 5D ... weight")
+        getattr(torch.nn.functional, name)(torch.ones(*x_shape), torch.zeros(*w_shape))

@@ -146,6 +146,9 @@ void check_operands(const Tensor& x, const Tensor& w, const Tensor& bias, const 
            ", but got input of size: ", shape_str(x->shape));
   MF_CHECK(w->dim() == 4, RuntimeError, op, ": expected a 4-D weight, but got weight of size ",
            shape_str(w->shape));
+  MF_CHECK(w->shape[2] > 0 && w->shape[3] > 0, RuntimeError, op,
+           ": kernel size should be greater than zero, but got kernel_height: ", w->shape[2],
+           " kernel_width: ", w->shape[3]);
   MF_CHECK(is_floating(x->dtype), RuntimeError, op, ": expected a floating point input, but got ",
            dtype_name(x->dtype));
   MF_CHECK(x->dtype == w->dtype, RuntimeError, op, ": input type (", dtype_name(x->dtype), ") and weight type (",

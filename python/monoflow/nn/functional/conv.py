@@ -176,6 +176,13 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
     return out.squeeze(-2)
 
 
+def _check_kernel_3d(weight, op):
+    # (the 2-D kernels check theirs in the core; conv3d slices the depth itself)
+    if weight.dim() == 5 and min(weight.shape[2:]) <= 0:
+        kd, kh, kw = weight.shape[2:]
+        raise RuntimeError(f"{op}: kernel size should be greater than zero, but got: {kd} x {kh} x {kw} (TxHxW)")
+
+
 def _triple(v, what):
     if isinstance(v, int):
         return (v, v, v)
@@ -213,6 +220,7 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
                            f"{list(input.shape)}")
     if weight.dim() != 5:
         raise RuntimeError(f"conv3d: expected a 5-D weight, but got weight of size {list(weight.shape)}")
+    _check_kernel_3d(weight, "conv3d")
     unbatched = input.dim() == 4
     x = input.unsqueeze(0) if unbatched else input
     (sd, sh, sw), (dd, dh, dw) = _triple(stride, "stride"), _triple(dilation, "dilation")
@@ -295,6 +303,7 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
                            f"size: {list(input.shape)}")
     if weight.dim() != 5:
         raise RuntimeError(f"conv_transpose3d: expected a 5-D weight, but got weight of size {list(weight.shape)}")
+    _check_kernel_3d(weight, "conv_transpose3d")
     unbatched = input.dim() == 4
     x = input.unsqueeze(0) if unbatched else input
     strides, pads = _triple(stride, "stride"), _triple(padding, "padding")
