@@ -184,8 +184,8 @@ def test_scaled_dot_product_attention_dropout_keeps_scale():
     out = flow.nn.functional.scaled_dot_product_attention(q, q, v, dropout_p=0.5)
     assert abs(float(out.mean()) - 1.0) < 0.1
     assert float((out == 0).float().mean()) < 0.05  # rows average many kept weights
-    with pytest.raises(RuntimeError, match="attn_mask"):
-        flow.nn.functional.scaled_dot_product_attention(q, q, v, attn_mask=flow.ones(64, 64), is_causal=True)
+    with pytest.raises(RuntimeError, match="attn_mask"):  # torch's reference (not 4-D) path refuses both
+        flow.nn.functional.scaled_dot_product_attention(q[0], q[0], v[0], attn_mask=flow.ones(64, 64), is_causal=True)
 
 
 def test_sdpa_output_follows_a_transposed_querys_layout():

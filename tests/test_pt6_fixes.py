@@ -195,3 +195,62 @@ def test_inference_mode_decorator_and_later_training():
     assert m.weight.grad is not None
     with pytest.raises(RuntimeError, match="Inference tensors cannot be saved for backward"):
         m(out)
+
+
+def _sdpa(lib, shapes, mask, causal=True, grad=False, **kw):
+    rng = np.random.default_rng(len(shapes[0]) * 10 + shapes[0][-2])
+    q, k, v = (lib.tensor(rng.standard_normal(s), dtype=lib.float32, requires_grad=grad) for s in shapes)
+    m = None if mask is None else lib.tensor(mask if mask.dtype == bool else mask.astype(np.float32))
+    try:
+        out = lib.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=m, is_causal=causal, **kw)
+    except RuntimeError:
+        return "RuntimeError"
+    if not grad:
+        return [out.detach().numpy()]
+    out.pow(2).sum().backward()
+    return [out.detach().numpy(), q.grad.numpy(), k.grad.numpy(), v.grad.numpy()]
+
+
+_NEG = float("-inf")
+_SDPA_CASES = {
+    "bool": ([(2, 2, 3, 4), (2, 2, 5, 4), (2, 2, 5, 4)], np.random.default_rng(1).random((3, 5)) > 0.4, {}),
+    "bool_dead_rows": ([(1, 1, 2, 4), (1, 1, 3, 4), (1, 1, 3, 4)], np.array([[False, True, True], [True, False, True]]),
+                       {}),
+    "float": ([(1, 2, 4, 4), (1, 2, 3, 4), (1, 2, 3, 4)], np.random.default_rng(2).standard_normal((4, 3)), {}),
+    "float_inf": ([(1, 1, 2, 4), (1, 1, 3, 4), (1, 1, 3, 4)], np.array([[_NEG, 0.0, 0.0], [0.0, 1.0, _NEG]]), {}),
+    "gqa_scale": ([(1, 2, 3, 4), (1, 1, 3, 4), (1, 1, 3, 4)], np.random.default_rng(3).random((3, 3)) > 0.5,
+                  {"enable_gqa": True, "scale": 0.3}),
+    "3d_refused": ([(1, 2, 4), (1, 3, 4), (1, 3, 4)], np.ones((2, 3), bool), {}),
+    "dropout_refused": ([(1, 1, 2, 4), (1, 1, 3, 4), (1, 1, 3, 4)], np.ones((2, 3), bool), {"dropout_p": 0.5}),
+    "value_dim_refused": ([(1, 1, 2, 4), (1, 1, 3, 4), (1, 1, 3, 5)], np.ones((2, 3), bool), {}),
+}
+
+
+@pytest.mark.parametrize("case", list(_SDPA_CASES))
+@pytest.mark.parametrize("grad", [False, True])
+def test_sdpa_attn_mask_with_is_causal_as_torch(case, grad):
+    shapes, mask, kw = _SDPA_CASES[case]
+    want = _sdpa(torch, shapes, mask, grad=grad, **kw)
+    got = _sdpa(flow, shapes, mask, grad=grad, **kw)
+    if want == "RuntimeError":
+        assert got == want
+        return
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("mask", [np.array([[False] * 3, [True] * 3]), np.array([[_NEG] * 3, [0.0] * 3])])
+@pytest.mark.parametrize("shapes", [[(1, 2, 4), (1, 3, 4), (1, 3, 4)], [(1, 1, 2, 4), (1, 1, 3, 4), (1, 1, 3, 4)]])
+def test_sdpa_fully_masked_rows_are_zeros_as_torch(mask, shapes):
+    want = _sdpa(torch, shapes, mask, causal=False, grad=True)
+    got = _sdpa(flow, shapes, mask, causal=False, grad=True)
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+
+
+def test_sdpa_mask_requiring_grad_with_is_causal_is_refused():
+    for lib in (torch, flow):
+        q = lib.ones(1, 1, 2, 4)
+        with pytest.raises(RuntimeError, match="is_causal"):
+            lib.nn.functional.scaled_dot_product_attention(q, q, q, attn_mask=lib.zeros(2, 2, requires_grad=True),
+                                                           is_causal=True)

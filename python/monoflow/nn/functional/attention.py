@@ -29,14 +29,16 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         attn_mask (Tensor, optional): a boolean mask (``True`` = take part) or a float mask added to the
             scores, broadcastable to ``(*, L, S)``. Default: ``None``.
         dropout_p (float): the dropout probability of the attention weights. Default: ``0.0``.
-        is_causal (bool): mask the upper triangle (position ``i`` attends to ``j <= i``); not together
-            with ``attn_mask`` (``RuntimeError``). Default: ``False``.
+        is_causal (bool): mask the upper triangle (position ``i`` attends to ``j <= i``). With an
+            ``attn_mask`` too, both apply, as torch's CPU kernel does: only for 4-D inputs with
+            ``dropout_p=0``, value's last dim equal to query's and a mask that does not require grad
+            (else ``RuntimeError``, as torch). Default: ``False``.
         scale (float, optional): the score scale. Default: ``1 / sqrt(E)``.
         enable_gqa (bool): grouped-query attention: ``key``/``value`` with fewer heads (dim -3) are
             repeated to the query's heads. Default: ``False``.
 
     Returns:
-        Tensor: ``(*, L, Ev)``.
+        Tensor: ``(*, L, Ev)``. A query row that every key is masked out for gives zeros, as torch.
 
     Example::
 
@@ -52,12 +54,12 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         raise TypeError("scaled_dot_product_attention(): query, key and value must be Tensors")
     _C.check_optional_tensor(attn_mask, "scaled_dot_product_attention", "attn_mask", 4)
     _C.check_float(dropout_p, "scaled_dot_product_attention", "dropout_p", 5)
-    if is_causal and attn_mask is not None:
-        raise RuntimeError("scaled_dot_product_attention(): Explicit attn_mask should not be set when is_causal=True")
     if min(query.dim(), key.dim(), value.dim()) < 2:
         raise RuntimeError(f"scaled_dot_product_attention(): Expected query, key, and value to all be at least 2 "
                            f"dimensional, but got query.dim: {query.dim()} key.dim: {key.dim()} and value.dim: "
                            f"{value.dim()} instead.")
+    if is_causal and attn_mask is not None and not _fused_cpu_path(query, key, value, attn_mask, dropout_p):
+        raise RuntimeError("scaled_dot_product_attention(): Explicit attn_mask should not be set when is_causal=True")
     L, S = query.shape[-2], key.shape[-2]
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
     if enable_gqa and key.dim() >= 3 and key.shape[-3] != query.shape[-3]:
@@ -75,7 +77,12 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
             scores = scores.masked_fill(attn_mask.logical_not(), float("-inf"))
         else:
             scores = scores + attn_mask
-    weights = scores.softmax(-1)
+    if is_causal or attn_mask is not None:
+        # rows masked out entirely give zeros, not softmax's NaN (and no NaN gradient)
+        dead = (scores == float("-inf")).all(-1, keepdim=True)
+        weights = scores.masked_fill(dead, 0.0).softmax(-1).masked_fill(dead, 0.0)
+    else:
+        weights = scores.softmax(-1)
     if dropout_p > 0.0:
         weights = dropout(weights, dropout_p, True)
     out = weights.matmul(value)
@@ -84,6 +91,13 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         # torch's, so the usual out.transpose(1, 2).view(B, L, H * D) works (and .contiguous() there is free)
         out = out.transpose(1, 2).contiguous().transpose(1, 2)
     return out
+
+
+def _fused_cpu_path(query, key, value, attn_mask, dropout_p):
+    """Whether torch would run its fused CPU kernel, the one that takes attn_mask and is_causal together
+    (its reference path refuses them)."""
+    return (query.dim() == key.dim() == value.dim() == 4 and dropout_p == 0.0
+            and value.shape[-1] == query.shape[-1] and not attn_mask.requires_grad)
 
 
 def _bool_dtype():
