@@ -478,3 +478,27 @@ def test_deepcopy_module():
     with flow.no_grad():
         other.head.weight.fill_(0.0)
     assert float(net.head.weight.abs().sum()) > 0
+
+
+@pytest.mark.parametrize("lib", [flow, torch], ids=["monoflow", "torch"])
+def test_tensor_deepcopy_keeps_grad_and_refuses_non_leaves(lib):
+    x = lib.ones(3, requires_grad=True)
+    (x * 2).sum().backward()
+    x.tag = [1]
+    y = copy.deepcopy(x)
+    assert y.is_leaf and y.requires_grad and y.grad_fn is None and y.tag == [1] and y.tag is not x.tag
+    np.testing.assert_array_equal(y.grad.numpy(), [2.0, 2.0, 2.0])
+    y.grad.add_(1)  # a copy, not the same gradient
+    np.testing.assert_array_equal(x.grad.numpy(), [2.0, 2.0, 2.0])
+    a, g = copy.deepcopy([x, x.grad])  # the memo keeps the pair's identity
+    assert a.grad is g
+    assert not copy.deepcopy(lib.ones(2)).requires_grad
+    with pytest.raises(RuntimeError, match=r"Only Tensors created explicitly by the user \(graph leaves\) support "
+                                           r"the deepcopy protocol"):
+        copy.deepcopy(x * 3)
+    # a Parameter keeps its class and requires_grad; torch 2.13 leaves its grad behind
+    p = lib.nn.Parameter(lib.ones(2))
+    p.grad = lib.full((2,), 5.0)
+    q = copy.deepcopy(p)
+    assert type(q) is lib.nn.Parameter and q.requires_grad and q.grad is None
+    assert not copy.deepcopy(lib.nn.Parameter(lib.ones(2), requires_grad=False)).requires_grad

@@ -1,4 +1,5 @@
 """monoflow.Tensor: the C++ handle plus the Python-level conveniences."""
+import copy
 import numbers
 import operator
 import warnings
@@ -728,6 +729,26 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
         t = self.detach()
         t = t.float() if t.dtype == _dtypes.bfloat16 else t
         return t.numpy().tolist()
+
+    def __deepcopy__(self, memo):
+        # A detached copy of the values with the same requires_grad, a deep copy of
+        # .grad and of attributes set on the tensor, as torch copies them. Only leaves:
+        # a copy cannot carry a result's place in the autograd graph.
+        if id(self) in memo:
+            return memo[id(self)]
+        if not self.is_leaf:
+            raise RuntimeError("deepcopy: Only Tensors created explicitly by the user (graph leaves) support the "
+                               "deepcopy protocol at the moment; this tensor is an op's result that autograd "
+                               "records (deepcopy its .detach(), or the leaf it came from)")
+        out = self.detach().clone()
+        if self.requires_grad:
+            out.requires_grad_(True)
+        memo[id(self)] = out
+        if self.grad is not None:
+            out.grad = copy.deepcopy(self.grad, memo)
+        for name, value in self.__dict__.items():
+            setattr(out, name, copy.deepcopy(value, memo))
+        return out
 
     def __reduce__(self):
         # By value (dtype name, shape, C-order bytes, device), so tensors cross
