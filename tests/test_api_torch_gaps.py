@@ -244,6 +244,11 @@ def test_foreach_errors_match_torch():
         flow._foreach_copy_(a, [flow.ones(2)])
     with pytest.raises(RuntimeError, match="_foreach_lerp.*same number"):
         flow._foreach_lerp(a, a[:1], 0.5)
+    with pytest.raises(TypeError, match="_foreach_norm.*ord"):
+        flow._foreach_norm(a, "fro")
+    with pytest.raises(RuntimeError, match="bool tensor") as err:
+        flow._foreach_sub([flow.tensor([True])], 1)
+    assert "op()" not in str(err.value)  # (the generated functions once named their errors "op()")
     with pytest.raises(RuntimeError, match="leaf"):
         flow._foreach_add_([flow.ones(2, requires_grad=True)], 1)
     out = flow._foreach_add((flow.ones(2),), 1)  # a tuple of tensors, as torch accepts

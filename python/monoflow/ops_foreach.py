@@ -89,6 +89,14 @@ def _value_list(op, tensors, value, name):
                     f"not {type(value).__name__}")
 
 
+def _named(fn, name):
+    # the code's name too: the naming of errors raised beneath reads frames' code names (and passes over
+    # names starting with "_", as these are), so a generated "op" must not stand for the op
+    fn.__code__ = fn.__code__.replace(co_name=name, co_qualname=name)
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
 def _doc(fn, summary, args, example):
     fn.__doc__ = f"{summary}\n\n    Args:\n{args}\n\n    Example::\n\n        >>> import monoflow as flow\n{example}\n"
     return fn
@@ -108,7 +116,7 @@ def _unary(name):
             getattr(t, name + "_")()
         return self
 
-    op.__name__, op_.__name__ = f"_foreach_{name}", f"_foreach_{name}_"
+    op, op_ = _named(op, f"_foreach_{name}"), _named(op_, f"_foreach_{name}_")
     example = (f"        >>> flow._foreach_{name}([flow.tensor([0.5, 1.0]), flow.tensor([2.0])])\n"
                f"        (tensor(...), tensor(...))")
     _doc(op, f"``{name}`` of each tensor of the list: a tuple of new tensors.", _SELF, example)
@@ -143,7 +151,7 @@ def _binary(name, method, doc_other, has_alpha=False, tensor_ok=True):
                 method(t, o, 1, True)
             return self
         alpha_doc = ""
-    op.__name__, op_.__name__ = f"_foreach_{name}", f"_foreach_{name}_"
+    op, op_ = _named(op, f"_foreach_{name}"), _named(op_, f"_foreach_{name}_")
     args = (f"{_SELF}\n        other (Number, list of Number, list of Tensor or 0-d Tensor): {doc_other}{alpha_doc}")
     example = (f"        >>> flow._foreach_{name}([flow.tensor([1.0, 2.0]), flow.tensor([3.0])], 2.0)\n"
                f"        (tensor([...]), tensor([...]))")
@@ -302,7 +310,7 @@ def _addc(name):
             getattr(t, name + "_")(x, y, value=v)
         return self
 
-    op.__name__, op_.__name__ = f"_foreach_{name}", f"_foreach_{name}_"
+    op, op_ = _named(op, f"_foreach_{name}"), _named(op_, f"_foreach_{name}_")
     sym = "*" if name == "addcmul" else "/"
     args = (f"{_SELF}\n        tensor1 (list of Tensor): the numerators/first factors.\n"
             f"        tensor2 (list of Tensor): the denominators/second factors.\n"
@@ -334,6 +342,8 @@ def _foreach_norm(self, ord=2, dtype=None):  # noqa: A002
         (tensor(5.), tensor(1.))
     """
     tensors = _tensor_list("_foreach_norm", self)
+    if not _is_number(ord) or isinstance(ord, complex):
+        raise TypeError(f"_foreach_norm(): argument 'ord' (position 2) must be Number, not {type(ord).__name__}")
     return tuple(_linalg.vector_norm(t, ord, dtype=dtype) for t in tensors)
 
 
