@@ -254,3 +254,44 @@ def test_sdpa_mask_requiring_grad_with_is_causal_is_refused():
         with pytest.raises(RuntimeError, match="is_causal"):
             lib.nn.functional.scaled_dot_product_attention(q, q, q, attn_mask=lib.zeros(2, 2, requires_grad=True),
                                                            is_causal=True)
+
+
+_REPR_CASES = [
+    "lib.tensor([1e-5, 1.0])", "lib.tensor([1 + 2j, -0.5j])", "lib.tensor([1.5, -2.25, 3.0])", "lib.tensor([1e10, 1.0])",
+    "lib.tensor([123456789.0, 1.0])", "lib.tensor([1, 2, -300])", "lib.tensor([True, False])", "lib.tensor(3.5)",
+    "lib.tensor(3)", "lib.tensor([])", "lib.zeros(0, 3)", "lib.tensor([nan, inf, -inf, 1.0])", "lib.tensor([inf, 1e-8])",
+    "lib.arange(2000.0)", "lib.arange(1200).reshape(30, 40)", "lib.tensor([1e-5, 1.0], dtype=lib.float64)",
+    "lib.tensor([[1.5, 2], [3, 4e5]])", "lib.tensor([1e5, 1.0])", "lib.tensor([nan + 1j, 1.0])", "lib.tensor(1 + 1j)",
+    "lib.tensor([0.0, -0.0])", "lib.tensor([-1e-5, 1.0])", "lib.tensor([1e20, -1e-20])", "lib.tensor([1.5 + 2.25j, -3 - 4j])",
+    "lib.arange(30.0) * (1 + 1j)", "lib.tensor([[1 + 1j, 2.5 - 3j], [nan + 0j, inf * 1j]])", "lib.tensor([1e-5 + 1e5j, 1 + 1j])",
+    "lib.arange(40.0) / 7", "lib.arange(1, 13.0).reshape(3, 4) ** -3", "lib.tensor([1.1, 65504.0], dtype=lib.float16)",
+    "lib.tensor([[[1.5, -2], [0, 3]], [[1e3, 1], [2, -4]]])", "lib.tensor([1e-5, 1.0], requires_grad=True)",
+]
+_PRINT_SETTINGS = [{}, {"precision": 2, "sci_mode": False}, {"precision": 2}, {"sci_mode": True}, {"sci_mode": False},
+                   {"precision": 6}, {"edgeitems": 1, "threshold": 5}, {"linewidth": 30}, {"profile": "short"}]
+
+
+@pytest.fixture
+def default_printoptions():
+    yield
+    torch.set_printoptions(profile="default")
+    flow.set_printoptions(profile="default")
+
+
+@pytest.mark.parametrize("options", _PRINT_SETTINGS, ids=str)
+def test_repr_matches_torch(options, default_printoptions):
+    nan, inf = float("nan"), float("inf")  # noqa: F841 (read by the cases)
+    out = {}
+    for lib in (torch, flow):
+        lib.set_printoptions(profile="default")
+        lib.set_printoptions(**options)
+        out[lib] = [repr(eval(c, {"lib": lib, "nan": nan, "inf": inf})) for c in _REPR_CASES]
+    assert [s.replace("monoflow.", "torch.") for s in out[flow]] == out[torch]
+
+
+def test_repr_width_comes_from_the_rounded_strings(default_printoptions):
+    flow.set_printoptions(precision=2, sci_mode=False)
+    assert repr(flow.tensor([1e-5, 1.0])) == "tensor([0.00, 1.00])"
+    assert repr(flow.tensor([1 + 2j, -0.5j])) == "tensor([1.+2.00j, -0.-0.50j])"
+    flow.set_printoptions(profile="default")
+    assert repr(flow.tensor([1e-5, 1.0])) == "tensor([1.0000e-05, 1.0000e+00])"

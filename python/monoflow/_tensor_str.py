@@ -34,7 +34,9 @@ def _summarize(a):
 
 class _Formatter:
     """Picks one notation and width for all elements. For floats only the
-    nonzero finite values decide (zeros, nan and inf may end up wider)."""
+    nonzero finite values decide (zeros, nan and inf may end up wider); the
+    width is that of their strings in the notation finally used, a forced
+    sci_mode (set_printoptions) included."""
 
     def __init__(self, values, floating):
         self.floating = floating
@@ -52,16 +54,18 @@ class _Formatter:
             return
         lo, hi = np.abs(nonzero).min(), np.abs(nonzero).max()
         self.int_mode = bool(np.all(nonzero == np.ceil(nonzero)))
-        if self.int_mode:
-            self.sci_mode = hi / lo > 1000.0 or hi > 1.0e8
-            fmt = (lambda v: f"{v:.{PRECISION}e}") if self.sci_mode else (lambda v: f"{v:.0f}.")
+        if SCI_MODE is not None:
+            self.sci_mode = SCI_MODE
         else:
-            self.sci_mode = hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4
-            fmt = (lambda v: f"{v:.{PRECISION}e}") if self.sci_mode else (lambda v: f"{v:.{PRECISION}f}")
+            self.sci_mode = bool(hi / lo > 1000.0 or hi > 1.0e8 or (not self.int_mode and lo < 1.0e-4))
+        if self.sci_mode:
+            fmt = lambda v: f"{v:.{PRECISION}e}"  # noqa: E731
+        elif self.int_mode:
+            fmt = lambda v: f"{v:.0f}."  # noqa: E731
+        else:
+            fmt = lambda v: f"{v:.{PRECISION}f}"  # noqa: E731
         for v in nonzero.tolist():
             self.max_width = max(self.max_width, len(fmt(v)))
-        if SCI_MODE is not None:
-            self.sci_mode = SCI_MODE  # after the widths were measured, as torch does
 
     def __call__(self, value):
         if isinstance(value, (bool, np.bool_)) or not self.floating:
@@ -79,19 +83,17 @@ class _Formatter:
 
 class _ComplexFormatter:
     """torch's complex layout: the real and imaginary parts each formatted
-    as floats, "a+bj"."""
+    as floats, "a+bj": the real part padded to its formatter's width, the
+    imaginary part unpadded, the whole element not padded further."""
 
     def __init__(self, values):
         self.real, self.imag = _Formatter(values.real, True), _Formatter(values.imag, True)
-        self.max_width = 1
-        self.max_width = max([len(self(v)) for v in values.ravel().tolist()] + [1])
+        self.max_width = self.real.max_width + self.imag.max_width + 1  # what a line makes room for
 
     def __call__(self, value):
         value = complex(value)
-        re = self.real(value.real).lstrip()
         im = (self.imag(value.imag) + "j").lstrip()
-        ret = re + im if im[0] in "+-" else re + "+" + im
-        return (self.max_width - len(ret)) * " " + ret
+        return self.real(value.real) + (im if im[0] in "+-" else "+" + im)
 
 
 def _vector_str(a, indent, summarize, fmt):
