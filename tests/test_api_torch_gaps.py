@@ -515,3 +515,33 @@ def test_eig_errors():
         flow.linalg.eig(flow.tensor([[float("nan"), 1.0], [0.0, 1.0]]))
     with pytest.raises(TypeError, match="linalg.eig"):
         flow.linalg.eig([[1.0, 0.0], [0.0, 1.0]])
+
+
+def test_foreach_torch_keyword_names():
+    # scripts pass the operand by torch's overload keywords (timm's EMA: _foreach_mul_(xs, scalar=decay))
+    arrs = [np.array([1.0, 2.0], dtype="float32"), np.array([3.0], dtype="float32")]
+    calls = [
+        ("_foreach_mul_", lambda lib, xs: ((xs,), {"scalar": 0.5})),
+        ("_foreach_add", lambda lib, xs: ((xs,), {"scalars": [1.0, 2.0]})),
+        ("_foreach_add_", lambda lib, xs: ((xs,), {"other": [x * 2 for x in xs], "alpha": 0.5})),
+        ("_foreach_pow", lambda lib, xs: ((xs,), {"exponent": 2})),
+        ("_foreach_pow_", lambda lib, xs: ((xs,), {"exponent": [2, 3]})),
+        ("_foreach_lerp_", lambda lib, xs: ((xs, [x + 1 for x in xs]), {"weight": 0.25})),
+        ("_foreach_lerp", lambda lib, xs: ((xs, [x + 1 for x in xs]), {"weights": [x * 0 + 0.5 for x in xs]})),
+        ("_foreach_addcmul", lambda lib, xs: ((xs, xs, xs), {"scalars": [2.0, 3.0]})),
+        ("_foreach_addcdiv_", lambda lib, xs: ((xs, xs, xs), {"value": 2.0})),
+        ("_foreach_norm", lambda lib, xs: ((xs,), {"ord": 1})),
+    ]
+    for name, make in calls:
+        outs = []
+        for lib in (flow, torch):
+            xs = [lib.tensor(a) for a in arrs]
+            args, kwargs = make(lib, xs)
+            out = getattr(lib, name)(*args, **kwargs)
+            outs.append(list(xs if name.endswith("_") else out))
+        for a, b in zip(*outs):
+            _close(a, b)
+    with pytest.raises(TypeError, match="_foreach_mul"):
+        flow._foreach_mul([flow.ones(2)], 2.0, scalar=3.0)
+    with pytest.raises(TypeError, match="_foreach_lerp"):
+        flow._foreach_lerp([flow.ones(2)], [flow.ones(2)])

@@ -121,43 +121,58 @@ def _unary(name):
                f"        (tensor(...), tensor(...))")
     _doc(op, f"``{name}`` of each tensor of the list: a tuple of new tensors.", _SELF, example)
     _doc(op_, f"In-place version of ``_foreach_{name}``: applies ``Tensor.{name}_`` to each tensor; "
-              f"returns ``self``.", _SELF, example.replace(f"{name}(", f"{name}_(").replace("(tensor(...), tensor(...))", "[tensor(...), tensor(...)]"))
+              f"returns ``self``.", _SELF,
+         example.replace(f"{name}(", f"{name}_(").replace("(tensor(...), tensor(...))", "[tensor(...), tensor(...)]"))
     return op, op_
+
+
+_MISSING = object()
+
+
+def _operand_arg(op, other, scalar, scalars):
+    """torch's overloads call the operand `other` (tensors), `scalar` (a number) or `scalars` (numbers), and
+    scripts pass it by those keywords (``_foreach_mul_(xs, scalar=d)``): exactly one of them."""
+    given = [v for v in (other, scalar, scalars) if v is not _MISSING]
+    if len(given) != 1:
+        raise TypeError(f"{op}(): expected exactly one of the arguments 'other', 'scalar' or 'scalars', "
+                        f"got {len(given)}")
+    return given[0]
 
 
 def _binary(name, method, doc_other, has_alpha=False, tensor_ok=True):
     """`method(t, o, alpha)` out of place or (with inplace=True) in place, per tensor."""
-    if has_alpha:
-        def op(self, other, *, alpha=1):
-            tensors = _tensor_list(f"_foreach_{name}", self)
-            operands = _operands(f"_foreach_{name}", tensors, other, "other", tensor_ok, alpha)
-            return tuple(method(t, o, alpha, False) for t, o in zip(tensors, operands))
+    def run(op, self, operand, alpha, inplace):
+        tensors = _tensor_list(op, self)
+        operands = _operands(op, tensors, operand, "other", tensor_ok, alpha)
+        results = tuple(method(t, o, alpha, inplace) for t, o in zip(tensors, operands))
+        return self if inplace else results
 
-        def op_(self, other, *, alpha=1):
-            tensors = _tensor_list(f"_foreach_{name}_", self)
-            for t, o in zip(tensors, _operands(f"_foreach_{name}_", tensors, other, "other", tensor_ok, alpha)):
-                method(t, o, alpha, True)
-            return self
+    if has_alpha:
+        def op(self, other=_MISSING, *, alpha=1, scalar=_MISSING, scalars=_MISSING):
+            operand = _operand_arg(f"_foreach_{name}", other, scalar, scalars)
+            return run(f"_foreach_{name}", self, operand, alpha, False)
+
+        def op_(self, other=_MISSING, *, alpha=1, scalar=_MISSING, scalars=_MISSING):
+            operand = _operand_arg(f"_foreach_{name}_", other, scalar, scalars)
+            return run(f"_foreach_{name}_", self, operand, alpha, True)
         alpha_doc = "\n        alpha (Number): multiplies ``other`` when it is tensors. Default: 1."
     else:
-        def op(self, other):
-            tensors = _tensor_list(f"_foreach_{name}", self)
-            operands = _operands(f"_foreach_{name}", tensors, other, "other", tensor_ok)
-            return tuple(method(t, o, 1, False) for t, o in zip(tensors, operands))
+        def op(self, other=_MISSING, *, scalar=_MISSING, scalars=_MISSING):
+            return run(f"_foreach_{name}", self, _operand_arg(f"_foreach_{name}", other, scalar, scalars), 1, False)
 
-        def op_(self, other):
-            tensors = _tensor_list(f"_foreach_{name}_", self)
-            for t, o in zip(tensors, _operands(f"_foreach_{name}_", tensors, other, "other", tensor_ok)):
-                method(t, o, 1, True)
-            return self
+        def op_(self, other=_MISSING, *, scalar=_MISSING, scalars=_MISSING):
+            return run(f"_foreach_{name}_", self, _operand_arg(f"_foreach_{name}_", other, scalar, scalars), 1, True)
         alpha_doc = ""
+    alpha_doc += ("\n        scalar (Number): ``other`` by torch's keyword for a number.\n"
+                  "        scalars (list of Number): ``other`` by torch's keyword for a list of numbers.")
     op, op_ = _named(op, f"_foreach_{name}"), _named(op_, f"_foreach_{name}_")
     args = (f"{_SELF}\n        other (Number, list of Number, list of Tensor or 0-d Tensor): {doc_other}{alpha_doc}")
     example = (f"        >>> flow._foreach_{name}([flow.tensor([1.0, 2.0]), flow.tensor([3.0])], 2.0)\n"
                f"        (tensor([...]), tensor([...]))")
     _doc(op, f"``{name}`` of each tensor of the list with its operand: a tuple of new tensors.", args, example)
     _doc(op_, f"In-place version of ``_foreach_{name}``: updates each tensor; returns ``self``.", args,
-         example.replace(f"{name}(", f"{name}_(").replace("(tensor([...]), tensor([...]))", "[tensor([...]), tensor([...])]"))
+         example.replace(f"{name}(", f"{name}_(").replace("(tensor([...]), tensor([...]))",
+                                                          "[tensor([...]), tensor([...])]"))
     return op, op_
 
 
@@ -221,7 +236,7 @@ _foreach_maximum, _foreach_maximum_ = _binary("maximum", _extremum("maximum"), "
 _foreach_minimum, _foreach_minimum_ = _binary("minimum", _extremum("minimum"), "compared elementwise.")
 _foreach_clamp_min, _foreach_clamp_min_ = _binary("clamp_min", _clamp("clamp_min"), "the lower bound.")
 _foreach_clamp_max, _foreach_clamp_max_ = _binary("clamp_max", _clamp("clamp_max"), "the upper bound.")
-_foreach_pow_list, _foreach_pow_ = _binary("pow", _pow_method, "the exponent.")
+_pow_out, _pow_inplace = _binary("pow", _pow_method, "the exponent.")
 
 
 def _foreach_pow(self, exponent):
@@ -242,16 +257,39 @@ def _foreach_pow(self, exponent):
     if _is_number(self):
         exponents = _tensor_list("_foreach_pow", exponent, "exponent")
         return tuple(_m.pow(self, e) for e in exponents)
-    return _foreach_pow_list(self, exponent)
+    return _pow_out(self, exponent)
 
 
-def _foreach_lerp(self, tensors1, weight):
+def _foreach_pow_(self, exponent):
+    """In-place version of :func:`_foreach_pow`: raises each tensor of the list to its exponent; returns ``self``.
+
+    Args:
+        self (list of Tensor): the bases, updated.
+        exponent (Number, list of Number, list of Tensor or 0-d Tensor): the exponent(s).
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._foreach_pow_([flow.tensor([1.0, 2.0])], 3)
+        [tensor([1., 8.])]
+    """
+    return _pow_inplace(self, exponent)
+
+
+def _lerp_weight(op, weight, weights):
+    if (weight is _MISSING) == (weights is _MISSING):
+        raise TypeError(f"{op}(): expected exactly one of the arguments 'weight' or 'weights'")
+    return weights if weight is _MISSING else weight
+
+
+def _foreach_lerp(self, tensors1, weight=_MISSING, *, weights=_MISSING):
     """``lerp`` of each tensor of ``self`` towards its tensor of ``tensors1``: ``self + weight * (end - self)``.
 
     Args:
         self (list of Tensor): the start tensors.
         tensors1 (list of Tensor): the end tensors.
         weight (Number, list of Number, list of Tensor or 0-d Tensor): the weight(s).
+        weights (list of Tensor or list of Number): ``weight`` by torch's keyword for a list.
 
     Example::
 
@@ -262,17 +300,18 @@ def _foreach_lerp(self, tensors1, weight):
     tensors = _tensor_list("_foreach_lerp", self)
     ends = _tensor_list("_foreach_lerp", tensors1, "tensors1")
     _same_length("_foreach_lerp", tensors, ends)
-    weights = _operands("_foreach_lerp", tensors, weight, "weight")
+    weights = _operands("_foreach_lerp", tensors, _lerp_weight("_foreach_lerp", weight, weights), "weight")
     return tuple(_m.lerp(t, e, w) for t, e, w in zip(tensors, ends, weights))
 
 
-def _foreach_lerp_(self, tensors1, weight):
+def _foreach_lerp_(self, tensors1, weight=_MISSING, *, weights=_MISSING):
     """In-place version of :func:`_foreach_lerp`: each tensor of ``self`` moves towards ``tensors1``.
 
     Args:
         self (list of Tensor): the tensors to update.
         tensors1 (list of Tensor): the end tensors.
         weight (Number, list of Number, list of Tensor or 0-d Tensor): the weight(s).
+        weights (list of Tensor or list of Number): ``weight`` by torch's keyword for a list.
 
     Example::
 
@@ -285,28 +324,30 @@ def _foreach_lerp_(self, tensors1, weight):
     tensors = _tensor_list("_foreach_lerp_", self)
     ends = _tensor_list("_foreach_lerp_", tensors1, "tensors1")
     _same_length("_foreach_lerp_", tensors, ends)
-    for t, e, w in zip(tensors, ends, _operands("_foreach_lerp_", tensors, weight, "weight")):
+    weights = _operands("_foreach_lerp_", tensors, _lerp_weight("_foreach_lerp_", weight, weights), "weight")
+    for t, e, w in zip(tensors, ends, weights):
         t.lerp_(e, w)
     return self
 
 
 def _addc(name):
-    def op(self, tensor1, tensor2, value=1):
+    def op(self, tensor1, tensor2, value=1, *, scalars=_MISSING):
         tensors = _tensor_list(f"_foreach_{name}", self)
         a = _tensor_list(f"_foreach_{name}", tensor1, "tensor1")
         b = _tensor_list(f"_foreach_{name}", tensor2, "tensor2")
         _same_length(f"_foreach_{name}", tensors, a)
         _same_length(f"_foreach_{name}", tensors, b)
-        values = _value_list(f"_foreach_{name}", tensors, value, "value")
+        values = _value_list(f"_foreach_{name}", tensors, value if scalars is _MISSING else scalars, "value")
         return tuple(getattr(t, name)(x, y, value=v) for t, x, y, v in zip(tensors, a, b, values))
 
-    def op_(self, tensor1, tensor2, value=1):
+    def op_(self, tensor1, tensor2, value=1, *, scalars=_MISSING):
         tensors = _tensor_list(f"_foreach_{name}_", self)
         a = _tensor_list(f"_foreach_{name}_", tensor1, "tensor1")
         b = _tensor_list(f"_foreach_{name}_", tensor2, "tensor2")
         _same_length(f"_foreach_{name}_", tensors, a)
         _same_length(f"_foreach_{name}_", tensors, b)
-        for t, x, y, v in zip(tensors, a, b, _value_list(f"_foreach_{name}_", tensors, value, "value")):
+        values = _value_list(f"_foreach_{name}_", tensors, value if scalars is _MISSING else scalars, "value")
+        for t, x, y, v in zip(tensors, a, b, values):
             getattr(t, name + "_")(x, y, value=v)
         return self
 
@@ -314,8 +355,10 @@ def _addc(name):
     sym = "*" if name == "addcmul" else "/"
     args = (f"{_SELF}\n        tensor1 (list of Tensor): the numerators/first factors.\n"
             f"        tensor2 (list of Tensor): the denominators/second factors.\n"
-            f"        value (Number, list of Number or 1-D Tensor): the multiplier(s). Default: 1.")
-    example = (f"        >>> flow._foreach_{name}([flow.zeros(2)], [flow.tensor([1.0, 2.0])], [flow.tensor([2.0, 4.0])], 3)\n"
+            f"        value (Number, list of Number or 1-D Tensor): the multiplier(s). Default: 1.\n"
+            f"        scalars (list of Number or 1-D Tensor): ``value`` by torch's keyword for several.")
+    example = (f"        >>> flow._foreach_{name}([flow.zeros(2)], [flow.tensor([1.0, 2.0])],\n"
+               f"        ...                      [flow.tensor([2.0, 4.0])], 3)\n"
                f"        (tensor([...]),)")
     _doc(op, f"``self + value * tensor1 {sym} tensor2`` for each tensor of the list.", args, example)
     _doc(op_, f"In-place version of ``_foreach_{name}``: updates each tensor; returns ``self``.", args,

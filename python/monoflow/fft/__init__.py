@@ -617,7 +617,7 @@ def ihfft(input, n=None, dim=-1, norm=None):
 
 
 def hfftn(input, s=None, dim=None, norm=None):
-    """N-dimensional :func:`hfft`: the real transform of a Hermitian-symmetric signal whose last dim of ``dim`` is halved.
+    """N-dimensional :func:`hfft`: the real transform of a Hermitian-symmetric signal, the last dim of ``dim`` halved.
 
     It is :func:`irfftn` of the conjugate with the dual scaling (Note [Hermitian transforms]).
 
