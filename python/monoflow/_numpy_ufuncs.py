@@ -1,4 +1,6 @@
 """NumPy ufuncs applied to monoflow tensors (``Tensor.__array_ufunc__``; Note [NumPy operands] in _tensor.py)."""
+import operator
+
 import numpy as np
 
 from monoflow import _creation
@@ -25,6 +27,17 @@ _TWINS = {
 }
 
 
+# ufunc name -> the Python operator it stands for in `numpy_scalar op tensor`
+_OPERATORS = {
+    "add": operator.add, "subtract": operator.sub, "multiply": operator.mul, "true_divide": operator.truediv,
+    "divide": operator.truediv, "floor_divide": operator.floordiv, "remainder": operator.mod,
+    "power": operator.pow, "equal": operator.eq, "not_equal": operator.ne, "less": operator.lt,
+    "less_equal": operator.le, "greater": operator.gt, "greater_equal": operator.ge,
+    "bitwise_and": operator.and_, "bitwise_or": operator.or_, "bitwise_xor": operator.xor,
+    "left_shift": operator.lshift, "right_shift": operator.rshift,
+}
+
+
 def twin(ufunc_name):
     """The monoflow function computing what NumPy's ufunc `ufunc_name` computes, or None (see _TWINS)."""
     import monoflow  # the public namespace itself: the twins are named there, not in one sibling module
@@ -43,11 +56,23 @@ def _as_tensor_operand(v):
     return v
 
 
+def _is_scalar(v):
+    # NumPy hands a scalar operand (`np.uint64(2) == t`) to the ufunc as a 0-d array
+    return isinstance(v, np.generic) or (isinstance(v, np.ndarray) and v.ndim == 0 and v.dtype != object)
+
+
 def _as_array(v):
     return v.numpy() if isinstance(v, Tensor) else v
 
 
 def array_ufunc(ufunc, method, inputs, kwargs):
+    op = _OPERATORS.get(ufunc.__name__)
+    if (method == "__call__" and not kwargs and op is not None and len(inputs) == 2
+            and any(_is_scalar(v) for v in inputs) and any(isinstance(v, Tensor) for v in inputs)):
+        # `np.float32(2) - t`, `np.complex128(1j) < t`: the scalar as the Python number it holds, through the
+        # tensor's own (reflected) operator, so it promotes and errs as that number does. (The twin below
+        # would make it a 0-d tensor, and on an error NumPy's answer, complex ordering say, would stand.)
+        return op(*[v.item() if _is_scalar(v) else v for v in inputs])
     fn = twin(ufunc.__name__)
     if method == "__call__" and not kwargs and fn is not None:
         args = [_as_tensor_operand(v) for v in inputs]
