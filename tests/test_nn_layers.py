@@ -427,3 +427,53 @@ def test_mlp_float32_on_device(device):
     fo.sum().backward()
     to.sum().backward()
     np.testing.assert_allclose(fm[0].weight.grad.numpy(), tm[0].weight.grad.numpy(), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("make, shape", [(lambda m: m.nn.BatchNorm1d(3), (0, 3)),
+                                         (lambda m: m.nn.BatchNorm1d(3), (0, 3, 5)),
+                                         (lambda m: m.nn.BatchNorm2d(3), (0, 3, 4, 4)),
+                                         (lambda m: m.nn.BatchNorm3d(3, momentum=None), (0, 3, 2, 2, 2)),
+                                         (lambda m: m.nn.GroupNorm(1, 3), (0, 3, 4)),
+                                         (lambda m: m.nn.GroupNorm(3, 6), (0, 6, 2, 2)),
+                                         (lambda m: m.nn.InstanceNorm1d(3), (0, 3, 5))])
+def test_empty_batch_through_norm_layers_matches_torch(make, shape):
+    # N = 0 in training mode: an empty output, zero parameter gradients; BatchNorm counts the batch but
+    # keeps its running statistics (torch 2.13). This raised before (crash sweep 07).
+    results = []
+    for lib in (flow, torch):
+        layer = make(lib)
+        layer.train()
+        x = lib.zeros(*shape, requires_grad=True)
+        y = layer(x)
+        y.sum().backward()
+        state = {k: v.numpy().copy() for k, v in layer.state_dict().items()}
+        grads = [None if p.grad is None else p.grad.numpy().copy() for p in layer.parameters()]
+        results.append((tuple(y.shape), tuple(x.grad.shape), state, grads))
+    (fs, fgs, fstate, fgrads), (ts, tgs, tstate, tgrads) = results
+    assert fs == ts == shape and fgs == tgs == shape
+    assert fstate.keys() == tstate.keys()
+    for k in fstate:
+        np.testing.assert_array_equal(fstate[k], tstate[k], err_msg=k)
+    for f, t in zip(fgrads, tgrads):
+        assert (f is None) == (t is None)
+        if f is not None:
+            np.testing.assert_array_equal(f, t)
+
+
+def test_batch_norm_still_refuses_one_value_per_channel():
+    with pytest.raises(ValueError, match="Expected more than 1 value per channel when training"):
+        flow.nn.BatchNorm1d(3)(flow.zeros(1, 3))
+
+
+@pytest.mark.parametrize("a_shape, b_shape, dims", [((0, 3), (0, 3), ([0], [0])), ((2, 4, 0), (0, 5), 1),
+                                                    ((2, 0), (0, 3, 0), ([1], [0]))])
+def test_tensordot_over_an_empty_contraction_matches_torch(a_shape, b_shape, dims):
+    out = []
+    for lib in (flow, torch):
+        a, b = lib.ones(*a_shape, requires_grad=True), lib.ones(*b_shape, requires_grad=True)
+        r = lib.tensordot(a, b, dims=dims)
+        (r * 2).sum().backward()
+        out.append((r.detach().numpy(), a.grad.numpy(), b.grad.numpy()))
+    for f, t in zip(*out):
+        assert f.shape == t.shape
+        np.testing.assert_array_equal(f, t)

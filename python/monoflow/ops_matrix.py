@@ -108,11 +108,15 @@ def tensordot(a, b, dims=2):
                                f"dim {x} and second has size {b.shape[y]} in dim {y}")
     free_a = [d for d in range(a.dim()) if d not in da]
     free_b = [d for d in range(b.dim()) if d not in db]
-    k = 1
+    k = m = n = 1  # (sizes, not -1: reshape cannot infer a size beside a 0-size contraction)
     for d in da:
         k *= a.shape[d]
-    am = a.permute(free_a + da).reshape(-1, k)
-    bm = b.permute(db + free_b).reshape(k, -1)
+    for d in free_a:
+        m *= a.shape[d]
+    for d in free_b:
+        n *= b.shape[d]
+    am = a.permute(free_a + da).reshape(m, k)
+    bm = b.permute(db + free_b).reshape(k, n)
     return am.matmul(bm).reshape([a.shape[d] for d in free_a] + [b.shape[d] for d in free_b])
 
 

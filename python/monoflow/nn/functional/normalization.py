@@ -78,7 +78,9 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         n = 1
         for i, size in enumerate(input.shape):  # (numel() // channels divides by zero with no channel)
             n *= size if i != 1 else 1
-        if n <= 1:
+        if n == 0:  # an empty batch: an empty result, the running statistics as they were (as torch)
+            return _channel_affine(input.clone(), weight, bias, shape)
+        if n == 1:
             raise ValueError(_C.name_op_in_progress(f"Expected more than 1 value per channel when training, got input "
                                                     f"size {list(input.shape)}"))
         mean = input.mean(dims)
@@ -216,7 +218,10 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
                            f"input of shape {list(input.shape)} and num_groups={num_groups}")
     if reduced_input_mixed(input, weight, bias):
         return group_norm(input.float(), num_groups, weight, bias, eps).to(input.dtype)
-    x = input.reshape(n, num_groups, -1)
+    group_size = c // num_groups
+    for size in input.shape[2:]:
+        group_size *= size
+    x = input.reshape(n, num_groups, group_size)  # (not -1: N = 0 leaves it undetermined)
     mean = x.mean(-1, keepdim=True)
     var = x.var(-1, unbiased=False, keepdim=True)
     out = ((x - mean) * (var + eps).rsqrt()).reshape(input.shape)
