@@ -295,3 +295,33 @@ def test_repr_width_comes_from_the_rounded_strings(default_printoptions):
     assert repr(flow.tensor([1 + 2j, -0.5j])) == "tensor([1.+2.00j, -0.-0.50j])"
     flow.set_printoptions(profile="default")
     assert repr(flow.tensor([1e-5, 1.0])) == "tensor([1.0000e-05, 1.0000e+00])"
+
+
+def _inference_function_probe(lib):
+    class Mul(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, y):
+            ctx.save_for_backward(y)
+            return x * y
+
+        @staticmethod
+        def backward(ctx, g):
+            (y,) = ctx.saved_tensors
+            return g * y, None
+
+    with lib.inference_mode():
+        t = lib.ones(2)
+        made_inside = lib.nn.Linear(2, 2)
+    res = []
+    for fn in (lambda: Mul.apply(lib.ones(2), t), lambda: Mul.apply(lib.ones(2, requires_grad=True), t),
+               lambda: made_inside(lib.ones(1, 2)).sum().backward()):  # its weights are not saved: no input grad
+        try:
+            fn()
+            res.append("ok")
+        except RuntimeError as e:
+            res.append(str(e).split(".")[0])
+    return res + [made_inside.weight.is_inference(), made_inside.weight.requires_grad]
+
+
+def test_inference_tensors_in_custom_functions_and_modules_made_inside():
+    assert _inference_function_probe(flow) == _inference_function_probe(torch)

@@ -300,7 +300,9 @@ void pop_saved_tensor_hooks() {
 SavedTensor::SavedTensor(const Tensor& t, bool is_output, int output_nr)
     : output_nr_(output_nr), is_output_(is_output) {
   if (!t) return;
-  MF_CHECK(!t->inference || t_inference_mode, RuntimeError,
+  // (one that requires grad is let through: torch would save it only for another input's gradient,
+  // which monoflow's ops cannot tell apart from saving it unconditionally)
+  MF_CHECK(!t->inference || t_inference_mode || requires_grad(t), RuntimeError,
            "Inference tensors cannot be saved for backward. A tensor made inside inference_mode may not be used "
            "in computation tracked by autograd: clone() it to get a normal tensor, or use no_grad() instead of "
            "inference_mode().");

@@ -8,6 +8,16 @@ from monoflow.autograd.grad_mode import no_grad
 from monoflow.autograd.graph import current_hooks
 
 
+def _refuse_inference_tensors(saved):
+    # a recorded graph may not keep a tensor made inside inference_mode (Note [Inference tensors] in
+    # core/include/monoflow/tensor.h; the core refuses it for its own ops)
+    if saved and not _C._is_inference_mode_enabled() and any(
+            t is not None and _C._is_inference(t) and not t.requires_grad for t in saved):
+        raise RuntimeError("Inference tensors cannot be saved for backward. A tensor made inside inference_mode "
+                           "may not be used in computation tracked by autograd: clone() it to get a normal "
+                           "tensor, or use no_grad() instead of inference_mode().")
+
+
 class FunctionCtx:
     """The context object ``ctx`` that a custom :class:`Function` receives in ``forward`` and ``backward``.
 
@@ -208,6 +218,7 @@ class Function:
         if not (_C.is_grad_enabled() and any(ctx.needs_input_grad)):
             ctx._saved_src = None
             return out
+        _refuse_inference_tensors(getattr(ctx, "_saved_src", None))
         non_diff = getattr(ctx, "_non_differentiable", set())
         n_args = len(args)
 
