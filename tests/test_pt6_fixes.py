@@ -325,3 +325,36 @@ def _inference_function_probe(lib):
 
 def test_inference_tensors_in_custom_functions_and_modules_made_inside():
     assert _inference_function_probe(flow) == _inference_function_probe(torch)
+
+
+_INPLACE_COMPOSITES = {
+    "multiply_": lambda b, s: b.multiply_(s), "divide_": lambda b, s: b.divide_(s),
+    "subtract_": lambda b, s: b.subtract_(s, alpha=2), "logit_": lambda b, s: (b / 10).logit_(),
+    "xlogy_": lambda b, s: b.xlogy_(s.abs()), "hypot_": lambda b, s: b.hypot_(s),
+    "copysign_": lambda b, s: b.copysign_(s.detach()), "float_power_": lambda b, s: b.double().float_power_(2),
+    "ldexp_": lambda b, s: b.ldexp_(b.new_tensor([1, 2, 3]).long()), "sinc_": lambda b, s: b.sinc_(),
+    "renorm_": lambda b, s: b.renorm_(2, 0, 5), "index_fill_": lambda b, s: b.index_fill_(1, b.new_tensor([0, 2]).long(), -1.0),
+    "addr_": lambda b, s: b.addr_(s[0, :2], s[1], alpha=2), "index_add_": lambda b, s: b.index_add_(1, b.new_tensor([2, 0, 2]).long(), s),
+}
+
+
+@pytest.mark.parametrize("name", list(_INPLACE_COMPOSITES))
+@pytest.mark.parametrize("self_grad", [True, False])
+def test_inplace_composites_grads_match_torch(name, self_grad):
+    res = []
+    for lib in (torch, flow):
+        x = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+        s = lib.tensor([[0.5, -1.0, 2.0], [3.0, 1.5, -2.0]], requires_grad=True)
+        base = x * 1 if self_grad else x.detach().clone()
+        out = _INPLACE_COMPOSITES[name](base, s)
+        if not out.requires_grad:
+            res.append((out.detach().double().numpy(), None, None))
+            continue
+        (out * lib.arange(1.0, 7.0).reshape(2, 3).to(out.dtype)).sum().backward()
+        res.append((out.detach().double().numpy(), None if x.grad is None else x.grad.numpy(),
+                    None if s.grad is None or not s.grad.any() else s.grad.numpy()))
+    for a, b in zip(res[1], res[0]):
+        if b is None:
+            assert a is None
+        else:
+            np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)

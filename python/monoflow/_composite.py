@@ -120,13 +120,21 @@ def method(fn, name=None):
     return _named(bound, name)
 
 
+def _recorded(self, args, kwargs):
+    # whether autograd records the call: some tensor argument requires grad, in grad mode
+    return _C.is_grad_enabled() and any(isinstance(a, _C.TensorBase) and a.requires_grad
+                                        for a in (self, *args, *kwargs.values()))
+
+
 def inplace_method(fn, name=None):
-    """The in-place method name_: fn's result copied into self (in self's dtype)."""
+    """The in-place method name_: fn's result copied into self (in self's dtype). When autograd
+    records it, fn reads a clone of self: fn's backward may need self's old values, which the
+    copy overwrites (mul_, xlogy_, hypot_ ... raised 'modified by an inplace operation')."""
     name = (name or fn.__name__) + "_"
 
     def bound(self, *args, **kwargs):
         try:
-            return self.copy_(fn(self, *args, **kwargs))
+            return self.copy_(fn(self.clone() if _recorded(self, args, kwargs) else self, *args, **kwargs))
         except TypeError as e:
             rename_call_error(e, fn, name)
             raise

@@ -11,6 +11,8 @@ import builtins
 import math
 import types
 
+import numpy as np
+
 from monoflow import (_C, _complex, _dtypes, _memory_format, ops_extra_names, ops_linalg, ops_math, ops_random, ops_set,
                       ops_shape)
 from monoflow.ops_reduce import _structseq
@@ -988,11 +990,8 @@ class TensorMethods:
             >>> flow.tensor([[3.0, 4.0]]).renorm_(2, 0, 1.0)
             tensor([[0.6000, 0.8000]])
         """
-        from monoflow.autograd.grad_mode import no_grad
-
-        with no_grad():
-            value = renorm(self.detach(), p, dim, maxnorm)
-        return self.copy_(value)
+        # on a clone: the backward of renorm needs self's old values, which the copy overwrites
+        return self.copy_(renorm(self.clone() if self.requires_grad else self, p, dim, maxnorm))
 
     def put_(self, index, source, accumulate=False):
         """Tensor.put_(index, source, accumulate=False) -> Tensor: writes `source` at the flat positions
@@ -1605,6 +1604,17 @@ class TensorMethods:
         if tuple(self.shape) == sizes:
             return self
         n = math.prod(sizes)
+        if isinstance(_C.storage_owner(self), np.ndarray):
+            # memory lent by a numpy array: the tensor must stay on it, so (as torch) the new
+            # shape has to fit in it, contiguous from the tensor's storage offset
+            nbytes, offset, _ = _C.storage_layout(self)
+            if (offset + n) * self.element_size() > nbytes:
+                raise RuntimeError(f"resize_: Trying to resize storage that is not resizable (the tensor's memory "
+                                   f"is a numpy array's, {nbytes} bytes; shape {list(sizes)} needs more)")
+            strides = [1] * len(sizes)
+            for i in range(len(sizes) - 2, -1, -1):
+                strides[i] = strides[i + 1] * builtins.max(sizes[i + 1], 1)
+            return self.as_strided_(sizes, strides, offset)
         new = _C._empty(sizes, self.dtype, self.device)
         keep = builtins.min(n, self.numel())
         if keep:
