@@ -357,3 +357,27 @@ def test_set_nonzero_static_adjoint_and_torch_function_checks():
         assert lib.ones(1).name is None and lib.ones(1).output_nr == 0
     assert flow.nn.functional.has_torch_function_variadic(flow.ones(1)) is False
     assert flow.nn.functional.handle_torch_function(flow.mul, (), flow.ones(2), 3).tolist() == [3.0, 3.0]
+
+
+def test_resize_of_numpy_memory_stays_on_it_or_raises_as_torch():
+    # A tensor on a numpy array's memory used to take new memory on resize_ and silently stop sharing
+    # (crash sweep 09). As torch: a shape that fits stays on the array, a larger one raises.
+    for lib in (flow, torch):
+        a = np.arange(10.0)
+        t = lib.from_numpy(a)
+        t.resize_(2, 3)
+        assert tuple(t.shape) == (2, 3) and t.stride() == (3, 1) and t.data_ptr() == a.ctypes.data
+        t.fill_(7.0)
+        np.testing.assert_array_equal(a, [7.0] * 6 + [6.0, 7.0, 8.0, 9.0])
+        for too_big in (100, 11):
+            with pytest.raises(RuntimeError, match="Trying to resize storage that is not resizable"):
+                t.resize_(too_big)
+        assert tuple(t.resize_(10).shape) == (10,) and t.tolist() == a.tolist()
+        v = lib.from_numpy(a)[2:]  # from a storage offset: 8 elements fit, 9 do not
+        assert tuple(v.resize_(2, 4).shape) == (2, 4) and v.storage_offset() == 2
+        with pytest.raises(RuntimeError, match="Trying to resize storage that is not resizable"):
+            v.resize_(9)
+        e = lib.from_numpy(np.arange(6.0)).resize_(2, 0, 3)
+        assert tuple(e.shape) == (2, 0, 3) and e.stride() == (3, 3, 1)
+    owned = flow.arange(4.0)  # memory monoflow owns still grows
+    assert owned.resize_(8).shape == (8,) and owned[:4].tolist() == [0.0, 1.0, 2.0, 3.0]
