@@ -117,6 +117,8 @@ void* TensorImpl::data_ptr() const {
 Tensor empty(const Dims& shape, DType dtype, Device device) {
   // The byte count is checked for overflow: a wrapped-around size would
   // allocate a small storage under a huge shape.
+  MF_CHECK(shape.size() <= kMaxTensorDims, RuntimeError, "empty: a tensor has at most ", kMaxTensorDims,
+           " dimensions, but got ", shape.size());
   bool zero_size = false;
   for (int64_t s : shape) {
     MF_CHECK(s >= 0, RuntimeError, "empty: negative dimension ", s, " in shape ", shape_str(shape));
@@ -149,6 +151,8 @@ namespace {
 void check_view_in_bounds(const TensorImpl& base, const Dims& shape, const Dims& strides, int64_t offset) {
   MF_CHECK(shape.size() == strides.size(), RuntimeError, "view: ", shape.size(), " sizes but ", strides.size(),
            " strides");
+  MF_CHECK(shape.size() <= kMaxTensorDims, RuntimeError, "view: a tensor has at most ", kMaxTensorDims,
+           " dimensions, but got ", shape.size());
   bool empty = false;
   for (int64_t s : shape) {
     MF_CHECK(s >= 0, RuntimeError, "view: negative size ", s, " in shape ", shape_str(shape));

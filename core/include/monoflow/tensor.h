@@ -64,6 +64,12 @@ inline void add_operand(PromotionState& ps, const Tensor& t) {
     ps.add_tensor(t->dtype, t->dim() == 0);
 }
 
+// The most dimensions a tensor may have. Kernels keep per-dim state on the
+// stack (the CPU plugin sizes it by 64), so a tensor with more dims could be
+// made but not computed on; empty() and make_view(), which every tensor
+// passes through, refuse it up front instead.
+constexpr size_t kMaxTensorDims = 64;
+
 // New uninitialised contiguous tensor.
 Tensor empty(const Dims& shape, DType dtype, Device device);
 // A view sharing `base`'s storage; differentiable when base requires grad.
