@@ -734,6 +734,8 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
         # A detached copy of the values with the same requires_grad, a deep copy of
         # .grad and of attributes set on the tensor, as torch copies them. Only leaves:
         # a copy cannot carry a result's place in the autograd graph.
+        if not isinstance(memo, dict):
+            raise TypeError(f"__deepcopy__(): argument 'memo' must be a dict, not {type(memo).__name__}")
         if id(self) in memo:
             return memo[id(self)]
         if not self.is_leaf:
