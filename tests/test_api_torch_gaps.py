@@ -304,6 +304,14 @@ def test_einsum_sublist_errors():
         flow.einsum(a)
     with pytest.raises(ValueError, match="einsum"):
         flow.einsum(a, [0, 1, 2], a)
+    # the equation's own errors: RuntimeError, as torch (and OneFlow)
+    for args in [("ij,jk->ik", a[0]), ("ijk->i", a[0]), ("ij->z", a[0]), ("i1->i", a[0]), ("ii->i", a[0]),
+                 (a, [0, 1]), (a, [0, 1, 2], [5]), (a, [0, 1, 0])]:
+        targs = tuple(torch.ones(tuple(x.shape)) if isinstance(x, flow.Tensor) else x for x in args)
+        with pytest.raises(RuntimeError):
+            torch.einsum(*targs)
+        with pytest.raises(RuntimeError, match="einsum"):
+            flow.einsum(*args)
 
 
 # ---------------------------------------------------------------- fft.hfft / ihfft family

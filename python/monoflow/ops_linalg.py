@@ -122,7 +122,7 @@ def _parse(equation, operands):
     lhs, arrow, rhs = eq.partition("->")
     terms = lhs.split(",")
     if len(terms) != len(operands):
-        raise ValueError(f"einsum: the equation has {len(terms)} operand(s) but {len(operands)} were given")
+        raise RuntimeError(f"einsum: the equation has {len(terms)} operand(s) but {len(operands)} were given")
     # '...' becomes fresh letters, right-aligned across operands: Greek ones, which no equation
     # (ASCII letters) uses, so they cannot clash with upper-case subscripts.
     n_ell = 0
@@ -136,15 +136,15 @@ def _parse(equation, operands):
             k = t.dim() - (len(term) - 3)
             term = term.replace("...", ell[n_ell - k:])
         if not term.isalpha() and term:
-            raise ValueError(f"einsum: invalid subscripts '{term}' (letters and '...' only)")
+            raise RuntimeError(f"einsum: invalid subscripts '{term}' (letters and '...' only)")
         if len(term) != t.dim():
-            raise ValueError(f"einsum: subscripts '{term}' do not match an operand of dimension {t.dim()}")
+            raise RuntimeError(f"einsum: subscripts '{term}' do not match an operand of dimension {t.dim()}")
         subs.append(term)
     if arrow:
         out = rhs.replace("...", ell)
         for c in out:
             if not any(c in s for s in subs):
-                raise ValueError(f"einsum: output subscript '{c}' does not appear in the inputs")
+                raise RuntimeError(f"einsum: output subscript '{c}' does not appear in the inputs")
     else:
         counts = {}
         for s in subs:
@@ -163,7 +163,7 @@ def _diagonalize(t, sub):
         keep = [i for i in range(len(sub)) if i not in dims]
         sizes = {t.shape[i] for i in dims}
         if len(sizes) != 1:
-            raise ValueError(f"einsum: subscript '{c}' is repeated with different sizes {sorted(sizes)}")
+            raise RuntimeError(f"einsum: subscript '{c}' is repeated with different sizes {sorted(sizes)}")
         shape = [t.shape[i] for i in keep] + [t.shape[dims[0]]]
         strides = [t.stride(i) for i in keep] + [sum(t.stride(i) for i in dims)]
         t = t.as_strided(shape, strides, t.storage_offset())
