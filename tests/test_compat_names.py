@@ -148,6 +148,18 @@ def test_set_num_threads_refuses_huge_counts():
     assert f"at most {_MAX_THREADS}" in lines[0]
 
 
+def test_huge_thread_count_in_the_environment_is_capped():
+    # An environment cannot be refused with an error: the team is capped where set_num_threads refuses
+    # (libgomp ended the process at 10**5 threads before).
+    from monoflow._threads import _MAX_THREADS
+    code = ("import monoflow as flow; a = flow.ones(200, 200); "
+            "print(flow.get_num_threads(), (a @ a).sum().item())")
+    env = {**os.environ, "MONOFLOW_NUM_THREADS": "100000"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == [str(_MAX_THREADS), "8000000.0"]
+
+
 def test_thread_count_reaches_the_kernel_team():
     # The environment sizes the team in a fresh process; set_num_threads then overrides it.
     code = ("import monoflow as flow; a = flow.get_num_threads(); flow.set_num_threads(1); "

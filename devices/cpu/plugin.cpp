@@ -274,7 +274,9 @@ MFStatus register_kernels(const MFHostApi* host) noexcept {
 MFStatus set_num_threads(int32_t n) noexcept {
   return guarded([&] {
     if (!set_kernel_threads(n))
-      fail(MF_ERR_INVALID_ARGUMENT, "set_num_threads: the thread count must be positive, got " + std::to_string(n));
+      fail(MF_ERR_INVALID_ARGUMENT,
+           "set_num_threads: the thread count must be positive and at most max(1024, 4 per core), got " +
+               std::to_string(n));
     return MF_OK;
   });
 }

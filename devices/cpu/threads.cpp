@@ -21,11 +21,16 @@
 
 namespace mfcpu {
 namespace {
+// The largest team: max(1024, 4 per core), as flow.set_num_threads allows
+// (monoflow/_threads.py). libgomp starts the whole team at the first parallel
+// region, and 10^5 threads already end the process.
+int max_team() { return std::max(1024, 4 * static_cast<int>(std::thread::hardware_concurrency())); }
+
 int env_threads(const char* name) {
   const char* v = std::getenv(name);
   if (!v || !*v) return 0;
   int n = std::atoi(v);
-  return n > 0 ? n : 0;
+  return n > 0 ? std::min(n, max_team()) : 0;  // (an environment cannot be refused with an error: capped)
 }
 
 // set_num_threads(): 0 until called; bumping the generation tells every
@@ -158,7 +163,7 @@ void refresh_worker_threads() {
 }
 
 bool set_kernel_threads(int32_t n) {
-  if (n <= 0) return false;
+  if (n <= 0 || n > max_team()) return false;
   g_set_threads.store(n, std::memory_order_relaxed);
   g_generation.fetch_add(1, std::memory_order_release);
   return true;

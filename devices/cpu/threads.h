@@ -39,7 +39,7 @@ void configure_worker_threads();
 // made since the worker last configured itself. One relaxed load when none was.
 void refresh_worker_threads();
 // Fixes the team at n > 0 threads for kernels enqueued from now on; false
-// (and nothing changed) for n <= 0.
+// (and nothing changed) for n <= 0 or above max(1024, 4 per core).
 bool set_kernel_threads(int32_t n);
 // Called once when the plugin registers its kernels.
 void configure_blas_threads();
