@@ -37,7 +37,7 @@ def _thread_count(n, op):
         raise RuntimeError(f"{op} expects a positive integer")
     if n > _MAX_THREADS:
         raise ValueError(f"{op}: {n} threads is more than this machine can usefully run "
-                         f"(at most {_MAX_THREADS}, 4 per core or 1024)")
+                         f"(at most {_MAX_THREADS}: the larger of 1024 and 4 per core)")
     return n
 
 
