@@ -115,7 +115,10 @@ def test_reductions(device, op, sd, seed):
 @given(sd=shape_dims(), seed=st.integers(0, 99))
 def test_var_std(device, op, correction, sd, seed):
     shape, dims, keepdim, transposed = sd
-    n = int(np.prod([shape[d] for d in dims] if dims is not None else shape)) if shape else 1
+    seen = list(shape)  # the reduced dims are the transposed view's
+    if transposed and len(seen) >= 2:
+        seen[-1], seen[-2] = seen[-2], seen[-1]
+    n = int(np.prod([seen[d] for d in dims] if dims is not None else seen)) if seen else 1
     if n <= correction:
         shape, dims = (4,), None  # N - correction must be positive for a finite gradient
         transposed = False
