@@ -137,11 +137,10 @@ Tensor empty(const Dims& shape, DType dtype, Device device) {
   return t;
 }
 
-void TensorImpl::bump_version() {
-  MF_CHECK(!inference || autograd::inference_mode_enabled(), RuntimeError,
+void TensorImpl::check_inference_write() const {
+  MF_CHECK(autograd::inference_mode_enabled(), RuntimeError,
            "Inplace update to inference tensor outside InferenceMode is not allowed. Clone it first to get a "
            "normal tensor that can be updated in place.");
-  ++storage->version;
 }
 
 namespace {

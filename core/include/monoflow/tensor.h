@@ -46,8 +46,13 @@ struct TensorImpl {
   bool has_internal_overlap() const;
   void* data_ptr() const;  // address of element [0, ..., 0]
   int64_t version() const { return storage->version; }
-  // Marks an in-place write; refuses an inference tensor outside inference_mode.
-  void bump_version();
+  // Marks an in-place write (every in-place op: inline, the check only for inference tensors);
+  // refuses an inference tensor outside inference_mode.
+  void bump_version() {
+    if (inference) check_inference_write();
+    ++storage->version;
+  }
+  void check_inference_write() const;
 };
 
 Dims contiguous_strides(const Dims& shape);
