@@ -50,9 +50,13 @@ def _case(seed, op):
 @pytest.mark.parametrize("include_self", [True, False])
 @pytest.mark.parametrize("inplace", [True, False])
 def test_index_reduce_grads_match_torch(seed, reduce, include_self, inplace):
-    x, s, idx, dim, w = _case(seed, "index_reduce")
-    want = _grads(torch, "index_reduce", x, s, idx, dim, reduce, include_self, inplace, w)
-    got = _grads(flow, "index_reduce", x, s, idx, dim, reduce, include_self, inplace, w)
+    _check_reduce_grads("index_reduce", seed, reduce, include_self, inplace)
+
+
+def _check_reduce_grads(op, seed, reduce, include_self, inplace):
+    x, s, idx, dim, w = _case(seed, op)
+    want = _grads(torch, op, x, s, idx, dim, reduce, include_self, inplace, w)
+    got = _grads(flow, op, x, s, idx, dim, reduce, include_self, inplace, w)
     for a, b in zip(got, want):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
 
@@ -62,11 +66,7 @@ def test_index_reduce_grads_match_torch(seed, reduce, include_self, inplace):
 @pytest.mark.parametrize("include_self", [True, False])
 @pytest.mark.parametrize("inplace", [True, False])
 def test_scatter_reduce_grads_match_torch(seed, reduce, include_self, inplace):
-    x, s, idx, dim, w = _case(seed, "scatter_reduce")
-    want = _grads(torch, "scatter_reduce", x, s, idx, dim, reduce, include_self, inplace, w)
-    got = _grads(flow, "scatter_reduce", x, s, idx, dim, reduce, include_self, inplace, w)
-    for a, b in zip(got, want):
-        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    _check_reduce_grads("scatter_reduce", seed, reduce, include_self, inplace)
 
 
 @pytest.mark.parametrize("seed", range(15))

@@ -330,24 +330,23 @@ def _foreach_lerp_(self, tensors1, weight=_MISSING, *, weights=_MISSING):
     return self
 
 
+def _addc_operands(op, self, tensor1, tensor2, value, scalars):
+    # (self, tensor1, tensor2, values), checked and zipped as one row per tensor
+    tensors = _tensor_list(op, self)
+    a = _tensor_list(op, tensor1, "tensor1")
+    b = _tensor_list(op, tensor2, "tensor2")
+    _same_length(op, tensors, a)
+    _same_length(op, tensors, b)
+    return zip(tensors, a, b, _value_list(op, tensors, value if scalars is _MISSING else scalars, "value"))
+
+
 def _addc(name):
     def op(self, tensor1, tensor2, value=1, *, scalars=_MISSING):
-        tensors = _tensor_list(f"_foreach_{name}", self)
-        a = _tensor_list(f"_foreach_{name}", tensor1, "tensor1")
-        b = _tensor_list(f"_foreach_{name}", tensor2, "tensor2")
-        _same_length(f"_foreach_{name}", tensors, a)
-        _same_length(f"_foreach_{name}", tensors, b)
-        values = _value_list(f"_foreach_{name}", tensors, value if scalars is _MISSING else scalars, "value")
-        return tuple(getattr(t, name)(x, y, value=v) for t, x, y, v in zip(tensors, a, b, values))
+        rows = _addc_operands(f"_foreach_{name}", self, tensor1, tensor2, value, scalars)
+        return tuple(getattr(t, name)(x, y, value=v) for t, x, y, v in rows)
 
     def op_(self, tensor1, tensor2, value=1, *, scalars=_MISSING):
-        tensors = _tensor_list(f"_foreach_{name}_", self)
-        a = _tensor_list(f"_foreach_{name}_", tensor1, "tensor1")
-        b = _tensor_list(f"_foreach_{name}_", tensor2, "tensor2")
-        _same_length(f"_foreach_{name}_", tensors, a)
-        _same_length(f"_foreach_{name}_", tensors, b)
-        values = _value_list(f"_foreach_{name}_", tensors, value if scalars is _MISSING else scalars, "value")
-        for t, x, y, v in zip(tensors, a, b, values):
+        for t, x, y, v in _addc_operands(f"_foreach_{name}_", self, tensor1, tensor2, value, scalars):
             getattr(t, name + "_")(x, y, value=v)
         return self
 
