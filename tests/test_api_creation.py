@@ -182,3 +182,18 @@ def test_more_than_64_dims_is_refused_by_the_op_that_makes_them(make, op):
 def test_64_dims_still_compute():
     t = flow.ones([1] * 62 + [2, 3])
     assert t.dim() == 64 and (t + 1).sum().item() == 12.0 and t.reshape(6).tolist() == [1.0] * 6
+
+
+def test_from_dlpack_device_and_copy_keywords():
+    a = np.arange(4.0)
+    shared = flow.from_dlpack(a)
+    shared[0] = 9.0
+    assert a[0] == 9.0
+    copied = flow.from_dlpack(ext_tensor=a, copy=True)
+    copied[1] = 7.0
+    assert a[1] == 1.0 and copied[1].item() == 7.0
+    assert flow.from_dlpack(a, device="cpu", copy=False).data_ptr() == a.ctypes.data
+    moved = flow.from_dlpack(a, device="meta")
+    assert moved.device.type == "meta" and tuple(moved.shape) == (4,)
+    with pytest.raises(BufferError, match="from_dlpack"):
+        flow.from_dlpack(a, device="meta", copy=False)

@@ -130,15 +130,19 @@ def from_numpy(arr):
     return _C._borrow_host_memory(arr, ptr, extent * item, arr.shape, strides, dt)
 
 
-def from_dlpack(ext):
-    """A CPU tensor sharing memory with a DLPack producer (numpy arrays, PyTorch
-    tensors, or a raw "dltensor" capsule)."""
+def from_dlpack(ext_tensor, *, device=None, copy=None):
+    ext = ext_tensor
     if hasattr(ext, "__dlpack__"):
         device_type, _ = ext.__dlpack_device__()
         if device_type != 1:
             raise BufferError(f"from_dlpack: only CPU memory can be imported, got DLPack device type {device_type}")
         ext = ext.__dlpack__()
-    return _C.from_dlpack_capsule(ext)
+    out = _C.from_dlpack_capsule(ext)
+    if device is not None and _C.device(device) != out.device:
+        if copy is False:
+            raise BufferError(f"from_dlpack: copy=False, but moving the tensor to {_C.device(device)} needs a copy")
+        return out.to(device)
+    return out.clone() if copy else out
 
 
 def _size_keyword(op, size, kw):

@@ -82,12 +82,15 @@ add_doc("from_numpy", "from_numpy(arr) -> Tensor", """
         array([7, 1, 2])
     """)
 
-add_doc("from_dlpack", "from_dlpack(ext) -> Tensor", """
+add_doc("from_dlpack", "from_dlpack(ext_tensor, *, device=None, copy=None) -> Tensor", """
     Returns a CPU tensor sharing memory with a DLPack producer.
 
     Args:
-        ext: an object with ``__dlpack__`` (a NumPy array, a PyTorch tensor,
-            another monoflow tensor) or a ``"dltensor"`` capsule.
+        ext_tensor: an object with ``__dlpack__`` (a NumPy array, a PyTorch
+            tensor, another monoflow tensor) or a ``"dltensor"`` capsule.
+        device: moves the result to this device (a copy unless it is the CPU).
+        copy: ``True`` always copies; ``False`` raises BufferError where a copy
+            would be needed; ``None`` (default) shares memory where it can.
 
     Example::
 
