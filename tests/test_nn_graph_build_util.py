@@ -105,3 +105,30 @@ def test_module_scopes_carry_checkpointing_stage_and_name():
     assert a.parent_scope_symbol_id == top.symbol_id == b.parent_scope_symbol_id
     with pytest.raises(TypeError, match="scope_to_proto"):
         gbu.scope_to_proto(None)
+
+
+def test_scope_util_current_scope_is_the_running_modules_scope():
+    # OneFlow's test_graph_block reads the scope through oneflow.framework.scope_util
+    from monoflow.framework import scope_util
+
+    seen = []
+
+    class Probe(nn.Module):
+        def forward(self, x):
+            seen.append(gbu.scope_to_proto(scope_util.current_scope()))
+            return x * 2
+
+    class G(nn.Graph):
+        def __init__(self):
+            super().__init__()
+            self.probe = Probe()
+            self.probe.to(nn.graph.GraphModule).activation_checkpointing = True
+
+        def build(self, x):
+            return self.probe(x)
+
+    x = flow.ones(2, requires_grad=False)
+    np.testing.assert_array_equal(G()(x).numpy(), [2.0, 2.0])
+    assert seen[0].attr_name2attr_value["checkpointing"].at_bool is True
+    assert seen[0].scope_op_name_prefixes == ["probe"]
+    assert scope_util.current_scope() is None

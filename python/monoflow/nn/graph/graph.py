@@ -20,6 +20,7 @@ from monoflow.nn.graph.config import GraphConfig
 from monoflow.nn.graph.errors import build_error
 from monoflow.nn.graph.graph_module import GraphModule, ModuleView, checkpointed_forward
 from monoflow.nn.graph.lr_schedule import GraphLRSchedule
+from monoflow.nn.graph.optimizer_state import load_optimizer_state, optimizer_state_entries
 from monoflow.nn.graph.optimizer_step import GraphOptimizerStep
 from monoflow.nn.graph.pipeline import stage_scope
 from monoflow.nn.graph.signature import Keywords, describe_signature, signature
@@ -324,9 +325,10 @@ class Graph:
 
     def state_dict(self, destination=None, prefix=""):
         """The graph's state, as OneFlow lays it out: one entry per registered module holding that
-        module's ``state_dict()``, and for a training graph ``"System-Train-TrainStep"``, the train
-        calls run so far (an int64 tensor of shape [1]). The optimizers' own state stays in their
-        ``state_dict()``.
+        module's ``state_dict()``; for a training graph also ``"System-Train-TrainStep"``, the train
+        calls run so far (an int64 tensor of shape [1]), and its optimizers' state, one flat entry
+        per tensor named ``"<parameter>-<state>"`` (``"linear.weight-momentum"``; optimizer_state.py),
+        so that :meth:`load_state_dict` resumes training where it stopped.
 
         Args:
             destination (dict, optional): filled and returned instead of a new OrderedDict.
@@ -349,11 +351,14 @@ class Graph:
             out[prefix + name] = module.state_dict()
         if self._optimizers:
             out[prefix + _TRAIN_STEP] = _tensor_from_data([self._train_steps], dtype=_dtypes.int64)
+            out.update(optimizer_state_entries(self, prefix))
         return out
 
     def load_state_dict(self, state_dict, strict=True):
         """Loads a state saved by :meth:`state_dict` (OneFlow's nested layout, or flat
-        ``"<module>.<key>"`` names) into the registered modules, in place: compiled plans stay valid.
+        ``"<module>.<key>"`` names) into the registered modules, in place: compiled plans stay valid;
+        the optimizers' ``"<parameter>-<state>"`` entries into their state (a training graph resumes
+        from it) and ``"System-Train-TrainStep"`` into the graph's step count.
 
         Args:
             state_dict (dict): the state to load.
@@ -374,18 +379,22 @@ class Graph:
         """
         missing, unexpected = [], []
         names = list(self._modules)
+        if _TRAIN_STEP in state_dict:
+            self.__dict__["_train_steps"] = _step_count(state_dict[_TRAIN_STEP])
+        used, made = load_optimizer_state(self, state_dict, self._train_steps)
+        if made:  # (new optimizer state tensors: the plans hold the old ones)
+            self._plans.clear()
         for name, module in self._modules.items():
             if isinstance(state_dict.get(name), dict):
                 sub = state_dict[name]
             else:
-                sub = OrderedDict((k[len(name) + 1:], v) for k, v in state_dict.items() if k.startswith(name + "."))
+                sub = OrderedDict((k[len(name) + 1:], v) for k, v in state_dict.items()
+                                  if k.startswith(name + ".") and k not in used)
             result = module.load_state_dict(sub, strict=strict)
             if result is not None:
                 missing += [f"{name}.{k}" for k in getattr(result, "missing_keys", [])]
                 unexpected += [f"{name}.{k}" for k in getattr(result, "unexpected_keys", [])]
-        if _TRAIN_STEP in state_dict:
-            self.__dict__["_train_steps"] = _step_count(state_dict[_TRAIN_STEP])
-        stray = [k for k in state_dict if k != _TRAIN_STEP and k not in names
+        stray = [k for k in state_dict if k != _TRAIN_STEP and k not in used and k not in names
                  and not any(k.startswith(n + ".") for n in names)]
         if strict and stray:
             raise RuntimeError(f"{type(self).__name__}.load_state_dict: unexpected keys {stray}")
