@@ -236,9 +236,9 @@ def test_inplace_version_check(device):
 
 def test_inplace_on_leaf_refused(device):
     x = leaf(rnd(3), device)
-    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+    with pytest.raises(RuntimeError, match="leaf Tensor that requires grad"):
         x.mul_(2)
-    with pytest.raises(RuntimeError, match="view of a leaf Variable"):
+    with pytest.raises(RuntimeError, match="view of a leaf Tensor"):
         x[0].mul_(2)
     with flow.no_grad():
         x.mul_(2)  # allowed without recording

@@ -512,9 +512,9 @@ def test_inplace_version_errors(device):
     y.clamp_(0.0, 1.0)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         z.sum().backward()
-    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+    with pytest.raises(RuntimeError, match="leaf Tensor that requires grad"):
         x.exp_()
-    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+    with pytest.raises(RuntimeError, match="leaf Tensor that requires grad"):
         A.relu6(x, inplace=True)
 
 

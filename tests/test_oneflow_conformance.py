@@ -386,7 +386,7 @@ def test_copy_from_numpy_contiguous_or_not_as_oneflow():
     f = flow.zeros(2, 3)
     f.copy_(np.array([1.5, 2.5, 3.5]))                          # broadcast, cast to float32
     np.testing.assert_array_equal(f.numpy(), np.tile(np.float32([1.5, 2.5, 3.5]), (2, 1)))
-    with pytest.raises(RuntimeError, match=r"^copy_\(\): a leaf Variable that requires grad"):
+    with pytest.raises(RuntimeError, match=r"^copy_\(\): a leaf Tensor that requires grad"):
         flow.ones(2, requires_grad=True).copy_(flow.zeros(2))
 
 

@@ -430,3 +430,68 @@ def test_indices_into_a_dimension_of_size_0_carry_torchs_phrase():
     with pytest.raises(IndexError, match="index is out of bounds for dimension with size 0 \\(dimension 1\\)"):
         flow.empty(10, 0)[:, [0, 1]]
     assert flow.empty(10, 0)[[1, 2]].shape == (2, 0)  # the size-0 dim not indexed: no error
+
+
+def test_in_place_on_a_leaf_that_requires_grad_says_leaf_tensor():
+    # OneFlow's phrase (test_activation, test_binary_functor_exception): "a leaf Tensor", not torch's "Variable"
+    x = flow.ones(4, 4, requires_grad=True)
+    for fn in (lambda: x.relu_(), lambda: x.add_(1.0), lambda: x.div_(flow.ones(4, 4)),
+               lambda: flow.nn.CELU(inplace=True)(x), lambda: flow.nn.Hardsigmoid(inplace=True)(x),
+               lambda: flow.nn.Hardshrink(inplace=True)(x), lambda: flow.nn.Softshrink(inplace=True)(x)):
+        with pytest.raises(RuntimeError, match="a leaf Tensor that requires grad is being used in an in-place operation"):
+            fn()
+    with pytest.raises(RuntimeError, match="view of a leaf Tensor that requires grad"):
+        x[0].add_(1.0)
+
+
+def test_hardshrink_and_softshrink_take_oneflows_inplace():
+    torch = pytest.importorskip("torch")
+    v = [-2.0, -0.4, 0.0, 0.3, 1.5]
+    for name in ("Hardshrink", "Softshrink"):
+        x = flow.tensor(v)
+        out = getattr(flow.nn, name)(0.5, inplace=True)(x)
+        assert out is x
+        assert x.tolist() == pytest.approx(getattr(torch.nn, name)(0.5)(torch.tensor(v)).tolist())
+        assert getattr(flow.nn, name)(0.5, inplace=True).extra_repr() == "0.5, inplace=True"
+    # the in-place form on a non-leaf keeps the gradient of the out-of-place one
+    a = flow.tensor(v, requires_grad=True)
+    F.softshrink(a * 1.0, 0.5, inplace=True).sum().backward()
+    ta = torch.tensor(v, requires_grad=True)
+    torch.nn.functional.softshrink(ta * 1.0, 0.5).sum().backward()
+    assert a.grad.tolist() == ta.grad.tolist()
+
+
+def test_softshrink_refuses_a_negative_lambd():
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError, match="lambda must be in range"):
+        torch.nn.Softshrink(-0.1)(torch.randn(2))
+    with pytest.raises(RuntimeError, match=r"^softshrink: lambd must be greater or equal to 0, but found to be -0.1\."):
+        flow.nn.Softshrink(-0.1)(flow.randn(2))
+    assert F.softshrink(flow.tensor([0.5]), 0.0).tolist() == [0.5]
+
+
+def test_prelu_parameter_count_mismatch_carries_oneflows_phrase():
+    msg = _raised(lambda: flow.nn.PReLU(5)(flow.ones(4, 4)), RuntimeError)
+    assert msg.startswith("prelu: num_parameters in prelu must be 1 or 4")
+    assert "Found parameter numbers = 5 and channel size = 4" in msg
+
+
+def test_in_place_binary_ops_with_a_shape_that_does_not_fit_self():
+    torch = pytest.importorskip("torch")
+    for name in ("add_", "sub_", "mul_", "div_"):
+        # not broadcastable at all: OneFlow's phrase, then the broadcast error (torch's wording)
+        with pytest.raises(RuntimeError, match="The size of tensor a"):
+            getattr(torch.ones(2, 3), name)(torch.ones(2, 4))
+        msg = _raised(lambda: getattr(flow.ones(2, 3), name)(flow.ones(2, 4)), RuntimeError)
+        assert msg.startswith(f"{name}: Tensor with shape (2,3) doesn't match the broadcast shape in an inplace "
+                              "operation"), msg
+        assert "The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 1" in msg
+        # broadcastable, but to a larger shape than self: torch's wording, then OneFlow's
+        with pytest.raises(RuntimeError, match=r"output with shape \[3, 3\] doesn't match the broadcast shape"):
+            getattr(torch.ones(3, 3), name)(torch.ones(2, 3, 3))
+        msg = _raised(lambda: getattr(flow.ones(3, 3), name)(flow.ones(2, 3, 3)), RuntimeError)
+        assert msg == (f"{name}: output with shape [3, 3] doesn't match the broadcast shape [2, 3, 3] "
+                       "(Can not expand origin shape (2,3,3) to (3,3))")
+    assert flow.ones(2, 3).add_(flow.ones(3), alpha=2.0).tolist() == [[3.0] * 3] * 2
+    with pytest.raises(RuntimeError, match=r"^add_: Tensor with shape \(2,\) doesn't match"):
+        flow.ones(2).add_(flow.ones(3), alpha=2.0)

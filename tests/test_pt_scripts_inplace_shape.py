@@ -35,7 +35,7 @@ def test_in_place_shape_change_matches_torch(name, args):
 
 def test_refusals():
     w = flow.ones(3, requires_grad=True)
-    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+    with pytest.raises(RuntimeError, match="leaf Tensor that requires grad"):
         w.unsqueeze_(0)
     with pytest.raises(NotImplementedError, match="unsqueeze_"):
         (w * 2).unsqueeze_(0)

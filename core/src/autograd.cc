@@ -405,10 +405,10 @@ void Recorder::init(const Tensor* inputs, size_t n, bool inplace) {
     const Tensor& self = inputs[0];
     const Tensor& base = self->view_base;
     MF_CHECK(!(is_leaf(self) && requires_grad(self)) || base, RuntimeError, name_,
-             ": a leaf Variable that requires grad is being used in an in-place operation.");
+             ": a leaf Tensor that requires grad is being used in an in-place operation.");
     if (base) {
       MF_CHECK(!(is_leaf(base) && requires_grad(base)), RuntimeError, name_,
-               ": a view of a leaf Variable that requires grad is being used in an in-place operation.");
+               ": a view of a leaf Tensor that requires grad is being used in an in-place operation.");
     }
   }
   if (!needs_.any()) return;

@@ -22,6 +22,33 @@ Dims broadcast_shapes(const Dims& a, const Dims& b, const char* op) {
 }
 
 namespace {
+// OneFlow prints shapes as "(2,3)".
+std::string oneflow_shape(const Dims& shape) {
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
+  return s + (shape.size() == 1 ? ",)" : ")");
+}
+}  // namespace
+
+void check_inplace_shape(const char* op, const Tensor& self, const Dims& shape) {
+  MF_CHECK(shape == self->shape, RuntimeError, op, "_: output with shape ", shape_str(self->shape),
+           " doesn't match the broadcast shape ", shape_str(shape), " (Can not expand origin shape ",
+           oneflow_shape(shape), " to ", oneflow_shape(self->shape), ")");
+}
+
+Dims inplace_broadcast_shape(const char* op, const Tensor& self, const Dims& other) {
+  Dims shape;
+  try {
+    shape = broadcast_shapes(self->shape, other, op);
+  } catch (const RuntimeError& e) {
+    throw RuntimeError(str_cat(op, "_: Tensor with shape ", oneflow_shape(self->shape),
+                               " doesn't match the broadcast shape in an inplace operation (", e.what(), ")"));
+  }
+  check_inplace_shape(op, self, shape);
+  return shape;
+}
+
+namespace {
 void check_same_device(const OpDef& op, const Tensor& a, const Tensor& b) {
   MF_CHECK(a->device() == b->device(), RuntimeError, op.name,
            ": expected all tensors to be on the same device, but found at least two devices, ", a->device().str(),
@@ -147,9 +174,7 @@ void binary_(int op_id, const Tensor& self, const Tensor& b) {
   check_dtype_supported(op, compute, self->dtype, b->dtype);
   DType result = output_dtype(op, compute);
   check_result_castable(op.name, result, self->dtype);
-  Dims shape = broadcast_shapes(self->shape, b->shape, op.name);
-  MF_CHECK(shape == self->shape, RuntimeError, op.name, "_: output with shape ", shape_str(self->shape),
-           " doesn't match the broadcast shape ", shape_str(shape));
+  Dims shape = inplace_broadcast_shape(op.name, self, b->shape);
   Tensor other = unaliased(op.name, self, b);
   if (result == self->dtype && compute == self->dtype) {
     run(op, compute, {self, expand(cast(other, compute), shape)}, self);

@@ -42,11 +42,6 @@ bool widen_other(const Tensor& a, const Tensor& b) {
          promote_types(a->dtype, b->dtype) == a->dtype && (a->dim() > 0 || b->dim() == 0);
 }
 
-void check_inplace_shape(const char* op, const Tensor& self, const Dims& shape) {
-  MF_CHECK(shape == self->shape, RuntimeError, op, "_: output with shape ", shape_str(self->shape),
-           " doesn't match the broadcast shape ", shape_str(shape));
-}
-
 void check_addcdiv_dtypes(const Tensor& t1, const Tensor& t2) {
   MF_CHECK(is_floating(t1->dtype) || is_floating(t2->dtype), RuntimeError,
            "addcdiv: integer division of tensor1 by tensor2 is not supported; use a floating dtype for one of them");
@@ -117,8 +112,7 @@ void add_alpha_(const Tensor& self, const Tensor& b, Scalar alpha) {
     rec.finish_inplace(self, [alpha](const TensorList& g, NeedsGrad n) { return add_alpha_grads(g[0], alpha, n); });
     return;
   }
-  Dims shape = broadcast_shapes(self->shape, b->shape, "add");
-  check_inplace_shape("add", self, shape);
+  Dims shape = inplace_broadcast_shape("add", self, b->shape);
   run_add_alpha(self, unaliased("add", self, b), alpha, shape, self);
   self->bump_version();
 }

@@ -38,11 +38,6 @@ void run(const OpDef& op, DType kernel_dtype, std::initializer_list<Tensor> inpu
 
 // ------------------------------------------------------------ checks
 
-void check_inplace_shape(const char* op, const Tensor& self, const Dims& shape) {
-  MF_CHECK(shape == self->shape, RuntimeError, op, "_: output with shape ", shape_str(self->shape),
-           " doesn't match the broadcast shape ", shape_str(shape));
-}
-
 // Whether a Python number converts to `dt` without overflow (c10::overflows,
 // which PyTorch applies where an op takes a Scalar argument: pow's exponent,
 // clamp's bounds, where's values). Integers wrap into unsigned types from as
@@ -358,8 +353,7 @@ void math_binary_(int op_id, const Tensor& self, const TensorOrScalar& b) {
   TensorOrScalar a = TensorOrScalar::of(self);
   BinaryPlan p = plan_binary(op, a, b);
   check_result_castable(op.name, p.result, self->dtype);
-  Dims shape = broadcast_shapes(self->shape, shape_of(b), op.name);
-  check_inplace_shape(op.name, self, shape);
+  Dims shape = inplace_broadcast_shape(op.name, self, shape_of(b));
   if (p.compute != self->dtype || p.result != self->dtype) {
     copy_(self, math_binary(op_id, a, b));
     return;

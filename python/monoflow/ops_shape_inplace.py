@@ -11,7 +11,7 @@ re-point it yet (NotImplementedError naming the op)."""
 def _reshape_in_place(t, name, view):
     if t.requires_grad:
         if t.is_leaf:
-            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+            raise RuntimeError("a leaf Tensor that requires grad is being used in an in-place operation.")
         raise NotImplementedError(f"Tensor.{name}: in-place shape changes of a tensor with autograd history "
                                   f"are not implemented in monoflow yet; use the out-of-place op")
     t.data = view

@@ -69,6 +69,10 @@ Tensor as_strided(const Tensor& t, const Dims& shape, const Dims& strides, int64
 
 // Shape helpers shared by ops.
 Dims broadcast_shapes(const Dims& a, const Dims& b, const char* op);
+// In-place ops: the shape `other` broadcasts to against `self`, which must be self's shape. The errors
+// name the in-place op and give torch's wording, then OneFlow's.
+Dims inplace_broadcast_shape(const char* op, const Tensor& self, const Dims& other);
+void check_inplace_shape(const char* op, const Tensor& self, const Dims& shape);
 Dims infer_view_shape(const Dims& shape, int64_t numel, const char* op);  // resolves one -1
 // Memory overlap of two tensors, as PyTorch classifies it: No, Full (the same
 // elements in the same order), Partial, or TooHard (one of them is not dense,

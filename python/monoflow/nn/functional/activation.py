@@ -254,9 +254,11 @@ def prelu(input, weight):
     _check("prelu", input)
     if weight.numel() != 1:
         if input.dim() == 0 or input.shape[1 if input.dim() > 1 else 0] != weight.numel():
-            raise RuntimeError(f"prelu: mismatch of parameter numbers and input channel size. Found parameter "
-                               f"numbers = {weight.numel()} and channel size = "
-                               f"{input.shape[1] if input.dim() > 1 else (input.shape[0] if input.dim() else 1)}.")
+            channels = input.shape[1] if input.dim() > 1 else (input.shape[0] if input.dim() else 1)
+            # (OneFlow's wording first, then torch's numbers)
+            raise RuntimeError(f"prelu: num_parameters in prelu must be 1 or {channels}: mismatch of parameter "
+                               f"numbers and input channel size. Found parameter numbers = {weight.numel()} and "
+                               f"channel size = {channels}.")
         if input.dim() > 1:
             weight = weight.reshape([weight.numel()] + [1] * (input.dim() - 2))
     return _m.where(input > 0, input, weight * input)
@@ -301,12 +303,14 @@ def threshold(input, threshold, value, inplace=False):
     return _in_place(input, compute) if inplace else compute(input)
 
 
-def hardshrink(input, lambd=0.5):
+def hardshrink(input, lambd=0.5, inplace=False):
     """Keeps the elements with ``|x| > lambd``, zeroes the rest.
 
     Args:
         input (Tensor): the input, a floating-point tensor of any shape.
         lambd (float): half-width of the zeroed band. Default: ``0.5``.
+        inplace (bool): write the result into the input tensor and return it (OneFlow's argument).
+            Default: ``False``.
 
     Example::
 
@@ -316,15 +320,20 @@ def hardshrink(input, lambd=0.5):
     """
     _C.check_tensor(input, "hardshrink", "input", 1)
     _C.check_float(lambd, "hardshrink", "lambd", 2)
-    return _C.formal_input("hardshrink", _m.where((input >= -lambd) & (input <= lambd), 0.0, input), input)
+
+    def compute(x):
+        return _C.formal_input("hardshrink", _m.where((x >= -lambd) & (x <= lambd), 0.0, x), x)
+    return _in_place(input, compute) if inplace else compute(input)
 
 
-def softshrink(input, lambd=0.5):
+def softshrink(input, lambd=0.5, inplace=False):
     """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, 0 between.
 
     Args:
         input (Tensor): the input, a floating-point tensor of any shape.
-        lambd (float): the shrinkage. Default: ``0.5``.
+        lambd (float): the shrinkage, ``>= 0`` (else ``RuntimeError``). Default: ``0.5``.
+        inplace (bool): write the result into the input tensor and return it (OneFlow's argument).
+            Default: ``False``.
 
     Example::
 
@@ -333,10 +342,14 @@ def softshrink(input, lambd=0.5):
         tensor([-1.5000,  0.0000,  0.0000,  1.0000])
     """
     _C.check_tensor(input, "softshrink", "input", 1)
-    _C.check_float(lambd, "softshrink", "lambd", 2)
-    # (NaN fails both range tests and stays NaN, as in torch)
-    out = _m.where((input >= -lambd) & (input <= lambd), 0.0, _m.where(input > 0, input - lambd, input + lambd))
-    return _C.formal_input("softshrink", out, input)
+    if _C.check_float(lambd, "softshrink", "lambd", 2) < 0:
+        raise RuntimeError(f"softshrink: lambd must be greater or equal to 0, but found to be {lambd}.")
+
+    def compute(x):
+        # (NaN fails both range tests and stays NaN, as in torch)
+        out = _m.where((x >= -lambd) & (x <= lambd), 0.0, _m.where(x > 0, x - lambd, x + lambd))
+        return _C.formal_input("softshrink", out, x)
+    return _in_place(input, compute) if inplace else compute(input)
 
 
 def glu(input, dim=-1):

@@ -672,6 +672,7 @@ class Hardshrink(Module):
 
     Args:
         lambd (float): the half-width of the zeroed band. Default: ``0.5``.
+        inplace (bool): write the result into the input tensor (OneFlow's argument). Default: ``False``.
 
     Shape:
         - Input: ``(*)``, any number of dimensions.
@@ -684,15 +685,16 @@ class Hardshrink(Module):
         tensor([-2.0000,  0.0000,  0.0000,  1.5000])
     """
 
-    def __init__(self, lambd=0.5):
+    def __init__(self, lambd=0.5, inplace=False):
         super().__init__()
         self.lambd = lambd
+        self.inplace = inplace
 
     def forward(self, input):
-        return F.hardshrink(input, self.lambd)
+        return F.hardshrink(input, self.lambd, self.inplace)
 
     def extra_repr(self):
-        return f"{self.lambd}"
+        return f"{self.lambd}" + (", inplace=True" if self.inplace else "")
 
 
 class Softshrink(Hardshrink):
@@ -700,7 +702,8 @@ class Softshrink(Hardshrink):
     between.
 
     Args:
-        lambd (float): the amount of shrinkage. Default: ``0.5``.
+        lambd (float): the amount of shrinkage, ``>= 0``. Default: ``0.5``.
+        inplace (bool): write the result into the input tensor (OneFlow's argument). Default: ``False``.
 
     Shape:
         - Input: ``(*)``, any number of dimensions.
@@ -714,7 +717,7 @@ class Softshrink(Hardshrink):
     """
 
     def forward(self, input):
-        return F.softshrink(input, self.lambd)
+        return F.softshrink(input, self.lambd, self.inplace)
 
 
 class GLU(Module):
