@@ -481,7 +481,7 @@ def test_deepcopy_module():
 
 
 @pytest.mark.parametrize("lib", [flow, torch], ids=["monoflow", "torch"])
-def test_tensor_deepcopy_keeps_grad_and_refuses_non_leaves(lib):
+def test_tensor_deepcopy_keeps_grad(lib):
     x = lib.ones(3, requires_grad=True)
     (x * 2).sum().backward()
     x.tag = [1]
@@ -493,12 +493,31 @@ def test_tensor_deepcopy_keeps_grad_and_refuses_non_leaves(lib):
     a, g = copy.deepcopy([x, x.grad])  # the memo keeps the pair's identity
     assert a.grad is g
     assert not copy.deepcopy(lib.ones(2)).requires_grad
-    with pytest.raises(RuntimeError, match=r"Only Tensors created explicitly by the user \(graph leaves\) support "
-                                           r"the deepcopy protocol"):
-        copy.deepcopy(x * 3)
     # a Parameter keeps its class and requires_grad; torch 2.13 leaves its grad behind
     p = lib.nn.Parameter(lib.ones(2))
     p.grad = lib.full((2,), 5.0)
     q = copy.deepcopy(p)
     assert type(q) is lib.nn.Parameter and q.requires_grad and q.grad is None
     assert not copy.deepcopy(lib.nn.Parameter(lib.ones(2), requires_grad=False)).requires_grad
+
+
+def test_tensor_deepcopy_of_a_result_is_a_new_leaf():
+    # OneFlow copies an op's result (its autotests deepcopy one to replay an op in
+    # nn.Graph); torch refuses. The copy has the values, dtype, device and
+    # requires_grad, no grad_fn, and does not share memory.
+    x = flow.arange(6.0).reshape(2, 3).requires_grad_()
+    for r in (x * 3, (x * 3).t(), (x + 1).to(flow.float64)):
+        c = copy.deepcopy(r)
+        assert c.is_leaf and c.grad_fn is None and c.requires_grad
+        assert c.dtype == r.dtype and c.device == r.device and c.shape == r.shape
+        np.testing.assert_array_equal(c.detach().numpy(), r.detach().numpy())
+        with flow.no_grad():
+            c.add_(1)
+        np.testing.assert_array_equal(r.detach().numpy() + 1, c.detach().numpy())
+        c.sum().backward()
+        np.testing.assert_array_equal(c.grad.numpy(), np.ones(r.shape))
+    assert x.grad is None  # the copy is cut from x's graph
+    y = copy.deepcopy(flow.ones(2) * 2)  # a result that does not require grad
+    assert not y.requires_grad and y.is_leaf
+    with pytest.raises(RuntimeError, match="graph leaves"):  # torch still refuses
+        copy.deepcopy(torch.ones(2, requires_grad=True) * 3)

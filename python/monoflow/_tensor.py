@@ -732,16 +732,14 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
 
     def __deepcopy__(self, memo):
         # A detached copy of the values with the same requires_grad, a deep copy of
-        # .grad and of attributes set on the tensor, as torch copies them. Only leaves:
-        # a copy cannot carry a result's place in the autograd graph.
+        # .grad and of attributes set on the tensor, as torch copies them. An op's
+        # result copies as a new leaf, as in OneFlow (torch refuses it): a copy cannot
+        # carry the result's place in the autograd graph. OneFlow's autotests deepcopy
+        # such results to replay an op in nn.Graph.
         if not isinstance(memo, dict):
             raise TypeError(f"__deepcopy__(): argument 'memo' must be a dict, not {type(memo).__name__}")
         if id(self) in memo:
             return memo[id(self)]
-        if not self.is_leaf:
-            raise RuntimeError("deepcopy: Only Tensors created explicitly by the user (graph leaves) support the "
-                               "deepcopy protocol at the moment; this tensor is an op's result that autograd "
-                               "records (deepcopy its .detach(), or the leaf it came from)")
         out = self.detach().clone()
         if self.requires_grad:
             out.requires_grad_(True)
