@@ -259,3 +259,43 @@ def test_graph_with_an_optimizer_over_no_parameters():
     x = flow.randn(4, 3)
     np.testing.assert_allclose(Frozen()(x).numpy(), model(x).sum().numpy(), rtol=1e-6)
     assert opt.state_dict() == {"state": {}, "param_groups": []}
+
+
+def test_graph_module_name_prefix_type_and_proxy_class():
+    # OneFlow's GraphModule naming: name is the attribute, name_prefix the path above it
+    class Sub(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = nn.Conv2d(1, 1, 3)
+
+        def forward(self, x):
+            return self.conv1(x)
+
+    class Outer(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layer = Sub()
+
+        def forward(self, x):
+            return self.layer(x)
+
+    class G(nn.Graph):
+        def __init__(self, m):
+            super().__init__()
+            self.m = m
+
+        def build(self, x):
+            return self.m(x)
+
+    m = Outer()
+    g = G(m)
+    top, conv = g.m.to(nn.graph.GraphModule), g.m.layer.conv1.to(nn.graph.GraphModule)
+    assert (top.name, top.name_prefix, top.type) == ("m", "", "MODULE")
+    assert (conv.name, conv.name_prefix) == ("conv1", "m.layer.")
+    assert isinstance(g.m, nn.graph.Proxy) and isinstance(g.m.layer.conv1, nn.Conv2d)
+    assert not isinstance(m, nn.graph.Proxy)
+    # settings keyed by the full path still reach the right module
+    g.m.layer.to(nn.graph.GraphModule).activation_checkpointing = True
+    x = flow.randn(1, 1, 5, 5)
+    np.testing.assert_array_equal(g(x).numpy(), m(x).detach().numpy())
+    assert "(m.layer): GraphModule(m.layer, activation_checkpointing=True)" in repr(g)

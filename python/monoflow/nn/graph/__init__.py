@@ -4,8 +4,8 @@ from monoflow.nn.graph.config import GraphConfig
 from monoflow.nn.graph.graph import Graph
 from monoflow.nn.graph.graph_module import GraphModule, ModuleView
 
-# OneFlow's earlier names for the class of a graph's module attributes: Block
-# (0.7/0.8, with .config and .origin) and ProxyModule (0.9).
-Block = ProxyModule = ModuleView
+# OneFlow's names for the class of a graph's module attributes: Block (0.7/0.8, with .config and
+# .origin), ProxyModule (0.9) and Proxy, its base class since (isinstance(graph.m, nn.graph.Proxy)).
+Block = ProxyModule = Proxy = ModuleView
 
-__all__ = ["Graph", "GraphConfig", "GraphModule", "ModuleView", "Block", "ProxyModule"]
+__all__ = ["Graph", "GraphConfig", "GraphModule", "ModuleView", "Block", "ProxyModule", "Proxy"]

@@ -186,7 +186,8 @@ class Graph:
         """[(stage_id, placement, module name, module)] of the modules given a
         pipeline stage with set_stage, by stage id: what pipeline.py's
         stage_scope runs them from."""
-        staged = [(gm.stage_id, gm.stage_placement or _parameters_placement(gm.module), gm.name, gm.module)
+        staged = [(gm.stage_id, gm.stage_placement or _parameters_placement(gm.module), gm.name_prefix + gm.name,
+                   gm.module)
                   for gm in self._graph_modules.values() if gm.stage_id is not None]
         return sorted(staged, key=lambda s: s[0])
 
@@ -200,9 +201,10 @@ class Graph:
                 if gm.activation_checkpointing:
                     m = gm.module
                     if "forward" in m.__dict__:
-                        raise RuntimeError(f"nn.Graph: module '{gm.name}' has its own forward attribute; activation "
-                                           f"checkpointing wraps the class's forward and cannot combine with it")
-                    object.__setattr__(m, "forward", checkpointed_forward(m, gm.name))
+                        raise RuntimeError(f"nn.Graph: module '{gm.name_prefix}{gm.name}' has its own forward "
+                                           f"attribute; activation checkpointing wraps the class's forward and cannot "
+                                           f"combine with it")
+                    object.__setattr__(m, "forward", checkpointed_forward(m, gm.name_prefix + gm.name))
                     installed.append(m)
             with stage_scope(self):  # pipeline stages: pipeline.py
                 yield
@@ -414,7 +416,7 @@ class Graph:
                     str(self.config.amp),
                     # (modules whose settings are the defaults add nothing: a view made while build runs,
                     # or by debug(), leaves the key as it was)
-                    tuple((gm.name, gm._key()) for gm in self._graph_modules.values()
+                    tuple((gm.name_prefix + gm.name, gm._key()) for gm in self._graph_modules.values()
                           if gm._key() != (False, None, None)))
         return (signature(args, tensors), modes, settings)
 
@@ -789,7 +791,7 @@ class Graph:
         for s, sch in self._optimizers:
             lines.append(f"  (optimizer): {type(s.opt).__name__}" + (f", lr_sch={type(sch.scheduler).__name__}" if sch else ""))
         for gm in self._graph_modules.values():
-            lines.append(f"  ({gm.name}): {gm!r}")
+            lines.append(f"  ({gm.name_prefix}{gm.name}): {gm!r}")
         lines.append(f"  (config): {self.config!r}")  # the runtime's slots and threads, the passes, ...
         if self.config.zero is not None:  # ZeRO (zero.py)
             what = "parameters, gradients and optimizer state" if self.config.zero.stage == 3 else "optimizer state"

@@ -45,9 +45,13 @@ class GraphModule:
     Get it with ``graph.<module>.to(flow.nn.graph.GraphModule)``, inside or outside ``build``; the graph
     creates it.
 
+    Its ``name`` is the module's attribute name and ``name_prefix`` the path of the modules above it in
+    the graph (``"m.layer."`` for ``graph.m.layer.conv1``; empty for a module assigned to the graph), as
+    OneFlow's; ``type`` is ``"MODULE"``.
+
     Args:
         module (Module): the module it configures (``.module``).
-        name (str): the module's attribute name in the graph.
+        name (str): the module's dotted path in the graph (``"m.layer.conv1"``).
 
     Example::
 
@@ -60,15 +64,21 @@ class GraphModule:
         ...         return self.block(x)
         >>> g = G()
         >>> settings = g.block.to(nn.graph.GraphModule)
-        >>> settings.name, settings.activation_checkpointing
-        ('block', True)
+        >>> settings.name, settings.name_prefix, settings.activation_checkpointing
+        ('block', '', True)
+        >>> inner = g.block[0].to(nn.graph.GraphModule)
+        >>> inner.name, inner.name_prefix, inner.type
+        ('0', 'block.', 'MODULE')
         >>> g(flow.randn(2, 4)).shape
         monoflow.Size([2, 4])
     """
 
+    type = "MODULE"  # (OneFlow's: a graph's parameters and buffers have their own kinds)
+
     def __init__(self, module, name):
         self._module = module
-        self.name = name
+        prefix, _, self.name = name.rpartition(".")
+        self.name_prefix = prefix + "." if prefix else ""
         self._activation_checkpointing = False
         self._debug = False  # set by Graph.debug / the view's debug()
         self.stage_id = None
@@ -85,7 +95,7 @@ class GraphModule:
     @activation_checkpointing.setter
     def activation_checkpointing(self, value):
         if not isinstance(value, bool):
-            raise TypeError(f"GraphModule({self.name}).activation_checkpointing must be a bool, got "
+            raise TypeError(f"GraphModule({self.name_prefix}{self.name}).activation_checkpointing must be a bool, got "
                             f"{type(value).__name__}")
         self._activation_checkpointing = value
 
@@ -97,16 +107,16 @@ class GraphModule:
         from monoflow._global.placement import placement as Placement
 
         if isinstance(stage_id, bool) or not isinstance(stage_id, int) or stage_id < 0:
-            raise ValueError(f"GraphModule({self.name}).set_stage: stage_id must be a non-negative int, got "
+            raise ValueError(f"GraphModule({self.name_prefix}{self.name}).set_stage: stage_id must be a non-negative int, got "
                              f"{stage_id!r}")
         if placement is not None:
             if not isinstance(placement, Placement):
-                raise TypeError(f"GraphModule({self.name}).set_stage: placement must be a flow.placement, got "
+                raise TypeError(f"GraphModule({self.name_prefix}{self.name}).set_stage: placement must be a flow.placement, got "
                                 f"{type(placement).__name__}")
             world = groups.world_size()
             missing = [r for r in placement.rank_list() if r >= world]
             if missing:
-                raise ValueError(f"GraphModule({self.name}).set_stage({stage_id}): the placement's ranks {missing} "
+                raise ValueError(f"GraphModule({self.name_prefix}{self.name}).set_stage({stage_id}): the placement's ranks {missing} "
                                  f"do not exist (this job has {world} process{'es' if world != 1 else ''}, ranks "
                                  f"0..{world - 1})")
         self.stage_id = stage_id
@@ -119,7 +129,7 @@ class GraphModule:
 
     def __repr__(self):
         stage = "" if self.stage_id is None else f", stage_id={self.stage_id}, placement={self.stage_placement}"
-        return f"GraphModule({self.name}, activation_checkpointing={self._activation_checkpointing}{stage})"
+        return f"GraphModule({self.name_prefix}{self.name}, activation_checkpointing={self._activation_checkpointing}{stage})"
 
 
 class ModuleView:
