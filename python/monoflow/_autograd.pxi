@@ -145,10 +145,18 @@ cdef Tensor _call_hook(object fn, const Tensor& g) noexcept:
     cdef Tensor r
     cdef object err = None
     try:
-        out = fn(wrap(g))
+        gw = wrap(g)
+        out = fn(gw)
         if out is not None:
             if not isinstance(out, TensorBase):
                 raise TypeError(f"a tensor hook must return a Tensor or None, got {type(out).__name__}")
+            # as torch: a hook may change the gradient's values, not what it is (the accumulated grad
+            # and the next backward functions rely on the dtype, shape and device they were recorded with)
+            for what, was, got in (() if gw is None else (("type", gw.dtype, out.dtype), ("size", tuple(gw.shape),
+                                   tuple(out.shape)), ("device", gw.device, out.device))):
+                if was != got:
+                    raise RuntimeError(f"register_hook: hook '{getattr(fn, '__name__', repr(fn))}' has changed the "
+                                       f"{what} of value (was {was} got {got})")
             r = (<TensorBase>out).t
     except BaseException as e:
         err = e

@@ -10,7 +10,8 @@ return several), which is returned, with torch's rules:
 - an ``out`` of another shape is resized, with torch's UserWarning when it
   was not empty;
 - an out= call does not record autograd: with grad mode on and an input
-  that requires grad it raises RuntimeError, as torch;
+  or an ``out`` tensor that requires grad it raises RuntimeError, as torch
+  (writing into a leaf that requires grad would change it behind autograd);
 - the creation functions (zeros, arange, randn ...) take ``out``'s dtype
   when no dtype is given.
 """
@@ -83,8 +84,8 @@ def _with_out(name, fn, creation):
             raise TypeError(f"{name}(): argument 'out' must be "
                             f"{'a tuple of ' + str(len(results)) + ' Tensors' if results is not None else 'Tensor'}, "
                             f"not {type(out).__name__}")
-        for r in (results if results is not None else (result,)):
-            if isinstance(r, _C.TensorBase) and r.requires_grad:
+        for r in (results if results is not None else (result,)) + (tuple(outs) if outs is not None else (out,)):
+            if isinstance(r, _C.TensorBase) and r.requires_grad and _C.is_grad_enabled():
                 raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
                                    "differentiation, but one of the arguments requires grad.")
         if results is None:

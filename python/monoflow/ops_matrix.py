@@ -21,7 +21,16 @@ def _linalg():
     return linalg
 
 
-def _scaled_sum(input, prod, beta, alpha, op):
+def _scaled_sum(input, prod, beta, alpha, op, same_dtype=True):
+    # as torch: input is expanded to the product's shape (never the other way) and, except for addr,
+    # has the product's dtype; checked before beta == 0 drops it
+    _C.check_tensor(input, op, "input", 1)
+    if _C.broadcast_shapes(tuple(input.shape), tuple(prod.shape)) != tuple(prod.shape):
+        raise RuntimeError(f"{op}: input of shape {list(input.shape)} cannot be expanded to the product's shape "
+                           f"{list(prod.shape)}")
+    if same_dtype and input.dtype != prod.dtype:
+        raise RuntimeError(f"{op}: input tensors must have the same dtype, but got input {input.dtype} and "
+                           f"a product of {prod.dtype}")
     if alpha != 1:
         prod = prod * alpha
     if beta == 0:  # input is ignored, even its NaNs (as in torch)
@@ -63,9 +72,8 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
 @_autocast.native
 def addr(input, vec1, vec2, *, beta=1, alpha=1):
     """beta * input + alpha * outer(vec1, vec2)."""
-    _C.check_tensor(input, "addr", "input", 1)
     _need("addr", vec1=(vec1, 1), vec2=(vec2, 1))
-    return _scaled_sum(input, vec1.unsqueeze(1) * vec2.unsqueeze(0), beta, alpha, "addr")
+    return _scaled_sum(input, vec1.unsqueeze(1) * vec2.unsqueeze(0), beta, alpha, "addr", same_dtype=False)
 
 
 def tensordot(a, b, dims=2):

@@ -591,6 +591,22 @@ def feature_dropout_(input, p, train):
 
 # ---------------------------------------------------------------- the torch-level nn kernels
 
+def _check_cell(op, gates, input, hx, w_ih, w_hh):
+    """The shapes torch's cell functions check: without them a weight with too few rows is chunked into
+    narrower gates that broadcast against hx into a result of the wrong shape."""
+    for name, t in (("input", input), ("hx", hx), ("w_ih", w_ih), ("w_hh", w_hh)):
+        _C.check_tensor(t, op, name)
+    hidden = hx.shape[-1] if hx.dim() else 0
+    if w_ih.dim() != 2 or w_ih.shape[0] != gates * hidden:
+        raise RuntimeError(f"{op}: w_ih must be ({gates} * hidden_size, input_size) = ({gates * hidden}, "
+                           f"{input.shape[-1] if input.dim() else '?'}), got {list(w_ih.shape)}")
+    if tuple(w_hh.shape) != (gates * hidden, hidden):
+        raise RuntimeError(f"{op}: w_hh must be ({gates} * hidden_size, hidden_size) = ({gates * hidden}, {hidden}), "
+                           f"got {list(w_hh.shape)}")
+    if input.dim() not in (1, 2) or hx.dim() != input.dim() or (input.dim() == 2 and hx.shape[0] != input.shape[0]):
+        raise RuntimeError(f"{op}: input of shape {list(input.shape)} and hx of shape {list(hx.shape)} do not "
+                           "match (expected (N, input_size) and (N, hidden_size), or both 1-D)")
+
 def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """One LSTM step with explicit weights (torch.lstm_cell): returns ``(h', c')``.
 
@@ -611,7 +627,13 @@ def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
         (monoflow.Size([1, 3]), monoflow.Size([1, 3]))
     """
     F = _F()
+    if not isinstance(hx, (tuple, list)) or len(hx) != 2:
+        raise TypeError(f"lstm_cell(): argument 'hx' must be a tuple of 2 Tensors (h, c), not {type(hx).__name__}")
     h, c = hx
+    _check_cell("lstm_cell", 4, input, h, w_ih, w_hh)
+    _C.check_tensor(c, "lstm_cell", "hx[1]")
+    if tuple(c.shape) != tuple(h.shape):
+        raise RuntimeError(f"lstm_cell: c of shape {list(c.shape)} must have h's shape {list(h.shape)}")
     gates = F.linear(input, w_ih, b_ih) + F.linear(h, w_hh, b_hh)
     i, f, g, o = gates.chunk(4, 1)
     c2 = f.sigmoid() * c + i.sigmoid() * g.tanh()
@@ -636,6 +658,7 @@ def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
         monoflow.Size([1, 3])
     """
     F = _F()
+    _check_cell("gru_cell", 3, input, hx, w_ih, w_hh)
     xr, xz, xn = F.linear(input, w_ih, b_ih).chunk(3, 1)
     hr, hz, hn = F.linear(hx, w_hh, b_hh).chunk(3, 1)
     r, z = (xr + hr).sigmoid(), (xz + hz).sigmoid()
@@ -661,6 +684,7 @@ def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
         [[0.0, 0.0, 0.0]]
     """
     F = _F()
+    _check_cell("rnn_tanh_cell", 1, input, hx, w_ih, w_hh)
     return (F.linear(input, w_ih, b_ih) + F.linear(hx, w_hh, b_hh)).tanh()
 
 
@@ -682,6 +706,7 @@ def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
         [[2.0, 2.0, 2.0]]
     """
     F = _F()
+    _check_cell("rnn_relu_cell", 1, input, hx, w_ih, w_hh)
     return (F.linear(input, w_ih, b_ih) + F.linear(hx, w_hh, b_hh)).relu()
 
 

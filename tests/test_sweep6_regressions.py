@@ -1,0 +1,143 @@
+"""Regressions from the sixth crash/hang sweep (signature-driven hostile arguments against every public
+function and Tensor method, autograd edge cases): calls that monoflow accepted with a wrong or
+meaningless result where torch raises. Each case checks monoflow against torch."""
+import pytest
+import torch
+
+import monoflow as flow
+
+
+def _outcome(fn):
+    try:
+        return "ok", fn()
+    except Exception as e:  # noqa: BLE001 - the type is what is compared
+        return type(e), str(e)
+
+
+# ---------------------------------------------------------------- out= into a tensor that requires grad
+
+@pytest.mark.parametrize("grad_mode", [True, False])
+def test_out_that_requires_grad(grad_mode):
+    def run(L):
+        o = L.ones(3, requires_grad=True)
+        with L.set_grad_enabled(grad_mode):
+            L.add(L.ones(3), 1, out=o)
+        return o.detach().tolist()
+
+    mf, th = _outcome(lambda: run(flow)), _outcome(lambda: run(torch))
+    assert mf[0] == th[0]
+    if grad_mode:
+        assert mf[0] is RuntimeError and "add()" in mf[1] and "out=" in mf[1]
+    else:  # under no_grad the write is allowed, as torch
+        assert mf[1] == th[1] == [2.0, 2.0, 2.0]
+
+
+def test_out_tuple_that_requires_grad():
+    v, i = flow.zeros(2, requires_grad=True), flow.zeros(2, dtype=flow.int64)
+    with pytest.raises(RuntimeError, match=r"max\(\).*out="):
+        flow.max(flow.ones(2, 3), 1, out=(v, i))
+    with pytest.raises(RuntimeError):
+        torch.max(torch.ones(2, 3), 1, out=(torch.zeros(2, requires_grad=True), torch.zeros(2, dtype=torch.int64)))
+
+
+# ---------------------------------------------------------------- tensor hooks that change what the gradient is
+
+@pytest.mark.parametrize("change,what", [("dtype", "type"), ("shape", "size")])
+@pytest.mark.parametrize("on_leaf", [False, True])
+def test_hook_may_not_change_the_gradients_dtype_or_shape(change, what, on_leaf):
+    def run(L):
+        x = L.ones(3, requires_grad=True)
+        y = x if on_leaf else x * 2
+        bad = L.ones(3, dtype=L.int64) if change == "dtype" else L.ones(4)
+        y.register_hook(lambda g: bad)
+        (y * 2).sum().backward()
+        return x.grad.tolist()
+
+    mf, th = _outcome(lambda: run(flow)), _outcome(lambda: run(torch))
+    assert mf[0] is th[0] is RuntimeError
+    assert f"changed the {what} of value" in mf[1] and "register_hook" in mf[1]
+
+
+def test_hook_that_changes_values_still_works():
+    for L in (flow, torch):
+        x = L.ones(3, requires_grad=True)
+        y = x * 2
+        y.register_hook(lambda g: g * 3)
+        y.sum().backward()
+        assert x.grad.tolist() == [6.0, 6.0, 6.0]
+
+
+# ---------------------------------------------------------------- addmv / addbmm / baddbmm / addr input checks
+
+CASES = [
+    ("addmv", lambda L: L.addmv(L.ones(3, 3), L.ones(3, 3), L.ones(3))),          # 2-D input for a 1-D product
+    ("addmv", lambda L: L.addmv(L.ones(3, dtype=L.float64), L.ones(3, 3), L.ones(3))),
+    ("addmv", lambda L: L.addmv(L.ones(3, dtype=L.int64), L.ones(3, 3), L.ones(3), beta=0)),
+    ("addbmm", lambda L: L.addbmm(L.ones(2, 3, 3), L.ones(2, 3, 3), L.ones(2, 3, 3))),
+    ("addbmm", lambda L: L.addbmm(L.ones(3, 3, dtype=L.bool), L.ones(2, 3, 3), L.ones(2, 3, 3))),
+    ("baddbmm", lambda L: L.baddbmm(L.ones(2, 2, 3, 3), L.ones(2, 3, 3), L.ones(2, 3, 3))),
+    ("addr", lambda L: L.addr(L.ones(2, 3, 3), L.ones(3), L.ones(3))),
+]
+
+
+@pytest.mark.parametrize("op,call", CASES)
+def test_scaled_products_reject_an_input_of_the_wrong_shape_or_dtype(op, call):
+    mf, th = _outcome(lambda: call(flow)), _outcome(lambda: call(torch))
+    assert mf[0] is th[0] is RuntimeError, (mf, th)
+    assert mf[1].startswith(op)
+
+
+def test_scaled_products_still_broadcast_and_promote_like_torch():
+    for call in (lambda L: L.addmv(L.tensor(1.0), L.ones(3, 3), L.arange(3.0)),
+                 lambda L: L.addmv(L.ones(1), L.ones(3, 3), L.arange(3.0), beta=2, alpha=0.5),
+                 lambda L: L.addbmm(L.ones(3), L.ones(2, 3, 3), L.ones(2, 3, 3)),
+                 lambda L: L.baddbmm(L.ones(3), L.ones(2, 3, 3), L.ones(2, 3, 3)),
+                 lambda L: L.addr(L.ones(3, dtype=L.int64), L.ones(3), L.arange(3.0))):
+        a, b = call(flow), call(torch)
+        assert a.tolist() == b.tolist() and str(a.dtype).split(".")[1] == str(b.dtype).split(".")[1]
+
+
+def test_scaled_products_name_the_op_for_a_non_tensor_input():
+    for op, call in (("addbmm", lambda: flow.addbmm(None, flow.ones(2, 3, 3), flow.ones(2, 3, 3))),
+                     ("addmv", lambda: flow.addmv(3, flow.ones(3, 3), flow.ones(3)))):
+        with pytest.raises(TypeError, match=rf"{op}\(\): argument 'input'"):
+            call()
+
+
+# ---------------------------------------------------------------- RNN cell functions check their weights
+
+CELL_CASES = [
+    ("gru_cell", lambda L: L.gru_cell(L.ones(3, 3), L.zeros(3, 3), L.zeros(3, 3), L.zeros(3, 3))),
+    ("gru_cell", lambda L: L.gru_cell(L.ones(2, 2), L.zeros(3, 3), L.zeros(9, 2), L.zeros(9, 3))),
+    ("lstm_cell", lambda L: L.lstm_cell(L.ones(1, 2), (L.zeros(1, 3), L.zeros(1, 3)), L.zeros(4, 2), L.zeros(12, 3))),
+    ("lstm_cell", lambda L: L.lstm_cell(L.ones(1, 2), (L.zeros(1, 3), L.zeros(1, 3)), L.zeros(12, 2), L.zeros(12, 2))),
+    ("rnn_tanh_cell", lambda L: L.rnn_tanh_cell(L.ones(1, 2), L.zeros(1, 3), L.zeros(1, 2), L.zeros(3, 3))),
+    ("rnn_relu_cell", lambda L: L.rnn_relu_cell(L.ones(1, 2), L.zeros(1, 3), L.zeros(3, 2), L.zeros(1, 3))),
+]
+
+
+@pytest.mark.parametrize("op,call", CELL_CASES)
+def test_rnn_cells_reject_weights_of_the_wrong_shape(op, call):
+    mf, th = _outcome(lambda: call(flow)), _outcome(lambda: call(torch))
+    assert mf[0] is th[0] is RuntimeError, (mf, th)
+    assert mf[1].startswith(op)
+
+
+def test_lstm_cell_hx_must_be_a_pair():
+    with pytest.raises(TypeError, match=r"lstm_cell\(\): argument 'hx'"):
+        flow.lstm_cell(flow.ones(3, 3), flow.ones(3, 3), flow.ones(12, 3), flow.ones(12, 3))
+    with pytest.raises(TypeError):
+        torch.lstm_cell(torch.ones(3, 3), torch.ones(3, 3), torch.ones(12, 3), torch.ones(12, 3))
+
+
+def test_rnn_cells_still_match_torch():
+    torch.manual_seed(0)
+    x, h, c = torch.randn(2, 4), torch.randn(2, 3), torch.randn(2, 3)
+    w = {g: (torch.randn(g * 3, 4), torch.randn(g * 3, 3), torch.randn(g * 3), torch.randn(g * 3)) for g in (1, 3, 4)}
+    f = lambda *ts: [flow.tensor(t.numpy()) for t in ts]  # noqa: E731
+    got = [flow.gru_cell(*f(x, h), *f(*w[3])), flow.rnn_tanh_cell(*f(x, h), *f(*w[1])),
+           flow.rnn_relu_cell(*f(x, h), *f(*w[1])), flow.lstm_cell(f(x)[0], tuple(f(h, c)), *f(*w[4]))[1]]
+    want = [torch.gru_cell(x, h, *w[3]), torch.rnn_tanh_cell(x, h, *w[1]), torch.rnn_relu_cell(x, h, *w[1]),
+            torch.lstm_cell(x, (h, c), *w[4])[1]]
+    for a, b in zip(got, want):
+        assert torch.allclose(torch.tensor(a.tolist()), b, atol=1e-5)
