@@ -238,6 +238,25 @@ def _():
         np.testing.assert_allclose(p.to_local().detach().numpy(), op[k], rtol=1e-4, atol=1e-5, err_msg=k)
 
 
+@check("adamw_zero1_no_restore_keeps_params_split")
+def _():
+    # shard_restore_level=0 (OneFlow's "no restore"; its test_graph_zero uses it with stage 1):
+    # the sharded parameters stay S(0) at rest, as in stage 3; training equals one process.
+    model = make_model()
+    opt = adamw(model.parameters())
+    graph = make_graph(model, opt, False)
+    graph.config.enable_zero(stage=1, shard_min_size=MIN, shard_restore_level=0)
+    losses = train(graph, range(STEPS))
+    assert "parameters, gradients and optimizer state split" in repr(graph), repr(graph)
+    for p in model.parameters():
+        assert p.sbp == ((S0,) if p.numel() // 2 >= MIN else (B,)), p.sbp
+    ol, op = one_process(adamw)
+    np.testing.assert_allclose(losses, ol, rtol=1e-4, atol=1e-5, err_msg="losses vs one process")
+    for k, p in model.named_parameters():
+        np.testing.assert_allclose(p.to_global(P, B).to_local().detach().numpy(), op[k], rtol=1e-4, atol=1e-5,
+                                   err_msg=k)
+
+
 @check("checkpoints_cross_zero_and_no_zero")
 def _():
     # 4 steps uninterrupted vs 2 steps, the optimizer's state_dict loaded

@@ -47,6 +47,7 @@ def results(tmp_path_factory):
 @pytest.mark.parametrize("name", ["sgd_momentum_zero_matches", "plain_sgd_is_not_sharded", "adamw_zero_matches",
                                   "adamw_zero2_matches",
                                   "comm_bytes_per_step", "adamw_zero3_matches",
+                                  "adamw_zero1_no_restore_keeps_params_split",
                                   "checkpoints_cross_zero_and_no_zero"])
 def test_zero_on_two_ranks(results, name):
     for k, res in enumerate(results):
@@ -68,20 +69,22 @@ class _Step(nn.Graph):
 def test_bad_settings_are_refused():
     model = nn.Linear(4, 4)
     g = _Step(model, flow.optim.SGD(model.parameters(), lr=0.1))
-    g.config.enable_zero(stage=2)  # OneFlow's default stage: stage 1's plan
-    assert g.config.zero.stage == 2
-    with pytest.raises(ValueError, match="shard_restore_level must be 1 or 2 with stage 2"):
-        g.config.enable_zero(stage=2, shard_restore_level=0)
+    g.config.enable_zero()  # OneFlow's default stage, 2: stage 1's plan
+    assert g.config.zero.stage == 2 and not g.config.zero.params_split
+    # level 0 ("no restore") leaves the sharded parameters split at rest in any stage
+    g.config.enable_zero(stage=2, shard_restore_level=0)
+    assert g.config.zero.params_split
     with pytest.raises(ValueError, match="shard_restore_level must be 0, 1 or 2"):
         g.config.enable_zero(stage=3, shard_restore_level=3)
-    g.config.enable_zero(stage=3, shard_restore_level=0)  # accepted: the SBP deduction decides
+    g.config.enable_zero(stage=3, shard_restore_level=1)
+    assert g.config.zero.params_split
     g.config.enable_zero(False)
     with pytest.raises(ValueError, match="stage must be 1, 2 or 3"):
         g.config.enable_zero(stage=4)
     with pytest.raises(TypeError, match="shard_min_size must be an int"):
         g.config.enable_zero(stage=1, shard_min_size=1.5)
     with pytest.raises(ValueError, match="shard_restore_level"):
-        g.config.enable_zero(stage=1, shard_restore_level=0)
+        g.config.enable_zero(stage=1, shard_restore_level=-1)
     assert g.config.zero is None
 
 

@@ -63,21 +63,21 @@ class GraphConfig:
 
     zero = None  # ZeRO settings (zero.ZeroSettings) once enable_zero was called
 
-    def enable_zero(self, mode=True, *, stage=1, shard_min_size=1024, shard_restore_level=1):
+    def enable_zero(self, mode=True, *, stage=2, shard_min_size=1024, shard_restore_level=1):
         """ZeRO (OneFlow's graph.config.enable_zero) for data-parallel
         parameters (broadcast SBP on a placement of N ranks, dim 0 of at least
         N rows, at least `shard_min_size` elements per shard).
         ``stage=1``: the optimizer state is split S(0) across the ranks, each
         rank updates its rows of the parameter and an all-gather puts the
-        parameter back together (Note [ZeRO stage 1 in a graph] in zero.py);
-        `shard_restore_level` 1 or 2: the parameter is gathered whole after
-        every update. ``stage=3``: the parameters too are split S(0), gathered
-        by the ops that use them and their gradients reduce-scattered (Note
-        [ZeRO stage 3 in a graph]); `shard_restore_level` 0-2 is accepted.
-        ``stage=2`` (OneFlow's default; monoflow's is 1) runs stage 1's plan:
-        the same updates, state and memory at rest (a graph's gradients never
-        outlive its step); stage 3 is the one that reduce-scatters gradients.
-        Part of the plan cache key; mode=False turns it off."""
+        parameter back together (Note [ZeRO stage 1 in a graph] in zero.py).
+        ``stage=2`` (OneFlow's default) runs stage 1's plan: the same updates,
+        state and memory at rest (a graph's gradients never outlive its step).
+        ``stage=3``: the parameters too are split S(0), gathered by the ops
+        that use them and their gradients reduce-scattered (Note [ZeRO stage 3
+        in a graph]). `shard_restore_level` (0, 1 or 2): 0 leaves the sharded
+        parameters split at rest in every stage (stage 3's layout, as OneFlow's
+        "no restore"); 1 and 2 gather them whole after each update in stages 1
+        and 2. Part of the plan cache key; mode=False turns it off."""
         from monoflow.nn.graph.zero import ZeroSettings
 
         settings = ZeroSettings(mode, stage, shard_min_size, shard_restore_level)

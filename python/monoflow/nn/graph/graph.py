@@ -794,7 +794,7 @@ class Graph:
             lines.append(f"  ({gm.name_prefix}{gm.name}): {gm!r}")
         lines.append(f"  (config): {self.config!r}")  # the runtime's slots and threads, the passes, ...
         if self.config.zero is not None:  # ZeRO (zero.py)
-            what = "parameters, gradients and optimizer state" if self.config.zero.stage == 3 else "optimizer state"
+            what = "parameters, gradients and optimizer state" if self.config.zero.params_split else "optimizer state"
             lines.append(f"  (zero): {self.config.zero!r}: {what} split S(0) over the data-parallel ranks")
         if not self._plans:
             lines.append("  (not compiled yet)")

@@ -50,8 +50,11 @@ Note [ZeRO stage 3 in a graph]
     inside its step (set to None at its end, their memory planned), so
     sharding them would save no memory at rest over stage 1; what it would
     change, reduce-scattering the gradients instead of all-reducing them
-    (half the gradient traffic), stage 3 does. ``shard_restore_level`` is accepted and has no effect: the SBP
-    deduction decides per consuming op where the parameter is gathered.
+    (half the gradient traffic), stage 3 does. ``shard_restore_level`` 0 (OneFlow's "no restore": the
+    sharded parameter is not gathered back after the update) gives stages 1 and 2 this layout too;
+    levels 1 and 2 (soft, hard restore) both gather the whole parameter after each update in stages 1
+    and 2, and change nothing in stage 3, where the SBP deduction decides per consuming op where the
+    parameter is gathered.
 
 Note [ZeRO state layout]
     The state stays global (its logical value is what state_dict() gives and
@@ -83,7 +86,7 @@ class ZeroSettings:
     """What graph.config.enable_zero(...) set, checked (stage 2 runs stage 1's plan: Note [ZeRO stage 3 in
     a graph])."""
 
-    def __init__(self, mode=True, stage=1, shard_min_size=1024, shard_restore_level=1):
+    def __init__(self, mode=True, stage=2, shard_min_size=1024, shard_restore_level=1):
         what = "nn.Graph: config.enable_zero"
         for name, v in (("stage", stage), ("shard_min_size", shard_min_size),
                         ("shard_restore_level", shard_restore_level)):
@@ -95,17 +98,19 @@ class ZeroSettings:
             raise ValueError(f"{what}: stage must be 1, 2 or 3, got {stage}")
         if shard_min_size < 1:
             raise ValueError(f"{what}: shard_min_size must be at least 1, got {shard_min_size}")
-        if stage == 3 and shard_restore_level not in (0, 1, 2):
+        if shard_restore_level not in (0, 1, 2):
             raise ValueError(f"{what}: shard_restore_level must be 0, 1 or 2, got {shard_restore_level}")
-        if stage in (1, 2) and shard_restore_level not in (1, 2):
-            raise ValueError(f"{what}: shard_restore_level must be 1 or 2 with stage {stage} (the parameter is "
-                             f"gathered whole after each update); 0 (parameters left sharded) needs stage 3, got "
-                             f"{shard_restore_level}")
         self.mode, self.stage = mode, stage
         self.shard_min_size, self.shard_restore_level = shard_min_size, shard_restore_level
 
+    @property
+    def params_split(self):
+        """Whether the parameters themselves stay split S(0) at rest: stage 3, or any stage with
+        shard_restore_level 0 (OneFlow's "no restore": the sharded parameter is not gathered back)."""
+        return self.stage == 3 or self.shard_restore_level == 0
+
     def key(self):
-        return ("zero", self.stage, self.shard_min_size)
+        return ("zero", self.stage, self.shard_min_size, self.params_split)
 
     def __repr__(self):
         return (f"ZeRO(stage={self.stage}, shard_min_size={self.shard_min_size}, "
@@ -224,7 +229,7 @@ class ZeroSharding:
     def __init__(self, opt, settings):
         self.opt, self.settings = opt, settings
         self.rows = {}  # id(param) -> (start, length) of this rank's rows, for the sharded parameters
-        self.params_split = settings.stage == 3
+        self.params_split = settings.params_split
         for group in opt.param_groups:
             # plain SGD keeps no state: sharding it would only add the all-gather (stage 1)
             stateless = isinstance(opt, SGD) and group["momentum"] == 0 and not self.params_split
