@@ -141,3 +141,25 @@ def test_rnn_cells_still_match_torch():
             torch.lstm_cell(x, (h, c), *w[4])[1]]
     for a, b in zip(got, want):
         assert torch.allclose(torch.tensor(a.tolist()), b, atol=1e-5)
+
+
+# ---------------------------------------------------------------- orthogonal polynomials on an accelerator
+
+_OPENCL = "opencl" in flow.devices.available()
+POLYS = ["legendre_polynomial_p", "laguerre_polynomial_l", "hermite_polynomial_he", "chebyshev_polynomial_t",
+         "shifted_chebyshev_polynomial_u"]
+
+
+@pytest.mark.skipif(not _OPENCL, reason="no opencl device")
+@pytest.mark.parametrize("name", POLYS)
+def test_polynomials_on_opencl_match_torch_and_stay_there(name):
+    # the recurrence runs on the host (a degree of 2**62 took 33 s of kernel launches on opencl before
+    # its 'degree too high' error); the result goes back to the input's device
+    x = flow.linspace(-0.9, 1.3, 7)
+    got = getattr(flow.special, name)(x.to("opencl"), flow.tensor([0, 1, 2, 5, 9, 3, 4]).to("opencl"))
+    want = getattr(torch.special, name)(torch.tensor(x.tolist()), torch.tensor([0, 1, 2, 5, 9, 3, 4]))
+    assert got.device.type == "opencl" and got.dtype == flow.float32
+    assert torch.allclose(torch.tensor(got.cpu().tolist()), want, rtol=1e-4, atol=1e-5)
+    if name == "legendre_polynomial_p":  # |P_n(x)| <= 1 on [-1, 1]: never overflows, so the cap is reached
+        with pytest.raises(ValueError, match=rf"special.{name}\(\): degree .* too high"):
+            getattr(flow.special, name)(x[:3].to("opencl"), 2 ** 62)

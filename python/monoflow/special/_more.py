@@ -479,8 +479,10 @@ def airy_ai(input, *, out=None):
 # ---------------------------------------------------------------- orthogonal polynomials
 
 def _poly_args(op, x, n):
-    """(x, n_int, dtype): x as a float tensor and n truncated to int64, broadcast together (torch's
-    promotion: a Python number takes the other's dtype, integers become the default float)."""
+    """(x, n_int, dtype, device): x as a float tensor and n truncated to int64, broadcast together (torch's
+    promotion: a Python number takes the other's dtype, integers become the default float), on the host;
+    the result goes back to `device`. The recurrence is a Python loop of small ops, up to _MAX_DEGREE
+    steps: on an accelerator each step's kernel launches made a high degree take minutes."""
     is_x, is_n = isinstance(x, _C.TensorBase), isinstance(n, _C.TensorBase)
     if not is_x and not is_n:
         raise TypeError(f"special.{op}(): expected at least one Tensor argument")
@@ -496,7 +498,8 @@ def _poly_args(op, x, n):
     nt = n if is_n else _C._full(tuple(xt.shape), float(n), dtype, xt.device)
     nt = _m.trunc(nt.to(_dtypes.float64)) if nt.dtype.is_floating_point else nt.to(_dtypes.float64)
     shape = _C.broadcast_shapes(tuple(xt.shape), tuple(nt.shape))
-    return xt.expand(shape), nt.expand(shape).to(dtype), dtype
+    device = xt.device
+    return xt.expand(shape).cpu(), nt.expand(shape).to(dtype).cpu(), dtype, device
 
 
 _MAX_DEGREE = 100_000  # the recurrence is a loop in Python, one step per degree
@@ -535,7 +538,7 @@ def _even(n):
 def _chebyshev(op, kind, x, n, out):
     _no_out(op, out)
     with _no_grad():
-        x, n, dtype = _poly_args(op, x, n)
+        x, n, dtype, device = _poly_args(op, x, n)
         one = x * 0 + 1.0
         p1 = {"t": x, "u": x + x, "v": x + x - 1, "w": x + x + 1}[kind]
         ax = _m.abs(x)
@@ -565,14 +568,14 @@ def _chebyshev(op, kind, x, n, out):
             val = _where(by_trig, trig, val)
             edge = _where(x > 0, n + n + 1, _where(_even(n), 1.0, -1.0))
         val = _where(ax == 1, edge, val)
-        return _where(n < 0, 0.0, val).to(dtype)
+        return _where(n < 0, 0.0, val).to(device=device, dtype=dtype)
 
 
 def _shifted(op, kind, x, n, out):
     _no_out(op, out)
     with _no_grad():
-        xt, nt, dtype = _poly_args(op, x, n)
-        return _chebyshev(op, kind, xt + xt - 1, nt, None).to(dtype)
+        xt, nt, dtype, device = _poly_args(op, x, n)
+        return _chebyshev(op, kind, xt + xt - 1, nt, None).to(device=device, dtype=dtype)
 
 
 def chebyshev_polynomial_t(input, n, *, out=None):
@@ -723,10 +726,10 @@ def hermite_polynomial_h(input, n, *, out=None):
     """
     _no_out("hermite_polynomial_h", out)
     with _no_grad():
-        x, n, dtype = _poly_args("hermite_polynomial_h", input, n)
+        x, n, dtype, device = _poly_args("hermite_polynomial_h", input, n)
         val = _recurrence("hermite_polynomial_h", x, n, x * 0 + 1.0, x + x,
                           lambda k, q, p: (x + x) * q - (2 * k) * p)
-        return _where(n < 0, 0.0, val).to(dtype)
+        return _where(n < 0, 0.0, val).to(device=device, dtype=dtype)
 
 
 def hermite_polynomial_he(input, n, *, out=None):
@@ -745,9 +748,9 @@ def hermite_polynomial_he(input, n, *, out=None):
     """
     _no_out("hermite_polynomial_he", out)
     with _no_grad():
-        x, n, dtype = _poly_args("hermite_polynomial_he", input, n)
+        x, n, dtype, device = _poly_args("hermite_polynomial_he", input, n)
         val = _recurrence("hermite_polynomial_he", x, n, x * 0 + 1.0, x, lambda k, q, p: x * q - k * p)
-        return _where(n < 0, 0.0, val).to(dtype)
+        return _where(n < 0, 0.0, val).to(device=device, dtype=dtype)
 
 
 def laguerre_polynomial_l(input, n, *, out=None):
@@ -766,11 +769,11 @@ def laguerre_polynomial_l(input, n, *, out=None):
     """
     _no_out("laguerre_polynomial_l", out)
     with _no_grad():
-        x, n, dtype = _poly_args("laguerre_polynomial_l", input, n)
+        x, n, dtype, device = _poly_args("laguerre_polynomial_l", input, n)
         val = _recurrence("laguerre_polynomial_l", x, n, x * 0 + 1.0, 1 - x,
                           lambda k, q, p: ((k + k + (1 - x)) * q - k * p) / (k + 1))
         val = _where((x == 0) & (n >= 0), 1.0, val)
-        return _where(n < 0, 0.0, val).to(dtype)
+        return _where(n < 0, 0.0, val).to(device=device, dtype=dtype)
 
 
 def legendre_polynomial_p(input, n, *, out=None):
@@ -789,10 +792,10 @@ def legendre_polynomial_p(input, n, *, out=None):
     """
     _no_out("legendre_polynomial_p", out)
     with _no_grad():
-        x, n, dtype = _poly_args("legendre_polynomial_p", input, n)
+        x, n, dtype, device = _poly_args("legendre_polynomial_p", input, n)
         val = _recurrence("legendre_polynomial_p", x, n, x * 0 + 1.0, x,
                           lambda k, q, p: ((k + k + 1) * x * q - k * p) / (k + 1))
-        return _where(n < 0, 0.0, val).to(dtype)
+        return _where(n < 0, 0.0, val).to(device=device, dtype=dtype)
 
 
 # ---------------------------------------------------------------- regularized incomplete gamma functions
