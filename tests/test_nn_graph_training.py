@@ -333,6 +333,44 @@ def test_adadelta_adamax_radam_match_eager(make, exact):
     assert len(graph._plans) == 1
 
 
+@pytest.mark.parametrize("make", [
+    lambda m: flow.optim.Adam(m.parameters(), lr=0.05, do_bias_correction=False),
+    lambda m: flow.optim.Adam(m.parameters(), lr=0.05, weight_decay=0.01, do_bias_correction=False),
+    lambda m: flow.optim.AdamW(m.parameters(), lr=0.05, weight_decay=0.1, amsgrad=True, do_bias_correction=False),
+], ids=["adam", "adam_l2", "adamw_amsgrad"])
+def test_adam_without_bias_correction_matches_eager(make):
+    # OneFlow's do_bias_correction=False (its test_graph_adam_optim): the graph used to correct anyway
+    graph = _run(make, steps=6, sched=True)
+    assert len(graph._plans) == 1
+
+
+def test_graph_adam_without_bias_correction_follows_oneflows_rule():
+    # x -= lr * m / (sqrt(v) + eps), the moments not divided by 1 - beta^t
+    g = np.array([0.5, -1.0], np.float32)
+    w = nn.Parameter(flow.tensor([1.0, 2.0]))
+    holder = nn.Module()
+    holder.w = w
+    opt = flow.optim.Adam([w], lr=0.1, betas=(0.9, 0.99), do_bias_correction=False)
+
+    class G(nn.Graph):
+        def __init__(self):
+            super().__init__()
+            self.h = holder
+            self.add_optimizer(opt)
+
+        def build(self, grad):
+            loss = (self.h.w * grad).sum()
+            loss.backward()
+            return loss
+
+    graph, x, m, v = G(), np.array([1.0, 2.0]), 0.0, 0.0
+    for _ in range(3):
+        graph(flow.tensor(g))
+        m, v = 0.9 * m + 0.1 * g, 0.99 * v + 0.01 * g * g
+        x = x - 0.1 * m / (np.sqrt(v) + 1e-8)
+    np.testing.assert_allclose(w.detach().numpy(), x, rtol=1e-5)
+
+
 def test_radam_and_adamax_without_bias_correction_follow_oneflows_rule():
     # OneFlow's do_bias_correction=False: m_hat = m, and RAdam's rho_t = rho_inf - 2 t beta2^t
     g = np.array([0.5, -1.0], np.float32)

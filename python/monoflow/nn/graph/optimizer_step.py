@@ -169,8 +169,9 @@ class GraphOptimizerStep:
                 self._stepped[id(p)] = state
                 if isinstance(opt, Adam):
                     beta1, beta2 = group["betas"]
-                    put("neg_step_size", -(lr / (1 - beta1 ** step)))
-                    put("bc2_sqrt", (1 - beta2 ** step) ** 0.5)
+                    bc = group.get("do_bias_correction", True)  # (OneFlow's option; eager step()'s rule)
+                    put("neg_step_size", -(lr / (1 - beta1 ** step)) if bc else -lr)
+                    put("bc2_sqrt", (1 - beta2 ** step) ** 0.5 if bc else 1.0)
                     if group["decoupled_weight_decay"] and group["weight_decay"] != 0:
                         put("decay", 1 - lr * group["weight_decay"])
                 elif isinstance(opt, (RMSprop, Adadelta)):
