@@ -163,3 +163,17 @@ def test_polynomials_on_opencl_match_torch_and_stay_there(name):
     if name == "legendre_polynomial_p":  # |P_n(x)| <= 1 on [-1, 1]: never overflows, so the cap is reached
         with pytest.raises(ValueError, match=rf"special.{name}\(\): degree .* too high"):
             getattr(flow.special, name)(x[:3].to("opencl"), 2 ** 62)
+
+
+# ---------------------------------------------------------------- non-Tensor operands name the op (were AttributeError)
+
+@pytest.mark.parametrize("pos,args", [(1, (None, 0, "index", "src")), (3, ("input", 0, 5, "src")),
+                                      (4, ("input", 0, "index", None))])
+def test_scatter_reduce_non_tensor_operands(pos, args):
+    def run(L):
+        vals = {"input": L.ones(3), "index": L.zeros(3, dtype=L.int64), "src": L.ones(3)}
+        return L.scatter_reduce(*[vals.get(a, a) if isinstance(a, str) else a for a in args], "sum")
+
+    mf, th = _outcome(lambda: run(flow)), _outcome(lambda: run(torch))
+    assert mf[0] is th[0] is TypeError
+    assert mf[1].startswith("scatter_reduce(): argument") and f"(position {pos})" in mf[1]

@@ -333,6 +333,8 @@ _SCATTER_REDUCES = ("sum", "prod", "mean", "amax", "amin")
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     """Reduces src's values into input at index along dim ('sum', 'prod', 'mean', 'amax', 'amin').
     Differentiable in input and src with torch's gradients (floating dtypes)."""
+    for pos, (name, t) in enumerate((("input", input), ("index", index), ("src", src))):
+        _C.check_tensor(t, "scatter_reduce", name, (1, 3, 4)[pos])
     if not isinstance(reduce, str):
         raise TypeError(f"scatter_reduce(): argument 'reduce' (position 4) must be str, not {type(reduce).__name__}")
     if reduce not in _SCATTER_REDUCES:
