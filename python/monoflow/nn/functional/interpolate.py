@@ -14,8 +14,8 @@ import math
 import numpy as np
 
 from monoflow import _C, _creation
-from monoflow._dtypes import float64
-from monoflow.nn.functional import pooling
+from monoflow._dtypes import float64, uint8
+from monoflow.nn.functional import _interp_separable, pooling
 
 __all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear"]
 
@@ -136,7 +136,12 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             area. Default: ``None`` (``False``).
         recompute_scale_factor (bool, optional): compute the sampling from the output size rather than
             from ``scale_factor``. Default: ``None``.
-        antialias (bool): not supported; ``True`` raises ``NotImplementedError``. Default: ``False``.
+        antialias (bool): for ``'bilinear'`` and ``'bicubic'`` on 4-d input, widen the filter when
+            downsampling so that every input pixel contributes (torch's and PIL's antialiasing). Default:
+            ``False``.
+
+    uint8 input is resampled in fixed point for ``'bilinear'`` and ``'bicubic'`` (as torch's CPU kernel),
+    and by index for the nearest modes.
 
     Example::
 
@@ -151,8 +156,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if not isinstance(mode, str) or mode not in _MODES:
         raise NotImplementedError(_C.name_op_in_progress(
             f"mode {mode!r} is not supported (one of {', '.join(_MODES)})"))
-    if antialias:
-        raise NotImplementedError(_C.name_op_in_progress("antialias=True is not supported"))
+    if antialias and not (mode in ("bilinear", "bicubic") and input.dim() == 4):
+        raise ValueError(_C.name_op_in_progress(
+            "Anti-alias option is restricted to bilinear and bicubic modes and requires a 4-D tensor as input"))
     n = input.dim() - 2
     if n < 1 or n > 3:
         raise NotImplementedError(_C.name_op_in_progress(
@@ -170,7 +176,12 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             f"Got {input.dim()}D input, but {mode} mode needs {_LINEAR[mode] + 2}D input"))
     if mode == "bicubic" and n != 2:
         raise NotImplementedError(_C.name_op_in_progress(f"Got {input.dim()}D input, but bicubic mode needs 4D input"))
+    if input.dtype == uint8 and mode not in ("nearest", "nearest-exact", "bilinear", "bicubic"):
+        raise NotImplementedError(_C.name_op_in_progress(f"mode {mode!r} is not implemented for uint8 input"))
     sizes, factors = _output_size(input, n, size, scale_factor, recompute_scale_factor)
+    if antialias or (input.dtype == uint8 and mode in ("bilinear", "bicubic")):
+        scales = [_scale(s_in, s_out, align_corners, f) for s_in, s_out, f in zip(input.shape[2:], sizes, factors)]
+        return _interp_separable.resample(input, sizes, scales, mode, antialias, align_corners)
     if mode == "area":
         if n == 1:
             return pooling.adaptive_avg_pool1d(input, sizes)
