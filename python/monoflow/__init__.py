@@ -115,6 +115,23 @@ from monoflow import profiler  # noqa: E402  (torch.profiler over autograd.profi
 from monoflow import func  # noqa: E402  (torch.func: grad, vmap, functional_call ...)
 from monoflow.func import vmap  # noqa: E402
 from monoflow import hub  # noqa: E402  (torch.hub: checkpoint cache, local hubconf, tqdm)
+from monoflow import library, _custom_ops  # noqa: E402  (torch.library: Python-defined operators)
+from monoflow import fx  # noqa: E402  (torch.fx.wrap; no symbolic tracer)
+from monoflow import ao  # noqa: E402  (torch.ao.quantization's stubs)
+from monoflow._ops import ops  # noqa: E402  (torch.ops.<namespace>.<name>: monoflow.library's operators)
+from monoflow import _dispatch_keys  # noqa: E402
+
+_C.DispatchKey, _C.DispatchKeySet = _dispatch_keys.DispatchKey, _dispatch_keys.DispatchKeySet
+_C._ExcludeDispatchKeyGuard = _dispatch_keys._ExcludeDispatchKeyGuard
+del _dispatch_keys
+from monoflow._torch_function_guards import DisableTorchFunction, DisableTorchFunctionSubclass  # noqa: E402
+
+_C.DisableTorchFunction, _C.DisableTorchFunctionSubclass = DisableTorchFunction, DisableTorchFunctionSubclass
+del DisableTorchFunction, DisableTorchFunctionSubclass
+from monoflow._usage_log import _get_tracing_state, _log_api_usage_once  # noqa: E402
+
+_C._log_api_usage_once, _C._get_tracing_state = _log_api_usage_once, _get_tracing_state
+del _log_api_usage_once, _get_tracing_state
 from monoflow import onnx  # noqa: E402  (torch.onnx: export by recording one forward; the onnx package is optional)
 from monoflow.amp import (  # noqa: E402
     GradScaler, autocast, clear_autocast_cache, get_autocast_cpu_dtype, get_autocast_dtype, get_autocast_gpu_dtype,

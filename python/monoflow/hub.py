@@ -59,8 +59,12 @@ def get_dir():
     """The cache directory: the one set_dir chose, else torch's default (``$TORCH_HOME/hub`` ...)."""
     if _hub_dir is not None:
         return _hub_dir
-    home = os.path.expanduser(os.getenv("TORCH_HOME", os.path.join(os.getenv("XDG_CACHE_HOME", "~/.cache"), "torch")))
-    return os.path.join(home, "hub")
+    return os.path.join(_get_torch_home(), "hub")
+
+
+def _get_torch_home():
+    # torch's private helper, which torchvision imports for its dataset root
+    return os.path.expanduser(os.getenv("TORCH_HOME", os.path.join(os.getenv("XDG_CACHE_HOME", "~/.cache"), "torch")))
 
 
 def set_dir(d):

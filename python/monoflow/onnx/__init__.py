@@ -42,8 +42,11 @@ package (``pip install monoflow[onnx]``)."""
 from ._errors import OnnxExporterError
 from ._export import export
 from . import _state
+from ._custom_symbolics import register_custom_op_symbolic, unregister_custom_op_symbolic
+from . import symbolic_helper, symbolic_opset11  # noqa: F401  (imported by libraries that register symbolics)
 
-__all__ = ["export", "is_in_onnx_export", "OnnxExporterError"]
+__all__ = ["export", "is_in_onnx_export", "OnnxExporterError", "register_custom_op_symbolic",
+           "unregister_custom_op_symbolic"]
 
 
 def is_in_onnx_export():

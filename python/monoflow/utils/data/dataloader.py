@@ -20,6 +20,7 @@ import pickle
 import signal
 import threading
 import time
+import typing
 import warnings
 import weakref
 
@@ -27,7 +28,7 @@ from monoflow.autograd import profiler as _profiler
 from monoflow.ops_random import default_generator, randint
 from monoflow.utils.data import _worker
 from monoflow.utils.data.collate import default_collate, default_convert
-from monoflow.utils.data.dataset import IterableDataset
+from monoflow.utils.data.dataset import IterableDataset, _T_co
 from monoflow.utils.data.sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
 __all__ = ["DataLoader"]
@@ -59,7 +60,7 @@ def _fork_warning_suppressed():
         yield
 
 
-class DataLoader:
+class DataLoader(typing.Generic[_T_co]):  # DataLoader[T] in annotations, as torch's
     """Iterates over a dataset in batches, in the main process or in worker processes.
 
     ``batch_size`` samples (picked by ``sampler``, or in random order with

@@ -3,13 +3,16 @@ the ways to combine and split them."""
 import bisect
 import math
 import operator
+import typing
 import warnings
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset", "ChainDataset", "Subset",
            "random_split"]
 
+_T_co = typing.TypeVar("_T_co", covariant=True)
 
-class Dataset:
+
+class Dataset(typing.Generic[_T_co]):  # Dataset[T] in annotations and subclass bases, as torch's
     """Base class of map-style datasets, whose samples are read by index: ``dataset[i]``.
 
     A subclass implements ``__getitem__`` and usually ``__len__`` (the default
@@ -37,7 +40,7 @@ class Dataset:
         return ConcatDataset([self, other])
 
 
-class IterableDataset(Dataset):
+class IterableDataset(Dataset[_T_co]):
     """Base class of iterable datasets: a stream of samples read with ``iter(dataset)``.
 
     A subclass implements ``__iter__``. With ``num_workers > 0`` every worker

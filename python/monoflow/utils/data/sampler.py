@@ -3,10 +3,13 @@
 Random orders come from monoflow's generators (the default one, which
 ``monoflow.manual_seed`` resets, or an explicit ``generator=``), so shuffling
 is reproducible the same way every other random op is."""
+import typing
+
 import numpy as np
 
 from monoflow._tensor import Tensor
 from monoflow.ops_random import randint
+from monoflow.utils.data.dataset import _T_co
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler",
            "BatchSampler"]
@@ -25,7 +28,7 @@ def _randperm(n, generator=None):
     return _numpy_rng(generator).permutation(n).tolist()
 
 
-class Sampler:
+class Sampler(typing.Generic[_T_co]):  # Sampler[int] in annotations and bases, as torch's
     """Base class of samplers, the iterables of dataset indices a DataLoader visits.
 
     A subclass implements ``__iter__`` (yielding indices, or lists of indices for
