@@ -2,6 +2,7 @@
 together with PyTorch's: each message still names the op, and where OneFlow raises
 RuntimeError for a mistake PyTorch reports as IndexError or ValueError, the exception is
 both (Note [Errors OneFlow raises as RuntimeError] in core/include/monoflow/error.h)."""
+import numpy as np
 import pytest
 
 import monoflow as flow
@@ -495,3 +496,81 @@ def test_in_place_binary_ops_with_a_shape_that_does_not_fit_self():
     assert flow.ones(2, 3).add_(flow.ones(3), alpha=2.0).tolist() == [[3.0] * 3] * 2
     with pytest.raises(RuntimeError, match=r"^add_: Tensor with shape \(2,\) doesn't match"):
         flow.ones(2).add_(flow.ones(3), alpha=2.0)
+
+
+def test_narrow_start_out_of_range_and_reshape_invalid_dim():
+    torch = pytest.importorskip("torch")
+    with pytest.raises(IndexError, match=r"expected to be in range of \[-3, 3\], but got 4"):
+        torch.narrow(torch.ones(3, 3), 0, 4, 0)
+    for start in (4, -4):
+        msg = _raised(lambda: flow.narrow(flow.ones(3, 3), 0, start, 0), IndexError)
+        assert msg == (f"narrow: start ({start}) is out of bounds for dimension 0 of size 3: Dimension out of range "
+                       f"(expected to be in range of [-3, 3], but got {start})")
+    assert flow.narrow(flow.arange(3), 0, -3, 2).tolist() == torch.narrow(torch.arange(3), 0, -3, 2).tolist()
+    assert flow.narrow(flow.arange(3), 0, 3, 0).shape == (0,)
+    with pytest.raises(RuntimeError, match=r"invalid shape dimension -2"):
+        torch.tensor((2, 2)).reshape((-2, 4))
+    msg = _raised(lambda: flow.tensor((2, 2)).reshape((-2, 4)), RuntimeError)
+    assert msg == "reshape: Invalid shape dimension -2 at index 0 of shape [-2, 4]"
+
+
+def test_linalg_inv_checks_the_dimensions_before_the_dtype():
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError, match="at least 2 dimensions"):
+        torch.linalg.inv(torch.tensor((2, 2)))  # (an int64 vector: torch names the dimensions too)
+    msg = _raised(lambda: flow.linalg.inv(flow.tensor((2, 2))), RuntimeError)
+    assert msg == "linalg.inv: The input tensor must be at least 2 dimensions. Got A with 1."
+    with pytest.raises(RuntimeError, match="linalg.inv: Expected a floating point tensor as input. Got int64"):
+        flow.linalg.inv(flow.tensor([[1, 2], [3, 4]]))
+
+
+def test_broadcast_shapes_and_tensors_carry_oneflows_phrases():
+    msg = _raised(lambda: flow.broadcast_shapes((2,), (3, 3), (1, 1, 1)), RuntimeError)
+    assert msg.startswith("broadcast_shapes: The size of tensor a (2) must match the size of tensor b (3)")
+    assert msg.endswith("(input and other can't be broadcasted to a single shape.)")
+    # no arguments: OneFlow refuses (torch returns Size([]) and ())
+    with pytest.raises(RuntimeError, match=r"^broadcast_shapes: shapes should not be empty\.$"):
+        flow.broadcast_shapes()
+    with pytest.raises(RuntimeError, match=r"^broadcast_tensors: tensors should not be empty\.$"):
+        flow.broadcast_tensors()
+    assert flow.broadcast_shapes((2, 1), (3,)) == (2, 3)
+
+
+def test_oneflow_softmax_cross_entropy_and_its_grad():
+    torch = pytest.importorskip("torch")
+    logits, label = [[0.5, -1.0, 2.0], [0.0, 0.3, 0.1]], [[0.2, 0.3, 0.5], [1.0, 0.0, 0.0]]
+    tl = torch.tensor(logits, requires_grad=True)
+    loss = -(torch.tensor(label) * tl.log_softmax(-1)).sum(-1)
+    dy = torch.tensor([1.5, -0.5])
+    loss.backward(dy)
+    out = flow._C.softmax_cross_entropy(flow.tensor(logits), flow.tensor(label))
+    assert out.tolist() == pytest.approx(loss.tolist(), rel=1e-6)
+    grad = flow._C.softmax_cross_entropy_grad(flow.tensor(dy.tolist()), flow.tensor(label),
+                                              flow.tensor(logits).softmax(-1))
+    np.testing.assert_allclose(grad.numpy(), tl.grad.numpy(), rtol=1e-5, atol=1e-7)
+    C = flow._C
+    cases = [
+        (lambda: C.softmax_cross_entropy(flow.randn(10), flow.randn(1, 10)), RuntimeError,
+         "softmax_cross_entropy: The dimension of prediction must greater than or equal to 2, but got 1"),
+        (lambda: C.softmax_cross_entropy(flow.randn(1, 10), flow.randn(1, 11)), RuntimeError,
+         "must match the size of prediction"),
+        (lambda: C.softmax_cross_entropy(flow.randn(1, 10), flow.randn(1, 10, dtype=flow.float64)), TypeError,
+         f"label and prediction are expected to have the same dtype, but found {flow.float64} and {flow.float32}"),
+        (lambda: C.softmax_cross_entropy_grad(flow.randn(10, 5), flow.randn(10, 10, 5), flow.randn(10)),
+         RuntimeError, "The dimension of prob must greater than or equal to 2, but got 1"),
+        (lambda: C.softmax_cross_entropy_grad(flow.randn(10, 10, 5), flow.randn(10, 10, 5), flow.randn(10, 10, 5)),
+         RuntimeError, "The dimension of dy is expected to be less than that of prob by 1, but found 3 and 3"),
+        (lambda: C.softmax_cross_entropy_grad(flow.randn(10, 8), flow.randn(10, 10, 5), flow.randn(10, 10, 5)),
+         RuntimeError, "The size of dy (8) at dimension 1 must match the size of label (10)"),
+        (lambda: C.softmax_cross_entropy_grad(flow.randn(10, 10), flow.randn(10, 10, 5), flow.randn(10, 10, 6)),
+         RuntimeError, "must match the size of prob"),
+        (lambda: C.softmax_cross_entropy_grad(flow.randn(10, 10, dtype=flow.float64), flow.randn(10, 10, 5),
+                                              flow.randn(10, 10, 5, dtype=flow.float64)),
+         TypeError, "label and prob are expected to have the same dtype"),
+        (lambda: C.softmax_cross_entropy_grad(flow.randn(10, 10), flow.randn(10, 10, 5, dtype=flow.float64),
+                                              flow.randn(10, 10, 5, dtype=flow.float64)),
+         TypeError, "dy and prob are expected to have the same dtype"),
+    ]
+    for fn, exc, phrase in cases:
+        msg = _raised(fn, exc)
+        assert msg.startswith("softmax_cross_entropy") and phrase in msg, msg

@@ -18,7 +18,9 @@ Dims infer_view_shape(const Dims& shape, int64_t numel, const char* op) {
       MF_CHECK(infer < 0, RuntimeError, op, ": only one dimension can be inferred");
       infer = static_cast<int>(i);
     } else {
-      MF_CHECK(out[i] >= 0, RuntimeError, op, ": invalid shape dimension ", out[i]);
+      // (OneFlow's capital I; torch's "at index" detail)
+      MF_CHECK(out[i] >= 0, RuntimeError, op, ": Invalid shape dimension ", out[i], " at index ", i, " of shape ",
+               shape_str(shape));
       MF_CHECK(!__builtin_mul_overflow(known, out[i], &known), RuntimeError, op, ": shape '", shape_str(shape),
                "' is invalid for input of size ", numel);
     }
@@ -209,9 +211,11 @@ Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
   MF_CHECK(t->dim() > 0, RuntimeError, "narrow() cannot be applied to a 0-dim tensor.");
   int64_t d = wrap_dim(dim, t->dim(), "narrow");
   int64_t size = t->shape[d];
+  // torch's range, OneFlow's "Dimension out of range" (it checks start as it checks a dim)
+  MF_CHECK(start >= -size && start <= size, IndexError, "narrow: start (", start, ") is out of bounds for dimension ",
+           d, " of size ", size, ": Dimension out of range (expected to be in range of [", -size, ", ", size,
+           "], but got ", start, ")");
   if (start < 0) start += size;
-  MF_CHECK(start >= 0 && start <= size, IndexError, "narrow: start (", start, ") is out of bounds for dimension ",
-           d, " of size ", size);
   MF_CHECK(length >= 0 && length <= size - start, RuntimeError, "narrow: start (", start, ") + length (", length,
            ") exceeds dimension size (", size, ")");
   return slice(t, d, start, start + length, 1);

@@ -9,7 +9,8 @@ __all__ = ["one_hot", "pixel_shuffle", "smooth_l1_loss", "mse_loss", "l1_loss", 
            "kl_div_loss", "binary_cross_entropy_loss", "binary_cross_entropy_with_logits_loss", "normalize", "slice",
            "normalization", "arg_sort", "ctc_loss", "margin_ranking_loss", "softshrink", "argmax", "argmin",
            "argwhere", "dim_gather", "grid_sample", "reduce_sum", "reduce_max", "reduce_min", "vector_norm",
-           "identity", "expand_dims", "unfold_tensor", "softmax_cross_entropy", "reciprocal_no_nan",
+           "identity", "expand_dims", "unfold_tensor", "softmax_cross_entropy", "softmax_cross_entropy_grad",
+           "reciprocal_no_nan",
            "sqrt_square_sum"]
 
 _core_one_hot = _C.one_hot  # torch's one_hot(x, num_classes) of the core; monoflow._C.one_hot becomes one_hot below
@@ -73,10 +74,10 @@ def pixel_shuffle(input, h_upscale_factor, w_upscale_factor):
     return x.reshape(n, c // (h * w), hh * h, ww * w)
 
 
-def _same_dtype(op, input, target):
+def _same_dtype(op, input, target, names=("input", "target")):
     if input.dtype != target.dtype:
-        raise TypeError(f"{op}(): input and target are expected to have the same dtype, but got {input.dtype} "
-                        f"and {target.dtype}")
+        raise TypeError(f"{op}(): {names[0]} and {names[1]} are expected to have the same dtype, but found "
+                        f"{input.dtype} and {target.dtype}")
 
 
 def _check_reduction(op, reduction):
@@ -746,7 +747,54 @@ def softmax_cross_entropy(logits, label):
     """
     logits = _C.check_tensor(logits, "softmax_cross_entropy", "logits", 1)
     label = _C.check_tensor(label, "softmax_cross_entropy", "label", 2)
+    # (OneFlow's checks and wording; its kernel calls the logits the prediction)
+    if logits.dim() < 2:
+        raise RuntimeError(f"softmax_cross_entropy: The dimension of prediction must greater than or equal to 2, "
+                           f"but got {logits.dim()}")
+    _same_sizes("softmax_cross_entropy", label, "label", logits, "prediction")
+    _same_dtype("softmax_cross_entropy", label, logits, ("label", "prediction"))
     return -(label * logits.log_softmax(-1)).sum(-1)
+
+
+def softmax_cross_entropy_grad(dy, label, prob):
+    """``oneflow._C.softmax_cross_entropy_grad``: the gradient of :func:`softmax_cross_entropy` with
+    respect to the logits, ``dy[..., None] * (prob - label)``.
+
+    Args:
+        dy (Tensor): ``(...)``, the gradient of the per-row losses.
+        label (Tensor): ``(..., C)`` probabilities.
+        prob (Tensor): ``(..., C)``, the softmax of the logits.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.softmax_cross_entropy_grad(flow.ones(1), flow.tensor([[0.0, 1.0]]), flow.tensor([[0.5, 0.5]]))
+        tensor([[ 0.5000, -0.5000]])
+    """
+    name = "softmax_cross_entropy_grad"
+    dy = _C.check_tensor(dy, name, "dy", 1)
+    label = _C.check_tensor(label, name, "label", 2)
+    prob = _C.check_tensor(prob, name, "prob", 3)
+    if prob.dim() < 2:
+        raise RuntimeError(f"{name}: The dimension of prob must greater than or equal to 2, but got {prob.dim()}")
+    if dy.dim() != prob.dim() - 1:
+        raise RuntimeError(f"{name}: The dimension of dy is expected to be less than that of prob by 1, but found "
+                           f"{dy.dim()} and {prob.dim()}")
+    _same_sizes(name, label, "label", prob, "prob")
+    for i in range(dy.dim()):
+        if dy.shape[i] != label.shape[i]:
+            raise RuntimeError(f"{name}: The size of dy ({dy.shape[i]}) at dimension {i} must match the size of "
+                               f"label ({label.shape[i]})")
+    _same_dtype(name, label, prob, ("label", "prob"))
+    _same_dtype(name, dy, prob, ("dy", "prob"))
+    return dy.unsqueeze(-1) * (prob - label)
+
+
+def _same_sizes(op, a, a_name, b, b_name):
+    if a.shape != b.shape:
+        i = next((i for i in range(min(a.dim(), b.dim())) if a.shape[i] != b.shape[i]), min(a.dim(), b.dim()))
+        raise RuntimeError(f"{op}: The shape of {a_name} {tuple(a.shape)} must match the shape of {b_name} "
+                           f"{tuple(b.shape)}: the size of {a_name} at dimension {i} must match the size of {b_name}")
 
 
 def reciprocal_no_nan(x):

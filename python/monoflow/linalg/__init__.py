@@ -61,15 +61,15 @@ def _check(op, A, min_dim=2, square=True):
     # (the refusals name the public op in progress too: torch.inverse over linalg.inv)
     if not isinstance(A, _C.TensorBase):
         raise TypeError(f"linalg.{op}(): argument 'A' must be Tensor, not {type(A).__name__}")
+    if A.dim() < min_dim:  # (checked before the dtype, as torch and OneFlow do; OneFlow's wording)
+        raise RuntimeError(_C.name_op_in_progress(f"linalg.{op}: The input tensor must be at least {min_dim} "
+                                                  f"dimensions. Got A with {A.dim()}."))
     if A.dtype.name not in ("float32", "float64"):
         if A.dtype.is_floating_point:
             raise RuntimeError(_C.name_op_in_progress(f"linalg.{op}: Low precision dtypes not supported. "
                                                       f"Got {A.dtype.name}"))
         raise RuntimeError(_C.name_op_in_progress(f"linalg.{op}: Expected a floating point tensor as input. "
                                                   f"Got {A.dtype.name}"))
-    if A.dim() < min_dim:
-        raise RuntimeError(_C.name_op_in_progress(f"linalg.{op}: The input tensor A must have at least {min_dim} "
-                                                  "dimensions."))
     if square and min_dim >= 2 and A.shape[-1] != A.shape[-2]:
         raise RuntimeError(_C.name_op_in_progress(f"linalg.{op}: A must be batches of square matrices, but they "
                                                   f"are {A.shape[-2]} by {A.shape[-1]} matrices"))
