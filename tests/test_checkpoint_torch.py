@@ -172,3 +172,20 @@ def test_torch_user_classes_need_the_allow_list(layout):
         got = flow.load(io.BytesIO(data))
     assert type(got["cfg"]) is Config and got["cfg"].lr == 0.5
     assert to_np(got["cfg"].tensor).tolist() == [0, 1, 2]
+
+
+@pytest.mark.parametrize("legacy", [False, True])
+def test_support_pytorch_format_false_refuses_a_torch_file(tmp_path, legacy):
+    # OneFlow's flow.load(..., support_pytorch_format=False): a PyTorch file is refused, not read
+    path = tmp_path / "conv.pt"
+    sd = torch.nn.Conv2d(3, 3, 3).state_dict()
+    torch.save(sd, path, _use_new_zipfile_serialization=not legacy)
+    with pytest.raises(NotImplementedError, match=r"^load: No valid load method found for .*conv\.pt': it is a "
+                                                  r"PyTorch checkpoint and support_pytorch_format=False$"):
+        flow.load(str(path), support_pytorch_format=False)
+    got = flow.load(str(path))  # (the default reads it)
+    np.testing.assert_array_equal(got["weight"].numpy(), sd["weight"].numpy())
+    # monoflow's own files load either way
+    own = tmp_path / "own.pt"
+    flow.save({"w": flow.ones(2)}, str(own))
+    assert flow.load(str(own), support_pytorch_format=False)["w"].tolist() == [1.0, 1.0]

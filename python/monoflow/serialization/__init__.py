@@ -32,7 +32,7 @@ __all__ = ["save", "load", "CheckpointError", "WeightsOnlyError", "FORMAT_NAME",
 
 
 def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None, global_src_rank=None,
-         **pickle_load_args):
+         support_pytorch_format=True, **pickle_load_args):
     """Loads a checkpoint: what :func:`monoflow.save` wrote, a PyTorch
     ``.pt``/``.pth`` file or a safetensors file (the format is detected from
     the content).
@@ -73,6 +73,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
         mmap (bool, optional): accepted for torch compatibility and ignored.
         global_src_rank (int, optional): the rank that reads the file and
             shares it; makes every tensor global. Default: ``None``.
+        support_pytorch_format (bool): OneFlow's switch: ``False`` refuses a
+            PyTorch checkpoint (``NotImplementedError``). Default: ``True``.
         pickle_load_args: further keyword arguments, accepted for torch
             compatibility and ignored.
 
@@ -101,20 +103,30 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
     source = Source(f, fname)
     try:
         with source as fp:
-            return _load_from(fp, fname, source.size, map_location, weights_only, as_global)
+            return _load_from(fp, fname, source.size, map_location, weights_only, as_global,
+                              bool(support_pytorch_format))
     except UserError as exc:  # the caller's map_location callable failed: its own error
         raise exc.__cause__ from None
 
 
-def _load_from(fp, fname, size, map_location, weights_only, as_global):
+def _refuse_torch(fname):
+    raise NotImplementedError(f"load: No valid load method found for {fname}: it is a PyTorch checkpoint and "
+                              f"support_pytorch_format=False")
+
+
+def _load_from(fp, fname, size, map_location, weights_only, as_global, support_pytorch_format):
     head = sniff(fp)
     if torch_format.is_legacy(head):
+        if not support_pytorch_format:
+            _refuse_torch(fname)
         return torch_format.load_legacy(fp, functools.partial(file_error, fname), map_location)
     if safetensors.looks_like(head, size):
         return safetensors.read(fp, fname, size, map_location)
     archive = Archive(fp, fname, size)
     try:
         if archive.info(native.FORMAT_MEMBER) is None and torch_format.zip_prefix(archive) is not None:
+            if not support_pytorch_format:
+                _refuse_torch(fname)
             return torch_format.load_zip(archive, map_location)
         return native.load_archive(archive, map_location, weights_only, as_global)
     finally:
