@@ -608,3 +608,35 @@ def test_save_makes_the_paths_missing_directories(tmp_path):
     path = tmp_path / "1" / "2" / "model"
     flow.save({"w": flow.ones(2)}, path)
     assert flow.load(path)["w"].tolist() == [1.0, 1.0]
+
+
+def test_config_training_follows_add_optimizer():
+    # OneFlow's graph.config.training: one build for an eval and a training graph (its test_to_global)
+    class Shared(nn.Graph):
+        def __init__(self, model, opt=None):
+            super().__init__()
+            self.model = model
+            if opt is not None:
+                self.add_optimizer(opt)
+
+        def build(self, x):
+            loss = self.model(x).square().sum()
+            if self.config.training:
+                loss.backward()
+            return loss
+
+    x = flow.tensor(np.linspace(-1, 1, 8, dtype=np.float32).reshape(2, 4))
+    model, ref = nn.Linear(4, 3), nn.Linear(4, 3)
+    ref.load_state_dict(model.state_dict())
+    evaluate = Shared(model)
+    assert evaluate.config.training is False and evaluate.training is False
+    np.testing.assert_allclose(evaluate(x).numpy(), ref(x).square().sum().detach().numpy(), rtol=1e-6)
+    train = Shared(model, flow.optim.SGD(model.parameters(), lr=0.1))
+    assert train.config.training is True
+    train(x)
+    opt = flow.optim.SGD(ref.parameters(), lr=0.1)
+    ref(x).square().sum().backward()
+    opt.step()
+    np.testing.assert_allclose(model.weight.detach().numpy(), ref.weight.detach().numpy(), rtol=1e-6)
+    with pytest.raises(AttributeError):
+        train.config.training = False

@@ -47,6 +47,32 @@ class GraphConfig:
             raise ValueError(f"nn.Graph: config.set_gradient_accumulation_steps expects at least 1 step, got {steps}")
         self.gradient_accumulation_steps = steps
 
+    _training = False  # set by Graph.add_optimizer
+
+    @property
+    def training(self):
+        """Whether the graph is a training graph: True once ``add_optimizer`` was called (OneFlow's
+        ``graph.config.training``, which a shared ``build`` reads to call ``backward`` only when
+        training). Read-only.
+
+        Example::
+
+            >>> class G(nn.Graph):
+            ...     def __init__(self, opt=None):
+            ...         super().__init__()
+            ...         self.fc = nn.Linear(2, 1)
+            ...         if opt is not None:
+            ...             self.add_optimizer(opt(self.fc.parameters(), lr=0.1))
+            ...     def build(self, x):
+            ...         y = self.fc(x).sum()
+            ...         if self.config.training:
+            ...             y.backward()
+            ...         return y
+            >>> G().config.training, G(flow.optim.SGD).config.training
+            (False, True)
+        """
+        return self._training
+
     pipeline_schedule = "1F1B"  # the order of micro-batches through pipeline stages
 
     def set_pipeline_schedule(self, schedule="1F1B"):

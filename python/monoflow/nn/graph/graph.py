@@ -237,6 +237,7 @@ class Graph:
         optimizer's learning rates stay where they were for eager use."""
         schedule = None if lr_sch is None else GraphLRSchedule(lr_sch)
         self._optimizers.append((GraphOptimizerStep(optimizer, scheduled=lr_sch is not None), schedule))
+        self.config._training = True  # (config.training, as OneFlow's)
         self._plans.clear()
 
     def add_lr_scheduler(self, lr_sch):
