@@ -177,3 +177,59 @@ def test_scatter_reduce_non_tensor_operands(pos, args):
     mf, th = _outcome(lambda: run(flow)), _outcome(lambda: run(torch))
     assert mf[0] is th[0] is TypeError
     assert mf[1].startswith("scatter_reduce(): argument") and f"(position {pos})" in mf[1]
+
+
+# ---------------------------------------------------------------- the OpenCL plugin loads at first use
+
+def _child(program, **env):
+    import os
+    import subprocess
+    import sys
+    import textwrap
+    out = subprocess.run([sys.executable, "-c", textwrap.dedent(program)], capture_output=True, text=True,
+                         timeout=300, env=dict(os.environ, **env))
+    assert out.returncode == 0, (out.returncode, out.stderr[-2000:])
+    return out.stdout.strip().splitlines()
+
+
+@pytest.mark.skipif(not _OPENCL, reason="no opencl device")
+def test_opencl_plugin_is_not_initialised_at_import():
+    # Note [Deferred plugins]: PoCL's platform start (worker threads; an abort where threads are
+    # exhausted) happens at the first use of 'opencl', not at import monoflow
+    lines = _child("""
+        import monoflow as flow
+        from monoflow import _C
+        print(_C.loaded_device_types())
+        flow.manual_seed(0); flow.cuda.is_available(); flow.ones(2) + 1   # no opencl use
+        print(_C.loaded_device_types())
+        print((flow.ones(3, device="opencl") * 2).tolist(), _C.loaded_device_types())
+    """)
+    assert lines == ["['cpu']", "['cpu']", "[2.0, 2.0, 2.0] ['cpu', 'opencl']"]
+
+
+@pytest.mark.skipif(not _OPENCL, reason="no opencl device")
+@pytest.mark.parametrize("first_use", ["flow.device('opencl:0')", "flow.devices.available()",
+                                       "flow.devices.count('opencl')", "flow.zeros(1).to('opencl')"])
+def test_every_first_use_loads_the_opencl_plugin(first_use):
+    lines = _child(f"""
+        import monoflow as flow
+        {first_use}
+        print('opencl' in flow._C.loaded_device_types(), flow.ones(2, device='opencl').sum().item())
+    """)
+    assert lines == ["True 2.0"]
+
+
+@pytest.mark.skipif(not _OPENCL, reason="no opencl device")
+def test_a_failed_deferred_load_is_a_clear_error_at_use():
+    # no ICD: the platform reports no devices; import still works and the use names the reason
+    lines = _child("""
+        import monoflow as flow
+        print(flow.ones(2).sum().item())
+        try:
+            flow.zeros(1, device="opencl")
+        except RuntimeError as e:
+            print(str(e))
+        print(flow.devices.available())
+    """, OCL_ICD_VENDORS="/nonexistent-icd-dir")
+    assert lines[0] == "2.0" and lines[2] == "['cpu']"
+    assert lines[1].startswith("zeros(): Unknown device type 'opencl'") and "reports no devices" in lines[1]

@@ -223,7 +223,49 @@ Backend& DeviceRegistry::backend(int16_t type_id) const {
 Backend* DeviceRegistry::find(const std::string& name) const {
   for (auto& b : backends_)
     if (b->name() == name) return b.get();
+  std::lock_guard<std::recursive_mutex> lock(deferred_mu_);
+  if (deferred_.count(name) == 0) return nullptr;
+  load_deferred_locked(name);
+  for (auto& b : backends_)
+    if (b->name() == name) return b.get();
   return nullptr;
+}
+
+void DeviceRegistry::load_deferred_locked(const std::string& name_ref) const {
+  const std::string name = name_ref;  // a copy: the caller's may be the entry erased below
+  auto it = deferred_.find(name);
+  if (it == deferred_.end()) return;
+  const std::string path = it->second;
+  deferred_.erase(it);
+  try {
+    // load() is not const: it is the registry's, and find() is const only for its callers
+    const std::string loaded = const_cast<DeviceRegistry*>(this)->load(path);
+    if (loaded != name) deferred_failed_[name] = str_cat("'", path, "' provides device type '", loaded, "'");
+  } catch (const std::exception& e) {
+    deferred_failed_[name] = e.what();
+  }
+}
+
+void DeviceRegistry::defer(const std::string& name, const std::string& path) {
+  std::lock_guard<std::recursive_mutex> lock(deferred_mu_);
+  for (auto& b : backends_)
+    if (b->name() == name) return;  // already loaded (an explicit path won)
+  deferred_failed_.erase(name);
+  deferred_[name] = path;
+}
+
+void DeviceRegistry::load_deferred() {
+  std::lock_guard<std::recursive_mutex> lock(deferred_mu_);
+  while (!deferred_.empty()) {
+    const std::string name = deferred_.begin()->first;  // a copy: the load erases the entry
+    load_deferred_locked(name);
+  }
+}
+
+std::string DeviceRegistry::deferred_failure(const std::string& name) const {
+  std::lock_guard<std::recursive_mutex> lock(deferred_mu_);
+  auto it = deferred_failed_.find(name);
+  return it == deferred_failed_.end() ? std::string() : it->second;
 }
 
 std::vector<std::string> DeviceRegistry::names() const {

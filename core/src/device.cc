@@ -28,9 +28,11 @@ Device parse_device(const std::string& spec) {
   if (!b) {
     std::string known;
     for (auto& n : DeviceRegistry::get().names()) known += (known.empty() ? "" : ", ") + n;
+    const std::string why = DeviceRegistry::get().deferred_failure(name);
     throw RuntimeError(str_cat("Unknown device type '", name, "' in device string '", spec,
-                               "' (registered device types: ", known,
-                               "). A device type comes from its plugin: load one with monoflow.devices.load(path), "
+                               "' (registered device types: ", known, ")",
+                               why.empty() ? "" : str_cat(" (the built-in ", name, " plugin could not be loaded: ", why, ")"),
+                               ". A device type comes from its plugin: load one with monoflow.devices.load(path), "
                                "the MONOFLOW_DEVICE_PLUGINS environment variable or a 'monoflow.devices' entry "
                                "point"));
   }

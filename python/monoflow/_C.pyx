@@ -362,21 +362,39 @@ def load_plugin(str path):
     return registry().load(path.encode()).decode()
 
 
+def defer_plugin(str type_name, str path):
+    """Registers a plugin library to load at the first use of its device type (Note [Deferred plugins])."""
+    registry().defer(type_name.encode(), path.encode())
+
+
 def device_types():
+    """The device types with data, after loading the deferred plugins (asking which exist is a use)."""
+    registry().load_deferred()
+    return loaded_device_types()
+
+
+def loaded_device_types():
+    """The device types loaded so far: a deferred plugin stays unloaded."""
     return [n.decode() for n in registry().names()]
+
+
+def _unknown_device_type(str type_name):
+    why = registry().deferred_failure(type_name.encode()).decode(errors="replace")
+    return RuntimeError(f"Unknown device type '{type_name}'"
+                        + (f" (the built-in {type_name} plugin could not be loaded: {why})" if why else ""))
 
 
 def device_count(str type_name):
     cdef Backend* b = registry().find(type_name.encode())
     if b == NULL:
-        raise RuntimeError(f"Unknown device type '{type_name}'")
+        raise _unknown_device_type(type_name)
     return b.device_count()
 
 
 def device_info(str type_name):
     cdef Backend* b = registry().find(type_name.encode())
     if b == NULL:
-        raise RuntimeError(f"Unknown device type '{type_name}'")
+        raise _unknown_device_type(type_name)
     out = []
     cdef MFDeviceProperties p
     for i in range(b.device_count()):
@@ -389,7 +407,7 @@ def device_info(str type_name):
 cdef Backend* _backend_named(str type_name) except NULL:
     cdef Backend* b = registry().find(type_name.encode())
     if b == NULL:
-        raise RuntimeError(f"Unknown device type '{type_name}'")
+        raise _unknown_device_type(type_name)
     return b
 
 

@@ -180,6 +180,9 @@ cdef extern from "monoflow/backend.h" namespace "monoflow":
         Backend& backend(int16_t type_id) except +translate_exception
         Backend* find(const string& name)
         vector[string] names()
+        void defer(const string& name, const string& path) except +translate_exception
+        void load_deferred() except +translate_exception
+        string deferred_failure(const string& name)
         cmap[pair[string, string], int64_t] fallback_counts()
     DeviceRegistry& registry "monoflow::DeviceRegistry::get"()
 

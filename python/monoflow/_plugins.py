@@ -8,7 +8,8 @@ fails to load is reported with a warning and listed by
 ``monoflow.devices.failed()``; it never stops ``import monoflow``.
 
 Built-in accelerator plugins (``BUILTIN_PLUGINS``: OpenCL, CUDA) are loaded
-after the CPU when their library was built. One whose runtime is absent on this
+after the CPU when their library was built; OpenCL's (``DEFERRED_BUILTINS``)
+at the first use of its device type instead. One whose runtime is absent on this
 machine (its loader library missing, no platform or no device) is skipped
 without a warning: a CPU-only machine imports cleanly. The reason is kept in
 ``skipped()``. ``MONOFLOW_DISABLE_PLUGINS=opencl,cuda`` (comma separated,
@@ -28,6 +29,10 @@ DISABLE_VAR = "MONOFLOW_DISABLE_PLUGINS"
 
 # Accelerator plugins shipped in monoflow/lib as libmonoflow_<name>.so, in load order.
 BUILTIN_PLUGINS = ("opencl", "cuda")
+# Built-ins loaded at the first use of their device type, not at import (Note [Deferred plugins] in
+# core/include/monoflow/backend.h): initialising PoCL's OpenCL platform starts its worker threads,
+# and where threads are exhausted it aborts the process, which import monoflow must never do.
+DEFERRED_BUILTINS = ("opencl",)
 
 _failed = []
 _skipped = []
@@ -158,6 +163,7 @@ def _disabled_builtins():
 
 def _load_builtins():
     disabled = _disabled_builtins()
+    loaded = _C.loaded_device_types()
     for name in BUILTIN_PLUGINS:
         path = os.path.join(lib_dir(), f"libmonoflow_{name}.so")
         if name in disabled:
@@ -166,8 +172,11 @@ def _load_builtins():
         if not os.path.exists(path):
             _skipped.append((name, "not built"))
             continue
-        if name in _C.device_types():  # an explicit path (env var, entry point) won
+        if name in loaded:  # an explicit path (env var, entry point) won
             _skipped.append((name, f"already provided by {_C.device_info(name)['path']}"))
+            continue
+        if name in DEFERRED_BUILTINS and _runtime_present(name):
+            _C.defer_plugin(name, path)
             continue
         try:
             load(path)
@@ -197,6 +206,20 @@ def load(path):
 #   its only user here, is loaded. (PyTorch's wheel ships a libgomp.so.1 of
 #   the same soname: in a process that imports both, the first one loaded
 #   serves both, so a torch imported after monoflow spins as briefly.)
+def _runtime_present(name):
+    # Note [Quiet built-ins] for a deferred plugin: without an OpenCL loader or ICD on this machine it
+    # is skipped now, as before, rather than listed and failing at first use. (The cheap check opens
+    # the loader library only: it starts no platform.)
+    if name != "opencl":
+        return True
+    try:
+        ctypes.CDLL("libOpenCL.so.1")
+    except OSError as exc:
+        _skipped.append((name, f"cannot load device plugin: {exc}"))
+        return False
+    return True
+
+
 OPENMP_SPIN = "10000"
 
 

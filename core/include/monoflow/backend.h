@@ -97,8 +97,21 @@ class DeviceRegistry {
   std::string load(const std::string& path);
   Backend& backend(int16_t type_id) const;
   Backend& backend(const Device& d) const { return backend(d.type); }
+  // The device type `name`, loading its deferred plugin first (Note [Deferred plugins]);
+  // nullptr when there is none or its deferred load failed (see deferred_failure).
   Backend* find(const std::string& name) const;
-  std::vector<std::string> names() const;  // the device types with data (not "meta")
+  std::vector<std::string> names() const;  // the loaded device types with data (not "meta")
+
+  // Note [Deferred plugins]
+  //   A built-in accelerator plugin whose runtime starts threads when it is
+  //   initialised (PoCL's OpenCL platform) is not loaded at import: defer()
+  //   records its path, and the first find() of its name (a device string, a
+  //   device count, monoflow.devices.available()) loads it. A failed deferred
+  //   load is remembered, not thrown: find() returns nullptr and
+  //   deferred_failure() says why, for the caller's "unknown device type" error.
+  void defer(const std::string& name, const std::string& path);
+  void load_deferred();  // loads every deferred plugin now (failures remembered)
+  std::string deferred_failure(const std::string& name) const;
   bool has_cpu() const { return !backends_.empty(); }
 
   // The CPU fallback: how many times op ran on the CPU for want of a kernel.
@@ -106,8 +119,15 @@ class DeviceRegistry {
   std::map<std::pair<std::string, std::string>, int64_t> fallback_counts() const;
 
  private:
+  void load_deferred_locked(const std::string& name) const;
+
   mutable std::mutex mu_;
   std::vector<std::unique_ptr<Backend>> backends_;
+  // Note [Deferred plugins]: held across a deferred load (recursive: the load may warn, and the
+  // warning's Python code may look a device type up again)
+  mutable std::recursive_mutex deferred_mu_;
+  mutable std::map<std::string, std::string> deferred_;         // name -> path, not yet loaded
+  mutable std::map<std::string, std::string> deferred_failed_;  // name -> why its load failed
   std::map<std::pair<int16_t, int>, int64_t> fallbacks_;
 };
 
