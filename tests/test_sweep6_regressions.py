@@ -233,3 +233,25 @@ def test_a_failed_deferred_load_is_a_clear_error_at_use():
     """, OCL_ICD_VENDORS="/nonexistent-icd-dir")
     assert lines[0] == "2.0" and lines[2] == "['cpu']"
     assert lines[1].startswith("zeros(): Unknown device type 'opencl'") and "reports no devices" in lines[1]
+
+
+LINALG_NON_TENSOR = [
+    ("linalg.lstsq", "B", lambda L, v: L.linalg.lstsq(L.ones(3, 2), v)),
+    ("linalg.matmul", "input", lambda L, v: L.linalg.matmul(v, L.ones(2, 2))),
+    ("linalg.matmul", "other", lambda L, v: L.linalg.matmul(L.ones(2, 2), v)),
+    ("linalg.tensorinv", "A", lambda L, v: L.linalg.tensorinv(v)),
+    ("linalg.tensorsolve", "A", lambda L, v: L.linalg.tensorsolve(v, L.ones(2, 3))),
+    ("linalg.tensorsolve", "B", lambda L, v: L.linalg.tensorsolve(L.eye(6).reshape(2, 3, 6), v)),
+    ("linalg.vander", "x", lambda L, v: L.linalg.vander(v)),
+    ("linalg.ldl_solve", "pivots", lambda L, v: L.linalg.ldl_solve(L.eye(2), v, L.ones(2, 1))),
+    ("linalg.multi_dot", "tensors", lambda L, v: L.linalg.multi_dot([L.ones(2, 2), v])),
+]
+
+
+@pytest.mark.parametrize("op,arg,call", LINALG_NON_TENSOR)
+@pytest.mark.parametrize("value", [None, -1, [1.0]])
+def test_linalg_non_tensor_operands_are_type_errors(op, arg, call, value):
+    mf, th = _outcome(lambda: call(flow, value)), _outcome(lambda: call(torch, value))
+    assert mf[0] is TypeError, mf          # was AttributeError ('int' object has no attribute 'dim')
+    assert th[0] is TypeError, th
+    assert mf[1].startswith(f"{op}(): argument '{arg}'"), mf[1]

@@ -1068,6 +1068,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
                 [1.0000]])
     """
     _check("lstsq", A, square=False)
+    _C.check_tensor(B, "linalg.lstsq", "B", 2)
     vector = B.dim() == A.dim() - 1
     Bm = B.unsqueeze(-1) if vector else B
     X = pinv(A, rtol=rcond).matmul(Bm)
@@ -1354,6 +1355,10 @@ def multi_dot(tensors):
         tensor(11.)
     """
     ts = list(tensors)
+    bad = [type(t).__name__ for t in ts if not isinstance(t, _C.TensorBase)]
+    if bad:
+        raise TypeError(f"linalg.multi_dot(): argument 'tensors' (position 1) must be a sequence of Tensors, "
+                        f"got an element of type {bad[0]}")
     if len(ts) < 2:
         raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(ts)}")
     first_vec, last_vec = ts[0].dim() == 1, ts[-1].dim() == 1
@@ -1401,6 +1406,8 @@ def matmul(input, other):
         tensor([[20., 14.],
                 [14., 13.]])
     """
+    _C.check_tensor(input, "linalg.matmul", "input", 1)
+    _C.check_tensor(other, "linalg.matmul", "other", 2)
     return input.matmul(other)
 
 
@@ -1788,6 +1795,7 @@ def tensorinv(A, ind=2):
         >>> flow.linalg.tensorinv(A, ind=1).shape
         monoflow.Size([2, 2, 4])
     """
+    _C.check_tensor(A, "linalg.tensorinv", "A", 1)
     if ind <= 0:
         raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
     shape = tuple(A.shape)
@@ -1813,6 +1821,8 @@ def tensorsolve(A, B, dims=None):
         >>> flow.linalg.tensorsolve(A, flow.ones(2, 3)).shape
         monoflow.Size([6])
     """
+    _C.check_tensor(A, "linalg.tensorsolve", "A", 1)
+    _C.check_tensor(B, "linalg.tensorsolve", "B", 2)
     if dims is not None:
         nd = A.dim()
         dims = [d % nd for d in dims]
@@ -1842,6 +1852,7 @@ def vander(x, N=None):
                 [1, 2, 4],
                 [1, 3, 9]])
     """
+    _C.check_tensor(x, "linalg.vander", "x", 1)
     if x.dim() < 1:
         raise RuntimeError("x must have at least one dimension.")
     if N is None:
@@ -2086,6 +2097,7 @@ def ldl_solve(LD, pivots, B, *, hermitian=False):
     if B.dtype != LD.dtype:
         raise RuntimeError(f"linalg.ldl_solve: Expected LD and B to have the same dtype, but found LD of "
                            f"type {LD.dtype.name} and B of type {B.dtype.name} instead")
+    _C.check_tensor(pivots, "linalg.ldl_solve", "pivots", 2)
     a, p, b = _host(LD), _host(pivots).astype(_np.int64), _host(B)
     batch = _np.broadcast_shapes(a.shape[:-2], p.shape[:-1], b.shape[:-2])
     a = _np.broadcast_to(a, batch + a.shape[-2:]).reshape(-1, n, n)
