@@ -255,3 +255,29 @@ def test_linalg_non_tensor_operands_are_type_errors(op, arg, call, value):
     assert mf[0] is TypeError, mf          # was AttributeError ('int' object has no attribute 'dim')
     assert th[0] is TypeError, th
     assert mf[1].startswith(f"{op}(): argument '{arg}'"), mf[1]
+
+
+# ---------------------------------------------------------------- in-place ops keep torch's casting rule
+
+@pytest.mark.parametrize("op", ["deg2rad_", "rad2deg_", "logit_", "sinc_", "true_divide_", "divide_"])
+@pytest.mark.parametrize("dtype", ["bool", "int64", "uint8"])
+def test_inplace_float_result_into_an_integer_tensor_raises(op, dtype):
+    # deg2rad_ of an int64 tensor silently truncated the radians to 0 (logit_ gave int64's max)
+    def run(L):
+        x = L.ones(3, dtype=getattr(L, dtype))
+        f = getattr(x, op)
+        return (f(L.full((3,), 2, dtype=getattr(L, dtype))) if "divide" in op else f()).tolist()
+
+    mf, th = _outcome(lambda: run(flow)), _outcome(lambda: run(torch))
+    assert mf[0] is th[0] is RuntimeError, (mf, th)
+    assert mf[1].startswith(op) and "can't be cast to the desired output type" in mf[1]
+
+
+def test_inplace_results_that_cast_are_still_written():
+    for L in (flow, torch):
+        x = L.tensor([1.0, 5.0])
+        assert x.lt_(L.tensor([2.0, 2.0])).tolist() == [1.0, 0.0]           # bool into float
+        y = L.tensor([1, 5])
+        assert y.gcd_(L.tensor([4, 10])).tolist() == [1, 5]
+        z = L.tensor([90.0, 180.0])
+        assert [round(v, 4) for v in z.deg2rad_().tolist()] == [1.5708, 3.1416]

@@ -134,10 +134,16 @@ def inplace_method(fn, name=None):
 
     def bound(self, *args, **kwargs):
         try:
-            return self.copy_(fn(self.clone() if _recorded(self, args, kwargs) else self, *args, **kwargs))
+            result = fn(self.clone() if _recorded(self, args, kwargs) else self, *args, **kwargs)
         except TypeError as e:
             rename_call_error(e, fn, name)
             raise
+        # as torch: the result must cast to self's dtype (deg2rad_ of an int tensor truncated to 0)
+        if isinstance(result, _C.TensorBase) and isinstance(self, _C.TensorBase) and \
+                not _C.can_cast(result.dtype, self.dtype):
+            raise RuntimeError(f"{name}: result type {_dtypes.torch_name(result.dtype)} can't be cast to the "
+                               f"desired output type {_dtypes.torch_name(self.dtype)}")
+        return self.copy_(result)
 
     return _named(bound, name)
 
