@@ -96,7 +96,10 @@ def test_hook_errors_reach_python():
             x * x
     with flow.autograd.graph.saved_tensors_hooks(lambda t: t, lambda p: "not a tensor"):
         y = (x * x).sum()
-    with pytest.raises(TypeError, match="unpack_hook must return a Tensor"):
+    # OneFlow's phrase (exceptions/test_saved_tensor_hooks), then torch's
+    with pytest.raises(TypeError, match=r"^saved_tensors_hooks: unpack_hook should return a Tensor, but got "
+                                        r"`<class 'str'>` instead \(Output of saved tensor unpack_hook expected "
+                                        r"to be a Tensor but got result of type str\)$"):
         y.backward()
     # the stack is balanced again: ordinary recording works
     (x * x).sum().backward()

@@ -186,7 +186,10 @@ cdef Tensor _call_unpack(object fn, PyObject* packed) noexcept:
     try:
         out = fn(<object>packed)
         if not isinstance(out, TensorBase):
-            raise TypeError(f"saved_tensors_hooks: unpack_hook must return a Tensor, got {type(out).__name__}")
+            # (OneFlow's wording, then torch's)
+            raise TypeError(f"saved_tensors_hooks: unpack_hook should return a Tensor, but got `{type(out)}` "
+                            f"instead (Output of saved tensor unpack_hook expected to be a Tensor but got result "
+                            f"of type {type(out).__name__})")
         r = (<TensorBase>out).t
     except BaseException as e:
         err = e
