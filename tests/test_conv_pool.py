@@ -259,6 +259,37 @@ def test_max_pool_nan_wins(device):
     np.testing.assert_array_equal(idx.numpy(), tidx.numpy())
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("k, s, p, d", [(2, 2, 0, 1), (3, 2, 1, 1), (3, 1, 1, 2), (2, 1, 1, 3), (3, 3, 1, 1)])
+def test_max_pool2d_ties_infinities_and_nans(device, dtype, k, s, p, d):
+    """The branch-free window loop (Note [Branch-free max pooling]): ties keep
+    the first index, all -inf windows their first in-bounds tap, a NaN wins
+    wherever it sits (first tap or later), clipped and dilated windows."""
+    rng = np.random.default_rng(k * 100 + s * 10 + p + d)
+    x = rng.integers(-2, 3, (2, 3, 7, 9)).astype(dtype)  # many ties
+    x[0, 0] = -np.inf
+    x[0, 1, ::3, ::2] = np.inf
+    x[1, 0].flat[rng.choice(63, 5, replace=False)] = np.nan  # one NaN per window at most where windows are 2x2
+    kw = dict(kernel_size=k, stride=s, padding=p, dilation=d)
+    y, idx = FP.max_pool2d(flow.tensor(x, device=device), return_indices=True, **kw)
+    ty, tidx = TF.max_pool2d(torch.tensor(x), return_indices=True, **kw)
+    np.testing.assert_array_equal(y.numpy(), ty.numpy())
+    clean = ~np.isnan(ty.numpy())  # windows holding several NaNs: checked below
+    np.testing.assert_array_equal(idx.numpy()[clean], tidx.numpy()[clean])
+    # the window's first NaN (in row-major tap order) gives the index
+    xp = np.pad(x[1, 0], p, constant_values=-np.inf)
+    for oy in range(y.shape[2]):
+        for ox in range(y.shape[3]):
+            taps = [((oy * s + i * d) - p, (ox * s + j * d) - p) for i in range(k) for j in range(k)]
+            nan = [(r, c) for r, c in taps if np.isnan(xp[r + p, c + p])]
+            if nan:
+                assert np.isnan(y.numpy()[1, 0, oy, ox])
+                assert idx.numpy()[1, 0, oy, ox] == nan[0][0] * x.shape[3] + nan[0][1]
+    # the gradient lands on the chosen index, as torch's (NaN-free input)
+    xg = np.nan_to_num(x, posinf=5.0, neginf=-5.0)
+    _run_both(lambda t: FP.max_pool2d(t, **kw), lambda t: TF.max_pool2d(t, **kw), [xg], device, dtype)
+
+
 def test_pool_gradcheck_and_second_derivatives(device):
     rng = np.random.default_rng(9)
     x = flow.tensor(rng.standard_normal((1, 2, 5, 6)), device=device).requires_grad_()
