@@ -281,3 +281,27 @@ def test_inplace_results_that_cast_are_still_written():
         assert y.gcd_(L.tensor([4, 10])).tolist() == [1, 5]
         z = L.tensor([90.0, 180.0])
         assert [round(v, 4) for v in z.deg2rad_().tolist()] == [1.5708, 3.1416]
+
+
+@pytest.mark.skipif(not _OPENCL, reason="no opencl device")
+def test_concurrent_first_uses_of_opencl_all_get_the_device():
+    # threads that wait while another one loads the deferred plugin find it loaded (they got
+    # 'Unknown device type' before the registry looked again), and CPU work goes on meanwhile
+    lines = _child("""
+        import threading
+        import monoflow as flow
+        out, errs = [], []
+        def use(k):
+            try:
+                if k % 2:
+                    out.append((flow.ones(3, device="opencl") * 2).sum().item())
+                else:
+                    out.append(sum((flow.ones(3) * 2).sum().item() for _ in range(50)) / 50)
+            except Exception as e:
+                errs.append(repr(e))
+        ts = [threading.Thread(target=use, args=(k,)) for k in range(12)]
+        [t.start() for t in ts]
+        [t.join() for t in ts]
+        print(sorted(out), errs)
+    """)
+    assert lines == [f"{[6.0] * 12} []"]

@@ -210,7 +210,13 @@ MFStatus Backend::add_kernel(const char* op_name, int32_t in_dtype, int32_t out_
 // ---------------------------------------------------------------- registry
 
 DeviceRegistry& DeviceRegistry::get() {
-  static DeviceRegistry* registry = new DeviceRegistry();  // never destroyed: see ~Backend
+  static DeviceRegistry* registry = [] {
+    auto* r = new DeviceRegistry();  // never destroyed: see ~Backend
+    // backends_ never reallocates: a deferred plugin loads while other threads look device types up
+    // without the lock (Note [Deferred plugins]), so the vector's storage must not move under them
+    r->backends_.reserve(kMaxBackends);
+    return r;
+  }();
   return *registry;
 }
 
@@ -224,6 +230,8 @@ Backend* DeviceRegistry::find(const std::string& name) const {
   for (auto& b : backends_)
     if (b->name() == name) return b.get();
   std::lock_guard<std::recursive_mutex> lock(deferred_mu_);
+  for (auto& b : backends_)  // another thread's deferred load may have finished while this one waited
+    if (b->name() == name) return b.get();
   if (deferred_.count(name) == 0) return nullptr;
   load_deferred_locked(name);
   for (auto& b : backends_)
@@ -387,6 +395,7 @@ std::string DeviceRegistry::load(const std::string& path) {
            "cannot load device plugin '", path, "': the first plugin must be the CPU device");
   if (api->device_count() <= 0) throw fail("it reports no devices");
 
+  if (backends_.size() + 1 >= kMaxBackends) throw fail(str_cat("at most ", kMaxBackends - 1, " device plugins can be loaded"));
   auto backend = std::make_unique<Backend>(static_cast<int16_t>(backends_.size()), path, handle, api);
   RegistrationContext ctx{backend.get(), 0, {}};
   MFHostApi host{sizeof(MFHostApi), MF_ABI_MAJOR, MF_ABI_MINOR, &ctx, &register_kernel_cb};

@@ -119,6 +119,7 @@ class DeviceRegistry {
   std::map<std::pair<std::string, std::string>, int64_t> fallback_counts() const;
 
  private:
+  static constexpr size_t kMaxBackends = 64;  // backends_'s reserved capacity (it never reallocates)
   void load_deferred_locked(const std::string& name) const;
 
   mutable std::mutex mu_;
