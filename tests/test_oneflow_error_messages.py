@@ -574,3 +574,13 @@ def test_oneflow_softmax_cross_entropy_and_its_grad():
     for fn, exc, phrase in cases:
         msg = _raised(fn, exc)
         assert msg.startswith("softmax_cross_entropy") and phrase in msg, msg
+
+
+def test_in_place_activation_on_a_leaf_names_the_activation_not_the_copy_node():
+    x = flow.ones(2, requires_grad=True)
+    for name in ("celu", "elu", "leaky_relu", "hardsigmoid", "hardshrink", "softshrink"):
+        with pytest.raises(RuntimeError) as info:
+            getattr(F, name)(x, inplace=True)
+        assert str(info.value) == f"{name}(): a leaf Tensor that requires grad is being used in an in-place operation."
+    with pytest.raises(RuntimeError, match=r"^copy_\(\): a leaf Tensor that requires grad"):
+        x.copy_(flow.zeros(2))

@@ -991,9 +991,11 @@ cdef class TensorBase:
             copy_(self.t, s)
         except RuntimeError as e:  # the autograd check names its node (CopyBackwards), not the op
             msg = str(e)
-            if not msg.startswith("CopyBackwards: ") or e.args != (msg,):
+            if "CopyBackwards: " not in msg or e.args != (msg,):
                 raise
-            raise RuntimeError(f"copy_(): {msg[len('CopyBackwards: '):]}") from None
+            # (an op in progress that writes its result back, F.celu(x, inplace=True), already heads the message)
+            head, _, rest = msg.partition("CopyBackwards: ")
+            raise RuntimeError(f"{head or 'copy_(): '}{rest}") from None
         return self
 
     def contiguous(self):
