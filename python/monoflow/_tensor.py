@@ -174,6 +174,10 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
     def __init__(self, *args, device=None, **kwargs):
         # flow.Tensor(...) follows the legacy constructor rules (_legacy_tensor.py).
         # Tensors the ops return never come through here.
+        if type(self).__new__ is not Tensor.__new__:
+            # a subclass whose __new__ built the instance (as_subclass / _make_subclass, torchvision's
+            # tv_tensors): Python passes __new__'s arguments here too, and torch's __init__ ignores them
+            return
         from monoflow._legacy_tensor import legacy_new
 
         self._set_handle(legacy_new("Tensor", None, args, device, kwargs))
