@@ -29,6 +29,11 @@ tg = t.clone().requires_grad_()
 flow.nn.functional.gelu(tg).sum().backward()
 out["gelu_grad"] = tg.grad.numpy().tolist()
 out["sum"] = float(t.sum())
+# contiguous runs of every length near the 32-lane and 2048-element blocks (per-channel sums: the
+# AVX-512 build folds its lanes in registers, in the generic loop's order)
+y = flow.tensor(np.random.default_rng(1).standard_normal(2 * 5000).astype(np.float32))
+out["sum_runs"] = [float(y[:n].sum()) for n in [*range(1, 70), 95, 96, 97, 2047, 2048, 2049, 4100, 5000]]
+out["sum_channels"] = y[:4 * 3 * 64].reshape(4, 3, 8, 8).sum((0, 2, 3)).numpy().tolist()
 # few-row products (Note [Few-row products read the matrix once]): 16-lane sums in one order
 rng = np.random.default_rng(0)
 a, w = rng.standard_normal((7, 83)).astype(np.float32), rng.standard_normal((13, 83)).astype(np.float32)
@@ -78,7 +83,7 @@ def test_avx512_and_avx2_builds_give_the_same_bits():
 def test_builds_agree():
     auto, base = _run("avx2"), _run("baseline")
     assert auto["plugin"].endswith("libmonoflow_cpu_avx2.so")
-    for name in ("sqrt", "neg", "relu", "sum"):  # no FMA on their path: the same bits
+    for name in ("sqrt", "neg", "relu", "sum", "sum_runs", "sum_channels"):  # no FMA on their path: the same bits
         assert auto[name] == base[name], name
     x = np.linspace(-12, 12, 4001, dtype=np.float32).astype(np.float64)  # the inputs, exactly
     ref = {"exp": np.exp(x), "tanh": np.tanh(x), "sigmoid": 1 / (1 + np.exp(-x))}
