@@ -584,3 +584,16 @@ def test_in_place_activation_on_a_leaf_names_the_activation_not_the_copy_node():
         assert str(info.value) == f"{name}(): a leaf Tensor that requires grad is being used in an in-place operation."
     with pytest.raises(RuntimeError, match=r"^copy_\(\): a leaf Tensor that requires grad"):
         x.copy_(flow.zeros(2))
+
+
+def test_a_global_tensor_to_a_device_string_with_an_index_is_refused():
+    # OneFlow's check (exceptions/test_array_functor): a global tensor's devices are its placement's
+    x = flow.tensor([0.0, 1.0], placement=flow.placement("cpu", ranks=[0]), sbp=[flow.sbp.split(0)])
+    for bad in ("cpu:0", "cpp"):
+        for call in (lambda: x.to(bad), lambda: x.to(device=bad)):
+            with pytest.raises(RuntimeError, match=r'^to\(\): Only string device without device id \(eg\. "cpu" or '
+                                                   rf'"cuda"\) is expected for global tensor, but got {bad}$'):
+                call()
+    y = x.to("cpu", flow.float64)
+    assert y.is_global and y.dtype == flow.float64 and y.sbp == x.sbp and y.to_local().tolist() == [0.0, 1.0]
+    assert flow.ones(2).to("cpu:0").device == flow.device("cpu:0")  # a local tensor takes an index

@@ -142,9 +142,24 @@ def _rebuild(out, items):
     return items[0]
 
 
+def _check_device_strings(values):
+    # (OneFlow's check and wording: a global tensor's devices are its placement's, so a string may only
+    # name a device type)
+    for v in values:
+        if isinstance(v, str):
+            try:
+                bare = ":" not in v and _C.device(v) is not None
+            except RuntimeError:
+                bare = False
+            if not bare:
+                raise RuntimeError(f'to(): Only string device without device id (eg. "cpu" or "cuda") is expected '
+                                   f'for global tensor, but got {v}')
+
+
 def call(name, fn, args, kwargs, method=False):
     """Runs `fn` (the local op) on global operands."""
     if name == "to":  # x.to(other) takes other's dtype (its device is the placement's type)
+        _check_device_strings(args[1:] + [kwargs.get("device")])
         args = [args[0]] + [a.dtype if isinstance(a, Tensor) else a for a in args[1:]]
     if name == "cross_entropy" and len(args) >= 2:  # OneFlow's (N, 1) class indices, as the local op takes them
         from monoflow._losses import _class_dim_squeezed
