@@ -28,6 +28,14 @@ CASES = [
     (6, 33, 16, 9, 9, (1, 1), 1, 0, 1, 1),       # 1x1: the image is the column matrix
     (6, 24, 40, 9, 9, (1, 1), 2, 0, 1, 1),       # 1x1, stride 2
     (3, 12, 12, 10, 10, (3, 3), 1, 1, 1, 12),    # depthwise
+    # stride 1, output rows as wide as the image's: the forward reads x in place (Note [Direct
+    # reads for shifted planes] in conv_gemm.h), its masks over 16-column chunks
+    (3, 4, 10, 7, 5, (3, 3), 1, (0, 1), 1, 1),   # fewer output rows than the image's, 25 pixels
+    (2, 3, 9, 6, 17, (5, 3), 1, (2, 1), 1, 1),   # rectangular kernel, rows crossing the chunks
+    (2, 4, 8, 5, 4, (1, 3), 1, (0, 1), 1, 2),    # groups, a 1x3 kernel
+    (1, 2, 3, 3, 3, (5, 5), 1, 2, 1, 1),         # taps wholly in the padding
+    (3, 5, 7, 9, 40, (3, 3), 1, 1, 1, 1),        # several 64-column blocks and a tail
+    (2, 3, 5, 8, 11, (3, 3), 1, (3, 2), (3, 1), 1),  # dilation in height only
 ]
 TOL = {np.float32: dict(rtol=1e-4, atol=1e-3), np.float64: dict(rtol=1e-10, atol=1e-10)}
 
@@ -66,3 +74,17 @@ def test_conv_transpose2d_matches_torch_on_wide_channels(case):
     got = FC.conv_transpose2d(flow.tensor(y), flow.tensor(wt), flow.tensor(b), **kw).numpy()
     want = TF.conv_transpose2d(torch.tensor(y), torch.tensor(wt), torch.tensor(b), **kw).numpy()
     np.testing.assert_allclose(got, want, **TOL[np.float32])
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c[6] == 1], ids=str)
+def test_conv2d_forward_without_bias_matches_float64(case):
+    """float32 forward (no bias) against the float64 one: the in-place reads of shifted planes
+    must give the im2col product's values, tail columns and padded taps included."""
+    n, c, o, h, w, k, s, p, d, g = case
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((n, c, h, w))
+    wt = rng.standard_normal((o, c // g, *k))
+    kw = dict(stride=s, padding=p, dilation=d, groups=g)
+    got = FC.conv2d(flow.tensor(x, dtype=flow.float32), flow.tensor(wt, dtype=flow.float32), None, **kw).numpy()
+    want = FC.conv2d(flow.tensor(x), flow.tensor(wt), None, **kw).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * np.sqrt(c // g * k[0] * k[1]))

@@ -45,17 +45,59 @@ inline void conv_pack_rows(bool trans, int64_t m, int64_t kk, const float* a, in
   }
 }
 
+// The rows of the wide operand of conv_gemm_packed: row k at b + k * ldb,
+// the block's columns under masks m0 (and m1).
+struct StridedRows {
+  const float* b;
+  int64_t ldb;
+  __mmask16 m0, m1;
+  template <bool Wide>
+  void next(__m512& b0, __m512& b1) {
+    b0 = _mm512_maskz_loadu_ps(m0, b);
+    if constexpr (Wide) b1 = _mm512_maskz_loadu_ps(m1, b + 16);
+    b += ldb;
+  }
+};
+
+// Note [Direct reads for shifted planes]
+//   In a convolution of stride 1 whose output rows are as wide as the
+//   image's (Note [Shifted planes] in kernels_conv.cpp), row (c, tap) of
+//   im2col's column matrix is channel c's plane shifted by the tap's offset,
+//   zero where the tap falls in the padding. The forward product reads those
+//   rows straight from x instead: the load of columns [j, j + 32) of row
+//   (c, tap) is x_c + shift[tap] + j under the tap's validity masks (masked
+//   lanes read nothing, so addresses past the plane's ends do not fault).
+//   The zeros and the order of the k loop are im2col's, so the results are
+//   the same bits, without writing and re-reading a 9x copy of x.
+struct ShiftedRows {
+  const float* x;          // channel c's plane, plus the block's first column j
+  int64_t hw;              // plane stride
+  const int64_t* shift;    // per tap
+  const __mmask16* valid;  // per tap, `chunks` masks of 16 columns, from column j's chunk
+  int64_t chunks, taps, t = 0;
+  __mmask16 m0, m1;
+  template <bool Wide>
+  void next(__m512& b0, __m512& b1) {
+    const float* row = x + shift[t];
+    const __mmask16* v = valid + t * chunks;
+    b0 = _mm512_maskz_loadu_ps(__mmask16(m0 & v[0]), row);
+    if constexpr (Wide) b1 = _mm512_maskz_loadu_ps(__mmask16(m1 & v[1]), row + 16);
+    if (++t == taps) t = 0, x += hw;
+  }
+};
+
 // One block of conv_gemm_packed: rows [i, i + 8) (those below m stored),
-// columns under masks m0 (and m1 for the second 16 when Wide): a block of at
-// most 16 columns (a tail, or a row of 16 or fewer pixels) does half the work.
-template <bool Wide>
-inline void conv_gemm_block(int64_t m, int64_t i, int64_t kk, const float* a, const float* bk, int64_t ldb,
-                            float* cp, int64_t ldc, __mmask16 m0, __mmask16 m1, const float* bias, bool accumulate) {
+// columns under masks m0 (and m1 for the second 16 when Wide), the rows of
+// the wide operand from `rows`: a block of at most 16 columns (a tail, or a
+// row of 16 or fewer pixels) does half the work.
+template <bool Wide, class Rows>
+inline void conv_gemm_block(int64_t m, int64_t i, int64_t kk, const float* a, Rows rows, float* cp, int64_t ldc,
+                            __mmask16 m0, __mmask16 m1, const float* bias, bool accumulate) {
   __m512 c00 = _mm512_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00,
          c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00, c60 = c00, c61 = c00, c70 = c00, c71 = c00;
-  for (int64_t k = 0; k < kk; ++k, a += kConvMR, bk += ldb) {
-    const __m512 b0 = _mm512_maskz_loadu_ps(m0, bk);
-    const __m512 b1 = Wide ? _mm512_maskz_loadu_ps(m1, bk + 16) : b0;
+  for (int64_t k = 0; k < kk; ++k, a += kConvMR) {
+    __m512 b0, b1 = c00;
+    rows.template next<Wide>(b0, b1);
     __m512 x;
 #define MFCPU_CONV_ROW(r)                                    \
   x = _mm512_set1_ps(a[r]);                                  \
@@ -65,9 +107,9 @@ inline void conv_gemm_block(int64_t m, int64_t i, int64_t kk, const float* a, co
     MFCPU_CONV_ROW(4) MFCPU_CONV_ROW(5) MFCPU_CONV_ROW(6) MFCPU_CONV_ROW(7)
 #undef MFCPU_CONV_ROW
   }
-  const int64_t rows = std::min(kConvMR, m - i);
+  const int64_t rows_here = std::min(kConvMR, m - i);
 #define MFCPU_CONV_STORE(r)                                                              \
-  if (r < rows) {                                                                        \
+  if (r < rows_here) {                                                                   \
     float* d = cp + r * ldc;                                                             \
     if (bias) {                                                                          \
       const __m512 bv = _mm512_set1_ps(bias[i + r]);                                     \
@@ -86,19 +128,46 @@ inline void conv_gemm_block(int64_t m, int64_t i, int64_t kk, const float* a, co
 #undef MFCPU_CONV_STORE
 }
 
+// Masks of the first nj (<= 32) columns of a block, in two halves.
+inline void block_masks(int64_t nj, __mmask16* m0, __mmask16* m1) {
+  *m0 = nj >= 16 ? __mmask16(0xffff) : __mmask16((1u << nj) - 1);
+  *m1 = nj >= 32 ? __mmask16(0xffff) : nj <= 16 ? __mmask16(0) : __mmask16((1u << (nj - 16)) - 1);
+}
+
 // c[m, n] = ap-matrix [m, kk] @ b[kk, n] (+ bias[i] on row i when bias is
 // given, then + c when `accumulate`); ap from conv_pack_rows.
 inline void conv_gemm_packed(int64_t m, int64_t n, int64_t kk, const float* ap, const float* b, int64_t ldb,
                              float* c, int64_t ldc, const float* bias, bool accumulate) {
   for (int64_t j = 0; j < n; j += kConvNR) {
-    const int64_t nj = std::min(kConvNR, n - j);
-    const __mmask16 m0 = nj >= 16 ? __mmask16(0xffff) : __mmask16((1u << nj) - 1);
-    const __mmask16 m1 = nj >= 32 ? __mmask16(0xffff) : nj <= 16 ? __mmask16(0) : __mmask16((1u << (nj - 16)) - 1);
+    __mmask16 m0, m1;
+    block_masks(std::min(kConvNR, n - j), &m0, &m1);
+    const StridedRows rows{b + j, ldb, m0, m1};
     for (int64_t i = 0; i < m; i += kConvMR) {
-      if (nj > 16)
-        conv_gemm_block<true>(m, i, kk, ap + i * kk, b + j, ldb, c + i * ldc + j, ldc, m0, m1, bias, accumulate);
+      if (m1)
+        conv_gemm_block<true>(m, i, kk, ap + i * kk, rows, c + i * ldc + j, ldc, m0, m1, bias, accumulate);
       else
-        conv_gemm_block<false>(m, i, kk, ap + i * kk, b + j, ldb, c + i * ldc + j, ldc, m0, m1, bias, accumulate);
+        conv_gemm_block<false>(m, i, kk, ap + i * kk, rows, c + i * ldc + j, ldc, m0, m1, bias, accumulate);
+    }
+  }
+}
+
+// c[m, n] (+ bias) = ap-matrix [m, cg * taps] @ the im2col rows of the cg
+// planes at x (stride hw) for output columns [j0, j0 + n), read in place
+// (Note [Direct reads for shifted planes]); j0 a multiple of 16, `valid`
+// [taps][chunks] the masks of every 16-column chunk of the image.
+inline void conv_gemm_shifted(int64_t m, int64_t n, int64_t j0, int64_t cg, int64_t taps, const float* ap,
+                              const float* x, int64_t hw, const int64_t* shift, const __mmask16* valid,
+                              int64_t chunks, float* c, int64_t ldc, const float* bias) {
+  const int64_t kk = cg * taps;
+  for (int64_t j = 0; j < n; j += kConvNR) {
+    __mmask16 m0, m1;
+    block_masks(std::min(kConvNR, n - j), &m0, &m1);
+    const ShiftedRows rows{x + j0 + j, hw, shift, valid + (j0 + j) / 16, chunks, taps, 0, m0, m1};
+    for (int64_t i = 0; i < m; i += kConvMR) {
+      if (m1)
+        conv_gemm_block<true>(m, i, kk, ap + i * kk, rows, c + i * ldc + j, ldc, m0, m1, bias, false);
+      else
+        conv_gemm_block<false>(m, i, kk, ap + i * kk, rows, c + i * ldc + j, ldc, m0, m1, bias, false);
     }
   }
 }

@@ -15,7 +15,9 @@
 //   [O, b*L] and b x [O, L]. A 1x1, stride 1, unpadded kernel needs no col at
 //   all: the image itself is the column matrix. Threads: Note [Threads over chunks].
 //   The float32 products of the AVX-512 build run in conv_gemm.h's kernels
-//   (Note [An AVX-512 kernel for the conv GEMMs]), the others in BLAS.
+//   (Note [An AVX-512 kernel for the conv GEMMs]), the others in BLAS; that
+//   build's forward of a stride-1 convolution with full-width output rows
+//   reads x in place, with no col (Note [Direct reads for shifted planes]).
 #include <cblas.h>
 #if defined(__AVX512F__)
 #include <immintrin.h>
@@ -362,6 +364,52 @@ void packed_gemm_images(const PackedWeight<T>& pw, int64_t gi, int64_t m, int64_
 #endif
 }
 
+#if defined(__AVX512F__)
+// The tap offsets and per-16-column validity masks of a stride-1 convolution
+// with full-width output rows (Note [Direct reads for shifted planes] in
+// conv_gemm.h): valid[t * chunks + q / 16] bit q % 16 is whether tap t of
+// output pixel q lies inside the image.
+struct ShiftedTaps {
+  std::vector<int64_t> shift;
+  std::vector<__mmask16> valid;
+  int64_t chunks = 0;
+  explicit ShiftedTaps(const Geom& g) : chunks(ceil_div(g.L(), 16)) {
+    const int64_t taps = g.kh * g.kw;
+    shift.resize(size_t(taps));
+    valid.assign(size_t(taps * chunks), __mmask16(0));
+    for (int64_t ki = 0; ki < g.kh; ++ki)
+      for (int64_t kj = 0; kj < g.kw; ++kj) {
+        const int64_t t = ki * g.kw + kj;
+        const Shifted p = shifted(g, ki, kj);
+        shift[size_t(t)] = p.shift;
+        for (int64_t oy = p.ylo; oy < p.yhi; ++oy)
+          for (int64_t ox = p.xlo; ox < p.xhi; ++ox) {
+            const int64_t q = oy * g.OW + ox;
+            valid[size_t(t * chunks + q / 16)] |= __mmask16(1u << (q % 16));
+          }
+      }
+  }
+};
+
+// conv2d's forward for images [0, nimg) of a chunk from x's planes in place
+// (the AVX-512 float32 path, shifted planes): y_i [Og, L] of group gi =
+// packed w_g @ the im2col rows of x_i's group channels, + bias. Blocks of
+// columns of every image are split over the threads, as packed_gemm_images.
+void shifted_gemm_images(const Geom& g, const PackedWeight<float>& pw, const ShiftedTaps& st, int64_t gi,
+                         int64_t nimg, const float* x, float* y, const float* bias) {
+  const float* ap = pw.data.data() + gi * pw.stride;
+  const int64_t L = g.L(), Og = g.Og(), Cg = g.Cg(), taps = g.kh * g.kw;
+  const int64_t block = 64, nb = ceil_div(L, block);
+  parallel_range(nimg * nb, block * Og * g.Kg() / 64 + 1, [&](int64_t lo, int64_t hi) {
+    for (int64_t t = lo; t < hi; ++t) {
+      const int64_t i = t / nb, j0 = t % nb * block;
+      conv_gemm_shifted(Og, std::min(block, L - j0), j0, Cg, taps, ap, x + (i * g.C + gi * Cg) * g.HW(), g.HW(),
+                        st.shift.data(), st.valid.data(), st.chunks, y + (i * g.O + gi * Og) * L + j0, L, bias);
+    }
+  });
+}
+#endif
+
 // Chunk size: big enough GEMMs, and at least one chunk per thread when N allows.
 int64_t pick_chunk(const Geom& g, int64_t min_cols) {
   if (g.pointwise()) return 1;
@@ -586,6 +634,20 @@ void conv2d_forward(const ConvGeom& g, const T* xp, const T* wp, const T* bias, 
   Scratch<T> sc;
   const PackedWeight<T> pwt(g, wp, false);
   const bool direct = !pwt.data.empty();  // the AVX-512 kernel writes the images in place, bias included
+#if defined(__AVX512F__)
+  if constexpr (std::is_same_v<T, float>) {
+    if (direct && !pw && shifted_planes(g)) {  // no im2col: Note [Direct reads for shifted planes]
+      const ShiftedTaps st(g);
+      over_chunks(g.N, B, [&](int64_t n0, int64_t b, int64_t, int64_t) {
+        for (int64_t gi = 0; gi < g.groups; ++gi)
+          shifted_gemm_images(g, pwt, st, gi, b, xp + n0 * g.C * g.HW(), yp + n0 * g.O * L,
+                              bias ? bias + gi * Og : nullptr);
+        if (epilogue) epilogue->apply(epilogue->ctx, n0, b);
+      });
+      return;
+    }
+  }
+#endif
   over_chunks(g.N, B, [&](int64_t n0, int64_t b, int64_t tid, int64_t) {
     const int64_t cols = b * L;
     const T* cp = xp + n0 * g.C * g.HW();
