@@ -305,3 +305,39 @@ def test_concurrent_first_uses_of_opencl_all_get_the_device():
         print(sorted(out), errs)
     """)
     assert lines == [f"{[6.0] * 12} []"]
+
+
+# ---------------------------------------------------------------- complex input is computed or refused, never made real
+
+Z = [0.5 + 0.3j, 1.2 - 0.4j, 0.0 + 0.0j, 1e-3 + 1e-3j]
+
+
+@pytest.mark.parametrize("call", [lambda L, x: L.sinc(x), lambda L, x: L.float_power(x, 2.0),
+                                  lambda L, x: L.float_power(L.tensor([2.0, 3.0, 1.0, 4.0]), x),
+                                  lambda L, x: L.ldexp(x, L.tensor([1.0, 2.0, 3.0, -1.0])),
+                                  lambda L, x: L.special.sinc(x)])
+def test_complex_results_match_torch(call):
+    got, want = call(flow, flow.tensor(Z)), call(torch, torch.tensor(Z))
+    assert got.dtype.is_complex and str(got.dtype).split(".")[1] == str(want.dtype).split(".")[1]
+    assert torch.allclose(torch.tensor(got.tolist(), dtype=want.dtype), want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("op,call,exc", [
+    ("deg2rad", lambda L, x: L.deg2rad(x), RuntimeError), ("rad2deg", lambda L, x: L.rad2deg(x), RuntimeError),
+    ("logit", lambda L, x: L.logit(x), NotImplementedError), ("xlogy", lambda L, x: L.xlogy(x, x), NotImplementedError),
+    ("lgamma", lambda L, x: L.lgamma(x), NotImplementedError), ("digamma", lambda L, x: L.digamma(x), NotImplementedError),
+    ("erfinv", lambda L, x: L.erfinv(x), NotImplementedError),
+    ("bessel_j0", lambda L, x: L.special.bessel_j0(x), NotImplementedError),
+    ("i0e", lambda L, x: L.special.i0e(x), NotImplementedError),
+])
+def test_complex_input_is_refused_not_made_real(op, call, exc):
+    # these returned the real part's result (deg2rad(0.5+0.3j) was 0.0087, lgamma a real tensor)
+    mf, th = _outcome(lambda: call(flow, flow.tensor(Z))), _outcome(lambda: call(torch, torch.tensor(Z)))
+    assert th[0] is exc, th
+    assert mf[0] is exc and op in mf[1] and "complex" in mf[1], mf
+
+
+def test_logaddexp_complex_is_refused_not_made_real():
+    # torch computes it; monoflow refuses rather than dropping the imaginary part
+    with pytest.raises(NotImplementedError, match=r"logaddexp\(\): not implemented for complex"):
+        flow.logaddexp(flow.tensor(Z), flow.tensor(Z))

@@ -34,9 +34,12 @@ def _tensor_arg(op, x, name="input"):
     return x
 
 
-def _float(x):
+def _float(x, op):
     """x itself when floating, else in the default float dtype (torch's rule
-    for the floating functions)."""
+    for the floating functions). Complex is refused: the cast would silently
+    drop the imaginary part (deg2rad of 1+1j gave 0.0175)."""
+    if x.dtype.is_complex:
+        raise NotImplementedError(f"{op}(): not implemented for complex tensors (got {x.dtype})")
     return x if x.dtype.is_floating_point else x.to(_C.get_default_dtype())
 
 
@@ -129,7 +132,7 @@ def not_equal(input, other):
 
 def logit(input, eps=None):
     """log(p / (1 - p)); with eps, p is clamped to [eps, 1 - eps] first (gradient zero outside)."""
-    x = _float(_tensor_arg("logit", input))
+    x = _float(_tensor_arg("logit", input), "logit")
     if eps is not None:
         eps = _C.check_float(eps, "logit", "eps", 2)
         x = x.clamp(eps, 1 - eps)
@@ -141,9 +144,9 @@ def xlogy(input, other):
     if not isinstance(input, _C.TensorBase) and not isinstance(other, _C.TensorBase):
         raise TypeError("xlogy(): expected at least one Tensor argument")
     like = input if isinstance(input, _C.TensorBase) else other
-    x = input if isinstance(input, _C.TensorBase) else _C._full((), input, _float(like).dtype, like.device)
-    y = other if isinstance(other, _C.TensorBase) else _C._full((), other, _float(like).dtype, like.device)
-    x, y = _promote_float(x, y)
+    x = input if isinstance(input, _C.TensorBase) else _C._full((), input, _float(like, "xlogy").dtype, like.device)
+    y = other if isinstance(other, _C.TensorBase) else _C._full((), other, _float(like, "xlogy").dtype, like.device)
+    x, y = _promote_float(x, y, "xlogy")
     # where x == 0 the value is 0 but, as in torch, d/dx is still log(y): the
     # product is kept there, over a y made finite and positive
     zero = (x == 0) & ~_m.isnan(y)
@@ -151,8 +154,10 @@ def xlogy(input, other):
     return x * _m.log(safe_y)
 
 
-def _promote_float(a, b):
+def _promote_float(a, b, op):
     dt = _C.promote_types(a.dtype, b.dtype)
+    if dt.is_complex:  # (as _float: the cast would drop the imaginary part)
+        raise NotImplementedError(f"{op}(): not implemented for complex tensors (got {dt})")
     if not dt.is_floating_point:
         dt = _C.get_default_dtype()
     return a.to(dt), b.to(dt)
@@ -225,7 +230,7 @@ def copysign(input, other):
         neg = signbit(other)
     else:
         neg = math.copysign(1.0, _c.number("copysign", "other", 2, other)) < 0
-        a = _float(a)
+        a = _float(a, "copysign")
         return -_m.abs(a) if neg else _m.abs(a)
     return _m.where(neg, -_m.abs(a), _m.abs(a))
 
@@ -277,11 +282,17 @@ def sgn(input):
 
 
 def deg2rad(input):
-    return _float(_tensor_arg("deg2rad", input)) * (math.pi / 180.0)
+    x = _tensor_arg("deg2rad", input)
+    if x.dtype.is_complex:
+        raise RuntimeError("deg2rad(): deg2rad is not supported for complex tensors")
+    return _float(x, "deg2rad") * (math.pi / 180.0)
 
 
 def rad2deg(input):
-    return _float(_tensor_arg("rad2deg", input)) * (180.0 / math.pi)
+    x = _tensor_arg("rad2deg", input)
+    if x.dtype.is_complex:
+        raise RuntimeError("rad2deg(): rad2deg is not supported for complex tensors")
+    return _float(x, "rad2deg") * (180.0 / math.pi)
 
 
 def heaviside(input, values):
@@ -364,7 +375,7 @@ def _np_itemsize(dt):
 
 def logaddexp(input, other):
     """log(exp(input) + exp(other)) without overflow."""
-    a, b = _promote_float(_tensor_arg("logaddexp", input), _tensor_arg("logaddexp", other, "other"))
+    a, b = _promote_float(_tensor_arg("logaddexp", input), _tensor_arg("logaddexp", other, "other"), "logaddexp")
     m = a.maximum(b)
     # equal infinities (a == b == +-inf) give that infinity, not inf - inf
     same_inf = _m.isinf(a) & (a == b)
@@ -374,7 +385,8 @@ def logaddexp(input, other):
 
 def logaddexp2(input, other):
     """log2(2**input + 2**other) without overflow."""
-    a, b = _promote_float(_tensor_arg("logaddexp2", input), _tensor_arg("logaddexp2", other, "other"))
+    a, b = _promote_float(_tensor_arg("logaddexp2", input), _tensor_arg("logaddexp2", other, "other"),
+                          "logaddexp2")
     m = a.maximum(b)
     same_inf = _m.isinf(a) & (a == b)
     d = _m.where(same_inf, 0, _m.abs(a - b))
@@ -416,7 +428,8 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
 
 def sinc(input):
     """sin(pi x) / (pi x), 1 at 0 (gradient 0 there)."""
-    x = _float(_tensor_arg("sinc", input))
+    x = _tensor_arg("sinc", input)
+    x = x if x.dtype.is_complex else _float(x, "sinc")  # (the formula holds for complex x)
     # Near 0 the quotient's gradient, cos(a)/a - sin(a)/a^2, cancels (it loses
     # 3/a^2 ulps) and is inf - inf once a^2 underflows (subnormal x): there the
     # Taylor series of sin(a)/a gives the value and a gradient with no
@@ -432,9 +445,12 @@ def sinc(input):
 
 def float_power(input, exponent):
     """pow computed in float64."""
-    a = input.double() if isinstance(input, _C.TensorBase) else _c.number("float_power", "input", 1, input)
-    b = exponent.double() if isinstance(exponent, _C.TensorBase) else _c.number("float_power", "exponent", 2,
-                                                                                  exponent)
+    # float64, or complex128 when an operand is complex (a cast to float64 dropped the imaginary part)
+    dt = _dtypes.complex128 if any(isinstance(t, _C.TensorBase) and t.dtype.is_complex
+                                   for t in (input, exponent)) else _dtypes.float64
+    a = input.to(dt) if isinstance(input, _C.TensorBase) else _c.number("float_power", "input", 1, input)
+    b = exponent.to(dt) if isinstance(exponent, _C.TensorBase) else _c.number("float_power", "exponent", 2,
+                                                                                exponent)
     return _m.pow(a, b)
 
 
@@ -442,10 +458,11 @@ def ldexp(input, other):
     """input * 2**other."""
     x = _tensor_arg("ldexp", input)
     if not isinstance(other, _C.TensorBase):  # a Number (torch takes a Tensor only)
-        x = _float(x)
-        other = _C._full((), _c.number("ldexp", "other", 2, other), x.dtype, x.device)
+        x = x if x.dtype.is_complex else _float(x, "ldexp")
+        other = _C._full((), _c.number("ldexp", "other", 2, other), x.dtype.to_real() if x.dtype.is_complex
+                         else x.dtype, x.device)
     dt = _C.promote_types(x.dtype, other.dtype)  # (an integer input with float16 other is float16)
-    x = x.to(dt if dt.is_floating_point else _C.get_default_dtype())
+    x = x.to(dt if dt.is_floating_point or dt.is_complex else _C.get_default_dtype())
     return x * _m.pow(2.0, other).to(x.dtype)
 
 

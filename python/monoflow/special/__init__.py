@@ -94,6 +94,8 @@ def log_softmax(input, dim, *, dtype=None):
 def _float(op, x):
     if not isinstance(x, _C.TensorBase):
         raise TypeError(f"special.{op}(): argument 'input' must be Tensor, not {type(x).__name__}")
+    if x.dtype.is_complex:  # (the cast below would silently drop the imaginary part)
+        raise NotImplementedError(f"special.{op}(): not implemented for complex tensors (got {x.dtype})")
     return x if x.dtype.is_floating_point else x.to(_C.get_default_dtype())
 
 
@@ -112,7 +114,7 @@ def xlog1py(input, other):
         >>> flow.special.xlog1py(flow.tensor([0., 2.]), flow.tensor([-1., 1.]))
         tensor([0.0000, 1.3863])
     """
-    x, y = _p._promote_float(_float("xlog1py", input), _float("xlog1py", other))
+    x, y = _p._promote_float(_float("xlog1py", input), _float("xlog1py", other), "special.xlog1py")
     # as xlogy: the product is kept where x == 0 (d/dx is log1p(y) there), over a safe y
     zero = (x == 0) & ~_m.isnan(y)
     return x * _m.log1p(_m.where(zero & ((y <= -1) | _m.isinf(y)), 0, y))

@@ -33,6 +33,8 @@ _where = _m.where
 def _float_input(op, x):
     if not isinstance(x, _C.TensorBase):
         raise TypeError(f"special.{op}(): argument 'input' must be Tensor, not {type(x).__name__}")
+    if x.dtype.is_complex:  # (the cast below would silently drop the imaginary part)
+        raise NotImplementedError(f"special.{op}(): not implemented for complex tensors (got {x.dtype})")
     return x if x.dtype.is_floating_point else x.to(_C.get_default_dtype())
 
 
