@@ -197,3 +197,11 @@ def test_from_dlpack_device_and_copy_keywords():
     assert moved.device.type == "meta" and tuple(moved.shape) == (4,)
     with pytest.raises(BufferError, match="from_dlpack"):
         flow.from_dlpack(a, device="meta", copy=False)
+
+
+def test_from_dlpack_names_itself_for_a_bad_device():
+    a = np.arange(4.0)
+    with pytest.raises(TypeError, match=r"^from_dlpack\(\): device: expected a string or a device, got tuple$"):
+        flow.from_dlpack(a, device=(6, -1))
+    with pytest.raises(RuntimeError, match=r"^from_dlpack\(\): .*'nosuchdev'"):
+        flow.from_dlpack(a, device="nosuchdev")

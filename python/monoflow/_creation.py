@@ -138,9 +138,14 @@ def from_dlpack(ext_tensor, *, device=None, copy=None):
             raise BufferError(f"from_dlpack: only CPU memory can be imported, got DLPack device type {device_type}")
         ext = ext.__dlpack__()
     out = _C.from_dlpack_capsule(ext)
-    if device is not None and _C.device(device) != out.device:
+    if device is not None:
+        try:
+            device = _C.device(device)
+        except (TypeError, ValueError, RuntimeError) as e:  # (named after the op, as every refusal is)
+            raise type(e)(f"from_dlpack(): {e}") from None
+    if device is not None and device != out.device:
         if copy is False:
-            raise BufferError(f"from_dlpack: copy=False, but moving the tensor to {_C.device(device)} needs a copy")
+            raise BufferError(f"from_dlpack: copy=False, but moving the tensor to {device} needs a copy")
         return out.to(device)
     return out.clone() if copy else out
 
