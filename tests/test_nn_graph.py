@@ -361,13 +361,57 @@ def test_value_dependent_shapes_run_build_eagerly_with_one_warning():
     m = flow.nn.Linear(3, 3)
     g = Select(m)
     rng = np.random.default_rng(0)
-    with pytest.warns(UserWarning, match="output shape depends on tensor values") as caught:
+    with pytest.warns(UserWarning, match="output's shape depends on tensor values") as caught:
         for _ in range(3):  # different counts of positives each call
             x = flow.tensor(rng.standard_normal((4, 3)), dtype=flow.float32)
             sel, nz = g(x)
             np.testing.assert_allclose(sel.numpy(), flow.masked_select(m(x), x > 0).detach().numpy(), rtol=1e-6)
             np.testing.assert_array_equal(nz.numpy(), np.argwhere(x.numpy() != 0))
-    assert len([w for w in caught if "output shape" in str(w.message)]) == 1
+    assert len([w for w in caught if "output's shape" in str(w.message)]) == 1
+
+
+@pytest.mark.parametrize("make", [
+    lambda: flow.tensor([1.0, 2.0]),                       # from host data inside build
+    lambda: flow.tensor([1.0, 2.0])[0:2],                  # a view of one
+    lambda: flow.as_tensor(np.array([1.0, 2.0], np.float32)),
+], ids=["tensor", "view", "as_tensor"])
+def test_a_constant_written_in_place_in_build_starts_fresh_every_call(make):
+    # Note [Constants written in place] (graph/trace.h): a plan would run the in-place add on what
+    # the previous run left (1 + y, then 1 + 2y, ...); the graph runs build eagerly instead
+    class G(nn.Graph):
+        def build(self, y):
+            x = make()
+            x += y
+            x.mul_(2)
+            return x
+
+    g = G()
+    y = flow.tensor([0.5, -1.0])
+    with pytest.warns(UserWarning, match="writes in place to a tensor the trace reads as a constant"):
+        outs = [g(y).numpy() for _ in range(3)]
+    for out in outs:
+        np.testing.assert_array_equal(out, [3.0, 2.0])
+
+
+def test_fills_and_inputs_written_in_place_keep_their_plan():
+    # what a kernel made (zeros) or the call feeds (inputs) is no constant: the plan replays
+    class G(nn.Graph):
+        def build(self, y):
+            x = flow.zeros(2)
+            x += y
+            y.mul_(3)
+            return x, y
+
+    g = G()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for k in range(3):
+            y = flow.tensor([1.0, float(k)])
+            x, y3 = g(y)
+            np.testing.assert_array_equal(x.numpy(), [1.0, k])
+            np.testing.assert_array_equal(y3.numpy(), [3.0, 3.0 * k])
+            np.testing.assert_array_equal(y.numpy(), [1.0, k])  # (the caller's input is not written)
+    assert len(g._plans) == 1 and not g._eager_builds
 
 
 def test_a_training_graph_with_boolean_indexing_trains_as_eager():
@@ -640,3 +684,22 @@ def test_config_training_follows_add_optimizer():
     np.testing.assert_allclose(model.weight.detach().numpy(), ref.weight.detach().numpy(), rtol=1e-6)
     with pytest.raises(AttributeError):
         train.config.training = False
+
+
+def test_trace_with_all_variables_refuses_a_constant_written_in_place():
+    # the low-level trace: without all_variables, undeclared memory written in place is state the
+    # replays update (a hand-written optimizer step); with it, a DynamicShapeError names the op
+    from monoflow import _C, _graph
+
+    w = flow.tensor([1.0, 2.0])
+
+    def step(g):
+        w.sub_(g)
+        return w * 1
+
+    ct = _graph.trace(step, flow.ones(2))
+    ct.run(flow.ones(2))
+    np.testing.assert_array_equal(w.numpy(), [-1.0, 0.0])  # the trace's step, then the replay's
+    with pytest.raises(_C.DynamicShapeError, match="writes in place to a tensor the trace reads as a constant"):
+        _graph.trace(step, flow.ones(2), all_variables=True)
+    np.testing.assert_array_equal(w.numpy(), [-1.0, 0.0])  # refused before the kernel ran

@@ -10,6 +10,7 @@ cdef extern from "monoflow/graph/trace.h" namespace "monoflow::graph":
         CTraceRecorder(cbool execute) except +translate_exception
         void stop()
         void mark_variable(const Tensor& t)
+        void forbid_constant_writes()
 
 cdef extern from "monoflow/graph/host_node.h" namespace "monoflow::graph":
     cdef cppclass CHostOp "monoflow::graph::HostOp":
@@ -180,6 +181,13 @@ cdef class _GraphTrace:
         cdef size_t i
         for i in range(ts.size()):
             self.rec.mark_variable(ts[i])
+
+    def forbid_constant_writes(self):
+        """The caller has marked all its state: a kernel writing in place to a constant the trace
+        read raises DynamicShapeError (Note [Constants written in place] in graph/trace.h)."""
+        if self.rec == NULL:
+            raise RuntimeError("graph trace: already finished")
+        self.rec.forbid_constant_writes()
 
     def abort(self):
         if self.rec != NULL:

@@ -56,6 +56,7 @@ TraceRecorder::~TraceRecorder() { stop(); }
 void TraceRecorder::stop() {
   // The plan's storage analysis counts references: the variables' must go.
   variable_.clear();
+  read_constants_.clear();
   if (!active_) return;
   set_launch_hook(prev_hook_);
   set_reserve_observer(prev_observer_);
@@ -135,6 +136,15 @@ bool TraceRecorder::on_launch(const LaunchArgs& a) {
     c.random_draw = claim_draw(a.op->name);
     reservation_ = Reservation{};
   }
+  // Note [Constants written in place] (trace.h)
+  for (const TracedOperand& o : c.inputs)
+    if (forbid_constant_writes_ && !variable_.count(o.storage.get()))
+      read_constants_.emplace(o.storage.get(), o.storage);
+  for (const TracedOperand& o : c.outputs)
+    MF_CHECK(variable_.count(o.storage.get()) || !read_constants_.count(o.storage.get()), graph::ConstantWriteError,
+             a.op->name, " inside a graph trace writes in place to a tensor the trace reads as a constant (made from "
+             "host data, e.g. flow.tensor(...), or outside the graph, and neither an input nor a parameter or "
+             "buffer): a replay would start from the values the previous run left there");
   mark_written(c.outputs);
   calls_.push_back(std::move(c));
   return execute_;

@@ -168,7 +168,7 @@ def _pass_names(passes):
     return names
 
 
-def trace(fn, *example_inputs, execute=True, passes="default", debug=False, variables=()):
+def trace(fn, *example_inputs, execute=True, passes="default", debug=False, variables=(), all_variables=False):
     """Records the kernels fn(*example_inputs) launches and compiles them.
 
     execute=True runs them while recording (fn has its normal effects once,
@@ -179,7 +179,10 @@ def trace(fn, *example_inputs, execute=True, passes="default", debug=False, vari
     parameters, buffers), of anything a traced kernel wrote, or of a tensor
     that requires grad, raises RuntimeError inside fn; other tensors are
     constants of the trace and can be read (Note [Constants read while
-    tracing] in graph/trace.h).
+    tracing] in graph/trace.h). all_variables=True says `variables` holds all
+    the state fn updates: a kernel writing in place to a constant it read then
+    raises DynamicShapeError (Note [Constants written in place]); otherwise
+    the replays update such memory in place, as state.
 
     passes: the plan passes to run ("default": all of them - "constfold",
     "cse", "dce", ..., "memory" - except constfold on a lazy trace;
@@ -199,6 +202,8 @@ def trace(fn, *example_inputs, execute=True, passes="default", debug=False, vari
     recorder = _C._GraphTrace(execute)
     try:
         recorder.mark_variables(inputs + [t for t in variables if isinstance(t, _C.TensorBase)])
+        if all_variables:
+            recorder.forbid_constant_writes()
         result = fn(*example_inputs)
     except BaseException:
         recorder.abort()

@@ -32,6 +32,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "monoflow/error.h"
 #include "monoflow/generator.h"
 #include "monoflow/graph/host_node.h"
 #include "monoflow/graph/launch_hook.h"
@@ -75,6 +76,21 @@ struct TracedCall {
   HostOpPtr host;
 };
 
+// Note [Constants written in place]: a traced kernel that writes in place to
+// memory the trace read as a constant (a tensor made from host data, such as
+// flow.tensor(...) in build, or one made outside the trace, and neither an
+// input nor declared state): a replay would start from the values the
+// previous run left there (x = flow.tensor([1.]); x += y gives 1 + y, then
+// 1 + 2y, ...), not from the constant. A caller that declares all its state
+// (forbid_constant_writes(): nn.Graph, whose parameters, buffers and
+// optimizer state are its variables) gets a DynamicShapeError there, as the
+// replay cannot honour the traced code, and nn.Graph answers by running
+// build eagerly (Note [Graphs run eagerly] in nn/graph/graph.py). Otherwise
+// such memory is state the replays update in place.
+struct ConstantWriteError : DynamicShapeError {
+  using DynamicShapeError::DynamicShapeError;
+};
+
 class TraceRecorder final : public LaunchHook, public ReserveObserver {
  public:
   // Starts recording the calling thread's launches; one trace per thread.
@@ -103,6 +119,8 @@ class TraceRecorder final : public LaunchHook, public ReserveObserver {
   // tracing, as OneFlow's graphs read free eager tensors.
   void mark_variable(const Tensor& t);
   bool is_variable(const Tensor& t) const;
+  // Note [Constants written in place]: the caller has marked all its state.
+  void forbid_constant_writes() { forbid_constant_writes_ = true; }
 
  private:
   int claim_draw(const char* op_name);
@@ -123,6 +141,10 @@ class TraceRecorder final : public LaunchHook, public ReserveObserver {
   // Variable storages, kept alive so that an address is never reused by a
   // constant made later in the trace.
   std::unordered_map<const Storage*, std::shared_ptr<Storage>> variable_;
+  // Constant storages some traced kernel has read (Note [Constants written
+  // in place]), kept alive for the same reason.
+  std::unordered_map<const Storage*, std::shared_ptr<Storage>> read_constants_;
+  bool forbid_constant_writes_ = false;
 };
 
 // Whether a trace is recording on the calling thread.

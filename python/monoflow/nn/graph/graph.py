@@ -596,16 +596,21 @@ class Graph:
     # masked_select, boolean-mask indexing) cannot be replayed by a plan, which keeps the traced
     # shapes. OneFlow's graphs run such ops (their tensors have dynamic shapes); here the graph runs
     # build eagerly for that input signature instead, with the same results, without the plan's
-    # optimisations, and says so once. Any other trace failure is raised.
+    # optimisations, and says so once. So does a kernel writing in place to a tensor the trace read
+    # as a constant (Note [Constants written in place] in graph/trace.h: x = flow.tensor(...); x += y
+    # in build), which a replay would run on the previous run's values. Any other trace failure is
+    # raised.
     def _runs_eagerly(self, build_signature, error):
-        """Whether `error` (from tracing build) is a value-dependent shape: then the signature runs
-        eagerly from now on."""
-        if not isinstance(error.__cause__ or error, _C.DynamicShapeError):  # (build_error restates it)
+        """Whether `error` (from tracing build) is one a plan cannot replay (a DynamicShapeError: a
+        value-dependent shape, or a constant written in place): then the signature runs eagerly
+        from now on."""
+        cause = error.__cause__ or error  # (build_error restates it)
+        if not isinstance(cause, _C.DynamicShapeError):
             return False
         self._eager_builds.add(build_signature)
-        warnings.warn(f"{type(self).__name__}: build uses an op whose output shape depends on tensor values "
-                      "(nonzero, masked_select, boolean-mask indexing), which a compiled plan cannot replay; "
-                      "calls with these input shapes run build eagerly", stacklevel=3)
+        reason = str(cause).splitlines()[0] if str(cause) else "an op a compiled plan cannot replay"
+        warnings.warn(f"{type(self).__name__}: build cannot be replayed by a compiled plan ({reason}); calls with "
+                      "these input shapes run build eagerly", stacklevel=3)
         return True
 
     def _call_train(self, args):
@@ -740,7 +745,7 @@ class Graph:
         with logging as recorder:
             try:
                 ct = _graph.trace(fn, *example, passes=self._passes(), debug=self._debug,
-                                  variables=self._state_tensors())
+                                  variables=self._state_tensors(), all_variables=True)
             except RuntimeError as e:
                 err = build_error(self, e)
                 if err is None:
