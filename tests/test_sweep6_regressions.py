@@ -341,3 +341,21 @@ def test_logaddexp_complex_is_refused_not_made_real():
     # torch computes it; monoflow refuses rather than dropping the imaginary part
     with pytest.raises(NotImplementedError, match=r"logaddexp\(\): not implemented for complex"):
         flow.logaddexp(flow.tensor(Z), flow.tensor(Z))
+
+
+@pytest.mark.parametrize("kw", [{}, {"correction": 0}, {"fweights": [1, 2, 1, 3, 1]}, {"aweights": [0.5, 1.0, 2.0, 1.0, 0.3]},
+                                {"fweights": [1, 2, 1, 3, 1], "aweights": [0.5, 1.0, 2.0, 1.0, 0.3]}])
+def test_complex_cov_matches_torch(kw):
+    # cov cast complex input to float (the real parts' covariance); it is the conjugate product, as torch
+    import numpy as np
+    rng = np.random.default_rng(0)
+    a = (rng.standard_normal((3, 5)) + 1j * rng.standard_normal((3, 5))).astype(np.complex64)
+    got = flow.cov(flow.tensor(a.tolist()), **{k: (v if k == "correction" else flow.tensor(v)) for k, v in kw.items()})
+    want = torch.cov(torch.tensor(a), **{k: (v if k == "correction" else torch.tensor(v)) for k, v in kw.items()})
+    assert got.dtype == flow.complex64
+    assert np.allclose(np.array(got.tolist()), want.numpy(), atol=1e-5)
+
+
+def test_logcumsumexp_complex_is_refused_not_made_real():
+    with pytest.raises(NotImplementedError, match=r"logcumsumexp\(\): not implemented for complex"):
+        flow.logcumsumexp(flow.tensor(Z), 0)

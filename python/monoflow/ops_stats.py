@@ -263,6 +263,8 @@ def logcumsumexp(input, dim):
     from monoflow.ops_pointwise import logaddexp
 
     x = _check("logcumsumexp", input)
+    if x.dtype.is_complex:  # (torch computes it; the cast below dropped the imaginary part)
+        raise NotImplementedError(f"logcumsumexp(): not implemented for complex tensors (got {x.dtype})")
     if not x.dtype.is_floating_point:
         x = x.to(_C.get_default_dtype())
     if x.dtype != _dtypes.float64:
@@ -427,19 +429,21 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
         raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with "
                            f"{x.dim()} dimensions")
     x = x.reshape(1, -1) if x.dim() < 2 else x
-    if not x.dtype.is_floating_point:
+    if not (x.dtype.is_floating_point or x.dtype.is_complex):  # (complex stays: a cast dropped the imaginary part)
         x = x.to(_C.get_default_dtype())
+    real = x.dtype.to_real() if x.dtype.is_complex else x.dtype  # the weights' and the norm's dtype
     w = None
     if fweights is not None:
-        w = fweights.to(x.dtype)
+        w = fweights.to(real)
     if aweights is not None:
-        w = aweights.to(x.dtype) if w is None else w * aweights.to(x.dtype)
+        w = aweights.to(real) if w is None else w * aweights.to(real)
     if w is None:
         n = x.shape[1]
         mean = x.mean(1, keepdim=True)
         xc = x - mean
-        return (xc.matmul(xc.transpose(0, 1)) / max(n - correction, 0)).squeeze() if x.shape[0] == 1 else \
-            xc.matmul(xc.transpose(0, 1)) / max(n - correction, 0)
+        xh = xc.conj().transpose(0, 1)  # (the conjugate transpose: a no-op conj for real x)
+        return (xc.matmul(xh) / max(n - correction, 0)).squeeze() if x.shape[0] == 1 else \
+            xc.matmul(xh) / max(n - correction, 0)
     wsum = w.sum()
     mean = (x * w).sum(1, keepdim=True) / wsum
     xc = x - mean
@@ -448,8 +452,8 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     elif aweights is None:
         norm = wsum - correction
     else:
-        norm = wsum - correction * (w * aweights.to(x.dtype)).sum() / wsum
-    out = (xc * w).matmul(xc.transpose(0, 1)) / norm.clamp(min=0)
+        norm = wsum - correction * (w * aweights.to(real)).sum() / wsum
+    out = (xc * w).matmul(xc.conj().transpose(0, 1)) / norm.clamp(min=0)
     return out.squeeze() if x.shape[0] == 1 else out
 
 
