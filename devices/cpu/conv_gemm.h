@@ -172,14 +172,47 @@ inline void conv_gemm_shifted(int64_t m, int64_t n, int64_t j0, int64_t cg, int6
   }
 }
 
+// The rows of conv_gemm_nt's right operand: row r at b + r * ldb.
+struct NtRows {
+  static constexpr bool kMasked = false;
+  const float* b;
+  int64_t ldb;
+  const float* ptr(int64_t r) const { return b + r * ldb; }
+  const __mmask16* valid(int64_t) const { return nullptr; }
+};
+
+// conv_gemm_nt's right operand as im2col rows read from x in place (Note
+// [Direct reads for shifted planes]): row r = (c, tap) of the group is
+// channel c's plane shifted by the tap's offset, under the tap's masks.
+struct NtShiftedRows {
+  static constexpr bool kMasked = true;
+  const float* x;  // the group's first channel
+  int64_t hw, taps, chunks;
+  const int64_t* shift;
+  const __mmask16* masks;  // [taps][chunks]
+  const float* ptr(int64_t r) const { return x + r / taps * hw + shift[r % taps]; }
+  const __mmask16* valid(int64_t r) const { return masks + r % taps * chunks; }
+};
+
+// Rows r0.. of another row source.
+template <class Rows>
+struct OffsetRows {
+  static constexpr bool kMasked = Rows::kMasked;
+  Rows rows;
+  int64_t r0;
+  const float* ptr(int64_t r) const { return rows.ptr(r0 + r); }
+  const __mmask16* valid(int64_t r) const { return rows.valid(r0 + r); }
+};
+
 // c[m, n] += sum over images i < nimg of a_i[m, kk] @ b_i[n, kk]^T, a_i =
-// a + i * a_img and b_i = b + i * b_img row-major (row strides lda, ldb):
-// the weight gradient sum_i gy_i @ col_i^T, whose operands are both
-// contiguous along the inner dimension (an image's L pixels), read in place.
-// Each 4x6 block of c is 24 zmm of 16 partial sums over all the pixels,
-// reduced at the end.
+// a + i * a_img row-major (row stride lda) and b_i's rows from `rows`,
+// moved by b_img per image: the weight gradient sum_i gy_i @ col_i^T,
+// whose operands are both contiguous along the inner dimension (an image's
+// L pixels), read in place. Each 4x6 block of c is 24 zmm of 16 partial
+// sums over all the pixels, reduced at the end.
+template <class Rows>
 inline void conv_gemm_nt(int64_t m, int64_t n, int64_t kk, int64_t nimg, const float* a, int64_t lda,
-                         int64_t a_img, const float* b, int64_t ldb, int64_t b_img, float* c, int64_t ldc) {
+                         int64_t a_img, Rows rows, int64_t b_img, float* c, int64_t ldc) {
   constexpr int RM = 4, RN = 6;
   const int64_t kfull = kk / 16 * 16;
   const __mmask16 tail = __mmask16((1u << (kk - kfull)) - 1);
@@ -188,19 +221,24 @@ inline void conv_gemm_nt(int64_t m, int64_t n, int64_t kk, int64_t nimg, const f
       // Rows past m or n repeat the last one (in bounds); they are not stored.
       const float* ar[RM];
       const float* br[RN];
+      const __mmask16* vr[RN];
       for (int r = 0; r < RM; ++r) ar[r] = a + std::min<int64_t>(i0 + r, m - 1) * lda;
-      for (int q = 0; q < RN; ++q) br[q] = b + std::min<int64_t>(j0 + q, n - 1) * ldb;
+      for (int q = 0; q < RN; ++q) {
+        br[q] = rows.ptr(std::min<int64_t>(j0 + q, n - 1));
+        vr[q] = rows.valid(std::min<int64_t>(j0 + q, n - 1));
+      }
       __m512 c00 = _mm512_setzero_ps(), c01 = c00, c02 = c00, c03 = c00, c04 = c00, c05 = c00, c10 = c00,
              c11 = c00, c12 = c00, c13 = c00, c14 = c00, c15 = c00, c20 = c00, c21 = c00, c22 = c00, c23 = c00,
              c24 = c00, c25 = c00, c30 = c00, c31 = c00, c32 = c00, c33 = c00, c34 = c00, c35 = c00;
       // (Named accumulators, no lambda: an array whose address escapes is kept on the stack.)
-#define MFCPU_NT_COL(q, mask, k)                                  \
-  {                                                               \
-    const __m512 bv = _mm512_maskz_loadu_ps(mask, br[q] + k);     \
-    c0##q = _mm512_fmadd_ps(a0, bv, c0##q);                       \
-    c1##q = _mm512_fmadd_ps(a1, bv, c1##q);                       \
-    c2##q = _mm512_fmadd_ps(a2, bv, c2##q);                       \
-    c3##q = _mm512_fmadd_ps(a3, bv, c3##q);                       \
+#define MFCPU_NT_COL(q, mask, k)                                                                      \
+  {                                                                                                   \
+    const __mmask16 mq = Rows::kMasked ? __mmask16((mask) & vr[q][(k) / 16]) : __mmask16(mask);      \
+    const __m512 bv = _mm512_maskz_loadu_ps(mq, br[q] + k);                                           \
+    c0##q = _mm512_fmadd_ps(a0, bv, c0##q);                                                           \
+    c1##q = _mm512_fmadd_ps(a1, bv, c1##q);                                                           \
+    c2##q = _mm512_fmadd_ps(a2, bv, c2##q);                                                           \
+    c3##q = _mm512_fmadd_ps(a3, bv, c3##q);                                                           \
   }
 #define MFCPU_NT_STEP(mask, k)                                                                               \
   {                                                                                                          \

@@ -373,6 +373,7 @@ struct ShiftedTaps {
   std::vector<int64_t> shift;
   std::vector<__mmask16> valid;
   int64_t chunks = 0;
+  ShiftedTaps() = default;
   explicit ShiftedTaps(const Geom& g) : chunks(ceil_div(g.L(), 16)) {
     const int64_t taps = g.kh * g.kw;
     shift.resize(size_t(taps));
@@ -444,8 +445,11 @@ void run_conv_transpose2d(Task& t) {
 void weight_grad_avx512(const Geom& g, const float* xp, const float* gyp, float* wp) {
   const int64_t L = g.L(), Og = g.Og(), Kg = g.Kg(), WN = g.O * Kg;
   const bool pw = g.pointwise();
+  // Shifted planes are read in place too (Note [Direct reads for shifted planes]).
+  const bool direct = !pw && shifted_planes(g);
+  const ShiftedTaps st = direct ? ShiftedTaps(g) : ShiftedTaps();
   // A 1x1 kernel reads the images in place, so a chunk needs no scratch: one per slot.
-  const int64_t B = pw ? ceil_div(g.N, partition_width()) : pick_chunk(g, kMinCols);
+  const int64_t B = pw || direct ? ceil_div(g.N, partition_width()) : pick_chunk(g, kMinCols);
   std::vector<std::vector<float>> partial(static_cast<size_t>(partition_width()));  // one per slot, merged in order
   Scratch<float> sc;
   over_chunks(g.N, B, [&](int64_t n0, int64_t b, int64_t tid, int64_t slot) {
@@ -455,18 +459,27 @@ void weight_grad_avx512(const Geom& g, const float* xp, const float* gyp, float*
     // Row r of image i: col + r * ld + i * L (im2col), or x's image i, channel r.
     const float* cp = xp + n0 * g.C * L;
     int64_t ld = L, img = g.C * L;
-    if (!pw) {
+    if (!pw && !direct) {
       float* col = sc.first(tid, g.K() * b * L);
       im2col(g, xp + n0 * g.C * g.HW(), b, col);
       cp = col, ld = b * L, img = L;
     }
     const float* gp = gyp + n0 * g.O * L;
+    const int64_t taps = g.kh * g.kw;
     for (int64_t gi = 0; gi < g.groups; ++gi)
       // The Kg rows of col split over the threads (a single chunk only).
       parallel_range(ceil_div(Kg, 6), 6 * Og * b * L / 64 + 1, [&](int64_t lo, int64_t hi) {
         const int64_t j0 = lo * 6, j1 = std::min(Kg, hi * 6);
-        conv_gemm_nt(Og, j1 - j0, L, b, gp + gi * Og * L, L, g.O * L, cp + (gi * Kg + j0) * ld, ld, img,
-                     dst + gi * Og * Kg + j0, Kg);
+        const float* a = gp + gi * Og * L;
+        float* c = dst + gi * Og * Kg + j0;
+        if (direct) {
+          // rows j0.. of the group's (channel, tap) rows; j0 is a multiple of 6, not of taps
+          const NtShiftedRows rows{xp + (n0 * g.C + gi * g.Cg()) * g.HW(), g.HW(), taps, st.chunks,
+                                   st.shift.data(), st.valid.data()};
+          conv_gemm_nt(Og, j1 - j0, L, b, a, L, g.O * L, OffsetRows<NtShiftedRows>{rows, j0}, g.C * g.HW(), c, Kg);
+        } else {
+          conv_gemm_nt(Og, j1 - j0, L, b, a, L, g.O * L, NtRows{cp + (gi * Kg + j0) * ld, ld}, img, c, Kg);
+        }
       });
   });
   for (size_t k = 1; k < partial.size(); ++k)
