@@ -121,3 +121,40 @@ def test_data_classes_subscript_as_torch():
             return i * i
 
     assert data.DataLoader(Squares(), batch_size=3).__iter__().__next__().tolist() == [0, 1, 4]
+
+
+def test_tensor_split_keywords_as_torch():
+    a = np.arange(7)
+    for kw in ({"sections": 3}, {"indices": [1, 5]}, {"tensor_indices_or_sections": [2, 4]},
+               {"tensor_indices_or_sections": 2}):
+        tk = {k: (torch.tensor(v) if k == "tensor_indices_or_sections" else v) for k, v in kw.items()}
+        mk = {k: (flow.tensor(v) if k == "tensor_indices_or_sections" else v) for k, v in kw.items()}
+        want = [t.tolist() for t in torch.tensor_split(torch.tensor(a), **tk)]
+        assert [t.tolist() for t in flow.tensor_split(flow.tensor(a), **mk)] == want
+        assert [t.tolist() for t in flow.tensor(a).tensor_split(**mk)] == want
+    assert [t.tolist() for t in flow.tensor_split(flow.tensor(a), 3)] == [[0, 1, 2], [3, 4], [5, 6]]
+    with pytest.raises(TypeError):
+        flow.tensor_split(flow.tensor(a))
+    with pytest.raises(TypeError):
+        flow.tensor_split(flow.tensor(a), 2, sections=2)
+
+
+def test_sample_dirichlet_as_torch():
+    alpha = np.array([0.5, 2.0, 3.5])
+    draws = flow._sample_dirichlet(flow.tensor(np.tile(alpha, (20000, 1))))
+    ref = torch._sample_dirichlet(torch.tensor(np.tile(alpha, (20000, 1))))
+    assert draws.dtype == flow.float64 and ref.dtype == torch.float64
+    np.testing.assert_allclose(draws.sum(-1).numpy(), 1.0, rtol=1e-12)
+    # means alpha / sum(alpha) and variances of the Dirichlet, within sampling error of both
+    mean = alpha / alpha.sum()
+    var = mean * (1 - mean) / (alpha.sum() + 1)
+    for d in (draws.numpy(), ref.numpy()):
+        np.testing.assert_allclose(d.mean(0), mean, atol=5 * np.sqrt(var / 20000).max())
+        np.testing.assert_allclose(d.var(0), var, rtol=0.1)
+    assert flow._sample_dirichlet(flow.tensor(3.0)).item() == torch._sample_dirichlet(torch.tensor(3.0)).item()
+    g1, g2 = flow.Generator().manual_seed(3), flow.Generator().manual_seed(3)
+    assert flow._sample_dirichlet(flow.ones(4), generator=g1).tolist() == \
+        flow._sample_dirichlet(flow.ones(4), generator=g2).tolist()
+    for lib in (torch, flow):
+        with pytest.raises(NotImplementedError):
+            lib._sample_dirichlet(lib.tensor([1, 2]))

@@ -145,6 +145,7 @@ _alias_import.install()  # sys.modules["torch"] = monoflow, then import torch.nn
 from monoflow import testing  # noqa: E402  (torch.testing: assert_close, make_tensor)
 from monoflow import random  # noqa: E402  (torch.random: seeds, RNG state, fork_rng)
 from monoflow import distributions  # noqa: E402  (torch.distributions: Categorical, Normal, kl_divergence ...)
+from monoflow.distributions.dirichlet import _sample_dirichlet  # noqa: E402  (torch's, used by torchvision's AugMix)
 from monoflow import _not_implemented  # noqa: E402  (placeholders for names not implemented yet)
 
 __getattr__ = _not_implemented.module_getattr(__name__)

@@ -83,10 +83,18 @@ def column_stack(tensors):
 _MAX_EMPTY_SECTIONS = 1 << 16
 
 
-def tensor_split(input, indices_or_sections, dim=0):
+def tensor_split(input, indices_or_sections=None, dim=0, *, sections=None, indices=None,
+                 tensor_indices_or_sections=None):
     """Views of input split into `sections` near-equal parts (the first ones
-    one longer) or at the given indices, as numpy.array_split."""
+    one longer) or at the given indices, as numpy.array_split. torch's overloads
+    name the split by keyword (``sections=``, ``indices=``,
+    ``tensor_indices_or_sections=``); OneFlow's by ``indices_or_sections``."""
     _C.check_tensor(input, "tensor_split", "input", 1)
+    given = [v for v in (indices_or_sections, sections, indices, tensor_indices_or_sections) if v is not None]
+    if len(given) != 1:
+        raise TypeError("tensor_split(): expected exactly one of indices_or_sections, sections, indices or "
+                        f"tensor_indices_or_sections, got {len(given)}")
+    indices_or_sections = given[0]
     if input.dim() == 0:
         raise RuntimeError("tensor_split(): expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
     d = _c.wrap_dim("tensor_split", dim, input.dim())
@@ -305,8 +313,10 @@ def kron(input, other):
 class TensorMethods:
     """Mixed into monoflow.Tensor."""
 
-    def tensor_split(self, indices_or_sections, dim=0):
-        return tensor_split(self, indices_or_sections, dim)
+    def tensor_split(self, indices_or_sections=None, dim=0, *, sections=None, indices=None,
+                     tensor_indices_or_sections=None):
+        return tensor_split(self, indices_or_sections, dim, sections=sections, indices=indices,
+                            tensor_indices_or_sections=tensor_indices_or_sections)
 
     def hsplit(self, indices_or_sections):
         return hsplit(self, indices_or_sections)

@@ -559,7 +559,8 @@ add_doc("chunk", "chunk(input, chunks, dim=0) -> tuple of Tensor", """
         [monoflow.Size([2, 2]), monoflow.Size([2, 2]), monoflow.Size([2, 2])]
     """)
 
-add_doc("tensor_split", "tensor_split(input, indices_or_sections, dim=0) -> tuple of Tensor", """
+add_doc("tensor_split", "tensor_split(input, indices_or_sections, dim=0, *, sections=None, indices=None, "
+        "tensor_indices_or_sections=None) -> tuple of Tensor", """
     Splits ``input`` into views along ``dim``, NumPy's ``array_split`` way.
 
     An int ``n`` gives ``n`` pieces whose sizes differ by at most one (the
@@ -570,6 +571,8 @@ add_doc("tensor_split", "tensor_split(input, indices_or_sections, dim=0) -> tupl
         indices_or_sections (int or list of int): the number of pieces, or the
             indices where to split.
         dim (int): the dimension to split. Default: 0.
+        sections, indices, tensor_indices_or_sections (keyword only): torch's
+            names for the same argument (give one of the four).
 
     Example::
 

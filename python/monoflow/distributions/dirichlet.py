@@ -12,7 +12,31 @@ from monoflow.ops_math import where
 from monoflow.ops_pointwise import xlogy
 from monoflow.ops_special import digamma, lgamma
 
-__all__ = ["Dirichlet"]
+__all__ = ["Dirichlet", "_sample_dirichlet"]
+
+
+def _sample_dirichlet(alpha, generator=None):
+    """torch._sample_dirichlet: one Dirichlet draw over the last dimension of the positive concentrations
+    ``alpha`` (normalized Gamma(alpha, 1) draws; no gradient). torchvision's AugMix samples its mixing weights
+    with it.
+
+    Args:
+        alpha (Tensor): floating concentrations; a 0-d tensor gives the largest value below 1.
+        generator (monoflow.Generator, optional): the generator to draw from.
+
+    Example::
+
+        >>> w = flow._sample_dirichlet(flow.tensor([1.0, 2.0, 3.0]))
+        >>> w.shape, round(float(w.sum()), 5)
+        (monoflow.Size([3]), 1.0)
+    """
+    if not isinstance(alpha, Tensor):
+        raise TypeError(f"_sample_dirichlet(): argument 'alpha' must be Tensor, not {type(alpha).__name__}")
+    if not alpha.dtype.is_floating_point:
+        raise NotImplementedError(f'"_sample_dirichlet" not implemented for {alpha.dtype}')
+    g = _standard_gamma(alpha, generator)
+    info = finfo(g.dtype)  # kept inside the open simplex, as torch's kernel
+    return (g / (g if alpha.dim() == 0 else g.sum(-1, keepdim=True))).clamp(min=info.tiny, max=1 - info.eps / 2)
 
 
 class Dirichlet(Distribution):

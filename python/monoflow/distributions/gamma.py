@@ -20,8 +20,9 @@ from monoflow.ops_random import rand, randn
 from monoflow.ops_special import digamma, lgamma
 
 
-def _standard_gamma(alpha):
-    """One Gamma(alpha, 1) draw per element of ``alpha`` (no gradient)."""
+def _standard_gamma(alpha, generator=None):
+    """One Gamma(alpha, 1) draw per element of ``alpha`` (no gradient), from ``generator`` (the default one if
+    None)."""
     with no_grad():
         boost = alpha < 1  # Gamma(a) = Gamma(a + 1) * U^(1/a) for a < 1
         a = where(boost, alpha + 1, alpha)
@@ -30,13 +31,13 @@ def _standard_gamma(alpha):
         result = zeros_like(alpha)
         done = zeros_like(alpha, dtype=bool_)
         while not bool(done.all()):
-            x = randn(alpha.shape, dtype=alpha.dtype, device=alpha.device)
+            x = randn(alpha.shape, dtype=alpha.dtype, device=alpha.device, generator=generator)
             v = (1 + c * x).pow(3)
-            u = rand(alpha.shape, dtype=alpha.dtype, device=alpha.device)
+            u = rand(alpha.shape, dtype=alpha.dtype, device=alpha.device, generator=generator)
             accept = (v > 0) & (u.log() < 0.5 * x * x + d - d * v + d * v.clamp(min=1e-30).log())
             result = where(accept & ~done, d * v, result)
             done = done | accept
-        u = rand(alpha.shape, dtype=alpha.dtype, device=alpha.device)
+        u = rand(alpha.shape, dtype=alpha.dtype, device=alpha.device, generator=generator)
         result = where(boost, result * u.pow(1 / alpha), result)
         return result.clamp(min=finfo(alpha.dtype).tiny)
 
