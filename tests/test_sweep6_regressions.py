@@ -359,3 +359,17 @@ def test_complex_cov_matches_torch(kw):
 def test_logcumsumexp_complex_is_refused_not_made_real():
     with pytest.raises(NotImplementedError, match=r"logcumsumexp\(\): not implemented for complex"):
         flow.logcumsumexp(flow.tensor(Z), 0)
+
+
+@pytest.mark.parametrize("name", ["quantile", "nanquantile"])
+@pytest.mark.parametrize("q", ["0d", "1d", "number"])
+@pytest.mark.parametrize("dim,keepdim", [(None, False), (None, True), (0, False), (1, True)])
+def test_quantile_shape_of_a_0d_q(name, q, dim, keepdim):
+    # a 0-d tensor q gave a leading dim of 1 (shape [1] for the whole tensor), as if it were [q]
+    def run(L):
+        qq = {"0d": L.tensor(0.7), "1d": L.tensor([0.2, 0.7]), "number": 0.7}[q]
+        return getattr(L, name)(L.arange(12.0).reshape(3, 4), qq, dim=dim, keepdim=keepdim)
+
+    got, want = run(flow), run(torch)
+    assert tuple(got.shape) == tuple(want.shape)
+    assert torch.allclose(torch.tensor(got.tolist()), want)

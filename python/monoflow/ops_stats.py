@@ -173,7 +173,7 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan):
             if not kd and x.dim():
                 out = out.squeeze(d)
         outs.append(out)
-    return outs[0] if scalar_q else _C.stack(outs, 0)
+    return outs[0] if scalar_q or q.dim() == 0 else _C.stack(outs, 0)  # (a 0-d q adds no dim, as a number)
 
 
 def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
