@@ -373,3 +373,19 @@ def test_quantile_shape_of_a_0d_q(name, q, dim, keepdim):
     got, want = run(flow), run(torch)
     assert tuple(got.shape) == tuple(want.shape)
     assert torch.allclose(torch.tensor(got.tolist()), want)
+
+
+@pytest.mark.parametrize("reduction", ["none", "sum"])
+def test_embedding_losses_with_targets_other_than_plus_minus_one(reduction):
+    # hinge_embedding_loss gave 0 and cosine_embedding_loss the y=-1 term for a target of 0 or 2
+    x1 = [[0.3, -1.2, 0.5], [2.0, 0.1, -0.4], [0.0, 0.7, 1.1], [1.5, -0.3, 0.2]]
+    x2 = [[1.0, 0.2, -0.5], [0.3, 0.3, 0.3], [-1.0, 0.5, 0.0], [1.4, -0.2, 0.1]]
+    t = [1.0, -1.0, 0.0, 2.0]
+    got = flow.nn.functional.hinge_embedding_loss(flow.tensor(x1), flow.tensor([t] * 3).t(), reduction=reduction)
+    want = torch.nn.functional.hinge_embedding_loss(torch.tensor(x1), torch.tensor([t] * 3).t(), reduction=reduction)
+    assert torch.allclose(torch.tensor(got.tolist()), want)
+    got = flow.nn.functional.cosine_embedding_loss(flow.tensor(x1), flow.tensor(x2), flow.tensor(t), margin=0.1,
+                                                   reduction=reduction)
+    want = torch.nn.functional.cosine_embedding_loss(torch.tensor(x1), torch.tensor(x2), torch.tensor(t), margin=0.1,
+                                                     reduction=reduction)
+    assert torch.allclose(torch.tensor(got.tolist()), want, atol=1e-6)

@@ -396,7 +396,8 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     _C.check_tensor(input, "hinge_embedding_loss", "input", 1)
     _C.check_tensor(target, "hinge_embedding_loss", "target", 2)
     _C.check_float(margin, "hinge_embedding_loss", "margin", 3)
-    loss = _m.where(target == 1, input, 0.0) + _m.where(target == -1, (margin - input).clamp_min(0), 0.0)
+    # torch's (and OneFlow's) rule for any target: the hinge where target != 1, input where target != -1
+    loss = _m.where(target != 1, (margin - input).clamp_min(0), 0.0) + _m.where(target != -1, input, 0.0)
     return _reduce(loss, _reduction(reduction, size_average, reduce))
 
 
@@ -433,7 +434,8 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
     mag_square1 = (input1 * input1).sum(-1) + 1e-12
     mag_square2 = (input2 * input2).sum(-1) + 1e-12
     cos = prod_sum / (mag_square1 * mag_square2).sqrt()
-    loss = _m.where(target == 1, 1 - cos, (cos - margin).clamp_min(0))
+    # (a target other than 1 and -1 contributes 0, as torch)
+    loss = _m.where(target == 1, 1 - cos, 0.0) + _m.where(target == -1, (cos - margin).clamp_min(0), 0.0)
     return _reduce(loss, _reduction(reduction, size_average, reduce))
 
 
