@@ -253,3 +253,39 @@ def test_grouped_matmul_errors_name_the_op():
         flow._C.grouped_matmul_bias([flow.ones(2, 3)], [flow.ones(4, 3)], [])
     with pytest.raises(RuntimeError, match="grouped_matmul"):
         flow._C.grouped_matmul([flow.ones(2, 3)], [flow.ones(4, 5)])
+
+
+# --- _C.fused_matmul_bias (OneFlow test_fused_matmul_bias; its CPU path is the unfused math) ------
+
+@pytest.mark.parametrize("batch", [(1,), (4,), (2, 4), (2, 3, 1, 2)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("add,alpha,beta", [(False, 1.0, 1.0), (True, 1.0, 1.0), (True, 0.5, -2.0), (True, 2.0, 0.0)])
+def test_fused_matmul_bias_matches_torch(batch, dtype, add, alpha, beta):
+    rng = np.random.default_rng(0)
+    x, w, b = (rng.uniform(-1, 1, s).astype(dtype) for s in ((*batch, 12), (7, 12), (7,)))
+    a = rng.uniform(-1, 1, (*batch, 7)).astype(dtype)
+    g = rng.standard_normal((*batch, 7)).astype(dtype)
+    fx, fw, fb = (flow.tensor(v, requires_grad=True) for v in (x, w, b))
+    tx, tw, tb = (torch.tensor(v, requires_grad=True) for v in (x, w, b))
+    out = flow._C.fused_matmul_bias(fx, fw, fb, flow.tensor(a) if add else None, alpha, beta)
+    ref = alpha * (tx @ tw.T) + tb + (beta * torch.tensor(a) if add else 0)
+    assert out.dtype == getattr(flow, dtype) and tuple(out.shape) == tuple(ref.shape)
+    tol = 1e-5 if dtype == "float32" else 1e-12
+    np.testing.assert_allclose(out.detach().numpy(), ref.detach().numpy(), rtol=tol, atol=tol)
+    out.backward(flow.tensor(g))
+    ref.backward(torch.tensor(g))
+    for f, t in ((fx, tx), (fw, tw), (fb, tb)):
+        np.testing.assert_allclose(f.grad.numpy(), t.grad.numpy(), rtol=tol, atol=tol)
+
+
+def test_fused_matmul_bias_checks_shapes():
+    f = flow._C.fused_matmul_bias
+    for args, phrase in [((flow.ones(2, 3), flow.ones(4, 3, 1), flow.ones(4)), "Weight's dim size should == 2"),
+                         ((flow.ones(2, 3), flow.ones(4, 3), flow.ones(4, 1)), "Bias's dim size should == 1"),
+                         ((flow.ones(2, 3), flow.ones(4, 3), flow.ones(5)), "Bias's dim is not equal"),
+                         ((flow.ones(2, 5), flow.ones(4, 3), flow.ones(4)), "weight's second dim")]:
+        with pytest.raises(RuntimeError, match="fused_matmul_bias") as e:
+            f(*args)
+        assert phrase in str(e.value)
+    with pytest.raises(TypeError, match="fused_matmul_bias"):
+        f([[1.0]], flow.ones(1, 1), flow.ones(1))

@@ -8,7 +8,7 @@ __all__ = ["bias_add", "layer_norm", "reduce_sum_like", "reshape_like", "matmul"
            "fused_bias_add_gelu", "fused_bias_add_dropout", "fused_scale_tril", "fused_weighted_sum",
            "binary_cross_entropy_with_logits_reduce_mean", "inv", "trigamma", "rms_norm",
            "layer_norm_affine", "skip_layer_norm", "skip_rms_norm", "trunc_divide", "grouped_matmul",
-           "grouped_matmul_bias", "transpose", "exponential_", "split_like", "sparse_cross_entropy", "fused_mlp",
+           "grouped_matmul_bias", "fused_matmul_bias", "transpose", "exponential_", "split_like", "sparse_cross_entropy", "fused_mlp",
            "masked_fill_"]
 
 
@@ -725,6 +725,48 @@ def sparse_cross_entropy(prediction, label, depth):
 
     picked = prediction.gather(-1, label.to(_dtypes.int64).unsqueeze(-1)).squeeze(-1)
     return -picked.log()
+
+
+def fused_matmul_bias(x, weight, bias, _add_to_output=None, alpha=1.0, beta=1.0):
+    """``oneflow._C.fused_matmul_bias``: a linear layer ``alpha * x @ weight.T + bias``, plus
+    ``beta * _add_to_output`` when given, with OneFlow's checks (its fused CUDA kernel; here, as its CPU
+    path, the unfused math).
+
+    Args:
+        x (Tensor): ``(..., K)``.
+        weight (Tensor): ``(N, K)``.
+        bias (Tensor): ``(N,)``.
+        _add_to_output (Tensor, optional): added to the result (broadcast to ``(..., N)``). Default: ``None``.
+        alpha (float): the scale of the product. Default: ``1.0``.
+        beta (float): the scale of ``_add_to_output``. Default: ``1.0``.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.fused_matmul_bias(flow.ones(1, 2), flow.ones(3, 2), flow.tensor([-3.0, 0.0, 1.0]), flow.ones(1, 3))
+        tensor([[0., 3., 4.]])
+    """
+    x = _C.check_tensor(x, "fused_matmul_bias", "x", 1)
+    weight = _C.check_tensor(weight, "fused_matmul_bias", "weight", 2)
+    bias = _C.check_tensor(bias, "fused_matmul_bias", "bias", 3)
+    if x.dim() < 1:
+        raise RuntimeError("fused_matmul_bias(): x should be at least 1-D, but got a 0-D tensor")
+    if weight.dim() != 2:
+        raise RuntimeError(f"fused_matmul_bias(): Weight's dim size should == 2, but got {weight.dim()}")
+    if bias.dim() != 1:
+        raise RuntimeError(f"fused_matmul_bias(): Bias's dim size should == 1, but got {bias.dim()}")
+    if bias.shape[0] != weight.shape[0]:
+        raise RuntimeError(f"fused_matmul_bias(): Bias's dim is not equal to weight's first dim: bias has "
+                           f"{bias.shape[0]}, weight {weight.shape[0]}")
+    if weight.shape[1] != x.shape[-1]:
+        raise RuntimeError(f"fused_matmul_bias(): weight's second dim should be equal to input's last dim: "
+                           f"weight has {weight.shape[1]}, x {x.shape[-1]}")
+    out = _functional.matmul(x, weight.transpose(0, 1))
+    out = (out if alpha == 1.0 else out * alpha) + bias
+    if _add_to_output is None or beta == 0.0:  # OneFlow skips the term at beta == 0 (no 0 * inf)
+        return out
+    add = _C.check_tensor(_add_to_output, "fused_matmul_bias", "_add_to_output", 4)
+    return out + (add if beta == 1.0 else add * beta)
 
 
 def fused_mlp(x, weights, biases, skip_final_activation):
