@@ -158,3 +158,21 @@ def test_sample_dirichlet_as_torch():
     for lib in (torch, flow):
         with pytest.raises(NotImplementedError):
             lib._sample_dirichlet(lib.tensor([1, 2]))
+
+
+def test_float_functional_as_torch():
+    rng = np.random.default_rng(2)
+    a, b = rng.standard_normal((2, 3)).astype(np.float32), rng.standard_normal((2, 3)).astype(np.float32)
+    m, t = flow.nn.quantized.FloatFunctional(), torch.nn.quantized.FloatFunctional()
+    assert flow.ao.nn.quantized.FloatFunctional is flow.nn.quantized.FloatFunctional
+    ma, mb, ta, tb = flow.tensor(a), flow.tensor(b), torch.tensor(a), torch.tensor(b)
+    pairs = [(m.add(ma, mb), t.add(ta, tb)), (m.add_scalar(ma, 2.0), t.add_scalar(ta, 2.0)),
+             (m.mul(ma, mb), t.mul(ta, tb)), (m.mul_scalar(ma, 3.0), t.mul_scalar(ta, 3.0)),
+             (m.cat([ma, mb], dim=1), t.cat([ta, tb], dim=1)), (m.add_relu(ma, mb), t.add_relu(ta, tb)),
+             (m.matmul(ma, mb.T), t.matmul(ta, tb.T))]
+    for got, want in pairs:
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
+    assert type(m.activation_post_process).__name__ == type(t.activation_post_process).__name__ == "Identity"
+    for f, x in ((m, ma), (t, ta)):
+        with pytest.raises(RuntimeError, match="not intended"):
+            f(x)

@@ -1,2 +1,3 @@
-"""monoflow.ao: torch.ao's quantization stubs (see monoflow.ao.quantization)."""
-from monoflow.ao import quantization  # noqa: F401
+"""monoflow.ao: torch.ao's quantization stubs and float FloatFunctional (see monoflow.ao.quantization,
+monoflow.nn.quantized)."""
+from monoflow.ao import nn, quantization  # noqa: F401

@@ -11,6 +11,7 @@ import importlib as _importlib  # noqa: E402
 attention = _importlib.import_module("monoflow.nn.attention")
 del _importlib
 from monoflow.nn import parallel  # noqa: F401,E402
+from monoflow.nn import quantized  # noqa: F401,E402  (FloatFunctional, which quantization-ready models hold)
 from monoflow.nn.parallel import DataParallel  # noqa: F401,E402
 from monoflow.nn.graph import Graph  # noqa: F401,E402
 from monoflow import _not_implemented  # noqa: E402  (placeholders for names not implemented yet)
