@@ -191,8 +191,6 @@ def broadcast_to(input, size):
 
 def broadcast_shapes(*shapes):
     """The shape the given shapes broadcast to (as torch.broadcast_shapes)."""
-    if not shapes:  # (OneFlow refuses it; torch returns Size([]))
-        raise RuntimeError("broadcast_shapes: shapes should not be empty.")
     try:
         return _C.broadcast_shapes(*shapes)
     except TypeError as e:  # (a shape that is not a sequence of ints)
@@ -208,8 +206,6 @@ def broadcast_tensors(*tensors):
     ts = _tensors("broadcast_tensors", tensors[0] if len(tensors) == 1 and not isinstance(tensors[0],
                                                                                           _C.TensorBase)
                   else tensors)
-    if not ts:  # (OneFlow refuses it; torch returns ())
-        raise RuntimeError("broadcast_tensors: tensors should not be empty.")
     try:
         shape = _C.broadcast_shapes(*[tuple(t.shape) for t in ts])
     except RuntimeError as e:
