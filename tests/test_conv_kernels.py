@@ -36,6 +36,10 @@ CASES = [
     (1, 2, 3, 3, 3, (5, 5), 1, 2, 1, 1),         # taps wholly in the padding
     (3, 5, 7, 9, 40, (3, 3), 1, 1, 1, 1),        # several 64-column blocks and a tail
     (2, 3, 5, 8, 11, (3, 3), 1, (3, 2), (3, 1), 1),  # dilation in height only
+    # ... and with 8 or more channels per group the input gradient reads gy in place too
+    (3, 16, 12, 7, 5, (3, 3), 1, (0, 1), 1, 2),
+    (2, 9, 10, 6, 17, (5, 3), 1, (2, 1), 1, 1),
+    (2, 10, 6, 8, 11, (3, 3), 1, (3, 2), (3, 1), 1),
 ]
 TOL = {np.float32: dict(rtol=1e-4, atol=1e-3), np.float64: dict(rtol=1e-10, atol=1e-10)}
 
@@ -62,7 +66,7 @@ def test_conv2d_values_and_gradients_match_torch(case, dtype):
         np.testing.assert_allclose(gm.numpy() / scale, gt.numpy() / scale, err_msg=name, **TOL[dtype])
 
 
-@pytest.mark.parametrize("case", CASES[:4], ids=str)
+@pytest.mark.parametrize("case", CASES[:4] + CASES[-3:], ids=str)
 def test_conv_transpose2d_matches_torch_on_wide_channels(case):
     # conv_transpose2d is the input-gradient kernel run as a forward (with a bias).
     n, c, o, h, w, k, s, p, d, g = case

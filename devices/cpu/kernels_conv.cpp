@@ -409,6 +409,62 @@ void shifted_gemm_images(const Geom& g, const PackedWeight<float>& pw, const Shi
     }
   });
 }
+
+// The transpose (input gradient) of a shifted-plane convolution is one
+// too, from y's side: x_i[c, p] = sum over (o, tap) of w[o, c, tap] *
+// y_i[o, p - shift[tap]], the term present where output pixel p - shift is
+// one of the tap's valid pixels. Rows of y are read in place under masks
+// over x's pixels (16 per chunk), the weight packed as [Cg, Og * taps]
+// rows; each x value is one chain of fused multiply-adds in (o, tap) order
+// (im2col's transpose summed over o first, then col2im over the taps).
+struct TransposedTaps {
+  std::vector<int64_t> shift;
+  std::vector<__mmask16> valid;
+  int64_t chunks;
+  explicit TransposedTaps(const Geom& g) : chunks(ceil_div(g.HW(), 16)) {
+    const int64_t taps = g.kh * g.kw;
+    shift.resize(size_t(taps));
+    valid.assign(size_t(taps * chunks), __mmask16(0));
+    for (int64_t ki = 0; ki < g.kh; ++ki)
+      for (int64_t kj = 0; kj < g.kw; ++kj) {
+        const int64_t t = ki * g.kw + kj;
+        const Shifted p = shifted(g, ki, kj);
+        shift[size_t(t)] = -p.shift;
+        for (int64_t oy = p.ylo; oy < p.yhi; ++oy)
+          for (int64_t ox = p.xlo; ox < p.xhi; ++ox) {
+            const int64_t q = oy * g.OW + ox + p.shift;  // x's pixel
+            valid[size_t(t * chunks + q / 16)] |= __mmask16(1u << (q % 16));
+          }
+      }
+  }
+};
+
+// Group gi's weight as the [Cg, Og * taps] left operand, packed for conv_gemm_block.
+std::vector<float> pack_transposed_weight(const Geom& g, const float* w, int64_t gi) {
+  const int64_t Cg = g.Cg(), Og = g.Og(), taps = g.kh * g.kw, kk = Og * taps;
+  std::vector<float> ap(size_t(ceil_div(Cg, kConvMR) * kConvMR * kk), 0.0f);
+  for (int64_t c = 0; c < Cg; ++c)
+    for (int64_t o = 0; o < Og; ++o)
+      for (int64_t t = 0; t < taps; ++t)
+        ap[size_t(c / kConvMR * kk * kConvMR + (o * taps + t) * kConvMR + c % kConvMR)] =
+            w[((gi * Og + o) * Cg + c) * taps + t];
+  return ap;
+}
+
+// x_i (+ bias) for images [0, nimg) of a chunk and group gi: blocks of
+// x's columns of every image split over the threads.
+void transposed_gemm_images(const Geom& g, const std::vector<float>& ap, const TransposedTaps& tt, int64_t gi,
+                            int64_t nimg, const float* y, float* x, const float* bias) {
+  const int64_t HW = g.HW(), L = g.L(), Og = g.Og(), Cg = g.Cg(), taps = g.kh * g.kw;
+  const int64_t block = 64, nb = ceil_div(HW, block);
+  parallel_range(nimg * nb, block * Cg * Og * taps / 64 + 1, [&](int64_t lo, int64_t hi) {
+    for (int64_t t = lo; t < hi; ++t) {
+      const int64_t i = t / nb, j0 = t % nb * block;
+      conv_gemm_shifted(Cg, std::min(block, HW - j0), j0, Og, taps, ap.data(), y + (i * g.O + gi * Og) * L, L,
+                        tt.shift.data(), tt.valid.data(), tt.chunks, x + (i * g.C + gi * Cg) * HW + j0, HW, bias);
+    }
+  });
+}
 #endif
 
 // Chunk size: big enough GEMMs, and at least one chunk per thread when N allows.
@@ -694,6 +750,24 @@ void conv_transpose2d_forward(const ConvGeom& g, const T* yp, const T* wp, const
   const bool pw = g.pointwise();
   const int64_t B = pick_chunk(g, kMinCols);
   Scratch<T> sc;
+#if defined(__AVX512F__)
+  if constexpr (std::is_same_v<T, float>) {
+    // No col, no col2im (TransposedTaps); its result rows are x's Cg channels,
+    // so fewer than a block of 8 would waste most of the kernel's lanes.
+    if (!pw && shifted_planes(g) && g.Cg() >= kConvMR) {
+      const TransposedTaps tt(g);
+      std::vector<std::vector<float>> ap;
+      for (int64_t gi = 0; gi < g.groups; ++gi) ap.push_back(pack_transposed_weight(g, wp, gi));
+      over_chunks(g.N, B, [&](int64_t n0, int64_t b, int64_t, int64_t) {
+        for (int64_t gi = 0; gi < g.groups; ++gi)
+          transposed_gemm_images(g, ap[size_t(gi)], tt, gi, b, yp + n0 * g.O * L, xp + n0 * g.C * g.HW(),
+                                 bias ? bias + gi * g.Cg() : nullptr);
+        if (epilogue) epilogue->apply(epilogue->ctx, n0, b);
+      });
+      return;
+    }
+  }
+#endif
   const PackedWeight<T> pwt(g, wp, true);
   const bool direct = !pwt.data.empty();  // the AVX-512 kernel reads the images of y in place
   over_chunks(g.N, B, [&](int64_t n0, int64_t b, int64_t tid, int64_t) {
