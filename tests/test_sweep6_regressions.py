@@ -389,3 +389,20 @@ def test_embedding_losses_with_targets_other_than_plus_minus_one(reduction):
     want = torch.nn.functional.cosine_embedding_loss(torch.tensor(x1), torch.tensor(x2), torch.tensor(t), margin=0.1,
                                                      reduction=reduction)
     assert torch.allclose(torch.tensor(got.tolist()), want, atol=1e-6)
+
+
+@pytest.mark.parametrize("eps", [None, 0.1])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_logit_gradient_outside_the_unit_interval(eps, dtype):
+    # the value is NaN outside [0, 1]; the gradient was finite (1/(x(1-x))) where torch's is NaN
+    vals = [-0.5, 0.0, 0.05, 0.3, 0.95, 1.0, 1.7]
+    grads = []
+    for L in (flow, torch):
+        x = L.tensor(vals, dtype=getattr(L, dtype), requires_grad=True)
+        y = L.logit(x, eps)
+        y.sum().backward()
+        assert str(y.dtype).split(".")[1] == dtype
+        grads.append((y.tolist(), x.grad.tolist()))
+    import numpy as np
+    for a, b in zip(grads[0], grads[1]):
+        assert np.allclose(np.array(a), np.array(b), rtol=1e-5, equal_nan=True), (a, b)

@@ -136,7 +136,11 @@ def logit(input, eps=None):
     if eps is not None:
         eps = _C.check_float(eps, "logit", "eps", 2)
         x = x.clamp(eps, 1 - eps)
-    return _m.log(x / (1 - x))
+    else:
+        # outside [0, 1] the value is NaN and, as torch's, so is the gradient (the quotient's is finite)
+        x = x + _m.where((x < 0) | (x > 1), math.nan, 0.0).to(x.dtype)
+    # log(x) - log1p(-x): its gradient 1/x + 1/(1-x) is inf at 0 and 1, as torch's (the quotient's was NaN)
+    return _m.log(x) - _m.log1p(-x)
 
 
 def xlogy(input, other):
