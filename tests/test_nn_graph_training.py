@@ -448,3 +448,49 @@ def test_clip_grad_norm_error_if_nonfinite_in_build_names_the_line():
     x, y = _data(1)[0]
     with pytest.raises(RuntimeError, match=r"NonfiniteCheckGraph\.build\(\).*inside a graph trace.*error_if_nonfinite"):
         graph(x, y)
+
+
+@pytest.mark.parametrize("stale", ["zeros", "values"])
+def test_gradients_left_by_eager_code_are_not_part_of_the_graphs_step(stale):
+    # OneFlow's graph never sees eager .grad: the step starts from none, traces one plan (no eager
+    # fallback) and matches eager training whose gradients were cleared first
+    import warnings
+
+    def make():
+        flow.manual_seed(0)
+        m = nn.Linear(3, 2)
+        return m, flow.optim.SGD(m.parameters(), lr=0.1, momentum=0.9)
+
+    x = flow.tensor(np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3))
+    m_e, o_e = make()
+    m_g, o_g = make()
+    for m, o in ((m_e, o_e), (m_g, o_g)):
+        m(x).sum().backward()
+        o.step()
+        o.zero_grad(set_to_none=False)
+        if stale == "values":
+            (m(x) * 3).sum().backward()  # left over, never stepped
+    o_e.zero_grad(set_to_none=True)
+
+    class G(nn.Graph):
+        def __init__(self):
+            super().__init__()
+            self.m = m_g
+            self.add_optimizer(o_g)
+
+        def build(self, x):
+            loss = self.m(x).sum()
+            loss.backward()
+            return loss
+
+    g = G()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for _ in range(4):
+            g(x)
+            m_e(x).sum().backward()
+            o_e.step()
+            o_e.zero_grad()
+    assert len(g._plans) == 1 and not g._eager_builds
+    for a, b in zip(m_e.parameters(), m_g.parameters()):
+        np.testing.assert_array_equal(b.detach().numpy(), a.detach().numpy())

@@ -57,6 +57,15 @@ def _parameters_placement(module):
     return None
 
 
+def _drop_eager_grads(opts):
+    """A training call's step starts from no gradients, as OneFlow's graph, which never sees the .grad
+    eager code left (zero_grad(set_to_none=False), a backward outside the graph): built on them, the
+    step would add to them, and a trace would read them as constants it writes in place (Note
+    [Constants written in place] in graph/trace.h). Replays hold their own gradient memory."""
+    for s in opts:
+        s.opt.zero_grad(set_to_none=True)
+
+
 _TRAIN_STEP = "System-Train-TrainStep"  # OneFlow's key for a training graph's step count in state_dict
 
 
@@ -639,11 +648,14 @@ class Graph:
         if any([s.use_zero(self.config.zero) for s in opts]):
             self._plans.clear()
         if build_key[0] in self._eager_builds or any(s.needs_warmup(ungraded) for s in opts):
+            _drop_eager_grads(opts)
             out = self._eager_step(_input_copies(args)[0], build_key)
         else:
             feeds = tuple(s.feeds(ungraded) for s in opts)
             key = self._plan_key(build_key, feeds, tensors)
             plan = self._plans.get(key)
+            if plan is None:
+                _drop_eager_grads(opts)
             # a first trace that stops midway has run part of build: its buffer updates are undone
             buffers = [] if plan is not None else [(b, b.clone()) for m in self._modules.values() for b in m.buffers()]
             try:
