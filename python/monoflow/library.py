@@ -8,6 +8,8 @@ device-independent ``"CompositeExplicitAutograd"`` /
 ``"CompositeImplicitAutograd"``), a fake (meta) kernel with
 :func:`register_fake`, and a backward formula with :func:`register_autograd`.
 Defined operators are called as ``monoflow.ops.<namespace>.<name>(...)``.
+Registrations last for the life of the process (torch drops a Library's when
+the Library object is collected).
 
 Note [How an operator call is dispatched]
     One call walks the keys torch's dispatcher walks, in its order: the
