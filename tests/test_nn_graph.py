@@ -703,3 +703,25 @@ def test_trace_with_all_variables_refuses_a_constant_written_in_place():
     with pytest.raises(_C.DynamicShapeError, match="writes in place to a tensor the trace reads as a constant"):
         _graph.trace(step, flow.ones(2), all_variables=True)
     np.testing.assert_array_equal(w.numpy(), [-1.0, 0.0])  # refused before the kernel ran
+
+
+def test_add_optimizer_is_sparse():
+    # OneFlow's keyword: False is the ordinary update; True (lazy sparse rows) is not implemented
+    model = nn.Linear(2, 1)
+
+    class G(nn.Graph):
+        def __init__(self, sparse):
+            super().__init__()
+            self.model = model
+            self.add_optimizer(flow.optim.SGD(model.parameters(), lr=0.1), is_sparse=sparse)
+
+        def build(self, x):
+            loss = self.model(x).sum()
+            loss.backward()
+            return loss
+
+    before = model.weight.detach().numpy().copy()
+    G(False)(flow.ones(3, 2))
+    np.testing.assert_allclose(model.weight.detach().numpy(), before - 0.1 * 3, rtol=1e-6)
+    with pytest.raises(NotImplementedError, match="is_sparse=True"):
+        G(True)

@@ -240,10 +240,35 @@ class Graph:
     def build(self, *args):
         raise NotImplementedError(f"{type(self).__name__} must define build(*args)")
 
-    def add_optimizer(self, optimizer, *, lr_sch=None):
+    def add_optimizer(self, optimizer, *, lr_sch=None, is_sparse=False):
         """The graph runs optimizer.step(), zero_grad and the schedule's step after build. As OneFlow's
         graph, it advances its own copy of ``lr_sch``'s schedule (lr_schedule.py): ``lr_sch`` and the
-        optimizer's learning rates stay where they were for eager use."""
+        optimizer's learning rates stay where they were for eager use.
+
+        Args:
+            optimizer (Optimizer): the optimizer whose step the graph runs.
+            lr_sch (LRScheduler, optional): its learning-rate schedule, stepped once per call.
+            is_sparse (bool): OneFlow's lazy update of only the embedding rows a step touched; not
+                implemented (True raises NotImplementedError).
+
+        Example::
+
+            >>> lin = nn.Linear(2, 1)
+            >>> class G(nn.Graph):
+            ...     def __init__(self):
+            ...         super().__init__()
+            ...         self.lin = lin
+            ...         self.add_optimizer(flow.optim.SGD(lin.parameters(), lr=0.1))
+            ...     def build(self, x):
+            ...         loss = self.lin(x).sum()
+            ...         loss.backward()
+            ...         return loss
+            >>> G().training
+            True
+        """
+        if is_sparse:
+            raise NotImplementedError(f"{type(self).__name__}.add_optimizer(is_sparse=True): sparse (lazy) optimizer "
+                                      f"updates of only the rows a step touched are not implemented in monoflow")
         schedule = None if lr_sch is None else GraphLRSchedule(lr_sch)
         self._optimizers.append((GraphOptimizerStep(optimizer, scheduled=lr_sch is not None), schedule))
         self.config._training = True  # (config.training, as OneFlow's)
