@@ -289,3 +289,57 @@ def test_fused_matmul_bias_checks_shapes():
         assert phrase in str(e.value)
     with pytest.raises(TypeError, match="fused_matmul_bias"):
         f([[1.0]], flow.ones(1, 1), flow.ones(1))
+
+
+# --- _C.fused_matmul_bias_add_relu_dropout (OneFlow test_fused_matmul_bias_add_relu_dropout, cpu case) --
+
+@pytest.mark.parametrize("hidden", [[], [17, 33], [8, 8, 8]])
+@pytest.mark.parametrize("skip", [True, False])
+def test_fused_matmul_bias_add_relu_dropout_matches_torch(hidden, skip):
+    rng = np.random.default_rng(1)
+    sizes = [12] + hidden + [5]
+    x = rng.uniform(-1, 1, (3, 12)).astype(np.float32)
+    ws = [rng.uniform(-1, 1, (o, i)).astype(np.float32) for i, o in zip(sizes[:-1], sizes[1:])]
+    bs = [rng.uniform(-1, 1, o).astype(np.float32) for o in sizes[1:]]
+    fx, tx = flow.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    fw, tw = [flow.tensor(w, requires_grad=True) for w in ws], [torch.tensor(w, requires_grad=True) for w in ws]
+    fb, tb = [flow.tensor(b, requires_grad=True) for b in bs], [torch.tensor(b, requires_grad=True) for b in bs]
+    out = flow._C.fused_matmul_bias_add_relu_dropout(fx, fw, fb, dropout_rate_list=[0.0] * len(ws),
+                                                      skip_final_activation=skip)
+    ref = tx
+    for i, (w, b) in enumerate(zip(tw, tb)):
+        ref = torch.nn.functional.linear(ref, w, b)
+        if i < len(ws) - 1 or not skip:
+            ref = ref.relu()
+    np.testing.assert_allclose(out.detach().numpy(), ref.detach().numpy(), rtol=1e-5, atol=1e-5)
+    g = rng.standard_normal(out.shape).astype(np.float32)
+    out.backward(flow.tensor(g))
+    ref.backward(torch.tensor(g))
+    for f, t in [(fx, tx)] + list(zip(fw, tw)) + list(zip(fb, tb)):
+        np.testing.assert_allclose(f.grad.numpy(), t.grad.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_fused_matmul_bias_add_relu_dropout_drops_every_layer():
+    # rate 1 on the last layer zeroes the output even with skip_final_activation (dropout follows
+    # every layer); a rate p keeps about 1 - p of the units, scaled by 1 / (1 - p)
+    f = flow._C.fused_matmul_bias_add_relu_dropout
+    x, w, b = flow.ones(4, 3), flow.ones(2000, 3), flow.ones(2000)
+    assert float(f(x, [w], [b], True, [1.0]).abs().sum()) == 0.0
+    y = f(x, [w], [b], True, [0.25], generator=flow.Generator().manual_seed(0)).numpy()
+    np.testing.assert_allclose(y[y != 0], 4.0 / 0.75, rtol=1e-6)
+    assert abs((y != 0).mean() - 0.75) < 0.03
+
+
+def test_fused_matmul_bias_add_relu_dropout_checks():
+    f = flow._C.fused_matmul_bias_add_relu_dropout
+    x, w, b = flow.ones(2, 3), flow.ones(4, 3), flow.ones(4)
+    for args, phrase in [(([], [], False, []), "greater equal than 1"),
+                         (([w], [b, b], False, [0.0]), "should be equal to biases"),
+                         (([w], [b], False, [0.0, 0.0]), "dropout rate list length"),
+                         (([w], [b], False, [-0.1]), "Dropout rate should be >= 0.0"),
+                         (([flow.ones(4, 2)], [b], False, [0.0]), "weight's second dim")]:
+        with pytest.raises(RuntimeError, match="fused_matmul_bias_add_relu_dropout") as e:
+            f(x, *args)
+        assert phrase in str(e.value)
+    with pytest.raises(TypeError, match="fused_matmul_bias_add_relu_dropout"):
+        f(x, w, [b], False, [0.0])

@@ -8,7 +8,7 @@ __all__ = ["bias_add", "layer_norm", "reduce_sum_like", "reshape_like", "matmul"
            "fused_bias_add_gelu", "fused_bias_add_dropout", "fused_scale_tril", "fused_weighted_sum",
            "binary_cross_entropy_with_logits_reduce_mean", "inv", "trigamma", "rms_norm",
            "layer_norm_affine", "skip_layer_norm", "skip_rms_norm", "trunc_divide", "grouped_matmul",
-           "grouped_matmul_bias", "fused_matmul_bias", "transpose", "exponential_", "split_like", "sparse_cross_entropy", "fused_mlp",
+           "grouped_matmul_bias", "fused_matmul_bias", "fused_matmul_bias_add_relu_dropout", "transpose", "exponential_", "split_like", "sparse_cross_entropy", "fused_mlp",
            "masked_fill_"]
 
 
@@ -769,6 +769,41 @@ def fused_matmul_bias(x, weight, bias, _add_to_output=None, alpha=1.0, beta=1.0)
     return out + (add if beta == 1.0 else add * beta)
 
 
+def _linear_stack(op, x, weights, biases, skip_final_activation, after_layer=None):
+    # x = relu(x @ w.T + b) per layer (no relu after the last when skip_final_activation), with
+    # OneFlow's checks; after_layer(i, x) post-processes layer i's output (the dropout of
+    # fused_matmul_bias_add_relu_dropout).
+    x = _C.check_tensor(x, op, "x", 1)
+    weights = [_C.check_tensor(w, op, f"weights[{i}]") for i, w in enumerate(weights)]
+    biases = [_C.check_tensor(b, op, f"biases[{i}]") for i, b in enumerate(biases)]
+    if len(weights) < 1:
+        raise RuntimeError(f"{op}(): The number of weights should be greater equal than 1, but got {len(weights)}")
+    if len(weights) != len(biases):
+        raise RuntimeError(f"{op}(): The number of weights should be equal to biases, but got {len(weights)} "
+                           f"weights and {len(biases)} biases")
+    k = x.shape[-1] if x.dim() else None
+    for i, (w, b) in enumerate(zip(weights, biases)):
+        if w.dim() != 2:
+            raise RuntimeError(f"{op}(): Weight's dim size should == 2, but weights[{i}] is {w.dim()}-D")
+        if b.dim() != 1:
+            raise RuntimeError(f"{op}(): Bias's dim size should == 1, but biases[{i}] is {b.dim()}-D")
+        if b.shape[0] != w.shape[0]:
+            raise RuntimeError(f"{op}(): Bias's dim is not equal to weight's first dim. biases[{i}] has "
+                               f"{b.shape[0]}, weights[{i}] {w.shape[0]}")
+        if w.shape[1] != k:
+            raise RuntimeError(f"{op}(): weight's second dim should be equal to input's second dim. "
+                               f"weights[{i}] has {w.shape[1]}, the input to layer {i} {k}")
+        k = w.shape[0]
+    n = len(weights)
+    for i, (w, b) in enumerate(zip(weights, biases)):
+        x = _functional.matmul(x, w.transpose(0, 1)) + b
+        if i < n - 1 or not skip_final_activation:
+            x = x.relu()
+        if after_layer is not None:
+            x = after_layer(i, x)
+    return x
+
+
 def fused_mlp(x, weights, biases, skip_final_activation):
     """``oneflow._C.fused_mlp``: a stack of linear layers ``x = relu(x @ w.T + b)`` (the last one without
     the relu when ``skip_final_activation``), with OneFlow's checks (its fused kernel; here the unfused math).
@@ -785,33 +820,45 @@ def fused_mlp(x, weights, biases, skip_final_activation):
         >>> flow._C.fused_mlp(flow.ones(1, 2), [flow.ones(3, 2)], [flow.tensor([-3.0, 0.0, 1.0])], False)
         tensor([[0., 2., 3.]])
     """
-    x = _C.check_tensor(x, "fused_mlp", "x", 1)
-    weights = [_C.check_tensor(w, "fused_mlp", f"weights[{i}]") for i, w in enumerate(weights)]
-    biases = [_C.check_tensor(b, "fused_mlp", f"biases[{i}]") for i, b in enumerate(biases)]
-    if len(weights) < 1:
-        raise RuntimeError(f"fused_mlp(): The number of weights should be greater equal than 1, but got {len(weights)}")
-    if len(weights) != len(biases):
-        raise RuntimeError(f"fused_mlp(): The number of weights should be equal to biases, but got {len(weights)} "
-                           f"weights and {len(biases)} biases")
-    k = x.shape[-1] if x.dim() else None
-    for i, (w, b) in enumerate(zip(weights, biases)):
-        if w.dim() != 2:
-            raise RuntimeError(f"fused_mlp(): Weight's dim size should == 2, but weights[{i}] is {w.dim()}-D")
-        if b.dim() != 1:
-            raise RuntimeError(f"fused_mlp(): Bias's dim size should == 1, but biases[{i}] is {b.dim()}-D")
-        if b.shape[0] != w.shape[0]:
-            raise RuntimeError(f"fused_mlp(): Bias's dim is not equal to weight's first dim. biases[{i}] has "
-                               f"{b.shape[0]}, weights[{i}] {w.shape[0]}")
-        if w.shape[1] != k:
-            raise RuntimeError(f"fused_mlp(): weight's second dim should be equal to input's second dim. "
-                               f"weights[{i}] has {w.shape[1]}, the input to layer {i} {k}")
-        k = w.shape[0]
+    return _linear_stack("fused_mlp", x, weights, biases, skip_final_activation)
+
+
+def fused_matmul_bias_add_relu_dropout(x, weights, biases, skip_final_activation, dropout_rate_list,
+                                       generator=None):
+    """``oneflow._C.fused_matmul_bias_add_relu_dropout``: :func:`fused_mlp`'s layers, each output then
+    passed through training-mode dropout with its own rate (the last layer's too), with OneFlow's checks
+    (its fused CUDA kernel; here, as its CPU path, the unfused math).
+
+    Args:
+        x (Tensor): ``(N, K)``.
+        weights (sequence of Tensor): ``(out_i, in_i)`` each, ``in_0 == K``.
+        biases (sequence of Tensor): ``(out_i,)`` each, one per weight.
+        skip_final_activation (bool): leave the last layer's output without the relu.
+        dropout_rate_list (sequence of float): one dropout probability per layer, each ``>= 0``.
+        generator (monoflow.Generator, optional): the dropout masks' generator.
+
+    Example::
+
+        >>> import monoflow as flow
+        >>> flow._C.fused_matmul_bias_add_relu_dropout(flow.ones(1, 2), [flow.ones(3, 2)],
+        ...     [flow.tensor([-3.0, 0.0, 1.0])], skip_final_activation=False, dropout_rate_list=[0.0])
+        tensor([[0., 2., 3.]])
+    """
+    from monoflow.nn import functional as F
+
+    op = "fused_matmul_bias_add_relu_dropout"
+    if not isinstance(weights, (list, tuple)):
+        raise TypeError(f"{op}(): argument 'weights' must be a list or tuple of Tensors, not {type(weights).__name__}")
+    rates = [float(r) for r in dropout_rate_list]
     n = len(weights)
-    for i, (w, b) in enumerate(zip(weights, biases)):
-        x = _functional.matmul(x, w.transpose(0, 1)) + b
-        if i < n - 1 or not skip_final_activation:
-            x = x.relu()
-    return x
+    if n >= 1 and len(rates) != n:
+        raise RuntimeError(f"{op}(): The dropout rate list length should be equal to the number of weights, but got "
+                           f"{len(rates)} rates for {n} weights")
+    for i, r in enumerate(rates):
+        if r < 0.0:
+            raise RuntimeError(f"{op}(): Dropout rate should be >= 0.0, but dropout_rate_list[{i}] is {r}")
+    return _linear_stack(op, x, weights, biases, skip_final_activation,
+                         lambda i, y: F.dropout(y, rates[i], True, False, generator))
 
 
 def masked_fill_(input, mask, value):
