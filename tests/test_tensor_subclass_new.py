@@ -39,6 +39,19 @@ def test_subclass_with_make_subclass_in_new():
     assert type(p) is P and p.tolist() == [3.0, 6.0]
 
 
+def test_subclass_new_calling_super_new_with_data():
+    class T(flow.Tensor):
+        def __new__(cls, x):
+            return super().__new__(cls, x)
+
+    class TT(torch.Tensor):
+        def __new__(cls, x):
+            return super().__new__(cls, x)
+
+    got, want = T(flow.tensor([1.0, 2.0])), TT(torch.tensor([1.0, 2.0]))
+    assert type(got) is T and got.tolist() == want.tolist() == [1.0, 2.0]
+
+
 def test_plain_construction_unchanged():
     assert flow.Tensor([1.0, 2.0]).tolist() == [1.0, 2.0]
     assert flow.Tensor(2, 3).shape == (2, 3)

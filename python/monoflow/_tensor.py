@@ -174,9 +174,11 @@ class Tensor(_C.TensorBase, ops_math.TensorMethods, ops_reduce.TensorMethods, op
     def __init__(self, *args, device=None, **kwargs):
         # flow.Tensor(...) follows the legacy constructor rules (_legacy_tensor.py).
         # Tensors the ops return never come through here.
-        if type(self).__new__ is not Tensor.__new__:
+        if type(self).__new__ is not Tensor.__new__ and not (
+                self.shape == (0,) and self.dtype == _C.get_default_dtype()):
             # a subclass whose __new__ built the instance (as_subclass / _make_subclass, torchvision's
-            # tv_tensors): Python passes __new__'s arguments here too, and torch's __init__ ignores them
+            # tv_tensors): Python passes __new__'s arguments here too, and torch's __init__ ignores them.
+            # (A bare TensorBase placeholder, from super().__new__(cls, data), is still built from them.)
             return
         from monoflow._legacy_tensor import legacy_new
 
