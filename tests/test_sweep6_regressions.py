@@ -245,6 +245,7 @@ LINALG_NON_TENSOR = [
     ("linalg.vander", "x", lambda L, v: L.linalg.vander(v)),
     ("linalg.ldl_solve", "pivots", lambda L, v: L.linalg.ldl_solve(L.eye(2), v, L.ones(2, 1))),
     ("linalg.multi_dot", "tensors", lambda L, v: L.linalg.multi_dot([L.ones(2, 2), v])),
+    ("linalg.lu_solve", "pivots", lambda L, v: L.linalg.lu_solve(L.eye(2), v, L.ones(2, 1))),
 ]
 
 

@@ -1708,6 +1708,7 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     if B.dtype != LU.dtype:
         raise RuntimeError(f"linalg.lu_solve: Expected LU and B to have the same dtype, but found LU of type "
                            f"{LU.dtype.name} and B of type {B.dtype.name} instead")
+    _C.check_tensor(pivots, "linalg.lu_solve", "pivots", 2)
     if not left:
         # X A = B  <=>  A^H X^H = B^H
         return _mT(lu_solve(LU, pivots, _mT(B), adjoint=not adjoint))
