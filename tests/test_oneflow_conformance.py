@@ -1032,3 +1032,21 @@ def test_arithmetic_functions_take_oneflows_inplace_flag():
     leaf = flow.ones(2, requires_grad=True)
     with pytest.raises(RuntimeError, match="leaf"):
         flow.add(leaf, 1, inplace=True)
+
+
+def test_relu_pow_fmod_floor_divide_take_oneflows_inplace_flag():
+    # OneFlow's test_graph_inplace_operations: flow.relu/pow/fmod/floor_divide(..., inplace=True)
+    base = np.array([-2.5, 3.0, 7.5], dtype=np.float32)
+    for name, args, expected in [("relu", (), np.maximum(base, 0)), ("pow", (2,), base ** 2),
+                                 ("fmod", (2,), np.fmod(base, 2)), ("floor_divide", (2,), np.floor(base / 2))]:
+        x = flow.tensor(base)
+        assert getattr(flow, name)(x, *args, inplace=True) is x, name
+        np.testing.assert_allclose(x.numpy(), expected, err_msg=name)
+        y = flow.tensor(base)
+        out = getattr(flow, name)(y, *args)  # the default stays out of place
+        assert out is not y and y.tolist() == base.tolist()
+        np.testing.assert_allclose(out.numpy(), expected, err_msg=name)
+        with pytest.raises(TypeError, match=name):
+            getattr(flow, name)(y, *args, inplace=1)
+    with pytest.raises(RuntimeError, match="leaf"):
+        flow.relu(flow.ones(2, requires_grad=True), inplace=True)

@@ -76,7 +76,9 @@ def div(input, other, *, rounding_mode=None, inplace=False):
     return _C.check_tensor(input, "div").div(other, rounding_mode=rounding_mode)
 
 
-def floor_divide(input, other):
+def floor_divide(input, other, *, inplace=False):
+    if _inplace("floor_divide", inplace):  # (OneFlow's)
+        return _C.check_tensor(input, "floor_divide").floor_divide_(other)
     return _C.check_tensor(input, "floor_divide") // other
 
 

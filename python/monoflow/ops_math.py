@@ -129,8 +129,29 @@ for _alias, _name in _ALIASES.items():
 _POW = _OP["pow"]
 
 
-def pow(input, exponent):  # noqa: A001
+# OneFlow's functional forms take inplace=: flow.relu(x, inplace=True) is x.relu_()
+def _inplace_flag(name, inplace):
+    if not isinstance(inplace, bool):
+        raise TypeError(f"{name}(): argument 'inplace' must be bool, not {type(inplace).__name__}")
+    return inplace
+
+
+def relu(input, inplace=False):
+    if _inplace_flag("relu", inplace):
+        return _C.math_unary_(_OP["relu"], input)
+    return _C.math_unary(_OP["relu"], input)
+
+
+def fmod(input, other, *, inplace=False):
+    if _inplace_flag("fmod", inplace):
+        return _binary_inplace(_OP["fmod"], "fmod", input, other)
+    return _binary(_OP["fmod"], "fmod", input, other)
+
+
+def pow(input, exponent, *, inplace=False):  # noqa: A001
     """pow(input, exponent) -> Tensor: either may be a Python number (not both)."""
+    if _inplace_flag("pow", inplace):
+        return _binary_inplace(_POW, "pow", input, exponent)
     return _binary(_POW, "pow", input, exponent)
 
 

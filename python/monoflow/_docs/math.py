@@ -209,7 +209,7 @@ add_doc("divide", "divide(input, other, *, rounding_mode=None) -> Tensor", r"""
         tensor([ 3, -4])
     """, aliases=("true_divide",))
 
-add_doc("floor_divide", "floor_divide(input, other) -> Tensor", r"""
+add_doc("floor_divide", "floor_divide(input, other, *, inplace=False) -> Tensor", r"""
     Divides ``input`` by ``other`` and rounds the quotient down, element-wise
     (Python's ``//``).
 
@@ -221,6 +221,8 @@ add_doc("floor_divide", "floor_divide(input, other) -> Tensor", r"""
     Args:
         input (Tensor): the dividend.
         other (Tensor or Number): the divisor.
+        inplace (bool): OneFlow's: write the result into ``input`` and return it
+            (``input.floor_divide_(...)``). Default: ``False``.
 
     Returns:
         Tensor: a new tensor of the broadcast shape.
@@ -319,7 +321,7 @@ add_doc("remainder", "remainder(input, other) -> Tensor", r"""
         tensor([1.5000, 0.5000])
     """)
 
-add_doc("fmod", "fmod(input, other) -> Tensor", r"""
+add_doc("fmod", "fmod(input, other, *, inplace=False) -> Tensor", r"""
     Computes the remainder of dividing ``input`` by ``other``, element-wise,
     with the sign of the dividend (C's ``fmod``).
 
@@ -333,6 +335,8 @@ add_doc("fmod", "fmod(input, other) -> Tensor", r"""
     Args:
         input (Tensor or Number): the dividend.
         other (Tensor or Number): the divisor.
+        inplace (bool): OneFlow's: write the result into ``input`` and return it
+            (``input.fmod_(...)``). Default: ``False``.
 
     Returns:
         Tensor: a new tensor of the broadcast shape.
@@ -423,7 +427,7 @@ add_doc("lerp", "lerp(input, end, weight) -> Tensor", r"""
 
 # ---------------------------------------------------------------- powers, exponentials, logarithms
 
-add_doc("pow", "pow(input, exponent) -> Tensor", r"""
+add_doc("pow", "pow(input, exponent, *, inplace=False) -> Tensor", r"""
     Raises ``input`` to the power ``exponent``, element-wise.
 
     .. math:: \text{out}_i = \text{input}_i^{\text{exponent}_i}
@@ -436,6 +440,8 @@ add_doc("pow", "pow(input, exponent) -> Tensor", r"""
     Args:
         input (Tensor or Number): the base.
         exponent (Tensor or Number): the exponent.
+        inplace (bool): OneFlow's: write the result into ``input`` and return it
+            (``input.pow_(...)``). Default: ``False``.
 
     Returns:
         Tensor: a new tensor of the broadcast shape.
@@ -1307,7 +1313,8 @@ _unary_doc("relu", "Applies the rectified linear unit, ``max(input, 0)``, to eac
     >>> flow.tensor([-3, 3]).relu()
     tensor([0, 3])
 """, formula=r"\text{out}_i = \max(\text{input}_i, 0)", floating=False,
-           notes="The gradient at 0 is 0. The module form is :class:`monoflow.nn.ReLU`.")
+           notes="The gradient at 0 is 0. The module form is :class:`monoflow.nn.ReLU`. OneFlow's "
+                 "``relu(input, inplace=True)`` is ``input.relu_()``.")
 
 add_doc("gelu", "gelu(input, approximate='none') -> Tensor", r"""
     Applies the Gaussian Error Linear Unit to each element of ``input``.
