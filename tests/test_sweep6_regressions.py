@@ -407,3 +407,25 @@ def test_logit_gradient_outside_the_unit_interval(eps, dtype):
     import numpy as np
     for a, b in zip(grads[0], grads[1]):
         assert np.allclose(np.array(a), np.array(b), rtol=1e-5, equal_nan=True), (a, b)
+
+
+@pytest.mark.parametrize("name", ["logaddexp", "logaddexp2"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_logaddexp_values_and_two_orders_of_gradient(name, dtype):
+    # at ties (a == b) the second derivative was 0 (max and |a - b|); torch's is 1/4 (ln 2 / 4 for base 2)
+    inf = float("inf")
+    av = [0.3, 1.0, -2.0, 5.0, 40.0, -30.0, inf, -inf, inf, 1.0, -inf]
+    bv = [0.3, 2.5, -2.0, -1.0, 40.0, 10.0, 1.0, 3.0, inf, -inf, -inf]
+    res = []
+    for L in (flow, torch):
+        a = L.tensor(av, dtype=getattr(L, dtype), requires_grad=True)
+        b = L.tensor(bv, dtype=getattr(L, dtype), requires_grad=True)
+        y = getattr(L, name)(a, b)
+        ga, gb = L.autograd.grad(y.sum(), (a, b), create_graph=True)
+        g2a, g2b = L.autograd.grad((ga + 2 * gb).sum(), (a, b))
+        res.append([y.tolist(), ga.tolist(), gb.tolist(), g2a.tolist(), g2b.tolist()])
+    import numpy as np
+    fin = np.isfinite(av) & np.isfinite(bv)   # (torch's gradients at infinite inputs are partly NaN)
+    assert np.allclose(np.array(res[0][0]), np.array(res[1][0]), rtol=1e-5, equal_nan=True)
+    for got, want in zip(res[0][1:], res[1][1:]):
+        assert np.allclose(np.array(got)[fin], np.array(want)[fin], rtol=1e-5, atol=1e-6), (got, want)

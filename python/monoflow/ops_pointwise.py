@@ -380,21 +380,25 @@ def _np_itemsize(dt):
 def logaddexp(input, other):
     """log(exp(input) + exp(other)) without overflow."""
     a, b = _promote_float(_tensor_arg("logaddexp", input), _tensor_arg("logaddexp", other, "other"), "logaddexp")
-    m = a.maximum(b)
-    # equal infinities (a == b == +-inf) give that infinity, not inf - inf
+    return _log_add_exp(a, b)
+
+
+def _log_add_exp(a, b):
+    # the larger plus softplus(smaller - larger): softplus's derivative is the sigmoid, so every order
+    # of derivative is right at ties (max and |a - b| gave a second derivative of 0 where a == b;
+    # torch's is 1/4). Equal infinities (a == b == +-inf) give that infinity, not inf - inf.
     same_inf = _m.isinf(a) & (a == b)
-    d = _m.where(same_inf, 0, _m.abs(a - b))
-    return _m.where(same_inf, a, m + _m.log1p(_m.exp(-d)))
+    a_big = a >= b
+    hi, lo = _m.where(a_big, a, b), _m.where(a_big, b, a)
+    return _m.where(same_inf, a, hi + _m.softplus(_m.where(same_inf, 0, lo - hi)))
 
 
 def logaddexp2(input, other):
     """log2(2**input + 2**other) without overflow."""
     a, b = _promote_float(_tensor_arg("logaddexp2", input), _tensor_arg("logaddexp2", other, "other"),
                           "logaddexp2")
-    m = a.maximum(b)
-    same_inf = _m.isinf(a) & (a == b)
-    d = _m.where(same_inf, 0, _m.abs(a - b))
-    return _m.where(same_inf, a, m + _m.log1p(_m.exp2(-d)) / math.log(2.0))
+    ln2 = math.log(2.0)
+    return _log_add_exp(a * ln2, b * ln2) / ln2
 
 
 def fmax(input, other):
