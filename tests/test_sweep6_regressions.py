@@ -429,3 +429,24 @@ def test_logaddexp_values_and_two_orders_of_gradient(name, dtype):
     assert np.allclose(np.array(res[0][0]), np.array(res[1][0]), rtol=1e-5, equal_nan=True)
     for got, want in zip(res[0][1:], res[1][1:]):
         assert np.allclose(np.array(got)[fin], np.array(want)[fin], rtol=1e-5, atol=1e-6), (got, want)
+
+
+@pytest.mark.parametrize("op,call", [
+    ("kl_div", lambda L: L.nn.functional.kl_div(L.ones(3), L.ones(3, dtype=L.int64))),
+    ("kl_div", lambda L: L.nn.functional.kl_div(L.ones(3, dtype=L.int64), L.ones(3))),
+    ("kl_div", lambda L: L.nn.functional.kl_div(L.ones(3, dtype=L.bool), L.ones(3))),
+    ("cdist", lambda L: L.cdist(L.ones(2, 3), L.ones(2, 3, dtype=L.int64))),
+    ("cdist", lambda L: L.cdist(L.ones(2, 3, dtype=L.uint8), L.ones(2, 3))),
+    ("cov", lambda L: L.cov(L.ones(2, 3, dtype=L.bool))),
+])
+def test_integer_inputs_torch_refuses(op, call):
+    # accepted before with a result computed in (or cast from) the integer dtype
+    mf, th = _outcome(lambda: call(flow)), _outcome(lambda: call(torch))
+    assert mf[0] is th[0] is RuntimeError, (mf, th)
+    assert op in mf[1]
+
+
+def test_integer_inputs_torch_accepts_still_work():
+    for L in (flow, torch):
+        assert L.cov(L.tensor([[1, 2, 4], [0, 3, 1]])).dtype == L.float32
+        assert L.cdist(L.ones(2, 3, dtype=L.float64), L.zeros(1, 3, dtype=L.float64)).dtype == L.float64

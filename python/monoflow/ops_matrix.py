@@ -158,6 +158,9 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """Pairwise p-norm distances between the rows of x1 (..., P, M) and x2 (..., R, M)."""
     _C.check_tensor(x1, "cdist", "x1", 1)
     _C.check_tensor(x2, "cdist", "x2", 2)
+    for name, t in (("X1", x1), ("X2", x2)):  # (as torch: integers were computed, and truncated, in their dtype)
+        if not (t.dtype.is_floating_point or t.dtype.is_complex):
+            raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: {t.dtype}")
     if x1.dim() < 2 or x2.dim() < 2:
         raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.dim()}D")
     if x1.shape[-1] != x2.shape[-1]:

@@ -429,6 +429,8 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
         raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with "
                            f"{x.dim()} dimensions")
     x = x.reshape(1, -1) if x.dim() < 2 else x
+    if x.dtype == _dtypes.bool_:  # (as torch; it was counted as 0/1)
+        raise RuntimeError("cov(): bool dtype is not supported for input")
     if not (x.dtype.is_floating_point or x.dtype.is_complex):  # (complex stays: a cast dropped the imaginary part)
         x = x.to(_C.get_default_dtype())
     real = x.dtype.to_real() if x.dtype.is_complex else x.dtype  # the weights' and the norm's dtype

@@ -301,6 +301,8 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     """
     _C.check_tensor(input, "kl_div", "input", 1)
     _C.check_tensor(target, "kl_div", "target", 2)
+    if not all(t.dtype.is_floating_point or t.dtype.is_complex for t in (input, target)):
+        raise RuntimeError("kl_div: Integral inputs not supported.")  # (as torch; they gave a number)
     if _composite.flag("kl_div", "log_target", log_target):
         loss = _m.exp(target) * (target - input)
     else:
