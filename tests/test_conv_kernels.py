@@ -40,6 +40,10 @@ CASES = [
     (3, 16, 12, 7, 5, (3, 3), 1, (0, 1), 1, 2),
     (2, 9, 10, 6, 17, (5, 3), 1, (2, 1), 1, 1),
     (2, 10, 6, 8, 11, (3, 3), 1, (3, 2), (3, 1), 1),
+    # stride 2: im2col's even-offset rows in 16-pixel steps (19 per row: a full step and a tail),
+    # and chunks of 4 images sized to keep col in the L2 cache (9 images: a short last chunk)
+    (2, 5, 8, 41, 37, (3, 3), 2, 1, 1, 1),
+    (9, 16, 16, 20, 20, (3, 3), 2, 1, 1, 1),
 ]
 TOL = {np.float32: dict(rtol=1e-4, atol=1e-3), np.float64: dict(rtol=1e-10, atol=1e-10)}
 
@@ -66,7 +70,7 @@ def test_conv2d_values_and_gradients_match_torch(case, dtype):
         np.testing.assert_allclose(gm.numpy() / scale, gt.numpy() / scale, err_msg=name, **TOL[dtype])
 
 
-@pytest.mark.parametrize("case", CASES[:4] + CASES[-3:], ids=str)
+@pytest.mark.parametrize("case", CASES[:4] + CASES[-5:-2], ids=str)
 def test_conv_transpose2d_matches_torch_on_wide_channels(case):
     # conv_transpose2d is the input-gradient kernel run as a forward (with a bias).
     n, c, o, h, w, k, s, p, d, g = case
