@@ -14,7 +14,10 @@ Rows, each a ratio torch time / monoflow time (> 1: monoflow is faster):
   - max_pool2d forward (+ backward).
 The machine may be shared: the two libraries are timed in alternating rounds
 and each row is the median of the rounds' ratios, so that load which comes and
-goes hits both alike.
+goes hits both alike. On a crowded machine `--clock process` times the CPU
+the process used instead of wall time (steadier where other jobs preempt it;
+with several threads it adds up their work, spinning included, so read it at
+--threads 1).
 """
 import argparse
 import statistics
@@ -132,12 +135,15 @@ def cases(lib, rng_seed=0):
     return [(n, f, sync) for n, f in out]
 
 
-def round_time(fn, sync, number):
-    t0 = time.perf_counter()
+CLOCKS = {"wall": time.perf_counter, "process": time.process_time}
+
+
+def round_time(fn, sync, number, clock=time.perf_counter):
+    t0 = clock()
     for _ in range(number):
         fn()
     sync()
-    return (time.perf_counter() - t0) / number
+    return (clock() - t0) / number
 
 
 def main():
@@ -146,7 +152,10 @@ def main():
     ap.add_argument("--threads", type=int, default=None,
                     help="kernel threads for both (default: each library's default, then 1 each)")
     ap.add_argument("--only", default="", help="run only the rows whose name contains this text")
+    ap.add_argument("--clock", choices=sorted(CLOCKS), default="wall",
+                    help="wall time, or the CPU time of the process (steadier on a shared machine)")
     args = ap.parse_args()
+    clock = CLOCKS[args.clock]
     rounds = 3 if args.quick else 7
     apply_thread_setting(THREADS, torch)
     mf = [c for c in cases("monoflow") if args.only in c[0]]
@@ -161,9 +170,9 @@ def main():
         if tcase is not None:
             tcase[1]()
         for _ in range(rounds):
-            tm.append(round_time(f, fsync, number))
+            tm.append(round_time(f, fsync, number, clock))
             if tcase is not None:
-                tt.append(round_time(tcase[1], tcase[2], number))
+                tt.append(round_time(tcase[1], tcase[2], number, clock))
                 rs.append(tt[-1] / tm[-1])
         m = statistics.median(tm)
         if tcase is None:
