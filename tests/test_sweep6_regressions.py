@@ -450,3 +450,14 @@ def test_integer_inputs_torch_accepts_still_work():
     for L in (flow, torch):
         assert L.cov(L.tensor([[1, 2, 4], [0, 3, 1]])).dtype == L.float32
         assert L.cdist(L.ones(2, 3, dtype=L.float64), L.zeros(1, 3, dtype=L.float64)).dtype == L.float64
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_histc_values_on_bin_edges_match_torch(dtype):
+    # computed in float64 with a precomputed scale, 3/7 + 0.1 (exactly on an edge of bin 25) fell in bin 24
+    for make in (lambda L: L.arange(1, 10, dtype=L.float32).reshape(3, 3) / 7 + 0.1,
+                 lambda L: L.tensor([-1.3 + 0.1 * k for k in range(43)]), lambda L: L.arange(0, 6, dtype=L.float32) / 3):
+        for kw in ({}, {"bins": 7}, {"bins": 13, "min": -1, "max": 2}):
+            got = flow.histc(make(flow).to(getattr(flow, dtype)), **kw)
+            want = torch.histc(make(torch).to(getattr(torch, dtype)), **kw)
+            assert got.tolist() == want.tolist(), (kw, got.tolist(), want.tolist())

@@ -156,8 +156,13 @@ def histc(input, bins=100, min=0, max=0):  # noqa: A002
     if not (np.isfinite(lo) and np.isfinite(hi)):
         raise RuntimeError(f"torch.histc: range of [{lo}, {hi}] is not finite")
     inside = (flat >= lo) & (flat <= hi)
-    vals = flat.masked_select(inside).double()
-    b = ((vals - lo) * (bins / (hi - lo))).floor().to(_INT64).clamp(0, bins - 1)
+    vals = flat.masked_select(inside)
+    # torch's arithmetic: (x - min) * bins / (max - min) in the input's floating dtype, so that a value
+    # on a bin edge lands in the same bin (in float64, 3/7 + 0.1 of arange(1, 10) / 7 + 0.1 fell one bin lower)
+    dt = vals.dtype if vals.dtype.is_floating_point else _dtypes.float64
+    vals = vals.to(dt)
+    lo_t, hi_t = _C._full((), lo, dt, x.device), _C._full((), hi, dt, x.device)
+    b = ((vals - lo_t) * bins / (hi_t - lo_t)).floor().to(_INT64).clamp(0, bins - 1)
     ones = _C._full((b.shape[0],), 1, x.dtype, x.device)
     return _C._full((bins,), 0, x.dtype, x.device).scatter_add(0, b, ones)
 
