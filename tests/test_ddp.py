@@ -409,9 +409,25 @@ def test_sampler_shuffle_partitions_one_permutation(n, replicas):
 def test_sampler_errors():
     with pytest.raises(ValueError, match="Invalid rank 2"):
         DistributedSampler(range(4), num_replicas=2, rank=2)
-    if not dist.is_initialized():
-        with pytest.raises(RuntimeError, match="num_replicas and rank"):
-            DistributedSampler(range(4))
+
+
+@pytest.mark.skipif(dist.is_initialized(), reason="checks the defaults without a process group")
+def test_sampler_defaults_without_process_group(monkeypatch):
+    # OneFlow's DistributedSampler takes flow.env's size and rank, so a launched rank (or a plain process, rank 0
+    # of 1) needs no init_process_group first; torch raises there. Shares are torch's for the same replicas/rank.
+    torch_sampler = pytest.importorskip("torch.utils.data.distributed").DistributedSampler
+    for var in ("RANK", "WORLD_SIZE", "SLURM_PROCID", "SLURM_NTASKS", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE",
+                "PMI_RANK", "PMI_SIZE"):
+        monkeypatch.delenv(var, raising=False)
+    s = DistributedSampler(range(5), shuffle=False)
+    assert (s.num_replicas, s.rank) == (1, 0)
+    assert list(s) == list(torch_sampler(range(5), num_replicas=1, rank=0, shuffle=False))
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    monkeypatch.setenv("RANK", "1")
+    s = DistributedSampler(range(5), shuffle=False)
+    assert (s.num_replicas, s.rank) == (2, 1)
+    assert list(s) == list(torch_sampler(range(5), num_replicas=2, rank=1, shuffle=False)) == [1, 3, 0]
+    assert DistributedSampler(range(5), num_replicas=3, shuffle=False).rank == 1  # an explicit size keeps the env rank
 
 
 # ---- the main job: 2 processes reproduce the 1-process loss curve

@@ -24,10 +24,10 @@ class DistributedSampler(Sampler):
 
     Args:
         dataset (Dataset): the dataset (only its length is used).
-        num_replicas (int, optional): number of ranks. Default: the world size of the
-            default process group (``RuntimeError`` when none is initialized).
-        rank (int, optional): this rank, in ``[0, num_replicas)``. Default: the rank
-            in the default process group.
+        num_replicas (int, optional): number of ranks. Default: ``flow.env.get_world_size()``
+            (the default process group's size, else the launcher's ``WORLD_SIZE``, else 1), as OneFlow.
+        rank (int, optional): this rank, in ``[0, num_replicas)``. Default: ``flow.env.get_rank()``
+            (else the launcher's ``RANK``, else 0).
         shuffle (bool): shuffle the indices. Default: ``True``.
         seed (int): the seed of the shuffle, the same on every rank. Default: ``0``.
         drop_last (bool): drop the tail so that every rank gets the same number of
@@ -44,13 +44,13 @@ class DistributedSampler(Sampler):
 
     def __init__(self, dataset, num_replicas=None, rank=None, shuffle=True, seed=0, drop_last=False):
         if num_replicas is None or rank is None:
-            import monoflow.distributed as dist
+            # OneFlow's defaults: the job's size and rank even before communication is initialized
+            # (a process the launcher started answers from its environment, a plain one is rank 0 of 1);
+            # torch raises there instead.
+            from monoflow import env
 
-            if not dist.is_available() or not dist.is_initialized():
-                raise RuntimeError("DistributedSampler: num_replicas and rank are needed when the default "
-                                   "process group is not initialized")
-            num_replicas = dist.get_world_size() if num_replicas is None else num_replicas
-            rank = dist.get_rank() if rank is None else rank
+            num_replicas = env.get_world_size() if num_replicas is None else num_replicas
+            rank = env.get_rank() if rank is None else rank
         if num_replicas <= 0:
             raise ValueError(f"DistributedSampler: num_replicas must be positive, got {num_replicas}")
         if rank >= num_replicas or rank < 0:
