@@ -461,3 +461,20 @@ def test_histc_values_on_bin_edges_match_torch(dtype):
             got = flow.histc(make(flow).to(getattr(flow, dtype)), **kw)
             want = torch.histc(make(torch).to(getattr(torch, dtype)), **kw)
             assert got.tolist() == want.tolist(), (kw, got.tolist(), want.tolist())
+
+
+@pytest.mark.parametrize("self_dtype,exponent", [("float32", 2.0), ("float64", 2.0), ("int64", 2), ("complex128", 2.0),
+                                                 ("float64", "complex")])
+def test_float_power_inplace_needs_the_result_dtype(self_dtype, exponent):
+    # float_power_ of a float32 tensor computed in float64 and rounded back; torch refuses
+    def run(L):
+        x = L.tensor([1.5, 2.0]).to(getattr(L, self_dtype))
+        e = L.ones(2, dtype=L.complex64) if exponent == "complex" else exponent
+        return x.float_power_(e).tolist()
+
+    mf, th = _outcome(lambda: run(flow)), _outcome(lambda: run(torch))
+    assert mf[0] == th[0], (mf, th)
+    if th[0] == "ok":
+        assert mf[1] == th[1]
+    else:
+        assert mf[0] is RuntimeError and mf[1].startswith("float_power_") and "requires dtype" in mf[1]

@@ -570,6 +570,21 @@ for _n in _INPLACE + ("logaddexp", "logaddexp2", "fmax", "fmin", "signbit", "isp
 for _n in _INPLACE:
     setattr(TensorMethods, _n + "_", _c.inplace_method(globals()[_n], _n))
 del _op, _aliases, _fn, _n
+_float_power_inplace = TensorMethods.float_power_
+
+
+def _float_power_(self, exponent):
+    # torch's rule: self must already have the result's dtype (float64, complex128 with a complex
+    # operand); casting a float64 power back into float32 self is refused, not rounded
+    want = _dtypes.complex128 if any(isinstance(t, _C.TensorBase) and t.dtype.is_complex or isinstance(t, complex)
+                                     for t in (self, exponent)) else _dtypes.float64
+    if isinstance(self, _C.TensorBase) and self.dtype != want:
+        raise RuntimeError(f"float_power_(): the base given to float_power_ has dtype {_dtypes.torch_name(self.dtype)} "
+                           f"but the operation's result requires dtype {_dtypes.torch_name(want)}")
+    return _float_power_inplace(self, exponent)
+
+
+TensorMethods.float_power_ = _c._named(_float_power_, "float_power_")
 
 
 # the shift operators: t << n, n << t, t <<= n (and >>), as torch's Tensor
