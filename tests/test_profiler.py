@@ -181,6 +181,22 @@ def test_schedule_steps_and_plot(tmp_path):
         prof.plot(str(png), step=9)
 
 
+def test_schedule_step_covers_its_kernels():
+    # A step's ops count their kernels' CPU time; the step's range must end after them, or its
+    # self time (total minus the ops') is negative, as it was when the range ended at the last enqueue.
+    conv, x = flow.nn.Conv2d(3, 16, 3), flow.randn(8, 3, 64, 64)
+    rows = []
+    def keep(p):
+        rows.extend(e for e in p.key_averages() if e.key.startswith("ProfilerStep#"))
+    with profiler.profile(schedule=profiler.schedule(wait=1, warmup=1, active=2), on_trace_ready=keep) as prof:
+        for _ in range(4):
+            conv(x).relu()
+            prof.step()
+    assert [e.key for e in rows] == ["ProfilerStep#2", "ProfilerStep#3"]
+    for e in rows:
+        assert e.self_cpu_time_total >= 0, (e.key, e.self_cpu_time_total, e.cpu_time_total)
+
+
 def test_profiles_do_not_nest_and_off_records_nothing():
     with profiler.profile():
         with pytest.raises(RuntimeError, match="already recording"):

@@ -15,6 +15,8 @@ import time
 from monoflow.autograd import profiler as _recorder
 from monoflow.autograd.profiler import record_function  # noqa: F401
 
+from .. import _C
+
 __all__ = ["profile", "record_function", "schedule", "tensorboard_trace_handler", "ProfilerActivity",
            "ProfilerAction", "supported_activities"]
 
@@ -121,11 +123,14 @@ class profile:
 
     def _mark_step(self):
         """Records the step that just ended as a ``ProfilerStep#N`` range (torch's marker)."""
+        # The step ends when the work it enqueued is done, as a record_function range: its ops' rows
+        # count their kernels' time, so an end taken at the last enqueue gave a negative self time.
+        _C.synchronize()
+        now = time.monotonic_ns()
         if self._inner is not None and self._step_start is not None:
             import threading
-            self._inner._record_range(f"ProfilerStep#{self.step_num}", threading.get_native_id(), self._step_start,
-                                      time.monotonic_ns())
-        self._step_start = time.monotonic_ns()
+            self._inner._record_range(f"ProfilerStep#{self.step_num}", threading.get_native_id(), self._step_start, now)
+        self._step_start = now
 
     def _stop(self, save):
         self._inner.__exit__(None, None, None)
