@@ -17,7 +17,8 @@
 //   The float32 products of the AVX-512 build run in conv_gemm.h's kernels
 //   (Note [An AVX-512 kernel for the conv GEMMs]), the others in BLAS; that
 //   build's forward of a stride-1 convolution with full-width output rows
-//   reads x in place, with no col (Note [Direct reads for shifted planes]).
+//   reads x in place, with no col (Note [Direct reads for shifted planes]),
+//   and so do its gradients on small images (kDirectImageElems, kDirectPlaneElems).
 #include <cblas.h>
 #if defined(__AVX512F__)
 #include <immintrin.h>
