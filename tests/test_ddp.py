@@ -431,6 +431,46 @@ def test_sampler_defaults_without_process_group(monkeypatch):
 
 
 # ---- the main job: 2 processes reproduce the 1-process loss curve
+SYNC_BN_NO_INIT = r'''
+import json, os, sys
+import numpy as np
+import torch
+import monoflow as flow
+import monoflow.distributed as dist
+
+# No init_process_group: OneFlow's SyncBatchNorm on a launched rank shares statistics anyway.
+rank, world = flow.env.get_rank(), flow.env.get_world_size()
+full = np.random.RandomState(0).rand(8, 3, 5).astype(np.float32)
+per = 8 // world
+x = flow.tensor(full[rank * per:(rank + 1) * per], requires_grad=True)
+bn = flow.nn.SyncBatchNorm.convert_sync_batchnorm(flow.nn.BatchNorm1d(3))
+y = bn(x)
+(y * y).sum().backward()
+tx = torch.tensor(full, requires_grad=True)
+tbn = torch.nn.BatchNorm1d(3)
+ty = tbn(tx)
+(ty * ty).sum().backward()
+sl = slice(rank * per, (rank + 1) * per)
+err = [float(np.abs(a - b).max()) for a, b in [(y.numpy(), ty.detach().numpy()[sl]),
+       (x.grad.numpy(), tx.grad.numpy()[sl]), (bn.running_var.numpy(), tbn.running_var.numpy())]]
+json.dump({"initialized": dist.is_initialized(), "err": err}, open(os.path.join(sys.argv[1], f"r{rank}.json"), "w"))
+'''
+
+
+@needs_gloo
+def test_sync_batchnorm_launched_without_init(tmp_path):
+    # Each rank's half of SyncBatchNorm = torch's BatchNorm over the whole batch (values, input gradients,
+    # running variance); before, a launched rank without init_process_group silently normalised its own half.
+    pytest.importorskip("torch")
+    (tmp_path / "w.py").write_text(SYNC_BN_NO_INIT)
+    r = launch(2, ["w.py", str(tmp_path)], tmp_path)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    for k in range(2):
+        res = json.loads((tmp_path / f"r{k}.json").read_text())
+        assert res["initialized"]
+        assert max(res["err"]) < 1e-5, res
+
+
 @needs_gloo
 def test_main_job_two_processes_match_one(tmp_path):
     pytest.importorskip("sklearn")

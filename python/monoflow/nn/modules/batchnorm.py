@@ -200,7 +200,9 @@ class SyncBatchNorm(_BatchNorm):
 
     In training with more than one process (``process_group``'s size > 1) the mean and variance are
     those of the union of the processes' batches, as if one process had seen them all; the gradients
-    flow through that synchronisation. In one process, or in eval mode, it is plain batch norm.
+    flow through that synchronisation. In one process, or in eval mode, it is plain batch norm. A rank
+    started by a launcher (rank and world size in its environment) joins the job on first use without
+    ``init_process_group``, as OneFlow's.
     :meth:`convert_sync_batchnorm` replaces the BatchNorm layers of a module.
 
     Args:
@@ -246,8 +248,10 @@ class SyncBatchNorm(_BatchNorm):
     def forward(self, input):
         self._check_input_dim(input)
         if self.training:
-            from monoflow.distributed import process_group as pg
+            from monoflow.distributed import cluster_env, process_group as pg
 
+            if not pg.is_initialized() and cluster_env.launched():
+                pg.init_from_environment()  # OneFlow's rule: a launched rank needs no init_process_group
             if pg.is_initialized() and pg.get_world_size(self.process_group) > 1:
                 return self._synchronised(input)
         return super().forward(input)
