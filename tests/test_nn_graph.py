@@ -725,3 +725,58 @@ def test_add_optimizer_is_sparse():
     np.testing.assert_allclose(model.weight.detach().numpy(), before - 0.1 * 3, rtol=1e-6)
     with pytest.raises(NotImplementedError, match="is_sparse=True"):
         G(True)
+
+
+def test_with_dynamic_input_shape_bounds_the_plan_cache():
+    # OneFlow's @nn.Graph.with_dynamic_input_shape(size=N): one plan per input signature, at most N kept, the
+    # least recently used dropped; every call's result equals torch's linear layer on the same weights.
+    torch = pytest.importorskip("torch")
+    lin = nn.Linear(3, 4)
+
+    class G(nn.Graph):
+        @nn.Graph.with_dynamic_input_shape(size=2)
+        def __init__(self, m):
+            super().__init__()
+            self.m = m
+
+        def build(self, x):
+            return self.m(x)
+
+    g = G(lin)
+    assert G.__init__.__name__ == "__init__"  # functools.wraps keeps the decorated name
+    compiled = []
+    compile_plan = g._compile
+    g.__dict__["_compile"] = lambda key, *a, **k: compiled.append(key) or compile_plan(key, *a, **k)
+    ref = torch.nn.Linear(3, 4)
+    with torch.no_grad():
+        ref.weight.copy_(torch.from_numpy(_np(lin.weight)))
+        ref.bias.copy_(torch.from_numpy(_np(lin.bias)))
+    rng = np.random.default_rng(0)
+    new_plan = []
+    for n in (1, 2, 1, 3, 2, 2, 5):
+        before = len(compiled)
+        x = rng.standard_normal((n, 3)).astype(np.float32)
+        got = _np(g(flow.tensor(x)))
+        np.testing.assert_allclose(got, ref(torch.from_numpy(x)).detach().numpy(), rtol=1e-6, atol=1e-6)
+        new_plan.append(len(compiled) > before)
+        assert len(g._plans) <= 2
+    # LRU: the second 1 is a hit and keeps 1, so 3 drops 2 and the next 2 recompiles (first-in-first-out
+    # would have dropped 1 and hit 2)
+    assert new_plan == [True, True, False, True, True, False, True]
+
+    class Unbounded(nn.Graph):
+        def __init__(self):
+            super().__init__()
+            self.m = lin
+
+        def build(self, x):
+            return self.m(x)
+
+    u = Unbounded()
+    for n in (1, 2, 3, 4):
+        u(flow.ones(n, 3))
+    assert len(u._plans) == 4  # without the decorator every plan stays
+    with pytest.raises(ValueError, match="with_dynamic_input_shape"):
+        nn.Graph.with_dynamic_input_shape(size=0)
+    with pytest.raises(TypeError, match="enable_shared"):
+        nn.Graph.with_dynamic_input_shape(enable_shared="yes")

@@ -3,6 +3,7 @@ first call with a given input signature and replayed by the actor runtime
 after that (docs/graph_runtime.md, "nn.Graph")."""
 from collections import OrderedDict
 import contextlib
+import functools
 import itertools
 import os
 import warnings
@@ -127,6 +128,7 @@ class Graph:
         d["_optimizers"] = []  # (GraphOptimizerStep, GraphLRSchedule or None)
         d["_train_steps"] = 0  # train calls run: state_dict's "System-Train-TrainStep"
         d["_plans"] = OrderedDict()  # signature -> CompiledTrace
+        d["_plan_cache_size"] = None  # with_dynamic_input_shape(size=): the most plans kept, least recently used first out
         d["_graph_modules"] = OrderedDict()  # id(module) -> GraphModule (its settings in this graph)
         d["_ungraded"] = {}  # build signature -> ids of parameters build leaves without a gradient
         d["_eager_builds"] = set()  # build signatures whose build cannot be traced: Note [Graphs run eagerly]
@@ -579,10 +581,64 @@ class Graph:
             self._plans.clear()
         self.__dict__["_layout_fingerprint"], self.__dict__["_layout_epoch"] = fingerprint, epoch
 
+    def _cached_plan(self, key):
+        plan = self._plans.get(key)
+        if plan is not None:
+            self._plans.move_to_end(key)  # recently used: the last a bounded cache drops
+        return plan
+
+    def _evict_plans(self):
+        size = self._plan_cache_size
+        while size is not None and len(self._plans) > size:
+            key, _ = self._plans.popitem(last=False)
+            self._written_inputs.pop(key, None)
+            self._sbp_reports.pop(key, None)
+
+    @staticmethod
+    def with_dynamic_input_shape(*, size=10, enable_shared=True):
+        """with_dynamic_input_shape(*, size=10, enable_shared=True): decorates a Graph subclass's ``__init__`` so the
+        graph keeps at most ``size`` compiled plans, one per input signature (shapes, dtypes ...), dropping the
+        least recently used one when a new signature compiles (OneFlow's graph cache). Without it a graph keeps
+        every plan it compiled.
+
+        Args:
+            size (int): the most plans kept; a positive int. Default: ``10``.
+            enable_shared (bool): OneFlow's option to let the cached graphs share parameters and buffers; monoflow's
+                plans always read the graph's own modules, so both values behave the same. Default: ``True``.
+
+        Example::
+
+            >>> class G(flow.nn.Graph):
+            ...     @flow.nn.Graph.with_dynamic_input_shape(size=2)
+            ...     def __init__(self):
+            ...         super().__init__()
+            ...         self.lin = flow.nn.Linear(3, 2)
+            ...     def build(self, x):
+            ...         return self.lin(x)
+            >>> g = G()
+            >>> [tuple(g(flow.ones(n, 3)).shape) for n in (1, 2, 3, 1)]
+            [(1, 2), (2, 2), (3, 2), (1, 2)]
+            >>> len(g._plans)
+            2
+        """
+        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+            raise ValueError(f"with_dynamic_input_shape(): size must be a positive int, got {size!r}")
+        if not isinstance(enable_shared, bool):
+            raise TypeError(f"with_dynamic_input_shape(): enable_shared must be a bool, got {type(enable_shared).__name__}")
+
+        def decorate(init):
+            @functools.wraps(init)
+            def wrapped(self, *args, **kwargs):
+                init(self, *args, **kwargs)
+                self.__dict__["_plan_cache_size"] = size
+                self._evict_plans()
+            return wrapped
+        return decorate
+
     def _call_eval(self, args):
         tensors = []
         key = self._key(args, tensors)
-        plan = self._plans.get(key)
+        plan = self._cached_plan(key)
         if plan is not None:
             return plan.run_flat(self._own_inputs(key, tensors), slots=self.config.slots, threads=self.config.threads)
 
@@ -678,7 +734,7 @@ class Graph:
         else:
             feeds = tuple(s.feeds(ungraded) for s in opts)
             key = self._plan_key(build_key, feeds, tensors)
-            plan = self._plans.get(key)
+            plan = self._cached_plan(key)
             if plan is None:
                 _drop_eager_grads(opts)
             # a first trace that stops midway has run part of build: its buffer updates are undone
@@ -790,6 +846,7 @@ class Graph:
                 raise err from e
         if recorder is None or not recorder.log.calls or not self._whole_graph_sbp(key, recorder, forced):
             self._plans[key] = ct
+            self._evict_plans()
         if self._debug:
             print(f"{type(self).__name__}: compiled plan {len(self._plans)} for inputs "
                   f"{describe_signature(key[0])}" + (" (a new input signature)" if len(self._plans) > 1 else "") +
