@@ -489,3 +489,19 @@ def test_main_job_two_processes_match_one(tmp_path):
     # only rank 0 prints the summaries, and the output format is the single-process one
     epoch_lines = [ln for ln in two.stdout.splitlines() if "train loss" in ln]
     assert len(epoch_lines) == 2 and all(ln.startswith("[rank 0]") for ln in epoch_lines), two.stdout
+
+
+def test_sync_batchnorm_single_process_job_joins_nothing(monkeypatch):
+    # A scheduler's one-process job (WORLD_SIZE=1) trains as plain batch norm (values vs torch) without
+    # starting a process group: there is no one to share statistics with.
+    torch = pytest.importorskip("torch")
+    if dist.is_initialized():
+        pytest.skip("needs no process group")
+    monkeypatch.setenv("WORLD_SIZE", "1")
+    monkeypatch.setenv("RANK", "0")
+    import monoflow as flow
+    x = np.random.RandomState(1).rand(4, 3, 5).astype(np.float32)
+    y = flow.nn.SyncBatchNorm(3)(flow.tensor(x))
+    ref = torch.nn.BatchNorm1d(3)(torch.tensor(x))
+    np.testing.assert_allclose(y.numpy(), ref.detach().numpy(), rtol=1e-5, atol=1e-6)
+    assert not dist.is_initialized()

@@ -250,8 +250,9 @@ class SyncBatchNorm(_BatchNorm):
         if self.training:
             from monoflow.distributed import cluster_env, process_group as pg
 
-            if not pg.is_initialized() and cluster_env.launched():
+            if not pg.is_initialized() and cluster_env.launched() and cluster_env.world_size() > 1:
                 pg.init_from_environment()  # OneFlow's rule: a launched rank needs no init_process_group
+                # (a job of one process has nothing to share: no rendezvous for it)
             if pg.is_initialized() and pg.get_world_size(self.process_group) > 1:
                 return self._synchronised(input)
         return super().forward(input)
