@@ -110,7 +110,9 @@ def test_key_averages_agree_with_the_trace(tmp_path):
         assert table[key].self_device_time_total == 0
     text = prof.key_averages().table(sort_by="cpu_time_total", row_limit=5)
     assert "Self Device" not in text and "# of Calls" in text
-    assert text.splitlines()[3].split()[0] == "matmul"  # the costliest op first, as torch's CPU table
+    # the costliest op first, as torch's CPU table (which op that is depends on the machine's load)
+    costliest = max(prof.key_averages(), key=lambda e: e.cpu_time_total).key
+    assert text.splitlines()[3].split()[0] == costliest
     assert len([line for line in text.splitlines() if line.strip()]) <= 5 + 5
 
 
