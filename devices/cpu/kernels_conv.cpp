@@ -395,13 +395,15 @@ void packed_gemm_images(const PackedWeight<T>& pw, int64_t gi, int64_t m, int64_
 // The tap offsets and per-16-column validity masks of a stride-1 convolution
 // with full-width output rows (Note [Direct reads for shifted planes] in
 // conv_gemm.h): valid[t * chunks + q / 16] bit q % 16 is whether tap t of
-// output pixel q lies inside the image.
+// pixel q takes part. Forward: q is an output pixel, the tap reads x at
+// q + shift. Transposed (input gradient, from y's side): q is x's pixel,
+// reading y at q + shift with the opposite shift.
 struct ShiftedTaps {
   std::vector<int64_t> shift;
   std::vector<__mmask16> valid;
   int64_t chunks = 0;
   ShiftedTaps() = default;
-  explicit ShiftedTaps(const Geom& g) : chunks(ceil_div(g.L(), 16)) {
+  ShiftedTaps(const Geom& g, bool transposed) : chunks(ceil_div(transposed ? g.HW() : g.L(), 16)) {
     const int64_t taps = g.kh * g.kw;
     shift.resize(size_t(taps));
     valid.assign(size_t(taps * chunks), __mmask16(0));
@@ -409,10 +411,10 @@ struct ShiftedTaps {
       for (int64_t kj = 0; kj < g.kw; ++kj) {
         const int64_t t = ki * g.kw + kj;
         const Shifted p = shifted(g, ki, kj);
-        shift[size_t(t)] = p.shift;
+        shift[size_t(t)] = transposed ? -p.shift : p.shift;
         for (int64_t oy = p.ylo; oy < p.yhi; ++oy)
           for (int64_t ox = p.xlo; ox < p.xhi; ++ox) {
-            const int64_t q = oy * g.OW + ox;
+            const int64_t q = oy * g.OW + ox + (transposed ? p.shift : 0);
             valid[size_t(t * chunks + q / 16)] |= __mmask16(1u << (q % 16));
           }
       }
@@ -444,28 +446,6 @@ void shifted_gemm_images(const Geom& g, const PackedWeight<float>& pw, const Shi
 // over x's pixels (16 per chunk), the weight packed as [Cg, Og * taps]
 // rows; each x value is one chain of fused multiply-adds in (o, tap) order
 // (im2col's transpose summed over o first, then col2im over the taps).
-struct TransposedTaps {
-  std::vector<int64_t> shift;
-  std::vector<__mmask16> valid;
-  int64_t chunks;
-  explicit TransposedTaps(const Geom& g) : chunks(ceil_div(g.HW(), 16)) {
-    const int64_t taps = g.kh * g.kw;
-    shift.resize(size_t(taps));
-    valid.assign(size_t(taps * chunks), __mmask16(0));
-    for (int64_t ki = 0; ki < g.kh; ++ki)
-      for (int64_t kj = 0; kj < g.kw; ++kj) {
-        const int64_t t = ki * g.kw + kj;
-        const Shifted p = shifted(g, ki, kj);
-        shift[size_t(t)] = -p.shift;
-        for (int64_t oy = p.ylo; oy < p.yhi; ++oy)
-          for (int64_t ox = p.xlo; ox < p.xhi; ++ox) {
-            const int64_t q = oy * g.OW + ox + p.shift;  // x's pixel
-            valid[size_t(t * chunks + q / 16)] |= __mmask16(1u << (q % 16));
-          }
-      }
-  }
-};
-
 // Group gi's weight as the [Cg, Og * taps] left operand, packed for conv_gemm_block.
 std::vector<float> pack_transposed_weight(const Geom& g, const float* w, int64_t gi) {
   const int64_t Cg = g.Cg(), Og = g.Og(), taps = g.kh * g.kw, kk = Og * taps;
@@ -480,7 +460,7 @@ std::vector<float> pack_transposed_weight(const Geom& g, const float* w, int64_t
 
 // x_i (+ bias) for images [0, nimg) of a chunk and group gi: blocks of
 // x's columns of every image split over the threads.
-void transposed_gemm_images(const Geom& g, const std::vector<float>& ap, const TransposedTaps& tt, int64_t gi,
+void transposed_gemm_images(const Geom& g, const std::vector<float>& ap, const ShiftedTaps& tt, int64_t gi,
                             int64_t nimg, const float* y, float* x, const float* bias) {
   const int64_t HW = g.HW(), L = g.L(), Og = g.Og(), Cg = g.Cg(), taps = g.kh * g.kw;
   const int64_t block = 64, nb = ceil_div(HW, block);
@@ -533,7 +513,7 @@ void weight_grad_avx512(const Geom& g, const float* xp, const float* gyp, float*
   // apart in x (im2col's col keeps them adjacent); at 64 KB per image (16x16,
   // 64 channels) the in-place reads were 15% slower than im2col.
   const bool direct = !pw && shifted_planes(g) && g.C * g.HW() <= kDirectImageElems;
-  const ShiftedTaps st = direct ? ShiftedTaps(g) : ShiftedTaps();
+  const ShiftedTaps st = direct ? ShiftedTaps(g, false) : ShiftedTaps();
   // A 1x1 kernel reads the images in place, so a chunk needs no scratch: one per slot.
   const int64_t B = pw || direct ? ceil_div(g.N, partition_width()) : pick_chunk(g, kMinCols);
   std::vector<std::vector<float>> partial(static_cast<size_t>(partition_width()));  // one per slot, merged in order
@@ -740,7 +720,7 @@ void conv2d_forward(const ConvGeom& g, const T* xp, const T* wp, const T* bias, 
 #if defined(__AVX512F__)
   if constexpr (std::is_same_v<T, float>) {
     if (direct && !pw && shifted_planes(g)) {  // no im2col: Note [Direct reads for shifted planes]
-      const ShiftedTaps st(g);
+      const ShiftedTaps st(g, false);
       over_chunks(g.N, B, [&](int64_t n0, int64_t b, int64_t, int64_t) {
         for (int64_t gi = 0; gi < g.groups; ++gi)
           shifted_gemm_images(g, pwt, st, gi, b, xp + n0 * g.C * g.HW(), yp + n0 * g.O * L,
@@ -786,12 +766,12 @@ void conv_transpose2d_forward(const ConvGeom& g, const T* yp, const T* wp, const
   Scratch<T> sc;
 #if defined(__AVX512F__)
   if constexpr (std::is_same_v<T, float>) {
-    // No col, no col2im (TransposedTaps); its result rows are x's Cg channels,
+    // No col, no col2im (ShiftedTaps, transposed); its result rows are x's Cg channels,
     // so fewer than a block of 8 would waste most of the kernel's lanes. Its
     // k loop reads Og planes at the same offsets: planes of 4 KB (32x32) alias
     // in the L1 cache's sets and ran 1.7x slower than the col path.
     if (!pw && shifted_planes(g) && g.Cg() >= kConvMR && g.HW() <= kDirectPlaneElems) {
-      const TransposedTaps tt(g);
+      const ShiftedTaps tt(g, true);
       std::vector<std::vector<float>> ap;
       for (int64_t gi = 0; gi < g.groups; ++gi) ap.push_back(pack_transposed_weight(g, wp, gi));
       over_chunks(g.N, B, [&](int64_t n0, int64_t b, int64_t, int64_t) {
