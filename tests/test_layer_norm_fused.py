@@ -4,7 +4,7 @@ shapes, normalized dims, dtypes and layouts, with and without affine terms;
 second-order gradients (create_graph) and the composite path's agreement."""
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 import monoflow as flow
 from helpers import TORCH
@@ -19,6 +19,7 @@ TOL = {"float32": 2e-5, "float64": 1e-10, "float16": 2e-2, "bfloat16": 8e-2}
 @given(shape=st.lists(st.integers(1, 9), min_size=1, max_size=4), k=st.integers(1, 4),
        dtype=st.sampled_from(sorted(TOL)), affine=st.sampled_from(["both", "weight", "bias", "none"]),
        transposed=st.booleans(), seed=st.integers(0, 2 ** 16))
+@example(shape=[3, 4, 7, 2], k=1, dtype="bfloat16", affine="both", transposed=False, seed=0)  # (torch's bf16 is off)
 def test_matches_torch(shape, k, dtype, affine, transposed, seed):
     k = min(k, len(shape))
     rng = np.random.default_rng(seed)
@@ -40,10 +41,21 @@ def test_matches_torch(shape, k, dtype, affine, transposed, seed):
         y = lib.nn.functional.layer_norm(xt, norm, wt, bt, eps=1e-5)
         y.backward(lib.tensor(g).to(dt))
         res[lib.__name__] = [y, xt.grad] + [t.grad for t in (wt, bt) if t is not None]
+    if dtype in ("float16", "bfloat16"):
+        # the values: torch in float64 on the same rounded inputs. torch's own half-precision
+        # gradient can be far off (over 2 nearly equal elements: -5.0 where float64 gives 0.028)
+        xt = torch.tensor(x).to(tdt).double().requires_grad_()
+        wt = torch.tensor(w).to(tdt).double().requires_grad_() if affine in ("both", "weight") else None
+        bt = torch.tensor(b).to(tdt).double().requires_grad_() if affine in ("both", "bias") else None
+        y = torch.nn.functional.layer_norm(xt, norm, wt, bt, eps=1e-5)
+        y.backward(torch.tensor(g).to(tdt).double())
+        ref = [y, xt.grad] + [t.grad for t in (wt, bt) if t is not None]
+    else:
+        ref = res["torch"]
     tol = TOL[dtype]
-    for a, t in zip(res["monoflow"], res["torch"]):
+    for a, t, r in zip(res["monoflow"], res["torch"], ref):
         assert str(a.dtype).split(".")[-1] == str(t.dtype).split(".")[-1]
-        np.testing.assert_allclose(a.detach().float().numpy(), t.detach().float().numpy(), rtol=tol, atol=tol * 20)
+        np.testing.assert_allclose(a.detach().float().numpy(), r.detach().float().numpy(), rtol=tol, atol=tol * 20)
 
 
 @needs_torch
