@@ -596,7 +596,7 @@ class Graph:
 
     @staticmethod
     def with_dynamic_input_shape(*, size=10, enable_shared=True):
-        """with_dynamic_input_shape(*, size=10, enable_shared=True): decorates a Graph subclass's ``__init__`` so the
+        """``with_dynamic_input_shape(*, size=10, enable_shared=True)``: decorates a Graph subclass's ``__init__`` so the
         graph keeps at most ``size`` compiled plans, one per input signature (shapes, dtypes ...), dropping the
         least recently used one when a new signature compiles (OneFlow's graph cache). Without it a graph keeps
         every plan it compiled.
